@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { DelayedWriteClient } from "../delayed-write/client";
+import { freePort } from "../db/free-port";
+import { spawnDelayedWriteService, type ServiceProcess } from "../delayed-write/spawn";
+import { replayConfigSchema } from "./config";
+import type { ReplayContext } from "./context";
+import { runGrid, runUnitWithRule } from "./run-grid";
+import { implementationChecks } from "./checks";
+import { PAPER_TRACE } from "./trace";
+
+const context = (url: string): ReplayContext => ({
+  client: new DelayedWriteClient(url),
+  serviceUrl: url,
+  namespacePrefix: `bl/test-${Date.now()}`,
+  trace: PAPER_TRACE,
+  scoringMarginMs: 5,
+  serviceTimeOrigin: performance.timeOrigin,
+  serviceNow: () => performance.now(),
+});
+
+describe("environment failures are data", () => {
+  it("records a unit whose service is unreachable as environment failures with evidence, after the predeclared retries", async () => {
+    const ctx = context(`http://127.0.0.1:${await freePort()}`);
+    const result = await runUnitWithRule(ctx, { test: "separation", condition: "shared", scheduleId: 1, delayMs: 25, repetition: 1 }, 2);
+    expect(result.runs.map((r) => [r.role, r.classification, r.recordedLabel])).toEqual([
+      ["A", "environment_failure", "unresolved"],
+      ["B", "environment_failure", "unresolved"],
+    ]);
+    const evidence = result.runs[0]!.evidence;
+    expect(evidence.kind).toBe("environment_failure");
+    expect(evidence.serviceFailures.map((f) => f.attempt)).toEqual([0, 1, 2]);
+    expect(evidence.serviceFailures[0]!.detail).toMatch(/unreachable/);
+    await ctx.client.close();
+  });
+});
+
+describe("a small grid against a real service process", () => {
+  let service: ServiceProcess;
+  beforeAll(async () => {
+    service = await spawnDelayedWriteService();
+  });
+  afterAll(async () => {
+    await service?.stop();
+  });
+
+  it("passes every check, and the checks fail when evidence is tampered with", async () => {
+    const config = replayConfigSchema.parse({ delaysMs: [0, 25], schedules: 1, repetitions: 2, concurrency: 8 });
+    const ctx = context(service.url);
+    const { timeOrigin } = await ctx.client.clock();
+    ctx.serviceNow = () => performance.now() + performance.timeOrigin - timeOrigin;
+    const results = await runGrid(ctx, config);
+    const checks = implementationChecks(results, config);
+    expect(checks.filter((c) => !c.passed)).toEqual([]);
+
+    // A dropped run and a forged exposure must not go unnoticed.
+    const tampered = structuredClone(results);
+    tampered[0]!.runs.pop();
+    const pair = tampered.find((r) => r.unit.condition === "namespaced")!;
+    pair.runs.find((r) => r.role === "B")!.exposure = true;
+    const failed = implementationChecks(tampered, config).filter((c) => !c.passed).map((c) => c.name);
+    expect(failed).toEqual(expect.arrayContaining(["every_run_recorded_once", "exposure_matches_service_timeline"]));
+    await ctx.client.close();
+  });
+});
