@@ -1,0 +1,21 @@
+// The web process's Prisma client. Server code only: never import this from a client component.
+import { readServerEnv } from "../env";
+import { createPrisma, type Db } from "./prisma";
+
+const holder = globalThis as typeof globalThis & { boundaryLabDb?: Db };
+
+/**
+ * One Prisma client per web process, created on first use (so `next build` needs no database) and
+ * kept on globalThis so that dev-mode reloads do not open a new pool each time.
+ */
+export function getDb(): Db {
+  if (holder.boundaryLabDb) return holder.boundaryLabDb;
+  const env = readServerEnv();
+  if (!env.DATABASE_URL) {
+    throw new Error(
+      "DATABASE_URL is not set. The web app is started by `npm start`, which starts (or connects to) PostgreSQL, migrates it and sets DATABASE_URL for the web process; to run `next start` yourself, set DATABASE_URL to a migrated database.",
+    );
+  }
+  holder.boundaryLabDb = createPrisma(env.DATABASE_URL);
+  return holder.boundaryLabDb;
+}

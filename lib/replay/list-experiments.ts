@@ -1,0 +1,64 @@
+import { z } from "zod";
+import type { Db } from "../db/prisma";
+
+const int = z.coerce.number().int();
+
+/** The grid part of a stored config; read forgivingly so that one odd row cannot break the list. */
+const gridSchema = z.object({ delaysMs: z.array(z.number()), schedules: z.number(), repetitions: z.number() });
+
+const row = z.object({
+  id: z.string(),
+  created_at: z.coerce.date(),
+  state: z.string(),
+  config: z.unknown(),
+  finality_trials: int,
+  disagreements: int,
+  pairs: int,
+  exposures: int,
+});
+
+export interface ExperimentListItem {
+  id: string;
+  createdAt: Date;
+  state: string;
+  /** null when the stored config has no readable grid */
+  grid: z.infer<typeof gridSchema> | null;
+  /** Finality trials of every policy whose endpoint label differs from the terminal label. */
+  disagreements: number;
+  finalityTrials: number;
+  /** Separation pairs of every condition where A's write changed the value scored in B. */
+  exposures: number;
+  pairs: number;
+}
+
+/** The newest experiments with their headline counts, aggregated in PostgreSQL. */
+export async function listExperiments(db: Db, options: { limit: number }): Promise<ExperimentListItem[]> {
+  const limit = Math.max(1, Math.min(options.limit, 200));
+  const rows = await db.$queryRaw`
+    WITH recent AS (
+      SELECT id, created_at, state, config FROM experiments ORDER BY created_at DESC, id DESC LIMIT ${limit}
+    )
+    SELECT recent.id::text AS id, recent.created_at, recent.state, recent.config, counts.*
+      FROM recent
+     CROSS JOIN LATERAL (
+       SELECT count(*) FILTER (WHERE test = 'finality') AS finality_trials,
+              count(*) FILTER (WHERE test = 'finality' AND endpoint_label IS NOT NULL AND terminal_label IS NOT NULL AND endpoint_label <> terminal_label) AS disagreements,
+              count(DISTINCT group_id) FILTER (WHERE test = 'separation') AS pairs,
+              count(*) FILTER (WHERE test = 'separation' AND role = 'B' AND exposure) AS exposures
+         FROM runs WHERE runs.experiment_id = recent.id
+     ) AS counts
+     ORDER BY recent.created_at DESC, recent.id DESC`;
+  return z.array(row).parse(rows).map((r) => {
+    const grid = gridSchema.safeParse(r.config);
+    return {
+      id: r.id,
+      createdAt: r.created_at,
+      state: r.state,
+      grid: grid.success ? grid.data : null,
+      disagreements: r.disagreements,
+      finalityTrials: r.finality_trials,
+      exposures: r.exposures,
+      pairs: r.pairs,
+    };
+  });
+}

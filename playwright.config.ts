@@ -1,0 +1,43 @@
+import { defineConfig } from "@playwright/test";
+
+// Browser tests (e2e/*.spec.ts) against the production build: run `npx next build` first.
+// e2e/serve.ts starts its own embedded PostgreSQL, delayed-write service and replay, so no
+// database from the environment is ever touched.
+const PORT = 3107;
+const baseURL = `http://127.0.0.1:${PORT}`;
+
+export default defineConfig({
+  testDir: "e2e",
+  // Playwright empties its outputDir at every run: a subfolder keeps the other reports in test-results/
+  // (scripts/test.sh writes vitest.json there first). Failure screenshots and traces land here;
+  // e2e/replay.spec.ts saves its page screenshots to test-results/ itself.
+  outputDir: "test-results/playwright",
+  fullyParallel: false,
+  workers: 1,
+  retries: 0,
+  forbidOnly: !!process.env.CI,
+  timeout: 30_000,
+  reporter: [["list"]],
+  use: {
+    baseURL,
+    browserName: "chromium",
+    // Debian's Chromium; `npx playwright install` is never used on these machines (docs/stack.md).
+    launchOptions: {
+      executablePath: "/usr/bin/chromium",
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+    },
+    screenshot: "only-on-failure",
+    trace: "retain-on-failure",
+  },
+  webServer: {
+    // node directly rather than an npx wrapper, so that signals reach the process that stops the stack.
+    command: "node --import tsx e2e/serve.ts",
+    url: `${baseURL}/api/health`,
+    env: { PORT: String(PORT), NEXT_TELEMETRY_DISABLED: "1" },
+    reuseExistingServer: false,
+    timeout: 180_000,
+    stdout: "pipe",
+    stderr: "pipe",
+    gracefulShutdown: { signal: "SIGTERM", timeout: 30_000 },
+  },
+});
