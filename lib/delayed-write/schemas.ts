@@ -8,6 +8,7 @@ import { z } from "zod";
 export const MAX_DELAY_MS = 600_000;
 export const MAX_BODY_BYTES = 64 * 1024;
 export const MAX_WAIT_MS = 60_000;
+export const MAX_KEYS_PER_NAMESPACE = 1_000;
 
 const name = z
   .string()
@@ -81,7 +82,13 @@ export const operationListResponseSchema = z.object({
 });
 
 export const operationQuerySchema = z.strictObject({
-  waitMs: z.coerce.number().int().min(0).max(MAX_WAIT_MS).optional(),
+  // Digits only: z.coerce.number() alone would turn "" and " " into 0 and accept them.
+  waitMs: z
+    .string()
+    .regex(/^\d+$/, "waitMs must be a whole number of milliseconds")
+    .transform(Number)
+    .pipe(z.number().int().min(0).max(MAX_WAIT_MS))
+    .optional(),
 });
 
 export const valueQuerySchema = z.strictObject({ namespace: namespaceSchema, key: keySchema });
@@ -113,7 +120,10 @@ export const initialiseRequestSchema = z.strictObject({
 export const resetRequestSchema = z.strictObject({
   namespace: namespaceSchema,
   /** What the namespace should hold after the reset; empty clears it. */
-  values: z.record(keySchema, storedValueSchema).default({}),
+  values: z
+    .record(keySchema, storedValueSchema)
+    .refine((values) => Object.keys(values).length <= MAX_KEYS_PER_NAMESPACE, `a namespace holds at most ${MAX_KEYS_PER_NAMESPACE} keys`)
+    .default({}),
 });
 export const resetResponseSchema = z.object({
   namespace: z.string(),

@@ -58,6 +58,15 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
+/** A malformed percent-escape in the path is the caller's error (400), not the service's (500). */
+function decodeHandle(raw: string): string {
+  try {
+    return decodeURIComponent(raw);
+  } catch {
+    throw new HttpError(400, "invalid_request", `handle ${raw} is not valid percent-encoding`, "handle");
+  }
+}
+
 function queryOf(url: URL): Record<string, string> {
   return Object.fromEntries(url.searchParams.entries());
 }
@@ -84,7 +93,12 @@ export function createDelayedWriteServer(store = defaultStore()): DelayedWriteSe
 
   const send = (res: ServerResponse, status: number, body: Record<string, unknown>) => {
     const payload = JSON.stringify({ ...body, serviceTimeMs: monotonicNowMs() });
-    res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(payload), "cache-control": "no-store" });
+    res.setHeader("content-type", "application/json");
+    res.setHeader("content-length", Buffer.byteLength(payload));
+    res.setHeader("cache-control", "no-store");
+    // Once shutting down, answers close their connection so that the process can exit promptly.
+    if (shuttingDown) res.setHeader("connection", "close");
+    res.writeHead(status);
     res.end(payload);
   };
 
@@ -93,7 +107,9 @@ export function createDelayedWriteServer(store = defaultStore()): DelayedWriteSe
     const method = req.method ?? "GET";
     const parts = url.pathname.split("/").filter(Boolean);
     const allow = (...methods: string[]) => {
-      if (!methods.includes(method)) throw new HttpError(405, "method_not_allowed", `${method} is not allowed on ${url.pathname}; use ${methods.join(" or ")}`);
+      if (methods.includes(method)) return;
+      res.setHeader("allow", methods.join(", "));
+      throw new HttpError(405, "method_not_allowed", `${method} is not allowed on ${url.pathname}; use ${methods.join(" or ")}`);
     };
 
     if (url.pathname === "/healthz") {
@@ -123,7 +139,7 @@ export function createDelayedWriteServer(store = defaultStore()): DelayedWriteSe
       return send(res, 200, { operations: store.listOperations(query.namespace, query.status) });
     }
     if (parts[0] === "v1" && parts[1] === "operations" && parts[2]) {
-      const handle = decodeURIComponent(parts[2]);
+      const handle = decodeHandle(parts[2]);
       if (!store.getOperation(handle)) throw new HttpError(404, "unknown_handle", `no operation has handle ${handle}`, "handle");
       if (parts.length === 3) {
         allow("GET");

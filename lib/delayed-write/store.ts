@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import {
+  MAX_KEYS_PER_NAMESPACE,
   TERMINAL_STATUSES,
   type CancelOutcome,
   type Operation,
@@ -14,7 +15,7 @@ export interface StoreClock {
   runAt(atMs: number, fn: () => void): () => void;
 }
 
-export const MAX_KEYS_PER_NAMESPACE = 1_000;
+export { MAX_KEYS_PER_NAMESPACE };
 export const MAX_OPERATIONS = 1_000_000;
 
 type JsonValue = StoredEntry["value"];
@@ -137,6 +138,7 @@ export class DelayedWriteStore {
 
   /** Replaces everything the namespace holds with `values`; pending operations are left alone and counted. */
   reset(namespace: string, values: Record<string, JsonValue>): { entries: StoredEntry[]; pendingOperations: number; resetAtMs: number } {
+    if (Object.keys(values).length > MAX_KEYS_PER_NAMESPACE) throw new CapacityError(`a namespace holds at most ${MAX_KEYS_PER_NAMESPACE} keys`); // the HTTP schema refuses this first
     const resetAtMs = this.clock.now();
     const previous = this.values.get(namespace);
     const fresh = new Map<string, StoredEntry>();
