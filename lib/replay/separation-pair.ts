@@ -26,61 +26,59 @@ export async function runSeparationPair(ctx: ReplayContext, unit: SeparationUnit
   const valueB = { initialisedBy: "B", groupId };
   const aWrites = unit.condition !== "no_write";
 
-  let aStartedAtMs = 0;
-  let aAck: Operation | null = null;
-  let aEndpointRead: ReadEvidence | null = null;
+  const startA = async (): Promise<{ startedAtMs: number; ack: Operation | null }> => {
+    const startedAtMs = ctx.serviceNow();
+    if (!aWrites) return { startedAtMs, ack: null };
+    const { operation } = await ctx.client.write({ namespace: namespaceA, key: write.key, value: valueA, delayMs: unit.delayMs, mode: "async" });
+    return { startedAtMs, ack: operation };
+  };
+  const startB = async (): Promise<{ startedAtMs: number; init: ReadEvidence }> => {
+    const startedAtMs = ctx.serviceNow();
+    const { entry, readAtMs } = await ctx.client.initialise(namespaceB, write.key, valueB);
+    return { startedAtMs, init: { entry, readAtMs } };
+  };
+
+  let a: Awaited<ReturnType<typeof startA>>;
+  let b: Awaited<ReturnType<typeof startB>>;
+  let aEndpointRead: ReadEvidence;
   let aTerminal: Operation | null = null;
   let reset: SeparationEvidence["reset"] = null;
-  let bInit: ReadEvidence;
   let bEndpointRead: ReadEvidence;
   let bScoringRead: ReadEvidence;
-  let bStartedAtMs: number;
-
-  const startB = async () => {
-    bStartedAtMs = ctx.serviceNow();
-    const { entry, readAtMs } = await ctx.client.initialise(namespaceB, write.key, valueB);
-    return { entry, readAtMs };
-  };
-  const runA = async () => {
-    aStartedAtMs = ctx.serviceNow();
-    if (!aWrites) return;
-    aAck = (await ctx.client.write({ namespace: namespaceA, key: write.key, value: valueA, delayMs: unit.delayMs, mode: "async" })).operation;
-  };
 
   if (unit.condition === "b_before_a") {
-    bInit = await startB();
+    b = await startB();
     bEndpointRead = await readEvidence(ctx, namespaceB, write.key);
     bScoringRead = bEndpointRead; // B is scored before A schedules anything
-    await runA();
+    a = await startA();
     aEndpointRead = await readEvidence(ctx, namespaceA, write.key);
   } else {
-    await runA();
+    a = await startA();
     if (unit.condition === "verified_reset") {
       // Wait until A's operation is terminal, restore B's initial value, and read it back before B begins.
-      if (aAck) aTerminal = await followToTerminal(ctx, aAck);
+      if (a.ack) aTerminal = await followToTerminal(ctx, a.ack);
       aEndpointRead = await readEvidence(ctx, namespaceA, write.key);
       reset = await ctx.client.reset(namespaceB, { [write.key]: valueB });
-      bInit = await startB();
+      b = await startB();
     } else {
       // A's endpoint read and B's start overlap, as two consecutive runs of a harness would.
-      [aEndpointRead, bInit] = await Promise.all([readEvidence(ctx, namespaceA, write.key), startB()]);
+      [aEndpointRead, b] = await Promise.all([readEvidence(ctx, namespaceA, write.key), startB()]);
     }
     bEndpointRead = await readEvidence(ctx, namespaceB, write.key);
-    const aDue: number = (aAck as Operation | null)?.dueAtMs ?? aStartedAtMs + unit.delayMs;
-    if (aAck) aTerminal = aTerminal ?? (await followToTerminal(ctx, aAck));
-    await untilServiceTime(ctx, aDue + ctx.scoringMarginMs);
+    if (a.ack && !aTerminal) aTerminal = await followToTerminal(ctx, a.ack);
+    await untilServiceTime(ctx, (a.ack?.dueAtMs ?? a.startedAtMs + unit.delayMs) + ctx.scoringMarginMs);
     bScoringRead = await readEvidence(ctx, namespaceB, write.key);
   }
-  if (aAck && !aTerminal) aTerminal = await followToTerminal(ctx, aAck);
+  if (a.ack && !aTerminal) aTerminal = await followToTerminal(ctx, a.ack);
 
   const namespaces = [...new Set([namespaceA, namespaceB])];
   const listings = await Promise.all(namespaces.map((ns) => ctx.client.operations(ns)));
   const namespaceHandles = Object.fromEntries(namespaces.map((ns, i) => [ns, listings[i]!.operations.map((op) => op.handle)]));
   const pendingAtEnd = listings.flatMap((l) => l.operations).filter((op) => op.status === "pending").length;
 
-  const a = aAck as Operation | null;
-  const aFinal = aTerminal as Operation | null;
-  const exposure = isExposed({ scoredEntryWrittenBy: bScoringRead.entry?.writtenBy ?? null, aHandle: a?.handle ?? null });
+  const aAck = a.ack;
+  const aFinal = aTerminal;
+  const exposure = isExposed({ scoredEntryWrittenBy: bScoringRead.entry?.writtenBy ?? null, aHandle: aAck?.handle ?? null });
   const evidence: SeparationEvidence = {
     kind: "separation",
     namespaceA,
@@ -88,10 +86,10 @@ export async function runSeparationPair(ctx: ReplayContext, unit: SeparationUnit
     key: write.key,
     valueA,
     valueB,
-    aAck: a,
+    aAck,
     aTerminal: aFinal,
-    aEndpointRead,
-    bInit,
+    aEndpointRead: aAck ? aEndpointRead : null,
+    bInit: b.init,
     bEndpointRead,
     reset,
     bScoringRead,
@@ -113,24 +111,24 @@ export async function runSeparationPair(ctx: ReplayContext, unit: SeparationUnit
 
   const aResolved = aFinal ? isTerminal(aFinal.status) : true;
   const aTerminalLabel: TerminalLabel | null = !aFinal ? null : !aResolved ? "unresolved" : aFinal.status === "completed" ? "success" : "failure";
-  const runA_: RunRecord = {
+  const runA: RunRecord = {
     ...common,
     role: "A",
     namespace: namespaceA,
-    endpointLabel: a && aEndpointRead ? labelFor(aEndpointRead.entry?.value, valueA) : null,
+    endpointLabel: aAck ? labelFor(aEndpointRead.entry?.value, valueA) : null,
     terminalLabel: aTerminalLabel,
     // A is scored once its operation is terminal: the pair waits for it anyway.
     recordedLabel: aTerminalLabel,
-    finalAtScoring: a ? aResolved : null,
+    finalAtScoring: aAck ? aResolved : null,
     score: scoreOf(aTerminalLabel),
     measuredDelayMs: aFinal?.measuredDelayMs ?? null,
     exposure: null,
     classification: classifyRun({ environmentFailure: false, agentError: false, budgetReached: !aResolved, evidenceComplete: true }),
     inheritedState: inheritedStateFor(unit.condition, "A"),
-    startedAtMs: aStartedAtMs,
-    endpointAtMs: aEndpointRead?.readAtMs ?? null,
+    startedAtMs: a.startedAtMs,
+    endpointAtMs: aEndpointRead.readAtMs,
     scoredAtMs: aFinal ? terminalAtMs(aFinal) : null,
-    endedAtMs: aEndpointRead?.readAtMs ?? null,
+    endedAtMs: aEndpointRead.readAtMs,
   };
 
   const bScored = labelFor(bScoringRead.entry?.value, valueB);
@@ -143,20 +141,20 @@ export async function runSeparationPair(ctx: ReplayContext, unit: SeparationUnit
     terminalLabel: bScored,
     recordedLabel: bScored,
     // B's value is final at scoring when no operation that can reach it is still pending.
-    finalAtScoring: !a || unit.condition === "b_before_a" || unit.condition === "namespaced" || (aSettled !== null && aSettled <= bScoringRead.readAtMs),
+    finalAtScoring: !aAck || unit.condition === "b_before_a" || unit.condition === "namespaced" || (aSettled !== null && aSettled <= bScoringRead.readAtMs),
     score: scoreOf(bScored),
     measuredDelayMs: null,
     exposure,
     classification: classifyRun({ environmentFailure: false, agentError: false, budgetReached: false, evidenceComplete: true }),
     inheritedState: inheritedStateFor(unit.condition, "B"),
-    startedAtMs: bStartedAtMs!,
+    startedAtMs: b.startedAtMs,
     endpointAtMs: bEndpointRead.readAtMs,
     scoredAtMs: bScoringRead.readAtMs,
     endedAtMs: bScoringRead.readAtMs,
   };
 
   const effects: EffectRecord[] = [];
-  if (a && aFinal) {
+  if (aAck && aFinal) {
     effects.push({
       role: "A",
       taskId: ctx.trace.taskId,
@@ -164,20 +162,20 @@ export async function runSeparationPair(ctx: ReplayContext, unit: SeparationUnit
       tracePosition: write.tracePosition,
       action: write.call.function,
       arguments: write.call.args,
-      initiatedAtMs: a.acceptedAtMs,
+      initiatedAtMs: aAck.acceptedAtMs,
       resource: `${ctx.serviceUrl}/v1/values?namespace=${namespaceA}&key=${write.key}`,
       controller: "delayed-write service",
-      observationHandle: a.handle,
-      endpointStatus: a.status,
-      possibleTransitions: { from: a.status, to: a.status === "pending" ? ["completed", "failed", "cancelled"] : [] },
-      relevantUntilMs: a.dueAtMs,
+      observationHandle: aAck.handle,
+      endpointStatus: aAck.status,
+      possibleTransitions: { from: aAck.status, to: aAck.status === "pending" ? ["completed", "failed", "cancelled"] : [] },
+      relevantUntilMs: aAck.dueAtMs,
       crossRunRoute: crossRunRoute(unit.condition, namespaceA, write.key),
       terminalStatus: aResolved ? (aFinal.status as "completed" | "failed" | "cancelled") : "unresolved",
       terminalEvidence: { operation: aFinal, read: null, cancelOutcome: null },
       resolvedAtMs: aSettled,
     });
   }
-  return { unit, runs: [runA_, runB], effects };
+  return { unit, runs: [runA, runB], effects };
 }
 
 function crossRunRoute(condition: SeparationUnit["condition"], namespace: string, key: string): string {
