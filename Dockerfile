@@ -78,8 +78,6 @@ CMD []
 FROM build AS web-build
 # Needs app/ (or pages/) with at least one route. Pages that read the database must render
 # dynamically: no DATABASE_URL is set here (lib/db/client.ts creates its client on first use).
-# next.config.ts sets output "standalone", but the image runs `next start` on the full install:
-# the product calls the Prisma CLI at runtime (lib/db/migrate.ts), which standalone would drop.
 RUN npx next build \
  && rm -rf .next/cache
 

@@ -5,8 +5,6 @@ import type { NextConfig } from "next";
 process.env.NEXT_TELEMETRY_DISABLED ??= "1";
 
 const nextConfig: NextConfig = {
-  // A self-contained server in .next/standalone for the container image (copy .next/static yourself).
-  output: "standalone",
   poweredByHeader: false,
 };
 

@@ -22,10 +22,10 @@ interface Owner {
   url: string;
 }
 
+/** Running, not exited: an exited process can linger as a zombie where PID 1 does not reap. */
 function isAlive(pid: number): boolean {
   try {
-    process.kill(pid, 0);
-    return true;
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
   } catch {
     return false;
   }

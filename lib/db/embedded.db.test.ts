@@ -1,0 +1,86 @@
+import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import pg from "pg";
+import { afterEach, describe, expect, it } from "vitest";
+import { startEmbeddedPostgres } from "./embedded";
+
+const folders: string[] = [];
+afterEach(() => {
+  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+});
+
+/** A data folder the postgres system user can enter (mkdtemp's own folder is root-only, so use a child of /tmp itself). */
+function dataDir(): string {
+  const dir = mkdtempSync(path.join(tmpdir(), "bl-embedded-"));
+  folders.push(dir);
+  return dir;
+}
+
+/** Starts the fixture process that runs the cluster, and resolves with its URL once it is up. */
+function holdInChild(dir: string) {
+  const child = spawn(process.execPath, ["--import", "tsx", "lib/testing/hold-embedded.ts", dir], { stdio: ["ignore", "pipe", "inherit"] });
+  return new Promise<{ child: typeof child; url: string }>((resolve, reject) => {
+    child.once("exit", (code) => reject(new Error(`fixture exited with ${code}`)));
+    createInterface({ input: child.stdout }).on("line", (line) => {
+      if (line.startsWith("{")) resolve({ child, url: (JSON.parse(line) as { url: string }).url });
+    });
+  });
+}
+
+async function query(url: string, sql: string): Promise<unknown[]> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows;
+  } finally {
+    await client.end();
+  }
+}
+
+const postmasterPid = (dir: string) => Number(readFileSync(path.join(dir, "postmaster.pid"), "utf8").split("\n")[0]);
+/** Running, not exited: an exited orphan can linger as a zombie where PID 1 does not reap. */
+const alive = (pid: number) => {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
+  } catch {
+    return false;
+  }
+};
+
+describe("embedded PostgreSQL", () => {
+  it("shares a cluster whose owning process is alive, and leaves it running", async () => {
+    const dir = dataDir();
+    const { child, url } = await holdInChild(dir);
+    try {
+      const second = await startEmbeddedPostgres(dir);
+      expect(second.url).toBe(url);
+      expect(await query(second.url, "SELECT note FROM survivor")).toEqual([{ note: "written before the kill" }]);
+      await second.stop();
+      expect(await query(url, "SELECT 1 AS up")).toEqual([{ up: 1 }]);
+    } finally {
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+  });
+
+  it("recovers the folder from a postmaster left running by a SIGKILLed owner, losing no data", async () => {
+    const dir = dataDir();
+    const { child } = await holdInChild(dir);
+    const orphan = postmasterPid(dir);
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.once("exit", resolve));
+    expect(alive(orphan)).toBe(true); // postgres outlived its owner and still holds the folder
+
+    const database = await startEmbeddedPostgres(dir);
+    try {
+      expect(alive(orphan)).toBe(false);
+      expect(await query(database.url, "SELECT note FROM survivor")).toEqual([{ note: "written before the kill" }]);
+    } finally {
+      await database.stop();
+    }
+    expect(existsSync(`${dir}.owner.json`)).toBe(false);
+  });
+});
