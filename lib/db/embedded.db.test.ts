@@ -5,7 +5,7 @@ import path from "node:path";
 import { createInterface } from "node:readline";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { startEmbeddedPostgres } from "./embedded";
+import { isProcessRunning, startEmbeddedPostgres } from "./embedded";
 
 const folders: string[] = [];
 afterEach(() => {
@@ -41,14 +41,7 @@ async function query(url: string, sql: string): Promise<unknown[]> {
 }
 
 const postmasterPid = (dir: string) => Number(readFileSync(path.join(dir, "postmaster.pid"), "utf8").split("\n")[0]);
-/** Running, not exited: an exited orphan can linger as a zombie where PID 1 does not reap. */
-const alive = (pid: number) => {
-  try {
-    return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
-  } catch {
-    return false;
-  }
-};
+const alive = isProcessRunning;
 
 describe("embedded PostgreSQL", () => {
   it("shares a cluster whose owning process is alive, and leaves it running", async () => {

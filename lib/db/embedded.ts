@@ -23,7 +23,7 @@ interface Owner {
 }
 
 /** Running, not exited: an exited process can linger as a zombie where PID 1 does not reap. */
-function isAlive(pid: number): boolean {
+export function isProcessRunning(pid: number): boolean {
   try {
     return readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.[0] !== "Z";
   } catch {
@@ -41,7 +41,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
   const databaseDir = path.resolve(dataDir);
   const ownerFile = `${databaseDir}.owner.json`;
   const owner = existsSync(ownerFile) ? (JSON.parse(readFileSync(ownerFile, "utf8")) as Owner) : null;
-  if (owner && owner.pid !== process.pid && isAlive(owner.pid) && existsSync(path.join(databaseDir, "postmaster.pid"))) {
+  if (owner && owner.pid !== process.pid && isProcessRunning(owner.pid) && existsSync(path.join(databaseDir, "postmaster.pid"))) {
     log(`using the embedded PostgreSQL already run by process ${owner.pid}`);
     return { url: owner.url, stop: async () => {} };
   }

@@ -4,7 +4,8 @@ import type { FinalityPolicy } from "./config";
 import { followToTerminal, readEvidence, terminalAtMs, untilServiceTime, writeValue, type ReplayContext } from "./context";
 import { unitGroupId, unitNamespace, type ReplayUnit } from "./grid";
 import { labelFor, recordedLabel, scoreOf } from "./labels";
-import type { EffectRecord, FinalityEvidence, RunRecord, UnitResult } from "./records";
+import { openEffectRecord } from "./open-effect";
+import type { FinalityEvidence, RunRecord, UnitResult } from "./records";
 import { routedWrite } from "./trace";
 
 type FinalityUnit = Extract<ReplayUnit, { test: "finality" }>;
@@ -106,25 +107,18 @@ export async function runFinalityTrial(ctx: ReplayContext, unit: FinalityUnit, a
     evidence,
   };
 
-  const effect: EffectRecord = {
+  const effect = openEffectRecord({
+    ctx,
     role: "single",
-    taskId: ctx.trace.taskId,
     groupId,
-    tracePosition: write.tracePosition,
-    action: write.call.function,
-    arguments: write.call.args,
-    initiatedAtMs: ack.acceptedAtMs,
-    resource: `${ctx.serviceUrl}/v1/values?namespace=${namespace}&key=${write.key}`,
-    controller: "delayed-write service",
-    observationHandle: ack.handle,
-    endpointStatus: ack.status,
-    possibleTransitions: { from: ack.status, to: ack.status === "pending" ? ["completed", "failed", "cancelled"] : [] },
-    relevantUntilMs: ack.dueAtMs,
+    write,
+    namespace,
+    ack,
+    resolved: afterDue?.operation ?? terminal,
+    read: afterDue?.read ?? terminalRead,
+    cancelOutcome: cancel?.outcome ?? null,
     crossRunRoute: `none: namespace ${namespace} belongs to this trial alone`,
-    terminalStatus: resolved ? (terminal.status as "completed" | "failed" | "cancelled") : "unresolved",
-    terminalEvidence: { operation: afterDue?.operation ?? terminal, read: afterDue?.read ?? terminalRead, cancelOutcome: cancel?.outcome ?? null },
-    resolvedAtMs: settledAt,
-  };
+  });
 
   return { unit, runs: [run], effects: [effect] };
 }

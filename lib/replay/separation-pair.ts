@@ -5,7 +5,8 @@ import { classifyRun } from "./classification";
 import { followToTerminal, readEvidence, terminalAtMs, untilServiceTime, writeValue, type ReplayContext } from "./context";
 import { unitGroupId, unitNamespace, type ReplayUnit } from "./grid";
 import { labelFor, scoreOf, type TerminalLabel } from "./labels";
-import type { EffectRecord, ReadEvidence, RunRecord, SeparationEvidence, UnitResult } from "./records";
+import { openEffectRecord } from "./open-effect";
+import type { ReadEvidence, RunRecord, SeparationEvidence, UnitResult } from "./records";
 import { inheritedStateFor, isExposed } from "./separation-rules";
 import { routedWrite } from "./trace";
 
@@ -153,28 +154,23 @@ export async function runSeparationPair(ctx: ReplayContext, unit: SeparationUnit
     endedAtMs: bScoringRead.readAtMs,
   };
 
-  const effects: EffectRecord[] = [];
-  if (aAck && aFinal) {
-    effects.push({
-      role: "A",
-      taskId: ctx.trace.taskId,
-      groupId,
-      tracePosition: write.tracePosition,
-      action: write.call.function,
-      arguments: write.call.args,
-      initiatedAtMs: aAck.acceptedAtMs,
-      resource: `${ctx.serviceUrl}/v1/values?namespace=${namespaceA}&key=${write.key}`,
-      controller: "delayed-write service",
-      observationHandle: aAck.handle,
-      endpointStatus: aAck.status,
-      possibleTransitions: { from: aAck.status, to: aAck.status === "pending" ? ["completed", "failed", "cancelled"] : [] },
-      relevantUntilMs: aAck.dueAtMs,
-      crossRunRoute: crossRunRoute(unit.condition, namespaceA, write.key),
-      terminalStatus: aResolved ? (aFinal.status as "completed" | "failed" | "cancelled") : "unresolved",
-      terminalEvidence: { operation: aFinal, read: null, cancelOutcome: null },
-      resolvedAtMs: aSettled,
-    });
-  }
+  const effects =
+    aAck && aFinal
+      ? [
+          openEffectRecord({
+            ctx,
+            role: "A",
+            groupId,
+            write,
+            namespace: namespaceA,
+            ack: aAck,
+            resolved: aFinal,
+            read: null,
+            cancelOutcome: null,
+            crossRunRoute: crossRunRoute(unit.condition, namespaceA, write.key),
+          }),
+        ]
+      : [];
   return { unit, runs: [runA, runB], effects };
 }
 
