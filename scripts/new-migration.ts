@@ -5,6 +5,7 @@ import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { openDatabase } from "../lib/db/database";
 
 const name = process.argv[2];
 if (!name || !/^[a-z0-9_]+$/.test(name)) {
@@ -27,13 +28,23 @@ const from = committed
     })()
   : ["--from-empty"];
 
-const sql = execFileSync(
-  "npx",
-  ["prisma", "migrate", "diff", ...from, "--to-schema-datamodel", "prisma/schema.prisma", "--script"],
-  { encoding: "utf8", env: { ...process.env, DATABASE_URL: process.env.DATABASE_URL ?? "postgresql://unused@127.0.0.1/unused" } },
-);
+// The CLI's driver adapter connects even to diff two files: give it the product's database.
+const database = await openDatabase((line) => console.error(line));
+let sql: string;
+try {
+  sql = execFileSync("npx", ["prisma", "migrate", "diff", ...from, "--to-schema-datamodel", "prisma/schema.prisma", "--script"], {
+    encoding: "utf8",
+    env: { ...process.env, DATABASE_URL: database.url },
+  });
+} finally {
+  await database.close();
+}
 if (sql.includes("-- This is an empty migration.")) {
   console.error("schema unchanged: no migration written");
+  process.exit(1);
+}
+if (!sql.trim()) {
+  console.error("prisma migrate diff printed nothing: no migration written");
   process.exit(1);
 }
 const stamp = new Date().toISOString().replace(/[-:T]/g, "").slice(0, 14);

@@ -1,0 +1,19 @@
+import { describe, expect, it } from "vitest";
+import { readServerEnv } from "./env";
+
+describe("readServerEnv", () => {
+  it("defaults to the embedded stack", () => {
+    expect(readServerEnv({})).toEqual({ BOUNDARY_LAB_DATA_DIR: ".data", PORT: 3000 });
+  });
+  it("treats empty variables as unset", () => {
+    expect(readServerEnv({ DATABASE_URL: "", DELAYED_WRITE_URL: "" }).DATABASE_URL).toBeUndefined();
+  });
+  it("reads a server and a service", () => {
+    const env = readServerEnv({ DATABASE_URL: "postgresql://u@db:5432/x", DELAYED_WRITE_URL: "http://svc:4100", PORT: "8080" });
+    expect(env).toMatchObject({ DATABASE_URL: "postgresql://u@db:5432/x", DELAYED_WRITE_URL: "http://svc:4100", PORT: 8080 });
+  });
+  it("names the variable that is wrong", () => {
+    expect(() => readServerEnv({ DATABASE_URL: "mysql://x" })).toThrow(/DATABASE_URL/);
+    expect(() => readServerEnv({ PORT: "70000" })).toThrow(/PORT/);
+  });
+});
