@@ -1,9 +1,8 @@
 import { DelayedWriteClient } from "../delayed-write/client";
 import type { Db } from "../db/prisma";
-import { implementationChecks } from "./checks";
 import type { ReplayConfig } from "./config";
 import type { ReplayContext } from "./context";
-import { createExperiment, markExperimentFailed, saveReplay } from "./persist";
+import { createExperiment, finalizeExperiment, markExperimentFailed, markExperimentStarted, recordService, saveUnitResults } from "./persist";
 import { runGrid } from "./run-grid";
 import { warmUp } from "./warmup";
 import { experimentSummary } from "./summary";
@@ -27,19 +26,23 @@ export async function connectReplay(serviceUrl: string, config: ReplayConfig, na
 }
 
 /**
- * Runs one whole replay grid against the delayed-write service and stores it as an experiment:
- * created as running, then saved with every run, effect and check in one transaction.
+ * Runs one whole replay grid in this process against the delayed-write service and stores it as
+ * an experiment; the checks then run on the evidence as stored.
  */
 export async function replayExperiment(db: Db, config: ReplayConfig, serviceUrl: string): Promise<ReplaySummary> {
   const experimentId = await createExperiment(db, config);
   let ctx: ReplayContext | undefined;
   try {
     ctx = await connectReplay(serviceUrl, config, `bl/${experimentId}`);
-    const started = performance.now();
+    await recordService(db, experimentId, { url: serviceUrl, timeOrigin: ctx.serviceTimeOrigin });
+    await markExperimentStarted(db, experimentId);
+    // Stored after the grid, not during it: database work in this process would delay the
+    // replay's own requests, and the shortest delay it measures is 25 ms (docs/replay.md).
     const results = await runGrid(ctx, config);
-    const wallMs = performance.now() - started;
-    const checks = implementationChecks(results, config);
-    await saveReplay(db, experimentId, { results, checks, wallMs, service: { url: serviceUrl, timeOrigin: ctx.serviceTimeOrigin } });
+    for (let i = 0; i < results.length; i += 200) {
+      await saveUnitResults(db, results.slice(i, i + 200).map((result) => ({ experimentId, result })));
+    }
+    await finalizeExperiment(db, experimentId);
   } catch (error) {
     await markExperimentFailed(db, experimentId, (error as Error).message);
     throw error;

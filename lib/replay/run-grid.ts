@@ -72,17 +72,15 @@ function failedUnit(ctx: ReplayContext, unit: ReplayUnit, attempt: number, failu
 /** The first wave of units is spread over this long, so that their writes do not all come due at once. */
 const RAMP_MS = 200;
 
-/** Runs every unit of the grid with bounded concurrency; `onUnit` sees each result as it lands. */
-export async function runGrid(ctx: ReplayContext, config: ReplayConfig, onUnit?: (result: UnitResult) => void): Promise<UnitResult[]> {
+/** Runs every unit of the grid with bounded concurrency. */
+export async function runGrid(ctx: ReplayContext, config: ReplayConfig): Promise<UnitResult[]> {
   const limit = pLimit(config.concurrency);
   const step = RAMP_MS / config.concurrency;
   return Promise.all(
     gridUnits(config).map((unit, index) =>
       limit(async () => {
         if (index < config.concurrency && index > 0) await new Promise((resolve) => setTimeout(resolve, index * step));
-        const result = await runUnitWithRule(ctx, unit, config.environmentFailureRetries);
-        onUnit?.(result);
-        return result;
+        return runUnitWithRule(ctx, unit, config.environmentFailureRetries);
       }),
     ),
   );

@@ -1,0 +1,26 @@
+import { z } from "zod";
+import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/config";
+
+/**
+ * The replay's jobs: a name and one zod payload schema each, used by the code that enqueues them
+ * (in SQL, inside the experiment's transaction) and re-validated by the worker. One job is one
+ * finality trial or one separation pair, so progress is visible and a retry redoes little.
+ */
+export const REPLAY_UNIT_JOB = "replay_unit";
+export const FINALIZE_EXPERIMENT_JOB = "finalize_experiment";
+/** A unit is retried this often (crashes, lost connections) before graphile-worker gives up on it. */
+export const UNIT_MAX_ATTEMPTS = 10;
+
+export const replayUnitPayloadSchema = z.strictObject({
+  experimentId: z.uuid(),
+  unit: z.discriminatedUnion("test", [
+    z.strictObject({ test: z.literal("finality"), condition: z.enum(FINALITY_POLICIES), scheduleId: z.number().int().min(1), delayMs: z.number().int().min(0), repetition: z.number().int().min(1) }),
+    z.strictObject({ test: z.literal("separation"), condition: z.enum(SEPARATION_CONDITIONS), scheduleId: z.number().int().min(1), delayMs: z.number().int().min(0), repetition: z.number().int().min(1) }),
+  ]),
+});
+export type ReplayUnitPayload = z.infer<typeof replayUnitPayloadSchema>;
+
+export const finalizeExperimentPayloadSchema = z.strictObject({ experimentId: z.uuid() });
+export type FinalizeExperimentPayload = z.infer<typeof finalizeExperimentPayloadSchema>;
+
+export const finalizeJobKey = (experimentId: string) => `finalize:${experimentId}`;
