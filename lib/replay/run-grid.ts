@@ -19,9 +19,9 @@ export function runUnit(ctx: ReplayContext, unit: ReplayUnit, attempt: number): 
  * retried in a fresh namespace up to `retries` times, then recorded as an environment failure with
  * its evidence. A write the service rejects as invalid is the trace's fault: an agent failure, not retried.
  */
-export async function runUnitWithRule(ctx: ReplayContext, unit: ReplayUnit, retries: number): Promise<UnitResult> {
+export async function runUnitWithRule(ctx: ReplayContext, unit: ReplayUnit, retries: number, firstAttempt = 0): Promise<UnitResult> {
   const failures: ServiceFailureEvidence[] = [];
-  for (let attempt = 0; attempt <= retries; attempt++) {
+  for (let attempt = firstAttempt; attempt <= firstAttempt + retries; attempt++) {
     try {
       const result = await runUnit(ctx, unit, attempt);
       for (const run of result.runs) run.evidence.serviceFailures.push(...failures);
@@ -33,7 +33,7 @@ export async function runUnitWithRule(ctx: ReplayContext, unit: ReplayUnit, retr
       if (rejectedWrite) return failedUnit(ctx, unit, attempt, failures, "agent");
     }
   }
-  return failedUnit(ctx, unit, retries, failures, "environment");
+  return failedUnit(ctx, unit, firstAttempt + retries, failures, "environment");
 }
 
 /** The runs of a unit that could not finish: kept, classified, with their evidence, never dropped. */

@@ -1,0 +1,44 @@
+import { z } from "zod";
+import type { Db } from "../db/prisma";
+import { replayConfigSchema } from "../replay/config";
+import { expectedRunCount } from "../replay/grid";
+
+const int = z.coerce.number().int();
+
+export const experimentStatusSchema = z.object({
+  id: z.string(),
+  state: z.enum(["queued", "running", "completed", "failed", "cancelled"]),
+  error: z.string().nullable(),
+  createdAt: z.string(),
+  startedAt: z.string().nullable(),
+  finishedAt: z.string().nullable(),
+  /** Derived from stored runs, never from a counter: done/total runs. */
+  progress: z.object({ done: int, total: int }),
+  conditions: z.array(z.object({ condition: z.string(), done: int, total: int })),
+});
+export type ExperimentStatus = z.infer<typeof experimentStatusSchema>;
+
+/** An experiment's state and its progress per condition, counted in SQL from the runs stored so far. */
+export async function experimentStatus(db: Db, experimentId: string): Promise<ExperimentStatus | null> {
+  const experiment = await db.experiment.findUnique({ where: { id: experimentId } });
+  if (!experiment) return null;
+  const config = replayConfigSchema.parse(experiment.config);
+  const stored = z.array(z.object({ condition: z.string(), n: int })).parse(
+    await db.$queryRaw`SELECT condition, count(*) AS n FROM runs WHERE experiment_id = ${experimentId}::uuid GROUP BY condition`,
+  );
+  const perCell = config.schedules * config.delaysMs.length * config.repetitions;
+  const conditions = [
+    ...config.finalityPolicies.map((condition) => ({ condition, total: perCell })),
+    ...config.separationConditions.map((condition) => ({ condition, total: 2 * perCell })),
+  ].map((c) => ({ ...c, done: stored.find((s) => s.condition === c.condition)?.n ?? 0 }));
+  return experimentStatusSchema.parse({
+    id: experiment.id,
+    state: experiment.state,
+    error: experiment.error,
+    createdAt: experiment.createdAt.toISOString(),
+    startedAt: experiment.startedAt?.toISOString() ?? null,
+    finishedAt: experiment.finishedAt?.toISOString() ?? null,
+    progress: { done: conditions.reduce((sum, c) => sum + c.done, 0), total: expectedRunCount(config) },
+    conditions,
+  });
+}

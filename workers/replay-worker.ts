@@ -1,0 +1,60 @@
+// `npm run worker`: one replay worker against the product's database (DATABASE_URL, or the embedded
+// PostgreSQL that `npm start` runs) and delayed-write service (DELAYED_WRITE_URL, or the one
+// `npm start` recorded in .data/stack.json). WORKER_CONCURRENCY (default 64) units at a time;
+// HEALTH_PORT serves /healthz (liveness) and /readyz (readiness, fails from SIGTERM on).
+import { readFileSync } from "node:fs";
+import { createServer } from "node:http";
+import path from "node:path";
+import { z } from "zod";
+import { openDatabase } from "../lib/db/database";
+import { readServerEnv } from "../lib/env";
+import { DEFAULT_CONCURRENCY } from "../lib/replay/config";
+import { startReplayWorker } from "../lib/worker/replay-worker";
+
+const log = (line: string) => console.log(`worker: ${line}`);
+const env = readServerEnv();
+const workerEnv = z
+  .object({
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(DEFAULT_CONCURRENCY),
+    HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+  })
+  .parse(process.env);
+
+function serviceUrl(): string {
+  if (env.DELAYED_WRITE_URL) return env.DELAYED_WRITE_URL;
+  try {
+    const stack = JSON.parse(readFileSync(path.join(env.BOUNDARY_LAB_DATA_DIR, "stack.json"), "utf8")) as { delayedWriteUrl?: string };
+    if (stack.delayedWriteUrl) return stack.delayedWriteUrl;
+  } catch {
+    // no running stack recorded
+  }
+  throw new Error("set DELAYED_WRITE_URL, or start the stack with `npm start` first");
+}
+
+const database = await openDatabase(log);
+const worker = await startReplayWorker({ databaseUrl: database.url, serviceUrl: serviceUrl(), concurrency: workerEnv.WORKER_CONCURRENCY, log });
+
+const health = createServer((req, res) => {
+  const ready = worker.ready();
+  const [status, body] = req.url === "/healthz" ? [200, { status: "ok" }] : req.url === "/readyz" ? [ready ? 200 : 503, { status: ready ? "ready" : "shutting_down" }] : [404, { error: "not found" }];
+  res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
+});
+health.listen(workerEnv.HEALTH_PORT, "127.0.0.1", () => {
+  const address = health.address();
+  log(JSON.stringify({ event: "ready", poolId: worker.poolId, healthPort: address && typeof address === "object" ? address.port : null }));
+});
+
+let stopping = false;
+async function shutdown(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  log(`${signal}: finishing the jobs in flight`);
+  await worker.stop(workerEnv.SHUTDOWN_TIMEOUT_MS);
+  health.close();
+  await database.close();
+  log("stopped");
+  process.exit(0);
+}
+process.on("SIGTERM", () => void shutdown("SIGTERM"));
+process.on("SIGINT", () => void shutdown("SIGINT"));
