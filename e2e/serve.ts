@@ -1,7 +1,7 @@
 // The browser tests' whole stack, started by Playwright's webServer (playwright.config.ts):
 // an embedded PostgreSQL in a fresh temp folder, migrated; the delayed-write service; one small
-// replay so the pages have an experiment to show; then `next start` on PORT (default 3107) against
-// that database. SIGTERM or SIGINT stops everything in order (web, service, database) and removes
+// replay so the pages have an experiment to show; a replay worker; then `next start` on PORT
+// (default 3107) against that database and service. SIGTERM or SIGINT stops everything in order (web, service, database) and removes
 // the temp folder. Needs `next build` first.
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
@@ -14,6 +14,7 @@ import { spawnDelayedWriteService } from "../lib/delayed-write/spawn";
 import { replayConfigSchema } from "../lib/replay/config";
 import { formatTable2 } from "../lib/replay/format";
 import { replayExperiment } from "../lib/replay/run-experiment";
+import { startReplayWorker } from "../lib/worker/replay-worker";
 
 const PORT = Number(process.env.PORT ?? 3107);
 const NEXT_BIN = path.resolve("node_modules/next/dist/bin/next");
@@ -96,8 +97,11 @@ async function main(): Promise<void> {
   }
   if (stopping) return;
 
+  const worker = await startReplayWorker({ databaseUrl: database.url, serviceUrl: service.url, concurrency: 32, log });
+  stops.push({ name: "replay worker", stop: () => worker.stop(10_000) });
+
   const web = spawn(process.execPath, [NEXT_BIN, "start", "--port", String(PORT), "--hostname", "127.0.0.1"], {
-    env: { ...process.env, DATABASE_URL: database.url, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    env: { ...process.env, DATABASE_URL: database.url, DELAYED_WRITE_URL: service.url, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
     stdio: ["ignore", "inherit", "inherit"],
   });
   stops.push({ name: "web (next start)", stop: () => stopChild(web) });

@@ -1,6 +1,8 @@
 // `npm start`: PostgreSQL (embedded unless DATABASE_URL is set), migrations, the delayed-write
-// service (unless DELAYED_WRITE_URL is set) and the web app on PORT. Ctrl-C stops all of it.
-import { spawn } from "node:child_process";
+// service (unless DELAYED_WRITE_URL is set), one replay worker and the web app on PORT.
+// Ctrl-C stops all of it.
+import { spawn, type ChildProcess } from "node:child_process";
+import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { openDatabase } from "../lib/db/database";
 import { spawnDelayedWriteService } from "../lib/delayed-write/spawn";
@@ -15,6 +17,15 @@ const service = env.DELAYED_WRITE_URL ? null : await spawnDelayedWriteService();
 const serviceUrl = env.DELAYED_WRITE_URL ?? service!.url;
 log(`delayed-write service at ${serviceUrl}`);
 
+// `npm run worker` in another terminal finds the service here.
+const stackFile = path.join(env.BOUNDARY_LAB_DATA_DIR, "stack.json");
+writeFileSync(stackFile, JSON.stringify({ delayedWriteUrl: serviceUrl, pid: process.pid }));
+
+const worker = spawn(process.execPath, ["--import", "tsx", path.resolve("workers/replay-worker.ts")], {
+  env: { ...process.env, DATABASE_URL: database.url, DELAYED_WRITE_URL: serviceUrl },
+  stdio: ["ignore", "inherit", "inherit"],
+});
+
 const web = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(env.PORT)], {
   env: { ...process.env, DATABASE_URL: database.url, DELAYED_WRITE_URL: serviceUrl, NEXT_TELEMETRY_DISABLED: "1" },
   stdio: ["ignore", "inherit", "inherit"],
@@ -26,18 +37,27 @@ async function stop(code: number) {
   if (stopping) return;
   stopping = true;
   log("stopping");
-  const webExited = new Promise<void>((resolve) => (web.exitCode !== null ? resolve() : web.once("exit", () => resolve())));
-  web.kill("SIGTERM");
-  await Promise.race([webExited, new Promise((resolve) => setTimeout(resolve, 5_000))]);
+  await Promise.all([stopChild(web, 5_000), stopChild(worker, 35_000)]);
+  rmSync(stackFile, { force: true });
   await service?.stop();
   await database.close();
   process.exit(code);
 }
 process.on("SIGINT", () => void stop(0));
 process.on("SIGTERM", () => void stop(0));
-web.on("exit", (code) => {
-  if (!stopping) {
-    log(`web app exited with code ${code}`);
-    void stop(code ?? 1);
-  }
-});
+for (const [name, child] of [["web app", web], ["replay worker", worker]] as const) {
+  child.on("exit", (code) => {
+    if (!stopping) {
+      log(`${name} exited with code ${code}`);
+      void stop(code ?? 1);
+    }
+  });
+}
+
+/** SIGTERM, then wait for the exit (the worker finishes its jobs in flight first), at most timeoutMs. */
+function stopChild(child: ChildProcess, timeoutMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  return Promise.race([exited, new Promise<void>((resolve) => setTimeout(resolve, timeoutMs))]);
+}

@@ -101,6 +101,12 @@ export class DelayedWriteClient {
     return this.call(operationListResponseSchema, "GET", `/v1/operations?${query}`);
   }
 
+  /** Operations in every namespace that starts with `prefix`. */
+  operationsUnder(prefix: string, status?: OperationStatus) {
+    const query = new URLSearchParams({ prefix, ...(status ? { status } : {}) });
+    return this.call(operationListResponseSchema, "GET", `/v1/operations?${query}`);
+  }
+
   read(namespace: string, key: string) {
     return this.call(valueResponseSchema, "GET", `/v1/values?${new URLSearchParams({ namespace, key })}`);
   }

@@ -72,10 +72,14 @@ export const cancelResponseSchema = z.object({
   serviceTimeMs: z.number(),
 });
 
-export const operationListQuerySchema = z.strictObject({
-  namespace: namespaceSchema,
-  status: operationStatusSchema.optional(),
-});
+/** By exact namespace, or by namespace prefix (every namespace of one experiment, say). */
+export const operationListQuerySchema = z
+  .strictObject({
+    namespace: namespaceSchema.optional(),
+    prefix: namespaceSchema.optional(),
+    status: operationStatusSchema.optional(),
+  })
+  .refine((q) => (q.namespace === undefined) !== (q.prefix === undefined), { message: "give exactly one of namespace or prefix", path: ["namespace"] });
 export const operationListResponseSchema = z.object({
   operations: z.array(operationSchema),
   serviceTimeMs: z.number(),

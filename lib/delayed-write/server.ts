@@ -136,7 +136,8 @@ export function createDelayedWriteServer(store = defaultStore()): DelayedWriteSe
     if (url.pathname === "/v1/operations") {
       allow("GET");
       const query = parse(operationListQuerySchema, queryOf(url), "query");
-      return send(res, 200, { operations: store.listOperations(query.namespace, query.status) });
+      const operations = query.namespace !== undefined ? store.listOperations(query.namespace, query.status) : store.listOperationsByPrefix(query.prefix!, query.status);
+      return send(res, 200, { operations });
     }
     if (parts[0] === "v1" && parts[1] === "operations" && parts[2]) {
       const handle = decodeHandle(parts[2]);

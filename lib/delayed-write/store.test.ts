@@ -231,6 +231,19 @@ describe("DelayedWriteStore.listOperations", () => {
   });
 });
 
+describe("DelayedWriteStore.listOperationsByPrefix", () => {
+  it("lists the operations of every namespace under a prefix, optionally by status, and nothing outside it", () => {
+    const { clock, store } = setup();
+    const a = store.requestWrite(write({ namespace: "bl/e1/fin/x", delayMs: 10 }));
+    const b = store.requestWrite(write({ namespace: "bl/e1/sep/y" }));
+    store.requestWrite(write({ namespace: "bl/e2/fin/x", delayMs: 10 }));
+    expect(store.listOperationsByPrefix("bl/e1/").map((op) => op.handle).sort()).toEqual([a.handle, b.handle].sort());
+    expect(store.listOperationsByPrefix("bl/e1/", "pending").map((op) => op.handle)).toEqual([a.handle]);
+    clock.advanceTo(clock.t + 10);
+    expect(store.listOperationsByPrefix("bl/e1/", "pending")).toEqual([]);
+  });
+});
+
 describe("DelayedWriteStore.reset", () => {
   it("replaces the namespace's contents, bumps versions of kept keys and counts pending operations", () => {
     const { clock, store } = setup();

@@ -122,6 +122,14 @@ export class DelayedWriteStore {
     return status ? list.filter((op) => op.status === status) : [...list];
   }
 
+  listOperationsByPrefix(prefix: string, status?: OperationStatus): Operation[] {
+    const found: Operation[] = [];
+    for (const [namespace, list] of this.byNamespace) {
+      if (namespace.startsWith(prefix)) found.push(...(status ? list.filter((op) => op.status === status) : list));
+    }
+    return found;
+  }
+
   read(namespace: string, key: string): StoredEntry | null {
     return this.values.get(namespace)?.get(key) ?? null;
   }

@@ -1,0 +1,17 @@
+import { getDb } from "@/lib/db/client";
+import { getServiceClient } from "@/lib/delayed-write/web-client";
+import { cancelExperiment } from "@/lib/experiments/cancel-experiment";
+import { ApiError, apiRoute, experimentIdSchema, notFound, parseInput } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+/** Cancels a queued or running experiment and confirms that none of its operations can still commit. */
+export const POST = apiRoute(async (_request: Request, context: { params: Promise<{ id: string }> }) => {
+  const { id } = parseInput(experimentIdSchema, await context.params, "path");
+  const service = getServiceClient();
+  if (!service) throw new ApiError(503, "no_service", "DELAYED_WRITE_URL is not set: pending operations could not be cancelled");
+  const outcome = await cancelExperiment(getDb(), id, service);
+  if (!outcome) throw notFound(`experiment ${id}`);
+  if (outcome.state !== "cancelled") throw new ApiError(409, "not_running", `experiment ${id} is ${outcome.state}: only a queued or running experiment can be cancelled`);
+  return Response.json(outcome);
+});

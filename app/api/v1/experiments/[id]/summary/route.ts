@@ -1,0 +1,14 @@
+import { getDb } from "@/lib/db/client";
+import { apiRoute, experimentIdSchema, notFound, parseInput } from "@/lib/http/route";
+import { experimentSummary } from "@/lib/replay/summary";
+import { replaySummarySchema } from "@/lib/replay/summary-schema";
+
+export const dynamic = "force-dynamic";
+
+/** Exactly the JSON that `npm run replay -- --json FILE` writes, aggregated in SQL from the stored runs. */
+export const GET = apiRoute(async (_request: Request, context: { params: Promise<{ id: string }> }) => {
+  const { id } = parseInput(experimentIdSchema, await context.params, "path");
+  const db = getDb();
+  if (!(await db.experiment.findUnique({ where: { id }, select: { id: true } }))) throw notFound(`experiment ${id}`);
+  return Response.json(replaySummarySchema.parse(await experimentSummary(db, id)), { headers: { "cache-control": "no-store" } });
+});
