@@ -180,8 +180,11 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
         ON CONFLICT (worker_id) DO UPDATE SET heartbeat_at = now()`;
     }
     // Workers that stopped beating crashed or were killed: hand their locked jobs back to the queue.
+    // Never this pool's own: after a database outage its row is old too, but it is alive.
     const stale = await db.$queryRaw<Array<{ worker_id: string }>>`
-      DELETE FROM replay_workers WHERE heartbeat_at < now() - make_interval(secs => ${staleAfterMs / 1000}::float8) RETURNING worker_id`;
+      DELETE FROM replay_workers
+       WHERE heartbeat_at < now() - make_interval(secs => ${staleAfterMs / 1000}::float8) AND NOT (worker_id = ANY(${ids}::text[]))
+      RETURNING worker_id`;
     if (stale.length) {
       await utils.forceUnlockWorkers(stale.map((s) => s.worker_id));
       log(`unlocked the jobs of ${stale.length} worker(s) whose heartbeat stopped`);
