@@ -3,7 +3,7 @@ import { EventEmitter } from "node:events";
 import pLimit from "p-limit";
 import { hostname } from "node:os";
 import { Logger, makeWorkerUtils, run, type Runner, type TaskList, type WorkerEvents } from "graphile-worker";
-import { createPrisma } from "../db/prisma";
+import { createPrisma, type Db } from "../db/prisma";
 import { DelayedWriteClient } from "../delayed-write/client";
 import {
   FINALIZE_EXPERIMENT_JOB,
@@ -38,6 +38,10 @@ export interface ReplayWorker {
 }
 
 const HEARTBEAT_MS = 1_000;
+/** A first wave of units is spread over this long (runGrid's RAMP_MS). */
+const RAMP_MS = 200;
+/** How long a unit waits for an unreachable delayed-write service before it runs anyway. */
+const SERVICE_WAIT_MS = 5_000;
 
 /**
  * A replay worker: claims replay jobs from the PostgreSQL queue (graphile-worker), runs each unit
@@ -48,36 +52,107 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
   const log = options.log ?? (() => {});
   const staleAfterMs = options.staleAfterMs ?? 5_000;
   const poolId = `pool-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
-  const db = createPrisma(options.databaseUrl, 8);
+  // Prisma 6.19 keeps a connection checked out for good when its transaction loses the server (the
+  // failed ROLLBACK skips the release): every database outage during a batch store cost the pool a
+  // connection until none was left. After an outage the worker moves to a fresh client (renewDb).
+  let prisma = createPrisma(options.databaseUrl, 8);
+  const db = new Proxy({} as Db, {
+    get: (_, key) => {
+      const value: unknown = Reflect.get(prisma, key);
+      return typeof value === "function" ? value.bind(prisma) : value;
+    },
+  });
+  const renewDb = () => {
+    const old = prisma;
+    prisma = createPrisma(options.databaseUrl, 8);
+    void Promise.race([old.$disconnect(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]).catch(() => {});
+  };
   const client = new DelayedWriteClient(options.serviceUrl);
-  const { timeOrigin } = await client.clock();
+  let { timeOrigin } = await client.clock();
   await warmUp(client, `bl/${poolId}-warmup`, options.concurrency);
-  const offset = performance.timeOrigin - timeOrigin;
+  let offset = performance.timeOrigin - timeOrigin;
   const serviceNow = () => performance.now() + offset;
+  // When the service becomes unreachable, a new unit waits (up to SERVICE_WAIT_MS, then it runs and
+  // fails as an environment failure) until it answers again. If it answers with another clock
+  // origin, it restarted: cold, with a clock that starts from zero. Its clock is then re-read and
+  // it is warmed up first; otherwise the units after a restart waited on the old clock (skipping
+  // their waits) and met a cold service whose lag flipped 25 ms labels.
+  let resyncing: Promise<void> | null = null;
+  const resync = () =>
+    (resyncing ??= (async () => {
+      for (let round = 1; ; round++) {
+        try {
+          const clock = await client.clock();
+          if (clock.timeOrigin !== timeOrigin) {
+            await warmUp(client, `bl/${poolId}-warmup-${round}-${Math.round(clock.timeOrigin)}`, options.concurrency);
+            timeOrigin = clock.timeOrigin;
+            offset = performance.timeOrigin - timeOrigin;
+            log(`the delayed-write service restarted: clock re-read and service warmed up`);
+          }
+          return;
+        } catch {
+          await new Promise((resolve) => setTimeout(resolve, 250));
+        }
+      }
+    })().finally(() => {
+      resyncing = null;
+    }));
   const writer = new UnitResultWriter(db, { maxUnits: 64, maxWaitMs: 50 });
   // `concurrency` units replay at once; as many more jobs may be waiting for their batch to be
   // stored, so that storage never holds a replay slot.
   const replaying = pLimit(options.concurrency);
   const jobConcurrency = options.concurrency * 2;
+  // The first wave is spread over RAMP_MS, as runGrid's is (docs/replay.md): jobs arrive at an idle
+  // worker as a fetched batch, and units all started in one tick made their writes come due at once
+  // and the replay's own lag show in the labels at 25 ms.
+  let inFlight = 0;
+  let ramp = { startedAt: 0, started: 0 };
+  const replayUnit = <T>(fn: () => Promise<T>): Promise<T> =>
+    replaying(async () => {
+      if (resyncing) await Promise.race([resyncing, new Promise((resolve) => setTimeout(resolve, SERVICE_WAIT_MS))]);
+      const now = performance.now();
+      if (inFlight === 0) ramp = { startedAt: now, started: 0 };
+      inFlight++;
+      try {
+        if (ramp.started < options.concurrency) {
+          const at = ramp.startedAt + (ramp.started++ * RAMP_MS) / options.concurrency;
+          if (at > now) await new Promise((resolve) => setTimeout(resolve, at - now));
+        }
+        return await fn();
+      } finally {
+        inFlight--;
+      }
+    });
   let shuttingDown = false;
+  let handedBack = false;
   let unitsRun = 0;
 
   // Per-experiment facts cached so that a unit costs few queries: database work in this process
   // competes with the replay's own requests for CPU. The state is re-read at most once a second
   // (a cancellation is seen within that), and the experiment is marked started once per worker.
+  // Jobs that find the cache stale share one read: the first jobs of an experiment arrive together
+  // (a whole fetched batch), and one query each, plus an UPDATE each of the same experiment row,
+  // delayed and then bunched the first wave of units, which made the replay's own lag show in the labels.
   const experiments = new Map<string, { config: ReplayConfig; state: string; readAt: number }>();
-  const experiment = async (experimentId: string) => {
+  const reading = new Map<string, Promise<{ config: ReplayConfig; state: string; readAt: number } | null>>();
+  const experiment = (experimentId: string) => {
     const cached = experiments.get(experimentId);
-    if (cached && performance.now() - cached.readAt < 1_000) return cached;
-    const row = await db.experiment.findUnique({ where: { id: experimentId }, select: { config: true, state: true } });
-    if (!row) return null;
-    const fresh = { config: cached?.config ?? replayConfigSchema.parse(row.config), state: row.state, readAt: performance.now() };
-    if (!cached) {
-      await recordService(db, experimentId, { url: options.serviceUrl, timeOrigin });
-      await markExperimentStarted(db, experimentId);
-    }
-    experiments.set(experimentId, fresh);
-    return fresh;
+    if (cached && performance.now() - cached.readAt < 1_000) return Promise.resolve(cached);
+    const pending = reading.get(experimentId);
+    if (pending) return pending;
+    const read = (async () => {
+      const row = await db.experiment.findUnique({ where: { id: experimentId }, select: { config: true, state: true } });
+      if (!row) return null;
+      const fresh = { config: cached?.config ?? replayConfigSchema.parse(row.config), state: row.state, readAt: performance.now() };
+      if (!cached) {
+        await recordService(db, experimentId, { url: options.serviceUrl, timeOrigin });
+        await markExperimentStarted(db, experimentId);
+      }
+      experiments.set(experimentId, fresh);
+      return fresh;
+    })().finally(() => reading.delete(experimentId));
+    reading.set(experimentId, read);
+    return read;
   };
 
   const context = (experimentId: string, config: ReplayConfig): ReplayContext => ({
@@ -133,7 +208,12 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
       if (!retried || !(await unitStored(db, experimentId, unit))) {
         const retries = found.config.environmentFailureRetries;
         // A retried job starts in namespaces its earlier attempts never used.
-        const result = await replaying(() => runUnitWithRule(context(experimentId, found.config), unit, retries, (helpers.job.attempts - 1) * (retries + 1)));
+        const result = await replayUnit(() => runUnitWithRule(context(experimentId, found.config), unit, retries, (helpers.job.attempts - 1) * (retries + 1)));
+        // A unit still replaying when its job was handed back at shutdown is not stored: its job is
+        // redone by another worker, and closing this worker's client would otherwise have been
+        // recorded as the unit's environment failure.
+        if (handedBack) throw new Error("handed back at shutdown; the unit is redone elsewhere");
+        if (result.runs.some((run) => run.evidence.serviceFailures.some((failure) => failure.detail.startsWith("unreachable")))) void resync();
         await writer.write({ experimentId, result });
         unitsRun++;
       }
@@ -154,22 +234,79 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
   // graphile-worker 0.17 locks jobs in the name of the worker pool, so the pool ids are what a
   // heartbeat must cover and what forceUnlockWorkers must be given.
   const lockOwners = new Set<string>();
-  const events: WorkerEvents = new EventEmitter();
-  events.on("pool:create", ({ workerPool }) => lockOwners.add(workerPool.id));
-  events.on("pool:release", ({ workerPool }) => lockOwners.delete(workerPool.id));
-  const runner: Runner = await run({
-    connectionString: options.databaseUrl,
-    concurrency: jobConcurrency,
-    noHandleSignals: true,
-    pollInterval: 1_000,
-    events,
-    // Fetch and complete jobs in batches: fewer queries per unit on the replay's timing path.
-    preset: { worker: { localQueue: { size: jobConcurrency }, completeJobBatchDelay: 20 } },
-    logger: new Logger(() => (level, message) => {
-      if (level === "error") log(`graphile-worker: ${message}`);
-    }),
-    taskList,
-  });
+  const startRunner = async (): Promise<Runner> => {
+    const owners = new Set<string>();
+    let ended = false;
+    // graphile-worker shuts its pool down for good when it cannot record a job's outcome (the
+    // database went away), and that shutdown can itself fail and never settle. The worker then
+    // starts a new pool; the old one no longer beats, so its jobs are unlocked once its heartbeat is
+    // stale (here or by any other worker) and redone in fresh namespaces, idempotently.
+    const poolEnded = (why: string) => {
+      // On stop() the pool's ids stay until it is released: a stop that times out unlocks its jobs.
+      if (ended || shuttingDown) return;
+      ended = true;
+      for (const id of owners) lockOwners.delete(id);
+      log(`graphile-worker pool ended (${why}); starting a new one`);
+      renewDb();
+      restarting = restartRunner();
+    };
+    const events: WorkerEvents = new EventEmitter();
+    events.on("pool:create", ({ workerPool }) => {
+      owners.add(workerPool.id);
+      lockOwners.add(workerPool.id);
+    });
+    events.on("pool:release", ({ workerPool }) => {
+      owners.delete(workerPool.id);
+      lockOwners.delete(workerPool.id);
+    });
+    events.on("pool:gracefulShutdown", ({ message }) => poolEnded(message));
+    const started = await run({
+      connectionString: options.databaseUrl,
+      concurrency: jobConcurrency,
+      noHandleSignals: true,
+      pollInterval: 1_000,
+      events,
+      // Fetch and complete jobs in batches: fewer queries per unit on the replay's timing path.
+      // Failures are recorded in batches too: graphile-worker handles a failed batch (it shuts the
+      // pool down, see above), while an unbatched failJob that loses its connection is an unhandled
+      // rejection, which ended the process when PostgreSQL restarted.
+      preset: { worker: { localQueue: { size: jobConcurrency }, completeJobBatchDelay: 20, failJobBatchDelay: 20 } },
+      logger: new Logger(() => (level, message) => {
+        if (level === "error") log(`graphile-worker: ${message}`);
+      }),
+      taskList,
+    });
+    void started.promise.then(
+      () => poolEnded("stopped"),
+      (error: unknown) => poolEnded((error as Error).message),
+    );
+    return started;
+  };
+  const restartRunner = async () => {
+    for (let attempt = 1; !shuttingDown; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, Math.min(attempt, 5) * 1_000));
+      if (shuttingDown) return;
+      try {
+        runner = await startRunner();
+        log(`graphile-worker pool restarted (attempt ${attempt})`);
+        return;
+      } catch (error) {
+        log(`graphile-worker pool restart failed (attempt ${attempt}): ${(error as Error).message}`);
+      }
+    }
+  };
+  let restarting: Promise<void> = Promise.resolve();
+  let runner: Runner | null = null;
+  // graphile-worker 0.17 leaves a promise unhandled when the database goes away while a pool shuts
+  // down (returning its local queue of fetched jobs), and Node would end the process for it. Those
+  // jobs stay locked by a pool that no longer beats, so they are unlocked and redone like a dead
+  // worker's: such a rejection is logged, not fatal. Any other unhandled rejection still is.
+  const onUnhandledRejection = (reason: unknown) => {
+    if (!(reason instanceof Error && reason.stack?.includes("graphile-worker"))) throw reason;
+    log(`graphile-worker (unhandled, the pool's jobs are redone): ${reason.message}`);
+  };
+  process.on("unhandledRejection", onUnhandledRejection);
+  runner = await startRunner();
 
   const heartbeat = async () => {
     const ids = [...lockOwners];
@@ -203,18 +340,24 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
       if (shuttingDown) return;
       shuttingDown = true;
       clearInterval(beating);
-      const stopped = runner.stop().catch(() => {});
+      await restarting;
+      const current = runner;
+      const stopped = current ? current.stop().catch(() => {}) : Promise.resolve();
       const timedOut = await Promise.race([stopped.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), timeoutMs).unref())]);
       if (timedOut) {
         // Jobs still running are handed back: their units are redone elsewhere, idempotently.
+        handedBack = true;
         await utils.forceUnlockWorkers([...lockOwners]).catch(() => {});
-        await runner.kill().catch(() => {});
+        await current?.kill().catch(() => {});
       }
       await writer.flush();
       await db.$executeRaw`DELETE FROM replay_workers WHERE pool_id = ${poolId}`.catch(() => 0);
       await utils.release();
+      process.off("unhandledRejection", onUnhandledRejection);
       await client.close();
-      await db.$disconnect();
+      // Prisma 6.19 never gives back a connection whose transaction lost its server (the failed
+      // ROLLBACK skips the release), and ending its pool then waits for it forever: bounded here.
+      await Promise.race([db.$disconnect(), new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
       log(`replay worker ${poolId} stopped after running ${unitsRun} units`);
     },
   };
