@@ -38,6 +38,7 @@ import { replayConfigSchema, type ReplayConfig } from "../lib/replay/config";
 import { table2Mismatches } from "../lib/replay/expected-table2";
 import { gridUnits } from "../lib/replay/grid";
 import { withReplayStack } from "../lib/replay/stack";
+import { DEFAULT_WORKER_CONCURRENCY } from "../lib/worker/replay-worker";
 import { experimentSummary } from "../lib/replay/summary";
 
 const { values } = parseArgs({
@@ -52,7 +53,8 @@ const PICKUPS = Number(values.pickups);
 if (!Number.isInteger(PICKUPS) || PICKUPS < 1 || PICKUPS > 10_000) throw new Error("--pickups must be an integer from 1 to 10000");
 
 const WORKER_COUNTS = [1, 2, 4] as const;
-const WORKER_CONCURRENCY = 64;
+/** Units each worker process replays at once: the workers' own default unless WORKER_CONCURRENCY is set. */
+const WORKER_CONCURRENCY = Number(process.env.WORKER_CONCURRENCY ?? DEFAULT_WORKER_CONCURRENCY);
 const READY_TIMEOUT_MS = 120_000;
 const GRID_TIMEOUT_MS = 10 * 60_000;
 const PICKUP_TIMEOUT_MS = 30_000;

@@ -1,6 +1,6 @@
 // `npm run worker`: one replay worker against the product's database (DATABASE_URL, or the embedded
 // PostgreSQL that `npm start` runs) and delayed-write service (DELAYED_WRITE_URL, or the one
-// `npm start` recorded in .data/stack.json). WORKER_CONCURRENCY (default 64) units at a time;
+// `npm start` recorded in .data/stack.json). WORKER_CONCURRENCY (default 16) units at a time;
 // HEALTH_PORT serves /healthz (liveness) and /readyz (readiness, fails from SIGTERM on).
 import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -8,14 +8,13 @@ import path from "node:path";
 import { z } from "zod";
 import { openDatabase } from "../lib/db/database";
 import { readServerEnv } from "../lib/env";
-import { DEFAULT_CONCURRENCY } from "../lib/replay/config";
-import { startReplayWorker } from "../lib/worker/replay-worker";
+import { DEFAULT_WORKER_CONCURRENCY, startReplayWorker } from "../lib/worker/replay-worker";
 
 const log = (line: string) => console.log(`worker: ${line}`);
 const env = readServerEnv();
 const workerEnv = z
   .object({
-    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(DEFAULT_CONCURRENCY),
+    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(DEFAULT_WORKER_CONCURRENCY),
     HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(0),
     SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
   })
