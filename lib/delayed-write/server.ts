@@ -1,5 +1,4 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { z } from "zod";
 import {
   MAX_BODY_BYTES,
   MAX_DELAY_MS,
@@ -11,33 +10,10 @@ import {
   valueQuerySchema,
   writeRequestSchema,
 } from "./schemas";
+import { ApiError as HttpError, parseInput as parse } from "../http/route";
 import { CapacityError, DelayedWriteStore } from "./store";
 import { monotonicNowMs, PreciseScheduler } from "./precise-timer";
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly field?: string,
-  ) {
-    super(message);
-  }
-}
-
-function fromZod(error: z.ZodError, where: "body" | "query"): HttpError {
-  const issue = error.issues[0];
-  const path = issue?.path.join(".") ?? "";
-  const field = issue?.code === "unrecognized_keys" ? issue.keys.join(", ") : path;
-  const message = issue?.code === "unrecognized_keys" ? `unknown field(s) in ${where}: ${field}` : `${where}.${path || "(root)"}: ${issue?.message}`;
-  return new HttpError(400, "invalid_request", message, field || undefined);
-}
-
-function parse<T extends z.ZodType>(schema: T, input: unknown, where: "body" | "query"): z.infer<T> {
-  const result = schema.safeParse(input);
-  if (!result.success) throw fromZod(result.error, where);
-  return result.data;
-}
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const type = req.headers["content-type"] ?? "";
