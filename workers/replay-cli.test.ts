@@ -41,7 +41,7 @@ describe("npm run replay", () => {
     const { stdout } = await cli(["--json", file, "--delays", "0,25", "--schedules", "1", "--repetitions", "2"], { DATABASE_URL: database.url });
     expect(stdout).toMatch(/snapshot\s+2\/4\s+0\/2\s+2\/4\s+2\/2/);
     expect(stdout).toMatch(/shared\s+2\/4\s+8\s+8\s+0\.50/);
-    expect(stdout).toContain("implementation checks: 16/16 passed");
+    expect(stdout).toContain("implementation checks: 17/17 passed");
     const written: unknown = JSON.parse(readFileSync(file, "utf8"));
     fileSchema.parse(written);
     const summary = replaySummarySchema.parse(written);

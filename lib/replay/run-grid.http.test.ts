@@ -57,8 +57,13 @@ describe("a small grid against a real service process", () => {
     tampered[0]!.runs.pop();
     const pair = tampered.find((r) => r.unit.condition === "namespaced")!;
     pair.runs.find((r) => r.role === "B")!.exposure = true;
+    // and a B initialised after A's write was due (the harness, not the policy, deciding the label)
+    const shared = tampered.find((r) => r.unit.condition === "shared" && r.unit.delayMs > 0)!;
+    const ev = shared.runs.find((r) => r.role === "B")!.evidence;
+    if (ev.kind !== "separation" || !ev.bInit.entry || !ev.aAck) throw new Error("expected a shared pair with A's write");
+    ev.bInit.entry.writtenAtMs = ev.aAck.dueAtMs + 1;
     const failed = implementationChecks(tampered, config).filter((c) => !c.passed).map((c) => c.name);
-    expect(failed).toEqual(expect.arrayContaining(["every_run_recorded_once", "exposure_matches_service_timeline"]));
+    expect(failed).toEqual(expect.arrayContaining(["every_run_recorded_once", "exposure_matches_service_timeline", "harness_ahead_of_every_delay"]));
     await ctx.client.close();
   });
 });
