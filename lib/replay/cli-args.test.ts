@@ -10,8 +10,8 @@ describe("parseReplayArgs", () => {
     expect(jsonFile).toBeNull();
   });
   it("reads every flag", () => {
-    const { config, jsonFile } = parseReplayArgs(["--json", "out.json", "--delays", "0,50", "--schedules", "2", "--repetitions", "3", "--concurrency", "8"]);
-    expect(config).toMatchObject({ delaysMs: [0, 50], schedules: 2, repetitions: 3, concurrency: 8 });
+    const { config, jsonFile } = parseReplayArgs(["--json", "out.json", "--delays", "0,50", "--schedules", "2", "--repetitions", "3", "--concurrency", "8", "--environment-failure-retries", "2", "--harness-late-retries", "5"]);
+    expect(config).toMatchObject({ delaysMs: [0, 50], schedules: 2, repetitions: 3, concurrency: 8, environmentFailureRetries: 2, harnessLateRetries: 5 });
     expect(jsonFile).toBe("out.json");
   });
   it.each([
@@ -21,6 +21,7 @@ describe("parseReplayArgs", () => {
     [["--schedules", "0"], /--schedules/],
     [["--repetitions", "1.5"], /--repetitions: "1.5" is not an integer/],
     [["--concurrency", "100000"], /--concurrency/],
+    [["--harness-late-retries", "11"], /--harness-late-retries/],
     [["--bogus"], /bogus/],
     [["--json"], /json/],
   ])("rejects %j with a message naming the flag", (argv, message) => {

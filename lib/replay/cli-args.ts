@@ -34,6 +34,7 @@ export function parseReplayArgs(argv: string[]): ReplayArgs {
         repetitions: { type: "string" },
         concurrency: { type: "string" },
         "environment-failure-retries": { type: "string" },
+        "harness-late-retries": { type: "string" },
       },
     }));
   } catch (error) {
@@ -45,10 +46,11 @@ export function parseReplayArgs(argv: string[]): ReplayArgs {
     ...(values.repetitions !== undefined && { repetitions: int("repetitions", values.repetitions) }),
     ...(values.concurrency !== undefined && { concurrency: int("concurrency", values.concurrency) }),
     ...(values["environment-failure-retries"] !== undefined && { environmentFailureRetries: int("environment-failure-retries", values["environment-failure-retries"]) }),
+    ...(values["harness-late-retries"] !== undefined && { harnessLateRetries: int("harness-late-retries", values["harness-late-retries"]) }),
   };
   const parsed = replayConfigSchema.safeParse(input);
   if (!parsed.success) {
-    const flagOf: Record<string, string> = { delaysMs: "delays", environmentFailureRetries: "environment-failure-retries" };
+    const flagOf: Record<string, string> = { delaysMs: "delays", environmentFailureRetries: "environment-failure-retries", harnessLateRetries: "harness-late-retries" };
     const issue = parsed.error.issues[0]!;
     const field = String(issue.path[0] ?? "");
     throw new UsageError(`--${flagOf[field] ?? field}: ${issue.message}`);

@@ -35,6 +35,12 @@ export const replayConfigSchema = z.strictObject({
   scoringMarginMs: z.number().int().min(0).max(1_000).default(5),
   /** Predeclared rule for environment failures: how often a trial is retried before it is recorded as one. */
   environmentFailureRetries: z.number().int().min(0).max(5).default(1),
+  /**
+   * Predeclared rule for the replay's own lag: how often a trial whose harness was late for its delay
+   * (its labels would measure our lag, not the policy) is retried before it is recorded as an
+   * environment failure.
+   */
+  harnessLateRetries: z.number().int().min(0).max(10).default(3),
   trace: traceSchema.default(PAPER_TRACE),
 });
 export type ReplayConfig = z.infer<typeof replayConfigSchema>;

@@ -18,6 +18,8 @@ export interface ReplayContext {
   serviceTimeOrigin: number;
   /** The service's monotonic clock, estimated locally from its time origin. */
   serviceNow(): number;
+  /** Told at once when an attempt's harness was late for its delay, so that a worker can shed load. */
+  onHarnessLate?: () => void;
 }
 
 /** How long past its due time an operation is followed before the run is declared unresolved. */

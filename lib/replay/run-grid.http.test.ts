@@ -4,7 +4,7 @@ import { freePort } from "../db/free-port";
 import { spawnDelayedWriteService, type ServiceProcess } from "../delayed-write/spawn";
 import { replayConfigSchema } from "./config";
 import type { ReplayContext } from "./context";
-import { runGrid, runUnitWithRule } from "./run-grid";
+import { HARNESS_LATE, runGrid, runUnitWithRule } from "./run-grid";
 import { implementationChecks } from "./checks";
 import { PAPER_TRACE } from "./trace";
 
@@ -21,7 +21,7 @@ const context = (url: string): ReplayContext => ({
 describe("environment failures are data", () => {
   it("records a unit whose service is unreachable as environment failures with evidence, after the predeclared retries", async () => {
     const ctx = context(`http://127.0.0.1:${await freePort()}`);
-    const result = await runUnitWithRule(ctx, { test: "separation", condition: "shared", scheduleId: 1, delayMs: 25, repetition: 1 }, 2);
+    const result = await runUnitWithRule(ctx, { test: "separation", condition: "shared", scheduleId: 1, delayMs: 25, repetition: 1 }, { environmentFailureRetries: 2, harnessLateRetries: 0 });
     expect(result.runs.map((r) => [r.role, r.classification, r.recordedLabel])).toEqual([
       ["A", "environment_failure", "unresolved"],
       ["B", "environment_failure", "unresolved"],
@@ -41,6 +41,41 @@ describe("a small grid against a real service process", () => {
   });
   afterAll(async () => {
     await service?.stop();
+  });
+
+  it("voids a unit whose harness was late for its own delay, retries it, and records it as an environment failure when every attempt is late", async () => {
+    // A client that stalls the endpoint read of the first `lateReads` trials past their 25 ms delay.
+    class StallingClient extends DelayedWriteClient {
+      constructor(
+        url: string,
+        private lateReads: number,
+      ) {
+        super(url);
+      }
+      override async write(...args: Parameters<DelayedWriteClient["write"]>) {
+        const answer = await super.write(...args);
+        if (this.lateReads-- > 0) await new Promise((resolve) => setTimeout(resolve, 60));
+        return answer;
+      }
+    }
+    const unit = { test: "finality", condition: "snapshot", scheduleId: 1, delayMs: 25, repetition: 1 } as const;
+    const ctx = context(service.url);
+    const { timeOrigin } = await ctx.client.clock();
+    ctx.serviceNow = () => performance.now() + performance.timeOrigin - timeOrigin;
+
+    ctx.client = new StallingClient(service.url, 1);
+    const recovered = await runUnitWithRule(ctx, unit, { environmentFailureRetries: 0, harnessLateRetries: 1 });
+    const [run] = recovered.runs;
+    expect([run!.classification, run!.endpointLabel, run!.terminalLabel]).toEqual(["completed", "failure", "success"]);
+    expect(run!.evidence.serviceFailures.map((f) => [f.attempt, f.detail.startsWith(HARNESS_LATE)])).toEqual([[0, true]]);
+    expect(run!.namespace).toMatch(/\/retry1$/);
+    await ctx.client.close();
+
+    ctx.client = new StallingClient(service.url, 2);
+    const voided = await runUnitWithRule(ctx, unit, { environmentFailureRetries: 0, harnessLateRetries: 1 });
+    expect(voided.runs.map((r) => [r.classification, r.recordedLabel])).toEqual([["environment_failure", "unresolved"]]);
+    expect(voided.runs[0]!.evidence.serviceFailures.map((f) => f.detail)).toEqual([expect.stringMatching(/^harness late: .* endpoint read [\d.]+ ms after due$/), expect.stringMatching(/^harness late/)]);
+    await ctx.client.close();
   });
 
   it("passes every check, and the checks fail when evidence is tampered with", async () => {

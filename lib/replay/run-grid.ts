@@ -4,6 +4,7 @@ import { classifyRun } from "./classification";
 import type { ReplayConfig } from "./config";
 import type { ReplayContext } from "./context";
 import { runFinalityTrial } from "./finality-trial";
+import { harnessLateness } from "./harness-timing";
 import { gridUnits, unitGroupId, unitNamespace, type ReplayUnit } from "./grid";
 import type { RunRecord, ServiceFailureEvidence, UnitResult } from "./records";
 import { runSeparationPair } from "./separation-pair";
@@ -14,26 +15,51 @@ export function runUnit(ctx: ReplayContext, unit: ReplayUnit, attempt: number): 
   return unit.test === "finality" ? runFinalityTrial(ctx, unit, attempt) : runSeparationPair(ctx, unit, attempt);
 }
 
+/** Detail prefix of a failure that was the replay's own lag (harness-timing.ts), not the service's. */
+export const HARNESS_LATE = "harness late";
+/** A late unit's retry waits this long (up to twice, jittered), so that the load that made it late can drain. */
+const HARNESS_RETRY_PAUSE_MS = 250;
+
+/** The predeclared retry rule of an experiment (its config's fields of the same names). */
+export type RetryRule = Pick<ReplayConfig, "environmentFailureRetries" | "harnessLateRetries">;
+
+/** Attempts one run of a unit may take at most: its namespaces are numbered within this many per job attempt. */
+export const attemptsPerRun = (rule: RetryRule) => rule.environmentFailureRetries + rule.harnessLateRetries + 1;
+
 /**
- * Runs one unit under the predeclared environment-failure rule: a unit whose service call fails is
- * retried in a fresh namespace up to `retries` times, then recorded as an environment failure with
- * its evidence. A write the service rejects as invalid is the trace's fault: an agent failure, not retried.
+ * Runs one unit under the experiment's predeclared rule. A unit whose service call fails is retried
+ * in a fresh namespace up to `environmentFailureRetries` times; one whose harness was late for its own
+ * delay (harness-timing.ts) up to `harnessLateRetries` times, after a pause. Every voided attempt is
+ * kept as evidence on the unit's runs; a unit out of retries is recorded as an environment failure.
+ * A write the service rejects as invalid is the trace's fault: an agent failure, not retried.
  */
-export async function runUnitWithRule(ctx: ReplayContext, unit: ReplayUnit, retries: number, firstAttempt = 0): Promise<UnitResult> {
+export async function runUnitWithRule(ctx: ReplayContext, unit: ReplayUnit, rule: RetryRule, firstAttempt = 0): Promise<UnitResult> {
   const failures: ServiceFailureEvidence[] = [];
-  for (let attempt = firstAttempt; attempt <= firstAttempt + retries; attempt++) {
+  let serviceRetries = rule.environmentFailureRetries;
+  let lateRetries = rule.harnessLateRetries;
+  for (let attempt = firstAttempt; ; attempt++) {
     try {
       const result = await runUnit(ctx, unit, attempt);
-      for (const run of result.runs) run.evidence.serviceFailures.push(...failures);
-      return result;
+      const { late } = harnessLateness(result.runs);
+      if (late.length === 0) {
+        for (const run of result.runs) run.evidence.serviceFailures.push(...failures);
+        return result;
+      }
+      // The harness lost a race against its own delay: the attempt is void, kept as evidence.
+      failures.push({ request: "replay harness timing", detail: `${HARNESS_LATE}: ${late.join("; ")}`, atMs: ctx.serviceNow(), attempt });
+      ctx.onHarnessLate?.();
+      if (lateRetries-- === 0) break;
+      // Retrying at once would meet the same load that made it late.
+      await new Promise((resolve) => setTimeout(resolve, HARNESS_RETRY_PAUSE_MS * (1 + Math.random())));
     } catch (error) {
       if (!(error instanceof ServiceFailure)) throw error;
       failures.push({ request: error.request, detail: error.detail, status: error.status, atMs: ctx.serviceNow(), attempt });
       const rejectedWrite = error.request.startsWith("POST /v1/writes") && error.status !== undefined && error.status >= 400 && error.status < 500;
       if (rejectedWrite) return failedUnit(ctx, unit, attempt, failures, "agent");
+      if (serviceRetries-- === 0) break;
     }
   }
-  return failedUnit(ctx, unit, firstAttempt + retries, failures, "environment");
+  return failedUnit(ctx, unit, failures.at(-1)!.attempt, failures, "environment");
 }
 
 /** The runs of a unit that could not finish: kept, classified, with their evidence, never dropped. */
@@ -80,7 +106,7 @@ export async function runGrid(ctx: ReplayContext, config: ReplayConfig): Promise
     gridUnits(config).map((unit, index) =>
       limit(async () => {
         if (index < config.concurrency && index > 0) await new Promise((resolve) => setTimeout(resolve, index * step));
-        return runUnitWithRule(ctx, unit, config.environmentFailureRetries);
+        return runUnitWithRule(ctx, unit, config);
       }),
     ),
   );
