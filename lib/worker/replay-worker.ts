@@ -17,8 +17,9 @@ import { replayConfigSchema, type ReplayConfig } from "../replay/config";
 import type { ReplayContext } from "../replay/context";
 import { expectedRunCount } from "../replay/grid";
 import { finalizeExperiment, markExperimentStarted, recordService, unitStored } from "../replay/persist";
-import { runUnitWithRule } from "../replay/run-grid";
+import { attemptsPerRun, runUnitWithRule } from "../replay/run-grid";
 import { warmUp } from "../replay/warmup";
+import { AdmissionControl } from "./admission";
 
 export interface ReplayWorkerOptions {
   databaseUrl: string;
@@ -107,6 +108,7 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
   // `concurrency` units replay at once; as many more jobs may be waiting for their batch to be
   // stored, so that storage never holds a replay slot.
   const replaying = pLimit(options.concurrency);
+  const admission = new AdmissionControl(options.concurrency);
   const jobConcurrency = options.concurrency * 2;
   // The first wave is spread over RAMP_MS, as runGrid's is (docs/replay.md): jobs arrive at an idle
   // worker as a fetched batch, and units all started in one tick made their writes come due at once
@@ -169,6 +171,9 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
     scoringMarginMs: config.scoringMarginMs,
     serviceTimeOrigin: timeOrigin,
     serviceNow,
+    onHarnessLate: () => {
+      replaying.concurrency = admission.recordLate();
+    },
   });
 
   // Once every run of an experiment is stored, one finalize job is enqueued (deduplicated by key).
@@ -212,14 +217,15 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
       // Only a retried job can find its unit already stored (its earlier attempt committed, then died).
       const retried = helpers.job.attempts > 1;
       if (!retried || !(await unitStored(db, experimentId, unit))) {
-        const retries = found.config.environmentFailureRetries;
         // A retried job starts in namespaces its earlier attempts never used.
-        const result = await replayUnit(() => runUnitWithRule(context(experimentId, found.config), unit, retries, (helpers.job.attempts - 1) * (retries + 1)));
+        const firstAttempt = (helpers.job.attempts - 1) * attemptsPerRun(found.config);
+        const result = await replayUnit(() => runUnitWithRule(context(experimentId, found.config), unit, found.config, firstAttempt));
         // A unit still replaying when its job was handed back at shutdown is not stored: its job is
         // redone by another worker, and closing this worker's client would otherwise have been
         // recorded as the unit's environment failure.
         if (handedBack) throw new Error("handed back at shutdown; the unit is redone elsewhere");
-        if (result.runs.some((run) => run.evidence.serviceFailures.some((failure) => failure.detail.startsWith("unreachable")))) void resync();
+        if (result.runs[0]?.evidence.serviceFailures.some((failure) => failure.detail.startsWith("unreachable"))) void resync();
+        replaying.concurrency = admission.recordOnTime();
         await writer.write({ experimentId, result });
         unitsRun++;
       }
@@ -324,10 +330,19 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
     }
     // Workers that stopped beating crashed or were killed: hand their locked jobs back to the queue.
     // Never this pool's own: after a database outage its row is old too, but it is alive.
+    // A pool that died before its first heartbeat has no row at all: its jobs, locked for longer
+    // than a heartbeat could take, are handed back too (graphile-worker would wait 4 hours).
     const stale = await db.$queryRaw<Array<{ worker_id: string }>>`
-      DELETE FROM replay_workers
-       WHERE heartbeat_at < now() - make_interval(secs => ${staleAfterMs / 1000}::float8) AND NOT (worker_id = ANY(${ids}::text[]))
-      RETURNING worker_id`;
+      WITH expired AS (
+        DELETE FROM replay_workers
+         WHERE heartbeat_at < now() - make_interval(secs => ${staleAfterMs / 1000}::float8) AND NOT (worker_id = ANY(${ids}::text[]))
+        RETURNING worker_id)
+      SELECT worker_id FROM expired
+      UNION
+      SELECT DISTINCT j.locked_by FROM graphile_worker._private_jobs j
+       WHERE j.locked_by IS NOT NULL AND NOT (j.locked_by = ANY(${ids}::text[]))
+         AND j.locked_at < now() - make_interval(secs => ${staleAfterMs / 1000}::float8)
+         AND NOT EXISTS (SELECT 1 FROM replay_workers w WHERE w.worker_id = j.locked_by)`;
     if (stale.length) {
       await utils.forceUnlockWorkers(stale.map((s) => s.worker_id));
       log(`unlocked the jobs of ${stale.length} worker(s) whose heartbeat stopped`);
