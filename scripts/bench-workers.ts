@@ -1,4 +1,4 @@
-// `npm run bench:workers -- --json FILE`: the queue-backed replay with worker PROCESSES.
+// `npm run bench:workers -- --json FILE`: the queue-backed replay with worker PROCESSES (`--workers 1,2,4` by default).
 //
 //  (a) Throughput: the paper's grid (2,400 units) enqueued as one experiment, run by 1, 2 and 4
 //      worker processes (`node --import tsx workers/replay-worker.ts`, WORKER_CONCURRENCY=64 each).
@@ -37,6 +37,7 @@ import { finalizeJobKey } from "../lib/jobs/definitions";
 import { replayConfigSchema, type ReplayConfig } from "../lib/replay/config";
 import { table2Mismatches } from "../lib/replay/expected-table2";
 import { gridUnits } from "../lib/replay/grid";
+import { HARNESS_LATE } from "../lib/replay/run-grid";
 import { withReplayStack } from "../lib/replay/stack";
 import { DEFAULT_WORKER_CONCURRENCY } from "../lib/worker/replay-worker";
 import { experimentSummary } from "../lib/replay/summary";
@@ -46,13 +47,16 @@ const { values } = parseArgs({
     json: { type: "string" },
     /** Tiny experiments for the pickup latency. */
     pickups: { type: "string", default: "200" },
+    /** Worker process counts to measure, comma-separated. */
+    workers: { type: "string", default: "1,2,4" },
   },
   strict: true,
 });
 const PICKUPS = Number(values.pickups);
 if (!Number.isInteger(PICKUPS) || PICKUPS < 1 || PICKUPS > 10_000) throw new Error("--pickups must be an integer from 1 to 10000");
 
-const WORKER_COUNTS = [1, 2, 4] as const;
+const WORKER_COUNTS = values.workers.split(",").map(Number);
+if (WORKER_COUNTS.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error("--workers must be a comma-separated list of integers from 1 to 16");
 /** Units each worker process replays at once: the workers' own default unless WORKER_CONCURRENCY is set. */
 const WORKER_CONCURRENCY = Number(process.env.WORKER_CONCURRENCY ?? DEFAULT_WORKER_CONCURRENCY);
 const READY_TIMEOUT_MS = 120_000;
@@ -224,7 +228,7 @@ try {
     const grid = replayConfigSchema.parse({});
     const units = gridUnits(grid).length;
     const throughput: Array<{ workers: number; trialsPerSecond: number; table2Exact: boolean }> = [];
-    const details: Array<{ workers: number; wallMs: number; state: string; mismatches: string[] }> = [];
+    const details: Array<{ workers: number; wallMs: number; state: string; mismatches: string[]; lateAttempts: number; environmentFailures: number }> = [];
 
     for (const workers of WORKER_COUNTS) {
       await withWorkers(workers, serviceUrl, async () => {
@@ -235,7 +239,12 @@ try {
         const wallMs = final.finishedAt!.getTime() - enqueuedAt;
         const mismatches = table2Mismatches(await experimentSummary(db, experimentId), grid);
         throughput.push({ workers, trialsPerSecond: units / (wallMs / 1000), table2Exact: mismatches.length === 0 });
-        details.push({ workers, wallMs, state: final.state, mismatches });
+        // Attempts voided because the harness was late for its own delay (retried in fresh namespaces), and units left as environment failures.
+        const [accounting] = await db.$queryRaw<Array<{ late: number; failed: number }>>`
+          SELECT (SELECT count(*)::int FROM runs r, jsonb_array_elements(r.evidence->'serviceFailures') f
+                   WHERE r.experiment_id = ${experimentId}::uuid AND r.role <> 'B' AND f->>'detail' LIKE ${`${HARNESS_LATE}%`}) AS late,
+                 (SELECT count(*)::int FROM runs WHERE experiment_id = ${experimentId}::uuid AND role <> 'B' AND classification = 'environment_failure') AS failed`;
+        details.push({ workers, wallMs, state: final.state, mismatches, lateAttempts: accounting?.late ?? 0, environmentFailures: accounting?.failed ?? 0 });
         log(`${workers} worker(s): ${final.state} in ${(wallMs / 1000).toFixed(2)} s${final.error ? ` (${final.error})` : ""}`);
         await drainFinalizeJobs(db, [experimentId]);
       });
@@ -264,10 +273,10 @@ try {
     };
 
     console.log(`Throughput, paper grid of ${units} units (a trial = one unit: a finality trial or a separation pair), WORKER_CONCURRENCY=${WORKER_CONCURRENCY} per process`);
-    console.log("workers  wall (s)  trials/s  state      Table 2 exact");
+    console.log("workers  wall (s)  trials/s  state      Table 2 exact  late attempts retried  units left as environment failures");
     for (const [i, t] of throughput.entries()) {
       const d = details[i]!;
-      console.log(`${String(t.workers).padStart(7)}  ${(d.wallMs / 1000).toFixed(2).padStart(8)}  ${t.trialsPerSecond.toFixed(1).padStart(8)}  ${d.state.padEnd(9)}  ${t.table2Exact}`);
+      console.log(`${String(t.workers).padStart(7)}  ${(d.wallMs / 1000).toFixed(2).padStart(8)}  ${t.trialsPerSecond.toFixed(1).padStart(8)}  ${d.state.padEnd(9)}  ${String(t.table2Exact).padEnd(13)}  ${String(d.lateAttempts).padStart(21)}  ${String(d.environmentFailures).padStart(34)}`);
       for (const problem of d.mismatches) console.log(`         mismatch: ${problem}`);
     }
     console.log(`Pickup latency, enqueue to job start (started_at - created_at), one idle worker, n=${latencies.length}:`);

@@ -290,6 +290,21 @@ describe("replay workers as separate processes against one queue", () => {
     expect(await lockedJobs(database.db, experimentId)).toBe(0);
   });
 
+  it("jobs locked by a pool that died before its first heartbeat are handed back within seconds, not graphile-worker's 4 hours", { timeout: 420_000 }, async () => {
+    const config = paper({ delaysMs: [0, 25], schedules: 1, repetitions: 2 });
+    const experimentId = await createQueuedExperiment(database.db, config);
+    // A pool that locked every job of the experiment and died at once: it never wrote a heartbeat.
+    const locked = await database.db.$executeRaw`
+      UPDATE graphile_worker._private_jobs SET locked_by = 'pool-ghost-never-beat', locked_at = now() - interval '1 minute'
+       WHERE payload->>'experimentId' = ${experimentId}`;
+    expect(locked).toBe(gridUnits(config).length);
+    const worker = await startWorker({ databaseUrl: database.url, serviceUrl: service.url });
+    await waitForFinal(database.db, experimentId, [worker], 60_000);
+    await expectExact(database.db, experimentId, config);
+    expect(worker.output.some((line) => /unlocked the jobs of 1 worker/.test(line))).toBe(true);
+    expect(await worker.stop("SIGTERM")).toEqual({ code: 0, signal: null });
+  });
+
   it("a SIGKILLed worker loses no unit and duplicates none: another takes over its jobs", { timeout: 420_000 }, async () => {
     const config = paper();
     const total = expectedRunCount(config);
