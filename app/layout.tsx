@@ -1,6 +1,9 @@
 import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { SignOutButton } from "@/components/account-forms";
+import { pagePrincipal } from "@/lib/auth/guard";
+import { can } from "@/lib/auth/permissions";
 import "./globals.css";
 
 export const metadata: Metadata = {
@@ -8,7 +11,8 @@ export const metadata: Metadata = {
   description: "Replays agent evaluations to show where the endpoint label differs from the terminal label, and where one run reached another.",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  const principal = await pagePrincipal();
   return (
     <html lang="en">
       <body>
@@ -16,6 +20,16 @@ export default function RootLayout({ children }: { children: ReactNode }) {
           <Link href="/" className="site-name">
             Boundary Lab
           </Link>
+          {principal ? (
+            <nav aria-label="Account" className="site-nav">
+              <span data-testid="signed-in-as">
+                {principal.email} <span className="muted">({principal.role})</span>
+              </span>
+              <Link href="/account">Account</Link>
+              {can(principal.role, "users:admin") ? <Link href="/admin">Admin</Link> : null}
+              <SignOutButton />
+            </nav>
+          ) : null}
         </header>
         <main>{children}</main>
       </body>

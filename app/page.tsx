@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { requirePagePermission } from "@/lib/auth/guard";
 import { getDb } from "@/lib/db/client";
 import { describeGrid } from "@/lib/replay/display";
 import { ratio } from "@/lib/replay/format";
@@ -20,6 +21,7 @@ function IsoTime({ iso }: { iso: string }) {
 }
 
 export default async function ExperimentsPage() {
+  await requirePagePermission("results:read", "/");
   const experiments = await listExperiments(getDb(), { limit: LIMIT });
 
   return (

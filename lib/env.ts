@@ -10,8 +10,20 @@ export const serverEnvSchema = z.object({
   /** Folder for the embedded PostgreSQL's data when DATABASE_URL is unset. */
   BOUNDARY_LAB_DATA_DIR: z.string().min(1).default(".data"),
   PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  /**
+   * Signs sessions (Better Auth). `npm start` generates one into the data folder when unset; the web
+   * app refuses to serve accounts without it.
+   */
+  BETTER_AUTH_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32, "must be at least 32 characters").optional()),
+  /** The origin browsers use to reach the web app; sign-in is refused from any other. Default http://localhost:PORT. */
+  BASE_URL: optionalUrl(/^https?$/),
+  /** Share links expire after this many days unless their creator chooses otherwise. */
+  SHARE_LINK_DEFAULT_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
 });
 export type ServerEnv = z.infer<typeof serverEnvSchema>;
+
+/** The web app's own origin, as browsers reach it. */
+export const baseUrlOf = (env: ServerEnv) => (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, "");
 
 export function readServerEnv(source: Record<string, string | undefined> = process.env): ServerEnv {
   const parsed = serverEnvSchema.safeParse(source);

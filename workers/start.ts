@@ -6,7 +6,8 @@ import { rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { openDatabase } from "../lib/db/database";
 import { spawnDelayedWriteService } from "../lib/delayed-write/spawn";
-import { readServerEnv } from "../lib/env";
+import { createPrisma } from "../lib/db/prisma";
+import { baseUrlOf, readServerEnv } from "../lib/env";
 
 const log = (line: string) => console.log(`boundary-lab: ${line}`);
 const env = readServerEnv();
@@ -30,7 +31,12 @@ const web = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/ne
   env: { ...process.env, DATABASE_URL: database.url, DELAYED_WRITE_URL: serviceUrl, NEXT_TELEMETRY_DISABLED: "1" },
   stdio: ["ignore", "inherit", "inherit"],
 });
-log(`web app at http://localhost:${env.PORT}  (Ctrl-C stops everything)`);
+log(`web app at ${baseUrlOf(env)}  (Ctrl-C stops everything)`);
+{
+  const db = createPrisma(database.url, 1);
+  if ((await db.user.count()) === 0) log(`no account yet: open ${baseUrlOf(env)}/setup to create the first admin, or run \`npm run user:create -- --email E --password P --role admin\``);
+  await db.$disconnect();
+}
 
 let stopping = false;
 async function stop(code: number) {

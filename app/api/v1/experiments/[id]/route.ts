@@ -1,3 +1,4 @@
+import { requireApiPermission } from "@/lib/auth/guard";
 import { getDb } from "@/lib/db/client";
 import { experimentStatus } from "@/lib/experiments/progress";
 import { apiRoute, experimentIdSchema, notFound, parseInput } from "@/lib/http/route";
@@ -5,7 +6,8 @@ import { apiRoute, experimentIdSchema, notFound, parseInput } from "@/lib/http/r
 export const dynamic = "force-dynamic";
 
 /** The experiment's state and progress (done/total runs, overall and per condition). */
-export const GET = apiRoute(async (_request: Request, context: { params: Promise<{ id: string }> }) => {
+export const GET = apiRoute(async (request: Request, context: { params: Promise<{ id: string }> }) => {
+  await requireApiPermission(request, "results:read");
   const { id } = parseInput(experimentIdSchema, await context.params, "path");
   const status = await experimentStatus(getDb(), id);
   if (!status) throw notFound(`experiment ${id}`);

@@ -1,3 +1,4 @@
+import { requireApiPermission } from "@/lib/auth/guard";
 import { getDb } from "@/lib/db/client";
 import { getServiceClient } from "@/lib/delayed-write/web-client";
 import { cancelExperiment } from "@/lib/experiments/cancel-experiment";
@@ -6,7 +7,8 @@ import { ApiError, apiRoute, experimentIdSchema, notFound, parseInput } from "@/
 export const dynamic = "force-dynamic";
 
 /** Cancels a queued or running experiment and confirms that none of its operations can still commit. */
-export const POST = apiRoute(async (_request: Request, context: { params: Promise<{ id: string }> }) => {
+export const POST = apiRoute(async (request: Request, context: { params: Promise<{ id: string }> }) => {
+  await requireApiPermission(request, "experiment:cancel");
   const { id } = parseInput(experimentIdSchema, await context.params, "path");
   const service = getServiceClient();
   if (!service) throw new ApiError(503, "no_service", "DELAYED_WRITE_URL is not set: pending operations could not be cancelled");

@@ -1,0 +1,13 @@
+import { createFirstAdmin } from "@/lib/auth/accounts";
+import { firstAdminSchema } from "@/lib/auth/schemas";
+import { getAuth } from "@/lib/auth/server";
+import { getDb } from "@/lib/db/client";
+import { apiRoute, parseInput, readJsonBody } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+/** First-run setup: creates the first admin, and only while no account exists (409 after). */
+export const POST = apiRoute(async (request: Request) => {
+  const input = parseInput(firstAdminSchema, await readJsonBody(request), "body");
+  return Response.json(await createFirstAdmin(getAuth(), getDb(), input), { status: 201 });
+});

@@ -1,0 +1,19 @@
+import type { Metadata } from "next";
+import { redirect } from "next/navigation";
+import { SetupForm } from "@/components/setup-form";
+import { getDb } from "@/lib/db/client";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "First-run setup" };
+
+/** Works only while no account exists; afterwards it sends visitors to sign in. */
+export default async function SetupPage() {
+  if ((await getDb().user.count()) > 0) redirect("/login");
+  return (
+    <>
+      <h1>First-run setup</h1>
+      <p>No account exists yet. Create the first admin; admins then create everyone else&apos;s accounts. (From a shell: <code>npm run user:create -- --email E --password P --role admin</code>.)</p>
+      <SetupForm />
+    </>
+  );
+}

@@ -1,0 +1,22 @@
+"use client";
+
+/** What a JSON API call answered: the body, or the error it named (with the field at fault, if any). */
+export type ApiResult<T> = { ok: true; data: T } | { ok: false; message: string; field?: string; status: number };
+
+/** Calls one of our `/api/v1` routes from the browser (same origin, session cookie). */
+export async function callApi<T>(url: string, method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", body?: unknown): Promise<ApiResult<T>> {
+  try {
+    const response = await fetch(url, {
+      method,
+      headers: body === undefined ? {} : { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await response.text();
+    const json: unknown = text ? JSON.parse(text) : null;
+    if (response.ok) return { ok: true, data: json as T };
+    const error = (json as { error?: { message?: string; field?: string } } | null)?.error;
+    return { ok: false, status: response.status, message: error?.message ?? `request failed (${response.status})`, ...(error?.field ? { field: error.field } : {}) };
+  } catch (error) {
+    return { ok: false, status: 0, message: `the server could not be reached: ${(error as Error).message}` };
+  }
+}

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Db } from "../db/prisma";
+import { readServerEnv } from "../env";
+import { ApiError } from "../http/route";
+import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { createAccount, createApiKey, createFirstAdmin, listApiKeys, revokeApiKey, setAccountRole } from "./accounts";
+import { createAuth, type Auth } from "./auth";
+import { resolvePrincipal } from "./principal";
+
+// Accounts, API keys and principals on a real PostgreSQL, through Better Auth itself.
+let database: TestDatabase;
+let db: Db;
+let auth: Auth;
+const PASSWORD = "a password long enough";
+const BASE_URL = "http://localhost:3999";
+
+beforeAll(async () => {
+  database = await createTestDatabase(inject("embeddedAdminUrl"));
+  db = database.db;
+  auth = createAuth(db, readServerEnv({ BASE_URL, BETTER_AUTH_SECRET: "x".repeat(40) }));
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) => (error instanceof ApiError ? { status: error.status, code: error.code, field: error.field } : error),
+  );
+
+describe("first-run setup", () => {
+  it("creates exactly one admin when two setups race, and refuses every later one", async () => {
+    const results = await Promise.allSettled([
+      createFirstAdmin(auth, db, { email: "first@example.test", password: PASSWORD }),
+      createFirstAdmin(auth, db, { email: "second@example.test", password: PASSWORD }),
+    ]);
+    expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
+    const users = await db.user.findMany();
+    expect(users.map((u) => u.role)).toEqual(["admin"]);
+    expect(await refusal(createFirstAdmin(auth, db, { email: "third@example.test", password: PASSWORD }))).toEqual({ status: 409, code: "setup_done", field: undefined });
+    // The password is stored hashed, never as given.
+    const account = await db.account.findFirstOrThrow({ where: { userId: users[0]!.id } });
+    expect(account.password).not.toContain(PASSWORD);
+    expect(account.password!.length).toBeGreaterThan(32);
+  });
+});
+
+describe("accounts", () => {
+  it("refuses a taken email with a 409 naming the field, whatever its case", async () => {
+    await createAccount(auth, { email: "dup@example.test", password: PASSWORD, role: "viewer" });
+    expect(await refusal(createAccount(auth, { email: "DUP@example.test", password: PASSWORD, role: "editor" }))).toEqual({ status: 409, code: "email_taken", field: "email" });
+    expect(await db.user.count({ where: { email: "dup@example.test" } })).toBe(1);
+  });
+
+  it("never demotes the last admin, and ends a user's sessions when their role changes", async () => {
+    const admin = await db.user.findFirstOrThrow({ where: { role: "admin" } });
+    expect(await refusal(setAccountRole(db, admin.id, "viewer"))).toEqual({ status: 409, code: "last_admin", field: "role" });
+    const editor = await createAccount(auth, { email: "promoted@example.test", password: PASSWORD, role: "editor" });
+    await auth.api.signInEmail({ body: { email: editor.email, password: PASSWORD } });
+    expect(await db.session.count({ where: { userId: editor.id } })).toBe(1);
+    await setAccountRole(db, editor.id, "admin");
+    expect(await db.session.count({ where: { userId: editor.id } })).toBe(0);
+    await setAccountRole(db, admin.id, "viewer"); // now allowed: another admin exists
+    expect((await db.user.findUniqueOrThrow({ where: { id: admin.id } })).role).toBe("viewer");
+    expect(await refusal(setAccountRole(db, "no-such-user", "viewer"))).toMatchObject({ status: 404 });
+  });
+});
+
+describe("principals", () => {
+  it("resolves a session, an API key (stored hashed, carrying the role), and refuses revoked and made-up keys", async () => {
+    const reviewer = await createAccount(auth, { email: "rev@example.test", password: PASSWORD, role: "reviewer" });
+    const signedIn = await auth.api.signInEmail({ body: { email: reviewer.email, password: PASSWORD }, returnHeaders: true });
+    const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
+    expect(await resolvePrincipal(auth, db, new Headers({ cookie }))).toMatchObject({ userId: reviewer.id, role: "reviewer", via: "session" });
+
+    const { key, apiKey } = await createApiKey(auth, reviewer.id, "harness");
+    expect(key).toMatch(/^bl_[A-Za-z0-9]{64}$/);
+    const stored = await db.apikey.findUniqueOrThrow({ where: { id: apiKey.id } });
+    expect(stored.key).not.toBe(key);
+    expect(JSON.stringify(stored)).not.toContain(key);
+    const byKey = new Headers({ authorization: `Bearer ${key}` });
+    expect(await resolvePrincipal(auth, db, byKey)).toMatchObject({ userId: reviewer.id, role: "reviewer", via: "api_key" });
+    // Many calls a day: no per-key daily cap.
+    for (let i = 0; i < 15; i++) expect(await resolvePrincipal(auth, db, byKey)).not.toBeNull();
+    expect((await listApiKeys(db, reviewer.id)).map((k) => k.name)).toEqual(["harness"]);
+
+    // A made-up key is refused, even with a valid session cookie alongside.
+    expect(await resolvePrincipal(auth, db, new Headers({ authorization: `Bearer bl_${"x".repeat(64)}`, cookie }))).toBeNull();
+    // Someone else cannot revoke it (it does not exist for them); its owner can, at once.
+    expect(await refusal(revokeApiKey(db, apiKey.id, { userId: "someone-else", isAdmin: false }))).toMatchObject({ status: 404 });
+    await revokeApiKey(db, apiKey.id, { userId: reviewer.id, isAdmin: false });
+    expect(await resolvePrincipal(auth, db, byKey)).toBeNull();
+  });
+
+  it("gives no principal to a banned user's key or an unknown role", async () => {
+    const viewer = await createAccount(auth, { email: "banned@example.test", password: PASSWORD, role: "viewer" });
+    const { key } = await createApiKey(auth, viewer.id, "k");
+    const headers = new Headers({ authorization: `Bearer ${key}` });
+    expect(await resolvePrincipal(auth, db, headers)).not.toBeNull();
+    await db.user.update({ where: { id: viewer.id }, data: { banned: true } });
+    expect(await resolvePrincipal(auth, db, headers)).toBeNull();
+  });
+});

@@ -1,0 +1,94 @@
+// Users and API keys, over Better Auth. Callers check permissions first (lib/auth/guard.ts).
+import { APIError } from "better-auth/api";
+import type { Db } from "../db/prisma";
+import { ApiError } from "../http/route";
+import type { Auth } from "./auth";
+import type { Role } from "./permissions";
+import type { NewUser } from "./schemas";
+
+export interface AccountView {
+  id: string;
+  email: string;
+  name: string;
+  role: Role;
+  createdAt: string;
+}
+
+/** Creates an account with a hashed password (Better Auth's scrypt). A taken email is a 409 naming the field. */
+export async function createAccount(auth: Auth, input: NewUser): Promise<AccountView> {
+  try {
+    const { user } = await auth.api.createUser({ body: { email: input.email, password: input.password, name: input.name ?? input.email, role: input.role } });
+    return { id: user.id, email: user.email, name: user.name, role: input.role, createdAt: new Date(user.createdAt).toISOString() };
+  } catch (error) {
+    if (error instanceof APIError && /already exists/i.test(error.message)) throw new ApiError(409, "email_taken", `email: an account with ${input.email} already exists`, "email");
+    throw error;
+  }
+}
+
+const FIRST_ADMIN_LOCK = 0x626c_6164; // "blad": one first-run setup at a time
+
+/**
+ * The first-run setup: creates an admin only while no account exists. Two setups at once are
+ * serialised by an advisory lock held for the duration, so exactly one of them succeeds.
+ */
+export async function createFirstAdmin(auth: Auth, db: Db, input: Omit<NewUser, "role">): Promise<AccountView> {
+  return db.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${FIRST_ADMIN_LOCK})`;
+      if ((await tx.user.count()) > 0) throw new ApiError(409, "setup_done", "setup is done: an account exists already; sign in instead");
+      return createAccount(auth, { ...input, role: "admin" });
+    },
+    { timeout: 30_000 },
+  );
+}
+
+export async function listAccounts(db: Db): Promise<AccountView[]> {
+  const users = await db.user.findMany({ orderBy: { createdAt: "asc" } });
+  return users.map((u) => ({ id: u.id, email: u.email, name: u.name, role: u.role as Role, createdAt: u.createdAt.toISOString() }));
+}
+
+/** Sets a user's role; the last admin cannot be demoted (the instance would have no one to manage it). */
+export async function setAccountRole(db: Db, userId: string, role: Role): Promise<AccountView> {
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${FIRST_ADMIN_LOCK})`;
+    const user = await tx.user.findUnique({ where: { id: userId } });
+    if (!user) throw new ApiError(404, "not_found", `user ${userId} not found`);
+    if (user.role === "admin" && role !== "admin" && (await tx.user.count({ where: { role: "admin" } })) === 1) {
+      throw new ApiError(409, "last_admin", "role: the last admin cannot be demoted; make another admin first", "role");
+    }
+    const updated = await tx.user.update({ where: { id: userId }, data: { role } });
+    if (role !== user.role) await tx.session.deleteMany({ where: { userId } }); // the new role applies from the next sign-in
+    return { id: updated.id, email: updated.email, name: updated.name, role, createdAt: updated.createdAt.toISOString() };
+  });
+}
+
+export interface ApiKeyView {
+  id: string;
+  name: string | null;
+  /** The first characters of the key, to tell keys apart; the key itself is never shown again. */
+  start: string | null;
+  userId: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+}
+
+/** Creates an API key for a user; the key is returned once and stored hashed. */
+export async function createApiKey(auth: Auth, userId: string, name: string): Promise<{ key: string; apiKey: ApiKeyView }> {
+  const created = await auth.api.createApiKey({ body: { userId, name } });
+  return {
+    key: created.key,
+    apiKey: { id: created.id, name: created.name, start: created.start, userId, createdAt: new Date(created.createdAt).toISOString(), lastUsedAt: null },
+  };
+}
+
+export async function listApiKeys(db: Db, userId?: string): Promise<ApiKeyView[]> {
+  const keys = await db.apikey.findMany({ where: userId ? { referenceId: userId } : {}, orderBy: { createdAt: "desc" } });
+  return keys.map((k) => ({ id: k.id, name: k.name, start: k.start, userId: k.referenceId, createdAt: k.createdAt.toISOString(), lastUsedAt: k.lastRequest?.toISOString() ?? null }));
+}
+
+/** Revokes (deletes) a key at once: its next use is refused. Only its owner, or an admin, may. */
+export async function revokeApiKey(db: Db, keyId: string, by: { userId: string; isAdmin: boolean }): Promise<void> {
+  const key = await db.apikey.findUnique({ where: { id: keyId } });
+  if (!key || (!by.isAdmin && key.referenceId !== by.userId)) throw new ApiError(404, "not_found", `API key ${keyId} not found`);
+  await db.apikey.delete({ where: { id: keyId } });
+}

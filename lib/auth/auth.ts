@@ -1,0 +1,87 @@
+// Accounts, sessions and API keys: Better Auth 1.7.25 on Prisma (docs/accounts.md). Server only.
+import { apiKey } from "@better-auth/api-key";
+import { betterAuth } from "better-auth";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import { APIError, createAuthMiddleware } from "better-auth/api";
+import { nextCookies } from "better-auth/next-js";
+import { admin } from "better-auth/plugins";
+import { adminAc, userAc } from "better-auth/plugins/admin/access";
+import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import type { Db } from "../db/prisma";
+import { baseUrlOf, type ServerEnv } from "../env";
+import { authSecret } from "./secret";
+
+export const MIN_PASSWORD_LENGTH = 12;
+/** API keys are shown once, start with this prefix and are stored hashed. */
+export const API_KEY_PREFIX = "bl_";
+
+/**
+ * Failed sign-ins per account in a row, whatever address they come from (a success resets the
+ * count): the per-address limit keys on X-Forwarded-For, which a client reaching the app without a
+ * proxy can set itself.
+ */
+const SIGN_IN_ATTEMPTS_PER_ACCOUNT = 10;
+const SIGN_IN_ACCOUNT_WINDOW_S = 15 * 60;
+
+export function createAuth(db: Db, env: ServerEnv) {
+  const perAccount = new RateLimiterMemory({ points: SIGN_IN_ATTEMPTS_PER_ACCOUNT, duration: SIGN_IN_ACCOUNT_WINDOW_S });
+  const baseURL = baseUrlOf(env);
+  const loopbackTwin = baseURL.replace("//localhost:", "//127.0.0.1:");
+  return betterAuth({
+    appName: "Boundary Lab",
+    baseURL,
+    secret: authSecret(env),
+    // Browsers reach a local instance as localhost or 127.0.0.1; any other origin is refused (403).
+    trustedOrigins: [...new Set([baseURL, loopbackTwin])],
+    database: prismaAdapter(db, { provider: "postgresql" }),
+    // Accounts are made by an admin (or `npm run user:create`, or the first-run setup page), never by sign-up.
+    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: MIN_PASSWORD_LENGTH, maxPasswordLength: 256 },
+    session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
+    telemetry: { enabled: false },
+    // Counted in PostgreSQL so that every web process shares the limits.
+    rateLimit: {
+      enabled: true,
+      storage: "database",
+      window: 60,
+      max: 300,
+      customRules: {
+        "/sign-in/email": { window: 60, max: 10 },
+        "/change-password": { window: 60, max: 5 },
+      },
+    },
+    hooks: {
+      before: createAuthMiddleware(async (ctx) => {
+        if (ctx.path !== "/sign-in/email") return;
+        const email = signInEmail(ctx.body);
+        try {
+          await perAccount.consume(email);
+        } catch (error) {
+          if (!(error instanceof RateLimiterRes)) throw error;
+          throw new APIError("TOO_MANY_REQUESTS", { message: `too many failed sign-ins for this account: try again in ${Math.ceil(error.msBeforeNext / 1000)} s` });
+        }
+      }),
+      after: createAuthMiddleware(async (ctx) => {
+        if (ctx.path === "/sign-in/email" && ctx.context.newSession) await perAccount.delete(signInEmail(ctx.body));
+      }),
+    },
+    plugins: [
+      admin({
+        defaultRole: "viewer",
+        adminRoles: ["admin"],
+        roles: { admin: adminAc, editor: userAc, reviewer: userAc, viewer: userAc },
+      }),
+      apiKey({
+        defaultPrefix: API_KEY_PREFIX,
+        defaultKeyLength: 64,
+        // Harnesses call the API many times a day; sign-in and share lookups carry the rate limits.
+        rateLimit: { enabled: false },
+        enableMetadata: false,
+      }),
+      nextCookies(),
+    ],
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;
+
+const signInEmail = (body: unknown) => String((body as { email?: unknown } | undefined)?.email ?? "").trim().toLowerCase();

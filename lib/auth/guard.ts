@@ -1,0 +1,38 @@
+// Thin shells over the principal and the permission table, for route handlers and pages.
+import { headers } from "next/headers";
+import { redirect } from "next/navigation";
+import { getDb } from "../db/client";
+import { ApiError } from "../http/route";
+import { can, type Permission } from "./permissions";
+import { bearerToken, resolvePrincipal, type Principal } from "./principal";
+import { getAuth } from "./server";
+
+/** The principal of an API request holding `permission`; 401 without one, 403 when the role lacks it. */
+export async function requireApiPermission(request: Request, permission: Permission): Promise<Principal> {
+  const principal = await resolvePrincipal(getAuth(), getDb(), request.headers);
+  if (!principal) {
+    throw bearerToken(request.headers) !== null
+      ? new ApiError(401, "invalid_api_key", "the API key is invalid, revoked or expired")
+      : new ApiError(401, "unauthenticated", "sign in, or send an API key as Authorization: Bearer <key>");
+  }
+  if (!can(principal.role, permission)) throw new ApiError(403, "forbidden", `the ${principal.role} role does not allow ${permission}`);
+  return principal;
+}
+
+/** The signed-in user of a page, or null. */
+export async function pagePrincipal(): Promise<Principal | null> {
+  // headers() first: it marks the page dynamic, so a build never reaches the database.
+  const requestHeaders = await headers();
+  return resolvePrincipal(getAuth(), getDb(), requestHeaders);
+}
+
+/**
+ * The signed-in user of a page holding `permission`: without a session the visitor is sent to sign
+ * in (and back to `path` after); a role without the permission gets a 403 page.
+ */
+export async function requirePagePermission(permission: Permission, path: string): Promise<Principal> {
+  const principal = await pagePrincipal();
+  if (!principal) redirect(`/login?next=${encodeURIComponent(path)}`);
+  if (!can(principal.role, permission)) redirect(`/forbidden?need=${encodeURIComponent(permission)}`);
+  return principal;
+}
