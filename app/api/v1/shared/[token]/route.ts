@@ -1,0 +1,20 @@
+import { getDb } from "@/lib/db/client";
+import { apiRoute } from "@/lib/http/route";
+import { lookUpShareLink } from "@/lib/share/access";
+import { shareRefusal } from "@/lib/share/refusal";
+
+export const dynamic = "force-dynamic";
+
+/**
+ * What a share link shows, as JSON, for anyone holding its token (no account): exactly its one
+ * resource, the frozen snapshot with its content hash, or the live resource. Refusals say why.
+ */
+export const GET = apiRoute(async (request: Request, context: { params: Promise<{ token: string }> }) => {
+  const { token } = await context.params;
+  const opened = await lookUpShareLink(getDb(), request.headers, token);
+  const refusal = shareRefusal(opened);
+  const headers: Record<string, string> = { "cache-control": "private, no-store" };
+  if (opened.status === "rate_limited") headers["retry-after"] = String(opened.retryAfterSeconds);
+  if (refusal) return Response.json({ error: { code: refusal.code, message: refusal.message } }, { status: refusal.httpStatus, headers });
+  return Response.json(opened, { headers });
+});

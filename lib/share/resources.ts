@@ -1,0 +1,94 @@
+import type { Db } from "../db/prisma";
+import { Prisma, type OpenEffect, type Run } from "../generated/prisma/client";
+import { experimentSummary } from "../replay/summary";
+import type { ReplaySummary } from "../replay/summary-schema";
+import type { ShareResourceType } from "./schemas";
+
+// What a reviewer sees through a link. Plain JSON only (timestamps as ISO strings), so that the
+// snapshot stored in jsonb and hashed is exactly what is shown.
+
+export interface ExperimentShareContent {
+  kind: "experiment";
+  experiment: {
+    id: string;
+    state: string;
+    createdAt: string;
+    startedAt: string | null;
+    finishedAt: string | null;
+    wallMs: number | null;
+    error: string | null;
+    config: Prisma.JsonValue;
+  };
+  summary: ReplaySummary;
+}
+
+export interface RunShareContent {
+  kind: "run";
+  run: Omit<Run, "createdAt"> & { createdAt: string };
+  experiment: { id: string; state: string };
+  openEffects: OpenEffect[];
+}
+
+export type ShareContent = ExperimentShareContent | RunShareContent;
+
+const iso = (date: Date | null) => (date === null ? null : date.toISOString());
+
+/** The content of the resource, or null when it does not exist. */
+export async function loadShareContent(db: Db, resourceType: ShareResourceType, resourceId: string): Promise<ShareContent | null> {
+  switch (resourceType) {
+    case "experiment":
+      return loadExperimentContent(db, resourceId);
+    case "run":
+      return loadRunContent(db, resourceId);
+    default:
+      throw new Error(`share links cannot show a ${resourceType satisfies never}`);
+  }
+}
+
+async function loadExperimentContent(db: Db, id: string): Promise<ExperimentShareContent | null> {
+  const experiment = await db.experiment.findUnique({
+    where: { id },
+    select: { id: true, state: true, createdAt: true, startedAt: true, finishedAt: true, wallMs: true, error: true, config: true },
+  });
+  if (!experiment) return null;
+  const summary = await experimentSummary(db, id).catch(deletedMeanwhile);
+  if (!summary) return null;
+  return {
+    kind: "experiment",
+    experiment: { ...experiment, createdAt: experiment.createdAt.toISOString(), startedAt: iso(experiment.startedAt), finishedAt: iso(experiment.finishedAt) },
+    summary,
+  };
+}
+
+/** An experiment deleted between our two reads is as gone as one never found. */
+function deletedMeanwhile(error: unknown): null {
+  if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2025") return null;
+  throw error;
+}
+
+async function loadRunContent(db: Db, id: string): Promise<RunShareContent | null> {
+  const found = await db.run.findUnique({
+    where: { id },
+    include: {
+      experiment: { select: { id: true, state: true } },
+      // A stable order, so that an unchanged run always hashes the same.
+      openEffects: { orderBy: [{ tracePosition: "asc" }, { id: "asc" }] },
+    },
+  });
+  if (!found) return null;
+  const { experiment, openEffects, createdAt, ...columns } = found;
+  return { kind: "run", run: { ...columns, createdAt: createdAt.toISOString() }, experiment, openEffects };
+}
+
+/** Whether the resource exists (a live link stores no content, so it only needs this). */
+export async function shareResourceExists(db: Db, resourceType: ShareResourceType, resourceId: string): Promise<boolean> {
+  const where = { where: { id: resourceId }, select: { id: true } } as const;
+  switch (resourceType) {
+    case "experiment":
+      return (await db.experiment.findUnique(where)) !== null;
+    case "run":
+      return (await db.run.findUnique(where)) !== null;
+    default:
+      throw new Error(`share links cannot point at a ${resourceType satisfies never}`);
+  }
+}

@@ -1,0 +1,53 @@
+import { describe, expect, it } from "vitest";
+import { ApiError, parseInput } from "../http/route";
+import { createShareLinkSchema, shareLinkIdSchema } from "./schemas";
+
+const id = "0b6c3a52-7a61-4f0e-9d8e-2c4a1f5b7e90";
+
+describe("createShareLinkSchema", () => {
+  it("defaults to a frozen link with the instance's expiry (expiresInDays left out)", () => {
+    expect(createShareLinkSchema.parse({ resourceType: "experiment", resourceId: id })).toEqual({ resourceType: "experiment", resourceId: id, mode: "frozen" });
+  });
+
+  it("keeps an explicit null expiry (never) apart from an omitted one, and trims the note", () => {
+    const parsed = createShareLinkSchema.parse({ resourceType: "run", resourceId: id, mode: "live", expiresInDays: null, note: "  for the reviewers  " });
+    expect(parsed).toEqual({ resourceType: "run", resourceId: id, mode: "live", expiresInDays: null, note: "for the reviewers" });
+    expect("expiresInDays" in parsed).toBe(true);
+  });
+
+  it.each([
+    [{ resourceType: "protocol_matrix", resourceId: id }, "resourceType"],
+    [{ resourceType: "experiment", resourceId: "not-a-uuid" }, "resourceId"],
+    [{ resourceType: "experiment" }, "resourceId"],
+    [{ resourceType: "experiment", resourceId: id, mode: "snapshot" }, "mode"],
+    [{ resourceType: "experiment", resourceId: id, expiresInDays: 0 }, "expiresInDays"],
+    [{ resourceType: "experiment", resourceId: id, expiresInDays: 3651 }, "expiresInDays"],
+    [{ resourceType: "experiment", resourceId: id, expiresInDays: 1.5 }, "expiresInDays"],
+    [{ resourceType: "experiment", resourceId: id, expiresInDays: "7" }, "expiresInDays"],
+    [{ resourceType: "experiment", resourceId: id, note: "x".repeat(201) }, "note"],
+    [{ resourceType: "experiment", resourceId: id, token: "mine" }, "token"],
+  ])("refuses %j, naming %s", (body, field) => {
+    try {
+      parseInput(createShareLinkSchema, body, "body");
+      expect.unreachable("parsed");
+    } catch (error) {
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).status).toBe(400);
+      expect((error as ApiError).field).toBe(field);
+    }
+  });
+
+  it("names resourceId in its message", () => {
+    const result = createShareLinkSchema.safeParse({ resourceType: "run", resourceId: "42" });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]?.message).toMatch(/resourceId/);
+  });
+});
+
+describe("shareLinkIdSchema", () => {
+  it("accepts a UUID and nothing else", () => {
+    expect(shareLinkIdSchema.parse({ id })).toEqual({ id });
+    expect(shareLinkIdSchema.safeParse({ id: "1" }).success).toBe(false);
+    expect(shareLinkIdSchema.safeParse({ id, extra: 1 }).success).toBe(false);
+  });
+});

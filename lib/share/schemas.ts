@@ -1,0 +1,31 @@
+import { z } from "zod";
+
+/** What a link can point at today (the protocol-review matrix comes with its own issue). */
+export const SHARE_RESOURCE_TYPES = ["experiment", "run"] as const;
+export type ShareResourceType = (typeof SHARE_RESOURCE_TYPES)[number];
+
+/** frozen: the content as it was when the link was made; live: the content as it is when opened. */
+export const SHARE_MODES = ["frozen", "live"] as const;
+export type ShareMode = (typeof SHARE_MODES)[number];
+
+export const MAX_SHARE_LINK_DAYS = 3650;
+
+/** The create-link body, shared by the API route and the form. */
+export const createShareLinkSchema = z.strictObject({
+  resourceType: z.enum(SHARE_RESOURCE_TYPES, `resourceType must be one of ${SHARE_RESOURCE_TYPES.join(", ")}`),
+  resourceId: z.uuid("resourceId must be an experiment or run id (a UUID)"),
+  mode: z.enum(SHARE_MODES, `mode must be one of ${SHARE_MODES.join(", ")}`).default("frozen"),
+  /** null: never expires, by explicit choice; omitted: the instance default (SHARE_LINK_DEFAULT_DAYS). */
+  expiresInDays: z
+    .number("expiresInDays must be a whole number of days, or null for never")
+    .int("expiresInDays must be a whole number of days")
+    .min(1, "expiresInDays must be at least 1")
+    .max(MAX_SHARE_LINK_DAYS, `expiresInDays must be at most ${MAX_SHARE_LINK_DAYS}`)
+    .nullable()
+    .optional(),
+  note: z.string().trim().max(200, "note must be at most 200 characters").optional(),
+});
+export type CreateShareLinkInput = z.infer<typeof createShareLinkSchema>;
+
+/** The `[id]` path parameter of the share-link routes. */
+export const shareLinkIdSchema = z.strictObject({ id: z.uuid("id must be a share link id (a UUID)") });
