@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, test } from "./fixtures";
 import { replayConfigSchema } from "../lib/replay/config";
 import { table2Mismatches } from "../lib/replay/expected-table2";
 import { replaySummarySchema } from "../lib/replay/summary-schema";
@@ -8,7 +8,7 @@ test.describe.configure({ mode: "serial" });
 
 const grid = { delaysMs: [0, 25, 100], schedules: 2, repetitions: 2 };
 
-test("an experiment created through the API runs on the worker to exactly Table 2", async ({ request }) => {
+test("an experiment created through the API runs on the worker to exactly Table 2", async ({ editorApi: request }) => {
   test.setTimeout(90_000);
   const created = await request.post("/api/v1/experiments", { data: grid });
   expect(created.status()).toBe(201);
@@ -32,7 +32,7 @@ test("an experiment created through the API runs on the worker to exactly Table 
   expect(summary.classifications.completed).toBe(216);
 });
 
-test("an invalid config is refused with a 400 naming the field, and nothing is written", async ({ request }) => {
+test("an invalid config is refused with a 400 naming the field, and nothing is written", async ({ editorApi: request }) => {
   const before = (await (await request.get("/api/health")).json()) as object;
   expect(before).toMatchObject({ db: "ok" });
   for (const [body, field] of [
@@ -49,14 +49,14 @@ test("an invalid config is refused with a 400 naming the field, and nothing is w
   expect(malformed.status()).toBe(400);
 });
 
-test("unknown and malformed experiment ids get 404 and 400", async ({ request }) => {
+test("unknown and malformed experiment ids get 404 and 400", async ({ editorApi: request }) => {
   expect((await request.get("/api/v1/experiments/00000000-0000-4000-8000-000000000000")).status()).toBe(404);
   expect((await request.get("/api/v1/experiments/00000000-0000-4000-8000-000000000000/summary")).status()).toBe(404);
   expect((await request.get("/api/v1/experiments/not-a-uuid")).status()).toBe(400);
   expect((await request.post("/api/v1/experiments/00000000-0000-4000-8000-000000000000/cancel")).status()).toBe(404);
 });
 
-test("cancelling a running experiment stops it and leaves no operation that can still commit", async ({ request }) => {
+test("cancelling a running experiment stops it and leaves no operation that can still commit", async ({ editorApi: request }) => {
   test.setTimeout(60_000);
   const { id } = (await (await request.post("/api/v1/experiments", { data: { delaysMs: [250], schedules: 5, repetitions: 10 } })).json()) as { id: string };
   await expect.poll(async () => ((await (await request.get(`/api/v1/experiments/${id}`)).json()) as { progress: { done: number } }).progress.done, { timeout: 30_000 }).toBeGreaterThan(0);

@@ -1,4 +1,5 @@
-import { expect, test, type Locator } from "@playwright/test";
+import type { Locator } from "@playwright/test";
+import { expect, storageStateFor, test } from "./fixtures";
 
 // e2e/serve.ts stored one replay of delays {0, 25} ms x 1 schedule x 2 repetitions: every finality
 // policy has 4 trials (2 at a nonzero delay) and every separation condition 4 pairs (8 run rows).
@@ -20,6 +21,7 @@ function readTable(table: Locator): Promise<Table> {
 }
 
 test.describe.configure({ mode: "serial" });
+test.use({ storageState: async ({}, use) => use(await storageStateFor("viewer")) });
 
 test("health reports the web process, its database, a live worker and the delayed-write service", async ({ request }) => {
   const response = await request.get("/api/health");

@@ -4,9 +4,13 @@
 // (default 3107) against that database and service. SIGTERM or SIGINT stops everything in order (web, service, database) and removes
 // the temp folder. Needs `next build` first.
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { createAccount, createApiKey, revokeApiKey } from "../lib/auth/accounts";
+import { createAuth } from "../lib/auth/auth";
+import { ROLES } from "../lib/auth/permissions";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma } from "../lib/db/prisma";
@@ -14,9 +18,13 @@ import { spawnDelayedWriteService } from "../lib/delayed-write/spawn";
 import { replayConfigSchema } from "../lib/replay/config";
 import { formatTable2 } from "../lib/replay/format";
 import { replayExperiment } from "../lib/replay/run-experiment";
+import { readServerEnv } from "../lib/env";
 import { startReplayWorker } from "../lib/worker/replay-worker";
+import { ACCOUNTS_FILE, PASSWORD, type E2eAccounts } from "./accounts";
 
 const PORT = Number(process.env.PORT ?? 3107);
+const BASE_URL = `http://127.0.0.1:${PORT}`;
+const AUTH_SECRET = randomBytes(32).toString("base64url");
 const NEXT_BIN = path.resolve("node_modules/next/dist/bin/next");
 const STOP_TIMEOUT_MS = 10_000;
 
@@ -92,6 +100,23 @@ async function main(): Promise<void> {
     const config = replayConfigSchema.parse({ delaysMs: [0, 25], schedules: 1, repetitions: 2 });
     const summary = await replayExperiment(db, config, service.url);
     log(`replayed experiment ${summary.experimentId}\n${formatTable2(summary)}`);
+
+    // One account per role, each with an API key, and a revoked key: the specs act as each of them.
+    const auth = createAuth(db, readServerEnv({ BASE_URL, BETTER_AUTH_SECRET: AUTH_SECRET, BOUNDARY_LAB_DATA_DIR: dataDir }));
+    const users = {} as E2eAccounts["users"];
+    await createAccount(auth, { email: "lockout@e2e.test", password: PASSWORD, role: "viewer" }); // for the per-account sign-in limit
+    for (const role of ROLES) {
+      const user = await createAccount(auth, { email: `${role}@e2e.test`, password: PASSWORD, name: `E2E ${role}`, role });
+      users[role] = { id: user.id, email: user.email, apiKey: (await createApiKey(auth, user.id, `${role} e2e`)).key };
+    }
+    const revoked = await createApiKey(auth, users.editor.id, "revoked e2e");
+    await revokeApiKey(db, revoked.apiKey.id, { userId: users.editor.id, isAdmin: false });
+    const run = await db.run.findFirstOrThrow({ where: { experimentId: summary.experimentId, test: "finality", delayMs: 25, condition: "snapshot" } });
+    const accounts: E2eAccounts = { users, revokedApiKey: revoked.key, experimentId: summary.experimentId, runId: run.id };
+    // Signed-in states cached by e2e/fixtures.ts belong to the previous stack: start afresh.
+    rmSync(path.dirname(ACCOUNTS_FILE), { recursive: true, force: true });
+    mkdirSync(path.dirname(ACCOUNTS_FILE), { recursive: true });
+    writeFileSync(ACCOUNTS_FILE, JSON.stringify(accounts, null, 2));
   } finally {
     await db.$disconnect();
   }
@@ -101,7 +126,15 @@ async function main(): Promise<void> {
   stops.push({ name: "replay worker", stop: () => worker.stop(10_000) });
 
   const web = spawn(process.execPath, [NEXT_BIN, "start", "--port", String(PORT), "--hostname", "127.0.0.1"], {
-    env: { ...process.env, DATABASE_URL: database.url, DELAYED_WRITE_URL: service.url, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      DELAYED_WRITE_URL: service.url,
+      BASE_URL,
+      BETTER_AUTH_SECRET: AUTH_SECRET,
+      NEXT_TELEMETRY_DISABLED: "1",
+      NODE_ENV: "production",
+    },
     stdio: ["ignore", "inherit", "inherit"],
   });
   stops.push({ name: "web (next start)", stop: () => stopChild(web) });
