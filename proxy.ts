@@ -38,7 +38,7 @@ function crossSiteWrite(request: NextRequest): boolean {
   } catch {
     return true;
   }
-  return host !== request.headers.get("host") && origin !== process.env.BASE_URL?.replace(/\/$/, "");
+  return host !== request.headers.get("host") && origin !== process.env.BOUNDARY_LAB_URL?.replace(/\/$/, "");
 }
 
 export function proxy(request: NextRequest) {

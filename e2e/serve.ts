@@ -102,7 +102,7 @@ async function main(): Promise<void> {
     log(`replayed experiment ${summary.experimentId}\n${formatTable2(summary)}`);
 
     // One account per role, each with an API key, and a revoked key: the specs act as each of them.
-    const auth = createAuth(db, readServerEnv({ BASE_URL, BETTER_AUTH_SECRET: AUTH_SECRET, BOUNDARY_LAB_DATA_DIR: dataDir }));
+    const auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: BASE_URL, BETTER_AUTH_SECRET: AUTH_SECRET, BOUNDARY_LAB_DATA_DIR: dataDir }));
     const users = {} as E2eAccounts["users"];
     await createAccount(auth, { email: "lockout@e2e.test", password: PASSWORD, role: "viewer" }); // for the per-account sign-in limit
     for (const role of ROLES) {
@@ -130,7 +130,7 @@ async function main(): Promise<void> {
       ...process.env,
       DATABASE_URL: database.url,
       DELAYED_WRITE_URL: service.url,
-      BASE_URL,
+      BOUNDARY_LAB_URL: BASE_URL,
       BETTER_AUTH_SECRET: AUTH_SECRET,
       NEXT_TELEMETRY_DISABLED: "1",
       NODE_ENV: "production",

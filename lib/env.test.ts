@@ -1,9 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { readServerEnv } from "./env";
+import { baseUrlOf, readServerEnv } from "./env";
 
 describe("readServerEnv", () => {
   it("defaults to the embedded stack", () => {
-    expect(readServerEnv({})).toEqual({ BOUNDARY_LAB_DATA_DIR: ".data", PORT: 3000 });
+    expect(readServerEnv({})).toEqual({ BOUNDARY_LAB_DATA_DIR: ".data", PORT: 3000, SHARE_LINK_DEFAULT_DAYS: 14 });
+  });
+  it("derives the public origin from PORT unless BOUNDARY_LAB_URL is set", () => {
+    expect(baseUrlOf(readServerEnv({ PORT: "3200" }))).toBe("http://localhost:3200");
+    expect(baseUrlOf(readServerEnv({ BOUNDARY_LAB_URL: "https://lab.example.org/" }))).toBe("https://lab.example.org");
   });
   it("treats empty variables as unset", () => {
     expect(readServerEnv({ DATABASE_URL: "", DELAYED_WRITE_URL: "" }).DATABASE_URL).toBeUndefined();
@@ -15,5 +19,7 @@ describe("readServerEnv", () => {
   it("names the variable that is wrong", () => {
     expect(() => readServerEnv({ DATABASE_URL: "mysql://x" })).toThrow(/DATABASE_URL/);
     expect(() => readServerEnv({ PORT: "70000" })).toThrow(/PORT/);
+    expect(() => readServerEnv({ BETTER_AUTH_SECRET: "short" })).toThrow(/BETTER_AUTH_SECRET: must be at least 32 characters/);
+    expect(() => readServerEnv({ BOUNDARY_LAB_URL: "ftp://x" })).toThrow(/BOUNDARY_LAB_URL/);
   });
 });

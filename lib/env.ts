@@ -16,14 +16,14 @@ export const serverEnvSchema = z.object({
    */
   BETTER_AUTH_SECRET: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(32, "must be at least 32 characters").optional()),
   /** The origin browsers use to reach the web app; sign-in is refused from any other. Default http://localhost:PORT. */
-  BASE_URL: optionalUrl(/^https?$/),
+  BOUNDARY_LAB_URL: optionalUrl(/^https?$/),
   /** Share links expire after this many days unless their creator chooses otherwise. */
   SHARE_LINK_DEFAULT_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
 });
 export type ServerEnv = z.infer<typeof serverEnvSchema>;
 
 /** The web app's own origin, as browsers reach it. */
-export const baseUrlOf = (env: ServerEnv) => (env.BASE_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, "");
+export const baseUrlOf = (env: ServerEnv) => (env.BOUNDARY_LAB_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, "");
 
 export function readServerEnv(source: Record<string, string | undefined> = process.env): ServerEnv {
   const parsed = serverEnvSchema.safeParse(source);

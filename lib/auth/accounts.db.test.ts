@@ -17,7 +17,7 @@ const BASE_URL = "http://localhost:3999";
 beforeAll(async () => {
   database = await createTestDatabase(inject("embeddedAdminUrl"));
   db = database.db;
-  auth = createAuth(db, readServerEnv({ BASE_URL, BETTER_AUTH_SECRET: "x".repeat(40) }));
+  auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: BASE_URL, BETTER_AUTH_SECRET: "x".repeat(40) }));
 });
 afterAll(async () => {
   await database?.drop();
