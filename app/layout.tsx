@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { SignOutButton } from "@/components/account-forms";
+import { Providers } from "@/components/providers";
 import { pagePrincipal } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import "./globals.css";
@@ -21,6 +22,13 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             Boundary Lab
           </Link>
           {principal ? (
+            <nav aria-label="Sections" className="site-nav">
+              <Link href="/">Experiments</Link>
+              {can(principal.role, "experiment:run") ? <Link href="/experiments/new">New experiment</Link> : null}
+              <Link href="/effects">Open effects</Link>
+            </nav>
+          ) : null}
+          {principal ? (
             <nav aria-label="Account" className="site-nav">
               <span data-testid="signed-in-as">
                 {principal.email} <span className="muted">({principal.role})</span>
@@ -31,7 +39,9 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
             </nav>
           ) : null}
         </header>
-        <main>{children}</main>
+        <main>
+          <Providers>{children}</Providers>
+        </main>
       </body>
     </html>
   );

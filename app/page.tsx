@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { requirePagePermission } from "@/lib/auth/guard";
+import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
 import { describeGrid } from "@/lib/replay/display";
 import { ratio } from "@/lib/replay/format";
@@ -21,18 +22,23 @@ function IsoTime({ iso }: { iso: string }) {
 }
 
 export default async function ExperimentsPage() {
-  await requirePagePermission("results:read", "/");
+  const principal = await requirePagePermission("results:read", "/");
   const experiments = await listExperiments(getDb(), { limit: LIMIT });
 
   return (
     <>
       <h1>Experiments</h1>
+      {can(principal.role, "experiment:run") ? (
+        <p>
+          <Link href="/experiments/new">Start a new experiment</Link>
+        </p>
+      ) : null}
       {experiments.length === 0 ? (
         <div className="empty">
           <p>No experiment is stored yet.</p>
           <p>
-            Run the paper&apos;s replay with <code>npm run replay</code> against this database (the same <code>DATABASE_URL</code>, or the same embedded data
-            folder); the experiment appears here once it is stored.
+            {can(principal.role, "experiment:run") ? <>Start one above, or run</> : <>An editor can start one here, or run</>} the paper&apos;s replay with{" "}
+            <code>npm run replay</code> against this database; the experiment appears here once it is stored.
           </p>
         </div>
       ) : (
@@ -49,6 +55,7 @@ export default async function ExperimentsPage() {
                   <th scope="col">Created (UTC)</th>
                   <th scope="col">State</th>
                   <th scope="col">Grid</th>
+                  <th scope="col">Runs stored / expected</th>
                   <th scope="col">Disagreements / finality trials</th>
                   <th scope="col">Exposures / separation pairs</th>
                 </tr>
@@ -65,6 +72,7 @@ export default async function ExperimentsPage() {
                       </th>
                       <td>{e.state}</td>
                       <td>{e.grid ? describeGrid(e.grid) : <span className="muted">config unreadable</span>}</td>
+                      <td className="num">{e.totalRuns === null ? e.storedRuns : ratio(e.storedRuns, e.totalRuns)}</td>
                       <td className="num">{ratio(e.disagreements, e.finalityTrials)}</td>
                       <td className="num">{ratio(e.exposures, e.pairs)}</td>
                     </tr>

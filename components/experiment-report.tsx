@@ -2,6 +2,9 @@ import { Fragment, type ReactNode } from "react";
 import { CONDITION_LABELS, POLICY_LABELS, accountingRows, checksTally, describeGrid, formatMeanScore, formatMs } from "@/lib/replay/display";
 import { ratio } from "@/lib/replay/format";
 import type { ReplaySummary } from "@/lib/replay/summary-schema";
+import type { FinalityDelayRow } from "@/lib/dashboard/experiment-aggregates";
+import { paperTable2Comparison } from "@/lib/dashboard/paper-table2";
+import { AnalysisUnitsChart, DisagreementByDelayChart, ExposureByConditionChart, MeasuredDelayChart, SuccessesByPolicyChart } from "./experiment-charts";
 
 /** The experiment's facts shown beside its summary: plain JSON, so that a frozen share snapshot renders the same. */
 export interface ExperimentFacts {
@@ -57,8 +60,24 @@ function Nothing({ what }: { what: string }) {
 }
 
 /** The Table 2 reproduction, delays, run accounting and checks of one experiment (live page and shared view). */
-export function ExperimentReport({ experiment, summary, actions }: { experiment: ExperimentFacts; summary: ReplaySummary; actions?: ReactNode }) {
+export interface ExperimentReportProps {
+  experiment: ExperimentFacts;
+  summary: ReplaySummary;
+  /** Finality trials per policy and delay (the disagreement-by-delay chart). */
+  byDelay: FinalityDelayRow[];
+  /** Stored runs whose terminal label is unresolved, of any classification. */
+  unresolved: number;
+  /** The stored config, shown as it was submitted. */
+  config: unknown;
+  /** Buttons for the viewer's role (share), the live progress, and links to exports: live page only. */
+  actions?: ReactNode;
+  progress?: ReactNode;
+  exports?: ReactNode;
+}
+
+export function ExperimentReport({ experiment, summary, byDelay, unresolved, config, actions, progress, exports }: ExperimentReportProps) {
   const tally = checksTally(summary.checks);
+  const table2 = paperTable2Comparison(summary);
   return (
     <>
       <h1>
@@ -87,6 +106,26 @@ export function ExperimentReport({ experiment, summary, actions }: { experiment:
         </p>
       ) : null}
 
+      {progress}
+
+      <h2>Table 2 reproduction</h2>
+      <p className="muted">
+        The paper&apos;s published figures (Table 2, for its grid of 5 schedules × delays {"{0, 25, 100, 250}"} ms × 10 repetitions) beside this experiment&apos;s,
+        computed the same way. On another grid the counts differ by design.
+      </p>
+      <DataTable caption="Table 2: published against reproduced" columns={["Test", "Policy or condition", "Published", "This experiment", "Same"]}>
+        {table2.map((row) => (
+          <tr key={row.condition}>
+            <td>{row.test}</td>
+            <th scope="row">{row.condition}</th>
+            <td className="num">{row.published}</td>
+            <td className="num">{row.reproduced ?? <span className="muted">not in this grid</span>}</td>
+            <td className={row.matches ? "pass" : row.matches === false ? "fail" : "muted"}>{row.matches === null ? "n/a" : row.matches ? "yes" : "no"}</td>
+          </tr>
+        ))}
+      </DataTable>
+      {exports}
+
       <h2>Outcome finality</h2>
       <p className="muted">
         Each figure is n/N of the policy&apos;s trials (or of its trials at a nonzero delay). A disagreement is a trial whose endpoint label differs from its terminal label.
@@ -110,6 +149,13 @@ export function ExperimentReport({ experiment, summary, actions }: { experiment:
         </DataTable>
       )}
 
+      {summary.finality.length > 0 ? (
+        <div className="charts">
+          <DisagreementByDelayChart rows={byDelay} />
+          <SuccessesByPolicyChart finality={summary.finality} />
+        </div>
+      ) : null}
+
       <h2>Cross-unit separation</h2>
       <p className="muted">
         Exposures are n/N of the condition&apos;s A/B pairs: A&apos;s write changed the value scored in B. Analysis units are the run rows an analysis may count
@@ -131,6 +177,13 @@ export function ExperimentReport({ experiment, summary, actions }: { experiment:
         </DataTable>
       )}
 
+      {summary.separation.length > 0 ? (
+        <div className="charts">
+          <ExposureByConditionChart separation={summary.separation} />
+          <AnalysisUnitsChart separation={summary.separation} />
+        </div>
+      ) : null}
+
       <h2>Measured delays</h2>
       {summary.delays.length === 0 ? (
         <Nothing what="measured delays" />
@@ -147,6 +200,12 @@ export function ExperimentReport({ experiment, summary, actions }: { experiment:
         </DataTable>
       )}
 
+      {summary.delays.length > 0 ? (
+        <div className="charts">
+          <MeasuredDelayChart delays={summary.delays} />
+        </div>
+      ) : null}
+
       <h2>Run accounting</h2>
       <DataTable caption="Every stored run by classification (n/N of all stored runs)" columns={["Classification", "Runs"]}>
         {accountingRows(summary.classifications).map((row) => (
@@ -155,6 +214,10 @@ export function ExperimentReport({ experiment, summary, actions }: { experiment:
             <td className="num">{row.runs}</td>
           </tr>
         ))}
+        <tr>
+          <th scope="row">Unresolved terminal label (any classification above)</th>
+          <td className="num">{ratio(unresolved, Object.values(summary.classifications).reduce((a, b) => a + b, 0))}</td>
+        </tr>
       </DataTable>
 
       <h2>Implementation checks</h2>
@@ -173,6 +236,11 @@ export function ExperimentReport({ experiment, summary, actions }: { experiment:
           ))}
         </DataTable>
       )}
+      <h2>Config</h2>
+      <details>
+        <summary>The experiment&apos;s config as stored</summary>
+        <pre className="evidence-json">{JSON.stringify(config, null, 2)}</pre>
+      </details>
     </>
   );
 }

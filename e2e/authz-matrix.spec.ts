@@ -35,6 +35,7 @@ const ROUTES: RouteCase[] = [
   { route: "/api/v1/experiments", method: "POST", url: () => "/api/v1/experiments", body: { schedules: 0 }, allowed: RUNS_EXPERIMENTS, status: 400 },
   { route: "/api/v1/experiments/[id]", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}`, allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/experiments/[id]/summary", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/summary`, allowed: SIGNED_IN, status: 200 },
+  { route: "/api/v1/experiments/[id]/table2", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/table2?format=csv`, allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/experiments/[id]/cancel", method: "POST", url: () => `/api/v1/experiments/${UNKNOWN_UUID}/cancel`, allowed: RUNS_EXPERIMENTS, status: 404 },
   { route: "/api/v1/users", method: "GET", url: () => "/api/v1/users", allowed: ADMIN, status: 200 },
   { route: "/api/v1/users", method: "POST", url: () => "/api/v1/users", body: { email: "not-an-email", password: "x", role: "viewer" }, allowed: ADMIN, status: 400 },
@@ -62,6 +63,7 @@ interface PageCase {
 const PAGES: PageCase[] = [
   { url: () => "/", allowed: SIGNED_IN },
   { url: () => `/experiments/${accounts().experimentId}`, allowed: SIGNED_IN },
+  { url: () => "/experiments/new", allowed: RUNS_EXPERIMENTS },
   { url: () => "/account", allowed: SIGNED_IN },
   { url: () => "/admin", allowed: ADMIN },
   { url: () => `/s/${shareToken}`, allowed: EVERYONE },

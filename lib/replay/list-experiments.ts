@@ -1,5 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
+import { replayConfigSchema } from "./config";
+import { expectedRunCount } from "./grid";
 
 const int = z.coerce.number().int();
 
@@ -11,6 +13,7 @@ const row = z.object({
   created_at: z.coerce.date(),
   state: z.string(),
   config: z.unknown(),
+  stored_runs: int,
   finality_trials: int,
   disagreements: int,
   pairs: int,
@@ -23,6 +26,9 @@ export interface ExperimentListItem {
   state: string;
   /** null when the stored config has no readable grid */
   grid: z.infer<typeof gridSchema> | null;
+  /** Runs stored so far, and how many its grid has (null when the stored config is unreadable). */
+  storedRuns: number;
+  totalRuns: number | null;
   /** Finality trials of every policy whose endpoint label differs from the terminal label. */
   disagreements: number;
   finalityTrials: number;
@@ -41,7 +47,8 @@ export async function listExperiments(db: Db, options: { limit: number }): Promi
     SELECT recent.id::text AS id, recent.created_at, recent.state, recent.config, counts.*
       FROM recent
      CROSS JOIN LATERAL (
-       SELECT count(*) FILTER (WHERE test = 'finality') AS finality_trials,
+       SELECT count(*) AS stored_runs,
+              count(*) FILTER (WHERE test = 'finality') AS finality_trials,
               count(*) FILTER (WHERE test = 'finality' AND endpoint_label IS NOT NULL AND terminal_label IS NOT NULL AND endpoint_label <> terminal_label) AS disagreements,
               count(DISTINCT group_id) FILTER (WHERE test = 'separation') AS pairs,
               count(*) FILTER (WHERE test = 'separation' AND role = 'B' AND exposure) AS exposures
@@ -50,7 +57,10 @@ export async function listExperiments(db: Db, options: { limit: number }): Promi
      ORDER BY recent.created_at DESC, recent.id DESC`;
   return z.array(row).parse(rows).map((r) => {
     const grid = gridSchema.safeParse(r.config);
+    const config = replayConfigSchema.safeParse(r.config);
     return {
+      storedRuns: r.stored_runs,
+      totalRuns: config.success ? expectedRunCount(config.data) : null,
       id: r.id,
       createdAt: r.created_at,
       state: r.state,

@@ -1,5 +1,6 @@
 import type { Db } from "../db/prisma";
 import { Prisma, type OpenEffect, type Run } from "../generated/prisma/client";
+import { finalityByDelay, unresolvedRuns, type FinalityDelayRow } from "../dashboard/experiment-aggregates";
 import { experimentSummary } from "../replay/summary";
 import type { ReplaySummary } from "../replay/summary-schema";
 import type { ShareResourceType } from "./schemas";
@@ -20,6 +21,8 @@ export interface ExperimentShareContent {
     config: Prisma.JsonValue;
   };
   summary: ReplaySummary;
+  byDelay: FinalityDelayRow[];
+  unresolved: number;
 }
 
 export interface RunShareContent {
@@ -53,10 +56,13 @@ async function loadExperimentContent(db: Db, id: string): Promise<ExperimentShar
   if (!experiment) return null;
   const summary = await experimentSummary(db, id).catch(deletedMeanwhile);
   if (!summary) return null;
+  const [byDelay, unresolved] = await Promise.all([finalityByDelay(db, id), unresolvedRuns(db, id)]);
   return {
     kind: "experiment",
     experiment: { ...experiment, createdAt: experiment.createdAt.toISOString(), startedAt: iso(experiment.startedAt), finishedAt: iso(experiment.finishedAt) },
     summary,
+    byDelay,
+    unresolved,
   };
 }
 

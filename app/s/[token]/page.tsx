@@ -45,7 +45,7 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
         )}{" "}
         {link.expiresAt ? <>The link expires {iso(link.expiresAt)}.</> : <>The link does not expire; its sender can revoke it.</>}
       </div>
-      {content.kind === "experiment" ? <ExperimentReport experiment={content.experiment} summary={content.summary} /> : <RunReport content={content} />}
+      {content.kind === "experiment" ? <ExperimentReport experiment={content.experiment} summary={content.summary} byDelay={content.byDelay} unresolved={content.unresolved} config={content.experiment.config} /> : <RunReport content={content} />}
     </>
   );
 }

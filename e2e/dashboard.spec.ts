@@ -1,0 +1,82 @@
+import { readFileSync } from "node:fs";
+import { expect, storageStateFor, test } from "./fixtures";
+
+// The dashboard in Chromium: an editor starts the paper's grid from the form, watches the progress
+// bar reach done, and finds the paper's Table 2 on the page, in the charts' text and in the CSV.
+test.describe.configure({ mode: "serial" });
+test.use({ storageState: async ({}, use) => use(await storageStateFor("editor")) });
+
+test("the form refuses a bad field inline and writes nothing; the paper grid then runs to exactly Table 2", async ({ page }) => {
+  test.setTimeout(150_000);
+  const countExperiments = async () => (await page.request.get("/")).text().then((html) => (html.match(/aria-label="Experiment created/g) ?? []).length);
+  const before = await countExperiments();
+
+  await page.goto("/experiments/new");
+  await page.getByLabel("Delays (ms, comma-separated)").fill("0, 25, soon");
+  await page.getByLabel("Repetitions").fill("0");
+  await page.getByRole("button", { name: "Start experiment" }).click();
+  await expect(page.locator("#delaysMs-error")).toContainText("delaysMs");
+  await expect(page.locator("#repetitions-error")).toContainText("repetitions");
+  await expect(page.getByLabel("Delays (ms, comma-separated)")).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByLabel("Delays (ms, comma-separated)")).toBeFocused();
+  await page.screenshot({ path: "test-results/new-experiment-errors.png", fullPage: true });
+  expect(await countExperiments()).toBe(before);
+
+  // The paper's grid: every field back at its default.
+  await page.getByLabel("Delays (ms, comma-separated)").fill("0, 25, 100, 250");
+  await page.getByLabel("Repetitions").fill("10");
+  await page.getByRole("button", { name: "Start experiment" }).click();
+  await expect(page).toHaveURL(/\/experiments\/[0-9a-f-]{36}$/);
+  const progress = page.getByTestId("experiment-progress");
+  await expect(progress).toBeVisible();
+  await expect(page.getByTestId("progress-state")).toHaveText("completed", { timeout: 120_000 });
+  await expect(progress).toHaveAttribute("value", "3600");
+  await expect(page.getByText("3600/3600 runs stored (100%)")).toBeVisible();
+
+  // The page refreshed itself with the final results: the paper's Table 2, row for row.
+  const table2 = page.getByRole("table", { name: "Table 2: published against reproduced" });
+  await expect(table2.getByRole("row")).toHaveCount(10);
+  for (const [condition, figure] of [
+    ["Snapshot", "0/150 successes at nonzero delays"],
+    ["Reconciliation", "150/150 successes at nonzero delays"],
+    ["Verified cancellation", "0/150 successes at nonzero delays"],
+    ["Synchronous control", "0/600 disagreements"],
+    ["Shared state", "150/200 exposures"],
+    ["Shared state: B's mean score against namespacing", "0.75 lower"],
+    ["Namespacing", "0/200 exposures"],
+    ["Verified reset", "0/200 exposures"],
+    ["No-write control", "0/200 exposures"],
+  ]) {
+    const row = table2.getByRole("row").filter({ has: page.getByRole("rowheader", { name: condition, exact: true }) });
+    await expect(row.getByRole("cell")).toHaveText([/^(Finality|Separation)$/, figure!, figure!, "yes"]);
+  }
+  await expect(page.getByTestId("experiment-state")).toHaveText("completed");
+
+  // Five charts, each drawn and each with its n/N figures in words.
+  const charts = page.locator("figure.chart");
+  await expect(charts).toHaveCount(5);
+  for (const chart of await charts.all()) await expect(chart.locator("svg.recharts-surface")).toBeVisible();
+  await expect(page.getByRole("img", { name: /Endpoint-versus-terminal disagreement/ })).toHaveAttribute("aria-label", /snapshot at 25 ms: 50\/50/);
+  await expect(page.getByRole("img", { name: /Cross-run exposure/ })).toHaveAttribute("aria-label", /shared state: 150\/200/);
+  await page.screenshot({ path: "test-results/experiment-dashboard.png", fullPage: true });
+
+  // The Table 2 CSV opens as a spreadsheet would read it: a header and one figure per row.
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "CSV" }).first().click()]);
+  expect(download.suggestedFilename()).toMatch(/^boundary-lab-table2-[0-9a-f-]{36}\.csv$/);
+  const lines = readFileSync((await download.path())!, "utf8").trim().split("\n");
+  expect(lines[0]).toBe("test,condition,measure,numerator,denominator,value");
+  expect(lines).toContain("finality,snapshot,recorded_successes_nonzero_delay,0,150,0");
+  expect(lines).toContain("finality,reconciliation,recorded_successes_nonzero_delay,150,150,1");
+  expect(lines).toContain("separation,shared,exposures_per_pair,150,200,0.75");
+  expect(lines).toContain("separation,grouped,analysis_units_per_run_row,200,400,0.5");
+});
+
+test("a viewer sees no way to start an experiment, and the form's page refuses them", async ({ browser }) => {
+  const context = await browser.newContext({ storageState: await storageStateFor("viewer") });
+  const page = await context.newPage();
+  await page.goto("/");
+  await expect(page.getByRole("link", { name: /New experiment|Start a new experiment/ })).toHaveCount(0);
+  await page.goto("/experiments/new");
+  await expect(page).toHaveURL(/\/forbidden/);
+  await context.close();
+});
