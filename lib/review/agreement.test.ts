@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { cohensKappa, fleissKappa, percentAgreement } from "./agreement";
+
+describe("percentAgreement", () => {
+  it("counts items on which every rater agrees, skipping items with one rating", () => {
+    expect(percentAgreement([["E", "E"], ["E", "P"], ["NR", "NR", "NR"], ["P"]])).toEqual({ agreed: 2, of: 3 });
+  });
+});
+
+describe("cohensKappa", () => {
+  it("matches a hand-computed 2x2 table: 20 yes/yes, 5 yes/no, 10 no/yes, 15 no/no", () => {
+    // po = 35/50 = 0.7; pe = 0.5*0.6 + 0.5*0.4 = 0.5; kappa = (0.7 - 0.5) / 0.5 = 0.4
+    const pairs: ["E" | "NR", "E" | "NR"][] = [
+      ...Array<["E", "E"]>(20).fill(["E", "E"]),
+      ...Array<["E", "NR"]>(5).fill(["E", "NR"]),
+      ...Array<["NR", "E"]>(10).fill(["NR", "E"]),
+      ...Array<["NR", "NR"]>(15).fill(["NR", "NR"]),
+    ];
+    expect(cohensKappa(pairs).value).toBeCloseTo(0.4, 12);
+  });
+
+  it("is 1 for perfect agreement over several codes, and 0 at chance", () => {
+    expect(cohensKappa([["E", "E"], ["P", "P"], ["NR", "NR"]]).value).toBe(1);
+    // A always E, B half E half P: po = 0.5, pe = 1*0.5 = 0.5 → 0
+    expect(cohensKappa([["E", "E"], ["E", "P"]]).value).toBe(0);
+  });
+
+  it("is undefined, with the reason, when both reviewers used one code only", () => {
+    expect(cohensKappa([["E", "E"], ["E", "E"]])).toEqual({ value: null, reason: expect.stringContaining("only one code (E)") });
+    expect(cohensKappa([])).toMatchObject({ value: null });
+  });
+});
+
+describe("fleissKappa", () => {
+  it("matches Fleiss' worked example (10 items, 14 raters, 5 categories): 0.210", () => {
+    const counts = [
+      [0, 0, 0, 0, 14],
+      [0, 2, 6, 4, 2],
+      [0, 0, 3, 5, 6],
+      [0, 3, 9, 2, 0],
+      [2, 2, 8, 1, 1],
+      [7, 7, 0, 0, 0],
+      [3, 2, 6, 3, 0],
+      [2, 5, 3, 2, 2],
+      [6, 5, 2, 1, 0],
+      [0, 2, 2, 3, 7],
+    ];
+    const items = counts.map((row) => row.flatMap((count, c) => Array<string>(count).fill(`c${c}`)));
+    expect(fleissKappa(items).value).toBeCloseTo(0.20993, 4);
+  });
+
+  it("equals 1 for perfect agreement, and is undefined for one category only or uneven ratings", () => {
+    expect(fleissKappa([["E", "E", "E"], ["NR", "NR", "NR"]]).value).toBe(1);
+    expect(fleissKappa([["P", "P", "P"], ["P", "P", "P"]])).toMatchObject({ value: null, reason: expect.stringContaining("one code (P)") });
+    expect(fleissKappa([["E", "E"], ["E", "P", "P"]])).toMatchObject({ value: null, reason: expect.stringContaining("same number") });
+  });
+
+  it("agrees with Cohen's kappa's observed agreement structure for two raters (Scott's pi)", () => {
+    // With two raters Fleiss' kappa is Scott's pi: pooled marginals. Pairs E/E, E/P, P/P, P/P:
+    // po = 3/4; pooled p(E) = 3/8, p(P) = 5/8; pe = 9/64 + 25/64 = 34/64; pi = (48/64 - 34/64)/(30/64) = 14/30
+    expect(fleissKappa([["E", "E"], ["E", "P"], ["P", "P"], ["P", "P"]]).value).toBeCloseTo(14 / 30, 12);
+  });
+});
