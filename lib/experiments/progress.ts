@@ -24,7 +24,8 @@ export async function experimentStatus(db: Db, experimentId: string): Promise<Ex
   if (!experiment) return null;
   const config = replayConfigSchema.parse(experiment.config);
   const stored = z.array(z.object({ condition: z.string(), n: int })).parse(
-    await db.$queryRaw`SELECT condition, count(*) AS n FROM runs WHERE experiment_id = ${experimentId}::uuid GROUP BY condition`,
+    // The runs' counts that triggers keep exact in every writer's transaction (run_summary_cells): the same as counting the runs, at any size.
+    await db.$queryRaw`SELECT condition, sum(runs)::bigint AS n FROM run_summary_cells WHERE experiment_id = ${experimentId}::uuid GROUP BY condition HAVING sum(runs) > 0`,
   );
   const perCell = config.schedules * config.delaysMs.length * config.repetitions;
   const conditions = [

@@ -37,7 +37,7 @@ export interface ExperimentListItem {
   pairs: number;
 }
 
-/** The newest experiments with their headline counts, aggregated in PostgreSQL. */
+/** The newest experiments with their headline counts, aggregated in PostgreSQL from the run summary tables. */
 export async function listExperiments(db: Db, options: { limit: number }): Promise<ExperimentListItem[]> {
   const limit = Math.max(1, Math.min(options.limit, 200));
   const rows = await db.$queryRaw`
@@ -47,12 +47,13 @@ export async function listExperiments(db: Db, options: { limit: number }): Promi
     SELECT recent.id::text AS id, recent.created_at, recent.state, recent.config, counts.*
       FROM recent
      CROSS JOIN LATERAL (
-       SELECT count(*) AS stored_runs,
-              count(*) FILTER (WHERE test = 'finality') AS finality_trials,
-              count(*) FILTER (WHERE test = 'finality' AND endpoint_label IS NOT NULL AND terminal_label IS NOT NULL AND endpoint_label <> terminal_label) AS disagreements,
-              count(DISTINCT group_id) FILTER (WHERE test = 'separation') AS pairs,
-              count(*) FILTER (WHERE test = 'separation' AND role = 'B' AND exposure) AS exposures
-         FROM runs WHERE runs.experiment_id = recent.id
+       -- From the trigger-maintained summary (migration run_summary), not a scan of every run.
+       SELECT coalesce(sum(runs), 0) AS stored_runs,
+              coalesce(sum(runs) FILTER (WHERE test = 'finality'), 0) AS finality_trials,
+              coalesce(sum(disagreements) FILTER (WHERE test = 'finality'), 0) AS disagreements,
+              (SELECT coalesce(sum(groups), 0) FROM run_summary_group_counts g WHERE g.experiment_id = recent.id AND g.test = 'separation') AS pairs,
+              coalesce(sum(exposures) FILTER (WHERE test = 'separation' AND role = 'B'), 0) AS exposures
+         FROM run_summary_cells c WHERE c.experiment_id = recent.id
      ) AS counts
      ORDER BY recent.created_at DESC, recent.id DESC`;
   return z.array(row).parse(rows).map((r) => {

@@ -1,0 +1,293 @@
+// `npm run bench:dashboard -- --json FILE [--runs N] [--requests N]`: the experiment page and its
+// summary API at a million runs.
+//
+//  1. A fresh embedded PostgreSQL in a temp folder (never the user's data, whatever DATABASE_URL
+//     says), migrated.
+//  2. One experiment of at least N runs (default 1,000,000: the paper-shaped grid of 100 schedules ×
+//     139 repetitions × delays {0, 25, 100, 250} ms, 1,000,800 runs), generated inside PostgreSQL by
+//     INSERT … SELECT … FROM generate_series (lib/dashboard/synthetic-runs.ts), with the open-effects
+//     record of every scheduled write and the implementation checks. Timed per step. The rows go
+//     through every constraint and trigger, as a worker's would. Then VACUUM (ANALYZE), which
+//     autovacuum would run by itself soon after such a load: it sets the visibility map, which the
+//     median's index-only walk needs (the summary is timed before it too).
+//  3. experimentSummary in this process, before and after VACUUM, and the reference (the same summary
+//     aggregated from the runs alone, lib/dashboard/summary-reference.ts): timings, and whether the
+//     two are exactly equal.
+//  4. An account (viewer) and an API key, then `next start` on a free loopback port against that
+//     database (it needs a production build: run `npx next build` first, this bench never builds).
+//  5. GET /experiments/<id> and GET /api/v1/experiments/<id>/summary with `Authorization: Bearer`,
+//     REQUESTS times each (default 50) after 5 unmeasured warm-up requests, one at a time on one
+//     keep-alive connection (undici), no Accept-Encoding (so the body is sent uncompressed). A
+//     latency runs from sending the request to the last byte of the body; bytes is the body's size
+//     (the largest seen). p50 and p95 are nearest-rank percentiles of the REQUESTS latencies.
+//
+// Prints a table and writes FILE as { runs, page: { p50Ms, p95Ms, bytes }, summaryApi: { … } }.
+// Nothing is asserted. Every process started here is stopped at the end, on error and on SIGINT or
+// SIGTERM, and the temp folder is removed.
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { isDeepStrictEqual, parseArgs } from "node:util";
+import { Pool } from "undici";
+import { createAccount, createApiKey } from "../lib/auth/accounts";
+import { createAuth } from "../lib/auth/auth";
+import { referenceExperimentSummary } from "../lib/dashboard/summary-reference";
+import { gridForRuns, loadSyntheticExperiment } from "../lib/dashboard/synthetic-runs";
+import { startEmbeddedPostgres } from "../lib/db/embedded";
+import { freePort } from "../lib/db/free-port";
+import { ensureMigrated } from "../lib/db/migrate";
+import { createPrisma, type Db } from "../lib/db/prisma";
+import { readServerEnv } from "../lib/env";
+import { experimentSummary } from "../lib/replay/summary";
+import { replaySummarySchema } from "../lib/replay/summary-schema";
+
+const log = (line: string) => console.error(`bench:dashboard: ${line}`);
+
+function usage(problem: string): never {
+  console.error(`bench:dashboard: ${problem}\nusage: npm run bench:dashboard -- [--json FILE] [--runs N (default 1000000)] [--requests N (default 50)]`);
+  process.exit(2);
+}
+
+let values: { json?: string; runs: string; requests: string };
+try {
+  ({ values } = parseArgs({
+    options: { json: { type: "string" }, runs: { type: "string", default: "1000000" }, requests: { type: "string", default: "50" } },
+    strict: true,
+  }));
+} catch (error) {
+  usage((error as Error).message);
+}
+const RUNS = Number(values.runs);
+const REQUESTS = Number(values.requests);
+if (!Number.isInteger(RUNS) || RUNS < 1 || RUNS > 10_000_000) usage("--runs must be an integer from 1 to 10000000");
+if (!Number.isInteger(REQUESTS) || REQUESTS < 1 || REQUESTS > 10_000) usage("--requests must be an integer from 1 to 10000");
+const WARMUP_REQUESTS = 5;
+const READY_TIMEOUT_MS = 60_000;
+const STOP_TIMEOUT_MS = 15_000;
+const NEXT_BIN = path.resolve("node_modules/next/dist/bin/next");
+const BUILD_ID = path.resolve(".next/BUILD_ID");
+
+if (!existsSync(BUILD_ID)) {
+  console.error("bench:dashboard: no production build (.next/BUILD_ID is missing): run `npx next build` first. This bench never builds.");
+  process.exit(1);
+}
+
+/** Source files changed after the build: the server would run older code than the checkout's. */
+function newerThanBuild(): string[] {
+  const built = statSync(BUILD_ID).mtimeMs;
+  const newer: string[] = [];
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (/\.(tsx?|css)$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) && statSync(file).mtimeMs > built) newer.push(file);
+    }
+  };
+  for (const dir of ["app", "components", "lib"]) walk(dir);
+  return newer;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Everything started is stopped, last started first, on success, error or signal.
+
+const dataDir = mkdtempSync(path.join(tmpdir(), "bl-bench-dashboard-"));
+const stops: { name: string; stop: () => Promise<void> }[] = [];
+let stopping = false;
+
+async function shutdown(code: number, reason: string): Promise<never> {
+  if (!stopping) {
+    stopping = true;
+    if (code !== 0) log(`stopping (${reason})`);
+    for (const { name, stop } of stops.reverse()) {
+      let timer: NodeJS.Timeout | undefined;
+      try {
+        await Promise.race([stop(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("timed out")), STOP_TIMEOUT_MS)))]);
+      } catch (error) {
+        log(`stopping ${name} failed: ${(error as Error).message}`);
+        code = code || 1;
+      } finally {
+        clearTimeout(timer);
+      }
+    }
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(code);
+  }
+  return new Promise<never>(() => {});
+}
+
+for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void shutdown(130, signal));
+
+function stopChild(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once("exit", () => resolve());
+    child.kill("SIGTERM");
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+const seconds = (value: number) => `${(value / 1000).toFixed(1)} s`;
+const thousands = (value: number) => value.toLocaleString("en-US");
+
+/** Nearest-rank percentile of a list of numbers. */
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
+  const started = performance.now();
+  const value = await work();
+  return { value, ms: performance.now() - started };
+}
+
+async function timeSummary(db: Db, experimentId: string, times: number, summary = experimentSummary) {
+  const latencies: number[] = [];
+  let last: Awaited<ReturnType<typeof experimentSummary>> | undefined;
+  for (let i = 0; i < times; i++) {
+    const { value, ms } = await timed(() => summary(db, experimentId));
+    latencies.push(ms);
+    last = value;
+  }
+  return { summary: last!, p50: percentile(latencies, 50), p95: percentile(latencies, 95) };
+}
+
+interface HttpFigures {
+  p50Ms: number;
+  p95Ms: number;
+  bytes: number;
+}
+
+/** REQUESTS sequential GETs of `pathname` after the warm-up; every answer must be 200. */
+async function measure(pool: Pool, pathname: string, apiKey: string, check: (body: Buffer) => void): Promise<HttpFigures> {
+  const latencies: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < WARMUP_REQUESTS + REQUESTS; i++) {
+    const started = performance.now();
+    const response = await pool.request({ path: pathname, method: "GET", headers: { authorization: `Bearer ${apiKey}` } });
+    const body = Buffer.from(await response.body.arrayBuffer());
+    const elapsed = performance.now() - started;
+    if (response.statusCode !== 200) throw new Error(`GET ${pathname} answered ${response.statusCode}: ${body.toString("utf8").slice(0, 300)}`);
+    if (i === 0) check(body);
+    if (i < WARMUP_REQUESTS) continue;
+    latencies.push(elapsed);
+    bytes = Math.max(bytes, body.length);
+  }
+  return { p50Ms: round(percentile(latencies, 50)), p95Ms: round(percentile(latencies, 95)), bytes };
+}
+
+const round = (value: number) => Math.round(value * 10) / 10;
+
+async function main(): Promise<void> {
+  const stale = newerThanBuild();
+  if (stale.length) {
+    log(`WARNING: ${stale.length} source files changed after the production build (${stale.slice(0, 5).join(", ")}${stale.length > 5 ? ", …" : ""}): next start serves the build, so it measures older code. Run \`npx next build\` to measure the checkout.`);
+  }
+
+  const database = await startEmbeddedPostgres(dataDir, log);
+  stops.push({ name: "PostgreSQL", stop: () => database.stop() });
+  await ensureMigrated(database.url, log);
+  const db = createPrisma(database.url);
+  stops.push({ name: "database client", stop: () => db.$disconnect() });
+
+  const grid = gridForRuns(RUNS);
+  log(`loading ${thousands(RUNS)} runs or more into one experiment (delays ${grid.delaysMs.join(", ")} ms, ${grid.schedules} schedules, ${grid.repetitions} repetitions)`);
+  const loaded = await loadSyntheticExperiment(db, grid);
+  const { experimentId } = loaded;
+  log(`loaded ${thousands(loaded.runs)} runs in ${seconds(loaded.timings.runsMs)}, ${thousands(loaded.openEffects)} open effects in ${seconds(loaded.timings.openEffectsMs)}`);
+
+  const beforeVacuum = await timeSummary(db, experimentId, 3);
+  const vacuum = await timed(async () => {
+    for (const table of ["runs", "open_effects", "run_summary_cells", "run_summary_groups", "run_summary_group_counts"]) await db.$executeRawUnsafe(`VACUUM (ANALYZE) ${table}`);
+  });
+  const reference = await timeSummary(db, experimentId, 3, referenceExperimentSummary);
+  const fast = await timeSummary(db, experimentId, 20);
+  const exact = isDeepStrictEqual(fast.summary, reference.summary);
+  if (!exact) log(`the summary differs from the reference:\n${JSON.stringify(fast.summary)}\n${JSON.stringify(reference.summary)}`);
+
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const authSecret = randomBytes(32).toString("base64url");
+  const auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: origin, BETTER_AUTH_SECRET: authSecret, BOUNDARY_LAB_DATA_DIR: dataDir }));
+  const viewer = await createAccount(auth, { email: "bench@dashboard.test", password: randomBytes(18).toString("base64url"), name: "bench", role: "viewer" });
+  const { key } = await createApiKey(auth, viewer.id, "bench:dashboard");
+
+  const web = spawn(process.execPath, [NEXT_BIN, "start", "--port", String(port), "--hostname", "127.0.0.1"], {
+    env: {
+      ...process.env,
+      DATABASE_URL: database.url,
+      BOUNDARY_LAB_URL: origin,
+      BETTER_AUTH_SECRET: authSecret,
+      BOUNDARY_LAB_DATA_DIR: dataDir,
+      DELAYED_WRITE_URL: "",
+      NEXT_TELEMETRY_DISABLED: "1",
+      NODE_ENV: "production",
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  stops.push({ name: "web (next start)", stop: () => stopChild(web) });
+  for (const stream of [web.stdout!, web.stderr!]) createInterface({ input: stream }).on("line", (line) => console.error(`[next] ${line}`));
+  web.once("exit", (code, signal) => void shutdown(stopping ? 0 : 1, `next start exited (${signal ?? code})`));
+
+  const pool = new Pool(origin, { connections: 1 });
+  stops.push({ name: "HTTP client", stop: () => pool.close() });
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      const response = await pool.request({ path: "/api/health", method: "GET" });
+      await response.body.dump();
+      break; // any answer: the server is up (it is 503 here, with no worker and no delayed-write service)
+    } catch {
+      if (Date.now() > deadline) throw new Error(`next start did not answer within ${READY_TIMEOUT_MS / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+
+  let apiMatches = false;
+  const summaryApi = await measure(pool, `/api/v1/experiments/${experimentId}/summary`, key, (body) => {
+    apiMatches = isDeepStrictEqual(replaySummarySchema.parse(JSON.parse(body.toString("utf8"))), replaySummarySchema.parse(fast.summary));
+  });
+  let pageShowsExperiment = false;
+  const page = await measure(pool, `/experiments/${experimentId}`, key, (body) => {
+    pageShowsExperiment = body.toString("utf8").includes(experimentId);
+  });
+
+  const rows: Array<[string, string, string, string, string]> = [
+    ["GET", "p50", "p95", "bytes", "requests"],
+    [`/experiments/<id>`, ms(page.p50Ms), ms(page.p95Ms), thousands(page.bytes), String(REQUESTS)],
+    [`/api/v1/experiments/<id>/summary`, ms(summaryApi.p50Ms), ms(summaryApi.p95Ms), thousands(summaryApi.bytes), String(REQUESTS)],
+  ];
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
+  console.log(
+    [
+      `Experiment of ${thousands(loaded.runs)} runs (${grid.schedules} schedules × ${grid.repetitions} repetitions × delays {${grid.delaysMs.join(", ")}} ms, every policy and condition), ${thousands(loaded.openEffects)} open effects`,
+      `load: runs ${seconds(loaded.timings.runsMs)}, open effects ${seconds(loaded.timings.openEffectsMs)}, total ${seconds(loaded.timings.totalMs)}; VACUUM (ANALYZE) ${seconds(vacuum.ms)}`,
+      `experimentSummary in process: p50 ${ms(fast.p50)}, p95 ${ms(fast.p95)} (20 calls; before VACUUM p50 ${ms(beforeVacuum.p50)} of 3)`,
+      `reference (aggregated from the runs alone): p50 ${ms(reference.p50)} of 3; equal to experimentSummary: ${exact ? "yes, exactly" : "NO"}`,
+      `summary API answer equals the in-process summary: ${apiMatches ? "yes" : "NO"}; page names the experiment: ${pageShowsExperiment ? "yes" : "NO"}`,
+      "",
+      line(rows[0]!),
+      `|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`,
+      ...rows.slice(1).map(line),
+      `(targets: p95 ≤ 200 ms and ≤ 150 KB per response)`,
+    ].join("\n"),
+  );
+
+  if (values.json) {
+    writeFileSync(values.json, `${JSON.stringify({ runs: loaded.runs, page, summaryApi }, null, 2)}\n`);
+    log(`wrote ${values.json}`);
+  }
+  await shutdown(0, "done");
+}
+
+main().catch((error: unknown) => {
+  log((error as Error).stack ?? String(error));
+  void shutdown(1, "failed");
+});
