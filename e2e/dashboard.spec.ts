@@ -55,7 +55,7 @@ test("the form refuses a bad field inline and writes nothing; the paper grid the
   // Five charts, each drawn and each with its n/N figures in words.
   const charts = page.locator("figure.chart");
   await expect(charts).toHaveCount(5);
-  for (const chart of await charts.all()) await expect(chart.locator("svg.recharts-surface")).toBeVisible();
+  for (const chart of await charts.all()) await expect(chart.locator(".recharts-wrapper > svg.recharts-surface")).toBeVisible();
   await expect(page.getByRole("img", { name: /Endpoint-versus-terminal disagreement/ })).toHaveAttribute("aria-label", /snapshot at 25 ms: 50\/50/);
   await expect(page.getByRole("img", { name: /Cross-run exposure/ })).toHaveAttribute("aria-label", /shared state: 150\/200/);
   await page.screenshot({ path: "test-results/experiment-dashboard.png", fullPage: true });

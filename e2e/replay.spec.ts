@@ -95,6 +95,7 @@ test("the experiment list leads to Table 2 with exact counts", async ({ page }) 
     "protocol stop": "0/72",
     "environment failure": "0/72",
     "missing evidence": "0/72",
+    "Unresolved terminal label (any classification above)": "0/72",
   });
 
   const checksTable = page.getByRole("table", { name: /^Implementation checks/ });

@@ -1,0 +1,83 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { EffectFiltersForm } from "@/components/effects/effect-filters";
+import { EffectsTable } from "@/components/effects/effects-table";
+import styles from "@/components/runs/runs.module.css";
+import { requirePagePermission } from "@/lib/auth/guard";
+import { experimentsWithEffects, listEffects } from "@/lib/dashboard/effects";
+import { effectFiltersOf, effectListQuerySchema, parsePageQuery, searchString, viewQuery, type SearchParams } from "@/lib/dashboard/filters";
+import { getDb } from "@/lib/db/client";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Open effects" };
+
+const PATH = "/effects";
+
+export default async function EffectsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const search = await searchParams;
+  await requirePagePermission("results:read", `${PATH}${searchString(search)}`);
+  const db = getDb();
+  const parsed = parsePageQuery(effectListQuerySchema, search);
+  const filters = parsed.ok ? effectFiltersOf(parsed.query) : {};
+  const [experiments, page] = await Promise.all([
+    experimentsWithEffects(db),
+    parsed.ok ? listEffects(db, { filters, cursor: parsed.query.cursor, limit: parsed.query.limit }) : null,
+  ]);
+  // Links carry a page size only when the visitor chose one.
+  const limit = parsed.ok && search.limit ? parsed.query.limit : undefined;
+  const exportHref = (format: "csv" | "json") => `/api/v1/effects/export${viewQuery(filters, { format })}`;
+
+  return (
+    <>
+      <h1>Open effects</h1>
+      <p className="muted">
+        Every operation a run left that could still change state after its endpoint (the paper&apos;s Table C.1), across experiments: unresolved records first, then by
+        experiment and service time. Each record was resolved by following its handle on the service; each row links to its run.
+      </p>
+
+      <EffectFiltersForm action={PATH} filters={filters} experiments={experiments} />
+
+      {!parsed.ok ? (
+        <div className="error" role="alert">
+          <p>These filters cannot be applied: {parsed.message}.</p>
+          <p>
+            <Link href={PATH}>Show every record</Link>
+          </p>
+        </div>
+      ) : page ? (
+        <>
+          <p className={styles.status} role="status" data-testid="effects-count">
+            Showing {page.effects.length} of {page.total} matching records ({page.unresolved} unresolved){parsed.query.cursor ? " (a later page)" : ""}.
+          </p>
+          <p className={styles.downloads}>
+            <span>Every matching record:</span>
+            <a href={exportHref("csv")} download>
+              Download CSV
+            </a>
+            <a href={exportHref("json")} download>
+              Download JSON
+            </a>
+          </p>
+          {page.effects.length === 0 ? (
+            <div className="empty">
+              <p>No open-effects record matches these filters.</p>
+              <p>
+                <Link href={PATH}>Clear filters</Link>
+              </p>
+            </div>
+          ) : (
+            <EffectsTable effects={page.effects} caption={`Open-effects records, unresolved first (${page.effects.length} shown of ${page.total})`} />
+          )}
+          <nav aria-label="Pages of open effects" className={styles.pager}>
+            {parsed.query.cursor ? <Link href={`${PATH}${viewQuery(filters, { limit })}`}>First page</Link> : null}
+            {page.nextCursor ? (
+              <Link href={`${PATH}${viewQuery(filters, { limit, cursor: page.nextCursor })}`} rel="next">
+                Next page
+              </Link>
+            ) : null}
+          </nav>
+        </>
+      ) : null}
+    </>
+  );
+}

@@ -1,0 +1,8 @@
+/** Shown while the runs are queried. */
+export default function LoadingRuns() {
+  return (
+    <p role="status" aria-live="polite">
+      Loading runs…
+    </p>
+  );
+}

@@ -1,0 +1,157 @@
+// The query strings of the runs and open-effects views: one zod schema per boundary, shared by the
+// pages (their searchParams) and the API routes, so that a link and an API call mean the same view.
+import { z } from "zod";
+import { ApiError, parseInput } from "../http/route";
+import type { OperationStatus } from "../delayed-write/schemas";
+import { RUN_CLASSIFICATIONS } from "../replay/classification";
+import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/config";
+import type { EffectRecord } from "../replay/records";
+
+export const RUN_CONDITIONS = [...FINALITY_POLICIES, ...SEPARATION_CONDITIONS] as const;
+export const RUN_ROLES = ["single", "A", "B"] as const;
+/** `none`: the run makes no labelled claim (run A of a no-write pair). */
+export const RECORDED_LABEL_FILTERS = ["success", "failure", "unresolved", "none"] as const;
+/** As labels.ts `disagrees`: both labels present and equal, or both present and different. */
+export const AGREEMENTS = ["agree", "disagree"] as const;
+/** Exposure is recorded on B runs only; runs without it match neither. */
+export const EXPOSURES = ["exposed", "unexposed"] as const;
+export const TERMINAL_STATUSES = ["completed", "failed", "cancelled", "unresolved"] as const satisfies readonly EffectRecord["terminalStatus"][];
+/** The operation's status as the service reported it at the run's endpoint (delayed-write schemas). */
+export const ENDPOINT_STATUSES = ["pending", "completed", "failed", "cancelled"] as const satisfies readonly OperationStatus[];
+export const EXPORT_FORMATS = ["csv", "json"] as const;
+
+export const DEFAULT_PAGE_SIZE = 50;
+export const MAX_PAGE_SIZE = 500;
+
+const oneOf = <const T extends readonly [string, ...string[]]>(field: string, values: T) => z.enum(values, `${field} must be one of ${values.join(", ")}`);
+
+/** A select's "any" submits an empty value: absent and "" both mean no filter. A repeated key stays an array and is refused. */
+const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
+
+const wholeNumber = (field: string) =>
+  z
+    .string(`${field} must be a whole number`)
+    .regex(/^\d{1,9}$/, `${field} must be a whole number`)
+    .transform(Number);
+
+const pageSize = optional(wholeNumber("limit").pipe(z.number().int().min(1, "limit must be at least 1").max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`))).transform(
+  (limit) => limit ?? DEFAULT_PAGE_SIZE,
+);
+
+// Cursors are opaque to callers: the keyset position of the last row shown, as base64url JSON.
+export function encodeCursor(position: readonly unknown[]): string {
+  return Buffer.from(JSON.stringify(position)).toString("base64url");
+}
+
+function cursorOf<T extends z.ZodType>(position: T) {
+  return z
+    .string("cursor must be a string")
+    .max(1_000, "cursor is too long")
+    .transform((raw, ctx) => {
+      let decoded: unknown;
+      try {
+        decoded = /^[A-Za-z0-9_-]+$/.test(raw) ? JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) : undefined;
+      } catch {
+        decoded = undefined;
+      }
+      const parsed = position.safeParse(decoded);
+      if (parsed.success) return parsed.data as z.output<T>;
+      ctx.addIssue({ code: "custom", message: "cursor is not one this list handed out (use nextCursor as given)" });
+      return z.NEVER;
+    });
+}
+
+const serviceMs = z.number().finite();
+const id = z.guid();
+
+/** Runs are listed in their natural key's order (the unique index runs_natural_key), which is total within an experiment. */
+export const runCursorSchema = z.tuple([z.enum(RUN_CONDITIONS), z.number().int(), z.number().int(), z.number().int(), z.enum(RUN_ROLES)]);
+export type RunCursor = z.infer<typeof runCursorSchema>;
+
+/** Open effects: unresolved first, then by experiment, service time and id (see effects.ts). */
+export const effectCursorSchema = z.tuple([z.boolean(), id, serviceMs, id]);
+export type EffectCursor = z.infer<typeof effectCursorSchema>;
+
+const runFilterShape = {
+  condition: optional(oneOf("condition", RUN_CONDITIONS)),
+  delay: optional(wholeNumber("delay")),
+  role: optional(oneOf("role", RUN_ROLES)),
+  label: optional(oneOf("label", RECORDED_LABEL_FILTERS)),
+  agreement: optional(oneOf("agreement", AGREEMENTS)),
+  exposure: optional(oneOf("exposure", EXPOSURES)),
+  classification: optional(oneOf("classification", RUN_CLASSIFICATIONS)),
+};
+
+const effectFilterShape = {
+  experiment: optional(z.guid("experiment must be an experiment id (a UUID)")),
+  terminal: optional(oneOf("terminal", TERMINAL_STATUSES)),
+  endpoint: optional(oneOf("endpoint", ENDPOINT_STATUSES)),
+};
+
+/** GET /api/v1/experiments/:id/runs and the page /experiments/[id]/runs. */
+export const runListQuerySchema = z.strictObject({ ...runFilterShape, cursor: optional(cursorOf(runCursorSchema)), limit: pageSize });
+/** GET /api/v1/experiments/:id/runs/export: every matching run. */
+export const runExportQuerySchema = z.strictObject({ ...runFilterShape, format: oneOf("format", EXPORT_FORMATS) });
+/** GET /api/v1/effects and the page /effects. */
+export const effectListQuerySchema = z.strictObject({ ...effectFilterShape, cursor: optional(cursorOf(effectCursorSchema)), limit: pageSize });
+/** GET /api/v1/effects/export: every matching open-effects record. */
+export const effectExportQuerySchema = z.strictObject({ ...effectFilterShape, format: oneOf("format", EXPORT_FORMATS) });
+/** The `[id]` of /runs/[id] and /api/v1/runs/:id. */
+export const runIdSchema = z.strictObject({ id: z.guid("id must be a run id (a UUID)") });
+
+export type RunListQuery = z.infer<typeof runListQuerySchema>;
+export type RunFilters = Omit<RunListQuery, "cursor" | "limit">;
+export type EffectListQuery = z.infer<typeof effectListQuerySchema>;
+export type EffectFilters = Omit<EffectListQuery, "cursor" | "limit">;
+
+export type SearchParams = Record<string, string | string[] | undefined>;
+
+/** A request's query as an object; a repeated key becomes an array, which every field refuses. */
+export function queryObject(params: URLSearchParams): SearchParams {
+  const query: SearchParams = {};
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    query[key] = values.length === 1 ? values[0] : values;
+  }
+  return query;
+}
+
+/** The query string that reproduces a view: its filters (set ones only) and any extra parameters. */
+export function viewQuery(filters: RunFilters | EffectFilters, extra: Record<string, string | number | null | undefined> = {}): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries({ ...filters, ...extra })) {
+    if (value !== undefined && value !== null) params.set(key, String(value));
+  }
+  const query = params.toString();
+  return query ? `?${query}` : "";
+}
+
+/** Only the filters of a parsed runs query (not its cursor, limit or format), for links that carry them. */
+export function runFiltersOf(query: RunFilters): RunFilters {
+  const { condition, delay, role, label, agreement, exposure, classification } = query;
+  return { condition, delay, role, label, agreement, exposure, classification };
+}
+
+/** Only the filters of a parsed open-effects query. */
+export function effectFiltersOf(query: EffectFilters): EffectFilters {
+  const { experiment, terminal, endpoint } = query;
+  return { experiment, terminal, endpoint };
+}
+
+/** A page's searchParams through a query schema: the parsed query, or the message the API's 400 would give. */
+export function parsePageQuery<T extends z.ZodType>(schema: T, search: SearchParams): { ok: true; query: z.infer<T> } | { ok: false; message: string } {
+  try {
+    return { ok: true, query: parseInput(schema, search, "query") };
+  } catch (error) {
+    if (error instanceof ApiError) return { ok: false, message: error.message };
+    throw error;
+  }
+}
+
+/** A page's searchParams back as a query string, exactly as given (for the sign-in redirect). */
+export function searchString(search: SearchParams): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries(search)) for (const one of [value ?? []].flat()) params.append(key, one);
+  const query = params.toString();
+  return query ? `?${query}` : "";
+}
