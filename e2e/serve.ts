@@ -16,6 +16,7 @@ import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma } from "../lib/db/prisma";
 import { spawnDelayedWriteService } from "../lib/delayed-write/spawn";
 import { replayConfigSchema } from "../lib/replay/config";
+import { loadPaperReference } from "../lib/review/store";
 import { formatTable2 } from "../lib/replay/format";
 import { replayExperiment } from "../lib/replay/run-experiment";
 import { readServerEnv } from "../lib/env";
@@ -100,6 +101,8 @@ async function main(): Promise<void> {
     const config = replayConfigSchema.parse({ delaysMs: [0, 25], schedules: 1, repetitions: 2 });
     const summary = await replayExperiment(db, config, service.url);
     log(`replayed experiment ${summary.experimentId}\n${formatTable2(summary)}`);
+
+    await loadPaperReference(db);
 
     // One account per role, each with an API key, and a revoked key: the specs act as each of them.
     const auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: BASE_URL, BETTER_AUTH_SECRET: AUTH_SECRET, BOUNDARY_LAB_DATA_DIR: dataDir }));

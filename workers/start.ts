@@ -7,6 +7,7 @@ import path from "node:path";
 import { openDatabase } from "../lib/db/database";
 import { spawnDelayedWriteService } from "../lib/delayed-write/spawn";
 import { createPrisma } from "../lib/db/prisma";
+import { loadPaperReference } from "../lib/review/store";
 import { baseUrlOf, readServerEnv } from "../lib/env";
 
 const log = (line: string) => console.log(`boundary-lab: ${line}`);
@@ -34,6 +35,8 @@ const web = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/ne
 log(`web app at ${baseUrlOf(env)}  (Ctrl-C stops everything)`);
 {
   const db = createPrisma(database.url, 1);
+  // The paper's protocol-review data, on first start only (idempotent).
+  await loadPaperReference(db);
   if ((await db.user.count()) === 0) log(`no account yet: open ${baseUrlOf(env)}/setup to create the first admin, or run \`npm run user:create -- --email E --password P --role admin\``);
   await db.$disconnect();
 }

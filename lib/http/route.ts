@@ -7,6 +7,8 @@ export class ApiError extends Error {
     readonly code: string,
     message: string,
     readonly field?: string,
+    /** Shown to the caller with the error, e.g. both versions of an edit conflict. */
+    readonly details?: unknown,
   ) {
     super(message);
   }
@@ -44,7 +46,10 @@ export function apiRoute<C>(handler: (request: Request, context: C) => Promise<R
       return await handler(request, context);
     } catch (error) {
       if (error instanceof ApiError) {
-        return Response.json({ error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } }, { status: error.status });
+        return Response.json(
+          { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}), ...(error.details === undefined ? {} : { details: error.details }) } },
+          { status: error.status },
+        );
       }
       console.error(`${request.method} ${new URL(request.url).pathname}:`, error);
       return Response.json({ error: { code: "internal", message: "internal error" } }, { status: 500 });

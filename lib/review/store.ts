@@ -1,0 +1,198 @@
+// Review codes, their append-only revisions, the consensus, and the paper's reference data, in
+// PostgreSQL. Permission checks are the caller's (lib/auth/guard.ts); ownership is checked here.
+import type { Db } from "../db/prisma";
+import { Prisma, type ReviewCode } from "../generated/prisma/client";
+import { ApiError } from "../http/route";
+import { REVIEW_FIELDS, type ReviewCode as Code, type ReviewField } from "./codes";
+import { PAPER_SOURCES_READ_ON, REFERENCE_PROTOCOLS, TABLE_A1, TABLE_A2 } from "./reference-data";
+import type { ConsensusInput, Ledger, SaveCodeInput } from "./schemas";
+
+type Tx = Prisma.TransactionClient;
+
+/** A cell's code and ledger as one JSON value: what revisions store and conflicts show. */
+export interface LedgerSnapshot extends Omit<Ledger, "citations"> {
+  citations: string[];
+  version: number;
+}
+
+const snapshot = (row: ReviewCode): LedgerSnapshot => ({
+  code: row.code as Code,
+  sourceLocation: row.sourceLocation,
+  ...(row.basis ? { basis: row.basis } : {}),
+  citations: row.citations,
+  sourcesReadOn: row.sourcesReadOn.toISOString().slice(0, 10),
+  version: row.version,
+});
+
+const ledgerColumns = (ledger: Ledger) => ({
+  code: ledger.code,
+  sourceLocation: ledger.sourceLocation,
+  basis: ledger.basis ?? null,
+  citations: ledger.citations,
+  sourcesReadOn: new Date(`${ledger.sourcesReadOn}T00:00:00Z`),
+});
+
+function editConflict(current: LedgerSnapshot | null, yours: Ledger): ApiError {
+  return new ApiError(
+    409,
+    "edit_conflict",
+    current
+      ? `expectedVersion: someone saved version ${current.version} of this cell since you opened it; nothing was overwritten. Compare both versions and save again from version ${current.version}.`
+      : "expectedVersion: this cell has no saved code yet; save it as new (expectedVersion null).",
+    "expectedVersion",
+    { current, yours },
+  );
+}
+
+/**
+ * Saves the actor's own code for a cell, as a new version with a revision (who, when, before,
+ * after, why). A save that started from an older version than the stored one is refused with both
+ * versions (optimistic concurrency): nothing is ever overwritten silently.
+ */
+export async function saveCode(db: Db, actorId: string, input: SaveCodeInput): Promise<LedgerSnapshot> {
+  if (!(await db.reviewProtocol.findUnique({ where: { id: input.protocolId }, select: { id: true } }))) {
+    throw new ApiError(404, "not_found", `protocolId: protocol ${input.protocolId} not found`, "protocolId");
+  }
+  try {
+    return await db.$transaction(async (tx) => {
+      const [existing] = await tx.$queryRaw<Array<{ id: string }>>`
+        SELECT id FROM review_codes WHERE protocol_id = ${input.protocolId}::uuid AND field = ${input.field} AND reviewer_id = ${actorId} FOR UPDATE`;
+      const current = existing ? await tx.reviewCode.findUniqueOrThrow({ where: { id: existing.id } }) : null;
+      if ((current?.version ?? null) !== input.expectedVersion) throw editConflict(current ? snapshot(current) : null, input.ledger);
+      const saved = current
+        ? await tx.reviewCode.update({ where: { id: current.id }, data: { ...ledgerColumns(input.ledger), version: current.version + 1, updatedAt: new Date() } })
+        : await tx.reviewCode.create({ data: { protocolId: input.protocolId, field: input.field, reviewerId: actorId, ...ledgerColumns(input.ledger), version: 1 } });
+      await appendRevision(tx, saved, current ? "edit" : "create", actorId, input.reason, current ? snapshot(current) : null);
+      return snapshot(saved);
+    });
+  } catch (error) {
+    // Two first saves of one cell at once: the second meets the first's row, a conflict like any other.
+    if (error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002") {
+      const current = await db.reviewCode.findFirst({ where: { protocolId: input.protocolId, field: input.field, reviewerId: actorId } });
+      throw editConflict(current ? snapshot(current) : null, input.ledger);
+    }
+    throw error;
+  }
+}
+
+async function appendRevision(tx: Tx, row: ReviewCode, kind: "create" | "edit" | "restore", authorId: string | null, reason: string, previous: LedgerSnapshot | null) {
+  await tx.reviewCodeRevision.create({
+    data: { codeId: row.id, version: row.version, kind, authorId, reason, previous: previous ? (previous as unknown as Prisma.InputJsonValue) : Prisma.DbNull, next: snapshot(row) as unknown as Prisma.InputJsonValue },
+  });
+}
+
+/** Restores a past version of the actor's own cell, as a new version (history is never rewritten). */
+export async function restoreCode(db: Db, actorId: string, codeId: string, version: number, reason: string): Promise<LedgerSnapshot> {
+  return db.$transaction(async (tx) => {
+    const [owned] = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM review_codes WHERE id = ${codeId}::uuid AND reviewer_id = ${actorId} FOR UPDATE`;
+    if (!owned) throw new ApiError(404, "not_found", `review code ${codeId} not found among your codes`);
+    const past = await tx.reviewCodeRevision.findUnique({ where: { codeId_version: { codeId, version } } });
+    if (!past) throw new ApiError(404, "not_found", `version: cell ${codeId} has no version ${version}`, "version");
+    const current = await tx.reviewCode.findUniqueOrThrow({ where: { id: codeId } });
+    const { version: _restoredFrom, ...ledger } = past.next as unknown as LedgerSnapshot;
+    const saved = await tx.reviewCode.update({ where: { id: codeId }, data: { ...ledgerColumns({ ...ledger, citations: ledger.citations }), version: current.version + 1, updatedAt: new Date() } });
+    await appendRevision(tx, saved, "restore", actorId, `${reason} (restores version ${version})`, snapshot(current));
+    return snapshot(saved);
+  });
+}
+
+export async function codeHistory(db: Db, codeId: string) {
+  return db.reviewCodeRevision.findMany({ where: { codeId }, orderBy: { version: "asc" } });
+}
+
+export interface VisibleCode {
+  id: string;
+  field: ReviewField;
+  reviewerId: string | null;
+  fromPaper: boolean;
+  ledger: LedgerSnapshot;
+}
+
+/**
+ * A protocol's codes as one viewer may see them. Coding is blind: a reviewer sees only their own
+ * codes for a protocol until they have coded every field of it; then everyone's, the paper's
+ * included. Those who reconcile (`seesAll`) see everything.
+ */
+export async function visibleCodes(db: Db, viewer: { userId: string; seesAll: boolean }, protocolId: string): Promise<{ codes: VisibleCode[]; blind: boolean }> {
+  const rows = await db.reviewCode.findMany({ where: { protocolId }, orderBy: [{ field: "asc" }, { fromPaper: "desc" }, { reviewerId: "asc" }] });
+  const ownFields = new Set(rows.filter((r) => r.reviewerId === viewer.userId).map((r) => r.field));
+  const blind = !viewer.seesAll && REVIEW_FIELDS.some((f) => !ownFields.has(f));
+  const shown = blind ? rows.filter((r) => r.reviewerId === viewer.userId) : rows;
+  return { codes: shown.map((r) => ({ id: r.id, field: r.field as ReviewField, reviewerId: r.reviewerId, fromPaper: r.fromPaper, ledger: snapshot(r) })), blind };
+}
+
+/** Reconciles a cell to a consensus code with its rationale; the consensus keeps its own history. */
+export async function setConsensus(db: Db, actorId: string, input: ConsensusInput) {
+  return db.$transaction(async (tx) => {
+    const [row] = await tx.$queryRaw<Array<{ id: string }>>`
+      SELECT id FROM review_consensus WHERE protocol_id = ${input.protocolId}::uuid AND field = ${input.field} FOR UPDATE`;
+    const current = row ? await tx.reviewConsensus.findUniqueOrThrow({ where: { id: row.id } }) : null;
+    if ((current?.version ?? null) !== input.expectedVersion) {
+      throw new ApiError(409, "edit_conflict", `expectedVersion: the consensus is at version ${current?.version ?? "none"}; nothing was overwritten`, "expectedVersion", {
+        current: current && { code: current.code, rationale: current.rationale, version: current.version },
+        yours: { code: input.code, rationale: input.rationale },
+      });
+    }
+    const data = { code: input.code, rationale: input.rationale, fromPaper: false, updatedById: actorId, updatedAt: new Date() };
+    const saved = current
+      ? await tx.reviewConsensus.update({ where: { id: current.id }, data: { ...data, version: current.version + 1 } })
+      : await tx.reviewConsensus.create({ data: { ...data, protocolId: input.protocolId, field: input.field, version: 1 } });
+    await tx.reviewConsensusRevision.create({
+      data: {
+        consensusId: saved.id,
+        version: saved.version,
+        authorId: actorId,
+        reason: input.reason,
+        previous: current ? { code: current.code, rationale: current.rationale, fromPaper: current.fromPaper } : Prisma.DbNull,
+        next: { code: saved.code, rationale: saved.rationale, fromPaper: false },
+      },
+    });
+    return saved;
+  });
+}
+
+const PAPER_REASON = "loaded from the paper (seeds/000: Table A.1 codes, Table A.2 ledger rows)";
+
+/**
+ * Loads the paper's reference data once: its ten protocols, its codes for the six Table A.1 gives
+ * (with the Table A.2 ledger where the paper prints one), and those codes as the initial consensus.
+ * Idempotent; cells the paper does not code stay uncoded.
+ */
+export async function loadPaperReference(db: Db): Promise<void> {
+  await db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${0x626c_7276})`; // "blrv": one loader at a time
+    if ((await tx.reviewProtocol.count({ where: { fromPaper: true } })) > 0) return;
+    for (const [position, p] of REFERENCE_PROTOCOLS.entries()) {
+      const protocol = await tx.reviewProtocol.create({ data: { name: p.name, citation: p.citation, referenceNumber: p.referenceNumber, fromPaper: true, position } });
+      const codes = TABLE_A1[p.name];
+      if (!codes) continue;
+      for (const field of REVIEW_FIELDS) {
+        const printed = TABLE_A2.find((row) => row.protocol === p.name && row.field === field);
+        const ledger: Ledger = printed
+          ? { code: codes[field], sourceLocation: printed.sourceLocation, basis: printed.basis, citations: printed.citations.map(String), sourcesReadOn: PAPER_SOURCES_READ_ON }
+          : {
+              code: codes[field],
+              sourceLocation: "Paper Table A.1",
+              basis: "Table A.1 prints this code; the paper gives no ledger row for this cell (its Table A.2 covers WebArena and WorkArena).",
+              citations: [String(p.referenceNumber)],
+              sourcesReadOn: PAPER_SOURCES_READ_ON,
+            };
+        const row = await tx.reviewCode.create({ data: { protocolId: protocol.id, field, reviewerId: null, fromPaper: true, ...ledgerColumns(ledger), version: 1 } });
+        await appendRevision(tx, row, "create", null, PAPER_REASON, null);
+        const consensus = await tx.reviewConsensus.create({
+          data: { protocolId: protocol.id, field, code: codes[field], rationale: "The paper's code (one reviewer coded everything, its stated limitation).", fromPaper: true, version: 1 },
+        });
+        await tx.reviewConsensusRevision.create({ data: { consensusId: consensus.id, version: 1, authorId: null, reason: PAPER_REASON, next: { code: consensus.code, rationale: consensus.rationale, fromPaper: true } } });
+      }
+    }
+  });
+}
+
+/** The consensus matrix for Table 3: protocol name → field → code. */
+export async function consensusMatrix(db: Db): Promise<{ protocols: string[]; matrix: Record<string, Partial<Record<ReviewField, Code>>> }> {
+  const protocols = await db.reviewProtocol.findMany({ orderBy: [{ position: "asc" }, { name: "asc" }], include: { consensus: true } });
+  return {
+    protocols: protocols.map((p) => p.name),
+    matrix: Object.fromEntries(protocols.map((p) => [p.name, Object.fromEntries(p.consensus.map((c) => [c.field, c.code as Code]))])),
+  };
+}
