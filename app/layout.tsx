@@ -26,6 +26,7 @@ export default async function RootLayout({ children }: { children: ReactNode }) 
               <Link href="/">Experiments</Link>
               {can(principal.role, "experiment:run") ? <Link href="/experiments/new">New experiment</Link> : null}
               <Link href="/effects">Open effects</Link>
+              <Link href="/protocols">Protocol review</Link>
             </nav>
           ) : null}
           {principal ? (

@@ -9,7 +9,8 @@ interface Created {
 }
 
 /** Makes a read-only share link for one experiment or run: frozen by default, with an expiry. */
-export function ShareButton({ resourceType, resourceId }: { resourceType: "experiment" | "run"; resourceId: string }) {
+export function ShareButton({ resourceType, resourceId }: { resourceType: "experiment" | "run" | "protocol_matrix"; resourceId?: string }) {
+  const what = resourceType === "protocol_matrix" ? "protocol matrix" : resourceType;
   const [open, setOpen] = useState(false);
   const [mode, setMode] = useState<"frozen" | "live">("frozen");
   const [expiry, setExpiry] = useState("14");
@@ -25,7 +26,7 @@ export function ShareButton({ resourceType, resourceId }: { resourceType: "exper
     setError(null);
     const result = await callApi<Created>("/api/v1/share-links", "POST", {
       resourceType,
-      resourceId,
+      ...(resourceId ? { resourceId } : {}),
       mode,
       expiresInDays: expiry === "never" ? null : Number(expiry),
       ...(note.trim() ? { note: note.trim() } : {}),
@@ -46,11 +47,11 @@ export function ShareButton({ resourceType, resourceId }: { resourceType: "exper
   }
   return (
     <section className="panel" aria-labelledby={`${id}-title`}>
-      <h2 id={`${id}-title`}>Share this {resourceType}</h2>
+      <h2 id={`${id}-title`}>Share this {what}</h2>
       {created ? (
         <>
           <p>
-            Anyone with this link can read this {resourceType} only, without an account
+            Anyone with this link can read this {what} only, without an account
             {created.link.expiresAt ? `, until ${created.link.expiresAt}` : ", with no expiry"}. It is shown once: copy it now.
           </p>
           <p>
@@ -62,7 +63,7 @@ export function ShareButton({ resourceType, resourceId }: { resourceType: "exper
               Frozen snapshot, SHA-256 <code>{created.link.contentHash}</code>
             </p>
           ) : (
-            <p className="muted">Live: the reviewer sees the {resourceType} as it is when they open the link.</p>
+            <p className="muted">Live: the reviewer sees the {what} as it is when they open the link.</p>
           )}
         </>
       ) : (
@@ -73,7 +74,7 @@ export function ShareButton({ resourceType, resourceId }: { resourceType: "exper
               <input type="radio" name="mode" value="frozen" checked={mode === "frozen"} onChange={() => setMode("frozen")} /> A frozen snapshot, taken now (default)
             </label>
             <label>
-              <input type="radio" name="mode" value="live" checked={mode === "live"} onChange={() => setMode("live")} /> Live: follows the {resourceType} as it changes
+              <input type="radio" name="mode" value="live" checked={mode === "live"} onChange={() => setMode("live")} /> Live: follows the {what} as it changes
             </label>
           </fieldset>
           <p>

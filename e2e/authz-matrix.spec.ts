@@ -13,6 +13,7 @@ type Caller = (typeof CALLERS)[number];
 const SIGNED_IN: Caller[] = ["viewer", "reviewer", "editor", "admin", "editorApiKey"];
 const RUNS_EXPERIMENTS: Caller[] = ["editor", "admin", "editorApiKey"];
 const ADMIN: Caller[] = ["admin"];
+const CODERS: Caller[] = ["reviewer", "editor", "admin", "editorApiKey"];
 const EVERYONE: Caller[] = [...CALLERS];
 
 const UNKNOWN_UUID = "00000000-0000-4000-8000-000000000000";
@@ -42,6 +43,12 @@ const ROUTES: RouteCase[] = [
   { route: "/api/v1/effects", method: "GET", url: () => "/api/v1/effects", allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/effects/export", method: "GET", url: () => "/api/v1/effects/export?format=json", allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/experiments/[id]/cancel", method: "POST", url: () => `/api/v1/experiments/${UNKNOWN_UUID}/cancel`, allowed: RUNS_EXPERIMENTS, status: 404 },
+  { route: "/api/v1/protocols", method: "GET", url: () => "/api/v1/protocols", allowed: SIGNED_IN, status: 200 },
+  { route: "/api/v1/protocols/[id]", method: "GET", url: () => `/api/v1/protocols/${UNKNOWN_UUID}`, allowed: SIGNED_IN, status: 404 },
+  { route: "/api/v1/protocols/[id]/codes", method: "PUT", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/codes`, body: {}, allowed: CODERS, status: 400 },
+  { route: "/api/v1/protocols/[id]/consensus", method: "PUT", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/consensus`, body: {}, allowed: RUNS_EXPERIMENTS, status: 400 },
+  { route: "/api/v1/review-codes/[id]/restore", method: "POST", url: () => `/api/v1/review-codes/${UNKNOWN_UUID}/restore`, body: {}, allowed: CODERS, status: 400 },
+  { route: "/api/v1/protocols/export", method: "GET", url: () => "/api/v1/protocols/export?format=latex-table3", allowed: RUNS_EXPERIMENTS, status: 200 },
   { route: "/api/v1/users", method: "GET", url: () => "/api/v1/users", allowed: ADMIN, status: 200 },
   { route: "/api/v1/users", method: "POST", url: () => "/api/v1/users", body: { email: "not-an-email", password: "x", role: "viewer" }, allowed: ADMIN, status: 400 },
   { route: "/api/v1/users/[id]", method: "PATCH", url: () => "/api/v1/users/no-such-user", body: { role: "viewer" }, allowed: ADMIN, status: 404 },
@@ -72,6 +79,7 @@ const PAGES: PageCase[] = [
   { url: () => `/experiments/${accounts().experimentId}/runs`, allowed: SIGNED_IN },
   { url: () => `/runs/${accounts().runId}`, allowed: SIGNED_IN },
   { url: () => "/effects", allowed: SIGNED_IN },
+  { url: () => "/protocols", allowed: SIGNED_IN },
   { url: () => "/account", allowed: SIGNED_IN },
   { url: () => "/admin", allowed: ADMIN },
   { url: () => `/s/${shareToken}`, allowed: EVERYONE },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { cohensKappa, fleissKappa, percentAgreement } from "./agreement";
+import { cohensKappa, fieldAgreement, fleissKappa, percentAgreement } from "./agreement";
 
 describe("percentAgreement", () => {
   it("counts items on which every rater agrees, skipping items with one rating", () => {
@@ -59,5 +59,30 @@ describe("fleissKappa", () => {
     // With two raters Fleiss' kappa is Scott's pi: pooled marginals. Pairs E/E, E/P, P/P, P/P:
     // po = 3/4; pooled p(E) = 3/8, p(P) = 5/8; pe = 9/64 + 25/64 = 34/64; pi = (48/64 - 34/64)/(30/64) = 14/30
     expect(fleissKappa([["E", "E"], ["E", "P"], ["P", "P"], ["P", "P"]]).value).toBeCloseTo(14 / 30, 12);
+  });
+});
+
+describe("fieldAgreement", () => {
+  it("compares two reviewers over the protocols both coded, with Cohen's kappa and the disagreeing cells", () => {
+    const cells = [
+      { item: "WebArena", rater: "ana", code: "NR" },
+      { item: "WebArena", rater: "ben", code: "NR" },
+      { item: "OSWorld", rater: "ana", code: "P" },
+      { item: "OSWorld", rater: "ben", code: "NR" },
+      { item: "Cybench", rater: "ana", code: "P" }, // ben has not coded it: not compared
+    ];
+    const result = fieldAgreement(cells);
+    expect(result).toMatchObject({ raters: ["ana", "ben"], items: 2, percent: { agreed: 1, of: 2 }, statistic: "cohen", disagreements: ["OSWorld"] });
+    // po = 1/2; ana NR 1/2, P 1/2; ben NR 1 → pe = 1/2 → kappa 0
+    expect(result.kappa.value).toBe(0);
+  });
+
+  it("uses Fleiss' kappa for three reviewers, and none for one", () => {
+    const three = ["a", "b", "c"].flatMap((rater) => [
+      { item: "x", rater, code: "E" },
+      { item: "y", rater, code: "NR" },
+    ]);
+    expect(fieldAgreement(three)).toMatchObject({ statistic: "fleiss", kappa: { value: 1 }, disagreements: [] });
+    expect(fieldAgreement([{ item: "x", rater: "a", code: "E" }])).toMatchObject({ statistic: null, kappa: { value: null } });
   });
 });

@@ -52,3 +52,36 @@ export function fleissKappa<C extends string>(items: C[][]): Kappa {
   if (expected === 1) return { value: null, reason: `every rating used one code (${categories[0]}): agreement beyond chance is undefined` };
   return { value: (meanItemAgreement - expected) / (1 - expected) };
 }
+
+export interface RatedCell<C extends string> {
+  item: string;
+  rater: string;
+  code: C;
+}
+
+export interface FieldAgreement {
+  /** Reviewers whose codes are compared, and the items (protocols) every one of them coded. */
+  raters: string[];
+  items: number;
+  percent: { agreed: number; of: number };
+  statistic: "cohen" | "fleiss" | null;
+  kappa: Kappa;
+  /** Items on which the reviewers gave different codes. */
+  disagreements: string[];
+}
+
+/**
+ * Agreement on one field among the reviewers who coded it: compared over the items every one of
+ * them coded. Cohen's kappa for two reviewers, Fleiss' for more; none for fewer than two.
+ */
+export function fieldAgreement<C extends string>(cells: RatedCell<C>[]): FieldAgreement {
+  const raters = [...new Set(cells.map((c) => c.rater))].sort();
+  const byItem = new Map<string, Map<string, C>>();
+  for (const c of cells) byItem.set(c.item, (byItem.get(c.item) ?? new Map()).set(c.rater, c.code));
+  const complete = [...byItem.entries()].filter(([, ratings]) => raters.every((r) => ratings.has(r))).sort(([a], [b]) => a.localeCompare(b));
+  const ratings = complete.map(([, r]) => raters.map((rater) => r.get(rater)!));
+  const disagreements = complete.filter(([, r]) => new Set(r.values()).size > 1).map(([item]) => item);
+  if (raters.length < 2) return { raters, items: complete.length, percent: { agreed: 0, of: 0 }, statistic: null, kappa: { value: null, reason: "fewer than two reviewers coded this field" }, disagreements: [] };
+  const kappa = raters.length === 2 ? cohensKappa(ratings.map(([a, b]) => [a!, b!] as [C, C])) : fleissKappa(ratings);
+  return { raters, items: complete.length, percent: percentAgreement(ratings), statistic: raters.length === 2 ? "cohen" : "fleiss", kappa, disagreements };
+}

@@ -196,3 +196,21 @@ export async function consensusMatrix(db: Db): Promise<{ protocols: string[]; ma
     matrix: Object.fromEntries(protocols.map((p) => [p.name, Object.fromEntries(p.consensus.map((c) => [c.field, c.code as Code]))])),
   };
 }
+
+/** Every cell's current code and ledger with its consensus: the rows of the CSV and JSON exports. */
+export async function reviewLedger(db: Db) {
+  const codes = await db.reviewCode.findMany({ include: { protocol: { include: { consensus: true } } }, orderBy: [{ protocol: { position: "asc" } }, { field: "asc" }, { fromPaper: "desc" }, { reviewerId: "asc" }] });
+  const reviewers = new Map((await db.user.findMany({ select: { id: true, email: true } })).map((u) => [u.id, u.email]));
+  return codes.map((c) => ({
+    protocol: c.protocol.name,
+    field: c.field,
+    reviewer: c.fromPaper ? "paper" : (reviewers.get(c.reviewerId!) ?? c.reviewerId!),
+    code: c.code,
+    sourceLocation: c.sourceLocation,
+    basis: c.basis ?? "",
+    citations: c.citations.join("; "),
+    sourcesReadOn: c.sourcesReadOn.toISOString().slice(0, 10),
+    version: c.version,
+    consensus: c.protocol.consensus.find((k) => k.field === c.field)?.code ?? "",
+  }));
+}

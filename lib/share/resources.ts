@@ -3,6 +3,8 @@ import { Prisma, type OpenEffect, type Run } from "../generated/prisma/client";
 import { finalityByDelay, unresolvedRuns, type FinalityDelayRow } from "../dashboard/experiment-aggregates";
 import { experimentSummary } from "../replay/summary";
 import type { ReplaySummary } from "../replay/summary-schema";
+import { consensusMatrix } from "../review/store";
+import { computeTable3, type ConsensusMatrix, type Table3Row } from "../review/table3";
 import type { ShareResourceType } from "./schemas";
 
 // What a reviewer sees through a link. Plain JSON only (timestamps as ISO strings), so that the
@@ -32,17 +34,27 @@ export interface RunShareContent {
   openEffects: OpenEffect[];
 }
 
-export type ShareContent = ExperimentShareContent | RunShareContent;
+/** The protocol-review matrix as shared: the consensus codes and Table 3, never a reviewer's own codes. */
+export interface ProtocolMatrixShareContent {
+  kind: "protocol_matrix";
+  protocols: { name: string; citation: string }[];
+  consensus: ConsensusMatrix;
+  table3: Table3Row[];
+}
+
+export type ShareContent = ExperimentShareContent | RunShareContent | ProtocolMatrixShareContent;
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
 /** The content of the resource, or null when it does not exist. */
-export async function loadShareContent(db: Db, resourceType: ShareResourceType, resourceId: string): Promise<ShareContent | null> {
+export async function loadShareContent(db: Db, resourceType: ShareResourceType, resourceId: string | null): Promise<ShareContent | null> {
   switch (resourceType) {
     case "experiment":
-      return loadExperimentContent(db, resourceId);
+      return resourceId === null ? null : loadExperimentContent(db, resourceId);
     case "run":
-      return loadRunContent(db, resourceId);
+      return resourceId === null ? null : loadRunContent(db, resourceId);
+    case "protocol_matrix":
+      return loadProtocolMatrixContent(db);
     default:
       throw new Error(`share links cannot show a ${resourceType satisfies never}`);
   }
@@ -87,7 +99,9 @@ async function loadRunContent(db: Db, id: string): Promise<RunShareContent | nul
 }
 
 /** Whether the resource exists (a live link stores no content, so it only needs this). */
-export async function shareResourceExists(db: Db, resourceType: ShareResourceType, resourceId: string): Promise<boolean> {
+export async function shareResourceExists(db: Db, resourceType: ShareResourceType, resourceId: string | null): Promise<boolean> {
+  if (resourceType === "protocol_matrix") return true;
+  if (resourceId === null) return false;
   const where = { where: { id: resourceId }, select: { id: true } } as const;
   switch (resourceType) {
     case "experiment":
@@ -97,4 +111,10 @@ export async function shareResourceExists(db: Db, resourceType: ShareResourceTyp
     default:
       throw new Error(`share links cannot point at a ${resourceType satisfies never}`);
   }
+}
+
+async function loadProtocolMatrixContent(db: Db): Promise<ProtocolMatrixShareContent> {
+  const { protocols, matrix } = await consensusMatrix(db);
+  const citations = new Map((await db.reviewProtocol.findMany({ select: { name: true, citation: true } })).map((p) => [p.name, p.citation]));
+  return { kind: "protocol_matrix", protocols: protocols.map((name) => ({ name, citation: citations.get(name) ?? "" })), consensus: matrix, table3: computeTable3(protocols, matrix) };
 }

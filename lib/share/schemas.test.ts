@@ -7,6 +7,7 @@ const id = "0b6c3a52-7a61-4f0e-9d8e-2c4a1f5b7e90";
 describe("createShareLinkSchema", () => {
   it("defaults to a frozen link with the instance's expiry (expiresInDays left out)", () => {
     expect(createShareLinkSchema.parse({ resourceType: "experiment", resourceId: id })).toEqual({ resourceType: "experiment", resourceId: id, mode: "frozen" });
+    expect(createShareLinkSchema.parse({ resourceType: "protocol_matrix" })).toEqual({ resourceType: "protocol_matrix", mode: "frozen" });
   });
 
   it("keeps an explicit null expiry (never) apart from an omitted one, and trims the note", () => {
@@ -16,7 +17,8 @@ describe("createShareLinkSchema", () => {
   });
 
   it.each([
-    [{ resourceType: "protocol_matrix", resourceId: id }, "resourceType"],
+    [{ resourceType: "protocol_matrix", resourceId: id }, "resourceId"],
+    [{ resourceType: "dashboard" }, "resourceType"],
     [{ resourceType: "experiment", resourceId: "not-a-uuid" }, "resourceId"],
     [{ resourceType: "experiment" }, "resourceId"],
     [{ resourceType: "experiment", resourceId: id, mode: "snapshot" }, "mode"],

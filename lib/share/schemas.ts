@@ -1,7 +1,7 @@
 import { z } from "zod";
 
-/** What a link can point at today (the protocol-review matrix comes with its own issue). */
-export const SHARE_RESOURCE_TYPES = ["experiment", "run"] as const;
+/** What a link can point at: one experiment, one run, or the protocol-review matrix (which has no id). */
+export const SHARE_RESOURCE_TYPES = ["experiment", "run", "protocol_matrix"] as const;
 export type ShareResourceType = (typeof SHARE_RESOURCE_TYPES)[number];
 
 /** frozen: the content as it was when the link was made; live: the content as it is when opened. */
@@ -11,9 +11,10 @@ export type ShareMode = (typeof SHARE_MODES)[number];
 export const MAX_SHARE_LINK_DAYS = 3650;
 
 /** The create-link body, shared by the API route and the form. */
-export const createShareLinkSchema = z.strictObject({
+export const createShareLinkSchema = z
+  .strictObject({
   resourceType: z.enum(SHARE_RESOURCE_TYPES, `resourceType must be one of ${SHARE_RESOURCE_TYPES.join(", ")}`),
-  resourceId: z.uuid("resourceId must be an experiment or run id (a UUID)"),
+  resourceId: z.uuid("resourceId must be an experiment or run id (a UUID)").optional(),
   mode: z.enum(SHARE_MODES, `mode must be one of ${SHARE_MODES.join(", ")}`).default("frozen"),
   /** null: never expires, by explicit choice; omitted: the instance default (SHARE_LINK_DEFAULT_DAYS). */
   expiresInDays: z
@@ -24,7 +25,12 @@ export const createShareLinkSchema = z.strictObject({
     .nullable()
     .optional(),
   note: z.string().trim().max(200, "note must be at most 200 characters").optional(),
-});
+  })
+  .superRefine((input, ctx) => {
+    const needsId = input.resourceType !== "protocol_matrix";
+    if (needsId && input.resourceId === undefined) ctx.addIssue({ code: "custom", path: ["resourceId"], message: `resourceId is required to share a ${input.resourceType}` });
+    if (!needsId && input.resourceId !== undefined) ctx.addIssue({ code: "custom", path: ["resourceId"], message: "resourceId must be left out for the protocol matrix" });
+  });
 export type CreateShareLinkInput = z.infer<typeof createShareLinkSchema>;
 
 /** The `[id]` path parameter of the share-link routes. */

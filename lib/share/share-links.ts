@@ -96,7 +96,7 @@ export async function createShareLink(
     data: {
       tokenHash: hashShareToken(token),
       resourceType: input.resourceType,
-      resourceId: input.resourceId,
+      resourceId: input.resourceId ?? null,
       mode: input.mode,
       ...(frozen && { snapshot: frozen.content as unknown as Prisma.InputJsonValue, contentHash: frozen.contentHash }),
       note: input.note || null,
@@ -112,11 +112,12 @@ export async function createShareLink(
 /** The content a frozen link keeps (null for a live one); 404 when the resource does not exist. */
 async function contentToFreeze(db: Db, input: CreateShareLinkInput): Promise<{ content: ShareContent; contentHash: string } | null> {
   const missing = () => new ApiError(404, "not_found", `${input.resourceType} ${input.resourceId} not found`, "resourceId");
+  const resourceId = input.resourceId ?? null;
   if (input.mode === "live") {
-    if (!(await shareResourceExists(db, input.resourceType, input.resourceId))) throw missing();
+    if (!(await shareResourceExists(db, input.resourceType, resourceId))) throw missing();
     return null;
   }
-  const content = await loadShareContent(db, input.resourceType, input.resourceId);
+  const content = await loadShareContent(db, input.resourceType, resourceId);
   if (!content) throw missing();
   return { content, contentHash: contentHash(content) };
 }
@@ -242,7 +243,6 @@ async function contentShown(db: Db, link: ShareLink, now: Date): Promise<{ conte
     if (link.snapshot === null || link.contentHash === null) throw new Error(`frozen share link ${link.id} has no snapshot`);
     return { content: link.snapshot as unknown as ShareContent, contentHash: link.contentHash, snapshotAt: link.createdAt.toISOString() };
   }
-  if (link.resourceId === null) throw new Error(`share link ${link.id} has no resource id`);
   const content = await loadShareContent(db, link.resourceType as ShareResourceType, link.resourceId);
   return content && { content, contentHash: contentHash(content), snapshotAt: now.toISOString() };
 }

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { ExperimentReport } from "@/components/experiment-report";
+import { MatrixTable, Table3Table } from "@/components/review/matrix-report";
 import { RunReport } from "@/components/run-report";
 import { getDb } from "@/lib/db/client";
 import { lookUpShareLink } from "@/lib/share/access";
@@ -45,7 +46,18 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
         )}{" "}
         {link.expiresAt ? <>The link expires {iso(link.expiresAt)}.</> : <>The link does not expire; its sender can revoke it.</>}
       </div>
-      {content.kind === "experiment" ? <ExperimentReport experiment={content.experiment} summary={content.summary} byDelay={content.byDelay} unresolved={content.unresolved} config={content.experiment.config} /> : <RunReport content={content} />}
+      {content.kind === "experiment" ? (
+        <ExperimentReport experiment={content.experiment} summary={content.summary} byDelay={content.byDelay} unresolved={content.unresolved} config={content.experiment.config} />
+      ) : content.kind === "run" ? (
+        <RunReport content={content} />
+      ) : (
+        <>
+          <h1>Protocol review: consensus codes</h1>
+          <MatrixTable protocols={content.protocols} matrix={content.consensus} caption="Consensus code per protocol and field" />
+          <h2>Table 3, computed from the consensus</h2>
+          <Table3Table rows={content.table3} />
+        </>
+      )}
     </>
   );
 }

@@ -1,0 +1,78 @@
+// What the review pages and routes show, as one viewer may see it (blind coding, store.ts).
+import type { Db } from "../db/prisma";
+import { fieldAgreement, type FieldAgreement } from "./agreement";
+import { REVIEW_FIELDS, type ReviewCode, type ReviewField } from "./codes";
+import { consensusMatrix, visibleCodes } from "./store";
+import { computeTable3, type ConsensusMatrix } from "./table3";
+
+export interface Viewer {
+  userId: string;
+  /** Editors and admins reconcile: they see every code. */
+  seesAll: boolean;
+}
+
+/** The matrix page: consensus (or one reviewer's codes), Table 3 live, and agreement per field. */
+export async function matrixView(db: Db, viewer: Viewer, show: "consensus" | "paper" | { reviewerId: string }) {
+  const protocols = await db.reviewProtocol.findMany({ orderBy: [{ position: "asc" }, { name: "asc" }] });
+  const { matrix: consensus } = await consensusMatrix(db);
+  const visible = await Promise.all(protocols.map(async (p) => ({ protocol: p, ...(await visibleCodes(db, viewer, p.id)) })));
+  const matrix: ConsensusMatrix =
+    show === "consensus"
+      ? consensus
+      : Object.fromEntries(
+          visible.map(({ protocol, codes }) => [
+            protocol.name,
+            Object.fromEntries(codes.filter((c) => (show === "paper" ? c.fromPaper : c.reviewerId === show.reviewerId)).map((c) => [c.field, c.ledger.code])),
+          ]),
+        );
+  const names = protocols.map((p) => p.name);
+  // Agreement among the human reviewers, over the protocols this viewer may see everyone's codes for.
+  const agreement = Object.fromEntries(
+    REVIEW_FIELDS.map((field) => [
+      field,
+      fieldAgreement(
+        visible
+          .filter((v) => !v.blind)
+          .flatMap(({ protocol, codes }) => codes.filter((c) => c.field === field && c.reviewerId !== null).map((c) => ({ item: protocol.name, rater: c.reviewerId!, code: c.ledger.code }))),
+      ),
+    ]),
+  ) as Record<ReviewField, FieldAgreement>;
+  const reviewers = [...new Set(visible.flatMap((v) => v.codes.map((c) => c.reviewerId)).filter((r): r is string => r !== null))];
+  const users = await db.user.findMany({ where: { id: { in: reviewers } }, select: { id: true, email: true } });
+  return {
+    protocols: protocols.map((p) => ({ id: p.id, name: p.name, citation: p.citation, link: p.link, fromPaper: p.fromPaper })),
+    matrix,
+    table3: computeTable3(names, consensus),
+    agreement,
+    reviewers: users,
+  };
+}
+
+/** One protocol: each field's codes the viewer may see, the consensus, and agreement on the cell. */
+export async function protocolView(db: Db, viewer: Viewer, protocolId: string) {
+  const protocol = await db.reviewProtocol.findUnique({ where: { id: protocolId }, include: { consensus: true } });
+  if (!protocol) return null;
+  const { codes, blind } = await visibleCodes(db, viewer, protocolId);
+  const ids = [...new Set(codes.map((c) => c.reviewerId).filter((r): r is string => r !== null))];
+  const names = new Map((await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]));
+  const histories = await db.reviewCodeRevision.findMany({ where: { codeId: { in: codes.map((c) => c.id) } }, orderBy: [{ codeId: "asc" }, { version: "asc" }] });
+  const consensusHistory = await db.reviewConsensusRevision.findMany({ where: { consensusId: { in: protocol.consensus.map((c) => c.id) } }, orderBy: { version: "asc" } });
+  const fields = REVIEW_FIELDS.map((field) => {
+    const fieldCodes = codes.filter((c) => c.field === field);
+    const consensus = protocol.consensus.find((c) => c.field === field) ?? null;
+    const human = fieldCodes.filter((c) => c.reviewerId !== null).map((c) => c.ledger.code);
+    const mine = fieldCodes.find((c) => c.reviewerId === viewer.userId) ?? null;
+    return {
+      field,
+      mine,
+      /** The viewer's own cell's revisions, oldest first. */
+      history: mine ? histories.filter((h) => h.codeId === mine.id) : [],
+      others: blind ? [] : fieldCodes.filter((c) => c.reviewerId !== viewer.userId).map((c) => ({ ...c, reviewer: c.fromPaper ? "the paper" : (names.get(c.reviewerId!) ?? c.reviewerId!) })),
+      /** Whether the human reviewers' codes of this cell agree; null until two have coded it (or while blind). */
+      agree: blind || human.length < 2 ? null : new Set(human).size === 1,
+      consensus: consensus && { id: consensus.id, code: consensus.code as ReviewCode, rationale: consensus.rationale, version: consensus.version, fromPaper: consensus.fromPaper },
+      consensusHistory: consensus ? consensusHistory.filter((h) => h.consensusId === consensus.id) : [],
+    };
+  });
+  return { protocol: { id: protocol.id, name: protocol.name, citation: protocol.citation, link: protocol.link, fromPaper: protocol.fromPaper }, blind, fields };
+}
