@@ -4,14 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/lib/auth/client";
 import { callApi } from "./api-client";
-
-function Alert({ text }: { text: string | null }) {
-  return text ? (
-    <p className="error" role="alert">
-      {text}
-    </p>
-  ) : null;
-}
+import { FormAlert } from "./form-alert";
 
 export function SignOutButton() {
   const router = useRouter();
@@ -61,7 +54,7 @@ export function PasswordForm() {
         <label htmlFor="newPassword">New password (at least 12 characters)</label>
         <input id="newPassword" name="newPassword" type="password" autoComplete="new-password" minLength={12} required />
       </p>
-      <Alert text={error} />
+      <FormAlert text={error} />
       {done ? <p role="status">Password changed; your other sessions were signed out.</p> : null}
       <p>
         <button type="submit">Change password</button>
@@ -91,7 +84,7 @@ export function NewApiKeyForm() {
       <label htmlFor="keyName">Key name</label>
       <input id="keyName" name="keyName" required maxLength={64} placeholder="e.g. harness on ci-3" />
       <button type="submit">Create API key</button>
-      <Alert text={error} />
+      <FormAlert text={error} />
       {key ? (
         <p role="status">
           New key (shown once, copy it now): <code data-testid="new-api-key">{key}</code>
@@ -122,7 +115,7 @@ export function ActionButton({ url, method, body, label, confirm }: { url: strin
       >
         {label}
       </button>
-      <Alert text={error} />
+      <FormAlert text={error} />
     </>
   );
 }
@@ -169,7 +162,7 @@ export function NewUserForm() {
           <option value="admin">admin: everything, users and share links</option>
         </select>
       </p>
-      <Alert text={error} />
+      <FormAlert text={error} />
       <p>
         <button type="submit">Create account</button>
       </p>
@@ -201,7 +194,7 @@ export function RoleSelect({ userId, role, label }: { userId: string; role: stri
           </option>
         ))}
       </select>
-      <Alert text={error} />
+      <FormAlert text={error} />
     </>
   );
 }

@@ -4,6 +4,7 @@ import { ratio } from "@/lib/replay/format";
 import type { ReplaySummary } from "@/lib/replay/summary-schema";
 import type { FinalityDelayRow } from "@/lib/dashboard/experiment-aggregates";
 import { paperTable2Comparison } from "@/lib/dashboard/paper-table2";
+import { DataTable } from "./data-table";
 import { AnalysisUnitsChart, DisagreementByDelayChart, ExposureByConditionChart, MeasuredDelayChart, SuccessesByPolicyChart } from "./experiment-charts";
 
 /** The experiment's facts shown beside its summary: plain JSON, so that a frozen share snapshot renders the same. */
@@ -14,26 +15,6 @@ export interface ExperimentFacts {
   finishedAt: string | null;
   wallMs: number | null;
   error: string | null;
-}
-
-function DataTable({ caption, columns, children }: { caption: ReactNode; columns: string[]; children: ReactNode }) {
-  return (
-    <div className="table-scroll">
-      <table>
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            {columns.map((c) => (
-              <th scope="col" key={c}>
-                {c}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>{children}</tbody>
-      </table>
-    </div>
-  );
 }
 
 /** A snake_case name that may wrap after each underscore (the text itself is unchanged). */

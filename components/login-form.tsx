@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/lib/auth/client";
+import { FormAlert } from "./form-alert";
 
 /** Email and password sign-in; on success, back to where the visitor was going. */
 export function LoginForm({ next }: { next: string }) {
@@ -35,11 +36,7 @@ export function LoginForm({ next }: { next: string }) {
         <label htmlFor="password">Password</label>
         <input id="password" name="password" type="password" autoComplete="current-password" required />
       </p>
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <FormAlert text={error} />
       <p>
         <button type="submit" disabled={busy}>
           {busy ? "Signing in…" : "Sign in"}

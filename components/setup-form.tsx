@@ -4,6 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/lib/auth/client";
 import { callApi } from "./api-client";
+import { FormAlert } from "./form-alert";
 
 /** First run: the first admin's account, then signed in at once. */
 export function SetupForm() {
@@ -43,11 +44,7 @@ export function SetupForm() {
         <label htmlFor="password">Password (at least 12 characters)</label>
         <input id="password" name="password" type="password" autoComplete="new-password" minLength={12} required />
       </p>
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <FormAlert text={error} />
       <p>
         <button type="submit" disabled={busy}>
           {busy ? "Creating…" : "Create the admin account"}

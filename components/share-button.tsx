@@ -2,6 +2,7 @@
 
 import { useId, useState } from "react";
 import { callApi } from "./api-client";
+import { FormAlert } from "./form-alert";
 
 interface Created {
   url: string;
@@ -92,11 +93,7 @@ export function ShareButton({ resourceType, resourceId }: { resourceType: "exper
             <label htmlFor={`${id}-note`}>Note for your list (optional)</label>
             <input id={`${id}-note`} value={note} maxLength={200} onChange={(e) => setNote(e.target.value)} />
           </p>
-          {error ? (
-            <p className="error" role="alert">
-              {error}
-            </p>
-          ) : null}
+          <FormAlert text={error} />
           <p>
             <button type="submit" disabled={busy}>
               {busy ? "Creating…" : "Create link"}

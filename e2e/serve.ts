@@ -3,7 +3,7 @@
 // replay so the pages have an experiment to show; a replay worker; then `next start` on PORT
 // (default 3107) against that database and service. SIGTERM or SIGINT stops everything in order (web, service, database) and removes
 // the temp folder. Needs `next build` first.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -22,6 +22,7 @@ import { replayExperiment } from "../lib/replay/run-experiment";
 import { readServerEnv } from "../lib/env";
 import { startReplayWorker } from "../lib/worker/replay-worker";
 import { ACCOUNTS_FILE, PASSWORD, type E2eAccounts } from "./accounts";
+import { orderedShutdown, stopChild } from "../lib/testing/ordered-shutdown";
 
 const PORT = Number(process.env.PORT ?? 3107);
 const BASE_URL = `http://127.0.0.1:${PORT}`;
@@ -35,40 +36,7 @@ const dataDir = mkdtempSync(path.join(tmpdir(), "bl-e2e-"));
 /** The data folder itself: a subfolder would sit in a root-only (0700) temp folder the postgres user cannot enter. */
 const pgDir = dataDir;
 /** Stops what has started, last started first. */
-const stops: { name: string; stop: () => Promise<void> }[] = [];
-let stopping = false;
-
-async function shutdown(code: number, reason: string): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    log(`stopping (${reason})`);
-    for (const { name, stop } of stops.reverse()) {
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        await Promise.race([stop(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("timed out")), STOP_TIMEOUT_MS)))]);
-      } catch (error) {
-        log(`stopping ${name} failed: ${(error as Error).message}`);
-        code = code || 1;
-      } finally {
-        clearTimeout(timer);
-      }
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(code);
-  }
-  return new Promise<never>(() => {});
-}
-
-for (const signal of ["SIGTERM", "SIGINT"] as const) process.on(signal, () => void shutdown(0, signal));
-
-/** Resolves once a child process has exited, sending it SIGTERM if it is still running. */
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
-}
+const { onStop, shutdown, stopping } = orderedShutdown({ dataDir, stopTimeoutMs: STOP_TIMEOUT_MS, log, signalExitCode: 0, logReasonOnSuccess: true });
 
 /**
  * Playwright signals the whole process group, so PostgreSQL may already be shutting down on its own;
@@ -90,11 +58,11 @@ async function main(): Promise<void> {
   if (!existsSync(".next/BUILD_ID")) throw new Error("no production build in .next: run `npx next build` first");
 
   const database = await startEmbeddedPostgres(pgDir, log);
-  stops.push({ name: "PostgreSQL", stop: () => Promise.race([database.stop(), untilPostgresGone()]) });
+  onStop("PostgreSQL", () => Promise.race([database.stop(), untilPostgresGone()]));
   await ensureMigrated(database.url, log);
 
   const service = await spawnDelayedWriteService();
-  stops.push({ name: "delayed-write service", stop: () => service.stop() });
+  onStop("delayed-write service", () => service.stop());
 
   const db = createPrisma(database.url);
   try {
@@ -123,10 +91,10 @@ async function main(): Promise<void> {
   } finally {
     await db.$disconnect();
   }
-  if (stopping) return;
+  if (stopping()) return;
 
   const worker = await startReplayWorker({ databaseUrl: database.url, serviceUrl: service.url, concurrency: 32, log });
-  stops.push({ name: "replay worker", stop: () => worker.stop(10_000) });
+  onStop("replay worker", () => worker.stop(10_000));
 
   const web = spawn(process.execPath, [NEXT_BIN, "start", "--port", String(PORT), "--hostname", "127.0.0.1"], {
     env: {
@@ -140,8 +108,8 @@ async function main(): Promise<void> {
     },
     stdio: ["ignore", "inherit", "inherit"],
   });
-  stops.push({ name: "web (next start)", stop: () => stopChild(web) });
-  web.once("exit", (code, signal) => void shutdown(stopping ? 0 : 1, `next start exited (${signal ?? code})`));
+  onStop("web (next start)", () => stopChild(web));
+  web.once("exit", (code, signal) => void shutdown(stopping() ? 0 : 1, `next start exited (${signal ?? code})`));
 }
 
 main().catch((error: unknown) => {

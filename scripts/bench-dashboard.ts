@@ -24,9 +24,9 @@
 // Prints a table and writes FILE as { runs, page: { p50Ms, p95Ms, bytes }, summaryApi: { … } }.
 // Nothing is asserted. Every process started here is stopped at the end, on error and on SIGINT or
 // SIGTERM, and the temp folder is removed.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -43,6 +43,7 @@ import { createPrisma, type Db } from "../lib/db/prisma";
 import { readServerEnv } from "../lib/env";
 import { experimentSummary } from "../lib/replay/summary";
 import { replaySummarySchema } from "../lib/replay/summary-schema";
+import { orderedShutdown, stopChild } from "../lib/testing/ordered-shutdown";
 
 const log = (line: string) => console.error(`bench:dashboard: ${line}`);
 
@@ -95,39 +96,7 @@ function newerThanBuild(): string[] {
 // Everything started is stopped, last started first, on success, error or signal.
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "bl-bench-dashboard-"));
-const stops: { name: string; stop: () => Promise<void> }[] = [];
-let stopping = false;
-
-async function shutdown(code: number, reason: string): Promise<never> {
-  if (!stopping) {
-    stopping = true;
-    if (code !== 0) log(`stopping (${reason})`);
-    for (const { name, stop } of stops.reverse()) {
-      let timer: NodeJS.Timeout | undefined;
-      try {
-        await Promise.race([stop(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("timed out")), STOP_TIMEOUT_MS)))]);
-      } catch (error) {
-        log(`stopping ${name} failed: ${(error as Error).message}`);
-        code = code || 1;
-      } finally {
-        clearTimeout(timer);
-      }
-    }
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(code);
-  }
-  return new Promise<never>(() => {});
-}
-
-for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => void shutdown(130, signal));
-
-function stopChild(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) return resolve();
-    child.once("exit", () => resolve());
-    child.kill("SIGTERM");
-  });
-}
+const { onStop, shutdown, stopping } = orderedShutdown({ dataDir, stopTimeoutMs: STOP_TIMEOUT_MS, log, signalExitCode: 130, logReasonOnSuccess: false });
 
 // ---------------------------------------------------------------------------------------------
 
@@ -191,10 +160,10 @@ async function main(): Promise<void> {
   }
 
   const database = await startEmbeddedPostgres(dataDir, log);
-  stops.push({ name: "PostgreSQL", stop: () => database.stop() });
+  onStop("PostgreSQL", () => database.stop());
   await ensureMigrated(database.url, log);
   const db = createPrisma(database.url);
-  stops.push({ name: "database client", stop: () => db.$disconnect() });
+  onStop("database client", () => db.$disconnect());
 
   const grid = gridForRuns(RUNS);
   log(`loading ${thousands(RUNS)} runs or more into one experiment (delays ${grid.delaysMs.join(", ")} ms, ${grid.schedules} schedules, ${grid.repetitions} repetitions)`);
@@ -231,12 +200,12 @@ async function main(): Promise<void> {
     },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  stops.push({ name: "web (next start)", stop: () => stopChild(web) });
+  onStop("web (next start)", () => stopChild(web));
   for (const stream of [web.stdout!, web.stderr!]) createInterface({ input: stream }).on("line", (line) => console.error(`[next] ${line}`));
-  web.once("exit", (code, signal) => void shutdown(stopping ? 0 : 1, `next start exited (${signal ?? code})`));
+  web.once("exit", (code, signal) => void shutdown(stopping() ? 0 : 1, `next start exited (${signal ?? code})`));
 
   const pool = new Pool(origin, { connections: 1 });
-  stops.push({ name: "HTTP client", stop: () => pool.close() });
+  onStop("HTTP client", () => pool.close());
   const deadline = Date.now() + READY_TIMEOUT_MS;
   for (;;) {
     try {

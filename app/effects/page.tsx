@@ -7,6 +7,7 @@ import { requirePagePermission } from "@/lib/auth/guard";
 import { experimentsWithEffects, listEffects } from "@/lib/dashboard/effects";
 import { effectFiltersOf, effectListQuerySchema, parsePageQuery, searchString, viewQuery, type SearchParams } from "@/lib/dashboard/filters";
 import { getDb } from "@/lib/db/client";
+import { ExportLinks, Pager } from "@/components/runs/list-chrome";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Open effects" };
@@ -49,15 +50,7 @@ export default async function EffectsPage({ searchParams }: { searchParams: Prom
           <p className={styles.status} role="status" data-testid="effects-count">
             Showing {page.effects.length} of {page.total} matching records ({page.unresolved} unresolved){parsed.query.cursor ? " (a later page)" : ""}.
           </p>
-          <p className={styles.downloads}>
-            <span>Every matching record:</span>
-            <a href={exportHref("csv")} download>
-              Download CSV
-            </a>
-            <a href={exportHref("json")} download>
-              Download JSON
-            </a>
-          </p>
+          <ExportLinks what="record" hrefFor={exportHref} />
           {page.effects.length === 0 ? (
             <div className="empty">
               <p>No open-effects record matches these filters.</p>
@@ -68,14 +61,11 @@ export default async function EffectsPage({ searchParams }: { searchParams: Prom
           ) : (
             <EffectsTable effects={page.effects} caption={`Open-effects records, unresolved first (${page.effects.length} shown of ${page.total})`} />
           )}
-          <nav aria-label="Pages of open effects" className={styles.pager}>
-            {parsed.query.cursor ? <Link href={`${PATH}${viewQuery(filters, { limit })}`}>First page</Link> : null}
-            {page.nextCursor ? (
-              <Link href={`${PATH}${viewQuery(filters, { limit, cursor: page.nextCursor })}`} rel="next">
-                Next page
-              </Link>
-            ) : null}
-          </nav>
+          <Pager
+            label="Pages of open effects"
+            firstHref={parsed.query.cursor ? `${PATH}${viewQuery(filters, { limit })}` : null}
+            nextHref={page.nextCursor ? `${PATH}${viewQuery(filters, { limit, cursor: page.nextCursor })}` : null}
+          />
         </>
       ) : null}
     </>

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { DataTable } from "@/components/data-table";
 import styles from "@/components/runs/runs.module.css";
 import type { EffectListRow } from "@/lib/dashboard/effects";
 import { describeRun, formatServiceMs, shortId } from "@/lib/dashboard/format";
@@ -8,19 +9,7 @@ const COLUMNS = ["Operation handle", "Terminal status", "Status at the endpoint"
 /** One page of open-effects records, unresolved first, each linking to its run. */
 export function EffectsTable({ effects, caption }: { effects: readonly EffectListRow[]; caption: string }) {
   return (
-    <div className="table-scroll">
-      <table>
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            {COLUMNS.map((c) => (
-              <th scope="col" key={c}>
-                {c}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
+    <DataTable caption={caption} columns={COLUMNS}>
           {effects.map((effect) => {
             const run = { condition: effect.runCondition, delayMs: effect.runDelayMs, scheduleId: effect.runScheduleId, repetition: effect.runRepetition, role: effect.runRole };
             return (
@@ -47,8 +36,6 @@ export function EffectsTable({ effects, caption }: { effects: readonly EffectLis
               </tr>
             );
           })}
-        </tbody>
-      </table>
-    </div>
+    </DataTable>
   );
 }

@@ -5,6 +5,7 @@ import { useId, useState } from "react";
 import { REVIEW_CODES, CODE_INFO, type ReviewField } from "@/lib/review/codes";
 import { saveCodeBodySchema } from "@/lib/review/route-input";
 import { callApi } from "../api-client";
+import { FormAlert } from "../form-alert";
 
 interface Current {
   code: string;
@@ -159,11 +160,7 @@ export function ConsensusForm({ protocolId, field, current }: { protocolId: stri
         <label htmlFor={`${id}-reason`}>Reason for this change</label>
         <input id={`${id}-reason`} name="reason" />
       </p>
-      {error ? (
-        <p className="error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <FormAlert text={error} />
       <p>
         <button type="submit">Reconcile</button>
       </p>

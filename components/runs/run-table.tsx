@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { DataTable } from "@/components/data-table";
 import { conditionLabel, describeRun, shortId } from "@/lib/dashboard/format";
 import type { RunListRow } from "@/lib/dashboard/runs";
 import { CLASSIFICATION_LABELS } from "@/lib/replay/display";
@@ -9,19 +10,7 @@ const COLUMNS = ["Run", "Condition", "Delay (ms)", "Schedule", "Repetition", "Ro
 /** One page of runs, each linking to its own page. */
 export function RunTable({ runs, caption }: { runs: readonly RunListRow[]; caption: string }) {
   return (
-    <div className="table-scroll">
-      <table>
-        <caption>{caption}</caption>
-        <thead>
-          <tr>
-            {COLUMNS.map((c) => (
-              <th scope="col" key={c}>
-                {c}
-              </th>
-            ))}
-          </tr>
-        </thead>
-        <tbody>
+    <DataTable caption={caption} columns={COLUMNS}>
           {runs.map((run) => (
             <tr key={run.id}>
               <th scope="row">
@@ -53,8 +42,6 @@ export function RunTable({ runs, caption }: { runs: readonly RunListRow[]; capti
               <td>{CLASSIFICATION_LABELS[run.classification]}</td>
             </tr>
           ))}
-        </tbody>
-      </table>
-    </div>
+    </DataTable>
   );
 }

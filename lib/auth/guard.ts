@@ -1,5 +1,6 @@
 // Thin shells over the principal and the permission table, for route handlers and pages.
 import { headers } from "next/headers";
+import { cache } from "react";
 import { redirect } from "next/navigation";
 import { getDb } from "../db/client";
 import { ApiError } from "../http/route";
@@ -19,12 +20,15 @@ export async function requireApiPermission(request: Request, permission: Permiss
   return principal;
 }
 
-/** The signed-in user of a page, or null. */
-export async function pagePrincipal(): Promise<Principal | null> {
+/**
+ * The signed-in user of a page, or null. Memoised per request (React's cache): the layout and the
+ * page both ask, and each answer costs a session lookup in PostgreSQL.
+ */
+export const pagePrincipal = cache(async (): Promise<Principal | null> => {
   // headers() first: it marks the page dynamic, so a build never reaches the database.
   const requestHeaders = await headers();
   return resolvePrincipal(getAuth(), getDb(), requestHeaders);
-}
+});
 
 /**
  * The signed-in user of a page holding `permission`: without a session the visitor is sent to sign

@@ -4,32 +4,12 @@
 // experiment: seconds at a million runs, so never on a request path.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
-import { RUN_CLASSIFICATIONS } from "../replay/classification";
-import { FINALITY_POLICIES, SEPARATION_CONDITIONS, replayConfigSchema, type SeparationCondition } from "../replay/config";
-import { analysisUnits } from "../replay/separation-rules";
+import { replayConfigSchema } from "../replay/config";
+import { assembleSummary } from "../replay/summary";
 import type { ReplaySummary } from "../replay/summary-schema";
 
 const int = z.coerce.number().int();
-
-const finalityRow = z.object({
-  policy: z.enum(FINALITY_POLICIES),
-  trials: int,
-  successes: int,
-  trials_nonzero: int,
-  successes_nonzero: int,
-  disagreements: int,
-  disagreements_nonzero: int,
-});
-const separationRow = z.object({
-  condition: z.enum(SEPARATION_CONDITIONS),
-  pairs: int,
-  exposures: int,
-  run_rows: int,
-  groups: int,
-  mean_score_b: z.coerce.number().nullable(),
-});
 const delayRow = z.object({ nominal_ms: int, median_ms: z.coerce.number(), p99_ms: z.coerce.number(), n: int });
-const classificationRow = z.object({ classification: z.enum(RUN_CLASSIFICATIONS), n: int });
 
 /** The summary from the runs table alone (the queries of lib/replay/summary.ts before the run_summary tables). */
 export async function referenceExperimentSummary(db: Db, experimentId: string): Promise<ReplaySummary> {
@@ -68,29 +48,14 @@ export async function referenceExperimentSummary(db: Db, experimentId: string): 
     db.implementationCheck.findMany({ where: { experimentId }, select: { name: true, passed: true, evidence: true }, orderBy: { position: "asc" } }),
   ]);
 
-  const finalityRows = z.array(finalityRow).parse(finality);
-  const separationRows = z.array(separationRow).parse(separation);
-  const classifications = Object.fromEntries(RUN_CLASSIFICATIONS.map((c) => [c, 0])) as ReplaySummary["classifications"];
-  for (const row of z.array(classificationRow).parse(classes)) classifications[row.classification] = row.n;
-
-  return {
+  return assembleSummary({
     experimentId,
-    config: { delaysMs: config.delaysMs, schedules: config.schedules, repetitions: config.repetitions },
-    finality: FINALITY_POLICIES.flatMap((policy) => {
-      const row = finalityRows.find((r) => r.policy === policy);
-      return row
-        ? [{ policy, trials: row.trials, successes: row.successes, trialsNonzeroDelay: row.trials_nonzero, successesNonzeroDelay: row.successes_nonzero, disagreements: row.disagreements, disagreementsNonzeroDelay: row.disagreements_nonzero }]
-        : [];
-    }),
-    separation: SEPARATION_CONDITIONS.flatMap((condition: SeparationCondition) => {
-      const row = separationRows.find((r) => r.condition === condition);
-      return row
-        ? [{ condition, pairs: row.pairs, exposures: row.exposures, runRows: row.run_rows, analysisUnits: analysisUnits(condition, row.run_rows, row.groups), meanScoreB: row.mean_score_b }]
-        : [];
-    }),
+    config,
+    wallMs: experiment.wallMs,
+    finality,
+    separation,
+    classes,
     delays: z.array(delayRow).parse(delays).map((d) => ({ nominalMs: d.nominal_ms, medianMs: d.median_ms, p99Ms: d.p99_ms, n: d.n })),
-    checks: checks.map((c) => ({ name: c.name, passed: c.passed, evidence: c.evidence })),
-    classifications,
-    wallMs: experiment.wallMs ?? 0,
-  };
+    checks,
+  });
 }

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { RUN_CLASSIFICATIONS } from "./classification";
-import { FINALITY_POLICIES, SEPARATION_CONDITIONS, replayConfigSchema, type SeparationCondition } from "./config";
+import { FINALITY_POLICIES, SEPARATION_CONDITIONS, replayConfigSchema, type ReplayConfig, type SeparationCondition } from "./config";
 import { analysisUnits } from "./separation-rules";
 import type { ReplaySummary } from "./summary-schema";
 
@@ -105,11 +105,6 @@ export async function experimentSummary(db: Db, experimentId: string): Promise<R
     db.implementationCheck.findMany({ where: { experimentId }, select: { name: true, passed: true, evidence: true }, orderBy: { position: "asc" } }),
   ]);
 
-  const finalityRows = z.array(finalityRow).parse(finality);
-  const separationRows = z.array(separationRow).parse(separation);
-  const classifications = Object.fromEntries(RUN_CLASSIFICATIONS.map((c) => [c, 0])) as ReplaySummary["classifications"];
-  for (const row of z.array(classificationRow).parse(classes)) classifications[row.classification] = row.n;
-
   // Two rows per nominal delay, in order: its median (quantile 1) and its p99 (quantile 2).
   const rankRows = z.array(rankRow).parse(ranks);
   const delays = rankRows
@@ -119,9 +114,33 @@ export async function experimentSummary(db: Db, experimentId: string): Promise<R
       return { nominalMs: median.delay_ms, medianMs: interpolate(median.vals, median.pos, median.lo, median.hi), p99Ms: interpolate(p99.vals, p99.pos, p99.lo, p99.hi), n: median.n };
     });
 
+  return assembleSummary({ experimentId, config, wallMs: experiment.wallMs, finality, separation, classes, delays, checks });
+}
+
+/** The aggregate rows of a summary query, as PostgreSQL returned them, and what they are read into. */
+export interface SummaryRows {
+  experimentId: string;
+  config: Pick<ReplayConfig, "delaysMs" | "schedules" | "repetitions">;
+  wallMs: number | null;
+  /** Rows of policy, trials, successes, trials_nonzero, successes_nonzero, disagreements, disagreements_nonzero. */
+  finality: unknown;
+  /** Rows of condition, pairs, exposures, run_rows, groups, mean_score_b. */
+  separation: unknown;
+  /** Rows of classification, n. */
+  classes: unknown;
+  delays: ReplaySummary["delays"];
+  checks: ReplaySummary["checks"];
+}
+
+/** Reads the aggregate rows into the summary's shape, every policy and condition in the config's canonical order. */
+export function assembleSummary(rows: SummaryRows): ReplaySummary {
+  const finalityRows = z.array(finalityRow).parse(rows.finality);
+  const separationRows = z.array(separationRow).parse(rows.separation);
+  const classifications = Object.fromEntries(RUN_CLASSIFICATIONS.map((c) => [c, 0])) as ReplaySummary["classifications"];
+  for (const row of z.array(classificationRow).parse(rows.classes)) classifications[row.classification] = row.n;
   return {
-    experimentId,
-    config: { delaysMs: config.delaysMs, schedules: config.schedules, repetitions: config.repetitions },
+    experimentId: rows.experimentId,
+    config: { delaysMs: rows.config.delaysMs, schedules: rows.config.schedules, repetitions: rows.config.repetitions },
     finality: FINALITY_POLICIES.flatMap((policy) => {
       const row = finalityRows.find((r) => r.policy === policy);
       return row
@@ -134,9 +153,9 @@ export async function experimentSummary(db: Db, experimentId: string): Promise<R
         ? [{ condition, pairs: row.pairs, exposures: row.exposures, runRows: row.run_rows, analysisUnits: analysisUnits(condition, row.run_rows, row.groups), meanScoreB: row.mean_score_b }]
         : [];
     }),
-    delays,
-    checks: checks.map((c) => ({ name: c.name, passed: c.passed, evidence: c.evidence })),
+    delays: rows.delays,
+    checks: rows.checks.map((c) => ({ name: c.name, passed: c.passed, evidence: c.evidence })),
     classifications,
-    wallMs: experiment.wallMs ?? 0,
+    wallMs: rows.wallMs ?? 0,
   };
 }

@@ -113,8 +113,16 @@ export interface VisibleCode {
  * codes for a protocol until they have coded every field of it; then everyone's, the paper's
  * included. Those who reconcile (`seesAll`) see everything.
  */
+/** A protocol's codes by field, the paper's first, then by reviewer. */
+export const CODE_ORDER = [{ field: "asc" }, { fromPaper: "desc" }, { reviewerId: "asc" }] satisfies Prisma.ReviewCodeOrderByWithRelationInput[];
+
 export async function visibleCodes(db: Db, viewer: { userId: string; seesAll: boolean }, protocolId: string): Promise<{ codes: VisibleCode[]; blind: boolean }> {
-  const rows = await db.reviewCode.findMany({ where: { protocolId }, orderBy: [{ field: "asc" }, { fromPaper: "desc" }, { reviewerId: "asc" }] });
+  const rows = await db.reviewCode.findMany({ where: { protocolId }, orderBy: CODE_ORDER });
+  return applyBlindRule(rows, viewer);
+}
+
+/** The blind rule on one protocol's stored codes (see visibleCodes). */
+export function applyBlindRule(rows: ReviewCode[], viewer: { userId: string; seesAll: boolean }): { codes: VisibleCode[]; blind: boolean } {
   const ownFields = new Set(rows.filter((r) => r.reviewerId === viewer.userId).map((r) => r.field));
   const blind = !viewer.seesAll && REVIEW_FIELDS.some((f) => !ownFields.has(f));
   const shown = blind ? rows.filter((r) => r.reviewerId === viewer.userId) : rows;

@@ -2,7 +2,7 @@
 import type { Db } from "../db/prisma";
 import { fieldAgreement, type FieldAgreement } from "./agreement";
 import { REVIEW_FIELDS, type ReviewCode, type ReviewField } from "./codes";
-import { consensusMatrix, visibleCodes } from "./store";
+import { applyBlindRule, CODE_ORDER, consensusMatrix, visibleCodes } from "./store";
 import { computeTable3, type ConsensusMatrix } from "./table3";
 
 export interface Viewer {
@@ -13,9 +13,10 @@ export interface Viewer {
 
 /** The matrix page: consensus (or one reviewer's codes), Table 3 live, and agreement per field. */
 export async function matrixView(db: Db, viewer: Viewer, show: "consensus" | "paper" | { reviewerId: string }) {
-  const protocols = await db.reviewProtocol.findMany({ orderBy: [{ position: "asc" }, { name: "asc" }] });
+  // One query for every protocol's codes; the blind rule is then applied protocol by protocol.
+  const protocols = await db.reviewProtocol.findMany({ orderBy: [{ position: "asc" }, { name: "asc" }], include: { codes: { orderBy: CODE_ORDER } } });
   const { matrix: consensus } = await consensusMatrix(db);
-  const visible = await Promise.all(protocols.map(async (p) => ({ protocol: p, ...(await visibleCodes(db, viewer, p.id)) })));
+  const visible = protocols.map((p) => ({ protocol: p, ...applyBlindRule(p.codes, viewer) }));
   const matrix: ConsensusMatrix =
     show === "consensus"
       ? consensus

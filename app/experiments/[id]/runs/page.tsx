@@ -9,6 +9,7 @@ import { parsePageQuery, runFiltersOf, runListQuerySchema, searchString, viewQue
 import { listRuns, runsViewExperiment } from "@/lib/dashboard/runs";
 import { getDb } from "@/lib/db/client";
 import { isExperimentId } from "@/lib/replay/display";
+import { ExportLinks, Pager } from "@/components/runs/list-chrome";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Runs" };
@@ -57,15 +58,7 @@ export default async function RunsPage({ params, searchParams }: { params: Promi
           <p className={styles.status} role="status" data-testid="runs-count">
             Showing {page.runs.length} of {page.total} matching runs{parsed.query.cursor ? " (a later page)" : ""}.
           </p>
-          <p className={styles.downloads}>
-            <span>Every matching run:</span>
-            <a href={exportHref("csv")} download>
-              Download CSV
-            </a>
-            <a href={exportHref("json")} download>
-              Download JSON
-            </a>
-          </p>
+          <ExportLinks what="run" hrefFor={exportHref} />
           {page.runs.length === 0 ? (
             <div className="empty">
               <p>No run matches these filters.</p>
@@ -76,14 +69,11 @@ export default async function RunsPage({ params, searchParams }: { params: Promi
           ) : (
             <RunTable runs={page.runs} caption={`Runs matching the filters (${page.runs.length} shown of ${page.total})`} />
           )}
-          <nav aria-label="Pages of runs" className={styles.pager}>
-            {parsed.query.cursor ? <Link href={`${path}${viewQuery(filters, { limit })}`}>First page</Link> : null}
-            {page.nextCursor ? (
-              <Link href={`${path}${viewQuery(filters, { limit, cursor: page.nextCursor })}`} rel="next">
-                Next page
-              </Link>
-            ) : null}
-          </nav>
+          <Pager
+            label="Pages of runs"
+            firstHref={parsed.query.cursor ? `${path}${viewQuery(filters, { limit })}` : null}
+            nextHref={page.nextCursor ? `${path}${viewQuery(filters, { limit, cursor: page.nextCursor })}` : null}
+          />
         </>
       ) : null}
     </>
