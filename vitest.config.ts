@@ -1,8 +1,12 @@
+import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
 // Layers by suffix: *.test.ts pure, *.http.test.ts against a real service process,
 // *.db.test.ts against real PostgreSQL; e2e/*.spec.ts run in Chromium through Playwright.
 export default defineConfig({
+  // Modules that only the web server may load say so with `import "server-only"`, whose default
+  // export throws outside React's server build; the tests load them as the server would.
+  resolve: { alias: { "server-only": fileURLToPath(new URL("node_modules/server-only/empty.js", import.meta.url)) } },
   test: {
     include: ["lib/**/*.test.ts", "workers/**/*.test.ts", "scripts/**/*.test.ts"],
     globalSetup: ["lib/testing/global-setup.ts"],

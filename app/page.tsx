@@ -4,7 +4,7 @@ import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
 import { describeGrid } from "@/lib/replay/display";
 import { ratio } from "@/lib/replay/format";
-import { listExperiments } from "@/lib/replay/list-experiments";
+import { listExperiments } from "@/lib/experiments/list-experiments";
 
 export const dynamic = "force-dynamic";
 
@@ -23,7 +23,7 @@ function IsoTime({ iso }: { iso: string }) {
 
 export default async function ExperimentsPage() {
   const principal = await requirePagePermission("results:read", "/");
-  const experiments = await listExperiments(getDb(), { limit: LIMIT });
+  const { experiments } = await listExperiments(getDb(), { limit: LIMIT });
 
   return (
     <>

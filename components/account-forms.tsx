@@ -3,7 +3,9 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/lib/auth/client";
-import { callApi } from "./api-client";
+import { ROLES } from "@/lib/auth/permissions";
+import { changePasswordSchema, MIN_PASSWORD_LENGTH, newApiKeySchema, newUserSchema } from "@/lib/auth/schemas";
+import { callApi, callApiChecked } from "./api-client";
 import { FormAlert } from "./form-alert";
 
 export function SignOutButton() {
@@ -33,11 +35,9 @@ export function PasswordForm() {
     const form = new FormData(formElement);
     setError(null);
     setDone(false);
-    const { error } = await authClient.changePassword({
-      currentPassword: String(form.get("currentPassword")),
-      newPassword: String(form.get("newPassword")),
-      revokeOtherSessions: true,
-    });
+    const checked = changePasswordSchema.safeParse({ currentPassword: String(form.get("currentPassword")), newPassword: String(form.get("newPassword")) });
+    if (!checked.success) return setError(checked.error.issues[0]!.message);
+    const { error } = await authClient.changePassword({ ...checked.data, revokeOtherSessions: true });
     if (error) setError(error.status === 429 ? "Too many attempts: wait a minute." : (error.message ?? "The password was not changed."));
     else {
       setDone(true);
@@ -51,8 +51,8 @@ export function PasswordForm() {
         <input id="currentPassword" name="currentPassword" type="password" autoComplete="current-password" required />
       </p>
       <p>
-        <label htmlFor="newPassword">New password (at least 12 characters)</label>
-        <input id="newPassword" name="newPassword" type="password" autoComplete="new-password" minLength={12} required />
+        <label htmlFor="newPassword">New password (at least {MIN_PASSWORD_LENGTH} characters)</label>
+        <input id="newPassword" name="newPassword" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} required />
       </p>
       <FormAlert text={error} />
       {done ? <p role="status">Password changed; your other sessions were signed out.</p> : null}
@@ -73,7 +73,7 @@ export function NewApiKeyForm() {
     const formElement = event.currentTarget;
     const form = new FormData(formElement);
     setError(null);
-    const result = await callApi<{ key: string }>("/api/v1/api-keys", "POST", { name: String(form.get("keyName")) });
+    const result = await callApiChecked<{ key: string }>(newApiKeySchema, "/api/v1/api-keys", "POST", { name: String(form.get("keyName")) });
     if (!result.ok) return setError(result.message);
     setKey(result.data.key);
     formElement.reset();
@@ -129,7 +129,7 @@ export function NewUserForm() {
     const formElement = event.currentTarget;
     const form = new FormData(formElement);
     setError(null);
-    const result = await callApi("/api/v1/users", "POST", {
+    const result = await callApiChecked(newUserSchema, "/api/v1/users", "POST", {
       email: String(form.get("newEmail")),
       password: String(form.get("newPassword")),
       role: String(form.get("newRole")),
@@ -150,8 +150,8 @@ export function NewUserForm() {
         <input id="newName" name="newName" autoComplete="off" />
       </p>
       <p>
-        <label htmlFor="newPassword">Initial password (at least 12 characters)</label>
-        <input id="newPassword" name="newPassword" type="password" minLength={12} required autoComplete="new-password" />
+        <label htmlFor="newPassword">Initial password (at least {MIN_PASSWORD_LENGTH} characters)</label>
+        <input id="newPassword" name="newPassword" type="password" minLength={MIN_PASSWORD_LENGTH} required autoComplete="new-password" />
       </p>
       <p>
         <label htmlFor="newRole">Role</label>
@@ -188,7 +188,7 @@ export function RoleSelect({ userId, role, label }: { userId: string; role: stri
           } else router.refresh();
         }}
       >
-        {["admin", "editor", "reviewer", "viewer"].map((r) => (
+        {ROLES.map((r) => (
           <option key={r} value={r}>
             {r}
           </option>

@@ -1,5 +1,7 @@
 "use client";
 
+import type { z } from "zod";
+
 /** What a JSON API call answered: the body, or the error it named (with the field at fault, if any). */
 export type ApiResult<T> = { ok: true; data: T } | { ok: false; message: string; field?: string; status: number };
 
@@ -19,4 +21,16 @@ export async function callApi<T>(url: string, method: "GET" | "POST" | "PUT" | "
   } catch (error) {
     return { ok: false, status: 0, message: `the server could not be reached: ${(error as Error).message}` };
   }
+}
+
+/**
+ * Checks the input with the route's own zod schema first (the form and the handler share it), so
+ * that a mistake is named before the request is sent; then calls the route.
+ */
+export async function callApiChecked<T>(schema: z.ZodType, url: string, method: "POST" | "PUT" | "PATCH", input: unknown): Promise<ApiResult<T>> {
+  const parsed = schema.safeParse(input);
+  if (parsed.success) return callApi<T>(url, method, parsed.data);
+  const issue = parsed.error.issues[0]!;
+  const field = issue.path.join(".");
+  return { ok: false, status: 400, message: issue.message, ...(field ? { field } : {}) };
 }

@@ -3,7 +3,8 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/lib/auth/client";
-import { callApi } from "./api-client";
+import { firstAdminSchema, MIN_PASSWORD_LENGTH } from "@/lib/auth/schemas";
+import { callApiChecked } from "./api-client";
 import { FormAlert } from "./form-alert";
 
 /** First run: the first admin's account, then signed in at once. */
@@ -19,7 +20,7 @@ export function SetupForm() {
     const password = String(form.get("password"));
     setBusy(true);
     setError(null);
-    const created = await callApi("/api/v1/setup", "POST", { email, password, name: String(form.get("name")) || undefined });
+    const created = await callApiChecked(firstAdminSchema, "/api/v1/setup", "POST", { email, password, name: String(form.get("name")) || undefined });
     if (!created.ok) {
       setBusy(false);
       setError(created.message);
@@ -41,8 +42,8 @@ export function SetupForm() {
         <input id="email" name="email" type="email" autoComplete="username" required />
       </p>
       <p>
-        <label htmlFor="password">Password (at least 12 characters)</label>
-        <input id="password" name="password" type="password" autoComplete="new-password" minLength={12} required />
+        <label htmlFor="password">Password (at least {MIN_PASSWORD_LENGTH} characters)</label>
+        <input id="password" name="password" type="password" autoComplete="new-password" minLength={MIN_PASSWORD_LENGTH} required />
       </p>
       <FormAlert text={error} />
       <p>

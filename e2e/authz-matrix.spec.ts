@@ -33,6 +33,7 @@ let shareToken = "";
 const ROUTES: RouteCase[] = [
   { route: "/api/health", method: "GET", url: () => "/api/health", allowed: EVERYONE, status: 200 },
   { route: "/api/v1/me", method: "GET", url: () => "/api/v1/me", allowed: SIGNED_IN, status: 200 },
+  { route: "/api/v1/experiments", method: "GET", url: () => "/api/v1/experiments?limit=5", allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/experiments", method: "POST", url: () => "/api/v1/experiments", body: { schedules: 0 }, allowed: RUNS_EXPERIMENTS, status: 400 },
   { route: "/api/v1/experiments/[id]", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}`, allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/experiments/[id]/summary", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/summary`, allowed: SIGNED_IN, status: 200 },

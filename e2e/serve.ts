@@ -3,7 +3,6 @@
 // replay so the pages have an experiment to show; a replay worker; then `next start` on PORT
 // (default 3107) against that database and service. SIGTERM or SIGINT stops everything in order (web, service, database) and removes
 // the temp folder. Needs `next build` first.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -21,13 +20,13 @@ import { formatTable2 } from "../lib/replay/format";
 import { replayExperiment } from "../lib/replay/run-experiment";
 import { readServerEnv } from "../lib/env";
 import { startReplayWorker } from "../lib/worker/replay-worker";
+import { spawnWebServer } from "../lib/web/spawn";
 import { ACCOUNTS_FILE, PASSWORD, type E2eAccounts } from "./accounts";
 import { orderedShutdown, stopChild } from "../lib/testing/ordered-shutdown";
 
 const PORT = Number(process.env.PORT ?? 3107);
 const BASE_URL = `http://127.0.0.1:${PORT}`;
 const AUTH_SECRET = randomBytes(32).toString("base64url");
-const NEXT_BIN = path.resolve("node_modules/next/dist/bin/next");
 const STOP_TIMEOUT_MS = 10_000;
 
 const log = (line: string) => console.error(`e2e-serve: ${line}`);
@@ -73,7 +72,7 @@ async function main(): Promise<void> {
     await loadPaperReference(db);
 
     // One account per role, each with an API key, and a revoked key: the specs act as each of them.
-    const auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: BASE_URL, BETTER_AUTH_SECRET: AUTH_SECRET, BOUNDARY_LAB_DATA_DIR: dataDir }));
+    const auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: BASE_URL, BETTER_AUTH_SECRET: AUTH_SECRET, BOUNDARY_LAB_DATA_DIR: dataDir }), database.url);
     const users = {} as E2eAccounts["users"];
     await createAccount(auth, { email: "lockout@e2e.test", password: PASSWORD, role: "viewer" }); // for the per-account sign-in limit
     for (const role of ROLES) {
@@ -96,20 +95,15 @@ async function main(): Promise<void> {
   const worker = await startReplayWorker({ databaseUrl: database.url, serviceUrl: service.url, concurrency: 32, log });
   onStop("replay worker", () => worker.stop(10_000));
 
-  const web = spawn(process.execPath, [NEXT_BIN, "start", "--port", String(PORT), "--hostname", "127.0.0.1"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: database.url,
-      DELAYED_WRITE_URL: service.url,
-      BOUNDARY_LAB_URL: BASE_URL,
-      BETTER_AUTH_SECRET: AUTH_SECRET,
-      NEXT_TELEMETRY_DISABLED: "1",
-      NODE_ENV: "production",
-    },
-    stdio: ["ignore", "inherit", "inherit"],
+  // The specs act as many clients from one address: they name theirs in X-Forwarded-For, believed
+  // from loopback only (as from a reverse proxy on this machine).
+  const web = spawnWebServer({
+    port: PORT,
+    host: "127.0.0.1",
+    env: { DATABASE_URL: database.url, DELAYED_WRITE_URL: service.url, BOUNDARY_LAB_URL: BASE_URL, BETTER_AUTH_SECRET: AUTH_SECRET, TRUSTED_PROXIES: "loopback" },
   });
-  onStop("web (next start)", () => stopChild(web));
-  web.once("exit", (code, signal) => void shutdown(stopping() ? 0 : 1, `next start exited (${signal ?? code})`));
+  onStop("web", () => stopChild(web));
+  web.once("exit", (code, signal) => void shutdown(stopping() ? 0 : 1, `the web server exited (${signal ?? code})`));
 }
 
 main().catch((error: unknown) => {

@@ -3,7 +3,7 @@ import { baseUrlOf, readServerEnv } from "./env";
 
 describe("readServerEnv", () => {
   it("defaults to the embedded stack", () => {
-    expect(readServerEnv({})).toEqual({ BOUNDARY_LAB_DATA_DIR: ".data", PORT: 3000, SHARE_LINK_DEFAULT_DAYS: 14 });
+    expect(readServerEnv({})).toEqual({ BOUNDARY_LAB_DATA_DIR: ".data", PORT: 3000, SHARE_LINK_DEFAULT_DAYS: 14, TRUSTED_PROXIES: [], WEB_HOST: "0.0.0.0" });
   });
   it("derives the public origin from PORT unless BOUNDARY_LAB_URL is set", () => {
     expect(baseUrlOf(readServerEnv({ PORT: "3200" }))).toBe("http://localhost:3200");
@@ -15,6 +15,9 @@ describe("readServerEnv", () => {
   it("reads a server and a service", () => {
     const env = readServerEnv({ DATABASE_URL: "postgresql://u@db:5432/x", DELAYED_WRITE_URL: "http://svc:4100", PORT: "8080" });
     expect(env).toMatchObject({ DATABASE_URL: "postgresql://u@db:5432/x", DELAYED_WRITE_URL: "http://svc:4100", PORT: 8080 });
+  });
+  it("reads the trusted proxies as a list", () => {
+    expect(readServerEnv({ TRUSTED_PROXIES: " 10.0.0.1, loopback,,192.168.0.0/16 " }).TRUSTED_PROXIES).toEqual(["10.0.0.1", "loopback", "192.168.0.0/16"]);
   });
   it("names the variable that is wrong", () => {
     expect(() => readServerEnv({ DATABASE_URL: "mysql://x" })).toThrow(/DATABASE_URL/);

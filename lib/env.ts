@@ -19,6 +19,21 @@ export const serverEnvSchema = z.object({
   BOUNDARY_LAB_URL: optionalUrl(/^https?$/),
   /** Share links expire after this many days unless their creator chooses otherwise. */
   SHARE_LINK_DEFAULT_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
+  /**
+   * Proxies whose X-Forwarded-For is believed (addresses, CIDR ranges, or loopback / linklocal /
+   * uniquelocal), comma-separated. Unset: none, and a client's address is its socket's peer.
+   */
+  TRUSTED_PROXIES: z
+    .string()
+    .default("")
+    .transform((list) =>
+      list
+        .split(",")
+        .map((entry) => entry.trim())
+        .filter(Boolean),
+    ),
+  /** The address the web server listens on. */
+  WEB_HOST: z.string().min(1).default("0.0.0.0"),
 });
 export type ServerEnv = z.infer<typeof serverEnvSchema>;
 

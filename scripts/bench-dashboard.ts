@@ -13,7 +13,7 @@
 //  3. experimentSummary in this process, before and after VACUUM, and the reference (the same summary
 //     aggregated from the runs alone, lib/dashboard/summary-reference.ts): timings, and whether the
 //     two are exactly equal.
-//  4. An account (viewer) and an API key, then `next start` on a free loopback port against that
+//  4. An account (viewer) and an API key, then the web server (workers/web.ts) on a free loopback port against that
 //     database (it needs a production build: run `npx next build` first, this bench never builds).
 //  5. GET /experiments/<id> and GET /api/v1/experiments/<id>/summary with `Authorization: Bearer`,
 //     REQUESTS times each (default 50) after 5 unmeasured warm-up requests, one at a time on one
@@ -24,7 +24,6 @@
 // Prints a table and writes FILE as { runs, page: { p50Ms, p95Ms, bytes }, summaryApi: { … } }.
 // Nothing is asserted. Every process started here is stopped at the end, on error and on SIGINT or
 // SIGTERM, and the temp folder is removed.
-import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -44,6 +43,7 @@ import { readServerEnv } from "../lib/env";
 import { experimentSummary } from "../lib/replay/summary";
 import { replaySummarySchema } from "../lib/replay/summary-schema";
 import { orderedShutdown, stopChild } from "../lib/testing/ordered-shutdown";
+import { spawnWebServer } from "../lib/web/spawn";
 
 const log = (line: string) => console.error(`bench:dashboard: ${line}`);
 
@@ -68,7 +68,6 @@ if (!Number.isInteger(REQUESTS) || REQUESTS < 1 || REQUESTS > 10_000) usage("--r
 const WARMUP_REQUESTS = 5;
 const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
-const NEXT_BIN = path.resolve("node_modules/next/dist/bin/next");
 const BUILD_ID = path.resolve(".next/BUILD_ID");
 
 if (!existsSync(BUILD_ID)) {
@@ -156,7 +155,7 @@ const round = (value: number) => Math.round(value * 10) / 10;
 async function main(): Promise<void> {
   const stale = newerThanBuild();
   if (stale.length) {
-    log(`WARNING: ${stale.length} source files changed after the production build (${stale.slice(0, 5).join(", ")}${stale.length > 5 ? ", …" : ""}): next start serves the build, so it measures older code. Run \`npx next build\` to measure the checkout.`);
+    log(`WARNING: ${stale.length} source files changed after the production build (${stale.slice(0, 5).join(", ")}${stale.length > 5 ? ", …" : ""}): the web server serves the build, so it measures older code. Run \`npx next build\` to measure the checkout.`);
   }
 
   const database = await startEmbeddedPostgres(dataDir, log);
@@ -183,26 +182,19 @@ async function main(): Promise<void> {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const authSecret = randomBytes(32).toString("base64url");
-  const auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: origin, BETTER_AUTH_SECRET: authSecret, BOUNDARY_LAB_DATA_DIR: dataDir }));
+  const auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: origin, BETTER_AUTH_SECRET: authSecret, BOUNDARY_LAB_DATA_DIR: dataDir }), database.url);
   const viewer = await createAccount(auth, { email: "bench@dashboard.test", password: randomBytes(18).toString("base64url"), name: "bench", role: "viewer" });
   const { key } = await createApiKey(auth, viewer.id, "bench:dashboard");
 
-  const web = spawn(process.execPath, [NEXT_BIN, "start", "--port", String(port), "--hostname", "127.0.0.1"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: database.url,
-      BOUNDARY_LAB_URL: origin,
-      BETTER_AUTH_SECRET: authSecret,
-      BOUNDARY_LAB_DATA_DIR: dataDir,
-      DELAYED_WRITE_URL: "",
-      NEXT_TELEMETRY_DISABLED: "1",
-      NODE_ENV: "production",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
+  const web = spawnWebServer({
+    port,
+    host: "127.0.0.1",
+    env: { DATABASE_URL: database.url, BOUNDARY_LAB_URL: origin, BETTER_AUTH_SECRET: authSecret, BOUNDARY_LAB_DATA_DIR: dataDir, DELAYED_WRITE_URL: "" },
+    output: "pipe",
   });
-  onStop("web (next start)", () => stopChild(web));
-  for (const stream of [web.stdout!, web.stderr!]) createInterface({ input: stream }).on("line", (line) => console.error(`[next] ${line}`));
-  web.once("exit", (code, signal) => void shutdown(stopping() ? 0 : 1, `next start exited (${signal ?? code})`));
+  onStop("web", () => stopChild(web));
+  for (const stream of [web.stdout!, web.stderr!]) createInterface({ input: stream }).on("line", (line) => console.error(`[web] ${line}`));
+  web.once("exit", (code, signal) => void shutdown(stopping() ? 0 : 1, `the web server exited (${signal ?? code})`));
 
   const pool = new Pool(origin, { connections: 1 });
   onStop("HTTP client", () => pool.close());
@@ -213,7 +205,7 @@ async function main(): Promise<void> {
       await response.body.dump();
       break; // any answer: the server is up (it is 503 here, with no worker and no delayed-write service)
     } catch {
-      if (Date.now() > deadline) throw new Error(`next start did not answer within ${READY_TIMEOUT_MS / 1000} s`);
+      if (Date.now() > deadline) throw new Error(`the web server did not answer within ${READY_TIMEOUT_MS / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
   }

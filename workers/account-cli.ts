@@ -10,7 +10,8 @@ import { newUserSchema } from "../lib/auth/schemas";
 import { openDatabase } from "../lib/db/database";
 import { createPrisma } from "../lib/db/prisma";
 import { readServerEnv } from "../lib/env";
-import { ApiError, parseInput } from "../lib/http/route";
+import { ApiError } from "../lib/http/errors";
+import { parseInput } from "../lib/http/input";
 
 const command = process.argv[2];
 const apiKeyFlagsSchema = z.strictObject({ email: z.email("email must be an email address").trim().toLowerCase(), name: z.string().trim().min(1).max(64).default("script") });
@@ -37,7 +38,7 @@ async function main(): Promise<number> {
   const database = await openDatabase((line) => console.error(`${command}: ${line}`));
   const db = createPrisma(database.url, 2);
   try {
-    const auth = createAuth(db, readServerEnv());
+    const auth = createAuth(db, readServerEnv(), database.url);
     if ("password" in input) {
       const user = await createAccount(auth, input);
       console.log(`created ${user.role} ${user.email} (id ${user.id})`);

@@ -9,6 +9,7 @@ import { spawnDelayedWriteService } from "../lib/delayed-write/spawn";
 import { createPrisma } from "../lib/db/prisma";
 import { loadPaperReference } from "../lib/review/store";
 import { baseUrlOf, readServerEnv } from "../lib/env";
+import { spawnWebServer } from "../lib/web/spawn";
 
 const log = (line: string) => console.log(`boundary-lab: ${line}`);
 const env = readServerEnv();
@@ -28,10 +29,7 @@ const worker = spawn(process.execPath, ["--import", "tsx", path.resolve("workers
   stdio: ["ignore", "inherit", "inherit"],
 });
 
-const web = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(env.PORT)], {
-  env: { ...process.env, DATABASE_URL: database.url, DELAYED_WRITE_URL: serviceUrl, NEXT_TELEMETRY_DISABLED: "1" },
-  stdio: ["ignore", "inherit", "inherit"],
-});
+const web = spawnWebServer({ port: env.PORT, host: env.WEB_HOST, env: { DATABASE_URL: database.url, DELAYED_WRITE_URL: serviceUrl } });
 log(`web app at ${baseUrlOf(env)}  (Ctrl-C stops everything)`);
 {
   const db = createPrisma(database.url, 1);

@@ -5,7 +5,8 @@ import { EffectsTable } from "@/components/effects/effects-table";
 import styles from "@/components/runs/runs.module.css";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { experimentsWithEffects, listEffects } from "@/lib/dashboard/effects";
-import { effectFiltersOf, effectListQuerySchema, parsePageQuery, searchString, viewQuery, type SearchParams } from "@/lib/dashboard/filters";
+import { effectFiltersOf, effectListQuerySchema, parsePageQuery, searchString, viewQuery } from "@/lib/dashboard/filters";
+import type { SearchParams } from "@/lib/http/input";
 import { getDb } from "@/lib/db/client";
 import { ExportLinks, Pager } from "@/components/runs/list-chrome";
 

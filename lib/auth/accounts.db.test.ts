@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { readServerEnv } from "../env";
-import { ApiError } from "../http/route";
+import { ApiError } from "../http/errors";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { createAccount, createApiKey, createFirstAdmin, listApiKeys, revokeApiKey, setAccountRole } from "./accounts";
 import { createAuth, type Auth } from "./auth";
-import { resolvePrincipal } from "./principal";
+import { PrincipalResolver, resolvePrincipal } from "./principal";
 
 // Accounts, API keys and principals on a real PostgreSQL, through Better Auth itself.
 let database: TestDatabase;
@@ -17,7 +17,7 @@ const BASE_URL = "http://localhost:3999";
 beforeAll(async () => {
   database = await createTestDatabase(inject("embeddedAdminUrl"));
   db = database.db;
-  auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: BASE_URL, BETTER_AUTH_SECRET: "x".repeat(40) }));
+  auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: BASE_URL, BETTER_AUTH_SECRET: "x".repeat(40) }), database.url);
 });
 afterAll(async () => {
   await database?.drop();
@@ -100,5 +100,96 @@ describe("principals", () => {
     expect(await resolvePrincipal(auth, db, headers)).not.toBeNull();
     await db.user.update({ where: { id: viewer.id }, data: { banned: true } });
     expect(await resolvePrincipal(auth, db, headers)).toBeNull();
+  });
+});
+
+describe("cached principals", () => {
+  const TTL_MS = 2_000;
+  let now = 1_000_000;
+  const resolver = () => new PrincipalResolver(auth, db, { ttlMs: TTL_MS, now: () => now });
+
+  it("trusts a verified key for the TTL only: a revocation elsewhere is seen once it passes, one made here at once", async () => {
+    const editor = await createAccount(auth, { email: "cache-editor@example.test", password: PASSWORD, role: "editor" });
+    const { key, apiKey } = await createApiKey(auth, editor.id, "cached");
+    const headers = new Headers({ authorization: `Bearer ${key}` });
+    const here = resolver();
+    expect(await here.resolve(headers)).toMatchObject({ userId: editor.id, via: "api_key" });
+
+    // Revoked by another process (straight in the database): this one still trusts it until the TTL passes.
+    await db.apikey.delete({ where: { id: apiKey.id } });
+    now += TTL_MS - 1;
+    expect(await here.resolve(headers)).not.toBeNull();
+    now += 1;
+    expect(await here.resolve(headers)).toBeNull();
+
+    // Revoked through this process: refused at once.
+    const second = await createApiKey(auth, editor.id, "second");
+    const secondHeaders = new Headers({ authorization: `Bearer ${second.key}` });
+    expect(await here.resolve(secondHeaders)).not.toBeNull();
+    await revokeApiKey(db, second.apiKey.id, { userId: editor.id, isAdmin: false });
+    here.forgetApiKey(second.apiKey.id);
+    expect(await here.resolve(secondHeaders)).toBeNull();
+  });
+
+  it("sees a deactivated user and an ended session within the TTL, and at once after forgetUser or clear", async () => {
+    const viewer = await createAccount(auth, { email: "cache-viewer@example.test", password: PASSWORD, role: "viewer" });
+    const signedIn = await auth.api.signInEmail({ body: { email: viewer.email, password: PASSWORD }, returnHeaders: true });
+    const cookie = new Headers({ cookie: signedIn.headers.get("set-cookie")!.split(";")[0]! });
+    const { key } = await createApiKey(auth, viewer.id, "k");
+    const byKey = new Headers({ authorization: `Bearer ${key}` });
+    const here = resolver();
+    expect(await here.resolve(cookie)).toMatchObject({ userId: viewer.id, via: "session" });
+    expect(await here.resolve(byKey)).toMatchObject({ userId: viewer.id, via: "api_key" });
+
+    await db.user.update({ where: { id: viewer.id }, data: { banned: true } });
+    await db.session.deleteMany({ where: { userId: viewer.id } });
+    expect(await here.resolve(byKey)).not.toBeNull(); // within the TTL
+    now += TTL_MS;
+    expect(await here.resolve(byKey)).toBeNull();
+    expect(await here.resolve(cookie)).toBeNull();
+
+    await db.user.update({ where: { id: viewer.id }, data: { banned: false } });
+    now += TTL_MS;
+    expect(await here.resolve(byKey)).not.toBeNull();
+    await db.user.update({ where: { id: viewer.id }, data: { banned: true } });
+    here.forgetUser(viewer.id);
+    expect(await here.resolve(byKey)).toBeNull();
+  });
+
+  it("looks a credential up once per TTL, however many requests carry it at once", async () => {
+    const editor = await createAccount(auth, { email: "cache-queries@example.test", password: PASSWORD, role: "editor" });
+    const { key } = await createApiKey(auth, editor.id, "q");
+    const headers = new Headers({ authorization: `Bearer ${key}` });
+    let verifications = 0;
+    const counting = { ...auth, api: { ...auth.api, verifyApiKey: ((input) => (verifications++, auth.api.verifyApiKey(input))) as Auth["api"]["verifyApiKey"] } } as Auth;
+    const here = new PrincipalResolver(counting, db, { ttlMs: TTL_MS, now: () => now });
+    const burst = async () => (await Promise.all(Array.from({ length: 20 }, () => here.resolve(headers)))).every((p) => p?.userId === editor.id);
+    expect(await burst()).toBe(true);
+    expect(verifications).toBe(1);
+    now += TTL_MS - 1;
+    expect(await burst()).toBe(true);
+    expect(verifications).toBe(1);
+    now += 1;
+    expect(await burst()).toBe(true);
+    expect(verifications).toBe(2);
+    expect(await here.resolve(new Headers())).toBeNull();
+    expect(verifications).toBe(2);
+  });
+
+  it("writes API keys' usage in one batch: request_count gains every use, last_request moves forward", async () => {
+    const editor = await createAccount(auth, { email: "cache-usage@example.test", password: PASSWORD, role: "editor" });
+    const { key, apiKey } = await createApiKey(auth, editor.id, "usage");
+    const headers = new Headers({ authorization: `Bearer ${key}` });
+    const here = resolver();
+    const countBefore = (await db.apikey.findUniqueOrThrow({ where: { id: apiKey.id } })).requestCount ?? 0;
+    for (let i = 0; i < 7; i++) await here.resolve(headers);
+    now = Date.parse("2030-01-01T00:00:00Z");
+    await here.resolve(headers);
+    await here.flushUsage();
+    const after = await db.apikey.findUniqueOrThrow({ where: { id: apiKey.id } });
+    expect((after.requestCount ?? 0) - countBefore).toBe(8);
+    expect(after.lastRequest?.toISOString()).toBe("2030-01-01T00:00:00.000Z");
+    await here.flushUsage(); // nothing counted since: nothing written
+    expect((await db.apikey.findUniqueOrThrow({ where: { id: apiKey.id } })).requestCount).toBe(after.requestCount);
   });
 });

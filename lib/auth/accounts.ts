@@ -1,10 +1,11 @@
 // Users and API keys, over Better Auth. Callers check permissions first (lib/auth/guard.ts).
 import { APIError } from "better-auth/api";
 import type { Db } from "../db/prisma";
-import { ApiError } from "../http/route";
+import { ApiError } from "../http/errors";
 import type { Auth } from "./auth";
-import type { Role } from "./permissions";
-import type { NewUser } from "./schemas";
+import { can, type Role } from "./permissions";
+import type { Principal } from "./principal";
+import type { NewApiKey, NewUser } from "./schemas";
 
 export interface AccountView {
   id: string;
@@ -79,6 +80,16 @@ export async function createApiKey(auth: Auth, userId: string, name: string): Pr
     key: created.key,
     apiKey: { id: created.id, name: created.name, start: created.start, userId, createdAt: new Date(created.createdAt).toISOString(), lastUsedAt: null },
   };
+}
+
+/** A key for the caller, or (an admin only) for another user, who must exist. */
+export async function createApiKeyFor(auth: Auth, db: Db, principal: Principal, input: NewApiKey): Promise<{ key: string; apiKey: ApiKeyView }> {
+  const userId = input.userId ?? principal.userId;
+  if (userId !== principal.userId) {
+    if (!can(principal.role, "users:admin")) throw new ApiError(403, "forbidden", "userId: only an admin may create a key for another user", "userId");
+    if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw new ApiError(404, "not_found", `userId: user ${userId} not found`, "userId");
+  }
+  return createApiKey(auth, userId, input.name);
 }
 
 export async function listApiKeys(db: Db, userId?: string): Promise<ApiKeyView[]> {

@@ -6,25 +6,28 @@ import { APIError, createAuthMiddleware } from "better-auth/api";
 import { nextCookies } from "better-auth/next-js";
 import { admin } from "better-auth/plugins";
 import { adminAc, userAc } from "better-auth/plugins/admin/access";
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import { RateLimiterRes } from "rate-limiter-flexible";
 import type { Db } from "../db/prisma";
+import { postgresRateLimiter } from "../db/rate-limiter";
 import { baseUrlOf, type ServerEnv } from "../env";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./schemas";
+import { betterAuthLog } from "./log";
 import { authSecret } from "./secret";
 
-export const MIN_PASSWORD_LENGTH = 12;
 /** API keys are shown once, start with this prefix and are stored hashed. */
 export const API_KEY_PREFIX = "bl_";
 
 /**
  * Failed sign-ins per account in a row, whatever address they come from (a success resets the
- * count): the per-address limit keys on X-Forwarded-For, which a client reaching the app without a
- * proxy can set itself.
+ * count): a guesser with many addresses is still stopped. Counted in PostgreSQL, shared by every
+ * web process.
  */
 const SIGN_IN_ATTEMPTS_PER_ACCOUNT = 10;
 const SIGN_IN_ACCOUNT_WINDOW_S = 15 * 60;
 
-export function createAuth(db: Db, env: ServerEnv) {
-  const perAccount = new RateLimiterMemory({ points: SIGN_IN_ATTEMPTS_PER_ACCOUNT, duration: SIGN_IN_ACCOUNT_WINDOW_S });
+/** `databaseUrl`: the database `db` uses, for the sign-in limiter's counters. */
+export function createAuth(db: Db, env: ServerEnv, databaseUrl: string) {
+  const perAccount = postgresRateLimiter(databaseUrl, { keyPrefix: "sign-in-account", points: SIGN_IN_ATTEMPTS_PER_ACCOUNT, durationSeconds: SIGN_IN_ACCOUNT_WINDOW_S });
   const baseURL = baseUrlOf(env);
   const loopbackTwin = baseURL.replace("//localhost:", "//127.0.0.1:");
   return betterAuth({
@@ -35,9 +38,10 @@ export function createAuth(db: Db, env: ServerEnv) {
     trustedOrigins: [...new Set([baseURL, loopbackTwin])],
     database: prismaAdapter(db, { provider: "postgresql" }),
     // Accounts are made by an admin (or `npm run user:create`, or the first-run setup page), never by sign-up.
-    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: MIN_PASSWORD_LENGTH, maxPasswordLength: 256 },
+    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: MIN_PASSWORD_LENGTH, maxPasswordLength: MAX_PASSWORD_LENGTH },
     session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
     telemetry: { enabled: false },
+    logger: { level: "warn", log: betterAuthLog },
     // Counted in PostgreSQL so that every web process shares the limits.
     rateLimit: {
       enabled: true,

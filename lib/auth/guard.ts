@@ -1,16 +1,16 @@
 // Thin shells over the principal and the permission table, for route handlers and pages.
+import "server-only";
 import { headers } from "next/headers";
 import { cache } from "react";
 import { redirect } from "next/navigation";
-import { getDb } from "../db/client";
-import { ApiError } from "../http/route";
+import { ApiError } from "../http/errors";
 import { can, type Permission } from "./permissions";
-import { bearerToken, resolvePrincipal, type Principal } from "./principal";
-import { getAuth } from "./server";
+import { bearerToken, type Principal } from "./principal";
+import { getPrincipalResolver } from "./server";
 
 /** The principal of an API request holding `permission`; 401 without one, 403 when the role lacks it. */
-export async function requireApiPermission(request: Request, permission: Permission): Promise<Principal> {
-  const principal = await resolvePrincipal(getAuth(), getDb(), request.headers);
+export async function authenticateRequest(request: Request, permission: Permission): Promise<Principal> {
+  const principal = await getPrincipalResolver().resolve(request.headers);
   if (!principal) {
     throw bearerToken(request.headers) !== null
       ? new ApiError(401, "invalid_api_key", "the API key is invalid, revoked or expired")
@@ -20,14 +20,11 @@ export async function requireApiPermission(request: Request, permission: Permiss
   return principal;
 }
 
-/**
- * The signed-in user of a page, or null. Memoised per request (React's cache): the layout and the
- * page both ask, and each answer costs a session lookup in PostgreSQL.
- */
+/** The signed-in user of a page, or null. Memoised per request (React's cache): the layout and the page both ask. */
 export const pagePrincipal = cache(async (): Promise<Principal | null> => {
   // headers() first: it marks the page dynamic, so a build never reaches the database.
   const requestHeaders = await headers();
-  return resolvePrincipal(getAuth(), getDb(), requestHeaders);
+  return getPrincipalResolver().resolve(requestHeaders);
 });
 
 /**

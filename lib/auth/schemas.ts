@@ -1,14 +1,21 @@
 import { z } from "zod";
-import { MIN_PASSWORD_LENGTH } from "./auth";
+import { queryFlag } from "../http/input";
 import { ROLES } from "./permissions";
 
+/** Better Auth enforces the same bounds (lib/auth/auth.ts); the account forms validate with these schemas. */
+export const MIN_PASSWORD_LENGTH = 12;
+export const MAX_PASSWORD_LENGTH = 256;
+
 const email = z.email("email must be an email address").trim().toLowerCase().max(254);
-const password = z.string().min(MIN_PASSWORD_LENGTH, `password must be at least ${MIN_PASSWORD_LENGTH} characters`).max(256, "password must be at most 256 characters");
+const password = z.string().min(MIN_PASSWORD_LENGTH, `password must be at least ${MIN_PASSWORD_LENGTH} characters`).max(MAX_PASSWORD_LENGTH, `password must be at most ${MAX_PASSWORD_LENGTH} characters`);
 const name = z.string().trim().min(1, "name must not be empty").max(100);
 
 /** A new account: the admin API, the first-run setup page and `npm run user:create` share it. */
 export const newUserSchema = z.strictObject({ email, password, name: name.optional(), role: z.enum(ROLES, `role must be one of ${ROLES.join(", ")}`) });
 export type NewUser = z.infer<typeof newUserSchema>;
+
+/** A password change: the account page's form and Better Auth's own bounds. */
+export const changePasswordSchema = z.strictObject({ currentPassword: z.string().min(1, "current password must not be empty").max(MAX_PASSWORD_LENGTH), newPassword: password });
 
 /** The first-run setup page creates an admin: no role to choose. */
 export const firstAdminSchema = newUserSchema.omit({ role: true });
@@ -21,4 +28,9 @@ export const newApiKeySchema = z.strictObject({
   userId: z.string().min(1).max(64).optional(),
 });
 
+export type NewApiKey = z.infer<typeof newApiKeySchema>;
+
 export const pathIdSchema = z.strictObject({ id: z.string().min(1).max(64) });
+
+/** GET /api/v1/api-keys: `?all=true` lists every user's keys (admins only). */
+export const listApiKeysQuerySchema = z.strictObject({ all: queryFlag("all").default(false) });

@@ -1,6 +1,5 @@
-import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { readOrCreateSecret } from "../db/secret-file";
 import type { ServerEnv } from "../env";
 
 /**
@@ -9,16 +8,5 @@ import type { ServerEnv } from "../env";
  * sessions survive a restart. Every process of one instance reads the same file.
  */
 export function authSecret(env: ServerEnv): string {
-  if (env.BETTER_AUTH_SECRET) return env.BETTER_AUTH_SECRET;
-  const file = path.join(env.BOUNDARY_LAB_DATA_DIR, "auth-secret");
-  if (!existsSync(file)) {
-    mkdirSync(env.BOUNDARY_LAB_DATA_DIR, { recursive: true });
-    try {
-      // "wx": two processes starting at once must not each write their own.
-      writeFileSync(file, randomBytes(32).toString("base64url"), { mode: 0o600, flag: "wx" });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== "EEXIST") throw error;
-    }
-  }
-  return readFileSync(file, "utf8").trim();
+  return env.BETTER_AUTH_SECRET ?? readOrCreateSecret(path.join(env.BOUNDARY_LAB_DATA_DIR, "auth-secret"));
 }

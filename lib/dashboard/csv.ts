@@ -74,3 +74,10 @@ export function exportResponse<T extends object>(options: { format: ExportFormat
     },
   });
 }
+
+/** A small CSV download held in memory (Table 2, the review ledger), written like the streamed exports: BOM, CRLF, formulas neutralised. */
+export function csvResponse<T extends object>(filename: string, rows: T[], columns: readonly (keyof T & string)[]): Response {
+  return new Response(stringify(rows, { ...CSV_OPTIONS, columns: [...columns], header: true, bom: true }), {
+    headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${filename}"`, "cache-control": "no-store" },
+  });
+}

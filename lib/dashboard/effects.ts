@@ -4,7 +4,8 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { Prisma } from "../generated/prisma/client";
-import { ENDPOINT_STATUSES, TERMINAL_STATUSES, encodeCursor, type EffectCursor, type EffectFilters } from "./filters";
+import { ENDPOINT_STATUSES, TERMINAL_STATUSES, type EffectCursor, type EffectFilters } from "./filters";
+import { encodeCursor } from "../http/pagination";
 import { wallClock } from "./runs";
 
 const effectRowSchema = z.object({

@@ -1,14 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, parseInput } from "../http/route";
+import { ApiError } from "../http/errors";
+import { parseInput, queryObject } from "../http/input";
+import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE } from "../http/pagination";
 import {
-  DEFAULT_PAGE_SIZE,
-  MAX_PAGE_SIZE,
   effectExportQuerySchema,
   effectFiltersOf,
   effectListQuerySchema,
-  encodeCursor,
   parsePageQuery,
-  queryObject,
   runExportQuerySchema,
   runFiltersOf,
   runIdSchema,

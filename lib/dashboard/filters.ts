@@ -1,7 +1,9 @@
 // The query strings of the runs and open-effects views: one zod schema per boundary, shared by the
 // pages (their searchParams) and the API routes, so that a link and an API call mean the same view.
 import { z } from "zod";
-import { ApiError, parseInput } from "../http/route";
+import { ApiError } from "../http/errors";
+import { parseInput, type SearchParams } from "../http/input";
+import { cursorOf, oneOf, optional, pageSize, wholeNumber } from "../http/pagination";
 import type { OperationStatus } from "../delayed-write/schemas";
 import { RUN_CLASSIFICATIONS } from "../replay/classification";
 import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/config";
@@ -19,47 +21,6 @@ export const TERMINAL_STATUSES = ["completed", "failed", "cancelled", "unresolve
 /** The operation's status as the service reported it at the run's endpoint (delayed-write schemas). */
 export const ENDPOINT_STATUSES = ["pending", "completed", "failed", "cancelled"] as const satisfies readonly OperationStatus[];
 export const EXPORT_FORMATS = ["csv", "json"] as const;
-
-export const DEFAULT_PAGE_SIZE = 50;
-export const MAX_PAGE_SIZE = 500;
-
-const oneOf = <const T extends readonly [string, ...string[]]>(field: string, values: T) => z.enum(values, `${field} must be one of ${values.join(", ")}`);
-
-/** A select's "any" submits an empty value: absent and "" both mean no filter. A repeated key stays an array and is refused. */
-const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
-
-const wholeNumber = (field: string) =>
-  z
-    .string(`${field} must be a whole number`)
-    .regex(/^\d{1,9}$/, `${field} must be a whole number`)
-    .transform(Number);
-
-const pageSize = optional(wholeNumber("limit").pipe(z.number().int().min(1, "limit must be at least 1").max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`))).transform(
-  (limit) => limit ?? DEFAULT_PAGE_SIZE,
-);
-
-// Cursors are opaque to callers: the keyset position of the last row shown, as base64url JSON.
-export function encodeCursor(position: readonly unknown[]): string {
-  return Buffer.from(JSON.stringify(position)).toString("base64url");
-}
-
-function cursorOf<T extends z.ZodType>(position: T) {
-  return z
-    .string("cursor must be a string")
-    .max(1_000, "cursor is too long")
-    .transform((raw, ctx) => {
-      let decoded: unknown;
-      try {
-        decoded = /^[A-Za-z0-9_-]+$/.test(raw) ? JSON.parse(Buffer.from(raw, "base64url").toString("utf8")) : undefined;
-      } catch {
-        decoded = undefined;
-      }
-      const parsed = position.safeParse(decoded);
-      if (parsed.success) return parsed.data as z.output<T>;
-      ctx.addIssue({ code: "custom", message: "cursor is not one this list handed out (use nextCursor as given)" });
-      return z.NEVER;
-    });
-}
 
 const serviceMs = z.number().finite();
 const id = z.guid();
@@ -103,18 +64,6 @@ export type RunListQuery = z.infer<typeof runListQuerySchema>;
 export type RunFilters = Omit<RunListQuery, "cursor" | "limit">;
 export type EffectListQuery = z.infer<typeof effectListQuerySchema>;
 export type EffectFilters = Omit<EffectListQuery, "cursor" | "limit">;
-
-export type SearchParams = Record<string, string | string[] | undefined>;
-
-/** A request's query as an object; a repeated key becomes an array, which every field refuses. */
-export function queryObject(params: URLSearchParams): SearchParams {
-  const query: SearchParams = {};
-  for (const key of new Set(params.keys())) {
-    const values = params.getAll(key);
-    query[key] = values.length === 1 ? values[0] : values;
-  }
-  return query;
-}
 
 /** The query string that reproduces a view: its filters (set ones only) and any extra parameters. */
 export function viewQuery(filters: RunFilters | EffectFilters, extra: Record<string, string | number | null | undefined> = {}): string {

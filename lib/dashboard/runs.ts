@@ -5,7 +5,8 @@ import type { Db } from "../db/prisma";
 import { Prisma, type OpenEffect } from "../generated/prisma/client";
 import { RUN_CLASSIFICATIONS } from "../replay/classification";
 import { agreementOf, explainRun, type RunExplanation } from "./explain";
-import { encodeCursor, RUN_CONDITIONS, RUN_ROLES, type RunCursor, type RunFilters } from "./filters";
+import { RUN_CONDITIONS, RUN_ROLES, type RunCursor, type RunFilters } from "./filters";
+import { encodeCursor } from "../http/pagination";
 import { runTimeline, type TimelineEvent } from "./timeline";
 
 const nullableText = z.string().nullable();

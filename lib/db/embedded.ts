@@ -1,8 +1,10 @@
 import { execFile } from "node:child_process";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
+import pg from "pg";
 import { freePort } from "./free-port";
+import { readOrCreateSecret } from "./secret-file";
 
 const run = promisify(execFile);
 
@@ -13,7 +15,8 @@ export interface EmbeddedDatabase {
 }
 
 const USER = "postgres";
-const PASSWORD = "boundary-lab";
+/** Clusters initialised before passwords were generated per data folder used this one; it is replaced on their next start. */
+const LEGACY_PASSWORD = "boundary-lab";
 
 interface Owner {
   pid: number;
@@ -47,11 +50,16 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
   await stopStalePostmaster(databaseDir, log);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const port = options.port ?? (await freePort());
-  const pg = new EmbeddedPostgres({
+  // Generated once per data folder, in a file beside it that only its owner reads.
+  const passwordFile = `${databaseDir}.password`;
+  const initialised = existsSync(path.join(databaseDir, "PG_VERSION"));
+  const legacy = initialised && !existsSync(passwordFile);
+  const password = readOrCreateSecret(passwordFile);
+  const cluster = new EmbeddedPostgres({
     databaseDir,
     port,
     user: USER,
-    password: PASSWORD,
+    password,
     persistent: true,
     createPostgresUser: process.getuid?.() === 0,
     initdbFlags: ["--encoding=UTF8", "--locale=C.UTF-8"],
@@ -60,24 +68,39 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
     onLog: () => {},
     onError: (error) => log(`embedded postgres: ${String(error)}`),
   });
-  if (!existsSync(path.join(databaseDir, "PG_VERSION"))) {
+  if (!initialised) {
     log(`initialising embedded PostgreSQL in ${databaseDir}`);
-    await pg.initialise();
+    await cluster.initialise();
   }
   try {
-    await pg.start();
+    await cluster.start();
   } catch (error) {
     throw new Error(`embedded PostgreSQL did not start in ${databaseDir}: ${String(error ?? "process exited")}`);
   }
-  const url = `postgresql://${USER}:${PASSWORD}@127.0.0.1:${port}/postgres`;
-  writeFileSync(ownerFile, JSON.stringify({ pid: process.pid, url } satisfies Owner));
+  const urlWith = (secret: string) => `postgresql://${USER}:${encodeURIComponent(secret)}@127.0.0.1:${port}/postgres`;
+  if (legacy) await changePassword(urlWith(LEGACY_PASSWORD), password, log);
+  const url = urlWith(password);
+  writeFileSync(ownerFile, JSON.stringify({ pid: process.pid, url } satisfies Owner), { mode: 0o600 });
+  chmodSync(ownerFile, 0o600); // it holds the password, and may predate this rule
   return {
     url,
     stop: async () => {
-      await pg.stop();
+      await cluster.stop();
       rmSync(ownerFile, { force: true });
     },
   };
+}
+
+/** A cluster made with the old fixed password gets its generated one. */
+async function changePassword(legacyUrl: string, password: string, log: (line: string) => void): Promise<void> {
+  const client = new pg.Client({ connectionString: legacyUrl });
+  await client.connect();
+  try {
+    await client.query(`ALTER ROLE ${USER} PASSWORD ${client.escapeLiteral(password)}`);
+  } finally {
+    await client.end();
+  }
+  log("embedded PostgreSQL: replaced the fixed password with one generated for this data folder");
 }
 
 /**

@@ -10,7 +10,8 @@ import {
   valueQuerySchema,
   writeRequestSchema,
 } from "./schemas";
-import { ApiError as HttpError, parseInput as parse } from "../http/route";
+import { ApiError as HttpError, errorBody, INTERNAL_ERROR_BODY } from "../http/errors";
+import { parseInput as parse, parseJsonText } from "../http/input";
 import { CapacityError, DelayedWriteStore } from "./store";
 import { monotonicNowMs, PreciseScheduler } from "./precise-timer";
 
@@ -27,11 +28,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
     if (size > MAX_BODY_BYTES) throw new HttpError(413, "body_too_large", `body exceeds ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk as Buffer);
   }
-  try {
-    return JSON.parse(Buffer.concat(chunks).toString("utf8"));
-  } catch (error) {
-    throw new HttpError(400, "malformed_json", `body is not valid JSON: ${(error as Error).message}`);
-  }
+  return parseJsonText(Buffer.concat(chunks).toString("utf8"));
 }
 
 /** A malformed percent-escape in the path is the caller's error (400), not the service's (500). */
@@ -155,11 +152,11 @@ export function createDelayedWriteServer(store = defaultStore()): DelayedWriteSe
     route(req, res).catch((error: unknown) => {
       if (res.headersSent) return res.destroy();
       if (error instanceof HttpError) {
-        return send(res, error.status, { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}) } });
+        return send(res, error.status, errorBody(error));
       }
       if (error instanceof CapacityError) return send(res, 503, { error: { code: "at_capacity", message: error.message } });
       console.error("delayed-write: unexpected error", error);
-      send(res, 500, { error: { code: "internal", message: "internal error" } });
+      send(res, 500, INTERNAL_ERROR_BODY);
     });
   });
   server.keepAliveTimeout = 30_000;

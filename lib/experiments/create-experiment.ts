@@ -8,9 +8,14 @@ import { gridUnits } from "../replay/grid";
  * Creates an experiment and enqueues one job per unit of its grid in the same transaction: no
  * experiment without its jobs, no job without its experiment.
  */
-export async function createQueuedExperiment(db: Db, config: ReplayConfig, createdById: string | null = null): Promise<string> {
+export async function createQueuedExperiment(
+  db: Db,
+  config: ReplayConfig,
+  createdById: string | null = null,
+  labels: { name?: string; notes?: string } = {},
+): Promise<string> {
   return db.$transaction(async (tx) => {
-    const { id } = await tx.experiment.create({ data: { state: "queued", config: config as unknown as Prisma.InputJsonValue, createdById }, select: { id: true } });
+    const { id } = await tx.experiment.create({ data: { state: "queued", config: config as unknown as Prisma.InputJsonValue, createdById, name: labels.name, notes: labels.notes }, select: { id: true } });
     const payloads: ReplayUnitPayload[] = gridUnits(config).map((unit) => ({ experimentId: id, unit }));
     await tx.$queryRaw`
       SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(

@@ -1,60 +1,72 @@
-import { z } from "zod";
+// The one wrapper every API route goes through (in the manner of dub's withWorkspace): it
+// authenticates the caller against the route's permission, parses the path, query and body with
+// the route's zod schemas, hands the handler a typed principal and typed inputs, and maps errors.
+import "server-only";
+import type { z } from "zod";
+import { authenticateRequest } from "../auth/guard";
+import type { Permission } from "../auth/permissions";
+import type { Principal } from "../auth/principal";
+import { ApiError, errorBody, INTERNAL_ERROR_BODY } from "./errors";
+import { DEFAULT_MAX_BODY_BYTES, parseInput, queryObject, readJsonBody } from "./input";
 
-/** An error a route handler means to show the caller, with its HTTP status. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly field?: string,
-    /** Shown to the caller with the error, e.g. both versions of an edit conflict. */
-    readonly details?: unknown,
-  ) {
-    super(message);
-  }
+/** "public": no account needed (the handler gets no principal); otherwise the permission the caller's role must hold. */
+export type RouteAccess = Permission | "public";
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export interface RouteSpec<A extends RouteAccess, P, Q, B> {
+  permission: A;
+  /** The path parameters' schema (Next's dynamic segments). */
+  params?: P;
+  /** The query's schema; without one, any query parameter is refused. */
+  query?: Q;
+  /** The JSON body's schema; without one, the body is not read. */
+  body?: B;
+  maxBodyBytes?: number;
 }
 
-export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
-
-/** Parses input with its schema; the first problem becomes a 400 that names the field. */
-export function parseInput<T extends z.ZodType>(schema: T, input: unknown, where: "body" | "query" | "path"): z.infer<T> {
-  const result = schema.safeParse(input);
-  if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  const field = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : issue.path.join(".");
-  const message = issue.code === "unrecognized_keys" ? `unknown field(s) in ${where}: ${field}` : `${where}${field ? `.${field}` : ""}: ${issue.message}`;
-  throw new ApiError(400, "invalid_request", message, field || undefined);
+export interface RouteInput<A extends RouteAccess, P, Q, B> {
+  request: Request;
+  principal: A extends "public" ? null : Principal;
+  params: Parsed<P>;
+  query: Parsed<Q>;
+  body: Parsed<B>;
 }
 
-export async function readJsonBody(request: Request, maxBytes = 256 * 1024): Promise<unknown> {
-  const text = await request.text();
-  if (Buffer.byteLength(text) > maxBytes) throw new ApiError(413, "body_too_large", `body exceeds ${maxBytes} bytes`);
-  try {
-    return text === "" ? {} : JSON.parse(text);
-  } catch (error) {
-    throw new ApiError(400, "malformed_json", `body is not valid JSON: ${(error as Error).message}`);
-  }
+/** What Next passes a route handler beside the request. */
+interface RouteContext {
+  params: Promise<Record<string, string | string[] | undefined>>;
 }
 
 /**
- * Every API route goes through here: typed errors become their status with `{error:{code,message,field?}}`;
- * anything else becomes a 500 that leaks no detail (it is logged on the server).
+ * Authenticates (401 without a principal, 403 when the role lacks the permission), then parses
+ * path, query and body in that order (400 naming the field; 413 / 400 for a body over the size or
+ * nesting limit), then runs the handler. ApiErrors become their status with
+ * `{error:{code,message,field?}}`; anything else a 500 that leaks nothing (logged here). Answers
+ * are `cache-control: no-store` unless the handler says otherwise.
  */
-export function apiRoute<C>(handler: (request: Request, context: C) => Promise<Response>): (request: Request, context: C) => Promise<Response> {
+export function apiRoute<A extends RouteAccess, P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+  spec: RouteSpec<A, P, Q, B>,
+  handler: (input: RouteInput<A, P, Q, B>) => Promise<Response>,
+): (request: Request, context: RouteContext) => Promise<Response> {
   return async (request, context) => {
     try {
-      return await handler(request, context);
-    } catch (error) {
-      if (error instanceof ApiError) {
-        return Response.json(
-          { error: { code: error.code, message: error.message, ...(error.field ? { field: error.field } : {}), ...(error.details === undefined ? {} : { details: error.details }) } },
-          { status: error.status },
-        );
+      const principal = spec.permission === "public" ? null : await authenticateRequest(request, spec.permission);
+      const params = spec.params ? parseInput(spec.params, await context.params, "path") : undefined;
+      const search = new URL(request.url).searchParams;
+      if (!spec.query && search.size > 0) {
+        const names = [...new Set(search.keys())].join(", ");
+        throw new ApiError(400, "invalid_request", `unknown field(s) in query: ${names}`, names);
       }
+      const query = spec.query ? parseInput(spec.query, queryObject(search), "query") : undefined;
+      const body = spec.body ? parseInput(spec.body, await readJsonBody(request, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), "body") : undefined;
+      const response = await handler({ request, principal, params, query, body } as RouteInput<A, P, Q, B>);
+      if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
+      return response;
+    } catch (error) {
+      if (error instanceof ApiError) return Response.json(errorBody(error), { status: error.status, headers: { "cache-control": "no-store" } });
       console.error(`${request.method} ${new URL(request.url).pathname}:`, error);
-      return Response.json({ error: { code: "internal", message: "internal error" } }, { status: 500 });
+      return Response.json(INTERNAL_ERROR_BODY, { status: 500, headers: { "cache-control": "no-store" } });
     }
   };
 }
-
-export const experimentIdSchema = z.strictObject({ id: z.uuid("id must be an experiment id (a UUID)") });

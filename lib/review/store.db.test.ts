@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "../db/prisma";
-import { ApiError, parseInput } from "../http/route";
+import { ApiError } from "../http/errors";
+import { parseInput } from "../http/input";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { REFERENCE_PROTOCOLS } from "./reference-data";
 import { saveCodeSchema, type SaveCodeInput } from "./schemas";

@@ -2,7 +2,7 @@
 // PostgreSQL. Permission checks are the caller's (lib/auth/guard.ts); ownership is checked here.
 import type { Db } from "../db/prisma";
 import { Prisma, type ReviewCode } from "../generated/prisma/client";
-import { ApiError } from "../http/route";
+import { ApiError } from "../http/errors";
 import { REVIEW_FIELDS, type ReviewCode as Code, type ReviewField } from "./codes";
 import { PAPER_SOURCES_READ_ON, REFERENCE_PROTOCOLS, TABLE_A1, TABLE_A2 } from "./reference-data";
 import type { ConsensusInput, Ledger, SaveCodeInput } from "./schemas";

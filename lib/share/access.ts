@@ -1,26 +1,29 @@
 // Opening a share link from the web: rate-limited per client, then lib/share/share-links.ts.
-import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
+import "server-only";
+import { RateLimiterRes, type RateLimiterPostgres } from "rate-limiter-flexible";
+import { databaseUrl } from "../db/client";
 import type { Db } from "../db/prisma";
+import { postgresRateLimiter } from "../db/rate-limiter";
 import { openShareLink } from "./share-links";
 
 /** Per client address: 60 lookups a minute, and a token that opens nothing costs 6 (ten guesses a minute). */
 const LOOKUPS_PER_MINUTE = 60;
 const FAILED_LOOKUP_COST = 6;
-/**
- * Tokens that open nothing, from all addresses together: the address comes from X-Forwarded-For,
- * which a client without a proxy in front can set, so guessing is also capped instance-wide.
- */
+/** Tokens that open nothing, from all addresses together: a guesser with many addresses is capped too. */
 const FAILED_LOOKUPS_PER_MINUTE_ALL = 300;
-const holder = globalThis as typeof globalThis & { boundaryLabShareLimiters?: { perAddress: RateLimiterMemory; failedAll: RateLimiterMemory } };
+const holder = globalThis as typeof globalThis & { boundaryLabShareLimiters?: { perAddress: RateLimiterPostgres; failedAll: RateLimiterPostgres } };
 const limiters = () =>
   (holder.boundaryLabShareLimiters ??= {
-    perAddress: new RateLimiterMemory({ points: LOOKUPS_PER_MINUTE, duration: 60 }),
-    failedAll: new RateLimiterMemory({ points: FAILED_LOOKUPS_PER_MINUTE_ALL, duration: 60 }),
+    perAddress: postgresRateLimiter(databaseUrl(), { keyPrefix: "share-lookup", points: LOOKUPS_PER_MINUTE, durationSeconds: 60 }),
+    failedAll: postgresRateLimiter(databaseUrl(), { keyPrefix: "share-failed-all", points: FAILED_LOOKUPS_PER_MINUTE_ALL, durationSeconds: 60 }),
   });
 
-/** The client's address as the web server saw it (Next sets x-forwarded-for); "unknown" shares one budget. */
+/**
+ * The client's address: the web server's edge (workers/web.ts, lib/http/client-address.ts) leaves
+ * exactly one in X-Forwarded-For, believed from a proxy only when TRUSTED_PROXIES names it.
+ */
 export function clientAddress(headers: Headers): string {
-  return headers.get("x-forwarded-for")?.split(",")[0]?.trim() || headers.get("x-real-ip") || "unknown";
+  return headers.get("x-forwarded-for")?.trim() || "unknown";
 }
 
 export type SharedLookup = Awaited<ReturnType<typeof openShareLink>> | { status: "rate_limited"; retryAfterSeconds: number };

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ApiError, parseInput } from "../http/route";
+import { ApiError } from "../http/errors";
+import { parseInput } from "../http/input";
 import { createShareLinkSchema, shareLinkIdSchema } from "./schemas";
 
 const id = "0b6c3a52-7a61-4f0e-9d8e-2c4a1f5b7e90";

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { queryFlag } from "../http/input";
 
 /** What a link can point at: one experiment, one run, or the protocol-review matrix (which has no id). */
 export const SHARE_RESOURCE_TYPES = ["experiment", "run", "protocol_matrix"] as const;
@@ -35,3 +36,9 @@ export type CreateShareLinkInput = z.infer<typeof createShareLinkSchema>;
 
 /** The `[id]` path parameter of the share-link routes. */
 export const shareLinkIdSchema = z.strictObject({ id: z.uuid("id must be a share link id (a UUID)") });
+
+/** GET /api/v1/share-links: `?all=true` lists every link on the instance (admins only). */
+export const listShareLinksQuerySchema = z.strictObject({ all: queryFlag("all").default(false) });
+
+/** PUT /api/v1/settings/share-links: the instance-wide kill switch. */
+export const killSwitchSchema = z.strictObject({ disabled: z.boolean("disabled must be true or false") });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Principal } from "../auth/principal";
 import type { Db } from "../db/prisma";
 import type { Prisma } from "../generated/prisma/client";
-import { ApiError } from "../http/route";
+import { ApiError } from "../http/errors";
 import { replayConfigSchema } from "../replay/config";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { canonicalJson, contentHash } from "./content-hash";

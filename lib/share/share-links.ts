@@ -3,7 +3,7 @@ import { can } from "../auth/permissions";
 import type { Principal } from "../auth/principal";
 import type { Db } from "../db/prisma";
 import type { Prisma, ShareLink } from "../generated/prisma/client";
-import { ApiError, notFound } from "../http/route";
+import { ApiError, notFound } from "../http/errors";
 import { contentHash } from "./content-hash";
 import { loadShareContent, shareResourceExists, type ShareContent } from "./resources";
 import type { CreateShareLinkInput, ShareMode, ShareResourceType } from "./schemas";

@@ -2,12 +2,11 @@ import { createFirstAdmin } from "@/lib/auth/accounts";
 import { firstAdminSchema } from "@/lib/auth/schemas";
 import { getAuth } from "@/lib/auth/server";
 import { getDb } from "@/lib/db/client";
-import { apiRoute, parseInput, readJsonBody } from "@/lib/http/route";
+import { apiRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 /** First-run setup: creates the first admin, and only while no account exists (409 after). */
-export const POST = apiRoute(async (request: Request) => {
-  const input = parseInput(firstAdminSchema, await readJsonBody(request), "body");
-  return Response.json(await createFirstAdmin(getAuth(), getDb(), input), { status: 201 });
-});
+export const POST = apiRoute({ permission: "public", body: firstAdminSchema }, async ({ body }) =>
+  Response.json(await createFirstAdmin(getAuth(), getDb(), body), { status: 201 }),
+);

@@ -1,20 +1,12 @@
 import { createAccount, listAccounts } from "@/lib/auth/accounts";
-import { requireApiPermission } from "@/lib/auth/guard";
 import { newUserSchema } from "@/lib/auth/schemas";
 import { getAuth } from "@/lib/auth/server";
 import { getDb } from "@/lib/db/client";
-import { apiRoute, parseInput, readJsonBody } from "@/lib/http/route";
+import { apiRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
-export const GET = apiRoute(async (request: Request) => {
-  await requireApiPermission(request, "users:admin");
-  return Response.json({ users: await listAccounts(getDb()) }, { headers: { "cache-control": "no-store" } });
-});
+export const GET = apiRoute({ permission: "users:admin" }, async () => Response.json({ users: await listAccounts(getDb()) }));
 
 /** An admin creates an account with its role (there is no self sign-up). */
-export const POST = apiRoute(async (request: Request) => {
-  await requireApiPermission(request, "users:admin");
-  const input = parseInput(newUserSchema, await readJsonBody(request), "body");
-  return Response.json(await createAccount(getAuth(), input), { status: 201 });
-});
+export const POST = apiRoute({ permission: "users:admin", body: newUserSchema }, async ({ body }) => Response.json(await createAccount(getAuth(), body), { status: 201 }));

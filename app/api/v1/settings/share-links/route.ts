@@ -1,22 +1,14 @@
-import { z } from "zod";
-import { requireApiPermission } from "@/lib/auth/guard";
 import { getDb } from "@/lib/db/client";
-import { apiRoute, parseInput, readJsonBody } from "@/lib/http/route";
+import { apiRoute } from "@/lib/http/route";
+import { killSwitchSchema } from "@/lib/share/schemas";
 import { setShareLinksDisabled, shareLinksDisabled } from "@/lib/share/share-links";
 
 export const dynamic = "force-dynamic";
 
-const killSwitchSchema = z.strictObject({ disabled: z.boolean("disabled must be true or false") });
-
-export const GET = apiRoute(async (request: Request) => {
-  await requireApiPermission(request, "share:admin");
-  return Response.json({ disabled: await shareLinksDisabled(getDb()) }, { headers: { "cache-control": "no-store" } });
-});
+export const GET = apiRoute({ permission: "share:admin" }, async () => Response.json({ disabled: await shareLinksDisabled(getDb()) }));
 
 /** The kill switch: `{disabled: true}` stops every share link on the instance at once. */
-export const PUT = apiRoute(async (request: Request) => {
-  const principal = await requireApiPermission(request, "share:admin");
-  const { disabled } = parseInput(killSwitchSchema, await readJsonBody(request), "body");
-  await setShareLinksDisabled(getDb(), principal, disabled);
-  return Response.json({ disabled });
+export const PUT = apiRoute({ permission: "share:admin", body: killSwitchSchema }, async ({ principal, body }) => {
+  await setShareLinksDisabled(getDb(), principal, body.disabled);
+  return Response.json({ disabled: body.disabled });
 });

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http/route";
 import { lookUpShareLink } from "@/lib/share/access";
@@ -5,13 +6,14 @@ import { shareRefusal } from "@/lib/share/refusal";
 
 export const dynamic = "force-dynamic";
 
+const tokenSchema = z.strictObject({ token: z.string().max(200) });
+
 /**
  * What a share link shows, as JSON, for anyone holding its token (no account): exactly its one
  * resource, the frozen snapshot with its content hash, or the live resource. Refusals say why.
  */
-export const GET = apiRoute(async (request: Request, context: { params: Promise<{ token: string }> }) => {
-  const { token } = await context.params;
-  const opened = await lookUpShareLink(getDb(), request.headers, token);
+export const GET = apiRoute({ permission: "public", params: tokenSchema }, async ({ request, params }) => {
+  const opened = await lookUpShareLink(getDb(), request.headers, params.token);
   const refusal = shareRefusal(opened);
   const headers: Record<string, string> = { "cache-control": "private, no-store" };
   if (opened.status === "rate_limited") headers["retry-after"] = String(opened.retryAfterSeconds);

@@ -1,15 +1,15 @@
-import { requireApiPermission } from "@/lib/auth/guard";
 import { getDb } from "@/lib/db/client";
 import { getServiceClient } from "@/lib/delayed-write/web-client";
 import { cancelExperiment } from "@/lib/experiments/cancel-experiment";
-import { ApiError, apiRoute, experimentIdSchema, notFound, parseInput } from "@/lib/http/route";
+import { experimentIdSchema } from "@/lib/experiments/schemas";
+import { ApiError, notFound } from "@/lib/http/errors";
+import { apiRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 /** Cancels a queued or running experiment and confirms that none of its operations can still commit. */
-export const POST = apiRoute(async (request: Request, context: { params: Promise<{ id: string }> }) => {
-  await requireApiPermission(request, "experiment:cancel");
-  const { id } = parseInput(experimentIdSchema, await context.params, "path");
+export const POST = apiRoute({ permission: "experiment:cancel", params: experimentIdSchema }, async ({ params }) => {
+  const { id } = params;
   const service = getServiceClient();
   if (!service) throw new ApiError(503, "no_service", "DELAYED_WRITE_URL is not set: pending operations could not be cancelled");
   const outcome = await cancelExperiment(getDb(), id, service);

@@ -1,0 +1,32 @@
+// Rate limits counted in PostgreSQL (rate-limiter-flexible's PostgreSQL store), so that every web
+// process of one instance shares them: two processes must not double a limit.
+import pg from "pg";
+import { RateLimiterPostgres } from "rate-limiter-flexible";
+
+const holder = globalThis as typeof globalThis & { boundaryLabLimiterPools?: Map<string, pg.Pool> };
+
+/** One small pool per database for every limiter of the process (a limit check is one statement). */
+function poolFor(databaseUrl: string): pg.Pool {
+  const pools = (holder.boundaryLabLimiterPools ??= new Map());
+  let pool = pools.get(databaseUrl);
+  if (!pool) {
+    pool = new pg.Pool({ connectionString: databaseUrl, max: 4, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
+    // An idle connection lost (PostgreSQL restarted) must not end the process; the next check reconnects.
+    pool.on("error", (error: Error) => console.error(`rate limiter: ${error.message}`));
+    pools.set(databaseUrl, pool);
+  }
+  return pool;
+}
+
+/** A limiter of `points` per `durationSeconds` per key, its counters in the table rate_limit_counters (migrated). */
+export function postgresRateLimiter(databaseUrl: string, options: { keyPrefix: string; points: number; durationSeconds: number }): RateLimiterPostgres {
+  return new RateLimiterPostgres({
+    storeClient: poolFor(databaseUrl),
+    storeType: "pool",
+    tableName: "rate_limit_counters",
+    tableCreated: true,
+    keyPrefix: options.keyPrefix,
+    points: options.points,
+    duration: options.durationSeconds,
+  });
+}

@@ -1,0 +1,108 @@
+import { z } from "zod";
+import type { Db } from "../db/prisma";
+import { Prisma } from "../generated/prisma/client";
+import { encodeCursor } from "../http/pagination";
+import { replayConfigSchema } from "../replay/config";
+import { expectedRunCount } from "../replay/grid";
+import type { ExperimentListQuery } from "./schemas";
+
+const int = z.coerce.number().int();
+
+/** The grid part of a stored config; read forgivingly so that one odd row cannot break the list. */
+const gridSchema = z.object({ delaysMs: z.array(z.number()), schedules: z.number(), repetitions: z.number() });
+
+const row = z.object({
+  id: z.string(),
+  created_at: z.coerce.date(),
+  name: z.string().nullable(),
+  notes: z.string().nullable(),
+  state: z.string(),
+  config: z.unknown(),
+  stored_runs: int,
+  finality_trials: int,
+  disagreements: int,
+  pairs: int,
+  exposures: int,
+});
+
+export interface ExperimentListItem {
+  id: string;
+  createdAt: Date;
+  name: string | null;
+  notes: string | null;
+  state: string;
+  /** null when the stored config has no readable grid */
+  grid: z.infer<typeof gridSchema> | null;
+  /** Runs stored so far, and how many its grid has (null when the stored config is unreadable). */
+  storedRuns: number;
+  totalRuns: number | null;
+  /** Finality trials of every policy whose endpoint label differs from the terminal label. */
+  disagreements: number;
+  finalityTrials: number;
+  /** Separation pairs of every condition where A's write changed the value scored in B. */
+  exposures: number;
+  pairs: number;
+}
+
+export interface ExperimentPage {
+  experiments: ExperimentListItem[];
+  /** Pass as `cursor` for the next page; null on the last. */
+  nextCursor: string | null;
+}
+
+/** `%` and `_` in a searched name are literal characters, not patterns. */
+const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
+/**
+ * One page of experiments, newest first, with their headline counts aggregated in PostgreSQL from
+ * the run summary tables; filtered by state and by a part of the name, paged by (created_at, id).
+ */
+export async function listExperiments(db: Db, query: Pick<ExperimentListQuery, "state" | "name" | "cursor" | "limit">): Promise<ExperimentPage> {
+  const limit = Math.max(1, Math.min(query.limit, 500));
+  const conditions: Prisma.Sql[] = [Prisma.sql`TRUE`];
+  if (query.state) conditions.push(Prisma.sql`state = ${query.state}`);
+  if (query.name) conditions.push(Prisma.sql`name ILIKE ${likeContaining(query.name)}`);
+  if (query.cursor) conditions.push(Prisma.sql`(created_at, id) < (${new Date(query.cursor[0])}::timestamptz, ${query.cursor[1]}::uuid)`);
+  const rows = await db.$queryRaw`
+    WITH page AS (
+      SELECT id, created_at, name, notes, state, config FROM experiments
+       WHERE ${Prisma.join(conditions, " AND ")}
+       ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}
+    )
+    SELECT page.id::text AS id, page.created_at, page.name, page.notes, page.state, page.config, counts.*
+      FROM page
+     CROSS JOIN LATERAL (
+       -- From the trigger-maintained summary (migration run_summary), not a scan of every run.
+       SELECT coalesce(sum(runs), 0) AS stored_runs,
+              coalesce(sum(runs) FILTER (WHERE test = 'finality'), 0) AS finality_trials,
+              coalesce(sum(disagreements) FILTER (WHERE test = 'finality'), 0) AS disagreements,
+              (SELECT coalesce(sum(groups), 0) FROM run_summary_group_counts g WHERE g.experiment_id = page.id AND g.test = 'separation') AS pairs,
+              coalesce(sum(exposures) FILTER (WHERE test = 'separation' AND role = 'B'), 0) AS exposures
+         FROM run_summary_cells c WHERE c.experiment_id = page.id
+     ) AS counts
+     ORDER BY page.created_at DESC, page.id DESC`;
+  const items = z
+    .array(row)
+    .parse(rows)
+    .map((r): ExperimentListItem => {
+      const grid = gridSchema.safeParse(r.config);
+      const config = replayConfigSchema.safeParse(r.config);
+      return {
+        id: r.id,
+        createdAt: r.created_at,
+        name: r.name,
+        notes: r.notes,
+        state: r.state,
+        grid: grid.success ? grid.data : null,
+        storedRuns: r.stored_runs,
+        totalRuns: config.success ? expectedRunCount(config.data) : null,
+        disagreements: r.disagreements,
+        finalityTrials: r.finality_trials,
+        exposures: r.exposures,
+        pairs: r.pairs,
+      };
+    });
+  const shown = items.slice(0, limit);
+  const last = shown.at(-1);
+  return { experiments: shown, nextCursor: items.length > limit && last ? encodeCursor([last.createdAt.toISOString(), last.id]) : null };
+}

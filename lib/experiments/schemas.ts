@@ -1,0 +1,35 @@
+// The experiment's boundaries: its id in paths, the create body, and the list's query. One schema
+// each, shared by the API routes and the pages.
+import { z } from "zod";
+import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
+import { replayConfigSchema } from "../replay/config";
+
+export const EXPERIMENT_STATES = ["queued", "running", "completed", "failed", "cancelled"] as const;
+export type ExperimentState = (typeof EXPERIMENT_STATES)[number];
+
+export const experimentIdSchema = z.strictObject({ id: z.uuid("id must be an experiment id (a UUID)") });
+
+export const EXPERIMENT_NAME_MAX = 200;
+export const EXPERIMENT_NOTES_MAX = 4_000;
+
+/** A name and notes people find the experiment by; both optional (the list then shows its creation time). */
+export const experimentLabelsShape = {
+  name: z.string("name must be text").trim().min(1, "name must not be empty").max(EXPERIMENT_NAME_MAX, `name must be at most ${EXPERIMENT_NAME_MAX} characters`).optional(),
+  notes: z.string("notes must be text").max(EXPERIMENT_NOTES_MAX, `notes must be at most ${EXPERIMENT_NOTES_MAX} characters`).optional(),
+};
+
+/** POST /api/v1/experiments: the replay config (every field defaults to the paper's grid), and optionally a name and notes. */
+export const createExperimentBodySchema = replayConfigSchema.extend(experimentLabelsShape);
+
+/** Experiments are listed newest first: the keyset position is (created_at, id). */
+export const experimentCursorSchema = z.tuple([z.iso.datetime(), z.uuid()]);
+export type ExperimentCursor = z.infer<typeof experimentCursorSchema>;
+
+/** GET /api/v1/experiments: filtered by state and by a part of the name (case-insensitive). */
+export const experimentListQuerySchema = z.strictObject({
+  state: optional(oneOf("state", EXPERIMENT_STATES)),
+  name: optional(z.string("name must be text").trim().min(1).max(EXPERIMENT_NAME_MAX, `name must be at most ${EXPERIMENT_NAME_MAX} characters`)),
+  cursor: optional(cursorOf(experimentCursorSchema)),
+  limit: pageSize,
+});
+export type ExperimentListQuery = z.infer<typeof experimentListQuerySchema>;

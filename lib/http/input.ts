@@ -1,0 +1,80 @@
+// Parsing what a caller sends: bounded JSON bodies, query strings and path parameters, each through
+// its zod schema, every problem a 400 that names the field. No framework code: the web API and the
+// delayed-write service both use it.
+import { z } from "zod";
+import { ApiError } from "./errors";
+
+/**
+ * Deepest nesting of arrays and objects a JSON body may have. zod (and JSON.parse's callers) walk a
+ * value recursively: a body nested 20,000 levels deep overflowed the stack inside zod, a 500. No
+ * field of any body here needs more than a handful of levels; trace arguments get 64.
+ */
+export const MAX_JSON_DEPTH = 64;
+export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
+
+/**
+ * The deepest nesting of `[` and `{` in JSON text, counted without recursion (and without parsing),
+ * stopping as soon as it passes `limit`. Brackets inside strings do not count.
+ */
+export function jsonNestingDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c /* \ */) i++;
+      else if (c === 0x22 /* " */) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+      if (++depth > deepest && (deepest = depth) > limit) return deepest;
+    } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
+  }
+  return deepest;
+}
+
+/** Parses JSON text within the depth limit: malformed or too deep is a 400 naming the limit. An empty body is `{}`. */
+export function parseJsonText(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
+  if (jsonNestingDepth(text, maxDepth) > maxDepth) {
+    throw new ApiError(400, "too_deep", `body nests arrays and objects more than ${maxDepth} levels deep (the limit is ${maxDepth})`);
+  }
+  try {
+    return text === "" ? {} : JSON.parse(text);
+  } catch (error) {
+    throw new ApiError(400, "malformed_json", `body is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Reads a request's JSON body within the size and depth limits (413 / 400), before any schema sees it. */
+export async function readJsonBody(request: Request, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<unknown> {
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  if (declared > maxBytes) throw new ApiError(413, "body_too_large", `body exceeds ${maxBytes} bytes (the limit)`);
+  const text = await request.text();
+  if (Buffer.byteLength(text) > maxBytes) throw new ApiError(413, "body_too_large", `body exceeds ${maxBytes} bytes (the limit)`);
+  return parseJsonText(text);
+}
+
+/** Parses input with its schema; the first problem becomes a 400 that names the field. */
+export function parseInput<T extends z.ZodType>(schema: T, input: unknown, where: "body" | "query" | "path"): z.infer<T> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0]!;
+  const field = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : issue.path.join(".");
+  const message = issue.code === "unrecognized_keys" ? `unknown field(s) in ${where}: ${field}` : `${where}${field ? `.${field}` : ""}: ${issue.message}`;
+  throw new ApiError(400, "invalid_request", message, field || undefined);
+}
+
+export type SearchParams = Record<string, string | string[] | undefined>;
+
+/** URLSearchParams as an object: a repeated key becomes an array, so a schema can refuse or accept it. */
+export function queryObject(params: URLSearchParams): SearchParams {
+  const query: SearchParams = {};
+  for (const key of new Set(params.keys())) {
+    const values = params.getAll(key);
+    query[key] = values.length === 1 ? values[0] : values;
+  }
+  return query;
+}
+
+/** A query flag written `?all=true` (or `false`); anything else is refused, naming the parameter. */
+export const queryFlag = (name: string) => z.enum(["true", "false"], `${name} must be true or false`).transform((v) => v === "true");

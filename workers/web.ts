@@ -1,0 +1,31 @@
+// The web app's process (`npm start` runs it; so do the browser tests and the Docker image): Next's
+// production server behind one edge rule, the client's address (lib/http/client-address.ts).
+// Needs `next build` first. SIGTERM or SIGINT stops taking connections and exits once the
+// requests in flight are answered (at most 10 s).
+import { createServer } from "node:http";
+import next from "next";
+import { readServerEnv } from "../lib/env";
+import { trustedProxies, withClientAddress } from "../lib/http/client-address";
+
+const STOP_TIMEOUT_MS = 10_000;
+const env = readServerEnv();
+const trust = trustedProxies(env.TRUSTED_PROXIES);
+
+const app = next({ dev: false, dir: process.cwd(), hostname: env.WEB_HOST, port: env.PORT });
+await app.prepare();
+const server = createServer(withClientAddress(app.getRequestHandler(), trust));
+server.listen(env.PORT, env.WEB_HOST, () => {
+  console.log(`web: listening on ${env.WEB_HOST}:${env.PORT}${env.TRUSTED_PROXIES.length ? ` (trusting X-Forwarded-For from ${env.TRUSTED_PROXIES.join(", ")})` : ""}`);
+});
+
+let stopping = false;
+function stop(signal: string) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`web: ${signal}: finishing the requests in flight`);
+  server.close(() => process.exit(0));
+  server.closeIdleConnections();
+  setTimeout(() => process.exit(0), STOP_TIMEOUT_MS).unref();
+}
+process.on("SIGTERM", () => stop("SIGTERM"));
+process.on("SIGINT", () => stop("SIGINT"));
