@@ -1,48 +1,32 @@
 import type { Metadata } from "next";
-import Link from "next/link";
+import { cookies, headers } from "next/headers";
 import type { ReactNode } from "react";
-import { SignOutButton } from "@/components/account-forms";
-import { Providers } from "@/components/providers";
+import { AppShell, PublicShell } from "@/components/shell/app-shell";
+import type { ThemeChoice } from "@/components/shell/theme-toggle";
 import { pagePrincipal } from "@/lib/auth/guard";
-import { can } from "@/lib/auth/permissions";
 import "./globals.css";
 
 export const metadata: Metadata = {
   title: { default: "Boundary Lab", template: "%s · Boundary Lab" },
   description: "Replays agent evaluations to show where the endpoint label differs from the terminal label, and where one run reached another.",
+  icons: { icon: [{ url: "/favicon.svg", type: "image/svg+xml" }, { url: "/favicon.ico", sizes: "32x32" }] },
 };
 
 export default async function RootLayout({ children }: { children: ReactNode }) {
   const principal = await pagePrincipal();
+  const stored = (await cookies()).get("theme")?.value;
+  const theme: ThemeChoice = stored === "light" || stored === "dark" ? stored : "system";
+  const instance = (await headers()).get("host") ?? "this instance";
   return (
-    <html lang="en">
-      <body>
-        <header className="site-header">
-          <Link href="/" className="site-name">
-            Boundary Lab
-          </Link>
-          {principal ? (
-            <nav aria-label="Sections" className="site-nav">
-              <Link href="/">Experiments</Link>
-              {can(principal.role, "experiment:run") ? <Link href="/experiments/new">New experiment</Link> : null}
-              <Link href="/effects">Open effects</Link>
-              <Link href="/protocols">Protocol review</Link>
-            </nav>
-          ) : null}
-          {principal ? (
-            <nav aria-label="Account" className="site-nav">
-              <span data-testid="signed-in-as">
-                {principal.email} <span className="muted">({principal.role})</span>
-              </span>
-              <Link href="/account">Account</Link>
-              {can(principal.role, "users:admin") ? <Link href="/admin">Admin</Link> : null}
-              <SignOutButton />
-            </nav>
-          ) : null}
-        </header>
-        <main>
-          <Providers>{children}</Providers>
-        </main>
+    <html lang="en" data-theme={theme === "system" ? undefined : theme}>
+      <body className="bg-background text-foreground">
+        {principal ? (
+          <AppShell principal={principal} instance={instance} theme={theme}>
+            {children}
+          </AppShell>
+        ) : (
+          <PublicShell>{children}</PublicShell>
+        )}
       </body>
     </html>
   );

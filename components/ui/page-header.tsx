@@ -1,0 +1,52 @@
+import Link from "next/link";
+import { ChevronRight } from "lucide-react";
+import type { ReactNode } from "react";
+
+/** The page's h1, a line saying what the page shows, a trail back up, and the page's actions. */
+export function PageHeader({ title, description, crumbs, actions, meta }: { title: ReactNode; description?: ReactNode; crumbs?: { href: string; label: ReactNode }[]; actions?: ReactNode; meta?: ReactNode }) {
+  return (
+    <header className="mb-6 space-y-2">
+      {crumbs?.length ? (
+        <nav aria-label="Breadcrumb">
+          <ol className="flex flex-wrap items-center gap-1 text-sm text-muted-foreground">
+            {crumbs.map((c, i) => (
+              <li key={c.href} className="flex items-center gap-1">
+                {i > 0 ? <ChevronRight aria-hidden="true" className="size-3.5" /> : null}
+                <Link href={c.href} className="text-muted-foreground hover:text-foreground">
+                  {c.label}
+                </Link>
+              </li>
+            ))}
+          </ol>
+        </nav>
+      ) : null}
+      <div className="flex flex-wrap items-start justify-between gap-3">
+        <div className="min-w-0 space-y-1">
+          <h1 className="text-2xl font-semibold tracking-tight [overflow-wrap:anywhere]">{title}</h1>
+          {meta ? <div className="flex flex-wrap items-center gap-2 text-sm text-muted-foreground">{meta}</div> : null}
+        </div>
+        {actions ? <div className="flex flex-wrap items-center gap-2">{actions}</div> : null}
+      </div>
+      {description ? <p className="max-w-3xl text-sm text-muted-foreground">{description}</p> : null}
+    </header>
+  );
+}
+
+/** A titled part of a page (an h2), with an optional line of explanation and actions. */
+export function Section({ title, description, actions, children, id, ...props }: { title: ReactNode; description?: ReactNode; actions?: ReactNode; children: ReactNode; id?: string } & Omit<React.HTMLAttributes<HTMLElement>, "title">) {
+  const headingId = id ? `${id}-title` : undefined;
+  return (
+    <section className="mt-10 space-y-3" aria-labelledby={headingId} id={id} {...props}>
+      <div className="flex flex-wrap items-end justify-between gap-2">
+        <div className="min-w-0 space-y-1">
+          <h2 id={headingId} className="text-lg font-semibold tracking-tight">
+            {title}
+          </h2>
+          {description ? <div className="max-w-3xl text-sm text-muted-foreground">{description}</div> : null}
+        </div>
+        {actions ? <div className="flex flex-wrap items-center gap-2">{actions}</div> : null}
+      </div>
+      {children}
+    </section>
+  );
+}

@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { formatDuration, formatLocal, formatRelative, formatSinceStart, formatUtc } from "./time";
+
+describe("time", () => {
+  it("writes UTC exactly, and local time in the zone asked for", () => {
+    expect(formatUtc("2026-11-30T14:03:22.512Z")).toBe("2026-11-30 14:03:22");
+    expect(formatLocal("2026-11-30T14:03:22.512Z", "Europe/Berlin")).toMatch(/15:03|3:03/);
+  });
+
+  it("says how long ago, in the largest whole unit", () => {
+    const now = Date.parse("2026-11-30T14:00:00Z");
+    expect(formatRelative("2026-11-30T13:59:55Z", now)).toBe("just now");
+    expect(formatRelative("2026-11-30T13:57:00Z", now)).toBe("3 min. ago");
+    expect(formatRelative("2026-11-30T11:00:00Z", now)).toBe("3 hr. ago");
+    expect(formatRelative("2026-11-28T14:00:00Z", now)).toBe("2 days ago");
+    expect(formatRelative("2026-12-02T14:00:00Z", now)).toBe("in 2 days");
+  });
+
+  it("writes durations in ms or s as fits", () => {
+    expect(formatDuration(0.4213)).toBe("0.42 ms");
+    expect(formatDuration(25.41)).toBe("25.4 ms");
+    expect(formatDuration(812.3)).toBe("812 ms");
+    expect(formatDuration(1250)).toBe("1.25 s");
+    expect(formatDuration(42_000)).toBe("42.0 s");
+    expect(formatDuration(200_000)).toBe("3 min 20 s");
+    expect(formatDuration(7_500_000)).toBe("2 h 5 min");
+    expect(formatSinceStart(1025.4, 1000)).toBe("+25.4 ms after the run's start");
+    expect(formatSinceStart(null, 1000)).toBe("none");
+  });
+});

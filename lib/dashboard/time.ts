@@ -1,0 +1,58 @@
+// Wall-clock times and durations as people read them. Pure (the current time is a parameter), so
+// that the server, the browser and the tests format alike.
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** "2026-11-30 14:03:22" in UTC: the exact time, shown on hover and before the browser knows the zone. */
+export function formatUtc(iso: string): string {
+  const d = new Date(iso);
+  return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
+}
+
+/** The reader's local date and time, in their locale ("30 Nov 2026, 15:03"). */
+export function formatLocal(iso: string, timeZone?: string): string {
+  return new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short", ...(timeZone ? { timeZone } : {}) }).format(new Date(iso));
+}
+
+const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
+  ["year", 365 * 24 * 3600_000],
+  ["month", 30 * 24 * 3600_000],
+  ["day", 24 * 3600_000],
+  ["hour", 3600_000],
+  ["minute", 60_000],
+  ["second", 1000],
+];
+
+/** "3 minutes ago", "in 2 days", "just now": the distance from `nowMs`. */
+export function formatRelative(iso: string, nowMs: number): string {
+  const delta = new Date(iso).getTime() - nowMs;
+  if (Math.abs(delta) < 10_000) return "just now";
+  const format = new Intl.RelativeTimeFormat("en", { numeric: "auto", style: "short" });
+  for (const [unit, size] of UNITS) {
+    if (Math.abs(delta) >= size || unit === "second") return format.format(Math.round(delta / size), unit);
+  }
+  return "just now";
+}
+
+/**
+ * A duration in the unit that fits: "0.42 ms", "25.4 ms", "812 ms", "1.25 s", "42.0 s",
+ * "3 min 20 s", "2 h 5 min".
+ */
+export function formatDuration(ms: number): string {
+  const abs = Math.abs(ms);
+  const sign = ms < 0 ? "−" : "";
+  if (abs < 10) return `${sign}${abs.toFixed(2)} ms`;
+  if (abs < 100) return `${sign}${abs.toFixed(1)} ms`;
+  if (abs < 1000) return `${sign}${abs.toFixed(0)} ms`;
+  if (abs < 10_000) return `${sign}${(abs / 1000).toFixed(2)} s`;
+  if (abs < 60_000) return `${sign}${(abs / 1000).toFixed(1)} s`;
+  if (abs < 3600_000) return `${sign}${Math.floor(abs / 60_000)} min ${Math.round((abs % 60_000) / 1000)} s`;
+  return `${sign}${Math.floor(abs / 3600_000)} h ${Math.round((abs % 3600_000) / 60_000)} min`;
+}
+
+/** A service-clock instant as an offset from the run's start: "+25.41 ms after start". */
+export function formatSinceStart(ms: number | null, startMs: number): string {
+  if (ms === null) return "none";
+  const delta = ms - startMs;
+  return `${delta < 0 ? "−" : "+"}${formatDuration(Math.abs(delta))} ${delta < 0 ? "before" : "after"} the run's start`;
+}
