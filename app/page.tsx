@@ -1,88 +1,130 @@
+import { FlaskConical, Plus } from "lucide-react";
 import Link from "next/link";
+import { FilterSelect } from "@/components/runs/filter-select";
+import { FilterForm, Pager } from "@/components/runs/list-chrome";
+import { Alert } from "@/components/ui/alert";
+import { StateBadge } from "@/components/ui/badge";
+import { buttonClass } from "@/components/ui/button";
+import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Input, Label } from "@/components/ui/field";
+import { PageHeader } from "@/components/ui/page-header";
+import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
+import { parsePageQuery, searchString } from "@/lib/dashboard/filters";
+import { experimentTitle } from "@/lib/dashboard/format";
 import { getDb } from "@/lib/db/client";
+import { EXPERIMENT_STATES, experimentListQuerySchema } from "@/lib/experiments/schemas";
+import { listExperiments } from "@/lib/experiments/list-experiments";
+import type { SearchParams } from "@/lib/http/input";
 import { describeGrid } from "@/lib/replay/display";
 import { ratio } from "@/lib/replay/format";
-import { listExperiments } from "@/lib/experiments/list-experiments";
 
 export const dynamic = "force-dynamic";
 
-const LIMIT = 50;
+const COLUMNS: GridColumn[] = [
+  { header: "Experiment", rowHeader: true },
+  { header: "State" },
+  { header: "Created" },
+  { header: "Grid" },
+  { header: "Runs stored / expected", numeric: true },
+  { header: "Disagreements / finality trials", numeric: true },
+  { header: "Exposures / separation pairs", numeric: true },
+];
 
-/** An ISO timestamp that may wrap between date and time on a phone, never inside either. */
-function IsoTime({ iso }: { iso: string }) {
-  const [date, time] = iso.split("T");
-  return (
-    <time dateTime={iso}>
-      <span className="nowrap">{date}</span>T<wbr />
-      <span className="nowrap">{time}</span>
-    </time>
-  );
-}
+const rate = (n: number, of: number) => (of === 0 ? null : n / of);
 
-export default async function ExperimentsPage() {
-  const principal = await requirePagePermission("results:read", "/");
-  const { experiments } = await listExperiments(getDb(), { limit: LIMIT });
+export default async function ExperimentsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const search = await searchParams;
+  const principal = await requirePagePermission("results:read", `/${searchString(search)}`);
+  const runs = can(principal.role, "experiment:run");
+  const parsed = parsePageQuery(experimentListQuerySchema, search);
+  const query = parsed.ok ? parsed.query : null;
+  const page = query ? await listExperiments(getDb(), query) : null;
+  const filtered = Boolean(query?.name || query?.state);
+  const params = (extra: Record<string, string>) => {
+    const p = new URLSearchParams();
+    if (query?.name) p.set("name", query.name);
+    if (query?.state) p.set("state", query.state);
+    for (const [k, v] of Object.entries(extra)) p.set(k, v);
+    const s = p.toString();
+    return s ? `/?${s}` : "/";
+  };
 
   return (
     <>
-      <h1>Experiments</h1>
-      {can(principal.role, "experiment:run") ? (
-        <p>
-          <Link href="/experiments/new">Start a new experiment</Link>
-        </p>
-      ) : null}
-      {experiments.length === 0 ? (
-        <div className="empty">
-          <p>No experiment is stored yet.</p>
-          <p>
-            {can(principal.role, "experiment:run") ? <>Start one above, or run</> : <>An editor can start one here, or run</>} the paper&apos;s replay with{" "}
-            <code>npm run replay</code> against this database; the experiment appears here once it is stored.
-          </p>
-        </div>
-      ) : (
-        <>
-          <p className="muted">
-            The newest {experiments.length === LIMIT ? `${LIMIT} ` : ""}experiments first. Disagreements count finality trials of every policy whose endpoint label
-            differs from the terminal label; exposures count separation pairs of every condition where A&apos;s write changed the value scored in B.
-          </p>
-          <div className="table-scroll">
-            <table>
-              <caption>Stored experiments ({experiments.length})</caption>
-              <thead>
-                <tr>
-                  <th scope="col">Created (UTC)</th>
-                  <th scope="col">State</th>
-                  <th scope="col">Grid</th>
-                  <th scope="col">Runs stored / expected</th>
-                  <th scope="col">Disagreements / finality trials</th>
-                  <th scope="col">Exposures / separation pairs</th>
-                </tr>
-              </thead>
-              <tbody>
-                {experiments.map((e) => {
-                  const created = e.createdAt.toISOString();
-                  return (
-                    <tr key={e.id}>
-                      <th scope="row">
-                        <Link href={`/experiments/${e.id}`} aria-label={`Experiment created ${created}`}>
-                          <IsoTime iso={created} />
-                        </Link>
-                      </th>
-                      <td>{e.state}</td>
-                      <td>{e.grid ? describeGrid(e.grid) : <span className="muted">config unreadable</span>}</td>
-                      <td className="num">{e.totalRuns === null ? e.storedRuns : ratio(e.storedRuns, e.totalRuns)}</td>
-                      <td className="num">{ratio(e.disagreements, e.finalityTrials)}</td>
-                      <td className="num">{ratio(e.exposures, e.pairs)}</td>
-                    </tr>
-                  );
-                })}
-              </tbody>
-            </table>
+      <PageHeader
+        title="Experiments"
+        description="Newest first. Disagreements count finality trials of every policy whose endpoint label differs from the terminal label; exposures count separation pairs where A's write changed the value scored in B."
+        actions={
+          runs ? (
+            <Link href="/experiments/new" className={buttonClass({ variant: "primary" })}>
+              <Plus aria-hidden="true" />
+              Start a new experiment
+            </Link>
+          ) : null
+        }
+      />
+      <div className="space-y-4">
+        <FilterForm action="/" label="Find experiments">
+          <div className="space-y-1">
+            <Label htmlFor="filter-name">Name contains</Label>
+            <Input id="filter-name" name="name" type="search" defaultValue={query?.name ?? ""} maxLength={200} placeholder="e.g. paper grid" />
           </div>
-        </>
-      )}
+          <FilterSelect name="state" label="State" value={query?.state} options={EXPERIMENT_STATES.map((s) => ({ value: s, label: s }))} />
+        </FilterForm>
+
+        {!page ? (
+          <Alert tone="danger" role="alert" title="These filters cannot be applied">
+            <p>{!parsed.ok ? parsed.message : null}.</p>
+            <p>
+              <Link href="/">Show every experiment</Link>
+            </p>
+          </Alert>
+        ) : page.experiments.length === 0 ? (
+          <EmptyState icon={FlaskConical} title={filtered ? "No experiment matches these filters" : "No experiment is stored yet"} data-testid="experiments-empty">
+            {filtered ? (
+              <p>
+                <Link href="/">Clear the filters</Link> to see every experiment.
+              </p>
+            ) : (
+              <p>
+                {runs ? <>Start one with “Start a new experiment”, or run</> : <>An editor can start one here, or run</>} the paper&apos;s replay with <code>npm run replay</code> against
+                this database; it appears here once stored.
+              </p>
+            )}
+          </EmptyState>
+        ) : (
+          <>
+            <DataGrid
+              testId="experiments"
+              caption={`Stored experiments (${page.experiments.length}${page.nextCursor ? " on this page" : ""})`}
+              sortNote="Select a column heading to sort the experiments on this page."
+              columns={COLUMNS}
+              rows={page.experiments.map((e) => ({
+                key: e.id,
+                sort: [experimentTitle(e), e.state, e.createdAt.getTime(), e.grid ? e.grid.schedules * e.grid.repetitions * e.grid.delaysMs.length : null, e.storedRuns, rate(e.disagreements, e.finalityTrials), rate(e.exposures, e.pairs)],
+                cells: [
+                  <div key="name" className="min-w-48 space-y-0.5">
+                    <Link href={`/experiments/${e.id}`} data-testid="experiment-link">
+                      {experimentTitle(e)}
+                    </Link>
+                    {e.notes ? <p className="line-clamp-2 max-w-md text-xs font-normal text-muted-foreground">{e.notes}</p> : null}
+                  </div>,
+                  <StateBadge key="state" state={e.state} />,
+                  <Time key="created" iso={e.createdAt.toISOString()} />,
+                  e.grid ? describeGrid(e.grid) : <span className="text-muted-foreground">config unreadable</span>,
+                  e.totalRuns === null ? e.storedRuns : ratio(e.storedRuns, e.totalRuns),
+                  ratio(e.disagreements, e.finalityTrials),
+                  ratio(e.exposures, e.pairs),
+                ],
+              }))}
+            />
+            <Pager label="Pages of experiments" firstHref={query?.cursor ? params({}) : null} nextHref={page.nextCursor ? params({ cursor: page.nextCursor }) : null} />
+          </>
+        )}
+      </div>
     </>
   );
 }

@@ -3,7 +3,9 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { authClient } from "@/lib/auth/client";
-import { FormAlert } from "./form-alert";
+import { FormAlert } from "./ui/alert";
+import { Button } from "./ui/button";
+import { Field, Input } from "./ui/field";
 
 /** Email and password sign-in; on success, back to where the visitor was going. */
 export function LoginForm({ next }: { next: string }) {
@@ -27,21 +29,17 @@ export function LoginForm({ next }: { next: string }) {
   }
 
   return (
-    <form onSubmit={submit} className="stack">
-      <p>
-        <label htmlFor="email">Email</label>
-        <input id="email" name="email" type="email" autoComplete="username" required />
-      </p>
-      <p>
-        <label htmlFor="password">Password</label>
-        <input id="password" name="password" type="password" autoComplete="current-password" required />
-      </p>
+    <form onSubmit={submit} className="space-y-4">
+      <Field id="email" label="Email">
+        <Input id="email" name="email" type="email" autoComplete="username" required />
+      </Field>
+      <Field id="password" label="Password">
+        <Input id="password" name="password" type="password" autoComplete="current-password" required />
+      </Field>
       <FormAlert text={error} />
-      <p>
-        <button type="submit" disabled={busy}>
-          {busy ? "Signing in…" : "Sign in"}
-        </button>
-      </p>
+      <Button type="submit" variant="primary" disabled={busy} className="w-full">
+        {busy ? "Signing in…" : "Sign in"}
+      </Button>
     </form>
   );
 }

@@ -2,6 +2,11 @@
 
 import { useRouter } from "next/navigation";
 import { useRef, useState } from "react";
+import { Button } from "@/components/ui/button";
+import { CharacterCounter, CheckboxLabel, Field, Fieldset, Input, Textarea, describedBy } from "@/components/ui/field";
+import { FormAlert } from "@/components/ui/alert";
+import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, experimentLabelsShape } from "@/lib/experiments/schemas";
+import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
 import { FINALITY_POLICIES, PAPER_DELAYS_MS, SEPARATION_CONDITIONS, replayConfigSchema } from "@/lib/replay/config";
 import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/replay/display";
 import { PAPER_TRACE } from "@/lib/replay/trace";
@@ -9,16 +14,30 @@ import { callApi } from "./api-client";
 
 type Errors = Partial<Record<string, string>>;
 
+/** The form's own schema: the API's config and labels, exactly as the route parses them. */
+const formSchema = replayConfigSchema.extend(experimentLabelsShape);
+
 const NUMBER_FIELDS = [
-  ["schedules", "Schedules", 5, "Fixed schedules of the trace"],
-  ["repetitions", "Repetitions", 10, "Repetitions of each schedule and delay"],
-  ["concurrency", "Concurrency", 64, "Units replayed at once (the in-process replay; workers use their own setting)"],
-  ["scoringMarginMs", "Scoring margin (ms)", 5, "B is scored this long after A's write was due"],
-  ["environmentFailureRetries", "Retries after an environment failure", 1, "Predeclared: a unit whose service calls fail is retried this often, then recorded"],
-  ["harnessLateRetries", "Retries when the harness was late", 3, "Predeclared: a unit whose own replay lagged past its delay is retried this often, then recorded"],
+  ["schedules", "Schedules", 5, "Fixed schedules of the trace", "a whole number from 1 to 100"],
+  ["repetitions", "Repetitions", 10, "Repetitions of each schedule and delay", "a whole number from 1 to 1000"],
+  ["concurrency", "Concurrency", 64, "Units replayed at once (the in-process replay; workers use their own setting)", "a whole number from 1 to 512"],
+  ["scoringMarginMs", "Scoring margin (ms)", 5, "B is scored this long after A's write was due", "a whole number of ms from 0 to 1000"],
+  ["environmentFailureRetries", "Retries after an environment failure", 1, "Predeclared: a unit whose service calls fail is retried this often, then recorded", "a whole number from 0 to 5"],
+  ["harnessLateRetries", "Retries when the harness was late", 3, "Predeclared: a unit whose own replay lagged past its delay is retried this often, then recorded", "a whole number from 0 to 10"],
 ] as const;
 
-/** "0, 25, 100" → [0, 25, 100]; anything that is not a whole number stays as text for the schema to reject by name. */
+/** Each field as the form labels it, and what it accepts: what every error message says. */
+const FIELDS: Record<string, FieldSpec> = {
+  name: { label: "Name" },
+  notes: { label: "Notes" },
+  delaysMs: { label: "Delays (ms)", allowed: "whole numbers from 0 to 10000, comma-separated (at most 16)", custom: "each delay may appear only once" },
+  ...Object.fromEntries(NUMBER_FIELDS.map(([name, label, , , allowed]) => [name, { label, allowed }])),
+  finalityPolicies: { label: "Finality policies", custom: "each policy only once" },
+  separationConditions: { label: "Separation conditions", custom: "each condition only once" },
+  trace: { label: "Trace JSON", allowed: "a trace with one state-changing call" },
+};
+
+/** "0, 25, 100" → [0, 25, 100]; anything that is not a whole number stays as text for the schema to refuse by position. */
 function parseDelays(text: string): unknown[] {
   return text
     .split(/[\s,]+/)
@@ -26,17 +45,23 @@ function parseDelays(text: string): unknown[] {
     .map((part) => (/^-?\d+$/.test(part) ? Number(part) : part));
 }
 
+/** An empty number field is null, never left out: left out, the API would silently use its default. */
+const numberOrNull = (raw: FormDataEntryValue | null) => (raw === null || String(raw).trim() === "" ? null : Number(raw));
+
 /**
- * The experiment config form: validated in the browser by the same zod schema the API uses, errors
- * shown beside the field they name; the server's answer is shown the same way.
+ * The experiment config form: validated in the browser by the API's own zod schema, each error beside
+ * its field in the form's words (the label, and what is allowed); the server's answer the same way.
  */
 export function NewExperimentForm() {
   const router = useRouter();
   const formRef = useRef<HTMLFormElement>(null);
   const [errors, setErrors] = useState<Errors>({});
   const [busy, setBusy] = useState(false);
+  const [name, setName] = useState("");
+  const [notes, setNotes] = useState("");
 
-  function focusFirst(found: Errors) {
+  function show(found: Errors) {
+    setErrors(found);
     const first = Object.keys(found)[0];
     if (first) formRef.current?.querySelector<HTMLElement>(`[data-field="${first}"]`)?.focus();
   }
@@ -48,101 +73,97 @@ export function NewExperimentForm() {
     try {
       trace = JSON.parse(String(form.get("trace")));
     } catch (error) {
-      const found = { trace: `trace is not valid JSON: ${(error as Error).message}` };
-      setErrors(found);
-      return focusFirst(found);
+      return show({ trace: `Trace JSON is not valid JSON (${(error as Error).message})` });
     }
     const input = {
+      ...(name.trim() ? { name } : {}),
+      ...(notes.trim() ? { notes } : {}),
       delaysMs: parseDelays(String(form.get("delaysMs"))),
-      ...Object.fromEntries(NUMBER_FIELDS.map(([name]) => [name, form.get(name) === "" ? undefined : Number(form.get(name))])),
+      ...Object.fromEntries(NUMBER_FIELDS.map(([field]) => [field, numberOrNull(form.get(field))])),
       finalityPolicies: form.getAll("finalityPolicies"),
       separationConditions: form.getAll("separationConditions"),
       trace,
     };
-    const parsed = replayConfigSchema.safeParse(input);
-    if (!parsed.success) {
-      const found: Errors = {};
-      for (const issue of parsed.error.issues) {
-        const field = String(issue.path[0] ?? "form");
-        found[field] ??= `${issue.path.join(".")}: ${issue.message}`;
-      }
-      setErrors(found);
-      return focusFirst(found);
-    }
+    const parsed = formSchema.safeParse(input);
+    if (!parsed.success) return show(fieldErrors(parsed.error.issues, input, FIELDS));
     setErrors({});
     setBusy(true);
     const created = await callApi<{ id: string }>("/api/v1/experiments", "POST", parsed.data);
     setBusy(false);
     if (created.ok) return router.push(`/experiments/${created.data.id}`);
-    const found = { [created.field?.split(".")[0] ?? "form"]: created.message };
-    setErrors(found);
-    focusFirst(found);
+    const { key, message } = serverFieldError(created.field, created.message, FIELDS);
+    show({ [key]: message });
   }
 
-  const describe = (name: string, hint?: string) => ({
-    "data-field": name,
-    "aria-invalid": errors[name] ? true : undefined,
-    "aria-describedby": [hint ? `${name}-hint` : null, errors[name] ? `${name}-error` : null].filter(Boolean).join(" ") || undefined,
+  const control = (id: string, hint?: unknown, counter?: unknown) => ({
+    id,
+    name: id,
+    "data-field": id,
+    "aria-invalid": errors[id] ? true : undefined,
+    "aria-describedby": describedBy(id, { hint, error: errors[id], counter }),
   });
-  const FieldError = ({ name }: { name: string }) =>
-    errors[name] ? (
-      <span id={`${name}-error`} className="field-error" role="alert">
-        {errors[name]}
-      </span>
-    ) : null;
 
   return (
-    <form ref={formRef} onSubmit={submit} noValidate className="form-grid">
-      <p>
-        <label htmlFor="delaysMs">Delays (ms, comma-separated)</label>
-        <input id="delaysMs" name="delaysMs" defaultValue={PAPER_DELAYS_MS.join(", ")} {...describe("delaysMs", "hint")} />
-        <span id="delaysMs-hint" className="muted">
-          Nominal delays between a write&apos;s acknowledgement and its application; 0 applies before the answer.
-        </span>
-        <FieldError name="delaysMs" />
-      </p>
-      {NUMBER_FIELDS.map(([name, label, initial, hint]) => (
-        <p key={name}>
-          <label htmlFor={name}>{label}</label>
-          <input id={name} name={name} type="number" inputMode="numeric" defaultValue={initial} {...describe(name, hint)} />
-          <span id={`${name}-hint`} className="muted">
-            {hint}
-          </span>
-          <FieldError name={name} />
-        </p>
-      ))}
-      <fieldset {...describe("finalityPolicies")} tabIndex={-1}>
-        <legend>Finality policies</legend>
-        {FINALITY_POLICIES.map((p) => (
-          <label key={p}>
-            <input type="checkbox" name="finalityPolicies" value={p} defaultChecked /> {POLICY_LABELS[p]}
-          </label>
-        ))}
-        <FieldError name="finalityPolicies" />
-      </fieldset>
-      <fieldset {...describe("separationConditions")} tabIndex={-1}>
-        <legend>Separation conditions</legend>
-        {SEPARATION_CONDITIONS.map((c) => (
-          <label key={c}>
-            <input type="checkbox" name="separationConditions" value={c} defaultChecked /> {CONDITION_LABELS[c]}
-          </label>
-        ))}
-        <FieldError name="separationConditions" />
-      </fieldset>
-      <details open={Boolean(errors.trace)}>
-        <summary>Trace (the paper&apos;s AgentDojo trace: {PAPER_TRACE.suite} / {PAPER_TRACE.taskId})</summary>
-        <p>
-          <label htmlFor="trace">Trace JSON (one state-changing call, replayed against the delayed-write service)</label>
-          <textarea id="trace" name="trace" rows={12} className="wide" defaultValue={JSON.stringify(PAPER_TRACE, null, 2)} {...describe("trace")} />
-          <FieldError name="trace" />
-        </p>
+    <form ref={formRef} onSubmit={submit} noValidate className="max-w-3xl space-y-8">
+      <section className="space-y-4" aria-labelledby="labels-title">
+        <h2 id="labels-title" className="text-base font-semibold">
+          Name and notes
+        </h2>
+        <Field id="name" label="Name (optional)" hint="How lists, filters and share links name it; without one, by its id." error={errors.name} counter={<CharacterCounter length={name.length} max={EXPERIMENT_NAME_MAX} />}>
+          <Input {...control("name", true, true)} value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" />
+        </Field>
+        <Field id="notes" label="Notes (optional)" hint="What it is for, what changed: shown on its page and in the list." error={errors.notes} counter={<CharacterCounter length={notes.length} max={EXPERIMENT_NOTES_MAX} />}>
+          <Textarea {...control("notes", true, true)} rows={3} value={notes} onChange={(e) => setNotes(e.target.value)} />
+        </Field>
+      </section>
+
+      <section className="space-y-4" aria-labelledby="grid-title">
+        <h2 id="grid-title" className="text-base font-semibold">
+          Grid
+        </h2>
+        <Field id="delaysMs" label="Delays (ms, comma-separated)" hint="Nominal delays between a write's acknowledgement and its application; 0 applies before the answer. Whole numbers from 0 to 10000." error={errors.delaysMs}>
+          <Input {...control("delaysMs", true)} defaultValue={PAPER_DELAYS_MS.join(", ")} inputMode="numeric" />
+        </Field>
+        <div className="grid gap-4 sm:grid-cols-2">
+          {NUMBER_FIELDS.map(([field, label, initial, hint, allowed]) => (
+            <Field key={field} id={field} label={label} hint={`${hint}. Allowed: ${allowed}.`} error={errors[field]}>
+              <Input {...control(field, true)} type="number" inputMode="numeric" defaultValue={initial} required />
+            </Field>
+          ))}
+        </div>
+      </section>
+
+      <Fieldset id="finalityPolicies" legend="Finality policies" error={errors.finalityPolicies} data-field="finalityPolicies" tabIndex={-1}>
+        <div className="grid gap-1.5 sm:grid-cols-2">
+          {FINALITY_POLICIES.map((p) => (
+            <CheckboxLabel key={p} type="checkbox" name="finalityPolicies" value={p} defaultChecked>
+              {POLICY_LABELS[p]}
+            </CheckboxLabel>
+          ))}
+        </div>
+      </Fieldset>
+      <Fieldset id="separationConditions" legend="Separation conditions" error={errors.separationConditions} data-field="separationConditions" tabIndex={-1}>
+        <div className="grid gap-1.5 sm:grid-cols-2">
+          {SEPARATION_CONDITIONS.map((c) => (
+            <CheckboxLabel key={c} type="checkbox" name="separationConditions" value={c} defaultChecked>
+              {CONDITION_LABELS[c]}
+            </CheckboxLabel>
+          ))}
+        </div>
+      </Fieldset>
+
+      <details open={Boolean(errors.trace)} className="rounded-lg border border-border bg-card p-4">
+        <summary className="cursor-pointer text-sm font-medium">
+          Trace (the paper&apos;s AgentDojo trace: {PAPER_TRACE.suite} / {PAPER_TRACE.taskId})
+        </summary>
+        <Field id="trace" label="Trace JSON" hint="One state-changing call, replayed against the delayed-write service." error={errors.trace} className="mt-3">
+          <Textarea {...control("trace", true)} rows={12} className="font-mono text-xs" defaultValue={JSON.stringify(PAPER_TRACE, null, 2)} />
+        </Field>
       </details>
-      <FieldError name="form" />
-      <p>
-        <button type="submit" disabled={busy}>
-          {busy ? "Enqueueing…" : "Start experiment"}
-        </button>
-      </p>
+      <FormAlert text={errors.form} />
+      <Button type="submit" variant="primary" disabled={busy}>
+        {busy ? "Enqueueing…" : "Start experiment"}
+      </Button>
     </form>
   );
 }

@@ -1,83 +1,82 @@
+import { Facts } from "@/components/ui/facts";
+import { EmptyState } from "@/components/ui/empty-state";
+import { PageHeader, Section } from "@/components/ui/page-header";
+import { DataTable, RowHead, Td } from "@/components/ui/table";
+import { StateBadge } from "@/components/ui/badge";
+import { conditionLabel, describeRun, shortId } from "@/lib/dashboard/format";
+import { formatDuration, formatSinceStart } from "@/lib/dashboard/time";
 import type { RunShareContent } from "@/lib/share/resources";
-
-const LABEL_FIELDS = [
-  ["Test", "test"],
-  ["Condition", "condition"],
-  ["Schedule", "scheduleId"],
-  ["Nominal delay (ms)", "delayMs"],
-  ["Repetition", "repetition"],
-  ["Role", "role"],
-  ["Endpoint label", "endpointLabel"],
-  ["Terminal label", "terminalLabel"],
-  ["Recorded label", "recordedLabel"],
-  ["Final at scoring", "finalAtScoring"],
-  ["Exposure", "exposure"],
-  ["Classification", "classification"],
-  ["Inherited state", "inheritedState"],
-  ["Measured delay (ms)", "measuredDelayMs"],
-  ["Started (service ms)", "startedAtMs"],
-  ["Endpoint (service ms)", "endpointAtMs"],
-  ["Scored (service ms)", "scoredAtMs"],
-  ["Ended (service ms)", "endedAtMs"],
-] as const;
 
 const show = (value: unknown) => (value === null || value === undefined ? "none" : String(value));
 
-/** One run as shared: its labels, times, evidence and open-effects records, read-only. */
+/** One run as shared: its labels, times (since its start), evidence and open-effects records, read-only. */
 export function RunReport({ content }: { content: RunShareContent }) {
   const { run, experiment, openEffects } = content;
+  const since = (ms: number | null) => formatSinceStart(ms, run.startedAtMs);
   return (
     <>
-      <h1>
-        Run <code>{run.id}</code>
-      </h1>
-      <p className="muted">
-        Of experiment <code>{experiment.id}</code> ({experiment.state}).
-      </p>
-      <dl className="facts">
-        {LABEL_FIELDS.map(([label, key]) => (
-          <div key={key} className="fact">
-            <dt>{label}</dt>
-            <dd>{show(run[key])}</dd>
-          </div>
-        ))}
-      </dl>
-      <h2>Open effects ({openEffects.length})</h2>
-      {openEffects.length === 0 ? (
-        <p className="muted">This run left no open-effects record.</p>
-      ) : (
-        <div className="table-scroll">
-          <table>
-            <caption>Open-effects records (paper Table C.1)</caption>
-            <thead>
-              <tr>
-                <th scope="col">Handle</th>
-                <th scope="col">Action</th>
-                <th scope="col">Resource</th>
-                <th scope="col">Status at endpoint</th>
-                <th scope="col">Terminal status</th>
-                <th scope="col">Cross-run route</th>
+      <PageHeader
+        title={
+          <>
+            Run <code>{shortId(run.id)}</code>
+          </>
+        }
+        meta={
+          <>
+            <span>{describeRun(run)}</span>
+            <span>
+              of experiment <code>{experiment.id}</code>
+            </span>
+            <StateBadge state={experiment.state} />
+          </>
+        }
+      />
+      <Facts
+        items={[
+          ["Run id", <code key="id">{run.id}</code>],
+          ["Test", run.test],
+          ["Condition", conditionLabel(run.condition)],
+          ["Schedule, repetition", `${run.scheduleId}, ${run.repetition}`],
+          ["Nominal delay", `${run.delayMs} ms`],
+          ["Role", run.role],
+          ["Endpoint label", show(run.endpointLabel)],
+          ["Terminal label", show(run.terminalLabel)],
+          ["Recorded label", show(run.recordedLabel)],
+          ["Final at scoring", show(run.finalAtScoring)],
+          ["Exposure", show(run.exposure)],
+          ["Classification", run.classification],
+          ["Inherited state", run.inheritedState],
+          ["Measured delay", run.measuredDelayMs === null ? "none" : formatDuration(run.measuredDelayMs)],
+          ["Endpoint", since(run.endpointAtMs)],
+          ["Scored", since(run.scoredAtMs)],
+          ["Ended", since(run.endedAtMs)],
+        ]}
+      />
+      <Section title={`Open effects (${openEffects.length})`}>
+        {openEffects.length === 0 ? (
+          <EmptyState title="This run left no open-effects record" />
+        ) : (
+          <DataTable caption="Open-effects records (paper Table C.1)" columns={["Handle", "Action", "Resource", "Status at endpoint", "Terminal status", "Cross-run route"]}>
+            {openEffects.map((e) => (
+              <tr key={e.id}>
+                <RowHead>
+                  <code>{e.observationHandle}</code>
+                </RowHead>
+                <Td>{e.action}</Td>
+                <Td>{e.resource}</Td>
+                <Td>{e.endpointStatus}</Td>
+                <Td>{e.terminalStatus}</Td>
+                <Td>{e.crossRunRoute}</Td>
               </tr>
-            </thead>
-            <tbody>
-              {openEffects.map((e) => (
-                <tr key={e.id}>
-                  <th scope="row">
-                    <code>{e.observationHandle}</code>
-                  </th>
-                  <td>{e.action}</td>
-                  <td>{e.resource}</td>
-                  <td>{e.endpointStatus}</td>
-                  <td>{e.terminalStatus}</td>
-                  <td>{e.crossRunRoute}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
-      <h2>Evidence</h2>
-      <pre className="evidence-json">{JSON.stringify(run.evidence, null, 2)}</pre>
+            ))}
+          </DataTable>
+        )}
+      </Section>
+      <Section title="Evidence">
+        <pre className="max-h-[40rem] overflow-auto rounded-lg border border-border bg-muted p-3 text-xs" tabIndex={0}>
+          {JSON.stringify(run.evidence, null, 2)}
+        </pre>
+      </Section>
     </>
   );
 }

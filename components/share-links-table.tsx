@@ -1,44 +1,56 @@
 import Link from "next/link";
+import { Badge } from "@/components/ui/badge";
+import { EmptyState } from "@/components/ui/empty-state";
+import { DataTable, RowHead, Td } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
 import type { ShareLinkView } from "@/lib/share/share-links";
-import { ActionButton } from "./account-forms";
+import { ActionButton } from "./account/action-button";
+
+const STATUS_TONE = { active: "success", expired: "neutral", revoked: "warning" } as const;
 
 /** Share links with their status, use count and last use; active ones can be revoked at once. */
 export function ShareLinksTable({ links, showCreator }: { links: ShareLinkView[]; showCreator: boolean }) {
-  if (links.length === 0) return <p className="muted">No share link yet.</p>;
+  if (links.length === 0) return <EmptyState title="No share link yet" />;
   return (
-    <div className="table-scroll">
-      <table data-testid="share-links">
-        <caption>Share links, newest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Resource</th>
-            {showCreator ? <th scope="col">Created by</th> : null}
-            <th scope="col">Mode</th>
-            <th scope="col">Status</th>
-            <th scope="col">Expires (UTC)</th>
-            <th scope="col">Uses</th>
-            <th scope="col">Last used (UTC)</th>
-            <th scope="col">Action</th>
-          </tr>
-        </thead>
-        <tbody>
-          {links.map((l) => (
-            <tr key={l.id}>
-              <th scope="row">
-                {l.resourceType === "experiment" ? <Link href={`/experiments/${l.resourceId}`}>experiment {l.resourceId?.slice(0, 8)}</Link> : `${l.resourceType} ${l.resourceId?.slice(0, 8) ?? ""}`}
-                {l.note ? <div className="muted">{l.note}</div> : null}
-              </th>
-              {showCreator ? <td>{l.createdBy.email}</td> : null}
-              <td>{l.mode}</td>
-              <td className={l.status === "active" ? "pass" : "muted"}>{l.status}</td>
-              <td>{l.expiresAt ?? "never"}</td>
-              <td className="num">{l.useCount}</td>
-              <td>{l.lastUsedAt ?? "never"}</td>
-              <td>{l.status === "active" ? <ActionButton url={`/api/v1/share-links/${l.id}/revoke`} method="POST" label="Revoke" /> : null}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Share links, newest first"
+      testId="share-links"
+      columns={["Resource", ...(showCreator ? ["Created by"] : []), "Mode", "Status", "Expires", "Uses", "Last used", "Action"]}
+      numericColumns={[showCreator ? 5 : 4]}
+    >
+      {links.map((l) => (
+        <tr key={l.id}>
+          <RowHead>
+            {l.resourceType === "experiment" ? (
+              <Link href={`/experiments/${l.resourceId}`}>experiment {l.resourceId?.slice(0, 8)}</Link>
+            ) : l.resourceType === "run" ? (
+              <Link href={`/runs/${l.resourceId}`}>run {l.resourceId?.slice(0, 8)}</Link>
+            ) : (
+              <Link href="/protocols">protocol matrix</Link>
+            )}
+            {l.note ? <p className="text-xs font-normal text-muted-foreground">{l.note}</p> : null}
+          </RowHead>
+          {showCreator ? <Td>{l.createdBy.email}</Td> : null}
+          <Td>{l.mode}</Td>
+          <Td>
+            <Badge tone={STATUS_TONE[l.status]}>{l.status}</Badge>
+          </Td>
+          <Td>{l.expiresAt ? <Time iso={l.expiresAt} /> : "never"}</Td>
+          <Td numeric>{l.useCount}</Td>
+          <Td>{l.lastUsedAt ? <Time iso={l.lastUsedAt} /> : "never"}</Td>
+          <Td>
+            {l.status === "active" ? (
+              <ActionButton
+                url={`/api/v1/share-links/${l.id}/revoke`}
+                method="POST"
+                label="Revoke"
+                done="Link revoked"
+                confirm={{ title: "Revoke this link?", description: 'Anyone holding it sees "Link revoked" from their next view on. This cannot be undone.', confirmLabel: "Revoke link" }}
+              />
+            ) : null}
+          </Td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

@@ -1,8 +1,16 @@
 import type { Metadata } from "next";
-import { ActionButton, NewApiKeyForm, PasswordForm } from "@/components/account-forms";
+import { ActionButton } from "@/components/account/action-button";
+import { NewApiKeyForm } from "@/components/account/api-key-form";
+import { PasswordForm } from "@/components/account/password-form";
 import { ShareLinksTable } from "@/components/share-links-table";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Facts } from "@/components/ui/facts";
+import { PageHeader, Section } from "@/components/ui/page-header";
+import { DataTable, RowHead, Td } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
 import { listApiKeys } from "@/lib/auth/accounts";
 import { requirePagePermission } from "@/lib/auth/guard";
+import { MIN_PASSWORD_LENGTH } from "@/lib/auth/schemas";
 import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
 import { listShareLinks } from "@/lib/share/share-links";
@@ -17,63 +25,62 @@ export default async function AccountPage() {
   const links = can(principal.role, "share:create") ? await listShareLinks(db, { createdById: principal.userId }) : null;
   return (
     <>
-      <h1>Account</h1>
-      <dl className="facts">
-        <dt>Email</dt>
-        <dd>{principal.email}</dd>
-        <dt>Role</dt>
-        <dd data-testid="account-role">{principal.role}</dd>
-      </dl>
+      <PageHeader title="Account" />
+      <Facts
+        items={[
+          ["Email", principal.email],
+          ["Role", <span key="r" data-testid="account-role">{principal.role}</span>],
+        ]}
+      />
 
-      <h2>API keys</h2>
-      <p className="muted">
-        For scripts and harnesses: send <code>Authorization: Bearer &lt;key&gt;</code>. A key acts with your role. It is shown once and stored hashed; revoking it
-        refuses its next use.
-      </p>
-      <NewApiKeyForm />
-      {keys.length === 0 ? (
-        <p className="muted">No API key yet.</p>
-      ) : (
-        <div className="table-scroll">
-          <table>
-            <caption>Your API keys</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Starts with</th>
-                <th scope="col">Created (UTC)</th>
-                <th scope="col">Last used (UTC)</th>
-                <th scope="col">Action</th>
+      <Section
+        title="API keys"
+        description={
+          <>
+            For scripts and harnesses: send <code>Authorization: Bearer &lt;key&gt;</code>. A key acts with your role. It is shown once and stored hashed; revoking it refuses its
+            next use.
+          </>
+        }
+      >
+        <NewApiKeyForm />
+        {keys.length === 0 ? (
+          <EmptyState title="No API key yet" />
+        ) : (
+          <DataTable caption="Your API keys" columns={["Name", "Starts with", "Created", "Last used", "Action"]}>
+            {keys.map((k) => (
+              <tr key={k.id}>
+                <RowHead>{k.name}</RowHead>
+                <Td>
+                  <code>{k.start}…</code>
+                </Td>
+                <Td>
+                  <Time iso={k.createdAt} />
+                </Td>
+                <Td>{k.lastUsedAt ? <Time iso={k.lastUsedAt} /> : "never"}</Td>
+                <Td>
+                  <ActionButton
+                    url={`/api/v1/api-keys/${encodeURIComponent(k.id)}`}
+                    method="DELETE"
+                    label="Revoke"
+                    done={`Key "${k.name}" revoked`}
+                    confirm={{ title: `Revoke the key "${k.name}"?`, description: "Scripts using it stop working at once. This cannot be undone.", confirmLabel: "Revoke key" }}
+                  />
+                </Td>
               </tr>
-            </thead>
-            <tbody>
-              {keys.map((k) => (
-                <tr key={k.id}>
-                  <th scope="row">{k.name}</th>
-                  <td>
-                    <code>{k.start}…</code>
-                  </td>
-                  <td>{k.createdAt}</td>
-                  <td>{k.lastUsedAt ?? "never"}</td>
-                  <td>
-                    <ActionButton url={`/api/v1/api-keys/${encodeURIComponent(k.id)}`} method="DELETE" label="Revoke" confirm={`Revoke the key "${k.name}"? Scripts using it stop working.`} />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
-      )}
+            ))}
+          </DataTable>
+        )}
+      </Section>
 
       {links ? (
-        <>
-          <h2>Your share links</h2>
+        <Section title="Your share links">
           <ShareLinksTable links={links} showCreator={false} />
-        </>
+        </Section>
       ) : null}
 
-      <h2>Password</h2>
-      <PasswordForm />
+      <Section title="Password">
+        <PasswordForm minLength={MIN_PASSWORD_LENGTH} />
+      </Section>
     </>
   );
 }

@@ -1,63 +1,136 @@
+import { Ban, CircleCheck } from "lucide-react";
 import type { Metadata } from "next";
-import { ActionButton, NewUserForm, RoleSelect } from "@/components/account-forms";
+import { ActionButton } from "@/components/account/action-button";
+import { NewUserForm, ResetPasswordButton, RoleSelect } from "@/components/account/user-admin";
 import { ShareLinksTable } from "@/components/share-links-table";
-import { listAccounts } from "@/lib/auth/accounts";
+import { Alert } from "@/components/ui/alert";
+import { Badge } from "@/components/ui/badge";
+import { EmptyState } from "@/components/ui/empty-state";
+import { PageHeader, Section } from "@/components/ui/page-header";
+import { DataTable, RowHead, Td } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
+import { listAccounts, listApiKeys, type AccountView } from "@/lib/auth/accounts";
 import { requirePagePermission } from "@/lib/auth/guard";
+import { MIN_PASSWORD_LENGTH } from "@/lib/auth/schemas";
 import { getDb } from "@/lib/db/client";
 import { listShareLinks, shareLinksDisabled } from "@/lib/share/share-links";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Admin" };
 
+/** Accounts are active unless an admin deactivated them (`active` comes with the deactivation routes). */
+const isActive = (user: AccountView) => (user as AccountView & { active?: boolean }).active !== false;
+
 export default async function AdminPage() {
-  await requirePagePermission("users:admin", "/admin");
+  const principal = await requirePagePermission("users:admin", "/admin");
   const db = getDb();
-  const [users, links, disabled] = await Promise.all([listAccounts(db), listShareLinks(db, {}), shareLinksDisabled(db)]);
+  const [users, keys, links, disabled] = await Promise.all([listAccounts(db), listApiKeys(db), listShareLinks(db, {}), shareLinksDisabled(db)]);
+  const owners = new Map(users.map((u) => [u.id, u]));
   return (
     <>
-      <h1>Admin</h1>
+      <PageHeader title="Admin" description="Accounts and their roles, every API key, and every share link on this instance." />
 
-      <h2>Share links on this instance</h2>
-      <p data-testid="kill-switch-state" className={disabled ? "fail" : "pass"}>
-        {disabled ? "Every share link is disabled: none opens until they are enabled again." : "Share links are enabled."}
-      </p>
-      <ActionButton
-        url="/api/v1/settings/share-links"
-        method="PUT"
-        body={{ disabled: !disabled }}
-        label={disabled ? "Enable share links again" : "Disable every share link (kill switch)"}
-        confirm={disabled ? undefined : "Disable every share link on this instance at once?"}
-      />
-      <ShareLinksTable links={links} showCreator />
-
-      <h2>Users</h2>
-      <div className="table-scroll">
-        <table>
-          <caption>Accounts ({users.length})</caption>
-          <thead>
-            <tr>
-              <th scope="col">Email</th>
-              <th scope="col">Name</th>
-              <th scope="col">Role</th>
-              <th scope="col">Created (UTC)</th>
-            </tr>
-          </thead>
-          <tbody>
-            {users.map((u) => (
+      <Section id="users" title="Users" description="Deactivating signs a user out and refuses their API keys at once; reactivating lets them sign in again with their password.">
+        <DataTable caption={`Accounts (${users.length})`} testId="users" columns={["Email", "Name", "Role", "Status", "Created", "Actions"]}>
+          {users.map((u) => {
+            const active = isActive(u);
+            const self = u.id === principal.userId;
+            return (
               <tr key={u.id}>
-                <th scope="row">{u.email}</th>
-                <td>{u.name}</td>
-                <td>
+                <RowHead>{u.email}</RowHead>
+                <Td>{u.name}</Td>
+                <Td>
                   <RoleSelect userId={u.id} role={u.role} label={`Role of ${u.email}`} />
-                </td>
-                <td>{u.createdAt}</td>
+                </Td>
+                <Td>
+                  <Badge tone={active ? "success" : "warning"} data-testid="user-status">
+                    {active ? "active" : "deactivated"}
+                  </Badge>
+                </Td>
+                <Td>
+                  <Time iso={u.createdAt} />
+                </Td>
+                <Td>
+                  <div className="flex flex-wrap gap-2">
+                    {self ? null : active ? (
+                      <ActionButton
+                        url={`/api/v1/users/${encodeURIComponent(u.id)}/deactivate`}
+                        method="POST"
+                        label="Deactivate"
+                        icon={<Ban aria-hidden="true" />}
+                        done={`${u.email} deactivated`}
+                        confirm={{ title: `Deactivate ${u.email}?`, description: "They are signed out at once and their API keys stop working; their data stays. You can reactivate them later.", confirmLabel: "Deactivate" }}
+                      />
+                    ) : (
+                      <ActionButton url={`/api/v1/users/${encodeURIComponent(u.id)}/reactivate`} method="POST" label="Reactivate" icon={<CircleCheck aria-hidden="true" />} done={`${u.email} reactivated`} />
+                    )}
+                    <ResetPasswordButton userId={u.id} email={u.email} minLength={MIN_PASSWORD_LENGTH} />
+                  </div>
+                </Td>
               </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <h3>New account</h3>
-      <NewUserForm />
+            );
+          })}
+        </DataTable>
+        <h3 className="pt-4 text-base font-semibold">New account</h3>
+        <NewUserForm minLength={MIN_PASSWORD_LENGTH} />
+      </Section>
+
+      <Section id="api-keys" title="API keys" description="Every key on this instance, with its owner and its last use. Revoking refuses the key's next use.">
+        {keys.length === 0 ? (
+          <EmptyState title="No API key on this instance" />
+        ) : (
+          <DataTable caption={`Every API key (${keys.length})`} testId="all-api-keys" columns={["Name", "Owner", "Starts with", "Created", "Last used", "Action"]}>
+            {keys.map((k) => {
+              const owner = owners.get(k.userId);
+              return (
+                <tr key={k.id}>
+                  <RowHead>{k.name}</RowHead>
+                  <Td>
+                    {owner ? owner.email : <code>{k.userId}</code>}
+                    {owner && !isActive(owner) ? (
+                      <Badge tone="warning" className="ml-2">
+                        deactivated
+                      </Badge>
+                    ) : null}
+                  </Td>
+                  <Td>
+                    <code>{k.start}…</code>
+                  </Td>
+                  <Td>
+                    <Time iso={k.createdAt} />
+                  </Td>
+                  <Td>{k.lastUsedAt ? <Time iso={k.lastUsedAt} /> : "never"}</Td>
+                  <Td>
+                    <ActionButton
+                      url={`/api/v1/api-keys/${encodeURIComponent(k.id)}`}
+                      method="DELETE"
+                      label="Revoke"
+                      done={`Key "${k.name}" revoked`}
+                      confirm={{ title: `Revoke the key "${k.name}"?`, description: `Scripts using it (as ${owner?.email ?? k.userId}) stop working at once.`, confirmLabel: "Revoke key" }}
+                    />
+                  </Td>
+                </tr>
+              );
+            })}
+          </DataTable>
+        )}
+      </Section>
+
+      <Section id="share-links" title="Share links on this instance">
+        <Alert tone={disabled ? "warning" : "success"} role="status">
+          <p data-testid="kill-switch-state">{disabled ? "Every share link is disabled: none opens until they are enabled again." : "Share links are enabled."}</p>
+        </Alert>
+        <ActionButton
+          url="/api/v1/settings/share-links"
+          method="PUT"
+          body={{ disabled: !disabled }}
+          label={disabled ? "Enable share links again" : "Disable every share link (kill switch)"}
+          variant={disabled ? "primary" : "danger"}
+          done={disabled ? "Share links enabled" : "Every share link disabled"}
+          confirm={disabled ? undefined : { title: "Disable every share link on this instance?", description: "No link opens until you enable them again; links are not revoked.", confirmLabel: "Disable every link" }}
+        />
+        <ShareLinksTable links={links} showCreator />
+      </Section>
     </>
   );
 }

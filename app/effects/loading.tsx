@@ -1,8 +1,6 @@
-/** Shown while the open-effects records are queried. */
-export default function LoadingEffects() {
-  return (
-    <p role="status" aria-live="polite">
-      Loading open effects…
-    </p>
-  );
+import { PageLoading } from "@/components/ui/skeleton";
+
+/** Shown while the page's data is queried. */
+export default function Loading() {
+  return <PageLoading label="Loading open effects…" />;
 }

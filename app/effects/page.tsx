@@ -1,14 +1,17 @@
+import { ListX } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { EffectFiltersForm } from "@/components/effects/effect-filters";
 import { EffectsTable } from "@/components/effects/effects-table";
-import styles from "@/components/runs/runs.module.css";
+import { ExportLinks, Pager } from "@/components/runs/list-chrome";
+import { Alert } from "@/components/ui/alert";
+import { EmptyState } from "@/components/ui/empty-state";
+import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { experimentsWithEffects, listEffects } from "@/lib/dashboard/effects";
 import { effectFiltersOf, effectListQuerySchema, parsePageQuery, searchString, viewQuery } from "@/lib/dashboard/filters";
 import type { SearchParams } from "@/lib/http/input";
 import { getDb } from "@/lib/db/client";
-import { ExportLinks, Pager } from "@/components/runs/list-chrome";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Open effects" };
@@ -31,44 +34,45 @@ export default async function EffectsPage({ searchParams }: { searchParams: Prom
 
   return (
     <>
-      <h1>Open effects</h1>
-      <p className="muted">
-        Every operation a run left that could still change state after its endpoint (the paper&apos;s Table C.1), across experiments: unresolved records first, then by
-        experiment and service time. Each record was resolved by following its handle on the service; each row links to its run.
-      </p>
+      <PageHeader
+        title="Open effects"
+        description="Every operation a run left that could still change state after its endpoint (the paper's Table C.1), across experiments: unresolved records first, then by experiment and service time. Each record was resolved by following its handle on the service; each row links to its run."
+      />
+      <div className="space-y-4">
+        <EffectFiltersForm action={PATH} filters={filters} experiments={experiments} />
 
-      <EffectFiltersForm action={PATH} filters={filters} experiments={experiments} />
-
-      {!parsed.ok ? (
-        <div className="error" role="alert">
-          <p>These filters cannot be applied: {parsed.message}.</p>
-          <p>
-            <Link href={PATH}>Show every record</Link>
-          </p>
-        </div>
-      ) : page ? (
-        <>
-          <p className={styles.status} role="status" data-testid="effects-count">
-            Showing {page.effects.length} of {page.total} matching records ({page.unresolved} unresolved){parsed.query.cursor ? " (a later page)" : ""}.
-          </p>
-          <ExportLinks what="record" hrefFor={exportHref} />
-          {page.effects.length === 0 ? (
-            <div className="empty">
-              <p>No open-effects record matches these filters.</p>
-              <p>
-                <Link href={PATH}>Clear filters</Link>
+        {!parsed.ok ? (
+          <Alert tone="danger" role="alert" title="These filters cannot be applied">
+            <p>{parsed.message}.</p>
+            <p>
+              <Link href={PATH}>Show every record</Link>
+            </p>
+          </Alert>
+        ) : page ? (
+          <>
+            <div className="flex flex-wrap items-center justify-between gap-3">
+              <p className="text-sm font-semibold" role="status" data-testid="effects-count">
+                Showing {page.effects.length} of {page.total} matching records ({page.unresolved} unresolved){parsed.query.cursor ? " (a later page)" : ""}.
               </p>
+              <ExportLinks what="record" hrefFor={exportHref} />
             </div>
-          ) : (
-            <EffectsTable effects={page.effects} caption={`Open-effects records, unresolved first (${page.effects.length} shown of ${page.total})`} />
-          )}
-          <Pager
-            label="Pages of open effects"
-            firstHref={parsed.query.cursor ? `${PATH}${viewQuery(filters, { limit })}` : null}
-            nextHref={page.nextCursor ? `${PATH}${viewQuery(filters, { limit, cursor: page.nextCursor })}` : null}
-          />
-        </>
-      ) : null}
+            {page.effects.length === 0 ? (
+              <EmptyState icon={ListX} title={page.total === 0 && !Object.values(filters).some(Boolean) ? "No open-effects record is stored yet" : "No open-effects record matches these filters"}>
+                <p>
+                  <Link href={PATH}>Clear filters</Link>
+                </p>
+              </EmptyState>
+            ) : (
+              <EffectsTable effects={page.effects} caption={`Open-effects records, unresolved first (${page.effects.length} shown of ${page.total})`} />
+            )}
+            <Pager
+              label="Pages of open effects"
+              firstHref={parsed.query.cursor ? `${PATH}${viewQuery(filters, { limit })}` : null}
+              nextHref={page.nextCursor ? `${PATH}${viewQuery(filters, { limit, cursor: page.nextCursor })}` : null}
+            />
+          </>
+        ) : null}
+      </div>
     </>
   );
 }

@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { LoginForm } from "@/components/login-form";
+import { Card } from "@/components/ui/card";
 import { pagePrincipal } from "@/lib/auth/guard";
 import { getDb } from "@/lib/db/client";
 
@@ -17,10 +18,10 @@ export default async function LoginPage({ searchParams }: { searchParams: Promis
   if (await pagePrincipal()) redirect(next);
   if ((await getDb().user.count()) === 0) redirect("/setup");
   return (
-    <>
-      <h1>Sign in</h1>
+    <Card className="mx-auto mt-10 max-w-sm space-y-5 p-6">
+      <h1 className="text-xl font-semibold">Sign in</h1>
       <LoginForm next={next} />
-      <p className="muted">Accounts are made by an admin. Reviewers sent a share link need no account.</p>
-    </>
+      <p className="text-sm text-muted-foreground">Accounts are made by an admin. Reviewers sent a share link need no account.</p>
+    </Card>
   );
 }

@@ -1,10 +1,16 @@
+import { Download, TriangleAlert } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { MatrixTable, Table3Table } from "@/components/review/matrix-report";
-import { ShareButton } from "@/components/share-button";
+import { SharePanel } from "@/components/share/share-panel";
+import { buttonClass } from "@/components/ui/button";
+import { cn } from "@/components/ui/cn";
+import { PageHeader, Section } from "@/components/ui/page-header";
+import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
+import { agreementCaveat } from "@/lib/review/agreement";
 import { CODE_INFO, FIELD_INFO, REVIEW_CODES, REVIEW_FIELDS } from "@/lib/review/codes";
 import { matrixShow, viewerOf } from "@/lib/review/route-input";
 import { matrixView } from "@/lib/review/views";
@@ -25,63 +31,86 @@ export default async function ProtocolsPage({ searchParams }: { searchParams: Pr
   ];
   return (
     <>
-      <h1>Protocol review</h1>
-      <p className="muted">
-        What ten public protocols document about the evaluation boundary (the paper&apos;s section 5). Codes: {REVIEW_CODES.map((c) => `${c} ${CODE_INFO[c].label.toLowerCase()}`).join(", ")}.
-      </p>
-      <nav aria-label="Matrix view" className="actions">
+      <PageHeader
+        title="Protocol review"
+        description={`What ten public protocols document about the evaluation boundary (the paper's section 5). Codes: ${REVIEW_CODES.map((c) => `${c} ${CODE_INFO[c].label.toLowerCase()}`).join(", ")}.`}
+      />
+      <nav aria-label="Matrix view" className="mb-4 flex flex-wrap gap-1 border-b border-border">
         {tabs.map(([key, label]) => (
-          <Link key={key} href={`/protocols?show=${encodeURIComponent(key)}`} aria-current={show === key ? "page" : undefined}>
+          <Link
+            key={key}
+            href={`/protocols?show=${encodeURIComponent(key)}`}
+            aria-current={show === key ? "page" : undefined}
+            className={cn(
+              "-mb-px border-b-2 border-transparent px-3 py-2 text-sm font-medium text-muted-foreground no-underline hover:text-foreground",
+              show === key && "border-primary text-foreground",
+            )}
+          >
             {label}
           </Link>
         ))}
       </nav>
       <MatrixTable protocols={view.protocols} matrix={view.matrix} caption={`Codes per protocol and field (${tabs.find(([k]) => k === show)?.[1] ?? "consensus"})`} />
-      {can(principal.role, "share:create") ? <ShareButton resourceType="protocol_matrix" /> : null}
 
-      <h2>Table 3, computed from the consensus</h2>
-      <Table3Table rows={view.table3} />
+      <Section title="Table 3, computed from the consensus">
+        <Table3Table rows={view.table3} />
+      </Section>
 
-      <h2>Agreement between reviewers</h2>
-      <p className="muted">Over the protocols whose codes you may see (a reviewer sees others&apos; codes of a protocol once they have coded all of it); the paper&apos;s codes are not a reviewer here.</p>
-      <div className="table-scroll">
-        <table data-testid="agreement">
-          <caption>Agreement per field</caption>
-          <thead>
-            <tr>
-              <th scope="col">Field</th>
-              <th scope="col">Reviewers</th>
-              <th scope="col">Protocols all coded</th>
-              <th scope="col">Percent agreement</th>
-              <th scope="col">Kappa</th>
-              <th scope="col">Disagreeing cells</th>
-            </tr>
-          </thead>
-          <tbody>
-            {REVIEW_FIELDS.map((f) => {
-              const a = view.agreement[f];
-              return (
-                <tr key={f}>
-                  <th scope="row">{FIELD_INFO[f].label}</th>
-                  <td className="num">{a.raters.length}</td>
-                  <td className="num">{a.items}</td>
-                  <td className="num">
-                    {a.percent.agreed}/{a.percent.of}
-                  </td>
-                  <td>{a.kappa.value === null ? <span className="muted">undefined: {a.kappa.reason}</span> : `${a.statistic === "cohen" ? "Cohen" : "Fleiss"} ${a.kappa.value.toFixed(3)}`}</td>
-                  <td>{a.disagreements.join(", ") || "none"}</td>
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
-      </div>
+      <Section
+        title="Agreement between reviewers"
+        description="Over the protocols whose codes you may see (a reviewer sees others' codes of a protocol once they have coded all of it); the paper's codes are not a reviewer here."
+      >
+        <DataTable caption="Agreement per field" testId="agreement" columns={["Field", "Reviewers", "Protocols all coded", "Percent agreement", "Kappa", "Disagreeing cells"]} numericColumns={[1, 2, 3]}>
+          {REVIEW_FIELDS.map((f) => {
+            const a = view.agreement[f];
+            const caveat = agreementCaveat(a);
+            return (
+              <tr key={f}>
+                <RowHead>{FIELD_INFO[f].label}</RowHead>
+                <Td numeric>{a.raters.length}</Td>
+                <Td numeric>{a.items}</Td>
+                <Td numeric>
+                  {a.percent.agreed}/{a.percent.of}
+                </Td>
+                <Td className="max-w-sm">
+                  {a.kappa.value === null ? (
+                    <span className="text-muted-foreground">undefined: {a.kappa.reason}</span>
+                  ) : (
+                    <>
+                      <span className="tabular-nums">{`${a.statistic === "cohen" ? "Cohen" : "Fleiss"} ${a.kappa.value.toFixed(3)}`}</span>
+                      {caveat ? (
+                        <p className="mt-1 flex gap-1.5 text-xs text-warning" data-testid={`agreement-caveat-${f}`}>
+                          <TriangleAlert aria-hidden="true" className="mt-0.5 size-3.5 shrink-0" />
+                          <span>Caveat: {caveat}.</span>
+                        </p>
+                      ) : null}
+                    </>
+                  )}
+                </Td>
+                <Td>{a.disagreements.join(", ") || "none"}</Td>
+              </tr>
+            );
+          })}
+        </DataTable>
+      </Section>
       {reconciles ? (
-        <p>
-          Export: <a href="/api/v1/protocols/export?format=csv">ledger CSV</a> · <a href="/api/v1/protocols/export?format=json">JSON</a> ·{" "}
-          <a href="/api/v1/protocols/export?format=latex-table3">Table 3 (LaTeX)</a> · <a href="/api/v1/protocols/export?format=latex-a1">Table A.1 (LaTeX)</a>
-        </p>
+        <Section title="Exports">
+          <div className="flex flex-wrap gap-2">
+            {[
+              ["csv", "Ledger CSV"],
+              ["json", "JSON"],
+              ["latex-table3", "Table 3 (LaTeX)"],
+              ["latex-a1", "Table A.1 (LaTeX)"],
+            ].map(([format, label]) => (
+              <a key={format} href={`/api/v1/protocols/export?format=${format}`} className={buttonClass({ size: "sm" })}>
+                <Download aria-hidden="true" />
+                {label}
+              </a>
+            ))}
+          </div>
+        </Section>
       ) : null}
+      {can(principal.role, "share:create") ? <SharePanel resourceType="protocol_matrix" /> : null}
     </>
   );
 }

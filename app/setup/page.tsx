@@ -1,6 +1,7 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
 import { SetupForm } from "@/components/setup-form";
+import { Card } from "@/components/ui/card";
 import { getDb } from "@/lib/db/client";
 
 export const dynamic = "force-dynamic";
@@ -10,10 +11,13 @@ export const metadata: Metadata = { title: "First-run setup" };
 export default async function SetupPage() {
   if ((await getDb().user.count()) > 0) redirect("/login");
   return (
-    <>
-      <h1>First-run setup</h1>
-      <p>No account exists yet. Create the first admin; admins then create everyone else&apos;s accounts. (From a shell: <code>npm run user:create -- --email E --password P --role admin</code>.)</p>
+    <Card className="mx-auto mt-10 max-w-md space-y-5 p-6">
+      <h1 className="text-xl font-semibold">First-run setup</h1>
+      <p className="text-sm text-muted-foreground">
+        No account exists yet. Create the first admin; admins then create everyone else&apos;s accounts. (From a shell:{" "}
+        <code>npm run user:create -- --email E --password P --role admin</code>.)
+      </p>
       <SetupForm />
-    </>
+    </Card>
   );
 }

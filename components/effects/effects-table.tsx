@@ -1,41 +1,60 @@
 import Link from "next/link";
-import { DataTable } from "@/components/data-table";
-import styles from "@/components/runs/runs.module.css";
+import { Badge } from "@/components/ui/badge";
+import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
+import { Time } from "@/components/ui/time";
 import type { EffectListRow } from "@/lib/dashboard/effects";
-import { describeRun, formatServiceMs, shortId } from "@/lib/dashboard/format";
+import { describeRun, shortId } from "@/lib/dashboard/format";
+import { formatDuration } from "@/lib/dashboard/time";
 
-const COLUMNS = ["Operation handle", "Terminal status", "Status at the endpoint", "Action", "Run", "Experiment", "Initiated (service ms)", "Resolved (service ms)", "Cross-run route"];
+const COLUMNS: GridColumn[] = [
+  { header: "Operation handle", rowHeader: true },
+  { header: "Terminal status" },
+  { header: "Status at the endpoint" },
+  { header: "Action" },
+  { header: "Run" },
+  { header: "Experiment" },
+  { header: "Initiated" },
+  { header: "Resolved after", numeric: true },
+  { header: "Cross-run route" },
+];
+
+const STATUS_TONE = { completed: "success", failed: "danger", cancelled: "warning", unresolved: "neutral" } as const;
 
 /** One page of open-effects records, unresolved first, each linking to its run. */
 export function EffectsTable({ effects, caption }: { effects: readonly EffectListRow[]; caption: string }) {
   return (
-    <DataTable caption={caption} columns={COLUMNS}>
-          {effects.map((effect) => {
-            const run = { condition: effect.runCondition, delayMs: effect.runDelayMs, scheduleId: effect.runScheduleId, repetition: effect.runRepetition, role: effect.runRole };
-            return (
-              <tr key={effect.id}>
-                <th scope="row">
-                  <code>{effect.observationHandle}</code>
-                </th>
-                <td className={effect.terminalStatus === "unresolved" ? styles.unresolved : undefined}>{effect.terminalStatus}</td>
-                <td>{effect.endpointStatus}</td>
-                <td>
-                  <code>{effect.action}</code>
-                </td>
-                <td>
-                  <Link href={`/runs/${effect.runId}`}>{describeRun(run)}</Link>
-                </td>
-                <td>
-                  <Link href={`/experiments/${effect.experimentId}`} aria-label={`Experiment ${effect.experimentId}`}>
-                    <code>{shortId(effect.experimentId)}</code>
-                  </Link>
-                </td>
-                <td className="num">{formatServiceMs(effect.initiatedAtMs)}</td>
-                <td className="num">{effect.terminalStatus === "unresolved" ? "unresolved" : formatServiceMs(effect.resolvedAtMs)}</td>
-                <td className="evidence">{effect.crossRunRoute}</td>
-              </tr>
-            );
-          })}
-    </DataTable>
+    <DataGrid
+      caption={caption}
+      testId="effects-table"
+      sortNote="Select a column heading to sort the records on this page."
+      columns={COLUMNS}
+      rows={effects.map((effect) => {
+        const run = { condition: effect.runCondition, delayMs: effect.runDelayMs, scheduleId: effect.runScheduleId, repetition: effect.runRepetition, role: effect.runRole };
+        const resolvedAfter = effect.resolvedAtMs === null ? null : effect.resolvedAtMs - effect.initiatedAtMs;
+        return {
+          key: effect.id,
+          sort: [effect.observationHandle, effect.terminalStatus, effect.endpointStatus, effect.action, describeRun(run), effect.experimentId, effect.initiatedAt ?? effect.initiatedAtMs, resolvedAfter, effect.crossRunRoute],
+          cells: [
+            <code key="h">{effect.observationHandle}</code>,
+            <Badge key="t" tone={STATUS_TONE[effect.terminalStatus]} className={effect.terminalStatus === "unresolved" ? "italic" : undefined}>
+              {effect.terminalStatus}
+            </Badge>,
+            effect.endpointStatus,
+            <code key="a">{effect.action}</code>,
+            <Link key="r" href={`/runs/${effect.runId}`}>
+              {describeRun(run)}
+            </Link>,
+            <Link key="x" href={`/experiments/${effect.experimentId}`} aria-label={`Experiment ${effect.experimentId}`}>
+              <code>{shortId(effect.experimentId)}</code>
+            </Link>,
+            effect.initiatedAt ? <Time key="i" iso={effect.initiatedAt} /> : <span className="text-muted-foreground">no clock origin</span>,
+            resolvedAfter === null ? "unresolved" : formatDuration(resolvedAfter),
+            <span key="c" className="block min-w-40">
+              {effect.crossRunRoute}
+            </span>,
+          ],
+        };
+      })}
+    />
   );
 }

@@ -2,10 +2,14 @@
 
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
+import { callApi } from "@/components/api-client";
+import { Alert, FormAlert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { CharacterCounter, Field, Input, Select, Textarea, describedBy } from "@/components/ui/field";
+import { useToast } from "@/components/ui/toast";
+import { fieldErrors, serverFieldError, type FieldSpec, type IssueLike } from "@/lib/forms/field-errors";
 import { REVIEW_CODES, CODE_INFO, type ReviewField } from "@/lib/review/codes";
-import { saveCodeBodySchema } from "@/lib/review/route-input";
-import { callApi } from "../api-client";
-import { FormAlert } from "../form-alert";
+import { consensusBodySchema, saveCodeBodySchema } from "@/lib/review/route-input";
 
 interface Current {
   code: string;
@@ -16,107 +20,114 @@ interface Current {
   version: number;
 }
 
+const BASIS_MAX = 4000;
+const RATIONALE_MAX = 4000;
+const REASON_MAX = 2000;
+
+const CODE_FIELDS: Record<string, FieldSpec> = {
+  code: { label: "Code", allowed: "E, P, NR or NA" },
+  sourceLocation: { label: "Source location", allowed: "where in the sources the code rests (e.g. Paper Sec. 3.2), at most 500 characters" },
+  basis: { label: "Basis", custom: "a code of E or P needs the reviewer's basis" },
+  citations: { label: "Citations", allowed: "one citation per line, at most 500 characters each" },
+  sourcesReadOn: { label: "Sources read on", allowed: "the date the sources were read" },
+  reason: { label: "Reason for this change", allowed: "a reason, at most 2000 characters" },
+};
+const CONSENSUS_FIELDS: Record<string, FieldSpec> = {
+  code: { label: "Consensus code", allowed: "E, P, NR or NA" },
+  rationale: { label: "Rationale", allowed: "why this is the consensus, at most 4000 characters" },
+  reason: { label: "Reason for this change", allowed: "a reason, at most 2000 characters" },
+};
+
+/** Issues of the nested ledger keyed by the ledger's own field names (the form's fields). */
+const flatten = (issues: readonly IssueLike[]): IssueLike[] => issues.map((i) => (i.path[0] === "ledger" ? { ...i, path: i.path.slice(1) } : i));
+
 /**
  * The reviewer's own code and ledger for one cell, validated by the route's zod schema before it is
- * sent. A save against a newer version shows both versions and overwrites nothing.
+ * sent, errors in the form's words. A save against a newer version shows both versions and
+ * overwrites nothing.
  */
 export function CodeForm({ protocolId, field, current }: { protocolId: string; field: ReviewField; current: Current | null }) {
   const router = useRouter();
+  const notify = useToast();
   const id = useId();
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [conflict, setConflict] = useState<{ current: Current | null } | null>(null);
+  const [basis, setBasis] = useState(current?.basis ?? "");
+  const [reason, setReason] = useState(current ? "" : "first coding");
 
   async function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    const body = {
-      field,
-      expectedVersion: current?.version ?? null,
-      ledger: {
-        code: String(form.get("code")),
-        sourceLocation: String(form.get("sourceLocation")),
-        ...(String(form.get("basis")).trim() ? { basis: String(form.get("basis")) } : {}),
-        citations: String(form.get("citations")).split("\n").map((c) => c.trim()).filter(Boolean),
-        sourcesReadOn: String(form.get("sourcesReadOn")),
-      },
-      reason: String(form.get("reason")),
+    const ledger = {
+      code: String(form.get("code")),
+      sourceLocation: String(form.get("sourceLocation")),
+      ...(basis.trim() ? { basis } : {}),
+      citations: String(form.get("citations")).split("\n").map((c) => c.trim()).filter(Boolean),
+      sourcesReadOn: String(form.get("sourcesReadOn")),
     };
+    const body = { field, expectedVersion: current?.version ?? null, ledger, reason };
     const parsed = saveCodeBodySchema.safeParse(body);
-    if (!parsed.success) {
-      const found: Record<string, string> = {};
-      for (const issue of parsed.error.issues) found[String(issue.path.at(-1))] ??= issue.message;
-      return setErrors(found);
-    }
+    if (!parsed.success) return setErrors(fieldErrors(flatten(parsed.error.issues), { ...ledger, reason }, CODE_FIELDS));
     setErrors({});
     const saved = await callApi(`/api/v1/protocols/${protocolId}/codes`, "PUT", parsed.data);
     if (saved.ok) {
       setConflict(null);
+      notify({ title: `Saved as version ${(current?.version ?? 0) + 1}` });
       return router.refresh();
     }
     if (saved.status === 409) {
       const details = await fetch(`/api/v1/protocols/${protocolId}`).then((r) => r.json() as Promise<{ fields: { field: string; mine: { ledger: Current } | null }[] }>);
       setConflict({ current: details.fields.find((f) => f.field === field)?.mine?.ledger ?? null });
     }
-    setErrors({ [saved.field?.split(".").at(-1) ?? "form"]: saved.message });
+    const { key, message } = serverFieldError(saved.field?.replace(/^ledger\./, ""), saved.message, CODE_FIELDS);
+    setErrors({ [key]: message });
   }
 
-  const err = (name: string) =>
-    errors[name] ? (
-      <span className="field-error" role="alert" id={`${id}-${name}-error`}>
-        {errors[name]}
-      </span>
-    ) : null;
-  const aria = (name: string) => (errors[name] ? { "aria-invalid": true, "aria-describedby": `${id}-${name}-error` } : {});
+  const aria = (name: string, extra: { hint?: boolean; counter?: boolean } = {}) => ({
+    "aria-invalid": errors[name] ? true : undefined,
+    "aria-describedby": describedBy(`${id}-${name}`, { error: errors[name], ...extra }),
+  });
 
   return (
-    <form onSubmit={submit} className="form-grid" aria-label={`Your code for ${field}`} data-testid={`code-form-${field}`}>
-      <p>
-        <label htmlFor={`${id}-code`}>Code</label>
-        <select id={`${id}-code`} name="code" defaultValue={current?.code ?? "NR"} {...aria("code")}>
-          {REVIEW_CODES.map((c) => (
-            <option key={c} value={c}>
-              {c}: {CODE_INFO[c].label}
-            </option>
-          ))}
-        </select>
-        {err("code")}
-      </p>
-      <p>
-        <label htmlFor={`${id}-source`}>Source location</label>
-        <input id={`${id}-source`} name="sourceLocation" defaultValue={current?.sourceLocation ?? ""} placeholder="e.g. Paper Sec. 3.2 and App. A.9" {...aria("sourceLocation")} />
-        {err("sourceLocation")}
-      </p>
-      <p>
-        <label htmlFor={`${id}-basis`}>Basis (required for E and P)</label>
-        <textarea id={`${id}-basis`} name="basis" rows={3} defaultValue={current?.basis ?? ""} {...aria("basis")} />
-        {err("basis")}
-      </p>
-      <p>
-        <label htmlFor={`${id}-citations`}>Citations (one per line)</label>
-        <textarea id={`${id}-citations`} name="citations" rows={2} defaultValue={current?.citations.join("\n") ?? ""} />
-      </p>
-      <p>
-        <label htmlFor={`${id}-read`}>Sources read on</label>
-        <input id={`${id}-read`} name="sourcesReadOn" type="date" defaultValue={current?.sourcesReadOn ?? new Date().toISOString().slice(0, 10)} {...aria("sourcesReadOn")} />
-        {err("sourcesReadOn")}
-      </p>
-      <p>
-        <label htmlFor={`${id}-reason`}>Reason for this change</label>
-        <input id={`${id}-reason`} name="reason" defaultValue={current ? "" : "first coding"} {...aria("reason")} />
-        {err("reason")}
-      </p>
-      {err("expectedVersion") ?? err("form")}
+    <form onSubmit={submit} noValidate className="max-w-2xl space-y-4" aria-label={`Your code for ${field}`} data-testid={`code-form-${field}`}>
+      <div className="grid gap-4 sm:grid-cols-2">
+        <Field id={`${id}-code`} label="Code" error={errors.code}>
+          <Select id={`${id}-code`} name="code" defaultValue={current?.code ?? "NR"} {...aria("code")}>
+            {REVIEW_CODES.map((c) => (
+              <option key={c} value={c}>
+                {c}: {CODE_INFO[c].label}
+              </option>
+            ))}
+          </Select>
+        </Field>
+        <Field id={`${id}-sourcesReadOn`} label="Sources read on" error={errors.sourcesReadOn}>
+          <Input id={`${id}-sourcesReadOn`} name="sourcesReadOn" type="date" defaultValue={current?.sourcesReadOn ?? new Date().toISOString().slice(0, 10)} {...aria("sourcesReadOn")} />
+        </Field>
+      </div>
+      <Field id={`${id}-sourceLocation`} label="Source location" error={errors.sourceLocation}>
+        <Input id={`${id}-sourceLocation`} name="sourceLocation" defaultValue={current?.sourceLocation ?? ""} placeholder="e.g. Paper Sec. 3.2 and App. A.9" {...aria("sourceLocation")} />
+      </Field>
+      <Field id={`${id}-basis`} label="Basis (required for E and P)" error={errors.basis} counter={<CharacterCounter length={basis.length} max={BASIS_MAX} />}>
+        <Textarea id={`${id}-basis`} name="basis" rows={3} value={basis} onChange={(e) => setBasis(e.target.value)} {...aria("basis", { counter: true })} />
+      </Field>
+      <Field id={`${id}-citations`} label="Citations (one per line)" error={errors.citations}>
+        <Textarea id={`${id}-citations`} name="citations" rows={2} defaultValue={current?.citations.join("\n") ?? ""} {...aria("citations")} />
+      </Field>
+      <Field id={`${id}-reason`} label="Reason for this change" error={errors.reason} counter={<CharacterCounter length={reason.length} max={REASON_MAX} />}>
+        <Input id={`${id}-reason`} name="reason" value={reason} onChange={(e) => setReason(e.target.value)} {...aria("reason", { counter: true })} />
+      </Field>
+      <FormAlert text={errors.expectedVersion ?? errors.form} />
       {conflict ? (
-        <div className="panel" data-testid="edit-conflict">
+        <Alert tone="warning" role="alert" data-testid="edit-conflict" title={`Saved meanwhile (version ${conflict.current?.version})`}>
           <p>
-            <strong>Saved meanwhile (version {conflict.current?.version}):</strong> {conflict.current?.code}, {conflict.current?.sourceLocation}: {conflict.current?.basis}
+            {conflict.current?.code}, {conflict.current?.sourceLocation}: {conflict.current?.basis}
           </p>
           <p>Your unsaved version is still in the form. Reload to start from the saved one, then save again.</p>
-        </div>
+        </Alert>
       ) : null}
-      <p>
-        <button type="submit">{current ? `Save as version ${current.version + 1}` : "Save code"}</button>
-      </p>
+      <Button type="submit" variant="primary">
+        {current ? `Save as version ${current.version + 1}` : "Save code"}
+      </Button>
     </form>
   );
 }
@@ -124,74 +135,60 @@ export function CodeForm({ protocolId, field, current }: { protocolId: string; f
 /** Reconciles a cell (editors and admins): the consensus code and its rationale. */
 export function ConsensusForm({ protocolId, field, current }: { protocolId: string; field: ReviewField; current: { code: string; rationale: string; version: number } | null }) {
   const router = useRouter();
+  const notify = useToast();
   const id = useId();
-  const [error, setError] = useState<string | null>(null);
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [rationale, setRationale] = useState(current?.rationale ?? "");
+  const [reason, setReason] = useState("");
   async function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const result = await callApi(`/api/v1/protocols/${protocolId}/consensus`, "PUT", {
-      field,
-      expectedVersion: current?.version ?? null,
-      code: String(form.get("code")),
-      rationale: String(form.get("rationale")),
-      reason: String(form.get("reason")),
-    });
-    if (!result.ok) return setError(result.message);
-    setError(null);
+    const body = { field, expectedVersion: current?.version ?? null, code: String(new FormData(event.currentTarget).get("code")), rationale, reason };
+    const parsed = consensusBodySchema.safeParse(body);
+    if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues, body, CONSENSUS_FIELDS));
+    const result = await callApi(`/api/v1/protocols/${protocolId}/consensus`, "PUT", parsed.data);
+    if (!result.ok) {
+      const { key, message } = serverFieldError(result.field, result.message, CONSENSUS_FIELDS);
+      return setErrors({ [key]: message });
+    }
+    setErrors({});
+    setReason("");
+    notify({ title: "Consensus saved" });
     router.refresh();
   }
   return (
-    <form onSubmit={submit} className="form-grid" aria-label={`Consensus for ${field}`} data-testid={`consensus-form-${field}`}>
-      <p>
-        <label htmlFor={`${id}-code`}>Consensus code</label>
-        <select id={`${id}-code`} name="code" defaultValue={current?.code ?? "NR"}>
+    <form onSubmit={submit} noValidate className="max-w-2xl space-y-4" aria-label={`Consensus for ${field}`} data-testid={`consensus-form-${field}`}>
+      <Field id={`${id}-code`} label="Consensus code" error={errors.code}>
+        <Select id={`${id}-code`} name="code" defaultValue={current?.code ?? "NR"}>
           {REVIEW_CODES.map((c) => (
             <option key={c} value={c}>
               {c}: {CODE_INFO[c].label}
             </option>
           ))}
-        </select>
-      </p>
-      <p>
-        <label htmlFor={`${id}-rationale`}>Rationale</label>
-        <textarea id={`${id}-rationale`} name="rationale" rows={2} defaultValue={current?.rationale ?? ""} />
-      </p>
-      <p>
-        <label htmlFor={`${id}-reason`}>Reason for this change</label>
-        <input id={`${id}-reason`} name="reason" />
-      </p>
-      <FormAlert text={error} />
-      <p>
-        <button type="submit">Reconcile</button>
-      </p>
-    </form>
-  );
-}
-
-/** Restores one past version of the viewer's own cell, with a reason. */
-export function RestoreForm({ codeId, version }: { codeId: string; version: number }) {
-  const router = useRouter();
-  const id = useId();
-  const [error, setError] = useState<string | null>(null);
-  return (
-    <form
-      className="inline-form"
-      onSubmit={async (event) => {
-        event.preventDefault();
-        const reason = String(new FormData(event.currentTarget).get("reason"));
-        const result = await callApi(`/api/v1/review-codes/${codeId}/restore`, "POST", { version, reason });
-        if (!result.ok) return setError(result.message);
-        router.refresh();
-      }}
-    >
-      <label htmlFor={`${id}-reason`}>Reason to restore version {version}</label>
-      <input id={`${id}-reason`} name="reason" />
-      <button type="submit">Restore version {version}</button>
-      {error ? (
-        <span className="field-error" role="alert">
-          {error}
-        </span>
-      ) : null}
+        </Select>
+      </Field>
+      <Field id={`${id}-rationale`} label="Rationale" error={errors.rationale} counter={<CharacterCounter length={rationale.length} max={RATIONALE_MAX} />}>
+        <Textarea
+          id={`${id}-rationale`}
+          rows={2}
+          value={rationale}
+          onChange={(e) => setRationale(e.target.value)}
+          aria-invalid={errors.rationale ? true : undefined}
+          aria-describedby={describedBy(`${id}-rationale`, { error: errors.rationale, counter: true })}
+        />
+      </Field>
+      <Field id={`${id}-reason`} label="Reason for this change" error={errors.reason} counter={<CharacterCounter length={reason.length} max={REASON_MAX} />}>
+        <Input
+          id={`${id}-reason`}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          aria-invalid={errors.reason ? true : undefined}
+          aria-describedby={describedBy(`${id}-reason`, { error: errors.reason, counter: true })}
+        />
+      </Field>
+      <FormAlert text={errors.form ?? errors.expectedVersion} />
+      <Button type="submit" variant="primary">
+        Reconcile
+      </Button>
     </form>
   );
 }

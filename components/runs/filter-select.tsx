@@ -1,18 +1,20 @@
+import { Label, Select } from "@/components/ui/field";
+
 /** One filter of a GET form: a labelled select whose first choice, "any", submits an empty value. */
 export function FilterSelect({ name, label, value, options }: { name: string; label: string; value: string | number | undefined; options: readonly { value: string | number; label: string }[] }) {
   const id = `filter-${name}`;
   return (
-    <p>
-      <label htmlFor={id}>{label}</label>
-      <select id={id} name={name} defaultValue={value === undefined ? "" : String(value)}>
+    <div className="space-y-1">
+      <Label htmlFor={id}>{label}</Label>
+      <Select id={id} name={name} defaultValue={value === undefined ? "" : String(value)}>
         <option value="">any</option>
         {options.map((option) => (
           <option key={option.value} value={String(option.value)}>
             {option.label}
           </option>
         ))}
-      </select>
-    </p>
+      </Select>
+    </div>
   );
 }
 

@@ -1,5 +1,7 @@
+import { EmptyState } from "@/components/ui/empty-state";
+import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { formatOffset, type TimelineEvent } from "@/lib/dashboard/timeline";
-import styles from "./runs.module.css";
+import { cn } from "@/components/ui/cn";
 
 const KIND_LABELS: Record<TimelineEvent["kind"], string> = {
   trace: "trace step",
@@ -19,46 +21,36 @@ const KIND_LABELS: Record<TimelineEvent["kind"], string> = {
 };
 
 /**
- * The run's events in service-clock order, as a table whose first column is the offset from the
- * run's start in ms. The bar repeats the offset visually (hidden from screen readers, which get the number).
+ * The run's events in order, as a table whose first column is the time since the run's start
+ * (never a raw service-clock reading). The bar repeats the offset visually (hidden from screen
+ * readers, which get the number).
  */
 export function RunTimeline({ events, role }: { events: readonly TimelineEvent[]; role: string }) {
-  if (events.length === 0) return <p className="muted">No event could be read from this run&apos;s evidence.</p>;
+  if (events.length === 0) return <EmptyState title="No event could be read from this run's evidence" />;
   const first = Math.min(0, ...events.map((e) => e.offsetMs));
   const span = Math.max(...events.map((e) => e.offsetMs)) - first || 1;
   return (
-    <div className="table-scroll">
-      <table>
-        <caption>Timeline: milliseconds from this run&apos;s start, on the service&apos;s clock (events of the paired run included)</caption>
-        <thead>
-          <tr>
-            <th scope="col">Offset (ms)</th>
-            <th scope="col">Event</th>
-            <th scope="col">Run</th>
-            <th scope="col">What happened</th>
-            <th scope="col">
-              <span aria-hidden="true">Position</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {events.map((event, i) => (
-            <tr key={i} className={event.actor === role ? undefined : styles.otherRun}>
-              <th scope="row" className="num">
-                {formatOffset(event.offsetMs)}
-              </th>
-              <td className="nowrap">{KIND_LABELS[event.kind]}</td>
-              <td>{event.actor === "single" ? "this trial" : event.actor === role ? `${event.actor} (this run)` : `${event.actor} (paired run)`}</td>
-              <td>{event.label}</td>
-              <td aria-hidden="true">
-                <div className={styles.track}>
-                  <div className={styles.bar} style={{ width: `${(((event.offsetMs - first) / span) * 100).toFixed(2)}%` }} />
-                </div>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      caption="Timeline: time since this run's start (events of the paired run included)"
+      columns={["Since start", "Event", "Run", "What happened", <span key="p" aria-hidden="true">Position</span>]}
+      numericColumns={[0]}
+    >
+      {events.map((event, i) => (
+        <tr key={i} className={event.actor === role ? undefined : "text-muted-foreground"}>
+          <RowHead className="text-right tabular-nums whitespace-nowrap">{formatOffset(event.offsetMs)}</RowHead>
+          <Td className="whitespace-nowrap">{KIND_LABELS[event.kind]}</Td>
+          <Td>{event.actor === "single" ? "this trial" : event.actor === role ? `${event.actor} (this run)` : `${event.actor} (paired run)`}</Td>
+          <Td>{event.label}</Td>
+          <Td aria-hidden="true" className="min-w-40">
+            <div className="relative h-3 rounded-sm bg-muted">
+              <div
+                className={cn("absolute inset-y-0 left-0 min-w-0.5 rounded-sm", event.actor === role || event.actor === "single" ? "bg-primary" : "bg-muted-foreground")}
+                style={{ width: `${(((event.offsetMs - first) / span) * 100).toFixed(2)}%` }}
+              />
+            </div>
+          </Td>
+        </tr>
+      ))}
+    </DataTable>
   );
 }

@@ -196,10 +196,10 @@ export async function* effectBatches(db: Db, filters: EffectFilters, batchSize =
 }
 
 /** The experiments that left open-effects records, newest first: the choices of the experiment filter. */
-export async function experimentsWithEffects(db: Db, limit = 100): Promise<{ id: string; createdAt: string }[]> {
-  const rows = await db.$queryRaw<{ id: string; created_at: Date }[]>`
-    SELECT x.id::text AS id, x.created_at FROM experiments x
+export async function experimentsWithEffects(db: Db, limit = 100): Promise<{ id: string; name: string | null; createdAt: string }[]> {
+  const rows = await db.$queryRaw<{ id: string; name: string | null; created_at: Date }[]>`
+    SELECT x.id::text AS id, x.name, x.created_at FROM experiments x
      WHERE EXISTS (SELECT 1 FROM open_effects e WHERE e.experiment_id = x.id)
      ORDER BY x.created_at DESC, x.id DESC LIMIT ${limit}::int`;
-  return rows.map((r) => ({ id: r.id, createdAt: r.created_at.toISOString() }));
+  return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at.toISOString() }));
 }

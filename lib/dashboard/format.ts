@@ -18,3 +18,6 @@ export const shortId = (id: string) => id.slice(0, 8);
 
 /** A service-clock time to the microsecond, or "none". */
 export const formatServiceMs = (ms: number | null) => (ms === null ? "none" : ms.toFixed(3));
+
+/** How a page names an experiment: its name, or (unnamed) the first block of its id. */
+export const experimentTitle = (experiment: { id: string; name?: string | null }) => experiment.name?.trim() || `Unnamed experiment ${shortId(experiment.id)}`;

@@ -1,3 +1,5 @@
+import { FINALITY_POLICIES, PAPER_DELAYS_MS, SEPARATION_CONDITIONS } from "../replay/config";
+import { expectedTable2 } from "../replay/expected-table2";
 import type { ReplaySummary } from "../replay/summary-schema";
 
 /** A count pair: n of N. */
@@ -64,4 +66,62 @@ export function paperTable2Comparison(summary: Pick<ReplaySummary, "finality" | 
     row("Separation", "Verified reset", { n: 0, of: 200 }, exposures("verified_reset"), "exposures"),
     row("Separation", "No-write control", { n: 0, of: 200 }, exposures("no_write"), "exposures"),
   ];
+}
+
+// ---------------------------------------------------------------------------------------------
+// The page's Table 2: each row against what the paper's rules predict for this experiment's own
+// grid (expectedTable2), and the paper's published figure beside it only on the paper's grid.
+
+/** The grid an experiment replayed, as far as Table 2 needs it. */
+export type Table2Grid = Parameters<typeof expectedTable2>[0];
+
+/** Whether a grid is the paper's: delays {0, 25, 100, 250} ms, 5 schedules, 10 repetitions, every policy and condition. */
+export function isPaperGrid(grid: Table2Grid): boolean {
+  const delays = [...grid.delaysMs].sort((a, b) => a - b);
+  return (
+    delays.join(",") === PAPER_DELAYS_MS.join(",") &&
+    grid.schedules === 5 &&
+    grid.repetitions === 10 &&
+    FINALITY_POLICIES.every((p) => grid.finalityPolicies.includes(p)) &&
+    SEPARATION_CONDITIONS.every((c) => grid.separationConditions.includes(c))
+  );
+}
+
+/**
+ * match / differs: the experiment is complete and its figure equals (or not) the prediction;
+ * pending: still queued or running; incomplete: it stopped (cancelled, failed) before all its runs;
+ * not_in_grid: the experiment did not replay what the row needs.
+ */
+export type Table2Status = "match" | "differs" | "pending" | "incomplete" | "not_in_grid";
+
+export interface Table2ComparisonRow {
+  test: "Finality" | "Separation";
+  condition: string;
+  /** The paper's printed figure: only on the paper's grid (elsewhere its counts do not apply). */
+  published: string | null;
+  /** What the rules predict for this grid; null when the grid lacks the row's conditions. */
+  expected: string | null;
+  /** This experiment's figure, computed the same way; null when it has none (yet). */
+  reproduced: string | null;
+  status: Table2Status;
+}
+
+/** The experiment's Table 2 rows, each compared with this grid's prediction. */
+export function table2Comparison(summary: Pick<ReplaySummary, "finality" | "separation">, grid: Table2Grid, progress: "running" | "stopped" | "complete"): Table2ComparisonRow[] {
+  const paper = isPaperGrid(grid) ? paperTable2Comparison(expectedTable2(grid)) : null;
+  const expected = paperTable2Comparison(expectedTable2(grid));
+  const actual = paperTable2Comparison(summary);
+  return expected.map((row, i) => {
+    const got = actual[i]!;
+    const inGrid = row.reproduced !== null;
+    const status: Table2Status = !inGrid ? "not_in_grid" : progress === "running" ? "pending" : progress === "stopped" ? "incomplete" : got.reproduced === row.reproduced ? "match" : "differs";
+    return {
+      test: row.test,
+      condition: row.condition,
+      published: paper ? paper[i]!.published : null,
+      expected: row.reproduced,
+      reproduced: got.reproduced,
+      status,
+    };
+  });
 }

@@ -328,7 +328,7 @@ describe("loadRunDetail", () => {
     expect(detailB!.pairedRun).toEqual({ id: a.id, role: "A" });
     expect(detailB!.openEffects).toEqual([]);
     expect(detailB!.run).toMatchObject({ id: b.id, role: "B", exposure: true, taskId: "user_task_3", key: "banking.send_money" });
-    expect(detailB!.experiment).toEqual({ id: experimentId, state: "completed" });
+    expect(detailB!.experiment).toEqual({ id: experimentId, name: null, state: "completed" });
     expect(detailB!.timeline.map((e) => e.kind)).toContain("scoring");
     expect(detailB!.explanation.summary).toMatch(/^Shared state: A's write \(25 ms delay\) was still pending/);
 
@@ -346,7 +346,7 @@ describe("loadRunDetail", () => {
 
 describe("runsViewExperiment", () => {
   it("offers the experiment's delays (sorted) and conditions, and is null for an unknown experiment", async () => {
-    expect(await runsViewExperiment(db, experimentId)).toEqual({ id: experimentId, state: "completed", delaysMs: [0, 25], conditions: ["snapshot", "reconciliation", "shared", "no_write"] });
+    expect(await runsViewExperiment(db, experimentId)).toEqual({ id: experimentId, name: null, state: "completed", delaysMs: [0, 25], conditions: ["snapshot", "reconciliation", "shared", "no_write"] });
     expect(await runsViewExperiment(db, "00000000-0000-4000-8000-000000000000")).toBeNull();
   });
 });

@@ -211,8 +211,8 @@ export async function experimentExists(db: Db, experimentId: string): Promise<bo
 }
 
 /** The experiment a runs view belongs to, with the grid its filter choices come from; null when unknown. */
-export async function runsViewExperiment(db: Db, experimentId: string): Promise<{ id: string; state: string; delaysMs: number[]; conditions: string[] } | null> {
-  const experiment = await db.experiment.findUnique({ where: { id: experimentId }, select: { id: true, state: true, config: true } });
+export async function runsViewExperiment(db: Db, experimentId: string): Promise<{ id: string; name: string | null; state: string; delaysMs: number[]; conditions: string[] } | null> {
+  const experiment = await db.experiment.findUnique({ where: { id: experimentId }, select: { id: true, name: true, state: true, config: true } });
   if (!experiment) return null;
   // Read forgivingly: an odd stored config still lists its runs, with every choice offered.
   const grid = z
@@ -220,6 +220,7 @@ export async function runsViewExperiment(db: Db, experimentId: string): Promise<
     .safeParse(experiment.config);
   return {
     id: experiment.id,
+    name: experiment.name,
     state: experiment.state,
     delaysMs: grid.success ? [...grid.data.delaysMs].sort((a, b) => a - b) : [],
     conditions: grid.success ? [...grid.data.finalityPolicies, ...grid.data.separationConditions] : [...RUN_CONDITIONS],
@@ -228,7 +229,7 @@ export async function runsViewExperiment(db: Db, experimentId: string): Promise<
 
 export interface RunDetail {
   run: RunListRow & { taskId: string; groupId: string; namespace: string; key: string; evidence: unknown };
-  experiment: { id: string; state: string };
+  experiment: { id: string; name: string | null; state: string };
   /** Every open-effects record the run left (paper Table C.1), all columns. */
   openEffects: OpenEffect[];
   /** For a separation run: the other run of its pair (same experiment and group). */
@@ -237,12 +238,12 @@ export interface RunDetail {
   explanation: RunExplanation;
 }
 
-const detailRowSchema = z.object({ task_id: z.string(), group_id: z.string(), namespace: z.string(), key: z.string(), evidence: z.unknown(), experiment_state: z.string() });
+const detailRowSchema = z.object({ task_id: z.string(), group_id: z.string(), namespace: z.string(), key: z.string(), evidence: z.unknown(), experiment_state: z.string(), experiment_name: z.string().nullable() });
 
 /** One run with its open effects, paired run, timeline and explanation; null when there is no such run. */
 export async function loadRunDetail(db: Db, runId: string): Promise<RunDetail | null> {
   const [raw] = await db.$queryRaw<unknown[]>`
-    SELECT ${RUN_COLUMNS}, r.task_id, r.group_id, r.namespace, r.key, r.evidence, x.state AS experiment_state
+    SELECT ${RUN_COLUMNS}, r.task_id, r.group_id, r.namespace, r.key, r.evidence, x.state AS experiment_state, x.name AS experiment_name
       FROM runs r JOIN experiments x ON x.id = r.experiment_id
      WHERE r.id = ${runId}::uuid`;
   if (!raw) return null;
@@ -256,7 +257,7 @@ export async function loadRunDetail(db: Db, runId: string): Promise<RunDetail | 
   ]);
   return {
     run: { ...row, taskId: extra.task_id, groupId: extra.group_id, namespace: extra.namespace, key: extra.key, evidence: extra.evidence },
-    experiment: { id: row.experimentId, state: extra.experiment_state },
+    experiment: { id: row.experimentId, name: extra.experiment_name, state: extra.experiment_state },
     openEffects,
     pairedRun,
     timeline: runTimeline({ ...row, evidence: extra.evidence }),

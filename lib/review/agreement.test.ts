@@ -86,3 +86,12 @@ describe("fieldAgreement", () => {
     expect(fieldAgreement([{ item: "x", rater: "a", code: "E" }])).toMatchObject({ statistic: null, kappa: { value: null } });
   });
 });
+
+describe("agreementCaveat", () => {
+  it("warns when a kappa rests on fewer than five protocols, and not otherwise", async () => {
+    const { agreementCaveat, MIN_ITEMS_FOR_KAPPA } = await import("./agreement");
+    expect(agreementCaveat({ items: 1, kappa: { value: -0.5 } })).toContain("rests on 1 protocol coded by every reviewer");
+    expect(agreementCaveat({ items: MIN_ITEMS_FOR_KAPPA, kappa: { value: 0.6 } })).toBeNull();
+    expect(agreementCaveat({ items: 1, kappa: { value: null, reason: "fewer than two reviewers" } })).toBeNull();
+  });
+});

@@ -85,3 +85,15 @@ export function fieldAgreement<C extends string>(cells: RatedCell<C>[]): FieldAg
   const kappa = raters.length === 2 ? cohensKappa(ratings.map(([a, b]) => [a!, b!] as [C, C])) : fleissKappa(ratings);
   return { raters, items: complete.length, percent: percentAgreement(ratings), statistic: raters.length === 2 ? "cohen" : "fleiss", kappa, disagreements };
 }
+
+/** Below this many protocols coded by every reviewer, a kappa swings with a single cell. */
+export const MIN_ITEMS_FOR_KAPPA = 5;
+
+/**
+ * A caveat for a kappa that rests on too few cells (one protocol can give Fleiss -0.500), or null
+ * when it rests on enough. Percent agreement is shown either way, with its n/N.
+ */
+export function agreementCaveat(agreement: Pick<FieldAgreement, "items" | "kappa">): string | null {
+  if (agreement.kappa.value === null || agreement.items >= MIN_ITEMS_FOR_KAPPA) return null;
+  return `rests on ${agreement.items} protocol${agreement.items === 1 ? "" : "s"} coded by every reviewer (fewer than ${MIN_ITEMS_FOR_KAPPA}): one cell more or less can change it a lot, so read it as a tally, not a measure of agreement`;
+}

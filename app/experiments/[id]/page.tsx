@@ -1,18 +1,29 @@
+import { List } from "lucide-react";
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound } from "next/navigation";
-import { ExperimentProgress } from "@/components/experiment-progress";
-import { ExperimentReport } from "@/components/experiment-report";
-import { ShareButton } from "@/components/share-button";
+import { EditLabels } from "@/components/experiment/edit-labels";
+import { ExperimentLive } from "@/components/experiment/experiment-live";
+import { ExperimentReport } from "@/components/experiment/experiment-report";
+import { SharePanel } from "@/components/share/share-panel";
+import { StateBadge } from "@/components/ui/badge";
+import { buttonClass } from "@/components/ui/button";
+import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import { finalityByDelay, unresolvedRuns } from "@/lib/dashboard/experiment-aggregates";
+import { conditionLabel, experimentTitle, shortId } from "@/lib/dashboard/format";
 import { getDb } from "@/lib/db/client";
 import { experimentStatus } from "@/lib/experiments/progress";
 import { isExperimentId } from "@/lib/replay/display";
 import { experimentSummary } from "@/lib/replay/summary";
 
 export const dynamic = "force-dynamic";
-export const metadata: Metadata = { title: "Experiment" };
+
+export async function generateMetadata({ params }: { params: Promise<{ id: string }> }): Promise<Metadata> {
+  const { id } = await params;
+  return { title: isExperimentId(id) ? `Experiment ${shortId(id)}` : "Experiment" };
+}
 
 export default async function ExperimentPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
@@ -21,31 +32,60 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
   const db = getDb();
   const experiment = await db.experiment.findUnique({
     where: { id },
-    select: { id: true, createdAt: true, finishedAt: true, state: true, error: true, wallMs: true, config: true },
+    select: { id: true, name: true, notes: true, createdAt: true, finishedAt: true, state: true, error: true, wallMs: true, config: true },
   });
   if (!experiment) notFound();
   const [summary, status, byDelay, unresolved] = await Promise.all([experimentSummary(db, id), experimentStatus(db, id), finalityByDelay(db, id), unresolvedRuns(db, id)]);
-  const { config, ...facts } = experiment;
+  const { config, name, notes, ...facts } = experiment;
+  const edits = can(principal.role, "experiment:run");
   return (
-    <ExperimentReport
-      experiment={{ ...facts, createdAt: facts.createdAt.toISOString(), finishedAt: facts.finishedAt?.toISOString() ?? null }}
-      summary={summary}
-      byDelay={byDelay}
-      unresolved={unresolved}
-      config={config}
-      progress={status ? <ExperimentProgress initial={status} /> : null}
-      actions={
-        <div className="actions">
-          <a href={`/experiments/${id}/runs`}>Browse its runs</a>
-          {can(principal.role, "share:create") ? <ShareButton resourceType="experiment" resourceId={id} /> : null}
-        </div>
-      }
-      exports={
-        <p>
-          Download the Table 2 reproduction: <a href={`/api/v1/experiments/${id}/table2?format=csv`}>CSV</a> ·{" "}
-          <a href={`/api/v1/experiments/${id}/table2?format=json`}>JSON</a>
-        </p>
-      }
-    />
+    <>
+      <PageHeader
+        crumbs={[{ href: "/", label: "Experiments" }]}
+        title={<span data-testid="experiment-name">{experimentTitle(experiment)}</span>}
+        meta={
+          <>
+            <StateBadge state={experiment.state} data-testid="experiment-state" />
+            <span>
+              id <code>{id}</code>
+            </span>
+          </>
+        }
+        description={notes ? <span className="whitespace-pre-line" data-testid="experiment-notes">{notes}</span> : undefined}
+        actions={
+          <>
+            <Link href={`/experiments/${id}/runs`} className={buttonClass({ size: "sm" })}>
+              <List aria-hidden="true" />
+              Browse its runs
+            </Link>
+            {edits ? <EditLabels experimentId={id} name={name} notes={notes} /> : null}
+          </>
+        }
+      />
+      <ExperimentReport
+        experiment={{ ...facts, createdAt: facts.createdAt.toISOString(), finishedAt: facts.finishedAt?.toISOString() ?? null }}
+        summary={summary}
+        byDelay={byDelay}
+        unresolved={unresolved}
+        config={config}
+        live={
+          status ? (
+            <ExperimentLive initial={status} canCancel={can(principal.role, "experiment:cancel")} conditionLabels={Object.fromEntries(status.conditions.map((c) => [c.condition, conditionLabel(c.condition)]))} />
+          ) : null
+        }
+        sharing={can(principal.role, "share:create") ? <SharePanel resourceType="experiment" resourceId={id} /> : null}
+        exports={
+          <p className="flex items-center gap-2 text-sm">
+            <span className="text-muted-foreground">Download:</span>
+            <a href={`/api/v1/experiments/${id}/table2?format=csv`} className={buttonClass({ size: "sm" })}>
+              CSV
+            </a>
+            <a href={`/api/v1/experiments/${id}/table2?format=json`} className={buttonClass({ size: "sm" })}>
+              JSON
+            </a>
+          </p>
+        }
+      />
+    </>
   );
 }

@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { NewExperimentForm } from "@/components/new-experiment-form";
+import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
 
 export const dynamic = "force-dynamic";
@@ -9,8 +10,11 @@ export default async function NewExperimentPage() {
   await requirePagePermission("experiment:run", "/experiments/new");
   return (
     <>
-      <h1>New experiment</h1>
-      <p className="muted">Every field starts at the paper&apos;s grid. Submitting enqueues one job per unit for the replay workers and opens the experiment.</p>
+      <PageHeader
+        title="New experiment"
+        crumbs={[{ href: "/", label: "Experiments" }]}
+        description="Every field starts at the paper's grid. Submitting enqueues one job per unit for the replay workers and opens the experiment."
+      />
       <NewExperimentForm />
     </>
   );

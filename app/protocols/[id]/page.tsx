@@ -1,11 +1,20 @@
+import { EyeOff } from "lucide-react";
 import type { Metadata } from "next";
-import Link from "next/link";
 import { notFound } from "next/navigation";
-import { CodeForm, ConsensusForm, RestoreForm } from "@/components/review/code-form";
+import { CodeBadge } from "@/components/review/code-badge";
+import { CodeForm, ConsensusForm } from "@/components/review/code-form";
+import { CodeHistory } from "@/components/review/code-history";
+import { Alert } from "@/components/ui/alert";
+import { Badge } from "@/components/ui/badge";
+import { Panel } from "@/components/ui/card";
+import { Facts } from "@/components/ui/facts";
+import { PageHeader } from "@/components/ui/page-header";
+import { DataTable, RowHead, Td } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
-import { CODE_INFO, FIELD_INFO, type ReviewCode } from "@/lib/review/codes";
+import { FIELD_INFO, type ReviewCode } from "@/lib/review/codes";
 import { ledgerDiff } from "@/lib/review/diff";
 import { viewerOf } from "@/lib/review/route-input";
 import { protocolView } from "@/lib/review/views";
@@ -25,101 +34,117 @@ export default async function ProtocolPage({ params }: { params: Promise<{ id: s
   const reconciles = can(principal.role, "review:reconcile");
   return (
     <>
-      <p>
-        <Link href="/protocols">Protocol review</Link>
-      </p>
-      <h1>{view.protocol.name}</h1>
-      <p className="muted">{view.protocol.citation}</p>
+      <PageHeader crumbs={[{ href: "/protocols", label: "Protocol review" }]} title={view.protocol.name} description={view.protocol.citation} />
       {view.blind && codes ? (
-        <p className="panel" role="note" data-testid="blind-notice">
-          Blind coding: other reviewers&apos; codes (and the paper&apos;s) for this protocol appear once you have coded all three fields.
-        </p>
+        <Alert tone="info" role="note" data-testid="blind-notice" title="Blind coding" className="mb-6">
+          <p className="flex items-center gap-2">
+            <EyeOff aria-hidden="true" className="size-4" />
+            Other reviewers&apos; codes (and the paper&apos;s) for this protocol appear once you have coded all three fields.
+          </p>
+        </Alert>
       ) : null}
-      {view.fields.map((f) => (
-        <section key={f.field} aria-labelledby={`${f.field}-title`} data-testid={`field-${f.field}`}>
-          <h2 id={`${f.field}-title`}>{FIELD_INFO[f.field].label}</h2>
-          <p className="muted">{FIELD_INFO[f.field].definition}</p>
-          <dl className="facts">
-            <dt>Consensus</dt>
-            <dd data-testid={`consensus-${f.field}`}>
-              {f.consensus ? `${f.consensus.code} (${CODE_INFO[f.consensus.code].label}): ${f.consensus.rationale}` : "uncoded"}
-              {f.consensus?.fromPaper ? " [the paper's reference code]" : ""}
-            </dd>
-            <dt>Reviewers agree</dt>
-            <dd data-testid={`agree-${f.field}`}>{f.agree === null ? "not yet comparable" : f.agree ? "yes" : "no"}</dd>
-          </dl>
-          {f.others.length ? (
-            <div className="table-scroll">
-              <table>
-                <caption>Other codes of this cell</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Reviewer</th>
-                    <th scope="col">Code</th>
-                    <th scope="col">Source location</th>
-                    <th scope="col">Basis</th>
-                    <th scope="col">Citations</th>
-                    <th scope="col">Sources read</th>
-                  </tr>
-                </thead>
-                <tbody>
+      <div className="space-y-8">
+        {view.fields.map((f) => (
+          <Panel
+            key={f.field}
+            id={f.field}
+            title={FIELD_INFO[f.field].label}
+            description={FIELD_INFO[f.field].definition}
+            data-testid={`field-${f.field}`}
+          >
+            <div className="space-y-6">
+              <Facts
+                items={[
+                  [
+                    "Consensus",
+                    <span key="c" data-testid={`consensus-${f.field}`} className="inline-flex flex-wrap items-center gap-2">
+                      {f.consensus ? (
+                        <>
+                          <CodeBadge code={f.consensus.code} />
+                          <span>{f.consensus.rationale}</span>
+                          {f.consensus.fromPaper ? <Badge>the paper&apos;s reference code</Badge> : null}
+                        </>
+                      ) : (
+                        "uncoded"
+                      )}
+                    </span>,
+                  ],
+                  ["Reviewers agree", <span key="a" data-testid={`agree-${f.field}`}>{f.agree === null ? "not yet comparable" : f.agree ? "yes" : "no"}</span>],
+                ]}
+              />
+              {f.others.length ? (
+                <DataTable caption="Other codes of this cell" columns={["Reviewer", "Code", "Source location", "Basis", "Citations", "Sources read"]}>
                   {f.others.map((o) => (
                     <tr key={o.id}>
-                      <th scope="row">{o.reviewer}</th>
-                      <td>{o.ledger.code}</td>
-                      <td>{o.ledger.sourceLocation}</td>
-                      <td>{o.ledger.basis ?? "—"}</td>
-                      <td>{o.ledger.citations.join("; ") || "—"}</td>
-                      <td>{o.ledger.sourcesReadOn}</td>
+                      <RowHead>{o.reviewer}</RowHead>
+                      <Td>
+                        <CodeBadge code={o.ledger.code as ReviewCode} />
+                      </Td>
+                      <Td>{o.ledger.sourceLocation}</Td>
+                      <Td>{o.ledger.basis ?? "—"}</Td>
+                      <Td>{o.ledger.citations.join("; ") || "—"}</Td>
+                      <Td>{o.ledger.sourcesReadOn}</Td>
                     </tr>
                   ))}
-                </tbody>
-              </table>
-            </div>
-          ) : null}
-          {codes ? (
-            <>
-              <h3>Your code</h3>
-              <CodeForm protocolId={view.protocol.id} field={f.field} current={f.mine?.ledger ?? null} />
-            </>
-          ) : null}
-          {f.history.length ? (
-            <>
-              <h3>History of your code</h3>
-              <ol data-testid={`history-${f.field}`}>
-                {f.history.map((h) => (
-                  <li key={h.id}>
-                    Version {h.version} ({h.kind}), {h.createdAt.toISOString()}: {h.reason}
-                    <ul>
-                      {ledgerDiff(h.previous as Record<string, unknown> | null, h.next as Record<string, unknown>).map((d) => (
-                        <li key={d.key}>
-                          {d.key}: <del>{d.before}</del> → <ins>{d.after}</ins>
-                        </li>
-                      ))}
-                    </ul>
-                    {f.mine && h.version < f.mine.ledger.version ? <RestoreForm codeId={f.mine.id} version={h.version} /> : null}
-                  </li>
-                ))}
-              </ol>
-            </>
-          ) : null}
-          {reconciles ? (
-            <>
-              <h3>Reconcile</h3>
-              <ConsensusForm protocolId={view.protocol.id} field={f.field} current={f.consensus && { code: f.consensus.code as ReviewCode, rationale: f.consensus.rationale, version: f.consensus.version }} />
-              {f.consensusHistory.length ? (
-                <ol data-testid={`consensus-history-${f.field}`}>
-                  {f.consensusHistory.map((h) => (
-                    <li key={h.id}>
-                      Version {h.version}, {h.createdAt.toISOString()}: {h.reason} — {(h.next as { code: string }).code}
-                    </li>
-                  ))}
-                </ol>
+                </DataTable>
               ) : null}
-            </>
-          ) : null}
-        </section>
-      ))}
+              {codes ? (
+                <section className="space-y-3" aria-labelledby={`${f.field}-mine`}>
+                  <h3 id={`${f.field}-mine`} className="text-sm font-semibold">
+                    Your code
+                  </h3>
+                  <CodeForm key={f.mine?.ledger.version ?? 0} protocolId={view.protocol.id} field={f.field} current={f.mine?.ledger ?? null} />
+                </section>
+              ) : null}
+              {f.history.length ? (
+                <section className="space-y-3" aria-labelledby={`${f.field}-history`}>
+                  <h3 id={`${f.field}-history`} className="text-sm font-semibold">
+                    History of your code <span className="font-normal text-muted-foreground">(newest first)</span>
+                  </h3>
+                  <CodeHistory
+                    testId={`history-${f.field}`}
+                    codeId={f.mine?.id ?? null}
+                    currentVersion={f.mine?.ledger.version ?? null}
+                    entries={[...f.history].reverse().map((h) => ({
+                      id: h.id,
+                      version: h.version,
+                      kind: h.kind,
+                      createdAt: h.createdAt.toISOString(),
+                      reason: h.reason,
+                      diff: ledgerDiff(h.previous as Record<string, unknown> | null, h.next as Record<string, unknown>),
+                    }))}
+                  />
+                </section>
+              ) : null}
+              {reconciles ? (
+                <section className="space-y-3" aria-labelledby={`${f.field}-reconcile`}>
+                  <h3 id={`${f.field}-reconcile`} className="text-sm font-semibold">
+                    Reconcile
+                  </h3>
+                  <ConsensusForm
+                    key={f.consensus?.version ?? 0}
+                    protocolId={view.protocol.id}
+                    field={f.field}
+                    current={f.consensus && { code: f.consensus.code as ReviewCode, rationale: f.consensus.rationale, version: f.consensus.version }}
+                  />
+                  {f.consensusHistory.length ? (
+                    <details className="rounded-lg border border-border bg-card p-3">
+                      <summary className="cursor-pointer text-sm font-medium">Consensus history ({f.consensusHistory.length} versions, newest first)</summary>
+                      <ol data-testid={`consensus-history-${f.field}`} className="mt-2 space-y-1 text-sm">
+                        {[...f.consensusHistory].reverse().map((h) => (
+                          <li key={h.id}>
+                            Version {h.version}, <Time iso={h.createdAt.toISOString()} />: {h.reason} — {(h.next as { code: string }).code}
+                          </li>
+                        ))}
+                      </ol>
+                    </details>
+                  ) : null}
+                </section>
+              ) : null}
+            </div>
+          </Panel>
+        ))}
+      </div>
     </>
   );
 }

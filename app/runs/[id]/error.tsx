@@ -1,13 +1,8 @@
 "use client";
 
-/** Shown when the run could not be loaded (the server log has the cause; the page never shows it). */
-export default function RunError({ retry }: { error: unknown; retry: () => void }) {
-  return (
-    <div className="error" role="alert">
-      <p>The run could not be loaded.</p>
-      <button type="button" onClick={() => retry()}>
-        Try again
-      </button>
-    </div>
-  );
+import { PageError } from "@/components/ui/page-error";
+
+/** Shown when the page could not be loaded (the server log has the cause; the page never shows it). */
+export default function ErrorPage({ retry }: { error: unknown; retry: () => void }) {
+  return <PageError message="The run could not be loaded." retry={retry} />;
 }

@@ -1,8 +1,6 @@
-/** Shown while the run is loaded. */
-export default function LoadingRun() {
-  return (
-    <p role="status" aria-live="polite">
-      Loading the run…
-    </p>
-  );
+import { PageLoading } from "@/components/ui/skeleton";
+
+/** Shown while the page's data is queried. */
+export default function Loading() {
+  return <PageLoading label="Loading the run…" />;
 }

@@ -4,12 +4,18 @@ import { notFound } from "next/navigation";
 import { OpenEffectRecord } from "@/components/effects/open-effect-record";
 import { RunLabels } from "@/components/runs/run-labels";
 import { RunTimeline } from "@/components/runs/run-timeline";
-import { ShareButton } from "@/components/share-button";
+import { SharePanel } from "@/components/share/share-panel";
+import { Badge, StateBadge } from "@/components/ui/badge";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Facts } from "@/components/ui/facts";
+import { PageHeader, Section } from "@/components/ui/page-header";
+import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import { runIdSchema } from "@/lib/dashboard/filters";
-import { conditionLabel, describeRun, formatServiceMs } from "@/lib/dashboard/format";
+import { conditionLabel, describeRun, experimentTitle, shortId } from "@/lib/dashboard/format";
 import { loadRunDetail } from "@/lib/dashboard/runs";
+import { formatDuration, formatSinceStart } from "@/lib/dashboard/time";
 import { getDb } from "@/lib/db/client";
 import { CLASSIFICATION_LABELS } from "@/lib/replay/display";
 
@@ -23,87 +29,104 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   const detail = await loadRunDetail(getDb(), id);
   if (!detail) notFound();
   const { run, experiment, openEffects, pairedRun, timeline, explanation } = detail;
+  const title = experimentTitle(experiment);
 
   return (
     <>
-      <p>
-        <Link href={`/experiments/${experiment.id}/runs`}>Runs of experiment {experiment.id.slice(0, 8)}</Link>
-      </p>
-      <h1>
-        Run <code>{run.id}</code>
-      </h1>
-      <p className="muted">{describeRun(run)}</p>
-      {can(principal.role, "share:create") ? <ShareButton resourceType="run" resourceId={run.id} /> : null}
-      <dl className="facts">
-        <dt>Experiment</dt>
-        <dd>
-          <Link href={`/experiments/${experiment.id}`}>
-            <code>{experiment.id}</code>
-          </Link>{" "}
-          ({experiment.state})
-        </dd>
-        <dt>Test</dt>
-        <dd>{run.test}</dd>
-        <dt>Condition</dt>
-        <dd>{conditionLabel(run.condition)}</dd>
-        <dt>Nominal delay</dt>
-        <dd>{run.delayMs} ms</dd>
-        <dt>Schedule, repetition</dt>
-        <dd>
-          {run.scheduleId}, {run.repetition}
-        </dd>
-        <dt>Role</dt>
-        <dd>{run.role}</dd>
-        <dt>Classification</dt>
-        <dd>{CLASSIFICATION_LABELS[run.classification]}</dd>
-        <dt>Inherited state</dt>
-        <dd>{run.inheritedState}</dd>
-        <dt>Measured delay</dt>
-        <dd>{run.measuredDelayMs === null ? "none" : `${run.measuredDelayMs.toFixed(3)} ms`}</dd>
-        <dt>Started (UTC)</dt>
-        <dd>{run.startedAt ? <time dateTime={run.startedAt}>{run.startedAt}</time> : "no service clock origin recorded"}</dd>
-        <dt>Started (service ms)</dt>
-        <dd>{formatServiceMs(run.startedAtMs)}</dd>
-        <dt>Task, namespace, key</dt>
-        <dd>
-          <code>{run.taskId}</code>, <code>{run.namespace}</code>, <code>{run.key}</code>
-        </dd>
-      </dl>
+      <PageHeader
+        crumbs={[
+          { href: "/", label: "Experiments" },
+          { href: `/experiments/${experiment.id}`, label: title },
+          { href: `/experiments/${experiment.id}/runs`, label: "Runs" },
+        ]}
+        title={
+          <>
+            Run <code>{shortId(run.id)}</code>
+          </>
+        }
+        meta={
+          <>
+            <Badge>{run.test}</Badge>
+            <span>{describeRun(run)}</span>
+          </>
+        }
+      />
+      <div className="grid gap-6 xl:grid-cols-2">
+        <Facts
+          items={[
+            ["Run id", <code key="id">{run.id}</code>],
+            [
+              "Experiment",
+              <span key="x" className="inline-flex flex-wrap items-center gap-2">
+                <Link href={`/experiments/${experiment.id}`}>{title}</Link> <StateBadge state={experiment.state} />
+              </span>,
+            ],
+            ["Test", run.test],
+            ["Condition", conditionLabel(run.condition)],
+            ["Nominal delay", `${run.delayMs} ms`],
+            ["Schedule, repetition", `${run.scheduleId}, ${run.repetition}`],
+            ["Role", run.role],
+            ["Classification", CLASSIFICATION_LABELS[run.classification]],
+            ["Inherited state", run.inheritedState],
+          ]}
+        />
+        <Facts
+          items={[
+            ["Started", run.startedAt ? <Time key="s" iso={run.startedAt} /> : "no service clock origin recorded"],
+            ["Endpoint", formatSinceStart(run.endpointAtMs, run.startedAtMs)],
+            ["Scored", formatSinceStart(run.scoredAtMs, run.startedAtMs)],
+            ["Ended", formatSinceStart(run.endedAtMs, run.startedAtMs)],
+            ["Measured delay", run.measuredDelayMs === null ? "none" : `${formatDuration(run.measuredDelayMs)} (nominal ${run.delayMs} ms)`],
+            ["Task, namespace, key", <span key="t" className="[overflow-wrap:anywhere]"><code>{run.taskId}</code>, <code>{run.namespace}</code>, <code>{run.key}</code></span>],
+          ]}
+        />
+      </div>
 
-      <h2>Labels and why</h2>
-      <RunLabels run={run} explanation={explanation} />
+      <Section title="Labels and why">
+        <RunLabels run={run} explanation={explanation} />
+      </Section>
 
       {run.test === "separation" ? (
-        <>
-          <h2>Paired run</h2>
+        <Section title="Paired run">
           {pairedRun ? (
-            <p>
+            <p className="text-sm">
               Run {pairedRun.role} of this pair:{" "}
               <Link href={`/runs/${pairedRun.id}`} data-testid="paired-run">
                 <code>{pairedRun.id}</code>
               </Link>
             </p>
           ) : (
-            <p className="muted">The other run of this pair is not stored.</p>
+            <p className="text-sm text-muted-foreground">The other run of this pair is not stored.</p>
           )}
-        </>
+        </Section>
       ) : null}
 
-      <h2>Timeline</h2>
-      <RunTimeline events={timeline} role={run.role} />
+      <Section title="Timeline" description="Every event the run's evidence records, as time since the run's start.">
+        <RunTimeline events={timeline} role={run.role} />
+      </Section>
 
-      <h2>Open effects ({openEffects.length})</h2>
-      {openEffects.length === 0 ? (
-        <p className="muted">This run left no open-effects record{run.role === "B" ? ": B schedules no write (its pair's A holds the record)" : ""}.</p>
-      ) : (
-        openEffects.map((effect) => <OpenEffectRecord key={effect.id} effect={effect} />)
-      )}
+      <Section title={`Open effects (${openEffects.length})`} description="Operations this run left that could still change state after its endpoint (the paper's Table C.1).">
+        {openEffects.length === 0 ? (
+          <EmptyState title="This run left no open-effects record">{run.role === "B" ? <p>B schedules no write: its pair&apos;s A holds the record.</p> : null}</EmptyState>
+        ) : (
+          <div className="space-y-4">
+            {openEffects.map((effect) => (
+              <OpenEffectRecord key={effect.id} effect={effect} runStartMs={run.startedAtMs} />
+            ))}
+          </div>
+        )}
+      </Section>
 
-      <h2>Evidence</h2>
-      <details>
-        <summary>The run&apos;s stored evidence (JSON, service-clock ms)</summary>
-        <pre className="evidence-json">{JSON.stringify(run.evidence, null, 2)}</pre>
-      </details>
+      {can(principal.role, "share:create") ? <SharePanel resourceType="run" resourceId={run.id} /> : null}
+
+      <Section title="Evidence">
+        <details className="rounded-lg border border-border bg-card p-4">
+          <summary className="cursor-pointer text-sm font-medium">The run&apos;s stored evidence (JSON, service-clock ms)</summary>
+          <pre className="mt-3 max-h-[40rem] overflow-auto rounded-md bg-muted p-3 text-xs" tabIndex={0}>
+            {JSON.stringify(run.evidence, null, 2)}
+          </pre>
+        </details>
+      </Section>
     </>
   );
 }

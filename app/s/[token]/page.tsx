@@ -1,8 +1,14 @@
+import { Eye } from "lucide-react";
 import type { Metadata } from "next";
 import { headers } from "next/headers";
-import { ExperimentReport } from "@/components/experiment-report";
+import { ExperimentReport } from "@/components/experiment/experiment-report";
 import { MatrixTable, Table3Table } from "@/components/review/matrix-report";
 import { RunReport } from "@/components/run-report";
+import { Alert } from "@/components/ui/alert";
+import { StateBadge } from "@/components/ui/badge";
+import { PageHeader, Section } from "@/components/ui/page-header";
+import { Time } from "@/components/ui/time";
+import { experimentTitle } from "@/lib/dashboard/format";
 import { getDb } from "@/lib/db/client";
 import { lookUpShareLink } from "@/lib/share/access";
 import { shareRefusal } from "@/lib/share/refusal";
@@ -20,44 +26,69 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
   const refusal = shareRefusal(opened);
   if (refusal || opened.status !== "ok") {
     return (
-      <>
-        <h1>{refusal?.title}</h1>
-        <p role="alert" data-testid="share-refusal" data-code={refusal?.code}>
-          {refusal?.message}
-        </p>
-      </>
+      <div className="mx-auto max-w-xl space-y-4 py-10">
+        <h1 className="text-2xl font-semibold">{refusal?.title}</h1>
+        <Alert tone="warning" role="alert" data-testid="share-refusal" data-code={refusal?.code}>
+          <p>{refusal?.message}</p>
+        </Alert>
+      </div>
     );
   }
   const { link, content, contentHash, snapshotAt } = opened;
+  const what =
+    content.kind === "experiment" ? <>experiment “{experimentTitle(content.experiment)}”</> : content.kind === "run" ? "run" : "protocol review matrix";
   return (
     <>
-      <div className="share-banner" role="note" data-testid="share-banner">
-        <strong>Read-only shared {link.resourceType}.</strong>{" "}
-        {link.mode === "frozen" ? (
-          <>
-            Frozen snapshot taken <time dateTime={iso(snapshotAt)}>{iso(snapshotAt)}</time> (UTC), SHA-256 <code data-testid="share-hash">{contentHash}</code>: this is
-            exactly what the sender saw.
-          </>
-        ) : (
-          <>
-            Live view as of <time dateTime={iso(snapshotAt)}>{iso(snapshotAt)}</time> (UTC): it follows the {link.resourceType} as it changes. Content SHA-256{" "}
-            <code data-testid="share-hash">{contentHash}</code>.
-          </>
-        )}{" "}
-        {link.expiresAt ? <>The link expires {iso(link.expiresAt)}.</> : <>The link does not expire; its sender can revoke it.</>}
-      </div>
+      <Alert tone="info" role="note" data-testid="share-banner" className="mb-6" title={<>Read-only shared {what}</>}>
+        <p>
+          {link.mode === "frozen" ? (
+            <>
+              Frozen snapshot taken <Time iso={iso(snapshotAt)} />, SHA-256 <code data-testid="share-hash">{contentHash}</code>: this is exactly what the sender saw.
+            </>
+          ) : (
+            <>
+              Live view as of <Time iso={iso(snapshotAt)} />: it follows the {link.resourceType} as it changes. Content SHA-256 <code data-testid="share-hash">{contentHash}</code>.
+            </>
+          )}{" "}
+          {link.expiresAt ? (
+            <>
+              The link expires <Time iso={iso(link.expiresAt)} />.
+            </>
+          ) : (
+            <>The link does not expire; its sender can revoke it.</>
+          )}
+        </p>
+      </Alert>
       {content.kind === "experiment" ? (
-        <ExperimentReport experiment={content.experiment} summary={content.summary} byDelay={content.byDelay} unresolved={content.unresolved} config={content.experiment.config} />
+        <>
+          <PageHeader
+            title={experimentTitle(content.experiment)}
+            meta={
+              <>
+                <StateBadge state={content.experiment.state} data-testid="experiment-state" />
+                <span>
+                  id <code>{content.experiment.id}</code>
+                </span>
+              </>
+            }
+            description={content.experiment.notes ? <span className="whitespace-pre-line">{content.experiment.notes}</span> : undefined}
+          />
+          <ExperimentReport experiment={content.experiment} summary={content.summary} byDelay={content.byDelay} unresolved={content.unresolved} config={content.experiment.config} />
+        </>
       ) : content.kind === "run" ? (
         <RunReport content={content} />
       ) : (
         <>
-          <h1>Protocol review: consensus codes</h1>
+          <PageHeader title="Protocol review: consensus codes" description="The consensus code of each protocol and field, and Table 3 computed from them." />
           <MatrixTable protocols={content.protocols} matrix={content.consensus} caption="Consensus code per protocol and field" />
-          <h2>Table 3, computed from the consensus</h2>
-          <Table3Table rows={content.table3} />
+          <Section title="Table 3, computed from the consensus">
+            <Table3Table rows={content.table3} />
+          </Section>
         </>
       )}
+      <p className="mt-10 flex items-center gap-2 text-xs text-muted-foreground">
+        <Eye aria-hidden="true" className="size-3.5" /> Shared from Boundary Lab: nothing here can be changed from this page.
+      </p>
     </>
   );
 }

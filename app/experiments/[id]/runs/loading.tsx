@@ -1,8 +1,6 @@
-/** Shown while the runs are queried. */
-export default function LoadingRuns() {
-  return (
-    <p role="status" aria-live="polite">
-      Loading runs…
-    </p>
-  );
+import { PageLoading } from "@/components/ui/skeleton";
+
+/** Shown while the page's data is queried. */
+export default function Loading() {
+  return <PageLoading label="Loading runs…" />;
 }

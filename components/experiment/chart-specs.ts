@@ -1,0 +1,66 @@
+// What each experiment chart draws, as plain data (computed on the server, drawn in the browser),
+// and its text alternative: the same n/N figures in words, so no number lives only in a picture.
+import type { FinalityDelayRow } from "@/lib/dashboard/experiment-aggregates";
+import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/replay/display";
+import type { ReplaySummary } from "@/lib/replay/summary-schema";
+
+export type ChartSpec =
+  | { kind: "disagreement"; rows: FinalityDelayRow[] }
+  | { kind: "successes"; finality: ReplaySummary["finality"] }
+  | { kind: "exposure"; separation: ReplaySummary["separation"] }
+  | { kind: "units"; separation: ReplaySummary["separation"] }
+  | { kind: "delays"; delays: ReplaySummary["delays"] };
+
+/** A chart's title and its text alternative (n/N figures in words). */
+export function chartText(spec: ChartSpec): { title: string; description: string } {
+  switch (spec.kind) {
+    case "disagreement":
+      return {
+        title: "Endpoint-versus-terminal disagreement by nominal delay, per finality policy",
+        description: `Share of a policy's trials at that delay whose endpoint label differs from the terminal label; policies with identical figures share one line. ${spec.rows
+          .map((r) => `${POLICY_LABELS[r.policy]} at ${r.delayMs} ms: ${r.disagreements}/${r.trials}`)
+          .join("; ")}.`,
+      };
+    case "successes":
+      return {
+        title: "Recorded successes per finality policy, against the synchronous controls",
+        description: `Share of each policy's trials recorded as success. ${spec.finality.map((f) => `${POLICY_LABELS[f.policy]}: ${f.successes}/${f.trials}`).join("; ")}.`,
+      };
+    case "exposure":
+      return {
+        title: "Cross-run exposure per separation condition",
+        description: `Share of each condition's A/B pairs where A's write changed the value scored in B. ${spec.separation.map((s) => `${CONDITION_LABELS[s.condition]}: ${s.exposures}/${s.pairs}`).join("; ")}.`,
+      };
+    case "units":
+      return {
+        title: "Analysis units: run rows against the units an analysis may count as separate",
+        description: `Grouped analysis counts each connected pair once. ${spec.separation.map((s) => `${CONDITION_LABELS[s.condition]}: ${s.runRows} run rows, ${s.analysisUnits} units`).join("; ")}.`,
+      };
+    case "delays":
+      return {
+        title: "Measured delay per nominal delay (median and p99)",
+        description: `Time from acknowledgement to application of each applied write, in ms. ${spec.delays
+          .map((d) => `${d.nominalMs} ms: median ${d.medianMs.toFixed(3)}, p99 ${d.p99Ms.toFixed(3)} (n=${d.n})`)
+          .join("; ")}.`,
+      };
+  }
+}
+
+/**
+ * Policies whose disagreement rates are identical at every delay, grouped so that one line stands for
+ * them all and its legend names each (otherwise the later line hides the earlier one).
+ */
+export function coincidentSeries(rows: readonly FinalityDelayRow[]): { label: string; policies: FinalityDelayRow["policy"][] }[] {
+  const bySignature = new Map<string, FinalityDelayRow["policy"][]>();
+  for (const policy of [...new Set(rows.map((r) => r.policy))]) {
+    const signature = rows
+      .filter((r) => r.policy === policy)
+      .map((r) => `${r.delayMs}:${r.trials === 0 ? "-" : r.disagreements / r.trials}`)
+      .join("|");
+    bySignature.set(signature, [...(bySignature.get(signature) ?? []), policy]);
+  }
+  return [...bySignature.values()].map((policies) => ({
+    policies,
+    label: policies.length === 1 ? POLICY_LABELS[policies[0]!] : `${policies.map((p) => POLICY_LABELS[p]).join(" = ")} (identical)`,
+  }));
+}

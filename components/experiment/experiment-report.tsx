@@ -1,0 +1,313 @@
+import { Fragment, type ReactNode } from "react";
+import { Alert } from "@/components/ui/alert";
+import { Badge, type Tone } from "@/components/ui/badge";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Facts } from "@/components/ui/facts";
+import { Section } from "@/components/ui/page-header";
+import { StatCard, StatGrid } from "@/components/ui/stat-card";
+import { DataTable, RowHead, Td } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
+import type { FinalityDelayRow } from "@/lib/dashboard/experiment-aggregates";
+import { table2Comparison, type Table2Grid, type Table2Status } from "@/lib/dashboard/paper-table2";
+import { formatDuration } from "@/lib/dashboard/time";
+import { FINALITY_POLICIES, SEPARATION_CONDITIONS, replayConfigSchema } from "@/lib/replay/config";
+import { CONDITION_LABELS, POLICY_LABELS, accountingRows, checksTally, describeGrid, formatMeanScore, formatMs } from "@/lib/replay/display";
+import { expectedRunCount } from "@/lib/replay/grid";
+import { ratio } from "@/lib/replay/format";
+import type { ReplaySummary } from "@/lib/replay/summary-schema";
+import { ChartFigure } from "./chart-figure";
+
+/** The experiment's facts shown beside its summary: plain JSON, so that a frozen share snapshot renders the same. */
+export interface ExperimentFacts {
+  id: string;
+  state: string;
+  createdAt: string;
+  finishedAt: string | null;
+  wallMs: number | null;
+  error: string | null;
+}
+
+/** A snake_case name that may wrap after each underscore (the text itself is unchanged). */
+function BreakableName({ name }: { name: string }) {
+  const parts = name.split("_");
+  return (
+    <code>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {part}
+          {i < parts.length - 1 ? (
+            <>
+              _<wbr />
+            </>
+          ) : null}
+        </Fragment>
+      ))}
+    </code>
+  );
+}
+
+/** Where the experiment is: still producing runs, stopped before all of them, or complete. */
+export function progressOf(state: string): "running" | "stopped" | "complete" {
+  return state === "completed" ? "complete" : state === "queued" || state === "running" ? "running" : "stopped";
+}
+
+const STATUS: Record<Table2Status, { text: string; tone: Tone }> = {
+  match: { text: "yes", tone: "success" },
+  differs: { text: "no", tone: "danger" },
+  pending: { text: "pending", tone: "neutral" },
+  incomplete: { text: "incomplete", tone: "warning" },
+  not_in_grid: { text: "n/a", tone: "neutral" },
+};
+
+/** The grid to compare Table 2 with: the stored config, or (unreadable) the summary's grid with every policy and condition. */
+function gridOf(config: unknown, summary: ReplaySummary): Table2Grid {
+  const parsed = replayConfigSchema.safeParse(config);
+  return parsed.success ? parsed.data : { ...summary.config, finalityPolicies: [...FINALITY_POLICIES], separationConditions: [...SEPARATION_CONDITIONS] };
+}
+
+const percent = (n: number, of: number) => (of === 0 ? "—" : `${((100 * n) / of).toFixed(n === of || n === 0 ? 0 : 1)}%`);
+
+export interface ExperimentReportProps {
+  experiment: ExperimentFacts;
+  summary: ReplaySummary;
+  /** Finality trials per policy and delay (the disagreement-by-delay chart). */
+  byDelay: FinalityDelayRow[];
+  /** Stored runs whose terminal label is unresolved, of any classification. */
+  unresolved: number;
+  /** The stored config, shown as it was submitted. */
+  config: unknown;
+  /** Live page only: progress and actions (cancel), between the headline figures and the tables. */
+  live?: ReactNode;
+  /** Live page only: the Table 2 downloads. */
+  exports?: ReactNode;
+  /** Live page only: the sharing panel. */
+  sharing?: ReactNode;
+}
+
+/** Headline figures, Table 2, finality and separation with their charts, delays, accounting and checks: the live page and the shared view. */
+export function ExperimentReport({ experiment, summary, byDelay, unresolved, config, live, exports, sharing }: ExperimentReportProps) {
+  const progress = progressOf(experiment.state);
+  const grid = gridOf(config, summary);
+  const table2 = table2Comparison(summary, grid, progress);
+  const paperGrid = table2.some((r) => r.published !== null);
+  const tally = checksTally(summary.checks);
+  const stored = Object.values(summary.classifications).reduce((a, b) => a + b, 0);
+  const expected = expectedRunCount(grid);
+  const asynchronous = summary.finality.filter((f) => !f.policy.startsWith("sync_"));
+  const disagreements = { n: asynchronous.reduce((s, f) => s + f.disagreementsNonzeroDelay, 0), of: asynchronous.reduce((s, f) => s + f.trialsNonzeroDelay, 0) };
+  const shared = summary.separation.find((s) => s.condition === "shared");
+  const checksPending = progress === "running";
+
+  return (
+    <>
+      <StatGrid>
+        <StatCard
+          label="Endpoint ≠ terminal"
+          value={percent(disagreements.n, disagreements.of)}
+          ratio={{ ...disagreements, what: "trials" }}
+          meaning="Asynchronous policies at nonzero delay: the label scored at the endpoint differs from the final one."
+          testId="stat-disagreement"
+        />
+        <StatCard
+          label="Cross-run exposure (shared state)"
+          value={shared ? percent(shared.exposures, shared.pairs) : "—"}
+          ratio={shared ? { n: shared.exposures, of: shared.pairs, what: "pairs" } : undefined}
+          meaning={shared ? "A/B pairs where A's write changed the value scored in B." : "Shared state is not in this grid."}
+          testId="stat-exposure"
+        />
+        <StatCard label="Runs stored" value={percent(stored, expected)} ratio={{ n: stored, of: expected, what: "runs of the grid" }} meaning={`${describeGrid(summary.config)}, every selected policy and condition.`} testId="stat-runs" />
+        <StatCard
+          label="Implementation checks"
+          value={checksPending ? "pending" : tally.allPassed ? "all pass" : summary.checks.length === 0 ? "none" : "failing"}
+          tone={checksPending ? "muted" : tally.allPassed ? "success" : "danger"}
+          ratio={checksPending ? undefined : { n: summary.checks.filter((c) => c.passed).length, of: summary.checks.length, what: "passed" }}
+          meaning={checksPending ? "Checked once every run is stored." : "The replay's own guarantees (timing, isolation, accounting)."}
+          testId="stat-checks"
+        />
+      </StatGrid>
+
+      {experiment.error ? (
+        <Alert tone="danger" role="alert" title="The experiment failed" className="mt-4">
+          <p>{experiment.error}</p>
+        </Alert>
+      ) : null}
+
+      {live}
+
+      <Section
+        id="facts"
+        title="About this experiment"
+        description={null}
+      >
+        <Facts
+          items={[
+            ["Grid", describeGrid(summary.config)],
+            ["Created", <Time key="c" iso={experiment.createdAt} />],
+            ["Finished", experiment.finishedAt ? <Time key="f" iso={experiment.finishedAt} /> : "not finished"],
+            ["Replay wall time", experiment.wallMs === null ? "not recorded" : formatDuration(experiment.wallMs)],
+            ["Implementation checks", checksPending ? <Badge tone="neutral">pending</Badge> : <Badge tone={tally.allPassed ? "success" : "danger"}>{tally.text}</Badge>, "experiment-checks"],
+          ]}
+        />
+      </Section>
+
+      {sharing}
+
+      <Section
+        id="table2"
+        title="Table 2 reproduction"
+        description={
+          <>
+            <p>
+              Each row against what the paper&apos;s rules predict for <strong>this</strong> grid ({describeGrid(summary.config)}).{" "}
+              {paperGrid ? "This is the paper's grid, so the prediction is the paper's published figure." : "The paper's published figures are for its own grid (5 schedules × delays {0, 25, 100, 250} ms × 10 repetitions) and are not shown here."}
+            </p>
+            {progress === "running" ? <p>The experiment is still running: rows are pending until every run is stored.</p> : null}
+          </>
+        }
+        actions={exports}
+      >
+        <DataTable
+          caption="Table 2: predicted against reproduced"
+          columns={["Test", "Policy or condition", paperGrid ? "Published (the paper)" : "Predicted for this grid", "This experiment", "Same"]}
+          testId="table2"
+        >
+          {table2.map((row) => (
+            <tr key={row.condition}>
+              <Td>{row.test}</Td>
+              <RowHead>{row.condition}</RowHead>
+              <Td numeric>{row.expected ?? <span className="text-muted-foreground">not in this grid</span>}</Td>
+              <Td numeric>{row.reproduced ?? <span className="text-muted-foreground">{progress === "running" ? "pending" : "not in this grid"}</span>}</Td>
+              <Td>
+                <Badge tone={STATUS[row.status].tone}>{STATUS[row.status].text}</Badge>
+              </Td>
+            </tr>
+          ))}
+        </DataTable>
+      </Section>
+
+      <Section id="finality" title="Outcome finality" description="Each figure is n/N of the policy's trials (or of its trials at a nonzero delay). A disagreement is a trial whose endpoint label differs from its terminal label.">
+        {summary.finality.length === 0 ? (
+          <EmptyState title={progress === "running" ? "No finality trial stored yet" : "No finality trials stored for this experiment"} />
+        ) : (
+          <>
+            <DataTable
+              caption="Outcome finality by policy"
+              columns={["Policy", "Recorded successes", "Recorded successes at nonzero delay", "Disagreements", "Disagreements at nonzero delay"]}
+              numericColumns={[1, 2, 3, 4]}
+            >
+              {summary.finality.map((f) => (
+                <tr key={f.policy}>
+                  <RowHead>{POLICY_LABELS[f.policy]}</RowHead>
+                  <Td numeric>{ratio(f.successes, f.trials)}</Td>
+                  <Td numeric>{ratio(f.successesNonzeroDelay, f.trialsNonzeroDelay)}</Td>
+                  <Td numeric>{ratio(f.disagreements, f.trials)}</Td>
+                  <Td numeric>{ratio(f.disagreementsNonzeroDelay, f.trialsNonzeroDelay)}</Td>
+                </tr>
+              ))}
+            </DataTable>
+            <div className="grid gap-4 xl:grid-cols-2">
+              <ChartFigure spec={{ kind: "disagreement", rows: byDelay }} />
+              <ChartFigure spec={{ kind: "successes", finality: summary.finality }} />
+            </div>
+          </>
+        )}
+      </Section>
+
+      <Section
+        id="separation"
+        title="Cross-unit separation"
+        description="Exposures are n/N of the condition's A/B pairs: A's write changed the value scored in B. Analysis units are the run rows an analysis may count as separate; grouped analysis counts each connected pair once. B's mean score is the mean over the condition's scored B runs."
+      >
+        {summary.separation.length === 0 ? (
+          <EmptyState title={progress === "running" ? "No separation pair stored yet" : "No separation pairs stored for this experiment"} />
+        ) : (
+          <>
+            <DataTable caption="Cross-unit separation by condition" columns={["Condition", "Exposures / pairs", "Run rows", "Analysis units", "B's mean score"]} numericColumns={[1, 2, 3, 4]}>
+              {summary.separation.map((s) => (
+                <tr key={s.condition}>
+                  <RowHead>{CONDITION_LABELS[s.condition]}</RowHead>
+                  <Td numeric>{ratio(s.exposures, s.pairs)}</Td>
+                  <Td numeric>{s.runRows}</Td>
+                  <Td numeric>{s.analysisUnits}</Td>
+                  <Td numeric>{formatMeanScore(s.meanScoreB)}</Td>
+                </tr>
+              ))}
+            </DataTable>
+            <div className="grid gap-4 xl:grid-cols-2">
+              <ChartFigure spec={{ kind: "exposure", separation: summary.separation }} />
+              <ChartFigure spec={{ kind: "units", separation: summary.separation }} />
+            </div>
+          </>
+        )}
+      </Section>
+
+      <Section id="delays" title="Measured delays" description="From a write's acknowledgement to its application, on the service's clock.">
+        {summary.delays.length === 0 ? (
+          <EmptyState title={progress === "running" ? "No measured delay yet" : "No measured delays stored for this experiment"} />
+        ) : (
+          <div className="grid gap-4 xl:grid-cols-2">
+            <DataTable caption="Measured delay of each applied write, by nominal delay" columns={["Nominal delay", "Median measured", "p99 measured", "Writes measured (n)"]} numericColumns={[1, 2, 3]}>
+              {summary.delays.map((d) => (
+                <tr key={d.nominalMs}>
+                  <RowHead>{d.nominalMs} ms</RowHead>
+                  <Td numeric>{formatMs(d.medianMs)}</Td>
+                  <Td numeric>{formatMs(d.p99Ms)}</Td>
+                  <Td numeric>{d.n}</Td>
+                </tr>
+              ))}
+            </DataTable>
+            <ChartFigure spec={{ kind: "delays", delays: summary.delays }} />
+          </div>
+        )}
+      </Section>
+
+      <Section id="accounting" title="Run accounting" description="Every stored run by classification, as n/N of all stored runs.">
+        <DataTable caption="Every stored run by classification (n/N of all stored runs)" columns={["Classification", "Runs"]} numericColumns={[1]}>
+          {accountingRows(summary.classifications).map((row) => (
+            <tr key={row.classification}>
+              <RowHead>{row.label}</RowHead>
+              <Td numeric>{row.runs}</Td>
+            </tr>
+          ))}
+          <tr>
+            <RowHead>Unresolved terminal label (any classification above)</RowHead>
+            <Td numeric>{ratio(unresolved, stored)}</Td>
+          </tr>
+        </DataTable>
+      </Section>
+
+      <Section id="checks" title="Implementation checks" description="The replay's own guarantees, checked once every run is stored.">
+        {summary.checks.length === 0 ? (
+          checksPending ? (
+            <EmptyState title="Pending: checked once every run is stored" data-testid="checks-pending" />
+          ) : (
+            <EmptyState title="No implementation checks stored for this experiment" />
+          )
+        ) : (
+          <DataTable caption={`Implementation checks: ${tally.text}`} columns={["Check", "Result", "Evidence"]}>
+            {summary.checks.map((c) => (
+              <tr key={c.name}>
+                <RowHead>
+                  <BreakableName name={c.name} />
+                </RowHead>
+                <Td>
+                  <Badge tone={c.passed ? "success" : "danger"}>{c.passed ? "pass" : "FAIL"}</Badge>
+                </Td>
+                <Td className="min-w-40 [overflow-wrap:anywhere]">{c.evidence}</Td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </Section>
+
+      <Section id="config" title="Config">
+        <details className="rounded-lg border border-border bg-card p-4">
+          <summary className="cursor-pointer text-sm font-medium">The experiment&apos;s config as stored</summary>
+          <pre className="mt-3 max-h-[40rem] overflow-auto rounded-md bg-muted p-3 text-xs" tabIndex={0}>
+            {JSON.stringify(config, null, 2)}
+          </pre>
+        </details>
+      </Section>
+    </>
+  );
+}
