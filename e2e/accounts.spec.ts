@@ -45,8 +45,8 @@ test("an admin creates a reviewer, who signs in, changes their password, and mak
   const script = await request.newContext({ baseURL: BASE_URL, extraHTTPHeaders: bearer(key) });
   expect(await (await script.get("/api/v1/me")).json()).toMatchObject({ email: NEW_USER.email, role: "reviewer", via: "api_key" });
   expect((await script.post("/api/v1/experiments", { data: {} })).status()).toBe(403);
-  page.once("dialog", (dialog) => void dialog.accept());
   await page.getByRole("row", { name: /my harness/ }).getByRole("button", { name: "Revoke" }).click();
+  await page.getByRole("alertdialog").getByRole("button", { name: "Revoke key" }).click();
   await expect(page.getByRole("row", { name: /my harness/ })).toHaveCount(0);
   expect((await script.get("/api/v1/me")).status()).toBe(401);
   await script.dispose();

@@ -80,6 +80,7 @@ const PAGES: PageCase[] = [
   { url: () => `/experiments/${accounts().experimentId}/runs`, allowed: SIGNED_IN },
   { url: () => `/runs/${accounts().runId}`, allowed: SIGNED_IN },
   { url: () => "/effects", allowed: SIGNED_IN },
+  { url: () => "/evaluations", allowed: SIGNED_IN },
   { url: () => "/protocols", allowed: SIGNED_IN },
   { url: () => "/account", allowed: SIGNED_IN },
   { url: () => "/admin", allowed: ADMIN },

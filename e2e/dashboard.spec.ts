@@ -8,15 +8,21 @@ test.use({ storageState: async ({}, use) => use(await storageStateFor("editor"))
 
 test("the form refuses a bad field inline and writes nothing; the paper grid then runs to exactly Table 2", async ({ page }) => {
   test.setTimeout(150_000);
-  const countExperiments = async () => (await page.request.get("/")).text().then((html) => (html.match(/aria-label="Experiment created/g) ?? []).length);
+  const countExperiments = async () => ((await (await page.request.get("/api/v1/experiments?limit=500")).json()) as { experiments: unknown[] }).experiments.length;
   const before = await countExperiments();
 
   await page.goto("/experiments/new");
   await page.getByLabel("Delays (ms, comma-separated)").fill("0, 25, soon");
   await page.getByLabel("Repetitions").fill("0");
+  // An emptied number field is an error, never the default silently (the full 3,600-run grid).
+  await page.getByLabel("Schedules").fill("");
   await page.getByRole("button", { name: "Start experiment" }).click();
-  await expect(page.locator("#delaysMs-error")).toContainText("delaysMs");
-  await expect(page.locator("#repetitions-error")).toContainText("repetitions");
+  // Each error names the field as the form labels it and says what is allowed; no internal name.
+  await expect(page.locator("#delaysMs-error")).toHaveText("Delays (ms): the third value (“soon”) is not a number; enter whole numbers from 0 to 10000, comma-separated (at most 16)");
+  await expect(page.locator("#repetitions-error")).toHaveText("Repetitions must be at least 1; enter a whole number from 1 to 1000");
+  await expect(page.locator("#schedules-error")).toHaveText("Schedules is required; enter a whole number from 1 to 100");
+  // The hint and the error are separate lines, each its own element.
+  await expect(page.locator("#schedules-hint")).toHaveText(/^Fixed schedules of the trace\./);
   await expect(page.getByLabel("Delays (ms, comma-separated)")).toHaveAttribute("aria-invalid", "true");
   await expect(page.getByLabel("Delays (ms, comma-separated)")).toBeFocused();
   await page.screenshot({ path: "test-results/new-experiment-errors.png", fullPage: true });
@@ -25,6 +31,7 @@ test("the form refuses a bad field inline and writes nothing; the paper grid the
   // The paper's grid: every field back at its default.
   await page.getByLabel("Delays (ms, comma-separated)").fill("0, 25, 100, 250");
   await page.getByLabel("Repetitions").fill("10");
+  await page.getByLabel("Schedules").fill("5");
   await page.getByRole("button", { name: "Start experiment" }).click();
   await expect(page).toHaveURL(/\/experiments\/[0-9a-f-]{36}$/);
   const progress = page.getByTestId("experiment-progress");
@@ -34,7 +41,9 @@ test("the form refuses a bad field inline and writes nothing; the paper grid the
   await expect(page.getByText("3600/3600 runs stored (100%)")).toBeVisible();
 
   // The page refreshed itself with the final results: the paper's Table 2, row for row.
-  const table2 = page.getByRole("table", { name: "Table 2: published against reproduced" });
+  const table2 = page.getByRole("table", { name: "Table 2: predicted against reproduced" });
+  // On the paper's grid the prediction column is the paper's published figure.
+  await expect(table2.getByRole("columnheader", { name: "Published (the paper)" })).toBeVisible();
   await expect(table2.getByRole("row")).toHaveCount(10);
   for (const [condition, figure] of [
     ["Snapshot", "0/150 successes at nonzero delays"],
@@ -55,8 +64,15 @@ test("the form refuses a bad field inline and writes nothing; the paper grid the
   // Five charts, each drawn and each with its n/N figures in words.
   const charts = page.locator("figure.chart");
   await expect(charts).toHaveCount(5);
-  for (const chart of await charts.all()) await expect(chart.locator(".recharts-wrapper > svg.recharts-surface")).toBeVisible();
+  // Charts load as they come into view (their module is not part of the page's first load).
+  for (const chart of await charts.all()) {
+    await chart.scrollIntoViewIfNeeded();
+    await expect(chart.locator(".recharts-wrapper > svg.recharts-surface")).toBeVisible();
+  }
   await expect(page.getByRole("img", { name: /Endpoint-versus-terminal disagreement/ })).toHaveAttribute("aria-label", /snapshot at 25 ms: 50\/50/);
+  // Identical series share one line whose legend names each; long x-axis labels wrap instead of running together.
+  await expect(page.locator("figure.chart").first().locator(".recharts-legend-item-text").filter({ hasText: "identical" }).first()).toBeVisible();
+  await expect(page.locator("figure.chart").nth(1).locator(".recharts-xAxis tspan").filter({ hasText: /^cancellation$/ }).first()).toBeVisible();
   await expect(page.getByRole("img", { name: /Cross-run exposure/ })).toHaveAttribute("aria-label", /shared state: 150\/200/);
   await page.screenshot({ path: "test-results/experiment-dashboard.png", fullPage: true });
 

@@ -133,7 +133,7 @@ test("a run whose labels disagree shows its timeline, its effect's handle and th
   for (const kind of ["trace step", "request", "acknowledgement", "endpoint", "scoring", "due", "application"]) expect(kinds).toContain(kind);
   // Snapshot at 25 ms: scored at the endpoint, before the write was applied.
   expect(kinds.indexOf("scoring")).toBeLessThan(kinds.indexOf("application"));
-  expect(timeline.find((row) => row.Event === "trace step")!["Offset (ms)"]).toBe("+0.000 ms");
+  expect(timeline.find((row) => row.Event === "trace step")!["Since start"]).toBe("+0.000 ms");
   // A viewer may not share.
   await expect(page.getByRole("button", { name: "Share read-only link…" })).toHaveCount(0);
   await page.screenshot({ path: "test-results/run.png", fullPage: true });
@@ -165,7 +165,7 @@ test("the open effects list records unresolved first, each linking to its run", 
   await page.screenshot({ path: "test-results/effects.png", fullPage: true });
 
   // The experiment filter narrows to the replay's records: every finality trial and every A that wrote.
-  await page.getByLabel("Experiment (created, UTC)").selectOption(accounts().experimentId);
+  await page.getByLabel("Experiment", { exact: true }).selectOption(accounts().experimentId);
   await page.getByRole("button", { name: "Apply filters" }).click();
   await expect(page).toHaveURL(new RegExp(`experiment=${accounts().experimentId}`));
   await expect(page.getByTestId("effects-count")).toHaveText(/^Showing 44 of 44 matching records \(\d+ unresolved\)\.$/);

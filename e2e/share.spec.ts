@@ -50,8 +50,8 @@ test("an admin shares an experiment; a private window reads it read-only and not
   const row = admin.getByTestId("share-links").getByRole("row").filter({ hasText: "experiment" }).first();
   await expect(row).toContainText("active");
   await expect(row.getByRole("cell").nth(3)).toHaveText("1"); // mode, status, expires, uses
-  admin.once("dialog", (dialog) => void dialog.accept());
   await row.getByRole("button", { name: "Revoke" }).click();
+  await admin.getByRole("alertdialog").getByRole("button", { name: "Revoke link" }).click();
   await expect(admin.getByTestId("share-links").getByRole("row").filter({ hasText: "revoked" }).first()).toBeVisible();
   await admin.screenshot({ path: "test-results/account.png", fullPage: true });
 
@@ -81,8 +81,8 @@ test("the admin kill switch closes every share link at once, and reopening resto
   const adminContext = await browser.newContext({ storageState: await storageStateFor("admin") });
   const admin = await adminContext.newPage();
   await admin.goto("/admin");
-  admin.once("dialog", (dialog) => void dialog.accept());
   await admin.getByRole("button", { name: /Disable every share link/ }).click();
+  await admin.getByRole("alertdialog").getByRole("button", { name: "Disable every link" }).click();
   await expect(admin.getByTestId("kill-switch-state")).toContainText("Every share link is disabled");
   await admin.screenshot({ path: "test-results/admin.png", fullPage: true });
 

@@ -21,7 +21,12 @@
 //     latency runs from sending the request to the last byte of the body; bytes is the body's size
 //     (the largest seen). p50 and p95 are nearest-rank percentiles of the REQUESTS latencies.
 //
-// Prints a table and writes FILE as { runs, page: { p50Ms, p95Ms, bytes }, summaryApi: { … } }.
+//  6. First-load JavaScript of every page (scripts/first-load-js.ts): the gzip bytes of every script
+//     the page's HTML loads, fetched as an admin (so that every page and control renders), /login
+//     and a share link's page without an account. Budget: 200 KB per page.
+//
+// Prints tables and writes FILE as { runs, page: { p50Ms, p95Ms, bytes }, summaryApi: { … },
+// firstLoadJsGzipBytes: { PAGE: bytes } }.
 // Nothing is asserted. Every process started here is stopped at the end, on error and on SIGINT or
 // SIGTERM, and the temp folder is removed.
 import { randomBytes } from "node:crypto";
@@ -44,6 +49,7 @@ import { experimentSummary } from "../lib/replay/summary";
 import { replaySummarySchema } from "../lib/replay/summary-schema";
 import { orderedShutdown, stopChild } from "../lib/testing/ordered-shutdown";
 import { spawnWebServer } from "../lib/web/spawn";
+import { firstLoadJsGzipBytes } from "./first-load-js";
 
 const log = (line: string) => console.error(`bench:dashboard: ${line}`);
 
@@ -185,6 +191,9 @@ async function main(): Promise<void> {
   const auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: origin, BETTER_AUTH_SECRET: authSecret, BOUNDARY_LAB_DATA_DIR: dataDir }), database.url);
   const viewer = await createAccount(auth, { email: "bench@dashboard.test", password: randomBytes(18).toString("base64url"), name: "bench", role: "viewer" });
   const { key } = await createApiKey(auth, viewer.id, "bench:dashboard");
+  const admin = await createAccount(auth, { email: "bench-admin@dashboard.test", password: randomBytes(18).toString("base64url"), name: "bench admin", role: "admin" });
+  const { key: adminKey } = await createApiKey(auth, admin.id, "bench:dashboard first load");
+  const run = await db.run.findFirstOrThrow({ where: { experimentId }, select: { id: true } });
 
   const web = spawnWebServer({
     port,
@@ -219,6 +228,41 @@ async function main(): Promise<void> {
     pageShowsExperiment = body.toString("utf8").includes(experimentId);
   });
 
+  // First-load JavaScript: every page, as an admin sees it; sign-in and a share link's page without an account.
+  const shareResponse = await pool.request({
+    path: "/api/v1/share-links",
+    method: "POST",
+    headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/json" },
+    body: JSON.stringify({ resourceType: "experiment", resourceId: experimentId }),
+  });
+  const shareBody = (await shareResponse.body.json()) as { url?: string };
+  if (shareResponse.statusCode !== 201 || !shareBody.url) throw new Error(`creating a share link answered ${shareResponse.statusCode}`);
+  const firstLoadPages: [string, string, string | null][] = [
+    ["/", "/", adminKey],
+    ["/experiments/<id>", `/experiments/${experimentId}`, adminKey],
+    ["/experiments/<id>/runs", `/experiments/${experimentId}/runs`, adminKey],
+    ["/runs/<id>", `/runs/${run.id}`, adminKey],
+    ["/effects", "/effects", adminKey],
+    ["/evaluations", "/evaluations", adminKey],
+    ["/protocols", "/protocols", adminKey],
+    ["/experiments/new", "/experiments/new", adminKey],
+    ["/account", "/account", adminKey],
+    ["/admin", "/admin", adminKey],
+    ["/login", "/login", null],
+    ["/s/<token>", new URL(shareBody.url).pathname, null],
+  ];
+  const firstLoadJs: Record<string, number> = {};
+  const scriptSizes = new Map<string, number>();
+  for (const [label, pathname, bearer] of firstLoadPages) {
+    const response = await pool.request({ path: pathname, method: "GET", headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
+    const html = await response.body.text();
+    if (response.statusCode !== 200) throw new Error(`GET ${label} answered ${response.statusCode}`);
+    const measured = await firstLoadJsGzipBytes(html, async (script) => Buffer.from(await (await pool.request({ path: script, method: "GET" })).body.arrayBuffer()), scriptSizes);
+    firstLoadJs[label] = measured.bytes;
+  }
+  const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
+  const firstLoadWidth = Math.max(...Object.keys(firstLoadJs).map((k) => k.length));
+
   const rows: Array<[string, string, string, string, string]> = [
     ["GET", "p50", "p95", "bytes", "requests"],
     [`/experiments/<id>`, ms(page.p50Ms), ms(page.p95Ms), thousands(page.bytes), String(REQUESTS)],
@@ -238,11 +282,15 @@ async function main(): Promise<void> {
       `|${widths.map((w, i) => (i === 0 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`,
       ...rows.slice(1).map(line),
       `(targets: p95 ≤ 200 ms and ≤ 150 KB per response)`,
+      "",
+      "First-load JavaScript (gzip bytes of every script the page's HTML loads):",
+      ...Object.entries(firstLoadJs).map(([label, bytes]) => `  ${label.padEnd(firstLoadWidth)}  ${kb(bytes).padStart(9)}${bytes > 200 * 1024 ? "  OVER 200 KB" : ""}`),
+      `(target: ≤ 200 KB on every page; largest ${kb(Math.max(...Object.values(firstLoadJs)))})`,
     ].join("\n"),
   );
 
   if (values.json) {
-    writeFileSync(values.json, `${JSON.stringify({ runs: loaded.runs, page, summaryApi }, null, 2)}\n`);
+    writeFileSync(values.json, `${JSON.stringify({ runs: loaded.runs, page, summaryApi, firstLoadJsGzipBytes: firstLoadJs }, null, 2)}\n`);
     log(`wrote ${values.json}`);
   }
   await shutdown(0, "done");

@@ -3,7 +3,7 @@
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { columnVisibilityFeature, createSortedRowModel, rowSortingFeature, tableFeatures, useTable, type ColumnDef } from "@tanstack/react-table";
 import { ArrowDown, ArrowUp, ArrowUpDown, Columns3 } from "lucide-react";
-import { useMemo, useRef, type ReactNode } from "react";
+import { useMemo, useRef, useState, type ReactNode } from "react";
 import { cn } from "./cn";
 import { captionClass, cellClass, headCellClass, tableClass } from "./table";
 
@@ -70,6 +70,8 @@ export function DataGrid({
         // undefined, not null: sortUndefined keeps missing values last in both directions.
         accessorFn: (row: GridRow) => row.sort[index] ?? undefined,
         enableSorting: column.sortable !== false,
+        // Ascending first, numbers included (the library would start numbers descending).
+        sortDescFirst: false,
         sortUndefined: "last",
         sortFn: (a, b) => compare(a.original.sort[index] ?? null, b.original.sort[index] ?? null),
       })),
@@ -86,15 +88,18 @@ export function DataGrid({
   const padTop = virtual && items.length ? items[0]!.start : 0;
   const padBottom = virtual && items.length ? virtualizer.getTotalSize() - items.at(-1)!.end : 0;
   const visibleColumns = table.getAllLeafColumns().filter((c) => c.getIsVisible());
+  // The column checkboxes exist only while the menu is open: closed, they would share labels with the page's filters.
+  const [menuOpen, setMenuOpen] = useState(false);
 
   return (
     <div className="space-y-2">
       <div className="flex flex-wrap items-center justify-between gap-2 text-xs text-muted-foreground">
         <p>{sortNote ?? "Select a column heading to sort by it."}</p>
-        <details className="relative">
+        <details className="relative" onToggle={(e) => setMenuOpen(e.currentTarget.open)}>
           <summary className="flex cursor-pointer list-none items-center gap-1 rounded-md border border-border bg-card px-2 py-1 text-foreground">
             <Columns3 aria-hidden="true" className="size-3.5" /> Columns
           </summary>
+          {menuOpen ? (
           <fieldset className="absolute right-0 z-20 mt-1 w-60 space-y-1 rounded-md border border-border bg-card p-3 text-sm text-foreground shadow-lg">
             <legend className="sr-only">Columns shown</legend>
             {table.getAllLeafColumns().map((column) => (
@@ -104,6 +109,7 @@ export function DataGrid({
               </label>
             ))}
           </fieldset>
+          ) : null}
         </details>
       </div>
       <div ref={scrollRef} className="overflow-auto rounded-lg border border-border bg-card shadow-xs" style={{ maxHeight }} tabIndex={0}>

@@ -12,7 +12,7 @@ export function PageHeader({ title, description, crumbs, actions, meta }: { titl
             {crumbs.map((c, i) => (
               <li key={c.href} className="flex items-center gap-1">
                 {i > 0 ? <ChevronRight aria-hidden="true" className="size-3.5" /> : null}
-                <Link href={c.href} className="text-muted-foreground hover:text-foreground">
+                <Link href={c.href} className="text-muted-foreground no-underline hover:text-foreground hover:underline">
                   {c.label}
                 </Link>
               </li>

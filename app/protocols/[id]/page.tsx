@@ -128,8 +128,8 @@ export default async function ProtocolPage({ params }: { params: Promise<{ id: s
                     current={f.consensus && { code: f.consensus.code as ReviewCode, rationale: f.consensus.rationale, version: f.consensus.version }}
                   />
                   {f.consensusHistory.length ? (
-                    <details className="rounded-lg border border-border bg-card p-3">
-                      <summary className="cursor-pointer text-sm font-medium">Consensus history ({f.consensusHistory.length} versions, newest first)</summary>
+                    <div className="rounded-lg border border-border bg-card p-3">
+                      <p className="text-sm font-medium">Consensus history (newest first)</p>
                       <ol data-testid={`consensus-history-${f.field}`} className="mt-2 space-y-1 text-sm">
                         {[...f.consensusHistory].reverse().map((h) => (
                           <li key={h.id}>
@@ -137,7 +137,7 @@ export default async function ProtocolPage({ params }: { params: Promise<{ id: s
                           </li>
                         ))}
                       </ol>
-                    </details>
+                    </div>
                   ) : null}
                 </section>
               ) : null}
