@@ -170,6 +170,7 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
           caption="Table 2: predicted against reproduced"
           columns={["Test", "Policy or condition", paperGrid ? "Published (the paper)" : "Predicted for this grid", "This experiment", "Same"]}
           testId="table2"
+          numericColumns={[2, 3]}
         >
           {table2.map((row) => (
             <tr key={row.condition}>

@@ -5,7 +5,7 @@ import { columnVisibilityFeature, createSortedRowModel, rowSortingFeature, table
 import { ArrowDown, ArrowUp, ArrowUpDown, Columns3 } from "lucide-react";
 import { useMemo, useRef, useState, type ReactNode } from "react";
 import { cn } from "./cn";
-import { captionClass, cellClass, headCellClass, tableClass } from "./table";
+import { tableClass } from "./table";
 
 /** A column of a DataGrid: plain data, so that a server component can describe it. */
 export interface GridColumn {
@@ -114,7 +114,7 @@ export function DataGrid({
       </div>
       <div ref={scrollRef} className="overflow-auto rounded-lg border border-border bg-card shadow-xs" style={{ maxHeight }} tabIndex={0}>
         <table className={tableClass} data-testid={testId}>
-          <caption className={captionClass}>{caption}</caption>
+          <caption>{caption}</caption>
           <thead>
             <tr>
               {table.getHeaderGroups()[0]!.headers.map((header) => {
@@ -126,7 +126,7 @@ export function DataGrid({
                     key={header.id}
                     scope="col"
                     aria-sort={sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : undefined}
-                    className={cn(headCellClass, column.numeric && "text-right")}
+                    className={column.numeric ? "num" : undefined}
                   >
                     {header.column.getCanSort() ? (
                       <button
@@ -145,7 +145,7 @@ export function DataGrid({
               })}
             </tr>
           </thead>
-          <tbody className="[&>tr:hover]:bg-muted/50">
+          <tbody>
             {padTop > 0 ? (
               <tr aria-hidden="true">
                 <td colSpan={visibleColumns.length} style={{ height: padTop, padding: 0, border: 0 }} />
@@ -158,11 +158,11 @@ export function DataGrid({
                   const spec = columns[index]!;
                   const content = row.original.cells[index];
                   return spec.rowHeader ? (
-                    <th key={column.id} scope="row" className={cn(cellClass, "text-left font-medium", spec.className)}>
+                    <th key={column.id} scope="row" className={spec.className}>
                       {content}
                     </th>
                   ) : (
-                    <td key={column.id} className={cn(cellClass, spec.numeric && "text-right whitespace-nowrap tabular-nums", spec.className)}>
+                    <td key={column.id} className={cn(spec.numeric && "num", spec.className) || undefined}>
                       {content}
                     </td>
                   );

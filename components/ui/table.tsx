@@ -18,22 +18,20 @@ export function TableFrame({ children, className, maxHeight }: { children: React
   );
 }
 
-export const tableClass = "w-full border-collapse text-sm";
-export const captionClass = "caption-top px-3 pt-3 pb-2 text-left text-sm font-semibold";
-export const headCellClass = "sticky top-0 z-10 border-b border-border bg-muted px-3 py-2 text-left align-bottom text-xs font-semibold text-muted-foreground";
-export const cellClass = "border-b border-border px-3 py-2 align-top";
+/** The table look (globals.css `.data-table`): padding, rules, sticky header row, `.num` for numbers. */
+export const tableClass = "data-table";
 
 export function Th({ className, scope = "col", ...props }: ThHTMLAttributes<HTMLTableCellElement>) {
-  return <th scope={scope} className={cn(headCellClass, className)} {...props} />;
+  return <th scope={scope} className={className} {...props} />;
 }
 
 /** A row header cell (th scope=row) in the body. */
 export function RowHead({ className, ...props }: ThHTMLAttributes<HTMLTableCellElement>) {
-  return <th scope="row" className={cn(cellClass, "text-left font-medium", className)} {...props} />;
+  return <th scope="row" className={className} {...props} />;
 }
 
 export function Td({ className, numeric, ...props }: TdHTMLAttributes<HTMLTableCellElement> & { numeric?: boolean }) {
-  return <td className={cn(cellClass, numeric && "text-right tabular-nums whitespace-nowrap", className)} {...props} />;
+  return <td className={cn(numeric && "num", className) || undefined} {...props} />;
 }
 
 /** A captioned table with a row of column headers; the body rows are the caller's. */
@@ -56,17 +54,17 @@ export function DataTable({
   return (
     <TableFrame maxHeight={maxHeight}>
       <table className={tableClass} data-testid={testId}>
-        <caption className={captionClass}>{caption}</caption>
+        <caption>{caption}</caption>
         <thead>
           <tr>
             {columns.map((c, i) => (
-              <Th key={i} className={numericColumns.includes(i) ? "text-right" : undefined}>
+              <Th key={i} className={numericColumns.includes(i) ? "num" : undefined}>
                 {c}
               </Th>
             ))}
           </tr>
         </thead>
-        <tbody className="[&>tr:last-child>*]:border-b-0 [&>tr:hover]:bg-muted/50">{children}</tbody>
+        <tbody>{children}</tbody>
       </table>
     </TableFrame>
   );
