@@ -1,8 +1,7 @@
 import { FlaskConical, Plus } from "lucide-react";
 import Link from "next/link";
 import { FilterSelect } from "@/components/runs/filter-select";
-import { FilterForm, Pager } from "@/components/runs/list-chrome";
-import { Alert } from "@/components/ui/alert";
+import { FilterError, FilterForm, Pager } from "@/components/runs/list-chrome";
 import { StateBadge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
 import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
@@ -76,12 +75,7 @@ export default async function ExperimentsPage({ searchParams }: { searchParams: 
         </FilterForm>
 
         {!page ? (
-          <Alert tone="danger" role="alert" title="These filters cannot be applied">
-            <p>{!parsed.ok ? parsed.message : null}.</p>
-            <p>
-              <Link href="/">Show every experiment</Link>
-            </p>
-          </Alert>
+          <FilterError message={!parsed.ok ? parsed.message : ""} resetHref="/" resetLabel="Show every experiment" />
         ) : page.experiments.length === 0 ? (
           <EmptyState icon={FlaskConical} title={filtered ? "No experiment matches these filters" : "No experiment is stored yet"} data-testid="experiments-empty">
             {filtered ? (

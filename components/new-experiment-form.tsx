@@ -26,6 +26,12 @@ const NUMBER_FIELDS = [
   ["harnessLateRetries", "Retries when the harness was late", 3, "Predeclared: a unit whose own replay lagged past its delay is retried this often, then recorded", "a whole number from 0 to 10"],
 ] as const;
 
+/** The checkbox groups: every policy and condition, all chosen at first. */
+const CHOICE_FIELDS = [
+  { field: "finalityPolicies", legend: "Finality policies", choices: FINALITY_POLICIES.map((p) => [p, POLICY_LABELS[p]] as const) },
+  { field: "separationConditions", legend: "Separation conditions", choices: SEPARATION_CONDITIONS.map((c) => [c, CONDITION_LABELS[c]] as const) },
+];
+
 /** Each field as the form labels it, and what it accepts: what every error message says. */
 const FIELDS: Record<string, FieldSpec> = {
   name: { label: "Name" },
@@ -133,24 +139,17 @@ export function NewExperimentForm() {
         </div>
       </section>
 
-      <Fieldset id="finalityPolicies" legend="Finality policies" error={errors.finalityPolicies} data-field="finalityPolicies" tabIndex={-1}>
-        <div className="grid gap-1.5 sm:grid-cols-2">
-          {FINALITY_POLICIES.map((p) => (
-            <CheckboxLabel key={p} type="checkbox" name="finalityPolicies" value={p} defaultChecked>
-              {POLICY_LABELS[p]}
-            </CheckboxLabel>
-          ))}
-        </div>
-      </Fieldset>
-      <Fieldset id="separationConditions" legend="Separation conditions" error={errors.separationConditions} data-field="separationConditions" tabIndex={-1}>
-        <div className="grid gap-1.5 sm:grid-cols-2">
-          {SEPARATION_CONDITIONS.map((c) => (
-            <CheckboxLabel key={c} type="checkbox" name="separationConditions" value={c} defaultChecked>
-              {CONDITION_LABELS[c]}
-            </CheckboxLabel>
-          ))}
-        </div>
-      </Fieldset>
+      {CHOICE_FIELDS.map(({ field, legend, choices }) => (
+        <Fieldset key={field} id={field} legend={legend} error={errors[field]} data-field={field} tabIndex={-1}>
+          <div className="grid gap-1.5 sm:grid-cols-2">
+            {choices.map(([value, label]) => (
+              <CheckboxLabel key={value} type="checkbox" name={field} value={value} defaultChecked>
+                {label}
+              </CheckboxLabel>
+            ))}
+          </div>
+        </Fieldset>
+      ))}
 
       <details open={Boolean(errors.trace)} className="rounded-lg border border-border bg-card p-4">
         <summary className="cursor-pointer text-sm font-medium">

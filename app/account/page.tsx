@@ -1,13 +1,10 @@
 import type { Metadata } from "next";
-import { ActionButton } from "@/components/account/action-button";
+import { ApiKeysTable } from "@/components/account/api-keys-table";
 import { NewApiKeyForm } from "@/components/account/api-key-form";
 import { PasswordForm } from "@/components/account/password-form";
 import { ShareLinksTable } from "@/components/share-links-table";
-import { EmptyState } from "@/components/ui/empty-state";
 import { Facts } from "@/components/ui/facts";
 import { PageHeader, Section } from "@/components/ui/page-header";
-import { DataTable, RowHead, Td } from "@/components/ui/table";
-import { Time } from "@/components/ui/time";
 import { listApiKeys } from "@/lib/auth/accounts";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { MIN_PASSWORD_LENGTH } from "@/lib/auth/schemas";
@@ -43,33 +40,7 @@ export default async function AccountPage() {
         }
       >
         <NewApiKeyForm />
-        {keys.length === 0 ? (
-          <EmptyState title="No API key yet" />
-        ) : (
-          <DataTable caption="Your API keys" columns={["Name", "Starts with", "Created", "Last used", "Action"]}>
-            {keys.map((k) => (
-              <tr key={k.id}>
-                <RowHead>{k.name}</RowHead>
-                <Td>
-                  <code>{k.start}…</code>
-                </Td>
-                <Td>
-                  <Time iso={k.createdAt} />
-                </Td>
-                <Td>{k.lastUsedAt ? <Time iso={k.lastUsedAt} /> : "never"}</Td>
-                <Td>
-                  <ActionButton
-                    url={`/api/v1/api-keys/${encodeURIComponent(k.id)}`}
-                    method="DELETE"
-                    label="Revoke"
-                    done={`Key "${k.name}" revoked`}
-                    confirm={{ title: `Revoke the key "${k.name}"?`, description: "Scripts using it stop working at once. This cannot be undone.", confirmLabel: "Revoke key" }}
-                  />
-                </Td>
-              </tr>
-            ))}
-          </DataTable>
-        )}
+        <ApiKeysTable keys={keys} caption="Your API keys" empty="No API key yet" />
       </Section>
 
       {links ? (

@@ -1,11 +1,11 @@
 import { Ban, CircleCheck } from "lucide-react";
 import type { Metadata } from "next";
 import { ActionButton } from "@/components/account/action-button";
+import { ApiKeysTable } from "@/components/account/api-keys-table";
 import { NewUserForm, ResetPasswordButton, RoleSelect } from "@/components/account/user-admin";
 import { ShareLinksTable } from "@/components/share-links-table";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
-import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader, Section } from "@/components/ui/page-header";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
@@ -76,44 +76,30 @@ export default async function AdminPage() {
       </Section>
 
       <Section id="api-keys" title="API keys" description="Every key on this instance, with its owner and its last use. Revoking refuses the key's next use.">
-        {keys.length === 0 ? (
-          <EmptyState title="No API key on this instance" />
-        ) : (
-          <DataTable caption={`Every API key (${keys.length})`} testId="all-api-keys" columns={["Name", "Owner", "Starts with", "Created", "Last used", "Action"]}>
-            {keys.map((k) => {
-              const owner = owners.get(k.userId);
-              return (
-                <tr key={k.id}>
-                  <RowHead>{k.name}</RowHead>
-                  <Td>
-                    {owner ? owner.email : <code>{k.userId}</code>}
-                    {owner && !isActive(owner) ? (
-                      <Badge tone="warning" className="ml-2">
-                        deactivated
-                      </Badge>
-                    ) : null}
-                  </Td>
-                  <Td>
-                    <code>{k.start}…</code>
-                  </Td>
-                  <Td>
-                    <Time iso={k.createdAt} />
-                  </Td>
-                  <Td>{k.lastUsedAt ? <Time iso={k.lastUsedAt} /> : "never"}</Td>
-                  <Td>
-                    <ActionButton
-                      url={`/api/v1/api-keys/${encodeURIComponent(k.id)}`}
-                      method="DELETE"
-                      label="Revoke"
-                      done={`Key "${k.name}" revoked`}
-                      confirm={{ title: `Revoke the key "${k.name}"?`, description: `Scripts using it (as ${owner?.email ?? k.userId}) stop working at once.`, confirmLabel: "Revoke key" }}
-                    />
-                  </Td>
-                </tr>
-              );
-            })}
-          </DataTable>
-        )}
+        <ApiKeysTable
+          keys={keys}
+          caption={`Every API key (${keys.length})`}
+          empty="No API key on this instance"
+          testId="all-api-keys"
+          owner={(k) => {
+            const user = owners.get(k.userId);
+            return {
+              email: user?.email ?? k.userId,
+              label: user ? (
+                <>
+                  {user.email}
+                  {isActive(user) ? null : (
+                    <Badge tone="warning" className="ml-2">
+                      deactivated
+                    </Badge>
+                  )}
+                </>
+              ) : (
+                <code>{k.userId}</code>
+              ),
+            };
+          }}
+        />
       </Section>
 
       <Section id="share-links" title="Share links on this instance">

@@ -3,8 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { EffectFiltersForm } from "@/components/effects/effect-filters";
 import { EffectsTable } from "@/components/effects/effects-table";
-import { ExportLinks, Pager } from "@/components/runs/list-chrome";
-import { Alert } from "@/components/ui/alert";
+import { ExportLinks, FilterError, ListSummary, Pager } from "@/components/runs/list-chrome";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
@@ -42,20 +41,12 @@ export default async function EffectsPage({ searchParams }: { searchParams: Prom
         <EffectFiltersForm action={PATH} filters={filters} experiments={experiments} />
 
         {!parsed.ok ? (
-          <Alert tone="danger" role="alert" title="These filters cannot be applied">
-            <p>{parsed.message}.</p>
-            <p>
-              <Link href={PATH}>Show every record</Link>
-            </p>
-          </Alert>
+          <FilterError message={parsed.message} resetHref={PATH} resetLabel="Show every record" />
         ) : page ? (
           <>
-            <div className="flex flex-wrap items-center justify-between gap-3">
-              <p className="text-sm font-semibold" role="status" data-testid="effects-count">
-                Showing {page.effects.length} of {page.total} matching records ({page.unresolved} unresolved){parsed.query.cursor ? " (a later page)" : ""}.
-              </p>
-              <ExportLinks what="record" hrefFor={exportHref} />
-            </div>
+            <ListSummary testId="effects-count" exports={<ExportLinks what="record" hrefFor={exportHref} />}>
+              Showing {page.effects.length} of {page.total} matching records ({page.unresolved} unresolved){parsed.query.cursor ? " (a later page)" : ""}.
+            </ListSummary>
             {page.effects.length === 0 ? (
               <EmptyState icon={ListX} title={page.total === 0 && !Object.values(filters).some(Boolean) ? "No open-effects record is stored yet" : "No open-effects record matches these filters"}>
                 <p>

@@ -1,11 +1,11 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { Dialog } from "radix-ui";
 import { useId, useState } from "react";
 import { callApi } from "@/components/api-client";
 import { FormAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import { Dialog, DialogActions } from "@/components/ui/dialog";
 import { Field, Input, Select, describedBy } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toast";
 import { ROLES } from "@/lib/auth/permissions";
@@ -128,36 +128,23 @@ export function ResetPasswordButton({ userId, email, minLength }: { userId: stri
     notify({ title: `Password of ${email} reset`, description: "Tell them the new one through a channel you trust." });
   }
   return (
-    <Dialog.Root
+    <Dialog
       open={open}
       onOpenChange={(next) => {
         setOpen(next);
         setError(null);
       }}
+      trigger={<Button size="sm">Reset password…</Button>}
+      title={`Reset the password of ${email}`}
+      description="Their sessions end; they sign in with the new password."
+      width="28rem"
     >
-      <Dialog.Trigger asChild>
-        <Button size="sm">Reset password…</Button>
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-40 bg-black/50" />
-        <Dialog.Content className="fixed top-1/2 left-1/2 z-50 w-[min(92vw,28rem)] -translate-x-1/2 -translate-y-1/2 space-y-4 rounded-lg border border-border bg-card p-5 text-foreground shadow-lg">
-          <Dialog.Title className="text-base font-semibold">Reset the password of {email}</Dialog.Title>
-          <Dialog.Description className="text-sm text-muted-foreground">Their sessions end; they sign in with the new password.</Dialog.Description>
           <form onSubmit={submit} noValidate className="space-y-4">
             <Field id={`${id}-password`} label={`New password (at least ${minLength} characters)`} error={error}>
               <Input id={`${id}-password`} name="password" type="password" autoComplete="new-password" aria-invalid={error ? true : undefined} aria-describedby={describedBy(`${id}-password`, { error })} />
             </Field>
-            <div className="flex justify-end gap-2">
-              <Dialog.Close asChild>
-                <Button>Cancel</Button>
-              </Dialog.Close>
-              <Button type="submit" variant="primary" disabled={busy}>
-                {busy ? "Setting…" : "Set password"}
-              </Button>
-            </div>
+            <DialogActions submit="Set password" busyLabel="Setting…" busy={busy} />
           </form>
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+    </Dialog>
   );
 }

@@ -4,7 +4,7 @@ import { useState } from "react";
 import { z } from "zod";
 import { callApi } from "@/components/api-client";
 import { FormAlert } from "@/components/ui/alert";
-import { Button } from "@/components/ui/button";
+import { DialogActions } from "@/components/ui/dialog";
 import { CharacterCounter, Field, Input, Textarea, describedBy } from "@/components/ui/field";
 import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, experimentLabelsShape } from "@/lib/experiments/schemas";
 import { fieldErrors, serverFieldError } from "@/lib/forms/field-errors";
@@ -17,7 +17,7 @@ const labelsSchema = z.object(experimentLabelsShape);
  * /api/v1/experiments/:id; an emptied field clears it (sent as null). Loaded when the dialog opens,
  * so that zod is not part of the experiment page's first load.
  */
-export default function EditLabelsForm({ experimentId, initialName, initialNotes, onSaved, cancel }: { experimentId: string; initialName: string | null; initialNotes: string | null; onSaved: () => void; cancel: React.ReactNode }) {
+export default function EditLabelsForm({ experimentId, initialName, initialNotes, onSaved }: { experimentId: string; initialName: string | null; initialNotes: string | null; onSaved: () => void }) {
   const [name, setName] = useState(initialName ?? "");
   const [notes, setNotes] = useState(initialNotes ?? "");
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -62,12 +62,7 @@ export default function EditLabelsForm({ experimentId, initialName, initialNotes
         />
       </Field>
       <FormAlert text={errors.form} />
-      <div className="flex justify-end gap-2">
-        {cancel}
-        <Button type="submit" variant="primary" disabled={busy}>
-          {busy ? "Saving…" : "Save"}
-        </Button>
-      </div>
+      <DialogActions submit="Save" busyLabel="Saving…" busy={busy} />
     </form>
   );
 }

@@ -38,6 +38,15 @@ const CONSENSUS_FIELDS: Record<string, FieldSpec> = {
   reason: { label: "Reason for this change", allowed: "a reason, at most 2000 characters" },
 };
 
+/** The four codes as a select's options ("E: Explicit"). */
+function CodeOptions() {
+  return REVIEW_CODES.map((c) => (
+    <option key={c} value={c}>
+      {c}: {CODE_INFO[c].label}
+    </option>
+  ));
+}
+
 /** Issues of the nested ledger keyed by the ledger's own field names (the form's fields). */
 const flatten = (issues: readonly IssueLike[]): IssueLike[] => issues.map((i) => (i.path[0] === "ledger" ? { ...i, path: i.path.slice(1) } : i));
 
@@ -93,11 +102,7 @@ export function CodeForm({ protocolId, field, current }: { protocolId: string; f
       <div className="grid gap-4 sm:grid-cols-2">
         <Field id={`${id}-code`} label="Code" error={errors.code}>
           <Select id={`${id}-code`} name="code" defaultValue={current?.code ?? "NR"} {...aria("code")}>
-            {REVIEW_CODES.map((c) => (
-              <option key={c} value={c}>
-                {c}: {CODE_INFO[c].label}
-              </option>
-            ))}
+            <CodeOptions />
           </Select>
         </Field>
         <Field id={`${id}-sourcesReadOn`} label="Sources read on" error={errors.sourcesReadOn}>
@@ -159,11 +164,7 @@ export function ConsensusForm({ protocolId, field, current }: { protocolId: stri
     <form onSubmit={submit} noValidate className="max-w-2xl space-y-4" aria-label={`Consensus for ${field}`} data-testid={`consensus-form-${field}`}>
       <Field id={`${id}-code`} label="Consensus code" error={errors.code}>
         <Select id={`${id}-code`} name="code" defaultValue={current?.code ?? "NR"}>
-          {REVIEW_CODES.map((c) => (
-            <option key={c} value={c}>
-              {c}: {CODE_INFO[c].label}
-            </option>
-          ))}
+          <CodeOptions />
         </Select>
       </Field>
       <Field id={`${id}-rationale`} label="Rationale" error={errors.rationale} counter={<CharacterCounter length={rationale.length} max={RATIONALE_MAX} />}>

@@ -1,6 +1,7 @@
 import { ChevronRight, Download, RotateCcw, SlidersHorizontal } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { Alert } from "@/components/ui/alert";
 import { Button, buttonClass } from "@/components/ui/button";
 
 /** Download links for every row the current filters match (not only the page shown). */
@@ -16,6 +17,30 @@ export function ExportLinks({ what, hrefFor }: { what: string; hrefFor: (format:
         <Download aria-hidden="true" />
         Download JSON
       </a>
+    </div>
+  );
+}
+
+/** A filtered list's refusal: the filters' problem in the API's words, and a way back to everything. */
+export function FilterError({ message, resetHref, resetLabel }: { message: string; resetHref: string; resetLabel: string }) {
+  return (
+    <Alert tone="danger" role="alert" title="These filters cannot be applied">
+      <p>{message}.</p>
+      <p>
+        <Link href={resetHref}>{resetLabel}</Link>
+      </p>
+    </Alert>
+  );
+}
+
+/** The line above a list: how many rows it shows of how many match (a status), and the downloads. */
+export function ListSummary({ testId, children, exports }: { testId: string; children: ReactNode; exports: ReactNode }) {
+  return (
+    <div className="flex flex-wrap items-center justify-between gap-3">
+      <p className="text-sm font-semibold" role="status" data-testid={testId}>
+        {children}
+      </p>
+      {exports}
     </div>
   );
 }

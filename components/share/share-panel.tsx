@@ -1,7 +1,6 @@
 "use client";
 
 import { Link2, Share2 } from "lucide-react";
-import { Dialog } from "radix-ui";
 import { useCallback, useEffect, useId, useState } from "react";
 import { callApi } from "@/components/api-client";
 import { FormAlert } from "@/components/ui/alert";
@@ -9,6 +8,7 @@ import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
+import { Dialog, DialogActions, DialogClose } from "@/components/ui/dialog";
 import { CopyButton } from "@/components/ui/copy-button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { CharacterCounter, Field, Input, Label, Select, describedBy } from "@/components/ui/field";
@@ -171,23 +171,29 @@ function NewLinkDialog({ resourceType, resourceId, what, onCreated }: { resource
   }
 
   return (
-    <Dialog.Root open={open} onOpenChange={reset}>
-      <Dialog.Trigger asChild>
+    <Dialog
+      open={open}
+      onOpenChange={reset}
+      trigger={
         <Button variant="primary" size="sm">
           <Share2 aria-hidden="true" />
           Share read-only link…
         </Button>
-      </Dialog.Trigger>
-      <Dialog.Portal>
-        <Dialog.Overlay className="fixed inset-0 z-40 bg-black/50" />
-        <Dialog.Content className="fixed top-1/2 left-1/2 z-50 max-h-[90vh] w-[min(94vw,34rem)] -translate-x-1/2 -translate-y-1/2 space-y-4 overflow-auto rounded-lg border border-border bg-card p-5 text-foreground shadow-lg">
-          <Dialog.Title className="text-base font-semibold">Share this {what}</Dialog.Title>
+      }
+      title={`Share this ${what}`}
+      description={
+        created ? (
+          <>
+            Anyone with this link can read this {what} only, without an account
+            {created.link.expiresAt ? <>, until <Time iso={created.link.expiresAt} relative={false} /></> : ", with no expiry"}. It is shown once: copy it now.
+          </>
+        ) : (
+          `A read-only link to exactly this ${what}; you can revoke it at any time.`
+        )
+      }
+    >
           {created ? (
             <>
-              <Dialog.Description className="text-sm text-muted-foreground">
-                Anyone with this link can read this {what} only, without an account
-                {created.link.expiresAt ? <>, until <Time iso={created.link.expiresAt} relative={false} /></> : ", with no expiry"}. It is shown once: copy it now.
-              </Dialog.Description>
               <div className="space-y-1.5">
                 <Label htmlFor={`${id}-url`}>Link</Label>
                 <div className="flex gap-2">
@@ -203,14 +209,11 @@ function NewLinkDialog({ resourceType, resourceId, what, onCreated }: { resource
                 <p className="text-xs text-muted-foreground">Live: the reviewer sees the {what} as it is when they open the link.</p>
               )}
               <div className="flex justify-end">
-                <Dialog.Close asChild>
-                  <Button>Done</Button>
-                </Dialog.Close>
+                <DialogClose>Done</DialogClose>
               </div>
             </>
           ) : (
             <form onSubmit={submit} className="space-y-4">
-              <Dialog.Description className="text-sm text-muted-foreground">A read-only link to exactly this {what}; you can revoke it at any time.</Dialog.Description>
               <fieldset className="space-y-1.5">
                 <legend className="mb-1 text-sm font-medium">What the reviewer sees</legend>
                 <label className="flex items-center gap-2 text-sm">
@@ -234,18 +237,9 @@ function NewLinkDialog({ resourceType, resourceId, what, onCreated }: { resource
                 <Input id={`${id}-note`} value={note} onChange={(e) => setNote(e.target.value)} aria-describedby={describedBy(`${id}-note`, { counter: true })} />
               </Field>
               <FormAlert text={error} />
-              <div className="flex justify-end gap-2">
-                <Dialog.Close asChild>
-                  <Button>Cancel</Button>
-                </Dialog.Close>
-                <Button type="submit" variant="primary" disabled={busy}>
-                  {busy ? "Creating…" : "Create link"}
-                </Button>
-              </div>
+              <DialogActions submit="Create link" busyLabel="Creating…" busy={busy} />
             </form>
           )}
-        </Dialog.Content>
-      </Dialog.Portal>
-    </Dialog.Root>
+    </Dialog>
   );
 }

@@ -4,8 +4,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { RunFiltersForm } from "@/components/runs/run-filters";
 import { RunTable } from "@/components/runs/run-table";
-import { ExportLinks, Pager } from "@/components/runs/list-chrome";
-import { Alert } from "@/components/ui/alert";
+import { ExportLinks, FilterError, ListSummary, Pager } from "@/components/runs/list-chrome";
 import { StateBadge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -57,20 +56,12 @@ export default async function RunsPage({ params, searchParams }: { params: Promi
         <RunFiltersForm action={path} filters={filters} delays={experiment.delaysMs} conditions={experiment.conditions} />
 
         {!parsed.ok ? (
-          <Alert tone="danger" role="alert" title="These filters cannot be applied">
-            <p>{parsed.message}.</p>
-            <p>
-              <Link href={path}>Show every run</Link>
-            </p>
-          </Alert>
+          <FilterError message={parsed.message} resetHref={path} resetLabel="Show every run" />
         ) : page ? (
           <>
-            <div className="flex flex-wrap items-center justify-between gap-3">
-              <p className="text-sm font-semibold" role="status" data-testid="runs-count">
-                Showing {page.runs.length} of {page.total} matching runs{parsed.query.cursor ? " (a later page)" : ""}.
-              </p>
-              <ExportLinks what="run" hrefFor={exportHref} />
-            </div>
+            <ListSummary testId="runs-count" exports={<ExportLinks what="run" hrefFor={exportHref} />}>
+              Showing {page.runs.length} of {page.total} matching runs{parsed.query.cursor ? " (a later page)" : ""}.
+            </ListSummary>
             {page.runs.length === 0 ? (
               <EmptyState icon={ListX} title="No run matches these filters">
                 <p>
