@@ -1,5 +1,6 @@
 import { FlaskConical, Plus } from "lucide-react";
 import Link from "next/link";
+import { Suspense } from "react";
 import { FilterSelect } from "@/components/runs/filter-select";
 import { FilterError, FilterForm, Pager } from "@/components/runs/list-chrome";
 import { StateBadge } from "@/components/ui/badge";
@@ -8,13 +9,14 @@ import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Input, Label } from "@/components/ui/field";
 import { PageHeader } from "@/components/ui/page-header";
+import { PageLoading } from "@/components/ui/skeleton";
 import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import { parsePageQuery, searchString } from "@/lib/dashboard/filters";
 import { experimentTitle } from "@/lib/dashboard/format";
 import { getDb } from "@/lib/db/client";
-import { EXPERIMENT_STATES, experimentListQuerySchema } from "@/lib/experiments/schemas";
+import { EXPERIMENT_STATES, experimentListQuerySchema, type ExperimentListQuery } from "@/lib/experiments/schemas";
 import { listExperiments } from "@/lib/experiments/list-experiments";
 import type { SearchParams } from "@/lib/http/input";
 import { describeGrid } from "@/lib/replay/display";
@@ -40,16 +42,6 @@ export default async function ExperimentsPage({ searchParams }: { searchParams: 
   const runs = can(principal.role, "experiment:run");
   const parsed = parsePageQuery(experimentListQuerySchema, search);
   const query = parsed.ok ? parsed.query : null;
-  const page = query ? await listExperiments(getDb(), query) : null;
-  const filtered = Boolean(query?.name || query?.state);
-  const params = (extra: Record<string, string>) => {
-    const p = new URLSearchParams();
-    if (query?.name) p.set("name", query.name);
-    if (query?.state) p.set("state", query.state);
-    for (const [k, v] of Object.entries(extra)) p.set(k, v);
-    const s = p.toString();
-    return s ? `/?${s}` : "/";
-  };
 
   return (
     <>
@@ -74,51 +66,70 @@ export default async function ExperimentsPage({ searchParams }: { searchParams: 
           <FilterSelect name="state" label="State" value={query?.state} options={EXPERIMENT_STATES.map((s) => ({ value: s, label: s }))} />
         </FilterForm>
 
-        {!page ? (
+        {!query ? (
           <FilterError message={!parsed.ok ? parsed.message : ""} resetHref="/" resetLabel="Show every experiment" />
-        ) : page.experiments.length === 0 ? (
-          <EmptyState icon={FlaskConical} title={filtered ? "No experiment matches these filters" : "No experiment is stored yet"} data-testid="experiments-empty">
-            {filtered ? (
-              <p>
-                <Link href="/">Clear the filters</Link> to see every experiment.
-              </p>
-            ) : (
-              <p>
-                {runs ? <>Start one with “Start a new experiment”, or run</> : <>An editor can start one here, or run</>} the paper&apos;s replay with <code>npm run replay</code> against
-                this database; it appears here once stored.
-              </p>
-            )}
-          </EmptyState>
         ) : (
-          <>
-            <DataGrid
-              testId="experiments"
-              caption={`Stored experiments (${page.experiments.length}${page.nextCursor ? " on this page" : ""})`}
-              sortNote="Select a column heading to sort the experiments on this page."
-              columns={COLUMNS}
-              rows={page.experiments.map((e) => ({
-                key: e.id,
-                sort: [experimentTitle(e), e.state, e.createdAt.getTime(), e.grid ? e.grid.schedules * e.grid.repetitions * e.grid.delaysMs.length : null, e.storedRuns, rate(e.disagreements, e.finalityTrials), rate(e.exposures, e.pairs)],
-                cells: [
-                  <div key="name" className="min-w-48 space-y-0.5">
-                    <Link href={`/experiments/${e.id}`} data-testid="experiment-link">
-                      {experimentTitle(e)}
-                    </Link>
-                    {e.notes ? <p className="line-clamp-2 max-w-md text-xs font-normal text-muted-foreground">{e.notes}</p> : null}
-                  </div>,
-                  <StateBadge key="state" state={e.state} />,
-                  <Time key="created" iso={e.createdAt.toISOString()} />,
-                  e.grid ? describeGrid(e.grid) : <span className="text-muted-foreground">config unreadable</span>,
-                  e.totalRuns === null ? e.storedRuns : ratio(e.storedRuns, e.totalRuns),
-                  ratio(e.disagreements, e.finalityTrials),
-                  ratio(e.exposures, e.pairs),
-                ],
-              }))}
-            />
-            <Pager label="Pages of experiments" firstHref={query?.cursor ? params({}) : null} nextHref={page.nextCursor ? params({ cursor: page.nextCursor }) : null} />
-          </>
+          <Suspense fallback={<PageLoading label="Loading experiments…" />}>
+            <ExperimentList query={query} runs={runs} />
+          </Suspense>
         )}
       </div>
+    </>
+  );
+}
+
+/** One page of experiments (queried behind the loading state), or what to do when there is none. */
+async function ExperimentList({ query, runs }: { query: ExperimentListQuery; runs: boolean }) {
+  const page = await listExperiments(getDb(), query);
+  const filtered = Boolean(query.name || query.state);
+  const params = (extra: Record<string, string>) => {
+    const p = new URLSearchParams();
+    if (query.name) p.set("name", query.name);
+    if (query.state) p.set("state", query.state);
+    for (const [k, v] of Object.entries(extra)) p.set(k, v);
+    const s = p.toString();
+    return s ? `/?${s}` : "/";
+  };
+  return page.experiments.length === 0 ? (
+    <EmptyState icon={FlaskConical} title={filtered ? "No experiment matches these filters" : "No experiment is stored yet"} data-testid="experiments-empty">
+      {filtered ? (
+        <p>
+          <Link href="/">Clear the filters</Link> to see every experiment.
+        </p>
+      ) : (
+        <p>
+          {runs ? <>Start one with “Start a new experiment”, or run</> : <>An editor can start one here, or run</>} the paper&apos;s replay with <code>npm run replay</code> against
+          this database; it appears here once stored.
+        </p>
+      )}
+    </EmptyState>
+  ) : (
+    <>
+      <DataGrid
+        testId="experiments"
+        caption={`Stored experiments (${page.experiments.length}${page.nextCursor ? " on this page" : ""})`}
+        sortNote="Select a column heading to sort the experiments on this page."
+        columns={COLUMNS}
+        rows={page.experiments.map((e) => ({
+          key: e.id,
+          sort: [experimentTitle(e), e.state, e.createdAt.getTime(), e.grid ? e.grid.schedules * e.grid.repetitions * e.grid.delaysMs.length : null, e.storedRuns, rate(e.disagreements, e.finalityTrials), rate(e.exposures, e.pairs)],
+          cells: [
+            <div key="name" className="min-w-48 space-y-0.5">
+              <Link href={`/experiments/${e.id}`} data-testid="experiment-link">
+                {experimentTitle(e)}
+              </Link>
+              {e.notes ? <p className="line-clamp-2 max-w-md text-xs font-normal text-muted-foreground">{e.notes}</p> : null}
+            </div>,
+            <StateBadge key="state" state={e.state} />,
+            <Time key="created" iso={e.createdAt.toISOString()} />,
+            e.grid ? describeGrid(e.grid) : <span className="text-muted-foreground">config unreadable</span>,
+            e.totalRuns === null ? e.storedRuns : ratio(e.storedRuns, e.totalRuns),
+            ratio(e.disagreements, e.finalityTrials),
+            ratio(e.exposures, e.pairs),
+          ],
+        }))}
+      />
+      <Pager label="Pages of experiments" firstHref={query.cursor ? params({}) : null} nextHref={page.nextCursor ? params({ cursor: page.nextCursor }) : null} />
     </>
   );
 }

@@ -72,7 +72,7 @@ test("the form refuses a bad field inline and writes nothing; the paper grid the
   await expect(page.getByRole("img", { name: /Endpoint-versus-terminal disagreement/ })).toHaveAttribute("aria-label", /snapshot at 25 ms: 50\/50/);
   // Identical series share one line whose legend names each; long x-axis labels wrap instead of running together.
   await expect(page.locator("figure.chart").first().locator(".recharts-legend-item-text").filter({ hasText: "identical" }).first()).toBeVisible();
-  await expect(page.locator("figure.chart").nth(1).locator(".recharts-xAxis tspan").filter({ hasText: /^cancellation$/ }).first()).toBeVisible();
+  await expect(page.locator("figure.chart").nth(1).locator("svg tspan").filter({ hasText: /^cancellation$/ }).first()).toBeVisible();
   await expect(page.getByRole("img", { name: /Cross-run exposure/ })).toHaveAttribute("aria-label", /shared state: 150\/200/);
   await page.screenshot({ path: "test-results/experiment-dashboard.png", fullPage: true });
 

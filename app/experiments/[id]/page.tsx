@@ -2,6 +2,7 @@ import { List } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
+import { Suspense } from "react";
 import { EditLabels } from "@/components/experiment/edit-labels";
 import { ExperimentLive } from "@/components/experiment/experiment-live";
 import { ExperimentReport } from "@/components/experiment/experiment-report";
@@ -9,8 +10,10 @@ import { SharePanel } from "@/components/share/share-panel";
 import { StateBadge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
+import { PageLoading } from "@/components/ui/skeleton";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
+import type { Principal } from "@/lib/auth/principal";
 import { finalityByDelay, unresolvedRuns } from "@/lib/dashboard/experiment-aggregates";
 import { conditionLabel, experimentTitle, shortId } from "@/lib/dashboard/format";
 import { getDb } from "@/lib/db/client";
@@ -35,8 +38,7 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
     select: { id: true, name: true, notes: true, createdAt: true, finishedAt: true, state: true, error: true, wallMs: true, config: true },
   });
   if (!experiment) notFound();
-  const [summary, status, byDelay, unresolved] = await Promise.all([experimentSummary(db, id), experimentStatus(db, id), finalityByDelay(db, id), unresolvedRuns(db, id)]);
-  const { config, name, notes, ...facts } = experiment;
+  const { name, notes } = experiment;
   const edits = can(principal.role, "experiment:run");
   return (
     <>
@@ -62,30 +64,43 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
           </>
         }
       />
-      <ExperimentReport
-        experiment={{ ...facts, createdAt: facts.createdAt.toISOString(), finishedAt: facts.finishedAt?.toISOString() ?? null }}
-        summary={summary}
-        byDelay={byDelay}
-        unresolved={unresolved}
-        config={config}
-        live={
-          status ? (
-            <ExperimentLive initial={status} canCancel={can(principal.role, "experiment:cancel")} conditionLabels={Object.fromEntries(status.conditions.map((c) => [c.condition, conditionLabel(c.condition)]))} />
-          ) : null
-        }
-        sharing={can(principal.role, "share:create") ? <SharePanel resourceType="experiment" resourceId={id} /> : null}
-        exports={
-          <p className="flex items-center gap-2 text-sm">
-            <span className="text-muted-foreground">Download:</span>
-            <a href={`/api/v1/experiments/${id}/table2?format=csv`} className={buttonClass({ size: "sm" })}>
-              CSV
-            </a>
-            <a href={`/api/v1/experiments/${id}/table2?format=json`} className={buttonClass({ size: "sm" })}>
-              JSON
-            </a>
-          </p>
-        }
-      />
+      {/* The header (and the 404) come first; the report streams in behind a loading state. */}
+      <Suspense fallback={<PageLoading label="Loading the experiment's results…" />}>
+        <Report experiment={experiment} principal={principal} />
+      </Suspense>
     </>
+  );
+}
+
+/** The experiment's summary, progress and charts: the slow part of the page, queried in parallel. */
+async function Report({ experiment, principal }: { experiment: { id: string; createdAt: Date; finishedAt: Date | null; state: string; error: string | null; wallMs: number | null; config: unknown }; principal: Principal }) {
+  const { id, config, ...facts } = experiment;
+  const db = getDb();
+  const [summary, status, byDelay, unresolved] = await Promise.all([experimentSummary(db, id), experimentStatus(db, id), finalityByDelay(db, id), unresolvedRuns(db, id)]);
+  return (
+    <ExperimentReport
+      experiment={{ id, ...facts, createdAt: facts.createdAt.toISOString(), finishedAt: facts.finishedAt?.toISOString() ?? null }}
+      summary={summary}
+      byDelay={byDelay}
+      unresolved={unresolved}
+      config={config}
+      live={
+        status ? (
+          <ExperimentLive initial={status} canCancel={can(principal.role, "experiment:cancel")} conditionLabels={Object.fromEntries(status.conditions.map((c) => [c.condition, conditionLabel(c.condition)]))} />
+        ) : null
+      }
+      sharing={can(principal.role, "share:create") ? <SharePanel resourceType="experiment" resourceId={id} /> : null}
+      exports={
+        <p className="flex items-center gap-2 text-sm">
+          <span className="text-muted-foreground">Download:</span>
+          <a href={`/api/v1/experiments/${id}/table2?format=csv`} className={buttonClass({ size: "sm" })}>
+            CSV
+          </a>
+          <a href={`/api/v1/experiments/${id}/table2?format=json`} className={buttonClass({ size: "sm" })}>
+            JSON
+          </a>
+        </p>
+      }
+    />
   );
 }
