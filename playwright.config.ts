@@ -3,7 +3,8 @@ import { defineConfig } from "@playwright/test";
 // Browser tests (e2e/*.spec.ts) against the production build: run `npx next build` first.
 // e2e/serve.ts starts its own embedded PostgreSQL, delayed-write service and replay, so no
 // database from the environment is ever touched.
-const PORT = 3107;
+// E2E_PORT: several checkouts on one machine run their browser tests side by side.
+const PORT = Number(process.env.E2E_PORT ?? 3107);
 const baseURL = `http://127.0.0.1:${PORT}`;
 
 export default defineConfig({

@@ -1,6 +1,7 @@
 // Runs before every request: security headers with a per-request CSP nonce on pages, and a refusal
 // of cross-site writes to the API (docs/accounts.md).
 import { NextResponse, type NextRequest } from "next/server";
+import { baseUrlOf, readServerEnv } from "./lib/env";
 
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -38,7 +39,8 @@ function crossSiteWrite(request: NextRequest): boolean {
   } catch {
     return true;
   }
-  return host !== request.headers.get("host") && origin !== process.env.BOUNDARY_LAB_URL?.replace(/\/$/, "");
+  const env = readServerEnv();
+  return host !== request.headers.get("host") && (env.BOUNDARY_LAB_URL === undefined || origin !== baseUrlOf(env));
 }
 
 export function proxy(request: NextRequest) {

@@ -36,7 +36,7 @@ export function ShareLinksTable({ links, showCreator }: { links: ShareLinkView[]
             <Badge tone={STATUS_TONE[l.status]}>{l.status}</Badge>
           </Td>
           <Td>{l.expiresAt ? <Time iso={l.expiresAt} /> : "never"}</Td>
-          <Td numeric>{l.useCount}</Td>
+          <Td numeric>{l.uses}</Td>
           <Td>{l.lastUsedAt ? <Time iso={l.lastUsedAt} /> : "never"}</Td>
           <Td>
             {l.status === "active" ? (

@@ -5,7 +5,7 @@ import { expect, request, test as base, type APIRequestContext } from "@playwrig
 import type { Role } from "../lib/auth/permissions";
 import { accounts, bearer, PASSWORD } from "./accounts";
 
-export const BASE_URL = "http://127.0.0.1:3107";
+export const BASE_URL = `http://127.0.0.1:${process.env.E2E_PORT ?? 3107}`;
 
 /**
  * A saved signed-in state for the role, made once per stack (serve.ts clears .e2e/ at start): every

@@ -3,7 +3,7 @@ import { baseUrlOf, readServerEnv } from "./env";
 
 describe("readServerEnv", () => {
   it("defaults to the embedded stack", () => {
-    expect(readServerEnv({})).toEqual({ BOUNDARY_LAB_DATA_DIR: ".data", PORT: 3000, SHARE_LINK_DEFAULT_DAYS: 14, TRUSTED_PROXIES: [], WEB_HOST: "0.0.0.0" });
+    expect(readServerEnv({})).toEqual({ BOUNDARY_LAB_DATA_DIR: ".data", PORT: 3000, SHARE_LINK_DEFAULT_DAYS: 14, SHARE_LOOKUPS_PER_MINUTE: 60, TRUSTED_PROXIES: [], WEB_HOST: "0.0.0.0" });
   });
   it("derives the public origin from PORT unless BOUNDARY_LAB_URL is set", () => {
     expect(baseUrlOf(readServerEnv({ PORT: "3200" }))).toBe("http://localhost:3200");

@@ -32,6 +32,8 @@ export const serverEnvSchema = z.object({
         .map((entry) => entry.trim())
         .filter(Boolean),
     ),
+  /** Share-link openings per client address a minute (a token that opens nothing costs 6). */
+  SHARE_LOOKUPS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   /** The address the web server listens on. */
   WEB_HOST: z.string().min(1).default("0.0.0.0"),
 });

@@ -9,7 +9,7 @@ import { Badge } from "@/components/ui/badge";
 import { PageHeader, Section } from "@/components/ui/page-header";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
-import { listAccounts, listApiKeys, type AccountView } from "@/lib/auth/accounts";
+import { listAccounts, listApiKeys } from "@/lib/auth/accounts";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { MIN_PASSWORD_LENGTH } from "@/lib/auth/schemas";
 import { getDb } from "@/lib/db/client";
@@ -18,14 +18,10 @@ import { listShareLinks, shareLinksDisabled } from "@/lib/share/share-links";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Admin" };
 
-/** Accounts are active unless an admin deactivated them (`active` comes with the deactivation routes). */
-const isActive = (user: AccountView) => (user as AccountView & { active?: boolean }).active !== false;
-
 export default async function AdminPage() {
   const principal = await requirePagePermission("users:admin", "/admin");
   const db = getDb();
   const [users, keys, links, disabled] = await Promise.all([listAccounts(db), listApiKeys(db), listShareLinks(db, {}), shareLinksDisabled(db)]);
-  const owners = new Map(users.map((u) => [u.id, u]));
   return (
     <>
       <PageHeader title="Admin" description="Accounts and their roles, every API key, and every share link on this instance." />
@@ -33,7 +29,7 @@ export default async function AdminPage() {
       <Section id="users" title="Users" description="Deactivating signs a user out and refuses their API keys at once; reactivating lets them sign in again with their password.">
         <DataTable caption={`Accounts (${users.length})`} testId="users" columns={["Email", "Name", "Role", "Status", "Created", "Actions"]}>
           {users.map((u) => {
-            const active = isActive(u);
+            const active = u.active;
             const self = u.id === principal.userId;
             return (
               <tr key={u.id}>
@@ -81,24 +77,19 @@ export default async function AdminPage() {
           caption={`Every API key (${keys.length})`}
           empty="No API key on this instance"
           testId="all-api-keys"
-          owner={(k) => {
-            const user = owners.get(k.userId);
-            return {
-              email: user?.email ?? k.userId,
-              label: user ? (
-                <>
-                  {user.email}
-                  {isActive(user) ? null : (
-                    <Badge tone="warning" className="ml-2">
-                      deactivated
-                    </Badge>
-                  )}
-                </>
-              ) : (
-                <code>{k.userId}</code>
-              ),
-            };
-          }}
+          owner={(k) => ({
+            email: k.owner.email,
+            label: (
+              <>
+                {k.owner.email}
+                {k.owner.active ? null : (
+                  <Badge tone="warning" className="ml-2">
+                    deactivated
+                  </Badge>
+                )}
+              </>
+            ),
+          })}
         />
       </Section>
 

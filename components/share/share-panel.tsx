@@ -26,9 +26,7 @@ interface ListedLink {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
-  uses?: number;
-  /** The name the list had before `uses` (same count). */
-  useCount?: number;
+  uses: number;
   lastUsedAt: string | null;
   status: "active" | "expired" | "revoked";
   note?: string | null;
@@ -102,7 +100,7 @@ export function SharePanel({ resourceType, resourceId }: { resourceType: Resourc
                 <Badge tone={STATUS_TONE[l.status]}>{l.status}</Badge>
               </Td>
               <Td>{l.expiresAt ? <Time iso={l.expiresAt} /> : "never"}</Td>
-              <Td numeric>{l.uses ?? l.useCount ?? 0}</Td>
+              <Td numeric>{l.uses}</Td>
               <Td>{l.lastUsedAt ? <Time iso={l.lastUsedAt} /> : "never"}</Td>
               <Td>{l.createdBy.email}</Td>
               <Td>

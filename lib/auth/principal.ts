@@ -24,7 +24,14 @@ interface LookedUp {
   principal: Principal | null;
   /** The API key that authenticated the request, for its usage counters. */
   apiKeyId: string | null;
+  /**
+   * The user the credential belongs to, also when it is refused because that user is deactivated:
+   * so that forgetUser after a reactivation drops the cached refusal too.
+   */
+  userId: string | null;
 }
+
+const NO_ONE: LookedUp = { principal: null, apiKeyId: null, userId: null };
 
 /**
  * Resolves the principal of a request in PostgreSQL, uncached. A Bearer header is an API key and
@@ -40,18 +47,19 @@ async function lookUpPrincipal(auth: Auth, db: Db, headers: Headers): Promise<Lo
   const key = bearerToken(headers);
   if (key !== null) {
     const verified = await auth.api.verifyApiKey({ body: { key } }).catch(() => null);
-    if (!verified?.valid || !verified.key) return { principal: null, apiKeyId: null };
+    if (!verified?.valid || !verified.key) return NO_ONE;
     const user = await db.user.findUnique({ where: { id: verified.key.referenceId } });
-    if (!user || user.banned || !isRole(user.role)) return { principal: null, apiKeyId: null };
-    return { principal: { userId: user.id, email: user.email, name: user.name, role: user.role, via: "api_key" }, apiKeyId: verified.key.id };
+    if (!user) return NO_ONE;
+    if (user.banned || !isRole(user.role)) return { ...NO_ONE, userId: user.id };
+    return { principal: { userId: user.id, email: user.email, name: user.name, role: user.role, via: "api_key" }, apiKeyId: verified.key.id, userId: user.id };
   }
-  if (!getSessionCookie(headers)) return { principal: null, apiKeyId: null };
+  if (!getSessionCookie(headers)) return NO_ONE;
   const session = await auth.api.getSession({ headers }).catch(() => null);
-  if (!session) return { principal: null, apiKeyId: null };
+  if (!session) return NO_ONE;
   const { user } = session;
   const role = (user as { role?: unknown }).role;
-  if (!isRole(role) || (user as { banned?: boolean | null }).banned) return { principal: null, apiKeyId: null };
-  return { principal: { userId: user.id, email: user.email, name: user.name, role, via: "session" }, apiKeyId: null };
+  if (!isRole(role) || (user as { banned?: boolean | null }).banned) return { ...NO_ONE, userId: user.id };
+  return { principal: { userId: user.id, email: user.email, name: user.name, role, via: "session" }, apiKeyId: null, userId: user.id };
 }
 
 /**
@@ -122,9 +130,9 @@ export class PrincipalResolver {
     return entry.principal;
   }
 
-  /** After a change to this user (role, deactivation, sessions ended) made in this process. */
+  /** After a change to this user (role, deactivation or reactivation, password, sessions ended) made in this process. */
   forgetUser(userId: string): void {
-    for (const [key, entry] of this.cache.entries()) if (entry.principal?.userId === userId) this.cache.delete(key);
+    for (const [key, entry] of this.cache.entries()) if (entry.userId === userId) this.cache.delete(key);
   }
 
   /** After this key was revoked in this process. */

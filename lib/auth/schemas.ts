@@ -20,6 +20,12 @@ export const changePasswordSchema = z.strictObject({ currentPassword: z.string()
 /** The first-run setup page creates an admin: no role to choose. */
 export const firstAdminSchema = newUserSchema.omit({ role: true });
 
+/** POST /api/v1/users/{id}/password: an admin sets a user's new password (same bounds as everywhere). */
+export const resetPasswordSchema = z.strictObject({ password });
+
+/** POST /api/v1/users/{id}/deactivate: an optional reason, kept with the account (the admin page shows it). */
+export const deactivateUserSchema = z.strictObject({ reason: z.string("reason must be text").trim().min(1, "reason must not be empty").max(200, "reason must be at most 200 characters").optional() });
+
 export const setRoleSchema = z.strictObject({ role: z.enum(ROLES, `role must be one of ${ROLES.join(", ")}`) });
 
 export const newApiKeySchema = z.strictObject({

@@ -413,9 +413,10 @@ describe("migration run_summary", () => {
       const grid = { delaysMs: [0, 25], schedules: 2, repetitions: 2 };
       const ids = [
         (await loadSyntheticExperiment(older, grid, { environmentFailureEvery: 5, protocolStopEvery: 3 })).experimentId,
-        (await older.experiment.create({ data: { state: "queued", config: grid } })).id,
+        // `select`: the columns later migrations add do not exist yet.
+        (await older.experiment.create({ data: { state: "queued", config: grid }, select: { id: true } })).id,
       ];
-      const withPairs = (await older.experiment.create({ data: { state: "running", config: grid } })).id;
+      const withPairs = (await older.experiment.create({ data: { state: "running", config: grid }, select: { id: true } })).id;
       const rand = random(7);
       await saveUnitResults(older, stored(withPairs, gridUnitsOf(grid).map((unit) => unitResult(unit, rand))));
       ids.push(withPairs);

@@ -238,7 +238,7 @@ export async function loadSyntheticExperiment(db: Db, grid: SyntheticGrid, optio
     data: CHECK_NAMES.map((name, position) => ({ experimentId, position, name, passed: true, evidence: `${runs}/${runs} cases (synthetic load)` })),
   });
   const finishedAt = new Date();
-  await db.experiment.update({ where: { id: experimentId }, data: { state: "completed", finishedAt, wallMs: performance.now() - started } });
+  await db.experiment.update({ where: { id: experimentId }, data: { state: "completed", finishedAt, wallMs: performance.now() - started }, select: { id: true } });
   const done = performance.now();
   return {
     experimentId,

@@ -81,7 +81,12 @@ describe("embedded PostgreSQL", () => {
   });
 
   it("generates the password once per data folder, readable by its owner only, and replaces the old fixed one", async () => {
-    const refused = async (url: string) => query(url, "SELECT 1").then(() => false, (error: Error) => /password authentication failed/.test(error.message));
+    /** Whether the cluster at `url` refuses its old fixed password. */
+    const refusesFixedPassword = async (url: string) => {
+      const withFixed = new URL(url);
+      withFixed.password = "boundary-lab";
+      return query(withFixed.toString(), "SELECT 1").then(() => false, (error: Error) => /password authentication failed/.test(error.message));
+    };
     const dir = dataDir();
     const first = await startEmbeddedPostgres(dir);
     const password = decodeURIComponent(new URL(first.url).password);
@@ -93,9 +98,7 @@ describe("embedded PostgreSQL", () => {
     try {
       expect(new URL(again.url).password).toBe(new URL(first.url).password);
       expect(await query(again.url, "SELECT 1 AS up")).toEqual([{ up: 1 }]);
-      const withFixed = new URL(again.url);
-      withFixed.password = "boundary-lab";
-      expect(await refused(withFixed.toString())).toBe(true);
+      expect(await refusesFixedPassword(again.url)).toBe(true);
     } finally {
       await again.stop();
     }
@@ -109,9 +112,7 @@ describe("embedded PostgreSQL", () => {
     try {
       expect(decodeURIComponent(new URL(upgraded.url).password)).toBe(readFileSync(`${legacyDir}.password`, "utf8"));
       expect(await query(upgraded.url, "SELECT 1 AS up")).toEqual([{ up: 1 }]);
-      const withFixed = new URL(upgraded.url);
-      withFixed.password = "boundary-lab";
-      expect(await refused(withFixed.toString())).toBe(true);
+      expect(await refusesFixedPassword(upgraded.url)).toBe(true);
     } finally {
       await upgraded.stop();
     }

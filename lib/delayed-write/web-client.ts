@@ -1,4 +1,5 @@
 // The web process's client of the delayed-write service. Server code only.
+import "server-only";
 import { readServerEnv } from "../env";
 import { DelayedWriteClient } from "./client";
 

@@ -7,6 +7,9 @@ const int = z.coerce.number().int();
 
 export const experimentStatusSchema = z.object({
   id: z.string(),
+  /** The name and notes people find it by (PATCH /api/v1/experiments/{id}); null when not given. */
+  name: z.string().nullable(),
+  notes: z.string().nullable(),
   state: z.enum(["queued", "running", "completed", "failed", "cancelled"]),
   error: z.string().nullable(),
   createdAt: z.string(),
@@ -34,6 +37,8 @@ export async function experimentStatus(db: Db, experimentId: string): Promise<Ex
   ].map((c) => ({ ...c, done: stored.find((s) => s.condition === c.condition)?.n ?? 0 }));
   return experimentStatusSchema.parse({
     id: experiment.id,
+    name: experiment.name,
+    notes: experiment.notes,
     state: experiment.state,
     error: experiment.error,
     createdAt: experiment.createdAt.toISOString(),

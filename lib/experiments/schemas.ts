@@ -18,6 +18,16 @@ export const experimentLabelsShape = {
   notes: z.string("notes must be text").max(EXPERIMENT_NOTES_MAX, `notes must be at most ${EXPERIMENT_NOTES_MAX} characters`).optional(),
 };
 
+/**
+ * PATCH /api/v1/experiments/{id}: a new name and/or notes, each with the create form's limits; null
+ * clears it, a field left out stays as it is.
+ */
+export const experimentLabelsPatchSchema = z.strictObject({
+  name: experimentLabelsShape.name.unwrap().nullable().optional(),
+  notes: experimentLabelsShape.notes.unwrap().nullable().optional(),
+});
+export type ExperimentLabelsPatch = z.infer<typeof experimentLabelsPatchSchema>;
+
 /** POST /api/v1/experiments: the replay config (every field defaults to the paper's grid), and optionally a name and notes. */
 export const createExperimentBodySchema = replayConfigSchema.extend(experimentLabelsShape);
 

@@ -4,17 +4,17 @@ import { RateLimiterRes, type RateLimiterPostgres } from "rate-limiter-flexible"
 import { databaseUrl } from "../db/client";
 import type { Db } from "../db/prisma";
 import { postgresRateLimiter } from "../db/rate-limiter";
+import { readServerEnv } from "../env";
 import { openShareLink } from "./share-links";
 
-/** Per client address: 60 lookups a minute, and a token that opens nothing costs 6 (ten guesses a minute). */
-const LOOKUPS_PER_MINUTE = 60;
+/** Per client address: SHARE_LOOKUPS_PER_MINUTE (60) lookups a minute, and a token that opens nothing costs 6 (ten guesses a minute). */
 const FAILED_LOOKUP_COST = 6;
 /** Tokens that open nothing, from all addresses together: a guesser with many addresses is capped too. */
 const FAILED_LOOKUPS_PER_MINUTE_ALL = 300;
 const holder = globalThis as typeof globalThis & { boundaryLabShareLimiters?: { perAddress: RateLimiterPostgres; failedAll: RateLimiterPostgres } };
 const limiters = () =>
   (holder.boundaryLabShareLimiters ??= {
-    perAddress: postgresRateLimiter(databaseUrl(), { keyPrefix: "share-lookup", points: LOOKUPS_PER_MINUTE, durationSeconds: 60 }),
+    perAddress: postgresRateLimiter(databaseUrl(), { keyPrefix: "share-lookup", points: readServerEnv().SHARE_LOOKUPS_PER_MINUTE, durationSeconds: 60 }),
     failedAll: postgresRateLimiter(databaseUrl(), { keyPrefix: "share-failed-all", points: FAILED_LOOKUPS_PER_MINUTE_ALL, durationSeconds: 60 }),
   });
 

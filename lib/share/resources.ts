@@ -14,9 +14,8 @@ export interface ExperimentShareContent {
   kind: "experiment";
   experiment: {
     id: string;
-    /** Absent from snapshots taken before experiments had names. */
+    /** For the banner (links made before names existed have none). Notes stay private. */
     name?: string | null;
-    notes?: string | null;
     state: string;
     createdAt: string;
     startedAt: string | null;
@@ -66,7 +65,7 @@ export async function loadShareContent(db: Db, resourceType: ShareResourceType, 
 async function loadExperimentContent(db: Db, id: string): Promise<ExperimentShareContent | null> {
   const experiment = await db.experiment.findUnique({
     where: { id },
-    select: { id: true, name: true, notes: true, state: true, createdAt: true, startedAt: true, finishedAt: true, wallMs: true, error: true, config: true },
+    select: { id: true, name: true, state: true, createdAt: true, startedAt: true, finishedAt: true, wallMs: true, error: true, config: true },
   });
   if (!experiment) return null;
   const summary = await experimentSummary(db, id).catch(deletedMeanwhile);

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { ApiError } from "../http/errors";
 import { parseInput } from "../http/input";
-import { createShareLinkSchema, shareLinkIdSchema } from "./schemas";
+import { createShareLinkSchema, listShareLinksQuerySchema, shareLinkIdSchema } from "./schemas";
 
 const id = "0b6c3a52-7a61-4f0e-9d8e-2c4a1f5b7e90";
 
@@ -52,5 +52,34 @@ describe("shareLinkIdSchema", () => {
     expect(shareLinkIdSchema.parse({ id })).toEqual({ id });
     expect(shareLinkIdSchema.safeParse({ id: "1" }).success).toBe(false);
     expect(shareLinkIdSchema.safeParse({ id, extra: 1 }).success).toBe(false);
+  });
+});
+
+describe("listShareLinksQuerySchema", () => {
+  it("takes all, or one resource: an experiment or run by id, the protocol matrix without one", () => {
+    expect(listShareLinksQuerySchema.parse({})).toEqual({ all: false });
+    expect(listShareLinksQuerySchema.parse({ all: "true" })).toEqual({ all: true });
+    expect(listShareLinksQuerySchema.parse({ resourceType: "experiment", resourceId: id })).toEqual({ all: false, resourceType: "experiment", resourceId: id });
+    expect(listShareLinksQuerySchema.parse({ resourceType: "protocol_matrix" })).toEqual({ all: false, resourceType: "protocol_matrix" });
+  });
+
+  it.each([
+    [{ resourceType: "experiment" }, "resourceId", "resourceId is required to list the links of an experiment"],
+    [{ resourceType: "run", resourceId: "42" }, "resourceId", "resourceId must be an experiment or run id (a UUID)"],
+    [{ resourceType: "protocol_matrix", resourceId: id }, "resourceId", "resourceId must be left out for the protocol matrix"],
+    [{ resourceId: id }, "resourceType", "resourceType is required with resourceId"],
+    [{ resourceType: "dashboard", resourceId: id }, "resourceType", undefined],
+    [{ all: "yes" }, "all", undefined],
+    [{ resourceType: ["run", "experiment"], resourceId: id }, "resourceType", undefined],
+    [{ createdBy: "me" }, "createdBy", undefined],
+  ])("refuses %j, naming %s", (query, field, message) => {
+    try {
+      parseInput(listShareLinksQuerySchema, query, "query");
+      expect.unreachable("parsed");
+    } catch (error) {
+      expect(error).toBeInstanceOf(ApiError);
+      expect((error as ApiError).field).toBe(field);
+      if (message) expect((error as ApiError).message).toBe(`query.${field}: ${message}`);
+    }
   });
 });

@@ -11,11 +11,24 @@ export type ShareMode = (typeof SHARE_MODES)[number];
 
 export const MAX_SHARE_LINK_DAYS = 3650;
 
+const resourceType = z.enum(SHARE_RESOURCE_TYPES, `resourceType must be one of ${SHARE_RESOURCE_TYPES.join(", ")}`);
+const resourceId = z.uuid("resourceId must be an experiment or run id (a UUID)");
+
+/** An experiment or a run is named by its id; the protocol matrix, the only one of its kind, by none. */
+function resourceIdRule(action: string) {
+  return (input: { resourceType?: ShareResourceType; resourceId?: string }, ctx: z.RefinementCtx) => {
+    if (input.resourceType === undefined) return;
+    const needsId = input.resourceType !== "protocol_matrix";
+    if (needsId && input.resourceId === undefined) ctx.addIssue({ code: "custom", path: ["resourceId"], message: `resourceId is required to ${action} ${input.resourceType === "experiment" ? "an" : "a"} ${input.resourceType}` });
+    if (!needsId && input.resourceId !== undefined) ctx.addIssue({ code: "custom", path: ["resourceId"], message: "resourceId must be left out for the protocol matrix" });
+  };
+}
+
 /** The create-link body, shared by the API route and the form. */
 export const createShareLinkSchema = z
   .strictObject({
-  resourceType: z.enum(SHARE_RESOURCE_TYPES, `resourceType must be one of ${SHARE_RESOURCE_TYPES.join(", ")}`),
-  resourceId: z.uuid("resourceId must be an experiment or run id (a UUID)").optional(),
+  resourceType,
+  resourceId: resourceId.optional(),
   mode: z.enum(SHARE_MODES, `mode must be one of ${SHARE_MODES.join(", ")}`).default("frozen"),
   /** null: never expires, by explicit choice; omitted: the instance default (SHARE_LINK_DEFAULT_DAYS). */
   expiresInDays: z
@@ -27,18 +40,24 @@ export const createShareLinkSchema = z
     .optional(),
   note: z.string().trim().max(200, "note must be at most 200 characters").optional(),
   })
-  .superRefine((input, ctx) => {
-    const needsId = input.resourceType !== "protocol_matrix";
-    if (needsId && input.resourceId === undefined) ctx.addIssue({ code: "custom", path: ["resourceId"], message: `resourceId is required to share a ${input.resourceType}` });
-    if (!needsId && input.resourceId !== undefined) ctx.addIssue({ code: "custom", path: ["resourceId"], message: "resourceId must be left out for the protocol matrix" });
-  });
+  .superRefine(resourceIdRule("share"));
 export type CreateShareLinkInput = z.infer<typeof createShareLinkSchema>;
 
 /** The `[id]` path parameter of the share-link routes. */
 export const shareLinkIdSchema = z.strictObject({ id: z.uuid("id must be a share link id (a UUID)") });
 
-/** GET /api/v1/share-links: `?all=true` lists every link on the instance (admins only). */
-export const listShareLinksQuerySchema = z.strictObject({ all: queryFlag("all").default(false) });
+/**
+ * GET /api/v1/share-links: `?all=true` lists every link on the instance (admins only);
+ * `?resourceType=experiment&resourceId=…` (or `run`, or `protocol_matrix` without an id) only the
+ * links to that one resource, for its share panel.
+ */
+export const listShareLinksQuerySchema = z
+  .strictObject({ all: queryFlag("all").default(false), resourceType: resourceType.optional(), resourceId: resourceId.optional() })
+  .superRefine((input, ctx) => {
+    if (input.resourceType === undefined && input.resourceId !== undefined) ctx.addIssue({ code: "custom", path: ["resourceType"], message: "resourceType is required with resourceId" });
+  })
+  .superRefine(resourceIdRule("list the links of"));
+export type ListShareLinksQuery = z.infer<typeof listShareLinksQuerySchema>;
 
 /** PUT /api/v1/settings/share-links: the instance-wide kill switch. */
 export const killSwitchSchema = z.strictObject({ disabled: z.boolean("disabled must be true or false") });

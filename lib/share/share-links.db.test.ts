@@ -7,8 +7,8 @@ import { replayConfigSchema } from "../replay/config";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { canonicalJson, contentHash } from "./content-hash";
 import { loadShareContent, type ExperimentShareContent, type RunShareContent } from "./resources";
-import { createShareLinkSchema } from "./schemas";
-import { createShareLink, listShareLinks, openShareLink, revokeShareLink, setShareLinksDisabled, shareLinksDisabled, type OpenShareLinkResult } from "./share-links";
+import { createShareLinkSchema, listShareLinksQuerySchema } from "./schemas";
+import { createShareLink, listShareLinks, openShareLink, revokeShareLink, setShareLinksDisabled, shareLinksDisabled, visibleShareLinks, type OpenShareLinkResult, type ShareLinkView } from "./share-links";
 import { hashShareToken } from "./token";
 
 const HOUR = 3_600_000;
@@ -382,6 +382,53 @@ describe("share links on the embedded PostgreSQL", () => {
     expect(new Set(everyone.map((l) => l.createdBy.id))).toEqual(new Set(["alice", "bob", "carol"]));
     const times = everyone.map((l) => Date.parse(l.createdAt));
     expect(times).toEqual([...times].sort((a, b) => b - a));
+  });
+
+  it("lists one resource's links for its share panel: an editor's own, an admin every user's, each with status, uses and last use", async () => {
+    const { experimentId, runId } = await seedExperiment();
+    const other = await seedExperiment();
+    const dave = principal("dave", "editor");
+    const erin = principal("erin", "admin");
+    for (const p of [dave, erin]) await db.user.create({ data: { id: p.userId, email: p.email, name: p.name, role: p.role } });
+    const make = (who: Principal, fields: Record<string, unknown>, days = 0) => createShareLink(db, who, input(fields), { defaultExpiryDays: 14, now: at(days * DAY) });
+    const davesOld = await make(dave, { resourceType: "experiment", resourceId: experimentId, expiresInDays: 1 }, 0);
+    const davesUsed = await make(dave, { resourceType: "experiment", resourceId: experimentId, mode: "live" }, 1);
+    const davesRevoked = await make(dave, { resourceType: "experiment", resourceId: experimentId }, 2);
+    const erins = await make(erin, { resourceType: "experiment", resourceId: experimentId }, 3);
+    await make(dave, { resourceType: "experiment", resourceId: other.experimentId }, 1); // another experiment
+    await make(dave, { resourceType: "run", resourceId: runId }, 1); // a run of this experiment is another resource
+    const davesMatrix = await make(dave, { resourceType: "protocol_matrix" }, 1);
+    expectOk(await openShareLink(db, davesUsed.token, at(1 * DAY + HOUR)));
+    expectOk(await openShareLink(db, davesUsed.token, at(1 * DAY + 2 * HOUR)));
+    await revokeShareLink(db, dave, davesRevoked.link.id, at(2 * DAY + HOUR));
+
+    // The banner names the experiment; its notes stay private.
+    await db.experiment.update({ where: { id: experimentId }, data: { name: "R2 smoke", notes: "internal only" } });
+    const shared = (await loadShareContent(db, "experiment", experimentId)) as ExperimentShareContent;
+    expect(shared.experiment.name).toBe("R2 smoke");
+    expect(JSON.stringify(shared)).not.toContain("internal only");
+
+    const query = (fields: Record<string, unknown>) => listShareLinksQuerySchema.parse(fields);
+    const ofExperiment = query({ resourceType: "experiment", resourceId: experimentId });
+    const summary = (links: ShareLinkView[]) => links.map((l) => [l.id, l.status, l.uses, l.lastUsedAt, l.createdBy.email]);
+
+    expect(summary(await visibleShareLinks(db, dave, ofExperiment, at(3 * DAY)))).toEqual([
+      [davesRevoked.link.id, "revoked", 0, null, "dave@example.test"],
+      [davesUsed.link.id, "active", 2, iso(1 * DAY + 2 * HOUR), "dave@example.test"],
+      [davesOld.link.id, "expired", 0, null, "dave@example.test"],
+    ]);
+    // The admin's panel shows every user's links to the resource, without ?all.
+    expect((await visibleShareLinks(db, erin, ofExperiment, at(3 * DAY))).map((l) => l.id)).toEqual([erins.link.id, davesRevoked.link.id, davesUsed.link.id, davesOld.link.id]);
+    // Another editor sees none of dave's.
+    expect(await visibleShareLinks(db, alice, ofExperiment)).toEqual([]);
+    expect((await visibleShareLinks(db, dave, query({ resourceType: "protocol_matrix" }))).map((l) => l.id)).toEqual([davesMatrix.link.id]);
+    expect(await visibleShareLinks(db, dave, query({ resourceType: "experiment", resourceId: "7d1f0c2e-5b8a-4c3d-9e6f-0a1b2c3d4e5f" }))).toEqual([]);
+
+    // Without a resource: one's own links, or (?all, admins only) everyone's.
+    expect((await visibleShareLinks(db, dave, query({}))).every((l) => l.createdBy.id === "dave")).toBe(true);
+    expect(await visibleShareLinks(db, erin, query({ all: "true" }))).toHaveLength(await db.shareLink.count());
+    const refused = await expectApiError(visibleShareLinks(db, dave, query({ all: "true" })), 403);
+    expect(refused.field).toBe("all");
   });
 
   it("honours a revoke or the kill switch that lands between the lookup and the use", async () => {

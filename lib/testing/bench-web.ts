@@ -1,0 +1,89 @@
+// What the HTTP benchmarks share: a production build to serve, and the web server on a free
+// loopback port against the benchmark's own database, with a secret of its own and an account maker.
+import { randomBytes } from "node:crypto";
+import { existsSync, readdirSync, statSync } from "node:fs";
+import path from "node:path";
+import { createInterface } from "node:readline";
+import { Pool } from "undici";
+import { createAuth, type Auth } from "../auth/auth";
+import { freePort } from "../db/free-port";
+import type { Db } from "../db/prisma";
+import { readServerEnv } from "../env";
+import { spawnWebServer } from "../web/spawn";
+import { stopChild, type orderedShutdown } from "./ordered-shutdown";
+
+const BUILD_ID = path.resolve(".next/BUILD_ID");
+const READY_TIMEOUT_MS = 60_000;
+
+/** Exits when there is no production build (a benchmark never builds); warns when sources changed after it. */
+export function requireProductionBuild(name: string, log: (line: string) => void): void {
+  if (!existsSync(BUILD_ID)) {
+    console.error(`${name}: no production build (.next/BUILD_ID is missing): run \`npx next build\` first. This bench never builds.`);
+    process.exit(1);
+  }
+  const built = statSync(BUILD_ID).mtimeMs;
+  const newer: string[] = [];
+  const walk = (dir: string) => {
+    if (!existsSync(dir)) return;
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (/\.(tsx?|css)$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) && statSync(file).mtimeMs > built) newer.push(file);
+    }
+  };
+  for (const dir of ["app", "components", "lib"]) walk(dir);
+  if (newer.length) {
+    log(`WARNING: ${newer.length} source files changed after the production build (${newer.slice(0, 5).join(", ")}${newer.length > 5 ? ", …" : ""}): the web server serves the build, so it measures older code. Run \`npx next build\` to measure the checkout.`);
+  }
+}
+
+export interface BenchWeb {
+  origin: string;
+  /** Better Auth on the benchmark's database with the web server's secret: accounts and keys made here work there. */
+  auth: Auth;
+  /** One keep-alive connection to the server. */
+  pool: Pool;
+}
+
+/**
+ * Starts the web server (workers/web.ts) on a free loopback port against `databaseUrl`, registers
+ * its stop, and resolves once it answers. `env` adds variables (the service's URL, raised limits).
+ */
+export async function startBenchWeb(options: {
+  db: Db;
+  databaseUrl: string;
+  dataDir: string;
+  log: (line: string) => void;
+  stack: ReturnType<typeof orderedShutdown>;
+  env?: Record<string, string>;
+}): Promise<BenchWeb> {
+  const { db, databaseUrl, dataDir, log, stack } = options;
+  const port = await freePort();
+  const origin = `http://127.0.0.1:${port}`;
+  const authSecret = randomBytes(32).toString("base64url");
+  const auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: origin, BETTER_AUTH_SECRET: authSecret, BOUNDARY_LAB_DATA_DIR: dataDir }), databaseUrl);
+  const web = spawnWebServer({
+    port,
+    host: "127.0.0.1",
+    env: { DATABASE_URL: databaseUrl, BOUNDARY_LAB_URL: origin, BETTER_AUTH_SECRET: authSecret, BOUNDARY_LAB_DATA_DIR: dataDir, DELAYED_WRITE_URL: "", ...options.env },
+    output: "pipe",
+  });
+  stack.onStop("web", () => stopChild(web));
+  for (const stream of [web.stdout!, web.stderr!]) createInterface({ input: stream }).on("line", (line) => console.error(`[web] ${line}`));
+  web.once("exit", (code, signal) => void stack.shutdown(stack.stopping() ? 0 : 1, `the web server exited (${signal ?? code})`));
+
+  const pool = new Pool(origin, { connections: 1 });
+  stack.onStop("HTTP client", () => pool.close());
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  for (;;) {
+    try {
+      const response = await pool.request({ path: "/api/health", method: "GET" });
+      await response.body.dump();
+      log(`web server up at ${origin}`);
+      return { origin, auth, pool };
+    } catch {
+      if (Date.now() > deadline) throw new Error(`the web server did not answer within ${READY_TIMEOUT_MS / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
+  }
+}

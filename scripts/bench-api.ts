@@ -1,0 +1,169 @@
+// `npm run bench:api -- --json FILE [--duration S] [--connections N]`: API and page throughput
+// under concurrent clients.
+//
+//  1. A fresh embedded PostgreSQL in a temp folder (never the user's data), migrated; the
+//     delayed-write service; the paper's replay stored as an experiment (Table 2 checked); one replay
+//     worker (idle, so that /api/health answers 200); an admin with an API key, a session (signed in
+//     over HTTP) and a frozen share link of the experiment.
+//  2. The web server (workers/web.ts, the production build: run `npx next build` first) on a free
+//     loopback port, with the share-link lookup limit raised for the benchmark
+//     (SHARE_LOOKUPS_PER_MINUTE).
+//  3. For each route, one checked request (it must answer 200), a 2 s warm-up, then autocannon with
+//     CONNECTIONS connections (default 20) for DURATION seconds (default 10), one route at a time:
+//     /api/health (no account), /api/v1/me (API key), the experiment's summary (API key), the
+//     experiment page (session cookie), the share link's page (anonymous).
+//
+// Prints a table and writes FILE as {routes: [{path, auth, requestsPerSecond, p50Ms, p99Ms, non2xx}]}
+// (plus errors and timeouts per route). Targets are printed beside the figures, never asserted.
+import autocannon from "autocannon";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { createAccount, createApiKey } from "../lib/auth/accounts";
+import { startEmbeddedPostgres } from "../lib/db/embedded";
+import { ensureMigrated } from "../lib/db/migrate";
+import { createPrisma } from "../lib/db/prisma";
+import { spawnDelayedWriteService } from "../lib/delayed-write/spawn";
+import { replayConfigSchema } from "../lib/replay/config";
+import { table2Mismatches } from "../lib/replay/expected-table2";
+import { replayExperiment } from "../lib/replay/run-experiment";
+import { createShareLink } from "../lib/share/share-links";
+import { requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
+import { orderedShutdown } from "../lib/testing/ordered-shutdown";
+import { startReplayWorker } from "../lib/worker/replay-worker";
+
+const log = (line: string) => console.error(`bench:api: ${line}`);
+
+function usage(problem: string): never {
+  console.error(`bench:api: ${problem}\nusage: npm run bench:api -- [--json FILE] [--duration SECONDS (default 10)] [--connections N (default 20)]`);
+  process.exit(2);
+}
+
+let values: { json?: string; duration: string; connections: string };
+try {
+  ({ values } = parseArgs({ options: { json: { type: "string" }, duration: { type: "string", default: "10" }, connections: { type: "string", default: "20" } }, strict: true }));
+} catch (error) {
+  usage((error as Error).message);
+}
+const DURATION_S = Number(values.duration);
+const CONNECTIONS = Number(values.connections);
+if (!Number.isInteger(DURATION_S) || DURATION_S < 1 || DURATION_S > 600) usage("--duration must be an integer from 1 to 600");
+if (!Number.isInteger(CONNECTIONS) || CONNECTIONS < 1 || CONNECTIONS > 1000) usage("--connections must be an integer from 1 to 1000");
+const WARMUP_S = 2;
+
+requireProductionBuild("bench:api", log);
+const dataDir = mkdtempSync(path.join(tmpdir(), "bl-bench-api-"));
+const stack = orderedShutdown({ dataDir, stopTimeoutMs: 15_000, log, signalExitCode: 130, logReasonOnSuccess: false });
+
+type Auth = "none" | "api_key" | "session";
+interface RouteFigures {
+  path: string;
+  auth: Auth;
+  requestsPerSecond: number;
+  p50Ms: number;
+  p99Ms: number;
+  non2xx: number;
+  errors: number;
+  timeouts: number;
+}
+
+async function measure(origin: string, route: { path: string; label: string; auth: Auth; headers: Record<string, string> }): Promise<RouteFigures> {
+  const url = `${origin}${route.path}`;
+  const checked = await fetch(url, { headers: route.headers });
+  if (checked.status !== 200) throw new Error(`GET ${route.label} answered ${checked.status}: ${(await checked.text()).slice(0, 300)}`);
+  await checked.arrayBuffer();
+  await autocannon({ url, connections: CONNECTIONS, duration: WARMUP_S, headers: route.headers });
+  const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers: route.headers });
+  return {
+    path: route.label,
+    auth: route.auth,
+    requestsPerSecond: Math.round(result.requests.average * 10) / 10,
+    p50Ms: result.latency.p50,
+    p99Ms: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+  };
+}
+
+async function main(): Promise<void> {
+  const database = await startEmbeddedPostgres(dataDir, log);
+  stack.onStop("PostgreSQL", () => database.stop());
+  await ensureMigrated(database.url, log);
+  const db = createPrisma(database.url);
+  stack.onStop("database client", () => db.$disconnect());
+  const service = await spawnDelayedWriteService();
+  stack.onStop("delayed-write service", () => service.stop());
+
+  log("replaying the paper's grid");
+  const config = replayConfigSchema.parse({});
+  const summary = await replayExperiment(db, config, service.url);
+  const mismatches = table2Mismatches(summary, config);
+  log(`experiment ${summary.experimentId}: Table 2 ${mismatches.length === 0 ? "exact" : `NOT exact (${mismatches.length} mismatches)`}`);
+  const worker = await startReplayWorker({ databaseUrl: database.url, serviceUrl: service.url, concurrency: 4 });
+  stack.onStop("replay worker", () => worker.stop(5_000));
+
+  const { origin, auth } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack, env: { DELAYED_WRITE_URL: service.url, SHARE_LOOKUPS_PER_MINUTE: "1000000000" } });
+  const password = "a password for the benchmark";
+  const admin = await createAccount(auth, { email: "bench@api.test", password, name: "bench", role: "admin" });
+  const { key } = await createApiKey(auth, admin.id, "bench:api");
+  const signedIn = await fetch(`${origin}/api/auth/sign-in/email`, {
+    method: "POST",
+    headers: { "content-type": "application/json", origin },
+    body: JSON.stringify({ email: admin.email, password }),
+  });
+  if (signedIn.status !== 200) throw new Error(`sign-in answered ${signedIn.status}: ${await signedIn.text()}`);
+  const cookie = signedIn.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
+  const principal = { userId: admin.id, email: admin.email, name: admin.name, role: "admin" as const, via: "session" as const };
+  const { token } = await createShareLink(db, principal, { resourceType: "experiment", resourceId: summary.experimentId, mode: "frozen" }, { defaultExpiryDays: 14 });
+
+  const bearer = { authorization: `Bearer ${key}` };
+  const routes: Array<{ path: string; label: string; auth: Auth; headers: Record<string, string> }> = [
+    { path: "/api/health", label: "/api/health", auth: "none", headers: {} },
+    { path: "/api/v1/me", label: "/api/v1/me", auth: "api_key", headers: bearer },
+    { path: `/api/v1/experiments/${summary.experimentId}/summary`, label: "/api/v1/experiments/<id>/summary", auth: "api_key", headers: bearer },
+    { path: `/experiments/${summary.experimentId}`, label: "/experiments/<id>", auth: "session", headers: { cookie } },
+    { path: `/s/${token}`, label: "/s/<token>", auth: "none", headers: {} },
+  ];
+  const figures: RouteFigures[] = [];
+  for (const route of routes) {
+    log(`${route.label}: ${CONNECTIONS} connections for ${DURATION_S} s`);
+    figures.push(await measure(origin, route));
+  }
+
+  const health = figures[0]!;
+  const me = figures[1]!;
+  const summaryFigures = figures[2]!;
+  const header = ["GET", "auth", "requests/s", "p50", "p99", "non-2xx"];
+  const rows = figures.map((f) => [f.path, f.auth, f.requestsPerSecond.toFixed(1), `${f.p50Ms} ms`, `${f.p99Ms} ms`, String(f.non2xx + f.errors + f.timeouts)]);
+  const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((r) => r[i]!.length)));
+  const line = (r: string[]) => `| ${r.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
+  const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
+  console.log(
+    [
+      `${CONNECTIONS} connections, ${DURATION_S} s per route after ${WARMUP_S} s of warm-up; the paper's experiment (${summary.experimentId}), Table 2 ${mismatches.length === 0 ? "exact" : "NOT exact"}`,
+      "",
+      line(header),
+      `|${widths.map((w, i) => (i < 2 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`,
+      ...rows.map(line),
+      "",
+      `/api/v1/me with a key at ${((100 * me.requestsPerSecond) / health.requestsPerSecond).toFixed(0)}% of /api/health's rate (target ≥ 80%): ${verdict(me.requestsPerSecond >= 0.8 * health.requestsPerSecond)}`,
+      `summary ${summaryFigures.requestsPerSecond.toFixed(1)} requests/s, p99 ${summaryFigures.p99Ms} ms (target ≥ 200/s, p99 ≤ 200 ms): ${verdict(summaryFigures.requestsPerSecond >= 200 && summaryFigures.p99Ms <= 200)}`,
+      `non-2xx answers, errors and timeouts: ${figures.reduce((n, f) => n + f.non2xx + f.errors + f.timeouts, 0)} (target 0)`,
+    ].join("\n"),
+  );
+  if (values.json) {
+    writeFileSync(values.json, `${JSON.stringify({ routes: figures }, null, 2)}\n`);
+    log(`wrote ${values.json}`);
+  }
+  await stack.shutdown(0, "done");
+}
+
+main().catch((error: unknown) => {
+  log((error as Error).stack ?? String(error));
+  void stack.shutdown(1, "failed");
+});
