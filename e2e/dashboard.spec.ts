@@ -67,7 +67,7 @@ test("the form refuses a bad field inline and writes nothing; the paper grid the
   // Charts load as they come into view (their module is not part of the page's first load).
   for (const chart of await charts.all()) {
     await chart.scrollIntoViewIfNeeded();
-    await expect(chart.locator(".recharts-wrapper > svg.recharts-surface")).toBeVisible();
+    await expect(chart.locator(".recharts-wrapper > svg.recharts-surface")).toBeVisible({ timeout: 20_000 });
   }
   await expect(page.getByRole("img", { name: /Endpoint-versus-terminal disagreement/ })).toHaveAttribute("aria-label", /snapshot at 25 ms: 50\/50/);
   // Identical series share one line whose legend names each; long x-axis labels wrap instead of running together.
@@ -79,7 +79,10 @@ test("the form refuses a bad field inline and writes nothing; the paper grid the
   // The Table 2 CSV opens as a spreadsheet would read it: a header and one figure per row.
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByRole("link", { name: "CSV" }).first().click()]);
   expect(download.suggestedFilename()).toMatch(/^boundary-lab-table2-[0-9a-f-]{36}\.csv$/);
-  const lines = readFileSync((await download.path())!, "utf8").trim().split("\n");
+  // UTF-8 BOM and CRLF, as the runs and effects exports (so that spreadsheets read it as UTF-8).
+  const csv = readFileSync((await download.path())!, "utf8");
+  expect(csv.startsWith("\uFEFF")).toBe(true);
+  const lines = csv.slice(1).trimEnd().split("\r\n");
   expect(lines[0]).toBe("test,condition,measure,numerator,denominator,value");
   expect(lines).toContain("finality,snapshot,recorded_successes_nonzero_delay,0,150,0");
   expect(lines).toContain("finality,reconciliation,recorded_successes_nonzero_delay,150,150,1");

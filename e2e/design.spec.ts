@@ -14,7 +14,8 @@ test.describe.configure({ mode: "default" });
 async function drawCharts(page: Page): Promise<void> {
   for (const chart of await page.locator("figure.chart").all()) {
     await chart.scrollIntoViewIfNeeded();
-    await expect(chart.locator(".recharts-wrapper > svg.recharts-surface")).toBeVisible();
+    // The chart module is fetched on first view: allow for a loaded machine.
+    await expect(chart.locator(".recharts-wrapper > svg.recharts-surface")).toBeVisible({ timeout: 20_000 });
   }
   await page.evaluate(() => window.scrollTo(0, 0));
 }

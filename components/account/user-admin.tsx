@@ -139,12 +139,12 @@ export function ResetPasswordButton({ userId, email, minLength }: { userId: stri
       description="Their sessions end; they sign in with the new password."
       width="28rem"
     >
-          <form onSubmit={submit} noValidate className="space-y-4">
-            <Field id={`${id}-password`} label={`New password (at least ${minLength} characters)`} error={error}>
-              <Input id={`${id}-password`} name="password" type="password" autoComplete="new-password" aria-invalid={error ? true : undefined} aria-describedby={describedBy(`${id}-password`, { error })} />
-            </Field>
-            <DialogActions submit="Set password" busyLabel="Setting…" busy={busy} />
-          </form>
+      <form onSubmit={submit} noValidate className="space-y-4">
+        <Field id={`${id}-password`} label={`New password (at least ${minLength} characters)`} error={error}>
+          <Input id={`${id}-password`} name="password" type="password" autoComplete="new-password" aria-invalid={error ? true : undefined} aria-describedby={describedBy(`${id}-password`, { error })} />
+        </Field>
+        <DialogActions submit="Set password" busyLabel="Setting…" busy={busy} />
+      </form>
     </Dialog>
   );
 }

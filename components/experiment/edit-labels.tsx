@@ -29,16 +29,16 @@ export function EditLabels({ experimentId, name, notes }: { experimentId: string
       title="Name and notes"
       description="Lists, filters and share banners show the name; leave it empty to show the id instead."
     >
-          <EditLabelsForm
-            experimentId={experimentId}
-            initialName={name}
-            initialNotes={notes}
-            onSaved={() => {
-              setOpen(false);
-              notify({ title: "Name and notes saved" });
-              router.refresh();
-            }}
-          />
+      <EditLabelsForm
+        experimentId={experimentId}
+        initialName={name}
+        initialNotes={notes}
+        onSaved={() => {
+          setOpen(false);
+          notify({ title: "Name and notes saved" });
+          router.refresh();
+        }}
+      />
     </Dialog>
   );
 }

@@ -190,54 +190,54 @@ function NewLinkDialog({ resourceType, resourceId, what, onCreated }: { resource
         )
       }
     >
-          {created ? (
-            <>
-              <div className="space-y-1.5">
-                <Label htmlFor={`${id}-url`}>Link</Label>
-                <div className="flex gap-2">
-                  <Input id={`${id}-url`} data-testid="share-url" readOnly value={created.url} onFocus={(e) => e.currentTarget.select()} className="font-mono text-xs" />
-                  <CopyButton text={created.url} label="Copy link" testId="copy-share-url" />
-                </div>
-              </div>
-              {created.link.contentHash ? (
-                <p className="text-xs text-muted-foreground [overflow-wrap:anywhere]">
-                  Frozen snapshot, SHA-256 <code>{created.link.contentHash}</code>
-                </p>
-              ) : (
-                <p className="text-xs text-muted-foreground">Live: the reviewer sees the {what} as it is when they open the link.</p>
-              )}
-              <div className="flex justify-end">
-                <DialogClose>Done</DialogClose>
-              </div>
-            </>
+      {created ? (
+        <>
+          <div className="space-y-1.5">
+            <Label htmlFor={`${id}-url`}>Link</Label>
+            <div className="flex gap-2">
+              <Input id={`${id}-url`} data-testid="share-url" readOnly value={created.url} onFocus={(e) => e.currentTarget.select()} className="font-mono text-xs" />
+              <CopyButton text={created.url} label="Copy link" testId="copy-share-url" />
+            </div>
+          </div>
+          {created.link.contentHash ? (
+            <p className="text-xs text-muted-foreground [overflow-wrap:anywhere]">
+              Frozen snapshot, SHA-256 <code>{created.link.contentHash}</code>
+            </p>
           ) : (
-            <form onSubmit={submit} className="space-y-4">
-              <fieldset className="space-y-1.5">
-                <legend className="mb-1 text-sm font-medium">What the reviewer sees</legend>
-                <label className="flex items-center gap-2 text-sm">
-                  <input type="radio" name="mode" value="frozen" checked={mode === "frozen"} onChange={() => setMode("frozen")} className="accent-[var(--primary)]" /> A frozen snapshot, taken now (default)
-                </label>
-                <label className="flex items-center gap-2 text-sm">
-                  <input type="radio" name="mode" value="live" checked={mode === "live"} onChange={() => setMode("live")} className="accent-[var(--primary)]" /> Live: follows the {what} as it changes
-                </label>
-              </fieldset>
-              <Field id={`${id}-expiry`} label="Expires">
-                <Select id={`${id}-expiry`} value={expiry} onChange={(e) => setExpiry(e.target.value)}>
-                  <option value="1">in 1 day</option>
-                  <option value="7">in 7 days</option>
-                  <option value="14">in 14 days</option>
-                  <option value="30">in 30 days</option>
-                  <option value="90">in 90 days</option>
-                  <option value="never">never (until revoked)</option>
-                </Select>
-              </Field>
-              <Field id={`${id}-note`} label="Note for your list (optional)" counter={<CharacterCounter length={note.length} max={NOTE_MAX} />}>
-                <Input id={`${id}-note`} value={note} onChange={(e) => setNote(e.target.value)} aria-describedby={describedBy(`${id}-note`, { counter: true })} />
-              </Field>
-              <FormAlert text={error} />
-              <DialogActions submit="Create link" busyLabel="Creating…" busy={busy} />
-            </form>
+            <p className="text-xs text-muted-foreground">Live: the reviewer sees the {what} as it is when they open the link.</p>
           )}
+          <div className="flex justify-end">
+            <DialogClose>Done</DialogClose>
+          </div>
+        </>
+      ) : (
+        <form onSubmit={submit} className="space-y-4">
+          <fieldset className="space-y-1.5">
+            <legend className="mb-1 text-sm font-medium">What the reviewer sees</legend>
+            <label className="flex items-center gap-2 text-sm">
+              <input type="radio" name="mode" value="frozen" checked={mode === "frozen"} onChange={() => setMode("frozen")} className="accent-[var(--primary)]" /> A frozen snapshot, taken now (default)
+            </label>
+            <label className="flex items-center gap-2 text-sm">
+              <input type="radio" name="mode" value="live" checked={mode === "live"} onChange={() => setMode("live")} className="accent-[var(--primary)]" /> Live: follows the {what} as it changes
+            </label>
+          </fieldset>
+          <Field id={`${id}-expiry`} label="Expires">
+            <Select id={`${id}-expiry`} value={expiry} onChange={(e) => setExpiry(e.target.value)}>
+              <option value="1">in 1 day</option>
+              <option value="7">in 7 days</option>
+              <option value="14">in 14 days</option>
+              <option value="30">in 30 days</option>
+              <option value="90">in 90 days</option>
+              <option value="never">never (until revoked)</option>
+            </Select>
+          </Field>
+          <Field id={`${id}-note`} label="Note for your list (optional)" counter={<CharacterCounter length={note.length} max={NOTE_MAX} />}>
+            <Input id={`${id}-note`} value={note} onChange={(e) => setNote(e.target.value)} aria-describedby={describedBy(`${id}-note`, { counter: true })} />
+          </Field>
+          <FormAlert text={error} />
+          <DialogActions submit="Create link" busyLabel="Creating…" busy={busy} />
+        </form>
+      )}
     </Dialog>
   );
 }
