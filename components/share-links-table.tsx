@@ -1,12 +1,9 @@
 import Link from "next/link";
-import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
-import { Time } from "@/components/ui/time";
 import type { ShareLinkView } from "@/lib/share/share-links";
 import { ActionButton } from "./account/action-button";
-
-const STATUS_TONE = { active: "success", expired: "neutral", revoked: "warning" } as const;
+import { ShareLinkCells } from "./share/share-link-cells";
 
 /** Share links with their status, use count and last use; active ones can be revoked at once. */
 export function ShareLinksTable({ links, showCreator }: { links: ShareLinkView[]; showCreator: boolean }) {
@@ -31,13 +28,7 @@ export function ShareLinksTable({ links, showCreator }: { links: ShareLinkView[]
             {l.note ? <p className="text-xs font-normal text-muted-foreground">{l.note}</p> : null}
           </RowHead>
           {showCreator ? <Td>{l.createdBy.email}</Td> : null}
-          <Td>{l.mode}</Td>
-          <Td>
-            <Badge tone={STATUS_TONE[l.status]}>{l.status}</Badge>
-          </Td>
-          <Td>{l.expiresAt ? <Time iso={l.expiresAt} /> : "never"}</Td>
-          <Td numeric>{l.uses}</Td>
-          <Td>{l.lastUsedAt ? <Time iso={l.lastUsedAt} /> : "never"}</Td>
+          <ShareLinkCells link={l} />
           <Td>
             {l.status === "active" ? (
               <ActionButton

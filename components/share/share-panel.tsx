@@ -4,7 +4,6 @@ import { Link2, Share2 } from "lucide-react";
 import { useCallback, useEffect, useId, useState } from "react";
 import { callApi } from "@/components/api-client";
 import { FormAlert } from "@/components/ui/alert";
-import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
@@ -16,6 +15,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
+import { ShareLinkCells } from "./share-link-cells";
 
 type ResourceType = "experiment" | "run" | "protocol_matrix";
 
@@ -39,7 +39,6 @@ interface Created {
 }
 
 const NOTE_MAX = 200;
-const STATUS_TONE = { active: "success", expired: "neutral", revoked: "warning" } as const;
 
 /**
  * Sharing on a shareable page: the resource's links (status, uses, last use) with revoke in place,
@@ -95,13 +94,7 @@ export function SharePanel({ resourceType, resourceId }: { resourceType: Resourc
                 <Time iso={l.createdAt} />
                 {l.note ? <p className="text-xs font-normal text-muted-foreground">{l.note}</p> : null}
               </RowHead>
-              <Td>{l.mode}</Td>
-              <Td>
-                <Badge tone={STATUS_TONE[l.status]}>{l.status}</Badge>
-              </Td>
-              <Td>{l.expiresAt ? <Time iso={l.expiresAt} /> : "never"}</Td>
-              <Td numeric>{l.uses}</Td>
-              <Td>{l.lastUsedAt ? <Time iso={l.lastUsedAt} /> : "never"}</Td>
+              <ShareLinkCells link={l} />
               <Td>{l.createdBy.email}</Td>
               <Td>
                 {l.status === "active" ? (
