@@ -17,6 +17,7 @@ import type { Principal } from "@/lib/auth/principal";
 import { finalityByDelay, unresolvedRuns } from "@/lib/dashboard/experiment-aggregates";
 import { conditionLabel, experimentTitle, shortId } from "@/lib/dashboard/format";
 import { getDb } from "@/lib/db/client";
+import type { Db } from "@/lib/db/prisma";
 import { experimentStatus } from "@/lib/experiments/progress";
 import { isExperimentId } from "@/lib/replay/display";
 import { experimentSummary } from "@/lib/replay/summary";
@@ -33,6 +34,9 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
   const principal = await requirePagePermission("results:read", `/experiments/${id}`);
   if (!isExperimentId(id)) notFound();
   const db = getDb();
+  // The results' queries start now, beside the header's: the report awaits them behind its loading state.
+  const results = loadResults(db, id);
+  results.catch(() => {}); // an unknown id ends the page (404) before the report awaits them
   const experiment = await db.experiment.findUnique({
     where: { id },
     select: { id: true, name: true, notes: true, createdAt: true, finishedAt: true, state: true, error: true, wallMs: true, config: true },
@@ -66,17 +70,27 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
       />
       {/* The header (and the 404) come first; the report streams in behind a loading state. */}
       <Suspense fallback={<PageLoading label="Loading the experiment's results…" />}>
-        <Report experiment={experiment} principal={principal} />
+        <Report experiment={experiment} principal={principal} results={results} />
       </Suspense>
     </>
   );
 }
 
-/** The experiment's summary, progress and charts: the slow part of the page, queried in parallel. */
-async function Report({ experiment, principal }: { experiment: { id: string; createdAt: Date; finishedAt: Date | null; state: string; error: string | null; wallMs: number | null; config: unknown }; principal: Principal }) {
+/** The experiment's summary, status, finality by delay and unresolved runs, queried in parallel. */
+const loadResults = (db: Db, id: string) => Promise.all([experimentSummary(db, id), experimentStatus(db, id), finalityByDelay(db, id), unresolvedRuns(db, id)]);
+
+/** The experiment's summary, progress and charts: the slow part of the page. */
+async function Report({
+  experiment,
+  principal,
+  results,
+}: {
+  experiment: { id: string; createdAt: Date; finishedAt: Date | null; state: string; error: string | null; wallMs: number | null; config: unknown };
+  principal: Principal;
+  results: ReturnType<typeof loadResults>;
+}) {
   const { id, config, ...facts } = experiment;
-  const db = getDb();
-  const [summary, status, byDelay, unresolved] = await Promise.all([experimentSummary(db, id), experimentStatus(db, id), finalityByDelay(db, id), unresolvedRuns(db, id)]);
+  const [summary, status, byDelay, unresolved] = await results;
   return (
     <ExperimentReport
       experiment={{ id, ...facts, createdAt: facts.createdAt.toISOString(), finishedAt: facts.finishedAt?.toISOString() ?? null }}
