@@ -1,0 +1,45 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { loadSyntheticExperiment } from "../dashboard/synthetic-runs";
+import { experimentSummary } from "../replay/summary";
+import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { cachedExperimentSummary } from "./cached-summary";
+
+let database: TestDatabase;
+beforeAll(async () => {
+  database = await createTestDatabase(inject("embeddedAdminUrl"));
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+const grid = { delaysMs: [0, 25], schedules: 2, repetitions: 2 };
+
+describe("the summary of a finished experiment", () => {
+  it("is aggregated once and served from memory until its finish time changes; a running one every time", async () => {
+    const { db } = database;
+    const { experimentId } = await loadSyntheticExperiment(db, grid);
+    const first = await cachedExperimentSummary(db, experimentId);
+    expect(first).toEqual(await experimentSummary(db, experimentId));
+
+    // Nothing writes a finished experiment's runs; if something did, this process would not see it...
+    await db.run.deleteMany({ where: { experimentId, condition: "snapshot", delayMs: 25 } });
+    expect(await cachedExperimentSummary(db, experimentId)).toEqual(first);
+    // ...until the experiment is finished anew.
+    await db.experiment.update({ where: { id: experimentId }, data: { finishedAt: new Date(Date.now() + 1_000) }, select: { id: true } });
+    const refinished = await cachedExperimentSummary(db, experimentId);
+    expect(refinished).toEqual(await experimentSummary(db, experimentId));
+    expect(refinished).not.toEqual(first);
+
+    // While it runs, every request aggregates afresh.
+    await db.experiment.update({ where: { id: experimentId }, data: { state: "running" }, select: { id: true } });
+    const running = await cachedExperimentSummary(db, experimentId);
+    await db.run.deleteMany({ where: { experimentId, condition: "reconciliation", delayMs: 25 } });
+    const later = await cachedExperimentSummary(db, experimentId);
+    expect(later).toEqual(await experimentSummary(db, experimentId));
+    expect(later).not.toEqual(running);
+  });
+
+  it("is null for an unknown experiment", async () => {
+    expect(await cachedExperimentSummary(database.db, "00000000-0000-4000-8000-000000000000")).toBeNull();
+  });
+});
