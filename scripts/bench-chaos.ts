@@ -19,7 +19,7 @@
 //   env. failures  runs stored as environment failures; voided attempts (retried, kept as evidence).
 // Between rounds it waits until every child runs and the queue is empty.
 import { randomInt } from "node:crypto";
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -35,6 +35,7 @@ import { expectedRunCount } from "../lib/replay/grid";
 import { HARNESS_LATE } from "../lib/replay/run-grid";
 import { experimentSummary } from "../lib/replay/summary";
 import { SERVICE_NAME, replayWorkerName } from "../lib/supervisor/stack-children";
+import { requireProductionBuild } from "../lib/testing/bench-web";
 import { chaosReport, faultKindOf, faultProgressOf, formatChaosTable, type FaultKind, type RoundResult } from "../lib/testing/chaos-report";
 import { seededRandom } from "../lib/testing/seeded-random";
 import { startSupervisedStack, type SupervisedStack } from "../lib/testing/supervised-stack";
@@ -80,7 +81,7 @@ async function selectOne(url: string): Promise<true> {
   }
 }
 
-if (!existsSync(".next/BUILD_ID")) throw new Error("no production build in .next: run `npx next build` first");
+requireProductionBuild("bench:chaos", log);
 const dataDir = mkdtempSync(path.join(tmpdir(), "bl-chaos-"));
 // The embedded PostgreSQL runs as the postgres user, which must be able to enter the folder.
 chmodSync(dataDir, 0o755);
