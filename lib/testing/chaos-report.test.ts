@@ -50,16 +50,24 @@ describe("chaosReport", () => {
   });
 
   it("prints one row a round, the totals and the failed checks", () => {
-    const table = formatChaosTable(chaosReport([round({ round: 1 }), round({ round: 2, state: "failed", table2Exact: false, mismatches: ["snapshot.successes: 199, expected 200"], failedChecks: ["no_operation_left_pending"], voidedServiceAttempts: 7 })]));
+    const table = formatChaosTable(
+      chaosReport([
+        round({ round: 1 }),
+        round({ round: 2, state: "failed", table2Exact: false, mismatches: ["snapshot.successes: 199, expected 200"], failedChecks: ["no_operation_left_pending"], voidedServiceAttempts: 7 }),
+        round({ round: 3, state: "unfinished", table2Exact: false, mismatches: ["snapshot.trials: 197, expected 200"], storedRuns: 3_554, distinctKeys: 3_554 }),
+      ]),
+    );
     expect(table.split("\n")).toEqual([
       "| round | fault | target | at (ms) | recovered (ms) | state | Table 2 exact | lost | duplicate | env. failures | voided (service/late) | wall (s) |",
       "|---|---|---|---|---|---|---|---|---|---|---|---|",
       "| 1 | kill-worker | replay worker 1 | 4000 | 3000 | completed | yes | 0 | 0 | 0 | 0/0 | 12.0 |",
       "| 2 | kill-service | replay worker 1 | 4000 | 3000 | failed | no | 0 | 0 | 0 | 7/0 | 12.0 |",
+      "| 3 | restart-postgres | replay worker 1 | 4000 | 3000 | unfinished | no | - | 0 | 0 | 0/0 | 12.0 |",
       "",
-      "rounds 2, completed 1, Table 2 exact 1, lost runs 0, duplicate runs 0, environment failures 0",
+      "rounds 3, completed 1, Table 2 exact 1, lost runs 0, duplicate runs 0, environment failures 0",
       "round 2: failed checks: no_operation_left_pending",
       "round 2: Table 2 mismatch: snapshot.successes: 199, expected 200",
+      "round 3: unfinished: 3554 of 3600 runs stored when the round gave up",
     ]);
   });
 });

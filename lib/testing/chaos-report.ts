@@ -76,7 +76,8 @@ export function formatChaosTable(report: ChaosReport): string {
     r.recoveredMs === null ? "never" : String(Math.round(r.recoveredMs)),
     r.state,
     r.table2Exact ? "yes" : "no",
-    String(r.expectedRuns - r.distinctKeys),
+    // An unfinished round's missing runs are not lost (lostRuns counts completed rounds): its line below says how far it got.
+    r.state === "unfinished" ? "-" : String(r.expectedRuns - r.distinctKeys),
     String(r.storedRuns - r.distinctKeys),
     String(r.environmentFailures),
     `${r.voidedServiceAttempts}/${r.voidedLateAttempts}`,
@@ -85,6 +86,10 @@ export function formatChaosTable(report: ChaosReport): string {
   const lines = [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((row) => `| ${row.join(" | ")} |`)];
   lines.push("", `rounds ${report.rounds}, completed ${report.completedRounds}, Table 2 exact ${report.table2ExactRounds}, lost runs ${report.lostRuns}, duplicate runs ${report.duplicateRuns}, environment failures ${report.environmentFailures}`);
   for (const r of report.details) {
+    if (r.state === "unfinished") {
+      lines.push(`round ${r.round}: unfinished: ${r.distinctKeys} of ${r.expectedRuns} runs stored when the round gave up`);
+      continue;
+    }
     if (r.failedChecks.length) lines.push(`round ${r.round}: failed checks: ${r.failedChecks.join(", ")}`);
     for (const mismatch of r.mismatches) lines.push(`round ${r.round}: Table 2 mismatch: ${mismatch}`);
   }
