@@ -37,10 +37,6 @@ export class SupervisedChild {
     this.current = { name: spec.name, state: "starting", pid: null, restarts: 0, lastExit: null, nextStartAt: null };
   }
 
-  get name(): string {
-    return this.spec.name;
-  }
-
   status(): ChildStatus {
     return this.current;
   }
