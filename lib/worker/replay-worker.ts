@@ -108,17 +108,6 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
     })().finally(() => {
       resyncing = null;
     }));
-  // A service restarted while no unit ran (under `npm start` it comes back on the same URL) has a new
-  // clock; no request failed, so without this check the next units would wait on the old one.
-  const watchingService = setInterval(() => {
-    if (resyncing) return;
-    client.clock().then(
-      (clock) => {
-        if (clock.timeOrigin !== timeOrigin) void resync();
-      },
-      () => void resync(),
-    );
-  }, SERVICE_CHECK_MS);
   const writer = new UnitResultWriter(db, { maxUnits: 64, maxWaitMs: 50 });
   // `concurrency` units replay at once; as many more jobs may be waiting for their batch to be
   // stored, so that storage never holds a replay slot.
@@ -146,6 +135,19 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
         inFlight--;
       }
     });
+  // A service restarted while no unit ran (under `npm start` it comes back on the same URL) has a new
+  // clock; no request failed, so without this check the next units would wait on the old one. While
+  // units run, a restart makes their requests fail, which triggers the same re-read: the check then
+  // stays off the replay's path.
+  const watchingService = setInterval(() => {
+    if (resyncing || inFlight > 0) return;
+    client.clock().then(
+      (clock) => {
+        if (clock.timeOrigin !== timeOrigin) void resync();
+      },
+      () => void resync(),
+    );
+  }, SERVICE_CHECK_MS);
   let shuttingDown = false;
   let handedBack = false;
   let unitsRun = 0;
