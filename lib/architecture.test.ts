@@ -20,6 +20,9 @@ const PURE_MODULES = [
   "lib/delayed-write/store.ts",
   "lib/worker/admission.ts",
   "lib/http/input.ts",
+  "lib/supervisor/restart-policy.ts",
+  "lib/supervisor/health-status.ts",
+  "lib/event-line.ts",
 ];
 
 const RULES: DependencyRules = {

@@ -3,7 +3,7 @@ import { baseUrlOf, readServerEnv } from "./env";
 
 describe("readServerEnv", () => {
   it("defaults to the embedded stack", () => {
-    expect(readServerEnv({})).toEqual({ BOUNDARY_LAB_DATA_DIR: ".data", PORT: 3000, SHARE_LINK_DEFAULT_DAYS: 14, SHARE_LOOKUPS_PER_MINUTE: 60, TRUSTED_PROXIES: [], WEB_HOST: "0.0.0.0" });
+    expect(readServerEnv({})).toEqual({ BOUNDARY_LAB_DATA_DIR: ".data", PORT: 3000, SHARE_LINK_DEFAULT_DAYS: 14, SHARE_LOOKUPS_PER_MINUTE: 60, TRUSTED_PROXIES: [], WEB_HOST: "0.0.0.0", REPLAY_WORKERS: 1 });
   });
   it("derives the public origin from PORT unless BOUNDARY_LAB_URL is set", () => {
     expect(baseUrlOf(readServerEnv({ PORT: "3200" }))).toBe("http://localhost:3200");
@@ -11,6 +11,10 @@ describe("readServerEnv", () => {
   });
   it("treats empty variables as unset", () => {
     expect(readServerEnv({ DATABASE_URL: "", DELAYED_WRITE_URL: "" }).DATABASE_URL).toBeUndefined();
+  });
+  it("reads how many replay workers npm start supervises, and where the web app finds their states", () => {
+    expect(readServerEnv({ REPLAY_WORKERS: "2", BOUNDARY_LAB_STACK_FILE: "/tmp/stack.json" })).toMatchObject({ REPLAY_WORKERS: 2, BOUNDARY_LAB_STACK_FILE: "/tmp/stack.json" });
+    expect(readServerEnv({ REPLAY_WORKERS: "0", BOUNDARY_LAB_STACK_FILE: "" })).toMatchObject({ REPLAY_WORKERS: 0, BOUNDARY_LAB_STACK_FILE: undefined });
   });
   it("reads a server and a service", () => {
     const env = readServerEnv({ DATABASE_URL: "postgresql://u@db:5432/x", DELAYED_WRITE_URL: "http://svc:4100", PORT: "8080" });
@@ -24,5 +28,7 @@ describe("readServerEnv", () => {
     expect(() => readServerEnv({ PORT: "70000" })).toThrow(/PORT/);
     expect(() => readServerEnv({ BETTER_AUTH_SECRET: "short" })).toThrow(/BETTER_AUTH_SECRET: must be at least 32 characters/);
     expect(() => readServerEnv({ BOUNDARY_LAB_URL: "ftp://x" })).toThrow(/BOUNDARY_LAB_URL/);
+    expect(() => readServerEnv({ REPLAY_WORKERS: "-1" })).toThrow(/REPLAY_WORKERS/);
+    expect(() => readServerEnv({ REPLAY_WORKERS: "two" })).toThrow(/REPLAY_WORKERS/);
   });
 });

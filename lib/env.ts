@@ -36,6 +36,13 @@ export const serverEnvSchema = z.object({
   SHARE_LOOKUPS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   /** The address the web server listens on. */
   WEB_HOST: z.string().min(1).default("0.0.0.0"),
+  /** Replay worker processes `npm start` supervises (0: workers run elsewhere, started with `npm run worker`). */
+  REPLAY_WORKERS: z.coerce.number().int().min(0).max(32).default(1),
+  /**
+   * Set by `npm start` for the web app: the supervisor's status file (its children's states), which
+   * /api/health reports. Unset when the web app runs unsupervised.
+   */
+  BOUNDARY_LAB_STACK_FILE: z.preprocess((v) => (v === "" ? undefined : v), z.string().min(1).optional()),
 });
 export type ServerEnv = z.infer<typeof serverEnvSchema>;
 

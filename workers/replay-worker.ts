@@ -2,12 +2,11 @@
 // PostgreSQL that `npm start` runs) and delayed-write service (DELAYED_WRITE_URL, or the one
 // `npm start` recorded in .data/stack.json). WORKER_CONCURRENCY (default 16) units at a time;
 // HEALTH_PORT serves /healthz (liveness) and /readyz (readiness, fails from SIGTERM on).
-import { readFileSync } from "node:fs";
 import { createServer } from "node:http";
-import path from "node:path";
 import { z } from "zod";
 import { openDatabase } from "../lib/db/database";
 import { readServerEnv } from "../lib/env";
+import { readStackStatus, stackStatusFile } from "../lib/supervisor/stack-status";
 import { DEFAULT_WORKER_CONCURRENCY, startReplayWorker } from "../lib/worker/replay-worker";
 
 const log = (line: string) => console.log(`worker: ${line}`);
@@ -22,12 +21,8 @@ const workerEnv = z
 
 function serviceUrl(): string {
   if (env.DELAYED_WRITE_URL) return env.DELAYED_WRITE_URL;
-  try {
-    const stack = JSON.parse(readFileSync(path.join(env.BOUNDARY_LAB_DATA_DIR, "stack.json"), "utf8")) as { delayedWriteUrl?: string };
-    if (stack.delayedWriteUrl) return stack.delayedWriteUrl;
-  } catch {
-    // no running stack recorded
-  }
+  const stack = readStackStatus(stackStatusFile(env.BOUNDARY_LAB_DATA_DIR));
+  if (stack) return stack.delayedWriteUrl;
   throw new Error("set DELAYED_WRITE_URL, or start the stack with `npm start` first");
 }
 

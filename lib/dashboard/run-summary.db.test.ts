@@ -19,6 +19,7 @@ import type { RunRecord, UnitResult } from "../replay/records";
 import { inheritedStateFor } from "../replay/separation-rules";
 import { experimentSummary, interpolate } from "../replay/summary";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { seededRandom } from "../testing/seeded-random";
 import { finalityByDelay, unresolvedRuns } from "./experiment-aggregates";
 import { referenceExperimentSummary } from "./summary-reference";
 import { loadSyntheticExperiment } from "./synthetic-runs";
@@ -33,18 +34,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await database?.drop();
 });
-
-/** A small deterministic PRNG (mulberry32): the fixtures are the same on every run. */
-function random(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 async function createExperiment(grid: { delaysMs: number[]; schedules: number; repetitions: number }): Promise<string> {
   const config = replayConfigSchema.parse(grid);
@@ -230,7 +219,7 @@ describe("experimentSummary from run_summary_*", () => {
   it("equals the reference on every classification and label mix, in one statement", async () => {
     const grid = { delaysMs: [0, 25, 100, 250], schedules: 3, repetitions: 4 };
     const experimentId = await createExperiment(grid);
-    const rand = random(1);
+    const rand = seededRandom(1);
     const results = gridUnitsOf(grid).map((unit) => unitResult(unit, rand));
     expect(await saveUnitResults(db, stored(experimentId, results))).toEqual(results.map(() => "stored"));
     const summary = await expectExact(experimentId);
@@ -246,7 +235,7 @@ describe("experimentSummary from run_summary_*", () => {
   it("stays exact as runs arrive in batches, through saveUnitResults, retries and concurrent writers", async () => {
     const grid = { delaysMs: [0, 25], schedules: 2, repetitions: 6 };
     const experimentId = await createExperiment(grid);
-    const rand = random(2);
+    const rand = seededRandom(2);
     const results = gridUnitsOf(grid).map((unit) => unitResult(unit, rand));
     const sizes = [1, 2, 7, 30, 50];
     let next = 0;
@@ -271,7 +260,7 @@ describe("experimentSummary from run_summary_*", () => {
 
   it("computes percentile_cont exactly for every count of measured delays, ties included", async () => {
     const experimentId = await createExperiment({ delaysMs: [7], schedules: 1, repetitions: 100 });
-    const rand = random(3);
+    const rand = seededRandom(3);
     for (let repetition = 1; repetition <= 45; repetition++) {
       const unit: ReplayUnit = { test: "finality", condition: "sync_snapshot", scheduleId: 1, delayMs: 7, repetition };
       const result = unitResult(unit, rand);
@@ -322,7 +311,7 @@ describe("experimentSummary from run_summary_*", () => {
     const grid = { delaysMs: [0, 25], schedules: 2, repetitions: 3 };
     const experimentId = await createExperiment(grid);
     const otherId = await createExperiment(grid);
-    const rand = random(4);
+    const rand = seededRandom(4);
     await saveUnitResults(db, stored(experimentId, gridUnitsOf(grid).map((unit) => unitResult(unit, rand))));
     await saveUnitResults(db, stored(otherId, gridUnitsOf(grid).map((unit) => unitResult(unit, rand))));
     const other = await expectExact(otherId);
@@ -353,7 +342,7 @@ describe("experimentSummary from run_summary_*", () => {
 
   it("reads counts from the summary tables, not from the runs", async () => {
     const experimentId = await createExperiment({ delaysMs: [25], schedules: 1, repetitions: 1 });
-    const rand = random(5);
+    const rand = seededRandom(5);
     await saveUnitResults(db, stored(experimentId, [unitResult({ test: "finality", condition: "snapshot", scheduleId: 1, delayMs: 25, repetition: 1 }, rand)]));
     const before = await expectExact(experimentId);
     // A writer that bypasses the triggers (replica mode) leaves the summary as it was: proof of where it reads.
@@ -378,7 +367,7 @@ describe("run_summary triggers", () => {
     const direct = createPrisma(database.url, 1);
     try {
       await direct.$executeRaw`SET session_replication_role = replica`; // one connection: the setting holds for what follows
-      await saveUnitResults(direct, stored(experimentId, [unitResult(unit, random(6))]));
+      await saveUnitResults(direct, stored(experimentId, [unitResult(unit, seededRandom(6))]));
     } finally {
       await direct.$disconnect();
     }
@@ -417,7 +406,7 @@ describe("migration run_summary", () => {
         (await older.experiment.create({ data: { state: "queued", config: grid }, select: { id: true } })).id,
       ];
       const withPairs = (await older.experiment.create({ data: { state: "running", config: grid }, select: { id: true } })).id;
-      const rand = random(7);
+      const rand = seededRandom(7);
       await saveUnitResults(older, stored(withPairs, gridUnitsOf(grid).map((unit) => unitResult(unit, rand))));
       ids.push(withPairs);
       const before = await Promise.all(ids.map((id) => referenceExperimentSummary(older, id)));

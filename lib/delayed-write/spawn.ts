@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import path from "node:path";
 import { createInterface } from "node:readline";
+import { parseEventLine } from "../event-line";
 
 export interface ServiceProcess {
   url: string;
@@ -8,12 +9,23 @@ export interface ServiceProcess {
   stop(): Promise<void>;
 }
 
-const ENTRY = path.resolve("workers/delayed-write.ts");
+/** The service's process: `node` with these arguments and this environment (port 0: any free port). */
+export const delayedWriteServiceCommand = (port: number) => ({
+  args: ["--import", "tsx", path.resolve("workers/delayed-write.ts")],
+  env: { PORT: String(port), HOST: "127.0.0.1" },
+});
+
+/** The URL the service announces on stdout once it listens, or null for any other line. */
+export function listeningUrl(line: string): string | null {
+  const event = parseEventLine(line);
+  return event?.event === "listening" ? (event.url ?? null) : null;
+}
 
 /** Starts the delayed-write service as its own process on a free port and waits until it listens. */
 export function spawnDelayedWriteService(options: { port?: number } = {}): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, ["--import", "tsx", ENTRY], {
-    env: { ...process.env, PORT: String(options.port ?? 0), HOST: "127.0.0.1" },
+  const command = delayedWriteServiceCommand(options.port ?? 0);
+  const child = spawn(process.execPath, command.args, {
+    env: { ...process.env, ...command.env },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const stop = () =>
@@ -30,14 +42,10 @@ export function spawnDelayedWriteService(options: { port?: number } = {}): Promi
       reject(new Error(`delayed-write service exited with code ${code} before listening`));
     });
     lines.on("line", (line) => {
-      try {
-        const event = JSON.parse(line) as { event?: string; url?: string };
-        if (event.event === "listening" && event.url) {
-          clearTimeout(timer);
-          resolve({ url: event.url, child, stop });
-        }
-      } catch {
-        // not one of the service's JSON lines
+      const url = listeningUrl(line);
+      if (url) {
+        clearTimeout(timer);
+        resolve({ url, child, stop });
       }
     });
   });

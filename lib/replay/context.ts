@@ -20,6 +20,11 @@ export interface ReplayContext {
   serviceNow(): number;
   /** Told at once when an attempt's harness was late for its delay, so that a worker can shed load. */
   onHarnessLate?: () => void;
+  /**
+   * Awaited before an attempt that found the service unreachable is retried: a worker waits there
+   * (bounded) until the service answers again, so that the retry does not meet it still down.
+   */
+  beforeUnreachableRetry?: () => Promise<void>;
 }
 
 /** How long past its due time an operation is followed before the run is declared unresolved. */

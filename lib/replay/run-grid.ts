@@ -57,6 +57,7 @@ export async function runUnitWithRule(ctx: ReplayContext, unit: ReplayUnit, rule
       const rejectedWrite = error.request.startsWith("POST /v1/writes") && error.status !== undefined && error.status >= 400 && error.status < 500;
       if (rejectedWrite) return failedUnit(ctx, unit, attempt, failures, "agent");
       if (serviceRetries-- === 0) break;
+      if (error.detail.startsWith("unreachable")) await ctx.beforeUnreachableRetry?.();
     }
   }
   return failedUnit(ctx, unit, failures.at(-1)!.attempt, failures, "environment");

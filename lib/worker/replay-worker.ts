@@ -49,6 +49,10 @@ export const DEFAULT_WORKER_CONCURRENCY = 16;
 const RAMP_MS = 200;
 /** How long a unit waits for an unreachable delayed-write service before it runs anyway. */
 const SERVICE_WAIT_MS = 5_000;
+/** How long the retry of an attempt that found the service unreachable waits for it (a supervised restart takes seconds). */
+const SERVICE_RETRY_WAIT_MS = 30_000;
+/** How often an idle worker asks the service for its clock, to notice a restart before a unit runs on the old clock. */
+const SERVICE_CHECK_MS = 500;
 
 /**
  * A replay worker: claims replay jobs from the PostgreSQL queue (graphile-worker), runs each unit
@@ -131,6 +135,19 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
         inFlight--;
       }
     });
+  // A service restarted while no unit ran (under `npm start` it comes back on the same URL) has a new
+  // clock; no request failed, so without this check the next units would wait on the old one. While
+  // units run, a restart makes their requests fail, which triggers the same re-read: the check then
+  // stays off the replay's path.
+  const watchingService = setInterval(() => {
+    if (resyncing || inFlight > 0) return;
+    client.clock().then(
+      (clock) => {
+        if (clock.timeOrigin !== timeOrigin) void resync();
+      },
+      () => void resync(),
+    );
+  }, SERVICE_CHECK_MS);
   let shuttingDown = false;
   let handedBack = false;
   let unitsRun = 0;
@@ -174,6 +191,7 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
     onHarnessLate: () => {
       replaying.concurrency = admission.recordLate();
     },
+    beforeUnreachableRetry: () => Promise.race([resync(), new Promise<void>((resolve) => setTimeout(resolve, SERVICE_RETRY_WAIT_MS).unref())]),
   });
 
   // Once every run of an experiment is stored, one finalize job is enqueued (deduplicated by key).
@@ -361,6 +379,7 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
       if (shuttingDown) return;
       shuttingDown = true;
       clearInterval(beating);
+      clearInterval(watchingService);
       await restarting;
       const current = runner;
       const stopped = current ? current.stop().catch(() => {}) : Promise.resolve();

@@ -1,5 +1,8 @@
 import { getDb } from "@/lib/db/client";
 import { getServiceClient } from "@/lib/delayed-write/web-client";
+import { readServerEnv } from "@/lib/env";
+import { healthReport, type ProbeResult } from "@/lib/supervisor/health-status";
+import { readStackStatus, type ChildStatus } from "@/lib/supervisor/stack-status";
 
 export const dynamic = "force-dynamic";
 
@@ -15,7 +18,7 @@ function within<T>(promise: Promise<T>): Promise<T> {
   ]).finally(() => clearTimeout(timer));
 }
 
-async function check(name: string, probe: () => Promise<"ok" | "none">): Promise<"ok" | "none" | "error"> {
+async function check(name: string, probe: () => Promise<"ok" | "none">): Promise<ProbeResult> {
   try {
     return await within(probe());
   } catch (error) {
@@ -24,9 +27,24 @@ async function check(name: string, probe: () => Promise<"ok" | "none">): Promise
   }
 }
 
+/** Under `npm start`, the supervised children's states (BOUNDARY_LAB_STACK_FILE); null when unsupervised. */
+function supervisedChildren(): ChildStatus[] | null {
+  const file = readServerEnv().BOUNDARY_LAB_STACK_FILE;
+  if (!file) return null;
+  try {
+    // Missing while the supervisor stops: then only the probes speak.
+    return readStackStatus(file)?.children ?? null;
+  } catch (error) {
+    console.error(`health: unreadable status file ${file}: ${(error as Error).message}`);
+    return null;
+  }
+}
+
 /**
  * The web process answers; `db`: its database ran `SELECT 1`; `worker`: a replay worker's heartbeat
- * is under 5 s old ("none" when no worker runs); `delayedWrite`: the service is ready. 503 when any is not ok.
+ * is under 5 s old ("none" when no worker runs); `delayedWrite`: the service is ready; under
+ * `npm start`, `children`: each supervised process's state. `degraded` names what is not ok, and
+ * the answer is then 503 (lib/supervisor/health-status.ts).
  */
 export async function GET(): Promise<Response> {
   const db = getDb();
@@ -40,9 +58,6 @@ export async function GET(): Promise<Response> {
       return "ok";
     }),
   ]);
-  const healthy = database === "ok" && worker === "ok" && delayedWrite === "ok";
-  return Response.json(
-    { status: healthy ? "ok" : "degraded", db: database, worker, delayedWrite },
-    { status: healthy ? 200 : 503, headers: { "cache-control": "no-store" } },
-  );
+  const { httpStatus, body } = healthReport({ db: database, worker, delayedWrite }, supervisedChildren());
+  return Response.json(body, { status: httpStatus, headers: { "cache-control": "no-store" } });
 }
