@@ -30,25 +30,21 @@
 // Nothing is asserted. Every process started here is stopped at the end, on error and on SIGINT or
 // SIGTERM, and the temp folder is removed.
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { createInterface } from "node:readline";
 import { isDeepStrictEqual, parseArgs } from "node:util";
-import { Pool } from "undici";
+import type { Pool } from "undici";
 import { createAccount, createApiKey } from "../lib/auth/accounts";
-import { createAuth } from "../lib/auth/auth";
 import { referenceExperimentSummary } from "../lib/dashboard/summary-reference";
 import { gridForRuns, loadSyntheticExperiment } from "../lib/dashboard/synthetic-runs";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
-import { freePort } from "../lib/db/free-port";
 import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma, type Db } from "../lib/db/prisma";
-import { readServerEnv } from "../lib/env";
 import { experimentSummary } from "../lib/replay/summary";
 import { replaySummarySchema } from "../lib/replay/summary-schema";
-import { orderedShutdown, stopChild } from "../lib/testing/ordered-shutdown";
-import { spawnWebServer } from "../lib/web/spawn";
+import { requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
+import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { firstLoadJsGzipBytes } from "./first-load-js";
 
 const log = (line: string) => console.error(`bench:dashboard: ${line}`);
@@ -72,36 +68,15 @@ const REQUESTS = Number(values.requests);
 if (!Number.isInteger(RUNS) || RUNS < 1 || RUNS > 10_000_000) usage("--runs must be an integer from 1 to 10000000");
 if (!Number.isInteger(REQUESTS) || REQUESTS < 1 || REQUESTS > 10_000) usage("--requests must be an integer from 1 to 10000");
 const WARMUP_REQUESTS = 5;
-const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 15_000;
-const BUILD_ID = path.resolve(".next/BUILD_ID");
 
-if (!existsSync(BUILD_ID)) {
-  console.error("bench:dashboard: no production build (.next/BUILD_ID is missing): run `npx next build` first. This bench never builds.");
-  process.exit(1);
-}
-
-/** Source files changed after the build: the server would run older code than the checkout's. */
-function newerThanBuild(): string[] {
-  const built = statSync(BUILD_ID).mtimeMs;
-  const newer: string[] = [];
-  const walk = (dir: string) => {
-    if (!existsSync(dir)) return;
-    for (const entry of readdirSync(dir, { withFileTypes: true })) {
-      const file = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(file);
-      else if (/\.(tsx?|css)$/.test(entry.name) && !/\.test\.tsx?$/.test(entry.name) && statSync(file).mtimeMs > built) newer.push(file);
-    }
-  };
-  for (const dir of ["app", "components", "lib"]) walk(dir);
-  return newer;
-}
+requireProductionBuild("bench:dashboard", log);
 
 // ---------------------------------------------------------------------------------------------
 // Everything started is stopped, last started first, on success, error or signal.
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "bl-bench-dashboard-"));
-const { onStop, shutdown, stopping } = orderedShutdown({ dataDir, stopTimeoutMs: STOP_TIMEOUT_MS, log, signalExitCode: 130, logReasonOnSuccess: false });
+const stack = orderedShutdown({ dataDir, stopTimeoutMs: STOP_TIMEOUT_MS, log, signalExitCode: 130, logReasonOnSuccess: false });
 
 // ---------------------------------------------------------------------------------------------
 
@@ -159,16 +134,11 @@ async function measure(pool: Pool, pathname: string, apiKey: string, check: (bod
 const round = (value: number) => Math.round(value * 10) / 10;
 
 async function main(): Promise<void> {
-  const stale = newerThanBuild();
-  if (stale.length) {
-    log(`WARNING: ${stale.length} source files changed after the production build (${stale.slice(0, 5).join(", ")}${stale.length > 5 ? ", …" : ""}): the web server serves the build, so it measures older code. Run \`npx next build\` to measure the checkout.`);
-  }
-
   const database = await startEmbeddedPostgres(dataDir, log);
-  onStop("PostgreSQL", () => database.stop());
+  stack.onStop("PostgreSQL", () => database.stop());
   await ensureMigrated(database.url, log);
   const db = createPrisma(database.url);
-  onStop("database client", () => db.$disconnect());
+  stack.onStop("database client", () => db.$disconnect());
 
   const grid = gridForRuns(RUNS);
   log(`loading ${thousands(RUNS)} runs or more into one experiment (delays ${grid.delaysMs.join(", ")} ms, ${grid.schedules} schedules, ${grid.repetitions} repetitions)`);
@@ -185,39 +155,13 @@ async function main(): Promise<void> {
   const exact = isDeepStrictEqual(fast.summary, reference.summary);
   if (!exact) log(`the summary differs from the reference:\n${JSON.stringify(fast.summary)}\n${JSON.stringify(reference.summary)}`);
 
-  const port = await freePort();
-  const origin = `http://127.0.0.1:${port}`;
-  const authSecret = randomBytes(32).toString("base64url");
-  const auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: origin, BETTER_AUTH_SECRET: authSecret, BOUNDARY_LAB_DATA_DIR: dataDir }), database.url);
+  const { auth, pool } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack });
   const viewer = await createAccount(auth, { email: "bench@dashboard.test", password: randomBytes(18).toString("base64url"), name: "bench", role: "viewer" });
   const { key } = await createApiKey(auth, viewer.id, "bench:dashboard");
   const admin = await createAccount(auth, { email: "bench-admin@dashboard.test", password: randomBytes(18).toString("base64url"), name: "bench admin", role: "admin" });
   const { key: adminKey } = await createApiKey(auth, admin.id, "bench:dashboard first load");
   const run = await db.run.findFirstOrThrow({ where: { experimentId }, select: { id: true } });
 
-  const web = spawnWebServer({
-    port,
-    host: "127.0.0.1",
-    env: { DATABASE_URL: database.url, BOUNDARY_LAB_URL: origin, BETTER_AUTH_SECRET: authSecret, BOUNDARY_LAB_DATA_DIR: dataDir, DELAYED_WRITE_URL: "" },
-    output: "pipe",
-  });
-  onStop("web", () => stopChild(web));
-  for (const stream of [web.stdout!, web.stderr!]) createInterface({ input: stream }).on("line", (line) => console.error(`[web] ${line}`));
-  web.once("exit", (code, signal) => void shutdown(stopping() ? 0 : 1, `the web server exited (${signal ?? code})`));
-
-  const pool = new Pool(origin, { connections: 1 });
-  onStop("HTTP client", () => pool.close());
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  for (;;) {
-    try {
-      const response = await pool.request({ path: "/api/health", method: "GET" });
-      await response.body.dump();
-      break; // any answer: the server is up (it is 503 here, with no worker and no delayed-write service)
-    } catch {
-      if (Date.now() > deadline) throw new Error(`the web server did not answer within ${READY_TIMEOUT_MS / 1000} s`);
-      await new Promise((resolve) => setTimeout(resolve, 250));
-    }
-  }
 
   let apiMatches = false;
   const summaryApi = await measure(pool, `/api/v1/experiments/${experimentId}/summary`, key, (body) => {
@@ -293,10 +237,10 @@ async function main(): Promise<void> {
     writeFileSync(values.json, `${JSON.stringify({ runs: loaded.runs, page, summaryApi, firstLoadJsGzipBytes: firstLoadJs }, null, 2)}\n`);
     log(`wrote ${values.json}`);
   }
-  await shutdown(0, "done");
+  await stack.shutdown(0, "done");
 }
 
 main().catch((error: unknown) => {
   log((error as Error).stack ?? String(error));
-  void shutdown(1, "failed");
+  void stack.shutdown(1, "failed");
 });
