@@ -23,6 +23,7 @@ const PURE_MODULES = [
   "lib/supervisor/restart-policy.ts",
   "lib/supervisor/health-status.ts",
   "lib/event-line.ts",
+  "lib/statistics/wilson.ts",
 ];
 
 const RULES: DependencyRules = {
