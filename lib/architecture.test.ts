@@ -24,6 +24,8 @@ const PURE_MODULES = [
   "lib/supervisor/health-status.ts",
   "lib/event-line.ts",
   "lib/statistics/wilson.ts",
+  "lib/statistics/exact.ts",
+  "lib/statistics/pass-k.ts",
 ];
 
 const RULES: DependencyRules = {

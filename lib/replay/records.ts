@@ -1,4 +1,5 @@
 import type { Operation, StoredEntry } from "../delayed-write/schemas";
+import type { InheritedState } from "../statistics/pass-k";
 import type { RunClassification } from "./classification";
 import type { Label, TerminalLabel } from "./labels";
 import type { ReplayUnit } from "./grid";
@@ -78,7 +79,7 @@ export interface RunRecord {
   measuredDelayMs: number | null;
   exposure: boolean | null;
   classification: RunClassification;
-  inheritedState: "none" | "internal" | "public";
+  inheritedState: InheritedState;
   startedAtMs: number;
   endpointAtMs: number | null;
   scoredAtMs: number | null;

@@ -1,3 +1,4 @@
+import type { InheritedState } from "../statistics/pass-k";
 import type { SeparationCondition } from "./config";
 
 /**
@@ -14,7 +15,7 @@ export function sharesKeySpace(condition: SeparationCondition): boolean {
 }
 
 /** What a run could have inherited from earlier runs (seeds/002): `internal` when another run's write could reach its scored value. */
-export function inheritedStateFor(condition: SeparationCondition | "finality", role: "single" | "A" | "B"): "none" | "internal" | "public" {
+export function inheritedStateFor(condition: SeparationCondition | "finality", role: "single" | "A" | "B"): InheritedState {
   if (role !== "B") return "none";
   // shared and grouped leave a route from A's pending write to B's value; the others block it or have nothing on it
   return condition === "shared" || condition === "grouped" ? "internal" : "none";
