@@ -26,6 +26,7 @@ const PURE_MODULES = [
   "lib/statistics/wilson.ts",
   "lib/statistics/exact.ts",
   "lib/statistics/pass-k.ts",
+  "lib/statistics/unit-level.ts",
 ];
 
 const RULES: DependencyRules = {
