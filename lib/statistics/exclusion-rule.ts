@@ -1,0 +1,105 @@
+// Declared exclusion rules (seed 003): every started run keeps one of the five run classes, and
+// the rule says, before the runs, what each class (and the unresolved label) does to a headline
+// rate. An excluded class is not dropped: it is reported under its own name with its own
+// denominator. The rule is hashed in a thin shell (exclusion-rule-hash.ts): the canonical JSON
+// and SHA-256 live with the share links, which this pure module may not import.
+import { z } from "zod";
+import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/classification";
+
+/** keep: the run counts with its own label; count_as_failure: it counts, as a failure; exclude: it leaves the denominator, reported apart. */
+export const CLASS_TREATMENTS = ["keep", "count_as_failure", "exclude"] as const;
+/** What a kept run whose label is unresolved counts as. */
+export const UNRESOLVED_TREATMENTS = ["count_as_failure", "count_as_success", "exclude"] as const;
+export type ClassTreatment = (typeof CLASS_TREATMENTS)[number];
+export type UnresolvedTreatment = (typeof UNRESOLVED_TREATMENTS)[number];
+
+const classTreatment = z.enum(CLASS_TREATMENTS);
+
+export const exclusionRuleSchema = z.strictObject({
+  /** Changing a declared rule makes a new version; every figure names the version it used. */
+  version: z.number().int().min(1),
+  classes: z.strictObject({
+    completed: classTreatment,
+    agent_failure: classTreatment,
+    protocol_stop: classTreatment,
+    environment_failure: classTreatment,
+    missing_evidence: classTreatment,
+  } satisfies Record<RunClassification, typeof classTreatment>),
+  unresolved: z.enum(UNRESOLVED_TREATMENTS),
+});
+export type ExclusionRule = z.infer<typeof exclusionRuleSchema>;
+
+/**
+ * The rule every experiment uses until rules are declared per experiment (seed 003's table):
+ * completed, agent failures and protocol stops stay in the denominator with their labels;
+ * environment failures (the service, not the agent, made the run unusable, after the replay's
+ * predeclared retries) are excluded and reported apart; missing evidence is kept, so its
+ * unresolved label counts; an unresolved label counts as a failure, because a success needs
+ * evidence that fixes the outcome (seed 001 §3, rule for final labels).
+ */
+export const DEFAULT_EXPERIMENT_RULE: ExclusionRule = {
+  version: 1,
+  classes: { completed: "keep", agent_failure: "keep", protocol_stop: "keep", environment_failure: "exclude", missing_evidence: "keep" },
+  unresolved: "count_as_failure",
+};
+
+/** Runs of one class by the label they carry. */
+export interface OutcomeCounts {
+  success: number;
+  failure: number;
+  unresolved: number;
+}
+export type ClassOutcomeCounts = Record<RunClassification, OutcomeCounts>;
+
+export const NO_OUTCOMES: OutcomeCounts = { success: 0, failure: 0, unresolved: 0 };
+
+/** Every class with no runs: a base to add counts to. */
+export function emptyClassOutcomes(): ClassOutcomeCounts {
+  return Object.fromEntries(RUN_CLASSIFICATIONS.map((c) => [c, { ...NO_OUTCOMES }])) as ClassOutcomeCounts;
+}
+
+/** A group of runs the rule took out of the denominator: its name, its own n/N (successes among them, by their own labels). */
+export interface ExcludedRuns {
+  name: RunClassification | "unresolved";
+  n: number;
+  N: number;
+}
+
+export interface RuleOutcome {
+  /** Successes after the rule. */
+  n: number;
+  /** Runs in the denominator after the rule. */
+  N: number;
+  /** Every group the rule excludes, by name, even when it is empty. */
+  excluded: ExcludedRuns[];
+}
+
+/** The headline n/N under a rule, and what it excluded. */
+export function applyExclusionRule(rule: ExclusionRule, counts: ClassOutcomeCounts): RuleOutcome {
+  let n = 0;
+  let N = 0;
+  const excluded: ExcludedRuns[] = [];
+  const unresolvedExcluded: ExcludedRuns = { name: "unresolved", n: 0, N: 0 };
+  for (const classification of RUN_CLASSIFICATIONS) {
+    const { success, failure, unresolved } = counts[classification];
+    const runs = success + failure + unresolved;
+    const treatment = rule.classes[classification];
+    if (treatment === "exclude") {
+      excluded.push({ name: classification, n: success, N: runs });
+      continue;
+    }
+    if (treatment === "count_as_failure") {
+      N += runs;
+      continue;
+    }
+    n += success;
+    N += success + failure;
+    if (rule.unresolved === "exclude") unresolvedExcluded.N += unresolved;
+    else {
+      N += unresolved;
+      if (rule.unresolved === "count_as_success") n += unresolved;
+    }
+  }
+  if (rule.unresolved === "exclude") excluded.push(unresolvedExcluded);
+  return { n, N, excluded };
+}
