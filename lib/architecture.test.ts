@@ -27,6 +27,9 @@ const PURE_MODULES = [
   "lib/statistics/exact.ts",
   "lib/statistics/pass-k.ts",
   "lib/statistics/unit-level.ts",
+  "lib/statistics/exclusion-rule.ts",
+  "lib/statistics/sensitivity.ts",
+  "lib/statistics/named-rate.ts",
 ];
 
 const RULES: DependencyRules = {

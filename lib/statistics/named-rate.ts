@@ -1,0 +1,40 @@
+// Each measure with its own population (seed 003): a completion rate over eligible runs, a
+// legal-action rate over attempted tool calls, and any narrower rate under its own name and
+// denominator, never in place of the all-eligible-run figure. Always n/N with its interval.
+import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/classification";
+import { applyExclusionRule, type ClassOutcomeCounts, type ExcludedRuns, type ExclusionRule } from "./exclusion-rule";
+import { wilsonInterval, type Interval } from "./wilson";
+
+export interface NamedRate {
+  name: string;
+  /** What N counts, in words. */
+  population: string;
+  n: number;
+  N: number;
+  wilson95: Interval | null;
+}
+
+export function namedRate(name: string, population: string, n: number, N: number): NamedRate {
+  return { name, population, n, N, wilson95: wilsonInterval(n, N) };
+}
+
+/**
+ * Completed runs over every eligible run (every run that entered the protocol), less the classes
+ * the declared rule excludes, which are returned by name: a run that failed, stopped at its
+ * budget or lacks evidence stays in N.
+ */
+export function completionRate(rule: ExclusionRule, runsByClass: Record<RunClassification, number>): NamedRate & { excluded: ExcludedRuns[] } {
+  // Completion is the outcome here: a completed run succeeds, any other class fails.
+  const counts = Object.fromEntries(
+    RUN_CLASSIFICATIONS.map((c) => [c, { success: c === "completed" ? runsByClass[c] : 0, failure: c === "completed" ? 0 : runsByClass[c], unresolved: 0 }]),
+  ) as ClassOutcomeCounts;
+  const { n, N, excluded } = applyExclusionRule(rule, counts);
+  const excludedNames = excluded.filter((group) => group.name !== "unresolved").map((group) => group.name.replaceAll("_", " "));
+  const population = `eligible runs (every run that entered the protocol)${excludedNames.length > 0 ? `, less ${excludedNames.join(", ")} (excluded by rule version ${rule.version})` : ""}`;
+  return { ...namedRate("completion rate", population, n, N), excluded: excluded.filter((group) => group.name !== "unresolved") };
+}
+
+/** Legal calls over attempted tool calls: a rejected or erroring call counts against it even when the agent later repairs it. */
+export function legalActionRate(calls: { attempted: number; legal: number }): NamedRate {
+  return namedRate("legal-action rate", "attempted tool calls (rejected or erroring ones included, repaired or not)", calls.legal, calls.attempted);
+}

@@ -1,0 +1,67 @@
+import { describe, expect, it } from "vitest";
+import { DEFAULT_EXPERIMENT_RULE } from "./exclusion-rule";
+import { COUNTS } from "./test-support";
+import { comparisonVerdict, sensitivity, thresholdVerdict, type SensitivityRow } from "./sensitivity";
+import { wilsonInterval } from "./wilson";
+
+describe("sensitivity", () => {
+  it("gives the declared rule, then every alternative once", () => {
+    const rows = sensitivity(DEFAULT_EXPERIMENT_RULE, COUNTS);
+    // Hand-computed from COUNTS (test-support.ts): 19 unresolved (10 completed, 3 stops, 4 environment, 2 missing)
+    expect(rows.map((r) => [r.rule, r.n, r.N])).toEqual([
+      ["declared (version 1)", 40, 95], // environment excluded (5), unresolved as failure
+      ["unresolved as failure, environment failures kept", 41, 100], // + 1 ✓ and 4 ? of environment
+      ["unresolved as success, environment failures kept", 60, 100], // 41 + 19 unresolved
+      ["unresolved as success, environment failures excluded", 55, 95], // 40 + 15 unresolved of kept classes
+      ["unresolved excluded, environment failures kept", 41, 81], // 100 − 19
+      ["unresolved excluded, environment failures excluded", 40, 80], // 95 − 15
+    ]);
+    expect(rows[0]!.rate).toBe(40 / 95);
+    expect(rows[0]!.wilson95).toEqual(wilsonInterval(40, 95));
+    expect(rows[0]!.excluded).toEqual([{ name: "environment_failure", n: 1, N: 5 }]);
+  });
+});
+
+const row = (rule: string, n: number, N: number): SensitivityRow => ({ rule, n, N, rate: N === 0 ? null : n / N, wilson95: wilsonInterval(n, N), excluded: [] });
+const rows = (...figures: Array<[number, number]>) => figures.map(([n, N], i) => row(`rule ${i}`, n, N));
+
+describe("a threshold the user set", () => {
+  const figures = sensitivity(DEFAULT_EXPERIMENT_RULE, COUNTS);
+  it("flips when the rate crosses it between rules", () => {
+    // 40/95 = 0.421 < 0.5 but 60/100 = 0.6 ≥ 0.5
+    expect(thresholdVerdict(figures, 0.5)).toBe("flips within it");
+  });
+  it("holds when every interval is on the same side", () => {
+    // lowest lower bound: Wilson(41, 100) = 0.318673 (centre 0.413329 − half 0.094656) ≥ 0.3
+    expect(thresholdVerdict(figures, 0.3)).toBe("holds across the justified range");
+    // highest upper bound: Wilson(60, 100) upper = 0.690599 < 0.7
+    expect(thresholdVerdict(figures, 0.7)).toBe("holds across the justified range");
+  });
+  it("is not separable when an interval contains it though no rate crosses it", () => {
+    // every rate ≥ 0.35 (lowest 0.41), but Wilson(40, 95) lower = 0.326738 < 0.35
+    expect(thresholdVerdict(figures, 0.35)).toBe("not separable at this sample size");
+    expect(thresholdVerdict(rows([0, 0]), 0.5)).toBe("not separable at this sample size");
+  });
+});
+
+describe("a comparison between two rates", () => {
+  it("holds when the sign never changes and the intervals never meet", () => {
+    // Wilson(85, 100) lower 0.767 > Wilson(20, 100) upper 0.289
+    expect(comparisonVerdict(rows([90, 100], [85, 100]), rows([10, 100], [20, 100]))).toBe("holds across the justified range");
+  });
+  it("flips when the sign changes between rules", () => {
+    // 0.50 − 0.55 < 0 under rule 0, 0.60 − 0.55 > 0 under rule 1
+    expect(comparisonVerdict(rows([50, 100], [60, 100]), rows([55, 100], [55, 100]))).toBe("flips within it");
+    // a tie under one rule is a change of sign too
+    expect(comparisonVerdict(rows([50, 100], [60, 100]), rows([50, 100], [55, 100]))).toBe("flips within it");
+  });
+  it("is not separable when the sign holds but the intervals overlap under some rule", () => {
+    // 52/100 vs 50/100 and 90/100 vs 10/100: same sign, but Wilson(52,100) and Wilson(50,100) overlap
+    expect(comparisonVerdict(rows([52, 100], [90, 100]), rows([50, 100], [10, 100]))).toBe("not separable at this sample size");
+    expect(comparisonVerdict(rows([50, 100]), rows([50, 100]))).toBe("not separable at this sample size");
+    expect(comparisonVerdict(rows([5, 10]), rows([0, 0]))).toBe("not separable at this sample size");
+  });
+  it("compares the same rules only", () => {
+    expect(() => comparisonVerdict(rows([1, 2]), [row("other", 1, 2)])).toThrow();
+  });
+});

@@ -1,0 +1,87 @@
+// Sensitivity (seed 003: "show sensitivity when a reasonable alternative exclusion rule changes the
+// conclusion"; seed 001 §3: a bound supports a conclusion only when every value in the justified
+// range leads to the same result). A headline rate under the declared rule and every reasonable
+// alternative, and a verdict on whether a conclusion survives them.
+import { applyExclusionRule, type ClassOutcomeCounts, type ClassTreatment, type ExclusionRule, type ExcludedRuns, type UnresolvedTreatment } from "./exclusion-rule";
+import { wilsonInterval, type Interval } from "./wilson";
+
+export interface SensitivityRow {
+  /** "declared (version V)", or the alternative's treatments in words. */
+  rule: string;
+  n: number;
+  N: number;
+  /** n/N, or null when N = 0. */
+  rate: number | null;
+  wilson95: Interval | null;
+  excluded: ExcludedRuns[];
+}
+
+const UNRESOLVED_WORDS: Record<UnresolvedTreatment, string> = { count_as_failure: "unresolved as failure", count_as_success: "unresolved as success", exclude: "unresolved excluded" };
+const ENVIRONMENT_WORDS: Record<ClassTreatment, string> = { keep: "environment failures kept", count_as_failure: "environment failures as failure", exclude: "environment failures excluded" };
+
+/**
+ * The declared rule first, then every combination of the unresolved label as failure, as success
+ * or excluded with environment failures kept or excluded, the other classes as declared (the
+ * combination equal to the declared rule is not repeated).
+ */
+export function sensitivityRules(declared: ExclusionRule): Array<{ rule: string; exclusionRule: ExclusionRule }> {
+  const alternatives = (["count_as_failure", "count_as_success", "exclude"] as const).flatMap((unresolved) =>
+    (["keep", "exclude"] as const)
+      .filter((environment) => unresolved !== declared.unresolved || environment !== declared.classes.environment_failure)
+      .map((environment) => ({
+        rule: `${UNRESOLVED_WORDS[unresolved]}, ${ENVIRONMENT_WORDS[environment]}`,
+        exclusionRule: { ...declared, classes: { ...declared.classes, environment_failure: environment }, unresolved },
+      })),
+  );
+  return [{ rule: `declared (version ${declared.version})`, exclusionRule: declared }, ...alternatives];
+}
+
+/** The headline n/N, rate and interval under the declared rule and each alternative. */
+export function sensitivity(declared: ExclusionRule, counts: ClassOutcomeCounts): SensitivityRow[] {
+  return sensitivityRules(declared).map(({ rule, exclusionRule }) => {
+    const { n, N, excluded } = applyExclusionRule(exclusionRule, counts);
+    return { rule, n, N, rate: N === 0 ? null : n / N, wilson95: wilsonInterval(n, N), excluded };
+  });
+}
+
+export const VERDICTS = ["holds across the justified range", "flips within it", "not separable at this sample size"] as const;
+export type Verdict = (typeof VERDICTS)[number];
+
+const overlap = (a: Interval, b: Interval): boolean => a[0] <= b[1] && b[0] <= a[1];
+
+/**
+ * Whether "A's rate differs from B's" survives the rules (rows of the same rules, in the same order):
+ * - "flips within it": the sign of rate A − rate B (a tie counting as its own sign) is not the
+ *   same under every rule;
+ * - "holds across the justified range": the sign is the same nonzero one under every rule, and
+ *   under every rule the two Wilson intervals are disjoint;
+ * - "not separable at this sample size": otherwise: the sign never changes, but under at least
+ *   one rule the intervals overlap (or a side has no runs), so the sample cannot tell the two
+ *   rates apart there.
+ */
+export function comparisonVerdict(a: readonly SensitivityRow[], b: readonly SensitivityRow[]): Verdict {
+  if (a.length !== b.length || a.length === 0 || a.some((row, i) => row.rule !== b[i]!.rule)) throw new Error("comparisonVerdict: the same rules, in the same order, on both sides");
+  const pairs = a.map((row, i) => [row, b[i]!] as const);
+  if (pairs.some(([x, y]) => x.rate === null || y.rate === null)) return "not separable at this sample size";
+  const signs = new Set(pairs.map(([x, y]) => Math.sign(x.rate! - y.rate!)));
+  if (signs.size > 1) return "flips within it";
+  if (signs.has(0)) return "not separable at this sample size";
+  return pairs.every(([x, y]) => !overlap(x.wilson95!, y.wilson95!)) ? "holds across the justified range" : "not separable at this sample size";
+}
+
+/**
+ * Whether "the rate is at least `threshold`" (or "is below it") survives the rules:
+ * - "flips within it": the rate is at or above the threshold under some rule and below it under another;
+ * - "holds across the justified range": under every rule the whole Wilson interval is on that same side
+ *   (lower bound ≥ threshold, or upper bound < threshold);
+ * - "not separable at this sample size": otherwise: the side never changes, but under some rule the
+ *   interval contains the threshold (or there are no runs).
+ */
+export function thresholdVerdict(rows: readonly SensitivityRow[], threshold: number): Verdict {
+  if (rows.length === 0) throw new Error("thresholdVerdict: no rules");
+  if (rows.some((row) => row.rate === null)) return "not separable at this sample size";
+  const sides = new Set(rows.map((row) => row.rate! >= threshold));
+  if (sides.size > 1) return "flips within it";
+  const atOrAbove = sides.has(true);
+  return rows.every((row) => (atOrAbove ? row.wilson95![0] >= threshold : row.wilson95![1] < threshold)) ? "holds across the justified range" : "not separable at this sample size";
+}
