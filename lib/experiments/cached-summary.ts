@@ -4,24 +4,31 @@ import { experimentSummary } from "../replay/summary";
 import { replaySummarySchema, type ReplaySummary } from "../replay/summary-schema";
 
 /**
- * A finished experiment's summary never changes: `completed` and `failed` are set once, after
+ * A finished experiment's aggregates never change: `completed` and `failed` are set once, after
  * every run is stored (finalizeExperiment) or when the replay stopped for good, and nothing writes
- * its runs after. So it is computed once per process and served from memory, keyed by the
+ * its runs after. So they are computed once per process and served from memory, keyed by the
  * experiment and its finish time; a queued, running, cancelled or interrupted experiment (whose
  * runs may still arrive) is aggregated afresh on every request.
  */
 const IMMUTABLE_STATES = new Set(["completed", "failed"]);
-const finished = new LRUCache<string, ReplaySummary>({ max: 200 });
+
+/** A per-process cache of one aggregate of finished experiments: `compute` runs once per finished experiment, every time for the others; null when there is no such experiment. */
+export function finishedExperimentCache<T extends object>(compute: (db: Db, experimentId: string) => Promise<T>): (db: Db, experimentId: string) => Promise<T | null> {
+  const finished = new LRUCache<string, T>({ max: 200 });
+  return async (db, experimentId) => {
+    const row = await db.experiment.findUnique({ where: { id: experimentId }, select: { state: true, finishedAt: true } });
+    if (!row) return null;
+    const key = IMMUTABLE_STATES.has(row.state) && row.finishedAt ? `${experimentId}@${row.finishedAt.toISOString()}` : null;
+    const hit = key ? finished.get(key) : undefined;
+    if (hit) return hit;
+    const value = await compute(db, experimentId);
+    if (key) finished.set(key, value);
+    return value;
+  };
+}
 
 /** The experiment's summary, or null when there is no such experiment. One small query when it is finished and seen before. */
-export async function cachedExperimentSummary(db: Db, experimentId: string): Promise<ReplaySummary | null> {
-  const row = await db.experiment.findUnique({ where: { id: experimentId }, select: { state: true, finishedAt: true } });
-  if (!row) return null;
-  const key = IMMUTABLE_STATES.has(row.state) && row.finishedAt ? `${experimentId}@${row.finishedAt.toISOString()}` : null;
-  const hit = key ? finished.get(key) : undefined;
-  if (hit) return hit;
+export const cachedExperimentSummary: (db: Db, experimentId: string) => Promise<ReplaySummary | null> = finishedExperimentCache(
   // Checked against its schema as the API promises it (once per finished experiment).
-  const summary = replaySummarySchema.parse(await experimentSummary(db, experimentId));
-  if (key) finished.set(key, summary);
-  return summary;
-}
+  async (db, experimentId) => replaySummarySchema.parse(await experimentSummary(db, experimentId)),
+);

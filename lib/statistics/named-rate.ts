@@ -2,8 +2,12 @@
 // legal-action rate over attempted tool calls, and any narrower rate under its own name and
 // denominator, never in place of the all-eligible-run figure. Always n/N with its interval.
 import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/classification";
+import { CLASSIFICATION_LABELS } from "../replay/display";
 import { applyExclusionRule, type ClassOutcomeCounts, type ExcludedRuns, type ExclusionRule } from "./exclusion-rule";
 import { wilsonInterval, type Interval } from "./wilson";
+
+/** How an excluded group is named on pages and in populations. */
+export const EXCLUDED_GROUP_LABELS: Record<ExcludedRuns["name"], string> = { ...CLASSIFICATION_LABELS, unresolved: "unresolved" };
 
 export interface NamedRate {
   name: string;
@@ -18,20 +22,25 @@ export function namedRate(name: string, population: string, n: number, N: number
   return { name, population, n, N, wilson95: wilsonInterval(n, N) };
 }
 
+/** Runs by class as outcomes of completion: a completed run succeeds, any other class fails. */
+export function completionOutcomes(runsByClass: Record<RunClassification, number>): ClassOutcomeCounts {
+  return Object.fromEntries(
+    RUN_CLASSIFICATIONS.map((c) => [c, { success: c === "completed" ? runsByClass[c] : 0, failure: c === "completed" ? 0 : runsByClass[c], unresolved: 0 }]),
+  ) as ClassOutcomeCounts;
+}
+
 /**
  * Completed runs over every eligible run (every run that entered the protocol), less the classes
  * the declared rule excludes, which are returned by name: a run that failed, stopped at its
  * budget or lacks evidence stays in N.
  */
 export function completionRate(rule: ExclusionRule, runsByClass: Record<RunClassification, number>): NamedRate & { excluded: ExcludedRuns[] } {
-  // Completion is the outcome here: a completed run succeeds, any other class fails.
-  const counts = Object.fromEntries(
-    RUN_CLASSIFICATIONS.map((c) => [c, { success: c === "completed" ? runsByClass[c] : 0, failure: c === "completed" ? 0 : runsByClass[c], unresolved: 0 }]),
-  ) as ClassOutcomeCounts;
-  const { n, N, excluded } = applyExclusionRule(rule, counts);
-  const excludedNames = excluded.filter((group) => group.name !== "unresolved").map((group) => group.name.replaceAll("_", " "));
-  const population = `eligible runs (every run that entered the protocol)${excludedNames.length > 0 ? `, less ${excludedNames.join(", ")} (excluded by rule version ${rule.version})` : ""}`;
-  return { ...namedRate("completion rate", population, n, N), excluded: excluded.filter((group) => group.name !== "unresolved") };
+  const { n, N, excluded } = applyExclusionRule(rule, completionOutcomes(runsByClass));
+  // No run here is unresolved, so only classes can be excluded.
+  const excludedClasses = excluded.filter((group): group is ExcludedRuns & { name: RunClassification } => group.name !== "unresolved");
+  const less = excludedClasses.map((group) => EXCLUDED_GROUP_LABELS[group.name]).join(", ");
+  const population = `eligible runs (every run that entered the protocol)${less ? `, less ${less} (excluded by rule version ${rule.version})` : ""}`;
+  return { ...namedRate("completion rate", population, n, N), excluded: excludedClasses };
 }
 
 /** Legal calls over attempted tool calls: a rejected or erroring call counts against it even when the agent later repairs it. */

@@ -1,0 +1,14 @@
+import { getDb } from "@/lib/db/client";
+import { cachedExperimentStatistics } from "@/lib/experiments/experiment-statistics";
+import { experimentIdSchema } from "@/lib/experiments/schemas";
+import { notFound } from "@/lib/http/errors";
+import { apiRoute } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+/** Rates with their populations and Wilson intervals, units and design effects, pass^k where trials are separate, the exclusion rule and its sensitivity (docs/statistics.md). */
+export const GET = apiRoute({ permission: "results:read", params: experimentIdSchema }, async ({ params }) => {
+  const statistics = await cachedExperimentStatistics(getDb(), params.id);
+  if (!statistics) throw notFound(`experiment ${params.id}`);
+  return Response.json(statistics);
+});

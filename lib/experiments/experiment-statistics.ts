@@ -1,0 +1,155 @@
+// The experiment's statistics (issue 12): every rate with its population and Wilson interval, the
+// rows-based and unit-based figures with the design effect, pass^k where trials are separate
+// units, the exclusion rule's identity and the sensitivity to its alternatives. The counts are
+// aggregated in PostgreSQL (the summary's count tables, and two GROUP BYs over the runs that
+// return one row per condition and per task); the formulas are the pure ones in lib/statistics.
+import { z } from "zod";
+import type { Db } from "../db/prisma";
+import { RUN_CLASSIFICATIONS } from "../replay/classification";
+import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/config";
+import { CONDITION_LABELS, POLICY_LABELS } from "../replay/display";
+import { DEFAULT_EXPERIMENT_RULE, applyExclusionRule, emptyClassOutcomes, type ClassOutcomeCounts } from "../statistics/exclusion-rule";
+import { exclusionRuleIdentity } from "../statistics/exclusion-rule-hash";
+import { EXCLUDED_GROUP_LABELS, completionOutcomes, completionRate, namedRate, type NamedRate } from "../statistics/named-rate";
+import { INHERITED_STATES, passK, type TaskTrials } from "../statistics/pass-k";
+import { sensitivity } from "../statistics/sensitivity";
+import { addClusterSums, unitLevelFigures, type ClusterSums } from "../statistics/unit-level";
+import { cachedExperimentSummary, finishedExperimentCache } from "./cached-summary";
+import { experimentStatisticsSchema, type ExperimentStatistics } from "./statistics-schema";
+
+const int = z.coerce.number().int();
+const test = z.enum(["finality", "separation"]);
+const inherited = z.enum(INHERITED_STATES);
+
+const cellRow = z.object({ test, condition: z.string(), classification: z.enum(RUN_CLASSIFICATIONS), runs: int, successes: int, scored: int });
+const unitRow = z.object({
+  test,
+  condition: z.string(),
+  inherited,
+  run_rows: int,
+  analysis_units: int,
+  scored_rows: int,
+  successes: int,
+  scored_units: int,
+  sum_y2: int,
+  sum_ym: int,
+  sum_m2: int,
+});
+const taskRow = z.object({ test, condition: z.string(), schedule_id: int, delay_ms: int, trials: int, successes: int, units: int, inherited });
+
+const SCORE_OUTCOME = "the run's recorded label is success (score 1) among runs with a score";
+const DECLARED_BY = "the default rule declared in code (DEFAULT_EXPERIMENT_RULE in lib/statistics/exclusion-rule.ts): experiments cannot declare their own rule yet";
+
+export async function experimentStatistics(db: Db, experimentId: string): Promise<ExperimentStatistics> {
+  const summary = await cachedExperimentSummary(db, experimentId);
+  if (!summary) throw new Error(`experiment ${experimentId} does not exist`);
+  const states = [...INHERITED_STATES];
+  const [cells, units, tasks] = await Promise.all([
+    // Finality trials at nonzero delay by class and recorded label, from the count tables.
+    db.$queryRaw`
+      SELECT test, condition, classification, sum(runs)::bigint AS runs, sum(successes)::bigint AS successes, sum(score_n)::bigint AS scored
+        FROM run_summary_cells WHERE experiment_id = ${experimentId}::uuid AND test = 'finality' AND delay_ms > 0
+       GROUP BY test, condition, classification`,
+    // Per condition: the design effect's sums over analysis units. A group any of whose runs
+    // inherited state is one unit (its runs are connected); otherwise each run is its own.
+    db.$queryRaw`
+      WITH groups AS (
+        SELECT test, condition, group_id, max(array_position(${states}::text[], inherited_state)) AS inherited,
+               count(*) AS runs, count(score) AS scored, coalesce(sum(score), 0) AS successes
+          FROM runs WHERE experiment_id = ${experimentId}::uuid
+         GROUP BY test, condition, group_id
+      )
+      SELECT test, condition, (${states}::text[])[max(inherited)] AS inherited,
+             sum(runs)::bigint AS run_rows,
+             sum(CASE WHEN inherited > 1 THEN 1 ELSE runs END)::bigint AS analysis_units,
+             sum(scored)::bigint AS scored_rows,
+             sum(successes)::bigint AS successes,
+             sum(CASE WHEN inherited > 1 THEN (scored > 0)::int ELSE scored END)::bigint AS scored_units,
+             sum(CASE WHEN inherited > 1 THEN successes * successes ELSE successes END)::bigint AS sum_y2,
+             sum(CASE WHEN inherited > 1 THEN successes * scored ELSE successes END)::bigint AS sum_ym,
+             sum(CASE WHEN inherited > 1 THEN scored * scored ELSE scored END)::bigint AS sum_m2
+        FROM groups GROUP BY test, condition`,
+    // Per task (condition, schedule, delay): the trials whose outcome the condition measures,
+    // a finality trial or a pair's B run, with their distinct units and what they inherited.
+    db.$queryRaw`
+      SELECT test, condition, schedule_id, delay_ms, count(*)::bigint AS trials,
+             count(*) FILTER (WHERE recorded_label = 'success')::bigint AS successes,
+             count(DISTINCT group_id)::bigint AS units,
+             (${states}::text[])[max(array_position(${states}::text[], inherited_state))] AS inherited
+        FROM runs WHERE experiment_id = ${experimentId}::uuid AND role IN ('single', 'B')
+       GROUP BY test, condition, schedule_id, delay_ms ORDER BY test, condition, schedule_id, delay_ms`,
+  ]);
+
+  const rule = DEFAULT_EXPERIMENT_RULE;
+  const finalityCounts = new Map<string, ClassOutcomeCounts>();
+  for (const row of z.array(cellRow).parse(cells)) {
+    const counts = finalityCounts.get(row.condition) ?? emptyClassOutcomes();
+    const outcomes = counts[row.classification];
+    outcomes.success += row.successes;
+    outcomes.failure += row.scored - row.successes;
+    outcomes.unresolved += row.runs - row.scored;
+    finalityCounts.set(row.condition, counts);
+  }
+
+  const completion = completionRate(rule, summary.classifications);
+  const rates: NamedRate[] = [{ name: completion.name, population: completion.population, n: completion.n, N: completion.N, wilson95: completion.wilson95 }];
+  const sensitivityRows: ExperimentStatistics["sensitivity"] = sensitivity(rule, completionOutcomes(summary.classifications)).map((row) => ({ measure: completion.name, ...row }));
+  for (const policy of summary.finality) {
+    const counts = finalityCounts.get(policy.policy) ?? emptyClassOutcomes();
+    const successRate = applyExclusionRule(rule, counts);
+    const excluded = successRate.excluded.filter((group) => group.N > 0).map((group) => `${group.N} ${EXCLUDED_GROUP_LABELS[group.name]}`);
+    const name = `${POLICY_LABELS[policy.policy]}: success rate at nonzero delays`;
+    rates.push(namedRate(name, `finality trials at nonzero delays under rule version ${rule.version}${excluded.length > 0 ? `, less ${excluded.join(", ")} (excluded)` : ""}`, successRate.n, successRate.N));
+    sensitivityRows.push(...sensitivity(rule, counts).map((row) => ({ measure: name, ...row })));
+    rates.push(
+      namedRate(`${POLICY_LABELS[policy.policy]}: endpoint ≠ terminal at nonzero delays`, "finality trials at nonzero delays whose endpoint label differs from their terminal one", policy.disagreementsNonzeroDelay, policy.trialsNonzeroDelay),
+    );
+  }
+  for (const condition of summary.separation) {
+    rates.push(namedRate(`${CONDITION_LABELS[condition.condition]}: exposure rate`, "A/B pairs: A's write changed the value scored in B", condition.exposures, condition.pairs));
+  }
+
+  const unitRows = z.array(unitRow).parse(units);
+  const taskRows = z.array(taskRow).parse(tasks);
+  const tasksOf = (rows: typeof taskRows): TaskTrials[] =>
+    rows.map((row) => ({ taskId: `${row.condition}, schedule ${row.schedule_id}, ${row.delay_ms} ms`, trials: row.trials, successes: row.successes, analysisUnits: row.units, inheritedState: row.inherited }));
+  const ordered = [...FINALITY_POLICIES.map((c) => ["finality", c] as const), ...SEPARATION_CONDITIONS.map((c) => ["separation", c] as const)].flatMap(([t, c]) => {
+    const row = unitRows.find((r) => r.test === t && r.condition === c);
+    return row ? [row] : [];
+  });
+  const sumsOf = (row: (typeof unitRows)[number]): ClusterSums => ({
+    rows: row.scored_rows,
+    successes: row.successes,
+    units: row.scored_units,
+    sumSquaredSuccesses: row.sum_y2,
+    sumSuccessesTimesRows: row.sum_ym,
+    sumSquaredRows: row.sum_m2,
+  });
+  const unitsFigures = (runRows: number, analysisUnits: number, sums: ClusterSums): ExperimentStatistics["units"] => {
+    const figures = unitLevelFigures(sums);
+    return { runRows, analysisUnits, designEffect: figures.units.designEffect, effectiveN: figures.units.effectiveN, outcome: SCORE_OUTCOME, rows: figures.rows, unitBasedWilson95: figures.units.wilson95 };
+  };
+
+  return experimentStatisticsSchema.parse({
+    experimentId,
+    rates,
+    units: unitsFigures(
+      ordered.reduce((total, row) => total + row.run_rows, 0),
+      ordered.reduce((total, row) => total + row.analysis_units, 0),
+      addClusterSums(...ordered.map(sumsOf)),
+    ),
+    passK: passK(tasksOf(taskRows)),
+    conditions: ordered.map((row) => ({
+      test: row.test,
+      condition: row.condition,
+      inheritedState: row.inherited,
+      units: unitsFigures(row.run_rows, row.analysis_units, sumsOf(row)),
+      passK: passK(tasksOf(taskRows.filter((task) => task.test === row.test && task.condition === row.condition))),
+    })),
+    exclusionRule: { ...exclusionRuleIdentity(rule), rule, declaredBy: DECLARED_BY },
+    sensitivity: sensitivityRows,
+  });
+}
+
+/** The statistics, or null when there is no such experiment; a finished experiment's are computed once per process. */
+export const cachedExperimentStatistics = finishedExperimentCache(experimentStatistics);
