@@ -15,6 +15,7 @@ import { CONDITION_LABELS, POLICY_LABELS, accountingRows, checksTally, describeG
 import { expectedRunCount } from "@/lib/replay/grid";
 import { ratio } from "@/lib/replay/format";
 import type { ReplaySummary } from "@/lib/replay/summary-schema";
+import { formatWilson95 } from "@/lib/statistics/wilson";
 import { ChartFigure } from "./chart-figure";
 
 /** The experiment's facts shown beside its summary: plain JSON, so that a frozen share snapshot renders the same. */
@@ -105,6 +106,7 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
           label="Endpoint ≠ terminal"
           value={percent(disagreements.n, disagreements.of)}
           ratio={{ ...disagreements, what: "trials" }}
+          interval={formatWilson95(disagreements.n, disagreements.of)}
           meaning="Asynchronous policies at nonzero delay: the label scored at the endpoint differs from the final one."
           testId="stat-disagreement"
         />
@@ -112,6 +114,7 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
           label="Cross-run exposure (shared state)"
           value={shared ? percent(shared.exposures, shared.pairs) : "—"}
           ratio={shared ? { n: shared.exposures, of: shared.pairs, what: "pairs" } : undefined}
+          interval={shared ? formatWilson95(shared.exposures, shared.pairs) : null}
           meaning={shared ? "A/B pairs where A's write changed the value scored in B." : "Shared state is not in this grid."}
           testId="stat-exposure"
         />

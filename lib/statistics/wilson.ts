@@ -35,3 +35,11 @@ export function wilsonInterval(successes: number, trials: number): Interval | nu
   if (!Number.isInteger(successes) || successes < 0 || successes > trials) throw new RangeError(`successes: a whole number in [0, ${trials}], got ${successes}`);
   return wilsonForProportion(trials === 0 ? 0 : successes / trials, trials);
 }
+
+/** "95% Wilson [68.6%, 80.5%]" for n/N, or null when N = 0: how pages print the interval beside n/N. */
+export function formatWilson95(successes: number, trials: number): string | null {
+  const interval = wilsonInterval(successes, trials);
+  if (!interval) return null;
+  const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
+  return `95% Wilson [${percent(interval[0])}, ${percent(interval[1])}]`;
+}
