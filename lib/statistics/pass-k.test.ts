@@ -13,7 +13,7 @@ describe("pass^k and pass@k", () => {
     // pass^3 = (C(2,3)/C(4,3) + 1)/2 = (0 + 1)/2 (c < k); pass^4 (k = n) = (0 + 1)/2
     expect(result.values.map((v) => v.value)).toEqual([0.75, 7 / 12, 0.5, 0.5]);
     // pass@1 = 1 − (C(2,1)/4 + C(0,1)/4)/2 = 1 − 0.25; pass@2 = 1 − (C(2,2)/6 + 0)/2 = 11/12; pass@3 = pass@4 = 1 − 0
-    expect(result.values.map((v) => v.passAtK)).toEqual([0.75, 1 - 1 / 12, 1, 1]);
+    expect(result.values.map((v) => v.passAtK)).toEqual([0.75, 11 / 12, 1, 1]);
   });
 
   it("stops at the fewest trials and lets each task use its own n", () => {

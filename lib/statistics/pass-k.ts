@@ -66,22 +66,24 @@ export function passKRefusal(tasks: readonly TaskTrials[]): string | null {
 
 /**
  * pass^k and pass@k for k = 1..n, n the fewest trials of any task (a task with more trials
- * still uses its own n: C(c, k)/C(n, k) is unbiased for any k ≤ n). The mean over tasks is
- * summed as an exact fraction and rounded once.
+ * still uses its own n: C(c, k)/C(n, k) is unbiased for any k ≤ n). Each mean over tasks is
+ * an exact fraction, rounded once (pass@k's complement included).
  */
 export function passK(tasks: readonly TaskTrials[]): PassKResult {
   const reason = passKRefusal(tasks);
   if (reason) return { available: false, reason };
-  const fewest = Math.min(...tasks.map((task) => task.trials));
+  const fewest = tasks.reduce((least, task) => Math.min(least, task.trials), Infinity);
   const values = [];
   for (let k = 1; k <= fewest; k++) {
-    values.push({ k, value: meanOverTasks(tasks, (task) => binomial(task.successes, k), k), passAtK: 1 - meanOverTasks(tasks, (task) => binomial(task.trials - task.successes, k), k) });
+    const allSucceed = meanOverTasks(tasks, (task) => binomial(task.successes, k), k);
+    const allFail = meanOverTasks(tasks, (task) => binomial(task.trials - task.successes, k), k);
+    values.push({ k, value: exactRatio(allSucceed.numerator, allSucceed.denominator), passAtK: exactRatio(allFail.denominator - allFail.numerator, allFail.denominator) });
   }
   return { available: true, values };
 }
 
-/** (1/T) Σ numerator(task)/C(n_task, k), exactly: tasks with equal n share a denominator. */
-function meanOverTasks(tasks: readonly TaskTrials[], numerator: (task: TaskTrials) => bigint, k: number): number {
+/** (1/T) Σ numerator(task)/C(n_task, k) as an exact fraction: tasks with equal n share a denominator. */
+function meanOverTasks(tasks: readonly TaskTrials[], numerator: (task: TaskTrials) => bigint, k: number): { numerator: bigint; denominator: bigint } {
   const byTrials = new Map<number, bigint>();
   for (const task of tasks) byTrials.set(task.trials, (byTrials.get(task.trials) ?? 0n) + numerator(task));
   let sumNumerator = 0n;
@@ -91,5 +93,5 @@ function meanOverTasks(tasks: readonly TaskTrials[], numerator: (task: TaskTrial
     sumNumerator = sumNumerator * denominator + summed * sumDenominator;
     sumDenominator *= denominator;
   }
-  return exactRatio(sumNumerator, sumDenominator * BigInt(tasks.length));
+  return { numerator: sumNumerator, denominator: sumDenominator * BigInt(tasks.length) };
 }
