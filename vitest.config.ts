@@ -6,9 +6,15 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   // Modules that only the web server may load say so with `import "server-only"`, whose default
   // export throws outside React's server build; the tests load them as the server would.
-  resolve: { alias: { "server-only": fileURLToPath(new URL("node_modules/server-only/empty.js", import.meta.url)) } },
+  // Route handlers' tests (app/**/*.test.ts) load them with the "@/" paths Next resolves from tsconfig.json.
+  resolve: {
+    alias: [
+      { find: "server-only", replacement: fileURLToPath(new URL("node_modules/server-only/empty.js", import.meta.url)) },
+      { find: /^@\//, replacement: fileURLToPath(new URL("./", import.meta.url)) },
+    ],
+  },
   test: {
-    include: ["lib/**/*.test.ts", "workers/**/*.test.ts", "scripts/**/*.test.ts"],
+    include: ["lib/**/*.test.ts", "workers/**/*.test.ts", "scripts/**/*.test.ts", "app/**/*.test.ts"],
     globalSetup: ["lib/testing/global-setup.ts"],
     // Replays are timing experiments: files run one at a time so that one grid never loads the machine under another.
     fileParallelism: false,
