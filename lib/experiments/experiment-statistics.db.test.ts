@@ -30,7 +30,7 @@ describe("the paper experiment's statistics", () => {
   it("give each finality policy's success rate at nonzero delays with its Wilson interval", () => {
     // 0/150: [0, z²/(150 + z²)] = [0, 3.841459/153.841459] = [0, 0.024970]
     expect(rate("snapshot: success rate at nonzero delays")).toMatchObject({ n: 0, N: 150, wilson95: [0, expect.closeTo(0.02497, 5)] });
-    expect(rate("snapshot: success rate at nonzero delays").population).toBe("finality trials at nonzero delays under rule version 1");
+    expect(rate("snapshot: success rate at nonzero delays").population).toBe("finality trials at nonzero delays, less what rule version 1 excludes (environment failure: 0)");
     // 150/150: [150/153.841459, 1] = [0.975030, 1]
     expect(rate("reconciliation: success rate at nonzero delays")).toMatchObject({ n: 150, N: 150, wilson95: [expect.closeTo(0.97503, 5), 1] });
     expect(rate("verified cancellation: success rate at nonzero delays")).toMatchObject({ n: 0, N: 150 });

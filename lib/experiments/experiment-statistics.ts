@@ -10,7 +10,7 @@ import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/config";
 import { CONDITION_LABELS, POLICY_LABELS } from "../replay/display";
 import { DEFAULT_EXPERIMENT_RULE, applyExclusionRule, emptyClassOutcomes, type ClassOutcomeCounts } from "../statistics/exclusion-rule";
 import { exclusionRuleIdentity } from "../statistics/exclusion-rule-hash";
-import { EXCLUDED_GROUP_LABELS, completionOutcomes, completionRate, namedRate, type NamedRate } from "../statistics/named-rate";
+import { completionOutcomes, completionRate, lessExcluded, namedRate, type NamedRate } from "../statistics/named-rate";
 import { INHERITED_STATES, passK, type TaskTrials } from "../statistics/pass-k";
 import { sensitivity } from "../statistics/sensitivity";
 import { addClusterSums, unitLevelFigures, type ClusterSums } from "../statistics/unit-level";
@@ -97,9 +97,8 @@ export async function experimentStatistics(db: Db, experimentId: string): Promis
   for (const policy of summary.finality) {
     const counts = finalityCounts.get(policy.policy) ?? emptyClassOutcomes();
     const successRate = applyExclusionRule(rule, counts);
-    const excluded = successRate.excluded.filter((group) => group.N > 0).map((group) => `${group.N} ${EXCLUDED_GROUP_LABELS[group.name]}`);
     const name = `${POLICY_LABELS[policy.policy]}: success rate at nonzero delays`;
-    rates.push(namedRate(name, `finality trials at nonzero delays under rule version ${rule.version}${excluded.length > 0 ? `, less ${excluded.join(", ")} (excluded)` : ""}`, successRate.n, successRate.N));
+    rates.push(namedRate(name, `finality trials at nonzero delays${lessExcluded(rule, successRate.excluded)}`, successRate.n, successRate.N));
     sensitivityRows.push(...sensitivity(rule, counts).map((row) => ({ measure: name, ...row })));
     rates.push(
       namedRate(`${POLICY_LABELS[policy.policy]}: endpoint ≠ terminal at nonzero delays`, "finality trials at nonzero delays whose endpoint label differs from their terminal one", policy.disagreementsNonzeroDelay, policy.trialsNonzeroDelay),

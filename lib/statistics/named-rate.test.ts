@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_EXPERIMENT_RULE } from "./exclusion-rule";
-import { completionRate, legalActionRate, namedRate } from "./named-rate";
+import { completionRate, legalActionRate, lessExcluded, namedRate } from "./named-rate";
 
 describe("named rates", () => {
   it("carry their population, n/N and interval", () => {
@@ -15,7 +15,7 @@ describe("named rates", () => {
     // environment failures excluded: 80/95, Wilson centre (0.842105 + 0.020218)/1.040436 = 0.828809, half 0.073106
     const rate = completionRate(DEFAULT_EXPERIMENT_RULE, { completed: 80, agent_failure: 8, protocol_stop: 5, environment_failure: 5, missing_evidence: 2 });
     expect(rate).toMatchObject({ name: "completion rate", n: 80, N: 95, excluded: [{ name: "environment_failure", n: 0, N: 5 }] });
-    expect(rate.population).toBe("eligible runs (every run that entered the protocol), less environment failure (excluded by rule version 1)");
+    expect(rate.population).toBe("eligible runs (every run that entered the protocol), less what rule version 1 excludes (environment failure: 5)");
     expect(rate.wilson95![0]).toBeCloseTo(0.755704, 6);
     expect(rate.wilson95![1]).toBeCloseTo(0.901915, 6);
   });
@@ -26,5 +26,10 @@ describe("named rates", () => {
     expect(rate).toMatchObject({ name: "legal-action rate", n: 9, N: 12 });
     expect(rate.wilson95![0]).toBeCloseTo(0.467695, 6);
     expect(rate.wilson95![1]).toBeCloseTo(0.911058, 6);
+  });
+
+  it("say what the rule took out of a population, by name and count", () => {
+    expect(lessExcluded(DEFAULT_EXPERIMENT_RULE, [])).toBe("");
+    expect(lessExcluded(DEFAULT_EXPERIMENT_RULE, [{ name: "environment_failure", n: 1, N: 5 }, { name: "unresolved", n: 0, N: 15 }])).toBe(", less what rule version 1 excludes (environment failure: 5, unresolved: 15)");
   });
 });

@@ -7,7 +7,13 @@ import { applyExclusionRule, type ClassOutcomeCounts, type ExcludedRuns, type Ex
 import { wilsonInterval, type Interval } from "./wilson";
 
 /** How an excluded group is named on pages and in populations. */
-export const EXCLUDED_GROUP_LABELS: Record<ExcludedRuns["name"], string> = { ...CLASSIFICATION_LABELS, unresolved: "unresolved" };
+const EXCLUDED_GROUP_LABELS: Record<ExcludedRuns["name"], string> = { ...CLASSIFICATION_LABELS, unresolved: "unresolved" };
+
+/** ", less what rule version V excludes (environment failure: 5)" for a population's words; empty when the rule excludes nothing. */
+export function lessExcluded(rule: ExclusionRule, excluded: readonly ExcludedRuns[]): string {
+  if (excluded.length === 0) return "";
+  return `, less what rule version ${rule.version} excludes (${excluded.map((group) => `${EXCLUDED_GROUP_LABELS[group.name]}: ${group.N}`).join(", ")})`;
+}
 
 export interface NamedRate {
   name: string;
@@ -37,10 +43,8 @@ export function completionOutcomes(runsByClass: Record<RunClassification, number
 export function completionRate(rule: ExclusionRule, runsByClass: Record<RunClassification, number>): NamedRate & { excluded: ExcludedRuns[] } {
   const { n, N, excluded } = applyExclusionRule(rule, completionOutcomes(runsByClass));
   // No run here is unresolved, so only classes can be excluded.
-  const excludedClasses = excluded.filter((group): group is ExcludedRuns & { name: RunClassification } => group.name !== "unresolved");
-  const less = excludedClasses.map((group) => EXCLUDED_GROUP_LABELS[group.name]).join(", ");
-  const population = `eligible runs (every run that entered the protocol)${less ? `, less ${less} (excluded by rule version ${rule.version})` : ""}`;
-  return { ...namedRate("completion rate", population, n, N), excluded: excludedClasses };
+  const excludedClasses = excluded.filter((group) => group.name !== "unresolved");
+  return { ...namedRate("completion rate", `eligible runs (every run that entered the protocol)${lessExcluded(rule, excludedClasses)}`, n, N), excluded: excludedClasses };
 }
 
 /** Legal calls over attempted tool calls: a rejected or erroring call counts against it even when the agent later repairs it. */

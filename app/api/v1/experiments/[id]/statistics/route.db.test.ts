@@ -38,7 +38,7 @@ describe("GET /api/v1/experiments/{id}/statistics", () => {
     const body = await response.json();
     expect(Object.keys(body)).toEqual(["experimentId", "rates", "units", "passK", "conditions", "exclusionRule", "sensitivity"]);
     // 0/150 with [0, z²/(150 + z²)] = [0, 0.024970]
-    expect(body.rates).toContainEqual({ name: "snapshot: success rate at nonzero delays", population: "finality trials at nonzero delays under rule version 1", n: 0, N: 150, wilson95: [0, expect.closeTo(0.02497, 5)] });
+    expect(body.rates).toContainEqual({ name: "snapshot: success rate at nonzero delays", population: "finality trials at nonzero delays, less what rule version 1 excludes (environment failure: 0)", n: 0, N: 150, wilson95: [0, expect.closeTo(0.02497, 5)] });
     expect(body.units).toMatchObject({ runRows: 3600, analysisUnits: 3200, designEffect: 1 });
     expect(body.exclusionRule).toMatchObject({ version: 1, hash: "3beb10a452d0d8fc2218302a788c833633e5c1f7c4df9d32c1cd82668eb95509" });
     expect(body.sensitivity[0]).toMatchObject({ rule: "declared (version 1)", n: 3600, N: 3600, rate: 1 });
