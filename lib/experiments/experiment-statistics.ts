@@ -8,7 +8,8 @@ import type { Db } from "../db/prisma";
 import { RUN_CLASSIFICATIONS } from "../replay/classification";
 import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/config";
 import { CONDITION_LABELS, POLICY_LABELS } from "../replay/display";
-import { DEFAULT_EXPERIMENT_RULE, applyExclusionRule, emptyClassOutcomes, type ClassOutcomeCounts } from "../statistics/exclusion-rule";
+import type { ReplaySummary } from "../replay/summary-schema";
+import { DEFAULT_EXPERIMENT_RULE, applyExclusionRule, emptyClassOutcomes, type ClassOutcomeCounts, type ExclusionRule } from "../statistics/exclusion-rule";
 import { exclusionRuleIdentity } from "../statistics/exclusion-rule-hash";
 import { completionOutcomes, completionRate, lessExcluded, namedRate, type NamedRate } from "../statistics/named-rate";
 import { INHERITED_STATES, passK, type TaskTrials } from "../statistics/pass-k";
@@ -81,8 +82,33 @@ export async function experimentStatistics(db: Db, experimentId: string): Promis
   ]);
 
   const rule = DEFAULT_EXPERIMENT_RULE;
+  const unitRows = orderedByCondition(z.array(unitRow).parse(units));
+  const taskRows = z.array(taskRow).parse(tasks);
+  const tasksOf = (test: string, condition: string) => tasksFrom(taskRows.filter((task) => task.test === test && task.condition === condition));
+  return experimentStatisticsSchema.parse({
+    experimentId,
+    ...ratesAndSensitivity(rule, summary, z.array(cellRow).parse(cells)),
+    units: unitsFigures(
+      unitRows.reduce((total, row) => total + row.run_rows, 0),
+      unitRows.reduce((total, row) => total + row.analysis_units, 0),
+      addClusterSums(...unitRows.map(clusterSumsOf)),
+    ),
+    passK: passK(tasksFrom(taskRows)),
+    conditions: unitRows.map((row) => ({
+      test: row.test,
+      condition: row.condition,
+      inheritedState: row.inherited,
+      units: unitsFigures(row.run_rows, row.analysis_units, clusterSumsOf(row)),
+      passK: passK(tasksOf(row.test, row.condition)),
+    })),
+    exclusionRule: { ...exclusionRuleIdentity(rule), rule, declaredBy: DECLARED_BY },
+  });
+}
+
+/** The rates (completion, each policy's success and disagreement at nonzero delays, each condition's exposure) and the rule-dependent ones' sensitivity. */
+function ratesAndSensitivity(rule: ExclusionRule, summary: ReplaySummary, cells: Array<z.infer<typeof cellRow>>): Pick<ExperimentStatistics, "rates" | "sensitivity"> {
   const finalityCounts = new Map<string, ClassOutcomeCounts>();
-  for (const row of z.array(cellRow).parse(cells)) {
+  for (const row of cells) {
     const counts = finalityCounts.get(row.condition) ?? emptyClassOutcomes();
     const outcomes = counts[row.classification];
     outcomes.success += row.successes;
@@ -91,8 +117,8 @@ export async function experimentStatistics(db: Db, experimentId: string): Promis
     finalityCounts.set(row.condition, counts);
   }
 
-  const completion = completionRate(rule, summary.classifications);
-  const rates: NamedRate[] = [{ name: completion.name, population: completion.population, n: completion.n, N: completion.N, wilson95: completion.wilson95 }];
+  const { excluded: _completionExcluded, ...completion } = completionRate(rule, summary.classifications);
+  const rates: NamedRate[] = [completion];
   const sensitivityRows: ExperimentStatistics["sensitivity"] = sensitivity(rule, completionOutcomes(summary.classifications)).map((row) => ({ measure: completion.name, ...row }));
   for (const policy of summary.finality) {
     const counts = finalityCounts.get(policy.policy) ?? emptyClassOutcomes();
@@ -107,47 +133,28 @@ export async function experimentStatistics(db: Db, experimentId: string): Promis
   for (const condition of summary.separation) {
     rates.push(namedRate(`${CONDITION_LABELS[condition.condition]}: exposure rate`, "A/B pairs: A's write changed the value scored in B", condition.exposures, condition.pairs));
   }
+  return { rates, sensitivity: sensitivityRows };
+}
 
-  const unitRows = z.array(unitRow).parse(units);
-  const taskRows = z.array(taskRow).parse(tasks);
-  const tasksOf = (rows: typeof taskRows): TaskTrials[] =>
-    rows.map((row) => ({ taskId: `${row.condition}, schedule ${row.schedule_id}, ${row.delay_ms} ms`, trials: row.trials, successes: row.successes, analysisUnits: row.units, inheritedState: row.inherited }));
-  const ordered = [...FINALITY_POLICIES.map((c) => ["finality", c] as const), ...SEPARATION_CONDITIONS.map((c) => ["separation", c] as const)].flatMap(([t, c]) => {
-    const row = unitRows.find((r) => r.test === t && r.condition === c);
-    return row ? [row] : [];
-  });
-  const sumsOf = (row: (typeof unitRows)[number]): ClusterSums => ({
-    rows: row.scored_rows,
-    successes: row.successes,
-    units: row.scored_units,
-    sumSquaredSuccesses: row.sum_y2,
-    sumSuccessesTimesRows: row.sum_ym,
-    sumSquaredRows: row.sum_m2,
-  });
-  const unitsFigures = (runRows: number, analysisUnits: number, sums: ClusterSums): ExperimentStatistics["units"] => {
-    const figures = unitLevelFigures(sums);
-    return { runRows, analysisUnits, designEffect: figures.units.designEffect, effectiveN: figures.units.effectiveN, outcome: SCORE_OUTCOME, rows: figures.rows, unitBasedWilson95: figures.units.wilson95 };
-  };
+type UnitRow = z.infer<typeof unitRow>;
 
-  return experimentStatisticsSchema.parse({
-    experimentId,
-    rates,
-    units: unitsFigures(
-      ordered.reduce((total, row) => total + row.run_rows, 0),
-      ordered.reduce((total, row) => total + row.analysis_units, 0),
-      addClusterSums(...ordered.map(sumsOf)),
-    ),
-    passK: passK(tasksOf(taskRows)),
-    conditions: ordered.map((row) => ({
-      test: row.test,
-      condition: row.condition,
-      inheritedState: row.inherited,
-      units: unitsFigures(row.run_rows, row.analysis_units, sumsOf(row)),
-      passK: passK(tasksOf(taskRows.filter((task) => task.test === row.test && task.condition === row.condition))),
-    })),
-    exclusionRule: { ...exclusionRuleIdentity(rule), rule, declaredBy: DECLARED_BY },
-    sensitivity: sensitivityRows,
-  });
+/** Policies, then conditions, in the config's canonical order. */
+function orderedByCondition(rows: UnitRow[]): UnitRow[] {
+  const order = [...FINALITY_POLICIES.map((c) => `finality/${c}`), ...SEPARATION_CONDITIONS.map((c) => `separation/${c}`)];
+  return [...rows].sort((a, b) => order.indexOf(`${a.test}/${a.condition}`) - order.indexOf(`${b.test}/${b.condition}`));
+}
+
+function clusterSumsOf(row: UnitRow): ClusterSums {
+  return { rows: row.scored_rows, successes: row.successes, units: row.scored_units, sumSquaredSuccesses: row.sum_y2, sumSuccessesTimesRows: row.sum_ym, sumSquaredRows: row.sum_m2 };
+}
+
+function unitsFigures(runRows: number, analysisUnits: number, sums: ClusterSums): ExperimentStatistics["units"] {
+  const figures = unitLevelFigures(sums);
+  return { runRows, analysisUnits, designEffect: figures.units.designEffect, effectiveN: figures.units.effectiveN, outcome: SCORE_OUTCOME, rows: figures.rows, unitBasedWilson95: figures.units.wilson95 };
+}
+
+function tasksFrom(rows: Array<z.infer<typeof taskRow>>): TaskTrials[] {
+  return rows.map((row) => ({ taskId: `${row.condition}, schedule ${row.schedule_id}, ${row.delay_ms} ms`, trials: row.trials, successes: row.successes, analysisUnits: row.units, inheritedState: row.inherited }));
 }
 
 /** The statistics, or null when there is no such experiment; a finished experiment's are computed once per process. */
