@@ -51,7 +51,7 @@ export interface OutcomeCounts {
 }
 export type ClassOutcomeCounts = Record<RunClassification, OutcomeCounts>;
 
-export const NO_OUTCOMES: OutcomeCounts = { success: 0, failure: 0, unresolved: 0 };
+const NO_OUTCOMES: OutcomeCounts = { success: 0, failure: 0, unresolved: 0 };
 
 /** Every class with no runs: a base to add counts to. */
 export function emptyClassOutcomes(): ClassOutcomeCounts {

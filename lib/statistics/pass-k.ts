@@ -53,7 +53,7 @@ export function tasksFromTrials(trials: readonly Trial[]): TaskTrials[] {
 }
 
 /** Why pass^k cannot be read as τ-bench's i.i.d. quantity for these tasks, or null when it can. */
-export function passKRefusal(tasks: readonly TaskTrials[]): string | null {
+function passKRefusal(tasks: readonly TaskTrials[]): string | null {
   if (tasks.length === 0) return "no trials";
   const inherited = tasks.find((task) => task.inheritedState !== "none");
   if (inherited) return `trials of task ${inherited.taskId} carry inherited state "${inherited.inheritedState}": an earlier run could change them, so they are not independent trials`;

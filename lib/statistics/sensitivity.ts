@@ -24,7 +24,7 @@ const ENVIRONMENT_WORDS: Record<ClassTreatment, string> = { keep: "environment f
  * or excluded with environment failures kept or excluded, the other classes as declared (the
  * combination equal to the declared rule is not repeated).
  */
-export function sensitivityRules(declared: ExclusionRule): Array<{ rule: string; exclusionRule: ExclusionRule }> {
+function sensitivityRules(declared: ExclusionRule): Array<{ rule: string; exclusionRule: ExclusionRule }> {
   const alternatives = (["count_as_failure", "count_as_success", "exclude"] as const).flatMap((unresolved) =>
     (["keep", "exclude"] as const)
       .filter((environment) => unresolved !== declared.unresolved || environment !== declared.classes.environment_failure)

@@ -36,7 +36,7 @@ export interface ClusterSums {
   sumSquaredRows: number;
 }
 
-export const NO_ROWS: ClusterSums = { rows: 0, successes: 0, units: 0, sumSquaredSuccesses: 0, sumSuccessesTimesRows: 0, sumSquaredRows: 0 };
+const NO_ROWS: ClusterSums = { rows: 0, successes: 0, units: 0, sumSquaredSuccesses: 0, sumSuccessesTimesRows: 0, sumSquaredRows: 0 };
 
 export function clusterSums(rows: readonly UnitRow[]): ClusterSums {
   const units = new Map<string, { rows: number; successes: number }>();
