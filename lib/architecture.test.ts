@@ -23,6 +23,9 @@ const PURE_MODULES = [
   "lib/supervisor/restart-policy.ts",
   "lib/supervisor/health-status.ts",
   "lib/event-line.ts",
+  "lib/evaluations/policy.ts",
+  "lib/evaluations/finality.ts",
+  "lib/evaluations/separation.ts",
 ];
 
 const RULES: DependencyRules = {
