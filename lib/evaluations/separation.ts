@@ -13,6 +13,8 @@ export interface SurfaceWrite {
   atMs: number;
   /** When the write can no longer change: Infinity while it may still land. */
   settledAtMs: number;
+  /** When the writing run was scored: it is scored on the surfaces it wrote. */
+  runScoredAtMs: number;
 }
 
 /** Everything that happened on one surface, from every run of the evaluation. */
@@ -21,7 +23,7 @@ export interface SurfaceHistory {
   /** A touch or effect marked the surface public (seeds/002). */
   public: boolean;
   writes: readonly SurfaceWrite[];
-  /** Reads, and the scoring of every run that wrote it or whose scorer read it. */
+  /** Reads, and the scoring of runs whose scorer read it (`scoredOn`). */
   reads: readonly { runId: string; atMs: number }[];
   resets: readonly { atMs: number; verified: boolean }[];
 }
@@ -86,6 +88,7 @@ export function surfaceLinkGroups(history: SurfaceHistory): SurfaceLinkGroup[] {
   const events: Event[] = [];
   history.reads.forEach((read) => events.push({ atMs: read.atMs, order: 0, runId: read.runId, key: -1 }));
   history.writes.forEach((write, key) => {
+    events.push({ atMs: write.runScoredAtMs, order: 0, runId: write.runId, key: -1 });
     const endMs = firstAtOrAfter(verified, write.settledAtMs);
     if (endMs <= write.atMs) return; // reset at the instant it was written: it reaches no later read
     events.push({ atMs: write.atMs, order: 2, runId: write.runId, key });
