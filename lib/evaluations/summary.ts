@@ -1,0 +1,73 @@
+// The headline figures of an evaluation (issue 10 §3), each an SQL aggregate over the audit stored
+// on its runs: never rows pulled into JavaScript to count.
+import { z } from "zod";
+import type { Db } from "../db/prisma";
+import { notFound } from "../http/errors";
+import { trueRateBounds } from "./finality";
+import { UNRESOLVED_REASONS, type EvaluationSummary } from "./schemas";
+
+const int = z.coerce.number().int();
+const totals = z.object({
+  version: int,
+  runs: int,
+  reported_successes: int,
+  final_n: int,
+  final_successes: int,
+  unresolved: int,
+  disagreements: int,
+  with_terminal: int,
+  units: int,
+  internal: int,
+  public: int,
+});
+
+/** The summary of one evaluation; throws notFound for an unknown id. */
+export async function evaluationSummary(db: Db, evaluationId: string): Promise<EvaluationSummary> {
+  const [rows, unresolvedRows, largestRows] = await Promise.all([
+    db.$queryRaw`
+      SELECT e.effect_policy_version AS version, counts.*
+        FROM evaluations e CROSS JOIN LATERAL (
+          SELECT count(*) AS runs,
+                 count(*) FILTER (WHERE endpoint_label = 'success') AS reported_successes,
+                 count(*) FILTER (WHERE finality = 'final') AS final_n,
+                 count(*) FILTER (WHERE finality = 'final' AND endpoint_label = 'success') AS final_successes,
+                 count(*) FILTER (WHERE finality = 'unresolved') AS unresolved,
+                 count(*) FILTER (WHERE disagreement) AS disagreements,
+                 count(*) FILTER (WHERE terminal_label IS NOT NULL) AS with_terminal,
+                 count(*) FILTER (WHERE analysis_unit = id) AS units,
+                 count(*) FILTER (WHERE inherited_state = 'internal') AS internal,
+                 count(*) FILTER (WHERE inherited_state = 'public') AS public
+            FROM evaluation_runs r WHERE r.evaluation_id = e.id) AS counts
+       WHERE e.id = ${evaluationId}::uuid`,
+    db.$queryRaw`
+      SELECT unresolved_reason AS reason, unresolved_tool AS tool, count(*) AS n FROM evaluation_runs
+       WHERE evaluation_id = ${evaluationId}::uuid AND finality = 'unresolved' GROUP BY 1, 2`,
+    // Only connected runs have links: the largest unit is found among them, not by grouping every run.
+    db.$queryRaw`
+      SELECT count(*) AS n FROM evaluation_runs
+       WHERE id IN (SELECT run_id FROM evaluation_surface_links WHERE evaluation_id = ${evaluationId}::uuid)
+       GROUP BY analysis_unit ORDER BY n DESC LIMIT 1`,
+  ]);
+  const t = z.array(totals).parse(rows)[0];
+  if (!t) throw notFound("evaluation");
+  const byReason: EvaluationSummary["unresolved"]["byReason"] = {};
+  const byTool: Record<string, number> = {};
+  for (const row of z.array(z.object({ reason: z.enum(UNRESOLVED_REASONS), tool: z.string(), n: int })).parse(unresolvedRows)) {
+    byReason[row.reason] = (byReason[row.reason] ?? 0) + row.n;
+    byTool[row.tool] = (byTool[row.tool] ?? 0) + row.n;
+  }
+  const largest = z.array(z.object({ n: int })).parse(largestRows)[0]?.n ?? (t.runs > 0 ? 1 : 0);
+  return {
+    evaluationId,
+    effectPolicyVersion: t.version,
+    runs: t.runs,
+    reported: { successes: t.reported_successes, n: t.runs },
+    final: { successes: t.final_successes, n: t.final_n },
+    unresolved: { n: t.unresolved, byReason, byTool },
+    disagreements: { n: t.disagreements, of: t.with_terminal },
+    bounds: trueRateBounds({ runs: t.runs, finalSuccesses: t.final_successes, unresolved: t.unresolved }),
+    units: { runRows: t.runs, analysisUnits: t.units, largest },
+    exposures: { n: t.internal + t.public, of: t.runs },
+    inheritedState: { none: t.runs - t.internal - t.public, internal: t.internal, public: t.public },
+  };
+}
