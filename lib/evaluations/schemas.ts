@@ -4,7 +4,7 @@
 // typed client, the CLI and the pages; `/api/v1/schema/ingest.json` is generated from
 // `ingestBodySchema`. Names are a contract: harnesses write them.
 import { z } from "zod";
-import { cursorOf, optional, pageSize } from "../http/pagination";
+import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
 
 /** How a tool's effects end (issue 10 §1). A tool the policy does not name is `unclassified`, never read-only. */
 export const EFFECT_CLASSES = ["read_only", "sync_confirmed", "async_handle", "external"] as const;
@@ -247,3 +247,34 @@ export const evaluationDetailSchema = z.object({
   effectPolicy: effectPolicySchema,
 });
 export type EvaluationDetail = z.infer<typeof evaluationDetailSchema>;
+
+/** GET /api/v1/evaluations/{id}/runs: by finality, reason, the open effect's tool, analysis unit and inherited state; in stored order, paged by run id. */
+export const evaluationRunListQuerySchema = z.strictObject({
+  finality: optional(oneOf("finality", FINALITIES)),
+  reason: optional(oneOf("reason", UNRESOLVED_REASONS)),
+  tool: optional(text("tool", 200)),
+  unit: optional(z.string().regex(/^\d{1,19}$/, "unit must be a run id")),
+  inherited: optional(oneOf("inherited", INHERITED_STATES)),
+  cursor: optional(cursorOf(z.tuple([z.string().regex(/^\d{1,19}$/)]))),
+  limit: pageSize,
+});
+export type EvaluationRunListQuery = z.infer<typeof evaluationRunListQuerySchema>;
+
+/** One run of an evaluation as the lists show it. */
+export interface EvaluationRunListItem {
+  id: string;
+  externalId: string;
+  taskId: string;
+  attempt: number | null;
+  startedAt: Date;
+  scoredAt: Date;
+  endpointLabel: "success" | "failure";
+  terminalLabel: "success" | "failure" | null;
+  finality: Finality;
+  unresolvedReason: UnresolvedReason | null;
+  unresolvedEffectId: string | null;
+  unresolvedTool: string | null;
+  disagreement: boolean;
+  analysisUnit: string | null;
+  inheritedState: InheritedState;
+}
