@@ -26,6 +26,8 @@ const BATCH_BYTES = MAX_INGEST_BODY_BYTES - 64 * 1024;
 interface Line {
   number: number;
   run: unknown;
+  /** A line refused before sending (not JSON): reported in its place. */
+  refused?: IngestResult;
 }
 
 async function main(): Promise<number> {
@@ -47,9 +49,9 @@ async function main(): Promise<number> {
   const counts = { created: 0, unchanged: 0, updated: 0, error: 0 };
   const started = performance.now();
   let lines = 0;
-  const report = (number: number, result: IngestResult, index: number) => {
+  const report = (number: number, result: IngestResult, sentIndex: number) => {
     counts[result.status]++;
-    const error = result.error ? `\t${result.error.message.replace(`runs.${index}.`, "")}` : "";
+    const error = result.error ? `\t${result.error.message.replace(`runs.${sentIndex}.`, "")}` : "";
     process.stdout.write(`${number}\t${result.externalId ?? "-"}\t${result.status}${error}\n`);
   };
   const progress = () => {
@@ -62,7 +64,11 @@ async function main(): Promise<number> {
   const settleOldest = async () => {
     const { batch, answer } = inFlight.shift()!;
     const results = await answer;
-    batch.forEach((line, index) => report(line.number, results[index]!, index));
+    let sent = 0;
+    for (const line of batch) {
+      if (line.refused) report(line.number, line.refused, -1);
+      else report(line.number, results[sent]!, sent++);
+    }
     progress();
   };
   let batch: Line[] = [];
@@ -70,7 +76,8 @@ async function main(): Promise<number> {
   const send = async () => {
     if (batch.length === 0) return;
     const runs = batch;
-    const answer = client.ingestRuns(flags.evaluation, runs.map((line) => line.run)).then((body) => body.results);
+    const toSend = runs.filter((line) => !line.refused).map((line) => line.run);
+    const answer = toSend.length === 0 ? Promise.resolve([]) : client.ingestRuns(flags.evaluation, toSend).then((body) => body.results);
     answer.catch(() => {}); // awaited in order by settleOldest; a failure ends the run there
     inFlight.push({ batch: runs, answer });
     batch = [];
@@ -85,15 +92,15 @@ async function main(): Promise<number> {
     if (text.trim() === "") continue;
     lines++;
     let run: unknown;
+    let refused: IngestResult | undefined;
     try {
       run = JSON.parse(text);
     } catch (error) {
-      report(number, { externalId: null, status: "error", error: { code: "malformed_json", message: `not JSON: ${(error as Error).message}` } }, -1);
-      continue;
+      refused = { externalId: null, status: "error", error: { code: "malformed_json", message: `not JSON: ${(error as Error).message}` } };
     }
     const bytes = Buffer.byteLength(text) + 1;
     if (batch.length > 0 && batchBytes + bytes > BATCH_BYTES) await send();
-    batch.push({ number, run });
+    batch.push({ number, run, refused });
     batchBytes += bytes;
     if (batch.length >= flags.batch) await send();
   }
