@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { Prisma } from "../generated/prisma/client";
-import { encodeCursor } from "../http/pagination";
+import { encodeCursor, likeContaining } from "../http/pagination";
 import type { EvaluationListQuery } from "./schemas";
 
 const int = z.coerce.number().int();
@@ -39,8 +39,6 @@ export interface EvaluationPage {
   /** Pass as `cursor` for the next page; null on the last. */
   nextCursor: string | null;
 }
-
-const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /** One page of evaluations, newest first, with their headline counts aggregated in PostgreSQL; filtered by a part of the name, paged by (created_at, id). */
 export async function listEvaluations(db: Db, query: Pick<EvaluationListQuery, "name" | "cursor" | "limit">): Promise<EvaluationPage> {
