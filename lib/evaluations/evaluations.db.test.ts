@@ -45,6 +45,14 @@ describe("an evaluation, stored and audited", () => {
     expect(await setEffectPolicy(db, id, { tools: { "bank.*": "read_only" } }, null)).toEqual({ version: 2 });
     expect(await evaluationSummary(db, id)).toMatchObject({ effectPolicyVersion: 2, final: { successes: 3, n: 3 }, unresolved: { n: 0 } });
     expect(await db.evaluationEffectPolicy.count({ where: { evaluationId: id } })).toBe(2);
+
+    // The trigger-kept counts the summary reads agree with a fresh aggregation of the runs after every kind of write.
+    const [fresh] = await db.$queryRaw<{ runs: bigint; final: bigint; units: bigint; exposed: bigint; disagreements: bigint }[]>`
+      SELECT count(*) AS runs, count(*) FILTER (WHERE finality = 'final') AS final, count(*) FILTER (WHERE analysis_unit = id) AS units,
+             count(*) FILTER (WHERE inherited_state <> 'none') AS exposed, count(*) FILTER (WHERE disagreement) AS disagreements
+        FROM evaluation_runs WHERE evaluation_id = ${id}::uuid`;
+    const summary = await evaluationSummary(db, id);
+    expect([summary.runs, summary.final.n, summary.units.analysisUnits, summary.exposures.n, summary.disagreements.n]).toEqual([fresh!.runs, fresh!.final, fresh!.units, fresh!.exposed, fresh!.disagreements].map(Number));
   });
 
   it("stores the good runs of a batch and nothing of a bad one, naming its index and field", async () => {
