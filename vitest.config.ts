@@ -14,6 +14,7 @@ export default defineConfig({
     ],
   },
   test: {
+    // app/: tests of the route handlers themselves (lib/ may not import app/).
     include: ["lib/**/*.test.ts", "workers/**/*.test.ts", "scripts/**/*.test.ts", "app/**/*.test.ts"],
     globalSetup: ["lib/testing/global-setup.ts"],
     // Replays are timing experiments: files run one at a time so that one grid never loads the machine under another.

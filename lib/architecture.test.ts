@@ -30,6 +30,9 @@ const PURE_MODULES = [
   "lib/statistics/exclusion-rule.ts",
   "lib/statistics/sensitivity.ts",
   "lib/statistics/named-rate.ts",
+  "lib/evaluations/policy.ts",
+  "lib/evaluations/finality.ts",
+  "lib/evaluations/separation.ts",
 ];
 
 const RULES: DependencyRules = {

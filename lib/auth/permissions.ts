@@ -7,10 +7,12 @@ export const ROLES = ["admin", "editor", "reviewer", "viewer"] as const;
 export type Role = (typeof ROLES)[number];
 
 export const PERMISSIONS = {
-  /** Experiments, runs, summaries, open effects, the protocol matrix. */
+  /** Experiments, evaluations, runs, summaries, open effects, the protocol matrix. */
   "results:read": ["admin", "editor", "reviewer", "viewer"],
   "experiment:run": ["admin", "editor"],
   "experiment:cancel": ["admin", "editor"],
+  /** Create evaluations, ingest their runs, post resolutions, set their effect policy. */
+  "evaluation:write": ["admin", "editor"],
   /** A reviewer's own codes; editors and admins too. */
   "review:code": ["admin", "editor", "reviewer"],
   "review:reconcile": ["admin", "editor"],

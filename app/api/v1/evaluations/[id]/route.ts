@@ -1,0 +1,14 @@
+import { getDb } from "@/lib/db/client";
+import { getEvaluation } from "@/lib/evaluations/get-evaluation";
+import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { notFound } from "@/lib/http/errors";
+import { apiRoute } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+/** The evaluation and its current effect policy with its version. */
+export const GET = apiRoute({ permission: "results:read", params: evaluationIdSchema }, async ({ params }) => {
+  const evaluation = await getEvaluation(getDb(), params.id);
+  if (!evaluation) throw notFound(`evaluation ${params.id}`);
+  return Response.json(evaluation);
+});

@@ -1,0 +1,9 @@
+import { getDb } from "@/lib/db/client";
+import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { evaluationSummary } from "@/lib/evaluations/summary";
+import { apiRoute } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+/** The headline figures, each n/N with its population named, under the named effect-policy version. */
+export const GET = apiRoute({ permission: "results:read", params: evaluationIdSchema }, async ({ params }) => Response.json(await evaluationSummary(getDb(), params.id)));

@@ -1,0 +1,146 @@
+// An evaluation's runs for the lists and the run page: keyset pages under filters, one run with its
+// open-effects records, resolutions, touches and resets, the largest analysis units, the tools seen.
+import { z } from "zod";
+import type { Db } from "../db/prisma";
+import { Prisma } from "../generated/prisma/client";
+import { encodeCursor } from "../http/pagination";
+import { classifyTool } from "./policy";
+import { FINALITIES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS, type EffectPolicy, type EvaluationRunListItem, type EvaluationRunListQuery, type ToolClass } from "./schemas";
+
+const runRow = z.object({
+  id: z.string(),
+  external_id: z.string(),
+  task_id: z.string(),
+  attempt: z.number().int().nullable(),
+  started_at: z.date(),
+  scored_at: z.date(),
+  endpoint_label: z.enum(LABELS),
+  terminal_label: z.enum(LABELS).nullable(),
+  finality: z.enum(FINALITIES),
+  unresolved_reason: z.enum(UNRESOLVED_REASONS).nullable(),
+  unresolved_effect_id: z.string().nullable(),
+  unresolved_tool: z.string().nullable(),
+  disagreement: z.boolean(),
+  analysis_unit: z.string().nullable(),
+  inherited_state: z.enum(INHERITED_STATES),
+});
+
+const listItem = (r: z.infer<typeof runRow>): EvaluationRunListItem => ({
+  id: r.id,
+  externalId: r.external_id,
+  taskId: r.task_id,
+  attempt: r.attempt,
+  startedAt: r.started_at,
+  scoredAt: r.scored_at,
+  endpointLabel: r.endpoint_label,
+  terminalLabel: r.terminal_label,
+  finality: r.finality,
+  unresolvedReason: r.unresolved_reason,
+  unresolvedEffectId: r.unresolved_effect_id,
+  unresolvedTool: r.unresolved_tool,
+  disagreement: r.disagreement,
+  analysisUnit: r.analysis_unit,
+  inheritedState: r.inherited_state,
+});
+
+const RUN_COLUMNS = Prisma.sql`id::text AS id, external_id, task_id, attempt, started_at, scored_at, endpoint_label, terminal_label, finality, unresolved_reason,
+  unresolved_effect_id, unresolved_tool, disagreement, analysis_unit::text AS analysis_unit, inherited_state`;
+
+/** One page of an evaluation's runs under the filters, in stored order: `{runs, nextCursor}`. */
+export async function listEvaluationRuns(db: Db, evaluationId: string, query: Omit<EvaluationRunListQuery, "limit"> & { limit: number }): Promise<{ runs: EvaluationRunListItem[]; nextCursor: string | null }> {
+  const conditions: Prisma.Sql[] = [Prisma.sql`evaluation_id = ${evaluationId}::uuid`];
+  if (query.finality) conditions.push(Prisma.sql`finality = ${query.finality}`);
+  if (query.reason) conditions.push(Prisma.sql`unresolved_reason = ${query.reason}`);
+  if (query.tool) conditions.push(Prisma.sql`unresolved_tool = ${query.tool}`);
+  if (query.unit) conditions.push(Prisma.sql`analysis_unit = ${query.unit}::bigint`);
+  if (query.inherited) conditions.push(Prisma.sql`inherited_state = ${query.inherited}`);
+  if (query.cursor) conditions.push(Prisma.sql`id > ${query.cursor[0]}::bigint`);
+  const rows = z.array(runRow).parse(await db.$queryRaw`SELECT ${RUN_COLUMNS} FROM evaluation_runs WHERE ${Prisma.join(conditions, " AND ")} ORDER BY id LIMIT ${query.limit + 1}`);
+  const runs = rows.slice(0, query.limit).map(listItem);
+  return { runs, nextCursor: rows.length > query.limit ? encodeCursor([runs.at(-1)!.id]) : null };
+}
+
+const effectRow = z.object({
+  effect_id: z.string(),
+  tool: z.string(),
+  call_id: z.string().nullable(),
+  trace_position: z.number().int().nullable(),
+  arguments: z.unknown(),
+  surface: z.string().nullable(),
+  controller: z.string().nullable(),
+  handle: z.string().nullable(),
+  requested_at: z.date(),
+  acknowledged_at: z.date().nullable(),
+  status_at_scoring: z.string(),
+  possible_transitions: z.array(z.string()).nullable(),
+  relevant_until: z.date().nullable(),
+  cross_run_route: z.string().nullable(),
+  public: z.boolean(),
+  notes: z.string().nullable(),
+  resolutions: z.array(z.object({ status: z.string(), at: z.string(), evidence: z.unknown(), verifiedBy: z.string().nullable(), source: z.string(), recordedAt: z.string() })),
+});
+
+export type EvaluationRunDetail = EvaluationRunListItem & {
+  groupId: string | null;
+  endedAt: Date | null;
+  score: number | null;
+  threshold: number | null;
+  toolCalls: unknown;
+  effects: (Omit<z.infer<typeof effectRow>, "resolutions"> & { resolutions: z.infer<typeof effectRow>["resolutions"] })[];
+  touches: { surface: string; op: "read" | "write" | "score"; at: Date; public: boolean }[];
+  resets: { surface: string; at: Date; verified: boolean; evidence: unknown }[];
+};
+
+/** One run by its external id, with its open-effects records (every resolution, oldest first), touches and resets; or null. */
+export async function getEvaluationRun(db: Db, evaluationId: string, externalId: string): Promise<EvaluationRunDetail | null> {
+  const run = await db.evaluationRun.findUnique({
+    where: { evaluationId_externalId: { evaluationId, externalId } },
+    select: { id: true, groupId: true, endedAt: true, score: true, threshold: true, toolCalls: true, touches: { orderBy: { at: "asc" } }, resets: { orderBy: { at: "asc" } } },
+  });
+  if (!run) return null;
+  const [base] = z.array(runRow).parse(await db.$queryRaw`SELECT ${RUN_COLUMNS} FROM evaluation_runs WHERE id = ${run.id}`);
+  const effects = z.array(effectRow).parse(
+    await db.$queryRaw`
+      SELECT e.effect_id, e.tool, e.call_id, e.trace_position, e.arguments, e.surface, e.controller, e.handle, e.requested_at, e.acknowledged_at,
+             e.status_at_scoring, e.possible_transitions, e.relevant_until, e.cross_run_route, e.public, e.notes,
+             coalesce((SELECT json_agg(json_build_object('status', s.status, 'at', s.at, 'evidence', s.evidence, 'verifiedBy', s.verified_by, 'source', s.source, 'recordedAt', s.recorded_at) ORDER BY s.id)
+                         FROM evaluation_effect_resolutions s WHERE s.run_id = e.run_id AND s.effect_id = e.effect_id), '[]'::json) AS resolutions
+        FROM evaluation_effects e WHERE e.run_id = ${run.id} ORDER BY e.requested_at, e.effect_id`,
+  );
+  return {
+    ...listItem(base!),
+    groupId: run.groupId,
+    endedAt: run.endedAt,
+    score: run.score,
+    threshold: run.threshold,
+    toolCalls: run.toolCalls,
+    effects,
+    touches: run.touches.map((t) => ({ surface: t.surface, op: t.op as "read" | "write" | "score", at: t.at, public: t.public })),
+    resets: run.resets.map((r) => ({ surface: r.surface, at: r.at, verified: r.verified, evidence: r.evidence })),
+  };
+}
+
+/** The largest analysis units with more than one run: their unit id (smallest run id), size, and the surfaces that connect them. */
+export async function largestUnits(db: Db, evaluationId: string, limit = 10): Promise<{ unit: string; runs: number; surfaces: string[] }[]> {
+  const rows = await db.$queryRaw`
+    SELECT u.unit::text AS unit, u.runs,
+           ARRAY(SELECT DISTINCT l.surface FROM evaluation_runs r JOIN evaluation_surface_links l ON l.run_id = r.id
+                  WHERE r.evaluation_id = u.evaluation_id AND r.analysis_unit = u.unit ORDER BY 1) AS surfaces
+      FROM evaluation_units u
+     WHERE u.evaluation_id = ${evaluationId}::uuid
+     ORDER BY u.runs DESC, u.unit LIMIT ${limit}`;
+  return z.array(z.object({ unit: z.string(), runs: z.coerce.number().int(), surfaces: z.array(z.string()) })).parse(rows);
+}
+
+/** The tools seen in the evaluation's effects and tool calls, each with its class under `policy` (unclassified when it names none). */
+export async function evaluationTools(db: Db, evaluationId: string, policy: EffectPolicy): Promise<{ tool: string; class: ToolClass }[]> {
+  const rows = z.array(z.object({ tool: z.string() })).parse(
+    await db.$queryRaw`
+      SELECT DISTINCT tool FROM evaluation_effects WHERE evaluation_id = ${evaluationId}::uuid
+      UNION
+      SELECT DISTINCT c->>'tool' FROM evaluation_runs r CROSS JOIN LATERAL jsonb_array_elements(r.tool_calls) c
+       WHERE r.evaluation_id = ${evaluationId}::uuid AND jsonb_typeof(r.tool_calls) = 'array'
+      ORDER BY 1`,
+  );
+  return rows.map(({ tool }) => ({ tool, class: classifyTool(policy, tool) }));
+}

@@ -1,0 +1,71 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Db } from "../db/prisma";
+import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { at, SURFACE, WORKED_POLICY, workedExample as worked } from "../testing/evaluation-example";
+import { appendResolution } from "./append-resolution";
+import { createEvaluation } from "./create-evaluation";
+import { largestUnits } from "./evaluation-runs";
+import { ingestRuns } from "./ingest";
+import { setEffectPolicy } from "./set-effect-policy";
+import { evaluationSummary } from "./summary";
+
+// The worked example of docs/evaluations.md, stored and audited on a real PostgreSQL.
+let database: TestDatabase;
+let db: Db;
+
+beforeAll(async () => {
+  database = await createTestDatabase(inject("embeddedAdminUrl"));
+  db = database.db;
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+describe("an evaluation, stored and audited", () => {
+  it("recomputes the audit on a late resolution, a run re-sent with a verified reset, and a new policy version", async () => {
+    const id = await createEvaluation(db, { name: "worked example", effectPolicy: WORKED_POLICY }, null);
+    expect(await ingestRuns(db, id, worked())).toEqual(["r1", "r2", "r3"].map((externalId) => ({ externalId, status: "created" })));
+    // The figures of the worked example are checked one by one through the API (app/api/v1/evaluations); here, what changes them.
+    expect(await evaluationSummary(db, id)).toMatchObject({ unresolved: { byReason: { pending_at_scoring: 1 } }, units: { analysisUnits: 1 } });
+
+    // Late evidence: r1's transfer completed at 10:00:08, after it was scored at 10:00:05.
+    await appendResolution(db, id, "e1", { status: "completed", at: at(8), evidence: "ledger entry 8812", verifiedBy: "reconciler" }, null);
+    const late = await evaluationSummary(db, id);
+    expect(late.unresolved).toEqual({ n: 1, byReason: { resolved_after_scoring: 1 }, byTool: { "bank.transfer": 1 } });
+    expect(await db.evaluationEffectResolution.count({ where: { evaluationId: id } })).toBe(2);
+
+    // A verified reset before r3 (after both writes settled) makes r3 its own unit; an update is reported as such.
+    const withReset = worked();
+    Object.assign(withReset[2]!, { resets: [{ surface: SURFACE, at: at(20), verified: true, evidence: "read back 100" }] });
+    expect((await ingestRuns(db, id, withReset)).map((r) => r.status)).toEqual(["unchanged", "unchanged", "updated"]);
+    expect((await evaluationSummary(db, id)).units).toEqual({ runRows: 3, analysisUnits: 2, largest: 2 });
+    const r1 = (await db.evaluationRun.findUniqueOrThrow({ where: { evaluationId_externalId: { evaluationId: id, externalId: "r1" } } })).id.toString();
+    expect(await largestUnits(db, id)).toEqual([{ unit: r1, runs: 2, surfaces: [SURFACE] }]);
+    // r1's write settled at 10:00:08 only now that evidence came; the posted resolution survived the update.
+    expect(await db.evaluationEffectResolution.count({ where: { evaluationId: id, source: "posted" } })).toBe(1);
+
+    // A new policy version recomputes finality: bank.transfer read-only makes every run final.
+    expect(await setEffectPolicy(db, id, { tools: { "bank.*": "read_only" } }, null)).toEqual({ version: 2 });
+    expect(await evaluationSummary(db, id)).toMatchObject({ effectPolicyVersion: 2, final: { successes: 3, n: 3 }, unresolved: { n: 0 } });
+    expect(await db.evaluationEffectPolicy.count({ where: { evaluationId: id } })).toBe(2);
+
+    // The trigger-kept counts the summary reads agree with a fresh aggregation of the runs after every kind of write.
+    const [fresh] = await db.$queryRaw<{ runs: bigint; final: bigint; units: bigint; exposed: bigint; disagreements: bigint }[]>`
+      SELECT count(*) AS runs, count(*) FILTER (WHERE finality = 'final') AS final, count(*) FILTER (WHERE analysis_unit = id) AS units,
+             count(*) FILTER (WHERE inherited_state <> 'none') AS exposed, count(*) FILTER (WHERE disagreement) AS disagreements
+        FROM evaluation_runs WHERE evaluation_id = ${id}::uuid`;
+    const summary = await evaluationSummary(db, id);
+    expect([summary.runs, summary.final.n, summary.units.analysisUnits, summary.exposures.n, summary.disagreements.n]).toEqual([fresh!.runs, fresh!.final, fresh!.units, fresh!.exposed, fresh!.disagreements].map(Number));
+  });
+
+  it("stores the good runs of a batch and nothing of a bad one, naming its index and field", async () => {
+    const id = await createEvaluation(db, { name: "bad input" }, null);
+    const runs: unknown[] = worked();
+    (runs[1] as { effects: { requestedAt: string }[] }).effects[0]!.requestedAt = at(9); // before r2 started at 10
+    const results = await ingestRuns(db, id, runs);
+    expect(results[1]).toEqual({ externalId: "r2", status: "error", error: { code: "invalid_run", field: "runs.1.effects.0.requestedAt", message: expect.stringContaining("runs.1.effects.0.requestedAt") } });
+    expect(results.filter((r) => r.status === "created").map((r) => r.externalId)).toEqual(["r1", "r3"]);
+    expect(await db.evaluationRun.count({ where: { evaluationId: id } })).toBe(2);
+    expect(await db.evaluationEffect.count({ where: { evaluationId: id } })).toBe(1);
+  });
+});

@@ -1,0 +1,65 @@
+// Outcome finality for ingested runs (paper §3, issue 10 §3): a run's label is final only when every
+// relevant effect (by the declared policy) was terminal at scoring; otherwise it is unresolved, with
+// the reason, and it is not a failure. Pure: times are epoch milliseconds passed in as values. A disagreement is
+// counted by lib/replay/labels.ts's `disagrees`, exactly as Table 2 counts it.
+import type { ResolutionStatus, StatusAtScoring, ToolClass, UnresolvedReason } from "./schemas";
+
+export interface FinalityResolution {
+  status: ResolutionStatus;
+  atMs: number;
+}
+
+export interface FinalityEffect {
+  effectId: string;
+  tool: string;
+  handle: string | null;
+  requestedAtMs: number;
+  statusAtScoring: StatusAtScoring;
+  /** Every resolution stored for it, in the order they were appended: the last one is its current evidence. */
+  resolutions: readonly FinalityResolution[];
+}
+
+export type RunFinality = { finality: "final" } | { finality: "unresolved"; reason: UnresolvedReason; effectId: string; tool: string };
+
+const TERMINAL = new Set<string>(["completed", "failed", "cancelled"]);
+export const isTerminalStatus = (status: string): boolean => TERMINAL.has(status);
+
+/**
+ * Why one effect was still open when the run was scored, or null when it was terminal at scoring or
+ * is irrelevant (read-only). Terminal at scoring: system evidence of a terminal status at or
+ * before scoring; for a synchronous, confirmed call also a terminal status at scoring (its return
+ * proves it). Open, in order of precedence: the tool is unclassified; an asynchronous effect has
+ * no handle to verify it by, or the evidence could not tell (unverifiable); evidence says it ended
+ * after scoring (resolved_after_scoring); it was pending at scoring and no evidence has come
+ * (pending_at_scoring); the harness said it had ended but no system evidence ever came (never_resolved).
+ */
+export function openReason(effect: FinalityEffect, cls: ToolClass, scoredAtMs: number): UnresolvedReason | null {
+  if (cls === "read_only") return null;
+  const evidence = effect.resolutions.at(-1);
+  if (evidence && isTerminalStatus(evidence.status) && evidence.atMs <= scoredAtMs) return null;
+  if (cls === "sync_confirmed" && isTerminalStatus(effect.statusAtScoring)) return null;
+  if (cls === "unclassified") return "unclassified_tool";
+  if (cls === "async_handle" && effect.handle === null) return "unverifiable";
+  if (evidence && isTerminalStatus(evidence.status)) return "resolved_after_scoring";
+  if (evidence?.status === "unknown" || effect.statusAtScoring === "unknown") return "unverifiable";
+  if (effect.statusAtScoring === "pending") return "pending_at_scoring";
+  return "never_resolved";
+}
+
+/** A run's finality: unresolved by its earliest open relevant effect (by request time, then id), else final. */
+export function auditFinality(run: { scoredAtMs: number; effects: readonly FinalityEffect[] }, classOf: (tool: string) => ToolClass): RunFinality {
+  const ordered = [...run.effects].sort((a, b) => a.requestedAtMs - b.requestedAtMs || (a.effectId < b.effectId ? -1 : a.effectId > b.effectId ? 1 : 0));
+  for (const effect of ordered) {
+    const reason = openReason(effect, classOf(effect.tool), run.scoredAtMs);
+    if (reason) return { finality: "unresolved", reason, effectId: effect.effectId, tool: effect.tool };
+  }
+  return { finality: "final" };
+}
+
+/** Bounds of the true success rate over all runs: unresolved runs counted as failures, then as successes. */
+export function trueRateBounds(counts: { runs: number; finalSuccesses: number; unresolved: number }): { lower: { successes: number; n: number }; upper: { successes: number; n: number } } {
+  return {
+    lower: { successes: counts.finalSuccesses, n: counts.runs },
+    upper: { successes: counts.finalSuccesses + counts.unresolved, n: counts.runs },
+  };
+}

@@ -1,0 +1,240 @@
+// Ingestion of a batch of runs (POST /api/v1/evaluations/{id}/runs): each run parsed on its own, so
+// a bad run refuses only itself; the good ones stored in one transaction, with one multi-row
+// statement per table (json_to_recordset), idempotent on (evaluation, externalId) by a content hash
+// (ON CONFLICT … WHERE the hash differs), and audited before commit: finality from the record (and
+// any resolutions posted earlier), separation for the surfaces the batch touched.
+import { createHash } from "node:crypto";
+import { z } from "zod";
+import type { Db } from "../db/prisma";
+import { notFound } from "../http/errors";
+import { disagrees } from "../replay/labels";
+import { currentPolicy, finalityColumns, lockEvaluationAudit, recomputeSeparation, type Tx } from "./audit-store";
+import { auditFinality, type FinalityEffect, type FinalityResolution } from "./finality";
+import { toolClassifier } from "./policy";
+import { runRecordSchema, type IngestResult, type RunRecord } from "./schemas";
+
+interface ValidRun {
+  index: number;
+  run: RunRecord;
+  hash: string;
+}
+
+/** The first problem of a run that its schema refuses, named from the batch: `runs.3.effects.0.requestedAt`. */
+function runError(index: number, error: z.ZodError): NonNullable<IngestResult["error"]> {
+  const issue = error.issues[0]!;
+  const path = [`runs`, index, ...issue.path, ...(issue.code === "unrecognized_keys" ? [issue.keys[0]!] : [])].join(".");
+  const message = issue.code === "unrecognized_keys" ? `unknown field(s): ${issue.keys.join(", ")}` : issue.message;
+  return { code: "invalid_run", message: `${path}: ${message}`, field: path };
+}
+
+const externalIdOf = (raw: unknown): string | null => (raw && typeof raw === "object" && typeof (raw as { externalId?: unknown }).externalId === "string" ? (raw as { externalId: string }).externalId : null);
+
+/** Parses every run; the second run with one externalId in a batch is refused (the first is kept). */
+function validate(rawRuns: readonly unknown[]): { results: IngestResult[]; valid: ValidRun[] } {
+  const results: IngestResult[] = [];
+  const valid: ValidRun[] = [];
+  const seen = new Set<string>();
+  rawRuns.forEach((raw, index) => {
+    const parsed = runRecordSchema.safeParse(raw);
+    if (!parsed.success) {
+      results.push({ externalId: externalIdOf(raw), status: "error", error: runError(index, parsed.error) });
+      return;
+    }
+    const run = parsed.data;
+    if (seen.has(run.externalId)) {
+      const field = `runs.${index}.externalId`;
+      results.push({ externalId: run.externalId, status: "error", error: { code: "duplicate_in_batch", message: `${field}: externalId ${run.externalId} appears earlier in this batch`, field } });
+      return;
+    }
+    seen.add(run.externalId);
+    results.push({ externalId: run.externalId, status: "created" }); // settled after storage
+    valid.push({ index, run, hash: createHash("sha256").update(JSON.stringify(run)).digest("hex") });
+  });
+  return { results, valid };
+}
+
+const ms = (iso: string) => Date.parse(iso);
+
+/** The surfaces a run touches: the separation audit recomputes them. */
+function surfacesOf(run: RunRecord): string[] {
+  return [...(run.touches ?? []).map((t) => t.surface), ...(run.effects ?? []).flatMap((e) => (e.surface ? [e.surface] : [])), ...(run.resets ?? []).map((r) => r.surface), ...(run.scoredOn ?? [])];
+}
+
+/**
+ * Stores a batch of runs in an evaluation and answers one result per run, in order. Throws
+ * notFound for an unknown evaluation. Runs that are valid are stored (or found unchanged)
+ * together; a run that is not leaves nothing of itself.
+ */
+export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly unknown[]): Promise<IngestResult[]> {
+  const { results, valid } = validate(rawRuns);
+  if (valid.length === 0) {
+    if (!(await db.evaluation.findUnique({ where: { id: evaluationId }, select: { id: true } }))) throw notFound("evaluation");
+    return results;
+  }
+  // Rows in externalId order, so that concurrent batches lock the same runs in the same order.
+  valid.sort((a, b) => (a.run.externalId < b.run.externalId ? -1 : a.run.externalId > b.run.externalId ? 1 : 0));
+  const stored = await db.$transaction(
+    async (tx) => {
+      const policy = await currentPolicy(tx, evaluationId, "share");
+      if (!policy) throw notFound("evaluation");
+      // Batches of one evaluation are stored one at a time (their validation runs in parallel, before):
+      // the separation audit reads and rewrites runs another batch may be writing.
+      await lockEvaluationAudit(tx, evaluationId);
+      const classOf = toolClassifier(policy.policy);
+      const externalIds = valid.map((v) => v.run.externalId);
+      // Resolutions posted earlier for runs being re-sent count towards their finality.
+      const posted = z
+        .array(z.object({ external_id: z.string(), effect_id: z.string(), status: z.string(), at_ms: z.coerce.number() }))
+        .parse(
+          await tx.$queryRaw`
+            SELECT r.external_id, s.effect_id, s.status, extract(epoch FROM s.at) * 1000 AS at_ms
+              FROM evaluation_runs r JOIN evaluation_effect_resolutions s ON s.run_id = r.id AND s.source = 'posted'
+             WHERE r.evaluation_id = ${evaluationId}::uuid AND r.external_id = ANY(${externalIds}::text[])
+             ORDER BY s.id`,
+        );
+      const postedFor = new Map<string, FinalityResolution[]>();
+      for (const p of posted) {
+        const key = `${p.external_id}\u0000${p.effect_id}`;
+        postedFor.set(key, [...(postedFor.get(key) ?? []), { status: p.status as FinalityResolution["status"], atMs: p.at_ms }]);
+      }
+
+      const runRows = valid.map(({ run, hash }) => {
+        const effects: FinalityEffect[] = (run.effects ?? []).map((e) => ({
+          effectId: e.effectId,
+          tool: e.tool,
+          handle: e.handle ?? null,
+          requestedAtMs: ms(e.requestedAt),
+          statusAtScoring: e.statusAtScoring,
+          resolutions: [...(e.resolution ? [{ status: e.resolution.status, atMs: ms(e.resolution.at) }] : []), ...(postedFor.get(`${run.externalId}\u0000${e.effectId}`) ?? [])],
+        }));
+        return {
+          external_id: run.externalId,
+          task_id: run.taskId,
+          group_id: run.groupId ?? null,
+          attempt: run.attempt ?? null,
+          started_at: run.startedAt,
+          ended_at: run.endedAt ?? null,
+          scored_at: run.scoredAt,
+          endpoint_label: run.endpointLabel,
+          terminal_label: run.terminalLabel ?? null,
+          score: run.score ?? null,
+          threshold: run.threshold ?? null,
+          tool_calls: run.toolCalls ?? null,
+          content_hash: hash,
+          disagreement: disagrees(run.endpointLabel, run.terminalLabel ?? null),
+          ...finalityColumns(auditFinality({ scoredAtMs: ms(run.scoredAt), effects }, classOf)),
+        };
+      });
+      const written = z.array(z.object({ id: z.string(), external_id: z.string(), inserted: z.boolean() })).parse(
+        await tx.$queryRaw`
+          INSERT INTO evaluation_runs (id, analysis_unit, evaluation_id, external_id, task_id, group_id, attempt, started_at, ended_at, scored_at, endpoint_label,
+                                       terminal_label, score, threshold, tool_calls, content_hash, finality, unresolved_reason, unresolved_effect_id,
+                                       unresolved_tool, disagreement, audit_policy_version)
+          -- A new run starts as its own analysis unit; the separation audit below merges the connected ones.
+          SELECT x.id, x.id, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
+                 x.terminal_label, x.score, x.threshold, x.tool_calls, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
+                 x.unresolved_tool, x.disagreement, ${policy.version}
+            FROM (SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id')) AS id, j.*
+                    FROM json_to_recordset(${JSON.stringify(runRows)}::json) AS j(external_id text, task_id text, group_id text, attempt int, started_at timestamptz,
+                         ended_at timestamptz, scored_at timestamptz, endpoint_label text, terminal_label text, score float8, threshold float8, tool_calls jsonb,
+                         content_hash text, finality text, unresolved_reason text, unresolved_effect_id text, unresolved_tool text, disagreement boolean)) AS x
+          ON CONFLICT (evaluation_id, external_id) DO UPDATE
+             SET task_id = EXCLUDED.task_id, group_id = EXCLUDED.group_id, attempt = EXCLUDED.attempt, started_at = EXCLUDED.started_at,
+                 ended_at = EXCLUDED.ended_at, scored_at = EXCLUDED.scored_at, endpoint_label = EXCLUDED.endpoint_label,
+                 terminal_label = EXCLUDED.terminal_label, score = EXCLUDED.score, threshold = EXCLUDED.threshold, tool_calls = EXCLUDED.tool_calls,
+                 content_hash = EXCLUDED.content_hash, finality = EXCLUDED.finality, unresolved_reason = EXCLUDED.unresolved_reason,
+                 unresolved_effect_id = EXCLUDED.unresolved_effect_id, unresolved_tool = EXCLUDED.unresolved_tool,
+                 disagreement = EXCLUDED.disagreement, audit_policy_version = EXCLUDED.audit_policy_version, updated_at = now()
+           WHERE evaluation_runs.content_hash <> EXCLUDED.content_hash
+          RETURNING id::text AS id, external_id, (xmax = 0) AS inserted`,
+      );
+      if (written.length === 0) return written;
+      const idOf = new Map(written.map((w) => [w.external_id, w.id]));
+      const updated = written.filter((w) => !w.inserted).map((w) => w.id);
+      // A run re-sent with changes: its old version's surfaces are recomputed too, and its own record's children replaced.
+      const oldSurfaces =
+        updated.length === 0
+          ? []
+          : z
+              .array(z.object({ surface: z.string() }))
+              .parse(await tx.$queryRaw`SELECT DISTINCT surface FROM evaluation_surface_links WHERE evaluation_id = ${evaluationId}::uuid AND run_id = ANY(${updated}::bigint[])`)
+              .map((r) => r.surface);
+      if (updated.length > 0) {
+        await tx.$executeRaw`DELETE FROM evaluation_effects WHERE run_id = ANY(${updated}::bigint[])`;
+        await tx.$executeRaw`DELETE FROM evaluation_touches WHERE run_id = ANY(${updated}::bigint[])`;
+        await tx.$executeRaw`DELETE FROM evaluation_resets WHERE run_id = ANY(${updated}::bigint[])`;
+        await tx.$executeRaw`DELETE FROM evaluation_effect_resolutions WHERE run_id = ANY(${updated}::bigint[]) AND source = 'record'`;
+      }
+      const changed = valid.filter((v) => idOf.has(v.run.externalId)).map((v) => ({ run: v.run, id: idOf.get(v.run.externalId)! }));
+      await insertChildren(tx, evaluationId, changed);
+      const surfaces = [...new Set([...oldSurfaces, ...changed.flatMap((c) => surfacesOf(c.run))])];
+      await recomputeSeparation(tx, evaluationId, surfaces, updated);
+      return written;
+    },
+    { timeout: 120_000, maxWait: 60_000 },
+  );
+  const statusOf = new Map(stored.map((w) => [w.external_id, w.inserted ? ("created" as const) : ("updated" as const)]));
+  for (const { index, run } of valid) results[index] = { externalId: run.externalId, status: statusOf.get(run.externalId) ?? "unchanged" };
+  return results;
+}
+
+/** Effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt) and resets: one statement per table. */
+async function insertChildren(tx: Tx, evaluationId: string, runs: { run: RunRecord; id: string }[]): Promise<void> {
+  const effects = runs.flatMap(({ run, id }) =>
+    (run.effects ?? []).map((e) => ({
+      run_id: id,
+      effect_id: e.effectId,
+      tool: e.tool,
+      call_id: e.callId ?? null,
+      trace_position: e.tracePosition ?? null,
+      arguments: e.arguments ?? null,
+      surface: e.surface ?? null,
+      controller: e.controller ?? null,
+      handle: e.handle ?? null,
+      requested_at: e.requestedAt,
+      acknowledged_at: e.acknowledgedAt ?? null,
+      status_at_scoring: e.statusAtScoring,
+      possible_transitions: e.possibleTransitions ?? null,
+      relevant_until: e.relevantUntil ?? null,
+      cross_run_route: e.crossRunRoute ?? null,
+      public: e.public ?? false,
+      notes: e.notes ?? null,
+    })),
+  );
+  const resolutions = runs.flatMap(({ run, id }) =>
+    (run.effects ?? []).flatMap((e) => (e.resolution ? [{ run_id: id, effect_id: e.effectId, status: e.resolution.status, at: e.resolution.at, evidence: e.resolution.evidence, verified_by: e.resolution.verifiedBy ?? null }] : [])),
+  );
+  const touches = runs.flatMap(({ run, id }) => [
+    ...(run.touches ?? []).map((t) => ({ run_id: id, surface: t.surface, op: t.op, at: t.at, public: t.public ?? false })),
+    ...(run.scoredOn ?? []).map((surface) => ({ run_id: id, surface, op: "score", at: run.scoredAt, public: false })),
+  ]);
+  const resets = runs.flatMap(({ run, id }) => (run.resets ?? []).map((r) => ({ run_id: id, surface: r.surface, at: r.at, verified: r.verified, evidence: r.evidence ?? null })));
+  if (effects.length > 0) {
+    await tx.$executeRaw`
+      INSERT INTO evaluation_effects (run_id, evaluation_id, effect_id, tool, call_id, trace_position, arguments, surface, controller, handle, requested_at,
+                                      acknowledged_at, status_at_scoring, possible_transitions, relevant_until, cross_run_route, public, notes)
+      SELECT x.run_id, ${evaluationId}::uuid, x.effect_id, x.tool, x.call_id, x.trace_position, x.arguments, x.surface, x.controller, x.handle, x.requested_at,
+             x.acknowledged_at, x.status_at_scoring, x.possible_transitions, x.relevant_until, x.cross_run_route, x.public, x.notes
+        FROM json_to_recordset(${JSON.stringify(effects)}::json) AS x(run_id bigint, effect_id text, tool text, call_id text, trace_position int, arguments jsonb,
+             surface text, controller text, handle text, requested_at timestamptz, acknowledged_at timestamptz, status_at_scoring text,
+             possible_transitions text[], relevant_until timestamptz, cross_run_route text, public boolean, notes text)`;
+  }
+  if (resolutions.length > 0) {
+    await tx.$executeRaw`
+      INSERT INTO evaluation_effect_resolutions (run_id, evaluation_id, effect_id, status, at, evidence, verified_by, source)
+      SELECT x.run_id, ${evaluationId}::uuid, x.effect_id, x.status, x.at, x.evidence, x.verified_by, 'record'
+        FROM json_to_recordset(${JSON.stringify(resolutions)}::json) AS x(run_id bigint, effect_id text, status text, at timestamptz, evidence jsonb, verified_by text)`;
+  }
+  if (touches.length > 0) {
+    await tx.$executeRaw`
+      INSERT INTO evaluation_touches (run_id, evaluation_id, surface, op, at, public)
+      SELECT x.run_id, ${evaluationId}::uuid, x.surface, x.op, x.at, x.public
+        FROM json_to_recordset(${JSON.stringify(touches)}::json) AS x(run_id bigint, surface text, op text, at timestamptz, public boolean)`;
+  }
+  if (resets.length > 0) {
+    await tx.$executeRaw`
+      INSERT INTO evaluation_resets (run_id, evaluation_id, surface, at, verified, evidence)
+      SELECT x.run_id, ${evaluationId}::uuid, x.surface, x.at, x.verified, x.evidence
+        FROM json_to_recordset(${JSON.stringify(resets)}::json) AS x(run_id bigint, surface text, at timestamptz, verified boolean, evidence jsonb)`;
+  }
+}

@@ -1,0 +1,280 @@
+// The evaluation's boundaries (issue 10, docs/evaluations.md): the create body, the effect policy,
+// the ingest body (one run record per item, the paper's Table C.1 open-effects records inside), a
+// late resolution, the list query and the answers. One schema each, shared by the API routes, the
+// typed client, the CLI and the pages; `/api/v1/schema/ingest.json` is generated from
+// `ingestBodySchema`. Names are a contract: harnesses write them.
+import { z } from "zod";
+import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
+
+/** How a tool's effects end (issue 10 §1). A tool the policy does not name is `unclassified`, never read-only. */
+export const EFFECT_CLASSES = ["read_only", "sync_confirmed", "async_handle", "external"] as const;
+export type EffectClass = (typeof EFFECT_CLASSES)[number];
+export type ToolClass = EffectClass | "unclassified";
+
+/** What the harness saw of an effect when the run was scored. */
+export const STATUSES_AT_SCORING = ["pending", "completed", "failed", "cancelled", "unknown"] as const;
+export type StatusAtScoring = (typeof STATUSES_AT_SCORING)[number];
+
+/** How an effect ended, by system evidence; `cancelled` means confirmed cancelled (unable to commit), `unknown` that the check could not tell. */
+export const RESOLUTION_STATUSES = ["completed", "failed", "cancelled", "unknown"] as const;
+export type ResolutionStatus = (typeof RESOLUTION_STATUSES)[number];
+
+export const LABELS = ["success", "failure"] as const;
+export const FINALITIES = ["final", "unresolved"] as const;
+export type Finality = (typeof FINALITIES)[number];
+
+/** Why a run's label is not final: its first open relevant effect's reason (lib/evaluations/finality.ts). */
+export const UNRESOLVED_REASONS = ["pending_at_scoring", "resolved_after_scoring", "never_resolved", "unverifiable", "unclassified_tool"] as const;
+export type UnresolvedReason = (typeof UNRESOLVED_REASONS)[number];
+
+/** seeds/002: what a run could have inherited from other runs. */
+export const INHERITED_STATES = ["none", "internal", "public"] as const;
+export type InheritedState = (typeof INHERITED_STATES)[number];
+
+export const MAX_RUNS_PER_BATCH = 1_000;
+/** A batch of 1,000 runs with their effects and touches fits well inside this. */
+export const MAX_INGEST_BODY_BYTES = 16 * 1024 * 1024;
+
+const text = (field: string, max = 500) => z.string(`${field} must be text`).trim().min(1, `${field} must not be empty`).max(max, `${field} must be at most ${max} characters`);
+const time = (field: string) => z.iso.datetime({ offset: true, message: `${field} must be an ISO-8601 time with a zone, e.g. 2026-12-01T10:00:00.000Z` });
+const ms = (iso: string) => Date.parse(iso);
+
+export const EVALUATION_NAME_MAX = 200;
+export const EVALUATION_DESCRIPTION_MAX = 4_000;
+
+/** A tool's name, or a pattern where `*` matches any run of characters (the longest matching pattern wins; an exact name beats any pattern). */
+export const toolPatternSchema = text("tool name", 200);
+
+/** `{tools: {NAME or PATTERN: CLASS}}`; every stored version is kept (evaluation_effect_policies). */
+export const effectPolicySchema = z.strictObject({
+  tools: z.record(toolPatternSchema, z.enum(EFFECT_CLASSES, `an effect class must be one of ${EFFECT_CLASSES.join(", ")}`)),
+});
+export type EffectPolicy = z.infer<typeof effectPolicySchema>;
+
+/** POST /api/v1/evaluations */
+export const createEvaluationBodySchema = z.strictObject({
+  name: text("name", EVALUATION_NAME_MAX),
+  description: z.string("description must be text").max(EVALUATION_DESCRIPTION_MAX, `description must be at most ${EVALUATION_DESCRIPTION_MAX} characters`).optional(),
+  harness: text("harness", 200).optional(),
+  benchmark: text("benchmark", 200).optional(),
+  effectPolicy: effectPolicySchema.optional(),
+});
+export type CreateEvaluationBody = z.infer<typeof createEvaluationBodySchema>;
+
+export const evaluationIdSchema = z.strictObject({ id: z.uuid("id must be an evaluation id (a UUID)") });
+export const effectResolutionPathSchema = z.strictObject({ id: z.uuid("id must be an evaluation id (a UUID)"), effectId: text("effectId", 200) });
+
+const evidenceSchema = z.union([text("evidence", 4_000), z.record(z.string(), z.unknown())], "evidence must be text or an object");
+
+/** The system evidence of how an effect ended. */
+export const resolutionSchema = z.strictObject({
+  status: z.enum(RESOLUTION_STATUSES, `status must be one of ${RESOLUTION_STATUSES.join(", ")}`),
+  at: time("at"),
+  evidence: evidenceSchema,
+  /** Who or what verified it (a person, a reconciler, the controller's API). */
+  verifiedBy: text("verifiedBy", 200).optional(),
+});
+export type ResolutionRecord = z.infer<typeof resolutionSchema>;
+
+/** An open-effects record (Table C.1). `surface` counts as a write to that surface at `requestedAt`. */
+export const effectRecordSchema = z.strictObject({
+  effectId: text("effectId", 200),
+  tool: text("tool", 200),
+  /** Initiating event: the tool call it came from, its trace position and arguments. */
+  callId: text("callId", 200).optional(),
+  tracePosition: z.int("tracePosition must be a whole number").min(0).optional(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  /** Resource and controller. */
+  surface: text("surface").optional(),
+  controller: text("controller", 200).optional(),
+  /** Observation handle: a stable id the evaluator can query without trusting the agent. */
+  handle: text("handle").optional(),
+  requestedAt: time("requestedAt"),
+  acknowledgedAt: time("acknowledgedAt").optional(),
+  statusAtScoring: z.enum(STATUSES_AT_SCORING, `statusAtScoring must be one of ${STATUSES_AT_SCORING.join(", ")}`),
+  /** Possible transitions: states still reachable, and until when they stay relevant. */
+  possibleTransitions: z.array(text("possibleTransitions item", 100)).max(20).optional(),
+  relevantUntil: time("relevantUntil").optional(),
+  /** Cross-run route, in the harness's words. */
+  crossRunRoute: text("crossRunRoute", 1_000).optional(),
+  /** The surface is public (seeds/002: a wiki page, a paste, a public bucket). */
+  public: z.boolean("public must be true or false").optional(),
+  notes: text("notes", 4_000).optional(),
+  resolution: resolutionSchema.optional(),
+});
+export type EffectRecord = z.infer<typeof effectRecordSchema>;
+
+export const touchSchema = z.strictObject({
+  surface: text("surface"),
+  op: z.enum(["read", "write"], "op must be read or write"),
+  at: time("at"),
+  public: z.boolean("public must be true or false").optional(),
+});
+export type TouchRecord = z.infer<typeof touchSchema>;
+
+export const resetSchema = z.strictObject({
+  surface: text("surface"),
+  at: time("at"),
+  /** Read back after the reset: only a verified reset breaks a route. */
+  verified: z.boolean("verified must be true or false"),
+  evidence: evidenceSchema.optional(),
+});
+export type ResetRecord = z.infer<typeof resetSchema>;
+
+export const toolCallSchema = z.strictObject({
+  callId: text("callId", 200).optional(),
+  tool: text("tool", 200),
+  at: time("at").optional(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+});
+
+/**
+ * One run as the harness recorded it. Refused (with the field named): times out of order (scored,
+ * ended or an effect requested before the run started; acknowledged or resolved before requested),
+ * and two effects with one effectId.
+ */
+export const runRecordSchema = z
+  .strictObject({
+    externalId: text("externalId", 200),
+    taskId: text("taskId", 200),
+    /** A larger stream or group the harness declares. */
+    groupId: text("groupId", 200).optional(),
+    attempt: z.int("attempt must be a whole number").min(0).optional(),
+    startedAt: time("startedAt"),
+    endedAt: time("endedAt").optional(),
+    scoredAt: time("scoredAt"),
+    endpointLabel: z.enum(LABELS, "endpointLabel must be success or failure"),
+    terminalLabel: z.enum(LABELS, "terminalLabel must be success or failure").optional(),
+    score: z.number("score must be a number").finite().optional(),
+    threshold: z.number("threshold must be a number").finite().optional(),
+    /** Surfaces the scorer read at scoredAt: reads for the separation rule. */
+    scoredOn: z.array(text("scoredOn item")).max(100).optional(),
+    toolCalls: z.array(toolCallSchema).max(1_000).optional(),
+    effects: z.array(effectRecordSchema).max(1_000).optional(),
+    touches: z.array(touchSchema).max(10_000).optional(),
+    resets: z.array(resetSchema).max(1_000).optional(),
+  })
+  .superRefine((run, ctx) => {
+    const started = ms(run.startedAt);
+    const before = (path: (string | number)[], what: string) => ctx.addIssue({ code: "custom", path, message: `${path.at(-1)} is before ${what}` });
+    if (ms(run.scoredAt) < started) before(["scoredAt"], "startedAt");
+    if (run.endedAt !== undefined && ms(run.endedAt) < started) before(["endedAt"], "startedAt");
+    const seen = new Set<string>();
+    run.effects?.forEach((effect, i) => {
+      const requested = ms(effect.requestedAt);
+      if (seen.has(effect.effectId)) ctx.addIssue({ code: "custom", path: ["effects", i, "effectId"], message: `effectId ${effect.effectId} appears twice in this run` });
+      seen.add(effect.effectId);
+      if (requested < started) before(["effects", i, "requestedAt"], "the run's startedAt");
+      if (effect.acknowledgedAt !== undefined && ms(effect.acknowledgedAt) < requested) before(["effects", i, "acknowledgedAt"], "requestedAt");
+      if (effect.resolution && ms(effect.resolution.at) < requested) ctx.addIssue({ code: "custom", path: ["effects", i, "resolution", "at"], message: "resolution.at is before requestedAt" });
+    });
+  });
+export type RunRecord = z.infer<typeof runRecordSchema>;
+
+/** POST /api/v1/evaluations/{id}/runs: up to 1,000 runs. The JSON Schema at /api/v1/schema/ingest.json is this one's. */
+export const ingestBodySchema = z.strictObject({
+  runs: z.array(runRecordSchema).min(1, "runs must not be empty").max(MAX_RUNS_PER_BATCH, `runs must hold at most ${MAX_RUNS_PER_BATCH} runs`),
+});
+export type IngestBody = z.infer<typeof ingestBodySchema>;
+
+/** The same body with its runs left unparsed: each run is parsed on its own so that one bad run refuses only itself. */
+export const ingestEnvelopeSchema = ingestBodySchema.extend({ runs: z.array(z.unknown(), "runs must be an array").min(1, "runs must not be empty").max(MAX_RUNS_PER_BATCH, `runs must hold at most ${MAX_RUNS_PER_BATCH} runs`) });
+
+export const INGEST_STATUSES = ["created", "unchanged", "updated", "error"] as const;
+export type IngestStatus = (typeof INGEST_STATUSES)[number];
+
+const errorSchema = z.object({ code: z.string(), message: z.string(), field: z.string().optional() });
+export const ingestResultSchema = z.object({
+  /** null when the run had no readable externalId. */
+  externalId: z.string().nullable(),
+  status: z.enum(INGEST_STATUSES),
+  error: errorSchema.optional(),
+});
+export type IngestResult = z.infer<typeof ingestResultSchema>;
+export const ingestResponseSchema = z.object({ results: z.array(ingestResultSchema) });
+export type IngestResponse = z.infer<typeof ingestResponseSchema>;
+
+/** POST /api/v1/evaluations/{id}/effects/{effectId}/resolutions: appended, never overwriting. `runExternalId` is needed only when several runs use the effectId. */
+export const postResolutionBodySchema = resolutionSchema.extend({ runExternalId: text("runExternalId", 200).optional() });
+export type PostResolutionBody = z.infer<typeof postResolutionBodySchema>;
+
+/** Evaluations are listed newest first: the keyset position is (created_at, id). */
+export const evaluationCursorSchema = z.tuple([z.iso.datetime(), z.uuid()]);
+export const evaluationListQuerySchema = z.strictObject({
+  name: optional(text("name", EVALUATION_NAME_MAX)),
+  cursor: optional(cursorOf(evaluationCursorSchema)),
+  limit: pageSize,
+});
+export type EvaluationListQuery = z.infer<typeof evaluationListQuerySchema>;
+
+const count = z.number().int().min(0);
+/** n out of N, the population named by the key that holds it. */
+const ratio = z.object({ successes: count, n: count });
+
+/** GET /api/v1/evaluations/{id}/summary: every figure an SQL aggregate over the stored audit (lib/evaluations/summary.ts). */
+export const evaluationSummarySchema = z.object({
+  evaluationId: z.uuid(),
+  /** The effect-policy version every figure below was computed under. */
+  effectPolicyVersion: z.number().int().min(1),
+  runs: count,
+  /** All runs, as the harness recorded them at the endpoint. */
+  reported: ratio,
+  /** Final runs only (every relevant effect terminal at scoring). */
+  final: ratio,
+  unresolved: z.object({ n: count, byReason: z.partialRecord(z.enum(UNRESOLVED_REASONS), count), byTool: z.record(z.string(), count) }),
+  /** Runs whose terminal label differs from the endpoint label, of the runs that have a terminal label. */
+  disagreements: z.object({ n: count, of: count }),
+  /** The true success rate over all runs lies between these: unresolved counted as failures, then as successes. */
+  bounds: z.object({ lower: ratio, upper: ratio }),
+  /** Run rows and the analysis units they form (connected components). */
+  units: z.object({ runRows: count, analysisUnits: count, largest: count }),
+  /** Runs that received another run's state (inherited_state internal or public), of all runs. */
+  exposures: z.object({ n: count, of: count }),
+  inheritedState: z.record(z.enum(INHERITED_STATES), count),
+});
+export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;
+
+/** GET /api/v1/evaluations/{id}: the evaluation and its current effect policy. */
+export const evaluationDetailSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  harness: z.string().nullable(),
+  benchmark: z.string().nullable(),
+  createdBy: z.string().nullable(),
+  createdAt: z.string(),
+  effectPolicyVersion: z.number().int(),
+  effectPolicy: effectPolicySchema,
+});
+export type EvaluationDetail = z.infer<typeof evaluationDetailSchema>;
+
+/** GET /api/v1/evaluations/{id}/runs: by finality, reason, the open effect's tool, analysis unit and inherited state; in stored order, paged by run id. */
+export const evaluationRunListQuerySchema = z.strictObject({
+  finality: optional(oneOf("finality", FINALITIES)),
+  reason: optional(oneOf("reason", UNRESOLVED_REASONS)),
+  tool: optional(text("tool", 200)),
+  unit: optional(z.string().regex(/^\d{1,19}$/, "unit must be a run id")),
+  inherited: optional(oneOf("inherited", INHERITED_STATES)),
+  cursor: optional(cursorOf(z.tuple([z.string().regex(/^\d{1,19}$/)]))),
+  limit: pageSize,
+});
+export type EvaluationRunListQuery = z.infer<typeof evaluationRunListQuerySchema>;
+
+/** One run of an evaluation as the lists show it. */
+export interface EvaluationRunListItem {
+  id: string;
+  externalId: string;
+  taskId: string;
+  attempt: number | null;
+  startedAt: Date;
+  scoredAt: Date;
+  endpointLabel: "success" | "failure";
+  terminalLabel: "success" | "failure" | null;
+  finality: Finality;
+  unresolvedReason: UnresolvedReason | null;
+  unresolvedEffectId: string | null;
+  unresolvedTool: string | null;
+  disagreement: boolean;
+  analysisUnit: string | null;
+  inheritedState: InheritedState;
+}

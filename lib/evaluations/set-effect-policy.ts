@@ -1,0 +1,24 @@
+import type { Db } from "../db/prisma";
+import { notFound } from "../http/errors";
+import { currentPolicy, recomputeFinality } from "./audit-store";
+import type { EffectPolicy } from "./schemas";
+
+/**
+ * Stores a new effect-policy version (the previous ones stay) and recomputes every run's finality
+ * under it, in one transaction that waits for batches being ingested and holds new ones back.
+ * Separation does not depend on the policy.
+ */
+export async function setEffectPolicy(db: Db, evaluationId: string, policy: EffectPolicy, createdById: string | null): Promise<{ version: number }> {
+  return db.$transaction(
+    async (tx) => {
+      const current = await currentPolicy(tx, evaluationId, "update");
+      if (!current) throw notFound("evaluation");
+      const version = current.version + 1;
+      await tx.evaluationEffectPolicy.create({ data: { evaluationId, version, tools: policy.tools, createdById } });
+      await tx.evaluation.update({ where: { id: evaluationId }, data: { effectPolicyVersion: version } });
+      await recomputeFinality(tx, evaluationId, { version, policy }, "all");
+      return { version };
+    },
+    { timeout: 600_000, maxWait: 60_000 },
+  );
+}

@@ -1,0 +1,70 @@
+// The headline figures of an evaluation (issue 10 §3), each an SQL aggregate over the audit stored
+// on its runs (counted by triggers into evaluation_run_counts): never rows pulled into JavaScript to count.
+import { z } from "zod";
+import type { Db } from "../db/prisma";
+import { notFound } from "../http/errors";
+import { trueRateBounds } from "./finality";
+import { UNRESOLVED_REASONS, type EvaluationSummary } from "./schemas";
+
+const int = z.coerce.number().int();
+const totals = z.object({
+  version: int,
+  runs: int,
+  reported_successes: int,
+  final_n: int,
+  final_successes: int,
+  unresolved: int,
+  disagreements: int,
+  with_terminal: int,
+  units: int,
+  internal: int,
+  public: int,
+});
+
+/** The summary of one evaluation; throws notFound for an unknown id. */
+export async function evaluationSummary(db: Db, evaluationId: string): Promise<EvaluationSummary> {
+  const [rows, unresolvedRows, largestRows] = await Promise.all([
+    // From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
+    db.$queryRaw`
+      SELECT e.effect_policy_version AS version, counts.*
+        FROM evaluations e CROSS JOIN LATERAL (
+          SELECT coalesce(sum(n), 0) AS runs,
+                 coalesce(sum(n) FILTER (WHERE endpoint_label = 'success'), 0) AS reported_successes,
+                 coalesce(sum(n) FILTER (WHERE finality = 'final'), 0) AS final_n,
+                 coalesce(sum(n) FILTER (WHERE finality = 'final' AND endpoint_label = 'success'), 0) AS final_successes,
+                 coalesce(sum(n) FILTER (WHERE finality = 'unresolved'), 0) AS unresolved,
+                 coalesce(sum(n) FILTER (WHERE disagreement), 0) AS disagreements,
+                 coalesce(sum(n) FILTER (WHERE has_terminal), 0) AS with_terminal,
+                 coalesce(sum(n) FILTER (WHERE is_unit), 0) AS units,
+                 coalesce(sum(n) FILTER (WHERE inherited_state = 'internal'), 0) AS internal,
+                 coalesce(sum(n) FILTER (WHERE inherited_state = 'public'), 0) AS public
+            FROM evaluation_run_counts c WHERE c.evaluation_id = e.id) AS counts
+       WHERE e.id = ${evaluationId}::uuid`,
+    db.$queryRaw`
+      SELECT unresolved_reason AS reason, unresolved_tool AS tool, sum(n) AS n FROM evaluation_run_counts
+       WHERE evaluation_id = ${evaluationId}::uuid AND finality = 'unresolved' GROUP BY 1, 2 HAVING sum(n) > 0`,
+    db.$queryRaw`SELECT runs AS n FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid ORDER BY runs DESC LIMIT 1`,
+  ]);
+  const t = z.array(totals).parse(rows)[0];
+  if (!t) throw notFound("evaluation");
+  const byReason: EvaluationSummary["unresolved"]["byReason"] = {};
+  const byTool: Record<string, number> = {};
+  for (const row of z.array(z.object({ reason: z.enum(UNRESOLVED_REASONS), tool: z.string(), n: int })).parse(unresolvedRows)) {
+    byReason[row.reason] = (byReason[row.reason] ?? 0) + row.n;
+    byTool[row.tool] = (byTool[row.tool] ?? 0) + row.n;
+  }
+  const largest = z.array(z.object({ n: int })).parse(largestRows)[0]?.n ?? (t.runs > 0 ? 1 : 0);
+  return {
+    evaluationId,
+    effectPolicyVersion: t.version,
+    runs: t.runs,
+    reported: { successes: t.reported_successes, n: t.runs },
+    final: { successes: t.final_successes, n: t.final_n },
+    unresolved: { n: t.unresolved, byReason, byTool },
+    disagreements: { n: t.disagreements, of: t.with_terminal },
+    bounds: trueRateBounds({ runs: t.runs, finalSuccesses: t.final_successes, unresolved: t.unresolved }),
+    units: { runRows: t.runs, analysisUnits: t.units, largest },
+    exposures: { n: t.internal + t.public, of: t.runs },
+    inheritedState: { none: t.runs - t.internal - t.public, internal: t.internal, public: t.public },
+  };
+}
