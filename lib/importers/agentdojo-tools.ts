@@ -4,26 +4,17 @@
 // `cancel_calendar_event`, `reserve_car_rental` and `reserve_restaurant`, which change state in
 // AgentDojo's code but appear in no ground-truth trace (agentdojo-tools.test.ts checks both lists
 // against the ground truth).
+import { STATE_CHANGING_TOOLS } from "../replay/trace";
 
 export const AGENTDOJO_SUITES = ["banking", "slack", "travel", "workspace"] as const;
 export type AgentDojoSuite = (typeof AGENTDOJO_SUITES)[number];
 
+/** The writes: the replay's own list of AgentDojo's state-changing tools. */
 export const AGENTDOJO_WRITE_TOOLS: Record<AgentDojoSuite, readonly string[]> = {
-  banking: ["send_money", "schedule_transaction", "update_scheduled_transaction", "update_password", "update_user_info"],
-  slack: ["send_direct_message", "send_channel_message", "add_user_to_channel", "invite_user_to_slack", "remove_user_from_slack", "post_webpage"],
-  travel: ["reserve_hotel", "reserve_restaurant", "reserve_car_rental", "create_calendar_event", "cancel_calendar_event", "send_email"],
-  workspace: [
-    "send_email",
-    "delete_email",
-    "create_calendar_event",
-    "cancel_calendar_event",
-    "reschedule_calendar_event",
-    "add_calendar_event_participants",
-    "create_file",
-    "append_to_file",
-    "delete_file",
-    "share_file",
-  ],
+  banking: STATE_CHANGING_TOOLS.banking ?? [],
+  slack: STATE_CHANGING_TOOLS.slack ?? [],
+  travel: STATE_CHANGING_TOOLS.travel ?? [],
+  workspace: STATE_CHANGING_TOOLS.workspace ?? [],
 };
 
 /** Every other tool of each suite: they only read (the ground truth marks `get_webpage` and `get_unread_emails` so too). */
