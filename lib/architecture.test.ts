@@ -31,6 +31,7 @@ const PURE_MODULES = [
   "lib/importers/agentdojo.ts",
   "lib/importers/inspect.ts",
   "lib/importers/log-file.ts",
+  "lib/importers/report.ts",
 ];
 
 const RULES: DependencyRules = {

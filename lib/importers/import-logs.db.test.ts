@@ -3,7 +3,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { AGENTDOJO_RUNS, HAND_MADE, INSPECT_LOGS } from "../testing/importer-fixtures";
-import { importLogs, importReportSchema, type ImportReport } from "./import-logs";
+import { importLogs } from "./import-logs";
+import { importReportSchema, type ImportReport } from "./report";
 
 // Every fixture (the shared real logs and the hand-made variants) imported twice into a real
 // PostgreSQL: the report, the stored runs, labels and effects checked against values read by hand.

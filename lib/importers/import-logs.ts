@@ -4,7 +4,6 @@
 // written, so nothing partial is stored for a file; importing a file again finds its runs unchanged.
 import { readdir, stat } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { createEvaluation } from "../evaluations/create-evaluation";
 import { ingestRuns } from "../evaluations/ingest";
@@ -12,21 +11,8 @@ import { MAX_RUNS_PER_BATCH, runRecordSchema } from "../evaluations/schemas";
 import { SkippedLog, firstIssue, type ImportedLog } from "./imported-log";
 import type { InspectOptions } from "./inspect";
 import { importLogFile } from "./log-file";
+import { emptyImportReport, type ImportReport } from "./report";
 
-/** The report `npm run import` prints and writes: exactly these fields. */
-export const importReportSchema = z.strictObject({
-  files: z.number().int(),
-  imported: z.number().int(),
-  unchanged: z.number().int(),
-  /** Not importable, with a reason a person can act on. */
-  skipped: z.array(z.strictObject({ file: z.string(), reason: z.string() })),
-  /** A bug in the importer: the file should have imported. */
-  failed: z.array(z.strictObject({ file: z.string(), error: z.string() })),
-  /** Runs in the imported and unchanged files. */
-  runs: z.number().int(),
-  evaluations: z.array(z.strictObject({ id: z.string(), name: z.string(), runs: z.number().int() })),
-});
-export type ImportReport = z.infer<typeof importReportSchema>;
 
 export type FileOutcome =
   | { file: string; status: "imported" | "unchanged"; log: ImportedLog; evaluation: string }
@@ -66,7 +52,7 @@ async function filesOf(paths: readonly string[], missing: (file: string) => void
 
 /** Imports every log under `paths`; never stops at a bad file. */
 export async function importLogs(db: Db, paths: readonly string[], options: ImportOptions = {}): Promise<ImportReport> {
-  const report: ImportReport = { files: 0, imported: 0, unchanged: 0, skipped: [], failed: [], runs: 0, evaluations: [] };
+  const report = emptyImportReport();
   const evaluations = new Map<string, { id: string; name: string; runs: number }>();
   const done = (outcome: FileOutcome) => {
     report.files += 1;

@@ -9,8 +9,9 @@ import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { Db } from "../db/prisma";
 import { ApiError } from "../http/errors";
-import { importLogs, type ImportOptions, type ImportReport } from "./import-logs";
+import { importLogs, type ImportOptions } from "./import-logs";
 import { MAX_ARCHIVE_BYTES } from "./log-file";
+import type { ImportReport } from "./report";
 
 /** An upload may be as large as an archive this importer reads. */
 export const MAX_UPLOAD_BYTES = MAX_ARCHIVE_BYTES;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createAccount, createApiKey } from "@/lib/auth/accounts";
 import { createAuth } from "@/lib/auth/auth";
 import { readServerEnv } from "@/lib/env";
-import { importReportSchema } from "@/lib/importers/import-logs";
+import { importReportSchema } from "@/lib/importers/report";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 import { AGENTDOJO_RUNS, INSPECT_LOGS } from "@/lib/testing/importer-fixtures";
 
