@@ -98,6 +98,7 @@ const PAGES: PageCase[] = [
   { url: () => `/runs/${accounts().runId}`, allowed: SIGNED_IN },
   { url: () => "/effects", allowed: SIGNED_IN },
   { url: () => "/evaluations", allowed: SIGNED_IN },
+  { url: () => "/evaluations/import", allowed: RUNS_EXPERIMENTS },
   { url: () => "/protocols", allowed: SIGNED_IN },
   { url: () => "/account", allowed: SIGNED_IN },
   { url: () => "/admin", allowed: ADMIN },
