@@ -36,6 +36,7 @@ describe("npm run import", () => {
 
   it("exits 2 on invalid flags, naming them", async () => {
     await expect(cli(["--threshold", "high", "x.json"])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("--threshold must be a number") });
+    await expect(cli(["--threshold", "", "x.json"])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("--threshold must be a number") });
     await expect(cli([])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("name at least one file or directory") });
   });
 });

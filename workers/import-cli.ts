@@ -14,7 +14,7 @@ import { importLogs, type FileOutcome } from "../lib/importers/import-logs";
 const flagsSchema = z.strictObject({
   evaluation: z.string().trim().min(1, "--evaluation must not be empty").max(EVALUATION_NAME_MAX).optional(),
   json: z.string().min(1, "--json must name a file").optional(),
-  threshold: z.coerce.number("--threshold must be a number").finite("--threshold must be a number").optional(),
+  threshold: z.string().regex(/^-?\d+(\.\d+)?$/, "--threshold must be a number, e.g. 0.5").transform(Number).optional(),
 });
 
 function describeOutcome(outcome: FileOutcome): string {
