@@ -151,12 +151,28 @@ async function surfaceHistories(tx: Tx, evaluationId: string, surfaces: readonly
 const linkRow = z.object({ surface: z.string(), link_group: z.string(), run_id: z.string(), inherited: z.enum(["none", "internal", "public"]) });
 
 /**
- * Recomputes separation after a change to `surfaces` (and to the stored runs `runIds`, whose old
+ * Recomputes separation after a change to `changedSurfaces` (and to the stored runs `runIds`, whose old
  * units may have held others): the link groups of those surfaces are replaced, then the analysis
  * units of every run they reach, or reached before, are recomputed over all their links. A run
  * new to the evaluation and connected to none is already its own unit. Call under lockEvaluationAudit.
  */
-export async function recomputeSeparation(tx: Tx, evaluationId: string, surfaces: readonly string[], runIds: readonly string[]): Promise<void> {
+export async function recomputeSeparation(tx: Tx, evaluationId: string, changedSurfaces: readonly string[], runIds: readonly string[]): Promise<void> {
+  // Only a surface two runs have touched, or one that held links, can link runs: most surfaces belong to one run.
+  const surfaces = z
+    .array(z.object({ surface: z.string() }))
+    .parse(
+      await tx.$queryRaw`
+        SELECT surface FROM (
+          SELECT surface, run_id FROM evaluation_touches WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${changedSurfaces}::text[])
+          UNION ALL
+          SELECT surface, run_id FROM evaluation_effects WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${changedSurfaces}::text[])
+          UNION ALL
+          SELECT surface, run_id FROM evaluation_resets WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${changedSurfaces}::text[])
+        ) AS touched GROUP BY surface HAVING count(DISTINCT run_id) > 1
+        UNION
+        SELECT DISTINCT surface FROM evaluation_surface_links WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${changedSurfaces}::text[])`,
+    )
+    .map((row) => row.surface);
   const groups = (await surfaceHistories(tx, evaluationId, surfaces)).flatMap(surfaceLinkGroups);
   const links = groups.flatMap((group) => group.members.map((member) => ({ surface: group.surface, run_id: member.runId, link_group: group.members[0]!.runId, inherited: member.inherited })));
   const before = z.array(z.object({ run_id: z.string() })).parse(
