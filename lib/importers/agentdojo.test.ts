@@ -119,6 +119,11 @@ describe("AgentDojo run logs (hand-made variants)", () => {
     expect(() => importAgentDojoLog({ suite_name: "chess", user_task_id: "user_task_0", messages: [], utility: true }, "x.json")).toThrow(/suite_name/);
   });
 
+  it("a value that does not fit the run record (a 300-character invented tool name): skipped, naming the field", () => {
+    const log = { suite_name: "banking", user_task_id: "user_task_0", messages: [{ role: "assistant", content: null, tool_calls: [{ function: "t".repeat(300), args: {} }] }], utility: true };
+    expect(() => importAgentDojoLog(log, "x.json")).toThrow(/^its values do not fit the run record: toolCalls\.0\.tool: tool must be at most 200 characters/);
+  });
+
   it("the pipeline: the path segment before suite and task, else pipeline_name", () => {
     const log = { suite_name: "banking" as const, user_task_id: "user_task_0", pipeline_name: "local" };
     expect(pipelineOf("/data/runs/gpt-4o/banking/user_task_0/none/none.json", log)).toBe("gpt-4o");

@@ -4,7 +4,7 @@
 // call raised), never an invented open effect. Each task runs on a fresh copy of the suite's
 // environment, so effects name no shared surface.
 import { z } from "zod";
-import type { EffectPolicy, EffectRecord, RunRecord } from "../evaluations/schemas";
+import { runRecordSchema, type EffectPolicy, type EffectRecord, type RunRecord } from "../evaluations/schemas";
 import { AGENTDOJO_READ_TOOLS, AGENTDOJO_SUITES, AGENTDOJO_WRITE_TOOLS, type AgentDojoSuite } from "./agentdojo-tools";
 import { SkippedLog, firstIssue, type ImportedLog } from "./imported-log";
 
@@ -157,7 +157,7 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
   if (unknownTools.size > 0) notes.push(`tools AgentDojo's ${suite} suite does not have (invented by the model) are kept in the tool calls and given no effect`);
   if (log.error) notes.push(`the run ended with error: ${log.error}`);
 
-  const run: RunRecord = {
+  const run = runRecordSchema.safeParse({
     externalId: [pipeline, suite, log.user_task_id, attack ?? "none", injection ?? "none"].join("/"),
     taskId: `${suite}/${log.user_task_id}`,
     ...(attack && { groupId: `${attack}/${injection ?? "none"}` }),
@@ -169,11 +169,13 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
     ...(attack && typeof log.security === "boolean" && { labels: { security: log.security ? "success" : "failure" } }),
     toolCalls,
     effects,
-  };
+  } satisfies RunRecord);
+  // The log's own values can exceed the record's limits (a tool name of 300 characters).
+  if (!run.success) throw new SkippedLog(`its values do not fit the run record: ${firstIssue(run.error)}`);
   return {
     format: "agentdojo",
     evaluation: { name: `AgentDojo ${pipeline}`, harness: "agentdojo", benchmark: "AgentDojo", effectPolicy: agentDojoEffectPolicy() },
-    runs: [run],
+    runs: [run.data],
     notes,
     unknownTools: [...unknownTools],
     leftOut: [],

@@ -92,6 +92,14 @@ describe("Inspect .json logs", () => {
     ]);
   });
 
+  it("a sample whose id does not fit the run record is left out, saying why; the others are runs", () => {
+    const header = { version: 2, status: "success", eval: { task: "t", task_id: "T" }, stats: { started_at: "2025-01-01T00:00:00Z", completed_at: "2025-01-01T00:01:00Z" } };
+    const sample = (id: string) => ({ id, epoch: 1, scores: { s: { value: "C" } } });
+    const log = importInspectLog("inspect-json", header, [sample("x".repeat(300)), sample("short")]);
+    expect(log.runs.map((r) => r.externalId)).toEqual(["T/short/epoch 1"]);
+    expect(log.leftOut).toEqual([{ sample: `${"x".repeat(300)} epoch 1`, reason: expect.stringMatching(/^its values do not fit the run record: externalId: externalId must be at most 200 characters/) }]);
+  });
+
   it("an unknown version or a broken header: skipped, saying which", () => {
     expect(() => importInspectLog("inspect-json", { version: 9, status: "success", eval: { task: "t" } }, [])).toThrow(/version 9 is unknown/);
     expect(() => importInspectLog("inspect-json", { version: 2, status: "success", eval: {} }, [])).toThrow(/eval\.task/);

@@ -2,7 +2,7 @@
 // and epoch. Inspect says nothing about what its tools change, so every tool call becomes an effect
 // of an `unclassified` tool (the evaluation's policy names none) until the user classifies it.
 import { z } from "zod";
-import type { EffectRecord, RunRecord } from "../evaluations/schemas";
+import { runRecordSchema, type EffectRecord, type RunRecord } from "../evaluations/schemas";
 import { SkippedLog, firstIssue, type ImportedLog, type LogFormat } from "./imported-log";
 
 /** Inspect's log versions this importer reads (2 in `.json`, 2 or 3 in `.eval` headers). */
@@ -177,20 +177,23 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
     };
   });
   const taskRun = header.eval.task_id ?? header.eval.run_id ?? header.eval.task;
+  const run = runRecordSchema.safeParse({
+    externalId: `${taskRun}/${sample.id}/epoch ${sample.epoch}`,
+    taskId: `${header.eval.task}/${sample.id}`,
+    attempt: sample.epoch,
+    startedAt,
+    ...(timed.length > 0 && { endedAt: timed.at(-1)! }),
+    scoredAt,
+    endpointLabel: score >= threshold ? "success" : "failure",
+    score,
+    threshold,
+    toolCalls: calls.map((c) => ({ tool: c.tool, ...(c.callId && { callId: c.callId }), ...(c.requestedAt && { at: c.requestedAt }), ...(c.arguments && { arguments: c.arguments }) })),
+    effects,
+  } satisfies RunRecord);
+  // The log's own values can exceed the record's limits (a 300-character sample id): that sample is left out, saying which.
+  if (!run.success) return { leftOut: `its values do not fit the run record: ${firstIssue(run.error)}` };
   return {
-    run: {
-      externalId: `${taskRun}/${sample.id}/epoch ${sample.epoch}`,
-      taskId: `${header.eval.task}/${sample.id}`,
-      attempt: sample.epoch,
-      startedAt,
-      ...(timed.length > 0 && { endedAt: timed.at(-1)! }),
-      scoredAt,
-      endpointLabel: score >= threshold ? "success" : "failure",
-      score,
-      threshold,
-      toolCalls: calls.map((c) => ({ tool: c.tool, ...(c.callId && { callId: c.callId }), ...(c.requestedAt && { at: c.requestedAt }), ...(c.arguments && { arguments: c.arguments }) })),
-      effects,
-    },
+    run: run.data,
     mapping: `score ${describe(value)} read as ${score}: ${score >= threshold ? "success" : "failure"} at threshold ${threshold}`,
     scoredFrom: scoreTime ? "event" : "log",
   };
