@@ -187,9 +187,9 @@ export async function recomputeSeparation(tx: Tx, evaluationId: string, changedS
   const reached = [...new Set([...runIds, ...before.map((r) => r.run_id), ...links.map((l) => l.run_id)])];
   if (reached.length === 0) return;
   // Every run of the units those runs were in: a unit may split as well as merge.
-  const members = z.array(z.object({ id: z.string() })).parse(
+  const members = z.array(z.object({ id: z.string(), unit: z.string().nullable() })).parse(
     await tx.$queryRaw`
-      SELECT id::text AS id FROM evaluation_runs
+      SELECT id::text AS id, analysis_unit::text AS unit FROM evaluation_runs
        WHERE evaluation_id = ${evaluationId}::uuid
          AND (id = ANY(${reached}::bigint[])
               OR analysis_unit IN (SELECT analysis_unit FROM evaluation_runs WHERE id = ANY(${reached}::bigint[]) AND analysis_unit IS NOT NULL))`,
@@ -210,4 +210,15 @@ export async function recomputeSeparation(tx: Tx, evaluationId: string, changedS
     UPDATE evaluation_runs r SET analysis_unit = x.unit, inherited_state = x.inherited
       FROM json_to_recordset(${JSON.stringify(units)}::json) AS x(id bigint, unit bigint, inherited text)
      WHERE r.id = x.id AND (r.analysis_unit IS DISTINCT FROM x.unit OR r.inherited_state <> x.inherited)`;
+  // The sizes of the units of more than one run: those recomputed here replace the ones they came from.
+  const sizes = new Map<string, number>();
+  for (const { unit } of units) sizes.set(unit, (sizes.get(unit) ?? 0) + 1);
+  const oldUnits = [...new Set(members.flatMap((m) => (m.unit === null ? [] : [m.unit])))];
+  await tx.$executeRaw`DELETE FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid AND unit = ANY(${oldUnits}::bigint[])`;
+  const grouped = [...sizes].filter(([, runs]) => runs > 1).map(([unit, runs]) => ({ unit, runs }));
+  if (grouped.length > 0) {
+    await tx.$executeRaw`
+      INSERT INTO evaluation_units (evaluation_id, unit, runs)
+      SELECT ${evaluationId}::uuid, x.unit, x.runs FROM json_to_recordset(${JSON.stringify(grouped)}::json) AS x(unit bigint, runs int)`;
+  }
 }
