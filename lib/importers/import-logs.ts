@@ -7,7 +7,7 @@ import path from "node:path";
 import type { Db } from "../db/prisma";
 import { createEvaluation } from "../evaluations/create-evaluation";
 import { ingestRuns } from "../evaluations/ingest";
-import { MAX_RUNS_PER_BATCH, runRecordSchema } from "../evaluations/schemas";
+import { EVALUATION_NAME_MAX, MAX_RUNS_PER_BATCH, runRecordSchema } from "../evaluations/schemas";
 import { SkippedLog, firstIssue, type ImportedLog } from "./imported-log";
 import type { InspectOptions } from "./inspect";
 import { importLogFile } from "./log-file";
@@ -67,7 +67,8 @@ export async function importLogs(db: Db, paths: readonly string[], options: Impo
   const files = await filesOf(paths, (file) => done({ file, status: "skipped", reason: "no such file or directory" }));
 
   const evaluationFor = async (log: ImportedLog) => {
-    const name = options.evaluationName ?? log.evaluation.name;
+    // A name made from a long path or task name is cut to the limit an evaluation's name has.
+    const name = (options.evaluationName ?? log.evaluation.name).slice(0, EVALUATION_NAME_MAX);
     let evaluation = evaluations.get(name);
     if (!evaluation) {
       const existing = await db.evaluation.findFirst({ where: { name }, orderBy: { createdAt: "asc" }, select: { id: true } });
