@@ -54,6 +54,7 @@ const ROUTES: RouteCase[] = [
   { route: "/api/v1/evaluations/[id]/summary", method: "GET", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/summary`, allowed: SIGNED_IN, status: 404 },
   { route: "/api/v1/evaluations/[id]/effect-policy", method: "PUT", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/effect-policy`, body: { tools: { "bank.transfer": "maybe" } }, allowed: RUNS_EXPERIMENTS, status: 400 },
   { route: "/api/v1/evaluations/[id]/effects/[effectId]/resolutions", method: "POST", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/effects/e1/resolutions`, body: {}, allowed: RUNS_EXPERIMENTS, status: 400 },
+  { route: "/api/v1/imports", method: "POST", url: () => "/api/v1/imports", body: {}, allowed: RUNS_EXPERIMENTS, status: 400 },
   // The ingest body's JSON Schema is documentation: no account needed.
   { route: "/api/v1/schema/ingest.json", method: "GET", url: () => "/api/v1/schema/ingest.json", allowed: EVERYONE, status: 200 },
   { route: "/api/v1/protocols", method: "GET", url: () => "/api/v1/protocols", allowed: SIGNED_IN, status: 200 },
@@ -98,6 +99,7 @@ const PAGES: PageCase[] = [
   { url: () => `/runs/${accounts().runId}`, allowed: SIGNED_IN },
   { url: () => "/effects", allowed: SIGNED_IN },
   { url: () => "/evaluations", allowed: SIGNED_IN },
+  { url: () => "/evaluations/import", allowed: RUNS_EXPERIMENTS },
   { url: () => "/protocols", allowed: SIGNED_IN },
   { url: () => "/account", allowed: SIGNED_IN },
   { url: () => "/admin", allowed: ADMIN },

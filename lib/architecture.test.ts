@@ -33,6 +33,12 @@ const PURE_MODULES = [
   "lib/evaluations/policy.ts",
   "lib/evaluations/finality.ts",
   "lib/evaluations/separation.ts",
+  "lib/importers/imported-log.ts",
+  "lib/importers/agentdojo-tools.ts",
+  "lib/importers/agentdojo.ts",
+  "lib/importers/inspect.ts",
+  "lib/importers/log-file.ts",
+  "lib/importers/report.ts",
 ];
 
 const RULES: DependencyRules = {

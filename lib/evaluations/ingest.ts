@@ -120,6 +120,7 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
           score: run.score ?? null,
           threshold: run.threshold ?? null,
           tool_calls: run.toolCalls ?? null,
+          labels: run.labels ?? null,
           content_hash: hash,
           disagreement: disagrees(run.endpointLabel, run.terminalLabel ?? null),
           ...finalityColumns(auditFinality({ scoredAtMs: ms(run.scoredAt), effects }, classOf)),
@@ -128,20 +129,20 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
       const written = z.array(z.object({ id: z.string(), external_id: z.string(), inserted: z.boolean() })).parse(
         await tx.$queryRaw`
           INSERT INTO evaluation_runs (id, analysis_unit, evaluation_id, external_id, task_id, group_id, attempt, started_at, ended_at, scored_at, endpoint_label,
-                                       terminal_label, score, threshold, tool_calls, content_hash, finality, unresolved_reason, unresolved_effect_id,
+                                       terminal_label, score, threshold, tool_calls, labels, content_hash, finality, unresolved_reason, unresolved_effect_id,
                                        unresolved_tool, disagreement, audit_policy_version)
           -- A new run starts as its own analysis unit; the separation audit below merges the connected ones.
           SELECT x.id, x.id, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
-                 x.terminal_label, x.score, x.threshold, x.tool_calls, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
+                 x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
                  x.unresolved_tool, x.disagreement, ${policy.version}
             FROM (SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id')) AS id, j.*
                     FROM json_to_recordset(${JSON.stringify(runRows)}::json) AS j(external_id text, task_id text, group_id text, attempt int, started_at timestamptz,
-                         ended_at timestamptz, scored_at timestamptz, endpoint_label text, terminal_label text, score float8, threshold float8, tool_calls jsonb,
+                         ended_at timestamptz, scored_at timestamptz, endpoint_label text, terminal_label text, score float8, threshold float8, tool_calls jsonb, labels jsonb,
                          content_hash text, finality text, unresolved_reason text, unresolved_effect_id text, unresolved_tool text, disagreement boolean)) AS x
           ON CONFLICT (evaluation_id, external_id) DO UPDATE
              SET task_id = EXCLUDED.task_id, group_id = EXCLUDED.group_id, attempt = EXCLUDED.attempt, started_at = EXCLUDED.started_at,
                  ended_at = EXCLUDED.ended_at, scored_at = EXCLUDED.scored_at, endpoint_label = EXCLUDED.endpoint_label,
-                 terminal_label = EXCLUDED.terminal_label, score = EXCLUDED.score, threshold = EXCLUDED.threshold, tool_calls = EXCLUDED.tool_calls,
+                 terminal_label = EXCLUDED.terminal_label, score = EXCLUDED.score, threshold = EXCLUDED.threshold, tool_calls = EXCLUDED.tool_calls, labels = EXCLUDED.labels,
                  content_hash = EXCLUDED.content_hash, finality = EXCLUDED.finality, unresolved_reason = EXCLUDED.unresolved_reason,
                  unresolved_effect_id = EXCLUDED.unresolved_effect_id, unresolved_tool = EXCLUDED.unresolved_tool,
                  disagreement = EXCLUDED.disagreement, audit_policy_version = EXCLUDED.audit_policy_version, updated_at = now()

@@ -149,6 +149,8 @@ export const runRecordSchema = z
     threshold: z.number("threshold must be a number").finite().optional(),
     /** Surfaces the scorer read at scoredAt: reads for the separation rule. */
     scoredOn: z.array(text("scoredOn item")).max(100).optional(),
+    /** Other labels the harness recorded beside the endpoint label, by name (AgentDojo's `security`: the injection goal was achieved). Kept, not audited. */
+    labels: z.record(text("label name", 100), z.enum(LABELS, "a label must be success or failure")).optional(),
     toolCalls: z.array(toolCallSchema).max(1_000).optional(),
     effects: z.array(effectRecordSchema).max(1_000).optional(),
     touches: z.array(touchSchema).max(10_000).optional(),

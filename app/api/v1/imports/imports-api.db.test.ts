@@ -1,0 +1,62 @@
+import { readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createAccount, createApiKey } from "@/lib/auth/accounts";
+import { createAuth } from "@/lib/auth/auth";
+import { readServerEnv } from "@/lib/env";
+import { importReportSchema } from "@/lib/importers/report";
+import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
+import { AGENTDOJO_RUNS, INSPECT_LOGS } from "@/lib/testing/importer-fixtures";
+
+// The import route against its handler (auth, query parsing, the body streamed to the importer) on a real PostgreSQL.
+let database: TestDatabase;
+let upload: (query: string, body: BodyInit | null, role?: "editor" | "viewer") => Promise<Response>;
+
+beforeAll(async () => {
+  database = await createTestDatabase(inject("embeddedAdminUrl"));
+  Object.assign(process.env, { DATABASE_URL: database.url, BETTER_AUTH_SECRET: "s".repeat(40), BOUNDARY_LAB_URL: "http://localhost:3999" });
+  const auth = createAuth(database.db, readServerEnv(), database.url);
+  const keys = new Map<string, string>();
+  for (const role of ["editor", "viewer"] as const) {
+    const account = await createAccount(auth, { email: `${role}@example.test`, password: "a password long enough", role });
+    keys.set(role, (await createApiKey(auth, account.id, "import")).key);
+  }
+  // Imported once the environment names the test database: the handler's getDb() reads it.
+  const { POST } = await import("@/app/api/v1/imports/route");
+  upload = (query, body, role = "editor") =>
+    POST(new Request(`http://localhost:3999/api/v1/imports?${query}`, { method: "POST", body, headers: { authorization: `Bearer ${keys.get(role)}`, "content-type": "application/octet-stream" } }), { params: Promise.resolve({}) });
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+const AGENTDOJO_LOG = "runs__gpt-4o-2024-05-13__banking__user_task_0__none__none.json";
+
+describe("POST /api/v1/imports", () => {
+  it("imports an uploaded log, then finds it unchanged", async () => {
+    const body = readFileSync(`${AGENTDOJO_RUNS}${AGENTDOJO_LOG}`);
+    const first = await upload(`file=${AGENTDOJO_LOG}`, body);
+    expect(first.status).toBe(200);
+    expect(importReportSchema.parse(await first.json())).toMatchObject({ files: 1, imported: 1, unchanged: 0, runs: 1, evaluations: [{ name: "AgentDojo gpt-4o-2024-05-13", runs: 1 }] });
+    const again = importReportSchema.parse(await (await upload(`file=${AGENTDOJO_LOG}`, body)).json());
+    expect(again).toMatchObject({ imported: 0, unchanged: 1 });
+  });
+
+  it("an .eval archive into a named evaluation with a threshold", async () => {
+    const body = readFileSync(`${INSPECT_LOGS}tests_log_test_eval_log_log_streaming.eval`);
+    const report = importReportSchema.parse(await (await upload("file=streaming.eval&evaluation=uploaded&threshold=0.5", body)).json());
+    expect(report).toMatchObject({ imported: 1, runs: 4, evaluations: [{ name: "uploaded", runs: 4 }] });
+  });
+
+  it("a file that is not a log: skipped, named by its upload name", async () => {
+    const report = importReportSchema.parse(await (await upload("file=notes.txt", "hello")).json());
+    expect(report.skipped).toEqual([{ file: "notes.txt", reason: expect.stringContaining("not valid JSON") }]);
+  });
+
+  it("refuses a viewer, a missing file name and a bad threshold", async () => {
+    expect((await upload(`file=x.json`, "{}", "viewer")).status).toBe(403);
+    const missing = await upload("", "{}");
+    expect(missing.status).toBe(400);
+    expect(((await missing.json()) as { error: { field: string } }).error.field).toBe("file");
+    expect((await upload("file=x.json&threshold=high", "{}")).status).toBe(400);
+  });
+});

@@ -1,0 +1,24 @@
+import { z } from "zod";
+import { getDb } from "@/lib/db/client";
+import { EVALUATION_NAME_MAX } from "@/lib/evaluations/schemas";
+import { optional } from "@/lib/http/pagination";
+import { apiRoute } from "@/lib/http/route";
+import { importUpload } from "@/lib/importers/import-upload";
+
+export const dynamic = "force-dynamic";
+
+const text = (field: string, max: number) => z.string().trim().min(1, `${field} must not be empty`).max(max, `${field} must be at most ${max} characters`);
+const importQuerySchema = z.strictObject({
+  /** The uploaded file's name, as the report names it. */
+  file: text("file", 500),
+  evaluation: optional(text("evaluation", EVALUATION_NAME_MAX)),
+  threshold: optional(z.coerce.number("threshold must be a number").finite("threshold must be a number")),
+});
+
+/**
+ * Imports one log file sent as the raw body (`POST /api/v1/imports?file=NAME[&evaluation=NAME][&threshold=X]`):
+ * answers the report of `npm run import` for that file (docs/importers.md).
+ */
+export const POST = apiRoute({ permission: "evaluation:write", query: importQuerySchema }, async ({ request, principal, query }) =>
+  Response.json(await importUpload(getDb(), request.body, query.file, { evaluationName: query.evaluation, threshold: query.threshold, createdById: principal.userId })),
+);

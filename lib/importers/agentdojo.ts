@@ -1,0 +1,183 @@
+// An AgentDojo run log (shared/fixtures/agentdojo/README.md) → one run. AgentDojo's tools run
+// in-process and synchronously, so a state-changing call that returned was terminal before the
+// next step, long before scoring: its effect is `sync_confirmed`, completed (or failed, when the
+// call raised), never an invented open effect. Each task runs on a fresh copy of the suite's
+// environment, so effects name no shared surface.
+import { z } from "zod";
+import { runRecordSchema, type EffectPolicy, type EffectRecord, type RunRecord } from "../evaluations/schemas";
+import { AGENTDOJO_READ_TOOLS, AGENTDOJO_SUITES, AGENTDOJO_WRITE_TOOLS, type AgentDojoSuite } from "./agentdojo-tools";
+import { SkippedLog, firstIssue, type ImportedLog } from "./imported-log";
+
+const functionCallSchema = z.looseObject({
+  function: z.string(),
+  args: z.record(z.string(), z.unknown()).nullish(),
+  id: z.string().nullish(),
+});
+type FunctionCall = z.infer<typeof functionCallSchema>;
+
+const messageSchema = z.looseObject({
+  role: z.string(),
+  tool_calls: z.array(functionCallSchema).nullish(),
+  tool_call: functionCallSchema.nullish(),
+  error: z.string().nullish(),
+});
+
+/** The fields this importer reads; key order and extra fields do not matter. */
+export const agentDojoLogSchema = z.looseObject({
+  suite_name: z.enum(AGENTDOJO_SUITES),
+  pipeline_name: z.string().nullish(),
+  user_task_id: z.string().min(1),
+  injection_task_id: z.string().nullish(),
+  attack_type: z.string().nullish(),
+  messages: z.array(messageSchema),
+  error: z.string().nullish(),
+  utility: z.boolean().nullish(),
+  security: z.boolean().nullish(),
+  duration: z.number().nonnegative().nullish(),
+  evaluation_timestamp: z.string().nullish(),
+});
+type AgentDojoLog = z.infer<typeof agentDojoLogSchema>;
+
+/** A run log, as opposed to an Inspect log or anything else: told by its own fields. */
+export function looksLikeAgentDojo(value: unknown): boolean {
+  return typeof value === "object" && value !== null && "suite_name" in value && "user_task_id" in value && "messages" in value;
+}
+
+/** The tool name kept for a call whose function name is empty (models do that). */
+export const EMPTY_TOOL_NAME = "(empty function name)";
+
+/** Read-only and sync_confirmed, per tool, for every suite (no tool name has two classes across suites). */
+export function agentDojoEffectPolicy(): EffectPolicy {
+  const tools: EffectPolicy["tools"] = {};
+  for (const suite of AGENTDOJO_SUITES) {
+    for (const tool of AGENTDOJO_READ_TOOLS[suite]) tools[tool] = "read_only";
+    for (const tool of AGENTDOJO_WRITE_TOOLS[suite]) tools[tool] = "sync_confirmed";
+  }
+  return { tools };
+}
+
+/**
+ * The pipeline a log belongs to, from its path (`runs/{pipeline}/{suite}/{user_task}/…`, or those
+ * segments joined by `__`): the segment before the suite. The log's own `pipeline_name` is the
+ * fallback, since some logs say `local`.
+ */
+export function pipelineOf(path: string, log: Pick<AgentDojoLog, "suite_name" | "user_task_id" | "pipeline_name">): string {
+  const segments = path.split(/\/|__/);
+  for (let i = segments.length - 2; i >= 1; i -= 1) {
+    if (segments[i] === log.suite_name && segments[i + 1] === log.user_task_id) return segments[i - 1]!;
+  }
+  return log.pipeline_name || "unknown pipeline";
+}
+
+interface Call {
+  call: FunctionCall;
+  /** null: no tool message answered it (the run stopped first). */
+  answer: { error: string | null } | null;
+}
+
+/** Calls in order, each with the tool message that answered it: the tool messages after a turn answer its calls in order. */
+function callsOf(log: AgentDojoLog): Call[] {
+  const calls: Call[] = [];
+  let unanswered: Call[] = [];
+  for (const message of log.messages) {
+    if (message.role === "assistant") {
+      unanswered = (message.tool_calls ?? []).map((call) => ({ call, answer: null }));
+      calls.push(...unanswered);
+    } else if (message.role === "tool") {
+      const answered = unanswered.shift();
+      const answer = { error: message.error || null };
+      if (answered) answered.answer = answer;
+      else if (message.tool_call) calls.push({ call: message.tool_call, answer }); // a tool message without its turn: its own copy of the call
+    }
+  }
+  return calls;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** `YYYY-MM-DD HH:MM:SS` (AgentDojo writes no zone; read as UTC). */
+function timestampMs(value: string | null | undefined): number | null {
+  if (!value) return null;
+  const ms = Date.parse(`${value.trim().replace(" ", "T")}Z`);
+  return Number.isFinite(ms) ? ms : null;
+}
+
+const SYNC_NOTE = "AgentDojo runs its tools in-process and synchronously: the call returned before the agent's next step, so its return proves the effect terminal before scoring";
+
+/** One AgentDojo run log → one run. Throws SkippedLog when the log cannot be a run (no utility recorded, fields missing). */
+export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
+  const parsed = agentDojoLogSchema.safeParse(value);
+  if (!parsed.success) throw new SkippedLog(`not a readable AgentDojo run log: ${firstIssue(parsed.error)}`);
+  const log = parsed.data;
+  const suite: AgentDojoSuite = log.suite_name;
+  if (log.utility === undefined || log.utility === null) {
+    throw new SkippedLog(`no utility recorded, so no endpoint label${log.error ? ` (the run ended with error: ${log.error})` : ""}: re-run the task to score it`);
+  }
+  const pipeline = pipelineOf(path, log);
+  const attack = log.attack_type ?? null;
+  const injection = log.injection_task_id ?? null;
+  const notes: string[] = [];
+
+  const durationMs = Math.round((log.duration ?? 0) * 1000);
+  const evaluatedMs = timestampMs(log.evaluation_timestamp);
+  // The log's only times are its evaluation timestamp (newer logs) and its duration.
+  const scoredMs = evaluatedMs ?? durationMs;
+  const startedMs = scoredMs - durationMs;
+  if (evaluatedMs === null) notes.push("the log records no time: the run starts at the Unix epoch and is scored `duration` seconds later");
+  else notes.push("scored at evaluation_timestamp (read as UTC), started `duration` seconds before");
+  const startedAt = iso(startedMs);
+  const scoredAt = iso(scoredMs);
+
+  const known = new Set([...AGENTDOJO_READ_TOOLS[suite], ...AGENTDOJO_WRITE_TOOLS[suite]]);
+  const writes = new Set(AGENTDOJO_WRITE_TOOLS[suite]);
+  const unknownTools = new Set<string>();
+  const calls = callsOf(log);
+  const toolCalls: NonNullable<RunRecord["toolCalls"]> = [];
+  const effects: EffectRecord[] = [];
+  calls.forEach(({ call, answer }, position) => {
+    const tool = call.function.trim() || EMPTY_TOOL_NAME;
+    const callId = call.id?.trim() || undefined;
+    const args = call.args ?? undefined;
+    toolCalls.push({ tool, ...(callId && { callId }), ...(args && { arguments: args }) });
+    if (!known.has(tool)) unknownTools.add(tool);
+    if (!writes.has(tool)) return;
+    effects.push({
+      effectId: `call-${position}`,
+      tool,
+      ...(callId && { callId }),
+      tracePosition: position,
+      ...(args && { arguments: args }),
+      controller: `AgentDojo ${suite} environment (in-process)`,
+      requestedAt: startedAt,
+      ...(answer && { acknowledgedAt: startedAt }),
+      statusAtScoring: answer === null ? "unknown" : answer.error ? "failed" : "completed",
+      notes: answer === null ? "no tool message answered this call: the log does not say whether it ran" : answer.error ? `${SYNC_NOTE}; it raised ${answer.error}` : SYNC_NOTE,
+    });
+  });
+  if (unknownTools.size > 0) notes.push(`tools AgentDojo's ${suite} suite does not have (invented by the model) are kept in the tool calls and given no effect`);
+  if (log.error) notes.push(`the run ended with error: ${log.error}`);
+
+  const run = runRecordSchema.safeParse({
+    externalId: [pipeline, suite, log.user_task_id, attack ?? "none", injection ?? "none"].join("/"),
+    taskId: `${suite}/${log.user_task_id}`,
+    ...(attack && { groupId: `${attack}/${injection ?? "none"}` }),
+    startedAt,
+    endedAt: scoredAt,
+    scoredAt,
+    endpointLabel: log.utility ? "success" : "failure",
+    // `security` says the injection goal was achieved; without an attack it carries no information.
+    ...(attack && typeof log.security === "boolean" && { labels: { security: log.security ? "success" : "failure" } }),
+    toolCalls,
+    effects,
+  } satisfies RunRecord);
+  // The log's own values can exceed the record's limits (a tool name of 300 characters).
+  if (!run.success) throw new SkippedLog(`its values do not fit the run record: ${firstIssue(run.error)}`);
+  return {
+    format: "agentdojo",
+    evaluation: { name: `AgentDojo ${pipeline}`, harness: "agentdojo", benchmark: "AgentDojo", effectPolicy: agentDojoEffectPolicy() },
+    runs: [run.data],
+    notes,
+    unknownTools: [...unknownTools],
+    leftOut: [],
+  };
+}

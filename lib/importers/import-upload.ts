@@ -1,0 +1,39 @@
+// One uploaded log (the import route's request body) → the same import as `npm run import`: the
+// body is streamed to a temporary file, never held whole in memory, and refused past the cap.
+import { createWriteStream } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Readable, Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import type { ReadableStream as WebReadableStream } from "node:stream/web";
+import type { Db } from "../db/prisma";
+import { ApiError } from "../http/errors";
+import { importLogs, type ImportOptions } from "./import-logs";
+import { MAX_ARCHIVE_BYTES } from "./log-file";
+import type { ImportReport } from "./report";
+
+/** An upload may be as large as an archive this importer reads. */
+export const MAX_UPLOAD_BYTES = MAX_ARCHIVE_BYTES;
+
+/** Imports one uploaded file named `fileName`; the report names the file by that name. Throws 413 past MAX_UPLOAD_BYTES, 400 for an empty body. */
+export async function importUpload(db: Db, body: ReadableStream<Uint8Array> | null, fileName: string, options: Omit<ImportOptions, "onFile">): Promise<ImportReport> {
+  if (!body) throw new ApiError(400, "invalid_request", "the body must be the log file");
+  const dir = await mkdtemp(path.join(tmpdir(), "bl-upload-"));
+  const file = path.join(dir, "upload");
+  try {
+    let received = 0;
+    const capped = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        received += chunk.length;
+        done(received > MAX_UPLOAD_BYTES ? new ApiError(413, "payload_too_large", `a log can be at most ${MAX_UPLOAD_BYTES} bytes`) : null, chunk);
+      },
+    });
+    await pipeline(Readable.fromWeb(body as WebReadableStream<Uint8Array>), capped, createWriteStream(file));
+    const report = await importLogs(db, [file], options);
+    const named = <T extends { file: string }>(entry: T): T => ({ ...entry, file: fileName });
+    return { ...report, skipped: report.skipped.map(named), failed: report.failed.map(named) };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}

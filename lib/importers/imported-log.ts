@@ -1,0 +1,33 @@
+// What every importer turns one log file into: the runs to ingest (the run record of
+// lib/evaluations/schemas.ts, nothing more), the evaluation they belong to by default, and what a
+// person should know about the mapping (notes, tools the harness does not know, samples left out).
+import type { CreateEvaluationBody, RunRecord } from "../evaluations/schemas";
+
+export const LOG_FORMATS = ["agentdojo", "inspect-json", "inspect-eval"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/** One log's runs and the facts of its mapping. */
+export interface ImportedLog {
+  format: LogFormat;
+  /** The evaluation these runs go to unless the user names one. */
+  evaluation: CreateEvaluationBody & { name: string };
+  runs: RunRecord[];
+  /** How fields were mapped where the log left a choice (times, labels), in plain words. */
+  notes: string[];
+  /** Tools the harness's registry does not know (models invent them): kept in the tool calls, never given effects. */
+  unknownTools: string[];
+  /** Samples that are not runs, with why (unscored, or a score no label can be read from). */
+  leftOut: { sample: string; reason: string }[];
+}
+
+/** A file that is not imported, with a reason a person can act on. */
+export class SkippedLog extends Error {
+  override readonly name = "SkippedLog";
+}
+
+/** The first problem zod found, named by its path: `messages.3.role: Invalid input`. */
+export function firstIssue(error: { issues: readonly { path: readonly PropertyKey[]; message: string }[] }): string {
+  const issue = error.issues[0];
+  if (!issue) return "invalid";
+  return issue.path.length > 0 ? `${issue.path.map(String).join(".")}: ${issue.message}` : issue.message;
+}

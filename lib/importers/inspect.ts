@@ -1,0 +1,245 @@
+// An Inspect AI log (shared/fixtures/inspect/README.md; `.json` or `.eval`) → one run per sample
+// and epoch. Inspect says nothing about what its tools change, so every tool call becomes an effect
+// of an `unclassified` tool (the evaluation's policy names none) until the user classifies it.
+import { z } from "zod";
+import { runRecordSchema, type EffectRecord, type RunRecord } from "../evaluations/schemas";
+import { SkippedLog, firstIssue, type ImportedLog, type LogFormat } from "./imported-log";
+
+/** Inspect's log versions this importer reads (2 in `.json`, 2 or 3 in `.eval` headers). */
+export const INSPECT_LOG_VERSIONS = [1, 2, 3];
+
+/** The default threshold: a score counts as success at full credit (Inspect's `C`, `true`, 1). */
+export const DEFAULT_SCORE_THRESHOLD = 1;
+
+const timeSchema = z.string().refine((s) => Number.isFinite(Date.parse(s)), "not a time");
+
+export const inspectHeaderSchema = z.looseObject({
+  version: z.number().int(),
+  status: z.string(),
+  eval: z.looseObject({
+    task: z.string().min(1),
+    task_id: z.string().nullish(),
+    run_id: z.string().nullish(),
+    model: z.string().nullish(),
+    created: timeSchema.nullish(),
+  }),
+  stats: z.looseObject({ started_at: timeSchema.nullish(), completed_at: timeSchema.nullish() }).nullish(),
+  error: z.looseObject({ message: z.string().nullish() }).nullish(),
+});
+type InspectHeader = z.infer<typeof inspectHeaderSchema>;
+
+const toolErrorSchema = z.looseObject({ type: z.string().nullish(), message: z.string().nullish() }).nullish();
+const eventSchema = z.looseObject({ event: z.string(), timestamp: timeSchema.nullish() });
+const toolEventSchema = eventSchema.extend({
+  id: z.string().nullish(),
+  function: z.string(),
+  arguments: z.record(z.string(), z.unknown()).nullish(),
+  error: toolErrorSchema,
+  completed: timeSchema.nullish(),
+});
+const scoreEventSchema = eventSchema.extend({ score: z.looseObject({ value: z.unknown() }), intermediate: z.boolean().nullish() });
+const messageSchema = z.looseObject({
+  role: z.string(),
+  tool_calls: z.array(z.looseObject({ id: z.string().nullish(), function: z.string(), arguments: z.record(z.string(), z.unknown()).nullish() })).nullish(),
+  tool_call_id: z.string().nullish(),
+  function: z.string().nullish(),
+  error: toolErrorSchema,
+});
+
+export const inspectSampleSchema = z.looseObject({
+  id: z.union([z.string().min(1), z.number()]),
+  epoch: z.number().int().min(0),
+  scores: z.record(z.string(), z.looseObject({ value: z.unknown() })).nullish(),
+  messages: z.array(messageSchema).nullish(),
+  events: z.array(eventSchema).nullish(),
+  /** Older logs keep the timeline here instead of `events`. */
+  transcript: z.looseObject({ events: z.array(eventSchema).nullish() }).nullish(),
+});
+type InspectSample = z.infer<typeof inspectSampleSchema>;
+
+/** An Inspect `.json` log or `.eval` header, told by its own fields. */
+export function looksLikeInspect(value: unknown): boolean {
+  return typeof value === "object" && value !== null && "eval" in value && "version" in value && "status" in value;
+}
+
+export interface InspectOptions {
+  /** A numeric score at or above it is a success (DEFAULT_SCORE_THRESHOLD when not given). */
+  threshold?: number;
+}
+
+/**
+ * A score value as a number the way Inspect's own `value_to_float` reads it: C 1, I 0, P 0.5, N 0,
+ * yes/true 1, no/false 0, numbers and numeric strings as they are. null for lists, objects and
+ * other text: no label can be read from those.
+ */
+export function scoreAsNumber(value: unknown): number | null {
+  if (typeof value === "boolean") return value ? 1 : 0;
+  if (typeof value === "number") return Number.isFinite(value) ? value : null;
+  if (typeof value !== "string") return null;
+  const text = value.trim().toLowerCase();
+  const named: Record<string, number> = { c: 1, i: 0, p: 0.5, n: 0, yes: 1, true: 1, no: 0, false: 0 };
+  if (text in named) return named[text]!;
+  const number = Number(text);
+  return text !== "" && Number.isFinite(number) ? number : null;
+}
+
+const iso = (time: string) => new Date(time).toISOString();
+const describe = (value: unknown) => (typeof value === "string" ? `"${value}"` : JSON.stringify(value));
+
+interface Call {
+  callId?: string;
+  tool: string;
+  arguments?: Record<string, unknown>;
+  requestedAt?: string;
+  completedAt?: string;
+  /** undefined: nothing says the call returned. */
+  error?: string | null;
+}
+
+function callsFromEvents(events: readonly z.infer<typeof eventSchema>[]): Call[] {
+  return events.flatMap((raw) => {
+    if (raw.event !== "tool") return [];
+    const event = toolEventSchema.safeParse(raw);
+    if (!event.success) return [];
+    const { id, function: tool, arguments: args, error, completed, timestamp } = event.data;
+    const failed = error ? `${error.type ?? "error"}: ${error.message ?? ""}`.trim() : null;
+    return [{ ...(id && { callId: id }), tool, ...(args && { arguments: args }), ...(timestamp && { requestedAt: iso(timestamp) }), ...(completed && { completedAt: iso(completed) }), ...(completed || failed ? { error: failed } : {}) }];
+  });
+}
+
+/** Older logs: assistant `tool_calls`, answered by `tool` messages with the same `tool_call_id`; a tool message with no call before it stands for its call. */
+function callsFromMessages(messages: readonly z.infer<typeof messageSchema>[]): Call[] {
+  const calls: Call[] = [];
+  const byId = new Map<string, Call>();
+  for (const message of messages) {
+    if (message.role === "assistant") {
+      for (const call of message.tool_calls ?? []) {
+        const entry: Call = { ...(call.id && { callId: call.id }), tool: call.function, ...(call.arguments && { arguments: call.arguments }) };
+        calls.push(entry);
+        if (call.id) byId.set(call.id, entry);
+      }
+    } else if (message.role === "tool") {
+      const error = message.error ? `${message.error.type ?? "error"}: ${message.error.message ?? ""}`.trim() : null;
+      const call = message.tool_call_id ? byId.get(message.tool_call_id) : undefined;
+      if (call) call.error = error;
+      else calls.push({ ...(message.tool_call_id && { callId: message.tool_call_id }), tool: message.function || "(unnamed tool)", error });
+    }
+  }
+  return calls;
+}
+
+/** What an effect's status was when the sample was scored. */
+function statusAtScoring(call: Call, scoredAt: string): EffectRecord["statusAtScoring"] {
+  if (call.error) return "failed";
+  if (call.completedAt !== undefined) return Date.parse(call.completedAt) <= Date.parse(scoredAt) ? "completed" : "pending";
+  return call.error === null ? "completed" : "unknown"; // from messages: a tool message answered it
+}
+
+type SampleOutcome = { run: RunRecord; mapping: string; scoredFrom: "event" | "log" } | { leftOut: string };
+
+function runOfSample(header: InspectHeader, sample: InspectSample, threshold: number): SampleOutcome {
+  const timeline = sample.events ?? sample.transcript?.events;
+  const events = timeline ?? [];
+  const scoreEvents = events.filter((e) => e.event === "score").flatMap((e) => {
+    const parsed = scoreEventSchema.safeParse(e);
+    return parsed.success && !parsed.data.intermediate ? [parsed.data] : [];
+  });
+  // The first scorer is the primary one; without `scores`, the last score event's value.
+  const firstScorer = Object.entries(sample.scores ?? {})[0];
+  const lastScoreEvent = scoreEvents.at(-1);
+  if (!firstScorer && !lastScoreEvent) return { leftOut: "unscored: no scores and no score event (score the log with `inspect score`, then import it again)" };
+  const value = firstScorer ? firstScorer[1].value : lastScoreEvent!.score.value;
+  const score = scoreAsNumber(value);
+  if (score === null) return { leftOut: `score ${describe(value)}${firstScorer ? ` (scorer ${firstScorer[0]})` : ""} is not a label, number or boolean: no endpoint label can be read from it` };
+
+  const timed = events.flatMap((e) => (e.timestamp ? [iso(e.timestamp)] : []));
+  const logStart = header.stats?.started_at ?? header.eval.created;
+  const startedAt = timed[0] ?? (logStart ? iso(logStart) : undefined);
+  const scoreTime = lastScoreEvent?.timestamp;
+  const logEnd = header.stats?.completed_at;
+  const scoredAt = scoreTime ? iso(scoreTime) : (timed.at(-1) ?? (logEnd ? iso(logEnd) : startedAt));
+  if (!startedAt || !scoredAt) return { leftOut: "the log records no time for this sample (no events, no stats.started_at)" };
+
+  const calls = timeline ? callsFromEvents(events) : callsFromMessages(sample.messages ?? []);
+  const ids = calls.map((c) => c.callId);
+  const effects: EffectRecord[] = calls.map((call, position) => {
+    const uniqueId = call.callId && ids.indexOf(call.callId) === ids.lastIndexOf(call.callId);
+    return {
+      effectId: uniqueId ? call.callId! : `call-${position}`,
+      tool: call.tool,
+      ...(call.callId && { callId: call.callId }),
+      tracePosition: position,
+      ...(call.arguments && { arguments: call.arguments }),
+      requestedAt: call.requestedAt ?? startedAt,
+      ...(call.completedAt && { acknowledgedAt: call.completedAt }),
+      statusAtScoring: statusAtScoring(call, scoredAt),
+      ...(call.error && { notes: `the call returned an error: ${call.error}`.slice(0, 4_000) }),
+    };
+  });
+  const taskRun = header.eval.task_id ?? header.eval.run_id ?? header.eval.task;
+  const run = runRecordSchema.safeParse({
+    externalId: `${taskRun}/${sample.id}/epoch ${sample.epoch}`,
+    taskId: `${header.eval.task}/${sample.id}`,
+    attempt: sample.epoch,
+    startedAt,
+    ...(timed.length > 0 && { endedAt: timed.at(-1)! }),
+    scoredAt,
+    endpointLabel: score >= threshold ? "success" : "failure",
+    score,
+    threshold,
+    toolCalls: calls.map((c) => ({ tool: c.tool, ...(c.callId && { callId: c.callId }), ...(c.requestedAt && { at: c.requestedAt }), ...(c.arguments && { arguments: c.arguments }) })),
+    effects,
+  } satisfies RunRecord);
+  // The log's own values can exceed the record's limits (a 300-character sample id): that sample is left out, saying which.
+  if (!run.success) return { leftOut: `its values do not fit the run record: ${firstIssue(run.error)}` };
+  return {
+    run: run.data,
+    mapping: `score ${describe(value)} read as ${score}: ${score >= threshold ? "success" : "failure"} at threshold ${threshold}`,
+    scoredFrom: scoreTime ? "event" : "log",
+  };
+}
+
+/** An Inspect log → its runs: `header` is the `.json` document or the `.eval`'s header.json, `samples` its samples. Throws SkippedLog when no run can come of it. */
+export function importInspectLog(format: Extract<LogFormat, "inspect-json" | "inspect-eval">, rawHeader: unknown, rawSamples: Iterable<unknown>, options: InspectOptions = {}): ImportedLog {
+  const parsedHeader = inspectHeaderSchema.safeParse(rawHeader);
+  if (!parsedHeader.success) throw new SkippedLog(`not a readable Inspect log header: ${firstIssue(parsedHeader.error)}`);
+  const header = parsedHeader.data;
+  if (!INSPECT_LOG_VERSIONS.includes(header.version)) throw new SkippedLog(`Inspect log version ${header.version} is unknown to this importer (it reads ${INSPECT_LOG_VERSIONS.join(", ")})`);
+  const threshold = options.threshold ?? DEFAULT_SCORE_THRESHOLD;
+  const runs: RunRecord[] = [];
+  const leftOut: ImportedLog["leftOut"] = [];
+  const mappings = new Set<string>();
+  let scoredFromLog = 0;
+  let index = 0;
+  for (const raw of rawSamples) {
+    const parsed = inspectSampleSchema.safeParse(raw);
+    if (!parsed.success) {
+      leftOut.push({ sample: `#${index}`, reason: `not a readable sample: ${firstIssue(parsed.error)}` });
+    } else {
+      const outcome = runOfSample(header, parsed.data, threshold);
+      if ("leftOut" in outcome) leftOut.push({ sample: `${parsed.data.id} epoch ${parsed.data.epoch}`, reason: outcome.leftOut });
+      else {
+        runs.push(outcome.run);
+        mappings.add(outcome.mapping);
+        if (outcome.scoredFrom === "log") scoredFromLog += 1;
+      }
+    }
+    index += 1;
+  }
+  if (runs.length === 0) {
+    const why = leftOut[0] ? `${leftOut.length} sample(s), none a run: ${leftOut[0].reason}` : `no samples${header.status === "success" ? "" : ` (status ${header.status})`}`;
+    throw new SkippedLog(`nothing to import: ${why}`);
+  }
+  const notes = [...mappings];
+  if (scoredFromLog > 0) notes.push(`${scoredFromLog} sample(s) have no score event: scored at their last event, or the log's completion time`);
+  if (header.status !== "success") notes.push(`the log's status is ${header.status}${header.error?.message ? ` (${header.error.message})` : ""}: its scored samples are imported`);
+  const model = header.eval.model ? ` · ${header.eval.model}` : "";
+  return {
+    format,
+    evaluation: { name: `Inspect ${header.eval.task}${model} · ${header.eval.task_id ?? header.eval.run_id ?? header.eval.created ?? "log"}`, harness: "inspect", benchmark: header.eval.task },
+    runs,
+    notes,
+    unknownTools: [],
+    leftOut,
+  };
+}

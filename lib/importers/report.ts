@@ -1,0 +1,39 @@
+// The import report (`npm run import`, `POST /api/v1/imports`, the upload page), and the sum of
+// several: the upload page sends one file per request and shows one report at the end.
+import { z } from "zod";
+
+/** Exactly these fields. */
+export const importReportSchema = z.strictObject({
+  files: z.number().int(),
+  imported: z.number().int(),
+  unchanged: z.number().int(),
+  /** Not importable, with a reason a person can act on. */
+  skipped: z.array(z.strictObject({ file: z.string(), reason: z.string() })),
+  /** A bug in the importer: the file should have imported. */
+  failed: z.array(z.strictObject({ file: z.string(), error: z.string() })),
+  /** Runs in the imported and unchanged files. */
+  runs: z.number().int(),
+  evaluations: z.array(z.strictObject({ id: z.string(), name: z.string(), runs: z.number().int() })),
+});
+export type ImportReport = z.infer<typeof importReportSchema>;
+
+export const emptyImportReport = (): ImportReport => ({ files: 0, imported: 0, unchanged: 0, skipped: [], failed: [], runs: 0, evaluations: [] });
+
+/** Two reports as one: counts added, lists joined, an evaluation's runs added up under its id. */
+export function addImportReports(a: ImportReport, b: ImportReport): ImportReport {
+  const evaluations = new Map(a.evaluations.map((e) => [e.id, { ...e }]));
+  for (const e of b.evaluations) {
+    const seen = evaluations.get(e.id);
+    if (seen) seen.runs += e.runs;
+    else evaluations.set(e.id, { ...e });
+  }
+  return {
+    files: a.files + b.files,
+    imported: a.imported + b.imported,
+    unchanged: a.unchanged + b.unchanged,
+    skipped: [...a.skipped, ...b.skipped],
+    failed: [...a.failed, ...b.failed],
+    runs: a.runs + b.runs,
+    evaluations: [...evaluations.values()],
+  };
+}

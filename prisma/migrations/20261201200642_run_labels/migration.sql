@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "evaluation_runs" ADD COLUMN     "labels" JSONB;
+
