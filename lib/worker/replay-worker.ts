@@ -9,9 +9,10 @@ import {
   FINALIZE_EXPERIMENT_JOB,
   REPLAY_UNIT_JOB,
   finalizeExperimentPayloadSchema,
-  finalizeJobKey,
   replayUnitPayloadSchema,
 } from "../jobs/definitions";
+import { beat, forgetPool, unlockDeadPools } from "../jobs/heartbeat";
+import { enqueueFinalizeJob } from "../jobs/queue";
 import { UnitResultWriter } from "../replay/batch-writer";
 import { replayConfigSchema, type ReplayConfig } from "../replay/config";
 import type { ReplayContext } from "../replay/context";
@@ -210,7 +211,7 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
         while (entry.again) {
           entry.again = false;
           if ((await db.run.count({ where: { experimentId } })) >= expectedRunCount(config)) {
-            await utils.addJob(FINALIZE_EXPERIMENT_JOB, { experimentId }, { jobKey: finalizeJobKey(experimentId), maxAttempts: 5 });
+            await enqueueFinalizeJob(utils, experimentId);
           }
         }
       } finally {
@@ -340,31 +341,9 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
 
   const heartbeat = async () => {
     const ids = [...lockOwners];
-    if (ids.length) {
-      await db.$executeRaw`
-        INSERT INTO replay_workers (worker_id, pool_id, hostname, pid, heartbeat_at)
-        SELECT id, ${poolId}, ${hostname()}, ${process.pid}::int, now() FROM unnest(${ids}::text[]) AS id
-        ON CONFLICT (worker_id) DO UPDATE SET heartbeat_at = now()`;
-    }
-    // Workers that stopped beating crashed or were killed: hand their locked jobs back to the queue.
-    // Never this pool's own: after a database outage its row is old too, but it is alive.
-    // A pool that died before its first heartbeat has no row at all: its jobs, locked for longer
-    // than a heartbeat could take, are handed back too (graphile-worker would wait 4 hours).
-    const stale = await db.$queryRaw<Array<{ worker_id: string }>>`
-      WITH expired AS (
-        DELETE FROM replay_workers
-         WHERE heartbeat_at < now() - make_interval(secs => ${staleAfterMs / 1000}::float8) AND NOT (worker_id = ANY(${ids}::text[]))
-        RETURNING worker_id)
-      SELECT worker_id FROM expired
-      UNION
-      SELECT DISTINCT j.locked_by FROM graphile_worker._private_jobs j
-       WHERE j.locked_by IS NOT NULL AND NOT (j.locked_by = ANY(${ids}::text[]))
-         AND j.locked_at < now() - make_interval(secs => ${staleAfterMs / 1000}::float8)
-         AND NOT EXISTS (SELECT 1 FROM replay_workers w WHERE w.worker_id = j.locked_by)`;
-    if (stale.length) {
-      await utils.forceUnlockWorkers(stale.map((s) => s.worker_id));
-      log(`unlocked the jobs of ${stale.length} worker(s) whose heartbeat stopped`);
-    }
+    await beat(db, poolId, ids);
+    const unlocked = await unlockDeadPools(db, utils, ids, staleAfterMs);
+    if (unlocked) log(`unlocked the jobs of ${unlocked} worker(s) whose heartbeat stopped`);
   };
   const beating = setInterval(() => {
     heartbeat().catch((error: unknown) => log(`heartbeat failed: ${(error as Error).message}`));
@@ -391,7 +370,7 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
         await current?.kill().catch(() => {});
       }
       await writer.flush();
-      await db.$executeRaw`DELETE FROM replay_workers WHERE pool_id = ${poolId}`.catch(() => 0);
+      await forgetPool(db, poolId).catch(() => {});
       await utils.release();
       process.off("unhandledRejection", onUnhandledRejection);
       await client.close();
