@@ -40,7 +40,7 @@ import { table2Mismatches } from "../lib/replay/expected-table2";
 import { gridUnits } from "../lib/replay/grid";
 import { HARNESS_LATE } from "../lib/replay/run-grid";
 import { withReplayStack } from "../lib/replay/stack";
-import { DEFAULT_WORKER_CONCURRENCY } from "../lib/worker/replay-worker";
+import { readWorkerEnv } from "../lib/env";
 import { experimentSummary } from "../lib/replay/summary";
 
 const { values } = parseArgs({
@@ -59,7 +59,7 @@ if (!Number.isInteger(PICKUPS) || PICKUPS < 1 || PICKUPS > 10_000) throw new Err
 const WORKER_COUNTS = values.workers.split(",").map(Number);
 if (WORKER_COUNTS.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error("--workers must be a comma-separated list of integers from 1 to 16");
 /** Units each worker process replays at once: the workers' own default unless WORKER_CONCURRENCY is set. */
-const WORKER_CONCURRENCY = Number(process.env.WORKER_CONCURRENCY ?? DEFAULT_WORKER_CONCURRENCY);
+const WORKER_CONCURRENCY = readWorkerEnv().WORKER_CONCURRENCY;
 const READY_TIMEOUT_MS = 120_000;
 const GRID_TIMEOUT_MS = 10 * 60_000;
 const PICKUP_TIMEOUT_MS = 30_000;

@@ -40,12 +40,6 @@ export interface ReplayWorker {
 }
 
 const HEARTBEAT_MS = 1_000;
-/**
- * Units a worker replays at once by default. Lower than the in-process replay's 64: a worker also
- * fetches, completes and stores jobs on the same 2 cores, and at 64 its own lag reached the 25 ms
- * delay on this machine (docs/workers.md has the measurements).
- */
-export const DEFAULT_WORKER_CONCURRENCY = 16;
 /** A first wave of units is spread over this long (runGrid's RAMP_MS). */
 const RAMP_MS = 200;
 /** How long a unit waits for an unreachable delayed-write service before it runs anyway. */
