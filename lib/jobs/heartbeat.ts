@@ -10,7 +10,7 @@ import type { Db } from "../db/prisma";
 type Sql = Pick<Db, "$executeRaw" | "$queryRaw">;
 
 /** Records that the pools `lockOwners` of this process (`poolId`) are alive. */
-export async function beat(db: Sql, poolId: string, lockOwners: string[]): Promise<void> {
+async function beat(db: Sql, poolId: string, lockOwners: string[]): Promise<void> {
   if (lockOwners.length === 0) return;
   await db.$executeRaw`
     INSERT INTO replay_workers (worker_id, pool_id, hostname, pid, heartbeat_at)
@@ -24,7 +24,7 @@ export async function beat(db: Sql, poolId: string, lockOwners: string[]): Promi
  * they are alive. A pool that died before its first heartbeat has no row at all: its jobs, locked
  * for longer than a heartbeat could take, are handed back too (graphile-worker would wait 4 hours).
  */
-export async function unlockDeadPools(db: Sql, utils: WorkerUtils, ownLockOwners: string[], staleAfterMs: number): Promise<number> {
+async function unlockDeadPools(db: Sql, utils: WorkerUtils, ownLockOwners: string[], staleAfterMs: number): Promise<number> {
   const staleAfterSeconds = staleAfterMs / 1000;
   const stale = await db.$queryRaw<Array<{ worker_id: string }>>`
     WITH expired AS (
@@ -44,4 +44,33 @@ export async function unlockDeadPools(db: Sql, utils: WorkerUtils, ownLockOwners
 /** Forgets this process's pools at a clean stop. */
 export async function forgetPool(db: Sql, poolId: string): Promise<void> {
   await db.$executeRaw`DELETE FROM replay_workers WHERE pool_id = ${poolId}`;
+}
+
+const HEARTBEAT_MS = 1_000;
+
+/**
+ * Beats for this process's pools every second and hands back dead pools' jobs; the first round is
+ * awaited (a worker is ready once it has beaten). stop() ends the rounds.
+ */
+export async function startHeartbeat(
+  db: Sql,
+  utils: WorkerUtils,
+  options: { poolId: string; lockOwners: () => string[]; staleAfterMs: number; log: (line: string) => void },
+): Promise<{ stop(): void }> {
+  const round = async () => {
+    const ids = options.lockOwners();
+    await beat(db, options.poolId, ids);
+    const unlocked = await unlockDeadPools(db, utils, ids, options.staleAfterMs);
+    if (unlocked) options.log(`unlocked the jobs of ${unlocked} worker(s) whose heartbeat stopped`);
+  };
+  const beating = setInterval(() => {
+    round().catch((error: unknown) => options.log(`heartbeat failed: ${(error as Error).message}`));
+  }, HEARTBEAT_MS);
+  try {
+    await round();
+  } catch (error) {
+    clearInterval(beating);
+    throw error;
+  }
+  return { stop: () => clearInterval(beating) };
 }
