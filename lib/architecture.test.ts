@@ -14,6 +14,7 @@ const PURE_MODULES = [
   "lib/replay/checks.ts",
   "lib/replay/expected-table2.ts",
   "lib/replay/harness-timing.ts",
+  "lib/replay/runner-liveness.ts",
   "lib/review/agreement.ts",
   "lib/review/table3.ts",
   "lib/review/codes.ts",

@@ -3,6 +3,7 @@ import { hostname } from "node:os";
 import { Logger, makeWorkerUtils } from "graphile-worker";
 import { startHeartbeat } from "../jobs/heartbeat";
 import { UnitResultWriter } from "../replay/batch-writer";
+import { sweepInterruptedExperiments } from "../replay/in-process-runner";
 import { CompletionCheck } from "./completion-check";
 import { ExperimentCache } from "./experiment-cache";
 import { JobPool } from "./job-pool";
@@ -43,6 +44,8 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
   const poolId = `pool-${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
   const database = new RenewableDb(options.databaseUrl);
   const db = database.db;
+  const interrupted = await sweepInterruptedExperiments(db);
+  if (interrupted.length) log(`marked ${interrupted.length} experiment(s) interrupted: their in-process replay is gone`);
   const clock = await ServiceClock.connect(options.serviceUrl, { poolId, concurrency: options.concurrency, log });
   const writer = new UnitResultWriter(db, { maxUnits: 64, maxWaitMs: 50 });
   // `concurrency` units replay at once; as many more jobs may be waiting for their batch to be
