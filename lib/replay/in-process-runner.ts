@@ -7,7 +7,7 @@ import { runnerGone } from "./runner-liveness";
 const RUNNER_HEARTBEAT_MS = 1_000;
 
 /**
- * Records this process as the replay of a running experiment and keeps its heartbeat (PostgreSQL's
+ * Records this process as the replay of an experiment it has just created and keeps its heartbeat (PostgreSQL's
  * clock, so that hosts need not agree on the time) until stop(). One small UPDATE a second stays off
  * the replay's timing path.
  */
@@ -15,7 +15,7 @@ export async function ownExperiment(db: Db, experimentId: string): Promise<{ sto
   await db.$executeRaw`
     UPDATE experiments SET runner_host = ${hostname()}, runner_pid = ${process.pid}::int, runner_heartbeat_at = now() WHERE id = ${experimentId}::uuid`;
   const beating = setInterval(() => {
-    db.$executeRaw`UPDATE experiments SET runner_heartbeat_at = now() WHERE id = ${experimentId}::uuid AND state = 'running'`.catch(() => {});
+    db.$executeRaw`UPDATE experiments SET runner_heartbeat_at = now() WHERE id = ${experimentId}::uuid AND state IN ('queued', 'running')`.catch(() => {});
   }, RUNNER_HEARTBEAT_MS);
   beating.unref();
   return { stop: () => clearInterval(beating) };
@@ -39,22 +39,22 @@ const pidAlive = (pid: number) => {
 };
 
 /**
- * Finds running in-process experiments whose replay process is gone (SIGKILL, a crash, its machine
- * down: nothing could mark them) and marks them interrupted; returns their ids. Called when the
+ * Finds unfinished (queued or running) in-process experiments whose replay process is gone (SIGKILL,
+ * a crash, its machine down: nothing could mark them) and marks them interrupted; returns their ids. Called when the
  * replay CLI or a worker starts and when experiments are listed, so none stays `running` for good.
  */
 export async function sweepInterruptedExperiments(db: Db): Promise<string[]> {
   const rows = z.array(runningRow).parse(
     await db.$queryRaw`
       SELECT id::text AS id, runner_host, runner_pid, runner_heartbeat_at, now() AS now
-        FROM experiments WHERE state = 'running' AND runner_host IS NOT NULL`,
+        FROM experiments WHERE state IN ('queued', 'running') AND runner_host IS NOT NULL`,
   );
   const host = hostname();
   const gone = rows.filter((r) => runnerGone({ host: r.runner_host, pid: r.runner_pid, heartbeatAt: r.runner_heartbeat_at }, { host, now: r.now, pidAlive }));
   for (const r of gone) {
     // Only if it has not beaten since it was read: a runner that was merely slow keeps its experiment.
     await db.experiment.updateMany({
-      where: { id: r.id, state: "running", runnerHeartbeatAt: r.runner_heartbeat_at },
+      where: { id: r.id, state: { in: ["queued", "running"] }, runnerHeartbeatAt: r.runner_heartbeat_at },
       data: { state: "interrupted", error: `its replay process (pid ${r.runner_pid} on ${r.runner_host}) stopped before the grid finished`, finishedAt: new Date() },
     });
   }

@@ -46,14 +46,14 @@ export async function replayExperiment(db: Db, config: ReplayConfig, serviceUrl:
   let ctx: ReplayContext | undefined;
   let runner: { stop(): void } | undefined;
   try {
-    ctx = await connectReplay(serviceUrl, config, `bl/${experimentId}`);
-    await recordService(db, experimentId, { url: serviceUrl, timeOrigin: ctx.serviceTimeOrigin });
-    await markExperimentStarted(db, experimentId);
     runner = await ownExperiment(db, experimentId);
     whenInterrupted(async (signal) => {
       await writer.flush();
       await markExperimentInterrupted(db, experimentId, `${signal} before the grid finished`);
     });
+    ctx = await connectReplay(serviceUrl, config, `bl/${experimentId}`);
+    await recordService(db, experimentId, { url: serviceUrl, timeOrigin: ctx.serviceTimeOrigin });
+    await markExperimentStarted(db, experimentId);
     let storeFailure: unknown = null;
     const stored: Array<Promise<unknown>> = [];
     await runGrid(ctx, config, (result) => {
