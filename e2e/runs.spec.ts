@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import type { Locator } from "@playwright/test";
-import { parseCsv } from "../lib/dashboard/test-support";
+import { parseCsv } from "../lib/testing/test-support";
 import { accounts } from "./accounts";
 import { apiAs, expect, storageStateFor, test } from "./fixtures";
 

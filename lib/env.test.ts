@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { baseUrlOf, readServerEnv } from "./env";
+import { baseUrlOf, readDelayedWriteEnv, readServerEnv, readWorkerEnv } from "./env";
 
 describe("readServerEnv", () => {
   it("defaults to the embedded stack", () => {
@@ -30,5 +30,18 @@ describe("readServerEnv", () => {
     expect(() => readServerEnv({ BOUNDARY_LAB_URL: "ftp://x" })).toThrow(/BOUNDARY_LAB_URL/);
     expect(() => readServerEnv({ REPLAY_WORKERS: "-1" })).toThrow(/REPLAY_WORKERS/);
     expect(() => readServerEnv({ REPLAY_WORKERS: "two" })).toThrow(/REPLAY_WORKERS/);
+  });
+});
+
+describe("readWorkerEnv and readDelayedWriteEnv", () => {
+  it("default a worker to 16 units, any health port and 30 s to finish its jobs", () => {
+    expect(readWorkerEnv({ DELAYED_WRITE_URL: "http://svc:4100" })).toMatchObject({ DELAYED_WRITE_URL: "http://svc:4100", WORKER_CONCURRENCY: 16, HEALTH_PORT: 0, SHUTDOWN_TIMEOUT_MS: 30_000 });
+    expect(readWorkerEnv({ WORKER_CONCURRENCY: "8", HEALTH_PORT: "9100", SHUTDOWN_TIMEOUT_MS: "0" })).toMatchObject({ WORKER_CONCURRENCY: 8, HEALTH_PORT: 9100, SHUTDOWN_TIMEOUT_MS: 0 });
+    expect(() => readWorkerEnv({ WORKER_CONCURRENCY: "0" })).toThrow(/WORKER_CONCURRENCY/);
+  });
+  it("default the service to 127.0.0.1:4100", () => {
+    expect(readDelayedWriteEnv({})).toEqual({ PORT: 4100, HOST: "127.0.0.1" });
+    expect(readDelayedWriteEnv({ PORT: "0", HOST: "0.0.0.0" })).toEqual({ PORT: 0, HOST: "0.0.0.0" });
+    expect(() => readDelayedWriteEnv({ PORT: "x" })).toThrow(/PORT/);
   });
 });

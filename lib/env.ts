@@ -49,11 +49,50 @@ export type ServerEnv = z.infer<typeof serverEnvSchema>;
 /** The web app's own origin, as browsers reach it. */
 export const baseUrlOf = (env: ServerEnv) => (env.BOUNDARY_LAB_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, "");
 
-export function readServerEnv(source: Record<string, string | undefined> = process.env): ServerEnv {
-  const parsed = serverEnvSchema.safeParse(source);
+type EnvSource = Record<string, string | undefined>;
+
+/** Parses a process's environment with its schema; a wrong variable is named in the error. */
+function parseEnv<Schema extends z.ZodType>(schema: Schema, source: EnvSource): z.infer<Schema> {
+  const parsed = schema.safeParse(source);
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ");
     throw new Error(`invalid environment: ${problems}`);
   }
   return parsed.data;
+}
+
+export function readServerEnv(source: EnvSource = process.env): ServerEnv {
+  return parseEnv(serverEnvSchema, source);
+}
+
+/**
+ * Units a replay worker replays at once by default. Lower than the in-process replay's 64: a worker
+ * also fetches, completes and stores jobs on the same 2 cores, and at 64 its own lag reached the
+ * 25 ms delay on this machine (docs/workers.md has the measurements).
+ */
+export const DEFAULT_WORKER_CONCURRENCY = 16;
+
+/** A replay worker's environment (`npm run worker`): the server's, plus its own. */
+export const workerEnvSchema = serverEnvSchema.extend({
+  WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(DEFAULT_WORKER_CONCURRENCY),
+  /** Its /healthz and /readyz; 0: any free port, printed in its ready line. */
+  HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(0),
+  /** How long a stopping worker finishes its jobs before handing them back. */
+  SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
+});
+export type WorkerEnv = z.infer<typeof workerEnvSchema>;
+
+export function readWorkerEnv(source: EnvSource = process.env): WorkerEnv {
+  return parseEnv(workerEnvSchema, source);
+}
+
+/** The delayed-write service's environment (`npm run delayed-write`): where it listens. */
+export const delayedWriteEnvSchema = z.object({
+  PORT: z.coerce.number().int().min(0).max(65535).default(4100),
+  HOST: z.string().min(1).default("127.0.0.1"),
+});
+export type DelayedWriteEnv = z.infer<typeof delayedWriteEnvSchema>;
+
+export function readDelayedWriteEnv(source: EnvSource = process.env): DelayedWriteEnv {
+  return parseEnv(delayedWriteEnvSchema, source);
 }

@@ -29,6 +29,7 @@ import { spawnEmbeddedPostgres, type EmbeddedProcess } from "../lib/db/embedded-
 import { freePort } from "../lib/db/free-port";
 import { createPrisma, type Db } from "../lib/db/prisma";
 import { createQueuedExperiment } from "../lib/experiments/create-experiment";
+import { runnableJobCount } from "../lib/jobs/queue";
 import { replayConfigSchema } from "../lib/replay/config";
 import { table2Mismatches } from "../lib/replay/expected-table2";
 import { expectedRunCount } from "../lib/replay/grid";
@@ -206,10 +207,7 @@ async function settle(): Promise<void> {
   if (!running) throw new Error(`the stack's children are not all running: ${JSON.stringify(stack!.status().children)}`);
   const db = createPrisma(postgres!.url, 1);
   try {
-    const drained = await until(async () => {
-      const [row] = await db.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE attempts < max_attempts`;
-      return row!.n === 0 ? true : null;
-    }, QUEUE_DRAIN_TIMEOUT_MS, 250);
+    const drained = await until(async () => ((await runnableJobCount(db)) === 0 ? true : null), QUEUE_DRAIN_TIMEOUT_MS, 250);
     if (!drained) log("WARNING: jobs still queued after the round; the next round's workers run them too");
   } finally {
     await db.$disconnect();

@@ -5,7 +5,7 @@
 //     says), migrated.
 //  2. One experiment of at least N runs (default 1,000,000: the paper-shaped grid of 100 schedules ×
 //     139 repetitions × delays {0, 25, 100, 250} ms, 1,000,800 runs), generated inside PostgreSQL by
-//     INSERT … SELECT … FROM generate_series (lib/dashboard/synthetic-runs.ts), with the open-effects
+//     INSERT … SELECT … FROM generate_series (lib/testing/synthetic-runs.ts), with the open-effects
 //     record of every scheduled write and the implementation checks. Timed per step. The rows go
 //     through every constraint and trigger, as a worker's would. Then VACUUM (ANALYZE), which
 //     autovacuum would run by itself soon after such a load: it sets the visibility map, which the
@@ -37,7 +37,7 @@ import { isDeepStrictEqual, parseArgs } from "node:util";
 import type { Pool } from "undici";
 import { createAccount, createApiKey } from "../lib/auth/accounts";
 import { referenceExperimentSummary } from "../lib/dashboard/summary-reference";
-import { gridForRuns, loadSyntheticExperiment } from "../lib/dashboard/synthetic-runs";
+import { gridForRuns, loadSyntheticExperiment } from "../lib/testing/synthetic-runs";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma, type Db } from "../lib/db/prisma";

@@ -34,12 +34,13 @@ import { parseArgs } from "node:util";
 import type { Db } from "../lib/db/prisma";
 import { createQueuedExperiment } from "../lib/experiments/create-experiment";
 import { finalizeJobKey } from "../lib/jobs/definitions";
+import { runnableJobCount } from "../lib/jobs/queue";
 import { replayConfigSchema, type ReplayConfig } from "../lib/replay/config";
 import { table2Mismatches } from "../lib/replay/expected-table2";
 import { gridUnits } from "../lib/replay/grid";
 import { HARNESS_LATE } from "../lib/replay/run-grid";
 import { withReplayStack } from "../lib/replay/stack";
-import { DEFAULT_WORKER_CONCURRENCY } from "../lib/worker/replay-worker";
+import { readWorkerEnv } from "../lib/env";
 import { experimentSummary } from "../lib/replay/summary";
 
 const { values } = parseArgs({
@@ -58,7 +59,7 @@ if (!Number.isInteger(PICKUPS) || PICKUPS < 1 || PICKUPS > 10_000) throw new Err
 const WORKER_COUNTS = values.workers.split(",").map(Number);
 if (WORKER_COUNTS.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error("--workers must be a comma-separated list of integers from 1 to 16");
 /** Units each worker process replays at once: the workers' own default unless WORKER_CONCURRENCY is set. */
-const WORKER_CONCURRENCY = Number(process.env.WORKER_CONCURRENCY ?? DEFAULT_WORKER_CONCURRENCY);
+const WORKER_CONCURRENCY = readWorkerEnv().WORKER_CONCURRENCY;
 const READY_TIMEOUT_MS = 120_000;
 const GRID_TIMEOUT_MS = 10 * 60_000;
 const PICKUP_TIMEOUT_MS = 30_000;
@@ -200,9 +201,7 @@ async function drainFinalizeJobs(db: Db, experimentIds: string[]): Promise<void>
   const keys = experimentIds.map(finalizeJobKey);
   const deadline = performance.now() + DRAIN_TIMEOUT_MS;
   for (;;) {
-    const [row] = await db.$queryRaw<Array<{ n: number }>>`
-      SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE key = ANY(${keys}::text[]) AND attempts < max_attempts`;
-    const left = row?.n ?? 0;
+    const left = await runnableJobCount(db, keys);
     if (left === 0) return;
     if (performance.now() > deadline) return log(`WARNING: ${left} finalize job(s) of this bench still queued after ${DRAIN_TIMEOUT_MS / 1000} s; left in the queue`);
     await sleep(250);
@@ -220,8 +219,7 @@ function percentile(sorted: number[], p: number): number {
 try {
   await withReplayStack(log, async ({ db, serviceUrl }) => {
     // Jobs already in the queue (another experiment's) would be run by these workers too.
-    const [queue] = await db.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM graphile_worker.jobs WHERE attempts < max_attempts`;
-    const queued = queue?.n ?? 0;
+    const queued = await runnableJobCount(db);
     if (queued > 0) log(`WARNING: ${queued} runnable job(s) of other experiments are already queued; the workers will run them too, which skews the figures`);
     const loadBefore = loadavg()[0]!;
 

@@ -1,14 +1,9 @@
 // Starts the delayed-write service as its own process: `npm run delayed-write`.
 // PORT (default 4100) and HOST (default 127.0.0.1) choose where it listens.
-import { z } from "zod";
 import { createDelayedWriteServer } from "../lib/delayed-write/server";
+import { readDelayedWriteEnv } from "../lib/env";
 
-const env = z
-  .object({
-    PORT: z.coerce.number().int().min(0).max(65535).default(4100),
-    HOST: z.string().min(1).default("127.0.0.1"),
-  })
-  .parse(process.env);
+const env = readDelayedWriteEnv();
 
 const { server, beginShutdown } = createDelayedWriteServer();
 server.listen(env.PORT, env.HOST, () => {

@@ -21,9 +21,9 @@ async function main(): Promise<number> {
   const { config, jsonFile } = args;
   return withReplayStack(
     (line) => console.error(`replay: ${line}`),
-    async ({ db, serviceUrl }) => {
+    async ({ db, serviceUrl, whenInterrupted }) => {
       console.error(`replay: replaying against ${serviceUrl}, concurrency ${config.concurrency}`);
-      const summary = await replayExperiment(db, config, serviceUrl);
+      const summary = await replayExperiment(db, config, serviceUrl, whenInterrupted);
       console.log(formatTable2(summary));
       if (jsonFile) writeFileSync(jsonFile, `${JSON.stringify(summary, null, 2)}\n`);
       return summary.checks.every((c) => c.passed) ? 0 : 1;

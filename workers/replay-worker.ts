@@ -3,21 +3,13 @@
 // `npm start` recorded in .data/stack.json). WORKER_CONCURRENCY (default 16) units at a time;
 // HEALTH_PORT serves /healthz (liveness) and /readyz (readiness, fails from SIGTERM on).
 import { createServer } from "node:http";
-import { z } from "zod";
 import { openDatabase } from "../lib/db/database";
-import { readServerEnv } from "../lib/env";
+import { readWorkerEnv } from "../lib/env";
 import { readStackStatus, stackStatusFile } from "../lib/supervisor/stack-status";
-import { DEFAULT_WORKER_CONCURRENCY, startReplayWorker } from "../lib/worker/replay-worker";
+import { startReplayWorker } from "../lib/worker/replay-worker";
 
 const log = (line: string) => console.log(`worker: ${line}`);
-const env = readServerEnv();
-const workerEnv = z
-  .object({
-    WORKER_CONCURRENCY: z.coerce.number().int().min(1).max(512).default(DEFAULT_WORKER_CONCURRENCY),
-    HEALTH_PORT: z.coerce.number().int().min(0).max(65535).default(0),
-    SHUTDOWN_TIMEOUT_MS: z.coerce.number().int().min(0).default(30_000),
-  })
-  .parse(process.env);
+const env = readWorkerEnv();
 
 function serviceUrl(): string {
   if (env.DELAYED_WRITE_URL) return env.DELAYED_WRITE_URL;
@@ -27,14 +19,14 @@ function serviceUrl(): string {
 }
 
 const database = await openDatabase(log);
-const worker = await startReplayWorker({ databaseUrl: database.url, serviceUrl: serviceUrl(), concurrency: workerEnv.WORKER_CONCURRENCY, log });
+const worker = await startReplayWorker({ databaseUrl: database.url, serviceUrl: serviceUrl(), concurrency: env.WORKER_CONCURRENCY, log });
 
 const health = createServer((req, res) => {
   const ready = worker.ready();
   const [status, body] = req.url === "/healthz" ? [200, { status: "ok" }] : req.url === "/readyz" ? [ready ? 200 : 503, { status: ready ? "ready" : "shutting_down" }] : [404, { error: "not found" }];
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 });
-health.listen(workerEnv.HEALTH_PORT, "127.0.0.1", () => {
+health.listen(env.HEALTH_PORT, "127.0.0.1", () => {
   const address = health.address();
   log(JSON.stringify({ event: "ready", poolId: worker.poolId, healthPort: address && typeof address === "object" ? address.port : null }));
 });
@@ -44,7 +36,7 @@ async function shutdown(signal: string) {
   if (stopping) return;
   stopping = true;
   log(`${signal}: finishing the jobs in flight`);
-  await worker.stop(workerEnv.SHUTDOWN_TIMEOUT_MS);
+  await worker.stop(env.SHUTDOWN_TIMEOUT_MS);
   health.close();
   await database.close();
   log("stopped");

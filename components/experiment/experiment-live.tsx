@@ -13,7 +13,7 @@ import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { useToast } from "@/components/ui/toast";
 import type { ExperimentStatus } from "@/lib/experiments/progress";
 
-const FINAL = new Set(["completed", "failed", "cancelled"]);
+const FINAL = new Set(["completed", "failed", "cancelled", "interrupted"]);
 const POLL_MS = 1_000;
 
 /**

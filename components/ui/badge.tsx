@@ -13,7 +13,7 @@ export function Badge({ tone = "neutral", children, className, ...props }: { ton
   );
 }
 
-const STATE_TONES: Record<string, Tone> = { queued: "neutral", running: "info", completed: "success", failed: "danger", cancelled: "warning" };
+const STATE_TONES: Record<string, Tone> = { queued: "neutral", running: "info", completed: "success", failed: "danger", cancelled: "warning", interrupted: "warning" };
 
 /** An experiment's state as a badge. */
 export function StateBadge({ state, ...props }: { state: string } & React.HTMLAttributes<HTMLSpanElement>) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { csvChunks, exportResponse, jsonArrayChunks, textStream } from "./csv";
-import { parseCsv } from "./test-support";
+import { parseCsv } from "../testing/test-support";
 
 const BOM = "\uFEFF";
 

@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { exportResponse } from "./csv";
 import { effectBatches, EFFECT_EXPORT_COLUMNS, experimentsWithEffects, listEffects, type EffectListRow } from "./effects";
 import { effectListQuerySchema, type EffectFilters } from "./filters";
-import { parseCsv } from "./test-support";
+import { parseCsv } from "../testing/test-support";
 
 // Two experiments with open-effects records of every terminal and endpoint status, some unresolved,
 // with service times that share a millisecond or need every digit of a double to order them.

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { FinalityEvidence, SeparationEvidence } from "../replay/records";
-import { cancelledPending, environmentFailure, noWriteA, reconciliationPending, sharedPair, snapshotPending, snapshotZeroDelay } from "./test-support";
+import { cancelledPending, environmentFailure, noWriteA, reconciliationPending, sharedPair, snapshotPending, snapshotZeroDelay } from "../testing/test-support";
 import { agreementOf, explainRun } from "./explain";
 
 describe("agreementOf", () => {

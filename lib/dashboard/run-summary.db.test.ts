@@ -22,7 +22,7 @@ import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { seededRandom } from "../testing/seeded-random";
 import { finalityByDelay, unresolvedRuns } from "./experiment-aggregates";
 import { referenceExperimentSummary } from "./summary-reference";
-import { loadSyntheticExperiment } from "./synthetic-runs";
+import { loadSyntheticExperiment } from "../testing/synthetic-runs";
 
 let database: TestDatabase;
 let db: Db;

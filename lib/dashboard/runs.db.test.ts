@@ -7,7 +7,7 @@ import { exportResponse } from "./csv";
 import { agreementOf } from "./explain";
 import { runListQuerySchema, type RunFilters } from "./filters";
 import { listRuns, loadRunDetail, runBatches, runsViewExperiment, RUN_EXPORT_COLUMNS, type RunListRow } from "./runs";
-import { parseCsv, sharedPair, snapshotPending } from "./test-support";
+import { parseCsv, sharedPair, snapshotPending } from "../testing/test-support";
 
 // One experiment stored as the replay would (2 policies, 2 conditions, delays {0, 25}, 2 schedules,
 // 3 repetitions: 24 finality runs and 24 pairs), and a second one whose runs must never show up.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { T0, cancelledPending, environmentFailure, noWriteA, sharedPair, snapshotPending, snapshotZeroDelay } from "./test-support";
+import { T0, cancelledPending, environmentFailure, noWriteA, sharedPair, snapshotPending, snapshotZeroDelay } from "../testing/test-support";
 import { describeEntry, formatOffset, parseRunEvidence, roughMs, runTimeline, type TimelineEvent } from "./timeline";
 
 const shape = (events: TimelineEvent[]) => events.map((e) => `${e.actor}:${e.kind}`);

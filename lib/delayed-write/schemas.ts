@@ -24,6 +24,10 @@ export const storedValueSchema = z.json().refine((v) => v !== null, "value must 
 export const operationStatusSchema = z.enum(["pending", "completed", "failed", "cancelled"]);
 export type OperationStatus = z.infer<typeof operationStatusSchema>;
 export const TERMINAL_STATUSES: readonly OperationStatus[] = ["completed", "failed", "cancelled"];
+/** A terminal operation never changes again: what the client waits for and the replay records. */
+export function isTerminal(status: OperationStatus): boolean {
+  return TERMINAL_STATUSES.includes(status);
+}
 
 export const writeRequestSchema = z.strictObject({
   namespace: namespaceSchema,

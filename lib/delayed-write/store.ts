@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto";
 import {
   MAX_KEYS_PER_NAMESPACE,
-  TERMINAL_STATUSES,
+  isTerminal,
   type CancelOutcome,
   type Operation,
   type OperationStatus,
@@ -193,8 +193,4 @@ export class DelayedWriteStore {
     this.waiters.delete(op.handle);
     for (const resolve of waiting ?? []) resolve(op);
   }
-}
-
-export function isTerminal(status: OperationStatus): boolean {
-  return TERMINAL_STATUSES.includes(status);
 }

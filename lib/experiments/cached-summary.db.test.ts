@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { loadSyntheticExperiment } from "../dashboard/synthetic-runs";
+import { loadSyntheticExperiment } from "../testing/synthetic-runs";
 import { experimentSummary } from "../replay/summary";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { cachedExperimentSummary } from "./cached-summary";

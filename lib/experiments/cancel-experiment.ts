@@ -1,6 +1,6 @@
 import type { Db } from "../db/prisma";
 import type { DelayedWriteClient } from "../delayed-write/client";
-import { REPLAY_UNIT_JOB } from "../jobs/definitions";
+import { failQueuedUnitJobs, lockedJobCount } from "../jobs/queue";
 
 export interface CancelOutcome {
   state: string;
@@ -27,12 +27,7 @@ export async function cancelExperiment(db: Db, experimentId: string, service: De
   if (!experiment) return null;
   if (updated.count === 0 && experiment.state !== "cancelled") return { state: experiment.state, cancelledOperations: 0, quiescent: true };
 
-  await db.$queryRaw`
-    SELECT count(*) FROM graphile_worker.permanently_fail_jobs(ARRAY(
-      SELECT id FROM graphile_worker._private_jobs j
-       WHERE j.payload->>'experimentId' = ${experimentId} AND j.locked_at IS NULL
-         AND j.task_id = (SELECT id FROM graphile_worker._private_tasks WHERE identifier = ${REPLAY_UNIT_JOB})
-    ), 'experiment cancelled')`;
+  await failQueuedUnitJobs(db, experimentId, "experiment cancelled");
 
   let cancelledOperations = 0;
   const deadline = performance.now() + drainMs;
@@ -43,9 +38,7 @@ export async function cancelExperiment(db: Db, experimentId: string, service: De
       const confirmed = (await service.operation(op.handle)).operation;
       if (outcome === "cancelled" && confirmed.status === "cancelled") cancelledOperations++;
     }
-    const [{ running }] = await db.$queryRaw<[{ running: number }]>`
-      SELECT count(*)::int AS running FROM graphile_worker._private_jobs
-       WHERE payload->>'experimentId' = ${experimentId} AND locked_at IS NOT NULL`;
+    const running = await lockedJobCount(db, experimentId);
     if (operations.length === 0 && running === 0) return { state: "cancelled", cancelledOperations, quiescent: true };
     if (performance.now() > deadline) return { state: "cancelled", cancelledOperations, quiescent: false };
     await sleep(50);

@@ -3,6 +3,7 @@ import type { Db } from "../db/prisma";
 import { Prisma } from "../generated/prisma/client";
 import { encodeCursor, likeContaining } from "../http/pagination";
 import { replayConfigSchema } from "../replay/config";
+import { sweepInterruptedExperiments } from "../replay/in-process-runner";
 import { expectedRunCount } from "../replay/grid";
 import type { ExperimentListQuery } from "./schemas";
 
@@ -53,8 +54,11 @@ export interface ExperimentPage {
 /**
  * One page of experiments, newest first, with their headline counts aggregated in PostgreSQL from
  * the run summary tables; filtered by state and by a part of the name, paged by (created_at, id).
+ * Experiments whose in-process replay is gone are marked interrupted first.
  */
 export async function listExperiments(db: Db, query: Pick<ExperimentListQuery, "state" | "name" | "cursor" | "limit">): Promise<ExperimentPage> {
+  // An in-process replay killed by SIGKILL could not mark its experiment: the list shows it interrupted, not running.
+  await sweepInterruptedExperiments(db);
   const limit = Math.max(1, Math.min(query.limit, 500));
   const conditions: Prisma.Sql[] = [Prisma.sql`TRUE`];
   if (query.state) conditions.push(Prisma.sql`state = ${query.state}`);

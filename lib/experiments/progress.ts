@@ -2,6 +2,7 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { replayConfigSchema } from "../replay/config";
 import { expectedRunCount } from "../replay/grid";
+import { EXPERIMENT_STATES } from "./schemas";
 
 const int = z.coerce.number().int();
 
@@ -10,7 +11,7 @@ export const experimentStatusSchema = z.object({
   /** The name and notes people find it by (PATCH /api/v1/experiments/{id}); null when not given. */
   name: z.string().nullable(),
   notes: z.string().nullable(),
-  state: z.enum(["queued", "running", "completed", "failed", "cancelled"]),
+  state: z.enum(EXPERIMENT_STATES),
   error: z.string().nullable(),
   createdAt: z.string(),
   startedAt: z.string().nullable(),

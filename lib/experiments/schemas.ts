@@ -4,7 +4,8 @@ import { z } from "zod";
 import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
 import { replayConfigSchema } from "../replay/config";
 
-export const EXPERIMENT_STATES = ["queued", "running", "completed", "failed", "cancelled"] as const;
+/** `interrupted`: an in-process replay (`npm run replay`) stopped mid-grid; its stored runs are kept. */
+export const EXPERIMENT_STATES = ["queued", "running", "completed", "failed", "cancelled", "interrupted"] as const;
 export type ExperimentState = (typeof EXPERIMENT_STATES)[number];
 
 export const experimentIdSchema = z.strictObject({ id: z.uuid("id must be an experiment id (a UUID)") });

@@ -23,4 +23,9 @@ export type ReplayUnitPayload = z.infer<typeof replayUnitPayloadSchema>;
 export const finalizeExperimentPayloadSchema = z.strictObject({ experimentId: z.uuid() });
 export type FinalizeExperimentPayload = z.infer<typeof finalizeExperimentPayloadSchema>;
 
-export const finalizeJobKey = (experimentId: string) => `finalize:${experimentId}`;
+/** The key prefix shared by every job of one experiment: how its jobs are found in graphile-worker's `jobs` view. */
+export const experimentJobKeyPrefix = (experimentId: string) => `experiment:${experimentId}:`;
+/** The key of the job replaying the `index`-th unit of the experiment's grid. */
+export const unitJobKey = (experimentId: string, index: number) => `${experimentJobKeyPrefix(experimentId)}unit:${index}`;
+/** The experiment's one finalize job: requested by every unit that may have been the last, deduplicated by this key. */
+export const finalizeJobKey = (experimentId: string) => `${experimentJobKeyPrefix(experimentId)}finalize`;

@@ -4,7 +4,7 @@ import { expectedRunCount } from "./grid";
 import { harnessLateness } from "./harness-timing";
 import type { ReplayConfig } from "./config";
 import type { FinalityEvidence, RunRecord, SeparationEvidence, UnitResult } from "./records";
-import { resetVerified } from "./separation-pair";
+import { resetVerified } from "./separation-rules";
 
 export interface CheckResult {
   name: string;

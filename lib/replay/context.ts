@@ -1,6 +1,6 @@
 import type { DelayedWriteClient } from "../delayed-write/client";
 import type { Operation, WriteRequest } from "../delayed-write/schemas";
-import { isTerminal } from "../delayed-write/store";
+import { isTerminal } from "../delayed-write/schemas";
 import type { ReadEvidence } from "./records";
 import type { FunctionCall, Trace } from "./trace";
 

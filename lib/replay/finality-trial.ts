@@ -1,4 +1,4 @@
-import { isTerminal } from "../delayed-write/store";
+import { isTerminal } from "../delayed-write/schemas";
 import { classifyRun } from "./classification";
 import type { FinalityPolicy } from "./config";
 import { followToTerminal, readEvidence, terminalAtMs, untilServiceTime, writeValue, type ReplayContext } from "./context";

@@ -1,5 +1,5 @@
 import type { Operation } from "../delayed-write/schemas";
-import { isTerminal } from "../delayed-write/store";
+import { isTerminal } from "../delayed-write/schemas";
 import { terminalAtMs, type ReplayContext } from "./context";
 import type { EffectRecord, ReadEvidence } from "./records";
 import type { RoutedWrite } from "./trace";

@@ -186,8 +186,9 @@ export async function finalizeExperiment(db: Db, experimentId: string): Promise<
   );
 }
 
+/** Fails a queued or running experiment; one already final (interrupted meanwhile, say) keeps its state. */
 export async function markExperimentFailed(db: Db, experimentId: string, error: string): Promise<void> {
-  await db.experiment.update({ where: { id: experimentId }, data: { state: "failed", error, finishedAt: new Date() } });
+  await db.experiment.updateMany({ where: { id: experimentId, state: { in: ["queued", "running"] } }, data: { state: "failed", error, finishedAt: new Date() } });
 }
 
 /** Records the service the experiment ran against and its clock origin, which maps service times to wall time. */

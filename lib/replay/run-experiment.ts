@@ -2,7 +2,9 @@ import { DelayedWriteClient } from "../delayed-write/client";
 import type { Db } from "../db/prisma";
 import type { ReplayConfig } from "./config";
 import type { ReplayContext } from "./context";
-import { createExperiment, finalizeExperiment, markExperimentFailed, markExperimentStarted, recordService, saveUnitResults } from "./persist";
+import { UnitResultWriter } from "./batch-writer";
+import { markExperimentInterrupted, ownExperiment, sweepInterruptedExperiments } from "./in-process-runner";
+import { createExperiment, finalizeExperiment, markExperimentFailed, markExperimentStarted, recordService } from "./persist";
 import { runGrid } from "./run-grid";
 import { warmUp } from "./warmup";
 import { experimentSummary } from "./summary";
@@ -25,28 +27,50 @@ export async function connectReplay(serviceUrl: string, config: ReplayConfig, na
   };
 }
 
+/** Registers what to do when the process is interrupted (SIGINT, SIGTERM), before it exits. */
+export type WhenInterrupted = (hook: (signal: NodeJS.Signals) => Promise<void>) => void;
+
 /**
  * Runs one whole replay grid in this process against the delayed-write service and stores it as
- * an experiment; the checks then run on the evidence as stored.
+ * an experiment, each unit as it finishes; the checks then run on the evidence as stored. A process
+ * interrupted mid-grid keeps what ran: on SIGINT/SIGTERM it stores what is batched and marks the
+ * experiment interrupted; after a SIGKILL, the next replay, worker or listing finds its runner gone
+ * (in-process-runner.ts) and does so.
  */
-export async function replayExperiment(db: Db, config: ReplayConfig, serviceUrl: string): Promise<ReplaySummary> {
+export async function replayExperiment(db: Db, config: ReplayConfig, serviceUrl: string, whenInterrupted: WhenInterrupted = () => {}): Promise<ReplaySummary> {
+  await sweepInterruptedExperiments(db);
   const experimentId = await createExperiment(db, config);
+  // The worker's batch writer, in large batches: at 64 units at once, storing every 50 ms (the
+  // worker's setting) or 25 ms made the replay's own lag reach the 25 ms delay (1 and 17 units left
+  // as environment failures in lib/replay/replay.db.test.ts); a batch every 2 s kept Table 2 exact.
+  // A SIGKILL loses at most those 2 s of units; SIGINT and SIGTERM store them first.
+  const writer = new UnitResultWriter(db, { maxUnits: 1024, maxWaitMs: 2_000 });
   let ctx: ReplayContext | undefined;
+  let runner: { stop(): void } | undefined;
   try {
+    runner = await ownExperiment(db, experimentId);
+    whenInterrupted(async (signal) => {
+      await writer.flush();
+      await markExperimentInterrupted(db, experimentId, `${signal} before the grid finished`);
+    });
     ctx = await connectReplay(serviceUrl, config, `bl/${experimentId}`);
     await recordService(db, experimentId, { url: serviceUrl, timeOrigin: ctx.serviceTimeOrigin });
     await markExperimentStarted(db, experimentId);
-    // Stored after the grid, not during it: database work in this process would delay the
-    // replay's own requests, and the shortest delay it measures is 25 ms (docs/replay.md).
-    const results = await runGrid(ctx, config);
-    for (let i = 0; i < results.length; i += 200) {
-      await saveUnitResults(db, results.slice(i, i + 200).map((result) => ({ experimentId, result })));
-    }
+    let storeFailure: unknown = null;
+    const stored: Array<Promise<unknown>> = [];
+    await runGrid(ctx, config, (result) => {
+      // Caught at once (and rethrown below): a rejection left waiting for the grid would end the process.
+      stored.push(writer.write({ experimentId, result }).catch((error: unknown) => (storeFailure ??= error)));
+    });
+    await writer.flush();
+    await Promise.all(stored);
+    if (storeFailure) throw storeFailure;
     await finalizeExperiment(db, experimentId);
   } catch (error) {
     await markExperimentFailed(db, experimentId, (error as Error).message);
     throw error;
   } finally {
+    runner?.stop();
     await ctx?.client.close();
   }
   return experimentSummary(db, experimentId);

@@ -99,15 +99,17 @@ function failedUnit(ctx: ReplayContext, unit: ReplayUnit, attempt: number, failu
 /** The first wave of units is spread over this long, so that their writes do not all come due at once. */
 const RAMP_MS = 200;
 
-/** Runs every unit of the grid with bounded concurrency. */
-export async function runGrid(ctx: ReplayContext, config: ReplayConfig): Promise<UnitResult[]> {
+/** Runs every unit of the grid with bounded concurrency; `onUnit` hears of each as it finishes. */
+export async function runGrid(ctx: ReplayContext, config: ReplayConfig, onUnit: (result: UnitResult) => void = () => {}): Promise<UnitResult[]> {
   const limit = pLimit(config.concurrency);
   const step = RAMP_MS / config.concurrency;
   return Promise.all(
     gridUnits(config).map((unit, index) =>
       limit(async () => {
         if (index < config.concurrency && index > 0) await new Promise((resolve) => setTimeout(resolve, index * step));
-        return runUnitWithRule(ctx, unit, config);
+        const result = await runUnitWithRule(ctx, unit, config);
+        onUnit(result);
+        return result;
       }),
     ),
   );

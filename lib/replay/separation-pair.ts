@@ -1,6 +1,5 @@
-import { isDeepStrictEqual } from "node:util";
 import type { Operation } from "../delayed-write/schemas";
-import { isTerminal } from "../delayed-write/store";
+import { isTerminal } from "../delayed-write/schemas";
 import { classifyRun } from "./classification";
 import { followToTerminal, readEvidence, terminalAtMs, untilServiceTime, writeValue, type ReplayContext } from "./context";
 import { unitGroupId, unitNamespace, type ReplayUnit } from "./grid";
@@ -185,15 +184,4 @@ function crossRunRoute(condition: SeparationUnit["condition"], namespace: string
     default:
       return `${namespace}:${key} is shared with run B of this pair`;
   }
-}
-
-/** A verified reset holds when the read-back is exactly B's initial value and nothing can still land. */
-export function resetVerified(reset: SeparationEvidence["reset"], key: string, valueB: unknown): boolean {
-  return (
-    reset !== null &&
-    reset.pendingOperations === 0 &&
-    reset.entries.length === 1 &&
-    reset.entries[0]!.key === key &&
-    isDeepStrictEqual(reset.entries[0]!.value, valueB)
-  );
 }

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { SEPARATION_CONDITIONS } from "./config";
-import { analysisUnits, inheritedStateFor, isExposed, sharesKeySpace } from "./separation-rules";
+import { analysisUnits, inheritedStateFor, isExposed, resetVerified, sharesKeySpace } from "./separation-rules";
 
 describe("isExposed", () => {
   it("is exposure when the value B scored was written by A's operation", () => {
@@ -30,5 +30,22 @@ describe("key spaces and inherited state", () => {
     for (const condition of ["namespaced", "verified_reset", "no_write", "b_before_a"] as const) expect(inheritedStateFor(condition, "B")).toBe("none");
     expect(inheritedStateFor("shared", "A")).toBe("none");
     expect(inheritedStateFor("finality", "single")).toBe("none");
+  });
+});
+
+describe("resetVerified", () => {
+  const entry = (key: string, value: { amount: number }) => ({ key, value, version: 1, writtenBy: "reset", writtenAtMs: 110 });
+  const verified = { resetAtMs: 120, pendingOperations: 0, entries: [entry("k", { amount: 1 })] };
+  const reset = (changes: Partial<typeof verified>) => ({ ...verified, ...changes });
+  it("holds when the read-back is exactly B's initial value and nothing can still land", () => {
+    expect(resetVerified(reset({}), "k", { amount: 1 })).toBe(true);
+  });
+  it("fails without a reset, with an operation still pending, or with any other entry or value", () => {
+    expect(resetVerified(null, "k", { amount: 1 })).toBe(false);
+    expect(resetVerified(reset({ pendingOperations: 1 }), "k", { amount: 1 })).toBe(false);
+    expect(resetVerified(reset({}), "k", { amount: 2 })).toBe(false);
+    expect(resetVerified(reset({}), "other", { amount: 1 })).toBe(false);
+    expect(resetVerified(reset({ entries: [] }), "k", { amount: 1 })).toBe(false);
+    expect(resetVerified(reset({ entries: [...verified.entries, entry("k2", { amount: 1 })] }), "k", { amount: 1 })).toBe(false);
   });
 });

@@ -1,5 +1,7 @@
+import { isDeepStrictEqual } from "node:util";
 import type { InheritedState } from "../statistics/pass-k";
 import type { SeparationCondition } from "./config";
+import type { SeparationEvidence } from "./records";
 
 /**
  * Exposure: A's write changed the value scored in B. The service says who wrote the entry B
@@ -27,4 +29,15 @@ export function inheritedStateFor(condition: SeparationCondition | "finality", r
  */
 export function analysisUnits(condition: SeparationCondition, runRows: number, groups: number): number {
   return condition === "grouped" ? groups : runRows;
+}
+
+/** A verified reset holds when the read-back is exactly B's initial value and nothing can still land. */
+export function resetVerified(reset: SeparationEvidence["reset"], key: string, valueB: unknown): boolean {
+  return (
+    reset !== null &&
+    reset.pendingOperations === 0 &&
+    reset.entries.length === 1 &&
+    reset.entries[0]!.key === key &&
+    isDeepStrictEqual(reset.entries[0]!.value, valueB)
+  );
 }

@@ -8,6 +8,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from "../db/embedded";
 import type { Db } from "../db/prisma";
 import { spawnDelayedWriteService, type ServiceProcess } from "../delayed-write/spawn";
 import { createQueuedExperiment } from "../experiments/create-experiment";
+import { lockedJobCount } from "../jobs/queue";
 import { experimentStatus, type ExperimentStatus } from "../experiments/progress";
 import { replayConfigSchema, type ReplayConfig, type ReplayConfigInput } from "../replay/config";
 import { table2Mismatches } from "../replay/expected-table2";
@@ -21,6 +22,7 @@ import { createTestDatabase, type TestDatabase } from "../testing/database";
 // correctness only (exact counts, Table 2, checks), never speed: polling budgets are generous.
 
 const ENTRY = path.resolve("workers/replay-worker.ts");
+const GHOST_POOL = path.resolve("lib/testing/ghost-pool.ts");
 const CONCURRENCY = 32;
 const TWO_WORKER_CONCURRENCY = 8;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -232,11 +234,7 @@ async function expectExact(db: Db, experimentId: string, config: ReplayConfig) {
 }
 
 /** Jobs of the experiment still locked by some worker. */
-async function lockedJobs(db: Db, experimentId: string): Promise<number> {
-  const [{ n }] = await db.$queryRaw<[{ n: number }]>`
-    SELECT count(*)::int AS n FROM graphile_worker._private_jobs WHERE payload->>'experimentId' = ${experimentId} AND locked_at IS NOT NULL`;
-  return n;
-}
+const lockedJobs = lockedJobCount;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -294,10 +292,19 @@ describe("replay workers as separate processes against one queue", () => {
     const config = paper({ delaysMs: [0, 25], schedules: 1, repetitions: 2 });
     const experimentId = await createQueuedExperiment(database.db, config);
     // A pool that locked every job of the experiment and died at once: it never wrote a heartbeat.
-    const locked = await database.db.$executeRaw`
-      UPDATE graphile_worker._private_jobs SET locked_by = 'pool-ghost-never-beat', locked_at = now() - interval '1 minute'
-       WHERE payload->>'experimentId' = ${experimentId}`;
-    expect(locked).toBe(gridUnits(config).length);
+    const units = gridUnits(config).length;
+    const ghost = spawn(process.execPath, ["--import", "tsx", GHOST_POOL, database.url, String(units)], { stdio: "ignore" });
+    const exited = new Promise((resolve) => ghost.once("exit", resolve));
+    try {
+      for (let waited = 0; (await lockedJobs(database.db, experimentId)) < units; waited += 100) {
+        if (waited > 60_000) throw new Error("the ghost pool did not lock the experiment's jobs within 60 s");
+        await sleep(100);
+      }
+    } finally {
+      ghost.kill("SIGKILL");
+      await exited;
+    }
+    expect(await lockedJobs(database.db, experimentId)).toBe(units);
     const worker = await startWorker({ databaseUrl: database.url, serviceUrl: service.url });
     await waitForFinal(database.db, experimentId, [worker], 60_000);
     await expectExact(database.db, experimentId, config);

@@ -1,0 +1,53 @@
+import type { Db } from "../db/prisma";
+import type { Prisma } from "../generated/prisma/client";
+import type { WorkerUtils } from "graphile-worker";
+import { FINALIZE_EXPERIMENT_JOB, REPLAY_UNIT_JOB, UNIT_MAX_ATTEMPTS, experimentJobKeyPrefix, finalizeJobKey, unitJobKey, type FinalizeExperimentPayload, type ReplayUnitPayload } from "./definitions";
+
+// The job queue through graphile-worker's public interface only: its `jobs` view, job keys and its
+// SQL functions (its `_private_*` tables may change with any release). Every job of an experiment
+// carries a key starting with `experimentJobKeyPrefix(id)` (definitions.ts), which is how a job is
+// found again: the view has no payload column.
+
+type Sql = Pick<Db, "$queryRaw">;
+
+/** Enqueues one job per unit, keyed by its position in the grid; inside the caller's transaction. */
+export async function enqueueUnitJobs(tx: Prisma.TransactionClient, payloads: ReplayUnitPayload[]): Promise<void> {
+  const specs = payloads.map((payload, index) => ({ payload, key: unitJobKey(payload.experimentId, index) }));
+  await tx.$queryRaw`
+    SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(
+      SELECT ROW(${REPLAY_UNIT_JOB}, spec->'payload', NULL, NULL, ${UNIT_MAX_ATTEMPTS}::int, spec->>'key', NULL, NULL)::graphile_worker.job_spec
+        FROM jsonb_array_elements(${JSON.stringify(specs)}::jsonb) WITH ORDINALITY AS s(spec, n)
+       ORDER BY n))`;
+}
+
+/** Permanently fails the experiment's unit jobs that no worker holds, so none starts; returns how many. */
+export async function failQueuedUnitJobs(db: Sql, experimentId: string, reason: string): Promise<number> {
+  const [{ failed }] = await db.$queryRaw<[{ failed: number }]>`
+    SELECT count(*)::int AS failed FROM graphile_worker.permanently_fail_jobs(ARRAY(
+      SELECT id FROM graphile_worker.jobs
+       WHERE starts_with(key, ${experimentJobKeyPrefix(experimentId)}) AND task_identifier = ${REPLAY_UNIT_JOB} AND locked_at IS NULL
+    ), ${reason})`;
+  return failed;
+}
+
+/** Jobs of the experiment a worker holds right now. */
+export async function lockedJobCount(db: Sql, experimentId: string): Promise<number> {
+  const [{ locked }] = await db.$queryRaw<[{ locked: number }]>`
+    SELECT count(*)::int AS locked FROM graphile_worker.jobs
+     WHERE starts_with(key, ${experimentJobKeyPrefix(experimentId)}) AND locked_at IS NOT NULL`;
+  return locked;
+}
+
+/** Jobs that will still run (attempts left), among those keyed `keys`, or all of them. */
+export async function runnableJobCount(db: Sql, keys?: string[]): Promise<number> {
+  const [{ runnable }] = keys
+    ? await db.$queryRaw<[{ runnable: number }]>`SELECT count(*)::int AS runnable FROM graphile_worker.jobs WHERE key = ANY(${keys}::text[]) AND attempts < max_attempts`
+    : await db.$queryRaw<[{ runnable: number }]>`SELECT count(*)::int AS runnable FROM graphile_worker.jobs WHERE attempts < max_attempts`;
+  return runnable;
+}
+
+/** Enqueues the experiment's finalize job; a second request while one is queued is merged into it by its key. */
+export async function enqueueFinalizeJob(utils: WorkerUtils, experimentId: string): Promise<void> {
+  const payload: FinalizeExperimentPayload = { experimentId };
+  await utils.addJob(FINALIZE_EXPERIMENT_JOB, payload, { jobKey: finalizeJobKey(experimentId), maxAttempts: 5 });
+}

@@ -1,0 +1,81 @@
+import type { TaskList } from "graphile-worker";
+import type { Db } from "../db/prisma";
+import { FINALIZE_EXPERIMENT_JOB, REPLAY_UNIT_JOB, finalizeExperimentPayloadSchema, replayUnitPayloadSchema } from "../jobs/definitions";
+import type { UnitResultWriter } from "../replay/batch-writer";
+import type { ReplayConfig } from "../replay/config";
+import type { ReplayContext } from "../replay/context";
+import { finalizeExperiment, unitStored } from "../replay/persist";
+import { attemptsPerRun, runUnitWithRule } from "../replay/run-grid";
+import type { CompletionCheck } from "./completion-check";
+import type { ExperimentCache } from "./experiment-cache";
+import type { ReplaySlots } from "./replay-slots";
+import type { ServiceClock } from "./service-clock";
+
+export interface TaskDependencies {
+  db: Db;
+  serviceUrl: string;
+  clock: ServiceClock;
+  slots: ReplaySlots;
+  experiments: ExperimentCache;
+  writer: UnitResultWriter;
+  completion: CompletionCheck;
+  /** Whether shutdown handed the jobs still running back to the queue. */
+  handedBack(): boolean;
+  /** Told once per unit this worker replayed and stored. */
+  unitStored(): void;
+  log(line: string): void;
+}
+
+/** The replay's two jobs: replay one unit and store it, and close an experiment whose runs are all stored. */
+export function replayTaskList(deps: TaskDependencies): TaskList {
+  const context = (experimentId: string, config: ReplayConfig): ReplayContext => ({
+    client: deps.clock.client,
+    serviceUrl: deps.serviceUrl,
+    namespacePrefix: `bl/${experimentId}`,
+    trace: config.trace,
+    scoringMarginMs: config.scoringMarginMs,
+    serviceTimeOrigin: deps.clock.origin,
+    serviceNow: deps.clock.now,
+    onHarnessLate: () => deps.slots.harnessLate(),
+    beforeUnreachableRetry: deps.clock.beforeUnreachableRetry,
+  });
+
+  return {
+    [REPLAY_UNIT_JOB]: async (payload, helpers) => {
+      const parsed = replayUnitPayloadSchema.safeParse(payload);
+      if (!parsed.success) {
+        // An invalid payload will never become valid: log it and complete the job rather than retry.
+        deps.log(`job ${helpers.job.id}: invalid ${REPLAY_UNIT_JOB} payload, not retried: ${parsed.error.issues[0]?.message}`);
+        return;
+      }
+      const { experimentId, unit } = parsed.data;
+      const found = await deps.experiments.get(experimentId);
+      if (!found || found.state === "cancelled") return;
+      // Only a retried job can find its unit already stored (its earlier attempt committed, then died).
+      const retried = helpers.job.attempts > 1;
+      if (!retried || !(await unitStored(deps.db, experimentId, unit))) {
+        // A retried job starts in namespaces its earlier attempts never used.
+        const firstAttempt = (helpers.job.attempts - 1) * attemptsPerRun(found.config);
+        const result = await deps.slots.run(() => runUnitWithRule(context(experimentId, found.config), unit, found.config, firstAttempt));
+        // A unit still replaying when its job was handed back at shutdown is not stored: its job is
+        // redone by another worker, and closing this worker's client would otherwise have been
+        // recorded as the unit's environment failure.
+        if (deps.handedBack()) throw new Error("handed back at shutdown; the unit is redone elsewhere");
+        if (result.runs[0]?.evidence.serviceFailures.some((failure) => failure.detail.startsWith("unreachable"))) void deps.clock.resync();
+        deps.slots.onTime();
+        await deps.writer.write({ experimentId, result });
+        deps.unitStored();
+      }
+      await deps.completion.request(experimentId, found.config);
+    },
+    [FINALIZE_EXPERIMENT_JOB]: async (payload, helpers) => {
+      const parsed = finalizeExperimentPayloadSchema.safeParse(payload);
+      if (!parsed.success) {
+        deps.log(`job ${helpers.job.id}: invalid ${FINALIZE_EXPERIMENT_JOB} payload, not retried`);
+        return;
+      }
+      await finalizeExperiment(deps.db, parsed.data.experimentId);
+      deps.experiments.forget(parsed.data.experimentId);
+    },
+  };
+}
