@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { loadSyntheticExperiment } from "../dashboard/synthetic-runs";
+import { loadSyntheticExperiment } from "../testing/synthetic-runs";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { cachedExperimentStatistics, experimentStatistics } from "./experiment-statistics";
 import type { ExperimentStatistics } from "./statistics-schema";

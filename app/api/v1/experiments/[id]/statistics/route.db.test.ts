@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiKey, createAccount } from "@/lib/auth/accounts";
 import { createAuth } from "@/lib/auth/auth";
-import { loadSyntheticExperiment } from "@/lib/dashboard/synthetic-runs";
+import { loadSyntheticExperiment } from "@/lib/testing/synthetic-runs";
 import { readServerEnv } from "@/lib/env";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 
