@@ -1,0 +1,98 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useRef, useState } from "react";
+import { callApi } from "@/components/api-client";
+import { FormAlert } from "@/components/ui/alert";
+import { Button } from "@/components/ui/button";
+import { CharacterCounter, Field, Input, Textarea, describedBy } from "@/components/ui/field";
+import { policyFromRows, type PolicyRow } from "@/lib/evaluations/policy-rows";
+import { EVALUATION_DESCRIPTION_MAX, EVALUATION_NAME_MAX, createEvaluationBodySchema } from "@/lib/evaluations/schemas";
+import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
+import { EffectPolicyEditor } from "./effect-policy-editor";
+
+type Errors = Partial<Record<string, string>>;
+
+/** Each field as the form labels it: what every error message says. */
+const FIELDS: Record<string, FieldSpec> = {
+  name: { label: "Name" },
+  description: { label: "Description" },
+  harness: { label: "Harness" },
+  benchmark: { label: "Benchmark" },
+  effectPolicy: { label: "Effect policy", allowed: "a tool name or pattern and one of the four classes per row" },
+};
+
+const TEXT_FIELDS = [
+  ["harness", "Harness (optional)", "What produced the runs, e.g. inspect, agentdojo, an in-house harness."],
+  ["benchmark", "Benchmark (optional)", "e.g. tau-bench retail, AgentDojo banking."],
+] as const;
+
+/** The evaluation form: validated by the API's own schema (`createEvaluationBodySchema`) before it is sent, errors beside their field. */
+export function NewEvaluationForm() {
+  const router = useRouter();
+  const formRef = useRef<HTMLFormElement>(null);
+  const [errors, setErrors] = useState<Errors>({});
+  const [busy, setBusy] = useState(false);
+  const [text, setText] = useState({ name: "", description: "", harness: "", benchmark: "" });
+  const [rows, setRows] = useState<PolicyRow[]>([]);
+
+  function show(found: Errors) {
+    setErrors(found);
+    const first = Object.keys(found)[0];
+    if (first) formRef.current?.querySelector<HTMLElement>(`[data-field="${first}"]`)?.focus();
+  }
+
+  async function submit(event: React.FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const policy = policyFromRows(rows);
+    if (!policy.ok) return show({ effectPolicy: policy.message });
+    // Empty optional fields are left out, as the API means by "not given".
+    const input = {
+      name: text.name,
+      ...Object.fromEntries((["description", "harness", "benchmark"] as const).filter((k) => text[k].trim()).map((k) => [k, text[k]])),
+      effectPolicy: policy.policy,
+    };
+    const parsed = createEvaluationBodySchema.safeParse(input);
+    if (!parsed.success) return show(fieldErrors(parsed.error.issues, input, FIELDS));
+    setErrors({});
+    setBusy(true);
+    const created = await callApi<{ id: string }>("/api/v1/evaluations", "POST", parsed.data);
+    setBusy(false);
+    if (created.ok) return router.push(`/evaluations/${created.data.id}`);
+    const { key, message } = serverFieldError(created.field, created.message, FIELDS);
+    show({ [key]: message });
+  }
+
+  const control = (id: keyof typeof text, hint: boolean, counter: boolean) => ({
+    id,
+    name: id,
+    "data-field": id,
+    value: text[id],
+    onChange: (e: React.ChangeEvent<HTMLInputElement | HTMLTextAreaElement>) => setText({ ...text, [id]: e.target.value }),
+    "aria-invalid": errors[id] ? true : undefined,
+    "aria-describedby": describedBy(id, { hint, error: errors[id], counter }),
+  });
+
+  return (
+    <form ref={formRef} onSubmit={submit} noValidate className="max-w-3xl space-y-6">
+      <Field id="name" label="Name" hint="How lists, filters and share links name it." error={errors.name} counter={<CharacterCounter length={text.name.length} max={EVALUATION_NAME_MAX} />}>
+        <Input {...control("name", true, true)} autoComplete="off" required />
+      </Field>
+      <Field id="description" label="Description (optional)" hint="The model, the run, what it is for." error={errors.description} counter={<CharacterCounter length={text.description.length} max={EVALUATION_DESCRIPTION_MAX} />}>
+        <Textarea {...control("description", true, true)} rows={3} />
+      </Field>
+      <div className="grid gap-4 sm:grid-cols-2">
+        {TEXT_FIELDS.map(([id, label, hint]) => (
+          <Field key={id} id={id} label={label} hint={hint} error={errors[id]}>
+            <Input {...control(id, true, false)} autoComplete="off" />
+          </Field>
+        ))}
+      </div>
+      <EffectPolicyEditor id="effectPolicy" rows={rows} onChange={setRows} error={errors.effectPolicy} />
+      <FormAlert text={errors.form} />
+      <Button type="submit" variant="primary" disabled={busy}>
+        {busy ? "Creating…" : "Create evaluation"}
+      </Button>
+    </form>
+  );
+}
