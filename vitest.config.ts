@@ -6,7 +6,8 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   // Modules that only the web server may load say so with `import "server-only"`, whose default
   // export throws outside React's server build; the tests load them as the server would.
-  resolve: { alias: { "server-only": fileURLToPath(new URL("node_modules/server-only/empty.js", import.meta.url)) } },
+  // `@/` is the app's import root (tsconfig paths), so that tests can call route handlers.
+  resolve: { alias: { "server-only": fileURLToPath(new URL("node_modules/server-only/empty.js", import.meta.url)), "@": fileURLToPath(new URL(".", import.meta.url)) } },
   test: {
     include: ["lib/**/*.test.ts", "workers/**/*.test.ts", "scripts/**/*.test.ts"],
     globalSetup: ["lib/testing/global-setup.ts"],

@@ -1,0 +1,66 @@
+// A small typed client of the evaluation API, for the tests, the ingest CLI and harnesses. It sends
+// an API key as a bearer token and checks every answer against the same zod schemas the server uses.
+import { z } from "zod";
+import {
+  evaluationDetailSchema,
+  evaluationSummarySchema,
+  ingestResponseSchema,
+  type CreateEvaluationBody,
+  type EffectPolicy,
+  type EvaluationDetail,
+  type EvaluationSummary,
+  type IngestResponse,
+  type PostResolutionBody,
+} from "./schemas";
+
+/** An answer that was not 2xx: its status and the API's `{error: {code, message, field?}}`. */
+export class EvaluationApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly field?: string,
+  ) {
+    super(`${status} ${code}: ${message}`);
+  }
+}
+
+const errorAnswer = z.object({ error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }) });
+
+export interface EvaluationClientOptions {
+  /** e.g. http://localhost:3000 */
+  baseUrl: string;
+  apiKey: string;
+  /** Defaults to the global fetch; tests pass one that calls the route handlers. */
+  fetch?: (request: Request) => Promise<Response>;
+}
+
+export function evaluationClient(options: EvaluationClientOptions) {
+  const send = options.fetch ?? ((request: Request) => fetch(request));
+  async function call<T>(method: string, path: string, schema: z.ZodType<T>, body?: unknown): Promise<T> {
+    const request = new Request(new URL(path, options.baseUrl), {
+      method,
+      headers: { authorization: `Bearer ${options.apiKey}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const response = await send(request);
+    const json: unknown = await response.json().catch(() => null);
+    if (!response.ok) {
+      const parsed = errorAnswer.safeParse(json);
+      throw parsed.success ? new EvaluationApiError(response.status, parsed.data.error.code, parsed.data.error.message, parsed.data.error.field) : new EvaluationApiError(response.status, "http_error", response.statusText);
+    }
+    return schema.parse(json);
+  }
+  const at = (id: string) => `/api/v1/evaluations/${encodeURIComponent(id)}`;
+  return {
+    createEvaluation: (body: CreateEvaluationBody): Promise<{ id: string }> => call("POST", "/api/v1/evaluations", z.object({ id: z.string() }), body),
+    getEvaluation: (id: string): Promise<EvaluationDetail> => call("GET", at(id), evaluationDetailSchema),
+    /** Up to 1,000 runs (any shape: the server names each bad run's field). */
+    ingestRuns: (id: string, runs: readonly unknown[]): Promise<IngestResponse> => call("POST", `${at(id)}/runs`, ingestResponseSchema, { runs }),
+    appendResolution: (id: string, effectId: string, body: PostResolutionBody): Promise<{ id: string; runExternalId: string }> =>
+      call("POST", `${at(id)}/effects/${encodeURIComponent(effectId)}/resolutions`, z.object({ id: z.string(), runExternalId: z.string() }), body),
+    setEffectPolicy: (id: string, policy: EffectPolicy): Promise<{ version: number }> => call("PUT", `${at(id)}/effect-policy`, z.object({ version: z.number().int() }), policy),
+    summary: (id: string): Promise<EvaluationSummary> => call("GET", `${at(id)}/summary`, evaluationSummarySchema),
+  };
+}
+export type EvaluationClient = ReturnType<typeof evaluationClient>;

@@ -1,0 +1,189 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createAccount, createApiKey } from "../auth/accounts";
+import { createAuth } from "../auth/auth";
+import type { Db } from "../db/prisma";
+import { readServerEnv } from "../env";
+import { MAX_JSON_DEPTH } from "../http/input";
+import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { EvaluationApiError, evaluationClient, type EvaluationClient } from "./client";
+
+// The evaluation API through its typed client, against the route handlers themselves (auth,
+// parsing, error mapping) on a real PostgreSQL: the worked example of docs/evaluations.md, idempotence,
+// a late resolution, and every refusal of the issue's "Bad input" section.
+let database: TestDatabase;
+let db: Db;
+let editor: EvaluationClient;
+let viewer: EvaluationClient;
+let send: (request: Request) => Promise<Response>;
+let editorAuthorization: string;
+const BASE_URL = "http://localhost:3999";
+
+type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+beforeAll(async () => {
+  database = await createTestDatabase(inject("embeddedAdminUrl"));
+  db = database.db;
+  Object.assign(process.env, { DATABASE_URL: database.url, BETTER_AUTH_SECRET: "s".repeat(40), BOUNDARY_LAB_URL: BASE_URL });
+  const auth = createAuth(db, readServerEnv(), database.url);
+  const keyOf = async (role: "editor" | "viewer") => {
+    const account = await createAccount(auth, { email: `${role}@example.test`, password: "a password long enough", role });
+    return (await createApiKey(auth, account.id, "ingest")).key;
+  };
+  // Imported once the environment names the test database: the route handlers' getDb() reads it.
+  const routes: [RegExp, string[], Record<string, unknown>][] = [
+    [/^\/api\/v1\/evaluations$/, [], await import("@/app/api/v1/evaluations/route")],
+    [/^\/api\/v1\/evaluations\/([^/]+)$/, ["id"], await import("@/app/api/v1/evaluations/[id]/route")],
+    [/^\/api\/v1\/evaluations\/([^/]+)\/runs$/, ["id"], await import("@/app/api/v1/evaluations/[id]/runs/route")],
+    [/^\/api\/v1\/evaluations\/([^/]+)\/summary$/, ["id"], await import("@/app/api/v1/evaluations/[id]/summary/route")],
+    [/^\/api\/v1\/evaluations\/([^/]+)\/effect-policy$/, ["id"], await import("@/app/api/v1/evaluations/[id]/effect-policy/route")],
+    [/^\/api\/v1\/evaluations\/([^/]+)\/effects\/([^/]+)\/resolutions$/, ["id", "effectId"], await import("@/app/api/v1/evaluations/[id]/effects/[effectId]/resolutions/route")],
+    [/^\/api\/v1\/schema\/ingest\.json$/, [], await import("@/app/api/v1/schema/ingest.json/route")],
+  ];
+  send = async (request) => {
+    const path = new URL(request.url).pathname;
+    for (const [pattern, names, module] of routes) {
+      const match = pattern.exec(path);
+      const handler = match && (module[request.method] as Handler | undefined);
+      if (handler) return handler(request, { params: Promise.resolve(Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]))) });
+    }
+    return new Response(null, { status: 404 });
+  };
+  const editorKey = await keyOf("editor");
+  editorAuthorization = `Bearer ${editorKey}`;
+  editor = evaluationClient({ baseUrl: BASE_URL, apiKey: editorKey, fetch: send });
+  viewer = evaluationClient({ baseUrl: BASE_URL, apiKey: await keyOf("viewer"), fetch: send });
+});
+afterAll(async () => {
+  // The route handlers' own client and API-key usage counters: written and closed before the database goes.
+  await (await import("../auth/server")).getPrincipalResolver().flushUsage();
+  await (await import("../db/client")).getDb().$disconnect();
+  await database?.drop();
+});
+
+const at = (s: number) => new Date(Date.UTC(2026, 11, 1, 10, 0, s)).toISOString();
+const SURFACE = "service:banking.balance";
+const POLICY = { tools: { "bank.transfer": "async_handle", "bank.read": "read_only" } } as const;
+const workedExample = () => [
+  {
+    externalId: "r1", taskId: "t1", startedAt: at(0), scoredAt: at(5), endpointLabel: "success",
+    effects: [{ effectId: "e1", tool: "bank.transfer", handle: "tx-1", surface: SURFACE, requestedAt: at(1), statusAtScoring: "pending" }],
+  },
+  {
+    externalId: "r2", taskId: "t1", startedAt: at(10), scoredAt: at(15), endpointLabel: "success",
+    touches: [{ surface: SURFACE, op: "read", at: at(11) }],
+    effects: [{ effectId: "e2", tool: "bank.transfer", handle: "tx-2", surface: SURFACE, requestedAt: at(12), statusAtScoring: "pending", resolution: { status: "completed", at: at(13), evidence: "ledger entry 8813" } }],
+  },
+  { externalId: "r3", taskId: "t1", startedAt: at(20), scoredAt: at(25), endpointLabel: "success", touches: [{ surface: SURFACE, op: "read", at: at(21) }] },
+];
+
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) => (error instanceof EvaluationApiError ? { status: error.status, code: error.code, field: error.field } : error),
+  );
+
+async function stored(evaluationId: string) {
+  const where = { where: { evaluationId } };
+  return { runs: await db.evaluationRun.count(where), effects: await db.evaluationEffect.count(where), resolutions: await db.evaluationEffectResolution.count(where), touches: await db.evaluationTouch.count(where) };
+}
+
+describe("the evaluation API", () => {
+  it("ingests the worked example, changes nothing on a resend, appends a late resolution, and answers the figures computed by hand", async () => {
+    const { id } = await editor.createEvaluation({ name: "worked example", harness: "inspect", benchmark: "banking", effectPolicy: POLICY });
+    expect(await viewer.getEvaluation(id)).toMatchObject({ id, name: "worked example", harness: "inspect", createdBy: "editor@example.test", effectPolicyVersion: 1, effectPolicy: POLICY });
+    expect((await editor.ingestRuns(id, workedExample())).results).toEqual(["r1", "r2", "r3"].map((externalId) => ({ externalId, status: "created" })));
+    // By hand: r1 is unresolved (its transfer pending at scoring, no evidence); r2's transfer completed before
+    // it was scored; r3 has no effect. r2 read r1's write, r3 read both: one chain, one unit, two exposed runs.
+    const expected = {
+      evaluationId: id,
+      effectPolicyVersion: 1,
+      runs: 3,
+      reported: { successes: 3, n: 3 },
+      final: { successes: 2, n: 2 },
+      unresolved: { n: 1, byReason: { pending_at_scoring: 1 }, byTool: { "bank.transfer": 1 } },
+      disagreements: { n: 0, of: 0 },
+      bounds: { lower: { successes: 2, n: 3 }, upper: { successes: 3, n: 3 } },
+      units: { runRows: 3, analysisUnits: 1, largest: 3 },
+      exposures: { n: 2, of: 3 },
+      inheritedState: { none: 1, internal: 2, public: 0 },
+    };
+    expect(await viewer.summary(id)).toEqual(expected);
+
+    const before = await stored(id);
+    const rows = await db.evaluationRun.findMany({ where: { evaluationId: id }, orderBy: { id: "asc" } });
+    expect((await editor.ingestRuns(id, workedExample())).results.map((r) => r.status)).toEqual(["unchanged", "unchanged", "unchanged"]);
+    expect(await stored(id)).toEqual(before);
+    expect(await db.evaluationRun.findMany({ where: { evaluationId: id }, orderBy: { id: "asc" } })).toEqual(rows);
+    expect(await viewer.summary(id)).toEqual(expected);
+
+    // r1's transfer completed at 10:00:08, three seconds after r1 was scored: still not final, now for that reason.
+    expect(await editor.appendResolution(id, "e1", { status: "completed", at: at(8), evidence: { ledger: 8812 }, verifiedBy: "reconciler" })).toMatchObject({ runExternalId: "r1" });
+    expect(await viewer.summary(id)).toEqual({ ...expected, unresolved: { n: 1, byReason: { resolved_after_scoring: 1 }, byTool: { "bank.transfer": 1 } } });
+    expect(await stored(id)).toEqual({ ...before, resolutions: before.resolutions + 1 });
+
+    // A viewer reads but does not write.
+    expect(await refusal(viewer.ingestRuns(id, workedExample()))).toMatchObject({ status: 403, code: "forbidden" });
+    expect(await refusal(viewer.setEffectPolicy(id, POLICY))).toMatchObject({ status: 403 });
+    // A new policy version is named by the summary.
+    expect(await editor.setEffectPolicy(id, { tools: { "bank.*": "external" } })).toEqual({ version: 2 });
+    expect(await viewer.summary(id)).toMatchObject({ effectPolicyVersion: 2, final: { successes: 2, n: 2 }, unresolved: { n: 1, byReason: { resolved_after_scoring: 1 } } });
+  });
+
+  it("refuses bad input with a 4xx or a run error naming the field, and writes nothing of it", async () => {
+    const { id } = await editor.createEvaluation({ name: "bad input", effectPolicy: POLICY });
+    expect((await editor.ingestRuns(id, workedExample().slice(0, 2))).results.map((r) => r.status)).toEqual(["created", "created"]);
+    const before = await stored(id);
+    const run = (over: Record<string, unknown>) => ({ ...workedExample()[1]!, externalId: "bad", ...over });
+    const effect = (over: Record<string, unknown>) => ({ ...workedExample()[1]!.effects![0]!, ...over });
+    const runErrors: [unknown, string][] = [
+      [run({ scoredAt: at(9) }), "runs.0.scoredAt"],
+      [run({ effects: [effect({ resolution: { status: "completed", at: at(11), evidence: "x" } })] }), "runs.0.effects.0.resolution.at"],
+      [run({ effects: [effect({ requestedAt: at(9) })] }), "runs.0.effects.0.requestedAt"],
+      [run({ effects: [effect({}), effect({})] }), "runs.0.effects.1.effectId"],
+      [run({ effects: [effect({ statusAtScoring: "maybe" })] }), "runs.0.effects.0.statusAtScoring"],
+      [run({ effects: [effect({ requestedAt: "yesterday" })] }), "runs.0.effects.0.requestedAt"],
+      [run({ touches: [{ surface: SURFACE, op: "delete", at: at(11) }] }), "runs.0.touches.0.op"],
+      [run({ colour: "blue" }), "runs.0.colour"],
+    ];
+    for (const [bad, field] of runErrors) {
+      const [result] = (await editor.ingestRuns(id, [bad])).results;
+      expect(result, field).toMatchObject({ status: "error", error: { field } });
+    }
+    // Good runs of the batch are stored, the bad one's index is named, the duplicate is refused.
+    const mixed = await editor.ingestRuns(id, [{ ...workedExample()[2]! }, run({ scoredAt: at(9) }), { ...workedExample()[2]! }]);
+    expect(mixed.results.map((r) => [r.status, r.error?.field])).toEqual([["created", undefined], ["error", "runs.1.scoredAt"], ["error", "runs.2.externalId"]]);
+    const afterMixed = await stored(id);
+    expect(afterMixed.runs).toBe(before.runs + 1);
+
+    const refusals: [() => Promise<unknown>, { status: number; field?: string; code?: string }][] = [
+      [() => editor.createEvaluation({ name: "x", effectPolicy: { tools: { "bank.transfer": "maybe" as "external" } } }), { status: 400, field: "effectPolicy.tools.bank.transfer" }],
+      [() => editor.setEffectPolicy(id, { tools: { "bank.transfer": "writes" as "external" } }), { status: 400, field: "tools.bank.transfer" }],
+      [() => editor.appendResolution(id, "no-such-effect", { status: "completed", at: at(30), evidence: "x" }), { status: 404, field: "effectId" }],
+      [() => editor.appendResolution(id, "e2", { status: "completed", at: at(11), evidence: "x" }), { status: 400, field: "at" }],
+      [() => editor.appendResolution(id, "e2", { status: "done" as "completed", at: at(14), evidence: "x" }), { status: 400, field: "status" }],
+      [() => editor.ingestRuns(id, []), { status: 400, field: "runs" }],
+      [() => editor.ingestRuns(id, Array.from({ length: 1_001 }, () => ({}))), { status: 400, field: "runs" }],
+      [() => editor.ingestRuns("00000000-0000-4000-8000-000000000000", workedExample()), { status: 404 }],
+      [() => editor.summary("not-a-uuid"), { status: 400, field: "id" }],
+    ];
+    for (const [request, expected] of refusals) expect(await refusal(request())).toMatchObject(expected);
+
+    const raw = async (body: string) => {
+      const response = await send(new Request(`${BASE_URL}/api/v1/evaluations/${id}/runs`, { method: "POST", body, headers: { "content-type": "application/json", authorization: editorAuthorization } }));
+      return { status: response.status, code: ((await response.json()) as { error?: { code: string } }).error?.code };
+    };
+    expect(await raw(JSON.stringify({ runs: [{ ...workedExample()[0], externalId: "huge", padding: "x".repeat(17 * 1024 * 1024) }] }))).toEqual({ status: 413, code: "body_too_large" });
+    expect(await raw(`{"runs":[${"[".repeat(MAX_JSON_DEPTH + 5)}${"]".repeat(MAX_JSON_DEPTH + 5)}]}`)).toEqual({ status: 400, code: "too_deep" });
+    expect(await raw("{not json")).toEqual({ status: 400, code: "malformed_json" });
+    expect(await stored(id)).toEqual(afterMixed);
+  });
+
+  it("serves the ingest body's JSON Schema to anyone", async () => {
+    const response = await send(new Request(`${BASE_URL}/api/v1/schema/ingest.json`));
+    expect(response.status).toBe(200);
+    const schema = (await response.json()) as { properties: { runs: { maxItems: number; items: { required: string[]; properties: Record<string, unknown> } } } };
+    expect(schema.properties.runs.maxItems).toBe(1_000);
+    expect(schema.properties.runs.items.required).toEqual(expect.arrayContaining(["externalId", "taskId", "startedAt", "scoredAt", "endpointLabel"]));
+    expect(Object.keys(schema.properties.runs.items.properties)).toEqual(expect.arrayContaining(["effects", "touches", "resets", "terminalLabel", "score"]));
+  });
+});
