@@ -43,7 +43,8 @@ const WORKED_EXAMPLE = [
 ];
 
 test("an evaluation created in the form shows the worked example's figures and the unresolved run's reason; its pages pass axe", async ({ page }) => {
-  test.setTimeout(120_000);
+  // Seven pages with axe, on a machine others share: axe alone can take several seconds a page.
+  test.setTimeout(300_000);
   await page.goto("/evaluations/new");
   expect(await seriousViolations(page)).toEqual([]);
 

@@ -45,15 +45,17 @@ export function NewEvaluationForm() {
   async function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const policy = policyFromRows(rows);
-    if (!policy.ok) return show({ effectPolicy: policy.message });
     // Empty optional fields are left out, as the API means by "not given".
     const input = {
       name: text.name,
       ...Object.fromEntries((["description", "harness", "benchmark"] as const).filter((k) => text[k].trim()).map((k) => [k, text[k]])),
-      effectPolicy: policy.policy,
+      effectPolicy: policy.ok ? policy.policy : { tools: {} },
     };
     const parsed = createEvaluationBodySchema.safeParse(input);
-    if (!parsed.success) return show(fieldErrors(parsed.error.issues, input, FIELDS));
+    // Every field's error at once: the policy's rows are checked beside the schema, not before it.
+    const found = parsed.success ? {} : fieldErrors(parsed.error.issues, input, FIELDS);
+    if (!policy.ok) found.effectPolicy = policy.message;
+    if (!parsed.success || !policy.ok) return show(found);
     setErrors({});
     setBusy(true);
     const created = await callApi<{ id: string }>("/api/v1/evaluations", "POST", parsed.data);
