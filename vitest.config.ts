@@ -9,7 +9,8 @@ export default defineConfig({
   // `@/` is the app's import root (tsconfig paths), so that tests can call route handlers.
   resolve: { alias: { "server-only": fileURLToPath(new URL("node_modules/server-only/empty.js", import.meta.url)), "@": fileURLToPath(new URL(".", import.meta.url)) } },
   test: {
-    include: ["lib/**/*.test.ts", "workers/**/*.test.ts", "scripts/**/*.test.ts"],
+    // app/: tests of the route handlers themselves (lib/ may not import app/).
+    include: ["lib/**/*.test.ts", "workers/**/*.test.ts", "scripts/**/*.test.ts", "app/**/*.test.ts"],
     globalSetup: ["lib/testing/global-setup.ts"],
     // Replays are timing experiments: files run one at a time so that one grid never loads the machine under another.
     fileParallelism: false,

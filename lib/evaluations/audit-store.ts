@@ -151,9 +151,10 @@ async function surfaceHistories(tx: Tx, evaluationId: string, surfaces: readonly
 const linkRow = z.object({ surface: z.string(), link_group: z.string(), run_id: z.string(), inherited: z.enum(["none", "internal", "public"]) });
 
 /**
- * Recomputes separation after a change to `surfaces` (and to the runs `runIds`): the link groups of
- * those surfaces are replaced, then the analysis units of every run they reach, or reached before,
- * are recomputed over all their links. Call under lockEvaluationAudit.
+ * Recomputes separation after a change to `surfaces` (and to the stored runs `runIds`, whose old
+ * units may have held others): the link groups of those surfaces are replaced, then the analysis
+ * units of every run they reach, or reached before, are recomputed over all their links. A run
+ * new to the evaluation and connected to none is already its own unit. Call under lockEvaluationAudit.
  */
 export async function recomputeSeparation(tx: Tx, evaluationId: string, surfaces: readonly string[], runIds: readonly string[]): Promise<void> {
   const groups = (await surfaceHistories(tx, evaluationId, surfaces)).flatMap(surfaceLinkGroups);

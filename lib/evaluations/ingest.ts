@@ -124,15 +124,17 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
       });
       const written = z.array(z.object({ id: z.string(), external_id: z.string(), inserted: z.boolean() })).parse(
         await tx.$queryRaw`
-          INSERT INTO evaluation_runs (evaluation_id, external_id, task_id, group_id, attempt, started_at, ended_at, scored_at, endpoint_label, terminal_label,
-                                       score, threshold, tool_calls, content_hash, finality, unresolved_reason, unresolved_effect_id, unresolved_tool,
-                                       disagreement, audit_policy_version)
-          SELECT ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label, x.terminal_label,
-                 x.score, x.threshold, x.tool_calls, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id, x.unresolved_tool,
-                 x.disagreement, ${policy.version}
-            FROM json_to_recordset(${JSON.stringify(runRows)}::json) AS x(external_id text, task_id text, group_id text, attempt int, started_at timestamptz,
-                 ended_at timestamptz, scored_at timestamptz, endpoint_label text, terminal_label text, score float8, threshold float8, tool_calls jsonb,
-                 content_hash text, finality text, unresolved_reason text, unresolved_effect_id text, unresolved_tool text, disagreement boolean)
+          INSERT INTO evaluation_runs (id, analysis_unit, evaluation_id, external_id, task_id, group_id, attempt, started_at, ended_at, scored_at, endpoint_label,
+                                       terminal_label, score, threshold, tool_calls, content_hash, finality, unresolved_reason, unresolved_effect_id,
+                                       unresolved_tool, disagreement, audit_policy_version)
+          -- A new run starts as its own analysis unit; the separation audit below merges the connected ones.
+          SELECT x.id, x.id, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
+                 x.terminal_label, x.score, x.threshold, x.tool_calls, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
+                 x.unresolved_tool, x.disagreement, ${policy.version}
+            FROM (SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id')) AS id, j.*
+                    FROM json_to_recordset(${JSON.stringify(runRows)}::json) AS j(external_id text, task_id text, group_id text, attempt int, started_at timestamptz,
+                         ended_at timestamptz, scored_at timestamptz, endpoint_label text, terminal_label text, score float8, threshold float8, tool_calls jsonb,
+                         content_hash text, finality text, unresolved_reason text, unresolved_effect_id text, unresolved_tool text, disagreement boolean)) AS x
           ON CONFLICT (evaluation_id, external_id) DO UPDATE
              SET task_id = EXCLUDED.task_id, group_id = EXCLUDED.group_id, attempt = EXCLUDED.attempt, started_at = EXCLUDED.started_at,
                  ended_at = EXCLUDED.ended_at, scored_at = EXCLUDED.scored_at, endpoint_label = EXCLUDED.endpoint_label,
@@ -164,7 +166,7 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
       await insertChildren(tx, evaluationId, changed);
       await lockEvaluationAudit(tx, evaluationId);
       const surfaces = [...new Set([...oldSurfaces, ...changed.flatMap((c) => surfacesOf(c.run))])];
-      await recomputeSeparation(tx, evaluationId, surfaces, written.map((w) => w.id));
+      await recomputeSeparation(tx, evaluationId, surfaces, updated);
       return written;
     },
     { timeout: 120_000, maxWait: 60_000 },

@@ -1,21 +1,30 @@
+import { execFile } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createAccount, createApiKey } from "../auth/accounts";
-import { createAuth } from "../auth/auth";
-import type { Db } from "../db/prisma";
-import { readServerEnv } from "../env";
-import { MAX_JSON_DEPTH } from "../http/input";
-import { createTestDatabase, type TestDatabase } from "../testing/database";
-import { EvaluationApiError, evaluationClient, type EvaluationClient } from "./client";
+import { createAccount, createApiKey } from "@/lib/auth/accounts";
+import { createAuth } from "@/lib/auth/auth";
+import type { Db } from "@/lib/db/prisma";
+import { readServerEnv } from "@/lib/env";
+import { MAX_JSON_DEPTH } from "@/lib/http/input";
+import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
+import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
 
 // The evaluation API through its typed client, against the route handlers themselves (auth,
 // parsing, error mapping) on a real PostgreSQL: the worked example of docs/evaluations.md, idempotence,
-// a late resolution, and every refusal of the issue's "Bad input" section.
+// a late resolution, and every refusal of the issue's "Bad input" section; and `npm run ingest`
+// against those handlers served over real HTTP.
 let database: TestDatabase;
 let db: Db;
 let editor: EvaluationClient;
 let viewer: EvaluationClient;
 let send: (request: Request) => Promise<Response>;
 let editorAuthorization: string;
+let editorKey: string;
 const BASE_URL = "http://localhost:3999";
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
@@ -48,15 +57,15 @@ beforeAll(async () => {
     }
     return new Response(null, { status: 404 });
   };
-  const editorKey = await keyOf("editor");
+  editorKey = await keyOf("editor");
   editorAuthorization = `Bearer ${editorKey}`;
   editor = evaluationClient({ baseUrl: BASE_URL, apiKey: editorKey, fetch: send });
   viewer = evaluationClient({ baseUrl: BASE_URL, apiKey: await keyOf("viewer"), fetch: send });
 });
 afterAll(async () => {
   // The route handlers' own client and API-key usage counters: written and closed before the database goes.
-  await (await import("../auth/server")).getPrincipalResolver().flushUsage();
-  await (await import("../db/client")).getDb().$disconnect();
+  await (await import("@/lib/auth/server")).getPrincipalResolver().flushUsage();
+  await (await import("@/lib/db/client")).getDb().$disconnect();
   await database?.drop();
 });
 
@@ -185,5 +194,45 @@ describe("the evaluation API", () => {
     expect(schema.properties.runs.maxItems).toBe(1_000);
     expect(schema.properties.runs.items.required).toEqual(expect.arrayContaining(["externalId", "taskId", "startedAt", "scoredAt", "endpointLabel"]));
     expect(Object.keys(schema.properties.runs.items.properties)).toEqual(expect.arrayContaining(["effects", "touches", "resets", "terminalLabel", "score"]));
+  });
+});
+
+describe("npm run ingest", () => {
+  let server: Server;
+  afterAll(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+  it("streams a JSONL file in batches, reports every line, and exits 1 when a line is refused", async () => {
+    // The route handlers behind a real HTTP server, as `next start` would serve them.
+    server = createServer((incoming, outgoing) => {
+      const chunks: Buffer[] = [];
+      incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
+      incoming.on("end", () => {
+        const headers = new Headers(Object.entries(incoming.headers).flatMap(([k, v]) => (typeof v === "string" ? [[k, v] as [string, string]] : [])));
+        const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
+        void send(new Request(`${BASE_URL}${incoming.url}`, { method: incoming.method, headers, body })).then(async (response) => {
+          outgoing.writeHead(response.status, Object.fromEntries(response.headers));
+          outgoing.end(Buffer.from(await response.arrayBuffer()));
+        });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const { id } = await editor.createEvaluation({ name: "from a file", effectPolicy: POLICY });
+    const file = path.join(mkdtempSync(path.join(tmpdir(), "bl-ingest-")), "runs.jsonl");
+    const lines = [...workedExample().map((run) => JSON.stringify(run)), "", "{not json", JSON.stringify({ ...workedExample()[2], externalId: "r4", scoredAt: at(19) })];
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    const ingest = (env: Record<string, string>) =>
+      promisify(execFile)("npx", ["tsx", "workers/ingest-cli.ts", "--evaluation", id, "--batch", "2", file], { env: { ...process.env, BOUNDARY_LAB_URL: url, ...env } }).then(
+        (done) => ({ code: 0, stdout: done.stdout, stderr: done.stderr }),
+        (failed: { code: number; stdout: string; stderr: string }) => ({ code: failed.code, stdout: failed.stdout, stderr: failed.stderr }),
+      );
+    const first = await ingest({ BOUNDARY_LAB_API_KEY: editorKey });
+    expect(first.code).toBe(1);
+    expect(first.stdout.trim().split("\n")).toEqual(["1\tr1\tcreated", "2\tr2\tcreated", "3\tr3\tcreated", expect.stringMatching(/^5\t-\terror\tnot JSON/), "6\tr4\terror\tscoredAt: scoredAt is before startedAt"]);
+    expect(first.stderr).toMatch(/5 lines, 3 created, 0 unchanged, 0 updated, 2 refused/);
+    expect((await viewer.summary(id)).runs).toBe(3);
+    // Again: nothing changes; without a key, nothing is sent.
+    expect((await ingest({ BOUNDARY_LAB_API_KEY: editorKey })).stdout).toMatch(/^1\tr1\tunchanged\n2\tr2\tunchanged\n3\tr3\tunchanged\n/);
+    expect(await ingest({ BOUNDARY_LAB_API_KEY: "" })).toMatchObject({ code: 2, stderr: expect.stringContaining("BOUNDARY_LAB_API_KEY") });
   });
 });
