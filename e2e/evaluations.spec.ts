@@ -1,10 +1,13 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { promisify } from "node:util";
 import { accounts } from "./accounts";
 import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { drawCharts, seriousViolations } from "./page-checks";
 import { evaluationClient } from "../lib/evaluations/client";
 
 // An evaluation end to end in Chromium: an editor creates it in the form (the effect policy in the
-// editor), its runs arrive through the ingestion API, and the page shows the worked example's
+// editor), its runs arrive through `npm run ingest` (a JSONL file), and the page shows the worked example's
 // figures (docs/evaluations.md) as n/N and the unresolved run's reason; the new pages pass axe.
 test.describe.configure({ mode: "serial" });
 test.use({ storageState: async ({}, use) => use(await storageStateFor("editor")) });
@@ -69,10 +72,14 @@ test("an evaluation created in the form shows the worked example's figures and t
   await expect(page.getByTestId("evaluation-name")).toHaveText("worked example (e2e)");
   await expect(page.getByTestId("policy-declared")).toContainText("bank.transfer");
 
-  // The runs, then the late evidence for r1's transfer (it ended after r1 was scored).
-  const client = evaluationClient({ baseUrl: BASE_URL, apiKey: accounts().users.editor.apiKey });
-  const ingested = await client.ingestRuns(id, WORKED_EXAMPLE);
-  expect(ingested.results.map((r) => r.status)).toEqual(["created", "created", "created"]);
+  // The runs through the CLI, then the late evidence for r1's transfer (it ended after r1 was scored).
+  const apiKey = accounts().users.editor.apiKey;
+  mkdirSync("test-results", { recursive: true });
+  const file = "test-results/evaluation-worked-example.jsonl";
+  writeFileSync(file, WORKED_EXAMPLE.map((run) => JSON.stringify(run)).join("\n") + "\n");
+  const ingested = await promisify(execFile)("npm", ["run", "-s", "ingest", "--", "--evaluation", id, file], { env: { ...process.env, BOUNDARY_LAB_API_KEY: apiKey, BOUNDARY_LAB_URL: BASE_URL } });
+  expect(ingested.stdout.trim().split("\n")).toEqual(["1\tr1\tcreated", "2\tr2\tcreated", "3\tr3\tcreated"]);
+  const client = evaluationClient({ baseUrl: BASE_URL, apiKey });
   await client.appendResolution(id, "e1", { status: "completed", at: at("08"), evidence: "ledger entry 8812", verifiedBy: "reconciler" });
 
   await page.reload();
