@@ -31,9 +31,12 @@ import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma } from "../lib/db/prisma";
 import { evaluationClient } from "../lib/evaluations/client";
 import { createEvaluation } from "../lib/evaluations/create-evaluation";
-import type { RunRecord } from "../lib/evaluations/schemas";
+import { evaluationTools, largestUnits } from "../lib/evaluations/evaluation-runs";
+import { getEvaluation, listEffectPolicyVersions } from "../lib/evaluations/get-evaluation";
+import { ingestRuns } from "../lib/evaluations/ingest";
+import { runRecordSchema, type RunRecord } from "../lib/evaluations/schemas";
 import { evaluationSummary } from "../lib/evaluations/summary";
-import { measureGets, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
+import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { copyFrom, copyText } from "../lib/testing/pg-copy";
 import { seededRandom } from "../lib/testing/seeded-random";
@@ -200,9 +203,39 @@ async function main(): Promise<void> {
 
   // 4. The page and the summary API.
   await pgClient.query("VACUUM (ANALYZE)");
+  const step = async (work: () => unknown) => {
+    const t = performance.now();
+    await work();
+    return Math.round(performance.now() - t);
+  };
+  // The page's queries one by one in this process (median of 5): where its time goes.
+  const detail = (await getEvaluation(db, viaApi))!;
+  const queries: [string, () => Promise<unknown>][] = [
+    ["getEvaluation", () => getEvaluation(db, viaApi)],
+    ["evaluationSummary", () => evaluationSummary(db, viaApi)],
+    ["largestUnits", () => largestUnits(db, viaApi)],
+    ["evaluationTools", () => evaluationTools(db, viaApi, detail.effectPolicy)],
+    ["listEffectPolicyVersions", () => listEffectPolicyVersions(db, viaApi)],
+  ];
+  for (const [name, query] of queries) {
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) times.push(await step(query));
+    log(`page query ${name}: median ${percentile(times, 50)} ms`);
+  }
   let pageShowsIt = false;
   const page = await measureGets(pool, `/evaluations/${viaApi}`, { apiKey: key, warmup: WARMUP_REQUESTS, requests: REQUESTS, check: (body) => (pageShowsIt = body.toString("utf8").includes("bench:ingest via the API")) });
   const summary = await measureGets(pool, `/api/v1/evaluations/${viaApi}/summary`, { apiKey: key, warmup: WARMUP_REQUESTS, requests: REQUESTS, check: () => {} });
+
+  // Where a batch's time goes: after the measurements, one more batch of 1,000 new runs taken apart
+  // in this process (JSON round trip, the schema alone, ingestRuns on the database), and one through HTTP.
+  const profileRuns = (from: number) => Array.from({ length: BATCH }, (_, k) => syntheticRun(RUNS + from + k));
+  const batch = profileRuns(0);
+  const jsonMs = await step(() => JSON.parse(JSON.stringify({ runs: batch })));
+  const schemaMs = await step(() => batch.forEach((run) => runRecordSchema.parse(run)));
+  const inProcessMs = await step(() => ingestRuns(db, viaApi, batch));
+  const httpBatch = profileRuns(BATCH);
+  const httpMs = await step(() => client.ingestRuns(viaApi, httpBatch));
+  log(`one batch of ${BATCH} new runs: JSON round trip ${jsonMs} ms, schema ${schemaMs} ms, ingestRuns in process (schema, audit, storage) ${inProcessMs} ms; through HTTP ${httpMs} ms`);
 
   const ratio = Math.round((ingestRunsPerSecond / copyRunsPerSecond) * 1000) / 1000;
   const figures = { runs: RUNS, ingestRunsPerSecond, copyRunsPerSecond, ratio, page, summaryApi: summary };

@@ -2,7 +2,7 @@
 
 import { Plus, Trash2 } from "lucide-react";
 import { Button } from "@/components/ui/button";
-import { Input, Select, describedBy } from "@/components/ui/field";
+import { Fieldset, Input, Select } from "@/components/ui/field";
 import type { PolicyRow } from "@/lib/evaluations/policy-rows";
 import { EFFECT_CLASSES, type EffectClass } from "@/lib/evaluations/schemas";
 
@@ -23,11 +23,7 @@ export function EffectPolicyEditor({ id, rows, onChange, error, suggestions = []
   const add = (tool = "") => onChange([...rows, { tool, effectClass: "async_handle" }]);
   const hint = "An exact name beats a pattern; a longer pattern a shorter one. A tool no row names is unclassified: relevant, never silently read-only.";
   return (
-    <fieldset id={id} data-field={id} tabIndex={-1} className="space-y-3" aria-describedby={describedBy(id, { hint, error })}>
-      <legend className="mb-1 text-sm font-medium">Effect policy</legend>
-      <p id={`${id}-hint`} className="text-xs text-muted-foreground">
-        {hint}
-      </p>
+    <Fieldset id={id} legend="Effect policy" hint={hint} error={error} data-field={id} tabIndex={-1} className="space-y-3">
       {rows.length === 0 ? <p className="text-sm text-muted-foreground">No tool is named: every tool is unclassified.</p> : null}
       <ol className="space-y-2" data-testid="policy-rows">
         {rows.map((row, i) => (
@@ -58,11 +54,6 @@ export function EffectPolicyEditor({ id, rows, onChange, error, suggestions = []
           </Button>
         ))}
       </div>
-      {error ? (
-        <p id={`${id}-error`} role="alert" className="text-sm font-medium text-danger" data-testid="field-error">
-          {error}
-        </p>
-      ) : null}
-    </fieldset>
+    </Fieldset>
   );
 }

@@ -1,17 +1,16 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { callApi } from "@/components/api-client";
 import { FormAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CharacterCounter, Field, Input, Textarea, describedBy } from "@/components/ui/field";
+import { useFieldErrors } from "@/components/ui/use-field-errors";
 import { policyFromRows, type PolicyRow } from "@/lib/evaluations/policy-rows";
 import { EVALUATION_DESCRIPTION_MAX, EVALUATION_NAME_MAX, createEvaluationBodySchema } from "@/lib/evaluations/schemas";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
 import { EffectPolicyEditor } from "./effect-policy-editor";
-
-type Errors = Partial<Record<string, string>>;
 
 /** Each field as the form labels it: what every error message says. */
 const FIELDS: Record<string, FieldSpec> = {
@@ -30,17 +29,10 @@ const TEXT_FIELDS = [
 /** The evaluation form: validated by the API's own schema (`createEvaluationBodySchema`) before it is sent, errors beside their field. */
 export function NewEvaluationForm() {
   const router = useRouter();
-  const formRef = useRef<HTMLFormElement>(null);
-  const [errors, setErrors] = useState<Errors>({});
+  const { formRef, errors, show } = useFieldErrors();
   const [busy, setBusy] = useState(false);
   const [text, setText] = useState({ name: "", description: "", harness: "", benchmark: "" });
   const [rows, setRows] = useState<PolicyRow[]>([]);
-
-  function show(found: Errors) {
-    setErrors(found);
-    const first = Object.keys(found)[0];
-    if (first) formRef.current?.querySelector<HTMLElement>(`[data-field="${first}"]`)?.focus();
-  }
 
   async function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -56,7 +48,7 @@ export function NewEvaluationForm() {
     const found = parsed.success ? {} : fieldErrors(parsed.error.issues, input, FIELDS);
     if (!policy.ok) found.effectPolicy = policy.message;
     if (!parsed.success || !policy.ok) return show(found);
-    setErrors({});
+    show({});
     setBusy(true);
     const created = await callApi<{ id: string }>("/api/v1/evaluations", "POST", parsed.data);
     setBusy(false);
