@@ -26,7 +26,11 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
   const { id } = await params;
   const principal = await requirePagePermission("results:read", `/evaluations/${id}`);
   const db = getDb();
-  const evaluation = await getEvaluation(db, id);
+  // The audit's queries start beside the header's: the audit awaits them behind its loading state.
+  const loadingEvaluation = getEvaluation(db, id);
+  const results = loadAudit(db, id, loadingEvaluation);
+  results.catch(() => {}); // an unknown id ends the page (404) before the audit awaits them
+  const evaluation = await loadingEvaluation;
   if (!evaluation) notFound();
   return (
     <>
@@ -53,15 +57,20 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
         }
       />
       <Suspense fallback={<PageLoading label="Loading the evaluation's audit…" />}>
-        <Audit evaluation={evaluation} edits={can(principal.role, "evaluation:write")} results={loadAudit(db, evaluation)} />
+        <Audit evaluation={evaluation} edits={can(principal.role, "evaluation:write")} results={results} />
       </Suspense>
     </>
   );
 }
 
-/** The summary, the largest units, the tools seen and the policy's versions, queried in parallel. */
-const loadAudit = (db: Db, evaluation: EvaluationDetail) =>
-  Promise.all([evaluationSummary(db, evaluation.id), largestUnits(db, evaluation.id), evaluationTools(db, evaluation.id, evaluation.effectPolicy), listEffectPolicyVersions(db, evaluation.id)]);
+/** The summary, the largest units, the tools seen (under the policy, once read) and the policy's versions, queried in parallel. */
+const loadAudit = (db: Db, id: string, evaluation: Promise<EvaluationDetail | null>) =>
+  Promise.all([
+    evaluationSummary(db, id),
+    largestUnits(db, id),
+    evaluation.then((e) => (e ? evaluationTools(db, id, e.effectPolicy) : [])),
+    listEffectPolicyVersions(db, id),
+  ]);
 
 async function Audit({ evaluation, edits, results }: { evaluation: EvaluationDetail; edits: boolean; results: ReturnType<typeof loadAudit> }) {
   const [summary, units, tools, versions] = await results;
