@@ -16,6 +16,7 @@ export async function appendResolution(db: Db, evaluationId: string, effectId: s
     async (tx) => {
       const policy = await currentPolicy(tx, evaluationId, "share");
       if (!policy) throw notFound("evaluation");
+      await lockEvaluationAudit(tx, evaluationId);
       const matches = z.array(z.object({ run_id: z.string(), external_id: z.string(), surface: z.string().nullable(), requested_at: z.date() })).parse(
         await tx.$queryRaw`
           SELECT e.run_id::text AS run_id, r.external_id, e.surface, e.requested_at
@@ -34,10 +35,7 @@ export async function appendResolution(db: Db, evaluationId: string, effectId: s
         select: { id: true },
       });
       await recomputeFinality(tx, evaluationId, policy, [effect.run_id]);
-      if (effect.surface !== null) {
-        await lockEvaluationAudit(tx, evaluationId);
-        await recomputeSeparation(tx, evaluationId, [effect.surface], [effect.run_id]);
-      }
+      if (effect.surface !== null) await recomputeSeparation(tx, evaluationId, [effect.surface], [effect.run_id]);
       return { id: id.toString(), runExternalId: effect.external_id };
     },
     { timeout: 60_000, maxWait: 30_000 },

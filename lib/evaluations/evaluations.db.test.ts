@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { at, SURFACE, WORKED_POLICY, workedExample as worked } from "../testing/evaluation-example";
 import { appendResolution } from "./append-resolution";
 import { createEvaluation } from "./create-evaluation";
 import { ingestRuns } from "./ingest";
@@ -19,42 +20,12 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const at = (s: number) => new Date(Date.UTC(2026, 11, 1, 10, 0, s)).toISOString();
-const SURFACE = "service:banking.balance";
-const worked = () => [
-  {
-    externalId: "r1", taskId: "t1", startedAt: at(0), scoredAt: at(5), endpointLabel: "success",
-    effects: [{ effectId: "e1", tool: "bank.transfer", handle: "tx-1", surface: SURFACE, requestedAt: at(1), statusAtScoring: "pending" }],
-  },
-  {
-    externalId: "r2", taskId: "t1", startedAt: at(10), scoredAt: at(15), endpointLabel: "success", terminalLabel: "failure",
-    touches: [{ surface: SURFACE, op: "read", at: at(11) }],
-    effects: [{ effectId: "e2", tool: "bank.transfer", handle: "tx-2", surface: SURFACE, requestedAt: at(12), statusAtScoring: "pending", resolution: { status: "completed", at: at(13), evidence: { ledger: 8813 } } }],
-  },
-  { externalId: "r3", taskId: "t1", startedAt: at(20), scoredAt: at(25), endpointLabel: "success", touches: [{ surface: SURFACE, op: "read", at: at(21) }] },
-];
-
 describe("an evaluation, stored and audited", () => {
-  it("ingests the worked example idempotently, appends a late resolution, and answers the figures by hand", async () => {
-    const id = await createEvaluation(db, { name: "worked example", effectPolicy: { tools: { "bank.transfer": "async_handle", "bank.read": "read_only" } } }, null);
+  it("recomputes the audit on a late resolution, a run re-sent with a verified reset, and a new policy version", async () => {
+    const id = await createEvaluation(db, { name: "worked example", effectPolicy: WORKED_POLICY }, null);
     expect(await ingestRuns(db, id, worked())).toEqual(["r1", "r2", "r3"].map((externalId) => ({ externalId, status: "created" })));
-    const first = await evaluationSummary(db, id);
-    expect(first).toMatchObject({
-      effectPolicyVersion: 1,
-      runs: 3,
-      reported: { successes: 3, n: 3 },
-      final: { successes: 2, n: 2 },
-      unresolved: { n: 1, byReason: { pending_at_scoring: 1 }, byTool: { "bank.transfer": 1 } },
-      disagreements: { n: 1, of: 1 },
-      bounds: { lower: { successes: 2, n: 3 }, upper: { successes: 3, n: 3 } },
-      units: { runRows: 3, analysisUnits: 1, largest: 3 },
-      exposures: { n: 2, of: 3 },
-    });
-    // The same batch again changes nothing.
-    const rowsBefore = await db.evaluationRun.findMany({ orderBy: { id: "asc" } });
-    expect((await ingestRuns(db, id, worked())).map((r) => r.status)).toEqual(["unchanged", "unchanged", "unchanged"]);
-    expect(await db.evaluationRun.findMany({ orderBy: { id: "asc" } })).toEqual(rowsBefore);
-    expect(await evaluationSummary(db, id)).toEqual(first);
+    // The figures of the worked example are checked one by one through the API (app/api/v1/evaluations); here, what changes them.
+    expect(await evaluationSummary(db, id)).toMatchObject({ unresolved: { byReason: { pending_at_scoring: 1 } }, units: { analysisUnits: 1 } });
 
     // Late evidence: r1's transfer completed at 10:00:08, after it was scored at 10:00:05.
     await appendResolution(db, id, "e1", { status: "completed", at: at(8), evidence: "ledger entry 8812", verifiedBy: "reconciler" }, null);
@@ -74,6 +45,14 @@ describe("an evaluation, stored and audited", () => {
     expect(await setEffectPolicy(db, id, { tools: { "bank.*": "read_only" } }, null)).toEqual({ version: 2 });
     expect(await evaluationSummary(db, id)).toMatchObject({ effectPolicyVersion: 2, final: { successes: 3, n: 3 }, unresolved: { n: 0 } });
     expect(await db.evaluationEffectPolicy.count({ where: { evaluationId: id } })).toBe(2);
+
+    // The trigger-kept counts the summary reads agree with a fresh aggregation of the runs after every kind of write.
+    const [fresh] = await db.$queryRaw<{ runs: bigint; final: bigint; units: bigint; exposed: bigint; disagreements: bigint }[]>`
+      SELECT count(*) AS runs, count(*) FILTER (WHERE finality = 'final') AS final, count(*) FILTER (WHERE analysis_unit = id) AS units,
+             count(*) FILTER (WHERE inherited_state <> 'none') AS exposed, count(*) FILTER (WHERE disagreement) AS disagreements
+        FROM evaluation_runs WHERE evaluation_id = ${id}::uuid`;
+    const summary = await evaluationSummary(db, id);
+    expect([summary.runs, summary.final.n, summary.units.analysisUnits, summary.exposures.n, summary.disagreements.n]).toEqual([fresh!.runs, fresh!.final, fresh!.units, fresh!.exposed, fresh!.disagreements].map(Number));
   });
 
   it("stores the good runs of a batch and nothing of a bad one, naming its index and field", async () => {

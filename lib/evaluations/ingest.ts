@@ -77,6 +77,9 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
     async (tx) => {
       const policy = await currentPolicy(tx, evaluationId, "share");
       if (!policy) throw notFound("evaluation");
+      // Batches of one evaluation are stored one at a time (their validation runs in parallel, before):
+      // the separation audit reads and rewrites runs another batch may be writing.
+      await lockEvaluationAudit(tx, evaluationId);
       const classOf = toolClassifier(policy.policy);
       const externalIds = valid.map((v) => v.run.externalId);
       // Resolutions posted earlier for runs being re-sent count towards their finality.
@@ -164,7 +167,6 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
       }
       const changed = valid.filter((v) => idOf.has(v.run.externalId)).map((v) => ({ run: v.run, id: idOf.get(v.run.externalId)! }));
       await insertChildren(tx, evaluationId, changed);
-      await lockEvaluationAudit(tx, evaluationId);
       const surfaces = [...new Set([...oldSurfaces, ...changed.flatMap((c) => surfacesOf(c.run))])];
       await recomputeSeparation(tx, evaluationId, surfaces, updated);
       return written;

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { Prisma } from "../generated/prisma/client";
-import { encodeCursor } from "../http/pagination";
+import { encodeCursor, likeContaining } from "../http/pagination";
 import type { EvaluationListQuery } from "./schemas";
 
 const int = z.coerce.number().int();
@@ -40,8 +40,6 @@ export interface EvaluationPage {
   nextCursor: string | null;
 }
 
-const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-
 /** One page of evaluations, newest first, with their headline counts aggregated in PostgreSQL; filtered by a part of the name, paged by (created_at, id). */
 export async function listEvaluations(db: Db, query: Pick<EvaluationListQuery, "name" | "cursor" | "limit">): Promise<EvaluationPage> {
   const conditions: Prisma.Sql[] = [Prisma.sql`TRUE`];
@@ -55,12 +53,13 @@ export async function listEvaluations(db: Db, query: Pick<EvaluationListQuery, "
     )
     SELECT page.id::text AS id, page.created_at, page.name, page.harness, page.benchmark, page.effect_policy_version, counts.*
       FROM page CROSS JOIN LATERAL (
-        SELECT count(*) AS runs,
-               count(*) FILTER (WHERE endpoint_label = 'success') AS reported_successes,
-               count(*) FILTER (WHERE finality = 'final') AS final_n,
-               count(*) FILTER (WHERE finality = 'final' AND endpoint_label = 'success') AS final_successes,
-               count(*) FILTER (WHERE finality = 'unresolved') AS unresolved
-          FROM evaluation_runs r WHERE r.evaluation_id = page.id) AS counts
+        -- From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
+        SELECT coalesce(sum(n), 0) AS runs,
+               coalesce(sum(n) FILTER (WHERE endpoint_label = 'success'), 0) AS reported_successes,
+               coalesce(sum(n) FILTER (WHERE finality = 'final'), 0) AS final_n,
+               coalesce(sum(n) FILTER (WHERE finality = 'final' AND endpoint_label = 'success'), 0) AS final_successes,
+               coalesce(sum(n) FILTER (WHERE finality = 'unresolved'), 0) AS unresolved
+          FROM evaluation_run_counts c WHERE c.evaluation_id = page.id) AS counts
      ORDER BY page.created_at DESC, page.id DESC`;
   const items = z
     .array(row)

@@ -1,5 +1,5 @@
 // The headline figures of an evaluation (issue 10 §3), each an SQL aggregate over the audit stored
-// on its runs: never rows pulled into JavaScript to count.
+// on its runs (counted by triggers into evaluation_run_counts): never rows pulled into JavaScript to count.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { notFound } from "../http/errors";
@@ -24,24 +24,25 @@ const totals = z.object({
 /** The summary of one evaluation; throws notFound for an unknown id. */
 export async function evaluationSummary(db: Db, evaluationId: string): Promise<EvaluationSummary> {
   const [rows, unresolvedRows, largestRows] = await Promise.all([
+    // From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
     db.$queryRaw`
       SELECT e.effect_policy_version AS version, counts.*
         FROM evaluations e CROSS JOIN LATERAL (
-          SELECT count(*) AS runs,
-                 count(*) FILTER (WHERE endpoint_label = 'success') AS reported_successes,
-                 count(*) FILTER (WHERE finality = 'final') AS final_n,
-                 count(*) FILTER (WHERE finality = 'final' AND endpoint_label = 'success') AS final_successes,
-                 count(*) FILTER (WHERE finality = 'unresolved') AS unresolved,
-                 count(*) FILTER (WHERE disagreement) AS disagreements,
-                 count(*) FILTER (WHERE terminal_label IS NOT NULL) AS with_terminal,
-                 count(*) FILTER (WHERE analysis_unit = id) AS units,
-                 count(*) FILTER (WHERE inherited_state = 'internal') AS internal,
-                 count(*) FILTER (WHERE inherited_state = 'public') AS public
-            FROM evaluation_runs r WHERE r.evaluation_id = e.id) AS counts
+          SELECT coalesce(sum(n), 0) AS runs,
+                 coalesce(sum(n) FILTER (WHERE endpoint_label = 'success'), 0) AS reported_successes,
+                 coalesce(sum(n) FILTER (WHERE finality = 'final'), 0) AS final_n,
+                 coalesce(sum(n) FILTER (WHERE finality = 'final' AND endpoint_label = 'success'), 0) AS final_successes,
+                 coalesce(sum(n) FILTER (WHERE finality = 'unresolved'), 0) AS unresolved,
+                 coalesce(sum(n) FILTER (WHERE disagreement), 0) AS disagreements,
+                 coalesce(sum(n) FILTER (WHERE has_terminal), 0) AS with_terminal,
+                 coalesce(sum(n) FILTER (WHERE is_unit), 0) AS units,
+                 coalesce(sum(n) FILTER (WHERE inherited_state = 'internal'), 0) AS internal,
+                 coalesce(sum(n) FILTER (WHERE inherited_state = 'public'), 0) AS public
+            FROM evaluation_run_counts c WHERE c.evaluation_id = e.id) AS counts
        WHERE e.id = ${evaluationId}::uuid`,
     db.$queryRaw`
-      SELECT unresolved_reason AS reason, unresolved_tool AS tool, count(*) AS n FROM evaluation_runs
-       WHERE evaluation_id = ${evaluationId}::uuid AND finality = 'unresolved' GROUP BY 1, 2`,
+      SELECT unresolved_reason AS reason, unresolved_tool AS tool, sum(n) AS n FROM evaluation_run_counts
+       WHERE evaluation_id = ${evaluationId}::uuid AND finality = 'unresolved' GROUP BY 1, 2 HAVING sum(n) > 0`,
     // Only connected runs have links: the largest unit is found among them, not by grouping every run.
     db.$queryRaw`
       SELECT count(*) AS n FROM evaluation_runs

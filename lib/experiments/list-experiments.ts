@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { Prisma } from "../generated/prisma/client";
-import { encodeCursor } from "../http/pagination";
+import { encodeCursor, likeContaining } from "../http/pagination";
 import { replayConfigSchema } from "../replay/config";
 import { expectedRunCount } from "../replay/grid";
 import type { ExperimentListQuery } from "./schemas";
@@ -49,9 +49,6 @@ export interface ExperimentPage {
   /** Pass as `cursor` for the next page; null on the last. */
   nextCursor: string | null;
 }
-
-/** `%` and `_` in a searched name are literal characters, not patterns. */
-const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 
 /**
  * One page of experiments, newest first, with their headline counts aggregated in PostgreSQL from

@@ -20,6 +20,9 @@ export const pageSize = optional(wholeNumber("limit").pipe(z.number().int().min(
   (limit) => limit ?? DEFAULT_PAGE_SIZE,
 );
 
+/** A LIKE pattern matching names that contain `text`: its `%` and `_` are literal characters, not patterns. */
+export const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+
 // Cursors are opaque to callers: the keyset position of the last row shown, as base64url JSON.
 export function encodeCursor(position: readonly unknown[]): string {
   return Buffer.from(JSON.stringify(position)).toString("base64url");

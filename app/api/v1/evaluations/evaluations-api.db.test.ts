@@ -12,6 +12,7 @@ import type { Db } from "@/lib/db/prisma";
 import { readServerEnv } from "@/lib/env";
 import { MAX_JSON_DEPTH } from "@/lib/http/input";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
+import { at, SURFACE, WORKED_POLICY as POLICY, workedExample } from "@/lib/testing/evaluation-example";
 import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
 
 // The evaluation API through its typed client, against the route handlers themselves (auth,
@@ -69,22 +70,6 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const at = (s: number) => new Date(Date.UTC(2026, 11, 1, 10, 0, s)).toISOString();
-const SURFACE = "service:banking.balance";
-const POLICY = { tools: { "bank.transfer": "async_handle", "bank.read": "read_only" } } as const;
-const workedExample = () => [
-  {
-    externalId: "r1", taskId: "t1", startedAt: at(0), scoredAt: at(5), endpointLabel: "success",
-    effects: [{ effectId: "e1", tool: "bank.transfer", handle: "tx-1", surface: SURFACE, requestedAt: at(1), statusAtScoring: "pending" }],
-  },
-  {
-    externalId: "r2", taskId: "t1", startedAt: at(10), scoredAt: at(15), endpointLabel: "success",
-    touches: [{ surface: SURFACE, op: "read", at: at(11) }],
-    effects: [{ effectId: "e2", tool: "bank.transfer", handle: "tx-2", surface: SURFACE, requestedAt: at(12), statusAtScoring: "pending", resolution: { status: "completed", at: at(13), evidence: "ledger entry 8813" } }],
-  },
-  { externalId: "r3", taskId: "t1", startedAt: at(20), scoredAt: at(25), endpointLabel: "success", touches: [{ surface: SURFACE, op: "read", at: at(21) }] },
-];
-
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
     () => null,
@@ -102,7 +87,7 @@ describe("the evaluation API", () => {
     expect(await viewer.getEvaluation(id)).toMatchObject({ id, name: "worked example", harness: "inspect", createdBy: "editor@example.test", effectPolicyVersion: 1, effectPolicy: POLICY });
     expect((await editor.ingestRuns(id, workedExample())).results).toEqual(["r1", "r2", "r3"].map((externalId) => ({ externalId, status: "created" })));
     // By hand: r1 is unresolved (its transfer pending at scoring, no evidence); r2's transfer completed before
-    // it was scored; r3 has no effect. r2 read r1's write, r3 read both: one chain, one unit, two exposed runs.
+    // it was scored, and its terminal label disagrees; r3 has no effect. r2 read r1's write, r3 read both: one chain, one unit, two exposed runs.
     const expected = {
       evaluationId: id,
       effectPolicyVersion: 1,
@@ -110,7 +95,7 @@ describe("the evaluation API", () => {
       reported: { successes: 3, n: 3 },
       final: { successes: 2, n: 2 },
       unresolved: { n: 1, byReason: { pending_at_scoring: 1 }, byTool: { "bank.transfer": 1 } },
-      disagreements: { n: 0, of: 0 },
+      disagreements: { n: 1, of: 1 },
       bounds: { lower: { successes: 2, n: 3 }, upper: { successes: 3, n: 3 } },
       units: { runRows: 3, analysisUnits: 1, largest: 3 },
       exposures: { n: 2, of: 3 },
