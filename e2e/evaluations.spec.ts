@@ -5,45 +5,13 @@ import { accounts } from "./accounts";
 import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { drawCharts, seriousViolations } from "./page-checks";
 import { evaluationClient } from "../lib/evaluations/client";
+import { at, workedExample } from "../lib/testing/evaluation-example";
 
 // An evaluation end to end in Chromium: an editor creates it in the form (the effect policy in the
 // editor), its runs arrive through `npm run ingest` (a JSONL file), and the page shows the worked example's
 // figures (docs/evaluations.md) as n/N and the unresolved run's reason; the new pages pass axe.
 test.describe.configure({ mode: "serial" });
 test.use({ storageState: async ({}, use) => use(await storageStateFor("editor")) });
-
-const at = (s: string) => `2026-12-01T10:00:${s}Z`;
-/** docs/evaluations.md's worked example: r1's transfer is pending at scoring, r2's ended before, r3 only reads; one chain through the balance. */
-const WORKED_EXAMPLE = [
-  {
-    externalId: "r1",
-    taskId: "t1",
-    startedAt: at("00"),
-    scoredAt: at("05"),
-    endpointLabel: "success",
-    effects: [{ effectId: "e1", tool: "bank.transfer", handle: "tx-1", surface: "service:banking.balance", requestedAt: at("01"), statusAtScoring: "pending" }],
-  },
-  {
-    externalId: "r2",
-    taskId: "t1",
-    startedAt: at("10"),
-    scoredAt: at("15"),
-    endpointLabel: "success",
-    touches: [{ surface: "service:banking.balance", op: "read", at: at("11") }],
-    effects: [
-      {
-        effectId: "e2",
-        tool: "bank.transfer",
-        handle: "tx-2",
-        surface: "service:banking.balance",
-        requestedAt: at("12"),
-        statusAtScoring: "completed",
-        resolution: { status: "completed", at: at("13"), evidence: "ledger entry 8813" },
-      },
-    ],
-  },
-  { externalId: "r3", taskId: "t1", startedAt: at("20"), scoredAt: at("25"), endpointLabel: "success", touches: [{ surface: "service:banking.balance", op: "read", at: at("21") }] },
-];
 
 test("an evaluation created in the form shows the worked example's figures and the unresolved run's reason; its pages pass axe", async ({ page }) => {
   // Seven pages with axe, on a machine others share: axe alone can take several seconds a page.
@@ -76,11 +44,11 @@ test("an evaluation created in the form shows the worked example's figures and t
   const apiKey = accounts().users.editor.apiKey;
   mkdirSync("test-results", { recursive: true });
   const file = "test-results/evaluation-worked-example.jsonl";
-  writeFileSync(file, WORKED_EXAMPLE.map((run) => JSON.stringify(run)).join("\n") + "\n");
+  writeFileSync(file, workedExample().map((run) => JSON.stringify(run)).join("\n") + "\n");
   const ingested = await promisify(execFile)("npm", ["run", "-s", "ingest", "--", "--evaluation", id, file], { env: { ...process.env, BOUNDARY_LAB_API_KEY: apiKey, BOUNDARY_LAB_URL: BASE_URL } });
   expect(ingested.stdout.trim().split("\n")).toEqual(["1\tr1\tcreated", "2\tr2\tcreated", "3\tr3\tcreated"]);
   const client = evaluationClient({ baseUrl: BASE_URL, apiKey });
-  await client.appendResolution(id, "e1", { status: "completed", at: at("08"), evidence: "ledger entry 8812", verifiedBy: "reconciler" });
+  await client.appendResolution(id, "e1", { status: "completed", at: at(8), evidence: "ledger entry 8812", verifiedBy: "reconciler" });
 
   await page.reload();
   await expect(page.getByTestId("stat-reported")).toContainText("3/3 successes of all runs, as recorded");
@@ -88,6 +56,7 @@ test("an evaluation created in the form shows the worked example's figures and t
   await expect(page.getByTestId("stat-unresolved")).toContainText("1/3 runs unresolved, of all runs");
   await expect(page.getByTestId("stat-unresolved")).toContainText("resolved, but after the run was scored: 1");
   await expect(page.getByTestId("stat-bounds")).toContainText("2/3 to 3/3 of all runs");
+  await expect(page.getByTestId("stat-disagreements")).toContainText("1/1 runs with a terminal label");
   await expect(page.getByTestId("stat-units")).toContainText("1/3 units of run rows");
   await expect(page.getByTestId("stat-exposures")).toContainText("2/3 runs that received another run's state");
   await expect(page.getByTestId("unresolved-by-reason")).toContainText("resolved_after_scoring");
