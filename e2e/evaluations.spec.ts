@@ -9,7 +9,7 @@ import { at, workedExample } from "../lib/testing/evaluation-example";
 
 // An evaluation end to end in Chromium: an editor creates it in the form (the effect policy in the
 // editor), its runs arrive through `npm run ingest` (a JSONL file), and the page shows the worked example's
-// figures (docs/evaluations.md) as n/N and the unresolved run's reason; the new pages pass axe.
+// figures (docs/evaluations.md) as n/N and the unresolved run's reason, and a frozen share link shows them; the new pages pass axe.
 test.describe.configure({ mode: "serial" });
 test.use({ storageState: async ({}, use) => use(await storageStateFor("editor")) });
 
@@ -78,6 +78,17 @@ test("an evaluation created in the form shows the worked example's figures and t
   await expect(page.getByTestId("run-effects")).toContainText("ledger entry 8812");
   await expect(page.getByTestId("run-effects")).toContainText("ended after scoring");
   expect(await seriousViolations(page)).toEqual([]);
+
+  // A frozen share link: the same figures for a reader without an account.
+  const shared = await page.request.post("/api/v1/share-links", { data: { resourceType: "evaluation", resourceId: id }, headers: { origin: BASE_URL } });
+  expect(shared.status(), await shared.text()).toBe(201);
+  const anonymous = await page.context().browser()!.newContext();
+  const reader = await anonymous.newPage();
+  await reader.goto(((await shared.json()) as { url: string }).url);
+  await expect(reader.getByTestId("share-banner")).toContainText("Read-only shared evaluation “worked example (e2e)”");
+  await expect(reader.getByTestId("stat-final")).toContainText("2/2 successes of final runs");
+  await expect(reader.getByTestId("unresolved-by-reason")).toContainText("resolved_after_scoring");
+  await anonymous.close();
 
   await page.goto("/evaluations?name=worked+example");
   await expect(page.getByTestId("evaluations")).toContainText("3/3");

@@ -6,10 +6,13 @@ import { REASON_LABELS } from "@/lib/evaluations/display";
 import { UNRESOLVED_REASONS, type EvaluationSummary } from "@/lib/evaluations/schemas";
 import { ratio } from "@/lib/replay/format";
 
-const runsHref = (evaluationId: string, filter: Record<string, string>) => `/evaluations/${evaluationId}/runs?${new URLSearchParams(filter)}`;
+/** A count that opens the runs it counts; plain text where the reader has no account (a share link). */
+function RunsLink({ evaluationId, filter, children }: { evaluationId: string | null; filter: Record<string, string>; children: React.ReactNode }) {
+  return evaluationId ? <Link href={`/evaluations/${evaluationId}/runs?${new URLSearchParams(filter)}`}>{children}</Link> : <>{children}</>;
+}
 
 /** Unresolved runs by reason and by the open effect's tool, each count linking to those runs. */
-export function UnresolvedPanel({ evaluationId, unresolved, runs }: { evaluationId: string; unresolved: EvaluationSummary["unresolved"]; runs: number }) {
+export function UnresolvedPanel({ evaluationId, unresolved, runs }: { evaluationId: string | null; unresolved: EvaluationSummary["unresolved"]; runs: number }) {
   const tools = Object.entries(unresolved.byTool).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
   return (
     <Section title={`Unresolved runs (${ratio(unresolved.n, runs)})`} id="unresolved" description="A run is unresolved, not failed, when a relevant effect was still open at scoring; the reason is its earliest open effect's.">
@@ -26,7 +29,7 @@ export function UnresolvedPanel({ evaluationId, unresolved, runs }: { evaluation
                   <code>{reason}</code>: {REASON_LABELS[reason]}
                 </RowHead>
                 <Td numeric>
-                  <Link href={runsHref(evaluationId, { reason })}>{ratio(unresolved.byReason[reason] ?? 0, unresolved.n)}</Link>
+                  <RunsLink evaluationId={evaluationId} filter={{ reason }}>{ratio(unresolved.byReason[reason] ?? 0, unresolved.n)}</RunsLink>
                 </Td>
               </tr>
             ))}
@@ -38,7 +41,7 @@ export function UnresolvedPanel({ evaluationId, unresolved, runs }: { evaluation
                   <code>{tool}</code>
                 </RowHead>
                 <Td numeric>
-                  <Link href={runsHref(evaluationId, { tool })}>{ratio(n, unresolved.n)}</Link>
+                  <RunsLink evaluationId={evaluationId} filter={{ tool }}>{ratio(n, unresolved.n)}</RunsLink>
                 </Td>
               </tr>
             ))}
@@ -50,7 +53,7 @@ export function UnresolvedPanel({ evaluationId, unresolved, runs }: { evaluation
 }
 
 /** Run rows against analysis units, and the largest connected groups with the surfaces that connect them. */
-export function UnitsPanel({ evaluationId, units, largest }: { evaluationId: string; units: EvaluationSummary["units"]; largest: { unit: string; runs: number; surfaces: string[] }[] }) {
+export function UnitsPanel({ evaluationId, units, largest }: { evaluationId: string | null; units: EvaluationSummary["units"]; largest: { unit: string; runs: number; surfaces: string[] }[] }) {
   return (
     <Section
       title="Analysis units"
@@ -66,7 +69,7 @@ export function UnitsPanel({ evaluationId, units, largest }: { evaluationId: str
           {largest.map((u) => (
             <tr key={u.unit}>
               <RowHead>
-                <Link href={runsHref(evaluationId, { unit: u.unit })}>unit {u.unit}</Link>
+                <RunsLink evaluationId={evaluationId} filter={{ unit: u.unit }}>unit {u.unit}</RunsLink>
               </RowHead>
               <Td numeric>{u.runs}</Td>
               <Td className="[overflow-wrap:anywhere]">

@@ -13,7 +13,7 @@ export function EffectPolicyPanel({
   versions,
   edits,
 }: {
-  evaluation: EvaluationDetail;
+  evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy">;
   tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
   versions: { version: number; tools: Record<string, string>; createdAt: Date }[];
   edits: boolean;

@@ -3,9 +3,8 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
-import { EffectPolicyPanel } from "@/components/evaluations/effect-policy-panel";
-import { EvaluationFigures } from "@/components/evaluations/evaluation-figures";
-import { UnitsPanel, UnresolvedPanel } from "@/components/evaluations/audit-panels";
+import { EvaluationReport } from "@/components/evaluations/evaluation-report";
+import { SharePanel } from "@/components/share/share-panel";
 import { buttonClass } from "@/components/ui/button";
 import { PageHeader } from "@/components/ui/page-header";
 import { PageLoading } from "@/components/ui/skeleton";
@@ -59,6 +58,7 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
       <Suspense fallback={<PageLoading label="Loading the evaluation's audit…" />}>
         <Audit evaluation={evaluation} edits={can(principal.role, "evaluation:write")} results={results} />
       </Suspense>
+      {can(principal.role, "share:create") ? <SharePanel resourceType="evaluation" resourceId={id} /> : null}
     </>
   );
 }
@@ -74,12 +74,5 @@ const loadAudit = (db: Db, id: string, evaluation: Promise<EvaluationDetail | nu
 
 async function Audit({ evaluation, edits, results }: { evaluation: EvaluationDetail; edits: boolean; results: ReturnType<typeof loadAudit> }) {
   const [summary, units, tools, versions] = await results;
-  return (
-    <>
-      <EvaluationFigures summary={summary} />
-      <UnresolvedPanel evaluationId={evaluation.id} unresolved={summary.unresolved} runs={summary.runs} />
-      <UnitsPanel evaluationId={evaluation.id} units={summary.units} largest={units} />
-      <EffectPolicyPanel evaluation={evaluation} tools={tools} versions={versions} edits={edits} />
-    </>
-  );
+  return <EvaluationReport evaluation={evaluation} summary={summary} largestUnits={units} tools={tools} versions={versions} edits={edits} linksToRuns />;
 }
