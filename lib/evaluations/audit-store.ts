@@ -151,12 +151,28 @@ async function surfaceHistories(tx: Tx, evaluationId: string, surfaces: readonly
 const linkRow = z.object({ surface: z.string(), link_group: z.string(), run_id: z.string(), inherited: z.enum(["none", "internal", "public"]) });
 
 /**
- * Recomputes separation after a change to `surfaces` (and to the stored runs `runIds`, whose old
+ * Recomputes separation after a change to `changedSurfaces` (and to the stored runs `runIds`, whose old
  * units may have held others): the link groups of those surfaces are replaced, then the analysis
  * units of every run they reach, or reached before, are recomputed over all their links. A run
  * new to the evaluation and connected to none is already its own unit. Call under lockEvaluationAudit.
  */
-export async function recomputeSeparation(tx: Tx, evaluationId: string, surfaces: readonly string[], runIds: readonly string[]): Promise<void> {
+export async function recomputeSeparation(tx: Tx, evaluationId: string, changedSurfaces: readonly string[], runIds: readonly string[]): Promise<void> {
+  // Only a surface two runs have touched, or one that held links, can link runs: most surfaces belong to one run.
+  const surfaces = z
+    .array(z.object({ surface: z.string() }))
+    .parse(
+      await tx.$queryRaw`
+        SELECT surface FROM (
+          SELECT surface, run_id FROM evaluation_touches WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${changedSurfaces}::text[])
+          UNION ALL
+          SELECT surface, run_id FROM evaluation_effects WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${changedSurfaces}::text[])
+          UNION ALL
+          SELECT surface, run_id FROM evaluation_resets WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${changedSurfaces}::text[])
+        ) AS touched GROUP BY surface HAVING count(DISTINCT run_id) > 1
+        UNION
+        SELECT DISTINCT surface FROM evaluation_surface_links WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${changedSurfaces}::text[])`,
+    )
+    .map((row) => row.surface);
   const groups = (await surfaceHistories(tx, evaluationId, surfaces)).flatMap(surfaceLinkGroups);
   const links = groups.flatMap((group) => group.members.map((member) => ({ surface: group.surface, run_id: member.runId, link_group: group.members[0]!.runId, inherited: member.inherited })));
   const before = z.array(z.object({ run_id: z.string() })).parse(
@@ -171,9 +187,9 @@ export async function recomputeSeparation(tx: Tx, evaluationId: string, surfaces
   const reached = [...new Set([...runIds, ...before.map((r) => r.run_id), ...links.map((l) => l.run_id)])];
   if (reached.length === 0) return;
   // Every run of the units those runs were in: a unit may split as well as merge.
-  const members = z.array(z.object({ id: z.string() })).parse(
+  const members = z.array(z.object({ id: z.string(), unit: z.string().nullable() })).parse(
     await tx.$queryRaw`
-      SELECT id::text AS id FROM evaluation_runs
+      SELECT id::text AS id, analysis_unit::text AS unit FROM evaluation_runs
        WHERE evaluation_id = ${evaluationId}::uuid
          AND (id = ANY(${reached}::bigint[])
               OR analysis_unit IN (SELECT analysis_unit FROM evaluation_runs WHERE id = ANY(${reached}::bigint[]) AND analysis_unit IS NOT NULL))`,
@@ -194,4 +210,15 @@ export async function recomputeSeparation(tx: Tx, evaluationId: string, surfaces
     UPDATE evaluation_runs r SET analysis_unit = x.unit, inherited_state = x.inherited
       FROM json_to_recordset(${JSON.stringify(units)}::json) AS x(id bigint, unit bigint, inherited text)
      WHERE r.id = x.id AND (r.analysis_unit IS DISTINCT FROM x.unit OR r.inherited_state <> x.inherited)`;
+  // The sizes of the units of more than one run: those recomputed here replace the ones they came from.
+  const sizes = new Map<string, number>();
+  for (const { unit } of units) sizes.set(unit, (sizes.get(unit) ?? 0) + 1);
+  const oldUnits = [...new Set(members.flatMap((m) => (m.unit === null ? [] : [m.unit])))];
+  await tx.$executeRaw`DELETE FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid AND unit = ANY(${oldUnits}::bigint[])`;
+  const grouped = [...sizes].filter(([, runs]) => runs > 1).map(([unit, runs]) => ({ unit, runs }));
+  if (grouped.length > 0) {
+    await tx.$executeRaw`
+      INSERT INTO evaluation_units (evaluation_id, unit, runs)
+      SELECT ${evaluationId}::uuid, x.unit, x.runs FROM json_to_recordset(${JSON.stringify(grouped)}::json) AS x(unit bigint, runs int)`;
+  }
 }

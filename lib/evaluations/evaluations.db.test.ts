@@ -4,6 +4,7 @@ import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { at, SURFACE, WORKED_POLICY, workedExample as worked } from "../testing/evaluation-example";
 import { appendResolution } from "./append-resolution";
 import { createEvaluation } from "./create-evaluation";
+import { largestUnits } from "./evaluation-runs";
 import { ingestRuns } from "./ingest";
 import { setEffectPolicy } from "./set-effect-policy";
 import { evaluationSummary } from "./summary";
@@ -38,6 +39,8 @@ describe("an evaluation, stored and audited", () => {
     Object.assign(withReset[2]!, { resets: [{ surface: SURFACE, at: at(20), verified: true, evidence: "read back 100" }] });
     expect((await ingestRuns(db, id, withReset)).map((r) => r.status)).toEqual(["unchanged", "unchanged", "updated"]);
     expect((await evaluationSummary(db, id)).units).toEqual({ runRows: 3, analysisUnits: 2, largest: 2 });
+    const r1 = (await db.evaluationRun.findUniqueOrThrow({ where: { evaluationId_externalId: { evaluationId: id, externalId: "r1" } } })).id.toString();
+    expect(await largestUnits(db, id)).toEqual([{ unit: r1, runs: 2, surfaces: [SURFACE] }]);
     // r1's write settled at 10:00:08 only now that evidence came; the posted resolution survived the update.
     expect(await db.evaluationEffectResolution.count({ where: { evaluationId: id, source: "posted" } })).toBe(1);
 

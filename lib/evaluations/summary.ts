@@ -43,11 +43,7 @@ export async function evaluationSummary(db: Db, evaluationId: string): Promise<E
     db.$queryRaw`
       SELECT unresolved_reason AS reason, unresolved_tool AS tool, sum(n) AS n FROM evaluation_run_counts
        WHERE evaluation_id = ${evaluationId}::uuid AND finality = 'unresolved' GROUP BY 1, 2 HAVING sum(n) > 0`,
-    // Only connected runs have links: the largest unit is found among them, not by grouping every run.
-    db.$queryRaw`
-      SELECT count(*) AS n FROM evaluation_runs
-       WHERE id IN (SELECT run_id FROM evaluation_surface_links WHERE evaluation_id = ${evaluationId}::uuid)
-       GROUP BY analysis_unit ORDER BY n DESC LIMIT 1`,
+    db.$queryRaw`SELECT runs AS n FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid ORDER BY runs DESC LIMIT 1`,
   ]);
   const t = z.array(totals).parse(rows)[0];
   if (!t) throw notFound("evaluation");
