@@ -2,8 +2,8 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { LabelText } from "@/components/runs/label-text";
+import { LabelExplanation } from "@/components/runs/run-labels";
 import { RunTimeline } from "@/components/runs/run-timeline";
-import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Facts } from "@/components/ui/facts";
@@ -85,14 +85,7 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
       </div>
 
       <Section title="Labels and why">
-        <Alert tone={run.finality === "final" ? "info" : "warning"} role="note" data-testid="label-explanation" title="Why this label">
-          <p>{explanation.summary}</p>
-          {explanation.notes.map((note) => (
-            <p key={note} className="text-muted-foreground">
-              {note}
-            </p>
-          ))}
-        </Alert>
+        <LabelExplanation explanation={explanation} tone={run.finality === "final" ? "info" : "warning"} />
       </Section>
 
       <Section title="Timeline" description="Every timed event of the record, as time since the run's start; the scoring marker is the row “scoring”.">
