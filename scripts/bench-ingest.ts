@@ -15,7 +15,8 @@
 //     runs a chunk, one connection. The chunks are formatted before their COPY; only the COPY
 //     statements are timed. copyRunsPerSecond = N / their summed time. B's summary must equal A's.
 //  4. GET /evaluations/<A> and GET /api/v1/evaluations/<A>/summary, 50 times each after 5 warm-up
-//     requests, one at a time on one keep-alive connection (lib/testing/bench-web.ts measureGets).
+//     requests, one at a time on one keep-alive connection (lib/testing/bench-web.ts measureGets);
+//     then the first-load JavaScript of each evaluation page (scripts/first-load-js.ts), printed.
 //
 // Writes FILE as {runs, ingestRunsPerSecond, copyRunsPerSecond, ratio, page: {p50Ms, p95Ms, bytes},
 // summaryApi: {p50Ms, p95Ms, bytes}} and prints the same with the targets (ratio ≥ 0.5; p95 ≤ 200 ms
@@ -40,6 +41,7 @@ import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { copyFrom, copyText } from "../lib/testing/pg-copy";
 import { seededRandom } from "../lib/testing/seeded-random";
+import { firstLoadJsGzipBytes } from "./first-load-js";
 
 const log = (line: string) => console.error(`bench:ingest: ${line}`);
 
@@ -225,6 +227,14 @@ async function main(): Promise<void> {
   let pageShowsIt = false;
   const page = await measureGets(pool, `/evaluations/${viaApi}`, { apiKey: key, warmup: WARMUP_REQUESTS, requests: REQUESTS, check: (body) => (pageShowsIt = body.toString("utf8").includes("bench:ingest via the API")) });
   const summary = await measureGets(pool, `/api/v1/evaluations/${viaApi}/summary`, { apiKey: key, warmup: WARMUP_REQUESTS, requests: REQUESTS, check: () => {} });
+
+  // First-load JavaScript of the evaluation pages as the editor sees them (the policy form and the share panel included); budget 200 KB gzip.
+  const scriptSizes = new Map<string, number>();
+  for (const pathname of ["/evaluations", "/evaluations/new", `/evaluations/${viaApi}`, `/evaluations/${viaApi}/runs`, `/evaluations/${viaApi}/runs/run-0`]) {
+    const html = await (await pool.request({ path: pathname, method: "GET", headers: { authorization: `Bearer ${key}` } })).body.text();
+    const { bytes } = await firstLoadJsGzipBytes(html, async (script) => Buffer.from(await (await pool.request({ path: script, method: "GET" })).body.arrayBuffer()), scriptSizes);
+    log(`first-load JavaScript of ${pathname.replace(viaApi, "<id>")}: ${bytes.toLocaleString("en-US")} bytes gzip (budget 200 KB)`);
+  }
 
   // Where a batch's time goes: after the measurements, one more batch of 1,000 new runs taken apart
   // in this process (JSON round trip, the schema alone, ingestRuns on the database), and one through HTTP.
