@@ -10,9 +10,9 @@
 //     tasks; two to four tool calls), sent in batches of 1,000 by CLIENTS concurrent clients
 //     (default 4) through the typed client (lib/evaluations/client.ts): validation, the audit and
 //     storage all run, as for any harness. ingestRunsPerSecond = N / wall time of the whole ingest.
-//  3. Evaluation B, and the same rows (A's stored runs, effects, resolutions, touches, resets and
-//     surface links, B's id and run ids shifted past A's) loaded with COPY … FROM STDIN, 20,000
-//     runs a chunk, one connection. The chunks are formatted before their COPY; only the COPY
+//  3. Evaluation B, and the same rows (A's stored runs, effects, resolutions, touches, resets,
+//     surface links and unit sizes; B's id, run ids shifted past A's) loaded with COPY … FROM STDIN,
+//     20,000 runs a chunk, one connection. The chunks are formatted before their COPY; only the COPY
 //     statements are timed. copyRunsPerSecond = N / their summed time. B's summary must equal A's.
 //  4. GET /evaluations/<A> and GET /api/v1/evaluations/<A>/summary, 50 times each after 5 warm-up
 //     requests, one at a time on one keep-alive connection (lib/testing/bench-web.ts measureGets);
@@ -125,9 +125,9 @@ function syntheticRun(i: number): RunRecord {
 }
 
 /** Every row of evaluation `from` in the tables a run fills, as COPY text for evaluation `to`, run ids shifted by `offset`. */
-const COPIED_TABLES = ["evaluation_runs", "evaluation_effects", "evaluation_effect_resolutions", "evaluation_touches", "evaluation_resets", "evaluation_surface_links"] as const;
+const COPIED_TABLES = ["evaluation_runs", "evaluation_effects", "evaluation_effect_resolutions", "evaluation_touches", "evaluation_resets", "evaluation_surface_links", "evaluation_units"] as const;
 /** Columns holding a run id: shifted with the runs. */
-const RUN_ID_COLUMNS = new Set(["run_id", "analysis_unit", "link_group"]);
+const RUN_ID_COLUMNS = new Set(["run_id", "analysis_unit", "link_group", "unit"]);
 
 async function copyStatements(client: pg.Client): Promise<Map<string, string[]>> {
   const columns = new Map<string, string[]>();
@@ -187,7 +187,7 @@ async function main(): Promise<void> {
     const hi = lo + BigInt(COPY_CHUNK_RUNS) - 1n;
     for (const table of COPIED_TABLES) {
       const names = columns.get(table)!;
-      const runColumn = table === "evaluation_runs" ? "id" : "run_id";
+      const runColumn = table === "evaluation_runs" ? "id" : table === "evaluation_units" ? "unit" : "run_id";
       const select = names.map((c) => (c === "evaluation_id" ? "$1::text" : RUN_ID_COLUMNS.has(c) || (table === "evaluation_runs" && c === "id") ? `(${c} + $4)::text` : `${c}::text`)).join(", ");
       const { rows } = await pgClient.query<string[]>({ text: `SELECT ${select} FROM ${table} WHERE evaluation_id = $2 AND ${runColumn} BETWEEN $3 AND $5`, values: [viaCopy, viaApi, lo.toString(), offset.toString(), hi.toString()], rowMode: "array" });
       if (!rows.length) continue;

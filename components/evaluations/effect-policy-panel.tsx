@@ -4,7 +4,7 @@ import { Section } from "@/components/ui/page-header";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import type { EvaluationDetail, ToolClass } from "@/lib/evaluations/schemas";
-import { PolicyVersionForm } from "./policy-version-form";
+import { LazyPolicyVersionForm } from "./lazy-policy-version-form";
 
 /** The policy in force (its version and rows), the tools seen in the runs with their counts and classes, the earlier versions, and the form for a new one. */
 export function EffectPolicyPanel({
@@ -73,7 +73,7 @@ export function EffectPolicyPanel({
         </details>
       ) : null}
       {edits ? (
-        <PolicyVersionForm
+        <LazyPolicyVersionForm
           evaluationId={evaluation.id}
           policy={evaluation.effectPolicy}
           unclassified={tools.filter((t) => t.class === "unclassified").map((t) => t.tool)}
