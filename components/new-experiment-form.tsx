@@ -1,18 +1,17 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useRef, useState } from "react";
+import { useState } from "react";
 import { Button } from "@/components/ui/button";
 import { CharacterCounter, CheckboxLabel, Field, Fieldset, Input, Textarea, describedBy } from "@/components/ui/field";
 import { FormAlert } from "@/components/ui/alert";
+import { useFieldErrors } from "@/components/ui/use-field-errors";
 import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, experimentLabelsShape } from "@/lib/experiments/schemas";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
 import { FINALITY_POLICIES, PAPER_DELAYS_MS, SEPARATION_CONDITIONS, replayConfigSchema } from "@/lib/replay/config";
 import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/replay/display";
 import { PAPER_TRACE } from "@/lib/replay/trace";
 import { callApi } from "./api-client";
-
-type Errors = Partial<Record<string, string>>;
 
 /** The form's own schema: the API's config and labels, exactly as the route parses them. */
 const formSchema = replayConfigSchema.extend(experimentLabelsShape);
@@ -60,17 +59,10 @@ const numberOrNull = (raw: FormDataEntryValue | null) => (raw === null || String
  */
 export function NewExperimentForm() {
   const router = useRouter();
-  const formRef = useRef<HTMLFormElement>(null);
-  const [errors, setErrors] = useState<Errors>({});
+  const { formRef, errors, show } = useFieldErrors();
   const [busy, setBusy] = useState(false);
   const [name, setName] = useState("");
   const [notes, setNotes] = useState("");
-
-  function show(found: Errors) {
-    setErrors(found);
-    const first = Object.keys(found)[0];
-    if (first) formRef.current?.querySelector<HTMLElement>(`[data-field="${first}"]`)?.focus();
-  }
 
   async function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -92,7 +84,7 @@ export function NewExperimentForm() {
     };
     const parsed = formSchema.safeParse(input);
     if (!parsed.success) return show(fieldErrors(parsed.error.issues, input, FIELDS));
-    setErrors({});
+    show({});
     setBusy(true);
     const created = await callApi<{ id: string }>("/api/v1/experiments", "POST", parsed.data);
     setBusy(false);

@@ -22,6 +22,8 @@ export function ShareLinksTable({ links, showCreator }: { links: ShareLinkView[]
               <Link href={`/experiments/${l.resourceId}`}>experiment {l.resourceId?.slice(0, 8)}</Link>
             ) : l.resourceType === "run" ? (
               <Link href={`/runs/${l.resourceId}`}>run {l.resourceId?.slice(0, 8)}</Link>
+            ) : l.resourceType === "evaluation" ? (
+              <Link href={`/evaluations/${l.resourceId}`}>evaluation {l.resourceId?.slice(0, 8)}</Link>
             ) : (
               <Link href="/protocols">protocol matrix</Link>
             )}

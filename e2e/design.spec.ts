@@ -1,7 +1,7 @@
 import { mkdirSync, copyFileSync } from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
 import type { Page } from "@playwright/test";
 import { accounts } from "./accounts";
+import { drawCharts, seriousViolations } from "./page-checks";
 import { apiAs, expect, storageStateFor, test } from "./fixtures";
 
 // The design system in Chromium: every page passes axe (no serious or critical violation) in both
@@ -9,24 +9,6 @@ import { apiAs, expect, storageStateFor, test } from "./fixtures";
 // kept in test-results/), a runs table sorts by a column, and the README's two screenshots.
 // Independent tests: one failing does not skip the others.
 test.describe.configure({ mode: "default" });
-
-/** Brings every lazily drawn chart into view, so that a check or a screenshot sees them drawn. */
-async function drawCharts(page: Page): Promise<void> {
-  for (const chart of await page.locator("figure.chart").all()) {
-    await chart.scrollIntoViewIfNeeded();
-    // The chart module is fetched on first view: allow for a loaded machine.
-    await expect(chart.locator(".recharts-wrapper > svg.recharts-surface")).toBeVisible({ timeout: 20_000 });
-  }
-  await page.evaluate(() => window.scrollTo(0, 0));
-}
-
-/** axe's serious and critical findings on the page as it is, as readable lines (empty: none). */
-async function seriousViolations(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).withTags(["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]).analyze();
-  return results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} — ${v.nodes.slice(0, 3).map((n) => n.target.join(" ")).join(" | ")}`);
-}
 
 // One test per theme, each with its own time: axe over every page is slow on a loaded machine.
 for (const colorScheme of ["light", "dark"] as const) test(`every page passes axe with no serious or critical violation, in the ${colorScheme} theme`, async ({ browser }) => {
@@ -46,6 +28,7 @@ for (const colorScheme of ["light", "dark"] as const) test(`every page passes ax
     `/runs/${runId}`,
     "/effects",
     "/evaluations",
+    "/evaluations/import",
     "/protocols",
     `/protocols/${protocols.protocols[0]!.id}`,
     "/experiments/new",

@@ -34,7 +34,6 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isDeepStrictEqual, parseArgs } from "node:util";
-import type { Pool } from "undici";
 import { createAccount, createApiKey } from "../lib/auth/accounts";
 import { referenceExperimentSummary } from "../lib/dashboard/summary-reference";
 import { gridForRuns, loadSyntheticExperiment } from "../lib/testing/synthetic-runs";
@@ -43,7 +42,7 @@ import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma, type Db } from "../lib/db/prisma";
 import { experimentSummary } from "../lib/replay/summary";
 import { replaySummarySchema } from "../lib/replay/summary-schema";
-import { requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
+import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { firstLoadJsGzipBytes } from "./first-load-js";
 
@@ -84,12 +83,6 @@ const ms = (value: number) => `${value.toFixed(1)} ms`;
 const seconds = (value: number) => `${(value / 1000).toFixed(1)} s`;
 const thousands = (value: number) => value.toLocaleString("en-US");
 
-/** Nearest-rank percentile of a list of numbers. */
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
-}
-
 async function timed<T>(work: () => Promise<T>): Promise<{ value: T; ms: number }> {
   const started = performance.now();
   const value = await work();
@@ -106,32 +99,6 @@ async function timeSummary(db: Db, experimentId: string, times: number, summary 
   }
   return { summary: last!, p50: percentile(latencies, 50), p95: percentile(latencies, 95) };
 }
-
-interface HttpFigures {
-  p50Ms: number;
-  p95Ms: number;
-  bytes: number;
-}
-
-/** REQUESTS sequential GETs of `pathname` after the warm-up; every answer must be 200. */
-async function measure(pool: Pool, pathname: string, apiKey: string, check: (body: Buffer) => void): Promise<HttpFigures> {
-  const latencies: number[] = [];
-  let bytes = 0;
-  for (let i = 0; i < WARMUP_REQUESTS + REQUESTS; i++) {
-    const started = performance.now();
-    const response = await pool.request({ path: pathname, method: "GET", headers: { authorization: `Bearer ${apiKey}` } });
-    const body = Buffer.from(await response.body.arrayBuffer());
-    const elapsed = performance.now() - started;
-    if (response.statusCode !== 200) throw new Error(`GET ${pathname} answered ${response.statusCode}: ${body.toString("utf8").slice(0, 300)}`);
-    if (i === 0) check(body);
-    if (i < WARMUP_REQUESTS) continue;
-    latencies.push(elapsed);
-    bytes = Math.max(bytes, body.length);
-  }
-  return { p50Ms: round(percentile(latencies, 50)), p95Ms: round(percentile(latencies, 95)), bytes };
-}
-
-const round = (value: number) => Math.round(value * 10) / 10;
 
 async function main(): Promise<void> {
   const database = await startEmbeddedPostgres(dataDir, log);
@@ -164,13 +131,13 @@ async function main(): Promise<void> {
 
 
   let apiMatches = false;
-  const summaryApi = await measure(pool, `/api/v1/experiments/${experimentId}/summary`, key, (body) => {
+  const summaryApi = await measureGets(pool, `/api/v1/experiments/${experimentId}/summary`, { apiKey: key, warmup: WARMUP_REQUESTS, requests: REQUESTS, check: (body) => {
     apiMatches = isDeepStrictEqual(replaySummarySchema.parse(JSON.parse(body.toString("utf8"))), replaySummarySchema.parse(fast.summary));
-  });
+  } });
   let pageShowsExperiment = false;
-  const page = await measure(pool, `/experiments/${experimentId}`, key, (body) => {
+  const page = await measureGets(pool, `/experiments/${experimentId}`, { apiKey: key, warmup: WARMUP_REQUESTS, requests: REQUESTS, check: (body) => {
     pageShowsExperiment = body.toString("utf8").includes(experimentId);
-  });
+  } });
 
   // First-load JavaScript: every page, as an admin sees it; sign-in and a share link's page without an account.
   const shareResponse = await pool.request({

@@ -2,6 +2,7 @@
 // and its text alternative: the same n/N figures in words, so no number lives only in a picture.
 import type { FinalityDelayRow } from "@/lib/dashboard/experiment-aggregates";
 import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/replay/display";
+import type { EvaluationSummary } from "@/lib/evaluations/schemas";
 import type { ReplaySummary } from "@/lib/replay/summary-schema";
 
 export type ChartSpec =
@@ -9,7 +10,8 @@ export type ChartSpec =
   | { kind: "successes"; finality: ReplaySummary["finality"] }
   | { kind: "exposure"; separation: ReplaySummary["separation"] }
   | { kind: "units"; separation: ReplaySummary["separation"] }
-  | { kind: "delays"; delays: ReplaySummary["delays"] };
+  | { kind: "delays"; delays: ReplaySummary["delays"] }
+  | { kind: "evaluationRates"; summary: Pick<EvaluationSummary, "reported" | "final" | "bounds"> };
 
 /** A chart's title and its text alternative (n/N figures in words). */
 export function chartText(spec: ChartSpec): { title: string; description: string } {
@@ -43,6 +45,13 @@ export function chartText(spec: ChartSpec): { title: string; description: string
           .map((d) => `${d.nominalMs} ms: median ${d.medianMs.toFixed(3)}, p99 ${d.p99Ms.toFixed(3)} (n=${d.n})`)
           .join("; ")}.`,
       };
+    case "evaluationRates": {
+      const { reported, final, bounds } = spec.summary;
+      return {
+        title: "Reported against final-only success rate, with the bounds of the true rate",
+        description: `Reported counts every run as the harness recorded it; final-only counts final runs; the true rate over all runs lies between unresolved counted as failures and as successes. Reported: ${reported.successes}/${reported.n}; final only: ${final.successes}/${final.n}; bounds: ${bounds.lower.successes}/${bounds.lower.n} to ${bounds.upper.successes}/${bounds.upper.n}.`,
+      };
+    }
   }
 }
 

@@ -1,6 +1,6 @@
 "use client";
 
-import { Bar, BarChart, CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { Bar, BarChart, CartesianGrid, ErrorBar, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/replay/display";
 import { coincidentSeries, type ChartSpec } from "./chart-specs";
 
@@ -152,6 +152,33 @@ function chart(spec: ChartSpec): React.ReactElement {
           <Bar dataKey="Nominal" fill="var(--muted-foreground)" isAnimationActive={false} />
           <Bar dataKey="Median measured" fill={COLORS[0]} isAnimationActive={false} />
           <Bar dataKey="p99 measured" fill={COLORS[3]} isAnimationActive={false} />
+        </BarChart>
+      );
+    }
+    case "evaluationRates": {
+      const { reported, final, bounds } = spec.summary;
+      const lower = rate(bounds.lower.successes, bounds.lower.n);
+      const upper = rate(bounds.upper.successes, bounds.upper.n);
+      // The bounds bound the true rate over all runs: drawn as the range around the reported bar.
+      const data = [
+        { measure: "Reported (all runs)", share: rate(reported.successes, reported.n), n: reported.successes, of: reported.n, range: [rate(reported.successes, reported.n) - lower, upper - rate(reported.successes, reported.n)] },
+        { measure: "Final only (final runs)", share: rate(final.successes, final.n), n: final.successes, of: final.n, range: [0, 0] },
+      ];
+      return (
+        <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 4 }} accessibilityLayer={false}>
+          <CartesianGrid strokeDasharray="3 3" stroke="var(--chart-grid)" />
+          <XAxis dataKey="measure" interval={0} tick={<WrappedTick />} height={wrappedHeight(data.map((d) => d.measure))} />
+          <YAxis domain={[0, 1]} tickFormatter={pct} tick={AXIS} width={44} />
+          <Tooltip
+            {...TOOLTIP}
+            formatter={(_v: unknown, _n: unknown, item: { payload?: { n: number; of: number; measure: string } }) => [
+              `${ratioText(item.payload?.n ?? 0, item.payload?.of ?? 0)}${item.payload?.measure.startsWith("Reported") ? `; true rate between ${ratioText(bounds.lower.successes, bounds.lower.n)} and ${ratioText(bounds.upper.successes, bounds.upper.n)}` : ""}`,
+              "Successes",
+            ]}
+          />
+          <Bar dataKey="share" name="Success rate" fill={COLORS[0]} isAnimationActive={false}>
+            <ErrorBar dataKey="range" width={12} strokeWidth={2} stroke="var(--foreground)" direction="y" />
+          </Bar>
         </BarChart>
       );
     }

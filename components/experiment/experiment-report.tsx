@@ -13,7 +13,7 @@ import { formatDuration } from "@/lib/dashboard/time";
 import { FINALITY_POLICIES, SEPARATION_CONDITIONS, replayConfigSchema } from "@/lib/replay/config";
 import { CONDITION_LABELS, POLICY_LABELS, accountingRows, checksTally, describeGrid, formatMeanScore, formatMs } from "@/lib/replay/display";
 import { expectedRunCount } from "@/lib/replay/grid";
-import { ratio } from "@/lib/replay/format";
+import { percent, ratio } from "@/lib/replay/format";
 import type { ReplaySummary } from "@/lib/replay/summary-schema";
 import { formatWilson95 } from "@/lib/statistics/wilson";
 import { ChartFigure } from "./chart-figure";
@@ -66,7 +66,6 @@ function gridOf(config: unknown, summary: ReplaySummary): Table2Grid {
   return parsed.success ? parsed.data : { ...summary.config, finalityPolicies: [...FINALITY_POLICIES], separationConditions: [...SEPARATION_CONDITIONS] };
 }
 
-const percent = (n: number, of: number) => (of === 0 ? "—" : `${((100 * n) / of).toFixed(n === of || n === 0 ? 0 : 1)}%`);
 
 export interface ExperimentReportProps {
   experiment: ExperimentFacts;

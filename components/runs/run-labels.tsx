@@ -18,14 +18,21 @@ export function RunLabels({ run, explanation }: { run: RunListRow; explanation: 
           ["Final at scoring", run.finalAtScoring === null ? "n/a" : run.finalAtScoring ? "yes" : "no"],
         ]}
       />
-      <Alert tone="info" role="note" data-testid="label-explanation" title="Why these labels">
-        <p>{explanation.summary}</p>
-        {explanation.notes.map((note) => (
-          <p key={note} className="text-muted-foreground">
-            {note}
-          </p>
-        ))}
-      </Alert>
+      <LabelExplanation explanation={explanation} />
     </div>
+  );
+}
+
+/** Why a run's labels are what they are: one sentence, then its notes. */
+export function LabelExplanation({ explanation, tone = "info" }: { explanation: { summary: string; notes: readonly string[] }; tone?: "info" | "warning" }) {
+  return (
+    <Alert tone={tone} role="note" data-testid="label-explanation" title="Why these labels">
+      <p>{explanation.summary}</p>
+      {explanation.notes.map((note) => (
+        <p key={note} className="text-muted-foreground">
+          {note}
+        </p>
+      ))}
+    </Alert>
   );
 }

@@ -15,6 +15,8 @@ const KIND_LABELS: Record<TimelineEvent["kind"], string> = {
   reset: "reset",
   initialisation: "initialisation",
   read: "read",
+  write: "write",
+  inconclusive: "inconclusive evidence",
   scoring: "scoring",
   end: "end",
   voided_attempt: "voided attempt",

@@ -15,9 +15,10 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
+import type { ShareResourceType } from "@/lib/share/schemas";
 import { ShareLinkCells } from "./share-link-cells";
 
-type ResourceType = "experiment" | "run" | "protocol_matrix";
+type ResourceType = ShareResourceType;
 
 /** A link as GET /api/v1/share-links?resourceType=&resourceId= lists it. */
 interface ListedLink {

@@ -57,6 +57,8 @@ export type TimelineEventKind =
   | "reset"
   | "initialisation"
   | "read"
+  | "write"
+  | "inconclusive"
   | "scoring"
   | "end"
   | "voided_attempt";

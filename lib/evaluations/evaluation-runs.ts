@@ -132,15 +132,19 @@ export async function largestUnits(db: Db, evaluationId: string, limit = 10): Pr
   return z.array(z.object({ unit: z.string(), runs: z.coerce.number().int(), surfaces: z.array(z.string()) })).parse(rows);
 }
 
-/** The tools seen in the evaluation's effects and tool calls, each with its class under `policy` (unclassified when it names none). */
-export async function evaluationTools(db: Db, evaluationId: string, policy: EffectPolicy): Promise<{ tool: string; class: ToolClass }[]> {
-  const rows = z.array(z.object({ tool: z.string() })).parse(
+/**
+ * The tools seen in the evaluation's effects and tool calls, each with how many effects and calls
+ * name it and its class under `policy` (unclassified when it names none); counted in PostgreSQL.
+ */
+export async function evaluationTools(db: Db, evaluationId: string, policy: EffectPolicy): Promise<{ tool: string; class: ToolClass; effects: number; calls: number }[]> {
+  const rows = z.array(z.object({ tool: z.string(), effects: z.coerce.number().int(), calls: z.coerce.number().int() })).parse(
     await db.$queryRaw`
-      SELECT DISTINCT tool FROM evaluation_effects WHERE evaluation_id = ${evaluationId}::uuid
-      UNION
-      SELECT DISTINCT c->>'tool' FROM evaluation_runs r CROSS JOIN LATERAL jsonb_array_elements(r.tool_calls) c
-       WHERE r.evaluation_id = ${evaluationId}::uuid AND jsonb_typeof(r.tool_calls) = 'array'
-      ORDER BY 1`,
+      SELECT tool, sum(effects) AS effects, sum(calls) AS calls FROM (
+        SELECT tool, count(*) AS effects, 0 AS calls FROM evaluation_effects WHERE evaluation_id = ${evaluationId}::uuid GROUP BY tool
+        UNION ALL
+        SELECT c->>'tool', 0, count(*) FROM evaluation_runs r CROSS JOIN LATERAL jsonb_array_elements(r.tool_calls) c
+         WHERE r.evaluation_id = ${evaluationId}::uuid AND jsonb_typeof(r.tool_calls) = 'array' GROUP BY 1
+      ) seen GROUP BY tool ORDER BY tool`,
   );
-  return rows.map(({ tool }) => ({ tool, class: classifyTool(policy, tool) }));
+  return rows.map((row) => ({ ...row, class: classifyTool(policy, row.tool) }));
 }

@@ -3,6 +3,9 @@ import type { ReplaySummary } from "./summary-schema";
 /** "n/N": a rate is never shown without its denominator. */
 export const ratio = (n: number, of: number) => `${n}/${of}`;
 
+/** The percentage shown beside its n/N (a dash when there is nothing to divide by). */
+export const percent = (n: number, of: number) => (of === 0 ? "—" : `${((100 * n) / of).toFixed(n === of || n === 0 ? 0 : 1)}%`);
+
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();

@@ -1,6 +1,11 @@
 import type { Db } from "../db/prisma";
 import { Prisma, type OpenEffect, type Run } from "../generated/prisma/client";
 import { finalityByDelay, unresolvedRuns, type FinalityDelayRow } from "../dashboard/experiment-aggregates";
+import { evaluationTools, largestUnits } from "../evaluations/evaluation-runs";
+import { getEvaluation } from "../evaluations/get-evaluation";
+import { ApiError } from "../http/errors";
+import type { EffectPolicy, EvaluationSummary, ToolClass } from "../evaluations/schemas";
+import { evaluationSummary } from "../evaluations/summary";
 import { experimentSummary } from "../replay/summary";
 import type { ReplaySummary } from "../replay/summary-schema";
 import { consensusMatrix } from "../review/store";
@@ -44,7 +49,16 @@ export interface ProtocolMatrixShareContent {
   table3: Table3Row[];
 }
 
-export type ShareContent = ExperimentShareContent | RunShareContent | ProtocolMatrixShareContent;
+/** An evaluation's audit as shared: its figures, units and policy; its description and creator stay private, as an experiment's notes do. */
+export interface EvaluationShareContent {
+  kind: "evaluation";
+  evaluation: { id: string; name: string; harness: string | null; benchmark: string | null; createdAt: string; effectPolicyVersion: number; effectPolicy: EffectPolicy };
+  summary: EvaluationSummary;
+  largestUnits: { unit: string; runs: number; surfaces: string[] }[];
+  tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
+}
+
+export type ShareContent = ExperimentShareContent | RunShareContent | ProtocolMatrixShareContent | EvaluationShareContent;
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
@@ -57,6 +71,8 @@ export async function loadShareContent(db: Db, resourceType: ShareResourceType, 
       return resourceId === null ? null : loadRunContent(db, resourceId);
     case "protocol_matrix":
       return loadProtocolMatrixContent(db);
+    case "evaluation":
+      return resourceId === null ? null : loadEvaluationContent(db, resourceId);
     default:
       throw new Error(`share links cannot show a ${resourceType satisfies never}`);
   }
@@ -110,6 +126,8 @@ export async function shareResourceExists(db: Db, resourceType: ShareResourceTyp
       return (await db.experiment.findUnique(where)) !== null;
     case "run":
       return (await db.run.findUnique(where)) !== null;
+    case "evaluation":
+      return (await db.evaluation.findUnique(where)) !== null;
     default:
       throw new Error(`share links cannot point at a ${resourceType satisfies never}`);
   }
@@ -119,4 +137,18 @@ async function loadProtocolMatrixContent(db: Db): Promise<ProtocolMatrixShareCon
   const { protocols, matrix } = await consensusMatrix(db);
   const citations = new Map((await db.reviewProtocol.findMany({ select: { name: true, citation: true } })).map((p) => [p.name, p.citation]));
   return { kind: "protocol_matrix", protocols: protocols.map((name) => ({ name, citation: citations.get(name) ?? "" })), consensus: matrix, table3: computeTable3(protocols, matrix) };
+}
+
+async function loadEvaluationContent(db: Db, id: string): Promise<EvaluationShareContent | null> {
+  const evaluation = await getEvaluation(db, id);
+  if (!evaluation) return null;
+  // Deleted between the two reads: as gone as one never found.
+  const summary = await evaluationSummary(db, id).catch((error: unknown) => {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  });
+  if (!summary) return null;
+  const [units, tools] = await Promise.all([largestUnits(db, id), evaluationTools(db, id, evaluation.effectPolicy)]);
+  const { name, harness, benchmark, createdAt, effectPolicyVersion, effectPolicy } = evaluation;
+  return { kind: "evaluation", evaluation: { id, name, harness, benchmark, createdAt, effectPolicyVersion, effectPolicy }, summary, largestUnits: units, tools };
 }

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { queryFlag } from "../http/input";
 
-/** What a link can point at: one experiment, one run, or the protocol-review matrix (which has no id). */
-export const SHARE_RESOURCE_TYPES = ["experiment", "run", "protocol_matrix"] as const;
+/** What a link can point at: one experiment, one run, one evaluation, or the protocol-review matrix (which has no id). */
+export const SHARE_RESOURCE_TYPES = ["experiment", "run", "protocol_matrix", "evaluation"] as const;
 export type ShareResourceType = (typeof SHARE_RESOURCE_TYPES)[number];
 
 /** frozen: the content as it was when the link was made; live: the content as it is when opened. */
@@ -12,14 +12,14 @@ export type ShareMode = (typeof SHARE_MODES)[number];
 export const MAX_SHARE_LINK_DAYS = 3650;
 
 const resourceType = z.enum(SHARE_RESOURCE_TYPES, `resourceType must be one of ${SHARE_RESOURCE_TYPES.join(", ")}`);
-const resourceId = z.uuid("resourceId must be an experiment or run id (a UUID)");
+const resourceId = z.uuid("resourceId must be an experiment, run or evaluation id (a UUID)");
 
 /** An experiment or a run is named by its id; the protocol matrix, the only one of its kind, by none. */
 function resourceIdRule(action: string) {
   return (input: { resourceType?: ShareResourceType; resourceId?: string }, ctx: z.RefinementCtx) => {
     if (input.resourceType === undefined) return;
     const needsId = input.resourceType !== "protocol_matrix";
-    if (needsId && input.resourceId === undefined) ctx.addIssue({ code: "custom", path: ["resourceId"], message: `resourceId is required to ${action} ${input.resourceType === "experiment" ? "an" : "a"} ${input.resourceType}` });
+    if (needsId && input.resourceId === undefined) ctx.addIssue({ code: "custom", path: ["resourceId"], message: `resourceId is required to ${action} ${/^[aeiou]/.test(input.resourceType) ? "an" : "a"} ${input.resourceType}` });
     if (!needsId && input.resourceId !== undefined) ctx.addIssue({ code: "custom", path: ["resourceId"], message: "resourceId must be left out for the protocol matrix" });
   };
 }

@@ -87,3 +87,39 @@ export async function startBenchWeb(options: {
     }
   }
 }
+
+/** Nearest-rank percentile of a list of numbers. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+}
+
+export interface HttpFigures {
+  p50Ms: number;
+  p95Ms: number;
+  bytes: number;
+}
+
+const round = (value: number) => Math.round(value * 10) / 10;
+
+/**
+ * `requests` sequential GETs of `pathname` after `warmup` unmeasured ones, on the pool's keep-alive
+ * connection, without Accept-Encoding (the body's own size); every answer must be 200. A latency runs
+ * from sending to the body's last byte; bytes is the largest body seen; `check` reads the first.
+ */
+export async function measureGets(pool: Pool, pathname: string, options: { apiKey: string; warmup: number; requests: number; check: (body: Buffer) => void }): Promise<HttpFigures> {
+  const latencies: number[] = [];
+  let bytes = 0;
+  for (let i = 0; i < options.warmup + options.requests; i++) {
+    const started = performance.now();
+    const response = await pool.request({ path: pathname, method: "GET", headers: { authorization: `Bearer ${options.apiKey}` } });
+    const body = Buffer.from(await response.body.arrayBuffer());
+    const elapsed = performance.now() - started;
+    if (response.statusCode !== 200) throw new Error(`GET ${pathname} answered ${response.statusCode}: ${body.toString("utf8").slice(0, 300)}`);
+    if (i === 0) options.check(body);
+    if (i < options.warmup) continue;
+    latencies.push(elapsed);
+    bytes = Math.max(bytes, body.length);
+  }
+  return { p50Ms: round(percentile(latencies, 50)), p95Ms: round(percentile(latencies, 95)), bytes };
+}

@@ -1,6 +1,7 @@
 import { Eye } from "lucide-react";
 import type { Metadata } from "next";
 import { headers } from "next/headers";
+import { EvaluationReport } from "@/components/evaluations/evaluation-report";
 import { ExperimentReport } from "@/components/experiment/experiment-report";
 import { MatrixTable, Table3Table } from "@/components/review/matrix-report";
 import { RunReport } from "@/components/run-report";
@@ -36,7 +37,15 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
   }
   const { link, content, contentHash, snapshotAt } = opened;
   const what =
-    content.kind === "experiment" ? <>experiment “{experimentTitle(content.experiment)}”</> : content.kind === "run" ? "run" : "protocol review matrix";
+    content.kind === "experiment" ? (
+      <>experiment “{experimentTitle(content.experiment)}”</>
+    ) : content.kind === "evaluation" ? (
+      <>evaluation “{content.evaluation.name}”</>
+    ) : content.kind === "run" ? (
+      "run"
+    ) : (
+      "protocol review matrix"
+    );
   return (
     <>
       <Alert tone="info" role="note" data-testid="share-banner" className="mb-6" title={<>Read-only shared {what}</>}>
@@ -76,6 +85,20 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
         </>
       ) : content.kind === "run" ? (
         <RunReport content={content} />
+      ) : content.kind === "evaluation" ? (
+        <>
+          <PageHeader
+            title={<span data-testid="evaluation-name">{content.evaluation.name}</span>}
+            meta={
+              <>
+                <span>harness {content.evaluation.harness ?? "not given"}</span>
+                <span>benchmark {content.evaluation.benchmark ?? "not given"}</span>
+                <span>effect policy version {content.evaluation.effectPolicyVersion}</span>
+              </>
+            }
+          />
+          <EvaluationReport evaluation={content.evaluation} summary={content.summary} largestUnits={content.largestUnits} tools={content.tools} linksToRuns={false} />
+        </>
       ) : (
         <>
           <PageHeader title="Protocol review: consensus codes" description="The consensus code of each protocol and field, and Table 3 computed from them." />

@@ -1,0 +1,78 @@
+import { List } from "lucide-react";
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { Suspense } from "react";
+import { EvaluationReport } from "@/components/evaluations/evaluation-report";
+import { SharePanel } from "@/components/share/share-panel";
+import { buttonClass } from "@/components/ui/button";
+import { PageHeader } from "@/components/ui/page-header";
+import { PageLoading } from "@/components/ui/skeleton";
+import { Time } from "@/components/ui/time";
+import { requirePagePermission } from "@/lib/auth/guard";
+import { can } from "@/lib/auth/permissions";
+import { getDb } from "@/lib/db/client";
+import type { Db } from "@/lib/db/prisma";
+import { evaluationTools, largestUnits } from "@/lib/evaluations/evaluation-runs";
+import { getEvaluation, listEffectPolicyVersions } from "@/lib/evaluations/get-evaluation";
+import type { EvaluationDetail } from "@/lib/evaluations/schemas";
+import { evaluationSummary } from "@/lib/evaluations/summary";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Evaluation" };
+
+export default async function EvaluationPage({ params }: { params: Promise<{ id: string }> }) {
+  const { id } = await params;
+  const principal = await requirePagePermission("results:read", `/evaluations/${id}`);
+  const db = getDb();
+  // The audit's queries start beside the header's: the audit awaits them behind its loading state.
+  const loadingEvaluation = getEvaluation(db, id);
+  const results = loadAudit(db, id, loadingEvaluation);
+  results.catch(() => {}); // an unknown id ends the page (404) before the audit awaits them
+  const evaluation = await loadingEvaluation;
+  if (!evaluation) notFound();
+  return (
+    <>
+      <PageHeader
+        crumbs={[{ href: "/evaluations", label: "Evaluations" }]}
+        title={<span data-testid="evaluation-name">{evaluation.name}</span>}
+        meta={
+          <>
+            <span>harness {evaluation.harness ?? "not given"}</span>
+            <span>benchmark {evaluation.benchmark ?? "not given"}</span>
+            <span data-testid="policy-version">effect policy version {evaluation.effectPolicyVersion}</span>
+            <span>
+              created <Time iso={evaluation.createdAt} />
+              {evaluation.createdBy ? ` by ${evaluation.createdBy}` : ""}
+            </span>
+          </>
+        }
+        description={evaluation.description ? <span className="whitespace-pre-line">{evaluation.description}</span> : undefined}
+        actions={
+          <Link href={`/evaluations/${id}/runs`} className={buttonClass({ size: "sm" })}>
+            <List aria-hidden="true" />
+            Browse its runs
+          </Link>
+        }
+      />
+      <Suspense fallback={<PageLoading label="Loading the evaluation's audit…" />}>
+        <Audit evaluation={evaluation} edits={can(principal.role, "evaluation:write")} results={results} />
+      </Suspense>
+      {can(principal.role, "share:create") ? <SharePanel resourceType="evaluation" resourceId={id} /> : null}
+    </>
+  );
+}
+
+/** The summary, the largest units, the tools seen (under the policy, once read) and the policy's versions, queried in parallel. */
+const loadAudit = (db: Db, id: string, evaluation: Promise<EvaluationDetail | null>) =>
+  Promise.all([
+    evaluationSummary(db, id),
+    largestUnits(db, id),
+    evaluation.then((e) => (e ? evaluationTools(db, id, e.effectPolicy) : [])),
+    listEffectPolicyVersions(db, id),
+  ]);
+
+async function Audit({ evaluation, edits, results }: { evaluation: EvaluationDetail; edits: boolean; results: ReturnType<typeof loadAudit> }) {
+  const [summary, units, tools, versions] = await results;
+  return <EvaluationReport evaluation={evaluation} summary={summary} largestUnits={units} tools={tools} versions={versions} edits={edits} linksToRuns />;
+}

@@ -1,0 +1,136 @@
+import type { Metadata } from "next";
+import Link from "next/link";
+import { notFound } from "next/navigation";
+import { LabelText } from "@/components/runs/label-text";
+import { LabelExplanation } from "@/components/runs/run-labels";
+import { RunTimeline } from "@/components/runs/run-timeline";
+import { Badge } from "@/components/ui/badge";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Facts } from "@/components/ui/facts";
+import { PageHeader, Section } from "@/components/ui/page-header";
+import { DataTable, RowHead, Td } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
+import { requirePagePermission } from "@/lib/auth/guard";
+import { formatDuration } from "@/lib/dashboard/time";
+import { formatOffset } from "@/lib/dashboard/timeline";
+import { getDb } from "@/lib/db/client";
+import { INHERITED_LABELS } from "@/lib/evaluations/display";
+import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
+import { effectIntervals, evaluationRunTimeline, explainEvaluationRun } from "@/lib/evaluations/run-timeline";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Evaluation run" };
+
+const evidenceText = (evidence: unknown) => (typeof evidence === "string" ? evidence : JSON.stringify(evidence));
+
+export default async function EvaluationRunPage({ params }: { params: Promise<{ id: string; externalId: string }> }) {
+  const { id, externalId: encoded } = await params;
+  const externalId = decodeURIComponent(encoded);
+  await requirePagePermission("results:read", `/evaluations/${id}/runs/${encoded}`);
+  const db = getDb();
+  const [evaluation, run] = await Promise.all([db.evaluation.findUnique({ where: { id }, select: { name: true } }), getEvaluationRun(db, id, externalId)]);
+  if (!evaluation || !run) notFound();
+  const start = run.startedAt.getTime();
+  const since = (at: Date | null) => (at ? formatOffset(at.getTime() - start) : "not recorded");
+  const explanation = explainEvaluationRun(run);
+  const intervals = new Map(effectIntervals(run).map((i) => [i.effectId, i]));
+
+  return (
+    <>
+      <PageHeader
+        crumbs={[
+          { href: "/evaluations", label: "Evaluations" },
+          { href: `/evaluations/${id}`, label: evaluation.name },
+          { href: `/evaluations/${id}/runs`, label: "Runs" },
+        ]}
+        title={
+          <>
+            Run <code>{run.externalId}</code>
+          </>
+        }
+        meta={
+          <>
+            <Badge tone={run.finality === "final" ? "neutral" : "warning"} data-testid="run-finality">
+              {run.finality}
+            </Badge>
+            <span>
+              task <code>{run.taskId}</code>
+              {run.attempt !== null ? `, attempt ${run.attempt}` : ""}
+            </span>
+          </>
+        }
+      />
+      <div className="grid gap-6 xl:grid-cols-2">
+        <Facts
+          items={[
+            ["External id", <code key="id">{run.externalId}</code>],
+            ["Task", <code key="t">{run.taskId}</code>],
+            run.groupId ? ["Group", <code key="g">{run.groupId}</code>] : null,
+            ["Started", <Time key="s" iso={run.startedAt.toISOString()} />],
+            ["Scored", since(run.scoredAt)],
+            ["Ended", since(run.endedAt)],
+            run.score !== null ? ["Score", `${run.score}${run.threshold !== null ? ` (threshold ${run.threshold})` : ""}`] : null,
+          ]}
+        />
+        <Facts
+          items={[
+            ["Endpoint label", <LabelText key="e" value={run.endpointLabel} />, "endpoint-label"],
+            ["Terminal label", <LabelText key="t" value={run.terminalLabel} />, "terminal-label"],
+            ["Finality", run.finality, "finality"],
+            ["Why unresolved", run.unresolvedReason ? <code key="r">{run.unresolvedReason}</code> : "—", "unresolved-reason"],
+            ["Analysis unit", run.analysisUnit ? <Link key="u" href={`/evaluations/${id}/runs?unit=${run.analysisUnit}`}>unit {run.analysisUnit}</Link> : "its own"],
+            ["Inherited state", INHERITED_LABELS[run.inheritedState]],
+          ]}
+        />
+      </div>
+
+      <Section title="Labels and why">
+        <LabelExplanation explanation={explanation} tone={run.finality === "final" ? "info" : "warning"} />
+      </Section>
+
+      <Section title="Timeline" description="Every timed event of the record, as time since the run's start; the scoring marker is the row “scoring”.">
+        <RunTimeline events={evaluationRunTimeline(run)} role="single" />
+      </Section>
+
+      <Section title={`Open-effects records (${run.effects.length})`} description="Each effect's open interval runs from its request to its first terminal evidence; an effect still open at scoring makes the label unresolved.">
+        {run.effects.length === 0 ? (
+          <EmptyState title="This run recorded no effect" />
+        ) : (
+          <DataTable caption="Effects, their open interval and the evidence that resolved them" columns={["Effect", "Tool", "Surface, handle", "Status at scoring", "Open interval", "Resolution evidence"]} testId="run-effects">
+            {run.effects.map((effect) => {
+              const interval = intervals.get(effect.effect_id)!;
+              return (
+                <tr key={effect.effect_id}>
+                  <RowHead>
+                    <code>{effect.effect_id}</code>
+                  </RowHead>
+                  <Td>
+                    <code>{effect.tool}</code>
+                  </Td>
+                  <Td className="[overflow-wrap:anywhere]">
+                    {effect.surface ? <code>{effect.surface}</code> : "no surface"}, {effect.handle ? <code>{effect.handle}</code> : "no handle"}
+                  </Td>
+                  <Td>{effect.status_at_scoring}</Td>
+                  <Td className="tabular-nums">
+                    {formatOffset(interval.fromMs)} to {interval.toMs === null ? "still open (no terminal evidence)" : `${formatOffset(interval.toMs)} (${formatDuration(interval.toMs - interval.fromMs)})`}
+                    {interval.toMs !== null ? <span className="block text-xs text-muted-foreground">{interval.endedByScoring ? "ended by scoring" : "ended after scoring"}</span> : null}
+                  </Td>
+                  <Td className="[overflow-wrap:anywhere]">
+                    {effect.resolutions.length === 0
+                      ? "none"
+                      : effect.resolutions.map((r, i) => (
+                          <p key={i}>
+                            {r.status} at {formatOffset(Date.parse(r.at) - start)}: {evidenceText(r.evidence)}
+                            {r.verifiedBy ? `, verified by ${r.verifiedBy}` : ""} ({r.source === "posted" ? "posted later" : "in the record"})
+                          </p>
+                        ))}
+                  </Td>
+                </tr>
+              );
+            })}
+          </DataTable>
+        )}
+      </Section>
+    </>
+  );
+}

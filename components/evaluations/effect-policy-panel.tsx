@@ -1,0 +1,84 @@
+import { Badge } from "@/components/ui/badge";
+import { EmptyState } from "@/components/ui/empty-state";
+import { Section } from "@/components/ui/page-header";
+import { DataTable, RowHead, Td } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
+import type { EvaluationDetail, ToolClass } from "@/lib/evaluations/schemas";
+import { LazyPolicyVersionForm } from "./lazy-policy-version-form";
+
+/** The policy in force (its version and rows), the tools seen in the runs with their counts and classes, the earlier versions, and the form for a new one. */
+export function EffectPolicyPanel({
+  evaluation,
+  tools,
+  versions,
+  edits,
+}: {
+  evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy">;
+  tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
+  versions: { version: number; tools: Record<string, string>; createdAt: Date }[];
+  edits: boolean;
+}) {
+  const declared = Object.entries(evaluation.effectPolicy.tools);
+  return (
+    <Section title={`Effect policy, version ${evaluation.effectPolicyVersion}`} id="policy" description="How each tool's effects end. A tool the policy does not name is unclassified: relevant, and its runs unresolved, never silently read-only.">
+      <div className="grid gap-4 lg:grid-cols-2">
+        {declared.length === 0 ? (
+          <EmptyState title="This version names no tool">
+            <p>Every tool is unclassified.</p>
+          </EmptyState>
+        ) : (
+          <DataTable caption={`Declared in version ${evaluation.effectPolicyVersion}`} columns={["Tool or pattern", "Class"]} testId="policy-declared">
+            {declared.map(([tool, cls]) => (
+              <tr key={tool}>
+                <RowHead>
+                  <code>{tool}</code>
+                </RowHead>
+                <Td>{cls}</Td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+        {tools.length === 0 ? (
+          <EmptyState title="No tool seen yet">
+            <p>The runs name no tool in their effects or tool calls.</p>
+          </EmptyState>
+        ) : (
+          <DataTable caption="Tools seen in the runs" columns={["Tool", "Effects", "Tool calls", "Class"]} numericColumns={[1, 2]} testId="tools-seen">
+            {tools.map((t) => (
+              <tr key={t.tool}>
+                <RowHead>
+                  <code>{t.tool}</code>
+                </RowHead>
+                <Td numeric>{t.effects}</Td>
+                <Td numeric>{t.calls}</Td>
+                <Td>{t.class === "unclassified" ? <Badge tone="warning">unclassified</Badge> : t.class}</Td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
+      </div>
+      {versions.length > 1 ? (
+        <details className="rounded-lg border border-border bg-card p-4">
+          <summary className="cursor-pointer text-sm font-medium">Every version ({versions.length})</summary>
+          <ol className="mt-3 space-y-1 text-sm">
+            {versions.map((v) => (
+              <li key={v.version}>
+                Version {v.version}, <Time iso={v.createdAt.toISOString()} />:{" "}
+                {Object.entries(v.tools)
+                  .map(([tool, cls]) => `${tool} → ${cls}`)
+                  .join("; ") || "no tool named"}
+              </li>
+            ))}
+          </ol>
+        </details>
+      ) : null}
+      {edits ? (
+        <LazyPolicyVersionForm
+          evaluationId={evaluation.id}
+          policy={evaluation.effectPolicy}
+          unclassified={tools.filter((t) => t.class === "unclassified").map((t) => t.tool)}
+        />
+      ) : null}
+    </Section>
+  );
+}

@@ -1,0 +1,70 @@
+import { ChartFigure } from "@/components/experiment/chart-figure";
+import { Section } from "@/components/ui/page-header";
+import { StatCard, StatGrid } from "@/components/ui/stat-card";
+import { REASON_LABELS } from "@/lib/evaluations/display";
+import { UNRESOLVED_REASONS, type EvaluationSummary } from "@/lib/evaluations/schemas";
+import { percent, ratio } from "@/lib/replay/format";
+
+/** The headline figures side by side, each n/N with its population named, and the rates' chart below them. */
+export function EvaluationFigures({ summary }: { summary: EvaluationSummary }) {
+  const { reported, final, unresolved, disagreements, bounds, units, exposures, runs } = summary;
+  const reasons = UNRESOLVED_REASONS.filter((r) => unresolved.byReason[r]).map((r) => `${REASON_LABELS[r]}: ${unresolved.byReason[r]}`);
+  return (
+    <>
+      <StatGrid>
+        <StatCard label="Reported success rate" value={percent(reported.successes, reported.n)} ratio={{ n: reported.successes, of: reported.n, what: "successes of all runs, as recorded" }} meaning="What the harness reported at the endpoint." testId="stat-reported" />
+        <StatCard
+          label="Final-only success rate"
+          value={percent(final.successes, final.n)}
+          ratio={{ n: final.successes, of: final.n, what: "successes of final runs" }}
+          meaning="Only runs whose every relevant effect was terminal at scoring."
+          tone="success"
+          testId="stat-final"
+        />
+        <StatCard
+          label="Unresolved"
+          value={percent(unresolved.n, runs)}
+          ratio={{ n: unresolved.n, of: runs, what: "runs unresolved, of all runs" }}
+          meaning={reasons.length ? `By reason: ${reasons.join("; ")}.` : "Every run's label is final."}
+          tone={unresolved.n ? "warning" : undefined}
+          testId="stat-unresolved"
+        />
+        <StatCard
+          label="True success rate lies between"
+          value={`${percent(bounds.lower.successes, bounds.lower.n)} – ${percent(bounds.upper.successes, bounds.upper.n)}`}
+          interval={`${ratio(bounds.lower.successes, bounds.lower.n)} to ${ratio(bounds.upper.successes, bounds.upper.n)} of all runs`}
+          meaning="Unresolved runs counted as failures, then as successes."
+          testId="stat-bounds"
+        />
+        <StatCard
+          label="Disagreements"
+          value={percent(disagreements.n, disagreements.of)}
+          ratio={{ n: disagreements.n, of: disagreements.of, what: "runs with a terminal label" }}
+          meaning="The terminal label differs from the endpoint label."
+          tone={disagreements.n ? "danger" : undefined}
+          testId="stat-disagreements"
+        />
+        <StatCard
+          label="Analysis units"
+          value={units.analysisUnits}
+          ratio={{ n: units.analysisUnits, of: units.runRows, what: "units of run rows" }}
+          meaning={`Runs connected through shared state form one unit; the largest holds ${units.largest} run${units.largest === 1 ? "" : "s"}.`}
+          tone={units.analysisUnits < units.runRows ? "warning" : undefined}
+          testId="stat-units"
+        />
+        <StatCard
+          label="Exposures"
+          value={percent(exposures.n, exposures.of)}
+          ratio={{ n: exposures.n, of: exposures.of, what: "runs that received another run's state, of all runs" }}
+          meaning={`Internal: ${summary.inheritedState.internal}; public: ${summary.inheritedState.public}.`}
+          tone={exposures.n ? "danger" : undefined}
+          testId="stat-exposures"
+        />
+        <StatCard label="Effect policy" value={`version ${summary.effectPolicyVersion}`} meaning="Every figure on this page was computed under this version." tone="muted" testId="stat-policy" />
+      </StatGrid>
+      <Section title="Reported against final-only" id="rates">
+        <ChartFigure spec={{ kind: "evaluationRates", summary: { reported, final, bounds } }} />
+      </Section>
+    </>
+  );
+}

@@ -1,0 +1,33 @@
+import type { EvaluationDetail, EvaluationSummary, ToolClass } from "@/lib/evaluations/schemas";
+import { UnitsPanel, UnresolvedPanel } from "./audit-panels";
+import { EffectPolicyPanel } from "./effect-policy-panel";
+import { EvaluationFigures } from "./evaluation-figures";
+
+/** An evaluation's audit: the figures, unresolved runs, units and the policy; on its page and behind a share link (no run links, no editing). */
+export function EvaluationReport({
+  evaluation,
+  summary,
+  largestUnits,
+  tools,
+  versions = [],
+  edits = false,
+  linksToRuns,
+}: {
+  evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy">;
+  summary: EvaluationSummary;
+  largestUnits: { unit: string; runs: number; surfaces: string[] }[];
+  tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
+  versions?: { version: number; tools: Record<string, string>; createdAt: Date }[];
+  edits?: boolean;
+  linksToRuns: boolean;
+}) {
+  const runsOf = linksToRuns ? evaluation.id : null;
+  return (
+    <>
+      <EvaluationFigures summary={summary} />
+      <UnresolvedPanel evaluationId={runsOf} unresolved={summary.unresolved} runs={summary.runs} />
+      <UnitsPanel evaluationId={runsOf} units={summary.units} largest={largestUnits} />
+      <EffectPolicyPanel evaluation={evaluation} tools={tools} versions={versions} edits={edits} />
+    </>
+  );
+}

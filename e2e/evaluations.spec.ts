@@ -1,0 +1,97 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { promisify } from "node:util";
+import { accounts } from "./accounts";
+import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
+import { drawCharts, seriousViolations } from "./page-checks";
+import { evaluationClient } from "../lib/evaluations/client";
+import { at, workedExample } from "../lib/testing/evaluation-example";
+
+// An evaluation end to end in Chromium: an editor creates it in the form (the effect policy in the
+// editor), its runs arrive through `npm run ingest` (a JSONL file), and the page shows the worked example's
+// figures (docs/evaluations.md) as n/N and the unresolved run's reason, and a frozen share link shows them; the new pages pass axe.
+test.describe.configure({ mode: "serial" });
+test.use({ storageState: async ({}, use) => use(await storageStateFor("editor")) });
+
+test("an evaluation created in the form shows the worked example's figures and the unresolved run's reason; its pages pass axe", async ({ page }) => {
+  // Seven pages with axe, on a machine others share: axe alone can take several seconds a page.
+  test.setTimeout(300_000);
+  await page.goto("/evaluations/new");
+  expect(await seriousViolations(page)).toEqual([]);
+
+  // A policy row without a tool name is refused in the form's words, and nothing is sent.
+  await page.getByRole("button", { name: "Add a tool" }).click();
+  await page.getByRole("button", { name: "Create evaluation" }).click();
+  await expect(page.locator("#name-error")).toHaveText("Name must not be empty");
+  await page.getByLabel("Name", { exact: true }).fill("worked example (e2e)");
+  await page.getByRole("button", { name: "Create evaluation" }).click();
+  await expect(page.locator("#effectPolicy-error")).toHaveText("Effect policy: row 1 has no tool name; enter a tool's name or a pattern with *, or remove the row");
+
+  await page.getByLabel("Harness (optional)").fill("inspect");
+  await page.getByLabel("Benchmark (optional)").fill("bank-bench");
+  await page.getByLabel("Tool name or pattern, row 1").fill("bank.transfer");
+  await page.getByLabel("Class, row 1").selectOption("async_handle");
+  await page.getByRole("button", { name: "Add a tool" }).click();
+  await page.getByLabel("Tool name or pattern, row 2").fill("bank.read");
+  await page.getByLabel("Class, row 2").selectOption("read_only");
+  await page.getByRole("button", { name: "Create evaluation" }).click();
+  await expect(page).toHaveURL(/\/evaluations\/[0-9a-f-]{36}$/);
+  const id = page.url().split("/").at(-1)!;
+  await expect(page.getByTestId("evaluation-name")).toHaveText("worked example (e2e)");
+  await expect(page.getByTestId("policy-declared")).toContainText("bank.transfer");
+
+  // The runs through the CLI, then the late evidence for r1's transfer (it ended after r1 was scored).
+  const apiKey = accounts().users.editor.apiKey;
+  mkdirSync("test-results", { recursive: true });
+  const file = "test-results/evaluation-worked-example.jsonl";
+  writeFileSync(file, workedExample().map((run) => JSON.stringify(run)).join("\n") + "\n");
+  const ingested = await promisify(execFile)("npm", ["run", "-s", "ingest", "--", "--evaluation", id, file], { env: { ...process.env, BOUNDARY_LAB_API_KEY: apiKey, BOUNDARY_LAB_URL: BASE_URL } });
+  expect(ingested.stdout.trim().split("\n")).toEqual(["1\tr1\tcreated", "2\tr2\tcreated", "3\tr3\tcreated"]);
+  const client = evaluationClient({ baseUrl: BASE_URL, apiKey });
+  await client.appendResolution(id, "e1", { status: "completed", at: at(8), evidence: "ledger entry 8812", verifiedBy: "reconciler" });
+
+  await page.reload();
+  await expect(page.getByTestId("stat-reported")).toContainText("3/3 successes of all runs, as recorded");
+  await expect(page.getByTestId("stat-final")).toContainText("2/2 successes of final runs");
+  await expect(page.getByTestId("stat-unresolved")).toContainText("1/3 runs unresolved, of all runs");
+  await expect(page.getByTestId("stat-unresolved")).toContainText("resolved, but after the run was scored: 1");
+  await expect(page.getByTestId("stat-bounds")).toContainText("2/3 to 3/3 of all runs");
+  await expect(page.getByTestId("stat-disagreements")).toContainText("1/1 runs with a terminal label");
+  await expect(page.getByTestId("stat-units")).toContainText("1/3 units of run rows");
+  await expect(page.getByTestId("stat-exposures")).toContainText("2/3 runs that received another run's state");
+  await expect(page.getByTestId("unresolved-by-reason")).toContainText("resolved_after_scoring");
+  await expect(page.getByTestId("unresolved-by-tool")).toContainText("bank.transfer");
+  await expect(page.getByTestId("largest-units")).toContainText("service:banking.balance");
+  await expect(page.getByTestId("tools-seen")).toContainText("async_handle");
+  await expect(page.getByRole("img", { name: /Reported: 3\/3; final only: 2\/2; bounds: 2\/3 to 3\/3/ })).toBeAttached();
+  await drawCharts(page);
+  expect(await seriousViolations(page)).toEqual([]);
+
+  // The unresolved run, from the list filtered by finality.
+  await page.goto(`/evaluations/${id}/runs?finality=unresolved`);
+  await expect(page.getByTestId("evaluation-run-link")).toHaveCount(1);
+  expect(await seriousViolations(page)).toEqual([]);
+  await page.getByTestId("evaluation-run-link").click();
+  await expect(page).toHaveURL(new RegExp(`/evaluations/${id}/runs/r1$`));
+  await expect(page.getByTestId("unresolved-reason")).toHaveText("resolved_after_scoring");
+  await expect(page.getByTestId("label-explanation")).toContainText("effect e1 (bank.transfer) was open at scoring — resolved, but after the run was scored");
+  await expect(page.getByTestId("run-effects")).toContainText("ledger entry 8812");
+  await expect(page.getByTestId("run-effects")).toContainText("ended after scoring");
+  expect(await seriousViolations(page)).toEqual([]);
+
+  // A frozen share link: the same figures for a reader without an account.
+  const shared = await page.request.post("/api/v1/share-links", { data: { resourceType: "evaluation", resourceId: id }, headers: { origin: BASE_URL } });
+  expect(shared.status(), await shared.text()).toBe(201);
+  const anonymous = await page.context().browser()!.newContext();
+  const reader = await anonymous.newPage();
+  await reader.goto(((await shared.json()) as { url: string }).url);
+  await expect(reader.getByTestId("share-banner")).toContainText("Read-only shared evaluation “worked example (e2e)”");
+  await expect(reader.getByTestId("stat-final")).toContainText("2/2 successes of final runs");
+  await expect(reader.getByTestId("unresolved-by-reason")).toContainText("resolved_after_scoring");
+  await anonymous.close();
+
+  await page.goto("/evaluations?name=worked+example");
+  await expect(page.getByTestId("evaluations")).toContainText("3/3");
+  await expect(page.getByTestId("evaluations")).toContainText("2/2");
+  expect(await seriousViolations(page)).toEqual([]);
+});

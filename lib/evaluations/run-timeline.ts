@@ -1,0 +1,62 @@
+// An evaluation run's events as time since its start, and why its label is what it is. Pure: the
+// run page reads the stored record through these.
+import type { TimelineEvent } from "../dashboard/timeline";
+import { REASON_LABELS } from "./display";
+import type { EvaluationRunDetail } from "./evaluation-runs";
+
+type Draft = Omit<TimelineEvent, "offsetMs" | "actor">;
+const RESOLUTION_KINDS = { completed: "application", failed: "failure", cancelled: "cancellation", unknown: "inconclusive" } as const;
+
+/** Every timed event of the record (start, tool calls, effects with their resolutions, touches, resets, scoring, end), in order, offsets in ms from the start. */
+export function evaluationRunTimeline(run: EvaluationRunDetail): TimelineEvent[] {
+  const drafts: Draft[] = [{ kind: "trace", atMs: run.startedAt.getTime(), label: "The run started" }];
+  for (const call of Array.isArray(run.toolCalls) ? (run.toolCalls as { tool?: unknown; at?: unknown; callId?: unknown }[]) : []) {
+    if (typeof call.at === "string") drafts.push({ kind: "trace", atMs: Date.parse(call.at), label: `Tool call ${String(call.tool)}${call.callId ? ` (${String(call.callId)})` : ""}` });
+  }
+  for (const effect of run.effects) {
+    drafts.push({ kind: "request", atMs: effect.requested_at.getTime(), label: `Effect ${effect.effect_id} requested: ${effect.tool}${effect.surface ? ` on ${effect.surface}` : ""}` });
+    if (effect.acknowledged_at) drafts.push({ kind: "acknowledgement", atMs: effect.acknowledged_at.getTime(), label: `Effect ${effect.effect_id} acknowledged${effect.handle ? ` (handle ${effect.handle})` : ""}` });
+    for (const resolution of effect.resolutions) {
+      drafts.push({
+        kind: RESOLUTION_KINDS[resolution.status as keyof typeof RESOLUTION_KINDS] ?? "inconclusive",
+        atMs: Date.parse(resolution.at),
+        label: `Effect ${effect.effect_id} ${resolution.status}, by ${resolution.source === "posted" ? "evidence posted later" : "the record's evidence"}${resolution.verifiedBy ? ` (verified by ${resolution.verifiedBy})` : ""}`,
+      });
+    }
+  }
+  for (const touch of run.touches) drafts.push({ kind: touch.op === "write" ? "write" : "read", atMs: touch.at.getTime(), label: `${touch.op === "score" ? "scored on" : touch.op} ${touch.surface}${touch.public ? " (public)" : ""}` });
+  for (const reset of run.resets) drafts.push({ kind: "reset", atMs: reset.at.getTime(), label: `Reset of ${reset.surface}, ${reset.verified ? "verified" : "not verified"}` });
+  drafts.push({ kind: "scoring", atMs: run.scoredAt.getTime(), label: `Scored: ${run.endpointLabel} at the endpoint` });
+  if (run.endedAt) drafts.push({ kind: "end", atMs: run.endedAt.getTime(), label: "The run ended" });
+  const start = run.startedAt.getTime();
+  // A stable order: by time, the scoring marker after what happened at the same instant.
+  return drafts
+    .map((d, i) => ({ ...d, i }))
+    .sort((a, b) => a.atMs - b.atMs || Number(a.kind === "scoring") - Number(b.kind === "scoring") || a.i - b.i)
+    .map(({ i: _i, ...d }) => ({ ...d, actor: "single" as const, offsetMs: d.atMs - start }));
+}
+
+/** Each effect's open interval: from its request to its first terminal evidence (or still open), and whether it ended by scoring. */
+export function effectIntervals(run: EvaluationRunDetail): { effectId: string; fromMs: number; toMs: number | null; endedByScoring: boolean }[] {
+  const start = run.startedAt.getTime();
+  const scored = run.scoredAt.getTime() - start;
+  return run.effects.map((effect) => {
+    const ended = effect.resolutions.find((r) => r.status !== "unknown");
+    const toMs = ended ? Date.parse(ended.at) - start : null;
+    return { effectId: effect.effect_id, fromMs: effect.requested_at.getTime() - start, toMs, endedByScoring: toMs !== null && toMs <= scored };
+  });
+}
+
+/** Why the run's label is final or unresolved, and what a disagreement means, in sentences. */
+export function explainEvaluationRun(run: EvaluationRunDetail): { summary: string; notes: string[] } {
+  const notes: string[] = [];
+  if (run.terminalLabel && run.disagreement) notes.push(`The terminal label (${run.terminalLabel}) differs from the endpoint label (${run.endpointLabel}): a disagreement.`);
+  if (run.inheritedState !== "none") notes.push(`It received another run's state (${run.inheritedState}), so it shares analysis unit ${run.analysisUnit} with the runs that reached it.`);
+  if (run.finality === "final")
+    return { summary: `Final: every relevant effect was terminal when the run was scored, so the endpoint label (${run.endpointLabel}) stands.`, notes };
+  const reason = run.unresolvedReason ? REASON_LABELS[run.unresolvedReason] : "an effect was open";
+  return {
+    summary: `Unresolved, not failed: effect ${run.unresolvedEffectId ?? "?"} (${run.unresolvedTool ?? "unknown tool"}) was open at scoring — ${reason}. The endpoint label (${run.endpointLabel}) counts only in the reported rate.`,
+    notes,
+  };
+}

@@ -1,0 +1,272 @@
+// `npm run bench:ingest -- --json FILE [--runs N] [--clients N]`: evaluation ingestion through the
+// HTTP API against PostgreSQL's own COPY, and the evaluation page and summary at that size.
+//
+//  1. A fresh embedded PostgreSQL in a temp folder (never the user's data), migrated; the web server
+//     (workers/web.ts, the production build: run `npx next build` first) on a free loopback port; an
+//     editor with an API key.
+//  2. Evaluation A, created over HTTP with a policy naming most tools. N runs (default 1,000,000),
+//     generated deterministically per run (0, 1 or 2 effects, one on average, most with a handle and
+//     evidence; 0 to 4 surface touches, two on average, a tenth of them on surfaces shared across
+//     tasks; two to four tool calls), sent in batches of 1,000 by CLIENTS concurrent clients
+//     (default 4) through the typed client (lib/evaluations/client.ts): validation, the audit and
+//     storage all run, as for any harness. ingestRunsPerSecond = N / wall time of the whole ingest.
+//  3. Evaluation B, and the same rows (A's stored runs, effects, resolutions, touches, resets,
+//     surface links and unit sizes; B's id, run ids shifted past A's) loaded with COPY … FROM STDIN,
+//     20,000 runs a chunk, one connection. The chunks are formatted before their COPY; only the COPY
+//     statements are timed. copyRunsPerSecond = N / their summed time. B's summary must equal A's.
+//  4. GET /evaluations/<A> and GET /api/v1/evaluations/<A>/summary, 50 times each after 5 warm-up
+//     requests, one at a time on one keep-alive connection (lib/testing/bench-web.ts measureGets);
+//     then the first-load JavaScript of each evaluation page (scripts/first-load-js.ts), printed.
+//
+// Writes FILE as {runs, ingestRunsPerSecond, copyRunsPerSecond, ratio, page: {p50Ms, p95Ms, bytes},
+// summaryApi: {p50Ms, p95Ms, bytes}} and prints the same with the targets (ratio ≥ 0.5; p95 ≤ 200 ms
+// and ≤ 150 KB), never asserted. The clients share the machine with the server and PostgreSQL.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { isDeepStrictEqual, parseArgs } from "node:util";
+import pg from "pg";
+import { createAccount, createApiKey } from "../lib/auth/accounts";
+import { startEmbeddedPostgres } from "../lib/db/embedded";
+import { ensureMigrated } from "../lib/db/migrate";
+import { createPrisma } from "../lib/db/prisma";
+import { evaluationClient } from "../lib/evaluations/client";
+import { createEvaluation } from "../lib/evaluations/create-evaluation";
+import { evaluationTools, largestUnits } from "../lib/evaluations/evaluation-runs";
+import { getEvaluation, listEffectPolicyVersions } from "../lib/evaluations/get-evaluation";
+import { ingestRuns } from "../lib/evaluations/ingest";
+import { runRecordSchema, type RunRecord } from "../lib/evaluations/schemas";
+import { evaluationSummary } from "../lib/evaluations/summary";
+import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
+import { orderedShutdown } from "../lib/testing/ordered-shutdown";
+import { copyFrom, copyText } from "../lib/testing/pg-copy";
+import { seededRandom } from "../lib/testing/seeded-random";
+import { firstLoadJsGzipBytes } from "./first-load-js";
+
+const log = (line: string) => console.error(`bench:ingest: ${line}`);
+
+function usage(problem: string): never {
+  console.error(`bench:ingest: ${problem}\nusage: npm run bench:ingest -- [--json FILE] [--runs N (default 1000000)] [--clients N (default 4)]`);
+  process.exit(2);
+}
+
+let values: { json?: string; runs: string; clients: string };
+try {
+  ({ values } = parseArgs({ options: { json: { type: "string" }, runs: { type: "string", default: "1000000" }, clients: { type: "string", default: "4" } }, strict: true }));
+} catch (error) {
+  usage((error as Error).message);
+}
+const RUNS = Number(values.runs);
+const CLIENTS = Number(values.clients);
+if (!Number.isInteger(RUNS) || RUNS < 1 || RUNS > 10_000_000) usage("--runs must be an integer from 1 to 10000000");
+if (!Number.isInteger(CLIENTS) || CLIENTS < 1 || CLIENTS > 64) usage("--clients must be an integer from 1 to 64");
+const BATCH = 1_000;
+const COPY_CHUNK_RUNS = 20_000;
+const REQUESTS = 50;
+const WARMUP_REQUESTS = 5;
+
+requireProductionBuild("bench:ingest", log);
+const dataDir = mkdtempSync(path.join(tmpdir(), "bl-bench-ingest-"));
+const stack = orderedShutdown({ dataDir, stopTimeoutMs: 15_000, log, signalExitCode: 130, logReasonOnSuccess: false });
+
+const POLICY = { tools: { "bank.transfer": "async_handle", "email.send": "external", "db.update": "sync_confirmed", "search.*": "read_only" } } as const;
+/** files.write is left out of the policy: its runs are unclassified, as a real policy's gaps would be. */
+const EFFECT_TOOLS = ["bank.transfer", "bank.transfer", "email.send", "db.update", "db.update", "files.write"];
+const CALL_TOOLS = ["search.orders", "search.users", "bank.read", "db.update"];
+const BASE_MS = Date.parse("2026-11-01T00:00:00Z");
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Run `i`, the same every time: its own random sequence, so that clients generate their batches independently. */
+function syntheticRun(i: number): RunRecord {
+  const random = seededRandom(i + 1);
+  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+  const task = `task-${i % 2_000}`;
+  const start = BASE_MS + i * 1_500;
+  const scored = start + 20_000 + Math.floor(random() * 40_000);
+  const surfaceFor = () => (random() < 0.1 ? `db:inventory/${i % 97}` : `db:orders/${task}-${i}`);
+  const effectCount = Math.floor(random() * 3); // 0, 1 or 2: one on average
+  const touchCount = Math.floor(random() * 5); // 0 to 4: two on average
+  const effects = Array.from({ length: effectCount }, (_, k) => {
+    const tool = pick(EFFECT_TOOLS);
+    const requested = start + 2_000 + k * 5_000 + Math.floor(random() * 3_000);
+    const settled = random();
+    const endsAt = requested + 500 + Math.floor(random() * 30_000);
+    return {
+      effectId: `e${k}`,
+      tool,
+      callId: `call-${k}`,
+      tracePosition: 2 + k,
+      arguments: { amount: Math.floor(random() * 10_000), currency: "EUR" },
+      surface: surfaceFor(),
+      handle: random() < 0.95 ? `h-${i}-${k}` : undefined,
+      requestedAt: iso(requested),
+      acknowledgedAt: iso(requested + 40),
+      statusAtScoring: endsAt <= scored ? ("completed" as const) : ("pending" as const),
+      ...(settled < 0.75 ? { resolution: { status: "completed" as const, at: iso(endsAt), evidence: `ledger entry ${i}-${k}`, verifiedBy: "reconciler" } } : {}),
+    };
+  });
+  const touches = Array.from({ length: touchCount }, () => ({ surface: surfaceFor(), op: random() < 0.6 ? ("read" as const) : ("write" as const), at: iso(start + Math.floor(random() * (scored - start))) }));
+  const endpointLabel = random() < 0.6 ? ("success" as const) : ("failure" as const);
+  return {
+    externalId: `run-${i}`,
+    taskId: task,
+    attempt: i % 3,
+    startedAt: iso(start),
+    endedAt: iso(scored + 1_000),
+    scoredAt: iso(scored),
+    endpointLabel,
+    ...(random() < 0.3 ? { terminalLabel: random() < 0.9 ? endpointLabel : endpointLabel === "success" ? ("failure" as const) : ("success" as const) } : {}),
+    score: Math.round(random() * 100) / 100,
+    threshold: 0.5,
+    toolCalls: Array.from({ length: 2 + Math.floor(random() * 3) }, (_, k) => ({ callId: `c${k}`, tool: pick(CALL_TOOLS), at: iso(start + 1_000 + k * 1_000) })),
+    effects,
+    touches,
+  };
+}
+
+/** Every row of evaluation `from` in the tables a run fills, as COPY text for evaluation `to`, run ids shifted by `offset`. */
+const COPIED_TABLES = ["evaluation_runs", "evaluation_effects", "evaluation_effect_resolutions", "evaluation_touches", "evaluation_resets", "evaluation_surface_links", "evaluation_units"] as const;
+/** Columns holding a run id: shifted with the runs. */
+const RUN_ID_COLUMNS = new Set(["run_id", "analysis_unit", "link_group", "unit"]);
+
+async function copyStatements(client: pg.Client): Promise<Map<string, string[]>> {
+  const columns = new Map<string, string[]>();
+  for (const table of COPIED_TABLES) {
+    const { rows } = await client.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position", [table]);
+    // Serial ids of the child tables are left to their sequences; a run's id is kept (shifted) for its children.
+    columns.set(table, rows.map((r) => r.column_name).filter((c) => c !== "id" || table === "evaluation_runs"));
+  }
+  return columns;
+}
+
+async function main(): Promise<void> {
+  const database = await startEmbeddedPostgres(dataDir, log);
+  stack.onStop("PostgreSQL", () => database.stop());
+  await ensureMigrated(database.url, log);
+  const db = createPrisma(database.url);
+  stack.onStop("database client", () => db.$disconnect());
+  const { origin, auth, pool } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack });
+  const editor = await createAccount(auth, { email: "bench@ingest.test", password: "a password for the benchmark", name: "bench", role: "editor" });
+  const { key } = await createApiKey(auth, editor.id, "bench:ingest");
+  const client = evaluationClient({ baseUrl: origin, apiKey: key });
+
+  // 2. Through the API.
+  const { id: viaApi } = await client.createEvaluation({ name: "bench:ingest via the API", harness: "synthetic", benchmark: "bench", effectPolicy: { tools: { ...POLICY.tools } } });
+  const batches = Math.ceil(RUNS / BATCH);
+  let nextBatch = 0;
+  let done = 0;
+  let errors = 0;
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTS }, async () => {
+      for (let b = nextBatch++; b < batches; b = nextBatch++) {
+        const runs = Array.from({ length: Math.min(BATCH, RUNS - b * BATCH) }, (_, k) => syntheticRun(b * BATCH + k));
+        const { results } = await client.ingestRuns(viaApi, runs);
+        errors += results.filter((r) => r.status === "error").length;
+        done += runs.length;
+        if (Math.floor((10 * done) / RUNS) > Math.floor((10 * (done - runs.length)) / RUNS)) log(`ingested ${done.toLocaleString("en-US")} runs`);
+      }
+    }),
+  );
+  const ingestMs = performance.now() - started;
+  if (errors) throw new Error(`${errors} runs were refused: the generator makes only valid runs`);
+  const ingestRunsPerSecond = Math.round(RUNS / (ingestMs / 1000));
+  log(`API: ${RUNS.toLocaleString("en-US")} runs in ${(ingestMs / 1000).toFixed(1)} s, ${ingestRunsPerSecond} runs/s`);
+
+  // 3. The same rows with COPY.
+  const viaCopy = await createEvaluation(db, { name: "bench:ingest via COPY", effectPolicy: { tools: { ...POLICY.tools } } }, editor.id);
+  const pgClient = new pg.Client({ connectionString: database.url });
+  await pgClient.connect();
+  stack.onStop("COPY connection", () => pgClient.end());
+  const columns = await copyStatements(pgClient);
+  const { rows: bounds } = await pgClient.query<{ lo: string; hi: string }>("SELECT min(id)::text AS lo, max(id)::text AS hi FROM evaluation_runs WHERE evaluation_id = $1", [viaApi]);
+  const offset = BigInt(bounds[0]!.hi) - BigInt(bounds[0]!.lo) + 1n;
+  await pgClient.query(`SELECT setval(pg_get_serial_sequence('evaluation_runs', 'id'), $1::bigint)`, [(BigInt(bounds[0]!.hi) + offset).toString()]);
+  let copyMs = 0;
+  for (let lo = BigInt(bounds[0]!.lo); lo <= BigInt(bounds[0]!.hi); lo += BigInt(COPY_CHUNK_RUNS)) {
+    const hi = lo + BigInt(COPY_CHUNK_RUNS) - 1n;
+    for (const table of COPIED_TABLES) {
+      const names = columns.get(table)!;
+      const runColumn = table === "evaluation_runs" ? "id" : table === "evaluation_units" ? "unit" : "run_id";
+      const select = names.map((c) => (c === "evaluation_id" ? "$1::text" : RUN_ID_COLUMNS.has(c) || (table === "evaluation_runs" && c === "id") ? `(${c} + $4)::text` : `${c}::text`)).join(", ");
+      const { rows } = await pgClient.query<string[]>({ text: `SELECT ${select} FROM ${table} WHERE evaluation_id = $2 AND ${runColumn} BETWEEN $3 AND $5`, values: [viaCopy, viaApi, lo.toString(), offset.toString(), hi.toString()], rowMode: "array" });
+      if (!rows.length) continue;
+      const text = Buffer.from(`${rows.map((row) => row.map(copyText).join("\t")).join("\n")}\n`);
+      const copyStarted = performance.now();
+      await copyFrom(pgClient, `COPY ${table} (${names.join(", ")}) FROM STDIN`, [text]);
+      copyMs += performance.now() - copyStarted;
+    }
+  }
+  const copyRunsPerSecond = Math.round(RUNS / (copyMs / 1000));
+  log(`COPY: ${RUNS.toLocaleString("en-US")} runs with their rows in ${(copyMs / 1000).toFixed(1)} s, ${copyRunsPerSecond} runs/s`);
+  const [summaryApi, summaryCopy] = await Promise.all([evaluationSummary(db, viaApi), evaluationSummary(db, viaCopy)]);
+  const sameFigures = isDeepStrictEqual({ ...summaryApi, evaluationId: "" }, { ...summaryCopy, evaluationId: "" });
+  log(`the copied evaluation's summary ${sameFigures ? "equals" : "DIFFERS from"} the ingested one's`);
+
+  // 4. The page and the summary API.
+  await pgClient.query("VACUUM (ANALYZE)");
+  const step = async (work: () => unknown) => {
+    const t = performance.now();
+    await work();
+    return Math.round(performance.now() - t);
+  };
+  // The page's queries one by one in this process (median of 5): where its time goes.
+  const detail = (await getEvaluation(db, viaApi))!;
+  const queries: [string, () => Promise<unknown>][] = [
+    ["getEvaluation", () => getEvaluation(db, viaApi)],
+    ["evaluationSummary", () => evaluationSummary(db, viaApi)],
+    ["largestUnits", () => largestUnits(db, viaApi)],
+    ["evaluationTools", () => evaluationTools(db, viaApi, detail.effectPolicy)],
+    ["listEffectPolicyVersions", () => listEffectPolicyVersions(db, viaApi)],
+  ];
+  for (const [name, query] of queries) {
+    const times: number[] = [];
+    for (let i = 0; i < 5; i++) times.push(await step(query));
+    log(`page query ${name}: median ${percentile(times, 50)} ms`);
+  }
+  let pageShowsIt = false;
+  const page = await measureGets(pool, `/evaluations/${viaApi}`, { apiKey: key, warmup: WARMUP_REQUESTS, requests: REQUESTS, check: (body) => (pageShowsIt = body.toString("utf8").includes("bench:ingest via the API")) });
+  const summary = await measureGets(pool, `/api/v1/evaluations/${viaApi}/summary`, { apiKey: key, warmup: WARMUP_REQUESTS, requests: REQUESTS, check: () => {} });
+
+  // First-load JavaScript of the evaluation pages as the editor sees them (the policy form and the share panel included); budget 200 KB gzip.
+  const scriptSizes = new Map<string, number>();
+  for (const pathname of ["/evaluations", "/evaluations/new", `/evaluations/${viaApi}`, `/evaluations/${viaApi}/runs`, `/evaluations/${viaApi}/runs/run-0`]) {
+    const html = await (await pool.request({ path: pathname, method: "GET", headers: { authorization: `Bearer ${key}` } })).body.text();
+    const { bytes } = await firstLoadJsGzipBytes(html, async (script) => Buffer.from(await (await pool.request({ path: script, method: "GET" })).body.arrayBuffer()), scriptSizes);
+    log(`first-load JavaScript of ${pathname.replace(viaApi, "<id>")}: ${bytes.toLocaleString("en-US")} bytes gzip (budget 200 KB)`);
+  }
+
+  // Where a batch's time goes: after the measurements, one more batch of 1,000 new runs taken apart
+  // in this process (JSON round trip, the schema alone, ingestRuns on the database), and one through HTTP.
+  const profileRuns = (from: number) => Array.from({ length: BATCH }, (_, k) => syntheticRun(RUNS + from + k));
+  const batch = profileRuns(0);
+  const jsonMs = await step(() => JSON.parse(JSON.stringify({ runs: batch })));
+  const schemaMs = await step(() => batch.forEach((run) => runRecordSchema.parse(run)));
+  const inProcessMs = await step(() => ingestRuns(db, viaApi, batch));
+  const httpBatch = profileRuns(BATCH);
+  const httpMs = await step(() => client.ingestRuns(viaApi, httpBatch));
+  log(`one batch of ${BATCH} new runs: JSON round trip ${jsonMs} ms, schema ${schemaMs} ms, ingestRuns in process (schema, audit, storage) ${inProcessMs} ms; through HTTP ${httpMs} ms`);
+
+  const ratio = Math.round((ingestRunsPerSecond / copyRunsPerSecond) * 1000) / 1000;
+  const figures = { runs: RUNS, ingestRunsPerSecond, copyRunsPerSecond, ratio, page, summaryApi: summary };
+  const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
+  const within = (f: typeof page) => f.p95Ms <= 200 && f.bytes <= 150 * 1024;
+  console.log(
+    [
+      `${RUNS.toLocaleString("en-US")} runs, ${CLIENTS} clients, batches of ${BATCH}; summary of ${summaryApi.runs} runs: reported ${summaryApi.reported.successes}/${summaryApi.reported.n}, final ${summaryApi.final.successes}/${summaryApi.final.n}, unresolved ${summaryApi.unresolved.n}, units ${summaryApi.units.analysisUnits}/${summaryApi.units.runRows}`,
+      `ingest through the API ${ingestRunsPerSecond} runs/s, COPY ${copyRunsPerSecond} runs/s: ratio ${ratio} (target ≥ 0.5): ${verdict(ratio >= 0.5)}`,
+      `page p50 ${page.p50Ms} ms, p95 ${page.p95Ms} ms, ${page.bytes} bytes${pageShowsIt ? "" : " (the page did NOT show the evaluation)"} (target p95 ≤ 200 ms, ≤ 150 KB): ${verdict(within(page))}`,
+      `summary API p50 ${summary.p50Ms} ms, p95 ${summary.p95Ms} ms, ${summary.bytes} bytes (same target): ${verdict(within(summary))}`,
+    ].join("\n"),
+  );
+  if (values.json) {
+    writeFileSync(values.json, `${JSON.stringify(figures, null, 2)}\n`);
+    log(`wrote ${values.json}`);
+  }
+  await stack.shutdown(0, "done");
+}
+
+main().catch((error: unknown) => {
+  log((error as Error).stack ?? String(error));
+  void stack.shutdown(1, "failed");
+});
