@@ -1,4 +1,4 @@
-import { Gauge, Plus } from "lucide-react";
+import { Gauge, Plus, Upload } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
@@ -48,10 +48,16 @@ export default async function EvaluationsPage({ searchParams }: { searchParams: 
         description="Runs another harness produced, audited with the paper's two rules: which labels are final at scoring, and which runs are really separate units. Newest first."
         actions={
           writes ? (
-            <Link href="/evaluations/new" className={buttonClass({ variant: "primary" })}>
-              <Plus aria-hidden="true" />
-              New evaluation
-            </Link>
+            <>
+              <Link href="/evaluations/import" className={buttonClass({ variant: "secondary" })}>
+                <Upload aria-hidden="true" />
+                Import logs
+              </Link>
+              <Link href="/evaluations/new" className={buttonClass({ variant: "primary" })}>
+                <Plus aria-hidden="true" />
+                New evaluation
+              </Link>
+            </>
           ) : null
         }
       />
