@@ -1,6 +1,6 @@
 // AgentDojo's tool registry (benchmark v1.2.1) by suite: the tools that change the environment's
 // state, and those that only read it. The writes are the tools its ground truth
-// (shared/fixtures/agentdojo/ground_truth_v1.2.1.json) marks `state_changing`, plus
+// (lib/testing/fixtures/agentdojo/ground_truth_v1.2.1.json) marks `state_changing`, plus
 // `cancel_calendar_event`, `reserve_car_rental` and `reserve_restaurant`, which change state in
 // AgentDojo's code but appear in no ground-truth trace (agentdojo-tools.test.ts checks both lists
 // against the ground truth).

@@ -1,4 +1,4 @@
-// An AgentDojo run log (shared/fixtures/agentdojo/README.md) → one run. AgentDojo's tools run
+// An AgentDojo run log (lib/testing/fixtures/agentdojo/README.md, a copy of the shared fixtures) → one run. AgentDojo's tools run
 // in-process and synchronously, so a state-changing call that returned was terminal before the
 // next step, long before scoring: its effect is `sync_confirmed`, completed (or failed, when the
 // call raised), never an invented open effect. Each task runs on a fresh copy of the suite's

@@ -1,4 +1,4 @@
-// An Inspect AI log (shared/fixtures/inspect/README.md; `.json` or `.eval`) → one run per sample
+// An Inspect AI log (lib/testing/fixtures/inspect/README.md; `.json` or `.eval`) → one run per sample
 // and epoch. Inspect says nothing about what its tools change, so every tool call becomes an effect
 // of an `unclassified` tool (the evaluation's policy names none) until the user classifies it.
 import { z } from "zod";
