@@ -1,5 +1,7 @@
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import path from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
@@ -42,6 +44,17 @@ const postmasterPid = (dir: string) => Number(readFileSync(path.join(dir, "postm
 const alive = isProcessRunning;
 
 describe("embedded PostgreSQL", () => {
+  it("leaves a process's exit code alone: the library's exit hook no longer exits 0 when the event loop drains", async () => {
+    const dir = dataDir();
+    const script = `import { startEmbeddedPostgres } from ${JSON.stringify(path.resolve("lib/db/embedded.ts"))};
+      const cluster = await startEmbeddedPostgres(${JSON.stringify(dir)});
+      await cluster.stop();
+      process.exitCode = 3;`;
+    const child = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], { stdio: "inherit" });
+    const [code] = (await once(child, "exit")) as [number | null];
+    expect(code).toBe(3);
+  });
+
   it("names the folder closed to other users that would keep the postgres system user out", () => {
     const open = dataDir();
     chmodSync(open, 0o755);

