@@ -3,6 +3,7 @@
 // `npm start` recorded in .data/stack.json). WORKER_CONCURRENCY (default 16) units at a time;
 // HEALTH_PORT serves /healthz (liveness) and /readyz (readiness, fails from SIGTERM on).
 import { createServer } from "node:http";
+import { surviveConnectionLoss } from "../lib/db/connection-loss";
 import { openDatabase } from "../lib/db/database";
 import { readWorkerEnv } from "../lib/env";
 import { readStackStatus, stackStatusFile } from "../lib/supervisor/stack-status";
@@ -10,6 +11,8 @@ import { startReplayWorker } from "../lib/worker/replay-worker";
 
 const log = (line: string) => console.log(`worker: ${line}`);
 const env = readWorkerEnv();
+// A database restart must cost the worker its connections, never its life (its pool recovers).
+surviveConnectionLoss(log);
 
 function serviceUrl(): string {
   if (env.DELAYED_WRITE_URL) return env.DELAYED_WRITE_URL;

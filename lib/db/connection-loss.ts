@@ -1,0 +1,36 @@
+/**
+ * PostgreSQL ending a connection (a restart, a failover, an administrator's pg_terminate_backend)
+ * reaches node-postgres as an 'error' event on the client. The pool and every query on that client
+ * already fail with it; but a client that a library holds with no 'error' listener at that moment
+ * (graphile-worker's and Prisma's pools both have windows where a checked-out client has none)
+ * turns the event into an uncaught exception, and the whole worker died on a database restart.
+ */
+
+/** SQLSTATE class 57: operator intervention (57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now). */
+const OPERATOR_INTERVENTION = /^57P0[1-3]$/;
+/** node-postgres's own message when the socket closes under a connected client. */
+const SOCKET_CLOSED = new Set(["Connection terminated unexpectedly", "Connection terminated"]);
+
+/** True when `error` says only that PostgreSQL closed a connection, nothing about the work on it. */
+export function isConnectionLoss(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string" && OPERATOR_INTERVENTION.test(code)) return true;
+  return SOCKET_CLOSED.has(error.message);
+}
+
+/**
+ * For long-running processes that hold database pools (the replay worker, the replay CLI): a lost
+ * connection that nobody listened for is logged and survived, since whatever ran on it has failed
+ * and is retried by its owner; any other uncaught exception still ends the process, as Node would.
+ */
+export function surviveConnectionLoss(log: (line: string) => void): void {
+  process.on("uncaughtException", (error, origin) => {
+    if (isConnectionLoss(error)) {
+      log(`a database connection was lost with no listener (${(error as Error).message}); its work fails and is retried`);
+      return;
+    }
+    console.error(origin === "unhandledRejection" ? "Unhandled rejection:" : "Uncaught exception:", error);
+    process.exit(1);
+  });
+}
