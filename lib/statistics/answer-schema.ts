@@ -34,3 +34,9 @@ export const passKSchema = z.discriminatedUnion("available", [
 export const exclusionRuleAnswerSchema = z.object({ version: z.number().int().min(1), hash: z.string(), canonical: z.string(), rule: exclusionRuleSchema, declaredBy: z.string() });
 
 export const sensitivityRowSchema = z.object({ measure: z.string(), rule: z.string(), n: count, N: count, rate: z.number().nullable(), wilson95: wilson95Schema, excluded: z.array(excludedSchema) });
+
+export type RateAnswer = z.infer<typeof rateSchema>;
+export type UnitsAnswer = z.infer<typeof unitsSchema>;
+export type PassKAnswer = z.infer<typeof passKSchema>;
+export type ExclusionRuleAnswer = z.infer<typeof exclusionRuleAnswerSchema>;
+export type SensitivityRowAnswer = z.infer<typeof sensitivityRowSchema>;
