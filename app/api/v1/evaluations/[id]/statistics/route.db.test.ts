@@ -22,6 +22,7 @@ let connected: string;
 let separate: string;
 let key: string;
 let GET: typeof import("./route").GET;
+let COMPARE: typeof import("../../compare/route").GET;
 
 const run = (externalId: string, taskId: string, second: number, endpointLabel: "success" | "failure", extra: Record<string, unknown> = {}) => ({
   externalId,
@@ -60,6 +61,7 @@ beforeAll(async () => {
   const viewer = await createAccount(auth, { email: "viewer@evaluation-statistics.test", password: "a long enough password", role: "viewer" });
   ({ key } = await createApiKey(auth, viewer.id, "statistics"));
   ({ GET } = await import("./route"));
+  ({ GET: COMPARE } = await import("../../compare/route"));
 });
 afterAll(async () => {
   await (await import("@/lib/auth/server")).getPrincipalResolver().flushUsage();
@@ -121,5 +123,37 @@ describe("GET /api/v1/evaluations/{id}/statistics", () => {
     expect((await get(connected, {})).status).toBe(401);
     expect((await get("00000000-0000-4000-8000-000000000000")).status).toBe(404);
     expect((await get("not-a-uuid")).status).toBe(400);
+  });
+});
+
+describe("GET /api/v1/evaluations/compare", () => {
+  const compare = (ids: string) => COMPARE(new Request(`http://localhost:3999/api/v1/evaluations/compare?ids=${ids}`, { headers: { authorization: `Bearer ${key}` } }), { params: Promise.resolve({}) });
+
+  it("compares the two under one rule", async () => {
+    const response = await compare(`${connected},${separate}`);
+    expect(response.status).toBe(200);
+    const body = await response.json();
+    // connected: reported 5/7, final-only 4/6, range [4/7, 5/7] = [0.571, 0.714]; separate: 5/6 with nothing unresolved.
+    // The ranges are apart (5/6 > 5/7), but Wilson(5,6) = [0.4365, 0.9699] overlaps Wilson(5,7) = [0.3589, 0.9178].
+    expect(body.evaluations.map((e: { name: string; reported: { n: number; N: number }; finalOnly: { n: number; N: number } }) => [e.name, e.reported.n, e.reported.N, e.finalOnly.n, e.finalOnly.N])).toEqual([
+      ["connected", 5, 7, 4, 6],
+      ["separate", 5, 6, 5, 6],
+    ]);
+    expect(body.evaluations[0].justifiedRange.lower).toMatchObject({ n: 4, N: 7 });
+    expect(body.evaluations[0].justifiedRange.upper).toMatchObject({ n: 5, N: 7 });
+    expect(body.ranking).toEqual({ endpoint: [separate, connected], finalOnly: [separate, connected], changed: false });
+    expect(body.pairs).toEqual([expect.objectContaining({ a: connected, b: separate, verdict: "not separable at this sample size", leader: separate })]);
+    expect(body).toMatchObject({ rule: { version: 1, hash: "3beb10a452d0d8fc2218302a788c833633e5c1f7c4df9d32c1cd82668eb95509" }, rulesDiffer: false });
+  });
+
+  it("names the field of a bad list and an unknown evaluation", async () => {
+    const refusal = async (ids: string) => {
+      const response = await compare(ids);
+      return [response.status, (await response.json()).error];
+    };
+    expect(await refusal(connected)).toEqual([400, expect.objectContaining({ field: "ids", message: expect.stringContaining("at least two") })]);
+    expect(await refusal(`${connected},${connected}`)).toEqual([400, expect.objectContaining({ field: "ids", message: expect.stringContaining("repeat") })]);
+    expect(await refusal(`${connected},nope`)).toEqual([400, expect.objectContaining({ message: expect.stringContaining("UUIDs") })]);
+    expect(await refusal(`${connected},00000000-0000-4000-8000-000000000000`)).toEqual([404, expect.objectContaining({ message: expect.stringContaining("00000000-0000-4000-8000-000000000000") })]);
   });
 });
