@@ -35,12 +35,13 @@ test("three ingested evaluations compared from the list: one pair flips within i
   for (const key of ["A", "B", "C"] as const) await page.getByLabel(`Compare ${tag} ${key}`).check();
   await page.getByTestId("compare-submit").click();
   await expect(page).toHaveURL(/\/evaluations\/compare\?ids=/);
+  // The list is newest first, so the checkboxes send C, B, A: the pairs follow that order.
   const pairs = page.getByTestId("pair-verdict");
   await expect(pairs).toHaveCount(3);
-  await expect(pairs.nth(0)).toContainText(`${tag} A vs ${tag} B`);
-  await expect(pairs.nth(0)).toContainText("flips within it");
-  await expect(pairs.nth(1)).toContainText("holds across the justified range");
-  await expect(pairs.nth(2)).toContainText("not separable at this sample size");
+  const pair = (x: string, y: string) => pairs.filter({ has: page.getByRole("rowheader", { name: `${tag} ${x} vs ${tag} ${y}`, exact: true }) });
+  await expect(pair("B", "A")).toContainText("flips within it");
+  await expect(pair("C", "A")).toContainText("holds across the justified range");
+  await expect(pair("C", "B")).toContainText("not separable at this sample size");
   const table = page.getByTestId("comparison-evaluations");
   await expect(table.getByRole("row", { name: new RegExp(`${tag} B`) })).toContainText("17/20 (85.0%)");
   await expect(table.getByRole("row", { name: new RegExp(`${tag} B`) })).toContainText("8/11 (72.7%)");

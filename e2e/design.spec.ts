@@ -13,7 +13,7 @@ test.describe.configure({ mode: "default" });
 
 // One test per theme, each with its own time: axe over every page is slow on a loaded machine.
 for (const colorScheme of ["light", "dark"] as const) test(`every page passes axe with no serious or critical violation, in the ${colorScheme} theme`, async ({ browser }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(420_000); // fifteen pages, on a machine several checkouts share
   const { experimentId, runId } = accounts();
   const editor = await apiAs("editor");
   const share = await editor.post("/api/v1/share-links", { data: { resourceType: "experiment", resourceId: experimentId } });
