@@ -17,6 +17,7 @@ const CODERS: Caller[] = ["reviewer", "editor", "admin", "editorApiKey"];
 const EVERYONE: Caller[] = [...CALLERS];
 
 const UNKNOWN_UUID = "00000000-0000-4000-8000-000000000000";
+const UNKNOWN_UUID_2 = "00000000-0000-4000-8000-000000000001";
 
 interface RouteCase {
   /** The route file's path template, e.g. /api/v1/users/[id]: every route file must have a case. */
@@ -51,6 +52,8 @@ const ROUTES: RouteCase[] = [
   { route: "/api/v1/evaluations/[id]", method: "GET", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}`, allowed: SIGNED_IN, status: 404 },
   { route: "/api/v1/evaluations/[id]/runs", method: "GET", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/runs?limit=5`, allowed: SIGNED_IN, status: 404 },
   { route: "/api/v1/evaluations/[id]/runs", method: "POST", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/runs`, body: { runs: [] }, allowed: RUNS_EXPERIMENTS, status: 400 },
+  { route: "/api/v1/evaluations/[id]/statistics", method: "GET", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/statistics`, allowed: SIGNED_IN, status: 404 },
+  { route: "/api/v1/evaluations/compare", method: "GET", url: () => `/api/v1/evaluations/compare?ids=${UNKNOWN_UUID},${UNKNOWN_UUID_2}`, allowed: SIGNED_IN, status: 404 },
   { route: "/api/v1/evaluations/[id]/summary", method: "GET", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/summary`, allowed: SIGNED_IN, status: 404 },
   { route: "/api/v1/evaluations/[id]/effect-policy", method: "PUT", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/effect-policy`, body: { tools: { "bank.transfer": "maybe" } }, allowed: RUNS_EXPERIMENTS, status: 400 },
   { route: "/api/v1/evaluations/[id]/effects/[effectId]/resolutions", method: "POST", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/effects/e1/resolutions`, body: {}, allowed: RUNS_EXPERIMENTS, status: 400 },
@@ -100,6 +103,7 @@ const PAGES: PageCase[] = [
   { url: () => "/effects", allowed: SIGNED_IN },
   { url: () => "/evaluations", allowed: SIGNED_IN },
   { url: () => "/evaluations/import", allowed: RUNS_EXPERIMENTS },
+  { url: () => `/evaluations/compare?ids=${UNKNOWN_UUID}`, allowed: SIGNED_IN },
   { url: () => "/protocols", allowed: SIGNED_IN },
   { url: () => "/account", allowed: SIGNED_IN },
   { url: () => "/admin", allowed: ADMIN },

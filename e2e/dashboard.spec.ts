@@ -1,5 +1,6 @@
 import { readFileSync } from "node:fs";
 import { expect, storageStateFor, test } from "./fixtures";
+import { wilsonInterval } from "../lib/statistics/wilson";
 
 // The dashboard in Chromium: an editor starts the paper's grid from the form, watches the progress
 // bar reach done, and finds the paper's Table 2 on the page, in the charts' text and in the CSV.
@@ -83,11 +84,13 @@ test("the form refuses a bad field inline and writes nothing; the paper grid the
   const csv = readFileSync((await download.path())!, "utf8");
   expect(csv.startsWith("\uFEFF")).toBe(true);
   const lines = csv.slice(1).trimEnd().split("\r\n");
-  expect(lines[0]).toBe("test,condition,measure,numerator,denominator,value");
-  expect(lines).toContain("finality,snapshot,recorded_successes_nonzero_delay,0,150,0");
-  expect(lines).toContain("finality,reconciliation,recorded_successes_nonzero_delay,150,150,1");
-  expect(lines).toContain("separation,shared,exposures_per_pair,150,200,0.75");
-  expect(lines).toContain("separation,grouped,analysis_units_per_run_row,200,400,0.5");
+  // The Wilson interval of each rate in two added columns (a count ratio has none).
+  const wilson = (n: number, of: number) => wilsonInterval(n, of)!.join(",");
+  expect(lines[0]).toBe("test,condition,measure,numerator,denominator,value,wilson95_lower,wilson95_upper");
+  expect(lines).toContain(`finality,snapshot,recorded_successes_nonzero_delay,0,150,0,${wilson(0, 150)}`);
+  expect(lines).toContain(`finality,reconciliation,recorded_successes_nonzero_delay,150,150,1,${wilson(150, 150)}`);
+  expect(lines).toContain(`separation,shared,exposures_per_pair,150,200,0.75,${wilson(150, 200)}`);
+  expect(lines).toContain("separation,grouped,analysis_units_per_run_row,200,400,0.5,,");
 });
 
 test("a viewer sees no way to start an experiment, and the form's page refuses them", async ({ browser }) => {

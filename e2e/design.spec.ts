@@ -3,6 +3,7 @@ import type { Page } from "@playwright/test";
 import { accounts } from "./accounts";
 import { drawCharts, seriousViolations } from "./page-checks";
 import { apiAs, expect, storageStateFor, test } from "./fixtures";
+import { COMPARISON_POLICY, comparisonExample } from "../lib/testing/comparison-example";
 
 // The design system in Chromium: every page passes axe (no serious or critical violation) in both
 // themes, the theme toggle and the system setting both render dark mode (a screenshot per theme is
@@ -12,13 +13,22 @@ test.describe.configure({ mode: "default" });
 
 // One test per theme, each with its own time: axe over every page is slow on a loaded machine.
 for (const colorScheme of ["light", "dark"] as const) test(`every page passes axe with no serious or critical violation, in the ${colorScheme} theme`, async ({ browser }) => {
-  test.setTimeout(240_000);
+  test.setTimeout(420_000); // fourteen pages, on a machine several checkouts share
   const { experimentId, runId } = accounts();
   const editor = await apiAs("editor");
   const share = await editor.post("/api/v1/share-links", { data: { resourceType: "experiment", resourceId: experimentId } });
   expect(share.status()).toBe(201);
   const shareUrl = ((await share.json()) as { url: string }).url;
   const protocols = (await (await editor.get("/api/v1/protocols")).json()) as { protocols: { id: string }[] };
+  // Three evaluations to compare (an evaluation's page, with its statistics, is checked in e2e/evaluations.spec.ts).
+  const compared: string[] = [];
+  for (const [key, runs] of Object.entries(comparisonExample())) {
+    const created = await editor.post("/api/v1/evaluations", { data: { name: `axe comparison ${key}`, effectPolicy: COMPARISON_POLICY } });
+    expect(created.status()).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    expect((await editor.post(`/api/v1/evaluations/${id}/runs`, { data: { runs } })).status()).toBe(200);
+    compared.push(id);
+  }
   await editor.dispose();
 
   const signedIn = [
@@ -29,6 +39,7 @@ for (const colorScheme of ["light", "dark"] as const) test(`every page passes ax
     "/effects",
     "/evaluations",
     "/evaluations/import",
+    `/evaluations/compare?ids=${compared.join(",")}`,
     "/protocols",
     `/protocols/${protocols.protocols[0]!.id}`,
     "/experiments/new",

@@ -32,6 +32,8 @@ const PURE_MODULES = [
   "lib/statistics/exclusion-rule.ts",
   "lib/statistics/sensitivity.ts",
   "lib/statistics/named-rate.ts",
+  "lib/statistics/comparison.ts",
+  "lib/statistics/answer-schema.ts",
   "lib/evaluations/policy.ts",
   "lib/evaluations/finality.ts",
   "lib/evaluations/separation.ts",

@@ -1,4 +1,4 @@
-import { Gauge, Plus, Upload } from "lucide-react";
+import { Gauge, Plus, Scale, Upload } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
@@ -23,6 +23,7 @@ export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Evaluations" };
 
 const COLUMNS: GridColumn[] = [
+  { header: "Compare", sortable: false },
   { header: "Evaluation", rowHeader: true },
   { header: "Harness" },
   { header: "Benchmark" },
@@ -32,6 +33,9 @@ const COLUMNS: GridColumn[] = [
   { header: "Unresolved / runs", numeric: true },
   { header: "Created" },
 ];
+
+/** The checkboxes in the list belong to this form (by its id), which sends them as `ids`. */
+const COMPARE_FORM = "compare-evaluations";
 
 const rate = (n: number, of: number) => (of === 0 ? null : n / of);
 
@@ -107,6 +111,13 @@ async function EvaluationList({ query, writes }: { query: EvaluationListQuery; w
     );
   return (
     <>
+      <form id={COMPARE_FORM} action="/evaluations/compare" method="get" className="flex flex-wrap items-center gap-3">
+        <button type="submit" className={buttonClass({ size: "sm" })} data-testid="compare-submit">
+          <Scale aria-hidden="true" />
+          Compare selected
+        </button>
+        <p className="text-sm text-muted-foreground">Tick two or more evaluations: their rates, justified ranges and rankings side by side, and whether each difference survives the bounds.</p>
+      </form>
       <DataGrid
         testId="evaluations"
         caption={`Stored evaluations (${page.evaluations.length}${page.nextCursor ? " on this page" : ""})`}
@@ -114,8 +125,9 @@ async function EvaluationList({ query, writes }: { query: EvaluationListQuery; w
         columns={COLUMNS}
         rows={page.evaluations.map((e) => ({
           key: e.id,
-          sort: [e.name, e.harness, e.benchmark, e.runs, rate(e.reported.successes, e.reported.n), rate(e.final.successes, e.final.n), rate(e.unresolved, e.runs), e.createdAt.getTime()],
+          sort: [null, e.name, e.harness, e.benchmark, e.runs, rate(e.reported.successes, e.reported.n), rate(e.final.successes, e.final.n), rate(e.unresolved, e.runs), e.createdAt.getTime()],
           cells: [
+            <input key="compare" type="checkbox" name="ids" value={e.id} form={COMPARE_FORM} aria-label={`Compare ${e.name}`} className="size-4" data-testid="compare-checkbox" />,
             <Link key="name" href={`/evaluations/${e.id}`} data-testid="evaluation-link">
               {e.name}
             </Link>,

@@ -4,6 +4,7 @@ import { StatCard, StatGrid } from "@/components/ui/stat-card";
 import { REASON_LABELS } from "@/lib/evaluations/display";
 import { UNRESOLVED_REASONS, type EvaluationSummary } from "@/lib/evaluations/schemas";
 import { percent, ratio } from "@/lib/replay/format";
+import { formatWilson95 } from "@/lib/statistics/wilson";
 
 /** The headline figures side by side, each n/N with its population named, and the rates' chart below them. */
 export function EvaluationFigures({ summary }: { summary: EvaluationSummary }) {
@@ -12,11 +13,12 @@ export function EvaluationFigures({ summary }: { summary: EvaluationSummary }) {
   return (
     <>
       <StatGrid>
-        <StatCard label="Reported success rate" value={percent(reported.successes, reported.n)} ratio={{ n: reported.successes, of: reported.n, what: "successes of all runs, as recorded" }} meaning="What the harness reported at the endpoint." testId="stat-reported" />
+        <StatCard label="Reported success rate" value={percent(reported.successes, reported.n)} ratio={{ n: reported.successes, of: reported.n, what: "successes of all runs, as recorded" }} interval={formatWilson95(reported.successes, reported.n)} meaning="What the harness reported at the endpoint." testId="stat-reported" />
         <StatCard
           label="Final-only success rate"
           value={percent(final.successes, final.n)}
           ratio={{ n: final.successes, of: final.n, what: "successes of final runs" }}
+          interval={formatWilson95(final.successes, final.n)}
           meaning="Only runs whose every relevant effect was terminal at scoring."
           tone="success"
           testId="stat-final"
@@ -25,6 +27,7 @@ export function EvaluationFigures({ summary }: { summary: EvaluationSummary }) {
           label="Unresolved"
           value={percent(unresolved.n, runs)}
           ratio={{ n: unresolved.n, of: runs, what: "runs unresolved, of all runs" }}
+          interval={formatWilson95(unresolved.n, runs)}
           meaning={reasons.length ? `By reason: ${reasons.join("; ")}.` : "Every run's label is final."}
           tone={unresolved.n ? "warning" : undefined}
           testId="stat-unresolved"
@@ -40,6 +43,7 @@ export function EvaluationFigures({ summary }: { summary: EvaluationSummary }) {
           label="Disagreements"
           value={percent(disagreements.n, disagreements.of)}
           ratio={{ n: disagreements.n, of: disagreements.of, what: "runs with a terminal label" }}
+          interval={formatWilson95(disagreements.n, disagreements.of)}
           meaning="The terminal label differs from the endpoint label."
           tone={disagreements.n ? "danger" : undefined}
           testId="stat-disagreements"
@@ -56,6 +60,7 @@ export function EvaluationFigures({ summary }: { summary: EvaluationSummary }) {
           label="Exposures"
           value={percent(exposures.n, exposures.of)}
           ratio={{ n: exposures.n, of: exposures.of, what: "runs that received another run's state, of all runs" }}
+          interval={formatWilson95(exposures.n, exposures.of)}
           meaning={`Internal: ${summary.inheritedState.internal}; public: ${summary.inheritedState.public}.`}
           tone={exposures.n ? "danger" : undefined}
           testId="stat-exposures"

@@ -1,3 +1,5 @@
+import { StatisticsPanel } from "@/components/statistics/statistics-panel";
+import type { EvaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
 import type { EvaluationDetail, EvaluationSummary, ToolClass } from "@/lib/evaluations/schemas";
 import { UnitsPanel, UnresolvedPanel } from "./audit-panels";
 import { EffectPolicyPanel } from "./effect-policy-panel";
@@ -10,6 +12,7 @@ export function EvaluationReport({
   largestUnits,
   tools,
   versions = [],
+  statistics,
   edits = false,
   linksToRuns,
 }: {
@@ -18,6 +21,8 @@ export function EvaluationReport({
   largestUnits: { unit: string; runs: number; surfaces: string[] }[];
   tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
   versions?: { version: number; tools: Record<string, string>; createdAt: Date }[];
+  /** On the evaluation's own page; a share link's content is the audit alone. */
+  statistics?: EvaluationStatistics;
   edits?: boolean;
   linksToRuns: boolean;
 }) {
@@ -27,6 +32,7 @@ export function EvaluationReport({
       <EvaluationFigures summary={summary} />
       <UnresolvedPanel evaluationId={runsOf} unresolved={summary.unresolved} runs={summary.runs} />
       <UnitsPanel evaluationId={runsOf} units={summary.units} largest={largestUnits} />
+      {statistics ? <StatisticsPanel {...statistics} /> : null}
       <EffectPolicyPanel evaluation={evaluation} tools={tools} versions={versions} edits={edits} />
     </>
   );

@@ -16,14 +16,18 @@ describe("table2Records", () => {
       numerator: 0,
       denominator: 150,
       value: 0,
+      // Wilson at 0/150: [0, z²/(150 + z²)] = [0, 3.841459/153.841459] = [0, 0.024970]
+      wilson95_lower: 0,
+      wilson95_upper: expect.closeTo(0.02497, 5),
     });
-    expect(records.find((r) => r.condition === "shared" && r.measure === "exposures_per_pair")).toMatchObject({ numerator: 150, denominator: 200, value: 0.75 });
-    expect(records.find((r) => r.condition === "grouped" && r.measure === "analysis_units_per_run_row")).toMatchObject({ numerator: 200, denominator: 400 });
-    expect(records.find((r) => r.condition === "shared" && r.measure === "mean_score_b")).toMatchObject({ numerator: null, denominator: null, value: 0.25 });
+    // 150/200: Wilson [0.68566, 0.80492] (docs/statistics.md)
+    expect(records.find((r) => r.condition === "shared" && r.measure === "exposures_per_pair")).toMatchObject({ numerator: 150, denominator: 200, value: 0.75, wilson95_lower: expect.closeTo(0.68566, 4), wilson95_upper: expect.closeTo(0.80492, 4) });
+    expect(records.find((r) => r.condition === "grouped" && r.measure === "analysis_units_per_run_row")).toMatchObject({ numerator: 200, denominator: 400, wilson95_lower: null, wilson95_upper: null });
+    expect(records.find((r) => r.condition === "shared" && r.measure === "mean_score_b")).toMatchObject({ numerator: null, denominator: null, value: 0.25, wilson95_lower: null, wilson95_upper: null });
   });
 
   it("a zero denominator gives no value rather than a division by zero", () => {
-    const empty = { finality: [{ ...counts.finality[0]!, trialsNonzeroDelay: 0, successesNonzeroDelay: 0 }], separation: [] };
-    expect(table2Records(empty)[1]).toMatchObject({ numerator: 0, denominator: 0, value: null });
+    const empty = { finality: [{ ...counts.finality[0]!, trialsNonzeroDelay: 0, successesNonzeroDelay: 0, disagreementsNonzeroDelay: 0 }], separation: [] };
+    expect(table2Records(empty)[1]).toMatchObject({ numerator: 0, denominator: 0, value: null, wilson95_lower: null, wilson95_upper: null });
   });
 });

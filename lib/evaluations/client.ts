@@ -1,6 +1,8 @@
 // A small typed client of the evaluation API, for the tests, the ingest CLI and harnesses. It sends
 // an API key as a bearer token and checks every answer against the same zod schemas the server uses.
 import { z } from "zod";
+import { comparisonAnswerSchema, type ComparisonAnswer } from "./compare";
+import { evaluationStatisticsSchema, type EvaluationStatistics } from "./evaluation-statistics";
 import {
   evaluationDetailSchema,
   evaluationSummarySchema,
@@ -61,6 +63,8 @@ export function evaluationClient(options: EvaluationClientOptions) {
       call("POST", `${at(id)}/effects/${encodeURIComponent(effectId)}/resolutions`, z.object({ id: z.string(), runExternalId: z.string() }), body),
     setEffectPolicy: (id: string, policy: EffectPolicy): Promise<{ version: number }> => call("PUT", `${at(id)}/effect-policy`, z.object({ version: z.number().int() }), policy),
     summary: (id: string): Promise<EvaluationSummary> => call("GET", `${at(id)}/summary`, evaluationSummarySchema),
+    statistics: (id: string): Promise<EvaluationStatistics> => call("GET", `${at(id)}/statistics`, evaluationStatisticsSchema),
+    compare: (ids: readonly string[]): Promise<ComparisonAnswer> => call("GET", `/api/v1/evaluations/compare?${new URLSearchParams({ ids: ids.join(",") })}`, comparisonAnswerSchema),
   };
 }
 export type EvaluationClient = ReturnType<typeof evaluationClient>;

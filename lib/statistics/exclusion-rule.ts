@@ -43,6 +43,13 @@ export const DEFAULT_EXPERIMENT_RULE: ExclusionRule = {
   unresolved: "count_as_failure",
 };
 
+/**
+ * The rule every ingested evaluation uses until rules are declared per evaluation: the experiments'
+ * default (the same hash). Ingested runs carry no run class, so every run is `completed` and only
+ * the unresolved treatment acts: an unresolved run counts as a failure.
+ */
+export const DEFAULT_EVALUATION_RULE: ExclusionRule = DEFAULT_EXPERIMENT_RULE;
+
 /** Runs of one class by the label they carry. */
 export interface OutcomeCounts {
   success: number;
@@ -56,6 +63,13 @@ const NO_OUTCOMES: OutcomeCounts = { success: 0, failure: 0, unresolved: 0 };
 /** Every class with no runs: a base to add counts to. */
 export function emptyClassOutcomes(): ClassOutcomeCounts {
   return Object.fromEntries(RUN_CLASSIFICATIONS.map((c) => [c, { ...NO_OUTCOMES }])) as ClassOutcomeCounts;
+}
+
+/** An evaluation's runs as class outcomes: all `completed` (ingested runs carry no class), final successes and failures, and the unresolved. */
+export function evaluationOutcomes(counts: { finalRuns: number; finalSuccesses: number; unresolved: number }): ClassOutcomeCounts {
+  const outcomes = emptyClassOutcomes();
+  outcomes.completed = { success: counts.finalSuccesses, failure: counts.finalRuns - counts.finalSuccesses, unresolved: counts.unresolved };
+  return outcomes;
 }
 
 /** A group of runs the rule took out of the denominator: its name, its own n/N (successes among them, by their own labels). */

@@ -65,3 +65,15 @@ describe("a comparison between two rates", () => {
     expect(() => comparisonVerdict(rows([1, 2]), [row("other", 1, 2)])).toThrow();
   });
 });
+
+describe("sensitivity over runs without classes", () => {
+  it("varies only the unresolved treatment", () => {
+    // completed 40 ✓ 30 ✗ 10 ?: as failure 40/80, as success 50/80, excluded 40/70.
+    const counts = { ...COUNTS, agent_failure: { success: 0, failure: 0, unresolved: 0 }, protocol_stop: { success: 0, failure: 0, unresolved: 0 }, environment_failure: { success: 0, failure: 0, unresolved: 0 }, missing_evidence: { success: 0, failure: 0, unresolved: 0 } };
+    expect(sensitivity(DEFAULT_EXPERIMENT_RULE, counts, { varyEnvironment: false }).map((r) => [r.rule, r.n, r.N])).toEqual([
+      ["declared (version 1)", 40, 80],
+      ["unresolved as success", 50, 80],
+      ["unresolved excluded", 40, 70],
+    ]);
+  });
+});

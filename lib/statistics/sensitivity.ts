@@ -22,23 +22,26 @@ const ENVIRONMENT_WORDS: Record<ClassTreatment, string> = { keep: "environment f
 /**
  * The declared rule first, then every combination of the unresolved label as failure, as success
  * or excluded with environment failures kept or excluded, the other classes as declared (the
- * combination equal to the declared rule is not repeated).
+ * combination equal to the declared rule is not repeated). With `varyEnvironment` false (runs that
+ * carry no run class, as ingested evaluations' runs do) environment failures stay as declared: rows
+ * differing only there would repeat each other.
  */
-function sensitivityRules(declared: ExclusionRule): Array<{ rule: string; exclusionRule: ExclusionRule }> {
+function sensitivityRules(declared: ExclusionRule, varyEnvironment: boolean): Array<{ rule: string; exclusionRule: ExclusionRule }> {
+  const environments: readonly ClassTreatment[] = varyEnvironment ? ["keep", "exclude"] : [declared.classes.environment_failure];
   const alternatives = (["count_as_failure", "count_as_success", "exclude"] as const).flatMap((unresolved) =>
-    (["keep", "exclude"] as const)
+    environments
       .filter((environment) => unresolved !== declared.unresolved || environment !== declared.classes.environment_failure)
       .map((environment) => ({
-        rule: `${UNRESOLVED_WORDS[unresolved]}, ${ENVIRONMENT_WORDS[environment]}`,
+        rule: varyEnvironment ? `${UNRESOLVED_WORDS[unresolved]}, ${ENVIRONMENT_WORDS[environment]}` : UNRESOLVED_WORDS[unresolved],
         exclusionRule: { ...declared, classes: { ...declared.classes, environment_failure: environment }, unresolved },
       })),
   );
   return [{ rule: `declared (version ${declared.version})`, exclusionRule: declared }, ...alternatives];
 }
 
-/** The headline n/N, rate and interval under the declared rule and each alternative. */
-export function sensitivity(declared: ExclusionRule, counts: ClassOutcomeCounts): SensitivityRow[] {
-  return sensitivityRules(declared).map(({ rule, exclusionRule }) => {
+/** The headline n/N, rate and interval under the declared rule and each alternative (`varyEnvironment`: see sensitivityRules). */
+export function sensitivity(declared: ExclusionRule, counts: ClassOutcomeCounts, { varyEnvironment = true }: { varyEnvironment?: boolean } = {}): SensitivityRow[] {
+  return sensitivityRules(declared, varyEnvironment).map(({ rule, exclusionRule }) => {
     const { n, N, excluded } = applyExclusionRule(exclusionRule, counts);
     return { rule, n, N, rate: N === 0 ? null : n / N, wilson95: wilsonInterval(n, N), excluded };
   });

@@ -14,6 +14,7 @@ import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
 import { evaluationTools, largestUnits } from "@/lib/evaluations/evaluation-runs";
+import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
 import { getEvaluation, listEffectPolicyVersions } from "@/lib/evaluations/get-evaluation";
 import type { EvaluationDetail } from "@/lib/evaluations/schemas";
 import { evaluationSummary } from "@/lib/evaluations/summary";
@@ -63,16 +64,17 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
   );
 }
 
-/** The summary, the largest units, the tools seen (under the policy, once read) and the policy's versions, queried in parallel. */
+/** The summary, the largest units, the tools seen (under the policy, once read), the policy's versions and the statistics, queried in parallel. */
 const loadAudit = (db: Db, id: string, evaluation: Promise<EvaluationDetail | null>) =>
   Promise.all([
     evaluationSummary(db, id),
     largestUnits(db, id),
     evaluation.then((e) => (e ? evaluationTools(db, id, e.effectPolicy) : [])),
     listEffectPolicyVersions(db, id),
+    evaluationStatistics(db, id),
   ]);
 
 async function Audit({ evaluation, edits, results }: { evaluation: EvaluationDetail; edits: boolean; results: ReturnType<typeof loadAudit> }) {
-  const [summary, units, tools, versions] = await results;
-  return <EvaluationReport evaluation={evaluation} summary={summary} largestUnits={units} tools={tools} versions={versions} edits={edits} linksToRuns />;
+  const [summary, units, tools, versions, statistics] = await results;
+  return <EvaluationReport evaluation={evaluation} summary={summary} largestUnits={units} tools={tools} versions={versions} statistics={statistics} edits={edits} linksToRuns />;
 }

@@ -1,0 +1,9 @@
+import { getDb } from "@/lib/db/client";
+import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
+import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { apiRoute } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+/** Rates with their populations and Wilson intervals, rows against analysis units with the design effect, pass^k where trials are separate, the exclusion rule and its sensitivity (docs/statistics.md). */
+export const GET = apiRoute({ permission: "results:read", params: evaluationIdSchema }, async ({ params }) => Response.json(await evaluationStatistics(getDb(), params.id)));

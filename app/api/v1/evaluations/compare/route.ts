@@ -1,0 +1,8 @@
+import { getDb } from "@/lib/db/client";
+import { compareQuerySchema, compareStoredEvaluations } from "@/lib/evaluations/compare";
+import { apiRoute } from "@/lib/http/route";
+
+export const dynamic = "force-dynamic";
+
+/** Two to ten evaluations under one exclusion rule: rates, justified ranges, rankings and a verdict per pair (docs/statistics.md). */
+export const GET = apiRoute({ permission: "results:read", query: compareQuerySchema }, async ({ query }) => Response.json(await compareStoredEvaluations(getDb(), query.ids)));

@@ -1,0 +1,40 @@
+import type { Metadata } from "next";
+import { notFound } from "next/navigation";
+import { FilterError } from "@/components/runs/list-chrome";
+import { ComparisonReport } from "@/components/statistics/comparison-report";
+import { PageHeader } from "@/components/ui/page-header";
+import { requirePagePermission } from "@/lib/auth/guard";
+import { parsePageQuery, searchString } from "@/lib/dashboard/filters";
+import { getDb } from "@/lib/db/client";
+import { compareQuerySchema, compareStoredEvaluations } from "@/lib/evaluations/compare";
+import { ApiError } from "@/lib/http/errors";
+import type { SearchParams } from "@/lib/http/input";
+
+export const dynamic = "force-dynamic";
+export const metadata: Metadata = { title: "Compare evaluations" };
+
+export default async function CompareEvaluationsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const search = await searchParams;
+  await requirePagePermission("results:read", `/evaluations/compare${searchString(search)}`);
+  // `ids=a,b,c` as the API takes it, or `ids=a&ids=b` as the list's checkboxes submit it.
+  const ids = [search.ids ?? []].flat().join(",");
+  const parsed = parsePageQuery(compareQuerySchema, { ids });
+  const header = <PageHeader crumbs={[{ href: "/evaluations", label: "Evaluations" }]} title="Compare evaluations" description="Rates, justified ranges and intervals side by side under one exclusion rule, and whether each difference survives the bounds." />;
+  if (!parsed.ok)
+    return (
+      <>
+        {header}
+        <FilterError message={parsed.message} resetHref="/evaluations" resetLabel="Choose evaluations to compare" />
+      </>
+    );
+  const comparison = await compareStoredEvaluations(getDb(), parsed.query.ids).catch((error: unknown) => {
+    if (error instanceof ApiError && error.status === 404) notFound();
+    throw error;
+  });
+  return (
+    <>
+      {header}
+      <ComparisonReport comparison={comparison} />
+    </>
+  );
+}

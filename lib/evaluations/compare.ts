@@ -1,0 +1,94 @@
+// The comparison of stored evaluations (issue 12 item 7): their counts aggregated in PostgreSQL
+// (the trigger-maintained evaluation_run_counts, one row per evaluation), compared by the pure
+// compareEvaluations under one rule. One query schema for the API and the page; one answer schema.
+import { z } from "zod";
+import type { Db } from "../db/prisma";
+import { notFound } from "../http/errors";
+import { wilson95Schema } from "../statistics/answer-schema";
+import { compareEvaluations, type Comparison } from "../statistics/comparison";
+import { DEFAULT_EVALUATION_RULE } from "../statistics/exclusion-rule";
+import { exclusionRuleIdentity } from "../statistics/exclusion-rule-hash";
+import { VERDICTS } from "../statistics/sensitivity";
+
+export const MAX_COMPARED = 10;
+
+/** `ids=a,b,c`: two to ten distinct evaluation ids. */
+export const compareQuerySchema = z.strictObject({
+  ids: z
+    .string("ids must be evaluation ids separated by commas")
+    .transform((raw) => raw.split(",").map((id) => id.trim()).filter((id) => id !== ""))
+    .pipe(
+      z
+        .array(z.uuid("ids must be evaluation ids (UUIDs) separated by commas"))
+        .min(2, "ids must name at least two evaluations")
+        .max(MAX_COMPARED, `ids must name at most ${MAX_COMPARED} evaluations`)
+        .refine((ids) => new Set(ids).size === ids.length, "ids must not repeat an evaluation"),
+    ),
+});
+export type CompareQuery = z.infer<typeof compareQuerySchema>;
+
+const count = z.number().int().min(0);
+const figure = z.object({ n: count, N: count, rate: z.number().nullable(), wilson95: wilson95Schema });
+const rank = z.number().int().min(1).nullable();
+
+/** GET /api/v1/evaluations/compare?ids=…: the pure comparison's answer, field for field. */
+export const comparisonAnswerSchema = z.object({
+  rule: z.object({ version: z.number().int().min(1), hash: z.string() }),
+  ruleNote: z.string(),
+  rulesDiffer: z.boolean(),
+  evaluations: z.array(
+    z.object({
+      id: z.uuid(),
+      name: z.string(),
+      reported: figure,
+      finalOnly: figure,
+      underRule: figure,
+      justifiedRange: z.object({ lower: figure, upper: figure, wilson95: wilson95Schema }),
+      rank: z.object({ endpoint: rank, finalOnly: rank }),
+    }),
+  ),
+  ranking: z.object({ endpoint: z.array(z.uuid()), finalOnly: z.array(z.uuid()), changed: z.boolean() }),
+  pairs: z.array(
+    z.object({
+      a: z.uuid(),
+      b: z.uuid(),
+      verdict: z.enum(VERDICTS),
+      leader: z.uuid().nullable(),
+      leaderEndpoint: z.uuid().nullable(),
+      leaderFinalOnly: z.uuid().nullable(),
+      why: z.string(),
+    }),
+  ),
+}) satisfies z.ZodType<Comparison>;
+export type ComparisonAnswer = z.infer<typeof comparisonAnswerSchema>;
+
+const int = z.coerce.number().int();
+const countsRow = z.object({ id: z.string(), name: z.string(), runs: int, reported_successes: int, final_n: int, final_successes: int, unresolved: int });
+
+/** The comparison of the evaluations `ids`, in that order; notFound naming the first unknown id. */
+export async function compareStoredEvaluations(db: Db, ids: readonly string[]): Promise<ComparisonAnswer> {
+  const rows = z.array(countsRow).parse(
+    await db.$queryRaw`
+      SELECT e.id::text AS id, e.name, counts.*
+        FROM evaluations e CROSS JOIN LATERAL (
+          SELECT coalesce(sum(n), 0) AS runs,
+                 coalesce(sum(n) FILTER (WHERE endpoint_label = 'success'), 0) AS reported_successes,
+                 coalesce(sum(n) FILTER (WHERE finality = 'final'), 0) AS final_n,
+                 coalesce(sum(n) FILTER (WHERE finality = 'final' AND endpoint_label = 'success'), 0) AS final_successes,
+                 coalesce(sum(n) FILTER (WHERE finality = 'unresolved'), 0) AS unresolved
+            FROM evaluation_run_counts c WHERE c.evaluation_id = e.id) AS counts
+       WHERE e.id = ANY(${ids}::uuid[])`,
+  );
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  const missing = ids.find((id) => !byId.has(id));
+  if (missing) throw notFound(`evaluation ${missing}`);
+  const rule = DEFAULT_EVALUATION_RULE;
+  const identity = exclusionRuleIdentity(rule);
+  // Every evaluation uses the default rule until rules are declared per evaluation (docs/statistics.md).
+  const declaredRule = { version: identity.version, hash: identity.hash };
+  const inputs = ids.map((id) => {
+    const row = byId.get(id)!;
+    return { id, name: row.name, runs: row.runs, reportedSuccesses: row.reported_successes, finalRuns: row.final_n, finalSuccesses: row.final_successes, unresolved: row.unresolved, declaredRule };
+  });
+  return comparisonAnswerSchema.parse(compareEvaluations(inputs, rule, declaredRule));
+}

@@ -1,0 +1,105 @@
+// An evaluation's statistics (issue 12): its rates with their populations and Wilson intervals,
+// rows against analysis units (the audit's connected components) with the design effect, pass^k
+// over its tasks where their trials are separate units, the exclusion rule's identity and the
+// sensitivity to its alternatives. Counts are SQL aggregates over the stored audit (the summary's
+// trigger-maintained counts; one GROUP BY per analysis unit reduced to five sums in SQL; one row
+// per task); the formulas are the pure ones in lib/statistics.
+import { z } from "zod";
+import type { Db } from "../db/prisma";
+import { exclusionRuleAnswerSchema, passKSchema, rateSchema, sensitivityRowSchema, unitsSchema } from "../statistics/answer-schema";
+import { applyExclusionRule, DEFAULT_EVALUATION_RULE, evaluationOutcomes, type ExclusionRule } from "../statistics/exclusion-rule";
+import { exclusionRuleIdentity } from "../statistics/exclusion-rule-hash";
+import { lessExcluded, namedRate } from "../statistics/named-rate";
+import { passK } from "../statistics/pass-k";
+import { sensitivity } from "../statistics/sensitivity";
+import { unitLevelFigures } from "../statistics/unit-level";
+import { INHERITED_STATES, type EvaluationSummary } from "./schemas";
+import { evaluationSummary } from "./summary";
+
+/** GET /api/v1/evaluations/{id}/statistics: issue 12's contract (`rates`, `units`, `passK`, `exclusionRule`, `sensitivity`). */
+export const evaluationStatisticsSchema = z.object({
+  evaluationId: z.uuid(),
+  /** The effect-policy version the audit behind every figure used. */
+  effectPolicyVersion: z.number().int().min(1),
+  rates: z.array(rateSchema),
+  units: unitsSchema,
+  passK: passKSchema,
+  exclusionRule: exclusionRuleAnswerSchema,
+  sensitivity: z.array(sensitivityRowSchema),
+});
+export type EvaluationStatistics = z.infer<typeof evaluationStatisticsSchema>;
+
+const DECLARED_BY =
+  "the default rule declared in code (DEFAULT_EVALUATION_RULE in lib/statistics/exclusion-rule.ts): evaluations cannot declare their own rule yet; ingested runs carry no run class, so every run is completed and only the unresolved treatment acts";
+const HEADLINE = "success rate";
+
+/** Under the rule: is an unresolved run kept in N, and is it then a success. */
+function unresolvedTreatment(rule: ExclusionRule): { keep: boolean; success: boolean } {
+  if (rule.classes.completed !== "keep") throw new Error("an evaluation rule must keep completed runs: ingested runs are all completed");
+  return { keep: rule.unresolved !== "exclude", success: rule.unresolved === "count_as_success" };
+}
+
+const int = z.coerce.number().int();
+const sumsRow = z.object({ rows: int, successes: int, units: int, sum_y2: int, sum_ym: int, sum_m2: int });
+const taskRow = z.object({ task_id: z.string(), trials: int, successes: int, units: int, inherited: z.enum(INHERITED_STATES) });
+
+/** The statistics of one evaluation; throws notFound for an unknown id. */
+export async function evaluationStatistics(db: Db, evaluationId: string, rule: ExclusionRule = DEFAULT_EVALUATION_RULE): Promise<EvaluationStatistics> {
+  const summary = await evaluationSummary(db, evaluationId);
+  const { keep, success } = unresolvedTreatment(rule);
+  const states = [...INHERITED_STATES];
+  // A run's analysis unit is the smallest run id of its connected component (its own id when alone).
+  const [sums, tasks] = await Promise.all([
+    db.$queryRaw`
+      WITH r AS (
+        SELECT coalesce(analysis_unit, id) AS unit, (finality = 'final' OR ${keep}) AS kept,
+               (finality = 'final' AND endpoint_label = 'success') OR (finality = 'unresolved' AND ${success}) AS success
+          FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid
+      ), u AS (
+        SELECT count(*) FILTER (WHERE kept) AS m, count(*) FILTER (WHERE kept AND success) AS y FROM r GROUP BY unit
+      )
+      SELECT coalesce(sum(m), 0) AS rows, coalesce(sum(y), 0) AS successes, count(*) FILTER (WHERE m > 0) AS units,
+             coalesce(sum(y * y), 0) AS sum_y2, coalesce(sum(y * m), 0) AS sum_ym, coalesce(sum(m * m), 0) AS sum_m2
+        FROM u`,
+    db.$queryRaw`
+      SELECT task_id, count(*) AS trials,
+             count(*) FILTER (WHERE (finality = 'final' AND endpoint_label = 'success') OR (finality = 'unresolved' AND ${success})) AS successes,
+             count(DISTINCT coalesce(analysis_unit, id)) AS units,
+             (${states}::text[])[max(array_position(${states}::text[], inherited_state))] AS inherited
+        FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND (finality = 'final' OR ${keep})
+       GROUP BY task_id ORDER BY task_id`,
+  ]);
+  const s = z.array(sumsRow).parse(sums)[0]!;
+  const figures = unitLevelFigures({ rows: s.rows, successes: s.successes, units: s.units, sumSquaredSuccesses: s.sum_y2, sumSuccessesTimesRows: s.sum_ym, sumSquaredRows: s.sum_m2 });
+  const outcomes = evaluationOutcomes({ finalRuns: summary.final.n, finalSuccesses: summary.final.successes, unresolved: summary.unresolved.n });
+  return evaluationStatisticsSchema.parse({
+    evaluationId,
+    effectPolicyVersion: summary.effectPolicyVersion,
+    rates: rates(rule, summary),
+    units: {
+      runRows: summary.units.runRows,
+      analysisUnits: summary.units.analysisUnits,
+      designEffect: figures.units.designEffect,
+      effectiveN: figures.units.effectiveN,
+      outcome: `${HEADLINE} under rule version ${rule.version}: a final run whose endpoint label is success${keep ? (success ? "; an unresolved run counts as a success" : "; an unresolved run counts as a failure") : "; unresolved runs excluded"}`,
+      rows: figures.rows,
+      unitBasedWilson95: figures.units.wilson95,
+    },
+    passK: passK(z.array(taskRow).parse(tasks).map((t) => ({ taskId: t.task_id, trials: t.trials, successes: t.successes, analysisUnits: t.units, inheritedState: t.inherited }))),
+    exclusionRule: { ...exclusionRuleIdentity(rule), rule, declaredBy: DECLARED_BY },
+    sensitivity: sensitivity(rule, outcomes, { varyEnvironment: false }).map((row) => ({ measure: HEADLINE, ...row })),
+  });
+}
+
+/** Each rate under its own name and population: the headline under the rule beside the reported and final-only ones it sits between. */
+function rates(rule: ExclusionRule, summary: EvaluationSummary) {
+  const headline = applyExclusionRule(rule, evaluationOutcomes({ finalRuns: summary.final.n, finalSuccesses: summary.final.successes, unresolved: summary.unresolved.n }));
+  return [
+    namedRate(`${HEADLINE} (rule version ${rule.version})`, `all runs${lessExcluded(rule, headline.excluded)}; a success is a final run whose endpoint label is success`, headline.n, headline.N),
+    namedRate("reported success rate", "all runs, each with the label the harness recorded at the endpoint", summary.reported.successes, summary.reported.n),
+    namedRate("final-only success rate", "final runs (every relevant effect terminal at scoring)", summary.final.successes, summary.final.n),
+    namedRate("unresolved rate", "all runs: a relevant effect was still open at scoring", summary.unresolved.n, summary.runs),
+    namedRate("endpoint ≠ terminal", "runs with a terminal label whose terminal label differs from the endpoint label", summary.disagreements.n, summary.disagreements.of),
+    namedRate("exposure rate", "all runs: the run received another run's state (inherited state internal or public)", summary.exposures.n, summary.exposures.of),
+  ];
+}

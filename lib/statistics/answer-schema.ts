@@ -1,0 +1,42 @@
+// The parts of a statistics answer that experiments and evaluations share (issue 12's contract:
+// `rates`, `units`, `passK`, `exclusionRule`, `sensitivity`, with these field names), one schema
+// for the routes, the pages and the tests.
+import { z } from "zod";
+import { exclusionRuleSchema } from "./exclusion-rule";
+
+const count = z.number().int().min(0);
+/** [lower, upper], or null when N = 0 (nothing observed, no interval). */
+export const wilson95Schema = z.tuple([z.number(), z.number()]).readonly().nullable();
+
+export const rateSchema = z.object({ name: z.string(), population: z.string(), n: count, N: count, wilson95: wilson95Schema });
+
+const excludedSchema = z.object({ name: z.string(), n: count, N: count });
+
+export const unitsSchema = z.object({
+  runRows: count,
+  /** Connected runs count once as one analysis unit; every other run is its own. */
+  analysisUnits: count,
+  /** Kish's design effect of `outcome` (docs/statistics.md); null without rows. */
+  designEffect: z.number().nullable(),
+  effectiveN: z.number(),
+  outcome: z.string(),
+  /** The rows-based figure: every row a separate trial. */
+  rows: z.object({ n: count, N: count, wilson95: wilson95Schema }),
+  /** Wilson on the effective size N / designEffect. */
+  unitBasedWilson95: wilson95Schema,
+});
+
+export const passKSchema = z.discriminatedUnion("available", [
+  z.object({ available: z.literal(false), reason: z.string() }),
+  z.object({ available: z.literal(true), values: z.array(z.object({ k: z.number().int().min(1), value: z.number(), passAtK: z.number() })) }),
+]);
+
+export const exclusionRuleAnswerSchema = z.object({ version: z.number().int().min(1), hash: z.string(), canonical: z.string(), rule: exclusionRuleSchema, declaredBy: z.string() });
+
+export const sensitivityRowSchema = z.object({ measure: z.string(), rule: z.string(), n: count, N: count, rate: z.number().nullable(), wilson95: wilson95Schema, excluded: z.array(excludedSchema) });
+
+export type RateAnswer = z.infer<typeof rateSchema>;
+export type UnitsAnswer = z.infer<typeof unitsSchema>;
+export type PassKAnswer = z.infer<typeof passKSchema>;
+export type ExclusionRuleAnswer = z.infer<typeof exclusionRuleAnswerSchema>;
+export type SensitivityRowAnswer = z.infer<typeof sensitivityRowSchema>;
