@@ -58,7 +58,9 @@ const ROUTES: RouteCase[] = [
   // The ingest body's JSON Schema is documentation: no account needed.
   { route: "/api/v1/schema/ingest.json", method: "GET", url: () => "/api/v1/schema/ingest.json", allowed: EVERYONE, status: 200 },
   { route: "/api/v1/protocols", method: "GET", url: () => "/api/v1/protocols", allowed: SIGNED_IN, status: 200 },
+  { route: "/api/v1/protocols", method: "POST", url: () => "/api/v1/protocols", body: { name: "" }, allowed: RUNS_EXPERIMENTS, status: 400 },
   { route: "/api/v1/protocols/[id]", method: "GET", url: () => `/api/v1/protocols/${UNKNOWN_UUID}`, allowed: SIGNED_IN, status: 404 },
+  { route: "/api/v1/protocols/[id]", method: "PATCH", url: () => `/api/v1/protocols/${UNKNOWN_UUID}`, body: { name: "renamed", expectedVersion: 1, reason: "authz" }, allowed: RUNS_EXPERIMENTS, status: 404 },
   { route: "/api/v1/protocols/[id]/codes", method: "PUT", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/codes`, body: {}, allowed: CODERS, status: 400 },
   { route: "/api/v1/protocols/[id]/consensus", method: "PUT", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/consensus`, body: {}, allowed: RUNS_EXPERIMENTS, status: 400 },
   { route: "/api/v1/review-codes/[id]/restore", method: "POST", url: () => `/api/v1/review-codes/${UNKNOWN_UUID}/restore`, body: {}, allowed: CODERS, status: 400 },

@@ -134,9 +134,9 @@ export async function shareResourceExists(db: Db, resourceType: ShareResourceTyp
 }
 
 async function loadProtocolMatrixContent(db: Db): Promise<ProtocolMatrixShareContent> {
-  const { protocols, matrix } = await consensusMatrix(db);
+  const { protocols, reference, matrix } = await consensusMatrix(db);
   const citations = new Map((await db.reviewProtocol.findMany({ select: { name: true, citation: true } })).map((p) => [p.name, p.citation]));
-  return { kind: "protocol_matrix", protocols: protocols.map((name) => ({ name, citation: citations.get(name) ?? "" })), consensus: matrix, table3: computeTable3(protocols, matrix) };
+  return { kind: "protocol_matrix", protocols: protocols.map((name) => ({ name, citation: citations.get(name) ?? "" })), consensus: matrix, table3: computeTable3(reference, matrix) };
 }
 
 async function loadEvaluationContent(db: Db, id: string): Promise<EvaluationShareContent | null> {
