@@ -61,6 +61,8 @@ const ROUTES: RouteCase[] = [
   { route: "/api/v1/protocols", method: "POST", url: () => "/api/v1/protocols", body: { name: "" }, allowed: RUNS_EXPERIMENTS, status: 400 },
   { route: "/api/v1/protocols/[id]", method: "GET", url: () => `/api/v1/protocols/${UNKNOWN_UUID}`, allowed: SIGNED_IN, status: 404 },
   { route: "/api/v1/protocols/[id]", method: "PATCH", url: () => `/api/v1/protocols/${UNKNOWN_UUID}`, body: { name: "renamed", expectedVersion: 1, reason: "authz" }, allowed: RUNS_EXPERIMENTS, status: 404 },
+  { route: "/api/v1/protocols/[id]/completion-argument", method: "GET", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/completion-argument?format=markdown`, allowed: SIGNED_IN, status: 404 },
+  { route: "/api/v1/protocols/[id]/completion-argument", method: "POST", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/completion-argument`, body: { expectedVersion: null, argument: { questions: {} }, reason: "authz" }, allowed: RUNS_EXPERIMENTS, status: 404 },
   { route: "/api/v1/protocols/[id]/codes", method: "PUT", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/codes`, body: {}, allowed: CODERS, status: 400 },
   { route: "/api/v1/protocols/[id]/consensus", method: "PUT", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/consensus`, body: {}, allowed: RUNS_EXPERIMENTS, status: 400 },
   { route: "/api/v1/review-codes/[id]/restore", method: "POST", url: () => `/api/v1/review-codes/${UNKNOWN_UUID}/restore`, body: {}, allowed: CODERS, status: 400 },
