@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { ApiError } from "../http/errors";
 import { parseInput } from "../http/input";
+import { loadShareContent, shareResourceExists } from "../share/resources";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { argumentLatex, argumentMarkdown } from "./completion-export";
 import { argumentRevisionSchema } from "./completion-schema";
@@ -120,6 +121,19 @@ describe("evidence links", () => {
     expect(view.status!.flags.map((f) => f.rule)).toContain("evidence_not_completed");
     expect(view.status!.routesLackingEvidence).toEqual([]);
     expect(argumentMarkdown(view)).toContain("experiment canary 1 (cancelled)");
+  });
+});
+
+describe("sharing", () => {
+  it("shares the argument with its status and evidence states, naming no reviewer or author and linking nowhere inside", async () => {
+    const content = await loadShareContent(db, "completion_argument", protocolId);
+    expect(content).toMatchObject({ kind: "completion_argument", protocol: { name: "Our_Bench & Co" }, current: { version: 3, updatedBy: null }, status: { answered: 4 } });
+    const text = JSON.stringify(content);
+    expect(text).not.toContain("@example.test");
+    expect(text).toContain("open_work: NR (a reviewer, version 1)");
+    expect(text).not.toContain('"href":"/');
+    expect(await shareResourceExists(db, "completion_argument", protocolId)).toBe(true);
+    expect(await loadShareContent(db, "completion_argument", "00000000-0000-4000-8000-000000000000")).toBeNull();
   });
 });
 

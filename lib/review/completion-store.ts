@@ -25,7 +25,7 @@ export interface ResolvedEvidence extends EvidenceState {
  * What each link points at, as this viewer may see it. Experiments and evaluations are readable by
  * every signed-in role; a review code only if it is this protocol's and the blind rule shows it.
  */
-export async function resolveEvidence(db: Db, viewer: Viewer, protocolId: string, links: EvidenceLink[]): Promise<Map<string, ResolvedEvidence>> {
+export async function resolveEvidence(db: Db, viewer: Viewer, protocolId: string, links: EvidenceLink[], { shared = false } = {}): Promise<Map<string, ResolvedEvidence>> {
   const ids = (kind: EvidenceLink["kind"]) => [...new Set(links.filter((l) => l.kind === kind).map((l) => l.id))];
   const resolved = new Map<string, ResolvedEvidence>();
   const experimentIds = ids("experiment");
@@ -49,7 +49,7 @@ export async function resolveEvidence(db: Db, viewer: Viewer, protocolId: string
     const { codes } = await visibleCodes(db, viewer, protocolId);
     const emails = new Map((await db.user.findMany({ where: { id: { in: codes.map((c) => c.reviewerId).filter((r): r is string => r !== null) } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]));
     for (const c of codes.filter((c) => codeIds.includes(c.id))) {
-      const who = c.fromPaper ? "the paper" : (emails.get(c.reviewerId!) ?? c.reviewerId!);
+      const who = c.fromPaper ? "the paper" : shared ? "a reviewer" : (emails.get(c.reviewerId!) ?? c.reviewerId!);
       resolved.set(evidenceKey({ kind: "review_code", id: c.id }), { kind: "review_code", id: c.id, exists: true, label: `${c.field}: ${c.ledger.code} (${who}, version ${c.ledger.version})`, href: `/protocols/${protocolId}#${c.field}` });
     }
   }
@@ -111,23 +111,30 @@ export async function saveArgument(db: Db, actor: Viewer, protocolId: string, in
   }
 }
 
+/**
+ * Who reads a shared argument: the links the editor chose are shown (a cited code too), but
+ * `shared` names no reviewer or author and links nowhere inside the instance.
+ */
+export const SHARED_READER: Viewer = { userId: "", seesAll: true };
+
 /** The argument page, the API's GET and the exports: the current version, every revision, the linked items and the status. */
-export async function argumentView(db: Db, viewer: Viewer, protocolId: string) {
+export async function argumentView(db: Db, viewer: Viewer, protocolId: string, { shared = false } = {}) {
   const protocol = await db.reviewProtocol.findUnique({ where: { id: protocolId }, include: { consensus: true, completion: { include: { revisions: { orderBy: { version: "asc" } } } } } });
   if (!protocol) return null;
   const stored = protocol.completion;
   // Stored content passed this schema when written; parsing again fills defaults of older shapes.
   const argument = stored ? argumentSchema.parse(stored.content) : null;
   const consensus = Object.fromEntries(protocol.consensus.map((c) => [c.field, c.code])) as Partial<Record<ReviewField, ReviewCode>>;
-  const evidence = await resolveEvidence(db, viewer, protocolId, argument ? evidenceLinks(argument).map((l) => l.link) : []);
+  const resolved = await resolveEvidence(db, viewer, protocolId, argument ? evidenceLinks(argument).map((l) => l.link) : [], { shared });
+  const evidence = shared ? new Map([...resolved].map(([k, v]) => [k, { ...v, href: null }])) : resolved;
   const authors = new Map(
     (await db.user.findMany({ where: { id: { in: [...new Set((stored?.revisions ?? []).map((r) => r.authorId).filter((a): a is string => a !== null))] } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]),
   );
   return {
     protocol: { id: protocol.id, name: protocol.name, fromPaper: protocol.fromPaper, retired: protocol.retiredAt !== null, benchmarkVersion: protocol.benchmarkVersion, scope: protocol.scope },
     consensus,
-    current: stored && argument ? { version: stored.version, updatedAt: stored.updatedAt.toISOString(), updatedBy: stored.updatedById ? (authors.get(stored.updatedById) ?? stored.updatedById) : null, argument } : null,
-    revisions: (stored?.revisions ?? []).map((r) => ({ version: r.version, author: r.authorId ? (authors.get(r.authorId) ?? r.authorId) : null, reason: r.reason, createdAt: r.createdAt.toISOString(), argument: r.content as unknown as CompletionArgument })),
+    current: stored && argument ? { version: stored.version, updatedAt: stored.updatedAt.toISOString(), updatedBy: stored.updatedById && !shared ? (authors.get(stored.updatedById) ?? stored.updatedById) : null, argument } : null,
+    revisions: (stored?.revisions ?? []).map((r) => ({ version: r.version, author: r.authorId && !shared ? (authors.get(r.authorId) ?? r.authorId) : null, reason: r.reason, createdAt: r.createdAt.toISOString(), argument: r.content as unknown as CompletionArgument })),
     evidence: Object.fromEntries(evidence),
     status: argument ? argumentStatus(argument, consensus, evidence) : null,
   };

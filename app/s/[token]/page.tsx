@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { EvaluationReport } from "@/components/evaluations/evaluation-report";
 import { ExperimentReport } from "@/components/experiment/experiment-report";
+import { ArgumentBody, ArgumentGlance } from "@/components/review/argument-report";
 import { MatrixTable, Table3Table } from "@/components/review/matrix-report";
 import { RunReport } from "@/components/run-report";
 import { Alert } from "@/components/ui/alert";
@@ -11,6 +12,7 @@ import { PageHeader, Section } from "@/components/ui/page-header";
 import { Time } from "@/components/ui/time";
 import { experimentTitle } from "@/lib/dashboard/format";
 import { getDb } from "@/lib/db/client";
+import { FIELD_INFO, REVIEW_FIELDS } from "@/lib/review/codes";
 import { lookUpShareLink } from "@/lib/share/access";
 import { shareRefusal } from "@/lib/share/refusal";
 
@@ -43,6 +45,8 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
       <>evaluation “{content.evaluation.name}”</>
     ) : content.kind === "run" ? (
       "run"
+    ) : content.kind === "completion_argument" ? (
+      <>completion argument of “{content.protocol.name}”</>
     ) : (
       "protocol review matrix"
     );
@@ -98,6 +102,26 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
             }
           />
           <EvaluationReport evaluation={content.evaluation} summary={content.summary} largestUnits={content.largestUnits} tools={content.tools} linksToRuns={false} />
+        </>
+      ) : content.kind === "completion_argument" ? (
+        <>
+          <PageHeader
+            title={<span data-testid="argument-title">Completion argument: {content.protocol.name}</span>}
+            description={content.protocol.scope ?? undefined}
+            meta={
+              <>
+                {content.protocol.benchmarkVersion ? <span>benchmark version {content.protocol.benchmarkVersion}</span> : null}
+                {content.current ? <span>version {content.current.version}</span> : <span>no argument written yet</span>}
+                <span>Review codes (consensus): {REVIEW_FIELDS.map((f) => `${FIELD_INFO[f].label} ${content.consensus[f] ?? "uncoded"}`).join(" · ")}</span>
+              </>
+            }
+          />
+          {content.current && content.status ? (
+            <>
+              <ArgumentGlance argument={content.current.argument} status={content.status} />
+              <ArgumentBody argument={content.current.argument} evidence={content.evidence} linkable={false} />
+            </>
+          ) : null}
         </>
       ) : (
         <>
