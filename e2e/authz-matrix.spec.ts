@@ -30,6 +30,7 @@ interface RouteCase {
 }
 
 let shareToken = "";
+let protocolId = "";
 const ROUTES: RouteCase[] = [
   { route: "/api/health", method: "GET", url: () => "/api/health", allowed: EVERYONE, status: 200 },
   { route: "/api/v1/me", method: "GET", url: () => "/api/v1/me", allowed: SIGNED_IN, status: 200 },
@@ -105,6 +106,7 @@ const PAGES: PageCase[] = [
   { url: () => "/evaluations", allowed: SIGNED_IN },
   { url: () => "/evaluations/import", allowed: RUNS_EXPERIMENTS },
   { url: () => "/protocols", allowed: SIGNED_IN },
+  { url: () => `/protocols/${protocolId}/completion-argument`, allowed: SIGNED_IN },
   { url: () => "/account", allowed: SIGNED_IN },
   { url: () => "/admin", allowed: ADMIN },
   { url: () => `/s/${shareToken}`, allowed: EVERYONE },
@@ -127,6 +129,7 @@ test.beforeAll(async () => {
   const created = await admin.post("/api/v1/share-links", { data: { resourceType: "run", resourceId: accounts().runId } });
   expect(created.status()).toBe(201);
   shareToken = new URL(((await created.json()) as { url: string }).url).pathname.split("/").pop()!;
+  protocolId = ((await (await admin.get("/api/v1/protocols")).json()) as { protocols: { id: string }[] }).protocols[0]!.id;
   clients.set("otherShareToken", await request.newContext({ baseURL: BASE_URL, extraHTTPHeaders: { ...bearer(shareToken), origin: BASE_URL, "x-forwarded-for": "10.7.0.99" } }));
 });
 

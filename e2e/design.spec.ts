@@ -31,6 +31,7 @@ for (const colorScheme of ["light", "dark"] as const) test(`every page passes ax
     "/evaluations/import",
     "/protocols",
     `/protocols/${protocols.protocols[0]!.id}`,
+    `/protocols/${protocols.protocols[0]!.id}/completion-argument`,
     "/experiments/new",
     "/account",
     "/admin",
