@@ -76,23 +76,23 @@ test("an editor adds a protocol, reviewers code it blind, and the editor argues,
     "A canary replay shows every background job cancelled before scoring; the sandbox is rebuilt per task.",
   ];
   for (const [i, answer] of answers.entries()) {
-    await editor.getByLabel(`Answer to question ${i + 1}`).fill(answer);
-    await editor.getByLabel(`Question ${i + 1}: source location`).fill(`README §${i + 1}`);
-    await editor.getByLabel(`Question ${i + 1}: sources read on`).fill("2026-11-30");
+    await editor.getByLabel(`Answer to question ${i + 1}`, { exact: true }).fill(answer);
+    await editor.getByLabel(`Question ${i + 1}: source location`, { exact: true }).fill(`README §${i + 1}`);
+    await editor.getByLabel(`Question ${i + 1}: sources read on`, { exact: true }).fill("2026-11-30");
   }
   await editor.getByRole("button", { name: "Add route" }).click();
-  await editor.getByLabel("Route 1: kind").selectOption("descendant_processes");
-  await editor.getByLabel("Route 1: description").fill("Background shell jobs started by the agent");
-  await editor.getByLabel("Route 1: treatment").selectOption("cancelled_with_evidence");
+  await editor.getByLabel("Route 1: kind", { exact: true }).selectOption("descendant_processes");
+  await editor.getByLabel("Route 1: description", { exact: true }).fill("Background shell jobs started by the agent");
+  await editor.getByLabel("Route 1: treatment", { exact: true }).selectOption("cancelled_with_evidence");
   await editor.getByTestId("editor-route-0").getByRole("button", { name: "Add evidence" }).click();
-  await editor.getByLabel("Route 1 evidence, link 1: item").selectOption(experimentId);
+  await editor.getByLabel("Route 1 evidence, link 1: item", { exact: true }).selectOption(experimentId);
   await editor.getByRole("button", { name: "Add route" }).click();
-  await editor.getByLabel("Route 2: kind").selectOption("shared_stores");
-  await editor.getByLabel("Route 2: description").fill("The shared cache between episodes");
-  await editor.getByLabel("Route 2: treatment").selectOption("unresolved");
+  await editor.getByLabel("Route 2: kind", { exact: true }).selectOption("shared_stores");
+  await editor.getByLabel("Route 2: description", { exact: true }).fill("The shared cache between episodes");
+  await editor.getByLabel("Route 2: treatment", { exact: true }).selectOption("unresolved");
   await editor.getByTestId("editor-finality").getByRole("button", { name: "Add evidence" }).last().click();
-  await editor.getByLabel("Question 4 evidence, link 1: item").selectOption(experimentId);
-  await editor.getByLabel("Reason for this change").fill("first draft of the argument");
+  await editor.getByLabel("Question 4 evidence, link 1: item", { exact: true }).selectOption(experimentId);
+  await editor.getByLabel("Reason for this change", { exact: true }).fill("first draft of the argument");
   await editor.getByRole("button", { name: "Save the argument" }).click();
 
   // At a glance: all four answered, route 2 untreated, and the flag against the E for reset.
