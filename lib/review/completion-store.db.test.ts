@@ -134,6 +134,9 @@ describe("sharing", () => {
     expect(text).not.toContain('"href":"/');
     expect(await shareResourceExists(db, "completion_argument", protocolId)).toBe(true);
     expect(await loadShareContent(db, "completion_argument", "00000000-0000-4000-8000-000000000000")).toBeNull();
+    // The shared protocol matrix carries every written argument too.
+    const matrix = await loadShareContent(db, "protocol_matrix", null);
+    expect(matrix?.kind === "protocol_matrix" && matrix.arguments?.map((a) => [a.protocol.name, a.current?.version])).toEqual([["Our_Bench & Co", 3]]);
   });
 });
 

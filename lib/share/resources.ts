@@ -49,6 +49,8 @@ export interface ProtocolMatrixShareContent {
   protocols: { name: string; citation: string }[];
   consensus: ConsensusMatrix;
   table3: Table3Row[];
+  /** Each protocol's completion argument, where one is written (links made before issue 13 have none). */
+  arguments?: CompletionArgumentShareContent[];
 }
 
 /** An evaluation's audit as shared: its figures, units and policy; its description and creator stay private, as an experiment's notes do. */
@@ -148,7 +150,9 @@ export async function shareResourceExists(db: Db, resourceType: ShareResourceTyp
 async function loadProtocolMatrixContent(db: Db): Promise<ProtocolMatrixShareContent> {
   const { protocols, reference, matrix } = await consensusMatrix(db);
   const citations = new Map((await db.reviewProtocol.findMany({ select: { name: true, citation: true } })).map((p) => [p.name, p.citation]));
-  return { kind: "protocol_matrix", protocols: protocols.map((name) => ({ name, citation: citations.get(name) ?? "" })), consensus: matrix, table3: computeTable3(reference, matrix) };
+  const argued = await db.completionArgument.findMany({ select: { protocolId: true }, orderBy: { protocol: { position: "asc" } } });
+  const args = (await Promise.all(argued.map((a) => loadCompletionArgumentContent(db, a.protocolId)))).filter((a): a is CompletionArgumentShareContent => a !== null);
+  return { kind: "protocol_matrix", protocols: protocols.map((name) => ({ name, citation: citations.get(name) ?? "" })), consensus: matrix, table3: computeTable3(reference, matrix), arguments: args };
 }
 
 async function loadCompletionArgumentContent(db: Db, protocolId: string): Promise<CompletionArgumentShareContent | null> {

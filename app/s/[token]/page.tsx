@@ -130,6 +130,25 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
           <Section title="Table 3, computed from the consensus">
             <Table3Table rows={content.table3} />
           </Section>
+          {content.arguments?.length ? (
+            <Section title="Completion arguments" description="Each protocol's argument as written when this view was taken: its status at a glance, then the argument.">
+              <div className="space-y-4" data-testid="shared-arguments">
+                {content.arguments.map((a) =>
+                  a.current && a.status ? (
+                    <details key={a.protocol.name} className="rounded-lg border border-border p-4">
+                      <summary className="cursor-pointer font-semibold">
+                        {a.protocol.name}: {a.status.answered}/{a.status.of} questions answered, {a.status.flags.length} flag(s)
+                      </summary>
+                      <div className="mt-4">
+                        <ArgumentGlance argument={a.current.argument} status={a.status} />
+                        <ArgumentBody argument={a.current.argument} evidence={a.evidence} linkable={false} />
+                      </div>
+                    </details>
+                  ) : null,
+                )}
+              </div>
+            </Section>
+          ) : null}
         </>
       )}
       <p className="mt-10 flex items-center gap-2 text-xs text-muted-foreground">
