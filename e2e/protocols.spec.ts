@@ -140,6 +140,11 @@ test("an editor adds a protocol, reviewers code it blind, and the editor argues,
   await expect(reader.getByTestId("argument-editor")).toHaveCount(0);
   await expect(reader.getByRole("button", { name: /Save/ })).toHaveCount(0);
   await expect(reader.locator("body")).not.toContainText("editor@e2e.test");
+  // A frozen share of the protocol matrix carries the argument too.
+  const matrixLink = await editorApi.post("/api/v1/share-links", { data: { resourceType: "protocol_matrix" } });
+  expect(matrixLink.status()).toBe(201);
+  await reader.goto(((await matrixLink.json()) as { url: string }).url);
+  await expect(reader.getByTestId("shared-arguments")).toContainText(`${name}: 4/4 questions answered, 1 flag(s)`);
   // The viewer's own page of the argument is read-only too.
   await reader.goto(`/protocols/${protocolId}/completion-argument`);
   await expect(reader.getByTestId("questions-answered")).toHaveText("Questions answered: 4/4");
