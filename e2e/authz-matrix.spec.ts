@@ -31,6 +31,7 @@ interface RouteCase {
 }
 
 let shareToken = "";
+let protocolId = "";
 const ROUTES: RouteCase[] = [
   { route: "/api/health", method: "GET", url: () => "/api/health", allowed: EVERYONE, status: 200 },
   { route: "/api/v1/me", method: "GET", url: () => "/api/v1/me", allowed: SIGNED_IN, status: 200 },
@@ -61,7 +62,11 @@ const ROUTES: RouteCase[] = [
   // The ingest body's JSON Schema is documentation: no account needed.
   { route: "/api/v1/schema/ingest.json", method: "GET", url: () => "/api/v1/schema/ingest.json", allowed: EVERYONE, status: 200 },
   { route: "/api/v1/protocols", method: "GET", url: () => "/api/v1/protocols", allowed: SIGNED_IN, status: 200 },
+  { route: "/api/v1/protocols", method: "POST", url: () => "/api/v1/protocols", body: { name: "" }, allowed: RUNS_EXPERIMENTS, status: 400 },
   { route: "/api/v1/protocols/[id]", method: "GET", url: () => `/api/v1/protocols/${UNKNOWN_UUID}`, allowed: SIGNED_IN, status: 404 },
+  { route: "/api/v1/protocols/[id]", method: "PATCH", url: () => `/api/v1/protocols/${UNKNOWN_UUID}`, body: { name: "renamed", expectedVersion: 1, reason: "authz" }, allowed: RUNS_EXPERIMENTS, status: 404 },
+  { route: "/api/v1/protocols/[id]/completion-argument", method: "GET", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/completion-argument?format=markdown`, allowed: SIGNED_IN, status: 404 },
+  { route: "/api/v1/protocols/[id]/completion-argument", method: "POST", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/completion-argument`, body: { expectedVersion: null, argument: { questions: {} }, reason: "authz" }, allowed: RUNS_EXPERIMENTS, status: 404 },
   { route: "/api/v1/protocols/[id]/codes", method: "PUT", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/codes`, body: {}, allowed: CODERS, status: 400 },
   { route: "/api/v1/protocols/[id]/consensus", method: "PUT", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/consensus`, body: {}, allowed: RUNS_EXPERIMENTS, status: 400 },
   { route: "/api/v1/review-codes/[id]/restore", method: "POST", url: () => `/api/v1/review-codes/${UNKNOWN_UUID}/restore`, body: {}, allowed: CODERS, status: 400 },
@@ -105,6 +110,7 @@ const PAGES: PageCase[] = [
   { url: () => "/evaluations/import", allowed: RUNS_EXPERIMENTS },
   { url: () => `/evaluations/compare?ids=${UNKNOWN_UUID}`, allowed: SIGNED_IN },
   { url: () => "/protocols", allowed: SIGNED_IN },
+  { url: () => `/protocols/${protocolId}/completion-argument`, allowed: SIGNED_IN },
   { url: () => "/account", allowed: SIGNED_IN },
   { url: () => "/admin", allowed: ADMIN },
   { url: () => `/s/${shareToken}`, allowed: EVERYONE },
@@ -127,6 +133,7 @@ test.beforeAll(async () => {
   const created = await admin.post("/api/v1/share-links", { data: { resourceType: "run", resourceId: accounts().runId } });
   expect(created.status()).toBe(201);
   shareToken = new URL(((await created.json()) as { url: string }).url).pathname.split("/").pop()!;
+  protocolId = ((await (await admin.get("/api/v1/protocols")).json()) as { protocols: { id: string }[] }).protocols[0]!.id;
   clients.set("otherShareToken", await request.newContext({ baseURL: BASE_URL, extraHTTPHeaders: { ...bearer(shareToken), origin: BASE_URL, "x-forwarded-for": "10.7.0.99" } }));
 });
 
@@ -135,6 +142,8 @@ test.afterAll(async () => {
 });
 
 test("every route handler answers exactly the callers its role table allows", async () => {
+  // Some 70 routes by 8 callers, one request at a time: on a loaded machine that outlasts the default 30 s.
+  test.setTimeout(120_000);
   const outcome: Record<string, Record<Caller, number>> = {};
   const expected: Record<string, Record<Caller, number>> = {};
   for (const route of ROUTES) {

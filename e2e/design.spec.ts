@@ -42,6 +42,7 @@ for (const colorScheme of ["light", "dark"] as const) test(`every page passes ax
     `/evaluations/compare?ids=${compared.join(",")}`,
     "/protocols",
     `/protocols/${protocols.protocols[0]!.id}`,
+    `/protocols/${protocols.protocols[0]!.id}/completion-argument`,
     "/experiments/new",
     "/account",
     "/admin",

@@ -2,6 +2,7 @@ import { Download, TriangleAlert } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { MatrixTable, Table3Table } from "@/components/review/matrix-report";
+import { ProtocolForm } from "@/components/review/protocol-form";
 import { SharePanel } from "@/components/share/share-panel";
 import { buttonClass } from "@/components/ui/button";
 import { cn } from "@/components/ui/cn";
@@ -33,7 +34,7 @@ export default async function ProtocolsPage({ searchParams }: { searchParams: Pr
     <>
       <PageHeader
         title="Protocol review"
-        description={`What ten public protocols document about the evaluation boundary (the paper's section 5). Codes: ${REVIEW_CODES.map((c) => `${c} ${CODE_INFO[c].label.toLowerCase()}`).join(", ")}.`}
+        description={`What public protocols document about the evaluation boundary: the paper's ten (section 5, marked reference) and any your team adds. Codes: ${REVIEW_CODES.map((c) => `${c} ${CODE_INFO[c].label.toLowerCase()}`).join(", ")}.`}
       />
       <nav aria-label="Matrix view" className="mb-4 flex flex-wrap gap-1 border-b border-border">
         {tabs.map(([key, label]) => (
@@ -52,7 +53,7 @@ export default async function ProtocolsPage({ searchParams }: { searchParams: Pr
       </nav>
       <MatrixTable protocols={view.protocols} matrix={view.matrix} caption={`Codes per protocol and field (${tabs.find(([k]) => k === show)?.[1] ?? "consensus"})`} />
 
-      <Section title="Table 3, computed from the consensus">
+      <Section title="Table 3, computed from the consensus" description="Over the paper's ten reference protocols, beside the paper's own counts.">
         <Table3Table rows={view.table3} />
       </Section>
 
@@ -108,6 +109,11 @@ export default async function ProtocolsPage({ searchParams }: { searchParams: Pr
               </a>
             ))}
           </div>
+        </Section>
+      ) : null}
+      {can(principal.role, "protocol:write") ? (
+        <Section title="Add a protocol" description="Your own benchmark, reviewed beside the paper's: coded blind, reconciled, and argued (its completion argument).">
+          <ProtocolForm />
         </Section>
       ) : null}
       {can(principal.role, "share:create") ? <SharePanel resourceType="protocol_matrix" /> : null}

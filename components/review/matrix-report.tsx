@@ -1,5 +1,6 @@
 import Link from "next/link";
 import { Alert } from "@/components/ui/alert";
+import { Badge } from "@/components/ui/badge";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { CODE_INFO, FIELD_INFO, REVIEW_CODES, REVIEW_FIELDS } from "@/lib/review/codes";
 import type { ConsensusMatrix, Table3Row } from "@/lib/review/table3";
@@ -8,12 +9,18 @@ import { CodeBadge } from "./code-badge";
 // The protocol matrix and Table 3: on /protocols and on a shared link of the matrix.
 
 /** Protocols × fields, each cell its code letter and label (colour is only a second signal); uncoded cells say so. */
-export function MatrixTable({ protocols, matrix, caption }: { protocols: { id?: string; name: string }[]; matrix: ConsensusMatrix; caption: string }) {
+export function MatrixTable({ protocols, matrix, caption }: { protocols: { id?: string; name: string; fromPaper?: boolean; retired?: boolean }[]; matrix: ConsensusMatrix; caption: string }) {
   return (
     <DataTable caption={caption} testId="protocol-matrix" columns={["Protocol", ...REVIEW_FIELDS.map((f) => FIELD_INFO[f].label)]}>
       {protocols.map((p) => (
         <tr key={p.name}>
-          <RowHead>{p.id ? <Link href={`/protocols/${p.id}`}>{p.name}</Link> : p.name}</RowHead>
+          <RowHead>
+            <span className="inline-flex flex-wrap items-center gap-2">
+              {p.id ? <Link href={`/protocols/${p.id}`}>{p.name}</Link> : p.name}
+              {p.fromPaper ? <Badge>reference</Badge> : null}
+              {p.retired ? <Badge tone="warning">retired</Badge> : null}
+            </span>
+          </RowHead>
           {REVIEW_FIELDS.map((f) => {
             const code = matrix[p.name]?.[f];
             return <Td key={f}>{code ? <CodeBadge code={code} /> : <em className="text-muted-foreground">uncoded</em>}</Td>;

@@ -47,7 +47,7 @@ const NOTE_MAX = 200;
  * copy button.
  */
 export function SharePanel({ resourceType, resourceId }: { resourceType: ResourceType; resourceId?: string }) {
-  const what = resourceType === "protocol_matrix" ? "protocol matrix" : resourceType;
+  const what = resourceType === "protocol_matrix" ? "protocol matrix" : resourceType === "completion_argument" ? "completion argument" : resourceType;
   const notify = useToast();
   const [links, setLinks] = useState<ListedLink[] | null>(null);
   const [listError, setListError] = useState<string | null>(null);

@@ -16,6 +16,8 @@ export const PERMISSIONS = {
   /** A reviewer's own codes; editors and admins too. */
   "review:code": ["admin", "editor", "reviewer"],
   "review:reconcile": ["admin", "editor"],
+  /** Add, rename and retire protocols; write their completion arguments. */
+  "protocol:write": ["admin", "editor"],
   "share:create": ["admin", "editor"],
   /** Every share link on the instance, and the kill switch. */
   "share:admin": ["admin"],

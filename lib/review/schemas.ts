@@ -38,3 +38,38 @@ export const consensusSchema = z.strictObject({
   reason,
 });
 export type ConsensusInput = z.infer<typeof consensusSchema>;
+
+/** Text limits of a protocol's own description, named in every error. */
+export const PROTOCOL_LIMITS = { name: 200, benchmarkVersion: 100, scope: 4000, source: 2000, sources: 20 } as const;
+
+const httpUrl = z
+  .string()
+  .trim()
+  .max(PROTOCOL_LIMITS.source, `sources: a link must be at most ${PROTOCOL_LIMITS.source} characters`)
+  .refine((s) => /^https?:\/\//i.test(s) && URL.canParse(s), "sources: each source must be an http(s) URL");
+
+const protocolFields = {
+  name: z.string("name is required").trim().min(1, "name is required").max(PROTOCOL_LIMITS.name, `name must be at most ${PROTOCOL_LIMITS.name} characters`),
+  benchmarkVersion: z.string().trim().max(PROTOCOL_LIMITS.benchmarkVersion, `benchmarkVersion must be at most ${PROTOCOL_LIMITS.benchmarkVersion} characters`).optional(),
+  scope: z.string().trim().max(PROTOCOL_LIMITS.scope, `scope must be at most ${PROTOCOL_LIMITS.scope} characters`).optional(),
+  sources: z.array(httpUrl, "sources must be a list of URLs").max(PROTOCOL_LIMITS.sources, `sources: at most ${PROTOCOL_LIMITS.sources} links`).optional(),
+};
+
+/** POST /api/v1/protocols and the add-protocol form. */
+export const createProtocolSchema = z.strictObject(protocolFields);
+export type CreateProtocolInput = z.infer<typeof createProtocolSchema>;
+
+/** PATCH /api/v1/protocols/{id}: rename, edit, retire or reinstate, from the version the form showed. */
+export const updateProtocolSchema = z
+  .strictObject({
+    ...protocolFields,
+    name: protocolFields.name.optional(),
+    retired: z.boolean("retired must be true or false").optional(),
+    expectedVersion: z.number("expectedVersion is required: the protocol version you edited").int().min(1),
+    reason,
+  })
+  .refine((u) => u.name !== undefined || u.benchmarkVersion !== undefined || u.scope !== undefined || u.sources !== undefined || u.retired !== undefined, {
+    message: "nothing to change: give name, benchmarkVersion, scope, sources or retired",
+    path: ["name"],
+  });
+export type UpdateProtocolInput = z.infer<typeof updateProtocolSchema>;

@@ -4,6 +4,7 @@ import type { Db } from "../db/prisma";
 import { Prisma, type ReviewCode } from "../generated/prisma/client";
 import { ApiError } from "../http/errors";
 import { REVIEW_FIELDS, type ReviewCode as Code, type ReviewField } from "./codes";
+import { assertNotRetired } from "./protocols";
 import { PAPER_SOURCES_READ_ON, REFERENCE_PROTOCOLS, TABLE_A1, TABLE_A2 } from "./reference-data";
 import type { ConsensusInput, Ledger, SaveCodeInput } from "./schemas";
 
@@ -50,9 +51,9 @@ function editConflict(current: LedgerSnapshot | null, yours: Ledger): ApiError {
  * versions (optimistic concurrency): nothing is ever overwritten silently.
  */
 export async function saveCode(db: Db, actorId: string, input: SaveCodeInput): Promise<LedgerSnapshot> {
-  if (!(await db.reviewProtocol.findUnique({ where: { id: input.protocolId }, select: { id: true } }))) {
-    throw new ApiError(404, "not_found", `protocolId: protocol ${input.protocolId} not found`, "protocolId");
-  }
+  const protocol = await db.reviewProtocol.findUnique({ where: { id: input.protocolId }, select: { name: true, retiredAt: true } });
+  if (!protocol) throw new ApiError(404, "not_found", `protocolId: protocol ${input.protocolId} not found`, "protocolId");
+  assertNotRetired(protocol);
   try {
     return await db.$transaction(async (tx) => {
       const [existing] = await tx.$queryRaw<Array<{ id: string }>>`
@@ -131,6 +132,9 @@ export function applyBlindRule(rows: ReviewCode[], viewer: { userId: string; see
 
 /** Reconciles a cell to a consensus code with its rationale; the consensus keeps its own history. */
 export async function setConsensus(db: Db, actorId: string, input: ConsensusInput) {
+  const protocol = await db.reviewProtocol.findUnique({ where: { id: input.protocolId }, select: { name: true, retiredAt: true } });
+  if (!protocol) throw new ApiError(404, "not_found", `protocolId: protocol ${input.protocolId} not found`, "protocolId");
+  assertNotRetired(protocol);
   return db.$transaction(async (tx) => {
     const [row] = await tx.$queryRaw<Array<{ id: string }>>`
       SELECT id FROM review_consensus WHERE protocol_id = ${input.protocolId}::uuid AND field = ${input.field} FOR UPDATE`;
@@ -196,11 +200,15 @@ export async function loadPaperReference(db: Db): Promise<void> {
   });
 }
 
-/** The consensus matrix for Table 3: protocol name → field → code. */
-export async function consensusMatrix(db: Db): Promise<{ protocols: string[]; matrix: Record<string, Partial<Record<ReviewField, Code>>> }> {
+/**
+ * The consensus matrix: protocol name → field → code, over every protocol (retired ones too).
+ * `reference` names the paper's ten: Table 3 compares the paper's totals over those alone.
+ */
+export async function consensusMatrix(db: Db): Promise<{ protocols: string[]; reference: string[]; matrix: Record<string, Partial<Record<ReviewField, Code>>> }> {
   const protocols = await db.reviewProtocol.findMany({ orderBy: [{ position: "asc" }, { name: "asc" }], include: { consensus: true } });
   return {
     protocols: protocols.map((p) => p.name),
+    reference: protocols.filter((p) => p.fromPaper).map((p) => p.name),
     matrix: Object.fromEntries(protocols.map((p) => [p.name, Object.fromEntries(p.consensus.map((c) => [c.field, c.code as Code]))])),
   };
 }

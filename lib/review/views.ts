@@ -1,5 +1,6 @@
 // What the review pages and routes show, as one viewer may see it (blind coding, store.ts).
 import type { Db } from "../db/prisma";
+import type { ReviewProtocol } from "../generated/prisma/client";
 import { fieldAgreement, type FieldAgreement } from "./agreement";
 import { REVIEW_FIELDS, type ReviewCode, type ReviewField } from "./codes";
 import { applyBlindRule, CODE_ORDER, consensusMatrix, visibleCodes } from "./store";
@@ -10,6 +11,21 @@ export interface Viewer {
   /** Editors and admins reconcile: they see every code. */
   seesAll: boolean;
 }
+
+/** What lists and pages show of a protocol: the paper's are marked as reference, retired ones as retired. */
+const protocolSummary = (p: ReviewProtocol) => ({
+  id: p.id,
+  name: p.name,
+  citation: p.citation,
+  link: p.link,
+  fromPaper: p.fromPaper,
+  benchmarkVersion: p.benchmarkVersion,
+  scope: p.scope,
+  sources: p.sources,
+  retired: p.retiredAt !== null,
+  retiredAt: p.retiredAt?.toISOString() ?? null,
+  version: p.version,
+});
 
 /** The matrix page: consensus (or one reviewer's codes), Table 3 live, and agreement per field. */
 export async function matrixView(db: Db, viewer: Viewer, show: "consensus" | "paper" | { reviewerId: string }) {
@@ -26,7 +42,8 @@ export async function matrixView(db: Db, viewer: Viewer, show: "consensus" | "pa
             Object.fromEntries(codes.filter((c) => (show === "paper" ? c.fromPaper : c.reviewerId === show.reviewerId)).map((c) => [c.field, c.ledger.code])),
           ]),
         );
-  const names = protocols.map((p) => p.name);
+  // Table 3 sets the consensus beside the paper's totals: over the paper's ten only.
+  const reference = protocols.filter((p) => p.fromPaper).map((p) => p.name);
   // Agreement among the human reviewers, over the protocols this viewer may see everyone's codes for.
   const agreement = Object.fromEntries(
     REVIEW_FIELDS.map((field) => [
@@ -41,9 +58,9 @@ export async function matrixView(db: Db, viewer: Viewer, show: "consensus" | "pa
   const reviewers = [...new Set(visible.flatMap((v) => v.codes.map((c) => c.reviewerId)).filter((r): r is string => r !== null))];
   const users = await db.user.findMany({ where: { id: { in: reviewers } }, select: { id: true, email: true } });
   return {
-    protocols: protocols.map((p) => ({ id: p.id, name: p.name, citation: p.citation, link: p.link, fromPaper: p.fromPaper })),
+    protocols: protocols.map(protocolSummary),
     matrix,
-    table3: computeTable3(names, consensus),
+    table3: computeTable3(reference, consensus),
     agreement,
     reviewers: users,
   };
@@ -75,5 +92,6 @@ export async function protocolView(db: Db, viewer: Viewer, protocolId: string) {
       consensusHistory: consensus ? consensusHistory.filter((h) => h.consensusId === consensus.id) : [],
     };
   });
-  return { protocol: { id: protocol.id, name: protocol.name, citation: protocol.citation, link: protocol.link, fromPaper: protocol.fromPaper }, blind, fields };
+  const revisions = await db.reviewProtocolRevision.findMany({ where: { protocolId }, orderBy: { version: "asc" } });
+  return { protocol: protocolSummary(protocol), blind, fields, revisions };
 }

@@ -8,6 +8,8 @@ import type { EffectPolicy, EvaluationSummary, ToolClass } from "../evaluations/
 import { evaluationSummary } from "../evaluations/summary";
 import { experimentSummary } from "../replay/summary";
 import type { ReplaySummary } from "../replay/summary-schema";
+import type { ArgumentExport } from "../review/completion-export";
+import { argumentView, SHARED_READER } from "../review/completion-store";
 import { consensusMatrix } from "../review/store";
 import { computeTable3, type ConsensusMatrix, type Table3Row } from "../review/table3";
 import type { ShareResourceType } from "./schemas";
@@ -47,6 +49,8 @@ export interface ProtocolMatrixShareContent {
   protocols: { name: string; citation: string }[];
   consensus: ConsensusMatrix;
   table3: Table3Row[];
+  /** Each protocol's completion argument, where one is written (links made before issue 13 have none). */
+  arguments?: CompletionArgumentShareContent[];
 }
 
 /** An evaluation's audit as shared: its figures, units and policy; its description and creator stay private, as an experiment's notes do. */
@@ -58,7 +62,13 @@ export interface EvaluationShareContent {
   tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
 }
 
-export type ShareContent = ExperimentShareContent | RunShareContent | ProtocolMatrixShareContent | EvaluationShareContent;
+/** A protocol's completion argument as shared: the argument, its status and evidence, without who wrote it or links into the instance. */
+export interface CompletionArgumentShareContent extends ArgumentExport {
+  kind: "completion_argument";
+  revisions: { version: number; reason: string; createdAt: string }[];
+}
+
+export type ShareContent = ExperimentShareContent | RunShareContent | ProtocolMatrixShareContent | EvaluationShareContent | CompletionArgumentShareContent;
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
@@ -73,6 +83,8 @@ export async function loadShareContent(db: Db, resourceType: ShareResourceType, 
       return loadProtocolMatrixContent(db);
     case "evaluation":
       return resourceId === null ? null : loadEvaluationContent(db, resourceId);
+    case "completion_argument":
+      return resourceId === null ? null : loadCompletionArgumentContent(db, resourceId);
     default:
       throw new Error(`share links cannot show a ${resourceType satisfies never}`);
   }
@@ -128,15 +140,37 @@ export async function shareResourceExists(db: Db, resourceType: ShareResourceTyp
       return (await db.run.findUnique(where)) !== null;
     case "evaluation":
       return (await db.evaluation.findUnique(where)) !== null;
+    case "completion_argument":
+      return (await db.reviewProtocol.findUnique(where)) !== null;
     default:
       throw new Error(`share links cannot point at a ${resourceType satisfies never}`);
   }
 }
 
 async function loadProtocolMatrixContent(db: Db): Promise<ProtocolMatrixShareContent> {
-  const { protocols, matrix } = await consensusMatrix(db);
+  const { protocols, reference, matrix } = await consensusMatrix(db);
   const citations = new Map((await db.reviewProtocol.findMany({ select: { name: true, citation: true } })).map((p) => [p.name, p.citation]));
-  return { kind: "protocol_matrix", protocols: protocols.map((name) => ({ name, citation: citations.get(name) ?? "" })), consensus: matrix, table3: computeTable3(protocols, matrix) };
+  const argued = await db.completionArgument.findMany({ select: { protocolId: true }, orderBy: { protocol: { position: "asc" } } });
+  const args = (await Promise.all(argued.map((a) => loadCompletionArgumentContent(db, a.protocolId)))).filter((a): a is CompletionArgumentShareContent => a !== null);
+  return { kind: "protocol_matrix", protocols: protocols.map((name) => ({ name, citation: citations.get(name) ?? "" })), consensus: matrix, table3: computeTable3(reference, matrix), arguments: args };
+}
+
+async function loadCompletionArgumentContent(db: Db, protocolId: string): Promise<CompletionArgumentShareContent | null> {
+  const view = await argumentView(db, SHARED_READER, protocolId, { shared: true });
+  if (!view) return null;
+  const { protocol, consensus, current, evidence, status, revisions } = view;
+  // Plain JSON only (the snapshot is hashed): undefined fields dropped.
+  return JSON.parse(
+    JSON.stringify({
+      kind: "completion_argument",
+      protocol: { name: protocol.name, benchmarkVersion: protocol.benchmarkVersion, scope: protocol.scope },
+      consensus,
+      current,
+      evidence,
+      status,
+      revisions: revisions.map((r) => ({ version: r.version, reason: r.reason, createdAt: r.createdAt })),
+    }),
+  ) as CompletionArgumentShareContent;
 }
 
 async function loadEvaluationContent(db: Db, id: string): Promise<EvaluationShareContent | null> {

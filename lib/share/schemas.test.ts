@@ -65,7 +65,7 @@ describe("listShareLinksQuerySchema", () => {
 
   it.each([
     [{ resourceType: "experiment" }, "resourceId", "resourceId is required to list the links of an experiment"],
-    [{ resourceType: "run", resourceId: "42" }, "resourceId", "resourceId must be an experiment, run or evaluation id (a UUID)"],
+    [{ resourceType: "run", resourceId: "42" }, "resourceId", "resourceId must be an experiment, run, evaluation or protocol id (a UUID)"],
     [{ resourceType: "protocol_matrix", resourceId: id }, "resourceId", "resourceId must be left out for the protocol matrix"],
     [{ resourceId: id }, "resourceType", "resourceType is required with resourceId"],
     [{ resourceType: "dashboard", resourceId: id }, "resourceType", undefined],

@@ -1,8 +1,8 @@
 import { z } from "zod";
 import { queryFlag } from "../http/input";
 
-/** What a link can point at: one experiment, one run, one evaluation, or the protocol-review matrix (which has no id). */
-export const SHARE_RESOURCE_TYPES = ["experiment", "run", "protocol_matrix", "evaluation"] as const;
+/** What a link can point at: one experiment, one run, one evaluation, one protocol's completion argument (by the protocol's id), or the protocol-review matrix (which has no id). */
+export const SHARE_RESOURCE_TYPES = ["experiment", "run", "protocol_matrix", "evaluation", "completion_argument"] as const;
 export type ShareResourceType = (typeof SHARE_RESOURCE_TYPES)[number];
 
 /** frozen: the content as it was when the link was made; live: the content as it is when opened. */
@@ -12,7 +12,7 @@ export type ShareMode = (typeof SHARE_MODES)[number];
 export const MAX_SHARE_LINK_DAYS = 3650;
 
 const resourceType = z.enum(SHARE_RESOURCE_TYPES, `resourceType must be one of ${SHARE_RESOURCE_TYPES.join(", ")}`);
-const resourceId = z.uuid("resourceId must be an experiment, run or evaluation id (a UUID)");
+const resourceId = z.uuid("resourceId must be an experiment, run, evaluation or protocol id (a UUID)");
 
 /** An experiment or a run is named by its id; the protocol matrix, the only one of its kind, by none. */
 function resourceIdRule(action: string) {

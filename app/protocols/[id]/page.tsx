@@ -1,9 +1,12 @@
 import { EyeOff } from "lucide-react";
 import type { Metadata } from "next";
+import Link from "next/link";
 import { notFound } from "next/navigation";
 import { CodeBadge } from "@/components/review/code-badge";
 import { CodeForm, ConsensusForm } from "@/components/review/code-form";
 import { CodeHistory } from "@/components/review/code-history";
+import { ProtocolForm } from "@/components/review/protocol-form";
+import { buttonClass } from "@/components/ui/button";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Panel } from "@/components/ui/card";
@@ -30,11 +33,71 @@ export default async function ProtocolPage({ params }: { params: Promise<{ id: s
   if (!UUID.test(id)) notFound();
   const view = await protocolView(getDb(), viewerOf(principal), id);
   if (!view) notFound();
-  const codes = can(principal.role, "review:code");
-  const reconciles = can(principal.role, "review:reconcile");
+  const retired = view.protocol.retired;
+  // A retired protocol's record is kept as it was: no new codes or consensus.
+  const codes = can(principal.role, "review:code") && !retired;
+  const reconciles = can(principal.role, "review:reconcile") && !retired;
+  const p = view.protocol;
   return (
     <>
-      <PageHeader crumbs={[{ href: "/protocols", label: "Protocol review" }]} title={view.protocol.name} description={view.protocol.citation} />
+      <PageHeader
+        crumbs={[{ href: "/protocols", label: "Protocol review" }]}
+        title={p.name}
+        description={p.citation || p.scope || undefined}
+        meta={
+          <span className="inline-flex flex-wrap gap-2">
+            {p.fromPaper ? <Badge>the paper&apos;s reference protocol</Badge> : <Badge tone="info">added by your team</Badge>}
+            {retired ? <Badge tone="warning">retired</Badge> : null}
+          </span>
+        }
+        actions={
+          <Link href={`/protocols/${p.id}/completion-argument`} className={buttonClass({ variant: "primary", size: "sm" })}>
+            Completion argument
+          </Link>
+        }
+      />
+      {!p.fromPaper ? (
+        <Panel title="About this protocol" className="mb-8" data-testid="protocol-about">
+          <div className="space-y-6">
+            <Facts
+              items={[
+                ["Benchmark version", p.benchmarkVersion ?? "—"],
+                ["Scope", p.scope ?? "—"],
+                [
+                  "Sources",
+                  p.sources.length ? (
+                    <ul key="s" className="space-y-1">
+                      {p.sources.map((s) => (
+                        <li key={s}>
+                          <a href={s} rel="noreferrer">
+                            {s}
+                          </a>
+                        </li>
+                      ))}
+                    </ul>
+                  ) : (
+                    "—"
+                  ),
+                ],
+                ["Status", retired ? `retired ${p.retiredAt?.slice(0, 10)}` : "active"],
+              ]}
+            />
+            {can(principal.role, "protocol:write") ? <ProtocolForm key={p.version} existing={p} /> : null}
+            {view.revisions.length ? (
+              <div>
+                <h3 className="text-sm font-semibold">History (newest first)</h3>
+                <ol data-testid="protocol-history" className="mt-2 space-y-1 text-sm">
+                  {[...view.revisions].reverse().map((r) => (
+                    <li key={r.id}>
+                      Version {r.version}, <Time iso={r.createdAt.toISOString()} />: {r.kind} — {r.reason}
+                    </li>
+                  ))}
+                </ol>
+              </div>
+            ) : null}
+          </div>
+        </Panel>
+      ) : null}
       {view.blind && codes ? (
         <Alert tone="info" role="note" data-testid="blind-notice" title="Blind coding" className="mb-6">
           <p className="flex items-center gap-2">

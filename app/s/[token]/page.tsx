@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { EvaluationReport } from "@/components/evaluations/evaluation-report";
 import { ExperimentReport } from "@/components/experiment/experiment-report";
+import { ArgumentBody, ArgumentGlance } from "@/components/review/argument-report";
 import { MatrixTable, Table3Table } from "@/components/review/matrix-report";
 import { RunReport } from "@/components/run-report";
 import { Alert } from "@/components/ui/alert";
@@ -11,6 +12,7 @@ import { PageHeader, Section } from "@/components/ui/page-header";
 import { Time } from "@/components/ui/time";
 import { experimentTitle } from "@/lib/dashboard/format";
 import { getDb } from "@/lib/db/client";
+import { FIELD_INFO, REVIEW_FIELDS } from "@/lib/review/codes";
 import { lookUpShareLink } from "@/lib/share/access";
 import { shareRefusal } from "@/lib/share/refusal";
 
@@ -43,6 +45,8 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
       <>evaluation “{content.evaluation.name}”</>
     ) : content.kind === "run" ? (
       "run"
+    ) : content.kind === "completion_argument" ? (
+      <>completion argument of “{content.protocol.name}”</>
     ) : (
       "protocol review matrix"
     );
@@ -99,6 +103,26 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
           />
           <EvaluationReport evaluation={content.evaluation} summary={content.summary} largestUnits={content.largestUnits} tools={content.tools} linksToRuns={false} />
         </>
+      ) : content.kind === "completion_argument" ? (
+        <>
+          <PageHeader
+            title={<span data-testid="argument-title">Completion argument: {content.protocol.name}</span>}
+            description={content.protocol.scope ?? undefined}
+            meta={
+              <>
+                {content.protocol.benchmarkVersion ? <span>benchmark version {content.protocol.benchmarkVersion}</span> : null}
+                {content.current ? <span>version {content.current.version}</span> : <span>no argument written yet</span>}
+                <span>Review codes (consensus): {REVIEW_FIELDS.map((f) => `${FIELD_INFO[f].label} ${content.consensus[f] ?? "uncoded"}`).join(" · ")}</span>
+              </>
+            }
+          />
+          {content.current && content.status ? (
+            <>
+              <ArgumentGlance argument={content.current.argument} status={content.status} />
+              <ArgumentBody argument={content.current.argument} evidence={content.evidence} linkable={false} />
+            </>
+          ) : null}
+        </>
       ) : (
         <>
           <PageHeader title="Protocol review: consensus codes" description="The consensus code of each protocol and field, and Table 3 computed from them." />
@@ -106,6 +130,25 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
           <Section title="Table 3, computed from the consensus">
             <Table3Table rows={content.table3} />
           </Section>
+          {content.arguments?.length ? (
+            <Section title="Completion arguments" description="Each protocol's argument as written when this view was taken: its status at a glance, then the argument.">
+              <div className="space-y-4" data-testid="shared-arguments">
+                {content.arguments.map((a) =>
+                  a.current && a.status ? (
+                    <details key={a.protocol.name} className="rounded-lg border border-border p-4">
+                      <summary className="cursor-pointer font-semibold">
+                        {a.protocol.name}: {a.status.answered}/{a.status.of} questions answered, {a.status.flags.length} flag(s)
+                      </summary>
+                      <div className="mt-4">
+                        <ArgumentGlance argument={a.current.argument} status={a.status} />
+                        <ArgumentBody argument={a.current.argument} evidence={a.evidence} linkable={false} />
+                      </div>
+                    </details>
+                  ) : null,
+                )}
+              </div>
+            </Section>
+          ) : null}
         </>
       )}
       <p className="mt-10 flex items-center gap-2 text-xs text-muted-foreground">

@@ -1,6 +1,8 @@
 import { getDb } from "@/lib/db/client";
 import { apiRoute } from "@/lib/http/route";
+import { createProtocol } from "@/lib/review/protocols";
 import { matrixQuerySchema, matrixShow, viewerOf } from "@/lib/review/route-input";
+import { createProtocolSchema } from "@/lib/review/schemas";
 import { matrixView } from "@/lib/review/views";
 
 export const dynamic = "force-dynamic";
@@ -9,3 +11,9 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute({ permission: "results:read", query: matrixQuerySchema }, async ({ principal, query }) =>
   Response.json(await matrixView(getDb(), viewerOf(principal), matrixShow(query.show, principal))),
 );
+
+/** Adds a team's own protocol beside the paper's ten (editors and admins). */
+export const POST = apiRoute({ permission: "protocol:write", body: createProtocolSchema }, async ({ principal, body }) => {
+  const created = await createProtocol(getDb(), principal.userId, body);
+  return Response.json({ id: created.id }, { status: 201 });
+});

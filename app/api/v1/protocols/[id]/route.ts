@@ -1,7 +1,9 @@
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/http/errors";
 import { apiRoute } from "@/lib/http/route";
+import { protocolSnapshot, updateProtocol } from "@/lib/review/protocols";
 import { protocolIdSchema, viewerOf } from "@/lib/review/route-input";
+import { updateProtocolSchema } from "@/lib/review/schemas";
 import { protocolView } from "@/lib/review/views";
 
 export const dynamic = "force-dynamic";
@@ -12,3 +14,8 @@ export const GET = apiRoute({ permission: "results:read", params: protocolIdSche
   if (!view) throw notFound(`protocol ${params.id}`);
   return Response.json(view);
 });
+
+/** Renames, edits, retires or reinstates a team's protocol, from the version the caller saw (409 on a stale one). */
+export const PATCH = apiRoute({ permission: "protocol:write", params: protocolIdSchema, body: updateProtocolSchema }, async ({ principal, params, body }) =>
+  Response.json(protocolSnapshot(await updateProtocol(getDb(), principal.userId, params.id, body))),
+);

@@ -14,8 +14,8 @@ const attachment = (name: string, type: string, body: string) =>
 /** The consensus matrix and every visible ledger (CSV, JSON), or Table 3 and Table A.1 in LaTeX. */
 export const GET = apiRoute({ permission: "review:reconcile", query: exportQuerySchema }, async ({ query }) => {
   const db = getDb();
-  const { protocols, matrix } = await consensusMatrix(db);
-  if (query.format === "latex-table3") return attachment("table3.tex", "application/x-tex", table3Latex(computeTable3(protocols, matrix)));
+  const { protocols, reference, matrix } = await consensusMatrix(db);
+  if (query.format === "latex-table3") return attachment("table3.tex", "application/x-tex", table3Latex(computeTable3(reference, matrix)));
   if (query.format === "latex-a1") return attachment("table-a1.tex", "application/x-tex", tableA1Latex(protocols, matrix));
   const ledger = await reviewLedger(db);
   if (query.format === "json") return Response.json({ protocols, consensus: matrix, ledger }, { headers: { "content-disposition": 'attachment; filename="protocol-review.json"' } });
