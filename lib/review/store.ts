@@ -197,7 +197,8 @@ export async function loadPaperReference(db: Db): Promise<void> {
         await tx.reviewConsensusRevision.create({ data: { consensusId: consensus.id, version: 1, authorId: null, reason: PAPER_REASON, next: { code: consensus.code, rationale: consensus.rationale, fromPaper: true } } });
       }
     }
-  });
+    // About 250 statements, once per database: Prisma's 5 s default expired on a loaded machine.
+  }, { timeout: 60_000, maxWait: 30_000 });
 }
 
 /**
