@@ -34,24 +34,28 @@ const LOG_EXTENSIONS = /\.(json|eval)$/i;
 /** Files read ahead of the writer: their reads overlap, and overlap the writer's transaction. */
 const READ_AHEAD = 16;
 /** Runs held for writing across all evaluations before every batch is stored. */
-const MAX_PENDING_RUNS = 4 * MAX_RUNS_PER_BATCH;
+const MAX_PENDING_RUNS = 2 * MAX_RUNS_PER_BATCH;
+
+/** A path to import, or a file named otherwise in the report (an upload, stored under a temporary name). */
+export type ImportPath = string | { path: string; name: string };
 
 /** The files under each path, recursively, in a stable order; a path that does not exist is reported as skipped. */
-async function filesOf(paths: readonly string[], missing: (file: string) => void): Promise<string[]> {
-  const files: string[] = [];
+async function filesOf(paths: readonly ImportPath[], missing: (file: string) => void): Promise<{ path: string; name: string }[]> {
+  const files: { path: string; name: string }[] = [];
   const walk = async (dir: string) => {
     const entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
     for (const entry of entries) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) await walk(full);
-      else if (entry.isFile() && LOG_EXTENSIONS.test(entry.name)) files.push(full);
+      else if (entry.isFile() && LOG_EXTENSIONS.test(entry.name)) files.push({ path: full, name: full });
     }
   };
   for (const given of paths) {
-    const info = await stat(given).catch(() => null);
-    if (!info) missing(given);
-    else if (info.isDirectory()) await walk(given);
-    else files.push(given);
+    const { path: file, name } = typeof given === "string" ? { path: given, name: given } : given;
+    const info = await stat(file).catch(() => null);
+    if (!info) missing(name);
+    else if (info.isDirectory()) await walk(file);
+    else files.push({ path: file, name });
   }
   return files;
 }
@@ -93,7 +97,7 @@ interface Batch {
 }
 
 /** Imports every log under `paths`; never stops at a bad file. */
-export async function importLogs(db: Db, paths: readonly string[], options: ImportOptions = {}): Promise<ImportReport> {
+export async function importLogs(db: Db, paths: readonly ImportPath[], options: ImportOptions = {}): Promise<ImportReport> {
   const report = emptyImportReport();
   const evaluations = new Map<string, Evaluation>();
   const done = (outcome: FileOutcome) => {
@@ -172,7 +176,8 @@ export async function importLogs(db: Db, paths: readonly string[], options: Impo
     for (const run of log.runs) batch.externalIds.add(run.externalId);
     batch.runs += log.runs.length;
     pendingRuns += log.runs.length;
-    if (pendingRuns > MAX_PENDING_RUNS) for (const waiting of [...pending.values()]) await flush(waiting);
+    // Past the cap, the batch waiting longest is written (while the next files are read).
+    if (pendingRuns > MAX_PENDING_RUNS) await flush(pending.values().next().value!);
   };
 
   /** The files in order, READ_AHEAD of them read ahead; a zip of logs is unpacked and its logs imported in its place. */
@@ -196,10 +201,7 @@ export async function importLogs(db: Db, paths: readonly string[], options: Impo
       }
     }
   };
-  await importFiles(
-    files.map((file) => ({ path: file, name: file })),
-    false,
-  );
+  await importFiles(files, false);
   for (const waiting of [...pending.values()]) await flush(waiting);
   await writing;
   report.evaluations = [...evaluations.values()];
