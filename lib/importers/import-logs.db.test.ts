@@ -32,7 +32,7 @@ async function storedRuns() {
 
 /** Every row of the tables an import writes, each as JSON, sorted: two equal answers are the same database for the import. */
 async function everyRow(): Promise<Record<string, unknown[]>> {
-  const tables = ["evaluations", "evaluation_effect_policies", "evaluation_runs", "evaluation_effects", "evaluation_effect_resolutions", "evaluation_touches", "evaluation_resets", "evaluation_surface_links", "evaluation_units"];
+  const tables = ["evaluations", "evaluation_effect_policies", "evaluation_runs", "evaluation_effects", "evaluation_effect_resolutions", "evaluation_touches", "evaluation_resets", "evaluation_surface_links", "evaluation_units", "evaluation_run_counts"];
   const rows: Record<string, unknown[]> = {};
   for (const table of tables) {
     const [{ rows: all }] = await db.$queryRawUnsafe<[{ rows: unknown[] }]>(`SELECT coalesce(json_agg(x ORDER BY x::text), '[]'::json) AS rows FROM (SELECT to_jsonb(t) AS x FROM ${table} t) s`);
