@@ -2,9 +2,9 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { AGENTDOJO_RUNS, INSPECT_LOGS } from "../testing/importer-fixtures";
+import { AGENTDOJO_RUNS, INSPECT_LOGS, importLogFile } from "../testing/importer-fixtures";
 import { SkippedLog } from "./imported-log";
-import { MAX_WHOLE_JSON_BYTES, importLogFile, readLogFile } from "./log-file";
+import { MAX_WHOLE_JSON_BYTES, readLogFile } from "./log-file";
 import { zipArchive } from "../testing/zip";
 
 const dir = mkdtempSync(path.join(tmpdir(), "bl-import-"));

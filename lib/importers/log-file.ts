@@ -209,13 +209,3 @@ export async function readLogFile(file: string, options: InspectOptions = {}, na
   if (size > MAX_WHOLE_JSON_BYTES) return importLargeJson(file, name, options);
   return importDocument(parseJson(bytes.toString("utf8"), "the file"), name, options);
 }
-
-/** One log file's runs (a zip of several logs is refused: readLogFile unpacks those). */
-export async function importLogFile(file: string, options: InspectOptions = {}): Promise<ImportedLog> {
-  const read = await readLogFile(file, options);
-  if ("dir" in read) {
-    await rm(read.dir, { recursive: true, force: true });
-    throw new SkippedLog("a zip of several log files, not one log");
-  }
-  return read;
-}
