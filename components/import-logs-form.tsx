@@ -69,8 +69,8 @@ export function ImportLogsForm() {
   return (
     <div className="space-y-6">
       <form onSubmit={submit} className="space-y-4" aria-describedby={error ? "import-error" : undefined}>
-        <Field id="import-files" label="Log files" hint="AgentDojo run logs (.json) and Inspect logs (.json, .eval); several at once.">
-          <input id="import-files" type="file" multiple accept=".json,.eval,application/json,application/zip" disabled={busy} onChange={(e) => setFiles([...(e.target.files ?? [])])} aria-describedby={describedBy("import-files", { hint: true })} data-testid="import-files" />
+        <Field id="import-files" label="Log files" hint="AgentDojo run logs (.json), Inspect logs (.json, .eval), or a zip of them; several files at once.">
+          <input id="import-files" type="file" multiple accept=".json,.eval,.zip,application/json,application/zip" disabled={busy} onChange={(e) => setFiles([...(e.target.files ?? [])])} aria-describedby={describedBy("import-files", { hint: true })} data-testid="import-files" />
         </Field>
         <Field id="import-evaluation" label="Evaluation (optional)" hint="Every run goes to this evaluation; left empty, each AgentDojo pipeline and each Inspect log gets its own.">
           <Input id="import-evaluation" value={evaluation} maxLength={200} disabled={busy} onChange={(e) => setEvaluation(e.target.value)} aria-describedby={describedBy("import-evaluation", { hint: true })} />

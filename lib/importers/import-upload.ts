@@ -16,7 +16,7 @@ import type { ImportReport } from "./report";
 /** An upload may be as large as an archive this importer reads. */
 export const MAX_UPLOAD_BYTES = MAX_ARCHIVE_BYTES;
 
-/** Imports one uploaded file named `fileName`; the report names the file by that name. Throws 413 past MAX_UPLOAD_BYTES, 400 for an empty body. */
+/** Imports one uploaded file named `fileName` (a log, or a zip of logs); the report names the file, or the zip's files, by that name. Throws 413 past MAX_UPLOAD_BYTES, 400 for an empty body. */
 export async function importUpload(db: Db, body: ReadableStream<Uint8Array> | null, fileName: string, options: Omit<ImportOptions, "onFile">): Promise<ImportReport> {
   if (!body) throw new ApiError(400, "invalid_request", "the body must be the log file");
   const dir = await mkdtemp(path.join(tmpdir(), "bl-upload-"));
@@ -30,9 +30,7 @@ export async function importUpload(db: Db, body: ReadableStream<Uint8Array> | nu
       },
     });
     await pipeline(Readable.fromWeb(body as WebReadableStream<Uint8Array>), capped, createWriteStream(file));
-    const report = await importLogs(db, [file], options);
-    const named = <T extends { file: string }>(entry: T): T => ({ ...entry, file: fileName });
-    return { ...report, skipped: report.skipped.map(named), failed: report.failed.map(named) };
+    return await importLogs(db, [{ path: file, name: fileName }], options);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

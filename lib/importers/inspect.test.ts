@@ -1,10 +1,9 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { runRecordSchema } from "../evaluations/schemas";
-import { HAND_MADE, INSPECT_LOGS } from "../testing/importer-fixtures";
+import { HAND_MADE, INSPECT_LOGS, importLogFile } from "../testing/importer-fixtures";
 import { SkippedLog } from "./imported-log";
 import { importInspectLog, scoreAsNumber } from "./inspect";
-import { importLogFile } from "./log-file";
 
 const read = (path: string) => JSON.parse(readFileSync(path, "utf8")) as { samples?: unknown[] };
 const importJson = (path: string, threshold?: number) => {

@@ -199,8 +199,12 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
   };
 }
 
-/** An Inspect log → its runs: `header` is the `.json` document or the `.eval`'s header.json, `samples` its samples. Throws SkippedLog when no run can come of it. */
-export function importInspectLog(format: Extract<LogFormat, "inspect-json" | "inspect-eval">, rawHeader: unknown, rawSamples: Iterable<unknown>, options: InspectOptions = {}): ImportedLog {
+/**
+ * An Inspect log's runs, its samples given one at a time (a large log is never held whole):
+ * `header` is the `.json` document's fields or the `.eval`'s header.json. Throws SkippedLog at
+ * once for a header it cannot read, and from finish() when no run came of the samples.
+ */
+export function inspectLogReader(format: Extract<LogFormat, "inspect-json" | "inspect-eval">, rawHeader: unknown, options: InspectOptions = {}) {
   const parsedHeader = inspectHeaderSchema.safeParse(rawHeader);
   if (!parsedHeader.success) throw new SkippedLog(`not a readable Inspect log header: ${firstIssue(parsedHeader.error)}`);
   const header = parsedHeader.data;
@@ -211,35 +215,46 @@ export function importInspectLog(format: Extract<LogFormat, "inspect-json" | "in
   const mappings = new Set<string>();
   let scoredFromLog = 0;
   let index = 0;
-  for (const raw of rawSamples) {
-    const parsed = inspectSampleSchema.safeParse(raw);
-    if (!parsed.success) {
-      leftOut.push({ sample: `#${index}`, reason: `not a readable sample: ${firstIssue(parsed.error)}` });
-    } else {
-      const outcome = runOfSample(header, parsed.data, threshold);
-      if ("leftOut" in outcome) leftOut.push({ sample: `${parsed.data.id} epoch ${parsed.data.epoch}`, reason: outcome.leftOut });
-      else {
-        runs.push(outcome.run);
-        mappings.add(outcome.mapping);
-        if (outcome.scoredFrom === "log") scoredFromLog += 1;
-      }
-    }
-    index += 1;
-  }
-  if (runs.length === 0) {
-    const why = leftOut[0] ? `${leftOut.length} sample(s), none a run: ${leftOut[0].reason}` : `no samples${header.status === "success" ? "" : ` (status ${header.status})`}`;
-    throw new SkippedLog(`nothing to import: ${why}`);
-  }
-  const notes = [...mappings];
-  if (scoredFromLog > 0) notes.push(`${scoredFromLog} sample(s) have no score event: scored at their last event, or the log's completion time`);
-  if (header.status !== "success") notes.push(`the log's status is ${header.status}${header.error?.message ? ` (${header.error.message})` : ""}: its scored samples are imported`);
-  const model = header.eval.model ? ` · ${header.eval.model}` : "";
   return {
-    format,
-    evaluation: { name: `Inspect ${header.eval.task}${model} · ${header.eval.task_id ?? header.eval.run_id ?? header.eval.created ?? "log"}`, harness: "inspect", benchmark: header.eval.task },
-    runs,
-    notes,
-    unknownTools: [],
-    leftOut,
+    add(raw: unknown): void {
+      const parsed = inspectSampleSchema.safeParse(raw);
+      if (!parsed.success) {
+        leftOut.push({ sample: `#${index}`, reason: `not a readable sample: ${firstIssue(parsed.error)}` });
+      } else {
+        const outcome = runOfSample(header, parsed.data, threshold);
+        if ("leftOut" in outcome) leftOut.push({ sample: `${parsed.data.id} epoch ${parsed.data.epoch}`, reason: outcome.leftOut });
+        else {
+          runs.push(outcome.run);
+          mappings.add(outcome.mapping);
+          if (outcome.scoredFrom === "log") scoredFromLog += 1;
+        }
+      }
+      index += 1;
+    },
+    finish(): ImportedLog {
+      if (runs.length === 0) {
+        const why = leftOut[0] ? `${leftOut.length} sample(s), none a run: ${leftOut[0].reason}` : `no samples${header.status === "success" ? "" : ` (status ${header.status})`}`;
+        throw new SkippedLog(`nothing to import: ${why}`);
+      }
+      const notes = [...mappings];
+      if (scoredFromLog > 0) notes.push(`${scoredFromLog} sample(s) have no score event: scored at their last event, or the log's completion time`);
+      if (header.status !== "success") notes.push(`the log's status is ${header.status}${header.error?.message ? ` (${header.error.message})` : ""}: its scored samples are imported`);
+      const model = header.eval.model ? ` · ${header.eval.model}` : "";
+      return {
+        format,
+        evaluation: { name: `Inspect ${header.eval.task}${model} · ${header.eval.task_id ?? header.eval.run_id ?? header.eval.created ?? "log"}`, harness: "inspect", benchmark: header.eval.task },
+        runs,
+        notes,
+        unknownTools: [],
+        leftOut,
+      };
+    },
   };
+}
+
+/** An Inspect log held whole → its runs. Throws SkippedLog when no run can come of it. */
+export function importInspectLog(format: Extract<LogFormat, "inspect-json" | "inspect-eval">, rawHeader: unknown, rawSamples: Iterable<unknown>, options: InspectOptions = {}): ImportedLog {
+  const reader = inspectLogReader(format, rawHeader, options);
+  for (const raw of rawSamples) reader.add(raw);
+  return reader.finish();
 }

@@ -2,9 +2,10 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { AGENTDOJO_RUNS, HAND_MADE, INSPECT_LOGS } from "../testing/importer-fixtures";
+import { AGENTDOJO_RUNS, INSPECT_LOGS, importLogFile } from "../testing/importer-fixtures";
 import { SkippedLog } from "./imported-log";
-import { importLogFile } from "./log-file";
+import { MAX_WHOLE_JSON_BYTES, readLogFile } from "./log-file";
+import { zipArchive } from "../testing/zip";
 
 const dir = mkdtempSync(path.join(tmpdir(), "bl-import-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -30,7 +31,7 @@ describe("a log file's format, told from its content", () => {
   it.each([
     ["an empty file", "", "the file is empty"],
     ["truncated JSON", '{"suite_name": "banking", "messa', "the file is not valid JSON"],
-    ["binary junk", Buffer.from([0x00, 0xff, 0x13, 0x37, 0x42, 0x00]), "the file is not valid JSON"],
+    ["binary junk", Buffer.from([0x00, 0xff, 0x13, 0x37, 0x42, 0x00]), "neither JSON nor a zip archive (it starts with bytes 00 ff 13 37 42 00): not a log file"],
     ["JSON of another kind", '{"benchmark_version": "v1.2.1", "suites": {}}', "neither an AgentDojo run log"],
     ["a zip that is damaged", Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(40)]), "not a readable zip archive"],
   ])("%s: skipped with its reason", async (_name, content, reason) => {
@@ -39,10 +40,55 @@ describe("a log file's format, told from its content", () => {
     await expect(importLogFile(target)).rejects.toThrow(reason);
   });
 
-  it("an archive entry that says it inflates past the cap is refused before it is read (a zip bomb)", async () => {
-    const archive = Buffer.from(readFileSync(`${HAND_MADE}inspect/no-header.eval`));
-    const central = archive.indexOf(Buffer.from([0x50, 0x4b, 0x01, 0x02]));
-    archive.writeUInt32LE(0xf000_0000, central + 24); // the central directory's uncompressed size
-    await expect(importLogFile(file("bomb.eval", archive))).rejects.toThrow(/inflates to more than 256 MB .*zip bomb/);
+  const header = readFileSync(`${INSPECT_LOGS}tests_log_test_eval_log_log_formats.json`, "utf8");
+  const { samples: _samples, ...headerFields } = JSON.parse(header) as { samples: unknown[] };
+  const sample = JSON.stringify((JSON.parse(header) as { samples: unknown[] }).samples[0]);
+
+  it("an archive whose entries say they inflate past the cap is refused before any is read (a zip bomb)", async () => {
+    const bomb = zipArchive([{ name: "header.json", data: JSON.stringify(headerFields) }, { name: "samples/1_epoch_1.json", data: sample, claimedSize: 0xf000_0000 }]);
+    await expect(importLogFile(file("bomb.eval", bomb))).rejects.toThrow(/inflates to more than 64 MB \(samples\/1_epoch_1.json\): refused as a possible zip bomb/);
+    // Many entries under the cap each, over the archive's cap together.
+    const many = zipArchive([{ name: "header.json", data: JSON.stringify(headerFields) }, ...Array.from({ length: 20 }, (_, k) => ({ name: `samples/${k}_epoch_1.json`, data: sample, claimedSize: 60 * 1024 * 1024 }))]);
+    await expect(importLogFile(file("many.eval", many))).rejects.toThrow(/inflates to more than 1024 MB .*zip bomb/);
+  });
+
+  it("an archive that inflates to more than it says is refused as damaged", async () => {
+    const lying = zipArchive([{ name: "header.json", data: JSON.stringify(headerFields) }, { name: "samples/1_epoch_1.json", data: sample, claimedSize: 10 }]);
+    await expect(importLogFile(file("lying.eval", lying))).rejects.toThrow(/the archive is damaged \(samples\/1_epoch_1.json\)/);
+  });
+
+  it("an archive of more entries than an import reads is refused from its directory", async () => {
+    const crowded = zipArchive(Array.from({ length: 20_001 }, (_, k) => ({ name: `samples/${k}.json`, data: "" })));
+    await expect(importLogFile(file("crowded.eval", crowded))).rejects.toThrow("the archive holds 20001 entries, more than the 20000 an import reads: refused as a possible zip bomb");
+  });
+
+  it("a zip with samples but no header.json: skipped, saying so", async () => {
+    const headless = zipArchive([{ name: "samples/1_epoch_1.json", data: sample }]);
+    await expect(importLogFile(file("headless.eval", headless))).rejects.toThrow("a zip archive without header.json or _journal/start.json: not an Inspect .eval log");
+  });
+
+  it("a zip of log files unpacks into its logs, named inside the zip", async () => {
+    const agentDojo = readFileSync(`${AGENTDOJO_RUNS}runs__gpt-4o-2024-05-13__banking__user_task_0__none__none.json`);
+    const bundle = await readLogFile(file("logs.zip", zipArchive([{ name: "runs/gpt-x/banking/user_task_0/none/none.json", data: agentDojo }, { name: "notes.txt", data: "x" }, { name: "b/log.eval", data: readFileSync(`${INSPECT_LOGS}tests_log_test_eval_log_log_streaming.eval`) }])), {}, "logs.zip");
+    if (!("dir" in bundle)) throw new Error("expected a bundle");
+    expect(bundle.files.map((f) => f.name)).toEqual(["logs.zip/runs/gpt-x/banking/user_task_0/none/none.json", "logs.zip/b/log.eval"]);
+    expect((await importLogFile(bundle.files[0]!.path)).format).toBe("agentdojo");
+    expect((await importLogFile(bundle.files[1]!.path)).format).toBe("inspect-eval");
+    rmSync(bundle.dir, { recursive: true });
+  });
+
+  it("an Inspect .json log larger than a whole read streams, sample by sample, to the same runs", async () => {
+    const samples = (JSON.parse(header) as { samples: { id: number }[] }).samples;
+    // Padding past the whole-read size, in a field the importer does not read.
+    const big = { ...headerFields, plan: { padding: "x".repeat(MAX_WHOLE_JSON_BYTES) }, samples };
+    const streamed = await importLogFile(file("big.json", JSON.stringify(big)));
+    const whole = await importLogFile(`${INSPECT_LOGS}tests_log_test_eval_log_log_formats.json`);
+    expect(streamed.runs).toEqual(whole.runs);
+    expect(streamed.runs.length).toBeGreaterThan(0);
+  });
+
+  it("a large JSON file cut short: skipped as truncated", async () => {
+    const cut = JSON.stringify({ ...headerFields, plan: { padding: "x".repeat(MAX_WHOLE_JSON_BYTES) }, samples: [JSON.parse(sample)] });
+    await expect(importLogFile(file("cut.json", cut.slice(0, cut.length - 40)))).rejects.toThrow(/the file ends at byte \d+ in the middle of its JSON \(inside an element of samples\): is it truncated\?/);
   });
 });

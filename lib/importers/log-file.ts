@@ -1,32 +1,31 @@
 // One file → its runs, the format told from the content, never the name: a zip archive is an
-// Inspect `.eval` log (header.json and samples/*.json inside); a JSON document is an AgentDojo run
-// log or an Inspect `.json` log by its own fields. Archives are read entry by entry with bounds on
-// the entry count and the uncompressed sizes, so that a zip bomb is refused, not inflated.
-import { open, readFile, stat } from "node:fs/promises";
+// Inspect `.eval` log (header.json and samples/*.json inside) or a zip of log files (an upload of
+// several at once); a JSON document is an AgentDojo run log or an Inspect `.json` log by its own
+// fields. Memory holds one bounded piece of a file at a time: a JSON file up to 16 MB is parsed
+// whole; a larger one is read as it streams (json-stream.ts), field by field and sample by sample;
+// an archive is read entry by entry, with bounds on the entry count and the uncompressed sizes
+// checked from its directory before anything is inflated, so that a zip bomb is refused, not inflated.
+import { closeSync, createReadStream, createWriteStream, fstatSync, openSync, readSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
 import { importAgentDojoLog, looksLikeAgentDojo } from "./agentdojo";
 import { SkippedLog, type ImportedLog } from "./imported-log";
-import { importInspectLog, looksLikeInspect, type InspectOptions } from "./inspect";
+import { inspectLogReader, looksLikeInspect, type InspectOptions } from "./inspect";
+import { jsonObjectStream, type JsonStreamHandlers } from "./json-stream";
 
-/** A JSON log is parsed whole: larger ones are refused rather than run the process out of memory. */
-export const MAX_JSON_BYTES = 256 * 1024 * 1024;
+/** A JSON file up to this size is read and parsed whole; a larger one streams. */
+export const MAX_WHOLE_JSON_BYTES = 16 * 1024 * 1024;
+/** One field or one sample of a streamed JSON file, or one archive entry: held whole to parse it. */
+export const MAX_JSON_VALUE_BYTES = 64 * 1024 * 1024;
 export const MAX_ARCHIVE_ENTRIES = 20_000;
-export const MAX_ENTRY_BYTES = 256 * 1024 * 1024;
 export const MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024;
 
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 const MB = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
-
-async function firstBytes(path: string, length: number): Promise<Buffer> {
-  const file = await open(path, "r");
-  try {
-    const buffer = Buffer.alloc(length);
-    const { bytesRead } = await file.read(buffer, 0, length, 0);
-    return buffer.subarray(0, bytesRead);
-  } finally {
-    await file.close();
-  }
-}
+const hex = (bytes: Buffer) => [...bytes.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join(" ");
 
 function parseJson(text: string, what: string): unknown {
   try {
@@ -36,73 +35,177 @@ function parseJson(text: string, what: string): unknown {
   }
 }
 
-/** The JSON documents of an archive's entries that `wanted` names, read one at a time within the bounds above. */
-async function readArchive(path: string, wanted: (name: string) => boolean): Promise<Map<string, unknown>> {
-  const zip = await new Promise<yauzl.ZipFile>((resolve, reject) =>
-    yauzl.open(path, { lazyEntries: true, validateEntrySizes: true, autoClose: true }, (error, file) => (error ? reject(new SkippedLog(`not a readable zip archive: ${error.message}`)) : resolve(file))),
-  );
-  if (zip.entryCount > MAX_ARCHIVE_ENTRIES) {
-    zip.close();
-    throw new SkippedLog(`the archive holds ${zip.entryCount} entries, more than the ${MAX_ARCHIVE_ENTRIES} an Inspect log can have`);
+/** A file is JSON when its first byte after whitespace (and a byte-order mark) opens an object. */
+function refuseIfNotJsonObject(head: Buffer): void {
+  const text = head.subarray(head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0);
+  const first = text.find((b) => b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d);
+  if (first === undefined) throw new SkippedLog("the file holds only whitespace");
+  if (first === 0x5b) throw new SkippedLog("a JSON array, not a log: a log is one JSON object (or an Inspect .eval archive)");
+  if (first !== 0x7b) throw new SkippedLog(`neither JSON nor a zip archive (it starts with bytes ${hex(head)}): not a log file`);
+}
+
+function importDocument(document: unknown, name: string, options: InspectOptions): ImportedLog {
+  if (looksLikeAgentDojo(document)) return importAgentDojoLog(document, name);
+  if (looksLikeInspect(document)) {
+    const reader = inspectLogReader("inspect-json", document, options);
+    const samples = (document as { samples?: unknown }).samples;
+    for (const sample of Array.isArray(samples) ? samples : []) reader.add(sample);
+    return reader.finish();
   }
-  const documents = new Map<string, unknown>();
-  let total = 0;
+  throw new SkippedLog("neither an AgentDojo run log (suite_name, user_task_id, messages) nor an Inspect log (version, status, eval)");
+}
+
+async function streamJson(file: string, handlers: JsonStreamHandlers): Promise<void> {
+  const stream = jsonObjectStream(handlers);
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) stream.feed(chunk as Buffer);
+  stream.end();
+}
+
+/** A JSON file too large to hold: its fields first (one pass, samples skipped), then, for an Inspect log, its samples one by one (a second pass). */
+async function importLargeJson(file: string, name: string, options: InspectOptions): Promise<ImportedLog> {
+  const document: Record<string, unknown> = {};
+  await streamJson(file, { arrayField: "samples", maxValueBytes: MAX_JSON_VALUE_BYTES, onField: (key, value) => (document[key] = value) });
+  if (!looksLikeInspect(document)) return importDocument(document, name, options);
+  const reader = inspectLogReader("inspect-json", document, options);
+  await streamJson(file, { arrayField: "samples", maxValueBytes: MAX_JSON_VALUE_BYTES, onElement: (sample) => reader.add(sample) });
+  return reader.finish();
+}
+
+// --- zip archives -----------------------------------------------------------------------------
+
+function openZip(file: string): Promise<yauzl.ZipFile> {
+  return new Promise((resolve, reject) =>
+    yauzl.open(file, { lazyEntries: true, validateEntrySizes: true, autoClose: false }, (error, zip) => (error ? reject(new SkippedLog(`not a readable zip archive: ${error.message}`)) : resolve(zip))),
+  );
+}
+
+/** The archive's directory (nothing inflated), refused past the entry count. */
+function entriesOf(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
+  if (zip.entryCount > MAX_ARCHIVE_ENTRIES) throw new SkippedLog(`the archive holds ${zip.entryCount} entries, more than the ${MAX_ARCHIVE_ENTRIES} an import reads: refused as a possible zip bomb`);
   return new Promise((resolve, reject) => {
-    const fail = (error: Error) => {
-      zip.close();
-      reject(error instanceof SkippedLog ? error : new SkippedLog(`the archive is damaged: ${error.message}`));
-    };
-    zip.on("error", fail);
-    zip.on("end", () => resolve(documents));
+    const entries: yauzl.Entry[] = [];
     zip.on("entry", (entry: yauzl.Entry) => {
-      if (!wanted(entry.fileName)) return zip.readEntry();
-      total += entry.uncompressedSize;
-      if (entry.uncompressedSize > MAX_ENTRY_BYTES || total > MAX_ARCHIVE_BYTES) {
-        return fail(new SkippedLog(`the archive inflates to more than ${MB(entry.uncompressedSize > MAX_ENTRY_BYTES ? MAX_ENTRY_BYTES : MAX_ARCHIVE_BYTES)} (${entry.fileName}): refused as a possible zip bomb`));
-      }
-      zip.openReadStream(entry, (error, stream) => {
-        if (error) return fail(error);
-        const chunks: Buffer[] = [];
-        stream.on("data", (chunk: Buffer) => chunks.push(chunk));
-        stream.on("error", fail);
-        stream.on("end", () => {
-          try {
-            documents.set(entry.fileName, parseJson(Buffer.concat(chunks).toString("utf8"), entry.fileName));
-            zip.readEntry();
-          } catch (parseError) {
-            fail(parseError as Error);
-          }
-        });
-      });
+      entries.push(entry);
+      zip.readEntry();
     });
+    zip.on("end", () => resolve(entries));
+    zip.on("error", (error: Error) => reject(new SkippedLog(`the archive is damaged: ${error.message}`)));
     zip.readEntry();
   });
 }
 
-const SAMPLE_ENTRY = /^samples\/[^/]+\.json$/;
-
-async function importEvalArchive(path: string, options: InspectOptions): Promise<ImportedLog> {
-  const documents = await readArchive(path, (name) => name === "header.json" || name === "_journal/start.json" || SAMPLE_ENTRY.test(name));
-  // header.json is written when the evaluation ends; a running one has only its journal's start.
-  const start = documents.get("_journal/start.json");
-  const header = documents.get("header.json") ?? (start && typeof start === "object" ? { status: "started", ...start } : undefined);
-  if (header === undefined) throw new SkippedLog("a zip archive without header.json or _journal/start.json: not an Inspect .eval log");
-  const samples = [...documents].filter(([name]) => SAMPLE_ENTRY.test(name)).map(([, sample]) => sample);
-  return importInspectLog("inspect-eval", header, samples, options);
+/** Refuses, before inflating anything, an archive whose wanted entries say they inflate past the caps (yauzl checks that each inflates to what it says). */
+function refuseBomb(entries: readonly yauzl.Entry[], entryCap: number): void {
+  let total = 0;
+  for (const entry of entries) {
+    total += entry.uncompressedSize;
+    if (entry.uncompressedSize > entryCap || total > MAX_ARCHIVE_BYTES) {
+      throw new SkippedLog(`the archive inflates to more than ${MB(entry.uncompressedSize > entryCap ? entryCap : MAX_ARCHIVE_BYTES)} (${entry.fileName}): refused as a possible zip bomb`);
+    }
+  }
 }
 
-/** One log file's runs. Throws SkippedLog, with a reason a person can act on, when the file is not an importable log. */
-export async function importLogFile(path: string, options: InspectOptions = {}): Promise<ImportedLog> {
-  const head = await firstBytes(path, ZIP_MAGIC.length);
-  if (head.length === 0) throw new SkippedLog("the file is empty");
-  if (head.equals(ZIP_MAGIC)) return importEvalArchive(path, options);
-  const { size } = await stat(path);
-  if (size > MAX_JSON_BYTES) throw new SkippedLog(`a ${MB(size)} JSON file: larger than the ${MB(MAX_JSON_BYTES)} a log can be imported at`);
-  const document = parseJson(await readFile(path, "utf8"), "the file");
-  if (looksLikeAgentDojo(document)) return importAgentDojoLog(document, path);
-  if (looksLikeInspect(document)) {
-    const samples = (document as { samples?: unknown }).samples;
-    return importInspectLog("inspect-json", document, Array.isArray(samples) ? samples : [], options);
+function entryStream(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<NodeJS.ReadableStream> {
+  return new Promise((resolve, reject) => zip.openReadStream(entry, (error, stream) => (error ? reject(new SkippedLog(`the archive is damaged (${entry.fileName}): ${error.message}`)) : resolve(stream))));
+}
+
+async function readEntryJson(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  try {
+    for await (const chunk of await entryStream(zip, entry)) chunks.push(chunk as Buffer);
+  } catch (error) {
+    throw error instanceof SkippedLog ? error : new SkippedLog(`the archive is damaged (${entry.fileName}): ${(error as Error).message}`);
   }
-  throw new SkippedLog("neither an AgentDojo run log (suite_name, user_task_id, messages) nor an Inspect log (version, status, eval)");
+  return parseJson(Buffer.concat(chunks).toString("utf8"), entry.fileName);
+}
+
+const SAMPLE_ENTRY = /^samples\/[^/]+\.json$/;
+/** Inside a zip of logs: the log files (folders and other files are passed over, as a directory's are). */
+const BUNDLED_LOG = /\.(json|eval)$/i;
+
+/** A zip of log files, unpacked into `dir`: each entry's temporary path and its name in the report. */
+export interface LogBundle {
+  dir: string;
+  files: { path: string; name: string }[];
+}
+
+async function unpackBundle(zip: yauzl.ZipFile, name: string, entries: yauzl.Entry[]): Promise<LogBundle> {
+  refuseBomb(entries, MAX_ARCHIVE_BYTES);
+  const dir = await mkdtemp(path.join(tmpdir(), "bl-bundle-"));
+  const files: LogBundle["files"] = [];
+  try {
+  for (const [index, entry] of entries.entries()) {
+    // Entry names are not trusted as paths: each is written under a name of our own.
+    const target = path.join(dir, `${index}-${path.basename(entry.fileName)}`);
+    try {
+      await pipeline(await entryStream(zip, entry), createWriteStream(target));
+    } catch (error) {
+      throw error instanceof SkippedLog ? error : new SkippedLog(`the archive is damaged (${entry.fileName}): ${(error as Error).message}`);
+    }
+    files.push({ path: target, name: `${name}/${entry.fileName}` });
+  }
+  } catch (error) {
+    await rm(dir, { recursive: true, force: true });
+    throw error;
+  }
+  return { dir, files };
+}
+
+/** An Inspect `.eval` archive (its header first, then its samples one at a time), or a zip of logs. */
+async function readArchive(file: string, name: string, options: InspectOptions): Promise<ImportedLog | LogBundle> {
+  const zip = await openZip(file);
+  try {
+    const entries = await entriesOf(zip);
+    const named = (name: string) => entries.find((e) => e.fileName === name);
+    // header.json is written when the evaluation ends; a running one has only its journal's start.
+    const headerEntry = named("header.json") ?? named("_journal/start.json");
+    const samples = entries.filter((e) => SAMPLE_ENTRY.test(e.fileName));
+    if (!headerEntry) {
+      const logs = entries.filter((e) => BUNDLED_LOG.test(e.fileName) && !e.fileName.endsWith("/"));
+      if (samples.length > 0 || logs.length === 0) throw new SkippedLog("a zip archive without header.json or _journal/start.json: not an Inspect .eval log (and no log files inside)");
+      return await unpackBundle(zip, name, logs);
+    }
+    refuseBomb([headerEntry, ...samples], MAX_JSON_VALUE_BYTES);
+    const start = await readEntryJson(zip, headerEntry);
+    const header = headerEntry.fileName === "header.json" ? start : start && typeof start === "object" ? { status: "started", ...start } : start;
+    const reader = inspectLogReader("inspect-eval", header, options);
+    for (const sample of samples) reader.add(await readEntryJson(zip, sample));
+    return reader.finish();
+  } finally {
+    zip.close();
+  }
+}
+
+// --- any file ---------------------------------------------------------------------------------
+
+/** Reads a small file whole, synchronously (fewer round trips than the async calls: most logs are a few KB); a large one only its head. */
+function headOrWhole(file: string): { size: number; bytes: Buffer } {
+  const fd = openSync(file, "r");
+  try {
+    const { size } = fstatSync(fd);
+    const bytes = Buffer.alloc(size <= MAX_WHOLE_JSON_BYTES ? size : 64);
+    let read = 0;
+    while (read < bytes.length) {
+      const n = readSync(fd, bytes, read, bytes.length - read, read);
+      if (n === 0) break;
+      read += n;
+    }
+    return { size, bytes: bytes.subarray(0, read) };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * One file's runs, or the log files of a zip of logs (unpacked into a temporary folder the caller
+ * removes). `name` is the file as the report names it (an AgentDojo log's pipeline is read from it).
+ * Throws SkippedLog, with a reason a person can act on, when the file is not an importable log.
+ */
+export async function readLogFile(file: string, options: InspectOptions = {}, name = file): Promise<ImportedLog | LogBundle> {
+  const { size, bytes } = headOrWhole(file);
+  if (size === 0) throw new SkippedLog("the file is empty");
+  if (bytes.subarray(0, 4).equals(ZIP_MAGIC)) return readArchive(file, name, options);
+  refuseIfNotJsonObject(bytes);
+  if (size > MAX_WHOLE_JSON_BYTES) return importLargeJson(file, name, options);
+  return importDocument(parseJson(bytes.toString("utf8"), "the file"), name, options);
 }

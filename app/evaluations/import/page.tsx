@@ -13,7 +13,7 @@ export default async function ImportLogsPage() {
       <PageHeader
         title="Import logs"
         crumbs={[{ href: "/evaluations", label: "Evaluations" }]}
-        description="AgentDojo run logs and Inspect logs (.json or .eval), told apart by their content. Importing a file again changes nothing and says so; each file that cannot be imported is named with the reason."
+        description="AgentDojo run logs and Inspect logs (.json or .eval), or a zip of them, told apart by their content. Importing a file again changes nothing and says so; each file that cannot be imported is named with the reason."
       />
       <ImportLogsForm />
     </>

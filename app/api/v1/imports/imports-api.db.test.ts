@@ -6,6 +6,7 @@ import { readServerEnv } from "@/lib/env";
 import { importReportSchema } from "@/lib/importers/report";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 import { AGENTDOJO_RUNS, INSPECT_LOGS } from "@/lib/testing/importer-fixtures";
+import { zipArchive } from "@/lib/testing/zip";
 
 // The import route against its handler (auth, query parsing, the body streamed to the importer) on a real PostgreSQL.
 let database: TestDatabase;
@@ -49,7 +50,18 @@ describe("POST /api/v1/imports", () => {
 
   it("a file that is not a log: skipped, named by its upload name", async () => {
     const report = importReportSchema.parse(await (await upload("file=notes.txt", "hello")).json());
-    expect(report.skipped).toEqual([{ file: "notes.txt", reason: expect.stringContaining("not valid JSON") }]);
+    expect(report.skipped).toEqual([{ file: "notes.txt", reason: expect.stringContaining("neither JSON nor a zip archive") }]);
+  });
+
+  it("a zip of several logs: each imported or skipped, named inside the zip", async () => {
+    const body = zipArchive([
+      { name: "logs/a.json", data: readFileSync(`${AGENTDOJO_RUNS}runs__gemini-2.0-flash-001__travel__user_task_0__none__none.json`) },
+      { name: "logs/b.eval", data: readFileSync(`${INSPECT_LOGS}tests_log_test_eval_log_log_message_deduplication.eval`) },
+      { name: "logs/broken.json", data: '{"suite_name": "banking", "mess' },
+    ]);
+    const report = importReportSchema.parse(await (await upload("file=several.zip", new Uint8Array(body))).json());
+    expect(report).toMatchObject({ files: 3, imported: 2, failed: [] });
+    expect(report.skipped).toEqual([{ file: "several.zip/logs/broken.json", reason: expect.stringContaining("is the file truncated?") }]);
   });
 
   it("refuses a viewer, a missing file name and a bad threshold", async () => {

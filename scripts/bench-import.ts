@@ -1,0 +1,95 @@
+// `npm run bench:import -- --json FILE [--files N]`: the importer on a corpus of AgentDojo-shaped logs.
+//
+//  1. A fresh embedded PostgreSQL in a temp folder (never the user's data), migrated.
+//  2. N run logs (default 20,000) written to the temp folder by lib/testing/agentdojo-corpus.ts: the
+//     five real fixtures mutated into every variant of their README, 29 pipelines, one file each,
+//     a tenth of them error files that are skipped. Not timed.
+//  3. `importLogs` on the folder, as `npm run import` runs it (the same process, one database
+//     client): seconds = wall time of the whole import, from walking the folder to the report.
+//  4. The same import again (every file unchanged), timed apart.
+//
+// Writes FILE as {files, seconds, filesPerSecond, runsPerSecond, peakRssMb} (the first import;
+// peakRssMb is this process's maximum resident set, PostgreSQL apart) and prints them with the
+// targets (≥ 600 files/s, < 1 GB), never asserted.
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { startEmbeddedPostgres } from "../lib/db/embedded";
+import { ensureMigrated } from "../lib/db/migrate";
+import { createPrisma } from "../lib/db/prisma";
+import { importLogs } from "../lib/importers/import-logs";
+import { CORPUS_VARIANTS, writeAgentDojoCorpus } from "../lib/testing/agentdojo-corpus";
+import { orderedShutdown } from "../lib/testing/ordered-shutdown";
+
+const log = (line: string) => console.error(`bench:import: ${line}`);
+
+function usage(problem: string): never {
+  console.error(`bench:import: ${problem}\nusage: npm run bench:import -- [--json FILE] [--files N (default 20000)]`);
+  process.exit(2);
+}
+
+let values: { json?: string; files: string };
+try {
+  ({ values } = parseArgs({ options: { json: { type: "string" }, files: { type: "string", default: "20000" } }, strict: true }));
+} catch (error) {
+  usage((error as Error).message);
+}
+const FILES = Number(values.files);
+if (!Number.isInteger(FILES) || FILES < 1 || FILES > 1_000_000) usage("--files must be an integer from 1 to 1000000");
+
+const dataDir = mkdtempSync(path.join(tmpdir(), "bl-bench-import-"));
+const stack = orderedShutdown({ dataDir, stopTimeoutMs: 15_000, log, signalExitCode: 130, logReasonOnSuccess: false });
+const peakRssMb = () => Math.round(process.resourceUsage().maxRSS / 1024);
+
+async function main(): Promise<void> {
+  const database = await startEmbeddedPostgres(dataDir, log);
+  stack.onStop("PostgreSQL", () => database.stop());
+  await ensureMigrated(database.url, log);
+  const db = createPrisma(database.url, 2);
+  stack.onStop("database client", () => db.$disconnect());
+
+  const corpus = mkdtempSync(path.join(tmpdir(), "bl-bench-import-corpus-"));
+  stack.onStop("corpus", async () => rmSync(corpus, { recursive: true, force: true }));
+  const made = writeAgentDojoCorpus(corpus, FILES);
+  log(`wrote ${made.files.toLocaleString("en-US")} logs (${CORPUS_VARIANTS.map((v, k) => `${v}: ${made.perVariant[k]}`).join("; ")})`);
+
+  let done = 0;
+  const onFile = () => {
+    done += 1;
+    if (done % 5_000 === 0) log(`${done.toLocaleString("en-US")} files`);
+  };
+  const started = performance.now();
+  const report = await importLogs(db, [corpus], { onFile });
+  const seconds = (performance.now() - started) / 1000;
+  const rssAfterFirst = peakRssMb();
+  log(`first import: ${report.imported} imported, ${report.unchanged} unchanged, ${report.skipped.length} skipped, ${report.failed.length} failed, ${report.runs} runs, ${report.evaluations.length} evaluations`);
+  for (const failed of report.failed.slice(0, 3)) log(`FAILED ${failed.file}: ${failed.error}`);
+
+  done = 0;
+  const againStarted = performance.now();
+  const again = await importLogs(db, [corpus], { onFile });
+  const againSeconds = (performance.now() - againStarted) / 1000;
+  log(`second import: ${again.imported} imported, ${again.unchanged} unchanged in ${againSeconds.toFixed(1)} s (${Math.round(again.files / againSeconds)} files/s)`);
+
+  const round = (x: number) => Math.round(x * 10) / 10;
+  const figures = { files: report.files, seconds: round(seconds), filesPerSecond: Math.round(report.files / seconds), runsPerSecond: Math.round(report.runs / seconds), peakRssMb: rssAfterFirst };
+  const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
+  console.log(
+    [
+      `${figures.files.toLocaleString("en-US")} files (${report.runs} runs, ${report.skipped.length} skipped, ${report.failed.length} failed) in ${figures.seconds} s`,
+      `${figures.filesPerSecond} files/s, ${figures.runsPerSecond} runs/s (target ≥ 600 files/s): ${verdict(figures.filesPerSecond >= 600)}`,
+      `peak RSS ${figures.peakRssMb} MB (target < 1024 MB): ${verdict(figures.peakRssMb < 1024)}; after the second import ${peakRssMb()} MB`,
+    ].join("\n"),
+  );
+  if (values.json) {
+    writeFileSync(values.json, `${JSON.stringify(figures, null, 2)}\n`);
+    log(`wrote ${values.json}`);
+  }
+  await stack.shutdown(report.failed.length > 0 ? 1 : 0, "done");
+}
+
+main().catch((error: unknown) => {
+  log((error as Error).stack ?? String(error));
+  void stack.shutdown(1, "failed");
+});
