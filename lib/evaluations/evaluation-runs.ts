@@ -134,17 +134,14 @@ export async function largestUnits(db: Db, evaluationId: string, limit = 10): Pr
 
 /**
  * The tools seen in the evaluation's effects and tool calls, each with how many effects and calls
- * name it and its class under `policy` (unclassified when it names none); counted in PostgreSQL.
+ * name it and its class under `policy` (unclassified when it names none): from the counts triggers
+ * keep (evaluation_tool_counts), not a scan of every run.
  */
 export async function evaluationTools(db: Db, evaluationId: string, policy: EffectPolicy): Promise<{ tool: string; class: ToolClass; effects: number; calls: number }[]> {
   const rows = z.array(z.object({ tool: z.string(), effects: z.coerce.number().int(), calls: z.coerce.number().int() })).parse(
     await db.$queryRaw`
-      SELECT tool, sum(effects) AS effects, sum(calls) AS calls FROM (
-        SELECT tool, count(*) AS effects, 0 AS calls FROM evaluation_effects WHERE evaluation_id = ${evaluationId}::uuid GROUP BY tool
-        UNION ALL
-        SELECT c->>'tool', 0, count(*) FROM evaluation_runs r CROSS JOIN LATERAL jsonb_array_elements(r.tool_calls) c
-         WHERE r.evaluation_id = ${evaluationId}::uuid AND jsonb_typeof(r.tool_calls) = 'array' GROUP BY 1
-      ) seen GROUP BY tool ORDER BY tool`,
+      SELECT tool, effects, calls FROM evaluation_tool_counts
+       WHERE evaluation_id = ${evaluationId}::uuid AND (effects > 0 OR calls > 0) ORDER BY tool`,
   );
   return rows.map((row) => ({ ...row, class: classifyTool(policy, row.tool) }));
 }
