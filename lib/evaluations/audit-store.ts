@@ -227,11 +227,17 @@ export async function recomputeSeparation(tx: Tx, evaluationId: string, changedS
   for (const { unit } of units) sizes.set(unit, (sizes.get(unit) ?? 0) + 1);
   const oldUnits = [...new Set(members.flatMap((m) => (m.unit === null ? [] : [m.unit])))];
   await tx.$executeRaw`DELETE FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid AND unit = ANY(${oldUnits}::bigint[])`;
-  const grouped = [...sizes].filter(([, runs]) => runs > 1).map(([unit, runs]) => ({ unit, runs }));
+  const unitOf = new Map(units.map((u) => [u.id, u.unit]));
+  const surfacesOf = new Map<string, Set<string>>();
+  for (const link of stored) {
+    const unit = unitOf.get(link.run_id)!;
+    (surfacesOf.get(unit) ?? surfacesOf.set(unit, new Set()).get(unit)!).add(link.surface);
+  }
+  const grouped = [...sizes].filter(([, runs]) => runs > 1).map(([unit, runs]) => ({ unit, runs, surfaces: [...(surfacesOf.get(unit) ?? [])].sort() }));
   if (grouped.length > 0) {
     await tx.$executeRaw`
-      INSERT INTO evaluation_units (evaluation_id, unit, runs)
-      SELECT ${evaluationId}::uuid, x.unit, x.runs FROM json_to_recordset(${JSON.stringify(grouped)}::json) AS x(unit bigint, runs int)`;
+      INSERT INTO evaluation_units (evaluation_id, unit, runs, surfaces)
+      SELECT ${evaluationId}::uuid, x.unit, x.runs, x.surfaces FROM json_to_recordset(${JSON.stringify(grouped)}::json) AS x(unit bigint, runs int, surfaces text[])`;
   }
 }
 
@@ -463,7 +469,7 @@ export async function addRunsToSeparation(
         FROM json_to_recordset(${JSON.stringify(links.map((l) => ({ ...l, link_group: groupOf.get(l.surface)! })))}::json) AS x(surface text, run_id bigint, link_group bigint, inherited text)
        ORDER BY x.surface, x.run_id
       ON CONFLICT (evaluation_id, surface, run_id) DO UPDATE SET inherited = EXCLUDED.inherited`;
-    const units = await mergeUnits(tx, evaluationId, [...unitsOn.values()].map((units) => [...units]), batchSet);
+    const units = await mergeUnits(tx, evaluationId, unitsOn, batchSet);
     for (const link of links) {
       if (!batchSet.has(link.run_id)) continue;
       const before = audit.get(link.run_id)?.inherited ?? "none";
@@ -483,30 +489,40 @@ export async function addRunsToSeparation(
 }
 
 /**
- * Merges analysis units that a batch connected: each list holds units now in one component; every
- * component takes its smallest unit id, the others' runs are relabelled, and the sizes add up.
+ * Merges analysis units that a batch connected: per surface, the units its group now joins. Every
+ * component takes its smallest unit id, the others' runs are relabelled, the sizes add up, and each
+ * unit keeps every surface that connects it. Runs not yet written (`unstored`) take their unit when
+ * they are. Answers each unit id's component.
  */
-async function mergeUnits(tx: Tx, evaluationId: string, connected: readonly string[][], unstored: ReadonlySet<string>): Promise<Map<string, { unit: string }>> {
-  const nodes = [...new Set(connected.flat())];
+async function mergeUnits(tx: Tx, evaluationId: string, unitsOn: ReadonlyMap<string, ReadonlySet<string>>, unstored: ReadonlySet<string>): Promise<Map<string, { unit: string }>> {
+  const nodes = [...new Set([...unitsOn.values()].flatMap((units) => [...units]))];
   const components = analysisUnits(
     nodes,
-    connected.map((units) => ({ surface: "", members: units.map((runId) => ({ runId, inherited: "none" as const })) })),
+    [...unitsOn].map(([surface, units]) => ({ surface, members: [...units].map((runId) => ({ runId, inherited: "none" as const })) })),
   );
-  const moved = [...components].filter(([node, c]) => c.unit !== node).map(([node, c]) => ({ old: node, unit: c.unit }));
-  if (moved.length === 0) return components;
-  const involved = [...new Set(moved.flatMap((m) => [m.old, m.unit]))];
-  const sizes = new Map(
+  const stored = new Map(
     z
-      .array(z.object({ unit: z.string(), runs: z.coerce.number().int() }))
-      .parse(await tx.$queryRaw`SELECT unit::text AS unit, runs FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid AND unit = ANY(${involved}::bigint[])`)
-      .map((r) => [r.unit, r.runs]),
+      .array(z.object({ unit: z.string(), runs: z.coerce.number().int(), surfaces: z.array(z.string()).nullable() }))
+      .parse(await tx.$queryRaw`SELECT unit::text AS unit, runs, surfaces FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid AND unit = ANY(${nodes}::bigint[])`)
+      .map((r) => [r.unit, r]),
   );
-  const totals = new Map<string, number>();
-  for (const node of involved) {
-    const unit = components.get(node)!.unit;
-    totals.set(unit, (totals.get(unit) ?? 0) + (sizes.get(node) ?? 1));
+  const next = new Map<string, { runs: number; surfaces: Set<string> }>();
+  const of = (unit: string) => next.get(unit) ?? next.set(unit, { runs: 0, surfaces: new Set() }).get(unit)!;
+  for (const node of nodes) {
+    const unit = of(components.get(node)!.unit);
+    unit.runs += stored.get(node)?.runs ?? 1;
+    for (const surface of stored.get(node)?.surfaces ?? []) unit.surfaces.add(surface);
   }
-  // Runs not yet written take their unit when they are; a stored unit that joins a smaller one is relabelled.
+  for (const [surface, units] of unitsOn) of(components.get([...units][0]!)!.unit).surfaces.add(surface);
+  // Only rows that change are written: a surface already connecting its unit, no merge, leaves it as it was.
+  const rows = [...next]
+    .map(([unit, u]) => ({ unit, runs: u.runs, surfaces: [...u.surfaces].sort() }))
+    .filter((row) => {
+      const before = stored.get(row.unit);
+      return !before || before.runs !== row.runs || (before.surfaces ?? []).length !== row.surfaces.length;
+    });
+  const moved = [...components].filter(([node, c]) => c.unit !== node).map(([node, c]) => ({ old: node, unit: c.unit }));
+  // A stored unit that joins a smaller one is relabelled.
   const relabel = moved.filter((m) => !unstored.has(m.old));
   if (relabel.length > 0) {
     await tx.$executeRaw`
@@ -514,10 +530,15 @@ async function mergeUnits(tx: Tx, evaluationId: string, connected: readonly stri
         FROM json_to_recordset(${JSON.stringify(relabel)}::json) AS x(old bigint, unit bigint)
        WHERE r.evaluation_id = ${evaluationId}::uuid AND r.analysis_unit = ANY(${relabel.map((m) => m.old)}::bigint[]) AND r.analysis_unit = x.old`;
   }
-  await tx.$executeRaw`DELETE FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid AND unit = ANY(${involved}::bigint[])`;
-  await tx.$executeRaw`
-    INSERT INTO evaluation_units (evaluation_id, unit, runs)
-    SELECT ${evaluationId}::uuid, x.unit, x.runs FROM json_to_recordset(${JSON.stringify([...totals].map(([unit, runs]) => ({ unit, runs })))}::json) AS x(unit bigint, runs int)`;
+  const gone = moved.map((m) => m.old).filter((unit) => stored.has(unit));
+  if (gone.length > 0) await tx.$executeRaw`DELETE FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid AND unit = ANY(${gone}::bigint[])`;
+  if (rows.length > 0) {
+    await tx.$executeRaw`
+      INSERT INTO evaluation_units AS u (evaluation_id, unit, runs, surfaces)
+      SELECT ${evaluationId}::uuid, x.unit, x.runs, x.surfaces FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(unit bigint, runs int, surfaces text[])
+       ORDER BY x.unit
+      ON CONFLICT (evaluation_id, unit) DO UPDATE SET runs = EXCLUDED.runs, surfaces = EXCLUDED.surfaces`;
+  }
   return components;
 }
 

@@ -120,15 +120,12 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
   };
 }
 
-/** The largest analysis units with more than one run: their unit id (smallest run id), size, and the surfaces that connect them. */
+/** The largest analysis units with more than one run: their unit id (smallest run id), size, and the surfaces that connect them (kept on the unit). */
 export async function largestUnits(db: Db, evaluationId: string, limit = 10): Promise<{ unit: string; runs: number; surfaces: string[] }[]> {
   const rows = await db.$queryRaw`
-    SELECT u.unit::text AS unit, u.runs,
-           ARRAY(SELECT DISTINCT l.surface FROM evaluation_runs r JOIN evaluation_surface_links l ON l.run_id = r.id
-                  WHERE r.evaluation_id = u.evaluation_id AND r.analysis_unit = u.unit ORDER BY 1) AS surfaces
-      FROM evaluation_units u
-     WHERE u.evaluation_id = ${evaluationId}::uuid
-     ORDER BY u.runs DESC, u.unit LIMIT ${limit}`;
+    SELECT unit::text AS unit, runs, coalesce(surfaces, '{}') AS surfaces FROM evaluation_units
+     WHERE evaluation_id = ${evaluationId}::uuid
+     ORDER BY runs DESC, unit LIMIT ${limit}`;
   return z.array(z.object({ unit: z.string(), runs: z.coerce.number().int(), surfaces: z.array(z.string()) })).parse(rows);
 }
 

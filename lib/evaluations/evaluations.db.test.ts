@@ -84,7 +84,7 @@ describe("an evaluation, stored and audited", () => {
     for (const b of [3, 0, 5, 1, 4, 2]) expect((await ingestRuns(db, id, runs.slice(b * 200, b * 200 + 200))).every((r) => r.status === "created")).toBe(true);
     const audit = async () => ({
       runs: await db.$queryRaw`SELECT id::text, analysis_unit::text, inherited_state FROM evaluation_runs WHERE evaluation_id = ${id}::uuid ORDER BY id`,
-      units: await db.$queryRaw`SELECT unit::text, runs FROM evaluation_units WHERE evaluation_id = ${id}::uuid ORDER BY unit`,
+      units: await db.$queryRaw`SELECT unit::text, runs, surfaces FROM evaluation_units WHERE evaluation_id = ${id}::uuid ORDER BY unit`,
       // a surface's link groups as sets of runs, whatever their names
       links: await db.$queryRaw`SELECT surface, array_agg(run_id::text || ':' || inherited ORDER BY run_id) AS members FROM evaluation_surface_links
                                   WHERE evaluation_id = ${id}::uuid GROUP BY surface, link_group ORDER BY 1, 2`,
