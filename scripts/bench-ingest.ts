@@ -11,7 +11,8 @@
 //     (default 4) through the typed client (lib/evaluations/client.ts): validation, the audit and
 //     storage all run, as for any harness. ingestRunsPerSecond = N / wall time of the whole ingest.
 //  3. Evaluation B, and the same rows (A's stored runs, effects, resolutions, touches, resets,
-//     surface links and unit sizes; B's id, run ids shifted past A's) loaded with COPY … FROM STDIN,
+//     surface links, unit sizes and surface stats; B's id, run ids shifted past A's; the tool counts
+//     follow by their triggers, as for any writer) loaded with COPY … FROM STDIN,
 //     20,000 runs a chunk, one connection. The chunks are formatted before their COPY; only the COPY
 //     statements are timed. copyRunsPerSecond = N / their summed time. B's summary must equal A's.
 //  4. GET /evaluations/<A> and GET /api/v1/evaluations/<A>/summary, 50 times each after 5 warm-up
@@ -35,12 +36,12 @@ import { createEvaluation } from "../lib/evaluations/create-evaluation";
 import { evaluationTools, largestUnits } from "../lib/evaluations/evaluation-runs";
 import { getEvaluation, listEffectPolicyVersions } from "../lib/evaluations/get-evaluation";
 import { ingestRuns } from "../lib/evaluations/ingest";
-import { runRecordSchema, type RunRecord } from "../lib/evaluations/schemas";
+import { runRecordSchema } from "../lib/evaluations/schemas";
 import { evaluationSummary } from "../lib/evaluations/summary";
 import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { copyFrom, copyText } from "../lib/testing/pg-copy";
-import { seededRandom } from "../lib/testing/seeded-random";
+import { POLICY, syntheticRun } from "../lib/testing/synthetic-evaluation-runs";
 import { firstLoadJsGzipBytes } from "./first-load-js";
 
 const log = (line: string) => console.error(`bench:ingest: ${line}`);
@@ -69,65 +70,21 @@ requireProductionBuild("bench:ingest", log);
 const dataDir = mkdtempSync(path.join(tmpdir(), "bl-bench-ingest-"));
 const stack = orderedShutdown({ dataDir, stopTimeoutMs: 15_000, log, signalExitCode: 130, logReasonOnSuccess: false });
 
-const POLICY = { tools: { "bank.transfer": "async_handle", "email.send": "external", "db.update": "sync_confirmed", "search.*": "read_only" } } as const;
-/** files.write is left out of the policy: its runs are unclassified, as a real policy's gaps would be. */
-const EFFECT_TOOLS = ["bank.transfer", "bank.transfer", "email.send", "db.update", "db.update", "files.write"];
-const CALL_TOOLS = ["search.orders", "search.users", "bank.read", "db.update"];
-const BASE_MS = Date.parse("2026-11-01T00:00:00Z");
-const iso = (ms: number) => new Date(ms).toISOString();
-
-/** Run `i`, the same every time: its own random sequence, so that clients generate their batches independently. */
-function syntheticRun(i: number): RunRecord {
-  const random = seededRandom(i + 1);
-  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
-  const task = `task-${i % 2_000}`;
-  const start = BASE_MS + i * 1_500;
-  const scored = start + 20_000 + Math.floor(random() * 40_000);
-  const surfaceFor = () => (random() < 0.1 ? `db:inventory/${i % 97}` : `db:orders/${task}-${i}`);
-  const effectCount = Math.floor(random() * 3); // 0, 1 or 2: one on average
-  const touchCount = Math.floor(random() * 5); // 0 to 4: two on average
-  const effects = Array.from({ length: effectCount }, (_, k) => {
-    const tool = pick(EFFECT_TOOLS);
-    const requested = start + 2_000 + k * 5_000 + Math.floor(random() * 3_000);
-    const settled = random();
-    const endsAt = requested + 500 + Math.floor(random() * 30_000);
-    return {
-      effectId: `e${k}`,
-      tool,
-      callId: `call-${k}`,
-      tracePosition: 2 + k,
-      arguments: { amount: Math.floor(random() * 10_000), currency: "EUR" },
-      surface: surfaceFor(),
-      handle: random() < 0.95 ? `h-${i}-${k}` : undefined,
-      requestedAt: iso(requested),
-      acknowledgedAt: iso(requested + 40),
-      statusAtScoring: endsAt <= scored ? ("completed" as const) : ("pending" as const),
-      ...(settled < 0.75 ? { resolution: { status: "completed" as const, at: iso(endsAt), evidence: `ledger entry ${i}-${k}`, verifiedBy: "reconciler" } } : {}),
-    };
-  });
-  const touches = Array.from({ length: touchCount }, () => ({ surface: surfaceFor(), op: random() < 0.6 ? ("read" as const) : ("write" as const), at: iso(start + Math.floor(random() * (scored - start))) }));
-  const endpointLabel = random() < 0.6 ? ("success" as const) : ("failure" as const);
-  return {
-    externalId: `run-${i}`,
-    taskId: task,
-    attempt: i % 3,
-    startedAt: iso(start),
-    endedAt: iso(scored + 1_000),
-    scoredAt: iso(scored),
-    endpointLabel,
-    ...(random() < 0.3 ? { terminalLabel: random() < 0.9 ? endpointLabel : endpointLabel === "success" ? ("failure" as const) : ("success" as const) } : {}),
-    score: Math.round(random() * 100) / 100,
-    threshold: 0.5,
-    toolCalls: Array.from({ length: 2 + Math.floor(random() * 3) }, (_, k) => ({ callId: `c${k}`, tool: pick(CALL_TOOLS), at: iso(start + 1_000 + k * 1_000) })),
-    effects,
-    touches,
-  };
-}
-
 /** Every row of evaluation `from` in the tables a run fills, as COPY text for evaluation `to`, run ids shifted by `offset`. */
-const COPIED_TABLES = ["evaluation_runs", "evaluation_effects", "evaluation_effect_resolutions", "evaluation_touches", "evaluation_resets", "evaluation_surface_links", "evaluation_units"] as const;
+const COPIED_TABLES = ["evaluation_runs", "evaluation_effects", "evaluation_effect_resolutions", "evaluation_touches", "evaluation_resets", "evaluation_surface_links", "evaluation_units", "evaluation_surfaces"] as const;
 /** Columns holding a run id: shifted with the runs. */
-const RUN_ID_COLUMNS = new Set(["run_id", "analysis_unit", "link_group", "unit"]);
+const RUN_ID_COLUMNS = new Set(["run_id", "analysis_unit", "link_group", "unit", "first_writer", "last_reader"]);
+/** The run id a table's rows are chunked by (a surface's stats by its first writer, or its last reader). */
+const CHUNK_COLUMN: Record<(typeof COPIED_TABLES)[number], string> = {
+  evaluation_runs: "id",
+  evaluation_effects: "run_id",
+  evaluation_effect_resolutions: "run_id",
+  evaluation_touches: "run_id",
+  evaluation_resets: "run_id",
+  evaluation_surface_links: "run_id",
+  evaluation_units: "unit",
+  evaluation_surfaces: "coalesce(first_writer, last_reader)",
+};
 
 async function copyStatements(client: pg.Client): Promise<Map<string, string[]>> {
   const columns = new Map<string, string[]>();
@@ -187,7 +144,7 @@ async function main(): Promise<void> {
     const hi = lo + BigInt(COPY_CHUNK_RUNS) - 1n;
     for (const table of COPIED_TABLES) {
       const names = columns.get(table)!;
-      const runColumn = table === "evaluation_runs" ? "id" : table === "evaluation_units" ? "unit" : "run_id";
+      const runColumn = CHUNK_COLUMN[table];
       const select = names.map((c) => (c === "evaluation_id" ? "$1::text" : RUN_ID_COLUMNS.has(c) || (table === "evaluation_runs" && c === "id") ? `(${c} + $4)::text` : `${c}::text`)).join(", ");
       const { rows } = await pgClient.query<string[]>({ text: `SELECT ${select} FROM ${table} WHERE evaluation_id = $2 AND ${runColumn} BETWEEN $3 AND $5`, values: [viaCopy, viaApi, lo.toString(), offset.toString(), hi.toString()], rowMode: "array" });
       if (!rows.length) continue;

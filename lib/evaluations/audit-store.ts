@@ -6,8 +6,20 @@ import { z } from "zod";
 import type { Prisma } from "../generated/prisma/client";
 import { auditFinality, type FinalityEffect, type RunFinality } from "./finality";
 import { toolClassifier } from "./policy";
-import type { EffectPolicy } from "./schemas";
-import { analysisUnits, effectSettledAtMs, surfaceLinkGroups, type SurfaceHistory, type SurfaceLinkGroup } from "./separation";
+import type { EffectPolicy, InheritedState, RunRecord } from "./schemas";
+import {
+  addToSurfaceStats,
+  analysisUnits,
+  compareRunIds,
+  effectSettledAtMs,
+  linkWithoutResets,
+  surfaceLinkGroups,
+  surfaceRunSpans,
+  type SurfaceHistory,
+  type SurfaceLinkGroup,
+  type SurfaceRunSpan,
+  type SurfaceStats,
+} from "./separation";
 
 export type Tx = Prisma.TransactionClient;
 
@@ -215,10 +227,322 @@ export async function recomputeSeparation(tx: Tx, evaluationId: string, changedS
   for (const { unit } of units) sizes.set(unit, (sizes.get(unit) ?? 0) + 1);
   const oldUnits = [...new Set(members.flatMap((m) => (m.unit === null ? [] : [m.unit])))];
   await tx.$executeRaw`DELETE FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid AND unit = ANY(${oldUnits}::bigint[])`;
-  const grouped = [...sizes].filter(([, runs]) => runs > 1).map(([unit, runs]) => ({ unit, runs }));
+  const unitOf = new Map(units.map((u) => [u.id, u.unit]));
+  const surfacesOf = new Map<string, Set<string>>();
+  for (const link of stored) {
+    const unit = unitOf.get(link.run_id)!;
+    (surfacesOf.get(unit) ?? surfacesOf.set(unit, new Set()).get(unit)!).add(link.surface);
+  }
+  const grouped = [...sizes].filter(([, runs]) => runs > 1).map(([unit, runs]) => ({ unit, runs, surfaces: [...(surfacesOf.get(unit) ?? [])].sort() }));
   if (grouped.length > 0) {
     await tx.$executeRaw`
-      INSERT INTO evaluation_units (evaluation_id, unit, runs)
-      SELECT ${evaluationId}::uuid, x.unit, x.runs FROM json_to_recordset(${JSON.stringify(grouped)}::json) AS x(unit bigint, runs int)`;
+      INSERT INTO evaluation_units (evaluation_id, unit, runs, surfaces)
+      SELECT ${evaluationId}::uuid, x.unit, x.runs, x.surfaces FROM json_to_recordset(${JSON.stringify(grouped)}::json) AS x(unit bigint, runs int, surfaces text[])`;
   }
+}
+
+const statsRow = z.object({
+  surface: z.string(),
+  first_write_ms: msNumber.nullable(),
+  first_writer: z.string().nullable(),
+  second_write_ms: msNumber.nullable(),
+  last_read_ms: msNumber.nullable(),
+  last_reader: z.string().nullable(),
+  second_read_ms: msNumber.nullable(),
+  public: z.boolean(),
+  verified_resets: z.boolean(),
+});
+const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+const INHERITED_RANK = { none: 0, internal: 1, public: 2 } as const;
+
+/** Each surface a batch of new runs mentions, with every run's span on it and whether the batch marks it public or resets it verified. */
+function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): Map<string, { spans: SurfaceRunSpan[]; public: boolean; verifiedResets: boolean }> {
+  const histories = new Map<string, SurfaceHistory & { writes: SurfaceHistory["writes"][number][]; reads: SurfaceHistory["reads"][number][]; verified: boolean }>();
+  const on = (surface: string) => histories.get(surface) ?? histories.set(surface, { surface, public: false, writes: [], reads: [], resets: [], verified: false }).get(surface)!;
+  for (const { id, run } of runs) {
+    const scoredMs = Date.parse(run.scoredAt);
+    for (const t of run.touches ?? []) {
+      const h = on(t.surface);
+      if (t.public) h.public = true;
+      if (t.op === "write") h.writes.push({ runId: id, atMs: Date.parse(t.at), settledAtMs: Date.parse(t.at), runScoredAtMs: scoredMs });
+      else h.reads.push({ runId: id, atMs: Date.parse(t.at) });
+    }
+    for (const e of run.effects ?? []) {
+      if (!e.surface) continue;
+      const h = on(e.surface);
+      if (e.public) h.public = true;
+      h.writes.push({ runId: id, atMs: Date.parse(e.requestedAt), settledAtMs: Number.POSITIVE_INFINITY, runScoredAtMs: scoredMs });
+    }
+    for (const surface of run.scoredOn ?? []) on(surface).reads.push({ runId: id, atMs: scoredMs });
+    for (const r of run.resets ?? []) {
+      const h = on(r.surface);
+      if (r.verified) h.verified = true;
+    }
+  }
+  return new Map([...histories].map(([surface, h]) => [surface, { spans: surfaceRunSpans(h), public: h.public, verifiedResets: h.verified }]));
+}
+
+/**
+ * Separation after a batch of runs new to the evaluation (none re-sent with changes), without
+ * reading any surface's history: each surface's stats (evaluation_surfaces) are merged with the
+ * batch, then on a surface with no verified reset the batch's runs are linked by the stats
+ * (separation.ts, linkWithoutResets), and so are the stored runs the new stats newly link — found
+ * by time ranges on the indexes (writes after the old latest read, reads after the new earliest
+ * write and before the old one). The units so joined are merged (the larger ids relabelled to the
+ * smallest). Called before the batch's runs are written (their ids drawn): answers each linked new
+ * run's unit and inherited state, and the surfaces with a verified reset, which the caller
+ * recomputes in full (recomputeSeparation) once the runs are written. Call under lockEvaluationAudit.
+ */
+export async function addRunsToSeparation(
+  tx: Tx,
+  evaluationId: string,
+  runs: readonly { id: string; run: RunRecord }[],
+): Promise<{ audit: Map<string, { unit: string; inherited: InheritedState }>; slow: string[] }> {
+  const audit = new Map<string, { unit: string; inherited: InheritedState }>();
+  const batch = batchSurfaces(runs);
+  if (batch.size === 0) return { audit, slow: [] };
+  const surfaces = [...batch.keys()].sort();
+  const stored = new Map(
+    z
+      .array(statsRow)
+      .parse(
+        await tx.$queryRaw`
+          SELECT surface, extract(epoch FROM first_write_at) * 1000 AS first_write_ms, first_writer::text AS first_writer, extract(epoch FROM second_write_at) * 1000 AS second_write_ms,
+                 extract(epoch FROM last_read_at) * 1000 AS last_read_ms, last_reader::text AS last_reader, extract(epoch FROM second_read_at) * 1000 AS second_read_ms, public, verified_resets
+            FROM evaluation_surfaces WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${surfaces}::text[])`,
+      )
+      .map((r): [string, SurfaceStats] => [
+        r.surface,
+        {
+          firstWrite: r.first_write_ms === null ? null : { atMs: r.first_write_ms, runId: r.first_writer! },
+          secondWriteMs: r.second_write_ms,
+          lastRead: r.last_read_ms === null ? null : { atMs: r.last_read_ms, runId: r.last_reader! },
+          secondReadMs: r.second_read_ms,
+          public: r.public,
+          verifiedResets: r.verified_resets,
+        },
+      ]),
+  );
+  const merged = new Map(surfaces.map((s) => [s, addToSurfaceStats(stored.get(s) ?? null, batch.get(s)!.spans, batch.get(s)!)]));
+  await tx.$executeRaw`
+    INSERT INTO evaluation_surfaces AS s (evaluation_id, surface, first_write_at, first_writer, second_write_at, last_read_at, last_reader, second_read_at, public, verified_resets)
+    SELECT ${evaluationId}::uuid, x.surface, x.first_write_at, x.first_writer, x.second_write_at, x.last_read_at, x.last_reader, x.second_read_at, x.public, x.verified_resets
+      FROM json_to_recordset(${JSON.stringify(
+        surfaces.map((surface) => {
+          const m = merged.get(surface)!;
+          return {
+            surface,
+            first_write_at: isoOrNull(m.firstWrite?.atMs ?? null),
+            first_writer: m.firstWrite?.runId ?? null,
+            second_write_at: isoOrNull(m.secondWriteMs),
+            last_read_at: isoOrNull(m.lastRead?.atMs ?? null),
+            last_reader: m.lastRead?.runId ?? null,
+            second_read_at: isoOrNull(m.secondReadMs),
+            public: m.public,
+            verified_resets: m.verifiedResets,
+          };
+        }),
+      )}::json) AS x(surface text, first_write_at timestamptz, first_writer bigint, second_write_at timestamptz, last_read_at timestamptz, last_reader bigint,
+                      second_read_at timestamptz, public boolean, verified_resets boolean)
+    ON CONFLICT (evaluation_id, surface) DO UPDATE
+       SET first_write_at = EXCLUDED.first_write_at, first_writer = EXCLUDED.first_writer, second_write_at = EXCLUDED.second_write_at,
+           last_read_at = EXCLUDED.last_read_at, last_reader = EXCLUDED.last_reader, second_read_at = EXCLUDED.second_read_at,
+           public = EXCLUDED.public, verified_resets = EXCLUDED.verified_resets`;
+
+  const slow = surfaces.filter((s) => merged.get(s)!.verifiedResets);
+  const fast = surfaces.filter((s) => !merged.get(s)!.verifiedResets);
+  // The stored runs the new stats may newly link: only on surfaces that had stats, and only where they moved.
+  const ranges = fast.flatMap((surface) => {
+    const before = stored.get(surface);
+    if (!before) return [];
+    const after = merged.get(surface)!;
+    const earlierWrite = after.firstWrite !== null && (before.firstWrite === null || after.firstWrite.atMs < before.firstWrite.atMs);
+    const laterRead = after.lastRead !== null && (before.lastRead === null || after.lastRead.atMs > before.lastRead.atMs);
+    const explicit = [...new Set([before.firstWrite?.runId, before.lastRead?.runId].filter((id): id is string => id !== undefined))];
+    return [
+      {
+        surface,
+        read_lo: earlierWrite ? isoOrNull(after.firstWrite!.atMs) : null,
+        read_hi: earlierWrite ? isoOrNull(before.firstWrite?.atMs ?? null) : null,
+        write_lo: laterRead ? isoOrNull(before.lastRead?.atMs ?? null) : null,
+        write_hi: laterRead ? isoOrNull(after.lastRead!.atMs) : null,
+        explicit,
+      },
+    ];
+  });
+  const batchIds = runs.map((r) => r.id);
+  const batchSet = new Set(batchIds);
+  const candidates =
+    ranges.length === 0
+      ? []
+      : z.array(z.object({ surface: z.string(), run_id: z.string(), first_write_ms: msNumber.nullable(), last_read_ms: msNumber.nullable(), unit: z.string(), inherited: z.enum(["none", "internal", "public"]).nullable() })).parse(
+          await tx.$queryRaw`
+            WITH q AS (
+              SELECT * FROM json_to_recordset(${JSON.stringify(ranges)}::json)
+                AS q(surface text, read_lo timestamptz, read_hi timestamptz, write_lo timestamptz, write_hi timestamptz, explicit bigint[])
+            ), candidate AS (
+              -- Per surface, index range scans only (LATERAL keeps the planner from hashing every touch of the evaluation).
+              SELECT DISTINCT q.surface, x.run_id FROM q CROSS JOIN LATERAL (
+                SELECT t.run_id FROM evaluation_touches t
+                 WHERE q.read_lo IS NOT NULL AND t.evaluation_id = ${evaluationId}::uuid AND t.surface = q.surface AND t.at > q.read_lo AND t.at <= coalesce(q.read_hi, 'infinity') AND t.op <> 'write'
+                UNION ALL
+                -- a writer's scoring is a read: scanned only when the earliest write moved earlier, which ordered ingestion makes rare
+                SELECT w.run_id FROM (SELECT t.run_id FROM evaluation_touches t WHERE q.read_lo IS NOT NULL AND t.evaluation_id = ${evaluationId}::uuid AND t.surface = q.surface AND t.op = 'write'
+                                      UNION SELECT e.run_id FROM evaluation_effects e WHERE q.read_lo IS NOT NULL AND e.evaluation_id = ${evaluationId}::uuid AND e.surface = q.surface) w
+                  JOIN evaluation_runs r ON r.id = w.run_id AND r.scored_at > q.read_lo AND r.scored_at <= coalesce(q.read_hi, 'infinity')
+                UNION ALL
+                SELECT t.run_id FROM evaluation_touches t
+                 WHERE q.write_hi IS NOT NULL AND t.evaluation_id = ${evaluationId}::uuid AND t.surface = q.surface AND t.at >= coalesce(q.write_lo, '-infinity') AND t.at < q.write_hi AND t.op = 'write'
+                UNION ALL
+                SELECT e.run_id FROM evaluation_effects e
+                 WHERE q.write_hi IS NOT NULL AND e.evaluation_id = ${evaluationId}::uuid AND e.surface = q.surface AND e.requested_at >= coalesce(q.write_lo, '-infinity') AND e.requested_at < q.write_hi
+                UNION ALL
+                SELECT unnest(q.explicit)
+              ) x
+            )
+            SELECT c.surface, c.run_id::text AS run_id, r.analysis_unit::text AS unit, l.inherited,
+                   extract(epoch FROM (SELECT min(at) FROM (SELECT t.at FROM evaluation_touches t WHERE t.run_id = c.run_id AND t.surface = c.surface AND t.op = 'write'
+                                                            UNION ALL SELECT e.requested_at FROM evaluation_effects e WHERE e.run_id = c.run_id AND e.surface = c.surface) w)) * 1000 AS first_write_ms,
+                   extract(epoch FROM (SELECT max(at) FROM (SELECT t.at FROM evaluation_touches t WHERE t.run_id = c.run_id AND t.surface = c.surface AND t.op <> 'write'
+                                                            UNION ALL SELECT r.scored_at WHERE EXISTS (SELECT 1 FROM evaluation_touches t WHERE t.run_id = c.run_id AND t.surface = c.surface AND t.op = 'write')
+                                                                                           OR EXISTS (SELECT 1 FROM evaluation_effects e WHERE e.run_id = c.run_id AND e.surface = c.surface)) rd)) * 1000 AS last_read_ms
+              FROM candidate c
+              -- OFFSET 0: looked up per candidate by key, never hashed from a scan of every run
+              CROSS JOIN LATERAL (SELECT analysis_unit, scored_at FROM evaluation_runs WHERE id = c.run_id OFFSET 0) r
+              LEFT JOIN LATERAL (SELECT inherited FROM evaluation_surface_links WHERE evaluation_id = ${evaluationId}::uuid AND surface = c.surface AND run_id = c.run_id OFFSET 0) l ON TRUE
+             WHERE NOT (c.run_id = ANY(${batchIds}::bigint[]))`,
+        );
+
+  // The links to write: the batch's runs the stats link, the stored ones newly linked or now receiving state.
+  const links: { surface: string; run_id: string; inherited: InheritedState }[] = [];
+  const unitsOn = new Map<string, Set<string>>(); // per fast surface: the units its group now joins
+  const join = (surface: string, unit: string) => (unitsOn.get(surface) ?? unitsOn.set(surface, new Set()).get(surface)!).add(unit);
+  for (const surface of fast) {
+    const stats = merged.get(surface)!;
+    for (const span of batch.get(surface)!.spans) {
+      const inherited = linkWithoutResets(stats, span);
+      if (inherited === null) continue;
+      links.push({ surface, run_id: span.runId, inherited });
+      join(surface, span.runId); // a new run is its own unit until merged
+    }
+  }
+  for (const c of candidates) {
+    const inherited = linkWithoutResets(merged.get(c.surface)!, { runId: c.run_id, firstWriteMs: c.first_write_ms, lastReadMs: c.last_read_ms });
+    if (inherited === null || (c.inherited !== null && INHERITED_RANK[c.inherited] >= INHERITED_RANK[inherited])) continue;
+    links.push({ surface: c.surface, run_id: c.run_id, inherited });
+    join(c.surface, c.unit);
+  }
+  // A surface newly marked public passes public state to the runs that received internal state through it.
+  const newlyPublic = fast.filter((s) => stored.has(s) && !stored.get(s)!.public && merged.get(s)!.public);
+  const flipped =
+    newlyPublic.length === 0
+      ? []
+      : z
+          .array(z.object({ run_id: z.string() }))
+          .parse(
+            await tx.$queryRaw`UPDATE evaluation_surface_links SET inherited = 'public' WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${newlyPublic}::text[]) AND inherited = 'internal' RETURNING run_id::text AS run_id`,
+          )
+          .map((r) => r.run_id);
+  if (links.length > 0) {
+    // A surface's group keeps its stored name (one group per surface without a verified reset); a new group is named by its smallest run.
+    const linked = [...unitsOn.keys()];
+    const existing = z.array(z.object({ surface: z.string(), link_group: z.string(), unit: z.string() })).parse(
+      await tx.$queryRaw`
+        SELECT s.surface, g.link_group::text AS link_group, r.analysis_unit::text AS unit
+          FROM unnest(${linked}::text[]) AS s(surface)
+          CROSS JOIN LATERAL (SELECT link_group FROM evaluation_surface_links l WHERE l.evaluation_id = ${evaluationId}::uuid AND l.surface = s.surface LIMIT 1) g
+          JOIN evaluation_runs r ON r.id = g.link_group`,
+    );
+    const groupOf = new Map<string, string>();
+    for (const e of existing) {
+      groupOf.set(e.surface, e.link_group);
+      join(e.surface, e.unit);
+    }
+    const named = new Set(groupOf.keys());
+    for (const link of links) {
+      const group = groupOf.get(link.surface);
+      if (!named.has(link.surface) && (group === undefined || compareRunIds(link.run_id, group) < 0)) groupOf.set(link.surface, link.run_id);
+    }
+    await tx.$executeRaw`
+      INSERT INTO evaluation_surface_links (evaluation_id, surface, run_id, link_group, inherited)
+      SELECT ${evaluationId}::uuid, x.surface, x.run_id, x.link_group, x.inherited
+        FROM json_to_recordset(${JSON.stringify(links.map((l) => ({ ...l, link_group: groupOf.get(l.surface)! })))}::json) AS x(surface text, run_id bigint, link_group bigint, inherited text)
+       ORDER BY x.surface, x.run_id
+      ON CONFLICT (evaluation_id, surface, run_id) DO UPDATE SET inherited = EXCLUDED.inherited`;
+    const units = await mergeUnits(tx, evaluationId, unitsOn, batchSet);
+    for (const link of links) {
+      if (!batchSet.has(link.run_id)) continue;
+      const before = audit.get(link.run_id)?.inherited ?? "none";
+      audit.set(link.run_id, { unit: units.get(link.run_id)!.unit, inherited: INHERITED_RANK[link.inherited] > INHERITED_RANK[before] ? link.inherited : before });
+    }
+  }
+  // The stored runs whose links changed take the most public state they now receive; the batch's runs are written with theirs.
+  const changed = [...new Set([...links.map((l) => l.run_id), ...flipped])].filter((id) => !batchSet.has(id));
+  if (changed.length > 0) {
+    await tx.$executeRaw`
+      UPDATE evaluation_runs r SET inherited_state = x.state
+        FROM (SELECT run_id, CASE max(CASE inherited WHEN 'public' THEN 2 WHEN 'internal' THEN 1 ELSE 0 END) WHEN 2 THEN 'public' WHEN 1 THEN 'internal' ELSE 'none' END AS state
+                FROM evaluation_surface_links WHERE run_id = ANY(${changed}::bigint[]) GROUP BY run_id) x
+       WHERE r.id = ANY(${changed}::bigint[]) AND r.id = x.run_id AND r.inherited_state <> x.state`;
+  }
+  return { audit, slow };
+}
+
+/**
+ * Merges analysis units that a batch connected: per surface, the units its group now joins. Every
+ * component takes its smallest unit id, the others' runs are relabelled, the sizes add up, and each
+ * unit keeps every surface that connects it. Runs not yet written (`unstored`) take their unit when
+ * they are. Answers each unit id's component.
+ */
+async function mergeUnits(tx: Tx, evaluationId: string, unitsOn: ReadonlyMap<string, ReadonlySet<string>>, unstored: ReadonlySet<string>): Promise<Map<string, { unit: string }>> {
+  const nodes = [...new Set([...unitsOn.values()].flatMap((units) => [...units]))];
+  const components = analysisUnits(
+    nodes,
+    [...unitsOn].map(([surface, units]) => ({ surface, members: [...units].map((runId) => ({ runId, inherited: "none" as const })) })),
+  );
+  const stored = new Map(
+    z
+      .array(z.object({ unit: z.string(), runs: z.coerce.number().int(), surfaces: z.array(z.string()).nullable() }))
+      .parse(await tx.$queryRaw`SELECT unit::text AS unit, runs, surfaces FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid AND unit = ANY(${nodes}::bigint[])`)
+      .map((r) => [r.unit, r]),
+  );
+  const next = new Map<string, { runs: number; surfaces: Set<string> }>();
+  const of = (unit: string) => next.get(unit) ?? next.set(unit, { runs: 0, surfaces: new Set() }).get(unit)!;
+  for (const node of nodes) {
+    const unit = of(components.get(node)!.unit);
+    unit.runs += stored.get(node)?.runs ?? 1;
+    for (const surface of stored.get(node)?.surfaces ?? []) unit.surfaces.add(surface);
+  }
+  for (const [surface, units] of unitsOn) of(components.get([...units][0]!)!.unit).surfaces.add(surface);
+  // Only rows that change are written: a surface already connecting its unit, no merge, leaves it as it was.
+  const rows = [...next]
+    .map(([unit, u]) => ({ unit, runs: u.runs, surfaces: [...u.surfaces].sort() }))
+    .filter((row) => {
+      const before = stored.get(row.unit);
+      return !before || before.runs !== row.runs || (before.surfaces ?? []).length !== row.surfaces.length;
+    });
+  const moved = [...components].filter(([node, c]) => c.unit !== node).map(([node, c]) => ({ old: node, unit: c.unit }));
+  // A stored unit that joins a smaller one is relabelled.
+  const relabel = moved.filter((m) => !unstored.has(m.old));
+  if (relabel.length > 0) {
+    await tx.$executeRaw`
+      UPDATE evaluation_runs r SET analysis_unit = x.unit
+        FROM json_to_recordset(${JSON.stringify(relabel)}::json) AS x(old bigint, unit bigint)
+       WHERE r.evaluation_id = ${evaluationId}::uuid AND r.analysis_unit = ANY(${relabel.map((m) => m.old)}::bigint[]) AND r.analysis_unit = x.old`;
+  }
+  const gone = moved.map((m) => m.old).filter((unit) => stored.has(unit));
+  if (gone.length > 0) await tx.$executeRaw`DELETE FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid AND unit = ANY(${gone}::bigint[])`;
+  if (rows.length > 0) {
+    await tx.$executeRaw`
+      INSERT INTO evaluation_units AS u (evaluation_id, unit, runs, surfaces)
+      SELECT ${evaluationId}::uuid, x.unit, x.runs, x.surfaces FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(unit bigint, runs int, surfaces text[])
+       ORDER BY x.unit
+      ON CONFLICT (evaluation_id, unit) DO UPDATE SET runs = EXCLUDED.runs, surfaces = EXCLUDED.surfaces`;
+  }
+  return components;
+}
+
+/** Recomputes the stats of `surfaces` from their whole history (after stored runs changed): migration evaluation_fast_path's function. */
+export async function refreshSurfaceStats(tx: Tx, evaluationId: string, surfaces: readonly string[]): Promise<void> {
+  if (surfaces.length > 0) await tx.$executeRaw`SELECT evaluation_surfaces_refresh(${evaluationId}::uuid, ${surfaces}::text[])`;
 }

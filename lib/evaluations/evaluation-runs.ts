@@ -120,31 +120,25 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
   };
 }
 
-/** The largest analysis units with more than one run: their unit id (smallest run id), size, and the surfaces that connect them. */
+/** The largest analysis units with more than one run: their unit id (smallest run id), size, and the surfaces that connect them (kept on the unit). */
 export async function largestUnits(db: Db, evaluationId: string, limit = 10): Promise<{ unit: string; runs: number; surfaces: string[] }[]> {
   const rows = await db.$queryRaw`
-    SELECT u.unit::text AS unit, u.runs,
-           ARRAY(SELECT DISTINCT l.surface FROM evaluation_runs r JOIN evaluation_surface_links l ON l.run_id = r.id
-                  WHERE r.evaluation_id = u.evaluation_id AND r.analysis_unit = u.unit ORDER BY 1) AS surfaces
-      FROM evaluation_units u
-     WHERE u.evaluation_id = ${evaluationId}::uuid
-     ORDER BY u.runs DESC, u.unit LIMIT ${limit}`;
+    SELECT unit::text AS unit, runs, coalesce(surfaces, '{}') AS surfaces FROM evaluation_units
+     WHERE evaluation_id = ${evaluationId}::uuid
+     ORDER BY runs DESC, unit LIMIT ${limit}`;
   return z.array(z.object({ unit: z.string(), runs: z.coerce.number().int(), surfaces: z.array(z.string()) })).parse(rows);
 }
 
 /**
  * The tools seen in the evaluation's effects and tool calls, each with how many effects and calls
- * name it and its class under `policy` (unclassified when it names none); counted in PostgreSQL.
+ * name it and its class under `policy` (unclassified when it names none): from the counts triggers
+ * keep (evaluation_tool_counts), not a scan of every run.
  */
 export async function evaluationTools(db: Db, evaluationId: string, policy: EffectPolicy): Promise<{ tool: string; class: ToolClass; effects: number; calls: number }[]> {
   const rows = z.array(z.object({ tool: z.string(), effects: z.coerce.number().int(), calls: z.coerce.number().int() })).parse(
     await db.$queryRaw`
-      SELECT tool, sum(effects) AS effects, sum(calls) AS calls FROM (
-        SELECT tool, count(*) AS effects, 0 AS calls FROM evaluation_effects WHERE evaluation_id = ${evaluationId}::uuid GROUP BY tool
-        UNION ALL
-        SELECT c->>'tool', 0, count(*) FROM evaluation_runs r CROSS JOIN LATERAL jsonb_array_elements(r.tool_calls) c
-         WHERE r.evaluation_id = ${evaluationId}::uuid AND jsonb_typeof(r.tool_calls) = 'array' GROUP BY 1
-      ) seen GROUP BY tool ORDER BY tool`,
+      SELECT tool, effects, calls FROM evaluation_tool_counts
+       WHERE evaluation_id = ${evaluationId}::uuid AND (effects > 0 OR calls > 0) ORDER BY tool`,
   );
   return rows.map((row) => ({ ...row, class: classifyTool(policy, row.tool) }));
 }

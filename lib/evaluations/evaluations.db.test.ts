@@ -4,7 +4,9 @@ import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { at, SURFACE, WORKED_POLICY, workedExample as worked } from "../testing/evaluation-example";
 import { appendResolution } from "./append-resolution";
 import { createEvaluation } from "./create-evaluation";
-import { largestUnits } from "./evaluation-runs";
+import { syntheticRun } from "../testing/synthetic-evaluation-runs";
+import { recomputeSeparation, refreshSurfaceStats } from "./audit-store";
+import { evaluationTools, largestUnits } from "./evaluation-runs";
 import { ingestRuns } from "./ingest";
 import { setEffectPolicy } from "./set-effect-policy";
 import { evaluationSummary } from "./summary";
@@ -67,5 +69,44 @@ describe("an evaluation, stored and audited", () => {
     expect(results.filter((r) => r.status === "created").map((r) => r.externalId)).toEqual(["r1", "r3"]);
     expect(await db.evaluationRun.count({ where: { evaluationId: id } })).toBe(2);
     expect(await db.evaluationEffect.count({ where: { evaluationId: id } })).toBe(1);
+  });
+
+  it("adds new runs by each surface's stats exactly as recomputing every surface from its history would, in any batch order", async () => {
+    const id = await createEvaluation(db, { name: "fast path", effectPolicy: { tools: { "bank.transfer": "async_handle" } } }, null);
+    // 1,200 synthetic runs (a tenth of their surfaces shared by many runs), some with a verified reset (the full
+    // recompute's case) or a public touch that makes a shared surface public later; batches out of time order.
+    const runs = Array.from({ length: 1_200 }, (_, i) => {
+      const run = syntheticRun(i);
+      if (i % 150 === 7) run.resets = [{ surface: `db:inventory/${i % 97}`, at: run.scoredAt, verified: true, evidence: "read back" }];
+      if (i % 200 === 11) run.touches = [...(run.touches ?? []), { surface: `db:inventory/${i % 97}`, op: "read", at: run.scoredAt, public: true }];
+      return run;
+    });
+    for (const b of [3, 0, 5, 1, 4, 2]) expect((await ingestRuns(db, id, runs.slice(b * 200, b * 200 + 200))).every((r) => r.status === "created")).toBe(true);
+    const audit = async () => ({
+      runs: await db.$queryRaw`SELECT id::text, analysis_unit::text, inherited_state FROM evaluation_runs WHERE evaluation_id = ${id}::uuid ORDER BY id`,
+      units: await db.$queryRaw`SELECT unit::text, runs, surfaces FROM evaluation_units WHERE evaluation_id = ${id}::uuid ORDER BY unit`,
+      // a surface's link groups as sets of runs, whatever their names
+      links: await db.$queryRaw`SELECT surface, array_agg(run_id::text || ':' || inherited ORDER BY run_id) AS members FROM evaluation_surface_links
+                                  WHERE evaluation_id = ${id}::uuid GROUP BY surface, link_group ORDER BY 1, 2`,
+      surfaces: await db.$queryRaw`SELECT surface, first_write_at, second_write_at, last_read_at, second_read_at, public, verified_resets FROM evaluation_surfaces
+                                     WHERE evaluation_id = ${id}::uuid ORDER BY surface`,
+    });
+    const fast = await audit();
+    expect((fast.units as unknown[]).length).toBeGreaterThan(50);
+    const surfaces = (await db.$queryRaw<{ surface: string }[]>`SELECT DISTINCT surface FROM evaluation_touches WHERE evaluation_id = ${id}::uuid`).map((r) => r.surface);
+    await db.$transaction(async (tx) => {
+      await refreshSurfaceStats(tx, id, surfaces);
+      await recomputeSeparation(tx, id, surfaces, []);
+    });
+    expect(await audit()).toEqual(fast);
+
+    // The tool counts kept at ingestion equal a scan of every run's calls and effects.
+    const scanned = await db.$queryRaw<{ tool: string; effects: bigint; calls: bigint }[]>`
+      SELECT tool, sum(effects) AS effects, sum(calls) AS calls FROM (
+        SELECT tool, count(*) AS effects, 0 AS calls FROM evaluation_effects WHERE evaluation_id = ${id}::uuid GROUP BY tool
+        UNION ALL
+        SELECT c->>'tool', 0, count(*) FROM evaluation_runs r CROSS JOIN LATERAL jsonb_array_elements(r.tool_calls) c WHERE r.evaluation_id = ${id}::uuid GROUP BY 1
+      ) seen GROUP BY tool ORDER BY tool`;
+    expect((await evaluationTools(db, id, { tools: {} })).map(({ tool, effects, calls }) => ({ tool, effects, calls }))).toEqual(scanned.map((r) => ({ tool: r.tool, effects: Number(r.effects), calls: Number(r.calls) })));
   });
 });

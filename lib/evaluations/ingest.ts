@@ -6,12 +6,13 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import type { Db } from "../db/prisma";
+import { Prisma } from "../generated/prisma/client";
 import { notFound } from "../http/errors";
 import { disagrees } from "../replay/labels";
-import { currentPolicy, finalityColumns, lockEvaluationAudit, recomputeSeparation, type Tx } from "./audit-store";
+import { addRunsToSeparation, currentPolicy, finalityColumns, lockEvaluationAudit, recomputeSeparation, refreshSurfaceStats, type Tx } from "./audit-store";
 import { auditFinality, type FinalityEffect, type FinalityResolution } from "./finality";
 import { toolClassifier } from "./policy";
-import { runRecordSchema, type IngestResult, type RunRecord } from "./schemas";
+import { runRecordSchema, type IngestResult, type RunRecord, type ToolClass } from "./schemas";
 
 interface ValidRun {
   index: number;
@@ -80,103 +81,160 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
       // Batches of one evaluation are stored one at a time (their validation runs in parallel, before):
       // the separation audit reads and rewrites runs another batch may be writing.
       await lockEvaluationAudit(tx, evaluationId);
+      // Short, indexed statements: compiling them (JIT, on by default above a cost the planner's guesses
+      // for json_to_recordset cross) took ~100 ms each, more than running them.
+      await tx.$executeRaw`SELECT set_config('jit', 'off', true)`;
       const classOf = toolClassifier(policy.policy);
-      const externalIds = valid.map((v) => v.run.externalId);
-      // Resolutions posted earlier for runs being re-sent count towards their finality.
-      const posted = z
-        .array(z.object({ external_id: z.string(), effect_id: z.string(), status: z.string(), at_ms: z.coerce.number() }))
-        .parse(
-          await tx.$queryRaw`
-            SELECT r.external_id, s.effect_id, s.status, extract(epoch FROM s.at) * 1000 AS at_ms
-              FROM evaluation_runs r JOIN evaluation_effect_resolutions s ON s.run_id = r.id AND s.source = 'posted'
-             WHERE r.evaluation_id = ${evaluationId}::uuid AND r.external_id = ANY(${externalIds}::text[])
-             ORDER BY s.id`,
-        );
-      const postedFor = new Map<string, FinalityResolution[]>();
-      for (const p of posted) {
-        const key = `${p.external_id}\u0000${p.effect_id}`;
-        postedFor.set(key, [...(postedFor.get(key) ?? []), { status: p.status as FinalityResolution["status"], atMs: p.at_ms }]);
-      }
-
-      const runRows = valid.map(({ run, hash }) => {
-        const effects: FinalityEffect[] = (run.effects ?? []).map((e) => ({
-          effectId: e.effectId,
-          tool: e.tool,
-          handle: e.handle ?? null,
-          requestedAtMs: ms(e.requestedAt),
-          statusAtScoring: e.statusAtScoring,
-          resolutions: [...(e.resolution ? [{ status: e.resolution.status, atMs: ms(e.resolution.at) }] : []), ...(postedFor.get(`${run.externalId}\u0000${e.effectId}`) ?? [])],
-        }));
-        return {
-          external_id: run.externalId,
-          task_id: run.taskId,
-          group_id: run.groupId ?? null,
-          attempt: run.attempt ?? null,
-          started_at: run.startedAt,
-          ended_at: run.endedAt ?? null,
-          scored_at: run.scoredAt,
-          endpoint_label: run.endpointLabel,
-          terminal_label: run.terminalLabel ?? null,
-          score: run.score ?? null,
-          threshold: run.threshold ?? null,
-          tool_calls: run.toolCalls ?? null,
-          labels: run.labels ?? null,
-          content_hash: hash,
-          disagreement: disagrees(run.endpointLabel, run.terminalLabel ?? null),
-          ...finalityColumns(auditFinality({ scoredAtMs: ms(run.scoredAt), effects }, classOf)),
-        };
-      });
-      const written = z.array(z.object({ id: z.string(), external_id: z.string(), inserted: z.boolean() })).parse(
-        await tx.$queryRaw`
-          INSERT INTO evaluation_runs (id, analysis_unit, evaluation_id, external_id, task_id, group_id, attempt, started_at, ended_at, scored_at, endpoint_label,
-                                       terminal_label, score, threshold, tool_calls, labels, content_hash, finality, unresolved_reason, unresolved_effect_id,
-                                       unresolved_tool, disagreement, audit_policy_version)
-          -- A new run starts as its own analysis unit; the separation audit below merges the connected ones.
-          SELECT x.id, x.id, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
-                 x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
-                 x.unresolved_tool, x.disagreement, ${policy.version}
-            FROM (SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id')) AS id, j.*
-                    FROM json_to_recordset(${JSON.stringify(runRows)}::json) AS j(external_id text, task_id text, group_id text, attempt int, started_at timestamptz,
-                         ended_at timestamptz, scored_at timestamptz, endpoint_label text, terminal_label text, score float8, threshold float8, tool_calls jsonb, labels jsonb,
-                         content_hash text, finality text, unresolved_reason text, unresolved_effect_id text, unresolved_tool text, disagreement boolean)) AS x
-          ON CONFLICT (evaluation_id, external_id) DO UPDATE
-             SET task_id = EXCLUDED.task_id, group_id = EXCLUDED.group_id, attempt = EXCLUDED.attempt, started_at = EXCLUDED.started_at,
-                 ended_at = EXCLUDED.ended_at, scored_at = EXCLUDED.scored_at, endpoint_label = EXCLUDED.endpoint_label,
-                 terminal_label = EXCLUDED.terminal_label, score = EXCLUDED.score, threshold = EXCLUDED.threshold, tool_calls = EXCLUDED.tool_calls, labels = EXCLUDED.labels,
-                 content_hash = EXCLUDED.content_hash, finality = EXCLUDED.finality, unresolved_reason = EXCLUDED.unresolved_reason,
-                 unresolved_effect_id = EXCLUDED.unresolved_effect_id, unresolved_tool = EXCLUDED.unresolved_tool,
-                 disagreement = EXCLUDED.disagreement, audit_policy_version = EXCLUDED.audit_policy_version, updated_at = now()
-           WHERE evaluation_runs.content_hash <> EXCLUDED.content_hash
-          RETURNING id::text AS id, external_id, (xmax = 0) AS inserted`,
+      // Which runs are stored already, and with which content: under the lock no other batch of this evaluation writes.
+      const known = new Map(
+        z
+          .array(z.object({ external_id: z.string(), content_hash: z.string() }))
+          .parse(
+            await tx.$queryRaw`SELECT external_id, content_hash FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ANY(${valid.map((v) => v.run.externalId)}::text[])`,
+          )
+          .map((r) => [r.external_id, r.content_hash]),
       );
-      if (written.length === 0) return written;
-      const idOf = new Map(written.map((w) => [w.external_id, w.id]));
-      const updated = written.filter((w) => !w.inserted).map((w) => w.id);
-      // A run re-sent with changes: its old version's surfaces are recomputed too, and its own record's children replaced.
-      const oldSurfaces =
-        updated.length === 0
-          ? []
-          : z
-              .array(z.object({ surface: z.string() }))
-              .parse(await tx.$queryRaw`SELECT DISTINCT surface FROM evaluation_surface_links WHERE evaluation_id = ${evaluationId}::uuid AND run_id = ANY(${updated}::bigint[])`)
-              .map((r) => r.surface);
-      if (updated.length > 0) {
-        await tx.$executeRaw`DELETE FROM evaluation_effects WHERE run_id = ANY(${updated}::bigint[])`;
-        await tx.$executeRaw`DELETE FROM evaluation_touches WHERE run_id = ANY(${updated}::bigint[])`;
-        await tx.$executeRaw`DELETE FROM evaluation_resets WHERE run_id = ANY(${updated}::bigint[])`;
-        await tx.$executeRaw`DELETE FROM evaluation_effect_resolutions WHERE run_id = ANY(${updated}::bigint[]) AND source = 'record'`;
-      }
-      const changed = valid.filter((v) => idOf.has(v.run.externalId)).map((v) => ({ run: v.run, id: idOf.get(v.run.externalId)! }));
-      await insertChildren(tx, evaluationId, changed);
-      const surfaces = [...new Set([...oldSurfaces, ...changed.flatMap((c) => surfacesOf(c.run))])];
-      await recomputeSeparation(tx, evaluationId, surfaces, updated);
-      return written;
+      const fresh = valid.filter((v) => !known.has(v.run.externalId));
+      const resent = valid.some((v) => known.has(v.run.externalId) && known.get(v.run.externalId) !== v.hash);
+      return resent ? storeWithChanges(tx, evaluationId, policy.version, classOf, valid) : storeNewRuns(tx, evaluationId, policy.version, classOf, fresh);
     },
     { timeout: 120_000, maxWait: 60_000 },
   );
   const statusOf = new Map(stored.map((w) => [w.external_id, w.inserted ? ("created" as const) : ("updated" as const)]));
   for (const { index, run } of valid) results[index] = { externalId: run.externalId, status: statusOf.get(run.externalId) ?? "unchanged" };
   return results;
+}
+
+type Written = { id: string; external_id: string; inserted: boolean };
+
+/** A run's own columns, its finality audited from its record and the resolutions posted for it earlier. */
+function runColumns({ run, hash }: ValidRun, classOf: (tool: string) => ToolClass, posted: ReadonlyMap<string, FinalityResolution[]>) {
+  const effects: FinalityEffect[] = (run.effects ?? []).map((e) => ({
+    effectId: e.effectId,
+    tool: e.tool,
+    handle: e.handle ?? null,
+    requestedAtMs: ms(e.requestedAt),
+    statusAtScoring: e.statusAtScoring,
+    resolutions: [...(e.resolution ? [{ status: e.resolution.status, atMs: ms(e.resolution.at) }] : []), ...(posted.get(`${run.externalId}\u0000${e.effectId}`) ?? [])],
+  }));
+  return {
+    external_id: run.externalId,
+    task_id: run.taskId,
+    group_id: run.groupId ?? null,
+    attempt: run.attempt ?? null,
+    started_at: run.startedAt,
+    ended_at: run.endedAt ?? null,
+    scored_at: run.scoredAt,
+    endpoint_label: run.endpointLabel,
+    terminal_label: run.terminalLabel ?? null,
+    score: run.score ?? null,
+    threshold: run.threshold ?? null,
+    tool_calls: run.toolCalls ?? null,
+    labels: run.labels ?? null,
+    content_hash: hash,
+    disagreement: disagrees(run.endpointLabel, run.terminalLabel ?? null),
+    ...finalityColumns(auditFinality({ scoredAtMs: ms(run.scoredAt), effects }, classOf)),
+  };
+}
+
+const RUN_RECORDSET = Prisma.sql`external_id text, task_id text, group_id text, attempt int, started_at timestamptz, ended_at timestamptz, scored_at timestamptz,
+  endpoint_label text, terminal_label text, score float8, threshold float8, tool_calls jsonb, labels jsonb, content_hash text, finality text, unresolved_reason text,
+  unresolved_effect_id text, unresolved_tool text, disagreement boolean`;
+
+/**
+ * The fast path, a batch of runs none of which is stored: their ids are drawn first, so that the
+ * separation audit (addRunsToSeparation: no surface's history read) decides each run's unit and
+ * inherited state before the run is written, and every row is inserted once, never updated.
+ */
+async function storeNewRuns(tx: Tx, evaluationId: string, policyVersion: number, classOf: (tool: string) => ToolClass, fresh: readonly ValidRun[]): Promise<Written[]> {
+  if (fresh.length === 0) return [];
+  const ids = z
+    .array(z.object({ id: z.string() }))
+    .parse(await tx.$queryRaw`SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id'))::text AS id FROM generate_series(1, ${fresh.length}::int)`)
+    .map((r) => r.id);
+  const runs = fresh.map((v, k) => ({ id: ids[k]!, run: v.run }));
+  const { audit, slow } = await addRunsToSeparation(tx, evaluationId, runs);
+  const rows = fresh.map((v, k) => ({ id: ids[k]!, analysis_unit: audit.get(ids[k]!)?.unit ?? ids[k]!, inherited_state: audit.get(ids[k]!)?.inherited ?? "none", ...runColumns(v, classOf, new Map()) }));
+  await tx.$executeRaw`
+    INSERT INTO evaluation_runs (id, analysis_unit, inherited_state, evaluation_id, external_id, task_id, group_id, attempt, started_at, ended_at, scored_at, endpoint_label,
+                                 terminal_label, score, threshold, tool_calls, labels, content_hash, finality, unresolved_reason, unresolved_effect_id,
+                                 unresolved_tool, disagreement, audit_policy_version)
+    SELECT x.id, x.analysis_unit, x.inherited_state, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
+           x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
+           x.unresolved_tool, x.disagreement, ${policyVersion}
+      FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(id bigint, analysis_unit bigint, inherited_state text, ${RUN_RECORDSET})`;
+  await insertChildren(tx, evaluationId, runs);
+  // Surfaces with a verified reset: their links may start and end, recomputed from their history.
+  if (slow.length > 0) await recomputeSeparation(tx, evaluationId, slow, []);
+  return runs.map(({ id, run }) => ({ id, external_id: run.externalId, inserted: true }));
+}
+
+/**
+ * A batch that re-sends stored runs with changes (and perhaps new ones): upserted by content hash,
+ * the changed runs' children replaced, and the separation of every surface they touch, before and
+ * after, recomputed from its history (a change may break links).
+ */
+async function storeWithChanges(tx: Tx, evaluationId: string, policyVersion: number, classOf: (tool: string) => ToolClass, valid: readonly ValidRun[]): Promise<Written[]> {
+  const externalIds = valid.map((v) => v.run.externalId);
+  // Resolutions posted earlier for runs being re-sent count towards their finality.
+  const posted = z
+    .array(z.object({ external_id: z.string(), effect_id: z.string(), status: z.string(), at_ms: z.coerce.number() }))
+    .parse(
+      await tx.$queryRaw`
+        SELECT r.external_id, s.effect_id, s.status, extract(epoch FROM s.at) * 1000 AS at_ms
+          FROM evaluation_runs r JOIN evaluation_effect_resolutions s ON s.run_id = r.id AND s.source = 'posted'
+         WHERE r.evaluation_id = ${evaluationId}::uuid AND r.external_id = ANY(${externalIds}::text[])
+         ORDER BY s.id`,
+    );
+  const postedFor = new Map<string, FinalityResolution[]>();
+  for (const p of posted) {
+    const key = `${p.external_id}\u0000${p.effect_id}`;
+    postedFor.set(key, [...(postedFor.get(key) ?? []), { status: p.status as FinalityResolution["status"], atMs: p.at_ms }]);
+  }
+  const runRows = valid.map((v) => runColumns(v, classOf, postedFor));
+  const written = z.array(z.object({ id: z.string(), external_id: z.string(), inserted: z.boolean() })).parse(
+    await tx.$queryRaw`
+      INSERT INTO evaluation_runs (id, analysis_unit, evaluation_id, external_id, task_id, group_id, attempt, started_at, ended_at, scored_at, endpoint_label,
+                                   terminal_label, score, threshold, tool_calls, labels, content_hash, finality, unresolved_reason, unresolved_effect_id,
+                                   unresolved_tool, disagreement, audit_policy_version)
+      -- A new run starts as its own analysis unit; the separation audit below merges the connected ones.
+      SELECT x.id, x.id, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
+             x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
+             x.unresolved_tool, x.disagreement, ${policyVersion}
+        FROM (SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id')) AS id, j.*
+                FROM json_to_recordset(${JSON.stringify(runRows)}::json) AS j(${RUN_RECORDSET})) AS x
+      ON CONFLICT (evaluation_id, external_id) DO UPDATE
+         SET task_id = EXCLUDED.task_id, group_id = EXCLUDED.group_id, attempt = EXCLUDED.attempt, started_at = EXCLUDED.started_at,
+             ended_at = EXCLUDED.ended_at, scored_at = EXCLUDED.scored_at, endpoint_label = EXCLUDED.endpoint_label,
+             terminal_label = EXCLUDED.terminal_label, score = EXCLUDED.score, threshold = EXCLUDED.threshold, tool_calls = EXCLUDED.tool_calls, labels = EXCLUDED.labels,
+             content_hash = EXCLUDED.content_hash, finality = EXCLUDED.finality, unresolved_reason = EXCLUDED.unresolved_reason,
+             unresolved_effect_id = EXCLUDED.unresolved_effect_id, unresolved_tool = EXCLUDED.unresolved_tool,
+             disagreement = EXCLUDED.disagreement, audit_policy_version = EXCLUDED.audit_policy_version, updated_at = now()
+       WHERE evaluation_runs.content_hash <> EXCLUDED.content_hash
+      RETURNING id::text AS id, external_id, (xmax = 0) AS inserted`,
+  );
+  const idOf = new Map(written.map((w) => [w.external_id, w.id]));
+  const updated = written.filter((w) => !w.inserted).map((w) => w.id);
+  // The surfaces the changed runs' old versions touched are recomputed too; their own record's children are replaced.
+  const oldSurfaces = z
+    .array(z.object({ surface: z.string() }))
+    .parse(
+      await tx.$queryRaw`
+        SELECT surface FROM evaluation_touches WHERE run_id = ANY(${updated}::bigint[])
+        UNION SELECT surface FROM evaluation_effects WHERE run_id = ANY(${updated}::bigint[]) AND surface IS NOT NULL
+        UNION SELECT surface FROM evaluation_resets WHERE run_id = ANY(${updated}::bigint[])`,
+    )
+    .map((r) => r.surface);
+  await tx.$executeRaw`DELETE FROM evaluation_effects WHERE run_id = ANY(${updated}::bigint[])`;
+  await tx.$executeRaw`DELETE FROM evaluation_touches WHERE run_id = ANY(${updated}::bigint[])`;
+  await tx.$executeRaw`DELETE FROM evaluation_resets WHERE run_id = ANY(${updated}::bigint[])`;
+  await tx.$executeRaw`DELETE FROM evaluation_effect_resolutions WHERE run_id = ANY(${updated}::bigint[]) AND source = 'record'`;
+  const changed = valid.filter((v) => idOf.has(v.run.externalId)).map((v) => ({ run: v.run, id: idOf.get(v.run.externalId)! }));
+  await insertChildren(tx, evaluationId, changed);
+  const surfaces = [...new Set([...oldSurfaces, ...changed.flatMap((c) => surfacesOf(c.run))])];
+  await refreshSurfaceStats(tx, evaluationId, surfaces);
+  await recomputeSeparation(tx, evaluationId, surfaces, updated);
+  return written;
 }
 
 /** Effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt) and resets: one statement per table. */

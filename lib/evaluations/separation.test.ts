@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { analysisUnits, effectSettledAtMs, surfaceLinkGroups, type SurfaceHistory } from "./separation";
+import { seededRandom } from "../testing/seeded-random";
+import { addToSurfaceStats, analysisUnits, effectSettledAtMs, linkWithoutResets, surfaceLinkGroups, surfaceRunSpans, type SurfaceHistory } from "./separation";
 
 // Three runs of one task on one surface, times in ms: run 1 [0, 5], run 2 [10, 15], run 3 [20, 25].
 // Run 1 writes at 1; run 2 reads at 11 and writes at 12; run 3 reads at 21.
@@ -68,5 +69,46 @@ describe("analysis units", () => {
       "11": { unit: "9", inherited: "internal" },
       "12": { unit: "12", inherited: "none" },
     });
+  });
+});
+
+describe("the fast path on a surface with no verified reset", () => {
+  const linked = (history: SurfaceHistory, batches: number) => {
+    const spans = surfaceRunSpans(history);
+    // The runs added in `batches` steps, as ingestion adds them; the stats never see a run twice.
+    let stats = null as ReturnType<typeof addToSurfaceStats> | null;
+    for (let b = 0; b < batches; b++) stats = addToSurfaceStats(stats, spans.filter((_, i) => i % batches === b), { public: history.public, verifiedResets: false });
+    return spans.flatMap((span) => {
+      const inherited = linkWithoutResets(stats!, span);
+      return inherited === null ? [] : [`${span.runId}:${inherited}`];
+    });
+  };
+
+  it("links the chain of three runs as the sweep does", () => {
+    expect(linked(chain(), 1)).toEqual(["1:none", "2:internal", "3:internal"]);
+    expect(linked(chain({ public: true, resets: [{ atMs: 20, verified: false }] }), 3)).toEqual(["1:none", "2:public", "3:public"]);
+  });
+
+  it("agrees with the sweep on random histories without a verified reset, whatever the batches: one group at most", () => {
+    const random = seededRandom(7);
+    const int = (n: number) => Math.floor(random() * n);
+    for (let trial = 0; trial < 500; trial++) {
+      const runs = 1 + int(8);
+      const history: SurfaceHistory = {
+        surface: "s",
+        public: random() < 0.3,
+        // Times from a small range, so that ties (a read at a write's instant) are common.
+        writes: Array.from({ length: int(6) }, () => ({ runId: String(1 + int(runs)), atMs: int(12), settledAtMs: int(12), runScoredAtMs: int(12) })),
+        reads: Array.from({ length: int(6) }, () => ({ runId: String(1 + int(runs)), atMs: int(12) })),
+        resets: random() < 0.3 ? [{ atMs: int(12), verified: false }] : [],
+      };
+      // A run's scoring is one time: writes of one run share it.
+      const scored = new Map<string, number>();
+      history.writes = history.writes.map((w) => ({ ...w, runScoredAtMs: scored.get(w.runId) ?? scored.set(w.runId, w.runScoredAtMs).get(w.runId)! }));
+      const groups = surfaceLinkGroups(history);
+      expect(groups.length).toBeLessThanOrEqual(1);
+      const sweep = (groups[0]?.members ?? []).map((m) => `${m.runId}:${m.inherited}`).sort();
+      expect(linked(history, 1 + (trial % 3)).sort(), JSON.stringify(history)).toEqual(sweep);
+    }
   });
 });

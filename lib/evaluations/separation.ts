@@ -173,3 +173,101 @@ export function analysisUnits(runIds: readonly string[], groups: readonly Surfac
   for (const runId of components.nodes()) result.set(runId, { unit: smallest.get(components.find(runId))!, inherited: inherited.get(runId) ?? "none" });
   return result;
 }
+
+// The fast path for a surface with no verified reset: every write stays live, so run X received
+// another run's write exactly when some other run's earliest write on it precedes X's latest read
+// (a writer's scoring is a read), and all such runs form one link group (the run with the earliest
+// write is connected to every later reader). A few numbers per surface then decide any run's link
+// without its history; adding runs only lowers the earliest write and raises the latest read, so
+// links are only ever added. With a verified reset the sweep above applies.
+
+/** One run on one surface: its earliest write and its latest read (its scoring, when it wrote), or null. */
+export interface SurfaceRunSpan {
+  runId: string;
+  firstWriteMs: number | null;
+  lastReadMs: number | null;
+}
+
+/** What the fast path keeps per surface: the earliest write and latest read with their runs, and those of any other run. */
+export interface SurfaceStats {
+  firstWrite: { atMs: number; runId: string } | null;
+  /** The earliest write of a run other than firstWrite's. */
+  secondWriteMs: number | null;
+  lastRead: { atMs: number; runId: string } | null;
+  /** The latest read of a run other than lastRead's. */
+  secondReadMs: number | null;
+  public: boolean;
+  verifiedResets: boolean;
+}
+
+/** Each run's span on one surface's history. */
+export function surfaceRunSpans(history: SurfaceHistory): SurfaceRunSpan[] {
+  const spans = new Map<string, SurfaceRunSpan>();
+  const span = (runId: string) => spans.get(runId) ?? spans.set(runId, { runId, firstWriteMs: null, lastReadMs: null }).get(runId)!;
+  const read = (runId: string, atMs: number) => {
+    const s = span(runId);
+    s.lastReadMs = s.lastReadMs === null ? atMs : Math.max(s.lastReadMs, atMs);
+  };
+  for (const write of history.writes) {
+    const s = span(write.runId);
+    s.firstWriteMs = s.firstWriteMs === null ? write.atMs : Math.min(s.firstWriteMs, write.atMs);
+    read(write.runId, write.runScoredAtMs);
+  }
+  for (const r of history.reads) read(r.runId, r.atMs);
+  return [...spans.values()];
+}
+
+/**
+ * The stats with runs added that are new to the surface (none of them already counted). Ties keep
+ * the smaller run id first; which of two tied runs is first changes no link.
+ */
+export function addToSurfaceStats(stats: SurfaceStats | null, spans: readonly SurfaceRunSpan[], flags: { public: boolean; verifiedResets: boolean }): SurfaceStats {
+  type Ranked = { atMs: number; runId: string | null };
+  const best = (candidates: Ranked[], before: (a: Ranked, b: Ranked) => boolean) => {
+    let first: Ranked | null = null;
+    let second: Ranked | null = null;
+    for (const c of candidates) {
+      if (!first || before(c, first)) [first, second] = [c, first];
+      else if (!second || before(c, second)) second = c;
+    }
+    return { first, second };
+  };
+  // An unknown run id (the stored second's) is never the first's: it sorts after a known one at the same time.
+  const idBefore = (a: Ranked, b: Ranked) => a.runId !== null && (b.runId === null || compareRunIds(a.runId, b.runId) < 0);
+  const writes = best(
+    [
+      ...(stats?.firstWrite ? [stats.firstWrite] : []),
+      ...(stats?.secondWriteMs != null ? [{ atMs: stats.secondWriteMs, runId: null }] : []),
+      ...spans.flatMap((s) => (s.firstWriteMs === null ? [] : [{ atMs: s.firstWriteMs, runId: s.runId }])),
+    ],
+    (a, b) => a.atMs < b.atMs || (a.atMs === b.atMs && idBefore(a, b)),
+  );
+  const reads = best(
+    [
+      ...(stats?.lastRead ? [stats.lastRead] : []),
+      ...(stats?.secondReadMs != null ? [{ atMs: stats.secondReadMs, runId: null }] : []),
+      ...spans.flatMap((s) => (s.lastReadMs === null ? [] : [{ atMs: s.lastReadMs, runId: s.runId }])),
+    ],
+    (a, b) => a.atMs > b.atMs || (a.atMs === b.atMs && idBefore(a, b)),
+  );
+  return {
+    firstWrite: writes.first ? { atMs: writes.first.atMs, runId: writes.first.runId! } : null,
+    secondWriteMs: writes.second?.atMs ?? null,
+    lastRead: reads.first ? { atMs: reads.first.atMs, runId: reads.first.runId! } : null,
+    secondReadMs: reads.second?.atMs ?? null,
+    public: (stats?.public ?? false) || flags.public,
+    verifiedResets: (stats?.verifiedResets ?? false) || flags.verifiedResets,
+  };
+}
+
+/**
+ * A run's link on a surface with no verified reset, from the surface's stats (which count it):
+ * null when it is connected to no other run there; else what it inherited (none when it only wrote).
+ */
+export function linkWithoutResets(stats: SurfaceStats, span: SurfaceRunSpan): InheritedState | null {
+  const otherFirstWrite = stats.firstWrite?.runId === span.runId ? stats.secondWriteMs : (stats.firstWrite?.atMs ?? null);
+  const otherLastRead = stats.lastRead?.runId === span.runId ? stats.secondReadMs : (stats.lastRead?.atMs ?? null);
+  if (span.lastReadMs !== null && otherFirstWrite !== null && otherFirstWrite < span.lastReadMs) return stats.public ? "public" : "internal";
+  if (span.firstWriteMs !== null && otherLastRead !== null && span.firstWriteMs < otherLastRead) return "none";
+  return null;
+}
