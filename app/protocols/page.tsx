@@ -19,10 +19,12 @@ import { matrixView } from "@/lib/review/views";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Protocol review" };
 
-export default async function ProtocolsPage({ searchParams }: { searchParams: Promise<{ show?: string }> }) {
+export default async function ProtocolsPage({ searchParams }: { searchParams: Promise<{ show?: string; paper?: string }> }) {
   const principal = await requirePagePermission("results:read", "/protocols");
-  const show = (await searchParams).show ?? "consensus";
-  const view = await matrixView(getDb(), viewerOf(principal), matrixShow(show, principal));
+  const query = await searchParams;
+  const show = query.show ?? "consensus";
+  const paperAsRater = query.paper === "true";
+  const view = await matrixView(getDb(), viewerOf(principal), matrixShow(show, principal), { paperAsRater });
   const reconciles = can(principal.role, "review:reconcile");
   const tabs: [string, string][] = [
     ["consensus", "Consensus"],
@@ -59,7 +61,15 @@ export default async function ProtocolsPage({ searchParams }: { searchParams: Pr
 
       <Section
         title="Agreement between reviewers"
-        description="Over the protocols whose codes you may see (a reviewer sees others' codes of a protocol once they have coded all of it); the paper's codes are not a reviewer here."
+        description={
+          <>
+            Over the protocols whose codes you may see (a reviewer sees others&apos; codes of a protocol once they have coded all of it);{" "}
+            {paperAsRater ? "the paper's published codes count as one more rater. " : "the paper's codes are not a rater here. "}
+            <Link href={`/protocols?show=${encodeURIComponent(show)}${paperAsRater ? "" : "&paper=true"}`} data-testid="paper-rater-toggle">
+              {paperAsRater ? "Leave the paper out" : "Count the paper as a rater"}
+            </Link>
+          </>
+        }
       >
         <DataTable caption="Agreement per field" testId="agreement" columns={["Field", "Reviewers", "Protocols all coded", "Percent agreement", "Kappa", "Disagreeing cells"]} numericColumns={[1, 2, 3]}>
           {REVIEW_FIELDS.map((f) => {

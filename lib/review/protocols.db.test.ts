@@ -3,6 +3,7 @@ import type { Db } from "../db/prisma";
 import { ApiError } from "../http/errors";
 import { parseInput } from "../http/input";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { agreementCaveat } from "./agreement";
 import { createProtocol, updateProtocol } from "./protocols";
 import { createProtocolSchema, saveCodeSchema, updateProtocolSchema } from "./schemas";
 import { consensusMatrix, loadPaperReference, saveCode, setConsensus } from "./store";
@@ -83,6 +84,21 @@ describe("a team's protocol has every capability the paper's have", () => {
     expect(agreement.separate_evidence.disagreements).toContain("BlindBench");
     await setConsensus(db, "eve", { protocolId: id, field: "separate_evidence", expectedVersion: null, code: "P", rationale: "the README names a cleanup but no check", reason: "reconciled" });
     expect((await consensusMatrix(db)).matrix.BlindBench).toEqual({ separate_evidence: "P" });
+  });
+});
+
+describe("the paper as a rater", () => {
+  it("counts the paper's published codes as one more rater when asked, with the caveat on a kappa from one protocol", async () => {
+    const webArena = (await db.reviewProtocol.findUniqueOrThrow({ where: { name: "WebArena" } })).id;
+    for (const reviewer of ["ana", "ben"]) for (const [field, c] of [["open_work", "NR"], ["reset_or_retention", "E"], ["separate_evidence", reviewer === "ana" ? "P" : "E"]] as const) await code(reviewer, webArena, field, c);
+    const without = (await matrixView(db, { userId: "eve", seesAll: true }, "consensus")).agreement.separate_evidence;
+    expect(without.raters).not.toContain("the paper");
+    const withPaper = (await matrixView(db, { userId: "eve", seesAll: true }, "consensus", { paperAsRater: true })).agreement.separate_evidence;
+    expect(withPaper.raters).toContain("the paper");
+    // Only WebArena is coded by ana, ben and the paper: the statistic rests on one protocol.
+    expect([withPaper.items, withPaper.percent]).toEqual([1, { agreed: 0, of: 1 }]);
+    expect(withPaper.disagreements).toEqual(["WebArena"]);
+    expect(agreementCaveat(withPaper) ?? "kappa undefined").toMatch(/rests on 1 protocol|kappa undefined/);
   });
 });
 

@@ -12,6 +12,9 @@ export interface Viewer {
   seesAll: boolean;
 }
 
+/** The paper's codes as a rater in the agreement (no account has this id: user ids are not this word). */
+export const PAPER_RATER = "the paper";
+
 /** What lists and pages show of a protocol: the paper's are marked as reference, retired ones as retired. */
 const protocolSummary = (p: ReviewProtocol) => ({
   id: p.id,
@@ -28,7 +31,7 @@ const protocolSummary = (p: ReviewProtocol) => ({
 });
 
 /** The matrix page: consensus (or one reviewer's codes), Table 3 live, and agreement per field. */
-export async function matrixView(db: Db, viewer: Viewer, show: "consensus" | "paper" | { reviewerId: string }) {
+export async function matrixView(db: Db, viewer: Viewer, show: "consensus" | "paper" | { reviewerId: string }, { paperAsRater = false } = {}) {
   // One query for every protocol's codes; the blind rule is then applied protocol by protocol.
   const protocols = await db.reviewProtocol.findMany({ orderBy: [{ position: "asc" }, { name: "asc" }], include: { codes: { orderBy: CODE_ORDER } } });
   const { matrix: consensus } = await consensusMatrix(db);
@@ -44,14 +47,17 @@ export async function matrixView(db: Db, viewer: Viewer, show: "consensus" | "pa
         );
   // Table 3 sets the consensus beside the paper's totals: over the paper's ten only.
   const reference = protocols.filter((p) => p.fromPaper).map((p) => p.name);
-  // Agreement among the human reviewers, over the protocols this viewer may see everyone's codes for.
+  // Agreement among the human reviewers (and the paper, as one more rater, when asked), over the
+  // protocols this viewer may see everyone's codes for.
   const agreement = Object.fromEntries(
     REVIEW_FIELDS.map((field) => [
       field,
       fieldAgreement(
         visible
           .filter((v) => !v.blind)
-          .flatMap(({ protocol, codes }) => codes.filter((c) => c.field === field && c.reviewerId !== null).map((c) => ({ item: protocol.name, rater: c.reviewerId!, code: c.ledger.code }))),
+          .flatMap(({ protocol, codes }) =>
+            codes.filter((c) => c.field === field && (c.reviewerId !== null || (paperAsRater && c.fromPaper))).map((c) => ({ item: protocol.name, rater: c.reviewerId ?? PAPER_RATER, code: c.ledger.code })),
+          ),
       ),
     ]),
   ) as Record<ReviewField, FieldAgreement>;

@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 
 /** The protocol matrix (consensus, the paper's, or one reviewer's codes), Table 3 live, and agreement per field. */
 export const GET = apiRoute({ permission: "results:read", query: matrixQuerySchema }, async ({ principal, query }) =>
-  Response.json(await matrixView(getDb(), viewerOf(principal), matrixShow(query.show, principal))),
+  Response.json(await matrixView(getDb(), viewerOf(principal), matrixShow(query.show, principal), { paperAsRater: query.paper })),
 );
 
 /** Adds a team's own protocol beside the paper's ten (editors and admins). */
