@@ -13,7 +13,7 @@ test.describe.configure({ mode: "default" });
 // One test per theme, each with its own time: axe over every page is slow on a loaded machine.
 for (const colorScheme of ["light", "dark"] as const) test(`every page passes axe with no serious or critical violation, in the ${colorScheme} theme`, async ({ browser }) => {
   test.setTimeout(240_000);
-  const { experimentId, runId } = accounts();
+  const { experimentId, runId, traceId } = accounts();
   const editor = await apiAs("editor");
   const share = await editor.post("/api/v1/share-links", { data: { resourceType: "experiment", resourceId: experimentId } });
   expect(share.status()).toBe(201);
@@ -29,6 +29,8 @@ for (const colorScheme of ["light", "dark"] as const) test(`every page passes ax
     "/effects",
     "/evaluations",
     "/evaluations/import",
+    "/traces",
+    `/traces/${traceId}`,
     "/protocols",
     `/protocols/${protocols.protocols[0]!.id}`,
     "/experiments/new",

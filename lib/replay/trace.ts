@@ -30,6 +30,8 @@ export const functionCallSchema = z.object({
   args: z.record(z.string(), z.json()),
   /** The recorded tool output, returned as-is for read-only calls. */
   result: z.string().nullable().optional(),
+  /** Whether the call changes state, as the trace's source marks it (a library trace); else the suite's list decides. */
+  stateChanging: z.boolean().optional(),
 });
 export type FunctionCall = z.infer<typeof functionCallSchema>;
 
