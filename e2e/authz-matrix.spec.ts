@@ -38,6 +38,7 @@ const ROUTES: RouteCase[] = [
   { route: "/api/v1/experiments/[id]", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}`, allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/experiments/[id]", method: "PATCH", url: () => `/api/v1/experiments/${UNKNOWN_UUID}`, body: { name: "renamed" }, allowed: RUNS_EXPERIMENTS, status: 404 },
   { route: "/api/v1/experiments/[id]/summary", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/summary`, allowed: SIGNED_IN, status: 200 },
+  { route: "/api/v1/experiments/[id]/traces", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/traces`, allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/experiments/[id]/statistics", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/statistics`, allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/experiments/[id]/table2", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/table2?format=csv`, allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/experiments/[id]/runs", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/runs?limit=5`, allowed: SIGNED_IN, status: 200 },

@@ -3,7 +3,8 @@
 // delay, and how often run B of a shared-state pair was exposed to A's writes.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
-import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "./config";
+import { FINALITY_POLICIES, SEPARATION_CONDITIONS, replayConfigSchema } from "./config";
+import { routedWrites } from "./trace";
 import type { TraceResults } from "./summary-schema";
 
 const int = z.coerce.number().int();
@@ -56,4 +57,12 @@ export async function experimentTraceResults(db: Db, experimentId: string, trace
       .parse(suites)
       .map((r) => ({ suite: r.suite, delayMs: r.delay_ms, tasks: r.tasks, tasksMislabelled: r.tasks_mislabelled, trials: r.trials, mislabelled: r.mislabelled })),
   };
+}
+
+/** The per-trace results of a stored experiment, from its config's traces; null when it does not exist. */
+export async function storedExperimentTraceResults(db: Db, experimentId: string): Promise<TraceResults | null> {
+  const experiment = await db.experiment.findUnique({ where: { id: experimentId }, select: { config: true } });
+  if (!experiment) return null;
+  const config = replayConfigSchema.parse(experiment.config);
+  return experimentTraceResults(db, experimentId, config.traces.map((t) => ({ taskId: t.taskId, writes: routedWrites(t).length })));
 }
