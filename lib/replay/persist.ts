@@ -106,7 +106,9 @@ export async function saveUnitResults(db: Db, units: StoredUnit[]): Promise<Arra
       if (effects.length) {
         await tx.$executeRaw`INSERT INTO open_effects SELECT * FROM jsonb_populate_recordset(NULL::open_effects, ${JSON.stringify(effects)}::jsonb)`;
       }
-    });
+      // Prisma's default 2 s wait for a connection failed the last batch of a 43,200-run replay
+      // (12 banking traces) on a loaded machine, failing the whole experiment after 11 minutes.
+    }, STORE_TRANSACTION);
     return units.map(() => "stored");
   } catch (error) {
     if (!(error instanceof AlreadyStored)) throw error;
@@ -118,6 +120,9 @@ export async function saveUnitResults(db: Db, units: StoredUnit[]): Promise<Arra
 }
 
 class AlreadyStored extends Error {}
+
+/** A batch waits for a connection, and runs, this long at most: storage is off the replay's timing path. */
+const STORE_TRANSACTION = { maxWait: 30_000, timeout: 120_000 };
 
 /** Whether any run of this unit is already stored (a retried job then has nothing to redo). */
 export async function unitStored(db: Db, experimentId: string, unit: ReplayUnit, taskId: string): Promise<boolean> {

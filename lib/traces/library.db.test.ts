@@ -28,6 +28,7 @@ const refusal = (promise: Promise<unknown>) =>
 describe("the trace library", () => {
   it("loads the v1.2.1 ground truth once: 97 user tasks, and a second start adds nothing", async () => {
     const loaded = await loadGroundTruthTraces(db);
+    expect(loaded).toBe(97 + 35);
     expect(await Promise.all([loadGroundTruthTraces(db), loadGroundTruthTraces(db)])).toEqual([0, 0]);
     expect(await db.trace.count()).toBe(loaded);
     const users = await db.trace.groupBy({ by: ["suite"], where: { kind: "user" }, _count: true, orderBy: { suite: "asc" } });
