@@ -13,12 +13,14 @@ const suiteRow = z.object({ suite: z.string(), delay_ms: int, tasks: int, tasks_
 
 /** A run disagrees when its endpoint and terminal labels are both set and differ (labels.ts `disagrees`), an unresolved terminal included. */
 const DISAGREES = "endpoint_label IS NOT NULL AND terminal_label IS NOT NULL AND endpoint_label <> terminal_label";
+/** Denominators leave out environment failures (the replay's own lag voided them: no label to judge); the run accounting counts them. */
+const COUNTED = "classification <> 'environment_failure'";
 
 export async function experimentTraceResults(db: Db, experimentId: string, traces: ReadonlyArray<{ taskId: string; writes: number }>): Promise<TraceResults> {
   const [cells, suites] = await Promise.all([
     // Finality trials, and B of every pair (a pair is counted once).
     db.$queryRawUnsafe(
-      `SELECT task_id, test, condition, delay_ms, count(*) AS n,
+      `SELECT task_id, test, condition, delay_ms, count(*) FILTER (WHERE ${COUNTED}) AS n,
               count(*) FILTER (WHERE recorded_label = 'success') AS successes,
               count(*) FILTER (WHERE ${DISAGREES}) AS disagreements,
               count(*) FILTER (WHERE exposure) AS exposures
@@ -28,7 +30,7 @@ export async function experimentTraceResults(db: Db, experimentId: string, trace
     ),
     db.$queryRawUnsafe(
       `WITH per_task AS (
-         SELECT split_part(task_id, '/', 1) AS suite, task_id, delay_ms, count(*) AS trials, count(*) FILTER (WHERE ${DISAGREES}) AS mislabelled
+         SELECT split_part(task_id, '/', 1) AS suite, task_id, delay_ms, count(*) FILTER (WHERE ${COUNTED}) AS trials, count(*) FILTER (WHERE ${DISAGREES}) AS mislabelled
            FROM runs WHERE experiment_id = $1::uuid AND test = 'finality' AND condition = 'snapshot'
           GROUP BY task_id, delay_ms)
        SELECT suite, delay_ms, count(*) AS tasks, count(*) FILTER (WHERE mislabelled > 0) AS tasks_mislabelled, sum(trials) AS trials, sum(mislabelled) AS mislabelled
