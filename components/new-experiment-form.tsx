@@ -3,18 +3,31 @@
 import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { Button } from "@/components/ui/button";
-import { CharacterCounter, CheckboxLabel, Field, Fieldset, Input, Textarea, describedBy } from "@/components/ui/field";
+import { CharacterCounter, CheckboxLabel, Field, Fieldset, Input, Select, Textarea, describedBy } from "@/components/ui/field";
 import { FormAlert } from "@/components/ui/alert";
 import { useFieldErrors } from "@/components/ui/use-field-errors";
-import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, experimentLabelsShape } from "@/lib/experiments/schemas";
+import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, createExperimentBodySchema } from "@/lib/experiments/schemas";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
-import { FINALITY_POLICIES, PAPER_DELAYS_MS, SEPARATION_CONDITIONS, replayConfigSchema } from "@/lib/replay/config";
+import { AGENTDOJO_SUITES } from "@/lib/importers/agentdojo-tools";
+import { FINALITY_POLICIES, PAPER_DELAYS_MS, SEPARATION_CONDITIONS } from "@/lib/replay/config";
 import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/replay/display";
 import { PAPER_TRACE } from "@/lib/replay/trace";
 import { callApi } from "./api-client";
 
-/** The form's own schema: the API's config and labels, exactly as the route parses them. */
-const formSchema = replayConfigSchema.extend(experimentLabelsShape);
+/** The form's own schema: the API's body, exactly as the route parses it. */
+const formSchema = createExperimentBodySchema;
+
+/** Where the replayed traces come from: the paper's one, library traces (a suite, tasks, ids), or JSON. */
+const TRACE_SOURCES = [
+  ["paper", `The paper's trace (${PAPER_TRACE.taskId})`],
+  ["suite", "Every ground-truth user task of a suite with a state-changing call"],
+  ["tasks", "Ground-truth traces of some tasks"],
+  ["ids", "Library traces by id"],
+  ["json", "Traces as JSON"],
+] as const;
+type TraceSource = (typeof TRACE_SOURCES)[number][0];
+
+const list = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 
 const NUMBER_FIELDS = [
   ["schedules", "Schedules", 5, "Fixed schedules of the trace", "a whole number from 1 to 100"],
@@ -39,7 +52,8 @@ const FIELDS: Record<string, FieldSpec> = {
   ...Object.fromEntries(NUMBER_FIELDS.map(([name, label, , , allowed]) => [name, { label, allowed }])),
   finalityPolicies: { label: "Finality policies", custom: "each policy only once" },
   separationConditions: { label: "Separation conditions", custom: "each condition only once" },
-  trace: { label: "Trace JSON", allowed: "a trace with one state-changing call" },
+  traces: { label: "Traces JSON", allowed: "a list of traces, each with at least one state-changing call" },
+  traceSelection: { label: "Library traces", allowed: "a suite, tasks such as banking/user_task_3, or trace ids" },
 };
 
 /** "0, 25, 100" → [0, 25, 100]; anything that is not a whole number stays as text for the schema to refuse by position. */
@@ -63,16 +77,21 @@ export function NewExperimentForm() {
   const [busy, setBusy] = useState(false);
   const [name, setName] = useState("");
   const [notes, setNotes] = useState("");
+  const [source, setSource] = useState<TraceSource>("paper");
 
   async function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
-    let trace: unknown;
-    try {
-      trace = JSON.parse(String(form.get("trace")));
-    } catch (error) {
-      return show({ trace: `Trace JSON is not valid JSON (${(error as Error).message})` });
+    let traces: unknown;
+    if (source === "json") {
+      try {
+        traces = JSON.parse(String(form.get("traces")));
+      } catch (error) {
+        return show({ traces: `Traces JSON is not valid JSON (${(error as Error).message})` });
+      }
     }
+    const selection = String(form.get("traceSelection") ?? "");
+    const traceSelection = source === "suite" ? { suite: selection } : source === "tasks" ? { tasks: list(selection) } : source === "ids" ? { ids: list(selection) } : undefined;
     const input = {
       ...(name.trim() ? { name } : {}),
       ...(notes.trim() ? { notes } : {}),
@@ -80,7 +99,8 @@ export function NewExperimentForm() {
       ...Object.fromEntries(NUMBER_FIELDS.map(([field]) => [field, numberOrNull(form.get(field))])),
       finalityPolicies: form.getAll("finalityPolicies"),
       separationConditions: form.getAll("separationConditions"),
-      trace,
+      ...(traces !== undefined && { traces }),
+      ...(traceSelection && { traceSelection }),
     };
     const parsed = formSchema.safeParse(input);
     if (!parsed.success) return show(fieldErrors(parsed.error.issues, input, FIELDS));
@@ -143,14 +163,34 @@ export function NewExperimentForm() {
         </Fieldset>
       ))}
 
-      <details open={Boolean(errors.trace)} className="rounded-lg border border-border bg-card p-4">
-        <summary className="cursor-pointer text-sm font-medium">
-          Trace (the paper&apos;s AgentDojo trace: {PAPER_TRACE.suite} / {PAPER_TRACE.taskId})
-        </summary>
-        <Field id="trace" label="Trace JSON" hint="One state-changing call, replayed against the delayed-write service." error={errors.trace} className="mt-3">
-          <Textarea {...control("trace", true)} rows={12} className="font-mono text-xs" defaultValue={JSON.stringify(PAPER_TRACE, null, 2)} />
-        </Field>
-      </details>
+      <Fieldset id="traceSource" legend="Traces" hint="Each trace is replayed under the whole grid: every state-changing call becomes a delayed write in its own key, read-only calls answer from the recorded trace." error={errors.traceSelection} data-field="traceSource" tabIndex={-1}>
+        <div className="grid gap-1.5">
+          {TRACE_SOURCES.map(([value, label]) => (
+            <CheckboxLabel key={value} type="radio" name="traceSource" value={value} checked={source === value} onChange={() => setSource(value)}>
+              {label}
+            </CheckboxLabel>
+          ))}
+        </div>
+        {source === "suite" ? (
+          <Field id="traceSelection" label="Suite" hint="AgentDojo v1.2.1's ground truth (the trace library)." className="mt-3">
+            <Select {...control("traceSelection", true)} defaultValue="banking">
+              {AGENTDOJO_SUITES.map((suite) => (
+                <option key={suite} value={suite}>
+                  {suite}
+                </option>
+              ))}
+            </Select>
+          </Field>
+        ) : source === "tasks" || source === "ids" ? (
+          <Field id="traceSelection" label={source === "tasks" ? "Tasks (comma-separated)" : "Trace ids (comma-separated)"} hint={source === "tasks" ? "e.g. banking/user_task_3, banking/user_task_15" : "ids from the trace library's pages or GET /api/v1/traces"} className="mt-3">
+            <Input {...control("traceSelection", true)} autoComplete="off" />
+          </Field>
+        ) : source === "json" ? (
+          <Field id="traces" label="Traces JSON" hint="A list of traces {suite, taskId, calls: [{function, args, result}]}, each with at least one state-changing call." error={errors.traces} className="mt-3">
+            <Textarea {...control("traces", true)} rows={12} className="font-mono text-xs" defaultValue={JSON.stringify([PAPER_TRACE], null, 2)} />
+          </Field>
+        ) : null}
+      </Fieldset>
       <FormAlert text={errors.form} />
       <Button type="submit" variant="primary" disabled={busy}>
         {busy ? "Enqueueing…" : "Start experiment"}

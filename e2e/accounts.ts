@@ -14,6 +14,8 @@ export interface E2eAccounts {
   /** The experiment serve.ts replayed, and one of its runs. */
   experimentId: string;
   runId: string;
+  /** The trace library's banking/user_task_3 (the paper's trace). */
+  traceId: string;
 }
 
 let cached: E2eAccounts | null = null;

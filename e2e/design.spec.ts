@@ -13,8 +13,8 @@ test.describe.configure({ mode: "default" });
 
 // One test per theme, each with its own time: axe over every page is slow on a loaded machine.
 for (const colorScheme of ["light", "dark"] as const) test(`every page passes axe with no serious or critical violation, in the ${colorScheme} theme`, async ({ browser }) => {
-  test.setTimeout(420_000); // fourteen pages, on a machine several checkouts share
-  const { experimentId, runId } = accounts();
+  test.setTimeout(420_000); // sixteen pages, on a machine several checkouts share
+  const { experimentId, runId, traceId } = accounts();
   const editor = await apiAs("editor");
   const share = await editor.post("/api/v1/share-links", { data: { resourceType: "experiment", resourceId: experimentId } });
   expect(share.status()).toBe(201);
@@ -40,6 +40,8 @@ for (const colorScheme of ["light", "dark"] as const) test(`every page passes ax
     "/evaluations",
     "/evaluations/import",
     `/evaluations/compare?ids=${compared.join(",")}`,
+    "/traces",
+    `/traces/${traceId}`,
     "/protocols",
     `/protocols/${protocols.protocols[0]!.id}`,
     `/protocols/${protocols.protocols[0]!.id}/completion-argument`,

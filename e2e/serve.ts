@@ -16,6 +16,7 @@ import { createPrisma } from "../lib/db/prisma";
 import { spawnDelayedWriteService } from "../lib/delayed-write/spawn";
 import { replayConfigSchema } from "../lib/replay/config";
 import { loadPaperReference } from "../lib/review/store";
+import { loadGroundTruthTraces } from "../lib/traces/library";
 import { formatTable2 } from "../lib/replay/format";
 import { replayExperiment } from "../lib/replay/run-experiment";
 import { readServerEnv } from "../lib/env";
@@ -55,6 +56,7 @@ async function main(): Promise<void> {
     log(`replayed experiment ${summary.experimentId}\n${formatTable2(summary)}`);
 
     await loadPaperReference(db);
+    await loadGroundTruthTraces(db);
 
     // One account per role, each with an API key, and a revoked key: the specs act as each of them.
     const auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: BASE_URL, BETTER_AUTH_SECRET: AUTH_SECRET, BOUNDARY_LAB_DATA_DIR: dataDir }), database.url);
@@ -67,7 +69,8 @@ async function main(): Promise<void> {
     const revoked = await createApiKey(auth, users.editor.id, "revoked e2e");
     await revokeApiKey(db, revoked.apiKey.id, { userId: users.editor.id, isAdmin: false });
     const run = await db.run.findFirstOrThrow({ where: { experimentId: summary.experimentId, test: "finality", delayMs: 25, condition: "snapshot" } });
-    const accounts: E2eAccounts = { users, revokedApiKey: revoked.key, experimentId: summary.experimentId, runId: run.id };
+    const trace = await db.trace.findFirstOrThrow({ where: { suite: "banking", task: "user_task_3" }, select: { id: true } });
+    const accounts: E2eAccounts = { users, revokedApiKey: revoked.key, experimentId: summary.experimentId, runId: run.id, traceId: trace.id };
     // Signed-in states cached by e2e/fixtures.ts belong to the previous stack: start afresh.
     rmSync(path.dirname(ACCOUNTS_FILE), { recursive: true, force: true });
     mkdirSync(path.dirname(ACCOUNTS_FILE), { recursive: true });

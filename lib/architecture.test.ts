@@ -46,6 +46,8 @@ const PURE_MODULES = [
   "lib/importers/inspect.ts",
   "lib/importers/log-file.ts",
   "lib/importers/report.ts",
+  "lib/traces/ground-truth.ts",
+  "lib/traces/schemas.ts",
 ];
 
 const RULES: DependencyRules = {

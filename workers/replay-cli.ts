@@ -1,11 +1,18 @@
-// `npm run replay -- --json FILE [--delays 0,25,100,250] [--schedules 5] [--repetitions 10] [--concurrency N]`
-// Runs the paper's replay grid for real, stores it, prints Table 2, writes FILE.
-// Exit codes: 0 all checks passed, 1 a check failed or the replay broke, 2 invalid flags.
+// `npm run replay -- --json FILE [--traces SELECTION] [--delays 0,25,100,250] [--schedules 5] [--repetitions 10] [--concurrency N]`
+// Runs the paper's replay grid for real (or, with --traces, the grid for each selected library
+// trace: `ground-truth:SUITE`, tasks `banking/user_task_3,…`, or trace ids), stores it, prints
+// Table 2 (and the per-trace and per-suite results), writes FILE.
+// Exit codes: 0 all checks passed, 1 a check failed or the replay broke, 2 invalid flags or selection.
 import { writeFileSync } from "node:fs";
+import { ApiError } from "../lib/http/errors";
 import { parseReplayArgs, UsageError } from "../lib/replay/cli-args";
-import { formatTable2 } from "../lib/replay/format";
+import { replayConfigSchema } from "../lib/replay/config";
+import { formatTable2, formatTraceResults } from "../lib/replay/format";
 import { replayExperiment } from "../lib/replay/run-experiment";
 import { withReplayStack } from "../lib/replay/stack";
+import { experimentTraceResults } from "../lib/replay/trace-results";
+import { routedWrites } from "../lib/replay/trace";
+import { loadGroundTruthTraces, resolveTraceSelection } from "../lib/traces/library";
 
 async function main(): Promise<number> {
   let args;
@@ -18,14 +25,28 @@ async function main(): Promise<number> {
     }
     throw error;
   }
-  const { config, jsonFile } = args;
+  const { jsonFile, traces: selection } = args;
   return withReplayStack(
     (line) => console.error(`replay: ${line}`),
     async ({ db, serviceUrl, whenInterrupted }) => {
+      let config = args.config;
+      if (selection) {
+        await loadGroundTruthTraces(db);
+        try {
+          config = replayConfigSchema.parse({ ...config, traces: await resolveTraceSelection(db, selection) });
+        } catch (error) {
+          if (!(error instanceof ApiError)) throw error;
+          console.error(`replay: --traces: ${error.message}`);
+          return 2;
+        }
+        console.error(`replay: ${config.traces.length} traces: ${config.traces.map((t) => t.taskId).join(", ")}`);
+      }
       console.error(`replay: replaying against ${serviceUrl}, concurrency ${config.concurrency}`);
       const summary = await replayExperiment(db, config, serviceUrl, whenInterrupted);
       console.log(formatTable2(summary));
-      if (jsonFile) writeFileSync(jsonFile, `${JSON.stringify(summary, null, 2)}\n`);
+      const perTrace = selection ? await experimentTraceResults(db, summary.experimentId, config.traces.map((t) => ({ taskId: t.taskId, writes: routedWrites(t).length }))) : null;
+      if (perTrace) console.log(`\n${formatTraceResults(perTrace)}`);
+      if (jsonFile) writeFileSync(jsonFile, `${JSON.stringify(perTrace ? { ...summary, ...perTrace } : summary, null, 2)}\n`);
       return summary.checks.every((c) => c.passed) ? 0 : 1;
     },
   );

@@ -10,6 +10,7 @@ import { freePort } from "../lib/db/free-port";
 import { createPrisma } from "../lib/db/prisma";
 import { baseUrlOf, readServerEnv } from "../lib/env";
 import { loadPaperReference } from "../lib/review/store";
+import { GROUND_TRUTH_VERSION, loadGroundTruthTraces } from "../lib/traces/library";
 import { settlesWithin } from "../lib/supervisor/settles-within";
 import { stackChildren, type ChildSpec } from "../lib/supervisor/stack-children";
 import { stackStatusFile, writeStackStatus } from "../lib/supervisor/stack-status";
@@ -70,6 +71,9 @@ log(`web app at ${baseUrlOf(env)}, ${env.REPLAY_WORKERS} replay worker(s)  (Ctrl
   const db = createPrisma(database.url, 1);
   // The paper's protocol-review data, on first start only (idempotent).
   await loadPaperReference(db);
+  // AgentDojo's ground-truth traces for the trace library, on first start only (idempotent).
+  const traces = await loadGroundTruthTraces(db);
+  if (traces > 0) log(`trace library: loaded ${traces} AgentDojo ${GROUND_TRUTH_VERSION} ground-truth traces`);
   if ((await db.user.count()) === 0) log(`no account yet: open ${baseUrlOf(env)}/setup to create the first admin, or run \`npm run user:create -- --email E --password P --role admin\``);
   await db.$disconnect();
 }

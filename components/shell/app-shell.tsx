@@ -1,4 +1,4 @@
-import { FlaskConical, Gauge, ListChecks, Plus, ShieldCheck, Waypoints } from "lucide-react";
+import { FlaskConical, Gauge, Library, ListChecks, Plus, ShieldCheck, Waypoints } from "lucide-react";
 import Link from "next/link";
 import type { ReactNode } from "react";
 import { buttonClass } from "@/components/ui/button";
@@ -31,6 +31,10 @@ function Sections({ principal }: { principal: Principal }) {
       <NavLink href="/evaluations" match={["/evaluations"]}>
         <Gauge aria-hidden="true" />
         Evaluations
+      </NavLink>
+      <NavLink href="/traces" match={["/traces"]}>
+        <Library aria-hidden="true" />
+        Traces
       </NavLink>
       <NavLink href="/effects" match={["/effects"]}>
         <Waypoints aria-hidden="true" />

@@ -70,8 +70,8 @@ describe("runListQuerySchema", () => {
   });
 
   it("reads back the cursors it hands out and refuses any other", () => {
-    const cursor = encodeCursor(["snapshot", 1, 25, 2, "single"]);
-    expect(parseInput(runListQuerySchema, query(`cursor=${cursor}`), "query").cursor).toEqual(["snapshot", 1, 25, 2, "single"]);
+    const cursor = encodeCursor(["snapshot", 1, 25, 2, "single", "banking/user_task_3"]);
+    expect(parseInput(runListQuerySchema, query(`cursor=${cursor}`), "query").cursor).toEqual(["snapshot", 1, 25, 2, "single", "banking/user_task_3"]);
     const forged = [
       "not a cursor",
       "%%%",
@@ -79,7 +79,8 @@ describe("runListQuerySchema", () => {
       encodeCursor(["snapshot", 1, 25, 2]),
       encodeCursor(["rm -rf", 1, 25, 2, "single"]),
       encodeCursor(["snapshot", "1", 25, 2, "single"]),
-      encodeCursor(["snapshot", 1, 25, 2, "single", "extra"]),
+      encodeCursor(["snapshot", 1, 25, 2, "single", "banking/user_task_3", "extra"]),
+      encodeCursor(["snapshot", 1, 25, 2, "single"]),
       "x".repeat(1_001),
     ];
     for (const raw of forged) expect(refusedField(runListQuerySchema, `cursor=${encodeURIComponent(raw)}`), raw).toBe("cursor");

@@ -26,7 +26,7 @@ const serviceMs = z.number().finite();
 const id = z.guid();
 
 /** Runs are listed in their natural key's order (the unique index runs_natural_key), which is total within an experiment. */
-export const runCursorSchema = z.tuple([z.enum(RUN_CONDITIONS), z.number().int(), z.number().int(), z.number().int(), z.enum(RUN_ROLES)]);
+export const runCursorSchema = z.tuple([z.enum(RUN_CONDITIONS), z.number().int(), z.number().int(), z.number().int(), z.enum(RUN_ROLES), z.string()]);
 export type RunCursor = z.infer<typeof runCursorSchema>;
 
 /** Open effects: unresolved first, then by experiment, service time and id (see effects.ts). */

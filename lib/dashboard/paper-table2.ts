@@ -75,13 +75,14 @@ export function paperTable2Comparison(summary: Pick<ReplaySummary, "finality" | 
 /** The grid an experiment replayed, as far as Table 2 needs it. */
 export type Table2Grid = Parameters<typeof expectedTable2>[0];
 
-/** Whether a grid is the paper's: delays {0, 25, 100, 250} ms, 5 schedules, 10 repetitions, every policy and condition. */
+/** Whether a grid is the paper's: one trace, delays {0, 25, 100, 250} ms, 5 schedules, 10 repetitions, every policy and condition. */
 export function isPaperGrid(grid: Table2Grid): boolean {
   const delays = [...grid.delaysMs].sort((a, b) => a - b);
   return (
     delays.join(",") === PAPER_DELAYS_MS.join(",") &&
     grid.schedules === 5 &&
     grid.repetitions === 10 &&
+    (grid.traces?.length ?? 1) === 1 &&
     FINALITY_POLICIES.every((p) => grid.finalityPolicies.includes(p)) &&
     SEPARATION_CONDITIONS.every((c) => grid.separationConditions.includes(c))
   );

@@ -205,8 +205,8 @@ function gridUnitsOf(grid: { delaysMs: number[]; schedules: number; repetitions:
   for (let repetition = repetitionsFrom; repetition <= grid.repetitions; repetition++) {
     for (let scheduleId = 1; scheduleId <= grid.schedules; scheduleId++) {
       for (const delayMs of grid.delaysMs) {
-        for (const condition of FINALITY_POLICIES) units.push({ test: "finality", condition, scheduleId, delayMs, repetition });
-        for (const condition of SEPARATION_CONDITIONS) units.push({ test: "separation", condition, scheduleId, delayMs, repetition });
+        for (const condition of FINALITY_POLICIES) units.push({ test: "finality", trace: 0, condition, scheduleId, delayMs, repetition });
+        for (const condition of SEPARATION_CONDITIONS) units.push({ test: "separation", trace: 0, condition, scheduleId, delayMs, repetition });
       }
     }
   }
@@ -262,7 +262,7 @@ describe("experimentSummary from run_summary_*", () => {
     const experimentId = await createExperiment({ delaysMs: [7], schedules: 1, repetitions: 100 });
     const rand = seededRandom(3);
     for (let repetition = 1; repetition <= 45; repetition++) {
-      const unit: ReplayUnit = { test: "finality", condition: "sync_snapshot", scheduleId: 1, delayMs: 7, repetition };
+      const unit: ReplayUnit = { test: "finality", trace: 0, condition: "sync_snapshot", scheduleId: 1, delayMs: 7, repetition };
       const result = unitResult(unit, rand);
       // Every fifth value repeats an earlier one exactly.
       if (repetition % 5 === 0) result.runs[0]!.measuredDelayMs = 7.125;
@@ -343,7 +343,7 @@ describe("experimentSummary from run_summary_*", () => {
   it("reads counts from the summary tables, not from the runs", async () => {
     const experimentId = await createExperiment({ delaysMs: [25], schedules: 1, repetitions: 1 });
     const rand = seededRandom(5);
-    await saveUnitResults(db, stored(experimentId, [unitResult({ test: "finality", condition: "snapshot", scheduleId: 1, delayMs: 25, repetition: 1 }, rand)]));
+    await saveUnitResults(db, stored(experimentId, [unitResult({ test: "finality", trace: 0, condition: "snapshot", scheduleId: 1, delayMs: 25, repetition: 1 }, rand)]));
     const before = await expectExact(experimentId);
     // A writer that bypasses the triggers (replica mode) leaves the summary as it was: proof of where it reads.
     const direct = createPrisma(database.url, 1);
@@ -362,7 +362,7 @@ describe("experimentSummary from run_summary_*", () => {
 describe("run_summary triggers", () => {
   it("fail the writer's statement when the summary is out of step with the runs", async () => {
     const experimentId = await createExperiment({ delaysMs: [25], schedules: 1, repetitions: 1 });
-    const unit: ReplayUnit = { test: "separation", condition: "shared", scheduleId: 1, delayMs: 25, repetition: 1 };
+    const unit: ReplayUnit = { test: "separation", trace: 0, condition: "shared", scheduleId: 1, delayMs: 25, repetition: 1 };
     // Stored with the triggers off (replica mode): the summary never saw these runs.
     const direct = createPrisma(database.url, 1);
     try {
@@ -414,7 +414,7 @@ describe("migration run_summary", () => {
       for (const dir of migrations.slice(summaryMigration)) await apply(dir);
       for (const [i, id] of ids.entries()) expect(await experimentSummary(older, id)).toStrictEqual(before[i]);
       // And the triggers are in place: a new unit is counted.
-      await saveUnitResults(older, stored(withPairs, [unitResult({ test: "separation", condition: "grouped", scheduleId: 9, delayMs: 25, repetition: 1 }, rand)]));
+      await saveUnitResults(older, stored(withPairs, [unitResult({ test: "separation", trace: 0, condition: "grouped", scheduleId: 9, delayMs: 25, repetition: 1 }, rand)]));
       expect(await experimentSummary(older, withPairs)).toStrictEqual(await referenceExperimentSummary(older, withPairs));
     } finally {
       await older.$disconnect();

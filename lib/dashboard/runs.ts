@@ -21,6 +21,7 @@ const runRowSchema = z.object({
   delay_ms: z.number(),
   repetition: z.number(),
   role: z.enum(RUN_ROLES),
+  task_id: z.string(),
   endpoint_label: nullableText,
   terminal_label: nullableText,
   recorded_label: nullableText,
@@ -48,6 +49,8 @@ export interface RunListRow {
   delayMs: number;
   repetition: number;
   role: (typeof RUN_ROLES)[number];
+  /** The replayed trace's task (`banking/user_task_3`). */
+  taskId: string;
   endpointLabel: string | null;
   terminalLabel: string | null;
   recordedLabel: string | null;
@@ -105,7 +108,7 @@ export interface RunPage {
 }
 
 const RUN_COLUMNS = Prisma.sql`
-  r.id::text AS id, r.experiment_id::text AS experiment_id, r.test, r.condition, r.schedule_id, r.delay_ms, r.repetition, r.role,
+  r.id::text AS id, r.experiment_id::text AS experiment_id, r.test, r.condition, r.schedule_id, r.delay_ms, r.repetition, r.role, r.task_id,
   r.endpoint_label, r.terminal_label, r.recorded_label, r.final_at_scoring, r.score, r.measured_delay_ms, r.exposure,
   r.classification, r.inherited_state, r.started_at_ms, r.endpoint_at_ms, r.scored_at_ms, r.ended_at_ms, r.created_at,
   (x.service ->> 'timeOrigin')::float8 AS time_origin`;
@@ -125,6 +128,7 @@ function toListRow(raw: unknown): RunListRow {
     delayMs: r.delay_ms,
     repetition: r.repetition,
     role: r.role,
+    taskId: r.task_id,
     endpointLabel: r.endpoint_label,
     terminalLabel: r.terminal_label,
     recordedLabel: r.recorded_label,
@@ -158,18 +162,18 @@ function runsWhere(experimentId: string, filters: RunFilters): Prisma.Sql {
   return Prisma.join(clauses, " AND ");
 }
 
-const positionOf = (row: RunListRow): RunCursor => [row.condition, row.scheduleId, row.delayMs, row.repetition, row.role];
+const positionOf = (row: RunListRow): RunCursor => [row.condition, row.scheduleId, row.delayMs, row.repetition, row.role, row.taskId];
 
 /** Up to `limit` runs after the cursor, in natural-key order. */
 async function runsAfter(db: Db, where: Prisma.Sql, cursor: RunCursor | undefined, limit: number): Promise<RunListRow[]> {
   const after = cursor
-    ? Prisma.sql`AND (r.condition, r.schedule_id, r.delay_ms, r.repetition, r.role) > (${cursor[0]}, ${cursor[1]}::int, ${cursor[2]}::int, ${cursor[3]}::int, ${cursor[4]})`
+    ? Prisma.sql`AND (r.condition, r.schedule_id, r.delay_ms, r.repetition, r.role, r.task_id) > (${cursor[0]}, ${cursor[1]}::int, ${cursor[2]}::int, ${cursor[3]}::int, ${cursor[4]}, ${cursor[5]})`
     : Prisma.empty;
   const rows = await db.$queryRaw<unknown[]>`
     SELECT ${RUN_COLUMNS}
       FROM runs r JOIN experiments x ON x.id = r.experiment_id
      WHERE ${where} ${after}
-     ORDER BY r.condition, r.schedule_id, r.delay_ms, r.repetition, r.role
+     ORDER BY r.condition, r.schedule_id, r.delay_ms, r.repetition, r.role, r.task_id
      LIMIT ${limit}::int`;
   return rows.map(toListRow);
 }
@@ -228,7 +232,7 @@ export async function runsViewExperiment(db: Db, experimentId: string): Promise<
 }
 
 export interface RunDetail {
-  run: RunListRow & { taskId: string; groupId: string; namespace: string; key: string; evidence: unknown };
+  run: RunListRow & { groupId: string; namespace: string; key: string; evidence: unknown };
   experiment: { id: string; name: string | null; state: string };
   /** Every open-effects record the run left (paper Table C.1), all columns. */
   openEffects: OpenEffect[];
@@ -238,12 +242,12 @@ export interface RunDetail {
   explanation: RunExplanation;
 }
 
-const detailRowSchema = z.object({ task_id: z.string(), group_id: z.string(), namespace: z.string(), key: z.string(), evidence: z.unknown(), experiment_state: z.string(), experiment_name: z.string().nullable() });
+const detailRowSchema = z.object({ group_id: z.string(), namespace: z.string(), key: z.string(), evidence: z.unknown(), experiment_state: z.string(), experiment_name: z.string().nullable() });
 
 /** One run with its open effects, paired run, timeline and explanation; null when there is no such run. */
 export async function loadRunDetail(db: Db, runId: string): Promise<RunDetail | null> {
   const [raw] = await db.$queryRaw<unknown[]>`
-    SELECT ${RUN_COLUMNS}, r.task_id, r.group_id, r.namespace, r.key, r.evidence, x.state AS experiment_state, x.name AS experiment_name
+    SELECT ${RUN_COLUMNS}, r.group_id, r.namespace, r.key, r.evidence, x.state AS experiment_state, x.name AS experiment_name
       FROM runs r JOIN experiments x ON x.id = r.experiment_id
      WHERE r.id = ${runId}::uuid`;
   if (!raw) return null;
@@ -256,7 +260,7 @@ export async function loadRunDetail(db: Db, runId: string): Promise<RunDetail | 
       : null,
   ]);
   return {
-    run: { ...row, taskId: extra.task_id, groupId: extra.group_id, namespace: extra.namespace, key: extra.key, evidence: extra.evidence },
+    run: { ...row, groupId: extra.group_id, namespace: extra.namespace, key: extra.key, evidence: extra.evidence },
     experiment: { id: row.experimentId, name: extra.experiment_name, state: extra.experiment_state },
     openEffects,
     pairedRun,

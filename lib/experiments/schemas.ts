@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
 import { replayConfigSchema } from "../replay/config";
+import { traceSelectionSchema } from "../traces/schemas";
 
 /** `interrupted`: an in-process replay (`npm run replay`) stopped mid-grid; its stored runs are kept. */
 export const EXPERIMENT_STATES = ["queued", "running", "completed", "failed", "cancelled", "interrupted"] as const;
@@ -29,8 +30,20 @@ export const experimentLabelsPatchSchema = z.strictObject({
 });
 export type ExperimentLabelsPatch = z.infer<typeof experimentLabelsPatchSchema>;
 
-/** POST /api/v1/experiments: the replay config (every field defaults to the paper's grid), and optionally a name and notes. */
-export const createExperimentBodySchema = replayConfigSchema.extend(experimentLabelsShape);
+/**
+ * POST /api/v1/experiments: the replay config (every field defaults to the paper's grid), optionally a
+ * name and notes, and the traces: `traces` as JSON, or `traceSelection` from the library (by suite,
+ * by task, or ids), or neither (the paper's one trace).
+ */
+export const createExperimentBodySchema = replayConfigSchema
+  .extend({
+    ...experimentLabelsShape,
+    // No default here: the route tells "not given" (the paper's trace, or the selection's) from given.
+    traces: replayConfigSchema.shape.traces.unwrap().optional(),
+    traceSelection: traceSelectionSchema.optional(),
+  })
+  .refine((body) => !(body.traces && body.traceSelection), { path: ["traceSelection"], message: "give traces or traceSelection, not both" });
+export type CreateExperimentBody = z.infer<typeof createExperimentBodySchema>;
 
 /** Experiments are listed newest first: the keyset position is (created_at, id). */
 export const experimentCursorSchema = z.tuple([z.iso.datetime(), z.uuid()]);

@@ -11,11 +11,14 @@ export const FINALIZE_EXPERIMENT_JOB = "finalize_experiment";
 /** A unit is retried this often (crashes, lost connections) before graphile-worker gives up on it. */
 export const UNIT_MAX_ATTEMPTS = 10;
 
+/** The unit's trace in its experiment's `traces`; jobs queued before there could be several mean the one. */
+const traceIndex = z.number().int().min(0).default(0);
+
 export const replayUnitPayloadSchema = z.strictObject({
   experimentId: z.uuid(),
   unit: z.discriminatedUnion("test", [
-    z.strictObject({ test: z.literal("finality"), condition: z.enum(FINALITY_POLICIES), scheduleId: z.number().int().min(1), delayMs: z.number().int().min(0), repetition: z.number().int().min(1) }),
-    z.strictObject({ test: z.literal("separation"), condition: z.enum(SEPARATION_CONDITIONS), scheduleId: z.number().int().min(1), delayMs: z.number().int().min(0), repetition: z.number().int().min(1) }),
+    z.strictObject({ test: z.literal("finality"), trace: traceIndex, condition: z.enum(FINALITY_POLICIES), scheduleId: z.number().int().min(1), delayMs: z.number().int().min(0), repetition: z.number().int().min(1) }),
+    z.strictObject({ test: z.literal("separation"), trace: traceIndex, condition: z.enum(SEPARATION_CONDITIONS), scheduleId: z.number().int().min(1), delayMs: z.number().int().min(0), repetition: z.number().int().min(1) }),
   ]),
 });
 export type ReplayUnitPayload = z.infer<typeof replayUnitPayloadSchema>;

@@ -1,4 +1,5 @@
 import { parseArgs } from "node:util";
+import { parseTraceSelector, SelectorError, type TraceSelection } from "../traces/schemas";
 import { replayConfigSchema, type ReplayConfig } from "./config";
 
 export class UsageError extends Error {}
@@ -18,6 +19,8 @@ const int = (flag: string, text: string) => {
 export interface ReplayArgs {
   config: ReplayConfig;
   jsonFile: string | null;
+  /** `--traces`: library traces to replay instead of the paper's one (resolved against the library by the command). */
+  traces: TraceSelection | null;
 }
 
 /** Parses `npm run replay` flags into a validated config; any problem is a UsageError naming the flag. */
@@ -35,6 +38,7 @@ export function parseReplayArgs(argv: string[]): ReplayArgs {
         concurrency: { type: "string" },
         "environment-failure-retries": { type: "string" },
         "harness-late-retries": { type: "string" },
+        traces: { type: "string" },
       },
     }));
   } catch (error) {
@@ -56,5 +60,12 @@ export function parseReplayArgs(argv: string[]): ReplayArgs {
     throw new UsageError(`--${flagOf[field] ?? field}: ${issue.message}`);
   }
   if (values.json === "") throw new UsageError("--json: give a file name");
-  return { config: parsed.data, jsonFile: values.json ?? null };
+  let traces: TraceSelection | null = null;
+  try {
+    traces = values.traces === undefined ? null : parseTraceSelector(values.traces);
+  } catch (error) {
+    if (error instanceof SelectorError) throw new UsageError(`--traces: ${error.message}`);
+    throw error;
+  }
+  return { config: parsed.data, jsonFile: values.json ?? null, traces };
 }

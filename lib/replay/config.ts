@@ -41,7 +41,17 @@ export const replayConfigSchema = z.strictObject({
    * environment failure.
    */
   harnessLateRetries: z.number().int().min(0).max(10).default(3),
-  trace: traceSchema.default(PAPER_TRACE),
+  /**
+   * The traces replayed, each under the whole grid: by default the paper's one trace. Library
+   * selections (lib/traces/) are resolved into this list when the experiment is created, so that a
+   * stored experiment says exactly what it replayed.
+   */
+  traces: z
+    .array(traceSchema)
+    .min(1)
+    .max(200)
+    .refine((list) => new Set(list.map((t) => t.taskId)).size === list.length, "traces must not repeat a task id")
+    .default([PAPER_TRACE]),
 });
 export type ReplayConfig = z.infer<typeof replayConfigSchema>;
 export type ReplayConfigInput = z.input<typeof replayConfigSchema>;

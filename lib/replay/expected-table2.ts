@@ -1,16 +1,17 @@
 import { FINALITY_POLICIES, SEPARATION_CONDITIONS, type ReplayConfig } from "./config";
 import type { ReplaySummary } from "./summary-schema";
 
-type Grid = Pick<ReplayConfig, "delaysMs" | "schedules" | "repetitions" | "finalityPolicies" | "separationConditions">;
+type Grid = Pick<ReplayConfig, "delaysMs" | "schedules" | "repetitions" | "finalityPolicies" | "separationConditions"> & { traces?: readonly unknown[] };
 export type Table2Counts = Pick<ReplaySummary, "finality" | "separation">;
 
 /**
  * What the paper's mechanism predicts for a grid (DESIGN.md): at zero delay the write lands
  * before the acknowledgement; at every nonzero delay it lands after the endpoint and after B's
- * initialisation. For the paper's grid this is exactly its Table 2.
+ * initialisation. For the paper's grid this is exactly its Table 2. Every trace (whatever its number
+ * of writes) follows the same mechanism, so a grid of several traces predicts each count times their number.
  */
 export function expectedTable2(grid: Grid): Table2Counts {
-  const perDelay = grid.schedules * grid.repetitions;
+  const perDelay = (grid.traces?.length ?? 1) * grid.schedules * grid.repetitions;
   const trials = perDelay * grid.delaysMs.length;
   const nonzero = perDelay * grid.delaysMs.filter((d) => d > 0).length;
   const zero = trials - nonzero;

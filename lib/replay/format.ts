@@ -1,4 +1,4 @@
-import type { ReplaySummary } from "./summary-schema";
+import type { ReplaySummary, TraceResults } from "./summary-schema";
 
 /** "n/N": a rate is never shown without its denominator. */
 export const ratio = (n: number, of: number) => `${n}/${of}`;
@@ -57,4 +57,30 @@ export function formatTable2(summary: ReplaySummary): string {
     "",
     `implementation checks: ${ratio(passed, summary.checks.length)} passed`,
   ].join("\n");
+}
+
+/** Per trace and per suite, as plain text: how often a snapshot scorer mislabels each real task at each delay. */
+export function formatTraceResults(results: TraceResults): string {
+  const delays = [...new Set(results.suites.map((s) => s.delayMs))].sort((a, b) => a - b);
+  const perTrace = table(
+    ["trace", "writes", ...delays.map((d) => `snapshot mislabelled @${d} ms`), "shared-state exposures"],
+    results.traces.map((t) => {
+      const snap = t.finality.filter((f) => f.policy === "snapshot");
+      const shared = t.separation.filter((s) => s.condition === "shared");
+      return [
+        t.taskId,
+        String(t.writes),
+        ...delays.map((d) => {
+          const cell = snap.find((f) => f.delayMs === d);
+          return cell ? ratio(cell.disagreements, cell.trials) : "n/a";
+        }),
+        shared.length ? ratio(shared.reduce((s, c) => s + c.exposures, 0), shared.reduce((s, c) => s + c.pairs, 0)) : "n/a",
+      ];
+    }),
+  );
+  const perSuite = table(
+    ["suite", "delay", "tasks a snapshot scorer mislabels", "trials mislabelled"],
+    results.suites.map((s) => [s.suite, `${s.delayMs} ms`, ratio(s.tasksMislabelled, s.tasks), ratio(s.mislabelled, s.trials)]),
+  );
+  return [perTrace, "", perSuite].join("\n");
 }

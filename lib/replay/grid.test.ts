@@ -37,3 +37,16 @@ describe("namespaces and groups", () => {
     expect(expectedRunCount({ ...paper, separationConditions: [] })).toBe(1200);
   });
 });
+
+describe("several traces", () => {
+  const second = { ...paper.traces[0]!, taskId: "banking/user_task_4" };
+  const two = { ...paper, traces: [paper.traces[0]!, second] };
+  it("replays the whole grid for each trace, in namespaces and groups of its own", () => {
+    const units = gridUnits(two);
+    expect(units).toHaveLength(2 * 12 * 200);
+    expect(units.filter((u) => u.trace === 1)).toHaveLength(12 * 200);
+    expect(new Set(units.map((u) => unitNamespace("bl/x", u, 0))).size).toBe(units.length);
+    expect(new Set(units.map(unitGroupId)).size).toBe(units.length);
+    expect(expectedRunCount(two)).toBe(2 * (6 * 200 + 6 * 400));
+  });
+});

@@ -1,4 +1,4 @@
-import type { RunRecord } from "./records";
+import { writesOf, type RunRecord } from "./records";
 
 /**
  * The replay's own timing precondition for one unit. Every nonzero delay races something the
@@ -13,15 +13,21 @@ export function harnessLateness(runs: RunRecord[]): { cases: number; late: strin
   for (const run of runs) {
     const ev = run.evidence;
     if (ev.kind === "finality") {
-      if (ev.ack.mode !== "async" || ev.ack.delayMs === 0) continue;
-      cases++;
-      if (ev.endpointRead.readAtMs >= ev.ack.dueAtMs) late.push(`${ev.ack.handle} endpoint read ${(ev.endpointRead.readAtMs - ev.ack.dueAtMs).toFixed(3)} ms after due`);
-      if (ev.cancel && ev.cancel.outcome !== "cancelled") late.push(`${ev.ack.handle} cancellation after due`);
+      // Each write of the trace races its own endpoint read (and cancellation).
+      for (const w of writesOf(ev)) {
+        if (w.ack.mode !== "async" || w.ack.delayMs === 0) continue;
+        cases++;
+        if (w.endpointRead.readAtMs >= w.ack.dueAtMs) late.push(`${w.ack.handle} endpoint read ${(w.endpointRead.readAtMs - w.ack.dueAtMs).toFixed(3)} ms after due`);
+        if (w.cancel && w.cancel.outcome !== "cancelled") late.push(`${w.ack.handle} cancellation after due`);
+      }
     } else if (ev.kind === "separation" && run.role === "B") {
       // B-before-A and verified reset do not race A's write: B is scored first, or after a verified reset.
-      if (!ev.aAck || ev.aAck.delayMs === 0 || run.condition === "b_before_a" || run.condition === "verified_reset") continue;
-      cases++;
-      if (!ev.bInit.entry || ev.bInit.entry.writtenAtMs >= ev.aAck.dueAtMs) late.push(`${run.groupId} B initialised after A's write was due`);
+      if (run.condition === "b_before_a" || run.condition === "verified_reset") continue;
+      for (const w of writesOf(ev)) {
+        if (!w.aAck || w.aAck.delayMs === 0) continue;
+        cases++;
+        if (!w.bInit.entry || w.bInit.entry.writtenAtMs >= w.aAck.dueAtMs) late.push(`${run.groupId} B initialised ${w.key} after A's write was due`);
+      }
     }
   }
   return { cases, late };

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { disagrees, labelFor, recordedLabel, scoreOf } from "./labels";
+import { disagrees, finalAtScoring, labelFor, labelForAll, recordedLabel, scoreOf, terminalLabelForAll } from "./labels";
 
 describe("labelFor", () => {
   it("is success only when the held value equals the expected one", () => {
@@ -40,5 +40,25 @@ describe("scoreOf", () => {
     expect(scoreOf("failure")).toBe(0);
     expect(scoreOf("unresolved")).toBeNull();
     expect(scoreOf(null)).toBeNull();
+  });
+});
+
+describe("several state-changing calls", () => {
+  it("a task succeeds only when every one of its keys holds its expected value", () => {
+    expect(labelForAll([{ held: { a: 1 }, expected: { a: 1 } }, { held: { b: 2 }, expected: { b: 2 } }])).toBe("success");
+    expect(labelForAll([{ held: { a: 1 }, expected: { a: 1 } }, { held: undefined, expected: { b: 2 } }])).toBe("failure");
+    expect(labelForAll([])).toBe("failure");
+  });
+  it("a label is final only when every operation is terminal", () => {
+    expect(terminalLabelForAll([true, true, true], "success")).toBe("success");
+    expect(terminalLabelForAll([true, false, true], "success")).toBe("unresolved");
+    expect(terminalLabelForAll([true, false], "failure")).toBe("unresolved");
+    expect(terminalLabelForAll([], "success")).toBe("unresolved");
+  });
+  it("is final at scoring only when every operation settled no later than the scoring read", () => {
+    expect(finalAtScoring([10, 20], 20)).toBe(true);
+    expect(finalAtScoring([10, 21], 20)).toBe(false);
+    expect(finalAtScoring([10, null], 20)).toBe(false);
+    expect(finalAtScoring([], 20)).toBe(false);
   });
 });

@@ -24,3 +24,24 @@ export function scoreOf(label: TerminalLabel | null): 0 | 1 | null {
   if (label === "failure") return 0;
   return null; // unresolved is not a failure and not a score
 }
+
+/**
+ * A task with several state-changing calls succeeds only when the service holds every one of its
+ * expected values: one label over all its writes' keys.
+ */
+export function labelForAll(reads: ReadonlyArray<{ held: unknown; expected: unknown }>): Label {
+  return reads.length > 0 && reads.every((r) => labelFor(r.held, r.expected) === "success") ? "success" : "failure";
+}
+
+/**
+ * The paper's finality rule for several effects: a label is final only when every one of its
+ * operations is terminal. Until then it is unresolved, whatever the values held.
+ */
+export function terminalLabelForAll(resolved: readonly boolean[], label: Label): TerminalLabel {
+  return resolved.length > 0 && resolved.every(Boolean) ? label : "unresolved";
+}
+
+/** Final at scoring: every operation had settled (its terminal time known) no later than the scoring read. */
+export function finalAtScoring(settledAtMs: ReadonlyArray<number | null>, scoredAtMs: number): boolean {
+  return settledAtMs.length > 0 && settledAtMs.every((at) => at !== null && at <= scoredAtMs);
+}

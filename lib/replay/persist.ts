@@ -87,7 +87,7 @@ function rows({ experimentId, result }: StoredUnit) {
 
 /**
  * Stores units' runs and open effects in one transaction, idempotently on the runs' natural key
- * (experiment, condition, schedule, delay, repetition, role). If any run was already stored (a
+ * (experiment, condition, schedule, delay, repetition, role, task). If any run was already stored (a
  * retried unit), nothing of the batch is kept and each unit is stored on its own instead: a unit
  * stored by an earlier attempt stays as it was, and a new attempt's results are dropped whole,
  * never half-written. Rows travel as one JSON parameter that PostgreSQL unpacks, which keeps the
@@ -101,12 +101,14 @@ export async function saveUnitResults(db: Db, units: StoredUnit[]): Promise<Arra
     await db.$transaction(async (tx) => {
       const inserted = await tx.$executeRaw`
         INSERT INTO runs SELECT * FROM jsonb_populate_recordset(NULL::runs, ${JSON.stringify(runs)}::jsonb)
-        ON CONFLICT (experiment_id, condition, schedule_id, delay_ms, repetition, role) DO NOTHING`;
+        ON CONFLICT DO NOTHING`; // on the natural key: the runs' one unique index beside their random ids
       if (inserted !== runs.length) throw new AlreadyStored();
       if (effects.length) {
         await tx.$executeRaw`INSERT INTO open_effects SELECT * FROM jsonb_populate_recordset(NULL::open_effects, ${JSON.stringify(effects)}::jsonb)`;
       }
-    });
+      // Prisma's default 2 s wait for a connection failed the last batch of a 43,200-run replay
+      // (12 banking traces) on a loaded machine, failing the whole experiment after 11 minutes.
+    }, STORE_TRANSACTION);
     return units.map(() => "stored");
   } catch (error) {
     if (!(error instanceof AlreadyStored)) throw error;
@@ -119,10 +121,13 @@ export async function saveUnitResults(db: Db, units: StoredUnit[]): Promise<Arra
 
 class AlreadyStored extends Error {}
 
+/** A batch waits for a connection, and runs, this long at most: storage is off the replay's timing path. */
+const STORE_TRANSACTION = { maxWait: 30_000, timeout: 120_000 };
+
 /** Whether any run of this unit is already stored (a retried job then has nothing to redo). */
-export async function unitStored(db: Db, experimentId: string, unit: ReplayUnit): Promise<boolean> {
+export async function unitStored(db: Db, experimentId: string, unit: ReplayUnit, taskId: string): Promise<boolean> {
   const found = await db.run.findFirst({
-    where: { experimentId, condition: unit.condition, scheduleId: unit.scheduleId, delayMs: unit.delayMs, repetition: unit.repetition },
+    where: { experimentId, taskId, condition: unit.condition, scheduleId: unit.scheduleId, delayMs: unit.delayMs, repetition: unit.repetition },
     select: { id: true },
   });
   return found !== null;
@@ -145,7 +150,7 @@ export async function loadUnitResults(db: Pick<Db, "run" | "openEffect">, experi
     const run = row as unknown as RunRecord;
     let result = units.get(run.groupId);
     if (!result) {
-      const unit = { test: run.test, condition: run.condition, scheduleId: run.scheduleId, delayMs: run.delayMs, repetition: run.repetition } as ReplayUnit;
+      const unit = { test: run.test, trace: Number(/^t(\d+):/.exec(run.groupId)?.[1] ?? 0), condition: run.condition, scheduleId: run.scheduleId, delayMs: run.delayMs, repetition: run.repetition } as ReplayUnit;
       result = { unit, runs: [], effects: effectsByGroup.get(run.groupId) ?? [] };
       units.set(run.groupId, result);
     }

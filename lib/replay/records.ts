@@ -18,10 +18,8 @@ export interface ServiceFailureEvidence {
   attempt: number;
 }
 
-/** Everything a finality trial observed, kept as the run's evidence. */
-export interface FinalityEvidence {
-  kind: "finality";
-  namespace: string;
+/** What a finality trial observed of one of its writes (one state-changing call of the trace, on its own key). */
+export interface FinalityWrite {
   key: string;
   expectedValue: unknown;
   /** The operation as the acceptance answer reported it (status at the endpoint). */
@@ -33,6 +31,17 @@ export interface FinalityEvidence {
   terminalRead: ReadEvidence;
   /** For a cancelled operation: the operation and value re-read after its due time plus a margin. */
   afterDue: { operation: Operation; read: ReadEvidence } | null;
+}
+
+/**
+ * Everything a finality trial observed, kept as the run's evidence. The trace's first write is at the
+ * top level (as for the paper's one-write trace); a trace with several state-changing calls keeps
+ * the others, in trace order, in `otherWrites`.
+ */
+export interface FinalityEvidence extends FinalityWrite {
+  kind: "finality";
+  namespace: string;
+  otherWrites?: FinalityWrite[];
   /** Handles the service lists in this trial's namespace at the end, and how many are still pending. */
   namespaceHandles: string[];
   pendingAtEnd: number;
@@ -40,24 +49,37 @@ export interface FinalityEvidence {
   serviceFailures: ServiceFailureEvidence[];
 }
 
-export interface SeparationEvidence {
-  kind: "separation";
-  namespaceA: string;
-  namespaceB: string;
+/** What a separation pair observed on one key: A's write of one state-changing call, and B's value there. */
+export interface SeparationWrite {
   key: string;
   valueA: unknown;
-  valueB: unknown;
   /** A's write as acknowledged, and once terminal; null when A scheduled nothing. */
   aAck: Operation | null;
   aTerminal: Operation | null;
   aEndpointRead: ReadEvidence | null;
   bInit: ReadEvidence;
   bEndpointRead: ReadEvidence;
-  reset: { entries: StoredEntry[]; pendingOperations: number; resetAtMs: number } | null;
   bScoringRead: ReadEvidence;
+}
+
+/** A pair's evidence: the first key at the top level, the trace's other writes' keys in `otherWrites`. */
+export interface SeparationEvidence extends SeparationWrite {
+  kind: "separation";
+  namespaceA: string;
+  namespaceB: string;
+  valueB: unknown;
+  otherWrites?: SeparationWrite[];
+  reset: { entries: StoredEntry[]; pendingOperations: number; resetAtMs: number } | null;
   namespaceHandles: Record<string, string[]>;
   pendingAtEnd: number;
   serviceFailures: ServiceFailureEvidence[];
+}
+
+/** Every write of a trial or pair, in trace order. */
+export function writesOf(ev: FinalityEvidence): FinalityWrite[];
+export function writesOf(ev: SeparationEvidence): SeparationWrite[];
+export function writesOf(ev: FinalityEvidence | SeparationEvidence): Array<FinalityWrite | SeparationWrite> {
+  return [ev, ...(ev.otherWrites ?? [])];
 }
 
 export interface RunRecord {

@@ -20,7 +20,8 @@ export async function connectReplay(serviceUrl: string, config: ReplayConfig, na
     client,
     serviceUrl,
     namespacePrefix,
-    trace: config.trace,
+    // Each unit replays its own trace (run-grid.ts); the first stands in until then.
+    trace: config.traces[0]!,
     scoringMarginMs: config.scoringMarginMs,
     serviceTimeOrigin: timeOrigin,
     serviceNow: () => performance.now() + offset,

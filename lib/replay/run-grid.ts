@@ -9,7 +9,7 @@ import { gridUnits, unitGroupId, unitNamespace, type ReplayUnit } from "./grid";
 import type { RunRecord, ServiceFailureEvidence, UnitResult } from "./records";
 import { runSeparationPair } from "./separation-pair";
 import { inheritedStateFor } from "./separation-rules";
-import { routedWrite } from "./trace";
+import { routedWrites } from "./trace";
 
 export function runUnit(ctx: ReplayContext, unit: ReplayUnit, attempt: number): Promise<UnitResult> {
   return unit.test === "finality" ? runFinalityTrial(ctx, unit, attempt) : runSeparationPair(ctx, unit, attempt);
@@ -77,7 +77,7 @@ function failedUnit(ctx: ReplayContext, unit: ReplayUnit, attempt: number, failu
     repetition: unit.repetition,
     role,
     namespace: unitNamespace(ctx.namespacePrefix, unit, attempt),
-    key: routedWrite(ctx.trace).key,
+    key: routedWrites(ctx.trace).map((w) => w.key).join(","),
     endpointLabel: null,
     terminalLabel: "unresolved",
     recordedLabel: "unresolved",
@@ -99,7 +99,7 @@ function failedUnit(ctx: ReplayContext, unit: ReplayUnit, attempt: number, failu
 /** The first wave of units is spread over this long, so that their writes do not all come due at once. */
 const RAMP_MS = 200;
 
-/** Runs every unit of the grid with bounded concurrency; `onUnit` hears of each as it finishes. */
+/** Runs every unit of the grid, each with its own trace, with bounded concurrency; `onUnit` hears of each as it finishes. */
 export async function runGrid(ctx: ReplayContext, config: ReplayConfig, onUnit: (result: UnitResult) => void = () => {}): Promise<UnitResult[]> {
   const limit = pLimit(config.concurrency);
   const step = RAMP_MS / config.concurrency;
@@ -107,7 +107,7 @@ export async function runGrid(ctx: ReplayContext, config: ReplayConfig, onUnit: 
     gridUnits(config).map((unit, index) =>
       limit(async () => {
         if (index < config.concurrency && index > 0) await new Promise((resolve) => setTimeout(resolve, index * step));
-        const result = await runUnitWithRule(ctx, unit, config);
+        const result = await runUnitWithRule({ ...ctx, trace: config.traces[unit.trace]! }, unit, config);
         onUnit(result);
         return result;
       }),

@@ -3,96 +3,114 @@ import { isTerminal } from "../delayed-write/schemas";
 import { classifyRun } from "./classification";
 import { followToTerminal, readEvidence, terminalAtMs, untilServiceTime, writeValue, type ReplayContext } from "./context";
 import { unitGroupId, unitNamespace, type ReplayUnit } from "./grid";
-import { labelFor, scoreOf, type TerminalLabel } from "./labels";
+import { labelForAll, scoreOf, terminalLabelForAll, type TerminalLabel } from "./labels";
 import { openEffectRecord } from "./open-effect";
-import type { ReadEvidence, RunRecord, SeparationEvidence, UnitResult } from "./records";
+import type { ReadEvidence, RunRecord, SeparationEvidence, SeparationWrite, UnitResult } from "./records";
 import { inheritedStateFor, isExposed } from "./separation-rules";
-import { routedWrite } from "./trace";
+import { routedWrites } from "./trace";
 
 type SeparationUnit = Extract<ReplayUnit, { test: "separation" }>;
 
 /**
- * One cross-unit separation pair. Run A replays the trace and schedules its write; run B begins
- * with fresh task state, initialises its value on the service and is scored after A's write would
- * have landed (and once A's operation is terminal). The condition decides what lies between them.
+ * One cross-unit separation pair. Run A replays the trace and schedules its writes (one per
+ * state-changing call, each on its own key); run B begins with fresh task state, initialises its
+ * value on each of those keys and is scored after A's writes would have landed (and once they are
+ * all terminal). The condition decides what lies between them.
  */
 export async function runSeparationPair(ctx: ReplayContext, unit: SeparationUnit, attempt: number): Promise<UnitResult> {
   const pairNamespace = unitNamespace(ctx.namespacePrefix, unit, attempt);
   const namespaceA = unit.condition === "namespaced" ? `${pairNamespace}/A` : pairNamespace;
   const namespaceB = unit.condition === "namespaced" ? `${pairNamespace}/B` : pairNamespace;
   const groupId = unitGroupId(unit);
-  const write = routedWrite(ctx.trace);
-  const valueA = writeValue(write.call, groupId, "A");
+  const routed = routedWrites(ctx.trace);
+  const keys = routed.map((w) => w.key);
+  const valuesA = routed.map((w) => writeValue(w.call, groupId, "A"));
   const valueB = { initialisedBy: "B", groupId };
   const aWrites = unit.condition !== "no_write";
+  const readAll = (namespace: string) => Promise.all(keys.map((key) => readEvidence(ctx, namespace, key)));
 
-  const startA = async (): Promise<{ startedAtMs: number; ack: Operation | null }> => {
+  const startA = async (): Promise<{ startedAtMs: number; acks: Operation[] }> => {
     const startedAtMs = ctx.serviceNow();
-    if (!aWrites) return { startedAtMs, ack: null };
-    const { operation } = await ctx.client.write({ namespace: namespaceA, key: write.key, value: valueA, delayMs: unit.delayMs, mode: "async" });
-    return { startedAtMs, ack: operation };
+    const acks: Operation[] = [];
+    if (!aWrites) return { startedAtMs, acks };
+    for (const [i, key] of keys.entries()) {
+      const { operation } = await ctx.client.write({ namespace: namespaceA, key, value: valuesA[i]!, delayMs: unit.delayMs, mode: "async" });
+      acks.push(operation);
+    }
+    return { startedAtMs, acks };
   };
-  const startB = async (): Promise<{ startedAtMs: number; init: ReadEvidence }> => {
+  const startB = async (): Promise<{ startedAtMs: number; inits: ReadEvidence[] }> => {
     const startedAtMs = ctx.serviceNow();
-    const { entry, readAtMs } = await ctx.client.initialise(namespaceB, write.key, valueB);
-    return { startedAtMs, init: { entry, readAtMs } };
+    const inits: ReadEvidence[] = [];
+    for (const key of keys) {
+      const { entry, readAtMs } = await ctx.client.initialise(namespaceB, key, valueB);
+      inits.push({ entry, readAtMs });
+    }
+    return { startedAtMs, inits };
   };
+  const followAll = (acks: Operation[]) => Promise.all(acks.map((ack) => followToTerminal(ctx, ack)));
 
   let a: Awaited<ReturnType<typeof startA>>;
   let b: Awaited<ReturnType<typeof startB>>;
-  let aEndpointRead: ReadEvidence;
-  let aTerminal: Operation | null = null;
+  let aEndpointReads: ReadEvidence[];
+  let aTerminals: Operation[] | null = null;
   let reset: SeparationEvidence["reset"] = null;
-  let bEndpointRead: ReadEvidence;
-  let bScoringRead: ReadEvidence;
+  let bEndpointReads: ReadEvidence[];
+  let bScoringReads: ReadEvidence[];
 
   if (unit.condition === "b_before_a") {
     b = await startB();
-    bEndpointRead = await readEvidence(ctx, namespaceB, write.key);
-    bScoringRead = bEndpointRead; // B is scored before A schedules anything
+    bEndpointReads = await readAll(namespaceB);
+    bScoringReads = bEndpointReads; // B is scored before A schedules anything
     a = await startA();
-    aEndpointRead = await readEvidence(ctx, namespaceA, write.key);
+    aEndpointReads = await readAll(namespaceA);
   } else {
     a = await startA();
     if (unit.condition === "verified_reset") {
-      // Wait until A's operation is terminal, restore B's initial value, and read it back before B begins.
-      if (a.ack) aTerminal = await followToTerminal(ctx, a.ack);
-      aEndpointRead = await readEvidence(ctx, namespaceA, write.key);
-      reset = await ctx.client.reset(namespaceB, { [write.key]: valueB });
+      // Wait until A's operations are terminal, restore B's initial values, and read them back before B begins.
+      aTerminals = await followAll(a.acks);
+      aEndpointReads = await readAll(namespaceA);
+      reset = await ctx.client.reset(namespaceB, Object.fromEntries(keys.map((key) => [key, valueB])));
       b = await startB();
     } else {
-      // A's endpoint read and B's start overlap, as two consecutive runs of a harness would.
-      [aEndpointRead, b] = await Promise.all([readEvidence(ctx, namespaceA, write.key), startB()]);
+      // A's endpoint reads and B's start overlap, as two consecutive runs of a harness would.
+      [aEndpointReads, b] = await Promise.all([readAll(namespaceA), startB()]);
     }
-    bEndpointRead = await readEvidence(ctx, namespaceB, write.key);
-    if (a.ack && !aTerminal) aTerminal = await followToTerminal(ctx, a.ack);
-    await untilServiceTime(ctx, (a.ack?.dueAtMs ?? a.startedAtMs + unit.delayMs) + ctx.scoringMarginMs);
-    bScoringRead = await readEvidence(ctx, namespaceB, write.key);
+    bEndpointReads = await readAll(namespaceB);
+    aTerminals ??= await followAll(a.acks);
+    const lastDue = a.acks.length ? Math.max(...a.acks.map((ack) => ack.dueAtMs)) : a.startedAtMs + unit.delayMs;
+    await untilServiceTime(ctx, lastDue + ctx.scoringMarginMs);
+    bScoringReads = await readAll(namespaceB);
   }
-  if (a.ack && !aTerminal) aTerminal = await followToTerminal(ctx, a.ack);
+  aTerminals ??= await followAll(a.acks);
 
   const namespaces = [...new Set([namespaceA, namespaceB])];
   const listings = await Promise.all(namespaces.map((ns) => ctx.client.operations(ns)));
   const namespaceHandles = Object.fromEntries(namespaces.map((ns, i) => [ns, listings[i]!.operations.map((op) => op.handle)]));
   const pendingAtEnd = listings.flatMap((l) => l.operations).filter((op) => op.status === "pending").length;
 
-  const aAck = a.ack;
-  const aFinal = aTerminal;
-  const exposure = isExposed({ scoredEntryWrittenBy: bScoringRead.entry?.writtenBy ?? null, aHandle: aAck?.handle ?? null });
+  const aAcks = a.acks;
+  const aFinals = aTerminals;
+  const exposure = isExposed({ scoredEntriesWrittenBy: bScoringReads.map((r) => r.entry?.writtenBy ?? null), aHandles: aAcks.map((ack) => ack.handle) });
+  const perKey: SeparationWrite[] = keys.map((key, i) => ({
+    key,
+    valueA: valuesA[i],
+    aAck: aAcks[i] ?? null,
+    aTerminal: aFinals[i] ?? null,
+    aEndpointRead: aAcks[i] ? aEndpointReads[i]! : null,
+    bInit: b.inits[i]!,
+    bEndpointRead: bEndpointReads[i]!,
+    bScoringRead: bScoringReads[i]!,
+  }));
+  const [first, ...otherWrites] = perKey as [SeparationWrite, ...SeparationWrite[]];
   const evidence: SeparationEvidence = {
     kind: "separation",
     namespaceA,
     namespaceB,
-    key: write.key,
-    valueA,
+    ...first,
     valueB,
-    aAck,
-    aTerminal: aFinal,
-    aEndpointRead: aAck ? aEndpointRead : null,
-    bInit: b.init,
-    bEndpointRead,
+    ...(otherWrites.length > 0 && { otherWrites }),
     reset,
-    bScoringRead,
     namespaceHandles,
     pendingAtEnd,
     serviceFailures: [],
@@ -105,71 +123,71 @@ export async function runSeparationPair(ctx: ReplayContext, unit: SeparationUnit
     scheduleId: unit.scheduleId,
     delayMs: unit.delayMs,
     repetition: unit.repetition,
-    key: write.key,
+    key: keys.join(","),
     evidence,
   };
 
-  const aResolved = aFinal ? isTerminal(aFinal.status) : true;
-  const aTerminalLabel: TerminalLabel | null = !aFinal ? null : !aResolved ? "unresolved" : aFinal.status === "completed" ? "success" : "failure";
+  const aResolved = aFinals.map((op) => isTerminal(op.status));
+  // A succeeds when every write completed; final only when every one is terminal.
+  const aTerminalLabel: TerminalLabel | null = aAcks.length === 0 ? null : terminalLabelForAll(aResolved, aFinals.every((op) => op.status === "completed") ? "success" : "failure");
+  const aSettled = aFinals.map(terminalAtMs);
+  const aMeasured = aFinals.map((op) => op.measuredDelayMs);
   const runA: RunRecord = {
     ...common,
     role: "A",
     namespace: namespaceA,
-    endpointLabel: aAck ? labelFor(aEndpointRead.entry?.value, valueA) : null,
+    endpointLabel: aAcks.length ? labelForAll(aEndpointReads.map((r, i) => ({ held: r.entry?.value, expected: valuesA[i] }))) : null,
     terminalLabel: aTerminalLabel,
-    // A is scored once its operation is terminal: the pair waits for it anyway.
+    // A is scored once its operations are terminal: the pair waits for them anyway.
     recordedLabel: aTerminalLabel,
-    finalAtScoring: aAck ? aResolved : null,
+    finalAtScoring: aAcks.length ? aResolved.every(Boolean) : null,
     score: scoreOf(aTerminalLabel),
-    measuredDelayMs: aFinal?.measuredDelayMs ?? null,
+    measuredDelayMs: aMeasured.length === 0 || aMeasured.includes(null) ? null : Math.max(...(aMeasured as number[])),
     exposure: null,
-    classification: classifyRun({ environmentFailure: false, agentError: false, budgetReached: !aResolved, evidenceComplete: true }),
+    classification: classifyRun({ environmentFailure: false, agentError: false, budgetReached: !aResolved.every(Boolean), evidenceComplete: true }),
     inheritedState: inheritedStateFor(unit.condition, "A"),
     startedAtMs: a.startedAtMs,
-    endpointAtMs: aEndpointRead.readAtMs,
-    scoredAtMs: aFinal ? terminalAtMs(aFinal) : null,
-    endedAtMs: aEndpointRead.readAtMs,
+    endpointAtMs: Math.max(...aEndpointReads.map((r) => r.readAtMs)),
+    scoredAtMs: aAcks.length === 0 || aSettled.includes(null) ? null : Math.max(...(aSettled as number[])),
+    endedAtMs: Math.max(...aEndpointReads.map((r) => r.readAtMs)),
   };
 
-  const bScored = labelFor(bScoringRead.entry?.value, valueB);
-  const aSettled = aFinal ? terminalAtMs(aFinal) : null;
+  const bScored = labelForAll(bScoringReads.map((r) => ({ held: r.entry?.value, expected: valueB })));
+  const bScoredAtMs = Math.max(...bScoringReads.map((r) => r.readAtMs));
   const runB: RunRecord = {
     ...common,
     role: "B",
     namespace: namespaceB,
-    endpointLabel: labelFor(bEndpointRead.entry?.value, valueB),
+    endpointLabel: labelForAll(bEndpointReads.map((r) => ({ held: r.entry?.value, expected: valueB }))),
     terminalLabel: bScored,
     recordedLabel: bScored,
-    // B's value is final at scoring when no operation that can reach it is still pending.
-    finalAtScoring: !aAck || unit.condition === "b_before_a" || unit.condition === "namespaced" || (aSettled !== null && aSettled <= bScoringRead.readAtMs),
+    // B's values are final at scoring when no operation that can reach them is still pending.
+    finalAtScoring: aAcks.length === 0 || unit.condition === "b_before_a" || unit.condition === "namespaced" || aSettled.every((at, i) => at !== null && at <= bScoringReads[i]!.readAtMs),
     score: scoreOf(bScored),
     measuredDelayMs: null,
     exposure,
     classification: classifyRun({ environmentFailure: false, agentError: false, budgetReached: false, evidenceComplete: true }),
     inheritedState: inheritedStateFor(unit.condition, "B"),
     startedAtMs: b.startedAtMs,
-    endpointAtMs: bEndpointRead.readAtMs,
-    scoredAtMs: bScoringRead.readAtMs,
-    endedAtMs: bScoringRead.readAtMs,
+    endpointAtMs: Math.max(...bEndpointReads.map((r) => r.readAtMs)),
+    scoredAtMs: bScoredAtMs,
+    endedAtMs: bScoredAtMs,
   };
 
-  const effects =
-    aAck && aFinal
-      ? [
-          openEffectRecord({
-            ctx,
-            role: "A",
-            groupId,
-            write,
-            namespace: namespaceA,
-            ack: aAck,
-            resolved: aFinal,
-            read: null,
-            cancelOutcome: null,
-            crossRunRoute: crossRunRoute(unit.condition, namespaceA, write.key),
-          }),
-        ]
-      : [];
+  const effects = aAcks.map((ack, i) =>
+    openEffectRecord({
+      ctx,
+      role: "A",
+      groupId,
+      write: routed[i]!,
+      namespace: namespaceA,
+      ack,
+      resolved: aFinals[i]!,
+      read: null,
+      cancelOutcome: null,
+      crossRunRoute: crossRunRoute(unit.condition, namespaceA, keys[i]!),
+    }),
+  );
   return { unit, runs: [runA, runB], effects };
 }
 

@@ -4,11 +4,12 @@ import type { SeparationCondition } from "./config";
 import type { SeparationEvidence } from "./records";
 
 /**
- * Exposure: A's write changed the value scored in B. The service says who wrote the entry B
- * read at scoring; exposure is when that was A's operation.
+ * Exposure: A's writes changed a value scored in B. The service says who wrote each entry B read at
+ * scoring; the pair is exposed when any of them was one of A's operations (a trace with several
+ * state-changing calls has one per key).
  */
-export function isExposed(input: { scoredEntryWrittenBy: string | null; aHandle: string | null }): boolean {
-  return input.aHandle !== null && input.scoredEntryWrittenBy === input.aHandle;
+export function isExposed(input: { scoredEntriesWrittenBy: ReadonlyArray<string | null>; aHandles: readonly string[] }): boolean {
+  return input.scoredEntriesWrittenBy.some((by) => by !== null && input.aHandles.includes(by));
 }
 
 /** Whether A and B of a pair can reach the same service value under a condition. */
@@ -31,13 +32,12 @@ export function analysisUnits(condition: SeparationCondition, runRows: number, g
   return condition === "grouped" ? groups : runRows;
 }
 
-/** A verified reset holds when the read-back is exactly B's initial value and nothing can still land. */
-export function resetVerified(reset: SeparationEvidence["reset"], key: string, valueB: unknown): boolean {
+/** A verified reset holds when the read-back is exactly B's initial value on each of the trace's keys, and nothing can still land. */
+export function resetVerified(reset: SeparationEvidence["reset"], keys: readonly string[], valueB: unknown): boolean {
   return (
     reset !== null &&
     reset.pendingOperations === 0 &&
-    reset.entries.length === 1 &&
-    reset.entries[0]!.key === key &&
-    isDeepStrictEqual(reset.entries[0]!.value, valueB)
+    reset.entries.length === keys.length &&
+    keys.every((key) => reset.entries.some((entry) => entry.key === key && isDeepStrictEqual(entry.value, valueB)))
   );
 }

@@ -40,3 +40,23 @@ export const replaySummarySchema = z.object({
   wallMs: z.number(),
 });
 export type ReplaySummary = z.infer<typeof replaySummarySchema>;
+
+/**
+ * Results per replayed trace and per suite (an experiment of library traces): every rate as a count
+ * pair. `suites` says, at each delay, how many of a suite's real tasks a snapshot scorer mislabelled
+ * at least once (`tasksMislabelled` of `tasks`) and in how many trials (`mislabelled` of `trials`).
+ */
+export const traceResultsSchema = z.object({
+  traces: z.array(
+    z.object({
+      taskId: z.string(),
+      suite: z.string(),
+      /** The trace's state-changing calls: each is a delayed write in its own key. */
+      writes: count,
+      finality: z.array(z.object({ policy: z.enum(FINALITY_POLICIES), delayMs: count, trials: count, successes: count, disagreements: count })),
+      separation: z.array(z.object({ condition: z.enum(SEPARATION_CONDITIONS), delayMs: count, pairs: count, exposures: count })),
+    }),
+  ),
+  suites: z.array(z.object({ suite: z.string(), delayMs: count, tasks: count, tasksMislabelled: count, trials: count, mislabelled: count })),
+});
+export type TraceResults = z.infer<typeof traceResultsSchema>;

@@ -30,6 +30,8 @@ export const functionCallSchema = z.object({
   args: z.record(z.string(), z.json()),
   /** The recorded tool output, returned as-is for read-only calls. */
   result: z.string().nullable().optional(),
+  /** Whether the call changes state, as the trace's source marks it (a library trace); else the suite's list decides. */
+  stateChanging: z.boolean().optional(),
 });
 export type FunctionCall = z.infer<typeof functionCallSchema>;
 
@@ -40,12 +42,11 @@ export const traceSchema = z
     calls: z.array(functionCallSchema).min(1).max(100),
   })
   .superRefine((trace, ctx) => {
-    const writes = trace.calls.filter((call) => isStateChanging(trace.suite, call.function));
-    if (writes.length !== 1) {
+    if (!trace.calls.some((call) => isWriteCall(trace.suite, call))) {
       ctx.addIssue({
         code: "custom",
         path: ["calls"],
-        message: `the replay needs exactly one state-changing call (found ${writes.length}; state-changing in ${trace.suite}: ${STATE_CHANGING_TOOLS[trace.suite]?.join(", ")})`,
+        message: `the replay needs at least one state-changing call (state-changing in ${trace.suite}: ${STATE_CHANGING_TOOLS[trace.suite]?.join(", ")})`,
       });
     }
   });
@@ -55,19 +56,28 @@ export function isStateChanging(suite: string, fn: string): boolean {
   return STATE_CHANGING_TOOLS[suite]?.includes(fn) ?? false;
 }
 
+/** A call changes state when its source marks it so (a library trace), else when its suite lists its tool. */
+export function isWriteCall(suite: string, call: Pick<FunctionCall, "function" | "stateChanging">): boolean {
+  return call.stateChanging ?? isStateChanging(suite, call.function);
+}
+
 export interface RoutedWrite {
   tracePosition: number;
   call: FunctionCall;
-  /** The service key the write lands on: one per suite and tool. */
+  /** The service key the write lands on: its own for each state-changing call of the trace. */
   key: string;
 }
 
-/** The trace's one state-changing call and where it lands on the service. */
-export function routedWrite(trace: Trace): RoutedWrite {
-  const tracePosition = trace.calls.findIndex((call) => isStateChanging(trace.suite, call.function));
-  const call = trace.calls[tracePosition];
-  if (!call) throw new Error(`trace ${trace.taskId} has no state-changing call`);
-  return { tracePosition, call, key: `${trace.suite}.${call.function}` };
+/**
+ * The trace's state-changing calls in order and where each lands on the service: key
+ * `suite.function`, or `suite.function.pN` (N its trace position) when the trace calls that tool
+ * more than once, so that every write has its own key.
+ */
+export function routedWrites(trace: Trace): RoutedWrite[] {
+  const writes = trace.calls.flatMap((call, tracePosition) => (isWriteCall(trace.suite, call) ? [{ tracePosition, call }] : []));
+  if (writes.length === 0) throw new Error(`trace ${trace.taskId} has no state-changing call`);
+  const repeated = (fn: string) => writes.filter((w) => w.call.function === fn).length > 1;
+  return writes.map((w) => ({ ...w, key: `${trace.suite}.${w.call.function}${repeated(w.call.function) ? `.p${w.tracePosition}` : ""}` }));
 }
 
 /**

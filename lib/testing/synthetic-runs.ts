@@ -7,7 +7,7 @@ import type { Db } from "../db/prisma";
 import type { Prisma } from "../generated/prisma/client";
 import { FINALITY_POLICIES, SEPARATION_CONDITIONS, replayConfigSchema, type ReplayConfig } from "../replay/config";
 import { expectedRunCount } from "../replay/grid";
-import { PAPER_TRACE, routedWrite } from "../replay/trace";
+import { PAPER_TRACE, routedWrites } from "../replay/trace";
 
 export type SyntheticGrid = Pick<ReplayConfig, "delaysMs" | "schedules" | "repetitions">;
 
@@ -206,7 +206,7 @@ export async function loadSyntheticExperiment(db: Db, grid: SyntheticGrid, optio
   const config = replayConfigSchema.parse({ ...grid });
   const environmentFailureEvery = options.environmentFailureEvery ?? 5_000;
   const protocolStopEvery = options.protocolStopEvery ?? 20_000;
-  const write = routedWrite(PAPER_TRACE);
+  const [write] = routedWrites(PAPER_TRACE) as [ReturnType<typeof routedWrites>[number]];
   const started = performance.now();
   const experiment = await db.experiment.create({
     data: {

@@ -4,6 +4,7 @@ import { FINALIZE_EXPERIMENT_JOB, REPLAY_UNIT_JOB, finalizeExperimentPayloadSche
 import type { UnitResultWriter } from "../replay/batch-writer";
 import type { ReplayConfig } from "../replay/config";
 import type { ReplayContext } from "../replay/context";
+import type { Trace } from "../replay/trace";
 import { finalizeExperiment, unitStored } from "../replay/persist";
 import { attemptsPerRun, runUnitWithRule } from "../replay/run-grid";
 import type { CompletionCheck } from "./completion-check";
@@ -28,11 +29,11 @@ export interface TaskDependencies {
 
 /** The replay's two jobs: replay one unit and store it, and close an experiment whose runs are all stored. */
 export function replayTaskList(deps: TaskDependencies): TaskList {
-  const context = (experimentId: string, config: ReplayConfig): ReplayContext => ({
+  const context = (experimentId: string, config: ReplayConfig, trace: Trace): ReplayContext => ({
     client: deps.clock.client,
     serviceUrl: deps.serviceUrl,
     namespacePrefix: `bl/${experimentId}`,
-    trace: config.trace,
+    trace,
     scoringMarginMs: config.scoringMarginMs,
     serviceTimeOrigin: deps.clock.origin,
     serviceNow: deps.clock.now,
@@ -51,12 +52,17 @@ export function replayTaskList(deps: TaskDependencies): TaskList {
       const { experimentId, unit } = parsed.data;
       const found = await deps.experiments.get(experimentId);
       if (!found || found.state === "cancelled") return;
+      const trace = found.config.traces[unit.trace];
+      if (!trace) {
+        deps.log(`job ${helpers.job.id}: experiment ${experimentId} has no trace ${unit.trace}, not retried`);
+        return;
+      }
       // Only a retried job can find its unit already stored (its earlier attempt committed, then died).
       const retried = helpers.job.attempts > 1;
-      if (!retried || !(await unitStored(deps.db, experimentId, unit))) {
+      if (!retried || !(await unitStored(deps.db, experimentId, unit, trace.taskId))) {
         // A retried job starts in namespaces its earlier attempts never used.
         const firstAttempt = (helpers.job.attempts - 1) * attemptsPerRun(found.config);
-        const result = await deps.slots.run(() => runUnitWithRule(context(experimentId, found.config), unit, found.config, firstAttempt));
+        const result = await deps.slots.run(() => runUnitWithRule(context(experimentId, found.config, trace), unit, found.config, firstAttempt));
         // A unit still replaying when its job was handed back at shutdown is not stored: its job is
         // redone by another worker, and closing this worker's client would otherwise have been
         // recorded as the unit's environment failure.

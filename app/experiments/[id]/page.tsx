@@ -21,6 +21,10 @@ import type { Db } from "@/lib/db/prisma";
 import { experimentStatus } from "@/lib/experiments/progress";
 import { isExperimentId } from "@/lib/replay/display";
 import { experimentSummary } from "@/lib/replay/summary";
+import { replayConfigSchema } from "@/lib/replay/config";
+import { PAPER_TRACE } from "@/lib/replay/trace";
+import { storedExperimentTraceResults } from "@/lib/replay/trace-results";
+import { TraceResultsPanel } from "@/components/experiment/trace-results";
 
 export const dynamic = "force-dynamic";
 
@@ -72,8 +76,28 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
       <Suspense fallback={<PageLoading label="Loading the experiment's results…" />}>
         <Report experiment={experiment} principal={principal} results={results} />
       </Suspense>
+      {libraryTraces(experiment.config) ? (
+        <Suspense fallback={<PageLoading label="Loading the results per trace…" />}>
+          <PerTrace experimentId={id} />
+        </Suspense>
+      ) : null}
     </>
   );
+}
+
+/** Whether the experiment replayed other traces than the paper's one: then it has results per trace. */
+function libraryTraces(config: unknown): boolean {
+  const parsed = replayConfigSchema.safeParse(config);
+  return parsed.success && (parsed.data.traces.length > 1 || parsed.data.traces[0]!.taskId !== PAPER_TRACE.taskId);
+}
+
+async function PerTrace({ experimentId }: { experimentId: string }) {
+  const results = await storedExperimentTraceResults(getDb(), experimentId);
+  return results ? (
+    <div className="mt-6">
+      <TraceResultsPanel results={results} />
+    </div>
+  ) : null;
 }
 
 /** The experiment's summary, status, finality by delay and unresolved runs, queried in parallel. */
