@@ -38,6 +38,14 @@ export async function lockedJobCount(db: Sql, experimentId: string): Promise<num
   return locked;
 }
 
+/** Unit jobs of the experiment in the queue (locked or not): one per replay unit until it has run. */
+export async function queuedUnitJobCount(db: Sql, experimentId: string): Promise<number> {
+  const [{ queued }] = await db.$queryRaw<[{ queued: number }]>`
+    SELECT count(*)::int AS queued FROM graphile_worker.jobs
+     WHERE starts_with(key, ${experimentJobKeyPrefix(experimentId)}) AND task_identifier = ${REPLAY_UNIT_JOB}`;
+  return queued;
+}
+
 /** Jobs that will still run (attempts left), among those keyed `keys`, or all of them. */
 export async function runnableJobCount(db: Sql, keys?: string[]): Promise<number> {
   const [{ runnable }] = keys

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiKey, createAccount } from "@/lib/auth/accounts";
 import { createAuth } from "@/lib/auth/auth";
+import { queuedUnitJobCount } from "@/lib/jobs/queue";
 import { readServerEnv } from "@/lib/env";
 import { replayConfigSchema } from "@/lib/replay/config";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
@@ -39,8 +40,7 @@ describe("POST /api/v1/experiments with library traces", () => {
     const config = replayConfigSchema.parse((await database.db.experiment.findUniqueOrThrow({ where: { id } })).config);
     expect(config.traces).toHaveLength(12);
     expect(config.traces[0]!.taskId).toBe("banking/user_task_0");
-    const jobs = await database.db.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM graphile_worker.jobs WHERE key LIKE ${`experiment:${id}:unit:%`}`;
-    expect(Number(jobs[0]!.n)).toBe(12 * 2 * 12);
+    expect(await queuedUnitJobCount(database.db, id)).toBe(12 * 2 * 12);
   });
 
   it("takes tasks, and keeps the paper's trace when no trace is given", async () => {
