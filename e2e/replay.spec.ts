@@ -34,6 +34,8 @@ test("the experiment list leads to Table 2 with exact counts", async ({ page }) 
   await page.goto("/");
   await expect(page.getByRole("link", { name: "Boundary Lab" })).toBeVisible();
   const list = page.getByRole("table", { name: /Stored experiments/ });
+  // Times render in UTC on the server and in local time with a relative form once hydrated: read after that.
+  await expect(list.locator("time").first()).toContainText(/ago|just now/);
   const experiments = await readTable(list);
   // the replay e2e/serve.ts ran at start-up; API tests may add others
   const rows = Object.values(experiments).filter((row) => row.Grid === "1 schedule × delays {0, 25} ms × 2 repetitions");

@@ -71,7 +71,7 @@ export default async function ProtocolsPage({ searchParams }: { searchParams: Pr
           </>
         }
       >
-        <DataTable caption="Agreement per field" testId="agreement" columns={["Field", "Reviewers", "Protocols all coded", "Percent agreement", "Kappa", "Disagreeing cells"]} numericColumns={[1, 2, 3]}>
+        <DataTable caption="Agreement per field" testId="agreement" columns={["Field", "Reviewers", "Protocols compared", "Percent agreement", "Kappa", "Disagreeing cells"]} numericColumns={[1, 2, 3]}>
           {REVIEW_FIELDS.map((f) => {
             const a = view.agreement[f];
             const caveat = agreementCaveat(a);

@@ -85,12 +85,27 @@ describe("fieldAgreement", () => {
     expect(fieldAgreement(three)).toMatchObject({ statistic: "fleiss", kappa: { value: 1 }, disagreements: [] });
     expect(fieldAgreement([{ item: "x", rater: "a", code: "E" }])).toMatchObject({ statistic: null, kappa: { value: null } });
   });
+
+  it("compares a team that double-codes each protocol with a different pair: Fleiss over every pair's items", () => {
+    const cells = [
+      { item: "OSWorld", rater: "ana", code: "P" },
+      { item: "OSWorld", rater: "ben", code: "NR" },
+      { item: "Own", rater: "ana", code: "P" },
+      { item: "Own", rater: "cal", code: "P" },
+      { item: "Cybench", rater: "cal", code: "E" }, // one rating: not compared
+    ];
+    const result = fieldAgreement(cells);
+    expect(result).toMatchObject({ raters: ["ana", "ben", "cal"], items: 2, percent: { agreed: 1, of: 2 }, statistic: "fleiss", disagreements: ["OSWorld"] });
+    // Fleiss, 2 ratings per item: P_i = 0 (OSWorld), 1 (Own) → mean 1/2; P 3/4, NR 1/4 → pe = 9/16 + 1/16 = 5/8
+    // kappa = (1/2 - 5/8) / (3/8) = -1/3
+    expect(result.kappa.value).toBeCloseTo(-1 / 3, 12);
+  });
 });
 
 describe("agreementCaveat", () => {
   it("warns when a kappa rests on fewer than five protocols, and not otherwise", async () => {
     const { agreementCaveat, MIN_ITEMS_FOR_KAPPA } = await import("./agreement");
-    expect(agreementCaveat({ items: 1, kappa: { value: -0.5 } })).toContain("rests on 1 protocol coded by every reviewer");
+    expect(agreementCaveat({ items: 1, kappa: { value: -0.5 } })).toContain("rests on 1 protocol compared");
     expect(agreementCaveat({ items: MIN_ITEMS_FOR_KAPPA, kappa: { value: 0.6 } })).toBeNull();
     expect(agreementCaveat({ items: 1, kappa: { value: null, reason: "fewer than two reviewers" } })).toBeNull();
   });

@@ -60,7 +60,7 @@ export interface RatedCell<C extends string> {
 }
 
 export interface FieldAgreement {
-  /** Reviewers whose codes are compared, and the items (protocols) every one of them coded. */
+  /** Reviewers whose codes are compared, and the items (protocols) compared. */
   raters: string[];
   items: number;
   percent: { agreed: number; of: number };
@@ -71,19 +71,27 @@ export interface FieldAgreement {
 }
 
 /**
- * Agreement on one field among the reviewers who coded it: compared over the items every one of
- * them coded. Cohen's kappa for two reviewers, Fleiss' for more; none for fewer than two.
+ * Agreement on one field: compared over the items with the most ratings any item has (at least
+ * two), since Fleiss' kappa needs the same number of ratings per item but not the same raters. When
+ * every reviewer coded every compared item this is "the items all of them coded", as before; a team
+ * that double-codes each protocol with a different pair is still compared, over all its pairs.
+ * Cohen's kappa when the same two reviewers rated every compared item, Fleiss' otherwise.
  */
 export function fieldAgreement<C extends string>(cells: RatedCell<C>[]): FieldAgreement {
-  const raters = [...new Set(cells.map((c) => c.rater))].sort();
   const byItem = new Map<string, Map<string, C>>();
   for (const c of cells) byItem.set(c.item, (byItem.get(c.item) ?? new Map()).set(c.rater, c.code));
-  const complete = [...byItem.entries()].filter(([, ratings]) => raters.every((r) => ratings.has(r))).sort(([a], [b]) => a.localeCompare(b));
-  const ratings = complete.map(([, r]) => raters.map((rater) => r.get(rater)!));
-  const disagreements = complete.filter(([, r]) => new Set(r.values()).size > 1).map(([item]) => item);
-  if (raters.length < 2) return { raters, items: complete.length, percent: { agreed: 0, of: 0 }, statistic: null, kappa: { value: null, reason: "fewer than two reviewers coded this field" }, disagreements: [] };
-  const kappa = raters.length === 2 ? cohensKappa(ratings.map(([a, b]) => [a!, b!] as [C, C])) : fleissKappa(ratings);
-  return { raters, items: complete.length, percent: percentAgreement(ratings), statistic: raters.length === 2 ? "cohen" : "fleiss", kappa, disagreements };
+  const perItem = Math.max(0, ...[...byItem.values()].map((ratings) => ratings.size));
+  const compared = perItem < 2 ? [] : [...byItem.entries()].filter(([, ratings]) => ratings.size === perItem).sort(([a], [b]) => a.localeCompare(b));
+  const raters = [...new Set(compared.flatMap(([, ratings]) => [...ratings.keys()]))].sort();
+  if (raters.length < 2) {
+    const coded = [...new Set(cells.map((c) => c.rater))].sort();
+    return { raters: coded, items: 0, percent: { agreed: 0, of: 0 }, statistic: null, kappa: { value: null, reason: "fewer than two reviewers coded this field" }, disagreements: [] };
+  }
+  const ratings = compared.map(([, r]) => [...r.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, code]) => code));
+  const disagreements = compared.filter(([, r]) => new Set(r.values()).size > 1).map(([item]) => item);
+  const cohen = raters.length === 2;
+  const kappa = cohen ? cohensKappa(ratings.map(([a, b]) => [a!, b!] as [C, C])) : fleissKappa(ratings);
+  return { raters, items: compared.length, percent: percentAgreement(ratings), statistic: cohen ? "cohen" : "fleiss", kappa, disagreements };
 }
 
 /** Below this many protocols coded by every reviewer, a kappa swings with a single cell. */
@@ -95,5 +103,5 @@ export const MIN_ITEMS_FOR_KAPPA = 5;
  */
 export function agreementCaveat(agreement: Pick<FieldAgreement, "items" | "kappa">): string | null {
   if (agreement.kappa.value === null || agreement.items >= MIN_ITEMS_FOR_KAPPA) return null;
-  return `rests on ${agreement.items} protocol${agreement.items === 1 ? "" : "s"} coded by every reviewer (fewer than ${MIN_ITEMS_FOR_KAPPA}): one cell more or less can change it a lot, so read it as a tally, not a measure of agreement`;
+  return `rests on ${agreement.items} protocol${agreement.items === 1 ? "" : "s"} compared (fewer than ${MIN_ITEMS_FOR_KAPPA}): one cell more or less can change it a lot, so read it as a tally, not a measure of agreement`;
 }
