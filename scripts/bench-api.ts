@@ -19,7 +19,6 @@ import autocannon from "autocannon";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { createAccount, createApiKey } from "../lib/auth/accounts";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { ensureMigrated } from "../lib/db/migrate";
@@ -30,26 +29,18 @@ import { table2Mismatches } from "../lib/replay/expected-table2";
 import { replayExperiment } from "../lib/replay/run-experiment";
 import { createShareLink } from "../lib/share/share-links";
 import { requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
+import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { startReplayWorker } from "../lib/worker/replay-worker";
 
 const log = (line: string) => console.error(`bench:api: ${line}`);
 
-function usage(problem: string): never {
-  console.error(`bench:api: ${problem}\nusage: npm run bench:api -- [--json FILE] [--duration SECONDS (default 10)] [--connections N (default 20)]`);
-  process.exit(2);
-}
-
-let values: { json?: string; duration: string; connections: string };
-try {
-  ({ values } = parseArgs({ options: { json: { type: "string" }, duration: { type: "string", default: "10" }, connections: { type: "string", default: "20" } }, strict: true }));
-} catch (error) {
-  usage((error as Error).message);
-}
-const DURATION_S = Number(values.duration);
-const CONNECTIONS = Number(values.connections);
-if (!Number.isInteger(DURATION_S) || DURATION_S < 1 || DURATION_S > 600) usage("--duration must be an integer from 1 to 600");
-if (!Number.isInteger(CONNECTIONS) || CONNECTIONS < 1 || CONNECTIONS > 1000) usage("--connections must be an integer from 1 to 1000");
+const values = parseBenchFlags("bench:api", {
+  duration: { default: 10, min: 1, max: 600, value: "SECONDS" },
+  connections: { default: 20, min: 1, max: 1000 },
+});
+const DURATION_S = values.duration;
+const CONNECTIONS = values.connections;
 const WARMUP_S = 2;
 
 requireProductionBuild("bench:api", log);

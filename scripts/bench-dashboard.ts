@@ -33,7 +33,7 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { isDeepStrictEqual, parseArgs } from "node:util";
+import { isDeepStrictEqual } from "node:util";
 import { createAccount, createApiKey } from "../lib/auth/accounts";
 import { referenceExperimentSummary } from "../lib/dashboard/summary-reference";
 import { gridForRuns, loadSyntheticExperiment } from "../lib/testing/synthetic-runs";
@@ -43,29 +43,18 @@ import { createPrisma, type Db } from "../lib/db/prisma";
 import { experimentSummary } from "../lib/replay/summary";
 import { replaySummarySchema } from "../lib/replay/summary-schema";
 import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
+import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { firstLoadJsGzipBytes } from "./first-load-js";
 
 const log = (line: string) => console.error(`bench:dashboard: ${line}`);
 
-function usage(problem: string): never {
-  console.error(`bench:dashboard: ${problem}\nusage: npm run bench:dashboard -- [--json FILE] [--runs N (default 1000000)] [--requests N (default 50)]`);
-  process.exit(2);
-}
-
-let values: { json?: string; runs: string; requests: string };
-try {
-  ({ values } = parseArgs({
-    options: { json: { type: "string" }, runs: { type: "string", default: "1000000" }, requests: { type: "string", default: "50" } },
-    strict: true,
-  }));
-} catch (error) {
-  usage((error as Error).message);
-}
-const RUNS = Number(values.runs);
-const REQUESTS = Number(values.requests);
-if (!Number.isInteger(RUNS) || RUNS < 1 || RUNS > 10_000_000) usage("--runs must be an integer from 1 to 10000000");
-if (!Number.isInteger(REQUESTS) || REQUESTS < 1 || REQUESTS > 10_000) usage("--requests must be an integer from 1 to 10000");
+const values = parseBenchFlags("bench:dashboard", {
+  runs: { default: 1_000_000, min: 1, max: 10_000_000 },
+  requests: { default: 50, min: 1, max: 10_000 },
+});
+const RUNS = values.runs;
+const REQUESTS = values.requests;
 const WARMUP_REQUESTS = 5;
 const STOP_TIMEOUT_MS = 15_000;
 

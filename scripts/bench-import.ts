@@ -11,10 +11,10 @@
 // Writes FILE as {files, seconds, filesPerSecond, runsPerSecond, peakRssMb} (the first import;
 // peakRssMb is this process's maximum resident set, PostgreSQL apart) and prints them with the
 // targets (≥ 600 files/s, < 1 GB), never asserted.
+import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma } from "../lib/db/prisma";
@@ -24,19 +24,8 @@ import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 
 const log = (line: string) => console.error(`bench:import: ${line}`);
 
-function usage(problem: string): never {
-  console.error(`bench:import: ${problem}\nusage: npm run bench:import -- [--json FILE] [--files N (default 20000)]`);
-  process.exit(2);
-}
-
-let values: { json?: string; files: string };
-try {
-  ({ values } = parseArgs({ options: { json: { type: "string" }, files: { type: "string", default: "20000" } }, strict: true }));
-} catch (error) {
-  usage((error as Error).message);
-}
-const FILES = Number(values.files);
-if (!Number.isInteger(FILES) || FILES < 1 || FILES > 1_000_000) usage("--files must be an integer from 1 to 1000000");
+const values = parseBenchFlags("bench:import", { files: { default: 20_000, min: 1, max: 1_000_000 } });
+const FILES = values.files;
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "bl-bench-import-"));
 const stack = orderedShutdown({ dataDir, stopTimeoutMs: 15_000, log, signalExitCode: 130, logReasonOnSuccess: false });

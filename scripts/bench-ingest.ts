@@ -25,7 +25,7 @@
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { isDeepStrictEqual, parseArgs } from "node:util";
+import { isDeepStrictEqual } from "node:util";
 import pg from "pg";
 import { createAccount, createApiKey } from "../lib/auth/accounts";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
@@ -39,6 +39,7 @@ import { ingestRuns } from "../lib/evaluations/ingest";
 import { runRecordSchema } from "../lib/evaluations/schemas";
 import { evaluationSummary } from "../lib/evaluations/summary";
 import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
+import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { copyFrom, copyText } from "../lib/testing/pg-copy";
 import { POLICY, syntheticRun } from "../lib/testing/synthetic-evaluation-runs";
@@ -46,21 +47,12 @@ import { firstLoadJsGzipBytes } from "./first-load-js";
 
 const log = (line: string) => console.error(`bench:ingest: ${line}`);
 
-function usage(problem: string): never {
-  console.error(`bench:ingest: ${problem}\nusage: npm run bench:ingest -- [--json FILE] [--runs N (default 1000000)] [--clients N (default 4)]`);
-  process.exit(2);
-}
-
-let values: { json?: string; runs: string; clients: string };
-try {
-  ({ values } = parseArgs({ options: { json: { type: "string" }, runs: { type: "string", default: "1000000" }, clients: { type: "string", default: "4" } }, strict: true }));
-} catch (error) {
-  usage((error as Error).message);
-}
-const RUNS = Number(values.runs);
-const CLIENTS = Number(values.clients);
-if (!Number.isInteger(RUNS) || RUNS < 1 || RUNS > 10_000_000) usage("--runs must be an integer from 1 to 10000000");
-if (!Number.isInteger(CLIENTS) || CLIENTS < 1 || CLIENTS > 64) usage("--clients must be an integer from 1 to 64");
+const values = parseBenchFlags("bench:ingest", {
+  runs: { default: 1_000_000, min: 1, max: 10_000_000 },
+  clients: { default: 4, min: 1, max: 64 },
+});
+const RUNS = values.runs;
+const CLIENTS = values.clients;
 const BATCH = 1_000;
 const COPY_CHUNK_RUNS = 20_000;
 const REQUESTS = 50;
