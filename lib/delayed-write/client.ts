@@ -3,6 +3,7 @@ import type { z } from "zod";
 import {
   cancelResponseSchema,
   clockResponseSchema,
+  entriesResponseSchema,
   errorResponseSchema,
   operationListResponseSchema,
   operationResponseSchema,
@@ -10,6 +11,7 @@ import {
   valueResponseSchema,
   writeResponseSchema,
   type OperationStatus,
+  type ResetOperations,
   type WriteRequest,
 } from "./schemas";
 
@@ -115,7 +117,13 @@ export class DelayedWriteClient {
     return this.call(valueResponseSchema, "PUT", "/v1/values", { namespace, key, value });
   }
 
-  reset(namespace: string, values: Record<string, JsonValue>) {
-    return this.call(resetResponseSchema, "POST", "/v1/namespaces/reset", { namespace, values });
+  /** `purge` also forgets the namespace's terminal operations; the replay keeps them as evidence. */
+  reset(namespace: string, values: Record<string, JsonValue>, operations?: ResetOperations) {
+    return this.call(resetResponseSchema, "POST", "/v1/namespaces/reset", { namespace, values, ...(operations && { operations }) });
+  }
+
+  /** Every key the namespace holds, with its value. */
+  entries(namespace: string) {
+    return this.call(entriesResponseSchema, "GET", `/v1/entries?${new URLSearchParams({ namespace })}`);
   }
 }

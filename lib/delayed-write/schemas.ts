@@ -132,14 +132,32 @@ export const resetRequestSchema = z.strictObject({
     .record(keySchema, storedValueSchema)
     .refine((values) => Object.keys(values).length <= MAX_KEYS_PER_NAMESPACE, `a namespace holds at most ${MAX_KEYS_PER_NAMESPACE} keys`)
     .default({}),
+  /**
+   * `purge` also forgets the namespace's terminal operations (its operation list and their handles),
+   * so that a later run cannot read an earlier run's values there; pending ones stay and are counted.
+   * `keep` (the default) leaves the operation history as evidence.
+   */
+  operations: z.enum(["keep", "purge"]).default("keep"),
 });
+export type ResetOperations = z.infer<typeof resetRequestSchema>["operations"];
 export const resetResponseSchema = z.object({
   namespace: z.string(),
   /** Read back after the reset, not echoed from the request. */
   entries: z.array(storedEntrySchema),
   /** Operations still pending in the namespace: a reset does not hold while any can still land. */
   pendingOperations: z.number(),
+  /** Terminal operations a purging reset forgot; absent when the reset kept them. */
+  purgedOperations: z.number().optional(),
   resetAtMs: z.number(),
+  serviceTimeMs: z.number(),
+});
+
+/** Every key a namespace holds, with its value: what a run that can read the namespace can find there. */
+export const entriesQuerySchema = z.strictObject({ namespace: namespaceSchema });
+export const entriesResponseSchema = z.object({
+  namespace: z.string(),
+  entries: z.array(storedEntrySchema),
+  readAtMs: z.number(),
   serviceTimeMs: z.number(),
 });
 

@@ -297,6 +297,41 @@ describe("values and namespaces", () => {
     expect((await client.read(namespace, "a")).entry).toBeNull();
   });
 
+  it("lists every key a namespace holds with its value (GET /v1/entries), and nothing of another namespace", async () => {
+    const namespace = freshNamespace("entries");
+    const other = freshNamespace("entries-other");
+    await client.initialise(namespace, "b", { note: "two" });
+    await client.write(writeBody(namespace, { key: "a", value: "one" }));
+    await client.initialise(other, "z", "elsewhere");
+
+    const answer = await raw("GET", `/v1/entries?${new URLSearchParams({ namespace })}`);
+    expect(answer.status).toBe(200);
+    expect((answer.json as { entries: Array<{ key: string; value: unknown }> }).entries.map(({ key, value }) => ({ key, value }))).toEqual([
+      { key: "a", value: "one" },
+      { key: "b", value: { note: "two" } },
+    ]);
+    expect((await client.entries(freshNamespace("empty"))).entries).toEqual([]);
+    expectError(await raw("GET", "/v1/entries"), 400, "invalid_request", "namespace");
+  });
+
+  it("a purging reset forgets the namespace's finished operations, so their values can no longer be listed", async () => {
+    const namespace = freshNamespace("purge");
+    const done = (await client.write(writeBody(namespace, { key: "a", value: "secret" }))).operation;
+    const pending = (await client.write(writeBody(namespace, { key: "b", delayMs: 60_000 }))).operation;
+
+    const kept = await client.reset(namespace, {});
+    expect(kept.purgedOperations).toBeUndefined();
+    expect((await client.operations(namespace)).operations).toHaveLength(2);
+
+    const purged = await raw("POST", "/v1/namespaces/reset", { body: { namespace, values: { a: "fresh" }, operations: "purge" } });
+    expect(purged.status).toBe(200);
+    expect(purged.json).toMatchObject({ pendingOperations: 1, purgedOperations: 1, entries: [{ key: "a", value: "fresh" }] });
+    expect((await client.operations(namespace)).operations.map((op) => op.handle)).toEqual([pending.handle]);
+    expectError(await raw("GET", `/v1/operations/${done.handle}`), 404, "unknown_handle", done.handle);
+    await client.cancel(pending.handle);
+    expectError(await raw("POST", "/v1/namespaces/reset", { body: { namespace, operations: "forget" } }), 400, "invalid_request", "operations");
+  });
+
   it("fails a write that would exceed the namespace's key capacity, and refuses to initialise one (503)", async () => {
     const namespace = freshNamespace("full");
     const values = Object.fromEntries(Array.from({ length: MAX_KEYS_PER_NAMESPACE }, (_, i) => [`k${i}`, i]));

@@ -3,6 +3,7 @@ import {
   MAX_BODY_BYTES,
   MAX_DELAY_MS,
   MAX_WAIT_MS,
+  entriesQuerySchema,
   initialiseRequestSchema,
   operationListQuerySchema,
   operationQuerySchema,
@@ -139,10 +140,16 @@ export function createDelayedWriteServer(store = defaultStore()): DelayedWriteSe
       const entry = store.initialise(body.namespace, body.key, body.value);
       return send(res, 200, { namespace: body.namespace, key: body.key, entry, readAtMs: entry.writtenAtMs });
     }
+    if (url.pathname === "/v1/entries") {
+      allow("GET");
+      const { namespace } = parse(entriesQuerySchema, queryOf(url), "query");
+      const readAtMs = monotonicNowMs();
+      return send(res, 200, { namespace, entries: store.entries(namespace), readAtMs });
+    }
     if (url.pathname === "/v1/namespaces/reset") {
       allow("POST");
       const body = parse(resetRequestSchema, await readJson(req), "body");
-      const result = store.reset(body.namespace, body.values);
+      const result = store.reset(body.namespace, body.values, body.operations);
       return send(res, 200, { namespace: body.namespace, ...result });
     }
     throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);

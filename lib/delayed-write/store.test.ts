@@ -280,6 +280,30 @@ describe("DelayedWriteStore.reset", () => {
   });
 });
 
+describe("DelayedWriteStore.reset with purge", () => {
+  it("forgets the namespace's terminal operations (list and handles), keeps pending ones and other namespaces' history", () => {
+    const { store } = setup();
+    const done = store.requestWrite(write({ key: "a", value: "canary" }));
+    const pending = store.requestWrite(write({ key: "b", delayMs: 100 }));
+    const elsewhere = store.requestWrite(write({ namespace: "other" }));
+
+    const result = store.reset("ns", { a: "fresh" }, "purge");
+
+    expect(result).toMatchObject({ pendingOperations: 1, purgedOperations: 1 });
+    expect(store.listOperations("ns").map((op) => op.handle)).toEqual([pending.handle]);
+    expect(store.getOperation(done.handle)).toBeUndefined();
+    expect(store.listOperations("other").map((op) => op.handle)).toEqual([elsewhere.handle]);
+  });
+
+  it("keeps the history by default and says nothing about purging", () => {
+    const { store } = setup();
+    store.requestWrite(write({ key: "a" }));
+    const result = store.reset("ns", {});
+    expect(result).not.toHaveProperty("purgedOperations");
+    expect(store.listOperations("ns")).toHaveLength(1);
+  });
+});
+
 describe("DelayedWriteStore capacity", () => {
   function fillNamespace(store: DelayedWriteStore) {
     for (let i = 0; i < MAX_KEYS_PER_NAMESPACE; i++) store.initialise("full", `k${i}`, i);

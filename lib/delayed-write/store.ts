@@ -5,6 +5,7 @@ import {
   type CancelOutcome,
   type Operation,
   type OperationStatus,
+  type ResetOperations,
   type StoredEntry,
   type WriteRequest,
 } from "./schemas";
@@ -144,8 +145,15 @@ export class DelayedWriteStore {
     return entry;
   }
 
-  /** Replaces everything the namespace holds with `values`; pending operations are left alone and counted. */
-  reset(namespace: string, values: Record<string, JsonValue>): { entries: StoredEntry[]; pendingOperations: number; resetAtMs: number } {
+  /**
+   * Replaces everything the namespace holds with `values`; pending operations are left alone and
+   * counted. With `purge`, the namespace's terminal operations are forgotten too (list and handles).
+   */
+  reset(
+    namespace: string,
+    values: Record<string, JsonValue>,
+    operations: ResetOperations = "keep",
+  ): { entries: StoredEntry[]; pendingOperations: number; purgedOperations?: number; resetAtMs: number } {
     if (Object.keys(values).length > MAX_KEYS_PER_NAMESPACE) throw new CapacityError(`a namespace holds at most ${MAX_KEYS_PER_NAMESPACE} keys`); // the HTTP schema refuses this first
     const resetAtMs = this.clock.now();
     const previous = this.values.get(namespace);
@@ -155,7 +163,17 @@ export class DelayedWriteStore {
       fresh.set(key, { key, value, version, writtenBy: "reset", writtenAtMs: resetAtMs });
     }
     this.values.set(namespace, fresh);
-    return { entries: this.entries(namespace), pendingOperations: this.listOperations(namespace, "pending").length, resetAtMs };
+    const purged = operations === "purge" ? { purgedOperations: this.forgetTerminalOperations(namespace) } : {};
+    return { entries: this.entries(namespace), pendingOperations: this.listOperations(namespace, "pending").length, ...purged, resetAtMs };
+  }
+
+  private forgetTerminalOperations(namespace: string): number {
+    const list = this.byNamespace.get(namespace) ?? [];
+    const pending = list.filter((op) => op.status === "pending");
+    for (const op of list) if (op.status !== "pending") this.operations.delete(op.handle);
+    if (pending.length) this.byNamespace.set(namespace, pending);
+    else this.byNamespace.delete(namespace);
+    return list.length - pending.length;
   }
 
   private apply(op: Operation): void {
