@@ -1,5 +1,6 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
+import { canaryConfigSchema } from "../canary/config";
 import { replayConfigSchema } from "../replay/config";
 import { expectedRunCount } from "../replay/grid";
 import { EXPERIMENT_STATES } from "./schemas";
@@ -8,6 +9,8 @@ const int = z.coerce.number().int();
 
 export const experimentStatusSchema = z.object({
   id: z.string(),
+  /** replay (the paper's grid) | canary (the canary reset check: progress counts trials, not runs) */
+  kind: z.enum(["replay", "canary"]),
   /** The name and notes people find it by (PATCH /api/v1/experiments/{id}); null when not given. */
   name: z.string().nullable(),
   notes: z.string().nullable(),
@@ -26,6 +29,25 @@ export type ExperimentStatus = z.infer<typeof experimentStatusSchema>;
 export async function experimentStatus(db: Db, experimentId: string): Promise<ExperimentStatus | null> {
   const experiment = await db.experiment.findUnique({ where: { id: experimentId } });
   if (!experiment) return null;
+  const labels = {
+    id: experiment.id,
+    kind: experiment.kind,
+    name: experiment.name,
+    notes: experiment.notes,
+    state: experiment.state,
+    error: experiment.error,
+    createdAt: experiment.createdAt.toISOString(),
+    startedAt: experiment.startedAt?.toISOString() ?? null,
+    finishedAt: experiment.finishedAt?.toISOString() ?? null,
+  };
+  if (experiment.kind === "canary") {
+    const canary = canaryConfigSchema.parse(experiment.config);
+    const trials = z.array(z.object({ condition: z.string(), n: int })).parse(
+      await db.$queryRaw`SELECT condition, count(DISTINCT trial) AS n FROM canary_results WHERE experiment_id = ${experimentId}::uuid GROUP BY condition`,
+    );
+    const conditions = canary.conditions.map((condition) => ({ condition, total: canary.trials, done: trials.find((t) => t.condition === condition)?.n ?? 0 }));
+    return experimentStatusSchema.parse({ ...labels, progress: { done: conditions.reduce((sum, c) => sum + c.done, 0), total: canary.trials * canary.conditions.length }, conditions });
+  }
   const config = replayConfigSchema.parse(experiment.config);
   const stored = z.array(z.object({ condition: z.string(), n: int })).parse(
     // The runs' counts that triggers keep exact in every writer's transaction (run_summary_cells): the same as counting the runs, at any size.
@@ -37,14 +59,7 @@ export async function experimentStatus(db: Db, experimentId: string): Promise<Ex
     ...config.separationConditions.map((condition) => ({ condition, total: 2 * perCell })),
   ].map((c) => ({ ...c, done: stored.find((s) => s.condition === c.condition)?.n ?? 0 }));
   return experimentStatusSchema.parse({
-    id: experiment.id,
-    name: experiment.name,
-    notes: experiment.notes,
-    state: experiment.state,
-    error: experiment.error,
-    createdAt: experiment.createdAt.toISOString(),
-    startedAt: experiment.startedAt?.toISOString() ?? null,
-    finishedAt: experiment.finishedAt?.toISOString() ?? null,
+    ...labels,
     progress: { done: conditions.reduce((sum, c) => sum + c.done, 0), total: expectedRunCount(config) },
     conditions,
   });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { CANARY_CONDITIONS } from "../canary/config";
 import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/config";
 
 /**
@@ -32,3 +33,14 @@ export const experimentJobKeyPrefix = (experimentId: string) => `experiment:${ex
 export const unitJobKey = (experimentId: string, index: number) => `${experimentJobKeyPrefix(experimentId)}unit:${index}`;
 /** The experiment's one finalize job: requested by every unit that may have been the last, deduplicated by this key. */
 export const finalizeJobKey = (experimentId: string) => `${experimentJobKeyPrefix(experimentId)}finalize`;
+
+/** One canary trial (lib/canary/): A plants, the condition's reset runs, B searches; stored once per (experiment, condition, trial). */
+export const CANARY_TRIAL_JOB = "canary_trial";
+export const canaryTrialPayloadSchema = z.strictObject({
+  experimentId: z.uuid(),
+  condition: z.enum(CANARY_CONDITIONS),
+  trial: z.number().int().min(1),
+});
+export type CanaryTrialPayload = z.infer<typeof canaryTrialPayloadSchema>;
+/** The key of the job running one canary trial: a second enqueue of the same trial is merged into it. */
+export const canaryJobKey = (payload: CanaryTrialPayload) => `${experimentJobKeyPrefix(payload.experimentId)}canary:${payload.condition}:${payload.trial}`;

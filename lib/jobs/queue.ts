@@ -1,7 +1,19 @@
 import type { Db } from "../db/prisma";
 import type { Prisma } from "../generated/prisma/client";
 import type { WorkerUtils } from "graphile-worker";
-import { FINALIZE_EXPERIMENT_JOB, REPLAY_UNIT_JOB, UNIT_MAX_ATTEMPTS, experimentJobKeyPrefix, finalizeJobKey, unitJobKey, type FinalizeExperimentPayload, type ReplayUnitPayload } from "./definitions";
+import {
+  CANARY_TRIAL_JOB,
+  FINALIZE_EXPERIMENT_JOB,
+  REPLAY_UNIT_JOB,
+  UNIT_MAX_ATTEMPTS,
+  canaryJobKey,
+  experimentJobKeyPrefix,
+  finalizeJobKey,
+  unitJobKey,
+  type CanaryTrialPayload,
+  type FinalizeExperimentPayload,
+  type ReplayUnitPayload,
+} from "./definitions";
 
 // The job queue through graphile-worker's public interface only: its `jobs` view, job keys and its
 // SQL functions (its `_private_*` tables may change with any release). Every job of an experiment
@@ -12,12 +24,21 @@ type Sql = Pick<Db, "$queryRaw">;
 
 /** Enqueues one job per unit, keyed by its position in the grid; inside the caller's transaction. */
 export async function enqueueUnitJobs(tx: Prisma.TransactionClient, payloads: ReplayUnitPayload[]): Promise<void> {
-  const specs = payloads.map((payload, index) => ({ payload, key: unitJobKey(payload.experimentId, index) }));
+  await addKeyedJobs(tx, REPLAY_UNIT_JOB, payloads.map((payload, index) => ({ payload, key: unitJobKey(payload.experimentId, index) })));
+}
+
+/** graphile-worker's add_jobs, in order, each with its key and the unit's attempts. */
+async function addKeyedJobs(tx: Prisma.TransactionClient, task: string, specs: Array<{ payload: unknown; key: string }>): Promise<void> {
   await tx.$queryRaw`
     SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(
-      SELECT ROW(${REPLAY_UNIT_JOB}, spec->'payload', NULL, NULL, ${UNIT_MAX_ATTEMPTS}::int, spec->>'key', NULL, NULL)::graphile_worker.job_spec
+      SELECT ROW(${task}, spec->'payload', NULL, NULL, ${UNIT_MAX_ATTEMPTS}::int, spec->>'key', NULL, NULL)::graphile_worker.job_spec
         FROM jsonb_array_elements(${JSON.stringify(specs)}::jsonb) WITH ORDINALITY AS s(spec, n)
        ORDER BY n))`;
+}
+
+/** Enqueues one job per canary trial, keyed by (experiment, condition, trial); inside the caller's transaction. */
+export async function enqueueCanaryJobs(tx: Prisma.TransactionClient, payloads: CanaryTrialPayload[]): Promise<void> {
+  await addKeyedJobs(tx, CANARY_TRIAL_JOB, payloads.map((payload) => ({ payload, key: canaryJobKey(payload) })));
 }
 
 /** Permanently fails the experiment's unit jobs that no worker holds, so none starts; returns how many. */
@@ -25,7 +46,7 @@ export async function failQueuedUnitJobs(db: Sql, experimentId: string, reason: 
   const [{ failed }] = await db.$queryRaw<[{ failed: number }]>`
     SELECT count(*)::int AS failed FROM graphile_worker.permanently_fail_jobs(ARRAY(
       SELECT id FROM graphile_worker.jobs
-       WHERE starts_with(key, ${experimentJobKeyPrefix(experimentId)}) AND task_identifier = ${REPLAY_UNIT_JOB} AND locked_at IS NULL
+       WHERE starts_with(key, ${experimentJobKeyPrefix(experimentId)}) AND task_identifier IN (${REPLAY_UNIT_JOB}, ${CANARY_TRIAL_JOB}) AND locked_at IS NULL
     ), ${reason})`;
   return failed;
 }

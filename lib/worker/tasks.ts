@@ -1,6 +1,7 @@
 import type { TaskList } from "graphile-worker";
 import type { Db } from "../db/prisma";
-import { FINALIZE_EXPERIMENT_JOB, REPLAY_UNIT_JOB, finalizeExperimentPayloadSchema, replayUnitPayloadSchema } from "../jobs/definitions";
+import { runCanaryTrialJob } from "../canary/trial-job";
+import { CANARY_TRIAL_JOB, FINALIZE_EXPERIMENT_JOB, REPLAY_UNIT_JOB, canaryTrialPayloadSchema, finalizeExperimentPayloadSchema, replayUnitPayloadSchema } from "../jobs/definitions";
 import type { UnitResultWriter } from "../replay/batch-writer";
 import type { ReplayConfig } from "../replay/config";
 import type { ReplayContext } from "../replay/context";
@@ -27,7 +28,10 @@ export interface TaskDependencies {
   log(line: string): void;
 }
 
-/** The replay's two jobs: replay one unit and store it, and close an experiment whose runs are all stored. */
+/**
+ * The replay's jobs: replay one unit and store it, close an experiment whose runs are all stored, and
+ * run one canary trial (lib/canary/).
+ */
 export function replayTaskList(deps: TaskDependencies): TaskList {
   const context = (experimentId: string, config: ReplayConfig, trace: Trace): ReplayContext => ({
     client: deps.clock.client,
@@ -73,6 +77,14 @@ export function replayTaskList(deps: TaskDependencies): TaskList {
         deps.unitStored();
       }
       await deps.completion.request(experimentId, found.config);
+    },
+    [CANARY_TRIAL_JOB]: async (payload, helpers) => {
+      const parsed = canaryTrialPayloadSchema.safeParse(payload);
+      if (!parsed.success) {
+        deps.log(`job ${helpers.job.id}: invalid ${CANARY_TRIAL_JOB} payload, not retried: ${parsed.error.issues[0]?.message}`);
+        return;
+      }
+      await runCanaryTrialJob({ db: deps.db, client: deps.clock.client, service: () => ({ url: deps.serviceUrl, timeOrigin: deps.clock.origin }) }, parsed.data, helpers.job.attempts);
     },
     [FINALIZE_EXPERIMENT_JOB]: async (payload, helpers) => {
       const parsed = finalizeExperimentPayloadSchema.safeParse(payload);
