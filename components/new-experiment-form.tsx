@@ -6,7 +6,8 @@ import { Button } from "@/components/ui/button";
 import { CharacterCounter, CheckboxLabel, Field, Fieldset, Input, Select, Textarea, describedBy } from "@/components/ui/field";
 import { FormAlert } from "@/components/ui/alert";
 import { useFieldErrors } from "@/components/ui/use-field-errors";
-import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, createExperimentBodySchema } from "@/lib/experiments/schemas";
+import { CANARY_CONDITIONS, CANARY_MAX_TRIALS } from "@/lib/canary/config";
+import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, createCanaryExperimentBodySchema, createExperimentBodySchema, type ExperimentKind } from "@/lib/experiments/schemas";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
 import { AGENTDOJO_SUITES } from "@/lib/importers/agentdojo-tools";
 import { FINALITY_POLICIES, PAPER_DELAYS_MS, SEPARATION_CONDITIONS } from "@/lib/replay/config";
@@ -14,8 +15,14 @@ import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/replay/display";
 import { PAPER_TRACE } from "@/lib/replay/trace";
 import { callApi } from "./api-client";
 
-/** The form's own schema: the API's body, exactly as the route parses it. */
+/** The form's own schemas: the API's body for each kind, exactly as the route parses it. */
 const formSchema = createExperimentBodySchema;
+const canaryFormSchema = createCanaryExperimentBodySchema;
+
+const KINDS: ReadonlyArray<readonly [ExperimentKind, string, string]> = [
+  ["replay", "The paper's replay", "Finality and separation under every policy and condition (Table 2)."],
+  ["canary", "Canary reset check", "Run A plants a random canary in every surface it can write; after the condition's reset, run B searches every surface it can reach (seeds/002)."],
+];
 
 /** Where the replayed traces come from: the paper's one, library traces (a suite, tasks, ids), or JSON. */
 const TRACE_SOURCES = [
@@ -54,6 +61,8 @@ const FIELDS: Record<string, FieldSpec> = {
   separationConditions: { label: "Separation conditions", custom: "each condition only once" },
   traces: { label: "Traces JSON", allowed: "a list of traces, each with at least one state-changing call" },
   traceSelection: { label: "Library traces", allowed: "a suite, tasks such as banking/user_task_3, or trace ids" },
+  conditions: { label: "Canary conditions", custom: "each condition only once" },
+  trials: { label: "Trials per condition", allowed: `a whole number from 1 to ${CANARY_MAX_TRIALS}` },
 };
 
 /** "0, 25, 100" → [0, 25, 100]; anything that is not a whole number stays as text for the schema to refuse by position. */
@@ -78,10 +87,28 @@ export function NewExperimentForm() {
   const [name, setName] = useState("");
   const [notes, setNotes] = useState("");
   const [source, setSource] = useState<TraceSource>("paper");
+  const [kind, setKind] = useState<ExperimentKind>("replay");
+
+  async function create(body: unknown) {
+    show({});
+    setBusy(true);
+    const created = await callApi<{ id: string }>("/api/v1/experiments", "POST", body);
+    setBusy(false);
+    if (created.ok) return router.push(`/experiments/${created.data.id}`);
+    const { key, message } = serverFieldError(created.field, created.message, FIELDS);
+    show({ [key]: message });
+  }
 
   async function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
+    const labels = { ...(name.trim() ? { name } : {}), ...(notes.trim() ? { notes } : {}) };
+    if (kind === "canary") {
+      const input = { kind, ...labels, conditions: form.getAll("conditions"), trials: numberOrNull(form.get("trials")) };
+      const parsed = canaryFormSchema.safeParse(input);
+      if (!parsed.success) return show(fieldErrors(parsed.error.issues, input, FIELDS));
+      return create(parsed.data);
+    }
     let traces: unknown;
     if (source === "json") {
       try {
@@ -93,8 +120,7 @@ export function NewExperimentForm() {
     const selection = String(form.get("traceSelection") ?? "");
     const traceSelection = source === "suite" ? { suite: selection } : source === "tasks" ? { tasks: list(selection) } : source === "ids" ? { ids: list(selection) } : undefined;
     const input = {
-      ...(name.trim() ? { name } : {}),
-      ...(notes.trim() ? { notes } : {}),
+      ...labels,
       delaysMs: parseDelays(String(form.get("delaysMs"))),
       ...Object.fromEntries(NUMBER_FIELDS.map(([field]) => [field, numberOrNull(form.get(field))])),
       finalityPolicies: form.getAll("finalityPolicies"),
@@ -104,13 +130,7 @@ export function NewExperimentForm() {
     };
     const parsed = formSchema.safeParse(input);
     if (!parsed.success) return show(fieldErrors(parsed.error.issues, input, FIELDS));
-    show({});
-    setBusy(true);
-    const created = await callApi<{ id: string }>("/api/v1/experiments", "POST", parsed.data);
-    setBusy(false);
-    if (created.ok) return router.push(`/experiments/${created.data.id}`);
-    const { key, message } = serverFieldError(created.field, created.message, FIELDS);
-    show({ [key]: message });
+    return create(parsed.data);
   }
 
   const control = (id: string, hint?: unknown, counter?: unknown) => ({
@@ -135,6 +155,56 @@ export function NewExperimentForm() {
         </Field>
       </section>
 
+      <Fieldset id="kind" legend="Kind" data-field="kind" tabIndex={-1}>
+        <div className="grid gap-1.5">
+          {KINDS.map(([value, label, hint]) => (
+            <CheckboxLabel key={value} type="radio" name="kind" value={value} checked={kind === value} onChange={() => setKind(value)}>
+              {label} <span className="text-muted-foreground">— {hint}</span>
+            </CheckboxLabel>
+          ))}
+        </div>
+      </Fieldset>
+
+      {kind === "canary" ? (
+        <>
+          <Field id="trials" label="Trials per condition" hint={`Each trial plants a new random canary. Allowed: a whole number from 1 to ${CANARY_MAX_TRIALS}.`} error={errors.trials}>
+            <Input {...control("trials", true)} type="number" inputMode="numeric" defaultValue={5} required />
+          </Field>
+          <Fieldset id="conditions" legend="Canary conditions" hint="Expected: B finds the canary under shared state, and nothing under namespacing or a verified reset." error={errors.conditions} data-field="conditions" tabIndex={-1}>
+            <div className="grid gap-1.5 sm:grid-cols-2">
+              {CANARY_CONDITIONS.map((c) => (
+                <CheckboxLabel key={c} type="checkbox" name="conditions" value={c} defaultChecked>
+                  {CONDITION_LABELS[c]}
+                </CheckboxLabel>
+              ))}
+            </div>
+          </Fieldset>
+        </>
+      ) : (
+        <ReplayFields control={control} errors={errors} source={source} setSource={setSource} />
+      )}
+      <FormAlert text={errors.form} />
+      <Button type="submit" variant="primary" disabled={busy}>
+        {busy ? "Enqueueing…" : "Start experiment"}
+      </Button>
+    </form>
+  );
+}
+
+/** The paper's replay's fields: its grid, policies and conditions, and traces. */
+function ReplayFields({
+  control,
+  errors,
+  source,
+  setSource,
+}: {
+  control: (id: string, hint?: unknown, counter?: unknown) => Record<string, unknown>;
+  errors: Record<string, string | undefined>;
+  source: TraceSource;
+  setSource: (source: TraceSource) => void;
+}) {
+  return (
+    <>
       <section className="space-y-4" aria-labelledby="grid-title">
         <h2 id="grid-title" className="text-base font-semibold">
           Grid
@@ -191,10 +261,6 @@ export function NewExperimentForm() {
           </Field>
         ) : null}
       </Fieldset>
-      <FormAlert text={errors.form} />
-      <Button type="submit" variant="primary" disabled={busy}>
-        {busy ? "Enqueueing…" : "Start experiment"}
-      </Button>
-    </form>
+    </>
   );
 }

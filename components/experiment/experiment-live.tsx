@@ -92,7 +92,7 @@ function Progress({ initial, canCancel, conditionLabels }: { initial: Experiment
       <div className="space-y-3">
         <label htmlFor="experiment-progress" className="flex flex-wrap items-center gap-2 text-sm">
           <span className="tabular-nums">
-            {done}/{total} runs stored ({percent}%)
+            {done}/{total} {data.kind === "canary" ? "trials" : "runs"} stored ({percent}%)
           </span>
           <span className="text-muted-foreground">·</span> state <StateBadge state={data.state} data-testid="progress-state" />
           {running ? <span className="text-muted-foreground">(updating every second)</span> : null}

@@ -2,6 +2,7 @@
 // each, shared by the API routes and the pages.
 import { z } from "zod";
 import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
+import { canaryConfigSchema } from "../canary/config";
 import { replayConfigSchema } from "../replay/config";
 import { traceSelectionSchema } from "../traces/schemas";
 
@@ -35,15 +36,36 @@ export type ExperimentLabelsPatch = z.infer<typeof experimentLabelsPatchSchema>;
  * name and notes, and the traces: `traces` as JSON, or `traceSelection` from the library (by suite,
  * by task, or ids), or neither (the paper's one trace).
  */
-export const createExperimentBodySchema = replayConfigSchema
-  .extend({
-    ...experimentLabelsShape,
-    // No default here: the route tells "not given" (the paper's trace, or the selection's) from given.
-    traces: replayConfigSchema.shape.traces.unwrap().optional(),
-    traceSelection: traceSelectionSchema.optional(),
-  })
-  .refine((body) => !(body.traces && body.traceSelection), { path: ["traceSelection"], message: "give traces or traceSelection, not both" });
+const replayBodySchema = replayConfigSchema.extend({
+  ...experimentLabelsShape,
+  // No default here: the route tells "not given" (the paper's trace, or the selection's) from given.
+  traces: replayConfigSchema.shape.traces.unwrap().optional(),
+  traceSelection: traceSelectionSchema.optional(),
+});
+const tracesOrSelection: [(body: { traces?: unknown; traceSelection?: unknown }) => boolean, { path: string[]; message: string }] = [
+  (body) => !(body.traces && body.traceSelection),
+  { path: ["traceSelection"], message: "give traces or traceSelection, not both" },
+];
+export const createExperimentBodySchema = replayBodySchema.refine(...tracesOrSelection);
 export type CreateExperimentBody = z.infer<typeof createExperimentBodySchema>;
+
+export const EXPERIMENT_KINDS = ["replay", "canary"] as const;
+export type ExperimentKind = (typeof EXPERIMENT_KINDS)[number];
+
+/** The canary reset check (lib/canary/): its conditions and trials, and the same name and notes. */
+export const createCanaryExperimentBodySchema = canaryConfigSchema.extend({ kind: z.literal("canary"), ...experimentLabelsShape });
+export type CreateCanaryExperimentBody = z.infer<typeof createCanaryExperimentBodySchema>;
+
+/**
+ * POST /api/v1/experiments: `kind` chooses the body; without one it is the paper's replay, whose body
+ * is exactly `createExperimentBodySchema`'s.
+ */
+export const createExperimentRequestSchema = z.preprocess(
+  (body) => (body !== null && typeof body === "object" && !Array.isArray(body) && !("kind" in body) ? { ...body, kind: "replay" } : body),
+  z.discriminatedUnion("kind", [replayBodySchema.extend({ kind: z.literal("replay") }).refine(...tracesOrSelection), createCanaryExperimentBodySchema], {
+    error: `kind must be one of ${EXPERIMENT_KINDS.join(", ")}`,
+  }),
+);
 
 /** Experiments are listed newest first: the keyset position is (created_at, id). */
 export const experimentCursorSchema = z.tuple([z.iso.datetime(), z.uuid()]);

@@ -59,11 +59,11 @@ export async function lockedJobCount(db: Sql, experimentId: string): Promise<num
   return locked;
 }
 
-/** Unit jobs of the experiment in the queue (locked or not): one per replay unit until it has run. */
+/** Unit jobs of the experiment in the queue (locked or not): one per replay unit, or per canary trial, until it has run. */
 export async function queuedUnitJobCount(db: Sql, experimentId: string): Promise<number> {
   const [{ queued }] = await db.$queryRaw<[{ queued: number }]>`
     SELECT count(*)::int AS queued FROM graphile_worker.jobs
-     WHERE starts_with(key, ${experimentJobKeyPrefix(experimentId)}) AND task_identifier = ${REPLAY_UNIT_JOB}`;
+     WHERE starts_with(key, ${experimentJobKeyPrefix(experimentId)}) AND task_identifier IN (${REPLAY_UNIT_JOB}, ${CANARY_TRIAL_JOB})`;
   return queued;
 }
 

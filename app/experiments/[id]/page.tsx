@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
+import { CanaryReport } from "@/components/experiment/canary-report";
 import { EditLabels } from "@/components/experiment/edit-labels";
 import { ExperimentLive } from "@/components/experiment/experiment-live";
 import { ExperimentReport } from "@/components/experiment/experiment-report";
@@ -16,6 +17,7 @@ import { can } from "@/lib/auth/permissions";
 import type { Principal } from "@/lib/auth/principal";
 import { finalityByDelay, unresolvedRuns } from "@/lib/dashboard/experiment-aggregates";
 import { conditionLabel, experimentTitle, shortId } from "@/lib/dashboard/format";
+import { canaryResults } from "@/lib/canary/store";
 import { getDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
 import { experimentStatus } from "@/lib/experiments/progress";
@@ -43,11 +45,12 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
   results.catch(() => {}); // an unknown id ends the page (404) before the report awaits them
   const experiment = await db.experiment.findUnique({
     where: { id },
-    select: { id: true, name: true, notes: true, createdAt: true, finishedAt: true, state: true, error: true, wallMs: true, config: true },
+    select: { id: true, kind: true, name: true, notes: true, createdAt: true, finishedAt: true, state: true, error: true, wallMs: true, config: true },
   });
   if (!experiment) notFound();
   const { name, notes } = experiment;
   const edits = can(principal.role, "experiment:run");
+  const canary = experiment.kind === "canary";
   return (
     <>
       <PageHeader
@@ -64,17 +67,19 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
         description={notes ? <span className="whitespace-pre-line" data-testid="experiment-notes">{notes}</span> : undefined}
         actions={
           <>
-            <Link href={`/experiments/${id}/runs`} className={buttonClass({ size: "sm" })}>
-              <List aria-hidden="true" />
-              Browse its runs
-            </Link>
+            {canary ? null : (
+              <Link href={`/experiments/${id}/runs`} className={buttonClass({ size: "sm" })}>
+                <List aria-hidden="true" />
+                Browse its runs
+              </Link>
+            )}
             {edits ? <EditLabels experimentId={id} name={name} notes={notes} /> : null}
           </>
         }
       />
       {/* The header (and the 404) come first; the report streams in behind a loading state. */}
       <Suspense fallback={<PageLoading label="Loading the experiment's results…" />}>
-        <Report experiment={experiment} principal={principal} results={results} />
+        {canary ? <CanaryExperiment experimentId={id} principal={principal} /> : <Report experiment={experiment} principal={principal} results={results} />}
       </Suspense>
       {libraryTraces(experiment.config) ? (
         <Suspense fallback={<PageLoading label="Loading the results per trace…" />}>
@@ -98,6 +103,20 @@ async function PerTrace({ experimentId }: { experimentId: string }) {
       <TraceResultsPanel results={results} />
     </div>
   ) : null;
+}
+
+/** A canary experiment: its progress in trials, then the table per condition and surface. */
+async function CanaryExperiment({ experimentId, principal }: { experimentId: string; principal: Principal }) {
+  const db = getDb();
+  const [status, results] = await Promise.all([experimentStatus(db, experimentId), canaryResults(db, experimentId)]);
+  return (
+    <>
+      {status ? (
+        <ExperimentLive initial={status} canCancel={can(principal.role, "experiment:cancel")} conditionLabels={Object.fromEntries(status.conditions.map((c) => [c.condition, conditionLabel(c.condition)]))} />
+      ) : null}
+      {results ? <CanaryReport results={results} /> : null}
+    </>
+  );
 }
 
 /** The experiment's summary, status, finality by delay and unresolved runs, queried in parallel. */

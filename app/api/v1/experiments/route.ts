@@ -1,7 +1,8 @@
 import { getDb } from "@/lib/db/client";
+import { createCanaryExperiment } from "@/lib/experiments/create-canary-experiment";
 import { createQueuedExperiment } from "@/lib/experiments/create-experiment";
 import { listExperiments } from "@/lib/experiments/list-experiments";
-import { createExperimentBodySchema, experimentListQuerySchema } from "@/lib/experiments/schemas";
+import { createExperimentRequestSchema, experimentListQuerySchema } from "@/lib/experiments/schemas";
 import { apiRoute } from "@/lib/http/route";
 import { replayConfigSchema } from "@/lib/replay/config";
 import { resolveTraceSelection } from "@/lib/traces/library";
@@ -12,15 +13,23 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute({ permission: "results:read", query: experimentListQuerySchema }, async ({ query }) => Response.json(await listExperiments(getDb(), query)));
 
 /**
- * Creates an experiment from its config (every field defaults to the paper's grid), with an optional
+ * Creates an experiment of its `kind`: the paper's replay (the default) or the canary reset check
+ * (`{"kind": "canary", conditions?, trials?}`).
+ * The replay is created from its config (every field defaults to the paper's grid), with an optional
  * name and notes, and enqueues its units. `traceSelection` ({suite} | {tasks} | {ids}) is resolved
  * against the trace library now, so that the experiment stores exactly the traces it replays.
  */
-export const POST = apiRoute({ permission: "experiment:run", body: createExperimentBodySchema }, async ({ principal, body }) => {
-  const { name, notes, traceSelection, traces, ...grid } = body;
+export const POST = apiRoute({ permission: "experiment:run", body: createExperimentRequestSchema }, async ({ principal, body }) => {
   const db = getDb();
-  const chosen = traceSelection ? await resolveTraceSelection(db, traceSelection) : traces;
-  const config = replayConfigSchema.parse({ ...grid, ...(chosen && { traces: chosen }) });
-  const id = await createQueuedExperiment(db, config, principal.userId, { name, notes });
+  let id: string;
+  if (body.kind === "canary") {
+    const { kind: _kind, name, notes, ...config } = body;
+    id = await createCanaryExperiment(db, config, principal.userId, { name, notes });
+  } else {
+    const { kind: _kind, name, notes, traceSelection, traces, ...grid } = body;
+    const chosen = traceSelection ? await resolveTraceSelection(db, traceSelection) : traces;
+    const config = replayConfigSchema.parse({ ...grid, ...(chosen && { traces: chosen }) });
+    id = await createQueuedExperiment(db, config, principal.userId, { name, notes });
+  }
   return Response.json({ id }, { status: 201, headers: { location: `/api/v1/experiments/${id}` } });
 });
