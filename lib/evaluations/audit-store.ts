@@ -13,6 +13,7 @@ import {
   compareRunIds,
   effectSettledAtMs,
   linkWithoutResets,
+  resetBreaksRoutes,
   surfaceLinkGroups,
   surfaceRunSpans,
   type SurfaceHistory,
@@ -121,6 +122,7 @@ const surfaceEvent = z.object({
   res_status: z.string().nullable(),
   res_ms: msNumber.nullable(),
   verified: z.boolean().nullable(),
+  canary_survived: z.boolean().nullable(),
 });
 
 /** Everything stored on the given surfaces: writes (touches and effects), reads and scorings, resets. */
@@ -129,17 +131,19 @@ async function surfaceHistories(tx: Tx, evaluationId: string, surfaces: readonly
     await tx.$queryRaw`
       SELECT CASE WHEN t.op = 'write' THEN 'write' ELSE 'read' END AS kind, t.surface, t.run_id::text AS run_id,
              extract(epoch FROM t.at) * 1000 AS at_ms, extract(epoch FROM r.scored_at) * 1000 AS scored_ms, t.public,
-             NULL::numeric AS acknowledged_ms, NULL::text AS status_at_scoring, NULL::text AS res_status, NULL::numeric AS res_ms, NULL::boolean AS verified
+             NULL::numeric AS acknowledged_ms, NULL::text AS status_at_scoring, NULL::text AS res_status, NULL::numeric AS res_ms, NULL::boolean AS verified,
+             NULL::boolean AS canary_survived
         FROM evaluation_touches t JOIN evaluation_runs r ON r.id = t.run_id
        WHERE t.evaluation_id = ${evaluationId}::uuid AND t.surface = ANY(${surfaces}::text[])
       UNION ALL
       SELECT 'effect', e.surface, e.run_id::text, extract(epoch FROM e.requested_at) * 1000, extract(epoch FROM r.scored_at) * 1000, e.public,
-             extract(epoch FROM e.acknowledged_at) * 1000, e.status_at_scoring, last.status, extract(epoch FROM last.at) * 1000, NULL
+             extract(epoch FROM e.acknowledged_at) * 1000, e.status_at_scoring, last.status, extract(epoch FROM last.at) * 1000, NULL, NULL
         FROM evaluation_effects e JOIN evaluation_runs r ON r.id = e.run_id
         LEFT JOIN LATERAL (SELECT s.status, s.at FROM evaluation_effect_resolutions s WHERE s.run_id = e.run_id AND s.effect_id = e.effect_id ORDER BY s.id DESC LIMIT 1) last ON TRUE
        WHERE e.evaluation_id = ${evaluationId}::uuid AND e.surface = ANY(${surfaces}::text[])
       UNION ALL
-      SELECT 'reset', x.surface, x.run_id::text, extract(epoch FROM x.at) * 1000, NULL, NULL, NULL, NULL, NULL, NULL, x.verified
+      SELECT 'reset', x.surface, x.run_id::text, extract(epoch FROM x.at) * 1000, NULL, NULL, NULL, NULL, NULL, NULL, x.verified,
+             EXISTS (SELECT 1 FROM evaluation_reset_canaries c WHERE c.run_id = x.run_id AND c.surface = x.surface AND c.reset_at = x.at AND c.found)
         FROM evaluation_resets x
        WHERE x.evaluation_id = ${evaluationId}::uuid AND x.surface = ANY(${surfaces}::text[])`,
   );
@@ -150,7 +154,7 @@ async function surfaceHistories(tx: Tx, evaluationId: string, surfaces: readonly
     if (row.public) history.public = true;
     if (row.kind === "write") history.writes.push({ runId: row.run_id, atMs: row.at_ms, settledAtMs: row.at_ms, runScoredAtMs: row.scored_ms! });
     else if (row.kind === "read") history.reads.push({ runId: row.run_id, atMs: row.at_ms });
-    else if (row.kind === "reset") history.resets.push({ atMs: row.at_ms, verified: row.verified! });
+    else if (row.kind === "reset") history.resets.push({ atMs: row.at_ms, verified: row.verified!, canarySurvived: row.canary_survived! });
     else {
       const latestResolution = row.res_status === null ? null : { status: row.res_status as "completed", atMs: row.res_ms! };
       const settledAtMs = effectSettledAtMs({ requestedAtMs: row.at_ms, acknowledgedAtMs: row.acknowledged_ms, statusAtScoring: row.status_at_scoring as "pending", latestResolution });
@@ -276,7 +280,7 @@ function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): Map<str
     for (const surface of run.scoredOn ?? []) on(surface).reads.push({ runId: id, atMs: scoredMs });
     for (const r of run.resets ?? []) {
       const h = on(r.surface);
-      if (r.verified) h.verified = true;
+      if (resetBreaksRoutes({ verified: r.verified, canarySurvived: r.canary?.found })) h.verified = true;
     }
   }
   return new Map([...histories].map(([surface, h]) => [surface, { spans: surfaceRunSpans(h), public: h.public, verifiedResets: h.verified }]));

@@ -229,6 +229,7 @@ async function storeWithChanges(tx: Tx, evaluationId: string, policyVersion: num
   await tx.$executeRaw`DELETE FROM evaluation_touches WHERE run_id = ANY(${updated}::bigint[])`;
   await tx.$executeRaw`DELETE FROM evaluation_resets WHERE run_id = ANY(${updated}::bigint[])`;
   await tx.$executeRaw`DELETE FROM evaluation_effect_resolutions WHERE run_id = ANY(${updated}::bigint[]) AND source = 'record'`;
+  await tx.$executeRaw`DELETE FROM evaluation_reset_canaries WHERE run_id = ANY(${updated}::bigint[]) AND source = 'record'`;
   const changed = valid.filter((v) => idOf.has(v.run.externalId)).map((v) => ({ run: v.run, id: idOf.get(v.run.externalId)! }));
   await insertChildren(tx, evaluationId, changed);
   const surfaces = [...new Set([...oldSurfaces, ...changed.flatMap((c) => surfacesOf(c.run))])];
@@ -237,7 +238,7 @@ async function storeWithChanges(tx: Tx, evaluationId: string, policyVersion: num
   return written;
 }
 
-/** Effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt) and resets: one statement per table. */
+/** Effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt), resets and their canary checks: one statement per table. */
 async function insertChildren(tx: Tx, evaluationId: string, runs: { run: RunRecord; id: string }[]): Promise<void> {
   const effects = runs.flatMap(({ run, id }) =>
     (run.effects ?? []).map((e) => ({
@@ -268,6 +269,9 @@ async function insertChildren(tx: Tx, evaluationId: string, runs: { run: RunReco
     ...(run.scoredOn ?? []).map((surface) => ({ run_id: id, surface, op: "score", at: run.scoredAt, public: false })),
   ]);
   const resets = runs.flatMap(({ run, id }) => (run.resets ?? []).map((r) => ({ run_id: id, surface: r.surface, at: r.at, verified: r.verified, evidence: r.evidence ?? null })));
+  const canaries = runs.flatMap(({ run, id }) =>
+    (run.resets ?? []).flatMap((r) => (r.canary ? [{ run_id: id, surface: r.surface, reset_at: r.at, planted: r.canary.planted, found: r.canary.found, evidence: r.canary.evidence }] : [])),
+  );
   if (effects.length > 0) {
     await tx.$executeRaw`
       INSERT INTO evaluation_effects (run_id, evaluation_id, effect_id, tool, call_id, trace_position, arguments, surface, controller, handle, requested_at,
@@ -295,5 +299,11 @@ async function insertChildren(tx: Tx, evaluationId: string, runs: { run: RunReco
       INSERT INTO evaluation_resets (run_id, evaluation_id, surface, at, verified, evidence)
       SELECT x.run_id, ${evaluationId}::uuid, x.surface, x.at, x.verified, x.evidence
         FROM json_to_recordset(${JSON.stringify(resets)}::json) AS x(run_id bigint, surface text, at timestamptz, verified boolean, evidence jsonb)`;
+  }
+  if (canaries.length > 0) {
+    await tx.$executeRaw`
+      INSERT INTO evaluation_reset_canaries (run_id, evaluation_id, surface, reset_at, planted, found, evidence, source)
+      SELECT x.run_id, ${evaluationId}::uuid, x.surface, x.reset_at, x.planted, x.found, x.evidence, 'record'
+        FROM json_to_recordset(${JSON.stringify(canaries)}::json) AS x(run_id bigint, surface text, reset_at timestamptz, planted text, found boolean, evidence jsonb)`;
   }
 }

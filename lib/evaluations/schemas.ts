@@ -112,13 +112,31 @@ export const touchSchema = z.strictObject({
 });
 export type TouchRecord = z.infer<typeof touchSchema>;
 
-export const resetSchema = z.strictObject({
+/**
+ * A canary check of a reset (seeds/002): a unique token planted on `surface` before the reset, then
+ * searched for after it. Found means the reset did not hold, whatever its `verified` says.
+ */
+export const canaryCheckSchema = z.strictObject({
+  /** The reset's surface, where the canary was planted and searched. */
   surface: text("surface"),
-  at: time("at"),
-  /** Read back after the reset: only a verified reset breaks a route. */
-  verified: z.boolean("verified must be true or false"),
-  evidence: evidenceSchema.optional(),
+  /** What was planted and where (the token, the keys or paths). */
+  planted: text("planted", 4_000),
+  found: z.boolean("found must be true or false"),
+  /** What showed the canary after the reset (a key and value, an operation id), or what was searched. */
+  evidence: evidenceSchema,
 });
+export type CanaryCheck = z.infer<typeof canaryCheckSchema>;
+
+export const resetSchema = z
+  .strictObject({
+    surface: text("surface"),
+    at: time("at"),
+    /** Read back after the reset: only a verified reset breaks a route, and only while no canary survived it. */
+    verified: z.boolean("verified must be true or false"),
+    evidence: evidenceSchema.optional(),
+    canary: canaryCheckSchema.optional(),
+  })
+  .refine((reset) => !reset.canary || reset.canary.surface === reset.surface, { path: ["canary", "surface"], message: "canary.surface must be the reset's surface" });
 export type ResetRecord = z.infer<typeof resetSchema>;
 
 export const toolCallSchema = z.strictObject({
@@ -199,6 +217,15 @@ export type IngestResponse = z.infer<typeof ingestResponseSchema>;
 /** POST /api/v1/evaluations/{id}/effects/{effectId}/resolutions: appended, never overwriting. `runExternalId` is needed only when several runs use the effectId. */
 export const postResolutionBodySchema = resolutionSchema.extend({ runExternalId: text("runExternalId", 200).optional() });
 export type PostResolutionBody = z.infer<typeof postResolutionBodySchema>;
+
+/**
+ * POST /api/v1/evaluations/{id}/runs/{externalId}/resets/canary: a canary check of one of the run's
+ * resets, appended. `surface` names the reset; `at` its time, needed only when the run reset that
+ * surface more than once.
+ */
+export const postResetCanaryBodySchema = canaryCheckSchema.extend({ at: time("at").optional() });
+export type PostResetCanaryBody = z.infer<typeof postResetCanaryBodySchema>;
+export const evaluationRunPathSchema = z.strictObject({ id: z.uuid("id must be an evaluation id (a UUID)"), externalId: text("externalId", 200) });
 
 /** Evaluations are listed newest first: the keyset position is (created_at, id). */
 export const evaluationCursorSchema = z.tuple([z.iso.datetime(), z.uuid()]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "../testing/seeded-random";
-import { addToSurfaceStats, analysisUnits, effectSettledAtMs, linkWithoutResets, surfaceLinkGroups, surfaceRunSpans, type SurfaceHistory } from "./separation";
+import { addToSurfaceStats, analysisUnits, effectSettledAtMs, linkWithoutResets, resetBreaksRoutes, surfaceLinkGroups, surfaceRunSpans, type SurfaceHistory } from "./separation";
 
 // Three runs of one task on one surface, times in ms: run 1 [0, 5], run 2 [10, 15], run 3 [20, 25].
 // Run 1 writes at 1; run 2 reads at 11 and writes at 12; run 3 reads at 21.
@@ -28,6 +28,13 @@ describe("separation on one surface", () => {
     expect(members(chain({ resets: [{ atMs: 20, verified: false }] }))).toEqual([["1:none", "2:internal", "3:internal"]]);
     // between run 1 and run 2: run 2 is separate from run 1, run 3 still reads run 2's write
     expect(members(chain({ resets: [{ atMs: 10, verified: true }] }))).toEqual([["2:none", "3:internal"]]);
+  });
+
+  it("a verified reset whose canary survived breaks nothing: the chain it would break stays connected", () => {
+    expect(members(chain({ resets: [{ atMs: 20, verified: true, canarySurvived: false }] }))).toEqual([["1:none", "2:internal"]]);
+    expect(members(chain({ resets: [{ atMs: 20, verified: true, canarySurvived: true }] }))).toEqual([["1:none", "2:internal", "3:internal"]]);
+    expect(members(chain({ resets: [{ atMs: 10, verified: true, canarySurvived: true }] }))).toEqual([["1:none", "2:internal", "3:internal"]]);
+    expect([resetBreaksRoutes({ verified: true }), resetBreaksRoutes({ verified: true, canarySurvived: true }), resetBreaksRoutes({ verified: false, canarySurvived: false })]).toEqual([true, false, false]);
   });
 
   it("a verified reset does not break a route from a write still open, nor one that settles after it", () => {

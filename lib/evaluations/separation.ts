@@ -3,7 +3,7 @@
 // reset of it in between; a run is scored on the surfaces it wrote (so two writers are connected
 // when either is scored after the other's write) and on those its scorer read (`scoredOn`). A
 // verified reset breaks a route only once the write it follows has settled (the paper's verified
-// reset waits until the operation is terminal); an unverified one breaks nothing. Connected
+// reset waits until the operation is terminal); an unverified one, or one whose canary survived, breaks nothing. Connected
 // components are the analysis units. Pure: times are epoch milliseconds; run ids are opaque strings.
 import type { InheritedState, ResolutionStatus, StatusAtScoring } from "./schemas";
 import { isTerminalStatus } from "./finality";
@@ -25,7 +25,20 @@ export interface SurfaceHistory {
   writes: readonly SurfaceWrite[];
   /** Reads, and the scoring of runs whose scorer read it (`scoredOn`). */
   reads: readonly { runId: string; atMs: number }[];
-  resets: readonly { atMs: number; verified: boolean }[];
+  resets: readonly ResetFacts[];
+}
+
+/** A reset as recorded: whether it was verified, and whether a canary planted before it was found after it. */
+export interface ResetFacts {
+  atMs: number;
+  verified: boolean;
+  /** A canary check of this reset found its canary (seeds/002). */
+  canarySurvived?: boolean;
+}
+
+/** A reset breaks routes only when verified and no canary survived it: a surviving canary shows the surface kept state. */
+export function resetBreaksRoutes(reset: Pick<ResetFacts, "verified" | "canarySurvived">): boolean {
+  return reset.verified && !reset.canarySurvived;
 }
 
 /** The runs connected through one surface, and what each received through it. */
@@ -82,7 +95,7 @@ function firstAtOrAfter(resets: readonly number[], fromMs: number): number {
  * live write of another run. Each write joins a group at most once, so the sweep is linear after sorting.
  */
 export function surfaceLinkGroups(history: SurfaceHistory): SurfaceLinkGroup[] {
-  const verified = history.resets.filter((r) => r.verified).map((r) => r.atMs).sort((a, b) => a - b);
+  const verified = history.resets.filter(resetBreaksRoutes).map((r) => r.atMs).sort((a, b) => a - b);
   // At one instant: reads first (a write at the read's own time does not reach it), then the resets that end writes, then new writes.
   type Event = { atMs: number; order: 0 | 1 | 2; runId: string; key: number };
   const events: Event[] = [];

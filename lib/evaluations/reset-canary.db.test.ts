@@ -1,0 +1,84 @@
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Db } from "../db/prisma";
+import { ApiError } from "../http/errors";
+import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { at, SURFACE, WORKED_POLICY, workedExample } from "../testing/evaluation-example";
+import { appendResetCanary } from "./append-reset-canary";
+import { createEvaluation } from "./create-evaluation";
+import { ingestRuns } from "./ingest";
+import { evaluationSummary } from "./summary";
+
+// Canary checks of ingested resets (seeds/002), on a real PostgreSQL: the worked example of
+// docs/evaluations.md with r1's transfer settled at 10:00:08 and a verified reset of the surface
+// before r3 at 10:00:20, which makes r3 its own unit unless a canary survived the reset.
+let database: TestDatabase;
+let db: Db;
+
+beforeAll(async () => {
+  database = await createTestDatabase(inject("embeddedAdminUrl"));
+  db = database.db;
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+type Canary = { surface: string; planted: string; found: boolean; evidence: string | Record<string, unknown> };
+const FOUND: Canary = { surface: SURFACE, planted: "canary-7f3a in balance note", found: true, evidence: { key: "balance.note", value: "canary-7f3a" } };
+const CLEAN: Canary = { surface: SURFACE, planted: "canary-7f3a in balance note", found: false, evidence: "searched 12 keys and the audit log: no match" };
+
+/** The worked example with r1's write settled (terminal evidence at 10:00:08) and r3 resetting the surface first, verified. */
+function runs(canary?: Canary) {
+  const example = workedExample();
+  Object.assign(example[0]!.effects![0]!, { resolution: { status: "completed", at: at(8), evidence: "ledger entry 8812" } });
+  Object.assign(example[2]!, { resets: [{ surface: SURFACE, at: at(20), verified: true, evidence: "read back 100", ...(canary && { canary }) }] });
+  return example;
+}
+const units = async (id: string) => (await evaluationSummary(db, id)).units;
+
+describe("canary checks of ingested resets", () => {
+  it("a posted canary that survived makes the verified reset break nothing; one not found changes nothing", async () => {
+    const id = await createEvaluation(db, { name: "posted canaries", effectPolicy: WORKED_POLICY }, null);
+    await ingestRuns(db, id, runs());
+    expect(await units(id)).toEqual({ runRows: 3, analysisUnits: 2, largest: 2 });
+
+    expect(await appendResetCanary(db, id, "r3", CLEAN, null)).toMatchObject({ resetAt: at(20), verified: true });
+    expect(await units(id)).toEqual({ runRows: 3, analysisUnits: 2, largest: 2 });
+
+    expect(await appendResetCanary(db, id, "r3", { ...FOUND, at: at(20) }, null)).toMatchObject({ verified: false });
+    expect(await units(id)).toEqual({ runRows: 3, analysisUnits: 1, largest: 3 });
+    const r3 = await db.evaluationRun.findUniqueOrThrow({ where: { evaluationId_externalId: { evaluationId: id, externalId: "r3" } }, select: { inheritedState: true } });
+    expect(r3.inheritedState).toBe("internal");
+    // Append-only: both checks are kept, and the reset itself still says verified as the harness recorded it.
+    expect(await db.evaluationResetCanary.count({ where: { evaluationId: id, source: "posted" } })).toBe(2);
+    expect((await db.evaluationReset.findFirstOrThrow({ where: { evaluationId: id } })).verified).toBe(true);
+    // A run re-sent unchanged keeps the posted checks.
+    expect((await ingestRuns(db, id, runs())).map((r) => r.status)).toEqual(["unchanged", "unchanged", "unchanged"]);
+    expect(await units(id)).toMatchObject({ analysisUnits: 1 });
+  });
+
+  it("a canary on the reset in the ingested run counts the same, on the first batch and when the run is re-sent", async () => {
+    const id = await createEvaluation(db, { name: "recorded canaries", effectPolicy: WORKED_POLICY }, null);
+    await ingestRuns(db, id, runs(FOUND));
+    expect(await units(id)).toEqual({ runRows: 3, analysisUnits: 1, largest: 3 });
+    expect((await ingestRuns(db, id, runs(CLEAN))).map((r) => r.status)).toEqual(["unchanged", "unchanged", "updated"]);
+    expect(await units(id)).toEqual({ runRows: 3, analysisUnits: 2, largest: 2 });
+    expect(await db.evaluationResetCanary.findMany({ where: { evaluationId: id }, select: { found: true, source: true } })).toEqual([{ found: false, source: "record" }]);
+  });
+
+  it("refuses a canary for no such reset or run naming the field, a canary of another surface, and an ambiguous reset", async () => {
+    const id = await createEvaluation(db, { name: "bad canaries", effectPolicy: WORKED_POLICY }, null);
+    await ingestRuns(db, id, runs());
+    const refusal = (promise: Promise<unknown>) => promise.then(() => null, (error: ApiError) => [error.status, error.field]);
+    expect(await refusal(appendResetCanary(db, id, "r3", { ...FOUND, surface: "repo:main" }, null))).toEqual([404, "surface"]);
+    expect(await refusal(appendResetCanary(db, id, "r3", { ...FOUND, at: at(21) }, null))).toEqual([404, "at"]);
+    expect(await refusal(appendResetCanary(db, id, "r9", FOUND, null))).toEqual([404, "surface"]);
+    const twice = runs();
+    Object.assign(twice[2]!, { resets: [{ surface: SURFACE, at: at(20), verified: true }, { surface: SURFACE, at: at(22), verified: true }] });
+    await ingestRuns(db, id, twice);
+    expect(await refusal(appendResetCanary(db, id, "r3", FOUND, null))).toEqual([409, "at"]);
+    expect(await db.evaluationResetCanary.count({ where: { evaluationId: id } })).toBe(0);
+
+    const [mismatch] = await ingestRuns(db, id, [{ ...runs(CLEAN)[2]!, externalId: "r4", resets: [{ surface: SURFACE, at: at(20), verified: true, canary: { ...CLEAN, surface: "repo:main" } }] }]);
+    expect(mismatch).toMatchObject({ status: "error", error: { field: "runs.0.resets.0.canary.surface" } });
+  });
+});
