@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Section } from "@/components/ui/page-header";
+import { Alert } from "@/components/ui/alert";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { REASON_LABELS } from "@/lib/evaluations/display";
 import { UNRESOLVED_REASONS, type EvaluationSummary } from "@/lib/evaluations/schemas";
@@ -53,13 +54,32 @@ export function UnresolvedPanel({ evaluationId, unresolved, runs }: { evaluation
 }
 
 /** Run rows against analysis units, and the largest connected groups with the surfaces that connect them. */
-export function UnitsPanel({ evaluationId, units, largest }: { evaluationId: string | null; units: EvaluationSummary["units"]; largest: { unit: string; runs: number; surfaces: string[] }[] }) {
+export function UnitsPanel({
+  evaluationId,
+  units,
+  largest,
+  resetsOverriddenByCanary = 0,
+}: {
+  evaluationId: string | null;
+  units: EvaluationSummary["units"];
+  largest: { unit: string; runs: number; surfaces: string[] }[];
+  /** Verified resets whose canary was found after them: they break no route. */
+  resetsOverriddenByCanary?: number;
+}) {
   return (
     <Section
       title="Analysis units"
       id="units"
       description={`${units.runRows} run rows form ${units.analysisUnits} analysis units: runs connected through a surface (one writes, the other reads or is scored on it later, no verified reset between) are one unit.`}
     >
+      {resetsOverriddenByCanary > 0 ? (
+        <Alert tone="warning" className="mb-3" data-testid="canary-overridden-resets">
+          <p>
+            {resetsOverriddenByCanary} reset(s) recorded as verified count as not verified: a canary planted before each was found after it (seeds/002), so they break no route and the runs
+            they would have separated stay connected.
+          </p>
+        </Alert>
+      ) : null}
       {largest.length === 0 ? (
         <EmptyState title="No two runs are connected">
           <p>Every run is its own unit.</p>

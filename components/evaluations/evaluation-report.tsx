@@ -15,6 +15,7 @@ export function EvaluationReport({
   statistics,
   edits = false,
   linksToRuns,
+  resetsOverriddenByCanary,
 }: {
   evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy">;
   summary: EvaluationSummary;
@@ -25,13 +26,15 @@ export function EvaluationReport({
   statistics?: EvaluationStatistics;
   edits?: boolean;
   linksToRuns: boolean;
+  /** Verified resets whose canary survived (the units panel says why they break no route). */
+  resetsOverriddenByCanary?: number;
 }) {
   const runsOf = linksToRuns ? evaluation.id : null;
   return (
     <>
       <EvaluationFigures summary={summary} />
       <UnresolvedPanel evaluationId={runsOf} unresolved={summary.unresolved} runs={summary.runs} />
-      <UnitsPanel evaluationId={runsOf} units={summary.units} largest={largestUnits} />
+      <UnitsPanel evaluationId={runsOf} units={summary.units} largest={largestUnits} resetsOverriddenByCanary={resetsOverriddenByCanary} />
       {statistics ? <StatisticsPanel {...statistics} /> : null}
       <EffectPolicyPanel evaluation={evaluation} tools={tools} versions={versions} edits={edits} />
     </>

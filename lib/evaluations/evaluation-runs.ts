@@ -88,8 +88,16 @@ export type EvaluationRunDetail = EvaluationRunListItem & {
   toolCalls: unknown;
   effects: (Omit<z.infer<typeof effectRow>, "resolutions"> & { resolutions: z.infer<typeof effectRow>["resolutions"] })[];
   touches: { surface: string; op: "read" | "write" | "score"; at: Date; public: boolean }[];
-  resets: { surface: string; at: Date; verified: boolean; evidence: unknown }[];
+  /** With every canary check of the reset, oldest first: one found means the reset did not hold. */
+  resets: { surface: string; at: Date; verified: boolean; evidence: unknown; canaries: ResetCanaryCheck[] }[];
 };
+
+export interface ResetCanaryCheck {
+  planted: string;
+  found: boolean;
+  evidence: unknown;
+  source: string;
+}
 
 /** One run by its external id, with its open-effects records (every resolution, oldest first), touches and resets; or null. */
 export async function getEvaluationRun(db: Db, evaluationId: string, externalId: string): Promise<EvaluationRunDetail | null> {
@@ -99,6 +107,7 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
   });
   if (!run) return null;
   const [base] = z.array(runRow).parse(await db.$queryRaw`SELECT ${RUN_COLUMNS} FROM evaluation_runs WHERE id = ${run.id}`);
+  const canaries = await db.evaluationResetCanary.findMany({ where: { runId: run.id }, orderBy: { id: "asc" }, select: { surface: true, resetAt: true, planted: true, found: true, evidence: true, source: true } });
   const effects = z.array(effectRow).parse(
     await db.$queryRaw`
       SELECT e.effect_id, e.tool, e.call_id, e.trace_position, e.arguments, e.surface, e.controller, e.handle, e.requested_at, e.acknowledged_at,
@@ -116,8 +125,23 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
     toolCalls: run.toolCalls,
     effects,
     touches: run.touches.map((t) => ({ surface: t.surface, op: t.op as "read" | "write" | "score", at: t.at, public: t.public })),
-    resets: run.resets.map((r) => ({ surface: r.surface, at: r.at, verified: r.verified, evidence: r.evidence })),
+    resets: run.resets.map((r) => ({
+      surface: r.surface,
+      at: r.at,
+      verified: r.verified,
+      evidence: r.evidence,
+      canaries: canaries.filter((c) => c.surface === r.surface && c.resetAt.getTime() === r.at.getTime()).map(({ planted, found, evidence, source }) => ({ planted, found, evidence, source })),
+    })),
   };
+}
+
+/** Verified resets that a canary check found did not hold, in the evaluation: they break no route. */
+export async function resetsOverriddenByCanary(db: Db, evaluationId: string): Promise<number> {
+  const [{ n }] = await db.$queryRaw<[{ n: number }]>`
+    SELECT count(*)::int AS n FROM evaluation_resets x
+     WHERE x.evaluation_id = ${evaluationId}::uuid AND x.verified
+       AND EXISTS (SELECT 1 FROM evaluation_reset_canaries c WHERE c.run_id = x.run_id AND c.surface = x.surface AND c.reset_at = x.at AND c.found)`;
+  return n;
 }
 
 /** The largest analysis units with more than one run: their unit id (smallest run id), size, and the surfaces that connect them (kept on the unit). */

@@ -5,6 +5,8 @@ import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { at, SURFACE, WORKED_POLICY, workedExample } from "../testing/evaluation-example";
 import { appendResetCanary } from "./append-reset-canary";
 import { createEvaluation } from "./create-evaluation";
+import { getEvaluationRun, resetsOverriddenByCanary } from "./evaluation-runs";
+import { evaluationRunTimeline, explainEvaluationRun } from "./run-timeline";
 import { ingestRuns } from "./ingest";
 import { evaluationSummary } from "./summary";
 
@@ -51,6 +53,12 @@ describe("canary checks of ingested resets", () => {
     // Append-only: both checks are kept, and the reset itself still says verified as the harness recorded it.
     expect(await db.evaluationResetCanary.count({ where: { evaluationId: id, source: "posted" } })).toBe(2);
     expect((await db.evaluationReset.findFirstOrThrow({ where: { evaluationId: id } })).verified).toBe(true);
+    // The run page and the units panel say why.
+    expect(await resetsOverriddenByCanary(db, id)).toBe(1);
+    const detail = (await getEvaluationRun(db, id, "r3"))!;
+    expect(detail.resets[0]!.canaries.map((c) => [c.found, c.source])).toEqual([[false, "posted"], [true, "posted"]]);
+    expect(explainEvaluationRun(detail).notes).toContain(`Its verified reset of ${SURFACE} counts as not verified: a canary planted before it was found after it, so it breaks no route between runs.`);
+    expect(evaluationRunTimeline(detail).find((e) => e.kind === "reset")?.label).toBe(`Reset of ${SURFACE}, recorded verified, but its canary (${FOUND.planted}) was found after it: counted as not verified`);
     // A run re-sent unchanged keeps the posted checks.
     expect((await ingestRuns(db, id, runs())).map((r) => r.status)).toEqual(["unchanged", "unchanged", "unchanged"]);
     expect(await units(id)).toMatchObject({ analysisUnits: 1 });

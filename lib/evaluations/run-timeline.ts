@@ -25,7 +25,7 @@ export function evaluationRunTimeline(run: EvaluationRunDetail): TimelineEvent[]
     }
   }
   for (const touch of run.touches) drafts.push({ kind: touch.op === "write" ? "write" : "read", atMs: touch.at.getTime(), label: `${touch.op === "score" ? "scored on" : touch.op} ${touch.surface}${touch.public ? " (public)" : ""}` });
-  for (const reset of run.resets) drafts.push({ kind: "reset", atMs: reset.at.getTime(), label: `Reset of ${reset.surface}, ${reset.verified ? "verified" : "not verified"}` });
+  for (const reset of run.resets) drafts.push({ kind: "reset", atMs: reset.at.getTime(), label: `Reset of ${reset.surface}, ${resetVerdict(reset)}` });
   drafts.push({ kind: "scoring", atMs: run.scoredAt.getTime(), label: `Scored: ${run.endpointLabel} at the endpoint` });
   if (run.endedAt) drafts.push({ kind: "end", atMs: run.endedAt.getTime(), label: "The run ended" });
   const start = run.startedAt.getTime();
@@ -47,11 +47,22 @@ export function effectIntervals(run: EvaluationRunDetail): { effectId: string; f
   });
 }
 
+/** A reset as the audit counts it: a canary found after it overrides the harness's `verified` (separation.ts, resetBreaksRoutes). */
+function resetVerdict(reset: EvaluationRunDetail["resets"][number]): string {
+  const survived = reset.canaries.find((c) => c.found);
+  if (survived) return `recorded ${reset.verified ? "verified" : "not verified"}, but its canary (${survived.planted}) was found after it: counted as not verified`;
+  const checked = reset.canaries.length ? `; its canary was not found after it` : "";
+  return `${reset.verified ? "verified" : "not verified"}${checked}`;
+}
+
 /** Why the run's label is final or unresolved, and what a disagreement means, in sentences. */
 export function explainEvaluationRun(run: EvaluationRunDetail): { summary: string; notes: string[] } {
   const notes: string[] = [];
   if (run.terminalLabel && run.disagreement) notes.push(`The terminal label (${run.terminalLabel}) differs from the endpoint label (${run.endpointLabel}): a disagreement.`);
-  if (run.inheritedState !== "none") notes.push(`It received another run's state (${run.inheritedState}), so it shares analysis unit ${run.analysisUnit} with the runs that reached it.`);
+  for (const reset of run.resets.filter((r) => r.verified && r.canaries.some((c) => c.found))) {
+    notes.push(`Its verified reset of ${reset.surface} counts as not verified: a canary planted before it was found after it, so it breaks no route between runs.`);
+  }
+    if (run.inheritedState !== "none") notes.push(`It received another run's state (${run.inheritedState}), so it shares analysis unit ${run.analysisUnit} with the runs that reached it.`);
   if (run.finality === "final")
     return { summary: `Final: every relevant effect was terminal when the run was scored, so the endpoint label (${run.endpointLabel}) stands.`, notes };
   const reason = run.unresolvedReason ? REASON_LABELS[run.unresolvedReason] : "an effect was open";

@@ -13,7 +13,7 @@ import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
-import { evaluationTools, largestUnits } from "@/lib/evaluations/evaluation-runs";
+import { evaluationTools, largestUnits, resetsOverriddenByCanary } from "@/lib/evaluations/evaluation-runs";
 import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
 import { getEvaluation, listEffectPolicyVersions } from "@/lib/evaluations/get-evaluation";
 import type { EvaluationDetail } from "@/lib/evaluations/schemas";
@@ -72,9 +72,22 @@ const loadAudit = (db: Db, id: string, evaluation: Promise<EvaluationDetail | nu
     evaluation.then((e) => (e ? evaluationTools(db, id, e.effectPolicy) : [])),
     listEffectPolicyVersions(db, id),
     evaluationStatistics(db, id),
+    resetsOverriddenByCanary(db, id),
   ]);
 
 async function Audit({ evaluation, edits, results }: { evaluation: EvaluationDetail; edits: boolean; results: ReturnType<typeof loadAudit> }) {
-  const [summary, units, tools, versions, statistics] = await results;
-  return <EvaluationReport evaluation={evaluation} summary={summary} largestUnits={units} tools={tools} versions={versions} statistics={statistics} edits={edits} linksToRuns />;
+  const [summary, units, tools, versions, statistics, overridden] = await results;
+  return (
+    <EvaluationReport
+      evaluation={evaluation}
+      summary={summary}
+      largestUnits={units}
+      tools={tools}
+      versions={versions}
+      statistics={statistics}
+      edits={edits}
+      linksToRuns
+      resetsOverriddenByCanary={overridden}
+    />
+  );
 }
