@@ -12,12 +12,16 @@ import { replaySummarySchema, type ReplaySummary } from "../replay/summary-schem
  */
 const IMMUTABLE_STATES = new Set(["completed", "failed"]);
 
-/** A per-process cache of one aggregate of finished experiments: `compute` runs once per finished experiment, every time for the others; null when there is no such experiment. */
+/**
+ * A per-process cache of one aggregate of finished replay experiments: `compute` runs once per
+ * finished experiment, every time for the others; null when there is no such experiment, or when it
+ * is of another kind (a canary experiment has its own results: lib/canary/store.ts).
+ */
 export function finishedExperimentCache<T extends object>(compute: (db: Db, experimentId: string) => Promise<T>): (db: Db, experimentId: string) => Promise<T | null> {
   const finished = new LRUCache<string, T>({ max: 200 });
   return async (db, experimentId) => {
-    const row = await db.experiment.findUnique({ where: { id: experimentId }, select: { state: true, finishedAt: true } });
-    if (!row) return null;
+    const row = await db.experiment.findUnique({ where: { id: experimentId }, select: { kind: true, state: true, finishedAt: true } });
+    if (!row || row.kind !== "replay") return null;
     const key = IMMUTABLE_STATES.has(row.state) && row.finishedAt ? `${experimentId}@${row.finishedAt.toISOString()}` : null;
     const hit = key ? finished.get(key) : undefined;
     if (hit) return hit;

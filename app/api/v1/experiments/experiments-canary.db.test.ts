@@ -12,6 +12,7 @@ let database: TestDatabase;
 let key: string;
 let POST: typeof import("./route").POST;
 let GET_CANARY: typeof import("./[id]/canary/route").GET;
+let GET_SUMMARY: typeof import("./[id]/summary/route").GET;
 
 beforeAll(async () => {
   database = await createTestDatabase(inject("embeddedAdminUrl"));
@@ -22,6 +23,7 @@ beforeAll(async () => {
   ({ key } = await createApiKey(auth, editor.id, "canary"));
   ({ POST } = await import("./route"));
   ({ GET: GET_CANARY } = await import("./[id]/canary/route"));
+  ({ GET: GET_SUMMARY } = await import("./[id]/summary/route"));
 });
 afterAll(async () => {
   await database?.drop();
@@ -43,6 +45,9 @@ describe("POST /api/v1/experiments with kind canary", () => {
     const results = await getCanary(id);
     expect(results.status).toBe(200);
     expect(await results.json()).toEqual({ experimentId: id, conditions: ["shared", "verified_reset"], trials: 2, surfaces: [], held: { n: 0, N: 0 } });
+    // The replay's aggregates are not a canary experiment's: 404, never a 500.
+    const summary = await GET_SUMMARY(new Request(`http://localhost:3999/api/v1/experiments/${id}/summary`, { headers: headers() }), { params: Promise.resolve({ id }) });
+    expect(summary.status).toBe(404);
   });
 
   it("without a kind creates the paper's replay, whose canary results are a 404", async () => {
