@@ -122,7 +122,7 @@ async function ExperimentList({ query, runs }: { query: ExperimentListQuery; run
             </div>,
             <StateBadge key="state" state={e.state} />,
             <Time key="created" iso={e.createdAt.toISOString()} />,
-            e.grid ? describeGrid(e.grid) : <span className="text-muted-foreground">config unreadable</span>,
+            e.kind === "canary" ? "canary reset check" : e.grid ? describeGrid(e.grid) : <span className="text-muted-foreground">config unreadable</span>,
             e.totalRuns === null ? e.storedRuns : ratio(e.storedRuns, e.totalRuns),
             ratio(e.disagreements, e.finalityTrials),
             ratio(e.exposures, e.pairs),

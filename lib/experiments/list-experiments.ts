@@ -5,7 +5,7 @@ import { encodeCursor, likeContaining } from "../http/pagination";
 import { replayConfigSchema } from "../replay/config";
 import { sweepInterruptedExperiments } from "../replay/in-process-runner";
 import { expectedRunCount } from "../replay/grid";
-import type { ExperimentListQuery } from "./schemas";
+import { EXPERIMENT_KINDS, type ExperimentKind, type ExperimentListQuery } from "./schemas";
 
 const int = z.coerce.number().int();
 
@@ -18,6 +18,7 @@ const row = z.object({
   name: z.string().nullable(),
   notes: z.string().nullable(),
   state: z.string(),
+  kind: z.enum(EXPERIMENT_KINDS),
   config: z.unknown(),
   stored_runs: int,
   finality_trials: int,
@@ -32,6 +33,8 @@ export interface ExperimentListItem {
   name: string | null;
   notes: string | null;
   state: string;
+  /** replay (the paper's grid) or canary (the canary reset check, which has no grid and no runs) */
+  kind: ExperimentKind;
   /** null when the stored config has no readable grid */
   grid: z.infer<typeof gridSchema> | null;
   /** Runs stored so far, and how many its grid has (null when the stored config is unreadable). */
@@ -66,11 +69,11 @@ export async function listExperiments(db: Db, query: Pick<ExperimentListQuery, "
   if (query.cursor) conditions.push(Prisma.sql`(created_at, id) < (${new Date(query.cursor[0])}::timestamptz, ${query.cursor[1]}::uuid)`);
   const rows = await db.$queryRaw`
     WITH page AS (
-      SELECT id, created_at, name, notes, state, config FROM experiments
+      SELECT id, created_at, name, notes, state, kind, config FROM experiments
        WHERE ${Prisma.join(conditions, " AND ")}
        ORDER BY created_at DESC, id DESC LIMIT ${limit + 1}
     )
-    SELECT page.id::text AS id, page.created_at, page.name, page.notes, page.state, page.config, counts.*
+    SELECT page.id::text AS id, page.created_at, page.name, page.notes, page.state, page.kind, page.config, counts.*
       FROM page
      CROSS JOIN LATERAL (
        -- From the trigger-maintained summary (migration run_summary), not a scan of every run.
@@ -94,6 +97,7 @@ export async function listExperiments(db: Db, query: Pick<ExperimentListQuery, "
         name: r.name,
         notes: r.notes,
         state: r.state,
+        kind: r.kind,
         grid: grid.success ? grid.data : null,
         storedRuns: r.stored_runs,
         totalRuns: config.success ? expectedRunCount(config.data) : null,
