@@ -35,6 +35,7 @@ test("an editor starts a canary experiment from the form and reads the per-surfa
   await expect(page.getByTestId("canary-shared-pending_operations")).toContainText(/operation op_[0-9a-f-]+ \(pending\) carries it/);
   await expect(page.getByTestId("canary-namespaced-values")).toContainText("no match");
   expect(await seriousViolations(page)).toEqual([]);
+  await page.screenshot({ path: "test-results/canary-experiment.png", fullPage: true });
   // The list names its kind instead of a grid.
   await page.goto("/?name=Canary%20from%20the%20form");
   await expect(page.getByTestId("experiments")).toContainText("canary reset check");
