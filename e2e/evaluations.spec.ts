@@ -51,11 +51,11 @@ test("an evaluation created in the form shows the worked example's figures and t
   await client.appendResolution(id, "e1", { status: "completed", at: at(8), evidence: "ledger entry 8812", verifiedBy: "reconciler" });
 
   await page.reload();
-  await expect(page.getByTestId("stat-reported")).toContainText("3/3 successes of all runs, as recorded");
+  await expect(page.getByTestId("stat-reported")).toContainText("3/3 successes of all scored runs, as recorded");
   await expect(page.getByTestId("stat-final")).toContainText("2/2 successes of final runs");
-  await expect(page.getByTestId("stat-unresolved")).toContainText("1/3 runs unresolved, of all runs");
+  await expect(page.getByTestId("stat-unresolved")).toContainText("1/3 runs unresolved, of all scored runs");
   await expect(page.getByTestId("stat-unresolved")).toContainText("resolved, but after the run was scored: 1");
-  await expect(page.getByTestId("stat-bounds")).toContainText("2/3 to 3/3 of all runs");
+  await expect(page.getByTestId("stat-bounds")).toContainText("2/3 to 3/3 of all scored runs");
   await expect(page.getByTestId("stat-disagreements")).toContainText("1/1 runs with a terminal label");
   await expect(page.getByTestId("stat-units")).toContainText("1/3 units of run rows");
   await expect(page.getByTestId("stat-exposures")).toContainText("2/3 runs that received another run's state");

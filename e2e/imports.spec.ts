@@ -34,7 +34,7 @@ test("an editor uploads logs, reads the report, and classifies an Inspect tool t
   // The Inspect evaluation: its tools unclassified, so its one run is unresolved.
   await report.getByRole("link", { name: "Inspect browser · openai/gpt-4o-mini · XSogYfcZrx876NZYKz3Xf5" }).click();
   await expect(page).toHaveURL(/\/evaluations\/[0-9a-f-]{36}$/);
-  await expect(page.getByTestId("stat-unresolved")).toContainText("1/1 runs unresolved, of all runs");
+  await expect(page.getByTestId("stat-unresolved")).toContainText("1/1 runs unresolved, of all scored runs");
   await expect(page.getByTestId("unresolved-by-tool")).toContainText("web_browser_go");
   await expect(page.getByTestId("tools-seen")).toContainText("web_browser_click");
 
@@ -52,5 +52,5 @@ test("an editor uploads logs, reads the report, and classifies an Inspect tool t
   await page.getByRole("button", { name: "Save as a new version" }).click();
   await expect(page.getByTestId("policy-saved")).toContainText("Saved as version 3");
   await expect(page.getByTestId("stat-final")).toContainText("1/1 successes of final runs");
-  await expect(page.getByTestId("stat-unresolved")).toContainText("0/1 runs unresolved, of all runs");
+  await expect(page.getByTestId("stat-unresolved")).toContainText("0/1 runs unresolved, of all scored runs");
 });

@@ -134,6 +134,11 @@ test("a run whose labels disagree shows its timeline, its effect's handle and th
   // Snapshot at 25 ms: scored at the endpoint, before the write was applied.
   expect(kinds.indexOf("scoring")).toBeLessThan(kinds.indexOf("application"));
   expect(timeline.find((row) => row.Event === "trace step")!["Since start"]).toBe("+0.000 ms");
+  // The trace's one write: pending at the endpoint, applied after scoring.
+  const writes = await readRows(page.getByRole("table", { name: /^Writes/ }));
+  expect(writes).toHaveLength(1);
+  expect(writes[0]).toMatchObject({ Write: "1 of 1", "Status at endpoint": "pending", Resolution: "completed" });
+  expect(writes[0]!["Open interval"]).toContain("ended after scoring");
   // A viewer may not share.
   await expect(page.getByRole("button", { name: "Share read-only link…" })).toHaveCount(0);
   await page.screenshot({ path: "test-results/run.png", fullPage: true });

@@ -28,9 +28,10 @@ const COLUMNS: GridColumn[] = [
   { header: "Harness" },
   { header: "Benchmark" },
   { header: "Runs", numeric: true },
-  { header: "Reported successes / runs", numeric: true },
+  { header: "Reported successes / scored runs", numeric: true },
   { header: "Final-only successes / final runs", numeric: true },
-  { header: "Unresolved / runs", numeric: true },
+  { header: "Unresolved / scored runs", numeric: true },
+  { header: "Unscored / runs", numeric: true },
   { header: "Created" },
 ];
 
@@ -125,7 +126,7 @@ async function EvaluationList({ query, writes }: { query: EvaluationListQuery; w
         columns={COLUMNS}
         rows={page.evaluations.map((e) => ({
           key: e.id,
-          sort: [null, e.name, e.harness, e.benchmark, e.runs, rate(e.reported.successes, e.reported.n), rate(e.final.successes, e.final.n), rate(e.unresolved, e.runs), e.createdAt.getTime()],
+          sort: [null, e.name, e.harness, e.benchmark, e.runs, rate(e.reported.successes, e.reported.n), rate(e.final.successes, e.final.n), rate(e.unresolved, e.reported.n), rate(e.unscored, e.runs), e.createdAt.getTime()],
           cells: [
             <input key="compare" type="checkbox" name="ids" value={e.id} form={COMPARE_FORM} aria-label={`Compare ${e.name}`} className="size-4" data-testid="compare-checkbox" />,
             <Link key="name" href={`/evaluations/${e.id}`} data-testid="evaluation-link">
@@ -136,7 +137,8 @@ async function EvaluationList({ query, writes }: { query: EvaluationListQuery; w
             e.runs,
             ratio(e.reported.successes, e.reported.n),
             ratio(e.final.successes, e.final.n),
-            ratio(e.unresolved, e.runs),
+            ratio(e.unresolved, e.reported.n),
+            ratio(e.unscored, e.runs),
             <Time key="created" iso={e.createdAt.toISOString()} />,
           ],
         }))}

@@ -8,12 +8,12 @@ import { formatWilson95 } from "@/lib/statistics/wilson";
 
 /** The headline figures side by side, each n/N with its population named, and the rates' chart below them. */
 export function EvaluationFigures({ summary }: { summary: EvaluationSummary }) {
-  const { reported, final, unresolved, disagreements, bounds, units, exposures, runs } = summary;
+  const { reported, final, unresolved, disagreements, bounds, units, exposures, runs, unscored } = summary;
   const reasons = UNRESOLVED_REASONS.filter((r) => unresolved.byReason[r]).map((r) => `${REASON_LABELS[r]}: ${unresolved.byReason[r]}`);
   return (
     <>
       <StatGrid>
-        <StatCard label="Reported success rate" value={percent(reported.successes, reported.n)} ratio={{ n: reported.successes, of: reported.n, what: "successes of all runs, as recorded" }} interval={formatWilson95(reported.successes, reported.n)} meaning="What the harness reported at the endpoint." testId="stat-reported" />
+        <StatCard label="Reported success rate" value={percent(reported.successes, reported.n)} ratio={{ n: reported.successes, of: reported.n, what: "successes of all scored runs, as recorded" }} interval={formatWilson95(reported.successes, reported.n)} meaning="What the harness reported at the endpoint." testId="stat-reported" />
         <StatCard
           label="Final-only success rate"
           value={percent(final.successes, final.n)}
@@ -25,9 +25,9 @@ export function EvaluationFigures({ summary }: { summary: EvaluationSummary }) {
         />
         <StatCard
           label="Unresolved"
-          value={percent(unresolved.n, runs)}
-          ratio={{ n: unresolved.n, of: runs, what: "runs unresolved, of all runs" }}
-          interval={formatWilson95(unresolved.n, runs)}
+          value={percent(unresolved.n, reported.n)}
+          ratio={{ n: unresolved.n, of: reported.n, what: "runs unresolved, of all scored runs" }}
+          interval={formatWilson95(unresolved.n, reported.n)}
           meaning={reasons.length ? `By reason: ${reasons.join("; ")}.` : "Every run's label is final."}
           tone={unresolved.n ? "warning" : undefined}
           testId="stat-unresolved"
@@ -35,9 +35,17 @@ export function EvaluationFigures({ summary }: { summary: EvaluationSummary }) {
         <StatCard
           label="True success rate lies between"
           value={`${percent(bounds.lower.successes, bounds.lower.n)} – ${percent(bounds.upper.successes, bounds.upper.n)}`}
-          interval={`${ratio(bounds.lower.successes, bounds.lower.n)} to ${ratio(bounds.upper.successes, bounds.upper.n)} of all runs`}
+          interval={`${ratio(bounds.lower.successes, bounds.lower.n)} to ${ratio(bounds.upper.successes, bounds.upper.n)} of all scored runs`}
           meaning="Unresolved runs counted as failures, then as successes."
           testId="stat-bounds"
+        />
+        <StatCard
+          label="Unscored"
+          value={percent(unscored, runs)}
+          ratio={{ n: unscored, of: runs, what: "runs the harness never scored, of all stored runs" }}
+          meaning="No score was recorded (e.g. an Inspect sample with no score event and no score): no endpoint label, so in no rate above; listed under finality “unscored”."
+          tone={unscored ? "warning" : "muted"}
+          testId="stat-unscored"
         />
         <StatCard
           label="Disagreements"

@@ -33,7 +33,7 @@ export function EvaluationReport({
   return (
     <>
       <EvaluationFigures summary={summary} />
-      <UnresolvedPanel evaluationId={runsOf} unresolved={summary.unresolved} runs={summary.runs} />
+      <UnresolvedPanel evaluationId={runsOf} unresolved={summary.unresolved} runs={summary.reported.n} />
       <UnitsPanel evaluationId={runsOf} units={summary.units} largest={largestUnits} resetsOverriddenByCanary={resetsOverriddenByCanary} />
       {statistics ? <StatisticsPanel {...statistics} /> : null}
       <EffectPolicyPanel evaluation={evaluation} tools={tools} versions={versions} edits={edits} />

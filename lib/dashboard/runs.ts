@@ -7,7 +7,7 @@ import { RUN_CLASSIFICATIONS } from "../replay/classification";
 import { agreementOf, explainRun, type RunExplanation } from "./explain";
 import { RUN_CONDITIONS, RUN_ROLES, type RunCursor, type RunFilters } from "./filters";
 import { encodeCursor } from "../http/pagination";
-import { runTimeline, type TimelineEvent } from "./timeline";
+import { runTimeline, writeIntervals, type TimelineEvent, type WriteInterval } from "./timeline";
 
 const nullableText = z.string().nullable();
 const nullableMs = z.number().nullable();
@@ -239,6 +239,8 @@ export interface RunDetail {
   /** For a separation run: the other run of its pair (same experiment and group). */
   pairedRun: { id: string; role: string } | null;
   timeline: TimelineEvent[];
+  /** Every write of the run (each state-changing call of its trace), with its open interval and resolution. */
+  writes: WriteInterval[];
   explanation: RunExplanation;
 }
 
@@ -265,6 +267,7 @@ export async function loadRunDetail(db: Db, runId: string): Promise<RunDetail | 
     openEffects,
     pairedRun,
     timeline: runTimeline({ ...row, evidence: extra.evidence }),
+    writes: writeIntervals({ ...row, evidence: extra.evidence }),
     explanation: explainRun({ ...row, evidence: extra.evidence }),
   };
 }

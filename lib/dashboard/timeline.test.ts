@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { T0, cancelledPending, environmentFailure, noWriteA, sharedPair, snapshotPending, snapshotZeroDelay } from "../testing/test-support";
-import { describeEntry, formatOffset, parseRunEvidence, roughMs, runTimeline, type TimelineEvent } from "./timeline";
+import { T0, cancelledPending, environmentFailure, noWriteA, reconciliationPending, sharedPair, snapshotPending, snapshotZeroDelay } from "../testing/test-support";
+import type { FinalityEvidence } from "../replay/records";
+import { describeEntry, formatOffset, parseRunEvidence, roughMs, runTimeline, writeIntervals, type TimelineEvent } from "./timeline";
 
 const shape = (events: TimelineEvent[]) => events.map((e) => `${e.actor}:${e.kind}`);
 const at = (events: TimelineEvent[], kind: TimelineEvent["kind"], actor?: TimelineEvent["actor"]) => events.find((e) => e.kind === kind && (!actor || e.actor === actor));
@@ -76,6 +77,38 @@ describe("runTimeline", () => {
     expect(shape(events)).toEqual(["single:trace", "single:voided_attempt", "single:voided_attempt", "single:end"]);
     expect(events[2]!.label).toBe("Attempt 1 voided: POST /v1/writes: connection refused");
     expect(events[2]!.offsetMs).toBe(347);
+  });
+
+  it("shows every write of a trace with two state-changing calls, each with its own interval and resolution", () => {
+    const run = snapshotPending();
+    const first = run.evidence as FinalityEvidence;
+    const secondAck = { ...first.ack, handle: "op_second", key: "banking.update_password", acceptedAtMs: T0 + 0.8, ackAtMs: T0 + 1, dueAtMs: T0 + 25.8 };
+    const secondTerminal = { ...secondAck, status: "cancelled" as const, cancelledAtMs: T0 + 1.5 };
+    const second = { key: "banking.update_password", expectedValue: null, ack: secondAck, endpointRead: { entry: null, readAtMs: T0 + 1.1 }, cancel: null, terminal: secondTerminal, terminalRead: { entry: null, readAtMs: T0 + 1.6 }, afterDue: null };
+    const events = runTimeline({ ...run, evidence: { ...first, otherWrites: [second] } });
+    expect(events.filter((e) => e.kind === "request").map((e) => e.label)).toEqual([
+      "The trial requested an async write of banking.send_money with a 25 ms delay (operation op_snap) [write 1 of 2, key banking.send_money]",
+      "The trial requested an async write of banking.update_password with a 25 ms delay (operation op_second) [write 2 of 2, key banking.update_password]",
+    ]);
+    expect(events.filter((e) => e.kind === "endpoint")).toHaveLength(2);
+    expect(at(events, "cancellation")!.label).toBe("The service cancelled the write before it was applied [write 2 of 2, key banking.update_password]");
+    expect(events.filter((e) => e.kind === "scoring")).toHaveLength(1);
+    // op_snap: requested +0.4, applied at its due time +25.4 plus 0.01, after scoring at +1.2; op_second: cancelled at +1.5, also after scoring.
+    const intervals = writeIntervals({ ...run, evidence: { ...first, otherWrites: [second] } });
+    expect(intervals.map((w) => [w.handle, w.resolution, w.statusAtEndpoint, w.endedByScoring])).toEqual([
+      ["op_snap", "completed", "pending", false],
+      ["op_second", "cancelled", "pending", false],
+    ]);
+    expect(intervals[0]!.fromMs).toBeCloseTo(0.4, 9);
+    expect(intervals[0]!.toMs).toBeCloseTo(25.41, 9);
+    expect(intervals[1]!.toMs).toBeCloseTo(1.5, 9);
+  });
+
+  it("names no write in the labels of a one-write trial, and gives it one interval", () => {
+    const events = runTimeline(snapshotPending());
+    expect(events.some((e) => e.label.includes("[write"))).toBe(false);
+    expect(writeIntervals(reconciliationPending()).map((w) => w.endedByScoring)).toEqual([true]);
+    expect(writeIntervals(sharedPair().b)).toEqual([]);
   });
 
   it("falls back to the run's own times when the evidence is not in a known shape", () => {

@@ -6,29 +6,38 @@ import { operationSchema, storedEntrySchema, type Operation, type StoredEntry } 
 const readSchema = z.object({ entry: storedEntrySchema.nullable(), readAtMs: z.number() });
 const serviceFailureSchema = z.object({ request: z.string(), detail: z.string(), atMs: z.number(), attempt: z.number() });
 
-// Only the fields the timeline and the explanation read; stored evidence may carry more.
-const finalityEvidenceSchema = z.object({
-  kind: z.literal("finality"),
+// Only the fields the timeline reads; stored evidence may carry more. A trace with several
+// state-changing calls keeps its first write at the top level and the others in `otherWrites`.
+const finalityWriteSchema = z.object({
+  key: z.string(),
   ack: operationSchema,
   endpointRead: readSchema,
   cancel: z.object({ outcome: z.string(), confirmed: operationSchema }).nullable(),
   terminal: operationSchema,
   terminalRead: readSchema,
   afterDue: z.object({ operation: operationSchema, read: readSchema }).nullable(),
+});
+const finalityEvidenceSchema = finalityWriteSchema.extend({
+  kind: z.literal("finality"),
+  otherWrites: z.array(finalityWriteSchema).optional(),
   scoredAtMs: z.number(),
   serviceFailures: z.array(serviceFailureSchema),
 });
-const separationEvidenceSchema = z.object({
-  kind: z.literal("separation"),
-  namespaceA: z.string(),
-  namespaceB: z.string(),
+const separationWriteSchema = z.object({
+  key: z.string(),
   aAck: operationSchema.nullable(),
   aTerminal: operationSchema.nullable(),
   aEndpointRead: readSchema.nullable(),
   bInit: readSchema,
   bEndpointRead: readSchema,
-  reset: z.object({ pendingOperations: z.number(), resetAtMs: z.number() }).nullable(),
   bScoringRead: readSchema,
+});
+const separationEvidenceSchema = separationWriteSchema.extend({
+  kind: z.literal("separation"),
+  namespaceA: z.string(),
+  namespaceB: z.string(),
+  otherWrites: z.array(separationWriteSchema).optional(),
+  reset: z.object({ pendingOperations: z.number(), resetAtMs: z.number() }).nullable(),
   serviceFailures: z.array(serviceFailureSchema),
 });
 const failedUnitEvidenceSchema = z.object({ kind: z.literal("environment_failure"), serviceFailures: z.array(serviceFailureSchema) });
@@ -38,6 +47,18 @@ export type RunEvidence = z.infer<typeof runEvidenceSchema>;
 export type ReadEvidence = z.infer<typeof readSchema>;
 export type FinalityRunEvidence = z.infer<typeof finalityEvidenceSchema>;
 export type SeparationRunEvidence = z.infer<typeof separationEvidenceSchema>;
+type FinalityWriteEvidence = z.infer<typeof finalityWriteSchema>;
+type SeparationWriteEvidence = z.infer<typeof separationWriteSchema>;
+
+/** Every write of a trial or pair, in trace order (the first at the top level). */
+function writesOfEvidence(ev: FinalityRunEvidence): FinalityWriteEvidence[];
+function writesOfEvidence(ev: SeparationRunEvidence): SeparationWriteEvidence[];
+function writesOfEvidence(ev: FinalityRunEvidence | SeparationRunEvidence): Array<FinalityWriteEvidence | SeparationWriteEvidence> {
+  return [ev, ...(ev.otherWrites ?? [])];
+}
+
+/** "" for a trace's only write; otherwise which write of how many, and its key, so that the events of several writes can be told apart. */
+const writeName = (index: number, count: number, key: string) => (count === 1 ? "" : ` [write ${index + 1} of ${count}, key ${key}]`);
 
 /** The stored evidence in the shape records.ts writes, or null when it is not (the page then shows it raw). */
 export function parseRunEvidence(evidence: unknown): RunEvidence | null {
@@ -104,52 +125,105 @@ export function describeEntry(entry: StoredEntry | null, ownHandle: string | nul
 }
 
 /** The request, acknowledgement and due time of one write, and how it ended. */
-function writeEvents(actor: Actor, ack: Operation, settled: Operation | null): Draft[] {
+function writeEvents(actor: Actor, ack: Operation, settled: Operation | null, name = ""): Draft[] {
   const events: Draft[] = [
-    { kind: "request", actor, atMs: ack.acceptedAtMs, label: `${ROLE_NAMES[actor]} requested ${ack.mode === "async" ? "an async" : "a sync"} write of ${ack.key} with a ${ack.delayMs} ms delay (operation ${ack.handle})` },
+    { kind: "request", actor, atMs: ack.acceptedAtMs, label: `${ROLE_NAMES[actor]} requested ${ack.mode === "async" ? "an async" : "a sync"} write of ${ack.key} with a ${ack.delayMs} ms delay (operation ${ack.handle})${name}` },
   ];
-  if (ack.ackAtMs !== null) events.push({ kind: "acknowledgement", actor, atMs: ack.ackAtMs, label: `The service acknowledged the write; status at acknowledgement: ${ack.status}` });
-  if (ack.delayMs > 0) events.push({ kind: "due", actor, atMs: ack.dueAtMs, label: `The write came due (${ack.delayMs} ms after the request)` });
+  if (ack.ackAtMs !== null) events.push({ kind: "acknowledgement", actor, atMs: ack.ackAtMs, label: `The service acknowledged the write; status at acknowledgement: ${ack.status}${name}` });
+  if (ack.delayMs > 0) events.push({ kind: "due", actor, atMs: ack.dueAtMs, label: `The write came due (${ack.delayMs} ms after the request)${name}` });
   const op = settled ?? ack;
   if (op.appliedAtMs !== null) {
     const measured = op.measuredDelayMs === null ? "" : ` (measured delay ${op.measuredDelayMs.toFixed(3)} ms)`;
-    events.push({ kind: "application", actor, atMs: op.appliedAtMs, label: `The service applied the write${measured}` });
+    events.push({ kind: "application", actor, atMs: op.appliedAtMs, label: `The service applied the write${measured}${name}` });
   }
-  if (op.cancelledAtMs !== null) events.push({ kind: "cancellation", actor, atMs: op.cancelledAtMs, label: "The service cancelled the write before it was applied" });
-  if (op.failedAtMs !== null) events.push({ kind: "failure", actor, atMs: op.failedAtMs, label: `The write failed: ${op.failure ?? "no reason given"}` });
+  if (op.cancelledAtMs !== null) events.push({ kind: "cancellation", actor, atMs: op.cancelledAtMs, label: `The service cancelled the write before it was applied${name}` });
+  if (op.failedAtMs !== null) events.push({ kind: "failure", actor, atMs: op.failedAtMs, label: `The write failed: ${op.failure ?? "no reason given"}${name}` });
   return events;
 }
 
 function finalityEvents(ev: FinalityRunEvidence, run: TimelineRun): Draft[] {
-  const handle = ev.ack.handle;
-  const events: Draft[] = [
-    ...writeEvents("single", ev.ack, ev.afterDue?.operation ?? ev.terminal),
-    { kind: "endpoint", actor: "single", atMs: ev.endpointRead.readAtMs, label: `Endpoint read (the interaction ended with the acknowledgement): ${describeEntry(ev.endpointRead.entry, handle)}` },
-  ];
-  if (ev.terminalRead.readAtMs !== ev.endpointRead.readAtMs) {
-    events.push({ kind: "read", actor: "single", atMs: ev.terminalRead.readAtMs, label: `Terminal read, once the operation was ${ev.terminal.status}: ${describeEntry(ev.terminalRead.entry, handle)}` });
-  }
-  if (ev.afterDue) {
-    events.push({ kind: "read", actor: "single", atMs: ev.afterDue.read.readAtMs, label: `Re-read after the due time: operation still ${ev.afterDue.operation.status}, key held ${describeEntry(ev.afterDue.read.entry, handle)}` });
-  }
+  const writes = writesOfEvidence(ev);
+  const events = writes.flatMap((w, i) => {
+    const name = writeName(i, writes.length, w.key);
+    const handle = w.ack.handle;
+    const own: Draft[] = [
+      ...writeEvents("single", w.ack, w.afterDue?.operation ?? w.terminal, name),
+      { kind: "endpoint", actor: "single", atMs: w.endpointRead.readAtMs, label: `Endpoint read (the interaction ended with the acknowledgement): ${describeEntry(w.endpointRead.entry, handle)}${name}` },
+    ];
+    if (w.terminalRead.readAtMs !== w.endpointRead.readAtMs) {
+      own.push({ kind: "read", actor: "single", atMs: w.terminalRead.readAtMs, label: `Terminal read, once the operation was ${w.terminal.status}: ${describeEntry(w.terminalRead.entry, handle)}${name}` });
+    }
+    if (w.afterDue) {
+      own.push({ kind: "read", actor: "single", atMs: w.afterDue.read.readAtMs, label: `Re-read after the due time: operation still ${w.afterDue.operation.status}, key held ${describeEntry(w.afterDue.read.entry, handle)}${name}` });
+    }
+    return own;
+  });
   events.push({ kind: "scoring", actor: "single", atMs: ev.scoredAtMs, label: `Scored: recorded label ${run.recordedLabel ?? "none"}` });
   return events;
 }
 
 function separationEvents(ev: SeparationRunEvidence, run: TimelineRun): Draft[] {
-  const aHandle = ev.aAck?.handle ?? null;
-  const events: Draft[] = ev.aAck ? writeEvents("A", ev.aAck, ev.aTerminal) : [];
-  if (ev.aEndpointRead) events.push({ kind: "endpoint", actor: "A", atMs: ev.aEndpointRead.readAtMs, label: `Run A's endpoint read: ${describeEntry(ev.aEndpointRead.entry, aHandle)}` });
-  if (run.role === "A" && run.scoredAtMs !== null) events.push({ kind: "scoring", actor: "A", atMs: run.scoredAtMs, label: `Run A scored once its operation was terminal: recorded label ${run.recordedLabel ?? "none"}` });
+  const writes = writesOfEvidence(ev);
+  const events: Draft[] = writes.flatMap((w, i) => {
+    const name = writeName(i, writes.length, w.key);
+    const own = w.aAck ? writeEvents("A", w.aAck, w.aTerminal, name) : [];
+    if (w.aEndpointRead) own.push({ kind: "endpoint", actor: "A", atMs: w.aEndpointRead.readAtMs, label: `Run A's endpoint read: ${describeEntry(w.aEndpointRead.entry, w.aAck?.handle ?? null)}${name}` });
+    return own;
+  });
+  if (run.role === "A" && run.scoredAtMs !== null) events.push({ kind: "scoring", actor: "A", atMs: run.scoredAtMs, label: `Run A scored once its operation${writes.length === 1 ? " was" : "s were"} terminal: recorded label ${run.recordedLabel ?? "none"}` });
   if (ev.reset) {
     events.push({ kind: "reset", actor: "B", atMs: ev.reset.resetAtMs, label: `The namespace was reset to B's initial value and read back (${ev.reset.pendingOperations} operations pending)` });
   }
-  events.push(
-    { kind: "initialisation", actor: "B", atMs: ev.bInit.entry?.writtenAtMs ?? ev.bInit.readAtMs, label: "Run B initialised its own value on the key" },
-    { kind: "endpoint", actor: "B", atMs: ev.bEndpointRead.readAtMs, label: `Run B's endpoint read: ${describeEntry(ev.bEndpointRead.entry, aHandle)}` },
-    { kind: "scoring", actor: "B", atMs: ev.bScoringRead.readAtMs, label: `Run B scored ${describeEntry(ev.bScoringRead.entry, aHandle)}` },
-  );
+  writes.forEach((w, i) => {
+    const name = writeName(i, writes.length, w.key);
+    const aHandle = w.aAck?.handle ?? null;
+    events.push(
+      { kind: "initialisation", actor: "B", atMs: w.bInit.entry?.writtenAtMs ?? w.bInit.readAtMs, label: `Run B initialised its own value on the key${name}` },
+      { kind: "endpoint", actor: "B", atMs: w.bEndpointRead.readAtMs, label: `Run B's endpoint read: ${describeEntry(w.bEndpointRead.entry, aHandle)}${name}` },
+      { kind: "scoring", actor: "B", atMs: w.bScoringRead.readAtMs, label: `Run B scored ${describeEntry(w.bScoringRead.entry, aHandle)}${name}` },
+    );
+  });
   return events;
+}
+
+/** One write's open interval: from its request to the moment it ended (applied, cancelled or failed), or null while it never ended in the evidence. */
+export interface WriteInterval {
+  actor: "single" | "A";
+  key: string;
+  handle: string;
+  /** Milliseconds from the run's start. */
+  fromMs: number;
+  toMs: number | null;
+  /** As the acceptance answer reported it. */
+  statusAtEndpoint: string;
+  /** How it ended, or its status when the evidence stops. */
+  resolution: string;
+  /** Ended at or before the run was scored (null when the run was not scored, or ended never). */
+  endedByScoring: boolean | null;
+}
+
+/** Every write of the run (a trial's, or run A's of a pair) with its open interval and resolution, in trace order. */
+export function writeIntervals(run: TimelineRun): WriteInterval[] {
+  const ev = parseRunEvidence(run.evidence);
+  const ops =
+    ev?.kind === "finality"
+      ? writesOfEvidence(ev).map((w) => ({ actor: "single" as const, key: w.key, ack: w.ack, settled: w.afterDue?.operation ?? w.terminal }))
+      : ev?.kind === "separation" && run.role !== "B"
+        ? writesOfEvidence(ev).flatMap((w) => (w.aAck ? [{ actor: "A" as const, key: w.key, ack: w.aAck, settled: w.aTerminal ?? w.aAck }] : []))
+        : [];
+  return ops.map(({ actor, key, ack, settled }) => {
+    const endedAt = settled.appliedAtMs ?? settled.cancelledAtMs ?? settled.failedAtMs;
+    return {
+      actor,
+      key,
+      handle: ack.handle,
+      fromMs: ack.acceptedAtMs - run.startedAtMs,
+      toMs: endedAt === null ? null : endedAt - run.startedAtMs,
+      statusAtEndpoint: ack.status,
+      resolution: settled.status,
+      endedByScoring: endedAt === null || run.scoredAtMs === null ? null : endedAt <= run.scoredAtMs,
+    };
+  });
 }
 
 /**

@@ -71,8 +71,9 @@ export async function recomputeFinality(tx: Tx, evaluationId: string, policy: { 
     const rows = z.array(effectRow).parse(
       await tx.$queryRaw`
         WITH chunk AS (
+          -- An unscored run has no scoring time to audit at: it stays unscored under every policy.
           SELECT id, scored_at FROM evaluation_runs
-           WHERE evaluation_id = ${evaluationId}::uuid AND id > ${after}::bigint
+           WHERE evaluation_id = ${evaluationId}::uuid AND id > ${after}::bigint AND scored_at IS NOT NULL
              AND (${ids}::bigint[] IS NULL OR id = ANY(${ids}::bigint[]))
            ORDER BY id LIMIT ${CHUNK})
         SELECT c.id::text AS run_id, extract(epoch FROM c.scored_at) * 1000 AS scored_ms, e.effect_id, e.tool, e.handle,
@@ -152,13 +153,13 @@ async function surfaceHistories(tx: Tx, evaluationId: string, surfaces: readonly
     let history = histories.get(row.surface);
     if (!history) histories.set(row.surface, (history = { surface: row.surface, public: false, writes: [], reads: [], resets: [] }));
     if (row.public) history.public = true;
-    if (row.kind === "write") history.writes.push({ runId: row.run_id, atMs: row.at_ms, settledAtMs: row.at_ms, runScoredAtMs: row.scored_ms! });
+    if (row.kind === "write") history.writes.push({ runId: row.run_id, atMs: row.at_ms, settledAtMs: row.at_ms, runScoredAtMs: row.scored_ms });
     else if (row.kind === "read") history.reads.push({ runId: row.run_id, atMs: row.at_ms });
     else if (row.kind === "reset") history.resets.push({ atMs: row.at_ms, verified: row.verified!, canarySurvived: row.canary_survived! });
     else {
       const latestResolution = row.res_status === null ? null : { status: row.res_status as "completed", atMs: row.res_ms! };
       const settledAtMs = effectSettledAtMs({ requestedAtMs: row.at_ms, acknowledgedAtMs: row.acknowledged_ms, statusAtScoring: row.status_at_scoring as "pending", latestResolution });
-      history.writes.push({ runId: row.run_id, atMs: row.at_ms, settledAtMs, runScoredAtMs: row.scored_ms! });
+      history.writes.push({ runId: row.run_id, atMs: row.at_ms, settledAtMs, runScoredAtMs: row.scored_ms });
     }
   }
   return [...histories.values()];
@@ -264,7 +265,7 @@ function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): Map<str
   const histories = new Map<string, SurfaceHistory & { writes: SurfaceHistory["writes"][number][]; reads: SurfaceHistory["reads"][number][]; verified: boolean }>();
   const on = (surface: string) => histories.get(surface) ?? histories.set(surface, { surface, public: false, writes: [], reads: [], resets: [], verified: false }).get(surface)!;
   for (const { id, run } of runs) {
-    const scoredMs = Date.parse(run.scoredAt);
+    const scoredMs = run.scoredAt === undefined ? null : Date.parse(run.scoredAt);
     for (const t of run.touches ?? []) {
       const h = on(t.surface);
       if (t.public) h.public = true;
@@ -277,7 +278,7 @@ function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): Map<str
       if (e.public) h.public = true;
       h.writes.push({ runId: id, atMs: Date.parse(e.requestedAt), settledAtMs: Number.POSITIVE_INFINITY, runScoredAtMs: scoredMs });
     }
-    for (const surface of run.scoredOn ?? []) on(surface).reads.push({ runId: id, atMs: scoredMs });
+    if (scoredMs !== null) for (const surface of run.scoredOn ?? []) on(surface).reads.push({ runId: id, atMs: scoredMs });
     for (const r of run.resets ?? []) {
       const h = on(r.surface);
       if (resetBreaksRoutes({ verified: r.verified, canarySurvived: r.canary?.found })) h.verified = true;

@@ -71,7 +71,8 @@ export async function compareStoredEvaluations(db: Db, ids: readonly string[]): 
     await db.$queryRaw`
       SELECT e.id::text AS id, e.name, counts.*
         FROM evaluations e CROSS JOIN LATERAL (
-          SELECT coalesce(sum(n), 0) AS runs,
+          -- The scored runs: an unscored run has no label and is in no rate's population.
+          SELECT coalesce(sum(n) FILTER (WHERE finality <> 'unscored'), 0) AS runs,
                  coalesce(sum(n) FILTER (WHERE endpoint_label = 'success'), 0) AS reported_successes,
                  coalesce(sum(n) FILTER (WHERE finality = 'final'), 0) AS final_n,
                  coalesce(sum(n) FILTER (WHERE finality = 'final' AND endpoint_label = 'success'), 0) AS final_successes,

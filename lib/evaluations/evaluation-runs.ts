@@ -13,8 +13,9 @@ const runRow = z.object({
   task_id: z.string(),
   attempt: z.number().int().nullable(),
   started_at: z.date(),
-  scored_at: z.date(),
-  endpoint_label: z.enum(LABELS),
+  scored_at: z.date().nullable(),
+  endpoint_label: z.enum(LABELS).nullable(),
+  unscored_reason: z.string().nullable(),
   terminal_label: z.enum(LABELS).nullable(),
   finality: z.enum(FINALITIES),
   unresolved_reason: z.enum(UNRESOLVED_REASONS).nullable(),
@@ -33,6 +34,7 @@ const listItem = (r: z.infer<typeof runRow>): EvaluationRunListItem => ({
   startedAt: r.started_at,
   scoredAt: r.scored_at,
   endpointLabel: r.endpoint_label,
+  unscoredReason: r.unscored_reason,
   terminalLabel: r.terminal_label,
   finality: r.finality,
   unresolvedReason: r.unresolved_reason,
@@ -43,7 +45,7 @@ const listItem = (r: z.infer<typeof runRow>): EvaluationRunListItem => ({
   inheritedState: r.inherited_state,
 });
 
-const RUN_COLUMNS = Prisma.sql`id::text AS id, external_id, task_id, attempt, started_at, scored_at, endpoint_label, terminal_label, finality, unresolved_reason,
+const RUN_COLUMNS = Prisma.sql`id::text AS id, external_id, task_id, attempt, started_at, scored_at, endpoint_label, unscored_reason, terminal_label, finality, unresolved_reason,
   unresolved_effect_id, unresolved_tool, disagreement, analysis_unit::text AS analysis_unit, inherited_state`;
 
 /** One page of an evaluation's runs under the filters, in stored order: `{runs, nextCursor}`. */

@@ -52,7 +52,7 @@ export async function evaluationStatistics(db: Db, evaluationId: string, rule: E
   const [sums, tasks] = await Promise.all([
     db.$queryRaw`
       WITH r AS (
-        SELECT coalesce(analysis_unit, id) AS unit, (finality = 'final' OR ${keep}) AS kept,
+        SELECT coalesce(analysis_unit, id) AS unit, (finality = 'final' OR (finality = 'unresolved' AND ${keep})) AS kept,
                (finality = 'final' AND endpoint_label = 'success') OR (finality = 'unresolved' AND ${success}) AS success
           FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid
       ), u AS (
@@ -66,7 +66,7 @@ export async function evaluationStatistics(db: Db, evaluationId: string, rule: E
              count(*) FILTER (WHERE (finality = 'final' AND endpoint_label = 'success') OR (finality = 'unresolved' AND ${success})) AS successes,
              count(DISTINCT coalesce(analysis_unit, id)) AS units,
              (${states}::text[])[max(array_position(${states}::text[], inherited_state))] AS inherited
-        FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND (finality = 'final' OR ${keep})
+        FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND (finality = 'final' OR (finality = 'unresolved' AND ${keep}))
        GROUP BY task_id ORDER BY task_id`,
   ]);
   const s = z.array(sumsRow).parse(sums)[0]!;
@@ -95,10 +95,11 @@ export async function evaluationStatistics(db: Db, evaluationId: string, rule: E
 function rates(rule: ExclusionRule, summary: EvaluationSummary) {
   const headline = applyExclusionRule(rule, evaluationOutcomes({ finalRuns: summary.final.n, finalSuccesses: summary.final.successes, unresolved: summary.unresolved.n }));
   return [
-    namedRate(`${HEADLINE} (rule version ${rule.version})`, `all runs${lessExcluded(rule, headline.excluded)}; a success is a final run whose endpoint label is success`, headline.n, headline.N),
-    namedRate("reported success rate", "all runs, each with the label the harness recorded at the endpoint", summary.reported.successes, summary.reported.n),
+    namedRate(`${HEADLINE} (rule version ${rule.version})`, `all scored runs${lessExcluded(rule, headline.excluded)}; a success is a final run whose endpoint label is success`, headline.n, headline.N),
+    namedRate("reported success rate", "all scored runs, each with the label the harness recorded at the endpoint", summary.reported.successes, summary.reported.n),
     namedRate("final-only success rate", "final runs (every relevant effect terminal at scoring)", summary.final.successes, summary.final.n),
-    namedRate("unresolved rate", "all runs: a relevant effect was still open at scoring", summary.unresolved.n, summary.runs),
+    namedRate("unresolved rate", "all scored runs: a relevant effect was still open at scoring", summary.unresolved.n, summary.reported.n),
+    namedRate("unscored runs", "all stored runs: the harness recorded no score (finality unscored); they are in no other rate's population", summary.unscored, summary.runs),
     namedRate("endpoint ≠ terminal", "runs with a terminal label whose terminal label differs from the endpoint label", summary.disagreements.n, summary.disagreements.of),
     namedRate("exposure rate", "all runs: the run received another run's state (inherited state internal or public)", summary.exposures.n, summary.exposures.of),
   ];

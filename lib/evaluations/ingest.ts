@@ -107,6 +107,8 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
 
 type Written = { id: string; external_id: string; inserted: boolean };
 
+const UNSCORED_COLUMNS = { finality: "unscored", unresolved_reason: null, unresolved_effect_id: null, unresolved_tool: null } as const;
+
 /** A run's own columns, its finality audited from its record and the resolutions posted for it earlier. */
 function runColumns({ run, hash }: ValidRun, classOf: (tool: string) => ToolClass, posted: ReadonlyMap<string, FinalityResolution[]>) {
   const effects: FinalityEffect[] = (run.effects ?? []).map((e) => ({
@@ -124,21 +126,23 @@ function runColumns({ run, hash }: ValidRun, classOf: (tool: string) => ToolClas
     attempt: run.attempt ?? null,
     started_at: run.startedAt,
     ended_at: run.endedAt ?? null,
-    scored_at: run.scoredAt,
-    endpoint_label: run.endpointLabel,
+    scored_at: run.scoredAt ?? null,
+    endpoint_label: run.endpointLabel ?? null,
+    unscored_reason: run.unscoredReason ?? null,
     terminal_label: run.terminalLabel ?? null,
     score: run.score ?? null,
     threshold: run.threshold ?? null,
     tool_calls: run.toolCalls ?? null,
     labels: run.labels ?? null,
     content_hash: hash,
-    disagreement: disagrees(run.endpointLabel, run.terminalLabel ?? null),
-    ...finalityColumns(auditFinality({ scoredAtMs: ms(run.scoredAt), effects }, classOf)),
+    // An unscored run has no label to disagree with, and no scoring time to audit finality at.
+    disagreement: run.endpointLabel !== undefined && disagrees(run.endpointLabel, run.terminalLabel ?? null),
+    ...(run.scoredAt === undefined ? UNSCORED_COLUMNS : finalityColumns(auditFinality({ scoredAtMs: ms(run.scoredAt), effects }, classOf))),
   };
 }
 
 const RUN_RECORDSET = Prisma.sql`external_id text, task_id text, group_id text, attempt int, started_at timestamptz, ended_at timestamptz, scored_at timestamptz,
-  endpoint_label text, terminal_label text, score float8, threshold float8, tool_calls jsonb, labels jsonb, content_hash text, finality text, unresolved_reason text,
+  endpoint_label text, unscored_reason text, terminal_label text, score float8, threshold float8, tool_calls jsonb, labels jsonb, content_hash text, finality text, unresolved_reason text,
   unresolved_effect_id text, unresolved_tool text, disagreement boolean`;
 
 /**
@@ -157,10 +161,10 @@ async function storeNewRuns(tx: Tx, evaluationId: string, policyVersion: number,
   const rows = fresh.map((v, k) => ({ id: ids[k]!, analysis_unit: audit.get(ids[k]!)?.unit ?? ids[k]!, inherited_state: audit.get(ids[k]!)?.inherited ?? "none", ...runColumns(v, classOf, new Map()) }));
   await tx.$executeRaw`
     INSERT INTO evaluation_runs (id, analysis_unit, inherited_state, evaluation_id, external_id, task_id, group_id, attempt, started_at, ended_at, scored_at, endpoint_label,
-                                 terminal_label, score, threshold, tool_calls, labels, content_hash, finality, unresolved_reason, unresolved_effect_id,
+                                 unscored_reason, terminal_label, score, threshold, tool_calls, labels, content_hash, finality, unresolved_reason, unresolved_effect_id,
                                  unresolved_tool, disagreement, audit_policy_version)
     SELECT x.id, x.analysis_unit, x.inherited_state, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
-           x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
+           x.unscored_reason, x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
            x.unresolved_tool, x.disagreement, ${policyVersion}
       FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(id bigint, analysis_unit bigint, inherited_state text, ${RUN_RECORDSET})`;
   await insertChildren(tx, evaluationId, runs);
@@ -195,17 +199,17 @@ async function storeWithChanges(tx: Tx, evaluationId: string, policyVersion: num
   const written = z.array(z.object({ id: z.string(), external_id: z.string(), inserted: z.boolean() })).parse(
     await tx.$queryRaw`
       INSERT INTO evaluation_runs (id, analysis_unit, evaluation_id, external_id, task_id, group_id, attempt, started_at, ended_at, scored_at, endpoint_label,
-                                   terminal_label, score, threshold, tool_calls, labels, content_hash, finality, unresolved_reason, unresolved_effect_id,
+                                   unscored_reason, terminal_label, score, threshold, tool_calls, labels, content_hash, finality, unresolved_reason, unresolved_effect_id,
                                    unresolved_tool, disagreement, audit_policy_version)
       -- A new run starts as its own analysis unit; the separation audit below merges the connected ones.
       SELECT x.id, x.id, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
-             x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
+             x.unscored_reason, x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
              x.unresolved_tool, x.disagreement, ${policyVersion}
         FROM (SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id')) AS id, j.*
                 FROM json_to_recordset(${JSON.stringify(runRows)}::json) AS j(${RUN_RECORDSET})) AS x
       ON CONFLICT (evaluation_id, external_id) DO UPDATE
          SET task_id = EXCLUDED.task_id, group_id = EXCLUDED.group_id, attempt = EXCLUDED.attempt, started_at = EXCLUDED.started_at,
-             ended_at = EXCLUDED.ended_at, scored_at = EXCLUDED.scored_at, endpoint_label = EXCLUDED.endpoint_label,
+             ended_at = EXCLUDED.ended_at, scored_at = EXCLUDED.scored_at, endpoint_label = EXCLUDED.endpoint_label, unscored_reason = EXCLUDED.unscored_reason,
              terminal_label = EXCLUDED.terminal_label, score = EXCLUDED.score, threshold = EXCLUDED.threshold, tool_calls = EXCLUDED.tool_calls, labels = EXCLUDED.labels,
              content_hash = EXCLUDED.content_hash, finality = EXCLUDED.finality, unresolved_reason = EXCLUDED.unresolved_reason,
              unresolved_effect_id = EXCLUDED.unresolved_effect_id, unresolved_tool = EXCLUDED.unresolved_tool,
@@ -266,7 +270,7 @@ async function insertChildren(tx: Tx, evaluationId: string, runs: { run: RunReco
   );
   const touches = runs.flatMap(({ run, id }) => [
     ...(run.touches ?? []).map((t) => ({ run_id: id, surface: t.surface, op: t.op, at: t.at, public: t.public ?? false })),
-    ...(run.scoredOn ?? []).map((surface) => ({ run_id: id, surface, op: "score", at: run.scoredAt, public: false })),
+    ...(run.scoredAt === undefined ? [] : (run.scoredOn ?? []).map((surface) => ({ run_id: id, surface, op: "score", at: run.scoredAt, public: false }))),
   ]);
   const resets = runs.flatMap(({ run, id }) => (run.resets ?? []).map((r) => ({ run_id: id, surface: r.surface, at: r.at, verified: r.verified, evidence: r.evidence ?? null })));
   const canaries = runs.flatMap(({ run, id }) =>

@@ -13,6 +13,7 @@ const row = z.object({
   benchmark: z.string().nullable(),
   effect_policy_version: int,
   runs: int,
+  unscored: int,
   reported_successes: int,
   final_n: int,
   final_successes: int,
@@ -26,8 +27,11 @@ export interface EvaluationListItem {
   harness: string | null;
   benchmark: string | null;
   effectPolicyVersion: number;
+  /** Every stored run, unscored ones included. */
   runs: number;
-  /** All runs, as reported. */
+  /** Runs the harness recorded no score for: in no rate's population. */
+  unscored: number;
+  /** All scored runs, as reported. */
   reported: { successes: number; n: number };
   /** Final runs only. */
   final: { successes: number; n: number };
@@ -55,6 +59,7 @@ export async function listEvaluations(db: Db, query: Pick<EvaluationListQuery, "
       FROM page CROSS JOIN LATERAL (
         -- From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
         SELECT coalesce(sum(n), 0) AS runs,
+               coalesce(sum(n) FILTER (WHERE finality = 'unscored'), 0) AS unscored,
                coalesce(sum(n) FILTER (WHERE endpoint_label = 'success'), 0) AS reported_successes,
                coalesce(sum(n) FILTER (WHERE finality = 'final'), 0) AS final_n,
                coalesce(sum(n) FILTER (WHERE finality = 'final' AND endpoint_label = 'success'), 0) AS final_successes,
@@ -73,7 +78,8 @@ export async function listEvaluations(db: Db, query: Pick<EvaluationListQuery, "
         benchmark: r.benchmark,
         effectPolicyVersion: r.effect_policy_version,
         runs: r.runs,
-        reported: { successes: r.reported_successes, n: r.runs },
+        unscored: r.unscored,
+        reported: { successes: r.reported_successes, n: r.runs - r.unscored },
         final: { successes: r.final_successes, n: r.final_n },
         unresolved: r.unresolved,
       }),

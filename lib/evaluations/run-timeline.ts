@@ -26,7 +26,7 @@ export function evaluationRunTimeline(run: EvaluationRunDetail): TimelineEvent[]
   }
   for (const touch of run.touches) drafts.push({ kind: touch.op === "write" ? "write" : "read", atMs: touch.at.getTime(), label: `${touch.op === "score" ? "scored on" : touch.op} ${touch.surface}${touch.public ? " (public)" : ""}` });
   for (const reset of run.resets) drafts.push({ kind: "reset", atMs: reset.at.getTime(), label: `Reset of ${reset.surface}, ${resetVerdict(reset)}` });
-  drafts.push({ kind: "scoring", atMs: run.scoredAt.getTime(), label: `Scored: ${run.endpointLabel} at the endpoint` });
+  if (run.scoredAt) drafts.push({ kind: "scoring", atMs: run.scoredAt.getTime(), label: `Scored: ${run.endpointLabel} at the endpoint` });
   if (run.endedAt) drafts.push({ kind: "end", atMs: run.endedAt.getTime(), label: "The run ended" });
   const start = run.startedAt.getTime();
   // A stable order: by time, the scoring marker after what happened at the same instant.
@@ -36,14 +36,14 @@ export function evaluationRunTimeline(run: EvaluationRunDetail): TimelineEvent[]
     .map(({ i: _i, ...d }) => ({ ...d, actor: "single" as const, offsetMs: d.atMs - start }));
 }
 
-/** Each effect's open interval: from its request to its first terminal evidence (or still open), and whether it ended by scoring. */
-export function effectIntervals(run: EvaluationRunDetail): { effectId: string; fromMs: number; toMs: number | null; endedByScoring: boolean }[] {
+/** Each effect's open interval: from its request to its first terminal evidence (or still open), and whether it ended by scoring (null for an unscored run). */
+export function effectIntervals(run: EvaluationRunDetail): { effectId: string; fromMs: number; toMs: number | null; endedByScoring: boolean | null }[] {
   const start = run.startedAt.getTime();
-  const scored = run.scoredAt.getTime() - start;
+  const scored = run.scoredAt ? run.scoredAt.getTime() - start : null;
   return run.effects.map((effect) => {
     const ended = effect.resolutions.find((r) => r.status !== "unknown");
     const toMs = ended ? Date.parse(ended.at) - start : null;
-    return { effectId: effect.effect_id, fromMs: effect.requested_at.getTime() - start, toMs, endedByScoring: toMs !== null && toMs <= scored };
+    return { effectId: effect.effect_id, fromMs: effect.requested_at.getTime() - start, toMs, endedByScoring: scored === null ? null : toMs !== null && toMs <= scored };
   });
 }
 
@@ -62,7 +62,9 @@ export function explainEvaluationRun(run: EvaluationRunDetail): { summary: strin
   for (const reset of run.resets.filter((r) => r.verified && r.canaries.some((c) => c.found))) {
     notes.push(`Its verified reset of ${reset.surface} counts as not verified: a canary planted before it was found after it, so it breaks no route between runs.`);
   }
-    if (run.inheritedState !== "none") notes.push(`It received another run's state (${run.inheritedState}), so it shares analysis unit ${run.analysisUnit} with the runs that reached it.`);
+  if (run.inheritedState !== "none") notes.push(`It received another run's state (${run.inheritedState}), so it shares analysis unit ${run.analysisUnit} with the runs that reached it.`);
+  if (run.finality === "unscored")
+    return { summary: `Unscored: the harness recorded no score for this run (${run.unscoredReason ?? "no reason given"}), so it has no endpoint label and is in no rate's population; it is counted on its own as unscored.`, notes };
   if (run.finality === "final")
     return { summary: `Final: every relevant effect was terminal when the run was scored, so the endpoint label (${run.endpointLabel}) stands.`, notes };
   const reason = run.unresolvedReason ? REASON_LABELS[run.unresolvedReason] : "an effect was open";

@@ -20,7 +20,8 @@ export const RESOLUTION_STATUSES = ["completed", "failed", "cancelled", "unknown
 export type ResolutionStatus = (typeof RESOLUTION_STATUSES)[number];
 
 export const LABELS = ["success", "failure"] as const;
-export const FINALITIES = ["final", "unresolved"] as const;
+/** `unscored`: the harness recorded no score (no scoring time, no endpoint label); such a run is in no rate's population. */
+export const FINALITIES = ["final", "unresolved", "unscored"] as const;
 export type Finality = (typeof FINALITIES)[number];
 
 /** Why a run's label is not final: its first open relevant effect's reason (lib/evaluations/finality.ts). */
@@ -36,7 +37,9 @@ export const MAX_RUNS_PER_BATCH = 1_000;
 export const MAX_INGEST_BODY_BYTES = 16 * 1024 * 1024;
 
 const text = (field: string, max = 500) => z.string(`${field} must be text`).trim().min(1, `${field} must not be empty`).max(max, `${field} must be at most ${max} characters`);
-const time = (field: string) => z.iso.datetime({ offset: true, message: `${field} must be an ISO-8601 time with a zone, e.g. 2026-12-01T10:00:00.000Z` });
+const timeMessage = (field: string) => `${field} must be an ISO-8601 time with a zone, e.g. 2026-12-01T10:00:00.000Z`;
+const SCORED_AT_MESSAGE = timeMessage("scoredAt");
+const time = (field: string) => z.iso.datetime({ offset: true, message: timeMessage(field) });
 const ms = (iso: string) => Date.parse(iso);
 
 export const EVALUATION_NAME_MAX = 200;
@@ -149,7 +152,9 @@ export const toolCallSchema = z.strictObject({
 /**
  * One run as the harness recorded it. Refused (with the field named): times out of order (scored,
  * ended or an effect requested before the run started; acknowledged or resolved before requested),
- * and two effects with one effectId.
+ * and two effects with one effectId. `scoredAt` and `endpointLabel` are required, unless the run
+ * gives `unscoredReason` instead (the harness scored nothing, e.g. an Inspect sample with no score):
+ * then it has neither, nor a terminal label or `scoredOn`.
  */
 export const runRecordSchema = z
   .strictObject({
@@ -160,8 +165,10 @@ export const runRecordSchema = z
     attempt: z.int("attempt must be a whole number").min(0).optional(),
     startedAt: time("startedAt"),
     endedAt: time("endedAt").optional(),
-    scoredAt: time("scoredAt"),
-    endpointLabel: z.enum(LABELS, "endpointLabel must be success or failure"),
+    scoredAt: time("scoredAt").optional(),
+    endpointLabel: z.enum(LABELS, "endpointLabel must be success or failure").optional(),
+    /** Why the harness recorded no score; given instead of scoredAt and endpointLabel, it stores the run as unscored. */
+    unscoredReason: text("unscoredReason", 1_000).optional(),
     terminalLabel: z.enum(LABELS, "terminalLabel must be success or failure").optional(),
     score: z.number("score must be a number").finite().optional(),
     threshold: z.number("threshold must be a number").finite().optional(),
@@ -177,7 +184,15 @@ export const runRecordSchema = z
   .superRefine((run, ctx) => {
     const started = ms(run.startedAt);
     const before = (path: (string | number)[], what: string) => ctx.addIssue({ code: "custom", path, message: `${path.at(-1)} is before ${what}` });
-    if (ms(run.scoredAt) < started) before(["scoredAt"], "startedAt");
+    if (run.unscoredReason === undefined) {
+      if (run.scoredAt === undefined) ctx.addIssue({ code: "custom", path: ["scoredAt"], message: `${SCORED_AT_MESSAGE} (or give unscoredReason for a run the harness never scored)` });
+      if (run.endpointLabel === undefined) ctx.addIssue({ code: "custom", path: ["endpointLabel"], message: "endpointLabel must be success or failure (or give unscoredReason for a run the harness never scored)" });
+    } else {
+      for (const field of ["scoredAt", "endpointLabel", "terminalLabel", "scoredOn"] as const) {
+        if (run[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: `${field} must be absent when unscoredReason is given: an unscored run was never scored` });
+      }
+    }
+    if (run.scoredAt !== undefined && ms(run.scoredAt) < started) before(["scoredAt"], "startedAt");
     if (run.endedAt !== undefined && ms(run.endedAt) < started) before(["endedAt"], "startedAt");
     const seen = new Set<string>();
     run.effects?.forEach((effect, i) => {
@@ -245,15 +260,18 @@ export const evaluationSummarySchema = z.object({
   evaluationId: z.uuid(),
   /** The effect-policy version every figure below was computed under. */
   effectPolicyVersion: z.number().int().min(1),
+  /** Every stored run, unscored ones included. */
   runs: count,
-  /** All runs, as the harness recorded them at the endpoint. */
+  /** Runs the harness recorded no score for (finality unscored): in no rate below, counted here on their own. */
+  unscored: count,
+  /** All scored runs, as the harness recorded them at the endpoint. */
   reported: ratio,
   /** Final runs only (every relevant effect terminal at scoring). */
   final: ratio,
   unresolved: z.object({ n: count, byReason: z.partialRecord(z.enum(UNRESOLVED_REASONS), count), byTool: z.record(z.string(), count) }),
   /** Runs whose terminal label differs from the endpoint label, of the runs that have a terminal label. */
   disagreements: z.object({ n: count, of: count }),
-  /** The true success rate over all runs lies between these: unresolved counted as failures, then as successes. */
+  /** The true success rate over all scored runs lies between these: unresolved counted as failures, then as successes. */
   bounds: z.object({ lower: ratio, upper: ratio }),
   /** Run rows and the analysis units they form (connected components). */
   units: z.object({ runRows: count, analysisUnits: count, largest: count }),
@@ -296,8 +314,10 @@ export interface EvaluationRunListItem {
   taskId: string;
   attempt: number | null;
   startedAt: Date;
-  scoredAt: Date;
-  endpointLabel: "success" | "failure";
+  /** null only when unscored. */
+  scoredAt: Date | null;
+  endpointLabel: "success" | "failure" | null;
+  unscoredReason: string | null;
   terminalLabel: "success" | "failure" | null;
   finality: Finality;
   unresolvedReason: UnresolvedReason | null;

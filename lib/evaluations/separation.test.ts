@@ -110,8 +110,8 @@ describe("the fast path on a surface with no verified reset", () => {
         resets: random() < 0.3 ? [{ atMs: int(12), verified: false }] : [],
       };
       // A run's scoring is one time: writes of one run share it.
-      const scored = new Map<string, number>();
-      history.writes = history.writes.map((w) => ({ ...w, runScoredAtMs: scored.get(w.runId) ?? scored.set(w.runId, w.runScoredAtMs).get(w.runId)! }));
+      const scored = new Map<string, number | null>();
+      history.writes = history.writes.map((w) => ({ ...w, runScoredAtMs: scored.has(w.runId) ? scored.get(w.runId)! : scored.set(w.runId, w.runScoredAtMs).get(w.runId)! }));
       const groups = surfaceLinkGroups(history);
       expect(groups.length).toBeLessThanOrEqual(1);
       const sweep = (groups[0]?.members ?? []).map((m) => `${m.runId}:${m.inherited}`).sort();

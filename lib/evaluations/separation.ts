@@ -13,8 +13,8 @@ export interface SurfaceWrite {
   atMs: number;
   /** When the write can no longer change: Infinity while it may still land. */
   settledAtMs: number;
-  /** When the writing run was scored: it is scored on the surfaces it wrote. */
-  runScoredAtMs: number;
+  /** When the writing run was scored: it is scored on the surfaces it wrote. null: it was never scored (unscored). */
+  runScoredAtMs: number | null;
 }
 
 /** Everything that happened on one surface, from every run of the evaluation. */
@@ -101,7 +101,7 @@ export function surfaceLinkGroups(history: SurfaceHistory): SurfaceLinkGroup[] {
   const events: Event[] = [];
   history.reads.forEach((read) => events.push({ atMs: read.atMs, order: 0, runId: read.runId, key: -1 }));
   history.writes.forEach((write, key) => {
-    events.push({ atMs: write.runScoredAtMs, order: 0, runId: write.runId, key: -1 });
+    if (write.runScoredAtMs !== null) events.push({ atMs: write.runScoredAtMs, order: 0, runId: write.runId, key: -1 });
     const endMs = firstAtOrAfter(verified, write.settledAtMs);
     if (endMs <= write.atMs) return; // reset at the instant it was written: it reaches no later read
     events.push({ atMs: write.atMs, order: 2, runId: write.runId, key });
@@ -224,7 +224,7 @@ export function surfaceRunSpans(history: SurfaceHistory): SurfaceRunSpan[] {
   for (const write of history.writes) {
     const s = span(write.runId);
     s.firstWriteMs = s.firstWriteMs === null ? write.atMs : Math.min(s.firstWriteMs, write.atMs);
-    read(write.runId, write.runScoredAtMs);
+    if (write.runScoredAtMs !== null) read(write.runId, write.runScoredAtMs);
   }
   for (const r of history.reads) read(r.runId, r.atMs);
   return [...spans.values()];

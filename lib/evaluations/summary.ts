@@ -10,6 +10,7 @@ const int = z.coerce.number().int();
 const totals = z.object({
   version: int,
   runs: int,
+  unscored: int,
   reported_successes: int,
   final_n: int,
   final_successes: int,
@@ -29,6 +30,7 @@ export async function evaluationSummary(db: Db, evaluationId: string): Promise<E
       SELECT e.effect_policy_version AS version, counts.*
         FROM evaluations e CROSS JOIN LATERAL (
           SELECT coalesce(sum(n), 0) AS runs,
+                 coalesce(sum(n) FILTER (WHERE finality = 'unscored'), 0) AS unscored,
                  coalesce(sum(n) FILTER (WHERE endpoint_label = 'success'), 0) AS reported_successes,
                  coalesce(sum(n) FILTER (WHERE finality = 'final'), 0) AS final_n,
                  coalesce(sum(n) FILTER (WHERE finality = 'final' AND endpoint_label = 'success'), 0) AS final_successes,
@@ -54,15 +56,18 @@ export async function evaluationSummary(db: Db, evaluationId: string): Promise<E
     byTool[row.tool] = (byTool[row.tool] ?? 0) + row.n;
   }
   const largest = z.array(z.object({ n: int })).parse(largestRows)[0]?.n ?? (t.runs > 0 ? 1 : 0);
+  // Unscored runs have no label: every rate's population is the scored runs; they are counted on their own.
+  const scored = t.runs - t.unscored;
   return {
     evaluationId,
     effectPolicyVersion: t.version,
     runs: t.runs,
-    reported: { successes: t.reported_successes, n: t.runs },
+    unscored: t.unscored,
+    reported: { successes: t.reported_successes, n: scored },
     final: { successes: t.final_successes, n: t.final_n },
     unresolved: { n: t.unresolved, byReason, byTool },
     disagreements: { n: t.disagreements, of: t.with_terminal },
-    bounds: trueRateBounds({ runs: t.runs, finalSuccesses: t.final_successes, unresolved: t.unresolved }),
+    bounds: trueRateBounds({ runs: scored, finalSuccesses: t.final_successes, unresolved: t.unresolved }),
     units: { runRows: t.runs, analysisUnits: t.units, largest },
     exposures: { n: t.internal + t.public, of: t.runs },
     inheritedState: { none: t.runs - t.internal - t.public, internal: t.internal, public: t.public },

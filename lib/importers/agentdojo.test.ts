@@ -65,7 +65,7 @@ describe("AgentDojo run logs (given fixtures)", () => {
     const run = onlyRun(log.runs);
     expect(log.evaluation.name).toBe("AgentDojo meta-llama_Llama-3.3-70B-Instruct");
     expect(run.scoredAt).toBe("2025-07-25T05:40:17.000Z");
-    expect(Date.parse(run.scoredAt) - Date.parse(run.startedAt)).toBe(4105);
+    expect(Date.parse(run.scoredAt!) - Date.parse(run.startedAt)).toBe(4105);
     expect(run.toolCalls!.map((c) => c.tool)).toEqual(["get_webpage", "send_direct_message"]);
     expect(run.effects!.map((e) => e.tool)).toEqual(["send_direct_message"]);
   });

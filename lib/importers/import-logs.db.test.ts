@@ -1,9 +1,16 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "../db/prisma";
+import { evaluationStatistics } from "../evaluations/evaluation-statistics";
+import { listEvaluationRuns } from "../evaluations/evaluation-runs";
+import { setEffectPolicy } from "../evaluations/set-effect-policy";
+import { evaluationSummary } from "../evaluations/summary";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { AGENTDOJO_RUNS, HAND_MADE, INSPECT_LOGS } from "../testing/importer-fixtures";
 import { importLogs } from "./import-logs";
+import { NO_SCORE_REASON } from "./inspect";
 import { importReportSchema, type ImportReport } from "./report";
 
 // Every fixture (the shared real logs and the hand-made variants) imported twice into a real
@@ -46,14 +53,13 @@ describe("importing the fixture folders", () => {
 
   it("imports every importable file, skips the rest with their reasons, fails none", async () => {
     first = importReportSchema.parse(await importLogs(db, PATHS));
-    expect(first).toMatchObject({ files: 19, imported: 14, unchanged: 0, failed: [], runs: 18 });
+    // Unscored samples are runs: tool_call_error's one sample, popularity's ten, events-cancelled's two.
+    expect(first).toMatchObject({ files: 19, imported: 16, unchanged: 0, failed: [], runs: 31 });
     expect(first.skipped.map((s) => [base(s.file), s.reason.split(":")[0]]).sort()).toEqual(
       [
         ["no-header.eval", "a zip archive without header.json or _journal/start.json"],
         ["no-such-folder", "no such file or directory"],
         ["none.json", "no utility recorded, so no endpoint label (the run ended with error"],
-        ["tests_log_test_eval_log_log_tool_call_error.json", "nothing to import"],
-        ["tests_scorer_logs_2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval", "nothing to import"],
       ].sort(),
     );
     expect(first.evaluations.map((e) => [e.name, e.runs]).sort()).toEqual(
@@ -69,7 +75,9 @@ describe("importing the fixture folders", () => {
         ["Inspect inspect_test_utils/guess_number · hardcoded/hardcoded · FhdYWFJ77GkBBV8uKGRTuQ", 1],
         ["Inspect popularity · azureai/Meta-Llama-3-1-405B-Instruct-jqf · WckPjG7ovQZLAiZF2fZpog", 4],
         ["Inspect bash_task · m/x · T1", 1],
-        ["Inspect deploy · m/y · T2", 2],
+        ["Inspect deploy · m/y · T2", 4],
+        ["Inspect ... · ... · ...", 1],
+        ["Inspect popularity · openai/gpt-4o-mini · dPiJifoWeEQBrfWsAopzWr", 10],
         ["Inspect popularity · m/z · T3", 1],
       ].sort(),
     );
@@ -77,7 +85,9 @@ describe("importing the fixture folders", () => {
 
   it("stores the runs with their labels, effects and audit", async () => {
     const runs = await storedRuns();
-    expect(runs).toHaveLength(18);
+    expect(runs).toHaveLength(31);
+    expect(runs.filter((r) => r.finality === "unscored").map((r) => [r.externalId, r.endpointLabel])).toHaveLength(13);
+    expect(runs.filter((r) => r.finality === "unscored").every((r) => r.endpointLabel === null)).toBe(true);
     const byId = new Map(runs.map((r) => [r.externalId, r]));
     // AgentDojo: writes sync_confirmed by the registry, so every AgentDojo run is final.
     expect(byId.get("gpt-4o-2024-05-13/banking/user_task_13/important_instructions/injection_task_7")).toMatchObject({
@@ -105,14 +115,70 @@ describe("importing the fixture folders", () => {
   it("a second import changes nothing and says so: every row of every table the import writes is the same", async () => {
     const before = await everyRow();
     const second = importReportSchema.parse(await importLogs(db, PATHS));
-    expect(second).toEqual({ ...first, imported: 0, unchanged: 14 });
+    expect(second).toEqual({ ...first, imported: 0, unchanged: 16 });
     expect(await everyRow()).toEqual(before);
-    expect(before.evaluation_runs).toHaveLength(18);
-    expect(await db.evaluation.count()).toBe(13);
+    expect(before.evaluation_runs).toHaveLength(31);
+    expect(await db.evaluation.count()).toBe(15);
   });
 
   it("--evaluation puts every run in one evaluation", async () => {
     const report = await importLogs(db, [AGENTDOJO_RUNS], { evaluationName: "all AgentDojo fixtures" });
     expect(report).toMatchObject({ files: 5, imported: 5, runs: 5, evaluations: [{ name: "all AgentDojo fixtures", runs: 5 }] });
+  });
+});
+
+describe("an Inspect log with unscored samples", () => {
+  // The browser fixture's one sample (scored "C" by a score event, four web_browser_go calls), written
+  // three times into a new log: as it is, and twice (sample 2 epoch 1, sample 1 epoch 2) without its
+  // scores and score events.
+  let dir: string;
+  let evaluationId: string;
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), "bl-unscored-"));
+    const log = JSON.parse(readFileSync(path.join(INSPECT_LOGS, "tests_analysis_test_logs_2025-05-12T20-27-36-04-00_browser.json"), "utf8")) as { eval: Record<string, unknown>; samples: Record<string, unknown>[] };
+    const [sample] = log.samples as [{ events: { event: string }[] } & Record<string, unknown>];
+    const unscored = (id: number, epoch: number) => ({ ...sample, id, epoch, scores: {}, events: sample.events.filter((e) => e.event !== "score") });
+    log.eval = { ...log.eval, task_id: "UNSCORED-VARIANT" };
+    log.samples = [sample, unscored(2, 1), unscored(1, 2)];
+    writeFileSync(path.join(dir, "unscored.json"), JSON.stringify(log));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it("stores every sample, the unscored ones with no scoring time or label and their reason", async () => {
+    const report = await importLogs(db, [dir]);
+    expect(report).toMatchObject({ files: 1, imported: 1, runs: 3, skipped: [], failed: [] });
+    expect(report.evaluations).toHaveLength(1);
+    evaluationId = report.evaluations[0]!.id;
+    const runs = await db.evaluationRun.findMany({ where: { evaluationId }, orderBy: { externalId: "asc" }, select: { externalId: true, scoredAt: true, endpointLabel: true, finality: true, unscoredReason: true, unresolvedReason: true, _count: { select: { effects: true } } } });
+    expect(runs.map((r) => [r.externalId, r.endpointLabel, r.finality, r.unresolvedReason, r.unscoredReason, r.scoredAt === null, r._count.effects])).toEqual([
+      ["UNSCORED-VARIANT/1/epoch 1", "success", "unresolved", "unclassified_tool", null, false, 4],
+      ["UNSCORED-VARIANT/1/epoch 2", null, "unscored", null, NO_SCORE_REASON, true, 4],
+      ["UNSCORED-VARIANT/2/epoch 1", null, "unscored", null, NO_SCORE_REASON, true, 4],
+    ]);
+  });
+
+  it("counts the unscored runs on their own, in no rate's population", async () => {
+    const summary = await evaluationSummary(db, evaluationId);
+    expect(summary).toMatchObject({ runs: 3, unscored: 2, reported: { successes: 1, n: 1 }, final: { successes: 0, n: 0 }, unresolved: { n: 1 }, bounds: { lower: { successes: 0, n: 1 }, upper: { successes: 1, n: 1 } } });
+    const rates = new Map((await evaluationStatistics(db, evaluationId)).rates.map((r) => [r.name, `${r.n}/${r.N}`]));
+    expect(rates.get("unscored runs")).toBe("2/3");
+    expect(rates.get("reported success rate")).toBe("1/1");
+    expect(rates.get("unresolved rate")).toBe("1/1");
+    const listed = await listEvaluationRuns(db, evaluationId, { finality: "unscored", limit: 50 });
+    expect(listed.runs.map((r) => [r.externalId, r.scoredAt, r.endpointLabel])).toEqual([
+      ["UNSCORED-VARIANT/1/epoch 2", null, null],
+      ["UNSCORED-VARIANT/2/epoch 1", null, null],
+    ]);
+  });
+
+  it("keeps them unscored when the policy changes, while the scored run becomes final", async () => {
+    await setEffectPolicy(db, evaluationId, { tools: { "web_browser_*": "sync_confirmed" } }, null);
+    const summary = await evaluationSummary(db, evaluationId);
+    expect(summary).toMatchObject({ runs: 3, unscored: 2, reported: { successes: 1, n: 1 }, final: { successes: 1, n: 1 }, unresolved: { n: 0 } });
+    expect(await db.evaluationRun.count({ where: { evaluationId, finality: "unscored", scoredAt: null } })).toBe(2);
+  });
+
+  it("importing the log again changes nothing", async () => {
+    expect(await importLogs(db, [dir])).toMatchObject({ files: 1, imported: 0, unchanged: 1, runs: 3 });
   });
 });

@@ -16,7 +16,7 @@ export interface ImportedLog {
   notes: string[];
   /** Tools the harness's registry does not know (models invent them): kept in the tool calls, never given effects. */
   unknownTools: string[];
-  /** Samples that are not runs, with why (unscored, or a score no label can be read from). */
+  /** Samples that are not runs, with why (unreadable, or no time recorded for them); an unscored sample is a run (finality unscored). */
   leftOut: { sample: string; reason: string }[];
 }
 

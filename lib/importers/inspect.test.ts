@@ -2,8 +2,7 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { runRecordSchema } from "../evaluations/schemas";
 import { HAND_MADE, INSPECT_LOGS, importLogFile } from "../testing/importer-fixtures";
-import { SkippedLog } from "./imported-log";
-import { importInspectLog, scoreAsNumber } from "./inspect";
+import { importInspectLog, NO_SCORE_REASON, scoreAsNumber } from "./inspect";
 
 const read = (path: string) => JSON.parse(readFileSync(path, "utf8")) as { samples?: unknown[] };
 const importJson = (path: string, threshold?: number) => {
@@ -47,9 +46,23 @@ describe("Inspect .json logs", () => {
     expect(log.runs[0]).toMatchObject({ endpointLabel: "failure", score: 0, scoredAt: "2024-10-15T16:53:13.588Z", toolCalls: [], effects: [] });
   });
 
-  it("without events and without scores: skipped, saying how to score it", () => {
-    expect(() => importJson(`${INSPECT_LOGS}tests_log_test_eval_log_log_tool_call_error.json`)).toThrow(SkippedLog);
-    expect(() => importJson(`${INSPECT_LOGS}tests_log_test_eval_log_log_tool_call_error.json`)).toThrow(/unscored.*inspect score/);
+  it("without events and without scores: stored as an unscored run (no scoring time, no label), saying why and how to score it", () => {
+    const log = importJson(`${INSPECT_LOGS}tests_log_test_eval_log_log_tool_call_error.json`);
+    expect(log.leftOut).toEqual([]);
+    // One sample (id 1, epoch 4) whose eleven tool messages answer no assistant call: eleven bash calls, each with its error.
+    expect(log.runs).toHaveLength(1);
+    const [run] = log.runs;
+    expect(run).toMatchObject({ externalId: ".../1/epoch 4", attempt: 4, unscoredReason: NO_SCORE_REASON });
+    expect(NO_SCORE_REASON).toMatch(/no score event and no score.*inspect score/);
+    expect(run!.scoredAt).toBeUndefined();
+    expect(run!.endpointLabel).toBeUndefined();
+    expect(run!.score).toBeUndefined();
+    expect(run!.toolCalls!.map((c) => c.callId)).toEqual(Array.from({ length: 11 }, (_, i) => `bash_${i + 1}`));
+    expect(run!.effects!.slice(0, 2).map((e) => [e.statusAtScoring, e.notes])).toEqual([
+      ["failed", "the call returned an error: parsing: ..."],
+      ["failed", "the call returned an error: timeout: ..."],
+    ]);
+    expect(log.notes).toContain("1 sample(s) have no readable score: stored as unscored runs (no endpoint label), counted on their own and in no rate");
   });
 
   it("hand-made: without events, tool calls from messages (a tool message with no call stands for it, its error kept); status error; boolean score", () => {
@@ -62,20 +75,21 @@ describe("Inspect .json logs", () => {
       ["bash_3", "bash", "failed", "2025-02-07T00:00:00.000Z"],
     ]);
     expect(run!.effects![2]!.notes).toBe("the call returned an error: timeout: timed out");
-    expect(log.notes).toContain("the log's status is error (RuntimeError: sandbox died): its scored samples are imported");
+    expect(log.notes).toContain("the log's status is error (RuntimeError: sandbox died): its samples are imported");
     expect(log.notes.some((n) => n.includes("no score event"))).toBe(true);
   });
 
-  it("hand-made: cancelled log; numbers against the threshold, booleans, a list score left out, an unscored sample left out; a call still running at scoring is pending; a repeated call id", () => {
+  it("hand-made: cancelled log; numbers against the threshold, booleans, a list score and a sample with no score stored unscored; a call still running at scoring is pending; a repeated call id", () => {
     const log = importJson(`${HAND_MADE}inspect/events-cancelled.json`);
-    expect(log.runs.map((r) => [r.externalId, r.endpointLabel, r.score])).toEqual([
-      ["T2/1/epoch 1", "failure", 0.7],
-      ["T2/2/epoch 1", "success", 1],
+    expect(log.runs.map((r) => [r.externalId, r.endpointLabel, r.score, r.unscoredReason])).toEqual([
+      ["T2/1/epoch 1", "failure", 0.7, undefined],
+      ["T2/2/epoch 1", "success", 1, undefined],
+      ["T2/3/epoch 1", undefined, undefined, 'score ["C","I"] (scorer judge) is not a label, number or boolean: no endpoint label can be read from it'],
+      ["T2/4/epoch 1", undefined, undefined, NO_SCORE_REASON],
     ]);
-    expect(log.leftOut).toEqual([
-      { sample: "3 epoch 1", reason: 'score ["C","I"] (scorer judge) is not a label, number or boolean: no endpoint label can be read from it' },
-      { sample: "4 epoch 1", reason: "unscored: no scores and no score event (score the log with `inspect score`, then import it again)" },
-    ]);
+    expect(log.runs.slice(2).map((r) => r.scoredAt)).toEqual([undefined, undefined]);
+    expect(log.leftOut).toEqual([]);
+    expect(log.notes).toContain("2 sample(s) have no readable score: stored as unscored runs (no endpoint label), counted on their own and in no rate");
     const [first] = log.runs;
     // The intermediate score event at :09 is not the scoring; the final one at :20 is.
     expect(first!.scoredAt).toBe("2025-03-01T09:00:20.250Z");
@@ -84,10 +98,12 @@ describe("Inspect .json logs", () => {
       ["call-1", "failed"],
       ["call-2", "completed"],
     ]);
-    expect(log.notes).toContain("the log's status is cancelled: its scored samples are imported");
+    expect(log.notes).toContain("the log's status is cancelled: its samples are imported");
     expect(importJson(`${HAND_MADE}inspect/events-cancelled.json`, 0.5).runs.map((r) => [r.endpointLabel, r.threshold])).toEqual([
       ["success", 0.5],
       ["success", 0.5],
+      [undefined, undefined],
+      [undefined, undefined],
     ]);
   });
 
@@ -126,14 +142,18 @@ describe("Inspect .eval archives", () => {
     expect(run!.toolCalls![0]).toEqual({ tool: "bash", callId: "hardcoded_0", at: "2025-10-06T10:15:45.377Z", arguments: { cmd: "ls" } });
   });
 
-  it("no score event in any sample: skipped as unscored", async () => {
-    await expect(importLogFile(`${INSPECT_LOGS}tests_scorer_logs_2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval`)).rejects.toThrow(/10 sample\(s\), none a run: unscored/);
+  it("no score event in any sample: each of its ten samples stored as an unscored run", async () => {
+    const log = await importLogFile(`${INSPECT_LOGS}tests_scorer_logs_2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval`);
+    expect(log.runs.map((r) => r.externalId).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `dPiJifoWeEQBrfWsAopzWr/${i + 1}/epoch 1`).sort());
+    expect(new Set(log.runs.map((r) => r.unscoredReason))).toEqual(new Set([NO_SCORE_REASON]));
+    expect(log.runs.every((r) => r.scoredAt === undefined && r.endpointLabel === undefined && r.toolCalls!.length === 0)).toBe(true);
+    expect(log.leftOut).toEqual([]);
   });
 
   it("hand-made: a running evaluation (no header.json yet) is read from its journal's start, status started", async () => {
     const log = await importLogFile(`${HAND_MADE}inspect/running.eval`);
     expect(log.runs.map((r) => [r.externalId, r.attempt, r.endpointLabel, r.scoredAt])).toEqual([["T3/7/epoch 2", 2, "success", "2025-04-01T09:00:03.000Z"]]);
-    expect(log.notes).toContain("the log's status is started: its scored samples are imported");
+    expect(log.notes).toContain("the log's status is started: its samples are imported");
   });
 
   it("hand-made: a zip without header.json or a journal: skipped", async () => {

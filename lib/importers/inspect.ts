@@ -128,14 +128,17 @@ function callsFromMessages(messages: readonly z.infer<typeof messageSchema>[]): 
   return calls;
 }
 
-/** What an effect's status was when the sample was scored. */
-function statusAtScoring(call: Call, scoredAt: string): EffectRecord["statusAtScoring"] {
+/** What an effect's status was when the sample was scored (an unscored sample: when its log ends). */
+function statusAtScoring(call: Call, scoredAt: string | undefined): EffectRecord["statusAtScoring"] {
   if (call.error) return "failed";
-  if (call.completedAt !== undefined) return Date.parse(call.completedAt) <= Date.parse(scoredAt) ? "completed" : "pending";
+  if (call.completedAt !== undefined) return scoredAt === undefined || Date.parse(call.completedAt) <= Date.parse(scoredAt) ? "completed" : "pending";
   return call.error === null ? "completed" : "unknown"; // from messages: a tool message answered it
 }
 
-type SampleOutcome = { run: RunRecord; mapping: string; scoredFrom: "event" | "log" } | { leftOut: string };
+type SampleOutcome = { run: RunRecord; mapping: string | null; scoredFrom: "event" | "log" | "unscored" } | { leftOut: string };
+
+/** Why a sample with no score is stored unscored (finality unscored: no endpoint label, in no rate). */
+export const NO_SCORE_REASON = "no score event and no score: the sample was never scored (score the log with `inspect score`, then import it again)";
 
 function runOfSample(header: InspectHeader, sample: InspectSample, threshold: number): SampleOutcome {
   const timeline = sample.events ?? sample.transcript?.events;
@@ -147,18 +150,23 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
   // The first scorer is the primary one; without `scores`, the last score event's value.
   const firstScorer = Object.entries(sample.scores ?? {})[0];
   const lastScoreEvent = scoreEvents.at(-1);
-  if (!firstScorer && !lastScoreEvent) return { leftOut: "unscored: no scores and no score event (score the log with `inspect score`, then import it again)" };
-  const value = firstScorer ? firstScorer[1].value : lastScoreEvent!.score.value;
-  const score = scoreAsNumber(value);
-  if (score === null) return { leftOut: `score ${describe(value)}${firstScorer ? ` (scorer ${firstScorer[0]})` : ""} is not a label, number or boolean: no endpoint label can be read from it` };
+  const value = firstScorer ? firstScorer[1].value : lastScoreEvent?.score.value;
+  const score = firstScorer || lastScoreEvent ? scoreAsNumber(value) : null;
+  // A sample without a readable score is stored unscored, with the reason, rather than left out.
+  const unscoredReason =
+    !firstScorer && !lastScoreEvent
+      ? NO_SCORE_REASON
+      : score === null
+        ? `score ${describe(value)}${firstScorer ? ` (scorer ${firstScorer[0]})` : ""} is not a label, number or boolean: no endpoint label can be read from it`
+        : undefined;
 
   const timed = events.flatMap((e) => (e.timestamp ? [iso(e.timestamp)] : []));
   const logStart = header.stats?.started_at ?? header.eval.created;
   const startedAt = timed[0] ?? (logStart ? iso(logStart) : undefined);
   const scoreTime = lastScoreEvent?.timestamp;
   const logEnd = header.stats?.completed_at;
-  const scoredAt = scoreTime ? iso(scoreTime) : (timed.at(-1) ?? (logEnd ? iso(logEnd) : startedAt));
-  if (!startedAt || !scoredAt) return { leftOut: "the log records no time for this sample (no events, no stats.started_at)" };
+  const scoredAt = unscoredReason ? undefined : scoreTime ? iso(scoreTime) : (timed.at(-1) ?? (logEnd ? iso(logEnd) : startedAt));
+  if (!startedAt) return { leftOut: "the log records no time for this sample (no events, no stats.started_at)" };
 
   const calls = timeline ? callsFromEvents(events) : callsFromMessages(sample.messages ?? []);
   const ids = calls.map((c) => c.callId);
@@ -183,15 +191,13 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
     attempt: sample.epoch,
     startedAt,
     ...(timed.length > 0 && { endedAt: timed.at(-1)! }),
-    scoredAt,
-    endpointLabel: score >= threshold ? "success" : "failure",
-    score,
-    threshold,
+    ...(score === null ? { unscoredReason: unscoredReason! } : { scoredAt: scoredAt!, endpointLabel: score >= threshold ? ("success" as const) : ("failure" as const), score, threshold }),
     toolCalls: calls.map((c) => ({ tool: c.tool, ...(c.callId && { callId: c.callId }), ...(c.requestedAt && { at: c.requestedAt }), ...(c.arguments && { arguments: c.arguments }) })),
     effects,
   } satisfies RunRecord);
   // The log's own values can exceed the record's limits (a 300-character sample id): that sample is left out, saying which.
   if (!run.success) return { leftOut: `its values do not fit the run record: ${firstIssue(run.error)}` };
+  if (score === null) return { run: run.data, mapping: null, scoredFrom: "unscored" };
   return {
     run: run.data,
     mapping: `score ${describe(value)} read as ${score}: ${score >= threshold ? "success" : "failure"} at threshold ${threshold}`,
@@ -214,6 +220,7 @@ export function inspectLogReader(format: Extract<LogFormat, "inspect-json" | "in
   const leftOut: ImportedLog["leftOut"] = [];
   const mappings = new Set<string>();
   let scoredFromLog = 0;
+  let unscored = 0;
   let index = 0;
   return {
     add(raw: unknown): void {
@@ -225,8 +232,9 @@ export function inspectLogReader(format: Extract<LogFormat, "inspect-json" | "in
         if ("leftOut" in outcome) leftOut.push({ sample: `${parsed.data.id} epoch ${parsed.data.epoch}`, reason: outcome.leftOut });
         else {
           runs.push(outcome.run);
-          mappings.add(outcome.mapping);
+          if (outcome.mapping) mappings.add(outcome.mapping);
           if (outcome.scoredFrom === "log") scoredFromLog += 1;
+          if (outcome.scoredFrom === "unscored") unscored += 1;
         }
       }
       index += 1;
@@ -237,8 +245,9 @@ export function inspectLogReader(format: Extract<LogFormat, "inspect-json" | "in
         throw new SkippedLog(`nothing to import: ${why}`);
       }
       const notes = [...mappings];
+      if (unscored > 0) notes.push(`${unscored} sample(s) have no readable score: stored as unscored runs (no endpoint label), counted on their own and in no rate`);
       if (scoredFromLog > 0) notes.push(`${scoredFromLog} sample(s) have no score event: scored at their last event, or the log's completion time`);
-      if (header.status !== "success") notes.push(`the log's status is ${header.status}${header.error?.message ? ` (${header.error.message})` : ""}: its scored samples are imported`);
+      if (header.status !== "success") notes.push(`the log's status is ${header.status}${header.error?.message ? ` (${header.error.message})` : ""}: its samples are imported`);
       const model = header.eval.model ? ` · ${header.eval.model}` : "";
       return {
         format,

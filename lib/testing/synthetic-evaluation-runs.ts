@@ -12,7 +12,7 @@ const BASE_MS = Date.parse("2026-11-01T00:00:00Z");
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** Run `i`, the same every time: its own random sequence, so that clients generate their batches independently. */
-export function syntheticRun(i: number): RunRecord {
+export function syntheticRun(i: number): RunRecord & { scoredAt: string } {
   const random = seededRandom(i + 1);
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
   const task = `task-${i % 2_000}`;

@@ -136,7 +136,7 @@ export interface LinkedRun {
   evaluationId: string;
   evaluationName: string;
   externalId: string;
-  endpointLabel: string;
+  endpointLabel: string | null;
   finality: string;
   toolCalls: number;
 }
@@ -181,7 +181,7 @@ export async function getTrace(db: Db, id: string): Promise<TraceDetail | null> 
     linkedRuns: {
       total: Number(total[0]?.n ?? 0),
       runs: z
-        .array(z.object({ id: z.string(), evaluation_id: z.string(), evaluation_name: z.string(), external_id: z.string(), endpoint_label: z.string(), finality: z.string(), tool_calls: int }))
+        .array(z.object({ id: z.string(), evaluation_id: z.string(), evaluation_name: z.string(), external_id: z.string(), endpoint_label: z.string().nullable(), finality: z.string(), tool_calls: int }))
         .parse(runs)
         .map((r) => ({ id: r.id, evaluationId: r.evaluation_id, evaluationName: r.evaluation_name, externalId: r.external_id, endpointLabel: r.endpoint_label, finality: r.finality, toolCalls: r.tool_calls })),
     },

@@ -4,6 +4,7 @@ import { notFound } from "next/navigation";
 import { OpenEffectRecord } from "@/components/effects/open-effect-record";
 import { RunLabels } from "@/components/runs/run-labels";
 import { RunTimeline } from "@/components/runs/run-timeline";
+import { WriteIntervals } from "@/components/runs/write-intervals";
 import { SharePanel } from "@/components/share/share-panel";
 import { Badge, StateBadge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -28,7 +29,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
   if (!runIdSchema.safeParse({ id }).success) notFound();
   const detail = await loadRunDetail(getDb(), id);
   if (!detail) notFound();
-  const { run, experiment, openEffects, pairedRun, timeline, explanation } = detail;
+  const { run, experiment, openEffects, pairedRun, timeline, writes, explanation } = detail;
   const title = experimentTitle(experiment);
 
   return (
@@ -104,6 +105,12 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       <Section title="Timeline" description="Every event the run's evidence records, as time since the run's start.">
         <RunTimeline events={timeline} role={run.role} />
       </Section>
+
+      {run.role === "B" ? null : (
+        <Section title={`Writes (${writes.length})`} description="Each state-changing call of the trace is a delayed write on its own key; the label is final only when every one of them is terminal.">
+          <WriteIntervals writes={writes} />
+        </Section>
+      )}
 
       <Section title={`Open effects (${openEffects.length})`} description="Operations this run left that could still change state after its endpoint (the paper's Table C.1).">
         {openEffects.length === 0 ? (

@@ -94,7 +94,7 @@ export default async function TracePage({ params }: { params: Promise<{ id: stri
                   <Td>
                     <Link href={`/evaluations/${r.evaluationId}`}>{r.evaluationName}</Link>
                   </Td>
-                  <Td>{r.endpointLabel}</Td>
+                  <Td>{r.endpointLabel ?? "none (unscored)"}</Td>
                   <Td>{r.finality}</Td>
                   <Td numeric>{r.toolCalls}</Td>
                 </tr>

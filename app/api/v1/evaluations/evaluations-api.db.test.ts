@@ -92,6 +92,7 @@ describe("the evaluation API", () => {
       evaluationId: id,
       effectPolicyVersion: 1,
       runs: 3,
+      unscored: 0,
       reported: { successes: 3, n: 3 },
       final: { successes: 2, n: 2 },
       unresolved: { n: 1, byReason: { pending_at_scoring: 1 }, byTool: { "bank.transfer": 1 } },
@@ -138,6 +139,11 @@ describe("the evaluation API", () => {
       [run({ effects: [effect({ requestedAt: "yesterday" })] }), "runs.0.effects.0.requestedAt"],
       [run({ touches: [{ surface: SURFACE, op: "delete", at: at(11) }] }), "runs.0.touches.0.op"],
       [run({ colour: "blue" }), "runs.0.colour"],
+      [run({ scoredAt: undefined }), "runs.0.scoredAt"],
+      [run({ endpointLabel: undefined }), "runs.0.endpointLabel"],
+      // An unscored run gives a reason instead of a scoring time and label, never both.
+      [run({ unscoredReason: "no score event" }), "runs.0.scoredAt"],
+      [run({ scoredAt: undefined, unscoredReason: "no score event" }), "runs.0.endpointLabel"],
     ];
     for (const [bad, field] of runErrors) {
       const [result] = (await editor.ingestRuns(id, [bad])).results;
@@ -172,12 +178,26 @@ describe("the evaluation API", () => {
     expect(await stored(id)).toEqual(afterMixed);
   });
 
+  it("stores a run sent with unscoredReason instead of scoredAt and endpointLabel as unscored, in no rate's population", async () => {
+    const { id } = await editor.createEvaluation({ name: "unscored over HTTP", effectPolicy: POLICY });
+    const [scored] = workedExample();
+    const { scoredAt: _scoredAt, endpointLabel: _label, terminalLabel: _terminal, ...rest } = { ...workedExample()[1]!, externalId: "never scored" };
+    const results = await editor.ingestRuns(id, [scored!, { ...rest, unscoredReason: "the scorer crashed" }]);
+    expect(results.results.map((r) => r.status)).toEqual(["created", "created"]);
+    // The worked example's r1 is a success left unresolved (its effect pending at scoring); the unscored run counts only on its own.
+    expect(await viewer.summary(id)).toMatchObject({ runs: 2, unscored: 1, reported: { successes: 1, n: 1 }, final: { successes: 0, n: 0 }, unresolved: { n: 1 }, bounds: { lower: { successes: 0, n: 1 }, upper: { successes: 1, n: 1 } }, disagreements: { n: 0, of: 0 } });
+    const unscored = await db.evaluationRun.findMany({ where: { evaluationId: id, finality: "unscored" }, select: { externalId: true, scoredAt: true, endpointLabel: true, unscoredReason: true } });
+    expect(unscored).toEqual([{ externalId: "never scored", scoredAt: null, endpointLabel: null, unscoredReason: "the scorer crashed" }]);
+  });
+
   it("serves the ingest body's JSON Schema to anyone", async () => {
     const response = await send(new Request(`${BASE_URL}/api/v1/schema/ingest.json`));
     expect(response.status).toBe(200);
-    const schema = (await response.json()) as { properties: { runs: { maxItems: number; items: { required: string[]; properties: Record<string, unknown> } } } };
+    const schema = (await response.json()) as { properties: { runs: { maxItems: number; items: { required: string[]; oneOf: { required: string[] }[]; properties: Record<string, unknown> } } } };
     expect(schema.properties.runs.maxItems).toBe(1_000);
-    expect(schema.properties.runs.items.required).toEqual(expect.arrayContaining(["externalId", "taskId", "startedAt", "scoredAt", "endpointLabel"]));
+    expect(schema.properties.runs.items.required).toEqual(expect.arrayContaining(["externalId", "taskId", "startedAt"]));
+    // scoredAt and endpointLabel, or unscoredReason instead (a run the harness never scored).
+    expect(schema.properties.runs.items.oneOf.map((o) => o.required)).toEqual([["scoredAt", "endpointLabel"], ["unscoredReason"]]);
     expect(Object.keys(schema.properties.runs.items.properties)).toEqual(expect.arrayContaining(["effects", "touches", "resets", "terminalLabel", "score"]));
   });
 });

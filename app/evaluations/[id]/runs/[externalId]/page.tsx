@@ -77,7 +77,9 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
             ["Endpoint label", <LabelText key="e" value={run.endpointLabel} />, "endpoint-label"],
             ["Terminal label", <LabelText key="t" value={run.terminalLabel} />, "terminal-label"],
             ["Finality", run.finality, "finality"],
-            ["Why unresolved", run.unresolvedReason ? <code key="r">{run.unresolvedReason}</code> : "—", "unresolved-reason"],
+            run.finality === "unscored"
+              ? ["Why unscored", run.unscoredReason, "unscored-reason"]
+              : ["Why unresolved", run.unresolvedReason ? <code key="r">{run.unresolvedReason}</code> : "—", "unresolved-reason"],
             ["Analysis unit", run.analysisUnit ? <Link key="u" href={`/evaluations/${id}/runs?unit=${run.analysisUnit}`}>unit {run.analysisUnit}</Link> : "its own"],
             ["Inherited state", INHERITED_LABELS[run.inheritedState]],
           ]}
@@ -113,7 +115,7 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
                   <Td>{effect.status_at_scoring}</Td>
                   <Td className="tabular-nums">
                     {formatOffset(interval.fromMs)} to {interval.toMs === null ? "still open (no terminal evidence)" : `${formatOffset(interval.toMs)} (${formatDuration(interval.toMs - interval.fromMs)})`}
-                    {interval.toMs !== null ? <span className="block text-xs text-muted-foreground">{interval.endedByScoring ? "ended by scoring" : "ended after scoring"}</span> : null}
+                    {interval.toMs !== null && interval.endedByScoring !== null ? <span className="block text-xs text-muted-foreground">{interval.endedByScoring ? "ended by scoring" : "ended after scoring"}</span> : null}
                   </Td>
                   <Td className="[overflow-wrap:anywhere]">
                     {effect.resolutions.length === 0
