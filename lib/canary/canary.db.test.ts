@@ -8,6 +8,7 @@ import { canaryJobKey } from "../jobs/definitions";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { startReplayWorker, type ReplayWorker } from "../worker/replay-worker";
 import { CANARY_SURFACES, canaryConfigSchema } from "./config";
+import { loadShareContent } from "../share/resources";
 import { canaryResults } from "./store";
 import { runCanaryTrialJob } from "./trial-job";
 
@@ -69,6 +70,8 @@ describe("the canary experiment through the worker", () => {
     // The verified reset cancelled the pending write, restored B's values and forgot the history, and says so.
     const reset = await database.db.canaryResult.findFirst({ where: { experimentId, condition: "verified_reset" }, select: { reset: true } });
     expect(reset?.reset).toMatchObject({ verified: true, namespaces: [expect.objectContaining({ cancelled: [expect.objectContaining({ outcome: "cancelled" })], remainingOperations: 0 }), expect.anything()] });
+    // A share link of the experiment carries these results, not the replay's summary it has none of.
+    expect(await loadShareContent(database.db, "experiment", experimentId)).toMatchObject({ kind: "canary_experiment", experiment: { id: experimentId, state: "completed" }, canary: results });
     // Teardown left nothing of the experiment pending on the service.
     expect((await client.operationsUnder(`bl/${experimentId}/`, "pending")).operations).toEqual([]);
   });

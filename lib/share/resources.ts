@@ -13,6 +13,7 @@ import { argumentView, SHARED_READER } from "../review/completion-store";
 import { consensusMatrix } from "../review/store";
 import { computeTable3, type ConsensusMatrix, type Table3Row } from "../review/table3";
 import type { ShareResourceType } from "./schemas";
+import { canaryResults, type CanaryResults } from "../canary/store";
 
 // What a reviewer sees through a link. Plain JSON only (timestamps as ISO strings), so that the
 // snapshot stored in jsonb and hashed is exactly what is shown.
@@ -34,6 +35,13 @@ export interface ExperimentShareContent {
   summary: ReplaySummary;
   byDelay: FinalityDelayRow[];
   unresolved: number;
+}
+
+/** A canary experiment (issue 12, item 8) as shared: its per-surface results instead of the replay's summary. */
+export interface CanaryExperimentShareContent {
+  kind: "canary_experiment";
+  experiment: Omit<ExperimentShareContent["experiment"], "config" | "wallMs">;
+  canary: CanaryResults;
 }
 
 export interface RunShareContent {
@@ -68,7 +76,7 @@ export interface CompletionArgumentShareContent extends ArgumentExport {
   revisions: { version: number; reason: string; createdAt: string }[];
 }
 
-export type ShareContent = ExperimentShareContent | RunShareContent | ProtocolMatrixShareContent | EvaluationShareContent | CompletionArgumentShareContent;
+export type ShareContent = ExperimentShareContent | CanaryExperimentShareContent | RunShareContent | ProtocolMatrixShareContent | EvaluationShareContent | CompletionArgumentShareContent;
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
@@ -90,12 +98,19 @@ export async function loadShareContent(db: Db, resourceType: ShareResourceType, 
   }
 }
 
-async function loadExperimentContent(db: Db, id: string): Promise<ExperimentShareContent | null> {
-  const experiment = await db.experiment.findUnique({
+async function loadExperimentContent(db: Db, id: string): Promise<ExperimentShareContent | CanaryExperimentShareContent | null> {
+  const found = await db.experiment.findUnique({
     where: { id },
-    select: { id: true, name: true, state: true, createdAt: true, startedAt: true, finishedAt: true, wallMs: true, error: true, config: true },
+    select: { id: true, name: true, state: true, createdAt: true, startedAt: true, finishedAt: true, wallMs: true, error: true, config: true, kind: true },
   });
-  if (!experiment) return null;
+  if (!found) return null;
+  const { kind, ...experiment } = found;
+  if (kind === "canary") {
+    const canary = await canaryResults(db, id);
+    if (!canary) return null;
+    const { config: _config, wallMs: _wallMs, ...shown } = experiment;
+    return { kind: "canary_experiment", experiment: { ...shown, createdAt: shown.createdAt.toISOString(), startedAt: iso(shown.startedAt), finishedAt: iso(shown.finishedAt) }, canary };
+  }
   const summary = await experimentSummary(db, id).catch(deletedMeanwhile);
   if (!summary) return null;
   const [byDelay, unresolved] = await Promise.all([finalityByDelay(db, id), unresolvedRuns(db, id)]);

@@ -2,6 +2,7 @@ import { Eye } from "lucide-react";
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { EvaluationReport } from "@/components/evaluations/evaluation-report";
+import { CanaryReport } from "@/components/experiment/canary-report";
 import { ExperimentReport } from "@/components/experiment/experiment-report";
 import { ArgumentBody, ArgumentGlance } from "@/components/review/argument-report";
 import { MatrixTable, Table3Table } from "@/components/review/matrix-report";
@@ -39,7 +40,7 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
   }
   const { link, content, contentHash, snapshotAt } = opened;
   const what =
-    content.kind === "experiment" ? (
+    content.kind === "experiment" || content.kind === "canary_experiment" ? (
       <>experiment “{experimentTitle(content.experiment)}”</>
     ) : content.kind === "evaluation" ? (
       <>evaluation “{content.evaluation.name}”</>
@@ -74,18 +75,13 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
       </Alert>
       {content.kind === "experiment" ? (
         <>
-          <PageHeader
-            title={experimentTitle(content.experiment)}
-            meta={
-              <>
-                <StateBadge state={content.experiment.state} data-testid="experiment-state" />
-                <span>
-                  id <code>{content.experiment.id}</code>
-                </span>
-              </>
-            }
-          />
+          <SharedExperimentHeader experiment={content.experiment} />
           <ExperimentReport experiment={content.experiment} summary={content.summary} byDelay={content.byDelay} unresolved={content.unresolved} config={content.experiment.config} />
+        </>
+      ) : content.kind === "canary_experiment" ? (
+        <>
+          <SharedExperimentHeader experiment={content.experiment} />
+          <CanaryReport results={content.canary} />
         </>
       ) : content.kind === "run" ? (
         <RunReport content={content} />
@@ -160,4 +156,20 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
 
 function iso(value: Date | string): string {
   return typeof value === "string" ? value : value.toISOString();
+}
+
+function SharedExperimentHeader({ experiment }: { experiment: { id: string; name?: string | null; state: string } }) {
+  return (
+    <PageHeader
+      title={experimentTitle(experiment)}
+      meta={
+        <>
+          <StateBadge state={experiment.state} data-testid="experiment-state" />
+          <span>
+            id <code>{experiment.id}</code>
+          </span>
+        </>
+      }
+    />
+  );
 }
