@@ -3,7 +3,7 @@
 // work: separation is recomputed for the surfaces a change touched and the analysis units that
 // reach them, finality for the runs a change touched (or, on a new policy, every run in chunks).
 import { z } from "zod";
-import type { Prisma } from "../generated/prisma/client";
+import type { SqlTx } from "../db/sql-transaction";
 import { auditFinality, type FinalityEffect, type RunFinality } from "./finality";
 import { toolClassifier } from "./policy";
 import type { EffectPolicy, InheritedState, RunRecord } from "./schemas";
@@ -21,7 +21,8 @@ import {
   type SurfaceStats,
 } from "./separation";
 
-export type Tx = Prisma.TransactionClient;
+/** Prisma's interactive transactions, or ingestion's own on node-postgres (lib/db/sql-transaction.ts). */
+export type Tx = SqlTx;
 
 /** Serialises the audit's read-modify-write of one evaluation's units (until the transaction ends). */
 export async function lockEvaluationAudit(tx: Tx, evaluationId: string): Promise<void> {

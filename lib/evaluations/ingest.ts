@@ -1,12 +1,13 @@
 // Ingestion of a batch of runs (POST /api/v1/evaluations/{id}/runs): each run parsed on its own, so
 // a bad run refuses only itself; the good ones stored in one transaction, with one multi-row
-// statement per table (json_to_recordset), idempotent on (evaluation, externalId) by a content hash
+// statement per table (its rows as column arrays, unnested), idempotent on (evaluation, externalId) by a content hash
 // (ON CONFLICT … WHERE the hash differs), and audited before commit: finality from the record (and
 // any resolutions posted earlier), separation for the surfaces the batch touched.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { Db } from "../db/prisma";
-import { Prisma } from "../generated/prisma/client";
+import { poolOf, type Db } from "../db/prisma";
+import { sqlTransaction } from "../db/sql-transaction";
+import { unnestRows, type ColumnType } from "../db/unnest-rows";
 import { notFound } from "../http/errors";
 import { disagrees } from "../replay/labels";
 import { addRunsToSeparation, currentPolicy, finalityColumns, lockEvaluationAudit, recomputeSeparation, refreshSurfaceStats, type Tx } from "./audit-store";
@@ -74,7 +75,9 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
   }
   // Rows in externalId order, so that concurrent batches lock the same runs in the same order.
   valid.sort((a, b) => (a.run.externalId < b.run.externalId ? -1 : a.run.externalId > b.run.externalId ? 1 : 0));
-  const stored = await db.$transaction(
+  // On node-postgres directly: Prisma's engine passed the batch's large parameters several times slower.
+  const stored = await sqlTransaction(
+    poolOf(db),
     async (tx) => {
       const policy = await currentPolicy(tx, evaluationId, "share");
       if (!policy) throw notFound("evaluation");
@@ -82,7 +85,7 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
       // the separation audit reads and rewrites runs another batch may be writing.
       await lockEvaluationAudit(tx, evaluationId);
       // Short, indexed statements: compiling them (JIT, on by default above a cost the planner's guesses
-      // for json_to_recordset cross) took ~100 ms each, more than running them.
+      // for unnested or json_to_recordset rows cross) took ~100 ms each, more than running them.
       await tx.$executeRaw`SELECT set_config('jit', 'off', true)`;
       const classOf = toolClassifier(policy.policy);
       // Which runs are stored already, and with which content: under the lock no other batch of this evaluation writes.
@@ -98,7 +101,6 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
       const resent = valid.some((v) => known.has(v.run.externalId) && known.get(v.run.externalId) !== v.hash);
       return resent ? storeWithChanges(tx, evaluationId, policy.version, classOf, valid) : storeNewRuns(tx, evaluationId, policy.version, classOf, fresh);
     },
-    { timeout: 120_000, maxWait: 60_000 },
   );
   const statusOf = new Map(stored.map((w) => [w.external_id, w.inserted ? ("created" as const) : ("updated" as const)]));
   for (const { index, run } of valid) results[index] = { externalId: run.externalId, status: statusOf.get(run.externalId) ?? "unchanged" };
@@ -137,9 +139,27 @@ function runColumns({ run, hash }: ValidRun, classOf: (tool: string) => ToolClas
   };
 }
 
-const RUN_RECORDSET = Prisma.sql`external_id text, task_id text, group_id text, attempt int, started_at timestamptz, ended_at timestamptz, scored_at timestamptz,
-  endpoint_label text, terminal_label text, score float8, threshold float8, tool_calls jsonb, labels jsonb, content_hash text, finality text, unresolved_reason text,
-  unresolved_effect_id text, unresolved_tool text, disagreement boolean`;
+const RUN_COLUMNS: Record<string, ColumnType> = {
+  external_id: "text",
+  task_id: "text",
+  group_id: "text",
+  attempt: "int",
+  started_at: "timestamptz",
+  ended_at: "timestamptz",
+  scored_at: "timestamptz",
+  endpoint_label: "text",
+  terminal_label: "text",
+  score: "float8",
+  threshold: "float8",
+  tool_calls: "jsonb",
+  labels: "jsonb",
+  content_hash: "text",
+  finality: "text",
+  unresolved_reason: "text",
+  unresolved_effect_id: "text",
+  unresolved_tool: "text",
+  disagreement: "boolean",
+};
 
 /**
  * The fast path, a batch of runs none of which is stored: their ids are drawn first, so that the
@@ -162,7 +182,7 @@ async function storeNewRuns(tx: Tx, evaluationId: string, policyVersion: number,
     SELECT x.id, x.analysis_unit, x.inherited_state, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
            x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
            x.unresolved_tool, x.disagreement, ${policyVersion}
-      FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(id bigint, analysis_unit bigint, inherited_state text, ${RUN_RECORDSET})`;
+      FROM ${unnestRows(rows, { id: "bigint", analysis_unit: "bigint", inherited_state: "text", ...RUN_COLUMNS })}`;
   await insertChildren(tx, evaluationId, runs);
   // Surfaces with a verified reset: their links may start and end, recomputed from their history.
   if (slow.length > 0) await recomputeSeparation(tx, evaluationId, slow, []);
@@ -201,8 +221,7 @@ async function storeWithChanges(tx: Tx, evaluationId: string, policyVersion: num
       SELECT x.id, x.id, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
              x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
              x.unresolved_tool, x.disagreement, ${policyVersion}
-        FROM (SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id')) AS id, j.*
-                FROM json_to_recordset(${JSON.stringify(runRows)}::json) AS j(${RUN_RECORDSET})) AS x
+        FROM (SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id')) AS id, x.* FROM ${unnestRows(runRows, RUN_COLUMNS)}) AS x
       ON CONFLICT (evaluation_id, external_id) DO UPDATE
          SET task_id = EXCLUDED.task_id, group_id = EXCLUDED.group_id, attempt = EXCLUDED.attempt, started_at = EXCLUDED.started_at,
              ended_at = EXCLUDED.ended_at, scored_at = EXCLUDED.scored_at, endpoint_label = EXCLUDED.endpoint_label,
@@ -274,26 +293,42 @@ async function insertChildren(tx: Tx, evaluationId: string, runs: { run: RunReco
                                       acknowledged_at, status_at_scoring, possible_transitions, relevant_until, cross_run_route, public, notes)
       SELECT x.run_id, ${evaluationId}::uuid, x.effect_id, x.tool, x.call_id, x.trace_position, x.arguments, x.surface, x.controller, x.handle, x.requested_at,
              x.acknowledged_at, x.status_at_scoring, x.possible_transitions, x.relevant_until, x.cross_run_route, x.public, x.notes
-        FROM json_to_recordset(${JSON.stringify(effects)}::json) AS x(run_id bigint, effect_id text, tool text, call_id text, trace_position int, arguments jsonb,
-             surface text, controller text, handle text, requested_at timestamptz, acknowledged_at timestamptz, status_at_scoring text,
-             possible_transitions text[], relevant_until timestamptz, cross_run_route text, public boolean, notes text)`;
+        FROM ${unnestRows(effects, {
+          run_id: "bigint",
+          effect_id: "text",
+          tool: "text",
+          call_id: "text",
+          trace_position: "int",
+          arguments: "jsonb",
+          surface: "text",
+          controller: "text",
+          handle: "text",
+          requested_at: "timestamptz",
+          acknowledged_at: "timestamptz",
+          status_at_scoring: "text",
+          possible_transitions: "text[]",
+          relevant_until: "timestamptz",
+          cross_run_route: "text",
+          public: "boolean",
+          notes: "text",
+        })}`;
   }
   if (resolutions.length > 0) {
     await tx.$executeRaw`
       INSERT INTO evaluation_effect_resolutions (run_id, evaluation_id, effect_id, status, at, evidence, verified_by, source)
       SELECT x.run_id, ${evaluationId}::uuid, x.effect_id, x.status, x.at, x.evidence, x.verified_by, 'record'
-        FROM json_to_recordset(${JSON.stringify(resolutions)}::json) AS x(run_id bigint, effect_id text, status text, at timestamptz, evidence jsonb, verified_by text)`;
+        FROM ${unnestRows(resolutions, { run_id: "bigint", effect_id: "text", status: "text", at: "timestamptz", evidence: "jsonb", verified_by: "text" })}`;
   }
   if (touches.length > 0) {
     await tx.$executeRaw`
       INSERT INTO evaluation_touches (run_id, evaluation_id, surface, op, at, public)
       SELECT x.run_id, ${evaluationId}::uuid, x.surface, x.op, x.at, x.public
-        FROM json_to_recordset(${JSON.stringify(touches)}::json) AS x(run_id bigint, surface text, op text, at timestamptz, public boolean)`;
+        FROM ${unnestRows(touches, { run_id: "bigint", surface: "text", op: "text", at: "timestamptz", public: "boolean" })}`;
   }
   if (resets.length > 0) {
     await tx.$executeRaw`
       INSERT INTO evaluation_resets (run_id, evaluation_id, surface, at, verified, evidence)
       SELECT x.run_id, ${evaluationId}::uuid, x.surface, x.at, x.verified, x.evidence
-        FROM json_to_recordset(${JSON.stringify(resets)}::json) AS x(run_id bigint, surface text, at timestamptz, verified boolean, evidence jsonb)`;
+        FROM ${unnestRows(resets, { run_id: "bigint", surface: "text", at: "timestamptz", verified: "boolean", evidence: "jsonb" })}`;
   }
 }
