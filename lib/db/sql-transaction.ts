@@ -5,6 +5,8 @@
 // strings): callers parse them with coercing schemas, as they do Prisma's BigInt and Decimal.
 import type pg from "pg";
 import { Prisma } from "../generated/prisma/client";
+import { copyRows } from "./pg-copy";
+import type { ColumnType } from "./unnest-rows";
 
 /** What the raw-SQL writers need of a transaction: Prisma's interactive transactions have it too. */
 export interface SqlTx {
@@ -12,12 +14,18 @@ export interface SqlTx {
   $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]): Promise<number>;
 }
 
+/** A transaction of sqlTransaction: raw queries, and new rows copied in (COPY … FROM STDIN). */
+export interface CopyTx extends SqlTx {
+  copyRows(table: string, rows: readonly Record<string, unknown>[], columns: Readonly<Record<string, ColumnType>>): Promise<void>;
+}
+
 const statement = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql => (query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values));
 
 /** Runs `work` in one transaction on a connection of `pool`: committed when it resolves, rolled back when it throws. */
-export async function sqlTransaction<T>(pool: pg.Pool, work: (tx: SqlTx) => Promise<T>): Promise<T> {
+export async function sqlTransaction<T>(pool: pg.Pool, work: (tx: CopyTx) => Promise<T>): Promise<T> {
   const client = await pool.connect();
-  const tx: SqlTx = {
+  const tx: CopyTx = {
+    copyRows: (table, rows, columns) => copyRows(client, table, rows, columns),
     async $queryRaw<R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
       const sql = statement(query, values);
       return (await client.query(sql.text, sql.values as unknown[])).rows as R;

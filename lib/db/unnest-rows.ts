@@ -3,10 +3,10 @@
 // runs: ~47 ms in json_to_recordset alone, more than inserting them).
 import { Prisma } from "../generated/prisma/client";
 
-export type ColumnType = "text" | "bigint" | "int" | "float8" | "boolean" | "timestamptz" | "jsonb" | "text[]";
+export type ColumnType = "uuid" | "text" | "bigint" | "int" | "float8" | "boolean" | "timestamptz" | "jsonb" | "text[]";
 
-/** A text[] value as PostgreSQL's array literal (sent as one text element, cast back per row). */
-const arrayLiteral = (items: readonly string[]) => `{${items.map((item) => `"${item.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
+/** A text[] value as PostgreSQL's array literal (text that a text[] column reads). */
+export const arrayLiteral = (items: readonly string[]) => `{${items.map((item) => `"${item.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
 
 /**
  * `FROM ${unnestRows(rows, columns)}`: the rows as the derived table `x`, one column per key of

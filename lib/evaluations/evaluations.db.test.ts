@@ -88,6 +88,19 @@ describe("an evaluation, stored and audited", () => {
     expect(await served()).not.toEqual(late);
   });
 
+  it("stores text with tabs, newlines, backslashes and quotes exactly (rows are copied in COPY's text format)", async () => {
+    const id = await createEvaluation(db, { name: "escapes", effectPolicy: WORKED_POLICY }, null);
+    const awkward = 'a\tb\nc\\d "e" {f,g} \\N';
+    const [run] = worked();
+    Object.assign(run!.effects![0]!, { notes: awkward, controller: awkward, possibleTransitions: [awkward, "NULL", ""].filter(Boolean), arguments: { text: awkward, list: [awkward, null] } });
+    Object.assign(run!, { labels: { [awkward]: "success" } });
+    expect((await ingestRuns(db, id, [run]))[0]!.status).toBe("created");
+    const effect = await db.evaluationEffect.findFirstOrThrow({ where: { evaluationId: id } });
+    expect([effect.notes, effect.controller, effect.possibleTransitions, effect.arguments]).toEqual([awkward, awkward, [awkward, "NULL"], { text: awkward, list: [awkward, null] }]);
+    expect((await db.evaluationRun.findFirstOrThrow({ where: { evaluationId: id } })).labels).toEqual({ [awkward]: "success" });
+    expect((await ingestRuns(db, id, [run]))[0]!.status).toBe("unchanged");
+  });
+
   it("stores the good runs of a batch and nothing of a bad one, naming its index and field", async () => {
     const id = await createEvaluation(db, { name: "bad input" }, null);
     const runs: unknown[] = worked();

@@ -6,11 +6,11 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { poolOf, type Db } from "../db/prisma";
-import { sqlTransaction } from "../db/sql-transaction";
+import { sqlTransaction, type CopyTx } from "../db/sql-transaction";
 import { unnestRows, type ColumnType } from "../db/unnest-rows";
 import { notFound } from "../http/errors";
 import { disagrees } from "../replay/labels";
-import { addRunsToSeparation, currentPolicy, finalityColumns, lockEvaluationAudit, recomputeSeparation, refreshSurfaceStats, type Tx } from "./audit-store";
+import { addRunsToSeparation, currentPolicy, finalityColumns, lockEvaluationAudit, recomputeSeparation, refreshSurfaceStats } from "./audit-store";
 import { auditFinality, type FinalityEffect, type FinalityResolution } from "./finality";
 import { toolClassifier } from "./policy";
 import { runRecordSchema, type IngestResult, type RunRecord, type ToolClass } from "./schemas";
@@ -166,7 +166,7 @@ const RUN_COLUMNS: Record<string, ColumnType> = {
  * separation audit (addRunsToSeparation: no surface's history read) decides each run's unit and
  * inherited state before the run is written, and every row is inserted once, never updated.
  */
-async function storeNewRuns(tx: Tx, evaluationId: string, policyVersion: number, classOf: (tool: string) => ToolClass, fresh: readonly ValidRun[]): Promise<Written[]> {
+async function storeNewRuns(tx: CopyTx, evaluationId: string, policyVersion: number, classOf: (tool: string) => ToolClass, fresh: readonly ValidRun[]): Promise<Written[]> {
   if (fresh.length === 0) return [];
   const ids = z
     .array(z.object({ id: z.string() }))
@@ -174,15 +174,15 @@ async function storeNewRuns(tx: Tx, evaluationId: string, policyVersion: number,
     .map((r) => r.id);
   const runs = fresh.map((v, k) => ({ id: ids[k]!, run: v.run }));
   const { audit, slow } = await addRunsToSeparation(tx, evaluationId, runs);
-  const rows = fresh.map((v, k) => ({ id: ids[k]!, analysis_unit: audit.get(ids[k]!)?.unit ?? ids[k]!, inherited_state: audit.get(ids[k]!)?.inherited ?? "none", ...runColumns(v, classOf, new Map()) }));
-  await tx.$executeRaw`
-    INSERT INTO evaluation_runs (id, analysis_unit, inherited_state, evaluation_id, external_id, task_id, group_id, attempt, started_at, ended_at, scored_at, endpoint_label,
-                                 terminal_label, score, threshold, tool_calls, labels, content_hash, finality, unresolved_reason, unresolved_effect_id,
-                                 unresolved_tool, disagreement, audit_policy_version)
-    SELECT x.id, x.analysis_unit, x.inherited_state, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
-           x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
-           x.unresolved_tool, x.disagreement, ${policyVersion}
-      FROM ${unnestRows(rows, { id: "bigint", analysis_unit: "bigint", inherited_state: "text", ...RUN_COLUMNS })}`;
+  const rows = fresh.map((v, k) => ({
+    id: ids[k]!,
+    analysis_unit: audit.get(ids[k]!)?.unit ?? ids[k]!,
+    inherited_state: audit.get(ids[k]!)?.inherited ?? "none",
+    evaluation_id: evaluationId,
+    audit_policy_version: policyVersion,
+    ...runColumns(v, classOf, new Map()),
+  }));
+  await tx.copyRows("evaluation_runs", rows, { id: "bigint", analysis_unit: "bigint", inherited_state: "text", evaluation_id: "uuid", audit_policy_version: "int", ...RUN_COLUMNS });
   await insertChildren(tx, evaluationId, runs);
   // Surfaces with a verified reset: their links may start and end, recomputed from their history.
   if (slow.length > 0) await recomputeSeparation(tx, evaluationId, slow, []);
@@ -194,7 +194,7 @@ async function storeNewRuns(tx: Tx, evaluationId: string, policyVersion: number,
  * the changed runs' children replaced, and the separation of every surface they touch, before and
  * after, recomputed from its history (a change may break links).
  */
-async function storeWithChanges(tx: Tx, evaluationId: string, policyVersion: number, classOf: (tool: string) => ToolClass, valid: readonly ValidRun[]): Promise<Written[]> {
+async function storeWithChanges(tx: CopyTx, evaluationId: string, policyVersion: number, classOf: (tool: string) => ToolClass, valid: readonly ValidRun[]): Promise<Written[]> {
   const externalIds = valid.map((v) => v.run.externalId);
   // Resolutions posted earlier for runs being re-sent count towards their finality.
   const posted = z
@@ -256,11 +256,12 @@ async function storeWithChanges(tx: Tx, evaluationId: string, policyVersion: num
   return written;
 }
 
-/** Effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt) and resets: one statement per table. */
-async function insertChildren(tx: Tx, evaluationId: string, runs: { run: RunRecord; id: string }[]): Promise<void> {
+/** Effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt) and resets: one COPY per table. */
+async function insertChildren(tx: CopyTx, evaluationId: string, runs: { run: RunRecord; id: string }[]): Promise<void> {
   const effects = runs.flatMap(({ run, id }) =>
     (run.effects ?? []).map((e) => ({
       run_id: id,
+      evaluation_id: evaluationId,
       effect_id: e.effectId,
       tool: e.tool,
       call_id: e.callId ?? null,
@@ -280,55 +281,34 @@ async function insertChildren(tx: Tx, evaluationId: string, runs: { run: RunReco
     })),
   );
   const resolutions = runs.flatMap(({ run, id }) =>
-    (run.effects ?? []).flatMap((e) => (e.resolution ? [{ run_id: id, effect_id: e.effectId, status: e.resolution.status, at: e.resolution.at, evidence: e.resolution.evidence, verified_by: e.resolution.verifiedBy ?? null }] : [])),
+    (run.effects ?? []).flatMap((e) => (e.resolution ? [{ run_id: id, evaluation_id: evaluationId, effect_id: e.effectId, status: e.resolution.status, at: e.resolution.at, evidence: e.resolution.evidence, verified_by: e.resolution.verifiedBy ?? null, source: "record" }] : [])),
   );
   const touches = runs.flatMap(({ run, id }) => [
-    ...(run.touches ?? []).map((t) => ({ run_id: id, surface: t.surface, op: t.op, at: t.at, public: t.public ?? false })),
-    ...(run.scoredOn ?? []).map((surface) => ({ run_id: id, surface, op: "score", at: run.scoredAt, public: false })),
+    ...(run.touches ?? []).map((t) => ({ run_id: id, evaluation_id: evaluationId, surface: t.surface, op: t.op, at: t.at, public: t.public ?? false })),
+    ...(run.scoredOn ?? []).map((surface) => ({ run_id: id, evaluation_id: evaluationId, surface, op: "score", at: run.scoredAt, public: false })),
   ]);
-  const resets = runs.flatMap(({ run, id }) => (run.resets ?? []).map((r) => ({ run_id: id, surface: r.surface, at: r.at, verified: r.verified, evidence: r.evidence ?? null })));
-  if (effects.length > 0) {
-    await tx.$executeRaw`
-      INSERT INTO evaluation_effects (run_id, evaluation_id, effect_id, tool, call_id, trace_position, arguments, surface, controller, handle, requested_at,
-                                      acknowledged_at, status_at_scoring, possible_transitions, relevant_until, cross_run_route, public, notes)
-      SELECT x.run_id, ${evaluationId}::uuid, x.effect_id, x.tool, x.call_id, x.trace_position, x.arguments, x.surface, x.controller, x.handle, x.requested_at,
-             x.acknowledged_at, x.status_at_scoring, x.possible_transitions, x.relevant_until, x.cross_run_route, x.public, x.notes
-        FROM ${unnestRows(effects, {
-          run_id: "bigint",
-          effect_id: "text",
-          tool: "text",
-          call_id: "text",
-          trace_position: "int",
-          arguments: "jsonb",
-          surface: "text",
-          controller: "text",
-          handle: "text",
-          requested_at: "timestamptz",
-          acknowledged_at: "timestamptz",
-          status_at_scoring: "text",
-          possible_transitions: "text[]",
-          relevant_until: "timestamptz",
-          cross_run_route: "text",
-          public: "boolean",
-          notes: "text",
-        })}`;
-  }
-  if (resolutions.length > 0) {
-    await tx.$executeRaw`
-      INSERT INTO evaluation_effect_resolutions (run_id, evaluation_id, effect_id, status, at, evidence, verified_by, source)
-      SELECT x.run_id, ${evaluationId}::uuid, x.effect_id, x.status, x.at, x.evidence, x.verified_by, 'record'
-        FROM ${unnestRows(resolutions, { run_id: "bigint", effect_id: "text", status: "text", at: "timestamptz", evidence: "jsonb", verified_by: "text" })}`;
-  }
-  if (touches.length > 0) {
-    await tx.$executeRaw`
-      INSERT INTO evaluation_touches (run_id, evaluation_id, surface, op, at, public)
-      SELECT x.run_id, ${evaluationId}::uuid, x.surface, x.op, x.at, x.public
-        FROM ${unnestRows(touches, { run_id: "bigint", surface: "text", op: "text", at: "timestamptz", public: "boolean" })}`;
-  }
-  if (resets.length > 0) {
-    await tx.$executeRaw`
-      INSERT INTO evaluation_resets (run_id, evaluation_id, surface, at, verified, evidence)
-      SELECT x.run_id, ${evaluationId}::uuid, x.surface, x.at, x.verified, x.evidence
-        FROM ${unnestRows(resets, { run_id: "bigint", surface: "text", at: "timestamptz", verified: "boolean", evidence: "jsonb" })}`;
-  }
+  const resets = runs.flatMap(({ run, id }) => (run.resets ?? []).map((r) => ({ run_id: id, evaluation_id: evaluationId, surface: r.surface, at: r.at, verified: r.verified, evidence: r.evidence ?? null })));
+  await tx.copyRows("evaluation_effects", effects, {
+    run_id: "bigint",
+    evaluation_id: "uuid",
+    effect_id: "text",
+    tool: "text",
+    call_id: "text",
+    trace_position: "int",
+    arguments: "jsonb",
+    surface: "text",
+    controller: "text",
+    handle: "text",
+    requested_at: "timestamptz",
+    acknowledged_at: "timestamptz",
+    status_at_scoring: "text",
+    possible_transitions: "text[]",
+    relevant_until: "timestamptz",
+    cross_run_route: "text",
+    public: "boolean",
+    notes: "text",
+  });
+  await tx.copyRows("evaluation_effect_resolutions", resolutions, { run_id: "bigint", evaluation_id: "uuid", effect_id: "text", status: "text", at: "timestamptz", evidence: "jsonb", verified_by: "text", source: "text" });
+  await tx.copyRows("evaluation_touches", touches, { run_id: "bigint", evaluation_id: "uuid", surface: "text", op: "text", at: "timestamptz", public: "boolean" });
+  await tx.copyRows("evaluation_resets", resets, { run_id: "bigint", evaluation_id: "uuid", surface: "text", at: "timestamptz", verified: "boolean", evidence: "jsonb" });
 }
