@@ -43,10 +43,15 @@ const int = z.coerce.number().int();
 const sumsRow = z.object({ rows: int, successes: int, units: int, sum_y2: int, sum_ym: int, sum_m2: int });
 const taskRow = z.object({ task_id: z.string(), trials: int, successes: int, units: int, inherited: z.enum(INHERITED_STATES) });
 
-/** The statistics of one evaluation; throws notFound for an unknown id. */
-export async function evaluationStatistics(db: Db, evaluationId: string, rule: ExclusionRule = DEFAULT_EVALUATION_RULE): Promise<EvaluationStatistics> {
+/** The statistics of one evaluation; throws notFound for an unknown id. `loadingSummary`: its summary, when the caller reads it anyway (the page). */
+export async function evaluationStatistics(
+  db: Db,
+  evaluationId: string,
+  rule: ExclusionRule = DEFAULT_EVALUATION_RULE,
+  loadingSummary: Promise<EvaluationSummary> = evaluationSummary(db, evaluationId),
+): Promise<EvaluationStatistics> {
   const { keep, success } = unresolvedTreatment(rule);
-  const [summary, { sums: s, passK: passKFigures }] = await Promise.all([evaluationSummary(db, evaluationId), runAggregates(db, evaluationId, keep, success)]);
+  const [summary, { sums: s, passK: passKFigures }] = await Promise.all([loadingSummary, runAggregates(db, evaluationId, keep, success)]);
   const figures = unitLevelFigures({ rows: s.rows, successes: s.successes, units: s.units, sumSquaredSuccesses: s.sum_y2, sumSuccessesTimesRows: s.sum_ym, sumSquaredRows: s.sum_m2 });
   const outcomes = evaluationOutcomes({ finalRuns: summary.final.n, finalSuccesses: summary.final.successes, unresolved: summary.unresolved.n });
   return evaluationStatisticsSchema.parse({
