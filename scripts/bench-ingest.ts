@@ -41,7 +41,7 @@ import { evaluationSummary } from "../lib/evaluations/summary";
 import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
-import { copyFrom, copyText } from "../lib/testing/pg-copy";
+import { copyFrom, copyText } from "../lib/db/pg-copy";
 import { POLICY, syntheticRun } from "../lib/testing/synthetic-evaluation-runs";
 import { firstLoadJsGzipBytes } from "./first-load-js";
 

@@ -3,7 +3,8 @@
 // work: separation is recomputed for the surfaces a change touched and the analysis units that
 // reach them, finality for the runs a change touched (or, on a new policy, every run in chunks).
 import { z } from "zod";
-import type { Prisma } from "../generated/prisma/client";
+import type { SqlTx } from "../db/sql-transaction";
+import { unnestRows } from "../db/unnest-rows";
 import { auditFinality, type FinalityEffect, type RunFinality } from "./finality";
 import { toolClassifier } from "./policy";
 import type { EffectPolicy, InheritedState, RunRecord } from "./schemas";
@@ -22,7 +23,8 @@ import {
   type SurfaceStats,
 } from "./separation";
 
-export type Tx = Prisma.TransactionClient;
+/** Prisma's interactive transactions, or ingestion's own on node-postgres (lib/db/sql-transaction.ts). */
+export type Tx = SqlTx;
 
 /** Serialises the audit's read-modify-write of one evaluation's units (until the transaction ends). */
 export async function lockEvaluationAudit(tx: Tx, evaluationId: string): Promise<void> {
@@ -332,7 +334,7 @@ export async function addRunsToSeparation(
   await tx.$executeRaw`
     INSERT INTO evaluation_surfaces AS s (evaluation_id, surface, first_write_at, first_writer, second_write_at, last_read_at, last_reader, second_read_at, public, verified_resets)
     SELECT ${evaluationId}::uuid, x.surface, x.first_write_at, x.first_writer, x.second_write_at, x.last_read_at, x.last_reader, x.second_read_at, x.public, x.verified_resets
-      FROM json_to_recordset(${JSON.stringify(
+      FROM ${unnestRows(
         surfaces.map((surface) => {
           const m = merged.get(surface)!;
           return {
@@ -347,8 +349,18 @@ export async function addRunsToSeparation(
             verified_resets: m.verifiedResets,
           };
         }),
-      )}::json) AS x(surface text, first_write_at timestamptz, first_writer bigint, second_write_at timestamptz, last_read_at timestamptz, last_reader bigint,
-                      second_read_at timestamptz, public boolean, verified_resets boolean)
+        {
+          surface: "text",
+          first_write_at: "timestamptz",
+          first_writer: "bigint",
+          second_write_at: "timestamptz",
+          last_read_at: "timestamptz",
+          last_reader: "bigint",
+          second_read_at: "timestamptz",
+          public: "boolean",
+          verified_resets: "boolean",
+        },
+      )}
     ON CONFLICT (evaluation_id, surface) DO UPDATE
        SET first_write_at = EXCLUDED.first_write_at, first_writer = EXCLUDED.first_writer, second_write_at = EXCLUDED.second_write_at,
            last_read_at = EXCLUDED.last_read_at, last_reader = EXCLUDED.last_reader, second_read_at = EXCLUDED.second_read_at,
@@ -471,7 +483,10 @@ export async function addRunsToSeparation(
     await tx.$executeRaw`
       INSERT INTO evaluation_surface_links (evaluation_id, surface, run_id, link_group, inherited)
       SELECT ${evaluationId}::uuid, x.surface, x.run_id, x.link_group, x.inherited
-        FROM json_to_recordset(${JSON.stringify(links.map((l) => ({ ...l, link_group: groupOf.get(l.surface)! })))}::json) AS x(surface text, run_id bigint, link_group bigint, inherited text)
+        FROM ${unnestRows(
+          links.map((l) => ({ ...l, link_group: groupOf.get(l.surface)! })),
+          { surface: "text", run_id: "bigint", link_group: "bigint", inherited: "text" },
+        )}
        ORDER BY x.surface, x.run_id
       ON CONFLICT (evaluation_id, surface, run_id) DO UPDATE SET inherited = EXCLUDED.inherited`;
     const units = await mergeUnits(tx, evaluationId, unitsOn, batchSet);

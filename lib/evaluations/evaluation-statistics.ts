@@ -3,7 +3,7 @@
 // over its tasks where their trials are separate units, the exclusion rule's identity and the
 // sensitivity to its alternatives. Counts are SQL aggregates over the stored audit (the summary's
 // trigger-maintained counts; one GROUP BY per analysis unit reduced to five sums in SQL; one row
-// per task); the formulas are the pure ones in lib/statistics.
+// per task, these two cached per audit revision); the formulas are the pure ones in lib/statistics.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { exclusionRuleAnswerSchema, passKSchema, rateSchema, sensitivityRowSchema, unitsSchema } from "../statistics/answer-schema";
@@ -43,10 +43,56 @@ const int = z.coerce.number().int();
 const sumsRow = z.object({ rows: int, successes: int, units: int, sum_y2: int, sum_ym: int, sum_m2: int });
 const taskRow = z.object({ task_id: z.string(), trials: int, successes: int, units: int, inherited: z.enum(INHERITED_STATES) });
 
-/** The statistics of one evaluation; throws notFound for an unknown id. */
-export async function evaluationStatistics(db: Db, evaluationId: string, rule: ExclusionRule = DEFAULT_EVALUATION_RULE): Promise<EvaluationStatistics> {
-  const summary = await evaluationSummary(db, evaluationId);
+/** The statistics of one evaluation; throws notFound for an unknown id. `loadingSummary`: its summary, when the caller reads it anyway (the page). */
+export async function evaluationStatistics(
+  db: Db,
+  evaluationId: string,
+  rule: ExclusionRule = DEFAULT_EVALUATION_RULE,
+  loadingSummary: Promise<EvaluationSummary> = evaluationSummary(db, evaluationId),
+): Promise<EvaluationStatistics> {
   const { keep, success } = unresolvedTreatment(rule);
+  const [summary, { sums: s, passK: passKFigures }] = await Promise.all([loadingSummary, runAggregates(db, evaluationId, keep, success)]);
+  const figures = unitLevelFigures({ rows: s.rows, successes: s.successes, units: s.units, sumSquaredSuccesses: s.sum_y2, sumSuccessesTimesRows: s.sum_ym, sumSquaredRows: s.sum_m2 });
+  const outcomes = evaluationOutcomes({ finalRuns: summary.final.n, finalSuccesses: summary.final.successes, unresolved: summary.unresolved.n });
+  return evaluationStatisticsSchema.parse({
+    evaluationId,
+    effectPolicyVersion: summary.effectPolicyVersion,
+    rates: rates(rule, summary),
+    units: {
+      runRows: summary.units.runRows,
+      analysisUnits: summary.units.analysisUnits,
+      designEffect: figures.units.designEffect,
+      effectiveN: figures.units.effectiveN,
+      outcome: `${HEADLINE} under rule version ${rule.version}: a final run whose endpoint label is success${keep ? (success ? "; an unresolved run counts as a success" : "; an unresolved run counts as a failure") : "; unresolved runs excluded"}`,
+      rows: figures.rows,
+      unitBasedWilson95: figures.units.wilson95,
+    },
+    passK: passKFigures,
+    exclusionRule: { ...exclusionRuleIdentity(rule), rule, declaredBy: DECLARED_BY },
+    sensitivity: sensitivity(rule, outcomes, { varyEnvironment: false }).map((row) => ({ measure: HEADLINE, ...row })),
+  });
+}
+
+const runAggregatesSchema = z.object({ sums: sumsRow, passK: passKSchema });
+type RunAggregates = z.infer<typeof runAggregatesSchema>;
+
+/**
+ * The figures of the two aggregates that scan every run (sums per analysis unit; pass^k from one row per task), read from the
+ * cache while the evaluation's audit revision (bumped by triggers on every write to its runs) stands,
+ * else taken and cached. The revision is read before the scans: a write landing between them leaves a
+ * cache labelled with a revision that is already past, never served.
+ */
+async function runAggregates(db: Db, evaluationId: string, keep: boolean, success: boolean): Promise<RunAggregates> {
+  const treatment = `${keep},${success}`;
+  const [current] = z.array(z.object({ revision: int, aggregates: z.unknown() })).parse(
+    await db.$queryRaw`
+      SELECT coalesce(r.revision, 0) AS revision, c.aggregates
+        FROM (SELECT 1) one
+        LEFT JOIN evaluation_audit_revisions r ON r.evaluation_id = ${evaluationId}::uuid
+        LEFT JOIN evaluation_statistics_cache c ON c.evaluation_id = ${evaluationId}::uuid AND c.treatment = ${treatment} AND c.revision = coalesce(r.revision, 0)`,
+  );
+  const cached = runAggregatesSchema.safeParse(current!.aggregates);
+  if (cached.success) return cached.data; // else none, or one of an older shape: taken again
   const states = [...INHERITED_STATES];
   // A run's analysis unit is the smallest run id of its connected component (its own id when alone).
   const [sums, tasks] = await Promise.all([
@@ -69,26 +115,13 @@ export async function evaluationStatistics(db: Db, evaluationId: string, rule: E
         FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND (finality = 'final' OR (finality = 'unresolved' AND ${keep}))
        GROUP BY task_id ORDER BY task_id`,
   ]);
-  const s = z.array(sumsRow).parse(sums)[0]!;
-  const figures = unitLevelFigures({ rows: s.rows, successes: s.successes, units: s.units, sumSquaredSuccesses: s.sum_y2, sumSuccessesTimesRows: s.sum_ym, sumSquaredRows: s.sum_m2 });
-  const outcomes = evaluationOutcomes({ finalRuns: summary.final.n, finalSuccesses: summary.final.successes, unresolved: summary.unresolved.n });
-  return evaluationStatisticsSchema.parse({
-    evaluationId,
-    effectPolicyVersion: summary.effectPolicyVersion,
-    rates: rates(rule, summary),
-    units: {
-      runRows: summary.units.runRows,
-      analysisUnits: summary.units.analysisUnits,
-      designEffect: figures.units.designEffect,
-      effectiveN: figures.units.effectiveN,
-      outcome: `${HEADLINE} under rule version ${rule.version}: a final run whose endpoint label is success${keep ? (success ? "; an unresolved run counts as a success" : "; an unresolved run counts as a failure") : "; unresolved runs excluded"}`,
-      rows: figures.rows,
-      unitBasedWilson95: figures.units.wilson95,
-    },
-    passK: passK(z.array(taskRow).parse(tasks).map((t) => ({ taskId: t.task_id, trials: t.trials, successes: t.successes, analysisUnits: t.units, inheritedState: t.inherited }))),
-    exclusionRule: { ...exclusionRuleIdentity(rule), rule, declaredBy: DECLARED_BY },
-    sensitivity: sensitivity(rule, outcomes, { varyEnvironment: false }).map((row) => ({ measure: HEADLINE, ...row })),
-  });
+  const perTask = z.array(taskRow).parse(tasks).map((t) => ({ taskId: t.task_id, trials: t.trials, successes: t.successes, analysisUnits: t.units, inheritedState: t.inherited }));
+  const aggregates = { sums: z.array(sumsRow).parse(sums)[0]!, passK: passK(perTask) };
+  await db.$executeRaw`
+    INSERT INTO evaluation_statistics_cache AS c (evaluation_id, treatment, revision, aggregates)
+    SELECT id, ${treatment}, ${current!.revision}, ${JSON.stringify(aggregates)}::jsonb FROM evaluations WHERE id = ${evaluationId}::uuid
+    ON CONFLICT (evaluation_id, treatment) DO UPDATE SET revision = EXCLUDED.revision, aggregates = EXCLUDED.aggregates WHERE c.revision <= EXCLUDED.revision`;
+  return aggregates;
 }
 
 /** Each rate under its own name and population: the headline under the rule beside the reported and final-only ones it sits between. */

@@ -6,6 +6,7 @@ import { appendResolution } from "./append-resolution";
 import { createEvaluation } from "./create-evaluation";
 import { syntheticRun } from "../testing/synthetic-evaluation-runs";
 import { recomputeSeparation, refreshSurfaceStats } from "./audit-store";
+import { evaluationStatistics } from "./evaluation-statistics";
 import { evaluationTools, largestUnits } from "./evaluation-runs";
 import { ingestRuns } from "./ingest";
 import { setEffectPolicy } from "./set-effect-policy";
@@ -58,6 +59,46 @@ describe("an evaluation, stored and audited", () => {
         FROM evaluation_runs WHERE evaluation_id = ${id}::uuid`;
     const summary = await evaluationSummary(db, id);
     expect([summary.runs, summary.final.n, summary.units.analysisUnits, summary.exposures.n, summary.disagreements.n]).toEqual([fresh!.runs, fresh!.final, fresh!.units, fresh!.exposed, fresh!.disagreements].map(Number));
+  });
+
+  it("serves the statistics' run aggregates from their cache only until a write changes the runs", async () => {
+    const id = await createEvaluation(db, { name: "statistics cache", effectPolicy: WORKED_POLICY }, null);
+    // The answer, and the same taken afresh (its cache emptied): they must agree after every kind of write.
+    const served = async () => {
+      const answer = await evaluationStatistics(db, id);
+      await db.$executeRaw`DELETE FROM evaluation_statistics_cache WHERE evaluation_id = ${id}::uuid`;
+      expect(await evaluationStatistics(db, id)).toEqual(answer);
+      return answer;
+    };
+    const empty = await served();
+    await ingestRuns(db, id, worked().slice(0, 2));
+    const two = await served();
+    expect(two.units.runRows).toBe(2);
+    expect(two).not.toEqual(empty);
+    await ingestRuns(db, id, worked());
+    expect((await served()).units).toMatchObject({ runRows: 3, analysisUnits: 1 });
+    await appendResolution(db, id, "e1", { status: "completed", at: at(8), evidence: "ledger entry 8812", verifiedBy: "reconciler" }, null);
+    await served();
+    const withReset = worked();
+    Object.assign(withReset[2]!, { resets: [{ surface: SURFACE, at: at(20), verified: true, evidence: "read back 100" }] });
+    await ingestRuns(db, id, withReset);
+    const late = await served();
+    expect(late.units.analysisUnits).toBe(2);
+    await setEffectPolicy(db, id, { tools: { "bank.*": "read_only" } }, null);
+    expect(await served()).not.toEqual(late);
+  });
+
+  it("stores text with tabs, newlines, backslashes and quotes exactly (rows are copied in COPY's text format)", async () => {
+    const id = await createEvaluation(db, { name: "escapes", effectPolicy: WORKED_POLICY }, null);
+    const awkward = 'a\tb\nc\\d "e" {f,g} \\N';
+    const [run] = worked();
+    Object.assign(run!.effects![0]!, { notes: awkward, controller: awkward, possibleTransitions: [awkward, "NULL", ""].filter(Boolean), arguments: { text: awkward, list: [awkward, null] } });
+    Object.assign(run!, { labels: { [awkward]: "success" } });
+    expect((await ingestRuns(db, id, [run]))[0]!.status).toBe("created");
+    const effect = await db.evaluationEffect.findFirstOrThrow({ where: { evaluationId: id } });
+    expect([effect.notes, effect.controller, effect.possibleTransitions, effect.arguments]).toEqual([awkward, awkward, [awkward, "NULL"], { text: awkward, list: [awkward, null] }]);
+    expect((await db.evaluationRun.findFirstOrThrow({ where: { evaluationId: id } })).labels).toEqual({ [awkward]: "success" });
+    expect((await ingestRuns(db, id, [run]))[0]!.status).toBe("unchanged");
   });
 
   it("stores the good runs of a batch and nothing of a bad one, naming its index and field", async () => {

@@ -2,24 +2,40 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { effectPolicySchema, type EvaluationDetail } from "./schemas";
 
-/** An evaluation and its current effect policy, or null. */
+const evaluationRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string().nullable(),
+  harness: z.string().nullable(),
+  benchmark: z.string().nullable(),
+  created_by: z.string().nullable(),
+  created_at: z.date(),
+  effect_policy_version: z.number().int(),
+  tools: z.unknown(),
+});
+
+/** An evaluation and its current effect policy, or null: one round trip (the page's header waits for it). */
 export async function getEvaluation(db: Db, evaluationId: string): Promise<EvaluationDetail | null> {
-  const evaluation = await db.evaluation.findUnique({
-    where: { id: evaluationId },
-    select: { id: true, name: true, description: true, harness: true, benchmark: true, createdAt: true, effectPolicyVersion: true, createdBy: { select: { email: true } } },
-  });
-  if (!evaluation) return null;
-  const policy = await db.evaluationEffectPolicy.findUniqueOrThrow({ where: { evaluationId_version: { evaluationId, version: evaluation.effectPolicyVersion } }, select: { tools: true } });
+  if (!z.uuid().safeParse(evaluationId).success) return null; // no such evaluation (a page's path may hold anything)
+  const [row] = z.array(evaluationRow).parse(
+    await db.$queryRaw`
+      SELECT e.id::text AS id, e.name, e.description, e.harness, e.benchmark, u.email AS created_by, e.created_at, e.effect_policy_version, p.tools
+        FROM evaluations e
+        JOIN evaluation_effect_policies p ON p.evaluation_id = e.id AND p.version = e.effect_policy_version
+        LEFT JOIN users u ON u.id = e.created_by_id
+       WHERE e.id = ${evaluationId}::uuid`,
+  );
+  if (!row) return null;
   return {
-    id: evaluation.id,
-    name: evaluation.name,
-    description: evaluation.description,
-    harness: evaluation.harness,
-    benchmark: evaluation.benchmark,
-    createdBy: evaluation.createdBy?.email ?? null,
-    createdAt: evaluation.createdAt.toISOString(),
-    effectPolicyVersion: evaluation.effectPolicyVersion,
-    effectPolicy: effectPolicySchema.parse({ tools: policy.tools }),
+    id: row.id,
+    name: row.name,
+    description: row.description,
+    harness: row.harness,
+    benchmark: row.benchmark,
+    createdBy: row.created_by,
+    createdAt: row.created_at.toISOString(),
+    effectPolicyVersion: row.effect_policy_version,
+    effectPolicy: effectPolicySchema.parse({ tools: row.tools }),
   };
 }
 

@@ -1,15 +1,16 @@
 // Ingestion of a batch of runs (POST /api/v1/evaluations/{id}/runs): each run parsed on its own, so
 // a bad run refuses only itself; the good ones stored in one transaction, with one multi-row
-// statement per table (json_to_recordset), idempotent on (evaluation, externalId) by a content hash
+// statement per table (its rows as column arrays, unnested), idempotent on (evaluation, externalId) by a content hash
 // (ON CONFLICT … WHERE the hash differs), and audited before commit: finality from the record (and
 // any resolutions posted earlier), separation for the surfaces the batch touched.
 import { createHash } from "node:crypto";
 import { z } from "zod";
-import type { Db } from "../db/prisma";
-import { Prisma } from "../generated/prisma/client";
+import { poolOf, type Db } from "../db/prisma";
+import { sqlTransaction, type CopyTx } from "../db/sql-transaction";
+import { unnestRows, type ColumnType } from "../db/unnest-rows";
 import { notFound } from "../http/errors";
 import { disagrees } from "../replay/labels";
-import { addRunsToSeparation, currentPolicy, finalityColumns, lockEvaluationAudit, recomputeSeparation, refreshSurfaceStats, type Tx } from "./audit-store";
+import { addRunsToSeparation, currentPolicy, finalityColumns, lockEvaluationAudit, recomputeSeparation, refreshSurfaceStats } from "./audit-store";
 import { auditFinality, type FinalityEffect, type FinalityResolution } from "./finality";
 import { toolClassifier } from "./policy";
 import { runRecordSchema, type IngestResult, type RunRecord, type ToolClass } from "./schemas";
@@ -74,7 +75,9 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
   }
   // Rows in externalId order, so that concurrent batches lock the same runs in the same order.
   valid.sort((a, b) => (a.run.externalId < b.run.externalId ? -1 : a.run.externalId > b.run.externalId ? 1 : 0));
-  const stored = await db.$transaction(
+  // On node-postgres directly: Prisma's engine passed the batch's large parameters several times slower.
+  const stored = await sqlTransaction(
+    poolOf(db),
     async (tx) => {
       const policy = await currentPolicy(tx, evaluationId, "share");
       if (!policy) throw notFound("evaluation");
@@ -82,7 +85,7 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
       // the separation audit reads and rewrites runs another batch may be writing.
       await lockEvaluationAudit(tx, evaluationId);
       // Short, indexed statements: compiling them (JIT, on by default above a cost the planner's guesses
-      // for json_to_recordset cross) took ~100 ms each, more than running them.
+      // for unnested or json_to_recordset rows cross) took ~100 ms each, more than running them.
       await tx.$executeRaw`SELECT set_config('jit', 'off', true)`;
       const classOf = toolClassifier(policy.policy);
       // Which runs are stored already, and with which content: under the lock no other batch of this evaluation writes.
@@ -98,7 +101,6 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
       const resent = valid.some((v) => known.has(v.run.externalId) && known.get(v.run.externalId) !== v.hash);
       return resent ? storeWithChanges(tx, evaluationId, policy.version, classOf, valid) : storeNewRuns(tx, evaluationId, policy.version, classOf, fresh);
     },
-    { timeout: 120_000, maxWait: 60_000 },
   );
   const statusOf = new Map(stored.map((w) => [w.external_id, w.inserted ? ("created" as const) : ("updated" as const)]));
   for (const { index, run } of valid) results[index] = { externalId: run.externalId, status: statusOf.get(run.externalId) ?? "unchanged" };
@@ -141,16 +143,35 @@ function runColumns({ run, hash }: ValidRun, classOf: (tool: string) => ToolClas
   };
 }
 
-const RUN_RECORDSET = Prisma.sql`external_id text, task_id text, group_id text, attempt int, started_at timestamptz, ended_at timestamptz, scored_at timestamptz,
-  endpoint_label text, unscored_reason text, terminal_label text, score float8, threshold float8, tool_calls jsonb, labels jsonb, content_hash text, finality text, unresolved_reason text,
-  unresolved_effect_id text, unresolved_tool text, disagreement boolean`;
+const RUN_COLUMNS: Record<string, ColumnType> = {
+  external_id: "text",
+  task_id: "text",
+  group_id: "text",
+  attempt: "int",
+  started_at: "timestamptz",
+  ended_at: "timestamptz",
+  scored_at: "timestamptz",
+  endpoint_label: "text",
+  unscored_reason: "text",
+  terminal_label: "text",
+  score: "float8",
+  threshold: "float8",
+  tool_calls: "jsonb",
+  labels: "jsonb",
+  content_hash: "text",
+  finality: "text",
+  unresolved_reason: "text",
+  unresolved_effect_id: "text",
+  unresolved_tool: "text",
+  disagreement: "boolean",
+};
 
 /**
  * The fast path, a batch of runs none of which is stored: their ids are drawn first, so that the
  * separation audit (addRunsToSeparation: no surface's history read) decides each run's unit and
  * inherited state before the run is written, and every row is inserted once, never updated.
  */
-async function storeNewRuns(tx: Tx, evaluationId: string, policyVersion: number, classOf: (tool: string) => ToolClass, fresh: readonly ValidRun[]): Promise<Written[]> {
+async function storeNewRuns(tx: CopyTx, evaluationId: string, policyVersion: number, classOf: (tool: string) => ToolClass, fresh: readonly ValidRun[]): Promise<Written[]> {
   if (fresh.length === 0) return [];
   const ids = z
     .array(z.object({ id: z.string() }))
@@ -158,15 +179,15 @@ async function storeNewRuns(tx: Tx, evaluationId: string, policyVersion: number,
     .map((r) => r.id);
   const runs = fresh.map((v, k) => ({ id: ids[k]!, run: v.run }));
   const { audit, slow } = await addRunsToSeparation(tx, evaluationId, runs);
-  const rows = fresh.map((v, k) => ({ id: ids[k]!, analysis_unit: audit.get(ids[k]!)?.unit ?? ids[k]!, inherited_state: audit.get(ids[k]!)?.inherited ?? "none", ...runColumns(v, classOf, new Map()) }));
-  await tx.$executeRaw`
-    INSERT INTO evaluation_runs (id, analysis_unit, inherited_state, evaluation_id, external_id, task_id, group_id, attempt, started_at, ended_at, scored_at, endpoint_label,
-                                 unscored_reason, terminal_label, score, threshold, tool_calls, labels, content_hash, finality, unresolved_reason, unresolved_effect_id,
-                                 unresolved_tool, disagreement, audit_policy_version)
-    SELECT x.id, x.analysis_unit, x.inherited_state, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
-           x.unscored_reason, x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
-           x.unresolved_tool, x.disagreement, ${policyVersion}
-      FROM json_to_recordset(${JSON.stringify(rows)}::json) AS x(id bigint, analysis_unit bigint, inherited_state text, ${RUN_RECORDSET})`;
+  const rows = fresh.map((v, k) => ({
+    id: ids[k]!,
+    analysis_unit: audit.get(ids[k]!)?.unit ?? ids[k]!,
+    inherited_state: audit.get(ids[k]!)?.inherited ?? "none",
+    evaluation_id: evaluationId,
+    audit_policy_version: policyVersion,
+    ...runColumns(v, classOf, new Map()),
+  }));
+  await tx.copyRows("evaluation_runs", rows, { id: "bigint", analysis_unit: "bigint", inherited_state: "text", evaluation_id: "uuid", audit_policy_version: "int", ...RUN_COLUMNS });
   await insertChildren(tx, evaluationId, runs);
   // Surfaces with a verified reset: their links may start and end, recomputed from their history.
   if (slow.length > 0) await recomputeSeparation(tx, evaluationId, slow, []);
@@ -178,7 +199,7 @@ async function storeNewRuns(tx: Tx, evaluationId: string, policyVersion: number,
  * the changed runs' children replaced, and the separation of every surface they touch, before and
  * after, recomputed from its history (a change may break links).
  */
-async function storeWithChanges(tx: Tx, evaluationId: string, policyVersion: number, classOf: (tool: string) => ToolClass, valid: readonly ValidRun[]): Promise<Written[]> {
+async function storeWithChanges(tx: CopyTx, evaluationId: string, policyVersion: number, classOf: (tool: string) => ToolClass, valid: readonly ValidRun[]): Promise<Written[]> {
   const externalIds = valid.map((v) => v.run.externalId);
   // Resolutions posted earlier for runs being re-sent count towards their finality.
   const posted = z
@@ -205,8 +226,7 @@ async function storeWithChanges(tx: Tx, evaluationId: string, policyVersion: num
       SELECT x.id, x.id, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
              x.unscored_reason, x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id,
              x.unresolved_tool, x.disagreement, ${policyVersion}
-        FROM (SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id')) AS id, j.*
-                FROM json_to_recordset(${JSON.stringify(runRows)}::json) AS j(${RUN_RECORDSET})) AS x
+        FROM (SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id')) AS id, x.* FROM ${unnestRows(runRows, RUN_COLUMNS)}) AS x
       ON CONFLICT (evaluation_id, external_id) DO UPDATE
          SET task_id = EXCLUDED.task_id, group_id = EXCLUDED.group_id, attempt = EXCLUDED.attempt, started_at = EXCLUDED.started_at,
              ended_at = EXCLUDED.ended_at, scored_at = EXCLUDED.scored_at, endpoint_label = EXCLUDED.endpoint_label, unscored_reason = EXCLUDED.unscored_reason,
@@ -242,11 +262,12 @@ async function storeWithChanges(tx: Tx, evaluationId: string, policyVersion: num
   return written;
 }
 
-/** Effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt), resets and their canary checks: one statement per table. */
-async function insertChildren(tx: Tx, evaluationId: string, runs: { run: RunRecord; id: string }[]): Promise<void> {
+/** Effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt), resets and their canary checks: one COPY per table. */
+async function insertChildren(tx: CopyTx, evaluationId: string, runs: { run: RunRecord; id: string }[]): Promise<void> {
   const effects = runs.flatMap(({ run, id }) =>
     (run.effects ?? []).map((e) => ({
       run_id: id,
+      evaluation_id: evaluationId,
       effect_id: e.effectId,
       tool: e.tool,
       call_id: e.callId ?? null,
@@ -266,48 +287,40 @@ async function insertChildren(tx: Tx, evaluationId: string, runs: { run: RunReco
     })),
   );
   const resolutions = runs.flatMap(({ run, id }) =>
-    (run.effects ?? []).flatMap((e) => (e.resolution ? [{ run_id: id, effect_id: e.effectId, status: e.resolution.status, at: e.resolution.at, evidence: e.resolution.evidence, verified_by: e.resolution.verifiedBy ?? null }] : [])),
+    (run.effects ?? []).flatMap((e) => (e.resolution ? [{ run_id: id, evaluation_id: evaluationId, effect_id: e.effectId, status: e.resolution.status, at: e.resolution.at, evidence: e.resolution.evidence, verified_by: e.resolution.verifiedBy ?? null, source: "record" }] : [])),
   );
   const touches = runs.flatMap(({ run, id }) => [
-    ...(run.touches ?? []).map((t) => ({ run_id: id, surface: t.surface, op: t.op, at: t.at, public: t.public ?? false })),
-    ...(run.scoredAt === undefined ? [] : (run.scoredOn ?? []).map((surface) => ({ run_id: id, surface, op: "score", at: run.scoredAt, public: false }))),
+    ...(run.touches ?? []).map((t) => ({ run_id: id, evaluation_id: evaluationId, surface: t.surface, op: t.op, at: t.at, public: t.public ?? false })),
+    ...(run.scoredAt === undefined ? [] : (run.scoredOn ?? []).map((surface) => ({ run_id: id, evaluation_id: evaluationId, surface, op: "score", at: run.scoredAt, public: false }))),
   ]);
-  const resets = runs.flatMap(({ run, id }) => (run.resets ?? []).map((r) => ({ run_id: id, surface: r.surface, at: r.at, verified: r.verified, evidence: r.evidence ?? null })));
+  const resets = runs.flatMap(({ run, id }) => (run.resets ?? []).map((r) => ({ run_id: id, evaluation_id: evaluationId, surface: r.surface, at: r.at, verified: r.verified, evidence: r.evidence ?? null })));
   const canaries = runs.flatMap(({ run, id }) =>
-    (run.resets ?? []).flatMap((r) => (r.canary ? [{ run_id: id, surface: r.surface, reset_at: r.at, planted: r.canary.planted, found: r.canary.found, evidence: r.canary.evidence }] : [])),
+    (run.resets ?? []).flatMap((r) =>
+      r.canary ? [{ run_id: id, evaluation_id: evaluationId, surface: r.surface, reset_at: r.at, planted: r.canary.planted, found: r.canary.found, evidence: r.canary.evidence, source: "record" }] : [],
+    ),
   );
-  if (effects.length > 0) {
-    await tx.$executeRaw`
-      INSERT INTO evaluation_effects (run_id, evaluation_id, effect_id, tool, call_id, trace_position, arguments, surface, controller, handle, requested_at,
-                                      acknowledged_at, status_at_scoring, possible_transitions, relevant_until, cross_run_route, public, notes)
-      SELECT x.run_id, ${evaluationId}::uuid, x.effect_id, x.tool, x.call_id, x.trace_position, x.arguments, x.surface, x.controller, x.handle, x.requested_at,
-             x.acknowledged_at, x.status_at_scoring, x.possible_transitions, x.relevant_until, x.cross_run_route, x.public, x.notes
-        FROM json_to_recordset(${JSON.stringify(effects)}::json) AS x(run_id bigint, effect_id text, tool text, call_id text, trace_position int, arguments jsonb,
-             surface text, controller text, handle text, requested_at timestamptz, acknowledged_at timestamptz, status_at_scoring text,
-             possible_transitions text[], relevant_until timestamptz, cross_run_route text, public boolean, notes text)`;
-  }
-  if (resolutions.length > 0) {
-    await tx.$executeRaw`
-      INSERT INTO evaluation_effect_resolutions (run_id, evaluation_id, effect_id, status, at, evidence, verified_by, source)
-      SELECT x.run_id, ${evaluationId}::uuid, x.effect_id, x.status, x.at, x.evidence, x.verified_by, 'record'
-        FROM json_to_recordset(${JSON.stringify(resolutions)}::json) AS x(run_id bigint, effect_id text, status text, at timestamptz, evidence jsonb, verified_by text)`;
-  }
-  if (touches.length > 0) {
-    await tx.$executeRaw`
-      INSERT INTO evaluation_touches (run_id, evaluation_id, surface, op, at, public)
-      SELECT x.run_id, ${evaluationId}::uuid, x.surface, x.op, x.at, x.public
-        FROM json_to_recordset(${JSON.stringify(touches)}::json) AS x(run_id bigint, surface text, op text, at timestamptz, public boolean)`;
-  }
-  if (resets.length > 0) {
-    await tx.$executeRaw`
-      INSERT INTO evaluation_resets (run_id, evaluation_id, surface, at, verified, evidence)
-      SELECT x.run_id, ${evaluationId}::uuid, x.surface, x.at, x.verified, x.evidence
-        FROM json_to_recordset(${JSON.stringify(resets)}::json) AS x(run_id bigint, surface text, at timestamptz, verified boolean, evidence jsonb)`;
-  }
-  if (canaries.length > 0) {
-    await tx.$executeRaw`
-      INSERT INTO evaluation_reset_canaries (run_id, evaluation_id, surface, reset_at, planted, found, evidence, source)
-      SELECT x.run_id, ${evaluationId}::uuid, x.surface, x.reset_at, x.planted, x.found, x.evidence, 'record'
-        FROM json_to_recordset(${JSON.stringify(canaries)}::json) AS x(run_id bigint, surface text, reset_at timestamptz, planted text, found boolean, evidence jsonb)`;
-  }
+  await tx.copyRows("evaluation_effects", effects, {
+    run_id: "bigint",
+    evaluation_id: "uuid",
+    effect_id: "text",
+    tool: "text",
+    call_id: "text",
+    trace_position: "int",
+    arguments: "jsonb",
+    surface: "text",
+    controller: "text",
+    handle: "text",
+    requested_at: "timestamptz",
+    acknowledged_at: "timestamptz",
+    status_at_scoring: "text",
+    possible_transitions: "text[]",
+    relevant_until: "timestamptz",
+    cross_run_route: "text",
+    public: "boolean",
+    notes: "text",
+  });
+  await tx.copyRows("evaluation_effect_resolutions", resolutions, { run_id: "bigint", evaluation_id: "uuid", effect_id: "text", status: "text", at: "timestamptz", evidence: "jsonb", verified_by: "text", source: "text" });
+  await tx.copyRows("evaluation_touches", touches, { run_id: "bigint", evaluation_id: "uuid", surface: "text", op: "text", at: "timestamptz", public: "boolean" });
+  await tx.copyRows("evaluation_resets", resets, { run_id: "bigint", evaluation_id: "uuid", surface: "text", at: "timestamptz", verified: "boolean", evidence: "jsonb" });
+  await tx.copyRows("evaluation_reset_canaries", canaries, { run_id: "bigint", evaluation_id: "uuid", surface: "text", reset_at: "timestamptz", planted: "text", found: "boolean", evidence: "jsonb", source: "text" });
 }

@@ -15,6 +15,7 @@ import { getDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
 import { evaluationTools, largestUnits, resetsOverriddenByCanary } from "@/lib/evaluations/evaluation-runs";
 import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
+import { DEFAULT_EVALUATION_RULE } from "@/lib/statistics/exclusion-rule";
 import { getEvaluation, listEffectPolicyVersions } from "@/lib/evaluations/get-evaluation";
 import type { EvaluationDetail } from "@/lib/evaluations/schemas";
 import { evaluationSummary } from "@/lib/evaluations/summary";
@@ -65,15 +66,17 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
 }
 
 /** The summary, the largest units, the tools seen (under the policy, once read), the policy's versions and the statistics, queried in parallel. */
-const loadAudit = (db: Db, id: string, evaluation: Promise<EvaluationDetail | null>) =>
-  Promise.all([
-    evaluationSummary(db, id),
+const loadAudit = (db: Db, id: string, evaluation: Promise<EvaluationDetail | null>) => {
+  const summary = evaluationSummary(db, id); // read once, for the cards and the statistics
+  return Promise.all([
+    summary,
     largestUnits(db, id),
     evaluation.then((e) => (e ? evaluationTools(db, id, e.effectPolicy) : [])),
     listEffectPolicyVersions(db, id),
-    evaluationStatistics(db, id),
+    evaluationStatistics(db, id, DEFAULT_EVALUATION_RULE, summary),
     resetsOverriddenByCanary(db, id),
   ]);
+};
 
 async function Audit({ evaluation, edits, results }: { evaluation: EvaluationDetail; edits: boolean; results: ReturnType<typeof loadAudit> }) {
   const [summary, units, tools, versions, statistics, overridden] = await results;
