@@ -17,10 +17,10 @@ export const GET = apiRoute({ permission: "results:read", query: experimentListQ
  * against the trace library now, so that the experiment stores exactly the traces it replays.
  */
 export const POST = apiRoute({ permission: "experiment:run", body: createExperimentBodySchema }, async ({ principal, body }) => {
-  const { name, notes, traceSelection, traces, ...grid } = body;
+  const { name, notes, traceSelection, traces, exclusionRule, ...grid } = body;
   const db = getDb();
   const chosen = traceSelection ? await resolveTraceSelection(db, traceSelection) : traces;
   const config = replayConfigSchema.parse({ ...grid, ...(chosen && { traces: chosen }) });
-  const id = await createQueuedExperiment(db, config, principal.userId, { name, notes });
+  const id = await createQueuedExperiment(db, config, principal.userId, { name, notes }, exclusionRule);
   return Response.json({ id }, { status: 201, headers: { location: `/api/v1/experiments/${id}` } });
 });
