@@ -16,7 +16,7 @@ export interface SensitivityRow {
   excluded: ExcludedRuns[];
 }
 
-const UNRESOLVED_WORDS: Record<UnresolvedTreatment, string> = { count_as_failure: "unresolved as failure", count_as_success: "unresolved as success", exclude: "unresolved excluded" };
+export const UNRESOLVED_WORDS: Record<UnresolvedTreatment, string> = { count_as_failure: "unresolved as failure", count_as_success: "unresolved as success", exclude: "unresolved excluded" };
 const ENVIRONMENT_WORDS: Record<ClassTreatment, string> = { keep: "environment failures kept", count_as_failure: "environment failures as failure", exclude: "environment failures excluded" };
 
 /**
