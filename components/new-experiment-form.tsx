@@ -13,6 +13,7 @@ import { FINALITY_POLICIES, PAPER_DELAYS_MS, SEPARATION_CONDITIONS } from "@/lib
 import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/replay/display";
 import { PAPER_TRACE } from "@/lib/replay/trace";
 import { callApi } from "./api-client";
+import { DEFAULT_RULE_FIELDS, ExclusionRuleFields, ruleFromFields, type RuleFieldsValue } from "./statistics/exclusion-rule-fields";
 
 /** The form's own schema: the API's body, exactly as the route parses it. */
 const formSchema = createExperimentBodySchema;
@@ -54,6 +55,7 @@ const FIELDS: Record<string, FieldSpec> = {
   separationConditions: { label: "Separation conditions", custom: "each condition only once" },
   traces: { label: "Traces JSON", allowed: "a list of traces, each with at least one state-changing call" },
   traceSelection: { label: "Library traces", allowed: "a suite, tasks such as banking/user_task_3, or trace ids" },
+  exclusionRule: { label: "Exclusion rule", allowed: "a target between 0 and 1 (e.g. 0.8), or none" },
 };
 
 /** "0, 25, 100" → [0, 25, 100]; anything that is not a whole number stays as text for the schema to refuse by position. */
@@ -78,6 +80,7 @@ export function NewExperimentForm() {
   const [name, setName] = useState("");
   const [notes, setNotes] = useState("");
   const [source, setSource] = useState<TraceSource>("paper");
+  const [rule, setRule] = useState<RuleFieldsValue>(DEFAULT_RULE_FIELDS);
 
   async function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -101,6 +104,7 @@ export function NewExperimentForm() {
       separationConditions: form.getAll("separationConditions"),
       ...(traces !== undefined && { traces }),
       ...(traceSelection && { traceSelection }),
+      ...(ruleFromFields(rule) && { exclusionRule: ruleFromFields(rule) }),
     };
     const parsed = formSchema.safeParse(input);
     if (!parsed.success) return show(fieldErrors(parsed.error.issues, input, FIELDS));
@@ -191,6 +195,7 @@ export function NewExperimentForm() {
           </Field>
         ) : null}
       </Fieldset>
+      <ExclusionRuleFields kind="experiment" value={rule} onChange={setRule} error={errors.exclusionRule} />
       <FormAlert text={errors.form} />
       <Button type="submit" variant="primary" disabled={busy}>
         {busy ? "Enqueueing…" : "Start experiment"}

@@ -15,6 +15,7 @@ import { getDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
 import { evaluationTools, largestUnits } from "@/lib/evaluations/evaluation-runs";
 import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
+import { exclusionRuleHistory } from "@/lib/statistics/exclusion-rule-store";
 import { getEvaluation, listEffectPolicyVersions } from "@/lib/evaluations/get-evaluation";
 import type { EvaluationDetail } from "@/lib/evaluations/schemas";
 import { evaluationSummary } from "@/lib/evaluations/summary";
@@ -72,9 +73,10 @@ const loadAudit = (db: Db, id: string, evaluation: Promise<EvaluationDetail | nu
     evaluation.then((e) => (e ? evaluationTools(db, id, e.effectPolicy) : [])),
     listEffectPolicyVersions(db, id),
     evaluationStatistics(db, id),
+    exclusionRuleHistory(db, { kind: "evaluation", id }),
   ]);
 
 async function Audit({ evaluation, edits, results }: { evaluation: EvaluationDetail; edits: boolean; results: ReturnType<typeof loadAudit> }) {
-  const [summary, units, tools, versions, statistics] = await results;
-  return <EvaluationReport evaluation={evaluation} summary={summary} largestUnits={units} tools={tools} versions={versions} statistics={statistics} edits={edits} linksToRuns />;
+  const [summary, units, tools, versions, statistics, rules] = await results;
+  return <EvaluationReport evaluation={evaluation} summary={summary} largestUnits={units} tools={tools} versions={versions} statistics={{ ...statistics, ruleHistory: rules.versions }} edits={edits} linksToRuns />;
 }
