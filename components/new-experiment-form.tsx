@@ -14,6 +14,7 @@ import { FINALITY_POLICIES, PAPER_DELAYS_MS, SEPARATION_CONDITIONS } from "@/lib
 import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/replay/display";
 import { PAPER_TRACE } from "@/lib/replay/trace";
 import { callApi } from "./api-client";
+import { DEFAULT_RULE_FIELDS, ExclusionRuleFields, ruleFromFields, type RuleFieldsValue } from "./statistics/exclusion-rule-fields";
 
 /** The form's own schemas: the API's body for each kind, exactly as the route parses it. */
 const formSchema = createExperimentBodySchema;
@@ -63,6 +64,7 @@ const FIELDS: Record<string, FieldSpec> = {
   traceSelection: { label: "Library traces", allowed: "a suite, tasks such as banking/user_task_3, or trace ids" },
   conditions: { label: "Canary conditions", custom: "each condition only once" },
   trials: { label: "Trials per condition", allowed: `a whole number from 1 to ${CANARY_MAX_TRIALS}` },
+  exclusionRule: { label: "Exclusion rule", allowed: "a target between 0 and 1 (e.g. 0.8), or none" },
 };
 
 /** "0, 25, 100" → [0, 25, 100]; anything that is not a whole number stays as text for the schema to refuse by position. */
@@ -88,6 +90,7 @@ export function NewExperimentForm() {
   const [notes, setNotes] = useState("");
   const [source, setSource] = useState<TraceSource>("paper");
   const [kind, setKind] = useState<ExperimentKind>("replay");
+  const [rule, setRule] = useState<RuleFieldsValue>(DEFAULT_RULE_FIELDS);
 
   async function create(body: unknown) {
     show({});
@@ -127,6 +130,7 @@ export function NewExperimentForm() {
       separationConditions: form.getAll("separationConditions"),
       ...(traces !== undefined && { traces }),
       ...(traceSelection && { traceSelection }),
+      ...(ruleFromFields(rule) && { exclusionRule: ruleFromFields(rule) }),
     };
     const parsed = formSchema.safeParse(input);
     if (!parsed.success) return show(fieldErrors(parsed.error.issues, input, FIELDS));
@@ -181,7 +185,10 @@ export function NewExperimentForm() {
           </Fieldset>
         </>
       ) : (
-        <ReplayFields control={control} errors={errors} source={source} setSource={setSource} />
+        <>
+          <ReplayFields control={control} errors={errors} source={source} setSource={setSource} />
+          <ExclusionRuleFields kind="experiment" value={rule} onChange={setRule} error={errors.exclusionRule} />
+        </>
       )}
       <FormAlert text={errors.form} />
       <Button type="submit" variant="primary" disabled={busy}>

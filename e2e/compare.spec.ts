@@ -57,3 +57,61 @@ test("three ingested evaluations compared from the list: one pair flips within i
   await page.goto(`/evaluations/compare?ids=${ids.A}`);
   await expect(page.getByRole("alert").filter({ hasText: "cannot be applied" })).toContainText("ids must name at least two evaluations");
 });
+
+// A rule declared in the new-evaluation form (unresolved as success, a 60 % target) on B's runs:
+// 17/20 under it, 8/20 with unresolved as failure, so the target flips between rules. Compared
+// with A (the default rule), the comparison applies B's rule and says the rules differ; its share
+// link opens in a fresh browser context with the same verdicts and the snapshot's hash.
+test("a declared rule from the form, a comparison under one rule, shared and opened without an account", async ({ page, browser }) => {
+  test.setTimeout(120_000);
+  const client = evaluationClient({ baseUrl: BASE_URL, apiKey: accounts().users.editor.apiKey });
+  const tag = `declared-${Date.now()}`;
+  const runs = comparisonExample();
+
+  await page.goto("/evaluations/new");
+  await page.getByLabel("Name", { exact: true }).fill(`${tag} B`);
+  await page.getByRole("button", { name: "Add a tool" }).click();
+  await page.getByLabel("Tool name or pattern, row 1").fill("deploy");
+  await page.getByLabel("Class, row 1").selectOption(COMPARISON_POLICY.tools.deploy);
+  await page.getByLabel("Unresolved runs").selectOption("count_as_success");
+  await page.getByLabel("Target for the headline rate (optional)").fill("2");
+  await page.getByRole("button", { name: "Create evaluation" }).click();
+  await expect(page.getByTestId("exclusion-rule-fields").getByTestId("field-error")).toContainText("Exclusion rule must be at most 1");
+  await page.getByLabel("Target for the headline rate (optional)").fill("0.6");
+  await page.getByRole("button", { name: "Create evaluation" }).click();
+  await expect(page).toHaveURL(/\/evaluations\/[0-9a-f-]{36}$/);
+  const declared = page.url().split("/").at(-1)!;
+  expect((await client.ingestRuns(declared, runs.B)).results.every((r) => r.status === "created")).toBe(true);
+  const other = (await client.createEvaluation({ name: `${tag} A`, effectPolicy: COMPARISON_POLICY })).id;
+  expect((await client.ingestRuns(other, runs.A)).results.every((r) => r.status === "created")).toBe(true);
+
+  await page.reload();
+  await expect(page.getByTestId("statistics-rates")).toContainText("17/20");
+  await expect(page.getByTestId("statistics-threshold-warnings")).toContainText("the conclusion depends on the exclusion rule");
+  await expect(page.getByTestId("exclusion-rule-history")).toContainText("declared at creation");
+  await expect(page.getByTestId("exclusion-rule-history")).toContainText("unresolved: count as success");
+
+  await page.goto(`/evaluations/compare?ids=${declared},${other}`);
+  await expect(page.getByTestId("comparison-rule")).toContainText(`Their declared rules differ`);
+  await expect(page.getByTestId("comparison-rule")).toContainText(`this comparison applies ${tag} B's rule version 1`);
+  await expect(page.getByTestId("pair-verdict")).toContainText("flips within it");
+  await expect(page.getByTestId("comparison-rule-warnings")).toContainText("the order depends on the exclusion rule");
+  expect(await seriousViolations(page)).toEqual([]);
+
+  await page.getByRole("button", { name: "Share read-only link…" }).click();
+  await page.getByRole("button", { name: "Create link" }).click();
+  const url = await page.getByTestId("share-url").inputValue();
+  expect(url).toMatch(new RegExp(`^${BASE_URL}/s/[A-Za-z0-9_-]{43}$`));
+  await page.keyboard.press("Escape");
+  await expect(page.getByTestId("resource-share-links").getByTestId("share-link-row")).toHaveCount(1);
+
+  const fresh = await browser.newContext();
+  const reviewer = await fresh.newPage();
+  expect((await reviewer.goto(url))?.status()).toBe(200);
+  await expect(reviewer.getByTestId("share-banner")).toContainText("Read-only shared comparison of 2 evaluations");
+  await expect(reviewer.getByTestId("share-hash")).toHaveText(/^[0-9a-f]{64}$/);
+  await expect(reviewer.getByTestId("pair-verdict")).toContainText("flips within it");
+  await expect(reviewer.getByTestId("comparison-rule")).toContainText("Their declared rules differ");
+  await expect(reviewer.getByTestId("comparison-evaluations").getByRole("link")).toHaveCount(0);
+  await fresh.close();
+});

@@ -85,6 +85,8 @@ for (const colorScheme of ["light", "dark"] as const) test(`every page passes ax
 });
 
 test("dark mode follows the system setting and the toggle, and the choice survives a reload", async ({ browser }) => {
+  // Three loads of the experiment page (with its statistics section) and a full-page screenshot: more than 30 s on a loaded machine.
+  test.setTimeout(60_000);
   const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   const context = await browser.newContext({ storageState: await storageStateFor("editor"), colorScheme: "dark", viewport: { width: 1440, height: 900 } });
   const page = await context.newPage();

@@ -1,5 +1,6 @@
 import { StatisticsPanel } from "@/components/statistics/statistics-panel";
 import type { EvaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
+import type { RuleVersion } from "@/lib/statistics/answer-schema";
 import type { EvaluationDetail, EvaluationSummary, ToolClass } from "@/lib/evaluations/schemas";
 import { UnitsPanel, UnresolvedPanel } from "./audit-panels";
 import { EffectPolicyPanel } from "./effect-policy-panel";
@@ -23,7 +24,7 @@ export function EvaluationReport({
   tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
   versions?: { version: number; tools: Record<string, string>; createdAt: Date }[];
   /** On the evaluation's own page; a share link's content is the audit alone. */
-  statistics?: EvaluationStatistics;
+  statistics?: EvaluationStatistics & { ruleHistory: RuleVersion[] };
   edits?: boolean;
   linksToRuns: boolean;
   /** Verified resets whose canary survived (the units panel says why they break no route). */

@@ -10,6 +10,7 @@ import { useFieldErrors } from "@/components/ui/use-field-errors";
 import { policyFromRows, type PolicyRow } from "@/lib/evaluations/policy-rows";
 import { EVALUATION_DESCRIPTION_MAX, EVALUATION_NAME_MAX, createEvaluationBodySchema } from "@/lib/evaluations/schemas";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
+import { DEFAULT_RULE_FIELDS, ExclusionRuleFields, ruleFromFields, type RuleFieldsValue } from "@/components/statistics/exclusion-rule-fields";
 import { EffectPolicyEditor } from "./effect-policy-editor";
 
 /** Each field as the form labels it: what every error message says. */
@@ -19,6 +20,7 @@ const FIELDS: Record<string, FieldSpec> = {
   harness: { label: "Harness" },
   benchmark: { label: "Benchmark" },
   effectPolicy: { label: "Effect policy", allowed: "a tool name or pattern and one of the four classes per row" },
+  exclusionRule: { label: "Exclusion rule", allowed: "a target between 0 and 1 (e.g. 0.8), or none" },
 };
 
 const TEXT_FIELDS = [
@@ -33,6 +35,7 @@ export function NewEvaluationForm() {
   const [busy, setBusy] = useState(false);
   const [text, setText] = useState({ name: "", description: "", harness: "", benchmark: "" });
   const [rows, setRows] = useState<PolicyRow[]>([]);
+  const [rule, setRule] = useState<RuleFieldsValue>(DEFAULT_RULE_FIELDS);
 
   async function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -42,6 +45,7 @@ export function NewEvaluationForm() {
       name: text.name,
       ...Object.fromEntries((["description", "harness", "benchmark"] as const).filter((k) => text[k].trim()).map((k) => [k, text[k]])),
       effectPolicy: policy.ok ? policy.policy : { tools: {} },
+      ...(ruleFromFields(rule) && { exclusionRule: ruleFromFields(rule) }),
     };
     const parsed = createEvaluationBodySchema.safeParse(input);
     // Every field's error at once: the policy's rows are checked beside the schema, not before it.
@@ -83,6 +87,7 @@ export function NewEvaluationForm() {
         ))}
       </div>
       <EffectPolicyEditor id="effectPolicy" rows={rows} onChange={setRows} error={errors.effectPolicy} />
+      <ExclusionRuleFields kind="evaluation" value={rule} onChange={setRule} error={errors.exclusionRule} />
       <FormAlert text={errors.form} />
       <Button type="submit" variant="primary" disabled={busy}>
         {busy ? "Creating…" : "Create evaluation"}

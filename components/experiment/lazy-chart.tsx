@@ -1,8 +1,8 @@
 "use client";
 
 import dynamic from "next/dynamic";
-import { useEffect, useRef, useState } from "react";
 import { Skeleton } from "@/components/ui/skeleton";
+import { useNearViewport } from "@/components/ui/use-near-viewport";
 import type { ChartSpec } from "./chart-specs";
 
 // The chart module (with Recharts) is fetched only when a chart comes near the viewport; until then
@@ -10,15 +10,7 @@ import type { ChartSpec } from "./chart-specs";
 const ExperimentChart = dynamic(() => import("./charts"), { ssr: false, loading: () => <Skeleton className="h-[300px] w-full" /> });
 
 export function LazyChart({ spec }: { spec: ChartSpec }) {
-  const ref = useRef<HTMLDivElement>(null);
-  const [near, setNear] = useState(false);
-  useEffect(() => {
-    const element = ref.current;
-    if (!element || near) return;
-    const observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && setNear(true), { rootMargin: "300px" });
-    observer.observe(element);
-    return () => observer.disconnect();
-  }, [near]);
+  const { ref, near } = useNearViewport<HTMLDivElement>();
   return (
     <div ref={ref} className="min-h-[300px]">
       {near ? <ExperimentChart spec={spec} /> : <Skeleton className="h-[300px] w-full" />}

@@ -46,20 +46,22 @@ const NOTE_MAX = 200;
  * and a dialog to make a new one (frozen or live, with an expiry) whose URL is shown once with a
  * copy button.
  */
-export function SharePanel({ resourceType, resourceId }: { resourceType: ResourceType; resourceId?: string }) {
+export function SharePanel({ resourceType, resourceId, resourceIds }: { resourceType: ResourceType; resourceId?: string; resourceIds?: string[] }) {
   const what = resourceType === "protocol_matrix" ? "protocol matrix" : resourceType === "completion_argument" ? "completion argument" : resourceType;
   const notify = useToast();
   const [links, setLinks] = useState<ListedLink[] | null>(null);
+  // A comparison's ids as one string: a new array on each render must not reload the list.
+  const idsParam = resourceIds?.join(",");
   const [listError, setListError] = useState<string | null>(null);
 
   const load = useCallback(async () => {
-    const query = new URLSearchParams({ resourceType, ...(resourceId ? { resourceId } : {}) });
+    const query = new URLSearchParams({ resourceType, ...(resourceId ? { resourceId } : {}), ...(idsParam ? { resourceIds: idsParam } : {}) });
     const result = await callApi<{ shareLinks: ListedLink[] }>(`/api/v1/share-links?${query}`, "GET");
     if (result.ok) {
       setLinks(result.data.shareLinks);
       setListError(null);
     } else setListError(result.message);
-  }, [resourceType, resourceId]);
+  }, [resourceType, resourceId, idsParam]);
   useEffect(() => void load(), [load]);
 
   async function revoke(link: ListedLink) {
@@ -76,7 +78,7 @@ export function SharePanel({ resourceType, resourceId }: { resourceType: Resourc
       className="mt-10"
       title="Share links"
       description={`Read-only links to this ${what} for people without an account. Frozen links show a snapshot with its SHA-256; live ones follow the ${what}.`}
-      actions={<NewLinkDialog resourceType={resourceType} resourceId={resourceId} what={what} onCreated={load} />}
+      actions={<NewLinkDialog resourceType={resourceType} resourceId={resourceId} resourceIds={resourceIds} what={what} onCreated={load} />}
     >
       {listError ? (
         <FormAlert text={`The links of this ${what} could not be listed: ${listError}`} />
@@ -125,7 +127,7 @@ export function SharePanel({ resourceType, resourceId }: { resourceType: Resourc
 }
 
 /** The "Share read-only link…" dialog: choose, create, then the URL once with its copy button. */
-function NewLinkDialog({ resourceType, resourceId, what, onCreated }: { resourceType: ResourceType; resourceId?: string; what: string; onCreated: () => Promise<void> }) {
+function NewLinkDialog({ resourceType, resourceId, resourceIds, what, onCreated }: { resourceType: ResourceType; resourceId?: string; resourceIds?: string[]; what: string; onCreated: () => Promise<void> }) {
   const id = useId();
   const [open, setOpen] = useState(false);
   const [mode, setMode] = useState<"frozen" | "live">("frozen");
@@ -152,6 +154,7 @@ function NewLinkDialog({ resourceType, resourceId, what, onCreated }: { resource
     const result = await callApi<Created>("/api/v1/share-links", "POST", {
       resourceType,
       ...(resourceId ? { resourceId } : {}),
+      ...(resourceIds ? { resourceIds } : {}),
       mode,
       expiresInDays: expiry === "never" ? null : Number(expiry),
       ...(note.trim() ? { note: note.trim() } : {}),

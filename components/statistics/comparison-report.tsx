@@ -14,7 +14,7 @@ type Figure = ComparisonAnswer["evaluations"][number]["reported"];
 const figureText = (f: Figure) => `${ratio(f.n, f.N)} (${percent(f.n, f.N)})`;
 
 /** Each evaluation's rates, range and interval, the two rankings, and a verdict per pair. */
-export function ComparisonReport({ comparison }: { comparison: ComparisonAnswer }) {
+export function ComparisonReport({ comparison, linksToEvaluations = true }: { comparison: ComparisonAnswer; linksToEvaluations?: boolean }) {
   const names = new Map(comparison.evaluations.map((e) => [e.id, e.name]));
   const name = (id: string | null) => (id === null ? "—" : names.get(id)!);
   return (
@@ -32,7 +32,7 @@ export function ComparisonReport({ comparison }: { comparison: ComparisonAnswer 
           {comparison.evaluations.map((e) => (
             <tr key={e.id}>
               <RowHead>
-                <Link href={`/evaluations/${e.id}`}>{e.name}</Link>
+                {linksToEvaluations ? <Link href={`/evaluations/${e.id}`}>{e.name}</Link> : e.name}
               </RowHead>
               <Td numeric>
                 {figureText(e.reported)}
@@ -100,6 +100,33 @@ export function ComparisonReport({ comparison }: { comparison: ComparisonAnswer 
               <Td>{name(pair.leaderEndpoint)}</Td>
               <Td>{name(pair.leaderFinalOnly)}</Td>
               <Td className="text-muted-foreground">{pair.why}</Td>
+            </tr>
+          ))}
+        </DataTable>
+      </Section>
+      <Section
+        title="Sensitivity to the exclusion rule"
+        id="rule-sensitivity"
+        description="The ranking by the rate under the applied rule and under each other treatment of unresolved runs, with a warning for each pair whose order changes between them."
+      >
+        {comparison.ruleWarnings.length > 0 ? (
+          <Alert tone="warning" role="alert" title="A conclusion changes between rules" data-testid="comparison-rule-warnings">
+            <ul className="list-disc space-y-1 pl-5">
+              {comparison.ruleWarnings.map((warning) => (
+                <li key={warning}>{warning}</li>
+              ))}
+            </ul>
+          </Alert>
+        ) : (
+          <p className="text-sm text-muted-foreground" data-testid="comparison-rule-warnings">
+            Every pair keeps its order under every rule.
+          </p>
+        )}
+        <DataTable caption="Ranking under each rule, best first" columns={["Rule", "Ranking"]} testId="comparison-rule-rankings">
+          {comparison.ruleSensitivity.map((row) => (
+            <tr key={row.rule}>
+              <RowHead>{row.rule}</RowHead>
+              <Td>{row.ranking.map(name).join(", ")}</Td>
             </tr>
           ))}
         </DataTable>

@@ -2,7 +2,10 @@ import { Alert } from "@/components/ui/alert";
 import { Section } from "@/components/ui/page-header";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { percent, ratio } from "@/lib/replay/format";
-import type { ExclusionRuleAnswer, PassKAnswer, RateAnswer, SensitivityRowAnswer, UnitsAnswer } from "@/lib/statistics/answer-schema";
+import type { ExclusionRuleAnswer, PassKAnswer, RateAnswer, RuleVersion, SensitivityRowAnswer, ThresholdCheckAnswer, UnitsAnswer } from "@/lib/statistics/answer-schema";
+import type { ExclusionRule } from "@/lib/statistics/exclusion-rule";
+import { Time } from "@/components/ui/time";
+import { LazySensitivityChart } from "./lazy-sensitivity-chart";
 import type { Interval } from "@/lib/statistics/wilson";
 
 /** "[68.6%, 80.5%]", or a dash when nothing was observed. */
@@ -13,7 +16,28 @@ export const intervalText = (interval: Interval | null) => (interval ? `[${(100 
  * Wilson interval, rows against analysis units with the design effect, pass^k or why it is
  * refused, and the headline under the declared rule and its alternatives.
  */
-export function StatisticsPanel({ rates, units, passK, exclusionRule, sensitivity }: { rates: RateAnswer[]; units: UnitsAnswer; passK: PassKAnswer; exclusionRule: ExclusionRuleAnswer; sensitivity: SensitivityRowAnswer[] }) {
+export function StatisticsPanel({
+  rates,
+  units,
+  passK,
+  exclusionRule,
+  sensitivity,
+  thresholdChecks,
+  legalActions,
+  ruleHistory,
+}: {
+  rates: RateAnswer[];
+  units: UnitsAnswer;
+  passK: PassKAnswer;
+  exclusionRule: ExclusionRuleAnswer;
+  sensitivity: SensitivityRowAnswer[];
+  thresholdChecks: ThresholdCheckAnswer[];
+  /** Evaluations only: shown here when it cannot be computed (when it can, it is one of `rates`). */
+  legalActions?: { available: true } | { available: false; reason: string };
+  /** Every stored version of the rule, newest first. */
+  ruleHistory?: RuleVersion[];
+}) {
+  const warnings = thresholdChecks.flatMap((check) => (check.warning ? [check.warning] : []));
   const rule = `exclusion rule version ${exclusionRule.version} (SHA-256 ${exclusionRule.hash.slice(0, 12)}…)`;
   return (
     <Section
@@ -33,6 +57,11 @@ export function StatisticsPanel({ rates, units, passK, exclusionRule, sensitivit
           </tr>
         ))}
       </DataTable>
+      {legalActions && !legalActions.available ? (
+        <Alert tone="info" title="The legal-action rate is not computed" role="note" data-testid="statistics-legal-actions-refused">
+          <p>{legalActions.reason}.</p>
+        </Alert>
+      ) : null}
       <DataTable
         caption={`Rows against analysis units (${units.outcome}): ${units.runRows} run rows in ${units.analysisUnits} analysis units, design effect ${units.designEffect === null ? "—" : units.designEffect.toFixed(2)}`}
         columns={["Counted over", "n/N", "Rate", "Effective N", "95% Wilson"]}
@@ -80,6 +109,64 @@ export function StatisticsPanel({ rates, units, passK, exclusionRule, sensitivit
           </tr>
         ))}
       </DataTable>
+      {thresholdChecks.length > 0 ? (
+        warnings.length > 0 ? (
+          <Alert tone="warning" title="A conclusion changes between rules" role="alert" data-testid="statistics-threshold-warnings">
+            <ul className="list-disc space-y-1 pl-5">
+              {warnings.map((warning) => (
+                <li key={warning}>{warning}</li>
+              ))}
+            </ul>
+          </Alert>
+        ) : (
+          <p className="text-sm text-muted-foreground" data-testid="statistics-threshold-warnings">
+            Target {(100 * thresholdChecks[0]!.threshold).toFixed(1)}%: {thresholdChecks.map((c) => `${c.measure}: ${c.verdict}`).join("; ")}.
+          </p>
+        )
+      ) : null}
+      {[...new Set(sensitivity.map((row) => row.measure))].map((measure) => {
+        const rows = sensitivity.filter((row) => row.measure === measure);
+        const text = rows.map((row) => `${row.rule}: ${ratio(row.n, row.N)} (${percent(row.n, row.N)}), 95% Wilson ${intervalText(row.wilson95)}`).join("; ");
+        return (
+          <figure key={measure} className="m-0 flex flex-col gap-2 rounded-lg border border-border bg-card p-4 shadow-xs">
+            <div role="img" aria-label={`${measure} under each rule. ${text}`}>
+              <LazySensitivityChart rows={rows} threshold={exclusionRule.rule.threshold} />
+            </div>
+            <figcaption className="text-xs text-muted-foreground">
+              <strong className="text-foreground">{measure} under each rule.</strong> Bars are the rate, whiskers its 95% Wilson interval{exclusionRule.rule.threshold === undefined ? "" : "; the dashed line is the declared target"}.
+            </figcaption>
+          </figure>
+        );
+      })}
+      {ruleHistory ? (
+        <DataTable caption="The exclusion rule's versions, newest first: every figure above used the newest" columns={["Version", "SHA-256", "Rule", "Stored", "Reason"]} numericColumns={[0]} testId="exclusion-rule-history">
+          {ruleHistory.map((v) => (
+            <tr key={v.version}>
+              <RowHead className="num">{v.version}</RowHead>
+              <Td>
+                <code title={v.hash}>{v.hash.slice(0, 12)}…</code>
+              </Td>
+              <Td className="text-muted-foreground">{ruleWords(v.rule)}</Td>
+              <Td>
+                <Time iso={v.createdAt} />
+                {v.createdBy ? <span className="block text-xs text-muted-foreground">{v.createdBy}</span> : null}
+              </Td>
+              <Td>{v.reason}</Td>
+            </tr>
+          ))}
+        </DataTable>
+      ) : null}
     </Section>
   );
+}
+
+/** A rule in a line: each class's treatment, the unresolved label's, the population and the target. */
+function ruleWords(rule: ExclusionRule): string {
+  const classes = Object.entries(rule.classes).map(([c, t]) => `${c.replaceAll("_", " ")}: ${t.replaceAll("_", " ")}`);
+  return [
+    ...classes,
+    `unresolved: ${rule.unresolved.replaceAll("_", " ")}`,
+    ...(rule.eligiblePopulation ? [`eligible: ${rule.eligiblePopulation}`] : []),
+    ...(rule.threshold === undefined ? [] : [`target ${(100 * rule.threshold).toFixed(1)}%`]),
+  ].join("; ");
 }

@@ -5,25 +5,14 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { notFound } from "../http/errors";
 import { wilson95Schema } from "../statistics/answer-schema";
-import { compareEvaluations, type Comparison } from "../statistics/comparison";
-import { DEFAULT_EVALUATION_RULE } from "../statistics/exclusion-rule";
-import { exclusionRuleIdentity } from "../statistics/exclusion-rule-hash";
+import { compareEvaluations, comparedIdsParamSchema, type Comparison } from "../statistics/comparison";
+import { exclusionRuleSchema } from "../statistics/exclusion-rule";
 import { VERDICTS } from "../statistics/sensitivity";
 
-export const MAX_COMPARED = 10;
 
 /** `ids=a,b,c`: two to ten distinct evaluation ids. */
 export const compareQuerySchema = z.strictObject({
-  ids: z
-    .string("ids must be evaluation ids separated by commas")
-    .transform((raw) => raw.split(",").map((id) => id.trim()).filter((id) => id !== ""))
-    .pipe(
-      z
-        .array(z.uuid("ids must be evaluation ids (UUIDs) separated by commas"))
-        .min(2, "ids must name at least two evaluations")
-        .max(MAX_COMPARED, `ids must name at most ${MAX_COMPARED} evaluations`)
-        .refine((ids) => new Set(ids).size === ids.length, "ids must not repeat an evaluation"),
-    ),
+  ids: comparedIdsParamSchema("ids"),
 });
 export type CompareQuery = z.infer<typeof compareQuerySchema>;
 
@@ -59,13 +48,16 @@ export const comparisonAnswerSchema = z.object({
       why: z.string(),
     }),
   ),
+  ruleSensitivity: z.array(z.object({ rule: z.string(), ranking: z.array(z.uuid()) })),
+  ruleWarnings: z.array(z.string()),
 }) satisfies z.ZodType<Comparison>;
 export type ComparisonAnswer = z.infer<typeof comparisonAnswerSchema>;
 
 const int = z.coerce.number().int();
+const ruleRow = z.object({ id: z.string(), version: z.number().int(), hash: z.string(), rule: exclusionRuleSchema });
 const countsRow = z.object({ id: z.string(), name: z.string(), runs: int, reported_successes: int, final_n: int, final_successes: int, unresolved: int });
 
-/** The comparison of the evaluations `ids`, in that order; notFound naming the first unknown id. */
+/** The comparison of the evaluations `ids`, in that order, under the first one's declared exclusion rule; notFound naming the first unknown id. */
 export async function compareStoredEvaluations(db: Db, ids: readonly string[]): Promise<ComparisonAnswer> {
   const rows = z.array(countsRow).parse(
     await db.$queryRaw`
@@ -83,13 +75,23 @@ export async function compareStoredEvaluations(db: Db, ids: readonly string[]): 
   const byId = new Map(rows.map((row) => [row.id, row]));
   const missing = ids.find((id) => !byId.has(id));
   if (missing) throw notFound(`evaluation ${missing}`);
-  const rule = DEFAULT_EVALUATION_RULE;
-  const identity = exclusionRuleIdentity(rule);
-  // Every evaluation uses the default rule until rules are declared per evaluation (docs/statistics.md).
-  const declaredRule = { version: identity.version, hash: identity.hash };
+  // Each one's current declared rule; the first evaluation's applies to all (docs/statistics.md).
+  const rules = new Map(
+    z
+      .array(ruleRow)
+      .parse(
+        await db.$queryRaw`
+          SELECT DISTINCT ON (evaluation_id) evaluation_id::text AS id, version, hash, rule
+            FROM exclusion_rule_versions WHERE evaluation_id = ANY(${ids}::uuid[])
+           ORDER BY evaluation_id, version DESC`,
+      )
+      .map((row) => [row.id, row]),
+  );
   const inputs = ids.map((id) => {
     const row = byId.get(id)!;
-    return { id, name: row.name, runs: row.runs, reportedSuccesses: row.reported_successes, finalRuns: row.final_n, finalSuccesses: row.final_successes, unresolved: row.unresolved, declaredRule };
+    const declared = rules.get(id)!;
+    return { id, name: row.name, runs: row.runs, reportedSuccesses: row.reported_successes, finalRuns: row.final_n, finalSuccesses: row.final_successes, unresolved: row.unresolved, declaredRule: { version: declared.version, hash: declared.hash } };
   });
-  return comparisonAnswerSchema.parse(compareEvaluations(inputs, rule, declaredRule));
+  const applied = rules.get(ids[0]!)!;
+  return comparisonAnswerSchema.parse(compareEvaluations(inputs, applied.rule, { version: applied.version, hash: applied.hash }, inputs[0]!.name));
 }

@@ -3,15 +3,15 @@
 // over its tasks where their trials are separate units, the exclusion rule's identity and the
 // sensitivity to its alternatives. Counts are SQL aggregates over the stored audit (the summary's
 // trigger-maintained counts; one GROUP BY per analysis unit reduced to five sums in SQL; one row
-// per task, these two cached per audit revision); the formulas are the pure ones in lib/statistics.
+// per task, these cached per audit revision); the formulas are the pure ones in lib/statistics.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
-import { exclusionRuleAnswerSchema, passKSchema, rateSchema, sensitivityRowSchema, unitsSchema } from "../statistics/answer-schema";
-import { applyExclusionRule, DEFAULT_EVALUATION_RULE, evaluationOutcomes, type ExclusionRule } from "../statistics/exclusion-rule";
-import { exclusionRuleIdentity } from "../statistics/exclusion-rule-hash";
-import { lessExcluded, namedRate } from "../statistics/named-rate";
+import { exclusionRuleAnswerSchema, passKSchema, rateSchema, sensitivityRowSchema, thresholdCheckSchema, unitsSchema } from "../statistics/answer-schema";
+import { applyExclusionRule, evaluationOutcomes, type ExclusionRule } from "../statistics/exclusion-rule";
+import { currentExclusionRule, declaredByOf } from "../statistics/exclusion-rule-store";
+import { legalActionFigure, lessExcluded, namedRate } from "../statistics/named-rate";
 import { passK } from "../statistics/pass-k";
-import { sensitivity } from "../statistics/sensitivity";
+import { sensitivity, thresholdChecks } from "../statistics/sensitivity";
 import { unitLevelFigures } from "../statistics/unit-level";
 import { INHERITED_STATES, type EvaluationSummary } from "./schemas";
 import { evaluationSummary } from "./summary";
@@ -26,11 +26,14 @@ export const evaluationStatisticsSchema = z.object({
   passK: passKSchema,
   exclusionRule: exclusionRuleAnswerSchema,
   sensitivity: z.array(sensitivityRowSchema),
+  /** Legal calls over attempted tool calls whose outcome is recorded, or why it cannot be computed; also in `rates` when available. */
+  legalActions: z.discriminatedUnion("available", [z.object({ available: z.literal(true), rate: rateSchema }), z.object({ available: z.literal(false), reason: z.string() })]),
+  /** The rule's declared target for the headline rate, judged under every rule of `sensitivity`; empty without one. */
+  thresholdChecks: z.array(thresholdCheckSchema),
 });
 export type EvaluationStatistics = z.infer<typeof evaluationStatisticsSchema>;
 
-const DECLARED_BY =
-  "the default rule declared in code (DEFAULT_EVALUATION_RULE in lib/statistics/exclusion-rule.ts): evaluations cannot declare their own rule yet; ingested runs carry no run class, so every run is completed and only the unresolved treatment acts";
+const RULE_NOTE = "ingested runs carry no run class, so every run is completed and only the unresolved treatment acts";
 const HEADLINE = "success rate";
 
 /** Under the rule: is an unresolved run kept in N, and is it then a success. */
@@ -41,23 +44,23 @@ function unresolvedTreatment(rule: ExclusionRule): { keep: boolean; success: boo
 
 const int = z.coerce.number().int();
 const sumsRow = z.object({ rows: int, successes: int, units: int, sum_y2: int, sum_ym: int, sum_m2: int });
+const callsRow = z.object({ calls: int, with_outcome: int, legal: int });
 const taskRow = z.object({ task_id: z.string(), trials: int, successes: int, units: int, inherited: z.enum(INHERITED_STATES) });
 
-/** The statistics of one evaluation; throws notFound for an unknown id. `loadingSummary`: its summary, when the caller reads it anyway (the page). */
-export async function evaluationStatistics(
-  db: Db,
-  evaluationId: string,
-  rule: ExclusionRule = DEFAULT_EVALUATION_RULE,
-  loadingSummary: Promise<EvaluationSummary> = evaluationSummary(db, evaluationId),
-): Promise<EvaluationStatistics> {
+/** The statistics of one evaluation under its current declared exclusion rule; throws notFound for an unknown id. `loadingSummary`: its summary, when the caller reads it anyway (the page). */
+export async function evaluationStatistics(db: Db, evaluationId: string, loadingSummary: Promise<EvaluationSummary> = evaluationSummary(db, evaluationId)): Promise<EvaluationStatistics> {
+  const [summary, declared] = await Promise.all([loadingSummary, currentExclusionRule(db, { kind: "evaluation", id: evaluationId })]);
+  const rule = declared.rule;
   const { keep, success } = unresolvedTreatment(rule);
-  const [summary, { sums: s, passK: passKFigures }] = await Promise.all([loadingSummary, runAggregates(db, evaluationId, keep, success)]);
+  const { sums: s, passK: passKFigures, calls: c } = await runAggregates(db, evaluationId, keep, success);
+  const legalActions = legalActionFigure({ calls: c.calls, withOutcome: c.with_outcome, legal: c.legal });
   const figures = unitLevelFigures({ rows: s.rows, successes: s.successes, units: s.units, sumSquaredSuccesses: s.sum_y2, sumSuccessesTimesRows: s.sum_ym, sumSquaredRows: s.sum_m2 });
   const outcomes = evaluationOutcomes({ finalRuns: summary.final.n, finalSuccesses: summary.final.successes, unresolved: summary.unresolved.n });
+  const sensitivityRows = sensitivity(rule, outcomes, { varyEnvironment: false }).map((row) => ({ measure: HEADLINE, ...row }));
   return evaluationStatisticsSchema.parse({
     evaluationId,
     effectPolicyVersion: summary.effectPolicyVersion,
-    rates: rates(rule, summary),
+    rates: [...rates(rule, summary), ...(legalActions.available ? [legalActions.rate] : [])],
     units: {
       runRows: summary.units.runRows,
       analysisUnits: summary.units.analysisUnits,
@@ -68,16 +71,18 @@ export async function evaluationStatistics(
       unitBasedWilson95: figures.units.wilson95,
     },
     passK: passKFigures,
-    exclusionRule: { ...exclusionRuleIdentity(rule), rule, declaredBy: DECLARED_BY },
-    sensitivity: sensitivity(rule, outcomes, { varyEnvironment: false }).map((row) => ({ measure: HEADLINE, ...row })),
+    exclusionRule: { version: declared.version, hash: declared.hash, canonical: declared.canonical, rule, declaredBy: `${declaredByOf(declared)} (${RULE_NOTE})` },
+    sensitivity: sensitivityRows,
+    legalActions,
+    thresholdChecks: thresholdChecks(rule.threshold, sensitivityRows),
   });
 }
 
-const runAggregatesSchema = z.object({ sums: sumsRow, passK: passKSchema });
+const runAggregatesSchema = z.object({ sums: sumsRow, passK: passKSchema, calls: callsRow });
 type RunAggregates = z.infer<typeof runAggregatesSchema>;
 
 /**
- * The figures of the two aggregates that scan every run (sums per analysis unit; pass^k from one row per task), read from the
+ * The figures of the three aggregates that scan every run (sums per analysis unit; pass^k from one row per task; tool calls by outcome), read from the
  * cache while the evaluation's audit revision (bumped by triggers on every write to its runs) stands,
  * else taken and cached. The revision is read before the scans: a write landing between them leaves a
  * cache labelled with a revision that is already past, never served.
@@ -95,7 +100,7 @@ async function runAggregates(db: Db, evaluationId: string, keep: boolean, succes
   if (cached.success) return cached.data; // else none, or one of an older shape: taken again
   const states = [...INHERITED_STATES];
   // A run's analysis unit is the smallest run id of its connected component (its own id when alone).
-  const [sums, tasks] = await Promise.all([
+  const [sums, tasks, calls] = await Promise.all([
     db.$queryRaw`
       WITH r AS (
         SELECT coalesce(analysis_unit, id) AS unit, (finality = 'final' OR (finality = 'unresolved' AND ${keep})) AS kept,
@@ -114,9 +119,16 @@ async function runAggregates(db: Db, evaluationId: string, keep: boolean, succes
              (${states}::text[])[max(array_position(${states}::text[], inherited_state))] AS inherited
         FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND (finality = 'final' OR (finality = 'unresolved' AND ${keep}))
        GROUP BY task_id ORDER BY task_id`,
+    // Every run's calls (excluded and unscored runs' too: a call is attempted whatever became of its run).
+    db.$queryRaw`
+      SELECT count(*) AS calls,
+             count(*) FILTER (WHERE c ? 'outcome' OR c ? 'error') AS with_outcome,
+             count(*) FILTER (WHERE c->>'outcome' = 'ok' AND NOT c ? 'error') AS legal
+        FROM evaluation_runs r CROSS JOIN LATERAL jsonb_array_elements(coalesce(r.tool_calls, '[]'::jsonb)) AS c
+       WHERE r.evaluation_id = ${evaluationId}::uuid`,
   ]);
   const perTask = z.array(taskRow).parse(tasks).map((t) => ({ taskId: t.task_id, trials: t.trials, successes: t.successes, analysisUnits: t.units, inheritedState: t.inherited }));
-  const aggregates = { sums: z.array(sumsRow).parse(sums)[0]!, passK: passK(perTask) };
+  const aggregates = { sums: z.array(sumsRow).parse(sums)[0]!, passK: passK(perTask), calls: z.array(callsRow).parse(calls)[0]! };
   await db.$executeRaw`
     INSERT INTO evaluation_statistics_cache AS c (evaluation_id, treatment, revision, aggregates)
     SELECT id, ${treatment}, ${current!.revision}, ${JSON.stringify(aggregates)}::jsonb FROM evaluations WHERE id = ${evaluationId}::uuid
@@ -128,7 +140,7 @@ async function runAggregates(db: Db, evaluationId: string, keep: boolean, succes
 function rates(rule: ExclusionRule, summary: EvaluationSummary) {
   const headline = applyExclusionRule(rule, evaluationOutcomes({ finalRuns: summary.final.n, finalSuccesses: summary.final.successes, unresolved: summary.unresolved.n }));
   return [
-    namedRate(`${HEADLINE} (rule version ${rule.version})`, `all scored runs${lessExcluded(rule, headline.excluded)}; a success is a final run whose endpoint label is success`, headline.n, headline.N),
+    namedRate(`${HEADLINE} (rule version ${rule.version})`, `${rule.eligiblePopulation ?? "all scored runs"}${lessExcluded(rule, headline.excluded)}; a success is a final run whose endpoint label is success`, headline.n, headline.N),
     namedRate("reported success rate", "all scored runs, each with the label the harness recorded at the endpoint", summary.reported.successes, summary.reported.n),
     namedRate("final-only success rate", "final runs (every relevant effect terminal at scoring)", summary.final.successes, summary.final.n),
     namedRate("unresolved rate", "all scored runs: a relevant effect was still open at scoring", summary.unresolved.n, summary.reported.n),

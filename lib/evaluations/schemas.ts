@@ -5,6 +5,8 @@
 // `ingestBodySchema`. Names are a contract: harnesses write them.
 import { z } from "zod";
 import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
+import { changeExclusionRuleBodySchema, exclusionRuleDeclarationSchema } from "../statistics/exclusion-rule";
+
 
 /** How a tool's effects end (issue 10 §1). A tool the policy does not name is `unclassified`, never read-only. */
 export const EFFECT_CLASSES = ["read_only", "sync_confirmed", "async_handle", "external"] as const;
@@ -54,6 +56,15 @@ export const effectPolicySchema = z.strictObject({
 });
 export type EffectPolicy = z.infer<typeof effectPolicySchema>;
 
+/** An evaluation's rule: ingested runs carry no run class (every one is completed), so completed runs must be kept. */
+export const evaluationRuleDeclarationSchema = exclusionRuleDeclarationSchema.refine((rule) => rule.classes.completed === "keep", {
+  path: ["classes", "completed"],
+  message: "classes.completed must be keep for an evaluation: every ingested run is completed, so any other treatment would drop or fail them all",
+});
+
+/** PUT /api/v1/evaluations/{id}/exclusion-rule: the change body with the evaluation's rule. */
+export const evaluationRuleChangeBodySchema = changeExclusionRuleBodySchema.extend({ rule: evaluationRuleDeclarationSchema });
+
 /** POST /api/v1/evaluations */
 export const createEvaluationBodySchema = z.strictObject({
   name: text("name", EVALUATION_NAME_MAX),
@@ -61,6 +72,8 @@ export const createEvaluationBodySchema = z.strictObject({
   harness: text("harness", 200).optional(),
   benchmark: text("benchmark", 200).optional(),
   effectPolicy: effectPolicySchema.optional(),
+  /** The declared exclusion rule (stored as version 1, then frozen); absent: the default rule. */
+  exclusionRule: evaluationRuleDeclarationSchema.optional(),
 });
 export type CreateEvaluationBody = z.infer<typeof createEvaluationBodySchema>;
 
@@ -142,12 +155,20 @@ export const resetSchema = z
   .refine((reset) => !reset.canary || reset.canary.surface === reset.surface, { path: ["canary", "surface"], message: "canary.surface must be the reset's surface" });
 export type ResetRecord = z.infer<typeof resetSchema>;
 
+/** What became of a tool call: it ran (ok), the harness or environment refused it (rejected: an unknown tool, bad arguments, no permission), or it ran and raised (error). */
+export const TOOL_CALL_OUTCOMES = ["ok", "rejected", "error"] as const;
+
 export const toolCallSchema = z.strictObject({
   callId: text("callId", 200).optional(),
   tool: text("tool", 200),
   at: time("at").optional(),
   arguments: z.record(z.string(), z.unknown()).optional(),
+  /** For the legal-action rate (a call without one is left out of its population). */
+  outcome: z.enum(TOOL_CALL_OUTCOMES, `outcome must be one of ${TOOL_CALL_OUTCOMES.join(", ")}`).optional(),
+  /** The error the call returned; a call with an error is not legal whatever its outcome says. */
+  error: text("error", 4_000).optional(),
 });
+export type ToolCallRecord = z.infer<typeof toolCallSchema>;
 
 /**
  * One run as the harness recorded it. Refused (with the field named): times out of order (scored,

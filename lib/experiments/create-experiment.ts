@@ -4,20 +4,25 @@ import type { ReplayUnitPayload } from "../jobs/definitions";
 import { enqueueUnitJobs } from "../jobs/queue";
 import type { ReplayConfig } from "../replay/config";
 import { gridUnits } from "../replay/grid";
+import type { ExclusionRuleDeclaration } from "../statistics/exclusion-rule";
+import { declareRuleAtCreation } from "../statistics/exclusion-rule-store";
 
 /**
- * Creates an experiment and enqueues one job per unit of its grid in the same transaction: no
- * experiment without its jobs, no job without its experiment.
+ * Creates an experiment (with its declared exclusion rule as version 1, the default when none is
+ * given) and enqueues one job per unit of its grid in the same transaction: no experiment without
+ * its jobs, no job without its experiment.
  */
 export async function createQueuedExperiment(
   db: Db,
   config: ReplayConfig,
   createdById: string | null = null,
   labels: { name?: string; notes?: string } = {},
+  exclusionRule?: ExclusionRuleDeclaration,
 ): Promise<string> {
   return db.$transaction(async (tx) => {
     const { id } = await tx.experiment.create({ data: { state: "queued", config: config as unknown as Prisma.InputJsonValue, createdById, name: labels.name, notes: labels.notes }, select: { id: true } });
     const payloads: ReplayUnitPayload[] = gridUnits(config).map((unit) => ({ experimentId: id, unit }));
+    if (exclusionRule) await declareRuleAtCreation(tx, { kind: "experiment", id }, exclusionRule, createdById);
     await enqueueUnitJobs(tx, payloads);
     return id;
   });

@@ -89,7 +89,7 @@ describe("the paper experiment's statistics", () => {
 
   it("name the default rule with its version and hash, and show the same figure under every alternative here", () => {
     expect(paper.exclusionRule).toMatchObject({ version: 1, hash: "3beb10a452d0d8fc2218302a788c833633e5c1f7c4df9d32c1cd82668eb95509" });
-    expect(paper.exclusionRule.declaredBy).toContain("default rule declared in code");
+    expect(paper.exclusionRule.declaredBy).toContain("the default rule: none was declared at creation");
     const snapshot = paper.sensitivity.filter((row) => row.measure === "snapshot: success rate at nonzero delays");
     expect(snapshot.map((row) => row.rule)).toEqual([
       "declared (version 1)",

@@ -9,11 +9,11 @@ import { RUN_CLASSIFICATIONS } from "../replay/classification";
 import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/config";
 import { CONDITION_LABELS, POLICY_LABELS } from "../replay/display";
 import type { ReplaySummary } from "../replay/summary-schema";
-import { DEFAULT_EXPERIMENT_RULE, applyExclusionRule, emptyClassOutcomes, type ClassOutcomeCounts, type ExclusionRule } from "../statistics/exclusion-rule";
-import { exclusionRuleIdentity } from "../statistics/exclusion-rule-hash";
+import { applyExclusionRule, emptyClassOutcomes, type ClassOutcomeCounts, type ExclusionRule } from "../statistics/exclusion-rule";
+import { currentExclusionRule, declaredByOf } from "../statistics/exclusion-rule-store";
 import { completionOutcomes, completionRate, lessExcluded, namedRate, type NamedRate } from "../statistics/named-rate";
 import { INHERITED_STATES, passK, type TaskTrials } from "../statistics/pass-k";
-import { sensitivity } from "../statistics/sensitivity";
+import { sensitivity, thresholdChecks } from "../statistics/sensitivity";
 import { addClusterSums, unitLevelFigures, type ClusterSums } from "../statistics/unit-level";
 import { cachedExperimentSummary, finishedExperimentCache } from "./cached-summary";
 import { experimentStatisticsSchema, type ExperimentStatistics } from "./statistics-schema";
@@ -39,7 +39,6 @@ const unitRow = z.object({
 const taskRow = z.object({ test, condition: z.string(), schedule_id: int, delay_ms: int, trials: int, successes: int, units: int, inherited });
 
 const SCORE_OUTCOME = "the run's recorded label is success (score 1) among runs with a score";
-const DECLARED_BY = "the default rule declared in code (DEFAULT_EXPERIMENT_RULE in lib/statistics/exclusion-rule.ts): experiments cannot declare their own rule yet";
 
 export async function experimentStatistics(db: Db, experimentId: string): Promise<ExperimentStatistics> {
   const summary = await cachedExperimentSummary(db, experimentId);
@@ -81,13 +80,16 @@ export async function experimentStatistics(db: Db, experimentId: string): Promis
        GROUP BY test, condition, schedule_id, delay_ms ORDER BY test, condition, schedule_id, delay_ms`,
   ]);
 
-  const rule = DEFAULT_EXPERIMENT_RULE;
+  const declared = await currentExclusionRule(db, { kind: "experiment", id: experimentId });
+  const rule = declared.rule;
+  const { rates, sensitivity: sensitivityRows } = ratesAndSensitivity(rule, summary, z.array(cellRow).parse(cells));
   const unitRows = orderedByCondition(z.array(unitRow).parse(units));
   const taskRows = z.array(taskRow).parse(tasks);
   const tasksOf = (test: string, condition: string) => tasksFrom(taskRows.filter((task) => task.test === test && task.condition === condition));
   return experimentStatisticsSchema.parse({
     experimentId,
-    ...ratesAndSensitivity(rule, summary, z.array(cellRow).parse(cells)),
+    rates,
+    sensitivity: sensitivityRows,
     units: unitsFigures(
       unitRows.reduce((total, row) => total + row.run_rows, 0),
       unitRows.reduce((total, row) => total + row.analysis_units, 0),
@@ -101,7 +103,8 @@ export async function experimentStatistics(db: Db, experimentId: string): Promis
       units: unitsFigures(row.run_rows, row.analysis_units, clusterSumsOf(row)),
       passK: passK(tasksOf(row.test, row.condition)),
     })),
-    exclusionRule: { ...exclusionRuleIdentity(rule), rule, declaredBy: DECLARED_BY },
+    exclusionRule: { version: declared.version, hash: declared.hash, canonical: declared.canonical, rule, declaredBy: declaredByOf(declared) },
+    thresholdChecks: thresholdChecks(rule.threshold, sensitivityRows),
   });
 }
 

@@ -1,6 +1,7 @@
 // The experiment's boundaries: its id in paths, the create body, and the list's query. One schema
 // each, shared by the API routes and the pages.
 import { z } from "zod";
+import { exclusionRuleDeclarationSchema } from "../statistics/exclusion-rule";
 import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
 import { canaryConfigSchema } from "../canary/config";
 import { replayConfigSchema } from "../replay/config";
@@ -41,6 +42,8 @@ const replayBodySchema = replayConfigSchema.extend({
   // No default here: the route tells "not given" (the paper's trace, or the selection's) from given.
   traces: replayConfigSchema.shape.traces.unwrap().optional(),
   traceSelection: traceSelectionSchema.optional(),
+  /** The declared exclusion rule (stored as version 1, then frozen); absent: the default rule. */
+  exclusionRule: exclusionRuleDeclarationSchema.optional(),
 });
 const tracesOrSelection: [(body: { traces?: unknown; traceSelection?: unknown }) => boolean, { path: string[]; message: string }] = [
   (body) => !(body.traces && body.traceSelection),

@@ -2,7 +2,7 @@
 // `exclusionRule` and `sensitivity` (with these field names) are the contract of issue 12;
 // `conditions` gives units and pass^k per policy or condition.
 import { z } from "zod";
-import { exclusionRuleAnswerSchema, passKSchema, rateSchema, sensitivityRowSchema, unitsSchema } from "../statistics/answer-schema";
+import { exclusionRuleAnswerSchema, passKSchema, rateSchema, sensitivityRowSchema, thresholdCheckSchema, unitsSchema } from "../statistics/answer-schema";
 import { INHERITED_STATES } from "../statistics/pass-k";
 
 export const experimentStatisticsSchema = z.object({
@@ -13,5 +13,7 @@ export const experimentStatisticsSchema = z.object({
   conditions: z.array(z.object({ test: z.enum(["finality", "separation"]), condition: z.string(), inheritedState: z.enum(INHERITED_STATES), units: unitsSchema, passK: passKSchema })),
   exclusionRule: exclusionRuleAnswerSchema,
   sensitivity: z.array(sensitivityRowSchema),
+  /** The rule's declared target, judged for each measure of `sensitivity` under every rule; empty without one. */
+  thresholdChecks: z.array(thresholdCheckSchema),
 });
 export type ExperimentStatistics = z.infer<typeof experimentStatisticsSchema>;

@@ -90,6 +90,8 @@ describe("AgentDojo run logs (hand-made variants)", () => {
     ]);
     expect(run.effects![0]!.notes).toContain("ValueError: Insufficient funds");
     expect(run).toMatchObject({ endpointLabel: "failure", labels: { security: "success" }, scoredAt: "2025-07-25T05:40:17.000Z" });
+    // The failed write carries its error as its outcome (for the legal-action rate).
+    expect(run.toolCalls![2]).toMatchObject({ tool: "send_money", outcome: "error", error: expect.stringContaining("ValueError: Insufficient funds") });
   });
 
   it("a call without its tool message has an unknown status (the audit will call it unverifiable, not invent an outcome)", () => {
@@ -98,6 +100,7 @@ describe("AgentDojo run logs (hand-made variants)", () => {
     const run = onlyRun(importAgentDojoLog(value, HAND_MADE_ATTACKED).runs);
     expect(run.effects!.at(-1)).toMatchObject({ tool: "update_password", statusAtScoring: "unknown" });
     expect(run.effects!.at(-1)!.acknowledgedAt).toBeUndefined();
+    expect(run.toolCalls!.find((c) => c.tool === "update_password")).not.toHaveProperty("outcome");
   });
 
   it("empty messages and an error file (context_length_exceeded): a failure with no calls, the error noted", () => {

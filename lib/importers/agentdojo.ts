@@ -138,7 +138,9 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
     const tool = call.function.trim() || EMPTY_TOOL_NAME;
     const callId = call.id?.trim() || undefined;
     const args = call.args ?? undefined;
-    toolCalls.push({ tool, ...(callId && { callId }), ...(args && { arguments: args }) });
+    // An unanswered call has no outcome: the log does not say whether it ran.
+    const outcome = answer === null ? undefined : answer.error ? { outcome: "error" as const, error: answer.error.slice(0, 4_000) } : { outcome: "ok" as const };
+    toolCalls.push({ tool, ...(callId && { callId }), ...(args && { arguments: args }), ...outcome });
     if (!known.has(tool)) unknownTools.add(tool);
     if (!writes.has(tool)) return;
     effects.push({

@@ -139,7 +139,8 @@ describe("Inspect .eval archives", () => {
     const [run] = log.runs;
     expect(run).toMatchObject({ endpointLabel: "failure", score: 0, scoredAt: "2025-10-06T10:15:45.729Z" });
     expect(run!.effects!.map((e) => [e.effectId, e.tool, e.statusAtScoring])).toEqual([0, 1, 2, 3, 4].map((i) => [`hardcoded_${i}`, "bash", "completed"]));
-    expect(run!.toolCalls![0]).toEqual({ tool: "bash", callId: "hardcoded_0", at: "2025-10-06T10:15:45.377Z", arguments: { cmd: "ls" } });
+    // Each call answered without an error: its outcome is ok (for the legal-action rate).
+    expect(run!.toolCalls![0]).toEqual({ tool: "bash", callId: "hardcoded_0", at: "2025-10-06T10:15:45.377Z", arguments: { cmd: "ls" }, outcome: "ok" });
   });
 
   it("no score event in any sample: each of its ten samples stored as an unscored run", async () => {

@@ -2,7 +2,7 @@
 // and epoch. Inspect says nothing about what its tools change, so every tool call becomes an effect
 // of an `unclassified` tool (the evaluation's policy names none) until the user classifies it.
 import { z } from "zod";
-import { runRecordSchema, type EffectRecord, type RunRecord } from "../evaluations/schemas";
+import { runRecordSchema, type EffectRecord, type RunRecord, type ToolCallRecord } from "../evaluations/schemas";
 import { SkippedLog, firstIssue, type ImportedLog, type LogFormat } from "./imported-log";
 
 /** Inspect's log versions this importer reads (2 in `.json`, 2 or 3 in `.eval` headers). */
@@ -135,6 +135,17 @@ function statusAtScoring(call: Call, scoredAt: string | undefined): EffectRecord
   return call.error === null ? "completed" : "unknown"; // from messages: a tool message answered it
 }
 
+/** Inspect's tool error types that mean the call was refused before it ran (a malformed call, one not approved or not permitted). */
+const REFUSED_ERROR_TYPES = ["parsing", "approval", "permission"];
+
+/** The call's outcome for the legal-action rate: none when no event or message answered it. */
+function callOutcome(call: Call): Pick<ToolCallRecord, "outcome" | "error"> {
+  if (call.error === undefined) return {};
+  if (call.error === null) return { outcome: "ok" };
+  const refused = REFUSED_ERROR_TYPES.some((type) => call.error!.startsWith(`${type}:`));
+  return { outcome: refused ? "rejected" : "error", error: call.error.slice(0, 4_000) || "error" };
+}
+
 type SampleOutcome = { run: RunRecord; mapping: string | null; scoredFrom: "event" | "log" | "unscored" } | { leftOut: string };
 
 /** Why a sample with no score is stored unscored (finality unscored: no endpoint label, in no rate). */
@@ -192,7 +203,7 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
     startedAt,
     ...(timed.length > 0 && { endedAt: timed.at(-1)! }),
     ...(score === null ? { unscoredReason: unscoredReason! } : { scoredAt: scoredAt!, endpointLabel: score >= threshold ? ("success" as const) : ("failure" as const), score, threshold }),
-    toolCalls: calls.map((c) => ({ tool: c.tool, ...(c.callId && { callId: c.callId }), ...(c.requestedAt && { at: c.requestedAt }), ...(c.arguments && { arguments: c.arguments }) })),
+    toolCalls: calls.map((c) => ({ tool: c.tool, ...(c.callId && { callId: c.callId }), ...(c.requestedAt && { at: c.requestedAt }), ...(c.arguments && { arguments: c.arguments }), ...callOutcome(c) })),
     effects,
   } satisfies RunRecord);
   // The log's own values can exceed the record's limits (a 300-character sample id): that sample is left out, saying which.

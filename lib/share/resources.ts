@@ -1,6 +1,7 @@
 import type { Db } from "../db/prisma";
 import { Prisma, type OpenEffect, type Run } from "../generated/prisma/client";
 import { finalityByDelay, unresolvedRuns, type FinalityDelayRow } from "../dashboard/experiment-aggregates";
+import { compareStoredEvaluations, type ComparisonAnswer } from "../evaluations/compare";
 import { evaluationTools, largestUnits } from "../evaluations/evaluation-runs";
 import { getEvaluation } from "../evaluations/get-evaluation";
 import { ApiError } from "../http/errors";
@@ -76,12 +77,18 @@ export interface CompletionArgumentShareContent extends ArgumentExport {
   revisions: { version: number; reason: string; createdAt: string }[];
 }
 
-export type ShareContent = ExperimentShareContent | CanaryExperimentShareContent | RunShareContent | ProtocolMatrixShareContent | EvaluationShareContent | CompletionArgumentShareContent;
+/** A comparison of evaluations as shared: the whole answer of GET /api/v1/evaluations/compare, under the one rule it names. */
+export interface ComparisonShareContent {
+  kind: "comparison";
+  comparison: ComparisonAnswer;
+}
+
+export type ShareContent = ExperimentShareContent | CanaryExperimentShareContent | RunShareContent | ProtocolMatrixShareContent | EvaluationShareContent | CompletionArgumentShareContent | ComparisonShareContent;
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
-/** The content of the resource, or null when it does not exist. */
-export async function loadShareContent(db: Db, resourceType: ShareResourceType, resourceId: string | null): Promise<ShareContent | null> {
+/** The content of the resource, or null when it does not exist (`resourceIds`: a comparison's evaluations, in order). */
+export async function loadShareContent(db: Db, resourceType: ShareResourceType, resourceId: string | null, resourceIds: readonly string[] = []): Promise<ShareContent | null> {
   switch (resourceType) {
     case "experiment":
       return resourceId === null ? null : loadExperimentContent(db, resourceId);
@@ -93,6 +100,8 @@ export async function loadShareContent(db: Db, resourceType: ShareResourceType, 
       return resourceId === null ? null : loadEvaluationContent(db, resourceId);
     case "completion_argument":
       return resourceId === null ? null : loadCompletionArgumentContent(db, resourceId);
+    case "comparison":
+      return loadComparisonContent(db, resourceIds);
     default:
       throw new Error(`share links cannot show a ${resourceType satisfies never}`);
   }
@@ -144,8 +153,9 @@ async function loadRunContent(db: Db, id: string): Promise<RunShareContent | nul
 }
 
 /** Whether the resource exists (a live link stores no content, so it only needs this). */
-export async function shareResourceExists(db: Db, resourceType: ShareResourceType, resourceId: string | null): Promise<boolean> {
+export async function shareResourceExists(db: Db, resourceType: ShareResourceType, resourceId: string | null, resourceIds: readonly string[] = []): Promise<boolean> {
   if (resourceType === "protocol_matrix") return true;
+  if (resourceType === "comparison") return resourceIds.length >= 2 && (await db.evaluation.count({ where: { id: { in: [...resourceIds] } } })) === resourceIds.length;
   if (resourceId === null) return false;
   const where = { where: { id: resourceId }, select: { id: true } } as const;
   switch (resourceType) {
@@ -200,4 +210,16 @@ async function loadEvaluationContent(db: Db, id: string): Promise<EvaluationShar
   const [units, tools] = await Promise.all([largestUnits(db, id), evaluationTools(db, id, evaluation.effectPolicy)]);
   const { name, harness, benchmark, createdAt, effectPolicyVersion, effectPolicy } = evaluation;
   return { kind: "evaluation", evaluation: { id, name, harness, benchmark, createdAt, effectPolicyVersion, effectPolicy }, summary, largestUnits: units, tools };
+}
+
+async function loadComparisonContent(db: Db, ids: readonly string[]): Promise<ComparisonShareContent | null> {
+  if (ids.length < 2) return null;
+  // An evaluation deleted since: the comparison is as gone as one never made.
+  const comparison = await compareStoredEvaluations(db, ids).catch((error: unknown) => {
+    if (error instanceof ApiError && error.status === 404) return null;
+    throw error;
+  });
+  // Its Wilson bounds are floats of 17 significant digits, and the stored jsonb snapshot reads back
+  // with 15: kept at 15 here, so the frozen snapshot hashes the same when it is shown.
+  return comparison && (JSON.parse(JSON.stringify({ kind: "comparison", comparison }, (_key, value: unknown) => (typeof value === "number" ? Number(value.toPrecision(15)) : value))) as ComparisonShareContent);
 }

@@ -6,7 +6,11 @@ import { ApiError } from "../http/errors";
 import { replayConfigSchema } from "../replay/config";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { canonicalJson, contentHash } from "./content-hash";
-import { loadShareContent, type ExperimentShareContent, type RunShareContent } from "./resources";
+import { createEvaluation } from "../evaluations/create-evaluation";
+import { ingestRuns } from "../evaluations/ingest";
+import { DEFAULT_EVALUATION_RULE, declarationOf } from "../statistics/exclusion-rule";
+import { exclusionRuleIdentity } from "../statistics/exclusion-rule-hash";
+import { loadShareContent, type ComparisonShareContent, type ExperimentShareContent, type RunShareContent } from "./resources";
 import { createShareLinkSchema, listShareLinksQuerySchema } from "./schemas";
 import { createShareLink, listShareLinks, openShareLink, revokeShareLink, setShareLinksDisabled, shareLinksDisabled, visibleShareLinks, type OpenShareLinkResult, type ShareLinkView } from "./share-links";
 import { hashShareToken } from "./token";
@@ -290,6 +294,41 @@ describe("share links on the embedded PostgreSQL", () => {
     expect(run.experiment.state).toBe("completed");
     expect(run.openEffects.map((e) => e.terminalStatus)).toEqual(["unresolved"]);
     expect(liveRunAfter.contentHash).not.toBe(before.liveRun.contentHash);
+  });
+
+  it("shares a comparison of evaluations: frozen under its one rule with the snapshot's hash, listed by its ids, gone live when one is deleted", async () => {
+    const run = (externalId: string, second: number, endpointLabel: "success" | "failure") => ({ externalId, taskId: "t", startedAt: new Date(T0.getTime() + second * 1000).toISOString(), scoredAt: new Date(T0.getTime() + (second + 1) * 1000).toISOString(), endpointLabel });
+    const first = await createEvaluation(db, { name: "first" }, null);
+    const second = await createEvaluation(db, { name: "second", exclusionRule: { ...declarationOf(DEFAULT_EVALUATION_RULE), unresolved: "exclude" } }, null);
+    await ingestRuns(db, first, [run("a", 0, "success"), run("b", 2, "failure")]);
+    await ingestRuns(db, second, [run("c", 0, "success"), run("d", 2, "success")]);
+    const ids = [second, first];
+    const frozen = await createShareLink(db, alice, input({ resourceType: "comparison", resourceIds: ids }), DEFAULTS);
+    const live = await createShareLink(db, alice, input({ resourceType: "comparison", resourceIds: ids, mode: "live" }), DEFAULTS);
+    const opened = expectOk(await openShareLink(db, frozen.token, at(HOUR)));
+    const content = opened.content as ComparisonShareContent;
+    expect(content.kind).toBe("comparison");
+    // In the order given; the first one's declared rule (version 1, unresolved excluded) applies to both, and the note says their rules differ.
+    expect(content.comparison.evaluations.map((e) => [e.name, e.reported.n, e.reported.N])).toEqual([["second", 2, 2], ["first", 1, 2]]);
+    expect(content.comparison).toMatchObject({ rulesDiffer: true, rule: { version: 1, hash: exclusionRuleIdentity({ ...declarationOf(DEFAULT_EVALUATION_RULE), unresolved: "exclude", version: 1 }).hash } });
+    expect(content.comparison.ruleNote).toContain("this comparison applies second's rule version 1");
+    expect(opened.contentHash).toBe(contentHash(content));
+    expect(frozen.link.contentHash).toBe(opened.contentHash);
+    expect(JSON.parse(JSON.stringify(content))).toEqual(content);
+    // The panel of this comparison lists its two links, not those of the same ids in another order.
+    await createShareLink(db, alice, input({ resourceType: "comparison", resourceIds: [first, second] }), DEFAULTS);
+    const listed = await visibleShareLinks(db, alice, listShareLinksQuerySchema.parse({ resourceType: "comparison", resourceIds: ids.join(",") }), at(HOUR));
+    expect(listed.map((l) => l.id).sort()).toEqual([frozen.link.id, live.link.id].sort());
+    // Refusals name the field: no ids, one id, an id where there must be none, an unknown evaluation.
+    expect(createShareLinkSchema.safeParse({ resourceType: "comparison" }).error!.issues[0]).toMatchObject({ path: ["resourceIds"] });
+    expect(createShareLinkSchema.safeParse({ resourceType: "comparison", resourceIds: [first] }).error!.issues[0]).toMatchObject({ path: ["resourceIds"], message: "resourceIds must name at least two evaluations" });
+    expect(createShareLinkSchema.safeParse({ resourceType: "evaluation", resourceId: first, resourceIds: ids }).error!.issues[0]).toMatchObject({ path: ["resourceIds"] });
+    const unknown = await expectApiError(createShareLink(db, alice, input({ resourceType: "comparison", resourceIds: [first, "00000000-0000-4000-8000-000000000000"] }), DEFAULTS), 404);
+    expect(unknown.field).toBe("resourceIds");
+    // One evaluation deleted: the live link is gone, the frozen one still shows what was shared.
+    await db.evaluation.delete({ where: { id: first } });
+    expect(await openShareLink(db, live.token, at(2 * HOUR))).toEqual({ status: "gone" });
+    expect(expectOk(await openShareLink(db, frozen.token, at(2 * HOUR))).contentHash).toBe(opened.contentHash);
   });
 
   it("a live link whose resource was deleted is gone; a frozen one still opens", async () => {

@@ -101,6 +101,7 @@ export async function createShareLink(
       tokenHash: hashShareToken(token),
       resourceType: input.resourceType,
       resourceId: input.resourceId ?? null,
+      resourceIds: input.resourceIds ?? [],
       mode: input.mode,
       ...(frozen && { snapshot: frozen.content as unknown as Prisma.InputJsonValue, contentHash: frozen.contentHash }),
       note: input.note || null,
@@ -115,13 +116,17 @@ export async function createShareLink(
 
 /** The content a frozen link keeps (null for a live one); 404 when the resource does not exist. */
 async function contentToFreeze(db: Db, input: CreateShareLinkInput): Promise<{ content: ShareContent; contentHash: string } | null> {
-  const missing = () => new ApiError(404, "not_found", `${input.resourceType} ${input.resourceId} not found`, "resourceId");
+  const missing = () =>
+    input.resourceIds
+      ? new ApiError(404, "not_found", `one of the evaluations ${input.resourceIds.join(", ")} not found`, "resourceIds")
+      : new ApiError(404, "not_found", `${input.resourceType} ${input.resourceId} not found`, "resourceId");
   const resourceId = input.resourceId ?? null;
+  const resourceIds = input.resourceIds ?? [];
   if (input.mode === "live") {
-    if (!(await shareResourceExists(db, input.resourceType, resourceId))) throw missing();
+    if (!(await shareResourceExists(db, input.resourceType, resourceId, resourceIds))) throw missing();
     return null;
   }
-  const content = await loadShareContent(db, input.resourceType, resourceId);
+  const content = await loadShareContent(db, input.resourceType, resourceId, resourceIds);
   if (!content) throw missing();
   return { content, contentHash: contentHash(content) };
 }
@@ -135,15 +140,15 @@ function expiryOf(expiresInDays: number | null | undefined, defaultDays: number,
 export interface ListShareLinksOptions {
   /** Only the links this user made. */
   createdById?: string;
-  /** Only the links to this one resource (id null: the protocol matrix). */
-  resource?: { type: ShareResourceType; id: string | null };
+  /** Only the links to this one resource (id null: the protocol matrix; ids: a comparison's evaluations, in order). */
+  resource?: { type: ShareResourceType; id: string | null; ids?: string[] };
   now?: Date;
 }
 
 /** Links newest first, filtered by creator and resource when given. The caller decides who may see which. */
 export async function listShareLinks(db: Db, { createdById, resource, now = new Date() }: ListShareLinksOptions = {}): Promise<ShareLinkView[]> {
   const rows = await db.shareLink.findMany({
-    where: { ...(createdById !== undefined && { createdById }), ...(resource && { resourceType: resource.type, resourceId: resource.id }) },
+    where: { ...(createdById !== undefined && { createdById }), ...(resource && { resourceType: resource.type, resourceId: resource.id, ...(resource.ids && { resourceIds: { equals: resource.ids } }) }) },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     select: linkViewSelect,
   });
@@ -158,7 +163,7 @@ export async function listShareLinks(db: Db, { createdById, resource, now = new 
 export async function visibleShareLinks(db: Db, principal: Principal, query: ListShareLinksQuery, now = new Date()): Promise<ShareLinkView[]> {
   const isAdmin = can(principal.role, "share:admin");
   if (query.all && !isAdmin) throw new ApiError(403, "forbidden", "all: only an admin may list every share link", "all");
-  const resource = query.resourceType === undefined ? undefined : { type: query.resourceType, id: query.resourceId ?? null };
+  const resource = query.resourceType === undefined ? undefined : { type: query.resourceType, id: query.resourceId ?? null, ids: query.resourceIds };
   const everyone = query.all || (resource !== undefined && isAdmin);
   return listShareLinks(db, { createdById: everyone ? undefined : principal.userId, resource, now });
 }
@@ -268,7 +273,7 @@ async function contentShown(db: Db, link: ShareLink, now: Date): Promise<{ conte
     if (link.snapshot === null || link.contentHash === null) throw new Error(`frozen share link ${link.id} has no snapshot`);
     return { content: link.snapshot as unknown as ShareContent, contentHash: link.contentHash, snapshotAt: link.createdAt.toISOString() };
   }
-  const content = await loadShareContent(db, link.resourceType as ShareResourceType, link.resourceId);
+  const content = await loadShareContent(db, link.resourceType as ShareResourceType, link.resourceId, link.resourceIds);
   return content && { content, contentHash: contentHash(content), snapshotAt: now.toISOString() };
 }
 

@@ -3,6 +3,7 @@
 // for the routes, the pages and the tests.
 import { z } from "zod";
 import { exclusionRuleSchema } from "./exclusion-rule";
+import { VERDICTS } from "./sensitivity";
 
 const count = z.number().int().min(0);
 /** [lower, upper], or null when N = 0 (nothing observed, no interval). */
@@ -34,6 +35,26 @@ export const passKSchema = z.discriminatedUnion("available", [
 export const exclusionRuleAnswerSchema = z.object({ version: z.number().int().min(1), hash: z.string(), canonical: z.string(), rule: exclusionRuleSchema, declaredBy: z.string() });
 
 export const sensitivityRowSchema = z.object({ measure: z.string(), rule: z.string(), n: count, N: count, rate: z.number().nullable(), wilson95: wilson95Schema, excluded: z.array(excludedSchema) });
+
+/** The declared target of a measure (the rule's `threshold`), judged under every rule of the sensitivity table. */
+export const thresholdCheckSchema = z.object({ measure: z.string(), threshold: z.number(), verdict: z.enum(VERDICTS), warning: z.string().nullable() });
+
+export type ThresholdCheckAnswer = z.infer<typeof thresholdCheckSchema>;
+export const ruleVersionSchema = z.object({
+  version: z.number().int().min(1),
+  hash: z.string(),
+  canonical: z.string(),
+  rule: exclusionRuleSchema,
+  reason: z.string(),
+  createdBy: z.string().nullable(),
+  createdAt: z.string(),
+});
+/** One stored version, with who declared it (their email), when and why. */
+export type RuleVersion = z.infer<typeof ruleVersionSchema>;
+
+/** GET …/exclusion-rule: the current version and every version, newest first. */
+export const ruleHistorySchema = z.object({ current: ruleVersionSchema, versions: z.array(ruleVersionSchema) });
+export type RuleHistory = z.infer<typeof ruleHistorySchema>;
 
 export type RateAnswer = z.infer<typeof rateSchema>;
 export type UnitsAnswer = z.infer<typeof unitsSchema>;

@@ -92,3 +92,31 @@ describe("compareEvaluations", () => {
     expect(() => compareEvaluations([A], DEFAULT_EVALUATION_RULE, RULE)).toThrow(/two or more/);
   });
 });
+
+describe("the comparison's sensitivity to the rule", () => {
+  it("ranks under the applied rule and each alternative, and warns for each pair whose leader changes", () => {
+    // Under the default rule (unresolved as failure): A 60/100, B 70/100, C 76/100 → C, B, A.
+    // Unresolved as success: A 80/100 → A, C, B. Unresolved excluded: A 60/80 = 75 % → C, A, B.
+    const { ruleSensitivity, ruleWarnings } = compareEvaluations([A, B, C], DEFAULT_EVALUATION_RULE, RULE);
+    expect(ruleSensitivity).toEqual([
+      { rule: "applied (version 1): unresolved as failure", ranking: ["C", "B", "A"] },
+      { rule: "unresolved as success", ranking: ["A", "C", "B"] },
+      { rule: "unresolved excluded", ranking: ["C", "A", "B"] },
+    ]);
+    // A vs B flips (B ahead, then A); A vs C flips (C, then A); B vs C holds (C under every rule).
+    expect(ruleWarnings).toEqual([
+      "A vs B: B leads under applied (version 1): unresolved as failure (A 60/100, B 70/100), A under unresolved as success (A 80/100, B 70/100); the order depends on the exclusion rule",
+      "A vs C: C leads under applied (version 1): unresolved as failure (A 60/100, C 76/100), A under unresolved as success (A 80/100, C 76/100); the order depends on the exclusion rule",
+    ]);
+    // Nothing unresolved anywhere: one order under every rule, no warning.
+    expect(compareEvaluations([B, C], DEFAULT_EVALUATION_RULE, RULE).ruleWarnings).toEqual([]);
+  });
+
+  it("names whose declared rule it applies when their rules differ", () => {
+    const other = { version: 2, hash: "b".repeat(64) };
+    expect(compareEvaluations([A, { ...B, declaredRule: other }], DEFAULT_EVALUATION_RULE, RULE, "A").ruleNote).toBe(
+      `Their declared rules differ (A: version 1, ${"a".repeat(12)}…; B: version 2, ${"b".repeat(12)}…); this comparison applies A's rule version 1 (${"a".repeat(12)}…) to every one.`,
+    );
+    expect(compareEvaluations([A, B], DEFAULT_EVALUATION_RULE, RULE, "A").ruleNote).toBe(`Every evaluation declared rule version 1 (${"a".repeat(12)}…); it applies to every one.`);
+  });
+});

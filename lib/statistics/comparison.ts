@@ -5,9 +5,30 @@
 // ranking under endpoint scoring against final-only scoring; and a verdict per pair. Each
 // evaluation's unresolved runs are its own, so one may resolve one way and the other the other
 // way: a pair is judged on every combination of values in the two ranges.
+import { z } from "zod";
 import { applyExclusionRule, evaluationOutcomes, type ExclusionRule } from "./exclusion-rule";
-import type { Verdict } from "./sensitivity";
+import { UNRESOLVED_WORDS, type Verdict } from "./sensitivity";
 import { wilsonInterval, type Interval } from "./wilson";
+
+/** The most evaluations one comparison holds. */
+export const MAX_COMPARED = 10;
+
+/** Two to MAX_COMPARED distinct evaluation ids, in the order compared; messages name `field`. */
+export function comparedIdsSchema(field: string) {
+  return z
+    .array(z.uuid(`${field} must be evaluation ids (UUIDs)`), `${field} must be a list of evaluation ids`)
+    .min(2, `${field} must name at least two evaluations`)
+    .max(MAX_COMPARED, `${field} must name at most ${MAX_COMPARED} evaluations`)
+    .refine((ids) => new Set(ids).size === ids.length, `${field} must not repeat an evaluation`);
+}
+
+/** The same ids as a query parameter: `a,b,c`. */
+export function comparedIdsParamSchema(field: string) {
+  return z
+    .string(`${field} must be evaluation ids separated by commas`)
+    .transform((raw) => raw.split(",").map((id) => id.trim()).filter((id) => id !== ""))
+    .pipe(comparedIdsSchema(field));
+}
 
 /** One evaluation's counts, as its summary aggregates them, and the rule it declared. */
 export interface ComparisonInput {
@@ -67,6 +88,10 @@ export interface Comparison {
   /** Evaluation ids, best first, under each scoring; `changed` when the orders differ. */
   ranking: { endpoint: string[]; finalOnly: string[]; changed: boolean };
   pairs: PairVerdict[];
+  /** The ranking by the headline under the applied rule and under each alternative treatment of unresolved runs (the applied first). */
+  ruleSensitivity: Array<{ rule: string; ranking: string[] }>;
+  /** One per pair whose leader changes between those rules, in words; empty when every pair keeps its order. */
+  ruleWarnings: string[];
 }
 
 const figure = (n: number, N: number): Figure => ({ n, N, rate: N === 0 ? null : n / N, wilson95: wilsonInterval(n, N) });
@@ -127,8 +152,37 @@ export function pairVerdict(a: ComparedEvaluation, b: ComparedEvaluation): PairV
   };
 }
 
-/** The comparison of two or more evaluations under one rule (`ruleIdentity` is the rule's version and hash). */
-export function compareEvaluations(inputs: readonly ComparisonInput[], rule: ExclusionRule, ruleIdentity: { version: number; hash: string }): Comparison {
+/** The applied rule, then its alternatives for unresolved runs: the rows of the comparison's sensitivity. */
+function ruleAlternatives(rule: ExclusionRule): Array<{ rule: string; unresolved: ExclusionRule["unresolved"] }> {
+  const others = (["count_as_failure", "count_as_success", "exclude"] as const).filter((u) => u !== rule.unresolved);
+  return [{ rule: `applied (version ${rule.version}): ${UNRESOLVED_WORDS[rule.unresolved]}`, unresolved: rule.unresolved }, ...others.map((u) => ({ rule: UNRESOLVED_WORDS[u], unresolved: u }))];
+}
+
+/**
+ * Rankings by the headline under each rule, and a warning for each pair whose leader (the higher
+ * rate; a tie or no runs is no leader) is not the same under every rule.
+ */
+export function comparisonRuleSensitivity(inputs: readonly ComparisonInput[], rule: ExclusionRule): Pick<Comparison, "ruleSensitivity" | "ruleWarnings"> {
+  const rows = ruleAlternatives(rule).map(({ rule: words, unresolved }) => ({ words, figures: new Map(inputs.map((input) => [input.id, ruled(rule, input, unresolved)])) }));
+  const ids = inputs.map((input) => input.id);
+  const ruleSensitivity = rows.map(({ words, figures }) => ({ rule: words, ranking: order(ids, ranks(ids.map((id) => ({ id, rate: figures.get(id)!.rate })))) }));
+  const ruleWarnings = inputs.flatMap((a, i) =>
+    inputs.slice(i + 1).flatMap((b) => {
+      const leaders = rows.map(({ words, figures }) => {
+        const [x, y] = [figures.get(a.id)!, figures.get(b.id)!];
+        const leader = x.rate === null || y.rate === null || x.rate === y.rate ? "neither" : x.rate > y.rate ? a.name : b.name;
+        return { words, leader, text: `${a.name} ${x.n}/${x.N}, ${b.name} ${y.n}/${y.N}` };
+      });
+      if (new Set(leaders.map((l) => l.leader)).size === 1) return [];
+      const [first, other] = [leaders[0]!, leaders.find((l) => l.leader !== leaders[0]!.leader)!];
+      return [`${a.name} vs ${b.name}: ${first.leader} leads under ${first.words} (${first.text}), ${other.leader} under ${other.words} (${other.text}); the order depends on the exclusion rule`];
+    }),
+  );
+  return { ruleSensitivity, ruleWarnings };
+}
+
+/** The comparison of two or more evaluations under one rule (`ruleIdentity` is the rule's version and hash; `appliedFrom` names whose declared rule it is, for the note). */
+export function compareEvaluations(inputs: readonly ComparisonInput[], rule: ExclusionRule, ruleIdentity: { version: number; hash: string }, appliedFrom?: string): Comparison {
   if (inputs.length < 2) throw new RangeError(`compareEvaluations: two or more evaluations, got ${inputs.length}`);
   const figures = inputs.map((input) => ({
     input,
@@ -155,16 +209,18 @@ export function compareEvaluations(inputs: readonly ComparisonInput[], rule: Exc
   const pairs = evaluations.flatMap((a, i) => evaluations.slice(i + 1).map((b) => pairVerdict(a, b)));
   const declared = new Set(inputs.map((input) => `${input.declaredRule.version}:${input.declaredRule.hash}`));
   const rulesDiffer = declared.size > 1 || !declared.has(`${ruleIdentity.version}:${ruleIdentity.hash}`);
-  const applied = `rule version ${ruleIdentity.version} (${ruleIdentity.hash.slice(0, 12)}…)`;
+  const plain = `rule version ${ruleIdentity.version} (${ruleIdentity.hash.slice(0, 12)}…)`;
+  const applied = appliedFrom ? `${appliedFrom}'s ${plain}` : plain;
   const ruleNote = rulesDiffer
     ? `Their declared rules differ (${inputs.map((input) => `${input.name}: version ${input.declaredRule.version}, ${input.declaredRule.hash.slice(0, 12)}…`).join("; ")}); this comparison applies ${applied} to every one.`
-    : `Every evaluation declared ${applied}; it applies to every one.`;
+    : `Every evaluation declared ${plain}; it applies to every one.`;
   return {
-    rule: ruleIdentity,
+    rule: { version: ruleIdentity.version, hash: ruleIdentity.hash },
     ruleNote,
     rulesDiffer,
     evaluations,
     ranking: { endpoint, finalOnly, changed: endpoint.some((id, i) => id !== finalOnly[i]) || evaluations.some((e) => e.rank.endpoint !== e.rank.finalOnly) },
     pairs,
+    ...comparisonRuleSensitivity(inputs, rule),
   };
 }

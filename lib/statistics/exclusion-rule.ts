@@ -13,21 +13,43 @@ export const UNRESOLVED_TREATMENTS = ["count_as_failure", "count_as_success", "e
 export type ClassTreatment = (typeof CLASS_TREATMENTS)[number];
 export type UnresolvedTreatment = (typeof UNRESOLVED_TREATMENTS)[number];
 
-const classTreatment = z.enum(CLASS_TREATMENTS);
+const classTreatment = (name: string) => z.enum(CLASS_TREATMENTS, `${name} must be one of ${CLASS_TREATMENTS.join(", ")}`);
 
-export const exclusionRuleSchema = z.strictObject({
+/** What a declaration holds (POST bodies, the rule PUT, the forms): the rule without its version, which the store assigns. */
+export const exclusionRuleDeclarationSchema = z.strictObject({
+  classes: z.strictObject({
+    completed: classTreatment("classes.completed"),
+    agent_failure: classTreatment("classes.agent_failure"),
+    protocol_stop: classTreatment("classes.protocol_stop"),
+    environment_failure: classTreatment("classes.environment_failure"),
+    missing_evidence: classTreatment("classes.missing_evidence"),
+  } satisfies Record<RunClassification, z.ZodType<ClassTreatment>>),
+  unresolved: z.enum(UNRESOLVED_TREATMENTS, `unresolved must be one of ${UNRESOLVED_TREATMENTS.join(", ")}`),
+  /** The eligible population in words (seed 003: declared with the rule, before the runs); absent: every run that entered the protocol. */
+  eligiblePopulation: z.string("eligiblePopulation must be text").trim().min(1, "eligiblePopulation must not be empty").max(500, "eligiblePopulation must be at most 500 characters").optional(),
+  /** A target for the headline rate: a warning appears when an alternative rule puts the rate on the other side of it. */
+  threshold: z.number("threshold must be a number").min(0, "threshold must be between 0 and 1").max(1, "threshold must be between 0 and 1").optional(),
+});
+export type ExclusionRuleDeclaration = z.infer<typeof exclusionRuleDeclarationSchema>;
+
+export const exclusionRuleSchema = exclusionRuleDeclarationSchema.extend({
   /** Changing a declared rule makes a new version; every figure names the version it used. */
   version: z.number().int().min(1),
-  classes: z.strictObject({
-    completed: classTreatment,
-    agent_failure: classTreatment,
-    protocol_stop: classTreatment,
-    environment_failure: classTreatment,
-    missing_evidence: classTreatment,
-  } satisfies Record<RunClassification, typeof classTreatment>),
-  unresolved: z.enum(UNRESOLVED_TREATMENTS),
 });
 export type ExclusionRule = z.infer<typeof exclusionRuleSchema>;
+
+const reason = z.string("reason must be text").trim().min(1, "reason must say why the rule changes").max(1_000, "reason must be at most 1000 characters");
+
+/** PUT /api/v1/{experiments,evaluations}/{id}/exclusion-rule: the new rule, the version it was edited from, and why. */
+export const changeExclusionRuleBodySchema = z.strictObject({
+  baseVersion: z.int("baseVersion must be the version you edited from (a whole number)").min(1, "baseVersion must be at least 1"),
+  reason,
+  rule: exclusionRuleDeclarationSchema,
+});
+export type ChangeExclusionRuleBody = z.infer<typeof changeExclusionRuleBodySchema>;
+
+/** The population words when the rule declares none. */
+export const DEFAULT_ELIGIBLE_POPULATION = "every run that entered the protocol";
 
 /**
  * The rule every experiment uses until rules are declared per experiment (seed 003's table):
@@ -49,6 +71,11 @@ export const DEFAULT_EXPERIMENT_RULE: ExclusionRule = {
  * the unresolved treatment acts: an unresolved run counts as a failure.
  */
 export const DEFAULT_EVALUATION_RULE: ExclusionRule = DEFAULT_EXPERIMENT_RULE;
+
+/** The declaration of a default rule (what the forms start from). */
+export function declarationOf({ version: _version, ...declaration }: ExclusionRule): ExclusionRuleDeclaration {
+  return declaration;
+}
 
 /** Runs of one class by the label they carry. */
 export interface OutcomeCounts {

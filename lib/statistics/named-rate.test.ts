@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_EXPERIMENT_RULE } from "./exclusion-rule";
-import { completionRate, legalActionRate, lessExcluded, namedRate } from "./named-rate";
+import { completionRate, legalActionFigure, legalActionRate, lessExcluded, namedRate } from "./named-rate";
 
 describe("named rates", () => {
   it("carry their population, n/N and interval", () => {
@@ -31,5 +31,16 @@ describe("named rates", () => {
   it("say what the rule took out of a population, by name and count", () => {
     expect(lessExcluded(DEFAULT_EXPERIMENT_RULE, [])).toBe("");
     expect(lessExcluded(DEFAULT_EXPERIMENT_RULE, [{ name: "environment_failure", n: 1, N: 5 }, { name: "unresolved", n: 0, N: 15 }])).toBe(", less what rule version 1 excludes (environment failure: 5, unresolved: 15)");
+  });
+});
+
+describe("the legal-action figure", () => {
+  it("is the rate over the calls whose outcome is recorded, naming those left out, or says why there is none", () => {
+    // 9 legal of 12 with an outcome, 3 more without: 9/12 over the 12, the 3 named.
+    const figure = legalActionFigure({ calls: 15, withOutcome: 12, legal: 9 });
+    expect(figure).toMatchObject({ available: true, rate: { name: "legal-action rate", n: 9, N: 12, population: expect.stringContaining("(3 of 15 carry none and are left out)") } });
+    expect(legalActionFigure({ calls: 12, withOutcome: 12, legal: 9 })).toEqual({ available: true, rate: legalActionRate({ attempted: 12, legal: 9 }) });
+    expect(legalActionFigure({ calls: 4, withOutcome: 0, legal: 0 })).toEqual({ available: false, reason: expect.stringContaining("none of the 4 tool calls carries an outcome") });
+    expect(legalActionFigure({ calls: 0, withOutcome: 0, legal: 0 })).toEqual({ available: false, reason: "no run carries a tool call" });
   });
 });

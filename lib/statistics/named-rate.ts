@@ -3,7 +3,7 @@
 // denominator, never in place of the all-eligible-run figure. Always n/N with its interval.
 import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/classification";
 import { CLASSIFICATION_LABELS } from "../replay/display";
-import { applyExclusionRule, type ClassOutcomeCounts, type ExcludedRuns, type ExclusionRule } from "./exclusion-rule";
+import { applyExclusionRule, DEFAULT_ELIGIBLE_POPULATION, type ClassOutcomeCounts, type ExcludedRuns, type ExclusionRule } from "./exclusion-rule";
 import { wilsonInterval, type Interval } from "./wilson";
 
 /** How an excluded group is named on pages and in populations. */
@@ -44,10 +44,26 @@ export function completionRate(rule: ExclusionRule, runsByClass: Record<RunClass
   const { n, N, excluded } = applyExclusionRule(rule, completionOutcomes(runsByClass));
   // No run here is unresolved, so only classes can be excluded.
   const excludedClasses = excluded.filter((group) => group.name !== "unresolved");
-  return { ...namedRate("completion rate", `eligible runs (every run that entered the protocol)${lessExcluded(rule, excludedClasses)}`, n, N), excluded: excludedClasses };
+  return { ...namedRate("completion rate", `eligible runs (${rule.eligiblePopulation ?? DEFAULT_ELIGIBLE_POPULATION})${lessExcluded(rule, excludedClasses)}`, n, N), excluded: excludedClasses };
 }
 
 /** Legal calls over attempted tool calls: a rejected or erroring call counts against it even when the agent later repairs it. */
 export function legalActionRate(calls: { attempted: number; legal: number }): NamedRate {
   return namedRate("legal-action rate", "attempted tool calls (rejected or erroring ones included, repaired or not)", calls.legal, calls.attempted);
+}
+
+/** The legal-action rate where calls carry their outcome, or why it cannot be computed. */
+export type LegalActionFigure = { available: true; rate: NamedRate } | { available: false; reason: string };
+
+/**
+ * From the tool calls of every run: `calls` in all, `withOutcome` of them carrying an outcome (ok,
+ * rejected or error), `legal` of those ok. Calls without an outcome are not guessed legal: the
+ * population is the calls whose outcome is recorded, and says how many are left out.
+ */
+export function legalActionFigure({ calls, withOutcome, legal }: { calls: number; withOutcome: number; legal: number }): LegalActionFigure {
+  if (calls === 0) return { available: false, reason: "no run carries a tool call" };
+  if (withOutcome === 0) return { available: false, reason: `none of the ${calls} tool calls carries an outcome (outcome or error in the run's toolCalls), so whether any was rejected or raised is unknown` };
+  const rate = legalActionRate({ attempted: withOutcome, legal });
+  const left = calls - withOutcome;
+  return { available: true, rate: left === 0 ? rate : { ...rate, population: `${rate.population}, of the calls whose outcome is recorded (${left} of ${calls} carry none and are left out)` } };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_EXPERIMENT_RULE } from "./exclusion-rule";
 import { COUNTS } from "./test-support";
-import { comparisonVerdict, sensitivity, thresholdVerdict, type SensitivityRow } from "./sensitivity";
+import { comparisonVerdict, sensitivity, thresholdChecks, thresholdVerdict, type SensitivityRow } from "./sensitivity";
 import { wilsonInterval } from "./wilson";
 
 describe("sensitivity", () => {
@@ -75,5 +75,27 @@ describe("sensitivity over runs without classes", () => {
       ["unresolved as success", 50, 80],
       ["unresolved excluded", 40, 70],
     ]);
+  });
+});
+
+describe("a declared threshold", () => {
+  it("warns when the rate crosses it between rules, per measure, and stays silent otherwise", () => {
+    const rows = sensitivity(DEFAULT_EXPERIMENT_RULE, COUNTS).map((row) => ({ measure: "completion rate", ...row }));
+    // Rates: 40/95 = 42.1 %, 41/100, 60/100, 55/95 = 57.9 %, 41/81 = 50.6 %, 40/80 = 50 %. A 50 % target: below under the
+    // declared rule, at or above it with unresolved as success: the first row of each side is named.
+    expect(thresholdChecks(0.5, rows)).toEqual([
+      {
+        measure: "completion rate",
+        threshold: 0.5,
+        verdict: "flips within it",
+        warning: "completion rate: at or above the target 50.0% under unresolved as success, environment failures kept (60/100), below it under declared (version 1) (40/95); the conclusion depends on the exclusion rule",
+      },
+    ]);
+    // 30 %: every rate above it, and every Wilson lower bound too (the lowest, of 41/100, is 0.3187): it holds, no warning.
+    expect(wilsonInterval(41, 100)![0]).toBeCloseTo(0.3187, 4);
+    expect(thresholdChecks(0.3, rows)).toEqual([{ measure: "completion rate", threshold: 0.3, verdict: "holds across the justified range", warning: null }]);
+    expect(thresholdChecks(undefined, rows)).toEqual([]);
+    // Two measures, one check each.
+    expect(thresholdChecks(0.3, [...rows, { ...rows[0]!, measure: "other" }]).map((c) => c.measure)).toEqual(["completion rate", "other"]);
   });
 });

@@ -16,7 +16,7 @@ export interface SensitivityRow {
   excluded: ExcludedRuns[];
 }
 
-const UNRESOLVED_WORDS: Record<UnresolvedTreatment, string> = { count_as_failure: "unresolved as failure", count_as_success: "unresolved as success", exclude: "unresolved excluded" };
+export const UNRESOLVED_WORDS: Record<UnresolvedTreatment, string> = { count_as_failure: "unresolved as failure", count_as_success: "unresolved as success", exclude: "unresolved excluded" };
 const ENVIRONMENT_WORDS: Record<ClassTreatment, string> = { keep: "environment failures kept", count_as_failure: "environment failures as failure", exclude: "environment failures excluded" };
 
 /**
@@ -80,11 +80,43 @@ export function comparisonVerdict(a: readonly SensitivityRow[], b: readonly Sens
  * - "not separable at this sample size": otherwise: the side never changes, but under some rule the
  *   interval contains the threshold (or there are no runs).
  */
-export function thresholdVerdict(rows: readonly SensitivityRow[], threshold: number): Verdict {
+export function thresholdVerdict(rows: ReadonlyArray<Omit<SensitivityRow, "excluded">>, threshold: number): Verdict {
   if (rows.length === 0) throw new Error("thresholdVerdict: no rules");
   if (rows.some((row) => row.rate === null)) return "not separable at this sample size";
   const sides = new Set(rows.map((row) => row.rate! >= threshold));
   if (sides.size > 1) return "flips within it";
   const atOrAbove = sides.has(true);
   return rows.every((row) => (atOrAbove ? row.wilson95![0] >= threshold : row.wilson95![1] < threshold)) ? "holds across the justified range" : "not separable at this sample size";
+}
+
+/** A target the user declared for a measure, judged under every rule of its sensitivity rows. */
+export interface ThresholdCheck {
+  measure: string;
+  threshold: number;
+  verdict: Verdict;
+  /** Set when the conclusion changes between rules: the rate is on one side of the target under one rule and on the other under another. */
+  warning: string | null;
+}
+
+const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
+
+/** Whether `measure`'s rate is at least `threshold`, under each rule of `rows` (the declared first), with a warning when the answer changes between them. */
+export function thresholdCheck(measure: string, rows: ReadonlyArray<Omit<SensitivityRow, "excluded">>, threshold: number): ThresholdCheck {
+  const verdict = thresholdVerdict(rows, threshold);
+  if (verdict !== "flips within it") return { measure, threshold, verdict, warning: null };
+  const above = rows.find((row) => row.rate! >= threshold)!;
+  const below = rows.find((row) => row.rate! < threshold)!;
+  return {
+    measure,
+    threshold,
+    verdict,
+    warning: `${measure}: at or above the target ${percent(threshold)} under ${above.rule} (${above.n}/${above.N}), below it under ${below.rule} (${below.n}/${below.N}); the conclusion depends on the exclusion rule`,
+  };
+}
+
+/** One check per measure of a sensitivity table (rows grouped by `measure`, in order); none without a declared threshold. */
+export function thresholdChecks(threshold: number | undefined, rows: ReadonlyArray<Omit<SensitivityRow, "excluded"> & { measure: string }>): ThresholdCheck[] {
+  if (threshold === undefined) return [];
+  const measures = [...new Set(rows.map((row) => row.measure))];
+  return measures.map((measure) => thresholdCheck(measure, rows.filter((row) => row.measure === measure), threshold));
 }

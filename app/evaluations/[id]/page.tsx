@@ -15,7 +15,7 @@ import { getDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
 import { evaluationTools, largestUnits, resetsOverriddenByCanary } from "@/lib/evaluations/evaluation-runs";
 import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
-import { DEFAULT_EVALUATION_RULE } from "@/lib/statistics/exclusion-rule";
+import { exclusionRuleHistory } from "@/lib/statistics/exclusion-rule-store";
 import { getEvaluation, listEffectPolicyVersions } from "@/lib/evaluations/get-evaluation";
 import type { EvaluationDetail } from "@/lib/evaluations/schemas";
 import { evaluationSummary } from "@/lib/evaluations/summary";
@@ -73,13 +73,14 @@ const loadAudit = (db: Db, id: string, evaluation: Promise<EvaluationDetail | nu
     largestUnits(db, id),
     evaluation.then((e) => (e ? evaluationTools(db, id, e.effectPolicy) : [])),
     listEffectPolicyVersions(db, id),
-    evaluationStatistics(db, id, DEFAULT_EVALUATION_RULE, summary),
+    evaluationStatistics(db, id, summary),
     resetsOverriddenByCanary(db, id),
+    exclusionRuleHistory(db, { kind: "evaluation", id }),
   ]);
 };
 
 async function Audit({ evaluation, edits, results }: { evaluation: EvaluationDetail; edits: boolean; results: ReturnType<typeof loadAudit> }) {
-  const [summary, units, tools, versions, statistics, overridden] = await results;
+  const [summary, units, tools, versions, statistics, overridden, rules] = await results;
   return (
     <EvaluationReport
       evaluation={evaluation}
@@ -87,7 +88,7 @@ async function Audit({ evaluation, edits, results }: { evaluation: EvaluationDet
       largestUnits={units}
       tools={tools}
       versions={versions}
-      statistics={statistics}
+      statistics={{ ...statistics, ruleHistory: rules.versions }}
       edits={edits}
       linksToRuns
       resetsOverriddenByCanary={overridden}

@@ -4,6 +4,8 @@ import { FilterError } from "@/components/runs/list-chrome";
 import { ComparisonReport } from "@/components/statistics/comparison-report";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
+import { can } from "@/lib/auth/permissions";
+import { SharePanel } from "@/components/share/share-panel";
 import { parsePageQuery, searchString } from "@/lib/dashboard/filters";
 import { getDb } from "@/lib/db/client";
 import { compareQuerySchema, compareStoredEvaluations } from "@/lib/evaluations/compare";
@@ -15,7 +17,8 @@ export const metadata: Metadata = { title: "Compare evaluations" };
 
 export default async function CompareEvaluationsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
   const search = await searchParams;
-  await requirePagePermission("results:read", `/evaluations/compare${searchString(search)}`);
+  const principal = await requirePagePermission("results:read", `/evaluations/compare${searchString(search)}`);
+  const canShare = can(principal.role, "share:create");
   // `ids=a,b,c` as the API takes it, or `ids=a&ids=b` as the list's checkboxes submit it.
   const ids = [search.ids ?? []].flat().join(",");
   const parsed = parsePageQuery(compareQuerySchema, { ids });
@@ -35,6 +38,7 @@ export default async function CompareEvaluationsPage({ searchParams }: { searchP
     <>
       {header}
       <ComparisonReport comparison={comparison} />
+      {canShare ? <SharePanel resourceType="comparison" resourceIds={parsed.query.ids} /> : null}
     </>
   );
 }

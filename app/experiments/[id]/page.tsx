@@ -27,6 +27,9 @@ import { replayConfigSchema } from "@/lib/replay/config";
 import { PAPER_TRACE } from "@/lib/replay/trace";
 import { storedExperimentTraceResults } from "@/lib/replay/trace-results";
 import { TraceResultsPanel } from "@/components/experiment/trace-results";
+import { StatisticsPanel } from "@/components/statistics/statistics-panel";
+import { cachedExperimentStatistics } from "@/lib/experiments/experiment-statistics";
+import { exclusionRuleHistory } from "@/lib/statistics/exclusion-rule-store";
 
 export const dynamic = "force-dynamic";
 
@@ -81,6 +84,9 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
       <Suspense fallback={<PageLoading label="Loading the experiment's results…" />}>
         {canary ? <CanaryExperiment experimentId={id} principal={principal} /> : <Report experiment={experiment} principal={principal} results={results} />}
       </Suspense>
+      <Suspense fallback={<PageLoading label="Loading the statistics…" />}>
+        <Statistics experimentId={id} />
+      </Suspense>
       {libraryTraces(experiment.config) ? (
         <Suspense fallback={<PageLoading label="Loading the results per trace…" />}>
           <PerTrace experimentId={id} />
@@ -94,6 +100,17 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
 function libraryTraces(config: unknown): boolean {
   const parsed = replayConfigSchema.safeParse(config);
   return parsed.success && (parsed.data.traces.length > 1 || parsed.data.traces[0]!.taskId !== PAPER_TRACE.taskId);
+}
+
+/** The statistics answer (rates with intervals, units, pass^k, sensitivity) under the stored rule, with the rule's versions. */
+async function Statistics({ experimentId }: { experimentId: string }) {
+  const db = getDb();
+  const [statistics, rules] = await Promise.all([cachedExperimentStatistics(db, experimentId), exclusionRuleHistory(db, { kind: "experiment", id: experimentId })]);
+  return statistics ? (
+    <div className="mt-6">
+      <StatisticsPanel {...statistics} ruleHistory={rules.versions} />
+    </div>
+  ) : null;
 }
 
 async function PerTrace({ experimentId }: { experimentId: string }) {

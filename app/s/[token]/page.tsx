@@ -4,6 +4,7 @@ import { headers } from "next/headers";
 import { EvaluationReport } from "@/components/evaluations/evaluation-report";
 import { CanaryReport } from "@/components/experiment/canary-report";
 import { ExperimentReport } from "@/components/experiment/experiment-report";
+import { ComparisonReport } from "@/components/statistics/comparison-report";
 import { ArgumentBody, ArgumentGlance } from "@/components/review/argument-report";
 import { MatrixTable, Table3Table } from "@/components/review/matrix-report";
 import { RunReport } from "@/components/run-report";
@@ -48,6 +49,8 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
       "run"
     ) : content.kind === "completion_argument" ? (
       <>completion argument of “{content.protocol.name}”</>
+    ) : content.kind === "comparison" ? (
+      <>comparison of {content.comparison.evaluations.length} evaluations</>
     ) : (
       "protocol review matrix"
     );
@@ -118,6 +121,11 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
               <ArgumentBody argument={content.current.argument} evidence={content.evidence} linkable={false} />
             </>
           ) : null}
+        </>
+      ) : content.kind === "comparison" ? (
+        <>
+          <PageHeader title="Compare evaluations" description={content.comparison.evaluations.map((e) => e.name).join(" · ")} />
+          <ComparisonReport comparison={content.comparison} linksToEvaluations={false} />
         </>
       ) : (
         <>

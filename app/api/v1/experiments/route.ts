@@ -26,10 +26,10 @@ export const POST = apiRoute({ permission: "experiment:run", body: createExperim
     const { kind: _kind, name, notes, ...config } = body;
     id = await createCanaryExperiment(db, config, principal.userId, { name, notes });
   } else {
-    const { kind: _kind, name, notes, traceSelection, traces, ...grid } = body;
+    const { kind: _kind, name, notes, traceSelection, traces, exclusionRule, ...grid } = body;
     const chosen = traceSelection ? await resolveTraceSelection(db, traceSelection) : traces;
     const config = replayConfigSchema.parse({ ...grid, ...(chosen && { traces: chosen }) });
-    id = await createQueuedExperiment(db, config, principal.userId, { name, notes });
+    id = await createQueuedExperiment(db, config, principal.userId, { name, notes }, exclusionRule);
   }
   return Response.json({ id }, { status: 201, headers: { location: `/api/v1/experiments/${id}` } });
 });

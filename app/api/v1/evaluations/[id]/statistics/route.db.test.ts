@@ -77,7 +77,7 @@ describe("GET /api/v1/evaluations/{id}/statistics", () => {
     const response = await get(connected);
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(Object.keys(body)).toEqual(["evaluationId", "effectPolicyVersion", "rates", "units", "passK", "exclusionRule", "sensitivity"]);
+    expect(Object.keys(body)).toEqual(["evaluationId", "effectPolicyVersion", "rates", "units", "passK", "exclusionRule", "sensitivity", "legalActions", "thresholdChecks"]);
     const rate = (name: string) => body.rates.find((r: { name: string }) => r.name === name);
     const interval = (n: number, N: number) => wilsonInterval(n, N)!.map((v) => expect.closeTo(v, 12));
     expect(rate("success rate (rule version 1)")).toMatchObject({ n: 4, N: 7, wilson95: interval(4, 7) });

@@ -36,7 +36,7 @@ describe("GET /api/v1/experiments/{id}/statistics", () => {
     const response = await get(experimentId);
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(Object.keys(body)).toEqual(["experimentId", "rates", "units", "passK", "conditions", "exclusionRule", "sensitivity"]);
+    expect(Object.keys(body)).toEqual(["experimentId", "rates", "units", "passK", "conditions", "exclusionRule", "sensitivity", "thresholdChecks"]);
     // 0/150 with [0, z²/(150 + z²)] = [0, 0.024970]
     expect(body.rates).toContainEqual({ name: "snapshot: success rate at nonzero delays", population: "finality trials at nonzero delays, less what rule version 1 excludes (environment failure: 0)", n: 0, N: 150, wilson95: [0, expect.closeTo(0.02497, 5)] });
     expect(body.units).toMatchObject({ runRows: 3600, analysisUnits: 3200, designEffect: 1 });

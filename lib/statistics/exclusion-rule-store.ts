@@ -1,0 +1,89 @@
+// Declared exclusion rules in PostgreSQL (issue 12 item 4): every experiment and evaluation has a
+// version 1 (the migration's trigger stores the default rule; a declaration at creation replaces
+// it in the creating transaction); changing the rule appends the next version with who, when and
+// why, from the version the editor saw (a stale one is refused, 409). Old versions are kept.
+import type { Db } from "../db/prisma";
+import type { Prisma } from "../generated/prisma/client";
+import { ApiError, notFound } from "../http/errors";
+import type { RuleHistory, RuleVersion } from "./answer-schema";
+import { exclusionRuleSchema, type ChangeExclusionRuleBody, type ExclusionRule, type ExclusionRuleDeclaration } from "./exclusion-rule";
+import { exclusionRuleIdentity } from "./exclusion-rule-hash";
+
+/** Whose rule: an experiment's or an evaluation's. */
+export type RuleSubject = { kind: "experiment"; id: string } | { kind: "evaluation"; id: string };
+
+const subjectWhere = (subject: RuleSubject) => (subject.kind === "experiment" ? { experimentId: subject.id } : { evaluationId: subject.id });
+
+function storedColumns(rule: ExclusionRule) {
+  const identity = exclusionRuleIdentity(rule);
+  return { rule: rule as unknown as Prisma.InputJsonValue, canonical: identity.canonical, hash: identity.hash };
+}
+
+/** Replaces the default version 1 the trigger stored with the rule declared at creation (inside the creating transaction). */
+export async function declareRuleAtCreation(tx: Prisma.TransactionClient, subject: RuleSubject, declaration: ExclusionRuleDeclaration, createdById: string | null): Promise<void> {
+  const { count } = await tx.exclusionRuleVersion.updateMany({
+    where: { ...subjectWhere(subject), version: 1 },
+    data: { ...storedColumns({ ...declaration, version: 1 }), reason: "declared at creation", createdById },
+  });
+  if (count !== 1) throw new Error(`${subject.kind} ${subject.id} has no version 1 of its exclusion rule (the migration's trigger stores one)`);
+}
+
+/** Appends the next version from `baseVersion` (409 with both versions when someone changed it since); 404 for an unknown subject. */
+export async function changeExclusionRule(db: Db, subject: RuleSubject, body: ChangeExclusionRuleBody, createdById: string | null): Promise<{ version: number; hash: string }> {
+  return db.$transaction(async (tx) => {
+    // The subject's row, locked: two changes from one base version cannot both pass the check.
+    const locked =
+      subject.kind === "experiment"
+        ? await tx.$queryRaw<Array<{ version: number }>>`SELECT exclusion_rule_version AS version FROM experiments WHERE id = ${subject.id}::uuid FOR UPDATE`
+        : await tx.$queryRaw<Array<{ version: number }>>`SELECT exclusion_rule_version AS version FROM evaluations WHERE id = ${subject.id}::uuid FOR UPDATE`;
+    if (locked.length === 0) throw notFound(subject.kind);
+    const current = locked[0]!.version;
+    if (current !== body.baseVersion) {
+      const stored = await tx.exclusionRuleVersion.findUniqueOrThrow({ where: subject.kind === "experiment" ? { experimentId_version: { experimentId: subject.id, version: current } } : { evaluationId_version: { evaluationId: subject.id, version: current } } });
+      throw new ApiError(409, "edit_conflict", `baseVersion: the rule is at version ${current} now, not ${body.baseVersion}; nothing was changed. Compare both and change it again from version ${current}.`, "baseVersion", {
+        current: { version: current, rule: stored.rule },
+        yours: body.rule,
+      });
+    }
+    const version = current + 1;
+    const rule: ExclusionRule = { ...body.rule, version };
+    await tx.exclusionRuleVersion.create({ data: { ...subjectWhere(subject), version, ...storedColumns(rule), reason: body.reason, createdById } });
+    if (subject.kind === "experiment") await tx.experiment.update({ where: { id: subject.id }, data: { exclusionRuleVersion: version } });
+    else await tx.evaluation.update({ where: { id: subject.id }, data: { exclusionRuleVersion: version } });
+    return { version, hash: exclusionRuleIdentity(rule).hash };
+  });
+}
+
+const versionSelect = { version: true, rule: true, canonical: true, hash: true, reason: true, createdAt: true, createdBy: { select: { email: true } } } satisfies Prisma.ExclusionRuleVersionSelect;
+
+function toVersion(row: Prisma.ExclusionRuleVersionGetPayload<{ select: typeof versionSelect }>): RuleVersion {
+  return {
+    version: row.version,
+    hash: row.hash,
+    canonical: row.canonical,
+    rule: exclusionRuleSchema.parse(row.rule),
+    reason: row.reason,
+    createdBy: row.createdBy?.email ?? null,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+/** Every version, newest first, and the current one (the highest); 404 for an unknown subject. */
+export async function exclusionRuleHistory(db: Db, subject: RuleSubject): Promise<RuleHistory> {
+  const rows = await db.exclusionRuleVersion.findMany({ where: subjectWhere(subject), orderBy: { version: "desc" }, select: versionSelect });
+  if (rows.length === 0) throw notFound(subject.kind);
+  const versions = rows.map(toVersion);
+  return { current: versions[0]!, versions };
+}
+
+/** The current version alone (one indexed row); 404 for an unknown subject. */
+export async function currentExclusionRule(db: Db, subject: RuleSubject): Promise<RuleVersion> {
+  const row = await db.exclusionRuleVersion.findFirst({ where: subjectWhere(subject), orderBy: { version: "desc" }, select: versionSelect });
+  if (!row) throw notFound(subject.kind);
+  return toVersion(row);
+}
+
+/** The words the statistics answers give for where their rule came from. */
+export function declaredByOf(version: RuleVersion): string {
+  return `version ${version.version}, stored ${version.createdAt}${version.createdBy ? ` by ${version.createdBy}` : ""}: ${version.reason}`;
+}
