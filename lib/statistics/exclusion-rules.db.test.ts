@@ -138,7 +138,7 @@ describe("the legal-action rate", () => {
     // 7 calls, 6 with an outcome: ok, rejected, ok, error, error (by its error), ok → 3 legal of 6.
     const legal = { name: "legal-action rate", n: 3, N: 6, wilson95: wilsonInterval(3, 6)!.map((v) => expect.closeTo(v, 12)), population: expect.stringContaining("1 of 7 carry none") };
     expect(statistics.legalActions).toEqual({ available: true, rate: legal });
-    expect(statistics.rates.map((r) => r.name)).toEqual(["success rate (rule version 1)", "reported success rate", "final-only success rate", "unresolved rate", "endpoint ≠ terminal", "exposure rate", "legal-action rate"]);
+    expect(statistics.rates.map((r) => r.name)).toEqual(["success rate (rule version 1)", "reported success rate", "final-only success rate", "unresolved rate", "unscored runs", "endpoint ≠ terminal", "exposure rate", "legal-action rate"]);
     expect(statistics.rates[0]).toMatchObject({ n: 1, N: 2 });
   });
 
