@@ -158,3 +158,22 @@ test("an editor adds a protocol, reviewers code it blind, and the editor argues,
   await admin.dispose();
   await editorApi.dispose();
 });
+
+test("the paper's published codes can be counted as one more rater, and left out again", async ({ browser }) => {
+  const context = await browser.newContext({ storageState: await storageStateFor("viewer") });
+  const page = await context.newPage();
+  await page.goto("/protocols");
+  const toggle = page.getByTestId("paper-rater-toggle");
+  await expect(toggle).toHaveText("Count the paper as a rater");
+  await expect(page.getByText("the paper's codes are not a rater here.")).toBeVisible();
+  await toggle.click();
+  await expect(page).toHaveURL(/[?&]paper=true/);
+  await expect(toggle).toHaveText("Leave the paper out");
+  await expect(page.getByText("the paper's published codes count as one more rater.")).toBeVisible();
+  // Every field is still reported: a kappa, or the reason it is undefined.
+  await expect(page.getByTestId("agreement").locator("tbody tr")).toHaveCount(3);
+  await toggle.click();
+  await expect(page).not.toHaveURL(/paper=true/);
+  await expect(toggle).toHaveText("Count the paper as a rater");
+  await context.close();
+});
