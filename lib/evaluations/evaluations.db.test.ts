@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
-import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { useTestDatabase } from "../testing/use-test-database";
 import { at, SURFACE, WORKED_POLICY, workedExample as worked } from "../testing/evaluation-example";
 import { appendResolution } from "./append-resolution";
 import { createEvaluation } from "./create-evaluation";
@@ -13,16 +13,9 @@ import { setEffectPolicy } from "./set-effect-policy";
 import { evaluationSummary } from "./summary";
 
 // The worked example of docs/evaluations.md, stored and audited on a real PostgreSQL.
-let database: TestDatabase;
 let db: Db;
 
-beforeAll(async () => {
-  database = await createTestDatabase(inject("embeddedAdminUrl"));
-  db = database.db;
-});
-afterAll(async () => {
-  await database?.drop();
-});
+useTestDatabase((database) => (db = database.db));
 
 describe("an evaluation, stored and audited", () => {
   it("recomputes the audit on a late resolution, a run re-sent with a verified reset, and a new policy version", async () => {

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { ApiError } from "../http/errors";
-import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { useTestDatabase } from "../testing/use-test-database";
 import { at, SURFACE, WORKED_POLICY, workedExample } from "../testing/evaluation-example";
 import { appendResetCanary } from "./append-reset-canary";
 import { createEvaluation } from "./create-evaluation";
@@ -13,16 +13,9 @@ import { evaluationSummary } from "./summary";
 // Canary checks of ingested resets (seeds/002), on a real PostgreSQL: the worked example of
 // docs/evaluations.md with r1's transfer settled at 10:00:08 and a verified reset of the surface
 // before r3 at 10:00:20, which makes r3 its own unit unless a canary survived the reset.
-let database: TestDatabase;
 let db: Db;
 
-beforeAll(async () => {
-  database = await createTestDatabase(inject("embeddedAdminUrl"));
-  db = database.db;
-});
-afterAll(async () => {
-  await database?.drop();
-});
+useTestDatabase((database) => (db = database.db));
 
 type Canary = { surface: string; planted: string; found: boolean; evidence: string | Record<string, unknown> };
 const FOUND: Canary = { surface: SURFACE, planted: "canary-7f3a in balance note", found: true, evidence: { key: "balance.note", value: "canary-7f3a" } };

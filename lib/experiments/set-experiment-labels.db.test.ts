@@ -1,25 +1,18 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
 import type { Prisma } from "../generated/prisma/client";
 import { ApiError } from "../http/errors";
 import { parseInput } from "../http/input";
 import { replayConfigSchema } from "../replay/config";
-import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { useTestDatabase } from "../testing/use-test-database";
 import { experimentStatus } from "./progress";
 import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, experimentLabelsPatchSchema } from "./schemas";
 import { setExperimentLabels } from "./set-experiment-labels";
 
 // Naming and annotating an experiment on a real PostgreSQL, through the PATCH body's own schema.
-let database: TestDatabase;
 let db: Db;
 
-beforeAll(async () => {
-  database = await createTestDatabase(inject("embeddedAdminUrl"));
-  db = database.db;
-});
-afterAll(async () => {
-  await database?.drop();
-});
+useTestDatabase((database) => (db = database.db));
 
 const patch = (body: unknown) => parseInput(experimentLabelsPatchSchema, body, "body");
 const refusal = (body: unknown) => {

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { createEvaluation } from "../evaluations/create-evaluation";
 import { evaluationStatistics } from "../evaluations/evaluation-statistics";
@@ -8,7 +8,7 @@ import { createQueuedExperiment } from "../experiments/create-experiment";
 import { experimentStatistics } from "../experiments/experiment-statistics";
 import { ApiError } from "../http/errors";
 import { replayConfigSchema } from "../replay/config";
-import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { useTestDatabase } from "../testing/use-test-database";
 import { at } from "../testing/evaluation-example";
 import { DEFAULT_EVALUATION_RULE, declarationOf, type ExclusionRuleDeclaration } from "./exclusion-rule";
 import { exclusionRuleIdentity } from "./exclusion-rule-hash";
@@ -17,16 +17,9 @@ import { wilsonInterval } from "./wilson";
 
 // Declared exclusion rules stored, frozen and versioned on a real PostgreSQL (issue 12 item 4), and
 // the legal-action rate over the calls ingested runs carry (item 6).
-let database: TestDatabase;
 let db: Db;
 
-beforeAll(async () => {
-  database = await createTestDatabase(inject("embeddedAdminUrl"));
-  db = database.db;
-});
-afterAll(async () => {
-  await database?.drop();
-});
+useTestDatabase((database) => (db = database.db));
 
 const run = (externalId: string, second: number, endpointLabel: "success" | "failure", extra: Record<string, unknown> = {}) => ({
   externalId,

@@ -1,23 +1,16 @@
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { ApiError } from "../http/errors";
 import { importLogs } from "../importers/import-logs";
-import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { useTestDatabase } from "../testing/use-test-database";
 import { AGENTDOJO_RUNS } from "../testing/importer-fixtures";
 import { getTrace, listTraces, loadGroundTruthTraces, resolveTraceSelection } from "./library";
 
 // The trace library on a real PostgreSQL: AgentDojo's ground truth loaded once, listed and paged,
 // imported runs linked to their task's trace, and selections resolved for the replay.
-let database: TestDatabase;
 let db: Db;
 
-beforeAll(async () => {
-  database = await createTestDatabase(inject("embeddedAdminUrl"));
-  db = database.db;
-});
-afterAll(async () => {
-  await database?.drop();
-});
+useTestDatabase((database) => (db = database.db));
 
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
