@@ -57,13 +57,15 @@ function Progress({ initial, canCancel, conditionLabels }: { initial: Experiment
   async function cancel() {
     const result = await callApi<{ state: string }>(`/api/v1/experiments/${initial.id}/cancel`, "POST");
     if (result.ok) {
-      notify({ title: "Experiment cancelled", description: "No operation of it can still commit; the runs stored so far stay." });
+      notify({ title: "Experiment cancelled", description: `No operation of it can still commit; the ${stored.kept} stored so far stay.` });
       queryClient.setQueryData(key, { ...data, state: "cancelled" as const });
     } else notify({ title: "The experiment was not cancelled", description: result.message, tone: "danger" });
     await queryClient.invalidateQueries({ queryKey: key });
   }
 
   const { done, total } = data.progress;
+  // A canary experiment's unit is a trial, whose result is a row per surface, not a run.
+  const stored = data.kind === "canary" ? { units: "trials", kept: "trials' results" } : { units: "runs", kept: "runs" };
   const percent = total === 0 ? 0 : Math.floor((done / total) * 100);
   const running = !FINAL.has(data.state);
   return (
@@ -81,7 +83,7 @@ function Progress({ initial, canCancel, conditionLabels }: { initial: Experiment
               </Button>
             }
             title="Cancel this experiment?"
-            description={`${done}/${total} runs are stored. Cancelling stops the workers, cancels every pending write on the service and keeps the runs stored so far; it cannot be resumed.`}
+            description={`${done}/${total} ${stored.units} are stored. Cancelling stops the workers, cancels every pending write on the service and keeps the ${stored.kept} stored so far; it cannot be resumed.`}
             confirmLabel="Cancel experiment"
             cancelLabel="Keep running"
             onConfirm={cancel}
