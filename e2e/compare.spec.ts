@@ -114,4 +114,18 @@ test("a declared rule from the form, a comparison under one rule, shared and ope
   await expect(reviewer.getByTestId("comparison-rule")).toContainText("Their declared rules differ");
   await expect(reviewer.getByTestId("comparison-evaluations").getByRole("link")).toHaveCount(0);
   await fresh.close();
+
+  // The editor declares B's rule's next version on its page: a reason is required; then unresolved
+  // runs count as failures, and the headline names version 2 (8/20), with version 1 kept below.
+  await page.goto(`/evaluations/${declared}`);
+  const change = page.getByTestId("exclusion-rule-change");
+  await change.getByLabel("Unresolved runs").selectOption("count_as_failure");
+  await change.getByRole("button", { name: "Save as a new version" }).click();
+  await expect(change.getByTestId("field-error")).toContainText("Reason");
+  await change.getByLabel("Reason").fill("Unresolved runs carry no evidence of success");
+  await change.getByRole("button", { name: "Save as a new version" }).click();
+  await expect(change.getByTestId("rule-saved")).toContainText("Saved as version 2");
+  await expect(page.getByTestId("statistics-rates").getByRole("row", { name: /success rate \(rule version 2\)/ })).toContainText("8/20");
+  await expect(page.getByTestId("exclusion-rule-history")).toContainText("Unresolved runs carry no evidence of success");
+  await expect(page.getByTestId("exclusion-rule-history")).toContainText("declared at creation");
 });

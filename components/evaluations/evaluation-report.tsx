@@ -36,7 +36,7 @@ export function EvaluationReport({
       <EvaluationFigures summary={summary} />
       <UnresolvedPanel evaluationId={runsOf} unresolved={summary.unresolved} runs={summary.reported.n} />
       <UnitsPanel evaluationId={runsOf} units={summary.units} largest={largestUnits} resetsOverriddenByCanary={resetsOverriddenByCanary} />
-      {statistics ? <StatisticsPanel {...statistics} /> : null}
+      {statistics ? <StatisticsPanel {...statistics} ruleChange={edits ? { kind: "evaluation", id: evaluation.id } : undefined} /> : null}
       <EffectPolicyPanel evaluation={evaluation} tools={tools} versions={versions} edits={edits} />
     </>
   );

@@ -3,7 +3,7 @@
 import { Field, Input, Select, describedBy } from "@/components/ui/field";
 import { RUN_CLASSIFICATIONS } from "@/lib/replay/classification";
 import { CLASSIFICATION_LABELS } from "@/lib/replay/display";
-import { CLASS_TREATMENTS, DEFAULT_ELIGIBLE_POPULATION, DEFAULT_EXPERIMENT_RULE, UNRESOLVED_TREATMENTS, declarationOf, type ExclusionRuleDeclaration } from "@/lib/statistics/exclusion-rule";
+import { CLASS_TREATMENTS, DEFAULT_ELIGIBLE_POPULATION, DEFAULT_EXPERIMENT_RULE, UNRESOLVED_TREATMENTS, declarationOf, type ExclusionRule, type ExclusionRuleDeclaration } from "@/lib/statistics/exclusion-rule";
 
 /** What the fields hold: the treatments, and the two free fields as typed. */
 export interface RuleFieldsValue {
@@ -23,13 +23,24 @@ const WORDS: Record<string, string> = { keep: "keep with its own label", count_a
  * passed on as typed, for the schema to name).
  */
 export function ruleFromFields(value: RuleFieldsValue): Record<string, unknown> | undefined {
+  const rule = declarationFromFields(value);
+  return JSON.stringify(rule) === JSON.stringify(declarationOf(DEFAULT_EXPERIMENT_RULE)) ? undefined : rule;
+}
+
+/** The declaration the fields say, always (a change of rule sends it whole). */
+export function declarationFromFields(value: RuleFieldsValue): Record<string, unknown> {
   const { eligiblePopulation, threshold, ...treatments } = value;
-  const rule = {
+  return {
     ...treatments,
     ...(eligiblePopulation.trim() && { eligiblePopulation: eligiblePopulation.trim() }),
     ...(threshold.trim() && { threshold: Number.isNaN(Number(threshold)) ? threshold : Number(threshold) }),
   };
-  return JSON.stringify(rule) === JSON.stringify(declarationOf(DEFAULT_EXPERIMENT_RULE)) ? undefined : rule;
+}
+
+/** The fields of a stored rule (what a change starts from). */
+export function fieldsOfRule(rule: ExclusionRule): RuleFieldsValue {
+  const { eligiblePopulation, threshold, ...treatments } = declarationOf(rule);
+  return { ...treatments, eligiblePopulation: eligiblePopulation ?? "", threshold: threshold === undefined ? "" : String(threshold) };
 }
 
 /**

@@ -5,6 +5,7 @@ import { percent, ratio } from "@/lib/replay/format";
 import type { ExclusionRuleAnswer, PassKAnswer, RateAnswer, RuleVersion, SensitivityRowAnswer, ThresholdCheckAnswer, UnitsAnswer } from "@/lib/statistics/answer-schema";
 import type { ExclusionRule } from "@/lib/statistics/exclusion-rule";
 import { Time } from "@/components/ui/time";
+import { ExclusionRuleChange } from "./exclusion-rule-change";
 import { LazySensitivityChart } from "./lazy-sensitivity-chart";
 import type { Interval } from "@/lib/statistics/wilson";
 
@@ -25,6 +26,7 @@ export function StatisticsPanel({
   thresholdChecks,
   legalActions,
   ruleHistory,
+  ruleChange,
 }: {
   rates: RateAnswer[];
   units: UnitsAnswer;
@@ -36,6 +38,8 @@ export function StatisticsPanel({
   legalActions?: { available: true } | { available: false; reason: string };
   /** Every stored version of the rule, newest first. */
   ruleHistory?: RuleVersion[];
+  /** Given to those who may declare the rule's next version (editors and admins): the form below the history. */
+  ruleChange?: { kind: "experiment" | "evaluation"; id: string };
 }) {
   const warnings = thresholdChecks.flatMap((check) => (check.warning ? [check.warning] : []));
   const rule = `exclusion rule version ${exclusionRule.version} (SHA-256 ${exclusionRule.hash.slice(0, 12)}…)`;
@@ -156,6 +160,7 @@ export function StatisticsPanel({
           ))}
         </DataTable>
       ) : null}
+      {ruleChange && ruleHistory?.[0] ? <ExclusionRuleChange subject={ruleChange} current={ruleHistory[0]} /> : null}
     </Section>
   );
 }

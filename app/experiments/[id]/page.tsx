@@ -85,7 +85,7 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
         {canary ? <CanaryExperiment experimentId={id} principal={principal} /> : <Report experiment={experiment} principal={principal} results={results} />}
       </Suspense>
       <Suspense fallback={<PageLoading label="Loading the statistics…" />}>
-        <Statistics experimentId={id} />
+        <Statistics experimentId={id} edits={edits} />
       </Suspense>
       {libraryTraces(experiment.config) ? (
         <Suspense fallback={<PageLoading label="Loading the results per trace…" />}>
@@ -103,12 +103,12 @@ function libraryTraces(config: unknown): boolean {
 }
 
 /** The statistics answer (rates with intervals, units, pass^k, sensitivity) under the stored rule, with the rule's versions. */
-async function Statistics({ experimentId }: { experimentId: string }) {
+async function Statistics({ experimentId, edits }: { experimentId: string; edits: boolean }) {
   const db = getDb();
   const [statistics, rules] = await Promise.all([cachedExperimentStatistics(db, experimentId), exclusionRuleHistory(db, { kind: "experiment", id: experimentId })]);
   return statistics ? (
     <div className="mt-6">
-      <StatisticsPanel {...statistics} ruleHistory={rules.versions} />
+      <StatisticsPanel {...statistics} ruleHistory={rules.versions} ruleChange={edits ? { kind: "experiment", id: experimentId } : undefined} />
     </div>
   ) : null;
 }
