@@ -400,12 +400,14 @@ describe("migration run_summary", () => {
       };
       for (const dir of migrations.slice(0, summaryMigration)) await apply(dir);
       const grid = { delaysMs: [0, 25], schedules: 2, repetitions: 2 };
-      const ids = [
-        (await loadSyntheticExperiment(older, grid, { environmentFailureEvery: 5, protocolStopEvery: 3 })).experimentId,
-        // `select`: the columns later migrations add do not exist yet.
-        (await older.experiment.create({ data: { state: "queued", config: grid }, select: { id: true } })).id,
-      ];
-      const withPairs = (await older.experiment.create({ data: { state: "running", config: grid }, select: { id: true } })).id;
+      // In SQL: Prisma's insert names every column with a default, and later migrations add some.
+      const insertExperiment = async (state: string) => {
+        const id = randomUUID();
+        await client.query("INSERT INTO experiments (id, state, config) VALUES ($1, $2, $3)", [id, state, JSON.stringify(grid)]);
+        return id;
+      };
+      const ids = [(await loadSyntheticExperiment(older, grid, { environmentFailureEvery: 5, protocolStopEvery: 3 })).experimentId, await insertExperiment("queued")];
+      const withPairs = await insertExperiment("running");
       const rand = seededRandom(7);
       await saveUnitResults(older, stored(withPairs, gridUnitsOf(grid).map((unit) => unitResult(unit, rand))));
       ids.push(withPairs);
