@@ -51,6 +51,8 @@ const ROUTES: RouteCase[] = [
     allowed: RUNS_EXPERIMENTS,
     status: 404,
   },
+  // A replay experiment has no canary results: 404 once past authorization.
+  { route: "/api/v1/experiments/[id]/canary", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/canary`, allowed: SIGNED_IN, status: 404 },
   { route: "/api/v1/experiments/[id]/table2", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/table2?format=csv`, allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/experiments/[id]/runs", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/runs?limit=5`, allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/experiments/[id]/runs/export", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/runs/export?format=csv`, allowed: SIGNED_IN, status: 200 },
@@ -71,6 +73,7 @@ const ROUTES: RouteCase[] = [
   { route: "/api/v1/evaluations/[id]/exclusion-rule", method: "PUT", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/exclusion-rule`, body: { baseVersion: 1, reason: "x" }, allowed: RUNS_EXPERIMENTS, status: 400 },
   { route: "/api/v1/evaluations/[id]/summary", method: "GET", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/summary`, allowed: SIGNED_IN, status: 404 },
   { route: "/api/v1/evaluations/[id]/effect-policy", method: "PUT", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/effect-policy`, body: { tools: { "bank.transfer": "maybe" } }, allowed: RUNS_EXPERIMENTS, status: 400 },
+  { route: "/api/v1/evaluations/[id]/runs/[externalId]/resets/canary", method: "POST", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/runs/r1/resets/canary`, body: {}, allowed: RUNS_EXPERIMENTS, status: 400 },
   { route: "/api/v1/evaluations/[id]/effects/[effectId]/resolutions", method: "POST", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/effects/e1/resolutions`, body: {}, allowed: RUNS_EXPERIMENTS, status: 400 },
   { route: "/api/v1/imports", method: "POST", url: () => "/api/v1/imports", body: {}, allowed: RUNS_EXPERIMENTS, status: 400 },
   // The ingest body's JSON Schema is documentation: no account needed.

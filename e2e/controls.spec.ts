@@ -134,6 +134,8 @@ test("an admin shares an experiment from its page, copies the link, sees its use
   await reader.goto(url);
   await expect(reader.getByTestId("share-banner")).toContainText("Live view");
   await page.reload();
+  // The page streams its statistics too now: wait for the share list itself, not a fixed 5 s.
+  await expect(panel.getByTestId("share-link-row")).toHaveCount(rowsBefore + 1, { timeout: 20_000 });
   const row = panel.getByTestId("share-link-row").first(); // newest first
   await expect(row).toContainText("live");
   await expect(row).toContainText("active");
