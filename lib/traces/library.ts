@@ -134,12 +134,12 @@ export async function listTraces(db: Db, query: Pick<TraceListQuery, "source" | 
   };
 }
 
-/** Per suite: its user and injection tasks, and how many have at least one state-changing call (the replayable ones). */
+/** Per suite: its ground-truth user and injection tasks, and how many have at least one state-changing call (the replayable ones). */
 export async function suiteCounts(db: Db): Promise<SuiteCount[]> {
   const rows = await db.$queryRaw`
     SELECT suite, count(*) FILTER (WHERE kind = 'user') AS user_tasks, count(*) FILTER (WHERE kind = 'injection') AS injection_tasks,
            count(*) FILTER (WHERE kind = 'user' AND state_changing_count > 0) AS with_writes
-      FROM traces GROUP BY suite ORDER BY suite`;
+      FROM traces WHERE source = 'ground_truth' GROUP BY suite ORDER BY suite`;
   return z
     .array(z.object({ suite: z.string(), user_tasks: int, injection_tasks: int, with_writes: int }))
     .parse(rows)

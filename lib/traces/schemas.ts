@@ -6,6 +6,7 @@ import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
 
 export const TRACE_KINDS = ["user", "injection"] as const;
 export const TRACE_SOURCES = ["ground_truth", "imported"] as const;
+export const SOURCE_LABELS: Record<(typeof TRACE_SOURCES)[number], string> = { ground_truth: "ground truth", imported: "imported run" };
 
 export const traceIdSchema = z.strictObject({ id: z.uuid("id must be a trace id (a UUID)") });
 
