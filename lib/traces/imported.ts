@@ -5,9 +5,12 @@
 // when nothing is new. Runs without tool calls get no trace.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
-import { currentPolicy } from "../evaluations/audit-store";
+import { Prisma } from "../generated/prisma/client";
 import { toolClassifier } from "../evaluations/policy";
-import type { ToolClass } from "../evaluations/schemas";
+import type { EffectPolicy, ToolClass } from "../evaluations/schemas";
+
+/** Runs with calls and no trace yet: the predicate of the partial index evaluation_runs_untraced_idx (keep them equal). */
+const UNTRACED = Prisma.sql`er.trace_id IS NULL AND jsonb_typeof(er.tool_calls) = 'array' AND er.tool_calls <> '[]'::jsonb`;
 
 /** Classes whose calls change state; read_only does not, and an unclassified tool is counted as not state-changing. */
 const STATE_CHANGING: ReadonlySet<ToolClass> = new Set(["sync_confirmed", "async_handle", "external"]);
@@ -24,21 +27,19 @@ export function stateChangingTools(tools: readonly string[], classOf: (tool: str
  * is that run's task id. Its calls' stateChanging comes from that evaluation's current effect policy.
  */
 export async function recordImportedTraces(db: Db, evaluationId: string): Promise<number> {
-  const tools = z
-    .array(z.object({ tool: z.string() }))
+  // One round trip when nothing is new: the evaluation, its current policy and the tools its untraced runs call.
+  const [evaluation] = z
+    .array(z.object({ name: z.string(), benchmark: z.string().nullable(), policy: z.record(z.string(), z.string()), tools: z.array(z.string()) }))
     .parse(
       await db.$queryRaw`
-        SELECT DISTINCT c->>'tool' AS tool
-          FROM evaluation_runs er CROSS JOIN LATERAL jsonb_array_elements(er.tool_calls) AS c
-         WHERE er.evaluation_id = ${evaluationId}::uuid AND er.trace_id IS NULL AND jsonb_typeof(er.tool_calls) = 'array'`,
-    )
-    .map((r) => r.tool);
-  if (tools.length === 0) return 0;
-  const [evaluation, policy] = await Promise.all([
-    db.evaluation.findUniqueOrThrow({ where: { id: evaluationId }, select: { name: true, benchmark: true } }),
-    db.$transaction((tx) => currentPolicy(tx, evaluationId, "share")),
-  ]);
-  const writes = stateChangingTools(tools, toolClassifier(policy?.policy ?? { tools: {} }));
+        SELECT e.name, e.benchmark, p.tools AS policy,
+               ARRAY(SELECT DISTINCT c->>'tool' FROM evaluation_runs er CROSS JOIN LATERAL jsonb_array_elements(er.tool_calls) AS c
+                      WHERE er.evaluation_id = e.id AND ${UNTRACED}) AS tools
+          FROM evaluations e JOIN evaluation_effect_policies p ON p.evaluation_id = e.id AND p.version = e.effect_policy_version
+         WHERE e.id = ${evaluationId}::uuid`,
+    );
+  if (!evaluation || evaluation.tools.length === 0) return 0;
+  const writes = stateChangingTools(evaluation.tools, toolClassifier({ tools: evaluation.policy } as EffectPolicy));
   const agentDojo = evaluation.benchmark?.toLowerCase() === "agentdojo";
   const suite = evaluation.benchmark ?? evaluation.name;
   return db.$executeRaw`
@@ -49,7 +50,7 @@ export async function recordImportedTraces(db: Db, evaluationId: string): Promis
                                           'error', c->>'error', 'stateChanging', (c->>'tool') = ANY(${writes}::text[])) ORDER BY i) AS calls,
              count(*) AS call_count, count(*) FILTER (WHERE (c->>'tool') = ANY(${writes}::text[])) AS state_changing_count
         FROM evaluation_runs er CROSS JOIN LATERAL jsonb_array_elements(er.tool_calls) WITH ORDINALITY AS x(c, i)
-       WHERE er.evaluation_id = ${evaluationId}::uuid AND er.trace_id IS NULL AND jsonb_typeof(er.tool_calls) = 'array'
+       WHERE er.evaluation_id = ${evaluationId}::uuid AND ${UNTRACED}
        GROUP BY er.id, er.task_id
     ), hashed AS (
       SELECT seq.*, encode(sha256(convert_to(key::text, 'UTF8')), 'hex') AS hash,

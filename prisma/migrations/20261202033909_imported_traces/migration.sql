@@ -23,3 +23,6 @@ CREATE UNIQUE INDEX "traces_ground_truth_task_key" ON "traces"("source", "benchm
 -- Imported traces (lib/traces/imported.ts) carry their sequence's hash, ground-truth ones none.
 ALTER TABLE "traces" DROP CONSTRAINT "traces_source_check";
 ALTER TABLE "traces" ADD CONSTRAINT "traces_source_check" CHECK (("source" = 'ground_truth' AND "content_hash" IS NULL) OR ("source" = 'imported' AND "content_hash" IS NOT NULL));
+
+-- The runs the importer's trace step looks for after each batch (lib/traces/imported.ts, UNTRACED): found without reading the evaluation's other runs.
+CREATE INDEX "evaluation_runs_untraced_idx" ON "evaluation_runs"("evaluation_id") WHERE "trace_id" IS NULL AND jsonb_typeof("tool_calls") = 'array' AND "tool_calls" <> '[]'::jsonb;
