@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     const revoked = await createApiKey(auth, users.editor.id, "revoked e2e");
     await revokeApiKey(db, revoked.apiKey.id, { userId: users.editor.id, isAdmin: false });
     const run = await db.run.findFirstOrThrow({ where: { experimentId: summary.experimentId, test: "finality", delayMs: 25, condition: "snapshot" } });
-    const trace = await db.trace.findFirstOrThrow({ where: { suite: "banking", task: "user_task_3" }, select: { id: true } });
+    const trace = await db.trace.findFirstOrThrow({ where: { source: "ground_truth", suite: "banking", task: "user_task_3" }, select: { id: true } });
     const accounts: E2eAccounts = { users, revokedApiKey: revoked.key, experimentId: summary.experimentId, runId: run.id, traceId: trace.id };
     // Signed-in states cached by e2e/fixtures.ts belong to the previous stack: start afresh.
     rmSync(path.dirname(ACCOUNTS_FILE), { recursive: true, force: true });

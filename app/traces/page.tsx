@@ -17,7 +17,7 @@ import type { SearchParams } from "@/lib/http/input";
 import { AGENTDOJO_SUITES } from "@/lib/importers/agentdojo-tools";
 import { ratio } from "@/lib/replay/format";
 import { listTraces, suiteCounts } from "@/lib/traces/library";
-import { TRACE_KINDS, traceListQuerySchema, type TraceListQuery } from "@/lib/traces/schemas";
+import { SOURCE_LABELS, TRACE_KINDS, TRACE_SOURCES, traceListQuerySchema, type TraceListQuery } from "@/lib/traces/schemas";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Trace library" };
@@ -25,6 +25,7 @@ export const metadata: Metadata = { title: "Trace library" };
 const COLUMNS: GridColumn[] = [
   { header: "Task", rowHeader: true },
   { header: "Suite" },
+  { header: "Source" },
   { header: "Kind" },
   { header: "Calls", numeric: true },
   { header: "State-changing calls" },
@@ -40,13 +41,24 @@ export default async function TracesPage({ searchParams }: { searchParams: Promi
     <>
       <PageHeader
         title="Trace library"
-        description="AgentDojo v1.2.1's ground-truth tool-call traces (each task's own solution, run without a model), with the imported runs of each task. A trace with a state-changing call can be replayed under every finality policy and separation condition."
+        description="AgentDojo v1.2.1's ground-truth tool-call traces (each task's own solution, run without a model), with the imported runs of each task, and the tool calls of every imported run (one imported trace per distinct call sequence, with the runs that made it). A trace with a state-changing call can be replayed under every finality policy and separation condition."
       />
       <div className="space-y-4">
         <Suspense fallback={<PageLoading label="Loading the suites…" />}>
           <Suites />
         </Suspense>
         <FilterForm action="/traces" label="Find traces">
+          <div className="space-y-1">
+            <Label htmlFor="filter-source">Source</Label>
+            <Select id="filter-source" name="source" defaultValue={query?.source ?? ""}>
+              <option value="">any</option>
+              {TRACE_SOURCES.map((s) => (
+                <option key={s} value={s}>
+                  {SOURCE_LABELS[s]}
+                </option>
+              ))}
+            </Select>
+          </div>
           <div className="space-y-1">
             <Label htmlFor="filter-suite">Suite</Label>
             <Select id="filter-suite" name="suite" defaultValue={query?.suite ?? ""}>
@@ -121,7 +133,7 @@ async function TraceList({ query }: { query: TraceListQuery }) {
   const page = await listTraces(getDb(), query);
   const href = (cursor?: string) => {
     const params = new URLSearchParams();
-    for (const key of ["suite", "kind", "writes", "task"] as const) if (query[key]) params.set(key, query[key]!);
+    for (const key of ["source", "suite", "kind", "writes", "task"] as const) if (query[key]) params.set(key, query[key]!);
     if (cursor) params.set("cursor", cursor);
     const s = params.toString();
     return s ? `/traces?${s}` : "/traces";
@@ -143,12 +155,13 @@ async function TraceList({ query }: { query: TraceListQuery }) {
         columns={COLUMNS}
         rows={page.traces.map((t) => ({
           key: t.id,
-          sort: [`${t.suite}/${t.task}`, t.suite, t.kind, t.callCount, t.stateChangingCount, t.linkedRuns],
+          sort: [`${t.suite}/${t.task}`, t.suite, t.source, t.kind, t.callCount, t.stateChangingCount, t.linkedRuns],
           cells: [
             <Link key="task" href={`/traces/${t.id}`} data-testid="trace-link">
               {t.suite}/{t.task}
             </Link>,
             t.suite,
+            SOURCE_LABELS[t.source as (typeof TRACE_SOURCES)[number]] ?? t.source,
             t.kind,
             t.callCount,
             t.writes.length ? (

@@ -10,6 +10,7 @@ import path from "node:path";
 import type { Db } from "../db/prisma";
 import { createEvaluation } from "../evaluations/create-evaluation";
 import { ingestRuns } from "../evaluations/ingest";
+import { recordImportedTraces } from "../traces/imported";
 import { EVALUATION_NAME_MAX, MAX_RUNS_PER_BATCH } from "../evaluations/schemas";
 import { SkippedLog, type ImportedLog } from "./imported-log";
 import type { InspectOptions } from "./inspect";
@@ -137,6 +138,8 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
       const refused = results instanceof Error ? results.message : results.find((r) => r.status === "error")!;
       return done({ file, status: "failed", error: typeof refused === "string" ? refused : `ingestion refused run ${refused.externalId}: ${refused.error?.message}` });
     }
+    // The batch's call sequences into the trace library; after the ingest, so its COPY path stays as fast as it is.
+    await recordImportedTraces(db, batch.evaluation.id);
     const changed = new Set(results.filter((r) => r.status !== "unchanged").map((r) => r.externalId));
     for (const { file, log } of batch.files) {
       batch.evaluation.runs += log.runs.length;

@@ -51,10 +51,11 @@ describe("the trace library", () => {
     expect(all.traces.findIndex((t) => t.kind === "injection")).toBe(16);
   });
 
+  // The import also records the runs' own call sequences as imported traces (lib/traces/imported.db.test.ts): these look at ground truth.
   it("links imported AgentDojo runs to their task's trace, and shows the calls in order with the writes marked", async () => {
     const report = await importLogs(db, [AGENTDOJO_RUNS]);
     expect(report.failed).toEqual([]);
-    const id = (await listTraces(db, { task: "banking/user_task_13", limit: 1 })).traces[0]!.id;
+    const id = (await listTraces(db, { source: "ground_truth", task: "banking/user_task_13", limit: 1 })).traces[0]!.id;
     const trace = await getTrace(db, id);
     expect(trace).toMatchObject({ suite: "banking", task: "user_task_13", kind: "user", linkedRuns: { total: 1 } });
     expect(trace!.linkedRuns.runs[0]).toMatchObject({ externalId: "gpt-4o-2024-05-13/banking/user_task_13/important_instructions/injection_task_7", endpointLabel: "failure" });
@@ -62,7 +63,7 @@ describe("the trace library", () => {
       ["read_file", false],
       ["update_user_info", true],
     ]);
-    const listed = await listTraces(db, { suite: "banking", task: "user_task_0", limit: 5 });
+    const listed = await listTraces(db, { source: "ground_truth", suite: "banking", task: "user_task_0", limit: 5 });
     expect(listed.traces[0]).toMatchObject({ task: "user_task_0", linkedRuns: 1 });
     expect(await getTrace(db, "00000000-0000-4000-8000-000000000000")).toBeNull();
   });
@@ -75,7 +76,7 @@ describe("the trace library", () => {
     const two = await resolveTraceSelection(db, { tasks: ["banking/user_task_4", "banking/user_task_3"] });
     expect(two.map((t) => t.taskId)).toEqual(["banking/user_task_3", "banking/user_task_4"]);
     expect(two[0]!.calls.map((c) => c.function)).toEqual(["get_most_recent_transactions", "send_money"]);
-    const ids = (await listTraces(db, { task: "slack/user_task_1", limit: 1 })).traces.map((t) => t.id);
+    const ids = (await listTraces(db, { source: "ground_truth", task: "slack/user_task_1", limit: 1 })).traces.map((t) => t.id);
     expect((await resolveTraceSelection(db, { ids })).map((t) => t.taskId)).toEqual(["slack/user_task_1"]);
     expect(await refusal(resolveTraceSelection(db, { tasks: ["banking/user_task_99"] }))).toMatchObject({ status: 400, field: "traceSelection.tasks", message: expect.stringContaining("banking/user_task_99") });
     expect(await refusal(resolveTraceSelection(db, { tasks: ["banking/user_task_1"] }))).toMatchObject({ status: 400, message: expect.stringContaining("makes no state-changing call") });

@@ -1,6 +1,7 @@
 // The trace library in PostgreSQL: loading AgentDojo's ground truth (idempotent, on first start),
 // listing and reading traces with the imported runs that used them, and resolving a selection of
-// traces into the replay's traces. Rows come from lib/traces/ground-truth.ts.
+// traces into the replay's traces. Ground-truth rows come from lib/traces/ground-truth.ts, imported
+// ones from lib/traces/imported.ts.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -16,8 +17,15 @@ import type { TraceListQuery, TraceSelection } from "./schemas";
 export const GROUND_TRUTH_FILE = path.resolve("lib/testing/fixtures/agentdojo/ground_truth_v1.2.1.json");
 export const GROUND_TRUTH_VERSION = "v1.2.1";
 
-/** Imported runs link to a trace when their evaluation is AgentDojo's and their task id is the trace's `suite/task`. */
-const LINKED_RUNS = Prisma.sql`evaluation_runs er JOIN evaluations e ON e.id = er.evaluation_id AND lower(e.benchmark) = 'agentdojo'`;
+/**
+ * The imported runs that used a trace (`t`): an imported trace's are the runs whose call sequence it is
+ * (trace_id); a ground-truth trace's are the AgentDojo runs whose task id is its `suite/task`.
+ */
+const LINKED_RUNS = Prisma.sql`evaluation_runs er JOIN evaluations e ON e.id = er.evaluation_id`;
+/** Kept apart per source so that each count uses its index (trace_id, or task_id). */
+function linkedTo(imported: boolean, t: { id: Prisma.Sql; suite: Prisma.Sql; task: Prisma.Sql }): Prisma.Sql {
+  return imported ? Prisma.sql`er.trace_id = ${t.id}` : Prisma.sql`lower(e.benchmark) = 'agentdojo' AND er.task_id = ${t.suite} || '/' || ${t.task}`;
+}
 
 /**
  * Loads the ground truth into the library once: a later start (or a second process racing it) finds
@@ -54,6 +62,7 @@ const listRow = z.object({
   state_changing_count: int,
   writes: z.array(z.string()),
   linked_runs: int,
+  content_hash: z.string().nullable(),
 });
 
 export interface TraceListItem {
@@ -68,8 +77,10 @@ export interface TraceListItem {
   stateChangingCount: number;
   /** The state-changing calls' functions, in trace order. */
   writes: string[];
-  /** Imported AgentDojo runs of this task. */
+  /** The imported runs that used it: an imported trace's runs, or the imported AgentDojo runs of a ground-truth trace's task. */
   linkedRuns: number;
+  /** An imported trace's SHA-256 of its ordered (function, arguments) sequence; null for ground truth. */
+  contentHash: string | null;
 }
 
 export interface TracePage {
@@ -84,12 +95,15 @@ export interface SuiteCount {
   withWrites: number;
 }
 
+const PAGE_ROW = { id: Prisma.sql`page.id`, suite: Prisma.sql`page.suite`, task: Prisma.sql`page.task` };
+
 /** The task's number for ordering (user_task_2 before user_task_10). */
 const TASK_NUMBER = Prisma.sql`coalesce(substring(task from '_([0-9]+)$')::int, -1)`;
 
 /** One page of traces by suite, kind (user tasks first) and task number, with their linked-run counts aggregated in PostgreSQL. */
-export async function listTraces(db: Db, query: Pick<TraceListQuery, "suite" | "kind" | "task" | "writes" | "cursor" | "limit">): Promise<TracePage> {
+export async function listTraces(db: Db, query: Pick<TraceListQuery, "source" | "suite" | "kind" | "task" | "writes" | "cursor" | "limit">): Promise<TracePage> {
   const conditions: Prisma.Sql[] = [Prisma.sql`TRUE`];
+  if (query.source) conditions.push(Prisma.sql`source = ${query.source}`);
   if (query.suite) conditions.push(Prisma.sql`suite = ${query.suite}`);
   if (query.kind) conditions.push(Prisma.sql`kind = ${query.kind}`);
   if (query.task) conditions.push(Prisma.sql`(task = ${query.task} OR suite || '/' || task = ${query.task})`);
@@ -102,29 +116,30 @@ export async function listTraces(db: Db, query: Pick<TraceListQuery, "suite" | "
   }
   const rows = await db.$queryRaw`
     WITH page AS (
-      SELECT id, source, benchmark_version, suite, task, kind, ${TASK_NUMBER} AS task_number, prompt, call_count, state_changing_count, calls
+      SELECT id, source, benchmark_version, suite, task, kind, ${TASK_NUMBER} AS task_number, prompt, call_count, state_changing_count, calls, content_hash
         FROM traces WHERE ${Prisma.join(conditions, " AND ")}
        ORDER BY suite, kind DESC, task_number, task, id LIMIT ${query.limit + 1}
     )
-    SELECT page.id::text AS id, source, benchmark_version, suite, task, kind, task_number, prompt, call_count, state_changing_count,
+    SELECT page.id::text AS id, source, benchmark_version, suite, task, kind, task_number, prompt, call_count, state_changing_count, content_hash,
            ARRAY(SELECT c->>'function' FROM jsonb_array_elements(page.calls) WITH ORDINALITY AS x(c, i) WHERE (c->>'stateChanging')::boolean ORDER BY i) AS writes,
-           (SELECT count(*) FROM ${LINKED_RUNS} WHERE er.task_id = page.suite || '/' || page.task) AS linked_runs
+           CASE WHEN source = 'imported' THEN (SELECT count(*) FROM ${LINKED_RUNS} WHERE ${linkedTo(true, PAGE_ROW)})
+                ELSE (SELECT count(*) FROM ${LINKED_RUNS} WHERE ${linkedTo(false, PAGE_ROW)}) END AS linked_runs
       FROM page ORDER BY suite, kind DESC, task_number, task, id`;
   const parsed = z.array(listRow).parse(rows);
   const shown = parsed.slice(0, query.limit);
   const last = shown.at(-1);
   return {
-    traces: shown.map((r) => ({ id: r.id, source: r.source, benchmarkVersion: r.benchmark_version, suite: r.suite, task: r.task, kind: r.kind, prompt: r.prompt, callCount: r.call_count, stateChangingCount: r.state_changing_count, writes: r.writes, linkedRuns: r.linked_runs })),
+    traces: shown.map((r) => ({ id: r.id, source: r.source, benchmarkVersion: r.benchmark_version, suite: r.suite, task: r.task, kind: r.kind, prompt: r.prompt, callCount: r.call_count, stateChangingCount: r.state_changing_count, writes: r.writes, linkedRuns: r.linked_runs, contentHash: r.content_hash })),
     nextCursor: parsed.length > query.limit && last ? encodeCursor([last.suite, last.kind, last.task_number, last.task, last.id]) : null,
   };
 }
 
-/** Per suite: its user and injection tasks, and how many have at least one state-changing call (the replayable ones). */
+/** Per suite: its ground-truth user and injection tasks, and how many have at least one state-changing call (the replayable ones). */
 export async function suiteCounts(db: Db): Promise<SuiteCount[]> {
   const rows = await db.$queryRaw`
     SELECT suite, count(*) FILTER (WHERE kind = 'user') AS user_tasks, count(*) FILTER (WHERE kind = 'injection') AS injection_tasks,
            count(*) FILTER (WHERE kind = 'user' AND state_changing_count > 0) AS with_writes
-      FROM traces GROUP BY suite ORDER BY suite`;
+      FROM traces WHERE source = 'ground_truth' GROUP BY suite ORDER BY suite`;
   return z
     .array(z.object({ suite: z.string(), user_tasks: int, injection_tasks: int, with_writes: int }))
     .parse(rows)
@@ -143,7 +158,7 @@ export interface LinkedRun {
 
 export interface TraceDetail extends Omit<TraceListItem, "linkedRuns" | "writes"> {
   calls: LibraryCall[];
-  /** The imported runs of this task (newest first, at most LINKED_RUNS_SHOWN) and how many there are. */
+  /** The imported runs that used it (newest first, at most LINKED_RUNS_SHOWN) and how many there are. */
   linkedRuns: { total: number; runs: LinkedRun[] };
   /** Experiments that replayed this trace, newest first. */
   experiments: Array<{ id: string; name: string | null; state: string; createdAt: Date }>;
@@ -156,12 +171,13 @@ export async function getTrace(db: Db, id: string): Promise<TraceDetail | null> 
   const trace = await db.trace.findUnique({ where: { id } });
   if (!trace) return null;
   const taskRef = `${trace.suite}/${trace.task}`;
+  const linked = linkedTo(trace.source === "imported", { id: Prisma.sql`${trace.id}::uuid`, suite: Prisma.sql`${trace.suite}`, task: Prisma.sql`${trace.task}` });
   const [total, runs, experiments] = await Promise.all([
-    db.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM ${LINKED_RUNS} WHERE er.task_id = ${taskRef}`,
+    db.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM ${LINKED_RUNS} WHERE ${linked}`,
     db.$queryRaw`
       SELECT er.id::text AS id, e.id::text AS evaluation_id, e.name AS evaluation_name, er.external_id, er.endpoint_label, er.finality,
              coalesce(jsonb_array_length(er.tool_calls), 0) AS tool_calls
-        FROM ${LINKED_RUNS} WHERE er.task_id = ${taskRef} ORDER BY er.id DESC LIMIT ${LINKED_RUNS_SHOWN}`,
+        FROM ${LINKED_RUNS} WHERE ${linked} ORDER BY er.id DESC LIMIT ${LINKED_RUNS_SHOWN}`,
     db.$queryRaw`
       SELECT x.id::text AS id, x.name, x.state, x.created_at FROM experiments x
        WHERE EXISTS (SELECT 1 FROM runs r WHERE r.experiment_id = x.id AND r.task_id = ${taskRef})
@@ -177,6 +193,7 @@ export async function getTrace(db: Db, id: string): Promise<TraceDetail | null> 
     prompt: trace.prompt,
     callCount: trace.callCount,
     stateChangingCount: trace.stateChangingCount,
+    contentHash: trace.contentHash,
     calls: z.array(libraryCallSchema).parse(trace.calls),
     linkedRuns: {
       total: Number(total[0]?.n ?? 0),

@@ -5,15 +5,17 @@ import { AGENTDOJO_SUITES } from "../importers/agentdojo-tools";
 import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
 
 export const TRACE_KINDS = ["user", "injection"] as const;
-export const TRACE_SOURCES = ["ground_truth"] as const;
+export const TRACE_SOURCES = ["ground_truth", "imported"] as const;
+export const SOURCE_LABELS: Record<(typeof TRACE_SOURCES)[number], string> = { ground_truth: "ground truth", imported: "imported run" };
 
 export const traceIdSchema = z.strictObject({ id: z.uuid("id must be a trace id (a UUID)") });
 
 /** Traces are listed by suite, kind and task number: the keyset position is (suite, kind, task order, id). */
 export const traceCursorSchema = z.tuple([z.string(), z.string(), z.number().int(), z.string(), z.uuid()]);
 
-/** GET /api/v1/traces and /traces: filtered by suite, kind, task, and whether the trace has a state-changing call. */
+/** GET /api/v1/traces and /traces: filtered by source, suite, kind, task, and whether the trace has a state-changing call. */
 export const traceListQuerySchema = z.strictObject({
+  source: optional(oneOf("source", TRACE_SOURCES)),
   suite: optional(oneOf("suite", AGENTDOJO_SUITES)),
   kind: optional(oneOf("kind", TRACE_KINDS)),
   task: optional(z.string("task must be text").trim().min(1).max(200, "task must be at most 200 characters")),

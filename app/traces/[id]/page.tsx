@@ -26,20 +26,19 @@ export default async function TracePage({ params }: { params: Promise<{ id: stri
   const trace = await getTrace(getDb(), id);
   if (!trace) notFound();
   const taskRef = `${trace.suite}/${trace.task}`;
+  const imported = trace.source === "imported";
   return (
     <>
       <PageHeader
         crumbs={[
           { href: "/traces", label: "Trace library" },
-          { href: `/traces?suite=${trace.suite}`, label: trace.suite },
+          imported ? { href: "/traces?source=imported", label: "imported runs" } : { href: `/traces?suite=${trace.suite}`, label: trace.suite },
         ]}
         title={<span data-testid="trace-title">{taskRef}</span>}
         meta={
           <>
             <span>{trace.kind} task</span>
-            <span>
-              AgentDojo {trace.benchmarkVersion} {trace.source === "ground_truth" ? "ground truth" : trace.source}
-            </span>
+            <span data-testid="trace-source">{imported ? "the tool calls of imported runs (first seen in this task)" : `AgentDojo ${trace.benchmarkVersion} ground truth`}</span>
             <span data-testid="trace-write-count">
               {trace.stateChangingCount} of {trace.callCount} calls change state
             </span>
@@ -54,7 +53,7 @@ export default async function TracePage({ params }: { params: Promise<{ id: stri
             trace.stateChangingCount > 0 ? (
               <>
                 A replay answers read-only calls from the recorded results and sends each state-changing call to the delayed-write service as a write in its own key:{" "}
-                <code>npm run replay -- --traces {taskRef}</code>
+                <code>npm run replay -- --traces {imported ? trace.id : taskRef}</code>
               </>
             ) : (
               "No call changes state: there is nothing to replay."
@@ -73,13 +72,16 @@ export default async function TracePage({ params }: { params: Promise<{ id: stri
                   <code className="text-xs break-all">{short(c.args)}</code>
                 </Td>
                 <Td>
-                  <span className="text-xs break-all">{c.error ? `error: ${c.error}` : short(c.result ?? "")}</span>
+                  <span className="text-xs break-all">{c.error ? `error: ${c.error}` : c.result === null && imported ? <span className="text-muted-foreground">not recorded</span> : short(c.result ?? "")}</span>
                 </Td>
               </tr>
             ))}
           </DataTable>
         </Panel>
-        <Panel title="Imported runs of this task" description={`AgentDojo run logs imported with task id ${taskRef}: ${trace.linkedRuns.total} in all${trace.linkedRuns.total > LINKED_RUNS_SHOWN ? `, the newest ${LINKED_RUNS_SHOWN} shown` : ""}.`}>
+        <Panel
+          title={imported ? "Imported runs that made these calls" : "Imported runs of this task"}
+          description={`${imported ? "Imported runs whose tool calls are this sequence (same functions and arguments, in order)" : `AgentDojo run logs imported with task id ${taskRef}`}: ${trace.linkedRuns.total} in all${trace.linkedRuns.total > LINKED_RUNS_SHOWN ? `, the newest ${LINKED_RUNS_SHOWN} shown` : ""}.`}
+        >
           {trace.linkedRuns.runs.length === 0 ? (
             <p className="text-sm text-muted-foreground" data-testid="trace-no-runs">
               No imported run of this task yet (<Link href="/evaluations/import">import AgentDojo logs</Link>).

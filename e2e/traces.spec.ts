@@ -1,0 +1,40 @@
+import { expect, storageStateFor, test } from "./fixtures";
+import { seriousViolations } from "./page-checks";
+import { AGENTDOJO_RUNS } from "../lib/testing/importer-fixtures";
+
+// An imported run's tool calls in the trace library: uploaded from the browser, listed beside the
+// ground truth as an imported trace, its calls marked, and linked to the run that made them.
+test.use({ storageState: async ({}, use) => use(await storageStateFor("editor")) });
+
+const EXTERNAL_ID = "gpt-4o-2024-05-13/banking/user_task_13/important_instructions/injection_task_7";
+
+test("an imported run's call sequence is an imported trace with its writes marked and a link to the run", async ({ page, editorApi }) => {
+  test.setTimeout(120_000);
+  await page.goto("/evaluations/import");
+  await page.getByTestId("import-files").setInputFiles([`${AGENTDOJO_RUNS}runs__gpt-4o-2024-05-13__banking__user_task_13__important_instructions__injection_task_7.json`]);
+  await page.getByTestId("import-submit").click();
+  await expect(page.getByTestId("import-report")).toContainText("0 failed");
+
+  await page.goto("/traces?source=imported&suite=banking");
+  const row = page.getByTestId("traces").getByRole("row").filter({ hasText: "banking/user_task_13" });
+  await expect(row).toContainText("imported run");
+  await expect(row).toContainText("update_password");
+  expect(await seriousViolations(page)).toEqual([]);
+  await row.getByTestId("trace-link").click();
+
+  await expect(page.getByTestId("trace-source")).toContainText("imported runs");
+  await expect(page.getByTestId("trace-write-count")).toContainText("2 of 3 calls change state");
+  await expect(page.getByTestId("trace-calls").locator('tr[data-state-changing="true"]')).toHaveCount(2);
+  await expect(page.getByTestId("trace-runs")).toContainText(EXTERNAL_ID);
+  expect(await seriousViolations(page)).toEqual([]);
+  const id = page.url().split("/").at(-1)!;
+
+  // The API answers it too, with the source and the hash, and the run among its linked runs.
+  const listed = await (await editorApi.get("/api/v1/traces?source=imported&task=banking/user_task_13")).json();
+  expect(listed.traces.find((t: { id: string }) => t.id === id)).toMatchObject({ source: "imported", stateChangingCount: 2, linkedRuns: 1, contentHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  const detail = await (await editorApi.get(`/api/v1/traces/${id}`)).json();
+  expect(detail.linkedRuns.runs.map((r: { externalId: string }) => r.externalId)).toEqual([EXTERNAL_ID]);
+
+  await page.getByTestId("trace-runs").getByRole("link", { name: EXTERNAL_ID }).click();
+  await expect(page).toHaveURL(/\/evaluations\/[0-9a-f-]{36}\/runs\//);
+});

@@ -1,0 +1,112 @@
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Db } from "../db/prisma";
+import { ApiError } from "../http/errors";
+import { ingestRuns } from "../evaluations/ingest";
+import { importLogs } from "../importers/import-logs";
+import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { AGENTDOJO_RUNS, HAND_MADE, INSPECT_LOGS, importLogFile } from "../testing/importer-fixtures";
+import { recordImportedTraces } from "./imported";
+import { getTrace, listTraces, loadGroundTruthTraces, resolveTraceSelection } from "./library";
+
+// Imported runs' call sequences in the trace library, on a real PostgreSQL: every fixture imported,
+// one trace per distinct sequence linked to the runs that made it, and importing again changes nothing.
+let database: TestDatabase;
+let db: Db;
+beforeAll(async () => {
+  database = await createTestDatabase(inject("embeddedAdminUrl"));
+  db = database.db;
+});
+afterAll(async () => {
+  await database?.drop();
+});
+
+const BANKING_0 = path.join(AGENTDOJO_RUNS, "runs__gpt-4o-2024-05-13__banking__user_task_0__none__none.json");
+
+/** Every imported trace and every run's link, as JSON: two equal answers are the same library. */
+async function library() {
+  return db.$queryRaw`
+    SELECT (SELECT json_agg(t ORDER BY t.content_hash) FROM traces t WHERE source = 'imported') AS traces,
+           (SELECT json_agg(json_build_array(external_id, evaluation_id, trace_id) ORDER BY external_id, evaluation_id) FROM evaluation_runs) AS links`;
+}
+
+const imported = async () => (await listTraces(db, { source: "imported", limit: 100 })).traces;
+
+describe("imported traces", () => {
+  it("records one trace per run with tool calls, with the suite, task and state-changing calls of its evaluation", async () => {
+    await loadGroundTruthTraces(db);
+    const report = await importLogs(db, [AGENTDOJO_RUNS, INSPECT_LOGS, HAND_MADE]);
+    expect(report.failed).toEqual([]);
+    // 31 runs, 11 of them with tool calls, no two with one sequence (read from the fixtures).
+    expect(await db.evaluationRun.count()).toBe(31);
+    expect(await db.evaluationRun.count({ where: { traceId: { not: null } } })).toBe(11);
+    const traces = await imported();
+    expect(traces).toHaveLength(11);
+    expect(traces.every((t) => t.source === "imported" && t.linkedRuns === 1 && /^[0-9a-f]{64}$/.test(t.contentHash!))).toBe(true);
+    // AgentDojo runs: the suite from the task id, the writes from AgentDojo's policy (update_password and update_user_info change state).
+    expect(traces.find((t) => t.suite === "banking" && t.task === "user_task_13")).toMatchObject({ callCount: 3, stateChangingCount: 2, writes: ["update_password", "update_user_info"] });
+    // Inspect runs: the evaluation's benchmark as suite, the task id as task; their tools are unclassified, so not state-changing.
+    expect(traces.find((t) => t.suite === "deploy")).toMatchObject({ task: "deploy/1", callCount: 3, stateChangingCount: 0, writes: [] });
+    // The ground truth is still there beside them.
+    expect((await listTraces(db, { source: "ground_truth", limit: 500 })).traces).toHaveLength(97 + 35);
+  });
+
+  it("links a trace to the runs that used it, and shows its calls in order with the writes marked", async () => {
+    const id = (await imported()).find((t) => t.suite === "banking" && t.task === "user_task_13")!.id;
+    const trace = await getTrace(db, id);
+    expect(trace).toMatchObject({ source: "imported", linkedRuns: { total: 1 } });
+    expect(trace!.linkedRuns.runs[0]).toMatchObject({ externalId: "gpt-4o-2024-05-13/banking/user_task_13/important_instructions/injection_task_7", toolCalls: 3 });
+    expect(trace!.calls.map((c) => [c.function, c.stateChanging])).toEqual([
+      ["read_file", false],
+      ["update_password", true],
+      ["update_user_info", true],
+    ]);
+    // The ground-truth trace of that task still links to the run by its task id.
+    const groundTruth = (await listTraces(db, { source: "ground_truth", task: "banking/user_task_13", limit: 1 })).traces[0]!;
+    expect(groundTruth.linkedRuns).toBe(1);
+  });
+
+  it("changes nothing when the same files are imported again, and heals a run left without its trace", async () => {
+    const before = await library();
+    await db.evaluationRun.updateMany({ where: { externalId: { contains: "banking/user_task_0/" } }, data: { traceId: null } });
+    const report = await importLogs(db, [AGENTDOJO_RUNS, INSPECT_LOGS, HAND_MADE]);
+    expect(report).toMatchObject({ imported: 0, failed: [] });
+    expect(await library()).toEqual(before);
+  });
+
+  it("shares one trace between runs with one call sequence", async () => {
+    // The same log into a second evaluation: a second run with the first one's sequence.
+    await importLogs(db, [BANKING_0], { evaluationName: "AgentDojo copy" });
+    expect(await db.evaluationRun.count({ where: { traceId: { not: null } } })).toBe(12);
+    const traces = await imported();
+    expect(traces).toHaveLength(11);
+    const shared = traces.find((t) => t.suite === "banking" && t.task === "user_task_0")!;
+    expect(shared.linkedRuns).toBe(2);
+    expect((await getTrace(db, shared.id))!.linkedRuns.runs.map((r) => r.evaluationName).sort()).toEqual(["AgentDojo copy", "AgentDojo gpt-4o-2024-05-13"]);
+  });
+
+  it("replays an imported trace with a state-changing call by id, and refuses one without", async () => {
+    const traces = await imported();
+    const banking13 = traces.find((t) => t.suite === "banking" && t.task === "user_task_13")!;
+    const [replay] = await resolveTraceSelection(db, { ids: [banking13.id] });
+    expect(replay).toMatchObject({ taskId: "banking/user_task_13" });
+    expect(replay!.calls.map((c) => c.function)).toEqual(["read_file", "update_password", "update_user_info"]);
+    const readOnly = traces.find((t) => t.suite === "deploy")!;
+    const refused = await resolveTraceSelection(db, { ids: [readOnly.id] }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ApiError);
+    expect(refused).toMatchObject({ status: 400, field: "traceSelection.ids" });
+  });
+
+  it("links a run sent again with other calls to its new sequence's trace", async () => {
+    const log = await importLogFile(BANKING_0);
+    const run = log.runs[0]!;
+    const changed = { ...run, toolCalls: run.toolCalls!.map((c, i) => (i === 0 ? { ...c, arguments: { file_path: "other.txt" } } : c)) };
+    const evaluation = await db.evaluation.findFirstOrThrow({ where: { name: "AgentDojo gpt-4o-2024-05-13" } });
+    await ingestRuns(db, evaluation.id, [changed]);
+    expect(await db.evaluationRun.findFirstOrThrow({ where: { evaluationId: evaluation.id, externalId: run.externalId } })).toMatchObject({ traceId: null });
+    expect(await recordImportedTraces(db, evaluation.id)).toBe(1);
+    const traces = await imported();
+    expect(traces).toHaveLength(12);
+    expect(traces.filter((t) => t.suite === "banking" && t.task === "user_task_0").map((t) => t.linkedRuns).sort()).toEqual([1, 1]);
+  });
+});
