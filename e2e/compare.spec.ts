@@ -120,10 +120,10 @@ test("a declared rule from the form, a comparison under one rule, shared and ope
   await page.goto(`/evaluations/${declared}`);
   const change = page.getByTestId("exclusion-rule-change");
   await change.getByLabel("Unresolved runs").selectOption("count_as_failure");
-  await change.getByRole("button", { name: "Save as a new version" }).click();
+  await change.getByRole("button", { name: "Save as a new rule version" }).click();
   await expect(change.getByTestId("field-error")).toContainText("Reason");
   await change.getByLabel("Reason").fill("Unresolved runs carry no evidence of success");
-  await change.getByRole("button", { name: "Save as a new version" }).click();
+  await change.getByRole("button", { name: "Save as a new rule version" }).click();
   await expect(change.getByTestId("rule-saved")).toContainText("Saved as version 2");
   await expect(page.getByTestId("statistics-rates").getByRole("row", { name: /success rate \(rule version 2\)/ })).toContainText("8/20");
   await expect(page.getByTestId("exclusion-rule-history")).toContainText("Unresolved runs carry no evidence of success");

@@ -67,7 +67,7 @@ export function ExclusionRuleChange({ subject, current }: { subject: { kind: "ex
       ) : null}
       <FormAlert text={errors.baseVersion ?? errors.form} />
       <Button type="submit" variant="primary" disabled={busy}>
-        {busy ? "Saving…" : "Save as a new version"}
+        {busy ? "Saving…" : "Save as a new rule version"}
       </Button>
     </form>
   );
