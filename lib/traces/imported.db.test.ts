@@ -1,25 +1,18 @@
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { ApiError } from "../http/errors";
 import { ingestRuns } from "../evaluations/ingest";
 import { importLogs } from "../importers/import-logs";
-import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { useTestDatabase } from "../testing/use-test-database";
 import { AGENTDOJO_RUNS, HAND_MADE, INSPECT_LOGS, importLogFile } from "../testing/importer-fixtures";
 import { recordImportedTraces } from "./imported";
 import { getTrace, listTraces, loadGroundTruthTraces, resolveTraceSelection } from "./library";
 
 // Imported runs' call sequences in the trace library, on a real PostgreSQL: every fixture imported,
 // one trace per distinct sequence linked to the runs that made it, and importing again changes nothing.
-let database: TestDatabase;
 let db: Db;
-beforeAll(async () => {
-  database = await createTestDatabase(inject("embeddedAdminUrl"));
-  db = database.db;
-});
-afterAll(async () => {
-  await database?.drop();
-});
+useTestDatabase((database) => (db = database.db));
 
 const BANKING_0 = path.join(AGENTDOJO_RUNS, "runs__gpt-4o-2024-05-13__banking__user_task_0__none__none.json");
 
