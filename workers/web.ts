@@ -8,12 +8,18 @@ import { readServerEnv } from "../lib/env";
 import { trustedProxies, withClientAddress } from "../lib/http/client-address";
 
 const STOP_TIMEOUT_MS = 10_000;
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const env = readServerEnv();
 const trust = trustedProxies(env.TRUSTED_PROXIES);
 
 const app = next({ dev: false, dir: process.cwd(), hostname: env.WEB_HOST, port: env.PORT });
 await app.prepare();
 const server = createServer(withClientAddress(app.getRequestHandler(), trust));
+// Node closes an idle keep-alive connection after 5 s, and a client that reuses it at that moment gets
+// ECONNRESET (CI saw it: a Playwright request after a 5 s pause). Idle connections live longer than a
+// reverse proxy's usual 60 s idle timeout instead, so the client or proxy is the side that closes them.
+server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
 server.listen(env.PORT, env.WEB_HOST, () => {
   console.log(`web: listening on ${env.WEB_HOST}:${env.PORT}${env.TRUSTED_PROXIES.length ? ` (trusting X-Forwarded-For from ${env.TRUSTED_PROXIES.join(", ")})` : ""}`);
 });
