@@ -7,7 +7,7 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { exclusionRuleAnswerSchema, passKSchema, rateSchema, sensitivityRowSchema, thresholdCheckSchema, unitsSchema } from "../statistics/answer-schema";
-import { applyExclusionRule, evaluationOutcomes, type ExclusionRule } from "../statistics/exclusion-rule";
+import { applyExclusionRule, evaluationOutcomes, type ClassOutcomeCounts, type ExclusionRule } from "../statistics/exclusion-rule";
 import { currentExclusionRule, declaredByOf } from "../statistics/exclusion-rule-store";
 import { legalActionFigure, lessExcluded, namedRate } from "../statistics/named-rate";
 import { passK } from "../statistics/pass-k";
@@ -36,6 +36,12 @@ export type EvaluationStatistics = z.infer<typeof evaluationStatisticsSchema>;
 const RULE_NOTE = "ingested runs carry no run class, so every run is completed and only the unresolved treatment acts";
 const HEADLINE = "success rate";
 
+/** What counts as a success under the rule, in the words every figure under it shows. */
+function successDefinition(rule: ExclusionRule): string {
+  const { keep, success } = unresolvedTreatment(rule);
+  return `a success is a final run whose endpoint label is success${keep ? (success ? "; an unresolved run counts as a success" : "; an unresolved run counts as a failure") : "; unresolved runs are excluded"}`;
+}
+
 /** Under the rule: is an unresolved run kept in N, and is it then a success. */
 function unresolvedTreatment(rule: ExclusionRule): { keep: boolean; success: boolean } {
   if (rule.classes.completed !== "keep") throw new Error("an evaluation rule must keep completed runs: ingested runs are all completed");
@@ -60,13 +66,13 @@ export async function evaluationStatistics(db: Db, evaluationId: string, loading
   return evaluationStatisticsSchema.parse({
     evaluationId,
     effectPolicyVersion: summary.effectPolicyVersion,
-    rates: [...rates(rule, summary), ...(legalActions.available ? [legalActions.rate] : [])],
+    rates: [...rates(rule, summary, outcomes), ...(legalActions.available ? [legalActions.rate] : [])],
     units: {
       runRows: summary.units.runRows,
       analysisUnits: summary.units.analysisUnits,
       designEffect: figures.units.designEffect,
       effectiveN: figures.units.effectiveN,
-      outcome: `${HEADLINE} under rule version ${rule.version}: a final run whose endpoint label is success${keep ? (success ? "; an unresolved run counts as a success" : "; an unresolved run counts as a failure") : "; unresolved runs excluded"}`,
+      outcome: `${HEADLINE} under rule version ${rule.version}: ${successDefinition(rule)}`,
       rows: figures.rows,
       unitBasedWilson95: figures.units.wilson95,
     },
@@ -137,10 +143,10 @@ async function runAggregates(db: Db, evaluationId: string, keep: boolean, succes
 }
 
 /** Each rate under its own name and population: the headline under the rule beside the reported and final-only ones it sits between. */
-function rates(rule: ExclusionRule, summary: EvaluationSummary) {
-  const headline = applyExclusionRule(rule, evaluationOutcomes({ finalRuns: summary.final.n, finalSuccesses: summary.final.successes, unresolved: summary.unresolved.n }));
+function rates(rule: ExclusionRule, summary: EvaluationSummary, outcomes: ClassOutcomeCounts) {
+  const headline = applyExclusionRule(rule, outcomes);
   return [
-    namedRate(`${HEADLINE} (rule version ${rule.version})`, `${rule.eligiblePopulation ?? "all scored runs"}${lessExcluded(rule, headline.excluded)}; a success is a final run whose endpoint label is success`, headline.n, headline.N),
+    namedRate(`${HEADLINE} (rule version ${rule.version})`, `${rule.eligiblePopulation ?? "all scored runs"}${lessExcluded(rule, headline.excluded)}; ${successDefinition(rule)}`, headline.n, headline.N),
     namedRate("reported success rate", "all scored runs, each with the label the harness recorded at the endpoint", summary.reported.successes, summary.reported.n),
     namedRate("final-only success rate", "final runs (every relevant effect terminal at scoring)", summary.final.successes, summary.final.n),
     namedRate("unresolved rate", "all scored runs: a relevant effect was still open at scoring", summary.unresolved.n, summary.reported.n),

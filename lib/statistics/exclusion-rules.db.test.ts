@@ -63,7 +63,7 @@ describe("an evaluation's declared exclusion rule", () => {
     const declared = await evaluationStatistics(db, id);
     expect(declared.exclusionRule).toMatchObject({ version: 1, hash: exclusionRuleIdentity({ ...AS_SUCCESS, version: 1 }).hash, declaredBy: expect.stringContaining("declared at creation") });
     // Unresolved as success: s1 and u1 of 3 = 2/3, over the declared population.
-    expect(declared.rates[0]).toMatchObject({ name: "success rate (rule version 1)", n: 2, N: 3, population: expect.stringMatching(/^every sampled task attempt, /) });
+    expect(declared.rates[0]).toMatchObject({ name: "success rate (rule version 1)", n: 2, N: 3, population: expect.stringMatching(/^every sampled task attempt, .*; an unresolved run counts as a success$/) });
     expect(declared.sensitivity.map((r) => [r.rule, r.n, r.N])).toEqual([
       ["declared (version 1)", 2, 3],
       ["unresolved as failure", 1, 3],
@@ -83,7 +83,7 @@ describe("an evaluation's declared exclusion rule", () => {
     expect(changed).toEqual({ version: 2, hash: exclusionRuleIdentity({ ...AS_SUCCESS, unresolved: "count_as_failure", version: 2 }).hash });
     const after = await evaluationStatistics(db, id);
     expect(after.exclusionRule).toMatchObject({ version: 2, hash: changed.hash, declaredBy: expect.stringContaining("a success needs evidence") });
-    expect(after.rates[0]).toMatchObject({ name: "success rate (rule version 2)", n: 1, N: 3 });
+    expect(after.rates[0]).toMatchObject({ name: "success rate (rule version 2)", n: 1, N: 3, population: expect.stringMatching(/; an unresolved run counts as a failure$/) });
     expect(after.sensitivity[0]).toMatchObject({ rule: "declared (version 2)", n: 1, N: 3 });
 
     // A change from version 1, made before someone else's version 2, is refused: nothing is written.
