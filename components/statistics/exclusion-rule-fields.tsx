@@ -1,6 +1,6 @@
 "use client";
 
-import { Field, Input, Select, describedBy } from "@/components/ui/field";
+import { Field, Fieldset, Input, Select } from "@/components/ui/field";
 import { RUN_CLASSIFICATIONS } from "@/lib/replay/classification";
 import { CLASSIFICATION_LABELS } from "@/lib/replay/display";
 import { CLASS_TREATMENTS, DEFAULT_ELIGIBLE_POPULATION, DEFAULT_EXPERIMENT_RULE, UNRESOLVED_TREATMENTS, declarationOf, type ExclusionRule, type ExclusionRuleDeclaration } from "@/lib/statistics/exclusion-rule";
@@ -51,11 +51,15 @@ export function fieldsOfRule(rule: ExclusionRule): RuleFieldsValue {
 export function ExclusionRuleFields({ kind, value, onChange, error }: { kind: "experiment" | "evaluation"; value: RuleFieldsValue; onChange: (next: RuleFieldsValue) => void; error?: string }) {
   const id = "exclusionRule";
   return (
-    <fieldset className="space-y-4 rounded-lg border border-border p-4" data-field={id} data-testid="exclusion-rule-fields" aria-describedby={describedBy(id, { hint: true, error })}>
-      <legend className="px-1 text-sm font-semibold">Exclusion rule (declared now, frozen once created)</legend>
-      <p id={`${id}-hint`} className="text-xs text-muted-foreground">
-        What each kind of run does to the headline rate. Left as it is, the default rule applies (docs/statistics.md). Changing it later makes a new version, with a reason.
-      </p>
+    <Fieldset
+      id={id}
+      legend="Exclusion rule (declared now, frozen once created)"
+      hint="What each kind of run does to the headline rate. Left as it is, the default rule applies (docs/statistics.md). Changing it later makes a new version, with a reason."
+      error={error}
+      className="space-y-4 rounded-lg border border-border p-4"
+      data-field={id}
+      data-testid="exclusion-rule-fields"
+    >
       <div className="grid gap-4 sm:grid-cols-2">
         {kind === "experiment"
           ? RUN_CLASSIFICATIONS.map((c) => (
@@ -86,11 +90,6 @@ export function ExclusionRuleFields({ kind, value, onChange, error }: { kind: "e
           <Input id={`${id}-threshold`} inputMode="decimal" value={value.threshold} onChange={(e) => onChange({ ...value, threshold: e.target.value })} autoComplete="off" />
         </Field>
       </div>
-      {error ? (
-        <p id={`${id}-error`} role="alert" className="text-sm font-medium text-danger" data-testid="field-error">
-          {error}
-        </p>
-      ) : null}
-    </fieldset>
+    </Fieldset>
   );
 }
