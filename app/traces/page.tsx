@@ -2,11 +2,12 @@ import { Library } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { Suspense } from "react";
+import { FilterSelect, plainOptions } from "@/components/runs/filter-select";
 import { FilterError, FilterForm, Pager } from "@/components/runs/list-chrome";
 import { Badge } from "@/components/ui/badge";
 import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
 import { EmptyState } from "@/components/ui/empty-state";
-import { Input, Label, Select } from "@/components/ui/field";
+import { Input, Label } from "@/components/ui/field";
 import { PageHeader } from "@/components/ui/page-header";
 import { PageLoading } from "@/components/ui/skeleton";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
@@ -48,47 +49,18 @@ export default async function TracesPage({ searchParams }: { searchParams: Promi
           <Suites />
         </Suspense>
         <FilterForm action="/traces" label="Find traces">
-          <div className="space-y-1">
-            <Label htmlFor="filter-source">Source</Label>
-            <Select id="filter-source" name="source" defaultValue={query?.source ?? ""}>
-              <option value="">any</option>
-              {TRACE_SOURCES.map((s) => (
-                <option key={s} value={s}>
-                  {SOURCE_LABELS[s]}
-                </option>
-              ))}
-            </Select>
-          </div>
-          <div className="space-y-1">
-            <Label htmlFor="filter-suite">Suite</Label>
-            <Select id="filter-suite" name="suite" defaultValue={query?.suite ?? ""}>
-              <option value="">any</option>
-              {AGENTDOJO_SUITES.map((s) => (
-                <option key={s} value={s}>
-                  {s}
-                </option>
-              ))}
-            </Select>
-          </div>
-          <div className="space-y-1">
-            <Label htmlFor="filter-kind">Kind</Label>
-            <Select id="filter-kind" name="kind" defaultValue={query?.kind ?? ""}>
-              <option value="">any</option>
-              {TRACE_KINDS.map((k) => (
-                <option key={k} value={k}>
-                  {k} task
-                </option>
-              ))}
-            </Select>
-          </div>
-          <div className="space-y-1">
-            <Label htmlFor="filter-writes">State-changing calls</Label>
-            <Select id="filter-writes" name="writes" defaultValue={query?.writes ?? ""}>
-              <option value="">any</option>
-              <option value="with">at least one (replayable)</option>
-              <option value="without">none (read-only)</option>
-            </Select>
-          </div>
+          <FilterSelect name="source" label="Source" value={query?.source} options={TRACE_SOURCES.map((s) => ({ value: s, label: SOURCE_LABELS[s] }))} />
+          <FilterSelect name="suite" label="Suite" value={query?.suite} options={plainOptions(AGENTDOJO_SUITES)} />
+          <FilterSelect name="kind" label="Kind" value={query?.kind} options={TRACE_KINDS.map((k) => ({ value: k, label: `${k} task` }))} />
+          <FilterSelect
+            name="writes"
+            label="State-changing calls"
+            value={query?.writes}
+            options={[
+              { value: "with", label: "at least one (replayable)" },
+              { value: "without", label: "none (read-only)" },
+            ]}
+          />
           <div className="space-y-1">
             <Label htmlFor="filter-task">Task</Label>
             <Input id="filter-task" name="task" type="search" defaultValue={query?.task ?? ""} maxLength={200} placeholder="e.g. banking/user_task_3" />
