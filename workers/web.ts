@@ -4,12 +4,15 @@
 // requests in flight are answered (at most 10 s).
 import { createServer } from "node:http";
 import next from "next";
+import { surviveConnectionLoss } from "../lib/db/connection-loss";
 import { readServerEnv } from "../lib/env";
 import { trustedProxies, withClientAddress } from "../lib/http/client-address";
 
 const STOP_TIMEOUT_MS = 10_000;
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 const env = readServerEnv();
+// A database restart must cost the web app the requests on its lost connections, never its life.
+surviveConnectionLoss((line) => console.error(`web: ${line}`));
 const trust = trustedProxies(env.TRUSTED_PROXIES);
 
 const app = next({ dev: false, dir: process.cwd(), hostname: env.WEB_HOST, port: env.PORT });

@@ -20,7 +20,7 @@ export function isConnectionLoss(error: unknown): boolean {
 }
 
 /**
- * For long-running processes that hold database pools (the replay worker, the replay CLI): a lost
+ * For long-running processes that hold database pools (the web app, the replay worker, the replay CLI): a lost
  * connection that nobody listened for is logged and survived, since whatever ran on it has failed
  * and is retried by its owner; any other uncaught exception still ends the process, as Node would.
  */

@@ -24,6 +24,12 @@ const statement = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]):
 /** Runs `work` in one transaction on a connection of `pool`: committed when it resolves, rolled back when it throws. */
 export async function sqlTransaction<T>(pool: pg.Pool, work: (tx: CopyTx) => Promise<T>): Promise<T> {
   const client = await pool.connect();
+  let broken: Error | undefined;
+  // A checked-out client has no listener of the pool's: a connection lost between statements (a
+  // restart, pg_terminate_backend) would be an unheard 'error' event, which ends the process. Heard,
+  // it fails the transaction's next statement, and the client is discarded on release.
+  const onLost = (error: Error) => (broken ??= error);
+  client.on("error", onLost);
   const tx: CopyTx = {
     copyRows: (table, rows, columns) => copyRows(client, table, rows, columns),
     async $queryRaw<R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
@@ -35,7 +41,6 @@ export async function sqlTransaction<T>(pool: pg.Pool, work: (tx: CopyTx) => Pro
       return (await client.query(sql.text, sql.values as unknown[])).rowCount ?? 0;
     },
   };
-  let broken: Error | undefined;
   try {
     await client.query("BEGIN");
     const result = await work(tx);
@@ -46,6 +51,8 @@ export async function sqlTransaction<T>(pool: pg.Pool, work: (tx: CopyTx) => Pro
     await client.query("ROLLBACK").catch((rollback: Error) => (broken = rollback));
     throw error;
   } finally {
+    // A lost connection may still emit its second error (pg reports the shutdown, then the closed socket): its listener stays.
+    if (!broken) client.removeListener("error", onLost);
     client.release(broken);
   }
 }
