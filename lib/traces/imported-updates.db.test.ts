@@ -1,4 +1,5 @@
 import { readFileSync } from "node:fs";
+import { Logger, runOnce } from "graphile-worker";
 import { describe, expect, it } from "vitest";
 import { poolOf, type Db } from "../db/prisma";
 import { sqlTransaction } from "../db/sql-transaction";
@@ -6,15 +7,20 @@ import { createEvaluation } from "../evaluations/create-evaluation";
 import { ingestRuns } from "../evaluations/ingest";
 import type { EffectPolicy } from "../evaluations/schemas";
 import { setEffectPolicy } from "../evaluations/set-effect-policy";
+import { RECORD_TRACES_JOB, recordTracesJobKey } from "../jobs/definitions";
+import { runnableJobCount } from "../jobs/queue";
 import { at } from "../testing/evaluation-example";
 import { useTestDatabase } from "../testing/use-test-database";
+import { recordTracesTask } from "../worker/tasks";
 import { recordImportedTraces, recordImportedTracesInTransaction } from "./imported";
 
-// The trace library kept in step with the runs, on a real PostgreSQL: a pass that loses a sequence
-// to a concurrent one still links its runs; a policy change moves only the runs whose trace marks writes otherwise; and the
+// The trace library kept in step with the runs, on a real PostgreSQL: runs ingested through the API
+// get their traces from a record_traces job; a pass that loses a sequence to a concurrent one still
+// links its runs; a policy change moves only the runs whose trace marks writes otherwise; and the
 // migration that made write marks part of a trace's identity rehashes old traces as the code hashes.
 let db: Db;
-useTestDatabase((database) => (db = database.db));
+let url: string;
+useTestDatabase((database) => ({ db, url } = database));
 
 const POLICY: EffectPolicy = { tools: { send_money: "sync_confirmed", read_balance: "read_only" } };
 const run = (externalId: string, calls: Array<[string, Record<string, unknown>]>) => ({
@@ -39,12 +45,31 @@ async function until(done: () => Promise<boolean> | boolean): Promise<void> {
 }
 
 describe("imported traces kept in step with runs and policies", () => {
+  it("gives runs ingested through the API their traces by one record_traces job per evaluation", async () => {
+    const id = await createEvaluation(db, { name: "ingested", effectPolicy: POLICY }, null);
+    await ingestRuns(db, id, [run("i1", [["read_balance", {}], ["send_money", { amount: 1 }]]), run("i2", [["read_balance", {}]])]);
+    await ingestRuns(db, id, [run("i3", [["send_money", { amount: 3 }]])]);
+    // The second batch's job merged into the first's, still waiting.
+    expect(await runnableJobCount(db, [recordTracesJobKey(id)])).toBe(1);
+    expect(Object.values(await links(id))).toEqual([null, null, null]);
+
+    await runOnce({ connectionString: url, taskList: { [RECORD_TRACES_JOB]: recordTracesTask(db, () => {}) }, logger: new Logger(() => () => {}) });
+    expect(Object.values(await links(id)).every((trace) => trace !== null)).toBe(true);
+    expect(await runnableJobCount(db, [recordTracesJobKey(id)])).toBe(0);
+    const i1 = await db.trace.findUniqueOrThrow({ where: { id: (await links(id)).i1! } });
+    expect(i1).toMatchObject({ source: "imported", suite: "ingested", task: "bank/i1", callCount: 2, stateChangingCount: 1 });
+
+    // A batch found unchanged has nothing to record, and enqueues nothing.
+    await ingestRuns(db, id, [run("i3", [["send_money", { amount: 3 }]])]);
+    expect(await runnableJobCount(db, [recordTracesJobKey(id)])).toBe(0);
+  });
+
   it("links every run of a pass that lost its sequences to a concurrent pass", async () => {
     const runs = [run("c1", [["read_balance", { account: "c" }]]), run("c2", [["send_money", { amount: 2, to: "c" }]])];
     const first = await createEvaluation(db, { name: "concurrent A", effectPolicy: POLICY }, null);
     const second = await createEvaluation(db, { name: "concurrent B", effectPolicy: POLICY }, null);
-    await ingestRuns(db, first, runs);
-    await ingestRuns(db, second, runs);
+    await ingestRuns(db, first, runs, { traces: "caller" });
+    await ingestRuns(db, second, runs, { traces: "caller" });
 
     // A's pass inserts the two traces and holds its transaction open; B's pass starts, and its
     // inserts wait for A's transaction, which commits only then: B's statement cannot see them.
@@ -95,7 +120,7 @@ describe("imported traces kept in step with runs and policies", () => {
     const first = await createEvaluation(db, { name: "policy A", effectPolicy: POLICY }, null);
     const second = await createEvaluation(db, { name: "policy B", effectPolicy: POLICY }, null);
     for (const id of [first, second]) {
-      await ingestRuns(db, id, runs);
+      await ingestRuns(db, id, runs, { traces: "caller" });
       await recordImportedTraces(db, id);
     }
     const before = await links(first);
