@@ -2,13 +2,15 @@
 // a bad run refuses only itself; the good ones stored in one transaction, with one multi-row
 // statement per table (its rows as column arrays, unnested), idempotent on (evaluation, externalId) by a content hash
 // (ON CONFLICT … WHERE the hash differs), and audited before commit: finality from the record (and
-// any resolutions posted earlier), separation for the surfaces the batch touched.
+// any resolutions posted earlier), separation for the surfaces the batch touched. The runs' call
+// sequences go into the trace library after the request, by a job committed with them.
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { poolOf, type Db } from "../db/prisma";
 import { sqlTransaction, type CopyTx } from "../db/sql-transaction";
 import { unnestRows, type ColumnType } from "../db/unnest-rows";
 import { notFound } from "../http/errors";
+import { enqueueRecordTracesJob } from "../jobs/queue";
 import { disagrees } from "../replay/labels";
 import { addRunsToSeparation, currentPolicy, finalityColumns, lockEvaluationAudit, recomputeSeparation, refreshSurfaceStats } from "./audit-store";
 import { auditFinality, type FinalityEffect, type FinalityResolution } from "./finality";
@@ -62,12 +64,22 @@ function surfacesOf(run: RunRecord): string[] {
   return [...(run.touches ?? []).map((t) => t.surface), ...(run.effects ?? []).flatMap((e) => (e.surface ? [e.surface] : [])), ...(run.resets ?? []).map((r) => r.surface), ...(run.scoredOn ?? [])];
 }
 
+export interface IngestOptions {
+  /**
+   * Who records the stored runs' call sequences in the trace library (lib/traces/imported.ts): a
+   * record_traces job the batch enqueues (the default; its key merges the jobs of batches that
+   * arrive while one waits), or the caller, which calls recordImportedTraces itself (the importer,
+   * which may run where no worker does).
+   */
+  traces?: "job" | "caller";
+}
+
 /**
  * Stores a batch of runs in an evaluation and answers one result per run, in order. Throws
  * notFound for an unknown evaluation. Runs that are valid are stored (or found unchanged)
  * together; a run that is not leaves nothing of itself.
  */
-export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly unknown[]): Promise<IngestResult[]> {
+export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly unknown[], options: IngestOptions = {}): Promise<IngestResult[]> {
   const { results, valid } = validate(rawRuns);
   if (valid.length === 0) {
     if (!(await db.evaluation.findUnique({ where: { id: evaluationId }, select: { id: true } }))) throw notFound("evaluation");
@@ -99,7 +111,9 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
       );
       const fresh = valid.filter((v) => !known.has(v.run.externalId));
       const resent = valid.some((v) => known.has(v.run.externalId) && known.get(v.run.externalId) !== v.hash);
-      return resent ? storeWithChanges(tx, evaluationId, policy.version, classOf, valid) : storeNewRuns(tx, evaluationId, policy.version, classOf, fresh);
+      const written = resent ? await storeWithChanges(tx, evaluationId, policy.version, classOf, valid) : await storeNewRuns(tx, evaluationId, policy.version, classOf, fresh);
+      if (written.length > 0 && (options.traces ?? "job") === "job") await enqueueRecordTracesJob(tx, evaluationId);
+      return written;
     },
   );
   const statusOf = new Map(stored.map((w) => [w.external_id, w.inserted ? ("created" as const) : ("updated" as const)]));

@@ -1,12 +1,14 @@
 import type { Db } from "../db/prisma";
 import { notFound } from "../http/errors";
+import { recordImportedTracesInTransaction, unlinkRunsWithOtherMarks } from "../traces/imported";
 import { currentPolicy, recomputeFinality } from "./audit-store";
 import type { EffectPolicy } from "./schemas";
 
 /**
  * Stores a new effect-policy version (the previous ones stay) and recomputes every run's finality
  * under it, in one transaction that waits for batches being ingested and holds new ones back.
- * Separation does not depend on the policy.
+ * Separation does not depend on the policy. Runs whose library trace marks its calls' writes
+ * otherwise than the new policy move to the trace that marks them as it does (traces never change).
  */
 export async function setEffectPolicy(db: Db, evaluationId: string, policy: EffectPolicy, createdById: string | null): Promise<{ version: number }> {
   return db.$transaction(
@@ -17,6 +19,8 @@ export async function setEffectPolicy(db: Db, evaluationId: string, policy: Effe
       await tx.evaluationEffectPolicy.create({ data: { evaluationId, version, tools: policy.tools, createdById } });
       await tx.evaluation.update({ where: { id: evaluationId }, data: { effectPolicyVersion: version } });
       await recomputeFinality(tx, evaluationId, { version, policy }, "all");
+      await unlinkRunsWithOtherMarks(tx, evaluationId, policy);
+      await recordImportedTracesInTransaction(tx, evaluationId);
       return { version };
     },
     { timeout: 600_000, maxWait: 60_000 },

@@ -128,7 +128,7 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
 
   /** Stores one batch; its files are reported once it is. A batch the database refuses is stored again file by file, so that only the bad file fails. */
   const store = async (batch: Batch) => {
-    const results = await ingestRuns(db, batch.evaluation.id, batch.files.flatMap((f) => f.log.runs)).catch((error: Error) => error);
+    const results = await ingestRuns(db, batch.evaluation.id, batch.files.flatMap((f) => f.log.runs), { traces: "caller" }).catch((error: Error) => error);
     if (results instanceof Error || results.some((r) => r.status === "error")) {
       if (batch.files.length > 1) {
         for (const one of batch.files) await store({ ...batch, files: [one], runs: one.log.runs.length });
@@ -138,7 +138,9 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
       const refused = results instanceof Error ? results.message : results.find((r) => r.status === "error")!;
       return done({ file, status: "failed", error: typeof refused === "string" ? refused : `ingestion refused run ${refused.externalId}: ${refused.error?.message}` });
     }
-    // The batch's call sequences into the trace library; after the ingest, so its COPY path stays as fast as it is.
+    // The batch's call sequences into the trace library; after the ingest, so its COPY path stays as
+    // fast as it is, and here rather than in a job, so that an import where no worker runs (the CLI)
+    // ends with its traces recorded.
     await recordImportedTraces(db, batch.evaluation.id);
     const changed = new Set(results.filter((r) => r.status !== "unchanged").map((r) => r.externalId));
     for (const { file, log } of batch.files) {

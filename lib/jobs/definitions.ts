@@ -44,3 +44,16 @@ export const canaryTrialPayloadSchema = z.strictObject({
 export type CanaryTrialPayload = z.infer<typeof canaryTrialPayloadSchema>;
 /** The key of the job running one canary trial: a second enqueue of the same trial is merged into it. */
 export const canaryJobKey = (payload: CanaryTrialPayload) => `${experimentJobKeyPrefix(payload.experimentId)}canary:${payload.condition}:${payload.trial}`;
+
+/**
+ * Records the call sequences of an evaluation's runs in the trace library (lib/traces/imported.ts),
+ * after runs were ingested through the API; enqueued in the ingest's transaction. Idempotent: it
+ * links whatever runs of the evaluation are still untraced, so one job covers every batch before it.
+ */
+export const RECORD_TRACES_JOB = "record_traces";
+/** A trace job is retried this often (a lost connection, a deadlock) before graphile-worker gives up; the next ingest enqueues another. */
+export const RECORD_TRACES_MAX_ATTEMPTS = 5;
+export const recordTracesPayloadSchema = z.strictObject({ evaluationId: z.uuid() });
+export type RecordTracesPayload = z.infer<typeof recordTracesPayloadSchema>;
+/** The evaluation's trace job: batches ingested while one waits are merged into it; one running is followed by a new one. */
+export const recordTracesJobKey = (evaluationId: string) => `record-traces:${evaluationId}`;

@@ -1,17 +1,22 @@
 import type { Db } from "../db/prisma";
+import type { SqlTx } from "../db/sql-transaction";
 import type { Prisma } from "../generated/prisma/client";
 import type { WorkerUtils } from "graphile-worker";
 import {
   CANARY_TRIAL_JOB,
   FINALIZE_EXPERIMENT_JOB,
+  RECORD_TRACES_JOB,
+  RECORD_TRACES_MAX_ATTEMPTS,
   REPLAY_UNIT_JOB,
   UNIT_MAX_ATTEMPTS,
   canaryJobKey,
   experimentJobKeyPrefix,
   finalizeJobKey,
+  recordTracesJobKey,
   unitJobKey,
   type CanaryTrialPayload,
   type FinalizeExperimentPayload,
+  type RecordTracesPayload,
   type ReplayUnitPayload,
 } from "./definitions";
 
@@ -79,4 +84,12 @@ export async function runnableJobCount(db: Sql, keys?: string[]): Promise<number
 export async function enqueueFinalizeJob(utils: WorkerUtils, experimentId: string): Promise<void> {
   const payload: FinalizeExperimentPayload = { experimentId };
   await utils.addJob(FINALIZE_EXPERIMENT_JOB, payload, { jobKey: finalizeJobKey(experimentId), maxAttempts: 5 });
+}
+
+/** Enqueues the evaluation's record_traces job inside the caller's transaction (it runs once the runs it is for are committed); deduplicated by its key. */
+export async function enqueueRecordTracesJob(tx: Pick<SqlTx, "$queryRaw">, evaluationId: string): Promise<void> {
+  const payload: RecordTracesPayload = { evaluationId };
+  await tx.$queryRaw`
+    SELECT id FROM graphile_worker.add_job(${RECORD_TRACES_JOB}, ${JSON.stringify(payload)}::json,
+                                           max_attempts => ${RECORD_TRACES_MAX_ATTEMPTS}::int, job_key => ${recordTracesJobKey(evaluationId)})`;
 }

@@ -1,13 +1,23 @@
-import type { TaskList } from "graphile-worker";
+import type { Task, TaskList } from "graphile-worker";
 import type { Db } from "../db/prisma";
 import { runCanaryTrialJob } from "../canary/trial-job";
-import { CANARY_TRIAL_JOB, FINALIZE_EXPERIMENT_JOB, REPLAY_UNIT_JOB, canaryTrialPayloadSchema, finalizeExperimentPayloadSchema, replayUnitPayloadSchema } from "../jobs/definitions";
+import {
+  CANARY_TRIAL_JOB,
+  FINALIZE_EXPERIMENT_JOB,
+  RECORD_TRACES_JOB,
+  REPLAY_UNIT_JOB,
+  canaryTrialPayloadSchema,
+  finalizeExperimentPayloadSchema,
+  recordTracesPayloadSchema,
+  replayUnitPayloadSchema,
+} from "../jobs/definitions";
 import type { UnitResultWriter } from "../replay/batch-writer";
 import type { ReplayConfig } from "../replay/config";
 import type { ReplayContext } from "../replay/context";
 import type { Trace } from "../replay/trace";
 import { finalizeExperiment, unitStored } from "../replay/persist";
 import { attemptsPerRun, runUnitWithRule } from "../replay/run-grid";
+import { recordImportedTraces } from "../traces/imported";
 import type { CompletionCheck } from "./completion-check";
 import type { ExperimentCache } from "./experiment-cache";
 import type { ReplaySlots } from "./replay-slots";
@@ -28,9 +38,21 @@ export interface TaskDependencies {
   log(line: string): void;
 }
 
+/** The record_traces job: the evaluation's untraced runs into the trace library (a deleted evaluation has none). */
+export function recordTracesTask(db: Db, log: (line: string) => void): Task {
+  return async (payload, helpers) => {
+    const parsed = recordTracesPayloadSchema.safeParse(payload);
+    if (!parsed.success) {
+      log(`job ${helpers.job.id}: invalid ${RECORD_TRACES_JOB} payload, not retried`);
+      return;
+    }
+    await recordImportedTraces(db, parsed.data.evaluationId);
+  };
+}
+
 /**
- * The replay's jobs: replay one unit and store it, close an experiment whose runs are all stored, and
- * run one canary trial (lib/canary/).
+ * The worker's jobs: replay one unit and store it, close an experiment whose runs are all stored,
+ * run one canary trial (lib/canary/), and record an evaluation's ingested runs in the trace library.
  */
 export function replayTaskList(deps: TaskDependencies): TaskList {
   const context = (experimentId: string, config: ReplayConfig, trace: Trace): ReplayContext => ({
@@ -95,5 +117,6 @@ export function replayTaskList(deps: TaskDependencies): TaskList {
       await finalizeExperiment(deps.db, parsed.data.experimentId);
       deps.experiments.forget(parsed.data.experimentId);
     },
+    [RECORD_TRACES_JOB]: recordTracesTask(deps.db, deps.log),
   };
 }
