@@ -61,10 +61,11 @@ export async function experimentTraceResults(db: Db, experimentId: string, trace
   };
 }
 
-/** The per-trace results of a stored experiment, from its config's traces; null when it does not exist. */
+/** The per-trace results of a stored replay experiment, from its config's traces; null when there is no such experiment, or it is a canary experiment. */
 export async function storedExperimentTraceResults(db: Db, experimentId: string): Promise<TraceResults | null> {
-  const experiment = await db.experiment.findUnique({ where: { id: experimentId }, select: { config: true } });
-  if (!experiment) return null;
+  const experiment = await db.experiment.findUnique({ where: { id: experimentId }, select: { kind: true, config: true } });
+  // A canary experiment replays no trace (its config is not a replay's): no results, as for no experiment.
+  if (!experiment || experiment.kind !== "replay") return null;
   const config = replayConfigSchema.parse(experiment.config);
   return experimentTraceResults(db, experimentId, config.traces.map((t) => ({ taskId: t.taskId, writes: routedWrites(t).length })));
 }

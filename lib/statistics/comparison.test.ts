@@ -112,6 +112,16 @@ describe("the comparison's sensitivity to the rule", () => {
     expect(compareEvaluations([B, C], DEFAULT_EVALUATION_RULE, RULE).ruleWarnings).toEqual([]);
   });
 
+  it("warns when the leader changes even when the two evaluations share a name (names are not unique)", () => {
+    // Both "gpt-4o": X 5 final successes of 10 final runs + 10 unresolved; Y 12/20, all final.
+    // Unresolved as failure: X 5/20 < Y 12/20; as success: X 15/20 > Y 12/20; excluded: X 5/10 < Y 12/20.
+    const x = { ...input("X", 20, 15, 10, 5), name: "gpt-4o" };
+    const y = { ...input("Y", 20, 12, 20, 12), name: "gpt-4o" };
+    const { ruleWarnings } = compareEvaluations([x, y], DEFAULT_EVALUATION_RULE, RULE);
+    expect(ruleWarnings).toHaveLength(1);
+    expect(ruleWarnings[0]).toContain("the order depends on the exclusion rule");
+  });
+
   it("names whose declared rule it applies when their rules differ", () => {
     const other = { version: 2, hash: "b".repeat(64) };
     expect(compareEvaluations([A, { ...B, declaredRule: other }], DEFAULT_EVALUATION_RULE, RULE, "A").ruleNote).toBe(

@@ -168,14 +168,16 @@ export function comparisonRuleSensitivity(inputs: readonly ComparisonInput[], ru
   const ruleSensitivity = rows.map(({ words, figures }) => ({ rule: words, ranking: order(ids, ranks(ids.map((id) => ({ id, rate: figures.get(id)!.rate })))) }));
   const ruleWarnings = inputs.flatMap((a, i) =>
     inputs.slice(i + 1).flatMap((b) => {
+      // The leader by id: two evaluations may share a name.
       const leaders = rows.map(({ words, figures }) => {
         const [x, y] = [figures.get(a.id)!, figures.get(b.id)!];
-        const leader = x.rate === null || y.rate === null || x.rate === y.rate ? "neither" : x.rate > y.rate ? a.name : b.name;
+        const leader = x.rate === null || y.rate === null || x.rate === y.rate ? null : x.rate > y.rate ? a : b;
         return { words, leader, text: `${a.name} ${x.n}/${x.N}, ${b.name} ${y.n}/${y.N}` };
       });
-      if (new Set(leaders.map((l) => l.leader)).size === 1) return [];
-      const [first, other] = [leaders[0]!, leaders.find((l) => l.leader !== leaders[0]!.leader)!];
-      return [`${a.name} vs ${b.name}: ${first.leader} leads under ${first.words} (${first.text}), ${other.leader} under ${other.words} (${other.text}); the order depends on the exclusion rule`];
+      if (new Set(leaders.map((l) => l.leader?.id ?? null)).size === 1) return [];
+      const [first, other] = [leaders[0]!, leaders.find((l) => l.leader?.id !== leaders[0]!.leader?.id)!];
+      const named = (leader: ComparisonInput | null) => leader?.name ?? "neither";
+      return [`${a.name} vs ${b.name}: ${named(first.leader)} leads under ${first.words} (${first.text}), ${named(other.leader)} under ${other.words} (${other.text}); the order depends on the exclusion rule`];
     }),
   );
   return { ruleSensitivity, ruleWarnings };

@@ -106,7 +106,7 @@ export function replayTaskList(deps: TaskDependencies): TaskList {
         deps.log(`job ${helpers.job.id}: invalid ${CANARY_TRIAL_JOB} payload, not retried: ${parsed.error.issues[0]?.message}`);
         return;
       }
-      await runCanaryTrialJob({ db: deps.db, client: deps.clock.client, service: () => ({ url: deps.serviceUrl, timeOrigin: deps.clock.origin }) }, parsed.data, helpers.job.attempts);
+      await runCanaryTrialJob({ db: deps.db, client: deps.clock.client, service: () => ({ url: deps.serviceUrl, timeOrigin: deps.clock.origin }) }, parsed.data, helpers.job.attempts, helpers.job.max_attempts);
     },
     [FINALIZE_EXPERIMENT_JOB]: async (payload, helpers) => {
       const parsed = finalizeExperimentPayloadSchema.safeParse(payload);

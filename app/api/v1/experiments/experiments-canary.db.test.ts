@@ -13,6 +13,7 @@ let key: string;
 let POST: typeof import("./route").POST;
 let GET_CANARY: typeof import("./[id]/canary/route").GET;
 let GET_SUMMARY: typeof import("./[id]/summary/route").GET;
+let GET_TRACES: typeof import("./[id]/traces/route").GET;
 
 beforeAll(async () => {
   database = await createTestDatabase(inject("embeddedAdminUrl"));
@@ -24,6 +25,7 @@ beforeAll(async () => {
   ({ POST } = await import("./route"));
   ({ GET: GET_CANARY } = await import("./[id]/canary/route"));
   ({ GET: GET_SUMMARY } = await import("./[id]/summary/route"));
+  ({ GET: GET_TRACES } = await import("./[id]/traces/route"));
 });
 afterAll(async () => {
   await database?.drop();
@@ -48,6 +50,8 @@ describe("POST /api/v1/experiments with kind canary", () => {
     // The replay's aggregates are not a canary experiment's: 404, never a 500.
     const summary = await GET_SUMMARY(new Request(`http://localhost:3999/api/v1/experiments/${id}/summary`, { headers: headers() }), { params: Promise.resolve({ id }) });
     expect(summary.status).toBe(404);
+    const traces = await GET_TRACES(new Request(`http://localhost:3999/api/v1/experiments/${id}/traces`, { headers: headers() }), { params: Promise.resolve({ id }) });
+    expect(traces.status).toBe(404);
   });
 
   it("without a kind creates the paper's replay, whose canary results are a 404", async () => {
