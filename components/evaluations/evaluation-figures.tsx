@@ -6,8 +6,11 @@ import { UNRESOLVED_REASONS, type EvaluationSummary } from "@/lib/evaluations/sc
 import { percent, ratio } from "@/lib/replay/format";
 import { formatWilson95 } from "@/lib/statistics/wilson";
 
-/** The headline figures side by side, each n/N with its population named, and the rates' chart below them. */
-export function EvaluationFigures({ summary }: { summary: EvaluationSummary }) {
+/**
+ * The headline figures side by side, each n/N with its population named, and the rates' chart below them.
+ * `unscored` is absent from frozen share links taken before runs could be unscored: no card then, rather than NaN.
+ */
+export function EvaluationFigures({ summary }: { summary: Omit<EvaluationSummary, "unscored"> & { unscored?: number } }) {
   const { reported, final, unresolved, disagreements, bounds, units, exposures, runs, unscored } = summary;
   const reasons = UNRESOLVED_REASONS.filter((r) => unresolved.byReason[r]).map((r) => `${REASON_LABELS[r]}: ${unresolved.byReason[r]}`);
   return (
@@ -39,14 +42,16 @@ export function EvaluationFigures({ summary }: { summary: EvaluationSummary }) {
           meaning="Unresolved runs counted as failures, then as successes."
           testId="stat-bounds"
         />
-        <StatCard
-          label="Unscored"
-          value={percent(unscored, runs)}
-          ratio={{ n: unscored, of: runs, what: "runs the harness never scored, of all stored runs" }}
-          meaning="No score was recorded (e.g. an Inspect sample with no score event and no score): no endpoint label, so in no rate above; listed under finality “unscored”."
-          tone={unscored ? "warning" : "muted"}
-          testId="stat-unscored"
-        />
+        {unscored === undefined ? null : (
+          <StatCard
+            label="Unscored"
+            value={percent(unscored, runs)}
+            ratio={{ n: unscored, of: runs, what: "runs the harness never scored, of all stored runs" }}
+            meaning="No score was recorded (e.g. an Inspect sample with no score event and no score): no endpoint label, so in no rate above; listed under finality “unscored”."
+            tone={unscored ? "warning" : "muted"}
+            testId="stat-unscored"
+          />
+        )}
         <StatCard
           label="Disagreements"
           value={percent(disagreements.n, disagreements.of)}
