@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
+import { Alert } from "@/components/ui/alert";
 import { CanaryReport } from "@/components/experiment/canary-report";
 import { EditLabels } from "@/components/experiment/edit-labels";
 import { ExperimentLive } from "@/components/experiment/experiment-live";
@@ -82,7 +83,7 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
       />
       {/* The header (and the 404) come first; the report streams in behind a loading state. */}
       <Suspense fallback={<PageLoading label="Loading the experiment's results…" />}>
-        {canary ? <CanaryExperiment experimentId={id} principal={principal} /> : <Report experiment={experiment} principal={principal} results={results} />}
+        {canary ? <CanaryExperiment experimentId={id} error={experiment.error} principal={principal} /> : <Report experiment={experiment} principal={principal} results={results} />}
       </Suspense>
       <Suspense fallback={<PageLoading label="Loading the statistics…" />}>
         <Statistics experimentId={id} edits={edits} />
@@ -122,12 +123,17 @@ async function PerTrace({ experimentId }: { experimentId: string }) {
   ) : null;
 }
 
-/** A canary experiment: its progress in trials, then the table per condition and surface. */
-async function CanaryExperiment({ experimentId, principal }: { experimentId: string; principal: Principal }) {
+/** A canary experiment: why it failed (a trial out of attempts), its progress in trials, then the table per condition and surface. */
+async function CanaryExperiment({ experimentId, error, principal }: { experimentId: string; error: string | null; principal: Principal }) {
   const db = getDb();
   const [status, results] = await Promise.all([experimentStatus(db, experimentId), canaryResults(db, experimentId)]);
   return (
     <>
+      {error ? (
+        <Alert tone="danger" role="alert" title="The experiment failed">
+          <p>{error}</p>
+        </Alert>
+      ) : null}
       {status ? (
         <ExperimentLive initial={status} canCancel={can(principal.role, "experiment:cancel")} conditionLabels={Object.fromEntries(status.conditions.map((c) => [c.condition, conditionLabel(c.condition)]))} />
       ) : null}
