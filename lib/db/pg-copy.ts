@@ -26,8 +26,11 @@ export function copyFrom(client: pg.Client, statement: string, chunks: readonly 
   });
 }
 
-/** One value in COPY's text format: NULL as \N; backslash, tab, newline and carriage return escaped. */
-export const copyText = (value: string | null) => (value === null ? "\\N" : value.replace(/[\\\t\n\r]/g, (c) => ({ "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" })[c]!));
+const COPY_ESCAPES: Readonly<Record<string, string>> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
+const NEEDS_ESCAPE = /[\\\t\n\r]/;
+
+/** One value in COPY's text format: NULL as \N; backslash, tab, newline and carriage return escaped (tested first: most values have none, and replace's callback cost ingestion ~10 ms a batch). */
+export const copyText = (value: string | null) => (value === null ? "\\N" : NEEDS_ESCAPE.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value);
 
 /** One value of a column of `type` in COPY's text format (undefined is NULL). */
 function copyValue(value: unknown, type: ColumnType): string {
@@ -42,6 +45,12 @@ function copyValue(value: unknown, type: ColumnType): string {
 export async function copyRows(client: pg.Client | pg.PoolClient, table: string, rows: readonly Record<string, unknown>[], columns: Readonly<Record<string, ColumnType>>): Promise<void> {
   if (rows.length === 0) return;
   const names = Object.keys(columns);
-  const text = rows.map((row) => names.map((name) => copyValue(row[name], columns[name]!)).join("\t")).join("\n");
-  await copyFrom(client as pg.Client, `COPY ${table} (${names.join(", ")}) FROM STDIN`, [Buffer.from(`${text}\n`)]);
+  const types = names.map((name) => columns[name]!);
+  // One string built by concatenation: the arrays of map/join per row cost more than the values.
+  let text = "";
+  for (const row of rows) {
+    for (let k = 0; k < names.length; k++) text += (k === 0 ? "" : "\t") + copyValue(row[names[k]!], types[k]!);
+    text += "\n";
+  }
+  await copyFrom(client as pg.Client, `COPY ${table} (${names.join(", ")}) FROM STDIN`, [Buffer.from(text)]);
 }
