@@ -275,8 +275,10 @@ const SURFACE_STATS_COLUMNS = {
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const INHERITED_RANK = { none: 0, internal: 1, public: 2 } as const;
 
+export type BatchSurfaces = Map<string, { spans: SurfaceRunSpan[]; public: boolean; verifiedResets: boolean }>;
+
 /** Each surface a batch of new runs mentions, with every run's span on it and whether the batch marks it public or resets it verified. */
-function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): Map<string, { spans: SurfaceRunSpan[]; public: boolean; verifiedResets: boolean }> {
+export function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): BatchSurfaces {
   const histories = new Map<string, SurfaceHistory & { writes: SurfaceHistory["writes"][number][]; reads: SurfaceHistory["reads"][number][]; verified: boolean }>();
   const on = (surface: string) => histories.get(surface) ?? histories.set(surface, { surface, public: false, writes: [], reads: [], resets: [], verified: false }).get(surface)!;
   for (const { id, run } of runs) {
@@ -317,9 +319,9 @@ export async function addRunsToSeparation(
   tx: CopyTx,
   evaluationId: string,
   runs: readonly { id: string; run: RunRecord }[],
+  batch: BatchSurfaces = batchSurfaces(runs),
 ): Promise<{ audit: Map<string, { unit: string; inherited: InheritedState }>; slow: string[] }> {
   const audit = new Map<string, { unit: string; inherited: InheritedState }>();
-  const batch = batchSurfaces(runs);
   if (batch.size === 0) return { audit, slow: [] };
   const surfaces = [...batch.keys()].sort();
   const stored = new Map(
