@@ -5,7 +5,7 @@
 // strings): callers parse them with coercing schemas, as they do Prisma's BigInt and Decimal.
 import type pg from "pg";
 import { Prisma } from "../generated/prisma/client";
-import { copyRows } from "./pg-copy";
+import { copyLines, copyRows } from "./pg-copy";
 import type { ColumnType } from "./unnest-rows";
 
 /** What the raw-SQL writers need of a transaction: Prisma's interactive transactions have it too. */
@@ -17,6 +17,8 @@ export interface SqlTx {
 /** A transaction of sqlTransaction: raw queries, and new rows copied in (COPY … FROM STDIN). */
 export interface CopyTx extends SqlTx {
   copyRows(table: string, rows: readonly Record<string, unknown>[], columns: Readonly<Record<string, ColumnType>>): Promise<void>;
+  /** Lines already in COPY's text format (pg-copy.ts copyFormat), each ending in a newline. */
+  copyLines(table: string, names: readonly string[], text: string): Promise<void>;
 }
 
 const statement = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql => (query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values));
@@ -32,6 +34,7 @@ export async function sqlTransaction<T>(pool: pg.Pool, work: (tx: CopyTx) => Pro
   client.on("error", onLost);
   const tx: CopyTx = {
     copyRows: (table, rows, columns) => copyRows(client, table, rows, columns),
+    copyLines: (table, names, text) => copyLines(client, table, names, text),
     async $queryRaw<R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
       const sql = statement(query, values);
       return (await client.query(sql.text, sql.values as unknown[])).rows as R;

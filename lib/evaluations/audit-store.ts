@@ -2,8 +2,9 @@
 // and their results written back on each run, so that every figure is an SQL aggregate. Bounded
 // work: separation is recomputed for the surfaces a change touched and the analysis units that
 // reach them, finality for the runs a change touched (or, on a new policy, every run in chunks).
+import { isDeepStrictEqual } from "node:util";
 import { z } from "zod";
-import type { SqlTx } from "../db/sql-transaction";
+import type { CopyTx, SqlTx } from "../db/sql-transaction";
 import { unnestRows } from "../db/unnest-rows";
 import { auditFinality, type FinalityEffect, type RunFinality } from "./finality";
 import { toolClassifier } from "./policy";
@@ -259,11 +260,25 @@ const statsRow = z.object({
   public: z.boolean(),
   verified_resets: z.boolean(),
 });
+const SURFACE_STATS_COLUMNS = {
+  evaluation_id: "uuid",
+  surface: "text",
+  first_write_at: "timestamptz",
+  first_writer: "bigint",
+  second_write_at: "timestamptz",
+  last_read_at: "timestamptz",
+  last_reader: "bigint",
+  second_read_at: "timestamptz",
+  public: "boolean",
+  verified_resets: "boolean",
+} as const;
 const isoOrNull = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
 const INHERITED_RANK = { none: 0, internal: 1, public: 2 } as const;
 
+export type BatchSurfaces = Map<string, { spans: SurfaceRunSpan[]; public: boolean; verifiedResets: boolean }>;
+
 /** Each surface a batch of new runs mentions, with every run's span on it and whether the batch marks it public or resets it verified. */
-function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): Map<string, { spans: SurfaceRunSpan[]; public: boolean; verifiedResets: boolean }> {
+export function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): BatchSurfaces {
   const histories = new Map<string, SurfaceHistory & { writes: SurfaceHistory["writes"][number][]; reads: SurfaceHistory["reads"][number][]; verified: boolean }>();
   const on = (surface: string) => histories.get(surface) ?? histories.set(surface, { surface, public: false, writes: [], reads: [], resets: [], verified: false }).get(surface)!;
   for (const { id, run } of runs) {
@@ -301,12 +316,12 @@ function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): Map<str
  * recomputes in full (recomputeSeparation) once the runs are written. Call under lockEvaluationAudit.
  */
 export async function addRunsToSeparation(
-  tx: Tx,
+  tx: CopyTx,
   evaluationId: string,
   runs: readonly { id: string; run: RunRecord }[],
+  batch: BatchSurfaces = batchSurfaces(runs),
 ): Promise<{ audit: Map<string, { unit: string; inherited: InheritedState }>; slow: string[] }> {
   const audit = new Map<string, { unit: string; inherited: InheritedState }>();
-  const batch = batchSurfaces(runs);
   if (batch.size === 0) return { audit, slow: [] };
   const surfaces = [...batch.keys()].sort();
   const stored = new Map(
@@ -331,40 +346,35 @@ export async function addRunsToSeparation(
       ]),
   );
   const merged = new Map(surfaces.map((s) => [s, addToSurfaceStats(stored.get(s) ?? null, batch.get(s)!.spans, batch.get(s)!)]));
-  await tx.$executeRaw`
-    INSERT INTO evaluation_surfaces AS s (evaluation_id, surface, first_write_at, first_writer, second_write_at, last_read_at, last_reader, second_read_at, public, verified_resets)
-    SELECT ${evaluationId}::uuid, x.surface, x.first_write_at, x.first_writer, x.second_write_at, x.last_read_at, x.last_reader, x.second_read_at, x.public, x.verified_resets
-      FROM ${unnestRows(
-        surfaces.map((surface) => {
-          const m = merged.get(surface)!;
-          return {
-            surface,
-            first_write_at: isoOrNull(m.firstWrite?.atMs ?? null),
-            first_writer: m.firstWrite?.runId ?? null,
-            second_write_at: isoOrNull(m.secondWriteMs),
-            last_read_at: isoOrNull(m.lastRead?.atMs ?? null),
-            last_reader: m.lastRead?.runId ?? null,
-            second_read_at: isoOrNull(m.secondReadMs),
-            public: m.public,
-            verified_resets: m.verifiedResets,
-          };
-        }),
-        {
-          surface: "text",
-          first_write_at: "timestamptz",
-          first_writer: "bigint",
-          second_write_at: "timestamptz",
-          last_read_at: "timestamptz",
-          last_reader: "bigint",
-          second_read_at: "timestamptz",
-          public: "boolean",
-          verified_resets: "boolean",
-        },
-      )}
-    ON CONFLICT (evaluation_id, surface) DO UPDATE
-       SET first_write_at = EXCLUDED.first_write_at, first_writer = EXCLUDED.first_writer, second_write_at = EXCLUDED.second_write_at,
-           last_read_at = EXCLUDED.last_read_at, last_reader = EXCLUDED.last_reader, second_read_at = EXCLUDED.second_read_at,
-           public = EXCLUDED.public, verified_resets = EXCLUDED.verified_resets`;
+  const statsRows = (names: readonly string[]) =>
+    names.map((surface) => {
+      const m = merged.get(surface)!;
+      return {
+        evaluation_id: evaluationId,
+        surface,
+        first_write_at: isoOrNull(m.firstWrite?.atMs ?? null),
+        first_writer: m.firstWrite?.runId ?? null,
+        second_write_at: isoOrNull(m.secondWriteMs),
+        last_read_at: isoOrNull(m.lastRead?.atMs ?? null),
+        last_reader: m.lastRead?.runId ?? null,
+        second_read_at: isoOrNull(m.secondReadMs),
+        public: m.public,
+        verified_resets: m.verifiedResets,
+      };
+    });
+  // Most of a batch's surfaces are new to the evaluation: copied in (under the audit lock no other writer adds them);
+  // the stored ones are updated only where the batch moved their stats.
+  await tx.copyRows("evaluation_surfaces", statsRows(surfaces.filter((s) => !stored.has(s))), SURFACE_STATS_COLUMNS);
+  const moved = surfaces.filter((s) => stored.has(s) && !isDeepStrictEqual(stored.get(s), merged.get(s)));
+  if (moved.length > 0) {
+    await tx.$executeRaw`
+      UPDATE evaluation_surfaces AS s
+         SET first_write_at = x.first_write_at, first_writer = x.first_writer, second_write_at = x.second_write_at,
+             last_read_at = x.last_read_at, last_reader = x.last_reader, second_read_at = x.second_read_at,
+             public = x.public, verified_resets = x.verified_resets
+        FROM ${unnestRows(statsRows(moved), SURFACE_STATS_COLUMNS)}
+       WHERE s.evaluation_id = x.evaluation_id AND s.surface = x.surface`;
+  }
 
   const slow = surfaces.filter((s) => merged.get(s)!.verifiedResets);
   const fast = surfaces.filter((s) => !merged.get(s)!.verifiedResets);

@@ -8,11 +8,12 @@ import { createHash } from "node:crypto";
 import { z } from "zod";
 import { poolOf, type Db } from "../db/prisma";
 import { sqlTransaction, type CopyTx } from "../db/sql-transaction";
+import { copyFormat } from "../db/pg-copy";
 import { unnestRows, type ColumnType } from "../db/unnest-rows";
 import { notFound } from "../http/errors";
 import { enqueueRecordTracesJob } from "../jobs/queue";
 import { disagrees } from "../replay/labels";
-import { addRunsToSeparation, currentPolicy, finalityColumns, lockEvaluationAudit, recomputeSeparation, refreshSurfaceStats } from "./audit-store";
+import { addRunsToSeparation, batchSurfaces, currentPolicy, finalityColumns, lockEvaluationAudit, recomputeSeparation, refreshSurfaceStats, type BatchSurfaces } from "./audit-store";
 import { auditFinality, type FinalityEffect, type FinalityResolution } from "./finality";
 import { toolClassifier } from "./policy";
 import { runRecordSchema, type IngestResult, type RunRecord, type ToolClass } from "./schemas";
@@ -93,13 +94,18 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
     async (tx) => {
       const policy = await currentPolicy(tx, evaluationId, "share");
       if (!policy) throw notFound("evaluation");
+      const classOf = toolClassifier(policy.policy);
+      // Made before the audit lock, while another batch of the evaluation may hold it: the one thread's
+      // formatting of every row (and the batch's surface spans) then overlaps that batch's statements
+      // instead of following them.
+      const prepared = await prepareNewRuns(tx, evaluationId, policy.version, classOf, valid);
+      const preparedSurfaces = batchSurfaces(prepared.map((p) => ({ id: p.id, run: p.valid.run })));
       // Batches of one evaluation are stored one at a time (their validation runs in parallel, before):
       // the separation audit reads and rewrites runs another batch may be writing.
       await lockEvaluationAudit(tx, evaluationId);
       // Short, indexed statements: compiling them (JIT, on by default above a cost the planner's guesses
       // for unnested or json_to_recordset rows cross) took ~100 ms each, more than running them.
       await tx.$executeRaw`SELECT set_config('jit', 'off', true)`;
-      const classOf = toolClassifier(policy.policy);
       // Which runs are stored already, and with which content: under the lock no other batch of this evaluation writes.
       const known = new Map(
         z
@@ -109,9 +115,11 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
           )
           .map((r) => [r.external_id, r.content_hash]),
       );
-      const fresh = valid.filter((v) => !known.has(v.run.externalId));
       const resent = valid.some((v) => known.has(v.run.externalId) && known.get(v.run.externalId) !== v.hash);
-      const written = resent ? await storeWithChanges(tx, evaluationId, policy.version, classOf, valid) : await storeNewRuns(tx, evaluationId, policy.version, classOf, fresh);
+      // The surfaces made before the lock are the batch's only while none of its runs is stored.
+      const written = resent
+        ? await storeWithChanges(tx, evaluationId, policy.version, classOf, valid)
+        : await storeNewRuns(tx, evaluationId, prepared.filter((p) => !known.has(p.valid.run.externalId)), known.size === 0 ? preparedSurfaces : undefined);
       if (written.length > 0 && (options.traces ?? "job") === "job") await enqueueRecordTracesJob(tx, evaluationId);
       return written;
     },
@@ -180,29 +188,50 @@ const RUN_COLUMNS: Record<string, ColumnType> = {
   disagreement: "boolean",
 };
 
+/** A valid run ready to be copied in if it proves new: its id, its row as COPY text but for its unit and inherited state (decided under the audit lock), its children's COPY text. */
+interface PreparedRun {
+  id: string;
+  valid: ValidRun;
+  line: string;
+  children: Record<ChildTable, string>;
+}
+
+const NEW_RUN_FORMAT = copyFormat({ id: "bigint", evaluation_id: "uuid", audit_policy_version: "int", ...RUN_COLUMNS });
+
+/**
+ * Every valid run of a batch as it is copied in if new, before the audit lock: ids are drawn for
+ * all of them (a run found stored leaves its id unused, as a rolled-back batch does), finality
+ * is audited from the record alone (a new run has no posted resolutions), the COPY text made.
+ */
+async function prepareNewRuns(tx: CopyTx, evaluationId: string, policyVersion: number, classOf: (tool: string) => ToolClass, valid: readonly ValidRun[]): Promise<PreparedRun[]> {
+  const ids = z
+    .array(z.object({ id: z.string() }))
+    .parse(await tx.$queryRaw`SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id'))::text AS id FROM generate_series(1, ${valid.length}::int)`)
+    .map((r) => r.id);
+  return valid.map((v, k) => {
+    const id = ids[k]!;
+    const rows = childRows(evaluationId, id, v.run);
+    const children = {} as Record<ChildTable, string>;
+    for (const table of CHILD_TABLES) children[table] = rows[table].map((row) => `${CHILD_FORMATS[table].line(row)}\n`).join("");
+    return { id, valid: v, line: NEW_RUN_FORMAT.line({ id, evaluation_id: evaluationId, audit_policy_version: policyVersion, ...runColumns(v, classOf, new Map()) }), children };
+  });
+}
+
 /**
  * The fast path, a batch of runs none of which is stored: their ids are drawn first, so that the
  * separation audit (addRunsToSeparation: no surface's history read) decides each run's unit and
  * inherited state before the run is written, and every row is inserted once, never updated.
  */
-async function storeNewRuns(tx: CopyTx, evaluationId: string, policyVersion: number, classOf: (tool: string) => ToolClass, fresh: readonly ValidRun[]): Promise<Written[]> {
+async function storeNewRuns(tx: CopyTx, evaluationId: string, fresh: readonly PreparedRun[], surfaces?: BatchSurfaces): Promise<Written[]> {
   if (fresh.length === 0) return [];
-  const ids = z
-    .array(z.object({ id: z.string() }))
-    .parse(await tx.$queryRaw`SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id'))::text AS id FROM generate_series(1, ${fresh.length}::int)`)
-    .map((r) => r.id);
-  const runs = fresh.map((v, k) => ({ id: ids[k]!, run: v.run }));
-  const { audit, slow } = await addRunsToSeparation(tx, evaluationId, runs);
-  const rows = fresh.map((v, k) => ({
-    id: ids[k]!,
-    analysis_unit: audit.get(ids[k]!)?.unit ?? ids[k]!,
-    inherited_state: audit.get(ids[k]!)?.inherited ?? "none",
-    evaluation_id: evaluationId,
-    audit_policy_version: policyVersion,
-    ...runColumns(v, classOf, new Map()),
-  }));
-  await tx.copyRows("evaluation_runs", rows, { id: "bigint", analysis_unit: "bigint", inherited_state: "text", evaluation_id: "uuid", audit_policy_version: "int", ...RUN_COLUMNS });
-  await insertChildren(tx, evaluationId, runs);
+  const runs = fresh.map((p) => ({ id: p.id, run: p.valid.run }));
+  const { audit, slow } = await addRunsToSeparation(tx, evaluationId, runs, surfaces);
+  await tx.copyLines(
+    "evaluation_runs",
+    [...NEW_RUN_FORMAT.names, "analysis_unit", "inherited_state"],
+    fresh.map((p) => `${p.line}\t${audit.get(p.id)?.unit ?? p.id}\t${audit.get(p.id)?.inherited ?? "none"}\n`).join(""),
+  );
+  for (const table of CHILD_TABLES) await tx.copyLines(table, CHILD_FORMATS[table].names, fresh.map((p) => p.children[table]).join(""));
   // Surfaces with a verified reset: their links may start and end, recomputed from their history.
   if (slow.length > 0) await recomputeSeparation(tx, evaluationId, slow, []);
   return runs.map(({ id, run }) => ({ id, external_id: run.externalId, inserted: true }));
@@ -278,10 +307,40 @@ async function storeWithChanges(tx: CopyTx, evaluationId: string, policyVersion:
   return written;
 }
 
-/** Effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt), resets and their canary checks: one COPY per table. */
-async function insertChildren(tx: CopyTx, evaluationId: string, runs: { run: RunRecord; id: string }[]): Promise<void> {
-  const effects = runs.flatMap(({ run, id }) =>
-    (run.effects ?? []).map((e) => ({
+const CHILD_COLUMNS = {
+  evaluation_effects: {
+    run_id: "bigint",
+    evaluation_id: "uuid",
+    effect_id: "text",
+    tool: "text",
+    call_id: "text",
+    trace_position: "int",
+    arguments: "jsonb",
+    surface: "text",
+    controller: "text",
+    handle: "text",
+    requested_at: "timestamptz",
+    acknowledged_at: "timestamptz",
+    status_at_scoring: "text",
+    possible_transitions: "text[]",
+    relevant_until: "timestamptz",
+    cross_run_route: "text",
+    public: "boolean",
+    notes: "text",
+  },
+  evaluation_effect_resolutions: { run_id: "bigint", evaluation_id: "uuid", effect_id: "text", status: "text", at: "timestamptz", evidence: "jsonb", verified_by: "text", source: "text" },
+  evaluation_touches: { run_id: "bigint", evaluation_id: "uuid", surface: "text", op: "text", at: "timestamptz", public: "boolean" },
+  evaluation_resets: { run_id: "bigint", evaluation_id: "uuid", surface: "text", at: "timestamptz", verified: "boolean", evidence: "jsonb" },
+  evaluation_reset_canaries: { run_id: "bigint", evaluation_id: "uuid", surface: "text", reset_at: "timestamptz", planted: "text", found: "boolean", evidence: "jsonb", source: "text" },
+} as const satisfies Record<string, Record<string, ColumnType>>;
+type ChildTable = keyof typeof CHILD_COLUMNS;
+const CHILD_TABLES = Object.keys(CHILD_COLUMNS) as ChildTable[];
+const CHILD_FORMATS = Object.fromEntries(CHILD_TABLES.map((table) => [table, copyFormat(CHILD_COLUMNS[table])])) as Record<ChildTable, ReturnType<typeof copyFormat>>;
+
+/** A run's effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt), resets and their canary checks, as rows. */
+function childRows(evaluationId: string, id: string, run: RunRecord): Record<ChildTable, Record<string, unknown>[]> {
+  return {
+    evaluation_effects: (run.effects ?? []).map((e) => ({
       run_id: id,
       evaluation_id: evaluationId,
       effect_id: e.effectId,
@@ -301,42 +360,22 @@ async function insertChildren(tx: CopyTx, evaluationId: string, runs: { run: Run
       public: e.public ?? false,
       notes: e.notes ?? null,
     })),
-  );
-  const resolutions = runs.flatMap(({ run, id }) =>
-    (run.effects ?? []).flatMap((e) => (e.resolution ? [{ run_id: id, evaluation_id: evaluationId, effect_id: e.effectId, status: e.resolution.status, at: e.resolution.at, evidence: e.resolution.evidence, verified_by: e.resolution.verifiedBy ?? null, source: "record" }] : [])),
-  );
-  const touches = runs.flatMap(({ run, id }) => [
-    ...(run.touches ?? []).map((t) => ({ run_id: id, evaluation_id: evaluationId, surface: t.surface, op: t.op, at: t.at, public: t.public ?? false })),
-    ...(run.scoredAt === undefined ? [] : (run.scoredOn ?? []).map((surface) => ({ run_id: id, evaluation_id: evaluationId, surface, op: "score", at: run.scoredAt, public: false }))),
-  ]);
-  const resets = runs.flatMap(({ run, id }) => (run.resets ?? []).map((r) => ({ run_id: id, evaluation_id: evaluationId, surface: r.surface, at: r.at, verified: r.verified, evidence: r.evidence ?? null })));
-  const canaries = runs.flatMap(({ run, id }) =>
-    (run.resets ?? []).flatMap((r) =>
+    evaluation_effect_resolutions: (run.effects ?? []).flatMap((e) =>
+      e.resolution ? [{ run_id: id, evaluation_id: evaluationId, effect_id: e.effectId, status: e.resolution.status, at: e.resolution.at, evidence: e.resolution.evidence, verified_by: e.resolution.verifiedBy ?? null, source: "record" }] : [],
+    ),
+    evaluation_touches: [
+      ...(run.touches ?? []).map((t) => ({ run_id: id, evaluation_id: evaluationId, surface: t.surface, op: t.op, at: t.at, public: t.public ?? false })),
+      ...(run.scoredAt === undefined ? [] : (run.scoredOn ?? []).map((surface) => ({ run_id: id, evaluation_id: evaluationId, surface, op: "score", at: run.scoredAt, public: false }))),
+    ],
+    evaluation_resets: (run.resets ?? []).map((r) => ({ run_id: id, evaluation_id: evaluationId, surface: r.surface, at: r.at, verified: r.verified, evidence: r.evidence ?? null })),
+    evaluation_reset_canaries: (run.resets ?? []).flatMap((r) =>
       r.canary ? [{ run_id: id, evaluation_id: evaluationId, surface: r.surface, reset_at: r.at, planted: r.canary.planted, found: r.canary.found, evidence: r.canary.evidence, source: "record" }] : [],
     ),
-  );
-  await tx.copyRows("evaluation_effects", effects, {
-    run_id: "bigint",
-    evaluation_id: "uuid",
-    effect_id: "text",
-    tool: "text",
-    call_id: "text",
-    trace_position: "int",
-    arguments: "jsonb",
-    surface: "text",
-    controller: "text",
-    handle: "text",
-    requested_at: "timestamptz",
-    acknowledged_at: "timestamptz",
-    status_at_scoring: "text",
-    possible_transitions: "text[]",
-    relevant_until: "timestamptz",
-    cross_run_route: "text",
-    public: "boolean",
-    notes: "text",
-  });
-  await tx.copyRows("evaluation_effect_resolutions", resolutions, { run_id: "bigint", evaluation_id: "uuid", effect_id: "text", status: "text", at: "timestamptz", evidence: "jsonb", verified_by: "text", source: "text" });
-  await tx.copyRows("evaluation_touches", touches, { run_id: "bigint", evaluation_id: "uuid", surface: "text", op: "text", at: "timestamptz", public: "boolean" });
-  await tx.copyRows("evaluation_resets", resets, { run_id: "bigint", evaluation_id: "uuid", surface: "text", at: "timestamptz", verified: "boolean", evidence: "jsonb" });
-  await tx.copyRows("evaluation_reset_canaries", canaries, { run_id: "bigint", evaluation_id: "uuid", surface: "text", reset_at: "timestamptz", planted: "text", found: "boolean", evidence: "jsonb", source: "text" });
+  };
+}
+
+/** The children of stored runs: one COPY per table. */
+async function insertChildren(tx: CopyTx, evaluationId: string, runs: { run: RunRecord; id: string }[]): Promise<void> {
+  const rows = runs.map(({ run, id }) => childRows(evaluationId, id, run));
+  for (const table of CHILD_TABLES) await tx.copyRows(table, rows.flatMap((r) => r[table]), CHILD_COLUMNS[table]);
 }

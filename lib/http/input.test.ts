@@ -20,6 +20,9 @@ describe("jsonNestingDepth", () => {
     expect(jsonNestingDepth('{"a":"[[[[{{{{"}')).toBe(1);
     expect(jsonNestingDepth('["\\"[[[", ["x"]]')).toBe(2);
     expect(jsonNestingDepth('["\\\\", ["x"]]')).toBe(2);
+    // an escaped backslash then an escaped quote: the string ends only at the quote after them
+    expect(jsonNestingDepth('["\\\\\\"[[", ["x"]]')).toBe(2);
+    expect(jsonNestingDepth('["unterminated [[')).toBe(1);
   });
   it("stops counting once past the limit", () => {
     expect(jsonNestingDepth("[".repeat(1_000_000), 64)).toBe(65);

@@ -14,19 +14,26 @@ export const DEFAULT_MAX_BODY_BYTES = 256 * 1024;
 
 /**
  * The deepest nesting of `[` and `{` in JSON text, counted without recursion (and without parsing),
- * stopping as soon as it passes `limit`. Brackets inside strings do not count.
+ * stopping as soon as it passes `limit`. Brackets inside strings do not count: a string is skipped
+ * to its closing quote with indexOf (most of a body is strings; a loop over their characters took
+ * longer than JSON.parse on a 1,000-run ingest batch).
  */
 export function jsonNestingDepth(text: string, limit = Number.POSITIVE_INFINITY): number {
   let depth = 0;
   let deepest = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c /* \ */) i++;
-      else if (c === 0x22 /* " */) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
+    if (c === 0x22 /* " */) {
+      // The closing quote is the first one after an even number of backslashes.
+      for (;;) {
+        const end = text.indexOf('"', i + 1);
+        if (end === -1) return deepest; // unterminated: JSON.parse refuses it
+        let backslashes = 0;
+        while (text.charCodeAt(end - 1 - backslashes) === 0x5c /* \ */) backslashes++;
+        i = end;
+        if (backslashes % 2 === 0) break;
+      }
+    } else if (c === 0x5b /* [ */ || c === 0x7b /* { */) {
       if (++depth > deepest && (deepest = depth) > limit) return deepest;
     } else if (c === 0x5d /* ] */ || c === 0x7d /* } */) depth--;
   }
