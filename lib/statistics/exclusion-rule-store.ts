@@ -34,9 +34,11 @@ export async function changeExclusionRule(db: Db, subject: RuleSubject, body: Ch
     // The subject's row, locked: two changes from one base version cannot both pass the check.
     const locked =
       subject.kind === "experiment"
-        ? await tx.$queryRaw<Array<{ version: number }>>`SELECT exclusion_rule_version AS version FROM experiments WHERE id = ${subject.id}::uuid FOR UPDATE`
-        : await tx.$queryRaw<Array<{ version: number }>>`SELECT exclusion_rule_version AS version FROM evaluations WHERE id = ${subject.id}::uuid FOR UPDATE`;
+        ? await tx.$queryRaw<Array<{ version: number; kind: string }>>`SELECT exclusion_rule_version AS version, kind FROM experiments WHERE id = ${subject.id}::uuid FOR UPDATE`
+        : await tx.$queryRaw<Array<{ version: number; kind: string }>>`SELECT exclusion_rule_version AS version, 'evaluation' AS kind FROM evaluations WHERE id = ${subject.id}::uuid FOR UPDATE`;
     if (locked.length === 0) throw notFound(subject.kind);
+    // A canary experiment stores no runs and has no statistics: a rule would apply to nothing, and a new version of it would mislead.
+    if (locked[0]!.kind === "canary") throw new ApiError(409, "canary_experiment", "a canary experiment has no runs for an exclusion rule to apply to (its results are per surface: GET …/canary); nothing was changed");
     const current = locked[0]!.version;
     if (current !== body.baseVersion) {
       const stored = await tx.exclusionRuleVersion.findUniqueOrThrow({ where: subject.kind === "experiment" ? { experimentId_version: { experimentId: subject.id, version: current } } : { evaluationId_version: { evaluationId: subject.id, version: current } } });

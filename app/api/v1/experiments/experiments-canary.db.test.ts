@@ -3,6 +3,7 @@ import { createApiKey, createAccount } from "@/lib/auth/accounts";
 import { createAuth } from "@/lib/auth/auth";
 import { readServerEnv } from "@/lib/env";
 import { queuedUnitJobCount } from "@/lib/jobs/queue";
+import { DEFAULT_EXPERIMENT_RULE, declarationOf } from "@/lib/statistics/exclusion-rule";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 
 // POST /api/v1/experiments with a kind, and GET …/{id}/canary, through apiRoute: a canary experiment
@@ -14,6 +15,7 @@ let POST: typeof import("./route").POST;
 let GET_CANARY: typeof import("./[id]/canary/route").GET;
 let GET_SUMMARY: typeof import("./[id]/summary/route").GET;
 let GET_TRACES: typeof import("./[id]/traces/route").GET;
+let PUT_RULE: typeof import("./[id]/exclusion-rule/route").PUT;
 
 beforeAll(async () => {
   database = await createTestDatabase(inject("embeddedAdminUrl"));
@@ -26,6 +28,7 @@ beforeAll(async () => {
   ({ GET: GET_CANARY } = await import("./[id]/canary/route"));
   ({ GET: GET_SUMMARY } = await import("./[id]/summary/route"));
   ({ GET: GET_TRACES } = await import("./[id]/traces/route"));
+  ({ PUT: PUT_RULE } = await import("./[id]/exclusion-rule/route"));
 });
 afterAll(async () => {
   await database?.drop();
@@ -52,6 +55,12 @@ describe("POST /api/v1/experiments with kind canary", () => {
     expect(summary.status).toBe(404);
     const traces = await GET_TRACES(new Request(`http://localhost:3999/api/v1/experiments/${id}/traces`, { headers: headers() }), { params: Promise.resolve({ id }) });
     expect(traces.status).toBe(404);
+    // Nor can its exclusion rule change: there are no runs for it to apply to.
+    const rule = { baseVersion: 1, reason: "exclude environment failures", rule: declarationOf(DEFAULT_EXPERIMENT_RULE) };
+    const put = await PUT_RULE(new Request(`http://localhost:3999/api/v1/experiments/${id}/exclusion-rule`, { method: "PUT", headers: headers(), body: JSON.stringify(rule) }), { params: Promise.resolve({ id }) });
+    expect(put.status).toBe(409);
+    expect(((await put.json()) as { error: { code: string } }).error.code).toBe("canary_experiment");
+    expect(await database.db.exclusionRuleVersion.count({ where: { experimentId: id } })).toBe(1);
   });
 
   it("without a kind creates the paper's replay, whose canary results are a 404", async () => {
