@@ -46,7 +46,10 @@ function Evidence({ row }: { row: CanarySurfaceResult }) {
 
 /** The canary reset check's table: per condition and surface, planted, found n/N, evidence, expected, held n/N. */
 export function CanaryReport({ results }: { results: CanaryResults }) {
-  const missed = results.held.N - results.held.n;
+  // Misses of two kinds: B found a canary a reset should have removed, or B missed one that shared state left in reach.
+  const missedWhere = (expectedFound: boolean) => results.surfaces.filter((row) => row.expectedFound === expectedFound).reduce((sum, row) => sum + row.trials - row.held, 0);
+  const leaked = missedWhere(false);
+  const unseen = missedWhere(true);
   return (
     <Panel
       id="canary"
@@ -58,9 +61,10 @@ export function CanaryReport({ results }: { results: CanaryResults }) {
         <p className="text-sm">
           Expectations held: <span className="tabular-nums" data-testid="canary-held">{results.held.n}/{results.held.N}</span> (condition, trial and surface)
         </p>
-        {missed > 0 ? (
+        {leaked + unseen > 0 ? (
           <Alert tone="warning" role="alert">
-            <p>{missed} surface check(s) did not meet the expectation: a reset that lets B find the canary did not hold.</p>
+            {leaked > 0 ? <p>{leaked} surface check(s) found the canary where the condition should have removed or hidden it: that reset or namespace did not hold.</p> : null}
+            {unseen > 0 ? <p>{unseen} surface check(s) under shared state did not find the canary that A planted: the check could not see it, so its “not found” elsewhere proves less.</p> : null}
           </Alert>
         ) : null}
         <DataTable
