@@ -5,7 +5,7 @@ import { percent, ratio } from "@/lib/replay/format";
 import type { ExclusionRuleAnswer, PassKAnswer, RateAnswer, RuleVersion, SensitivityRowAnswer, ThresholdCheckAnswer, UnitsAnswer } from "@/lib/statistics/answer-schema";
 import type { ExclusionRule } from "@/lib/statistics/exclusion-rule";
 import { Time } from "@/components/ui/time";
-import { ExclusionRuleChange } from "./exclusion-rule-change";
+import { LazyExclusionRuleChange } from "./lazy-exclusion-rule-change";
 import { LazySensitivityChart } from "./lazy-sensitivity-chart";
 import type { Interval } from "@/lib/statistics/wilson";
 
@@ -160,7 +160,7 @@ export function StatisticsPanel({
           ))}
         </DataTable>
       ) : null}
-      {ruleChange && ruleHistory?.[0] ? <ExclusionRuleChange subject={ruleChange} current={ruleHistory[0]} /> : null}
+      {ruleChange && ruleHistory?.[0] ? <LazyExclusionRuleChange subject={ruleChange} current={ruleHistory[0]} /> : null}
     </Section>
   );
 }
