@@ -329,9 +329,11 @@ export async function addRunsToSeparation(
       .array(statsRow)
       .parse(
         await tx.$queryRaw`
-          SELECT surface, extract(epoch FROM first_write_at) * 1000 AS first_write_ms, first_writer::text AS first_writer, extract(epoch FROM second_write_at) * 1000 AS second_write_ms,
+          SELECT s.surface, extract(epoch FROM first_write_at) * 1000 AS first_write_ms, first_writer::text AS first_writer, extract(epoch FROM second_write_at) * 1000 AS second_write_ms,
                  extract(epoch FROM last_read_at) * 1000 AS last_read_ms, last_reader::text AS last_reader, extract(epoch FROM second_read_at) * 1000 AS second_read_ms, public, verified_resets
-            FROM evaluation_surfaces WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${surfaces}::text[])`,
+            -- one key probe per surface (an ANY list let a lagging plan scan every surface of the evaluation)
+            FROM unnest(${surfaces}::text[]) AS x(surface)
+           CROSS JOIN LATERAL (SELECT * FROM evaluation_surfaces s WHERE s.evaluation_id = ${evaluationId}::uuid AND s.surface = x.surface OFFSET 0) s`,
       )
       .map((r): [string, SurfaceStats] => [
         r.surface,
@@ -533,7 +535,11 @@ async function mergeUnits(tx: Tx, evaluationId: string, unitsOn: ReadonlyMap<str
   const stored = new Map(
     z
       .array(z.object({ unit: z.string(), runs: z.coerce.number().int(), surfaces: z.array(z.string()).nullable() }))
-      .parse(await tx.$queryRaw`SELECT unit::text AS unit, runs, surfaces FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid AND unit = ANY(${nodes}::bigint[])`)
+      .parse(
+        await tx.$queryRaw`
+          SELECT u.unit::text AS unit, u.runs, u.surfaces FROM unnest(${nodes}::bigint[]) AS x(unit)
+           CROSS JOIN LATERAL (SELECT unit, runs, surfaces FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid AND unit = x.unit OFFSET 0) u`,
+      )
       .map((r) => [r.unit, r]),
   );
   const next = new Map<string, { runs: number; surfaces: Set<string> }>();
