@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Db } from "../db/prisma";
+import { poolOf, type Db } from "../db/prisma";
 import { useTestDatabase } from "../testing/use-test-database";
 import { at, SURFACE, WORKED_POLICY, workedExample as worked } from "../testing/evaluation-example";
 import { appendResolution } from "./append-resolution";
@@ -103,6 +103,53 @@ describe("an evaluation, stored and audited", () => {
     expect(results.filter((r) => r.status === "created").map((r) => r.externalId)).toEqual(["r1", "r3"]);
     expect(await db.evaluationRun.count({ where: { evaluationId: id } })).toBe(2);
     expect(await db.evaluationEffect.count({ where: { evaluationId: id } })).toBe(1);
+  });
+
+  it("stores each run once when batches that share runs prepare at the same time (the rows a loser copied before the lock go)", async () => {
+    const id = await createEvaluation(db, { name: "racing batches", effectPolicy: { tools: { "bank.transfer": "async_handle" } } }, null);
+    const runs = Array.from({ length: 300 }, (_, i) => syntheticRun(i));
+    const changed = structuredClone(runs[250]!);
+    changed.taskId = "task-changed";
+    // Run 250 is stored first. Three batches share runs 100-199; the third also re-sends run 250 changed (the
+    // changed path stores it, and the third's other runs). The test holds the audit lock until all three wait on
+    // it, so each prepares (and copies its touches) before any of them stores a run.
+    expect((await ingestRuns(db, id, [runs[250]!]))[0]!.status).toBe("created");
+    const batches = [runs.slice(0, 200), [...runs.slice(100, 250), ...runs.slice(251)], [...runs.slice(150, 200), changed]];
+    const holder = await poolOf(db).connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`evaluation-audit:${id}`]);
+      const ingesting = batches.map((batch) => ingestRuns(db, id, batch));
+      for (let waiting = 0; waiting < batches.length; await new Promise((resolve) => setTimeout(resolve, 20))) {
+        const { rows } = await holder.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+        waiting = rows[0]!.n;
+      }
+      await holder.query("COMMIT");
+      const results = (await Promise.all(ingesting)).flat();
+      expect(results.filter((r) => r.status === "error")).toEqual([]);
+      // Every other run created once (runs 100-199 by one batch only; the others found them unchanged), run 250 updated.
+      const created = results.filter((r) => r.status === "created").map((r) => r.externalId);
+      expect(new Set(created).size).toBe(created.length);
+      expect(new Set(created)).toEqual(new Set(runs.filter((_, i) => i !== 250).map((r) => r.externalId)));
+      expect(results.filter((r) => r.status === "updated").map((r) => r.externalId)).toEqual([changed.externalId]);
+    } finally {
+      holder.release();
+    }
+    expect(await db.evaluationRun.count({ where: { evaluationId: id } })).toBe(300);
+    // The stored children are exactly the runs' own (run 250's the changed version's): none copied twice, none orphaned.
+    const expected = [...runs.slice(0, 250), changed, ...runs.slice(251)];
+    const [stored] = await db.$queryRaw<{ touches: bigint; resolutions: bigint; effects: bigint; orphans: bigint }[]>`
+      SELECT (SELECT count(*) FROM evaluation_touches WHERE evaluation_id = ${id}::uuid) AS touches,
+             (SELECT count(*) FROM evaluation_effect_resolutions WHERE evaluation_id = ${id}::uuid) AS resolutions,
+             (SELECT count(*) FROM evaluation_effects WHERE evaluation_id = ${id}::uuid) AS effects,
+             (SELECT count(*) FROM evaluation_effect_resolutions s WHERE s.evaluation_id = ${id}::uuid AND NOT EXISTS (SELECT 1 FROM evaluation_runs r WHERE r.id = s.run_id)) AS orphans`;
+    expect(stored).toEqual({
+      touches: BigInt(expected.reduce((n, r) => n + (r.touches?.length ?? 0), 0)),
+      resolutions: BigInt(expected.reduce((n, r) => n + (r.effects ?? []).filter((e) => e.resolution).length, 0)),
+      effects: BigInt(expected.reduce((n, r) => n + (r.effects?.length ?? 0), 0)),
+      orphans: 0n,
+    });
+    expect((await db.evaluationRun.findUniqueOrThrow({ where: { evaluationId_externalId: { evaluationId: id, externalId: changed.externalId } } })).taskId).toBe("task-changed");
   });
 
   it("adds new runs by each surface's stats exactly as recomputing every surface from its history would, in any batch order", async () => {

@@ -114,30 +114,33 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
       const classOf = toolClassifier(policy.policy);
       // Made before the audit lock, while another batch of the evaluation may hold it: the one thread's
       // formatting of every row (and the batch's surface spans) then overlaps that batch's statements
-      // instead of following them.
-      const prepared = await prepareNewRuns(tx, evaluationId, policy.version, classOf, valid);
+      // instead of following them. Runs stored already (a re-send) are not prepared; the lock decides.
+      const storedBefore = await storedHashes(tx, evaluationId, valid);
+      const prepared = await prepareNewRuns(tx, evaluationId, policy.version, classOf, valid.filter((v) => !storedBefore.has(v.run.externalId)));
+      // The rows no counter or audit reads for the batch's own runs go in now, in parallel with the
+      // batch that holds the lock (their run keys are checked at commit: migration deferred_child_run_keys).
+      for (const table of DETACHED_CHILD_TABLES) await tx.copyLines(table, CHILD_FORMATS[table].names, prepared.map((p) => p.children[table]).join(""));
       const preparedSurfaces = batchSurfaces(prepared.map((p) => ({ id: p.id, run: p.valid.run })));
       // Batches of one evaluation are stored one at a time (their validation runs in parallel, before):
       // the separation audit reads and rewrites runs another batch may be writing.
       await lockEvaluationAudit(tx, evaluationId);
       // Which runs are stored already, and with which content: under the lock no other batch of this evaluation writes.
-      const known = new Map(
-        z
-          .array(z.object({ external_id: z.string(), content_hash: z.string() }))
-          .parse(
-            // One probe of the (evaluation, externalId) key per run: with `external_id = ANY(…)` the planner, its
-            // statistics lagging behind a growing evaluation, scanned every run of it (14 ms at 50,000 runs, linear).
-            await tx.$queryRaw`
-              SELECT r.external_id, r.content_hash FROM unnest(${valid.map((v) => v.run.externalId)}::text[]) AS x(external_id)
-               CROSS JOIN LATERAL (SELECT external_id, content_hash FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = x.external_id OFFSET 0) r`,
-          )
-          .map((r) => [r.external_id, r.content_hash]),
-      );
+      const known = await storedHashes(tx, evaluationId, valid);
       const resent = valid.some((v) => known.has(v.run.externalId) && known.get(v.run.externalId) !== v.hash);
-      // The surfaces made before the lock are the batch's only while none of its runs is stored.
+      // Prepared runs another batch stored meanwhile, or every prepared run when the changed path stores the batch
+      // itself: the rows copied for them before the lock go.
+      const unused = prepared.filter((p) => resent || known.has(p.valid.run.externalId)).map((p) => p.id);
+      if (unused.length > 0) {
+        await tx.$executeRaw`
+          WITH resolutions AS (DELETE FROM evaluation_effect_resolutions WHERE run_id = ANY(${unused}::bigint[])),
+               touches AS (DELETE FROM evaluation_touches WHERE run_id = ANY(${unused}::bigint[])),
+               resets AS (DELETE FROM evaluation_resets WHERE run_id = ANY(${unused}::bigint[]))
+          DELETE FROM evaluation_reset_canaries WHERE run_id = ANY(${unused}::bigint[])`;
+      }
+      // The surfaces made before the lock are the batch's while none of its prepared runs proved stored.
       const written = resent
         ? await storeWithChanges(tx, evaluationId, policy.version, classOf, valid)
-        : await storeNewRuns(tx, evaluationId, prepared.filter((p) => !known.has(p.valid.run.externalId)), known.size === 0 ? preparedSurfaces : undefined);
+        : await storeNewRuns(tx, evaluationId, prepared.filter((p) => !known.has(p.valid.run.externalId)), unused.length === 0 ? preparedSurfaces : undefined);
       if (written.length > 0 && (options.traces ?? "job") === "job") await enqueueRecordTracesJob(tx, evaluationId);
       return written;
     },
@@ -145,6 +148,22 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
   const statusOf = new Map(stored.map((w) => [w.external_id, w.inserted ? ("created" as const) : ("updated" as const)]));
   for (const { index, run } of valid) results[index] = { externalId: run.externalId, status: statusOf.get(run.externalId) ?? "unchanged" };
   return results;
+}
+
+/** The content hash of each of the batch's runs the evaluation holds (committed, or written by this transaction). */
+async function storedHashes(tx: CopyTx, evaluationId: string, valid: readonly ValidRun[]): Promise<Map<string, string>> {
+  return new Map(
+    z
+      .array(z.object({ external_id: z.string(), content_hash: z.string() }))
+      .parse(
+        // One probe of the (evaluation, externalId) key per run: with `external_id = ANY(…)` the planner, its
+        // statistics lagging behind a growing evaluation, scanned every run of it (14 ms at 50,000 runs, linear).
+        await tx.$queryRaw`
+          SELECT r.external_id, r.content_hash FROM unnest(${valid.map((v) => v.run.externalId)}::text[]) AS x(external_id)
+           CROSS JOIN LATERAL (SELECT external_id, content_hash FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = x.external_id OFFSET 0) r`,
+      )
+      .map((r) => [r.external_id, r.content_hash]),
+  );
 }
 
 type Written = { id: string; external_id: string; inserted: boolean };
@@ -251,7 +270,8 @@ async function storeNewRuns(tx: CopyTx, evaluationId: string, fresh: readonly Pr
     [...NEW_RUN_FORMAT.names, "analysis_unit", "inherited_state"],
     fresh.map((p) => `${p.line}\t${audit.get(p.id)?.unit ?? p.id}\t${audit.get(p.id)?.inherited ?? "none"}\n`).join(""),
   );
-  for (const table of CHILD_TABLES) await tx.copyLines(table, CHILD_FORMATS[table].names, fresh.map((p) => p.children[table]).join(""));
+  // The effects under the lock: their trigger counts them per tool, as the runs' does their calls (rows every batch updates).
+  await tx.copyLines("evaluation_effects", CHILD_FORMATS.evaluation_effects.names, fresh.map((p) => p.children.evaluation_effects).join(""));
   // Surfaces with a verified reset: their links may start and end, recomputed from their history.
   if (slow.length > 0) await recomputeSeparation(tx, evaluationId, slow, []);
   return runs.map(({ id, run }) => ({ id, external_id: run.externalId, inserted: true }));
@@ -355,6 +375,8 @@ const CHILD_COLUMNS = {
 } as const satisfies Record<string, Record<string, ColumnType>>;
 type ChildTable = keyof typeof CHILD_COLUMNS;
 const CHILD_TABLES = Object.keys(CHILD_COLUMNS) as ChildTable[];
+/** A new run's children that no trigger counts and whose run key is checked at commit: copied before the audit lock. */
+const DETACHED_CHILD_TABLES = ["evaluation_effect_resolutions", "evaluation_touches", "evaluation_resets", "evaluation_reset_canaries"] as const satisfies readonly ChildTable[];
 const CHILD_FORMATS = Object.fromEntries(CHILD_TABLES.map((table) => [table, copyFormat(CHILD_COLUMNS[table])])) as Record<ChildTable, ReturnType<typeof copyFormat>>;
 
 /** A run's effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt), resets and their canary checks, as rows. */
