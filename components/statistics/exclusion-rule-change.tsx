@@ -6,7 +6,9 @@ import { callApi } from "@/components/api-client";
 import { Alert, FormAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, Textarea } from "@/components/ui/field";
+import { useFieldErrors } from "@/components/ui/use-field-errors";
 import { evaluationRuleChangeBodySchema } from "@/lib/evaluations/schemas";
+import { ruleControlError } from "@/lib/forms/exclusion-rule-fields";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
 import type { RuleVersion } from "@/lib/statistics/answer-schema";
 import { changeExclusionRuleBodySchema } from "@/lib/statistics/exclusion-rule";
@@ -27,7 +29,7 @@ export function ExclusionRuleChange({ subject, current }: { subject: { kind: "ex
   const router = useRouter();
   const [rule, setRule] = useState<RuleFieldsValue>(() => fieldsOfRule(current.rule));
   const [reason, setReason] = useState("");
-  const [errors, setErrors] = useState<Record<string, string | undefined>>({});
+  const { formRef, errors, show } = useFieldErrors();
   const [saved, setSaved] = useState<number>();
   const [busy, setBusy] = useState(false);
 
@@ -36,14 +38,15 @@ export function ExclusionRuleChange({ subject, current }: { subject: { kind: "ex
     setSaved(undefined);
     const input = { baseVersion: current.version, reason, rule: declarationFromFields(rule) };
     const parsed = (subject.kind === "evaluation" ? evaluationRuleChangeBodySchema : changeExclusionRuleBodySchema).safeParse(input);
-    if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues, input, FIELDS));
-    setErrors({});
+    if (!parsed.success) return show(fieldErrors(parsed.error.issues, input, FIELDS));
+    show({});
     setBusy(true);
     const answer = await callApi<{ version: number }>(`/api/v1/${subject.kind}s/${subject.id}/exclusion-rule`, "PUT", parsed.data);
     setBusy(false);
     if (!answer.ok) {
-      const { key, message } = serverFieldError(answer.field, answer.message, FIELDS);
-      return setErrors({ [key]: message });
+      // A refused control of the rule is named and focused as the form labels it, not as "Exclusion rule".
+      const { key, message } = ruleControlError(answer.field, answer.message, "rule") ?? serverFieldError(answer.field, answer.message, FIELDS);
+      return show({ [key]: message });
     }
     setSaved(answer.data.version);
     setReason("");
@@ -51,14 +54,14 @@ export function ExclusionRuleChange({ subject, current }: { subject: { kind: "ex
   }
 
   return (
-    <form onSubmit={submit} noValidate className="space-y-4 rounded-lg border border-border bg-card p-4" aria-labelledby="rule-change-title" data-testid="exclusion-rule-change">
+    <form ref={formRef} onSubmit={submit} noValidate className="space-y-4 rounded-lg border border-border bg-card p-4" aria-labelledby="rule-change-title" data-testid="exclusion-rule-change">
       <h3 id="rule-change-title" className="text-base font-semibold">
         Declare a new version of the rule
       </h3>
       <p className="text-sm text-muted-foreground">Version {current.version} stays in the history above; every figure is recomputed under the new version, which names itself beside them.</p>
-      <ExclusionRuleFields kind={subject.kind} value={rule} onChange={setRule} error={errors.rule} />
+      <ExclusionRuleFields kind={subject.kind} value={rule} onChange={setRule} error={errors.rule} field="rule" errors={errors} />
       <Field id="rule-change-reason" label="Reason" hint="Why the rule changes: kept with the version, shown in the history." error={errors.reason}>
-        <Textarea id="rule-change-reason" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} aria-invalid={errors.reason ? true : undefined} />
+        <Textarea id="rule-change-reason" data-field="reason" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} aria-invalid={errors.reason ? true : undefined} />
       </Field>
       {saved ? (
         <Alert tone="success" role="status" data-testid="rule-saved">

@@ -1,8 +1,8 @@
 "use client";
 
-import { Field, Fieldset, Input, Select } from "@/components/ui/field";
+import { Field, Fieldset, Input, Select, describedBy } from "@/components/ui/field";
+import { RULE_CONTROL_LABELS, type RuleControl } from "@/lib/forms/exclusion-rule-fields";
 import { RUN_CLASSIFICATIONS } from "@/lib/replay/classification";
-import { CLASSIFICATION_LABELS } from "@/lib/replay/display";
 import { CLASS_TREATMENTS, DEFAULT_ELIGIBLE_POPULATION, DEFAULT_EXPERIMENT_RULE, UNRESOLVED_TREATMENTS, declarationOf, type ExclusionRule, type ExclusionRuleDeclaration } from "@/lib/statistics/exclusion-rule";
 
 /** What the fields hold: the treatments, and the two free fields as typed. */
@@ -48,8 +48,36 @@ export function fieldsOfRule(rule: ExclusionRule): RuleFieldsValue {
  * run class's treatment (experiments only: ingested runs carry no class), the unresolved label's,
  * the eligible population and a target for the headline rate.
  */
-export function ExclusionRuleFields({ kind, value, onChange, error }: { kind: "experiment" | "evaluation"; value: RuleFieldsValue; onChange: (next: RuleFieldsValue) => void; error?: string }) {
+export function ExclusionRuleFields({
+  kind,
+  value,
+  onChange,
+  error,
+  field = "exclusionRule",
+  errors = {},
+}: {
+  kind: "experiment" | "evaluation";
+  value: RuleFieldsValue;
+  onChange: (next: RuleFieldsValue) => void;
+  /** An error of the rule as a whole. */
+  error?: string;
+  /** The body's name for the rule: a control's errors are keyed, and its `data-field` named, `<field>.<its path>` ("rule.threshold"). */
+  field?: string;
+  errors?: Partial<Record<string, string>>;
+}) {
   const id = "exclusionRule";
+  /** A control's id (as before: exclusionRule-threshold, exclusionRule-completed), error and the attributes that tie them. */
+  const control = (path: RuleControl, hint = false) => {
+    const controlId = `${id}-${path.replace(/^classes\./, "")}`;
+    const controlError = errors[`${field}.${path}`];
+    return {
+      error: controlError,
+      props: { id: controlId, "data-field": `${field}.${path}`, "aria-invalid": controlError ? true : undefined, "aria-describedby": describedBy(controlId, { hint, error: controlError }) },
+    };
+  };
+  const unresolved = control("unresolved");
+  const eligiblePopulation = control("eligiblePopulation", true);
+  const threshold = control("threshold", true);
   return (
     <Fieldset
       id={id}
@@ -62,20 +90,23 @@ export function ExclusionRuleFields({ kind, value, onChange, error }: { kind: "e
     >
       <div className="grid gap-4 sm:grid-cols-2">
         {kind === "experiment"
-          ? RUN_CLASSIFICATIONS.map((c) => (
-              <Field key={c} id={`${id}-${c}`} label={`${CLASSIFICATION_LABELS[c]} runs`}>
-                <Select id={`${id}-${c}`} value={value.classes[c]} onChange={(e) => onChange({ ...value, classes: { ...value.classes, [c]: e.target.value } })}>
-                  {CLASS_TREATMENTS.map((t) => (
-                    <option key={t} value={t}>
-                      {WORDS[t]}
-                    </option>
-                  ))}
-                </Select>
-              </Field>
-            ))
+          ? RUN_CLASSIFICATIONS.map((c) => {
+              const treatment = control(`classes.${c}`);
+              return (
+                <Field key={c} id={treatment.props.id} label={RULE_CONTROL_LABELS[`classes.${c}`]} error={treatment.error}>
+                  <Select {...treatment.props} value={value.classes[c]} onChange={(e) => onChange({ ...value, classes: { ...value.classes, [c]: e.target.value } })}>
+                    {CLASS_TREATMENTS.map((t) => (
+                      <option key={t} value={t}>
+                        {WORDS[t]}
+                      </option>
+                    ))}
+                  </Select>
+                </Field>
+              );
+            })
           : null}
-        <Field id={`${id}-unresolved`} label="Unresolved runs">
-          <Select id={`${id}-unresolved`} value={value.unresolved} onChange={(e) => onChange({ ...value, unresolved: e.target.value as RuleFieldsValue["unresolved"] })}>
+        <Field id={unresolved.props.id} label={RULE_CONTROL_LABELS.unresolved} error={unresolved.error}>
+          <Select {...unresolved.props} value={value.unresolved} onChange={(e) => onChange({ ...value, unresolved: e.target.value as RuleFieldsValue["unresolved"] })}>
             {UNRESOLVED_TREATMENTS.map((t) => (
               <option key={t} value={t}>
                 {WORDS[t]}
@@ -83,11 +114,16 @@ export function ExclusionRuleFields({ kind, value, onChange, error }: { kind: "e
             ))}
           </Select>
         </Field>
-        <Field id={`${id}-eligiblePopulation`} label="Eligible population (optional)" hint={`In words; default: ${DEFAULT_ELIGIBLE_POPULATION}.`}>
-          <Input id={`${id}-eligiblePopulation`} value={value.eligiblePopulation} onChange={(e) => onChange({ ...value, eligiblePopulation: e.target.value })} autoComplete="off" />
+        <Field id={eligiblePopulation.props.id} label={`${RULE_CONTROL_LABELS.eligiblePopulation} (optional)`} hint={`In words; default: ${DEFAULT_ELIGIBLE_POPULATION}.`} error={eligiblePopulation.error}>
+          <Input {...eligiblePopulation.props} value={value.eligiblePopulation} onChange={(e) => onChange({ ...value, eligiblePopulation: e.target.value })} autoComplete="off" />
         </Field>
-        <Field id={`${id}-threshold`} label="Target for the headline rate (optional)" hint="A share from 0 to 1, e.g. 0.8: the statistics warn when another reasonable rule puts the rate on the other side of it.">
-          <Input id={`${id}-threshold`} inputMode="decimal" value={value.threshold} onChange={(e) => onChange({ ...value, threshold: e.target.value })} autoComplete="off" />
+        <Field
+          id={threshold.props.id}
+          label={`${RULE_CONTROL_LABELS.threshold} (optional)`}
+          hint="A share from 0 to 1, e.g. 0.8: the statistics warn when another reasonable rule puts the rate on the other side of it."
+          error={threshold.error}
+        >
+          <Input {...threshold.props} inputMode="decimal" value={value.threshold} onChange={(e) => onChange({ ...value, threshold: e.target.value })} autoComplete="off" />
         </Field>
       </div>
     </Fieldset>

@@ -10,12 +10,22 @@
 const OPERATOR_INTERVENTION = /^57P0[1-3]$/;
 /** node-postgres's own message when the socket closes under a connected client. */
 const SOCKET_CLOSED = new Set(["Connection terminated unexpectedly", "Connection terminated"]);
+/**
+ * The system calls whose ECONNRESET is a reset socket (`read ECONNRESET`: the server or something
+ * between dropped the connection). node-postgres passes its socket's error on unchanged, and nothing
+ * on it says which socket it came from, so another socket's reset nobody listened for is survived too.
+ * That is accepted: a reset says only that the peer dropped that connection (whatever ran on it has
+ * failed), and these processes' other sockets have listeners (the http server's, fetch's). An
+ * ECONNRESET without a system call (http's "socket hang up") is not a socket's and still ends the process.
+ */
+const RESET_SYSCALLS = new Set(["read", "write"]);
 
 /** True when `error` says only that PostgreSQL closed a connection, nothing about the work on it. */
 export function isConnectionLoss(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
-  const code = (error as { code?: unknown }).code;
+  const { code, syscall } = error as { code?: unknown; syscall?: unknown };
   if (typeof code === "string" && OPERATOR_INTERVENTION.test(code)) return true;
+  if (code === "ECONNRESET" && typeof syscall === "string" && RESET_SYSCALLS.has(syscall)) return true;
   return SOCKET_CLOSED.has(error.message);
 }
 

@@ -67,9 +67,10 @@ export async function evaluationStatistics(db: Db, evaluationId: string, loading
     evaluationId,
     effectPolicyVersion: summary.effectPolicyVersion,
     rates: [...rates(rule, summary, outcomes), ...(legalActions.available ? [legalActions.rate] : [])],
+    // The rows the rule keeps and their units, as the design effect counts them; every stored run is the summary's `units`.
     units: {
-      runRows: summary.units.runRows,
-      analysisUnits: summary.units.analysisUnits,
+      runRows: figures.rows.N,
+      analysisUnits: figures.units.analysisUnits,
       designEffect: figures.units.designEffect,
       effectiveN: figures.units.effectiveN,
       outcome: `${HEADLINE} under rule version ${rule.version}: ${successDefinition(rule)}`,

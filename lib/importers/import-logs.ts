@@ -10,7 +10,7 @@ import path from "node:path";
 import type { Db } from "../db/prisma";
 import { createEvaluation } from "../evaluations/create-evaluation";
 import { ingestRuns } from "../evaluations/ingest";
-import { recordImportedTraces } from "../traces/imported";
+import { recordImportedTraces, UnlinkedRunsError } from "../traces/imported";
 import { EVALUATION_NAME_MAX, MAX_RUNS_PER_BATCH } from "../evaluations/schemas";
 import { SkippedLog, type ImportedLog } from "./imported-log";
 import type { InspectOptions } from "./inspect";
@@ -141,7 +141,18 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
     // The batch's call sequences into the trace library; after the ingest, so its COPY path stays as
     // fast as it is, and here rather than in a job, so that an import where no worker runs (the CLI)
     // ends with its traces recorded.
-    await recordImportedTraces(db, batch.evaluation.id);
+    // Runs it cannot link are stored: their files are reported failed, and importing them again links them.
+    const unlinked = await recordImportedTraces(db, batch.evaluation.id).then(
+      () => null,
+      (error: unknown) => {
+        if (error instanceof UnlinkedRunsError) return error;
+        throw error;
+      },
+    );
+    if (unlinked) {
+      for (const { file } of batch.files) done({ file, status: "failed", error: `runs stored, traces not recorded: ${unlinked.message}` });
+      return;
+    }
     const changed = new Set(results.filter((r) => r.status !== "unchanged").map((r) => r.externalId));
     for (const { file, log } of batch.files) {
       batch.evaluation.runs += log.runs.length;

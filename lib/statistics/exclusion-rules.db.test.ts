@@ -3,6 +3,7 @@ import type { Db } from "../db/prisma";
 import { createEvaluation } from "../evaluations/create-evaluation";
 import { evaluationStatistics } from "../evaluations/evaluation-statistics";
 import { ingestRuns } from "../evaluations/ingest";
+import { evaluationSummary } from "../evaluations/summary";
 import { createEvaluationBodySchema, evaluationRuleChangeBodySchema } from "../evaluations/schemas";
 import { createQueuedExperiment } from "../experiments/create-experiment";
 import { experimentStatistics } from "../experiments/experiment-statistics";
@@ -95,6 +96,16 @@ describe("an evaluation's declared exclusion rule", () => {
       [1, "declared at creation", "count_as_success"],
     ]);
     expect(await refusal(changeExclusionRule(db, { kind: "evaluation", id: "00000000-0000-4000-8000-000000000000" }, { baseVersion: 1, reason: "x", rule: AS_SUCCESS }, null))).toMatchObject({ status: 404 });
+  });
+
+  it("counts the units figures over the rows the rule keeps, as the design effect and its interval are", async () => {
+    const id = await createEvaluation(db, { name: "excluding", effectPolicy: POLICY, exclusionRule: { ...AS_SUCCESS, unresolved: "exclude" } }, null);
+    await ingestRuns(db, id, [...threeRuns(), { externalId: "n1", taskId: "t", startedAt: at(6), unscoredReason: "the harness scored nothing" }]);
+    const { units } = await evaluationStatistics(db, id);
+    // s1 and f1 kept, each its own unit; u1 excluded by the rule, n1 unscored: 2 rows in 2 units, 1/2, deff 1.
+    expect(units).toMatchObject({ runRows: 2, analysisUnits: 2, designEffect: 1, effectiveN: 2, rows: { n: 1, N: 2 } });
+    // The summary still counts every stored run.
+    expect((await evaluationSummary(db, id)).units).toMatchObject({ runRows: 4, analysisUnits: 4 });
   });
 
   it("refuses a rule an evaluation cannot apply, naming the field", () => {

@@ -6,7 +6,7 @@ import { ingestRuns } from "../evaluations/ingest";
 import { importLogs } from "../importers/import-logs";
 import { useTestDatabase } from "../testing/use-test-database";
 import { AGENTDOJO_RUNS, HAND_MADE, INSPECT_LOGS, importLogFile } from "../testing/importer-fixtures";
-import { recordImportedTraces } from "./imported";
+import { recordImportedTraces, UnlinkedRunsError } from "./imported";
 import { getTrace, listTraces, loadGroundTruthTraces, resolveTraceSelection } from "./library";
 
 // Imported runs' call sequences in the trace library, on a real PostgreSQL: every fixture imported,
@@ -101,5 +101,29 @@ describe("imported traces", () => {
     const traces = await imported();
     expect(traces).toHaveLength(12);
     expect(traces.filter((t) => t.suite === "banking" && t.task === "user_task_0").map((t) => t.linkedRuns).sort()).toEqual([1, 1]);
+  });
+
+  it("stops after 10 passes that leave a run unlinked, naming the evaluation; the importer reports the files, and a later import links them", async () => {
+    // A trigger that refuses every link, counting the attempts: every pass sees the run and links nothing.
+    await db.$executeRawUnsafe(`CREATE SEQUENCE link_attempts`);
+    await db.$executeRawUnsafe(`CREATE FUNCTION refuse_link() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM nextval('link_attempts'); RETURN NULL; END $$`);
+    await db.$executeRawUnsafe(`CREATE TRIGGER refuse_link BEFORE UPDATE OF trace_id ON evaluation_runs FOR EACH ROW WHEN (NEW.trace_id IS NOT NULL) EXECUTE FUNCTION refuse_link()`);
+    const attempts = async () => Number((await db.$queryRaw<{ n: bigint }[]>`SELECT last_value AS n FROM link_attempts`)[0]!.n);
+    try {
+      const report = await importLogs(db, [BANKING_0], { evaluationName: "Unlinkable" });
+      const evaluation = await db.evaluation.findFirstOrThrow({ where: { name: "Unlinkable" } });
+      expect(report.failed).toEqual([{ file: BANKING_0, error: `runs stored, traces not recorded: evaluation ${evaluation.id}: 1 run(s) still without their trace after 10 passes` }]);
+      expect(await attempts()).toBe(10);
+      const refused = await recordImportedTraces(db, evaluation.id).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(UnlinkedRunsError);
+      expect(refused).toMatchObject({ evaluationId: evaluation.id, unlinked: 1 });
+      expect(await attempts()).toBe(20);
+    } finally {
+      await db.$executeRawUnsafe(`DROP TRIGGER refuse_link ON evaluation_runs`);
+      await db.$executeRawUnsafe(`DROP FUNCTION refuse_link`);
+      await db.$executeRawUnsafe(`DROP SEQUENCE link_attempts`);
+    }
+    expect(await importLogs(db, [BANKING_0], { evaluationName: "Unlinkable" })).toMatchObject({ unchanged: 1, failed: [] });
+    expect(await db.evaluationRun.findFirstOrThrow({ where: { evaluation: { name: "Unlinkable" } } })).toMatchObject({ traceId: expect.any(String) });
   });
 });

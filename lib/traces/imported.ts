@@ -36,12 +36,12 @@ const PASS_TRANSACTION = { timeout: 120_000, maxWait: 60_000 };
  */
 export async function recordImportedTraces(db: Db, evaluationId: string): Promise<number> {
   // One transaction per pass, so that a pass repeated after a lost race holds no trace of its own uncommitted.
-  return untilAllLinked(() => db.$transaction((tx) => linkUntracedRuns(tx, evaluationId), PASS_TRANSACTION));
+  return untilAllLinked(evaluationId, () => db.$transaction((tx) => linkUntracedRuns(tx, evaluationId), PASS_TRANSACTION));
 }
 
 /** recordImportedTraces inside the caller's transaction (every pass in it): for a caller that changes the evaluation's runs or policy in the same transaction. */
 export async function recordImportedTracesInTransaction(tx: SqlTx, evaluationId: string): Promise<number> {
-  return untilAllLinked(() => linkUntracedRuns(tx, evaluationId));
+  return untilAllLinked(evaluationId, () => linkUntracedRuns(tx, evaluationId));
 }
 
 /**
@@ -72,17 +72,35 @@ interface Pass {
 }
 
 /**
+ * Passes before giving up. A lost race costs one more pass and a re-sent run one more, so a few
+ * suffice; runs still unlinked after this many mean a bug or a writer that never stops, and
+ * repeating for ever would hold the job (or the import, or the policy change's transaction) for good.
+ */
+const MAX_LINK_PASSES = 10;
+
+/** Runs left unlinked after MAX_LINK_PASSES passes: the record_traces job fails (and is retried), the importer reports the batch's files failed. */
+export class UnlinkedRunsError extends Error {
+  constructor(
+    readonly evaluationId: string,
+    readonly unlinked: number,
+  ) {
+    super(`evaluation ${evaluationId}: ${unlinked} run(s) still without their trace after ${MAX_LINK_PASSES} passes`);
+  }
+}
+
+/**
  * Repeats the pass until one links every run it saw. A run is left unlinked when a concurrent pass
  * (another evaluation's, with the same sequence) inserted its trace first: ON CONFLICT waited for
  * that transaction to end, but the statement's snapshot predates it. The next pass sees that trace.
  * (Or when the run was re-sent between the pass's read and its update: the next pass sees it anew.)
  */
-async function untilAllLinked(pass: () => Promise<Pass>): Promise<number> {
+async function untilAllLinked(evaluationId: string, pass: () => Promise<Pass>): Promise<number> {
   let total = 0;
-  for (;;) {
+  for (let passes = 1; ; passes++) {
     const { seen, linked } = await pass();
     total += linked;
     if (linked === seen) return total;
+    if (passes === MAX_LINK_PASSES) throw new UnlinkedRunsError(evaluationId, seen - linked);
   }
 }
 
