@@ -41,5 +41,7 @@ describe("fieldErrors", () => {
   it("puts a server's field name back into the form's words", () => {
     expect(serverFieldError("delaysMs.1", "delaysMs.1: must be at least 0", FIELDS)).toEqual({ key: "delaysMs", message: "Delays (ms): the second value: must be at least 0" });
     expect(serverFieldError(undefined, "the server could not be reached", FIELDS)).toEqual({ key: "form", message: "the server could not be reached" });
+    // as the API words it: the request part before the field
+    expect(serverFieldError("delaysMs.1", "body.delaysMs.1: must be at least 0", FIELDS)).toEqual({ key: "delaysMs", message: "Delays (ms): the second value: must be at least 0" });
   });
 });

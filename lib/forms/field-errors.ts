@@ -93,6 +93,8 @@ export function serverFieldError(field: string | undefined, message: string, fie
   const spec = fields[key];
   if (!spec) return { key: "form", message };
   const subject = index !== undefined && /^\d+$/.test(index) ? `${spec.label}: the ${ordinal(Number(index) + 1)} value` : spec.label;
-  const rest = message.startsWith(key) ? message.slice(key.length).replace(/^[.\d]*:?\s*/, "") : message;
+  // The API names the field from the request's part: "body.reason: …" (lib/http/input.ts); the label replaces both.
+  const bare = message.replace(/^(body|query|path)\./, "");
+  const rest = bare.startsWith(key) ? bare.slice(key.length).replace(/^[.\d]*:?\s*/, "") : bare;
   return { key, message: `${subject}: ${rest}` };
 }
