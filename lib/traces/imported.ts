@@ -24,8 +24,15 @@ export function stateChangingTools(tools: readonly string[], classOf: (tool: str
   return tools.filter((tool) => STATE_CHANGING.has(classOf(tool))).sort();
 }
 
-/** Long enough for a pass over a batch of 1,000 runs on a loaded machine (Prisma's default is 5 s). */
+/** Long enough for a pass over PASS_RUNS runs on a loaded machine (Prisma's default is 5 s). */
 const PASS_TRANSACTION = { timeout: 120_000, maxWait: 60_000 };
+
+/**
+ * Untraced runs one pass takes at most. An evaluation ingested while no worker ran holds all its
+ * runs untraced: one pass over 1,000,000 of them outlived its transaction's 120 s, and the job
+ * failed the same way at every retry.
+ */
+const PASS_RUNS = 5_000;
 
 /**
  * Records the call sequences of the evaluation's runs that have none yet. Returns how many runs it
@@ -72,9 +79,10 @@ interface Pass {
 }
 
 /**
- * Passes before giving up. A lost race costs one more pass and a re-sent run one more, so a few
- * suffice; runs still unlinked after this many mean a bug or a writer that never stops, and
- * repeating for ever would hold the job (or the import, or the policy change's transaction) for good.
+ * Passes that leave runs unlinked before giving up. A lost race costs one more pass and a re-sent
+ * run one more, so a few suffice; runs still unlinked after this many mean a bug or a writer that
+ * never stops, and repeating for ever would hold the job (or the import, or the policy change's
+ * transaction) for good.
  */
 const MAX_LINK_PASSES = 10;
 
@@ -96,31 +104,32 @@ export class UnlinkedRunsError extends Error {
  */
 async function untilAllLinked(evaluationId: string, pass: () => Promise<Pass>): Promise<number> {
   let total = 0;
-  for (let passes = 1; ; passes++) {
+  for (let incomplete = 0; ; ) {
     const { seen, linked } = await pass();
     total += linked;
-    if (linked === seen) return total;
-    if (passes === MAX_LINK_PASSES) throw new UnlinkedRunsError(evaluationId, seen - linked);
+    // A pass that saw fewer than PASS_RUNS saw every untraced run left.
+    if (seen < PASS_RUNS && linked === seen) return total;
+    if (linked < seen && ++incomplete === MAX_LINK_PASSES) throw new UnlinkedRunsError(evaluationId, seen - linked);
   }
 }
 
 const count = z.coerce.number().int();
 
-/** One pass over the evaluation's untraced runs, under a share lock on the evaluation (its policy cannot change meanwhile). */
+/** One pass over up to PASS_RUNS of the evaluation's untraced runs, under a share lock on the evaluation (its policy cannot change meanwhile). */
 async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> {
-  // One round trip when nothing is new: the evaluation, its current policy and the tools its untraced runs call.
+  // One round trip when nothing is new: the evaluation, its current policy, the pass's runs and the tools they call.
   const [evaluation] = z
-    .array(z.object({ name: z.string(), benchmark: z.string().nullable(), policy: z.record(z.string(), z.string()), tools: z.array(z.string()) }))
+    .array(z.object({ name: z.string(), benchmark: z.string().nullable(), policy: z.record(z.string(), z.string()), runs: z.array(z.string()), tools: z.array(z.string()) }))
     .parse(
       await tx.$queryRaw`
-        SELECT e.name, e.benchmark, p.tools AS policy,
-               ARRAY(SELECT DISTINCT c->>'tool' FROM evaluation_runs er CROSS JOIN LATERAL jsonb_array_elements(er.tool_calls) AS c
-                      WHERE er.evaluation_id = e.id AND ${UNTRACED}) AS tools
+        WITH chunk AS (SELECT er.id, er.tool_calls FROM evaluation_runs er WHERE er.evaluation_id = ${evaluationId}::uuid AND ${UNTRACED} LIMIT ${PASS_RUNS})
+        SELECT e.name, e.benchmark, p.tools AS policy, ARRAY(SELECT id::text FROM chunk) AS runs,
+               ARRAY(SELECT DISTINCT c->>'tool' FROM chunk CROSS JOIN LATERAL jsonb_array_elements(chunk.tool_calls) AS c) AS tools
           FROM evaluations e JOIN evaluation_effect_policies p ON p.evaluation_id = e.id AND p.version = e.effect_policy_version
          WHERE e.id = ${evaluationId}::uuid
            FOR SHARE OF e`,
     );
-  if (!evaluation || evaluation.tools.length === 0) return { seen: 0, linked: 0 };
+  if (!evaluation || evaluation.runs.length === 0) return { seen: 0, linked: 0 };
   const writes = stateChangingTools(evaluation.tools, toolClassifier({ tools: evaluation.policy } as EffectPolicy));
   const agentDojo = evaluation.benchmark?.toLowerCase() === "agentdojo";
   const suite = evaluation.benchmark ?? evaluation.name;
@@ -131,8 +140,9 @@ async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> 
                jsonb_agg(jsonb_build_object('function', c->>'tool', 'args', coalesce(c->'arguments', '{}'::jsonb), 'result', NULL,
                                             'error', c->>'error', 'stateChanging', (c->>'tool') = ANY(${writes}::text[])) ORDER BY i) AS calls,
                count(*) AS call_count, count(*) FILTER (WHERE (c->>'tool') = ANY(${writes}::text[])) AS state_changing_count
-          FROM evaluation_runs er CROSS JOIN LATERAL jsonb_array_elements(er.tool_calls) WITH ORDINALITY AS x(c, i)
-         WHERE er.evaluation_id = ${evaluationId}::uuid AND ${UNTRACED}
+          FROM unnest(${evaluation.runs}::bigint[]) AS pass(id) JOIN evaluation_runs er ON er.id = pass.id
+         CROSS JOIN LATERAL jsonb_array_elements(er.tool_calls) WITH ORDINALITY AS x(c, i)
+         WHERE ${UNTRACED}
          GROUP BY er.id, er.task_id, er.content_hash
       ), hashed AS (
         SELECT seq.*, imported_trace_hash(calls) AS hash,
