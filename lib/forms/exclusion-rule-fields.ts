@@ -3,6 +3,7 @@
 // shown on, and moves focus to, the control to change, not on the rule as a whole. Pure.
 import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/classification";
 import { CLASSIFICATION_LABELS } from "../replay/display";
+import { messageAfterField } from "./field-errors";
 
 /** A control's path in the rule. */
 export type RuleControl = "unresolved" | "eligiblePopulation" | "threshold" | `classes.${RunClassification}`;
@@ -25,6 +26,5 @@ const isControl = (path: string): path is RuleControl => Object.hasOwn(RULE_CONT
 export function ruleControlError(field: string | undefined, message: string, ruleKey: string): { key: string; message: string } | null {
   const path = field?.startsWith(`${ruleKey}.`) ? field.slice(ruleKey.length + 1) : undefined;
   if (path === undefined || !isControl(path)) return null;
-  const prefix = [`body.${field}:`, `${field}:`].find((p) => message.startsWith(p));
-  return { key: field!, message: `${RULE_CONTROL_LABELS[path]}: ${prefix ? message.slice(prefix.length).trimStart() : message}` };
+  return { key: field!, message: `${RULE_CONTROL_LABELS[path]}: ${messageAfterField(message, field!)}` };
 }

@@ -93,8 +93,15 @@ export function serverFieldError(field: string | undefined, message: string, fie
   const spec = fields[key];
   if (!spec) return { key: "form", message };
   const subject = index !== undefined && /^\d+$/.test(index) ? `${spec.label}: the ${ordinal(Number(index) + 1)} value` : spec.label;
-  // The API names the field from the request's part: "body.reason: …" (lib/http/input.ts); the label replaces both.
+  return { key, message: `${subject}: ${messageAfterField(message, key)}` };
+}
+
+/**
+ * A server's message without the field path it starts with, for a label to take its place: the API
+ * names the field from the request's part ("body.rule.threshold: …", lib/http/input.ts), and an index
+ * after `field` goes too ("delaysMs.1: …" for delaysMs). Other messages are answered as they are.
+ */
+export function messageAfterField(message: string, field: string): string {
   const bare = message.replace(/^(body|query|path)\./, "");
-  const rest = bare.startsWith(key) ? bare.slice(key.length).replace(/^[.\d]*:?\s*/, "") : bare;
-  return { key, message: `${subject}: ${rest}` };
+  return bare.startsWith(field) ? bare.slice(field.length).replace(/^[.\d]*:?\s*/, "") : bare;
 }

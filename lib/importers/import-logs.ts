@@ -142,15 +142,11 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
     // fast as it is, and here rather than in a job, so that an import where no worker runs (the CLI)
     // ends with its traces recorded.
     // Runs it cannot link are stored: their files are reported failed, and importing them again links them.
-    const unlinked = await recordImportedTraces(db, batch.evaluation.id).then(
-      () => null,
-      (error: unknown) => {
-        if (error instanceof UnlinkedRunsError) return error;
-        throw error;
-      },
-    );
-    if (unlinked) {
-      for (const { file } of batch.files) done({ file, status: "failed", error: `runs stored, traces not recorded: ${unlinked.message}` });
+    try {
+      await recordImportedTraces(db, batch.evaluation.id);
+    } catch (error) {
+      if (!(error instanceof UnlinkedRunsError)) throw error;
+      for (const { file } of batch.files) done({ file, status: "failed", error: `runs stored, traces not recorded: ${error.message}` });
       return;
     }
     const changed = new Set(results.filter((r) => r.status !== "unchanged").map((r) => r.externalId));
