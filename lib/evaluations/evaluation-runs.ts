@@ -57,7 +57,7 @@ export async function listEvaluationRuns(db: Db, evaluationId: string, query: Om
   if (query.unit) conditions.push(Prisma.sql`analysis_unit = ${query.unit}::bigint`);
   if (query.inherited) conditions.push(Prisma.sql`inherited_state = ${query.inherited}`);
   if (query.cursor) conditions.push(Prisma.sql`id > ${query.cursor[0]}::bigint`);
-  const rows = z.array(runRow).parse(await db.$queryRaw`SELECT ${RUN_COLUMNS} FROM evaluation_runs WHERE ${Prisma.join(conditions, " AND ")} ORDER BY id LIMIT ${query.limit + 1}`);
+  const rows = z.array(runRow).parse(await db.$queryRaw`SELECT ${RUN_COLUMNS} FROM evaluation_runs WHERE ${Prisma.join(conditions, " AND ")} ORDER BY evaluation_runs.id LIMIT ${query.limit + 1}`);
   const runs = rows.slice(0, query.limit).map(listItem);
   return { runs, nextCursor: rows.length > query.limit ? encodeCursor([runs.at(-1)!.id]) : null };
 }

@@ -7,7 +7,7 @@ import { createEvaluation } from "./create-evaluation";
 import { syntheticRun } from "../testing/synthetic-evaluation-runs";
 import { recomputeSeparation, refreshSurfaceStats } from "./audit-store";
 import { evaluationStatistics } from "./evaluation-statistics";
-import { evaluationTools, largestUnits } from "./evaluation-runs";
+import { evaluationTools, largestUnits, listEvaluationRuns } from "./evaluation-runs";
 import { ingestRuns } from "./ingest";
 import { setEffectPolicy } from "./set-effect-policy";
 import { evaluationSummary } from "./summary";
@@ -189,5 +189,22 @@ describe("an evaluation, stored and audited", () => {
         SELECT c->>'tool', 0, count(*) FROM evaluation_runs r CROSS JOIN LATERAL jsonb_array_elements(r.tool_calls) c WHERE r.evaluation_id = ${id}::uuid GROUP BY 1
       ) seen GROUP BY tool ORDER BY tool`;
     expect((await evaluationTools(db, id, { tools: {} })).map(({ tool, effects, calls }) => ({ tool, effects, calls }))).toEqual(scanned.map((r) => ({ tool: r.tool, effects: Number(r.effects), calls: Number(r.calls) })));
+  });
+
+  it("pages through every run in id order, past the ids whose digits sort differently as text", async () => {
+    const id = await createEvaluation(db, { name: "paged" }, null);
+    const names = Array.from({ length: 25 }, (_, i) => `p${String(i).padStart(2, "0")}`);
+    await ingestRuns(db, id, names.map((externalId, i) => ({ ...worked()[2]!, externalId, startedAt: at(i), scoredAt: at(i + 1), touches: [] })), { traces: "caller" });
+    const seen: { id: string; externalId: string }[] = [];
+    let cursor: [string] | undefined;
+    for (let page = 0; page < 10; page++) {
+      const { runs, nextCursor } = await listEvaluationRuns(db, id, { limit: 4, cursor });
+      seen.push(...runs);
+      if (!nextCursor) break;
+      cursor = [runs.at(-1)!.id];
+    }
+    // Ids with fewer digits sort after longer ones as text ("9" > "10"): a list ordered so lost runs at every page.
+    expect(seen.map((r) => r.externalId).sort()).toEqual(names);
+    expect(seen.map((r) => BigInt(r.id))).toEqual(seen.map((r) => BigInt(r.id)).sort((a, b) => (a < b ? -1 : 1)));
   });
 });
