@@ -4,6 +4,7 @@ import { z } from "zod";
 import { ApiError } from "../http/errors";
 import { parseInput, type SearchParams } from "../http/input";
 import { cursorOf, oneOf, optional, pageSize, wholeNumber } from "../http/pagination";
+import { int4 } from "../http/storable";
 import type { OperationStatus } from "../delayed-write/schemas";
 import { RUN_CLASSIFICATIONS } from "../replay/classification";
 import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/config";
@@ -26,7 +27,7 @@ const serviceMs = z.number().finite();
 const id = z.guid();
 
 /** Runs are listed in their natural key's order (the unique index runs_natural_key), which is total within an experiment. */
-export const runCursorSchema = z.tuple([z.enum(RUN_CONDITIONS), z.number().int(), z.number().int(), z.number().int(), z.enum(RUN_ROLES), z.string()]);
+export const runCursorSchema = z.tuple([z.enum(RUN_CONDITIONS), int4("cursor"), int4("cursor"), int4("cursor"), z.enum(RUN_ROLES), z.string()]);
 export type RunCursor = z.infer<typeof runCursorSchema>;
 
 /** Open effects: unresolved first, then by experiment, service time and id (see effects.ts). */

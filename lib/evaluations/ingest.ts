@@ -7,10 +7,13 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { poolOf, type Db } from "../db/prisma";
+import { storeIsolatingRefusals } from "../db/isolate-refusals";
 import { sqlTransaction, type CopyTx } from "../db/sql-transaction";
 import { copyFormat } from "../db/pg-copy";
 import { unnestRows, type ColumnType } from "../db/unnest-rows";
 import { notFound } from "../http/errors";
+import { issueMessage } from "../http/input";
+import { findUnstorable, printable } from "../http/storable";
 import { enqueueRecordTracesJob } from "../jobs/queue";
 import { disagrees } from "../replay/labels";
 import { addRunsToSeparation, batchSurfaces, currentPolicy, finalityColumns, lockEvaluationAudit, recomputeSeparation, refreshSurfaceStats, type BatchSurfaces } from "./audit-store";
@@ -27,12 +30,17 @@ interface ValidRun {
 /** The first problem of a run that its schema refuses, named from the batch: `runs.3.effects.0.requestedAt`. */
 function runError(index: number, error: z.ZodError): NonNullable<IngestResult["error"]> {
   const issue = error.issues[0]!;
-  const path = [`runs`, index, ...issue.path, ...(issue.code === "unrecognized_keys" ? [issue.keys[0]!] : [])].join(".");
-  const message = issue.code === "unrecognized_keys" ? `unknown field(s): ${issue.keys.join(", ")}` : issue.message;
+  const path = [`runs`, index, ...issue.path.map((p) => printable(String(p))), ...(issue.code === "unrecognized_keys" ? [printable(issue.keys[0]!)] : [])].join(".");
+  const message = issue.code === "unrecognized_keys" ? `unknown field(s): ${issue.keys.map(printable).join(", ")}` : issueMessage(issue);
   return { code: "invalid_run", message: `${path}: ${message}`, field: path };
 }
 
 const externalIdOf = (raw: unknown): string | null => (raw && typeof raw === "object" && typeof (raw as { externalId?: unknown }).externalId === "string" ? (raw as { externalId: string }).externalId : null);
+/** The externalId a refused run is reported under, escaped when it is itself what cannot be stored. */
+const storableExternalIdOf = (raw: unknown): string | null => {
+  const id = externalIdOf(raw);
+  return id === null ? null : printable(id);
+};
 
 /**
  * `work` for each item, in order, handing the thread back to the event loop between slices of
@@ -54,6 +62,13 @@ async function validate(rawRuns: readonly unknown[]): Promise<{ results: IngestR
   const valid: ValidRun[] = [];
   const seen = new Set<string>();
   await inSlices(rawRuns, (raw, index) => {
+    // The route's edge check passes over the runs (UnparsedRuns): each is checked here, alone.
+    const unstorable = findUnstorable(raw, ["runs", index]);
+    if (unstorable) {
+      const field = unstorable.path.join(".");
+      results.push({ externalId: storableExternalIdOf(raw), status: "error", error: { code: "invalid_run", message: `${field}: ${unstorable.message}`, field } });
+      return;
+    }
     const parsed = runRecordSchema.safeParse(raw);
     if (!parsed.success) {
       results.push({ externalId: externalIdOf(raw), status: "error", error: runError(index, parsed.error) });
@@ -92,7 +107,8 @@ export interface IngestOptions {
 /**
  * Stores a batch of runs in an evaluation and answers one result per run, in order. Throws
  * notFound for an unknown evaluation. Runs that are valid are stored (or found unchanged)
- * together; a run that is not leaves nothing of itself.
+ * together; a run that is not leaves nothing of itself. Should PostgreSQL still refuse a valid
+ * run's data, that run alone is refused (`refused_by_database`) and the others are stored.
  */
 export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly unknown[], options: IngestOptions = {}): Promise<IngestResult[]> {
   const { results, valid } = await validate(rawRuns);
@@ -102,8 +118,23 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
   }
   // Rows in externalId order, so that concurrent batches lock the same runs in the same order.
   valid.sort((a, b) => (a.run.externalId < b.run.externalId ? -1 : a.run.externalId > b.run.externalId ? 1 : 0));
+  const { stored, refused } = await storeIsolatingRefusals(valid, (runs) => storeBatch(db, evaluationId, runs, options));
+  const statusOf = new Map(stored.map((w) => [w.external_id, w.inserted ? ("created" as const) : ("updated" as const)]));
+  for (const { index, run } of valid) results[index] = { externalId: run.externalId, status: statusOf.get(run.externalId) ?? "unchanged" };
+  for (const { item, error } of refused) {
+    const field = `runs.${item.index}`;
+    results[item.index] = { externalId: item.run.externalId, status: "error", error: { code: "refused_by_database", message: `${field}: PostgreSQL refused this run (${error.code}: ${error.message})`, field } };
+  }
+  return results;
+}
+
+/**
+ * One transaction storing valid runs, or none of them: answers the runs written (created or
+ * updated); the others were stored unchanged already.
+ */
+async function storeBatch(db: Db, evaluationId: string, valid: readonly ValidRun[], options: IngestOptions): Promise<Written[]> {
   // On node-postgres directly: Prisma's engine passed the batch's large parameters several times slower.
-  const stored = await sqlTransaction(
+  return sqlTransaction(
     poolOf(db),
     async (tx) => {
       // Short, indexed statements: compiling them (JIT, on by default above a cost the planner's guesses
@@ -145,9 +176,6 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
       return written;
     },
   );
-  const statusOf = new Map(stored.map((w) => [w.external_id, w.inserted ? ("created" as const) : ("updated" as const)]));
-  for (const { index, run } of valid) results[index] = { externalId: run.externalId, status: statusOf.get(run.externalId) ?? "unchanged" };
-  return results;
 }
 
 /** The content hash of each of the batch's runs the evaluation holds (committed, or written by this transaction). */

@@ -5,6 +5,7 @@
 // `ingestBodySchema`. Names are a contract: harnesses write them.
 import { z } from "zod";
 import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
+import { bigintDigits, int4, pgTime } from "../http/storable";
 import { changeExclusionRuleBodySchema, exclusionRuleDeclarationSchema } from "../statistics/exclusion-rule";
 
 
@@ -41,14 +42,20 @@ export const MAX_INGEST_BODY_BYTES = 16 * 1024 * 1024;
 const text = (field: string, max = 500) => z.string(`${field} must be text`).trim().min(1, `${field} must not be empty`).max(max, `${field} must be at most ${max} characters`);
 const timeMessage = (field: string) => `${field} must be an ISO-8601 time with a zone, e.g. 2026-12-01T10:00:00.000Z`;
 const SCORED_AT_MESSAGE = timeMessage("scoredAt");
-const time = (field: string) => z.iso.datetime({ offset: true, message: timeMessage(field) });
+const time = (field: string) => pgTime(field, timeMessage(field));
 const ms = (iso: string) => Date.parse(iso);
 
 export const EVALUATION_NAME_MAX = 200;
 export const EVALUATION_DESCRIPTION_MAX = 4_000;
 
+/** Wildcards a tool pattern may hold: matching is linear in the name's length per part (policy.ts), and no real pattern needs more. */
+export const MAX_PATTERN_WILDCARDS = 16;
+
 /** A tool's name, or a pattern where `*` matches any run of characters (the longest matching pattern wins; an exact name beats any pattern). */
-export const toolPatternSchema = text("tool name", 200);
+export const toolPatternSchema = text("tool name", 200).superRefine((pattern, ctx) => {
+  const wildcards = pattern.split("*").length - 1;
+  if (wildcards > MAX_PATTERN_WILDCARDS) ctx.addIssue({ code: "custom", message: `a tool pattern may hold at most ${MAX_PATTERN_WILDCARDS} wildcards (*); this one holds ${wildcards}` });
+});
 
 /** `{tools: {NAME or PATTERN: CLASS}}`; every stored version is kept (evaluation_effect_policies). */
 export const effectPolicySchema = z.strictObject({
@@ -98,7 +105,7 @@ export const effectRecordSchema = z.strictObject({
   tool: text("tool", 200),
   /** Initiating event: the tool call it came from, its trace position and arguments. */
   callId: text("callId", 200).optional(),
-  tracePosition: z.int("tracePosition must be a whole number").min(0).optional(),
+  tracePosition: int4("tracePosition").optional(),
   arguments: z.record(z.string(), z.unknown()).optional(),
   /** Resource and controller. */
   surface: text("surface").optional(),
@@ -183,7 +190,7 @@ export const runRecordSchema = z
     taskId: text("taskId", 200),
     /** A larger stream or group the harness declares. */
     groupId: text("groupId", 200).optional(),
-    attempt: z.int("attempt must be a whole number").min(0).optional(),
+    attempt: int4("attempt").optional(),
     startedAt: time("startedAt"),
     endedAt: time("endedAt").optional(),
     scoredAt: time("scoredAt").optional(),
@@ -233,8 +240,22 @@ export const ingestBodySchema = z.strictObject({
 });
 export type IngestBody = z.infer<typeof ingestBodySchema>;
 
-/** The same body with its runs left unparsed: each run is parsed on its own so that one bad run refuses only itself. */
-export const ingestEnvelopeSchema = ingestBodySchema.extend({ runs: z.array(z.unknown(), "runs must be an array").min(1, "runs must not be empty").max(MAX_RUNS_PER_BATCH, `runs must hold at most ${MAX_RUNS_PER_BATCH} runs`) });
+/**
+ * A batch's runs as sent, left for ingestRuns to parse one by one so that one bad run refuses only
+ * itself. Not a plain array, so the edge's storable-text walk (lib/http/input.ts) passes over them.
+ */
+export class UnparsedRuns {
+  constructor(readonly items: readonly unknown[]) {}
+}
+
+/** The same body with its runs left unparsed (UnparsedRuns). */
+export const ingestEnvelopeSchema = ingestBodySchema.extend({
+  runs: z
+    .array(z.unknown(), "runs must be an array")
+    .min(1, "runs must not be empty")
+    .max(MAX_RUNS_PER_BATCH, `runs must hold at most ${MAX_RUNS_PER_BATCH} runs`)
+    .transform((items) => new UnparsedRuns(items)),
+});
 
 export const INGEST_STATUSES = ["created", "unchanged", "updated", "error"] as const;
 export type IngestStatus = (typeof INGEST_STATUSES)[number];
@@ -264,7 +285,7 @@ export type PostResetCanaryBody = z.infer<typeof postResetCanaryBodySchema>;
 export const evaluationRunPathSchema = z.strictObject({ id: z.uuid("id must be an evaluation id (a UUID)"), externalId: text("externalId", 200) });
 
 /** Evaluations are listed newest first: the keyset position is (created_at, id). */
-export const evaluationCursorSchema = z.tuple([z.iso.datetime(), z.uuid()]);
+export const evaluationCursorSchema = z.tuple([pgTime("cursor", "cursor"), z.uuid()]);
 export const evaluationListQuerySchema = z.strictObject({
   name: optional(text("name", EVALUATION_NAME_MAX)),
   cursor: optional(cursorOf(evaluationCursorSchema)),
@@ -321,9 +342,9 @@ export const evaluationRunListQuerySchema = z.strictObject({
   finality: optional(oneOf("finality", FINALITIES)),
   reason: optional(oneOf("reason", UNRESOLVED_REASONS)),
   tool: optional(text("tool", 200)),
-  unit: optional(z.string().regex(/^\d{1,19}$/, "unit must be a run id")),
+  unit: optional(bigintDigits("unit", "a run id")),
   inherited: optional(oneOf("inherited", INHERITED_STATES)),
-  cursor: optional(cursorOf(z.tuple([z.string().regex(/^\d{1,19}$/)]))),
+  cursor: optional(cursorOf(z.tuple([bigintDigits("cursor")]))),
   limit: pageSize,
 });
 export type EvaluationRunListQuery = z.infer<typeof evaluationRunListQuerySchema>;

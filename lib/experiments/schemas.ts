@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { exclusionRuleDeclarationSchema } from "../statistics/exclusion-rule";
 import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
+import { pgTime } from "../http/storable";
 import { canaryConfigSchema } from "../canary/config";
 import { replayConfigSchema } from "../replay/config";
 import { traceSelectionSchema } from "../traces/schemas";
@@ -71,7 +72,7 @@ export const createExperimentRequestSchema = z.preprocess(
 );
 
 /** Experiments are listed newest first: the keyset position is (created_at, id). */
-export const experimentCursorSchema = z.tuple([z.iso.datetime(), z.uuid()]);
+export const experimentCursorSchema = z.tuple([pgTime("cursor", "cursor"), z.uuid()]);
 export type ExperimentCursor = z.infer<typeof experimentCursorSchema>;
 
 /** GET /api/v1/experiments: filtered by state and by a part of the name (case-insensitive). */

@@ -1,8 +1,9 @@
 // Parsing what a caller sends: bounded JSON bodies, query strings and path parameters, each through
-// its zod schema, every problem a 400 that names the field. No framework code: the web API and the
-// delayed-write service both use it.
+// its zod schema and then the storable-text check (storable.ts), every problem a 400 that names the
+// field. No framework code: the web API and the delayed-write service both use it.
 import { z } from "zod";
 import { ApiError } from "./errors";
+import { findUnstorable, printable } from "./storable";
 
 /**
  * Deepest nesting of arrays and objects a JSON body may have. zod (and JSON.parse's callers) walk a
@@ -61,13 +62,26 @@ export async function readJsonBody(request: Request, maxBytes = DEFAULT_MAX_BODY
   return parseJsonText(text);
 }
 
+/** An issue's own words: a record key's refusal is the key schema's message, not zod's "Invalid key in record". */
+export function issueMessage(issue: z.core.$ZodIssue): string {
+  return issue.code === "invalid_key" && issue.issues[0] ? issue.issues[0].message : issue.message;
+}
+
 /** Parses input with its schema; the first problem becomes a 400 that names the field. */
 export function parseInput<T extends z.ZodType>(schema: T, input: unknown, where: "body" | "query" | "path"): z.infer<T> {
   const result = schema.safeParse(input);
-  if (result.success) return result.data;
+  if (result.success) {
+    // Every route's text and keys, whatever its schema says of them, before anything is stored.
+    const unstorable = findUnstorable(result.data);
+    if (unstorable) {
+      const field = unstorable.path.join(".");
+      throw new ApiError(400, "invalid_request", `${where}${field ? `.${field}` : ""}: ${unstorable.message}`, field || undefined);
+    }
+    return result.data;
+  }
   const issue = result.error.issues[0]!;
-  const field = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : issue.path.join(".");
-  const message = issue.code === "unrecognized_keys" ? `unknown field(s) in ${where}: ${field}` : `${where}${field ? `.${field}` : ""}: ${issue.message}`;
+  const field = issue.code === "unrecognized_keys" ? issue.keys.map(printable).join(", ") : issue.path.map((p) => printable(String(p))).join(".");
+  const message = issue.code === "unrecognized_keys" ? `unknown field(s) in ${where}: ${field}` : `${where}${field ? `.${field}` : ""}: ${issueMessage(issue)}`;
   throw new ApiError(400, "invalid_request", message, field || undefined);
 }
 

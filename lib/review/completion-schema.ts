@@ -2,6 +2,7 @@
 // answered with its ledger, question 3's routes, and question 4's evidence links. One zod schema
 // for the form, the route and the store. Pure: no database.
 import { z } from "zod";
+import { int4, pgDate } from "../http/storable";
 
 export const QUESTIONS = [
   { key: "outcome", number: 1, text: "What outcome does the score represent, over what period is it judged, and what counts as one analysis unit?" },
@@ -56,7 +57,7 @@ export const answerSchema = z.strictObject({
   answer: bounded("answer", ARGUMENT_LIMITS.answer).default(""),
   sourceLocation: bounded("sourceLocation", ARGUMENT_LIMITS.sourceLocation).default(""),
   citations: z.array(bounded("citation", ARGUMENT_LIMITS.citation).min(1, "citations: a citation must not be empty")).max(ARGUMENT_LIMITS.citations, `citations: at most ${ARGUMENT_LIMITS.citations}`).default([]),
-  sourcesReadOn: z.iso.date("sourcesReadOn must be the date the sources were read (YYYY-MM-DD)").nullable().default(null),
+  sourcesReadOn: pgDate("sourcesReadOn must be the date the sources were read (YYYY-MM-DD, from 0001)").nullable().default(null),
 });
 export type Answer = z.infer<typeof answerSchema>;
 
@@ -86,7 +87,7 @@ export type CompletionArgument = z.infer<typeof argumentSchema>;
 
 /** POST /api/v1/protocols/{id}/completion-argument: a new revision from the version the form showed. */
 export const argumentRevisionSchema = z.strictObject({
-  expectedVersion: z.number("expectedVersion is required: the version you edited, or null for the first").int().min(1).nullable(),
+  expectedVersion: int4("expectedVersion (the version you edited, or null for the first)", 1).nullable(),
   argument: argumentSchema,
   reason: z.string("reason is required").trim().min(1, "reason: every change needs a reason").max(ARGUMENT_LIMITS.reason, `reason must be at most ${ARGUMENT_LIMITS.reason} characters`),
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { int4, pgDate } from "../http/storable";
 import { codeNeedsBasis, REVIEW_CODES, REVIEW_FIELDS } from "./codes";
 
 /** A cell's code and its source ledger: one schema for the form, the route and the store. */
@@ -8,7 +9,7 @@ export const ledgerSchema = z
     sourceLocation: z.string().trim().min(1, "sourceLocation: say where in the sources the code rests (e.g. Paper Sec. 3.2)").max(500),
     basis: z.string().trim().max(4000).optional(),
     citations: z.array(z.string().trim().min(1).max(500)).max(30).default([]),
-    sourcesReadOn: z.iso.date("sourcesReadOn must be the date the sources were read (YYYY-MM-DD)"),
+    sourcesReadOn: pgDate("sourcesReadOn must be the date the sources were read (YYYY-MM-DD, from 0001)"),
   })
   .superRefine((ledger, ctx) => {
     if (codeNeedsBasis(ledger.code) && !ledger.basis) ctx.addIssue({ code: "custom", path: ["basis"], message: `basis: a code of ${ledger.code} needs the reviewer's basis` });
@@ -21,18 +22,18 @@ export const saveCodeSchema = z.strictObject({
   protocolId: z.uuid("protocolId must be a protocol id"),
   field: z.enum(REVIEW_FIELDS, `field must be one of ${REVIEW_FIELDS.join(", ")}`),
   /** The version the reviewer's form started from; null when they had not coded the cell. */
-  expectedVersion: z.number().int().min(1).nullable(),
+  expectedVersion: int4("expectedVersion", 1).nullable(),
   ledger: ledgerSchema,
   reason,
 });
 export type SaveCodeInput = z.infer<typeof saveCodeSchema>;
 
-export const restoreSchema = z.strictObject({ version: z.number().int().min(1), reason });
+export const restoreSchema = z.strictObject({ version: int4("version", 1), reason });
 
 export const consensusSchema = z.strictObject({
   protocolId: z.uuid("protocolId must be a protocol id"),
   field: z.enum(REVIEW_FIELDS, `field must be one of ${REVIEW_FIELDS.join(", ")}`),
-  expectedVersion: z.number().int().min(1).nullable(),
+  expectedVersion: int4("expectedVersion", 1).nullable(),
   code: z.enum(REVIEW_CODES, "code must be one of E, P, NR, NA"),
   rationale: z.string().trim().min(1, "rationale: say why this is the consensus").max(4000),
   reason,
@@ -65,7 +66,7 @@ export const updateProtocolSchema = z
     ...protocolFields,
     name: protocolFields.name.optional(),
     retired: z.boolean("retired must be true or false").optional(),
-    expectedVersion: z.number("expectedVersion is required: the protocol version you edited").int().min(1),
+    expectedVersion: int4("expectedVersion (the protocol version you edited)", 1),
     reason,
   })
   .refine((u) => u.name !== undefined || u.benchmarkVersion !== undefined || u.scope !== undefined || u.sources !== undefined || u.retired !== undefined, {

@@ -4,6 +4,7 @@
 // denominator. The rule is hashed in a thin shell (exclusion-rule-hash.ts): the canonical JSON
 // and SHA-256 live with the share links, which this pure module may not import.
 import { z } from "zod";
+import { int4 } from "../http/storable";
 import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/classification";
 
 /** keep: the run counts with its own label; count_as_failure: it counts, as a failure; exclude: it leaves the denominator, reported apart. */
@@ -42,7 +43,7 @@ const reason = z.string("reason must be text").trim().min(1, "reason must say wh
 
 /** PUT /api/v1/{experiments,evaluations}/{id}/exclusion-rule: the new rule, the version it was edited from, and why. */
 export const changeExclusionRuleBodySchema = z.strictObject({
-  baseVersion: z.int("baseVersion must be the version you edited from (a whole number)").min(1, "baseVersion must be at least 1"),
+  baseVersion: int4("baseVersion (the version you edited from)", 1),
   reason,
   rule: exclusionRuleDeclarationSchema,
 });

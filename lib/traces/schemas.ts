@@ -3,6 +3,7 @@
 import { z } from "zod";
 import { AGENTDOJO_SUITES } from "../importers/agentdojo-tools";
 import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
+import { int4 } from "../http/storable";
 
 export const TRACE_KINDS = ["user", "injection"] as const;
 export const TRACE_SOURCES = ["ground_truth", "imported"] as const;
@@ -11,7 +12,7 @@ export const SOURCE_LABELS: Record<(typeof TRACE_SOURCES)[number], string> = { g
 export const traceIdSchema = z.strictObject({ id: z.uuid("id must be a trace id (a UUID)") });
 
 /** Traces are listed by suite, kind and task number: the keyset position is (suite, kind, task order, id). */
-export const traceCursorSchema = z.tuple([z.string(), z.string(), z.number().int(), z.string(), z.uuid()]);
+export const traceCursorSchema = z.tuple([z.string(), z.string(), int4("cursor", -1), z.string(), z.uuid()]);
 
 /** GET /api/v1/traces and /traces: filtered by source, suite, kind, task, and whether the trace has a state-changing call. */
 export const traceListQuerySchema = z.strictObject({

@@ -17,5 +17,5 @@ export const GET = apiRoute({ permission: "results:read", params: evaluationIdSc
 
 /** Ingests up to 1,000 runs: `200 {results: [{externalId, status, error?}]}`, one per run in order; a bad run refuses only itself. */
 export const POST = apiRoute({ permission: "evaluation:write", params: evaluationIdSchema, body: ingestEnvelopeSchema, maxBodyBytes: MAX_INGEST_BODY_BYTES }, async ({ params, body }) =>
-  Response.json({ results: await ingestRuns(getDb(), params.id, body.runs) }),
+  Response.json({ results: await ingestRuns(getDb(), params.id, body.runs.items) }),
 );
