@@ -36,6 +36,8 @@ export const serverEnvSchema = z.object({
   SHARE_LOOKUPS_PER_MINUTE: z.coerce.number().int().min(1).default(60),
   /** The address the web server listens on. */
   WEB_HOST: z.string().min(1).default("0.0.0.0"),
+  /** The web server logs each time its one thread was held this long or longer (0: never): a request that blocks every other. */
+  EVENT_LOOP_STALL_MS: z.coerce.number().int().min(0).max(60_000).default(100),
   /** Replay worker processes `npm start` supervises (0: workers run elsewhere, started with `npm run worker`). */
   REPLAY_WORKERS: z.coerce.number().int().min(0).max(32).default(1),
   /**

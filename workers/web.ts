@@ -1,5 +1,6 @@
 // The web app's process (`npm start` runs it; so do the browser tests and the Docker image): Next's
-// production server behind one edge rule, the client's address (lib/http/client-address.ts).
+// production server behind two edge rules, the client's address (lib/http/client-address.ts) and
+// well-formed paths (lib/http/well-formed-path.ts).
 // Needs `next build` first. SIGTERM or SIGINT stops taking connections and exits once the
 // requests in flight are answered (at most 10 s).
 import { createServer } from "node:http";
@@ -7,6 +8,8 @@ import next from "next";
 import { surviveConnectionLoss } from "../lib/db/connection-loss";
 import { readServerEnv } from "../lib/env";
 import { trustedProxies, withClientAddress } from "../lib/http/client-address";
+import { withWellFormedPaths } from "../lib/http/well-formed-path";
+import { stallLine, watchEventLoop } from "../lib/web/event-loop-watch";
 
 const STOP_TIMEOUT_MS = 10_000;
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -14,10 +17,11 @@ const env = readServerEnv();
 // A database restart must cost the web app the requests on its lost connections, never its life.
 surviveConnectionLoss((line) => console.error(`web: ${line}`));
 const trust = trustedProxies(env.TRUSTED_PROXIES);
+watchEventLoop(env.EVENT_LOOP_STALL_MS, (held) => console.warn(stallLine(held)));
 
 const app = next({ dev: false, dir: process.cwd(), hostname: env.WEB_HOST, port: env.PORT });
 await app.prepare();
-const server = createServer(withClientAddress(app.getRequestHandler(), trust));
+const server = createServer(withWellFormedPaths(withClientAddress(app.getRequestHandler(), trust)));
 // Node closes an idle keep-alive connection after 5 s, and a client that reuses it at that moment gets
 // ECONNRESET (CI saw it: a Playwright request after a 5 s pause). Idle connections live longer than a
 // reverse proxy's usual 60 s idle timeout instead, so the client or proxy is the side that closes them.

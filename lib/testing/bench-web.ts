@@ -56,6 +56,8 @@ export async function startBenchWeb(options: {
   log: (line: string) => void;
   stack: ReturnType<typeof orderedShutdown>;
   env?: Record<string, string>;
+  /** Told of each line the web server writes (it is also logged). */
+  onLine?: (line: string) => void;
 }): Promise<BenchWeb> {
   const { db, databaseUrl, dataDir, log, stack } = options;
   const port = await freePort();
@@ -69,7 +71,12 @@ export async function startBenchWeb(options: {
     output: "pipe",
   });
   stack.onStop("web", () => stopChild(web));
-  for (const stream of [web.stdout!, web.stderr!]) createInterface({ input: stream }).on("line", (line) => console.error(`[web] ${line}`));
+  for (const stream of [web.stdout!, web.stderr!]) {
+    createInterface({ input: stream }).on("line", (line) => {
+      console.error(`[web] ${line}`);
+      options.onLine?.(line);
+    });
+  }
   web.once("exit", (code, signal) => void stack.shutdown(stack.stopping() ? 0 : 1, `the web server exited (${signal ?? code})`));
 
   const pool = new Pool(origin, { connections: 1 });
