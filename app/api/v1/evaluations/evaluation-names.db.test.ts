@@ -77,8 +77,9 @@ describe("two imports creating one evaluation name at once", () => {
       await holder.query("INSERT INTO evaluations (id, name) VALUES ($1, 'raced import')", [randomUUID()]);
       const files = ["runs__gpt-4o-2024-05-13__banking__user_task_0__none__none.json", "runs__gemini-2.0-flash-001__travel__user_task_0__none__none.json"];
       const imports = files.map((file) => importLogs(db, [path.join(AGENTDOJO_RUNS, file)], { evaluationName: "raced import" }));
-      const waiting = async () => (await holder.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'")).rows[0]!.n;
-      while ((await waiting()) < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      // Counted outside the holder's transaction, where pg_stat_activity would stay as first read.
+      const waiting = async () => (await db.$queryRaw<[{ n: number }]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)[0].n;
+      await expect.poll(waiting, { timeout: 20_000 }).toBe(2);
       await holder.query("ROLLBACK");
       const reports = await Promise.all(imports);
       for (const report of reports) expect(report).toMatchObject({ files: 1, imported: 1, failed: [], skipped: [], evaluations: [{ name: "raced import", runs: 1 }] });
