@@ -30,7 +30,7 @@ export class EvaluationApiError extends Error {
   }
 }
 
-const errorAnswer = z.object({ error: z.object({ code: z.string(), message: z.string(), field: z.string().optional(), details: z.unknown() }) });
+const errorAnswer = z.object({ error: z.object({ code: z.string(), message: z.string(), field: z.string().optional(), details: z.unknown().optional() }) });
 
 export interface EvaluationClientOptions {
   /** e.g. http://localhost:3000 */
