@@ -2,8 +2,8 @@
 
 import type { z } from "zod";
 
-/** What a JSON API call answered: the body, or the error it named (with the field at fault, if any). */
-export type ApiResult<T> = { ok: true; data: T } | { ok: false; message: string; field?: string; status: number };
+/** What a JSON API call answered: the body, or the error it named (with its code, the field at fault and its details, if any). */
+export type ApiResult<T> = { ok: true; data: T } | { ok: false; message: string; field?: string; status: number; code?: string; details?: unknown };
 
 /** Calls one of our `/api/v1` routes from the browser (same origin, session cookie). */
 export async function callApi<T>(url: string, method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", body?: unknown): Promise<ApiResult<T>> {
@@ -16,8 +16,15 @@ export async function callApi<T>(url: string, method: "GET" | "POST" | "PUT" | "
     const text = await response.text();
     const json: unknown = text ? JSON.parse(text) : null;
     if (response.ok) return { ok: true, data: json as T };
-    const error = (json as { error?: { message?: string; field?: string } } | null)?.error;
-    return { ok: false, status: response.status, message: error?.message ?? `request failed (${response.status})`, ...(error?.field ? { field: error.field } : {}) };
+    const error = (json as { error?: { code?: string; message?: string; field?: string; details?: unknown } } | null)?.error;
+    return {
+      ok: false,
+      status: response.status,
+      message: error?.message ?? `request failed (${response.status})`,
+      ...(error?.field ? { field: error.field } : {}),
+      ...(error?.code ? { code: error.code } : {}),
+      ...(error?.details === undefined ? {} : { details: error.details }),
+    };
   } catch (error) {
     return { ok: false, status: 0, message: `the server could not be reached: ${(error as Error).message}` };
   }

@@ -95,3 +95,42 @@ test("an evaluation created in the form shows the worked example's figures and t
   await expect(page.getByTestId("evaluations")).toContainText("2/2");
   expect(await seriousViolations(page)).toEqual([]);
 });
+
+test("a taken name is refused on the name field; a policy version saved meanwhile is shown beside the form's rows, to save over or load", async ({ page }) => {
+  test.setTimeout(120_000);
+  const client = evaluationClient({ baseUrl: BASE_URL, apiKey: accounts().users.editor.apiKey });
+  const { id } = await client.createEvaluation({ name: "conflicts (e2e)", effectPolicy: { tools: { "bank.read": "read_only" } } });
+  await page.goto("/evaluations/new");
+  await page.getByLabel("Name", { exact: true }).fill("conflicts (e2e)");
+  await page.getByRole("button", { name: "Create evaluation" }).click();
+  await expect(page.locator("#name-error")).toHaveText(`Name: an evaluation named "conflicts (e2e)" already exists (${id}); choose another name`);
+  await expect(page).toHaveURL(/\/evaluations\/new$/);
+
+  // The form opened at version 1; version 2 is saved by someone else before it is sent.
+  await page.goto(`/evaluations/${id}`);
+  await page.getByRole("button", { name: "Add a tool" }).click();
+  await page.getByLabel("Tool name or pattern, row 2").fill("bank.transfer");
+  await page.getByLabel("Class, row 2").selectOption("external");
+  await client.setEffectPolicy(id, { tools: { "bank.*": "async_handle" } }, 1);
+  await page.getByRole("button", { name: "Save as a new version" }).click();
+  const conflict = page.getByTestId("policy-conflict");
+  await expect(conflict).toContainText("Not saved: the policy changed to version 2 while you edited");
+  await expect(conflict).toContainText("the effect policy is at version 2 now, not 1; nothing was changed.");
+  await expect(page.getByTestId("policy-conflict-current")).toHaveText("bank.* → async_handle");
+  await expect(page.getByTestId("policy-conflict-yours")).toHaveText("bank.read → read_only; bank.transfer → external");
+  expect(await seriousViolations(page)).toEqual([]);
+  await conflict.getByRole("button", { name: "Save mine over version 2" }).click();
+  await expect(page.getByTestId("policy-saved")).toContainText("Saved as version 3");
+  await expect(page.getByTestId("policy-declared")).toContainText("bank.transfer");
+
+  // Version 4 saved meanwhile again: loading it puts its rows in the form and the form's base at 4.
+  await client.setEffectPolicy(id, { tools: { "bank.*": "read_only" } }, 3);
+  await page.getByRole("button", { name: "Save as a new version" }).click();
+  await expect(conflict).toContainText("the policy changed to version 4");
+  await conflict.getByRole("button", { name: "Load version 4" }).click();
+  await expect(conflict).toHaveCount(0);
+  await expect(page.getByLabel("Tool name or pattern, row 1")).toHaveValue("bank.*");
+  await expect(page.getByLabel("Tool name or pattern, row 2")).toHaveCount(0);
+  await expect(page.getByText("Edited from version 4.")).toBeVisible();
+  await expect(page.getByRole("heading", { name: "Effect policy, version 4" })).toBeVisible();
+});

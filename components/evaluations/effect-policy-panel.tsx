@@ -76,6 +76,7 @@ export function EffectPolicyPanel({
         <LazyPolicyVersionForm
           evaluationId={evaluation.id}
           policy={evaluation.effectPolicy}
+          version={evaluation.effectPolicyVersion}
           unclassified={tools.filter((t) => t.class === "unclassified").map((t) => t.tool)}
         />
       ) : null}

@@ -6,44 +6,98 @@ import { callApi } from "@/components/api-client";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { policyFromRows, policyRowsOf, type PolicyRow } from "@/lib/evaluations/policy-rows";
-import { effectPolicySchema, type EffectPolicy } from "@/lib/evaluations/schemas";
-import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
+import { effectPolicyConflictSchema, setEffectPolicyBodySchema, type EffectPolicy, type EffectPolicyConflict } from "@/lib/evaluations/schemas";
+import { fieldErrors, messageAfterField, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
 import { EffectPolicyEditor } from "./effect-policy-editor";
 
 const FIELDS: Record<string, FieldSpec> = { tools: { label: "Effect policy", allowed: "a tool name or pattern and one of the four classes per row" } };
 
-/** Saves the rows as the policy's next version (PUT …/effect-policy), which recomputes every run's audit; then the page reloads its figures. */
-export function PolicyVersionForm({ evaluationId, policy, unclassified }: { evaluationId: string; policy: EffectPolicy; unclassified: string[] }) {
+/** A policy as one line: `tool → class; …`. */
+const policyLine = (policy: EffectPolicy) =>
+  Object.entries(policy.tools)
+    .map(([tool, cls]) => `${tool} → ${cls}`)
+    .join("; ") || "no tool named";
+
+/**
+ * Saves the rows as the policy's next version (PUT …/effect-policy), which recomputes every run's
+ * audit; then the page reloads its figures. It sends the version it was opened at (then the one it
+ * saved): a version saved meanwhile by someone else is refused (409) and shown beside these rows,
+ * to load it or to save these rows over it.
+ */
+export function PolicyVersionForm({ evaluationId, policy, version, unclassified }: { evaluationId: string; policy: EffectPolicy; version: number; unclassified: string[] }) {
   const router = useRouter();
   const [rows, setRows] = useState<PolicyRow[]>(() => policyRowsOf(policy));
+  // Not the `version` prop: a refresh for another reason must not move the base these rows were edited from.
+  const [baseVersion, setBaseVersion] = useState(version);
   const [error, setError] = useState<string>();
+  const [conflict, setConflict] = useState<{ message: string; details: EffectPolicyConflict }>();
   const [saved, setSaved] = useState<number>();
   const [busy, setBusy] = useState(false);
   const named = new Set(rows.map((r) => r.tool.trim()));
 
-  async function submit(event: React.FormEvent<HTMLFormElement>) {
-    event.preventDefault();
+  async function save(base: number) {
     setSaved(undefined);
+    setConflict(undefined);
     const built = policyFromRows(rows);
     if (!built.ok) return setError(built.message);
-    const parsed = effectPolicySchema.safeParse(built.policy);
-    if (!parsed.success) return setError(fieldErrors(parsed.error.issues, built.policy, FIELDS).tools ?? parsed.error.issues[0]?.message);
+    const input = { ...built.policy, baseVersion: base };
+    const parsed = setEffectPolicyBodySchema.safeParse(input);
+    if (!parsed.success) return setError(fieldErrors(parsed.error.issues, input, FIELDS).tools ?? parsed.error.issues[0]?.message);
     setError(undefined);
     setBusy(true);
     const answer = await callApi<{ version: number }>(`/api/v1/evaluations/${evaluationId}/effect-policy`, "PUT", parsed.data);
     setBusy(false);
-    if (!answer.ok) return setError(serverFieldError(answer.field, answer.message, FIELDS).message);
+    if (!answer.ok) {
+      const details = answer.code === "edit_conflict" ? effectPolicyConflictSchema.safeParse(answer.details) : undefined;
+      if (details?.success) return setConflict({ message: messageAfterField(answer.message, "baseVersion"), details: details.data });
+      return setError(serverFieldError(answer.field, answer.message, FIELDS).message);
+    }
+    setBaseVersion(answer.data.version);
     setSaved(answer.data.version);
     router.refresh();
   }
 
+  function loadCurrent({ current }: EffectPolicyConflict) {
+    setRows(policyRowsOf(current.policy));
+    setBaseVersion(current.version);
+    setConflict(undefined);
+    router.refresh();
+  }
+
   return (
-    <form onSubmit={submit} noValidate className="space-y-4 rounded-lg border border-border bg-card p-4" aria-labelledby="policy-form-title">
+    <form
+      onSubmit={(event) => {
+        event.preventDefault();
+        void save(baseVersion);
+      }}
+      noValidate
+      className="space-y-4 rounded-lg border border-border bg-card p-4"
+      aria-labelledby="policy-form-title"
+    >
       <h3 id="policy-form-title" className="text-base font-semibold">
         Save a new policy version
       </h3>
-      <p className="text-sm text-muted-foreground">The earlier versions stay; every run&apos;s finality is recomputed under the new one.</p>
+      <p className="text-sm text-muted-foreground">Edited from version {baseVersion}. The earlier versions stay; every run&apos;s finality is recomputed under the new one.</p>
       <EffectPolicyEditor id="tools" rows={rows} onChange={setRows} error={error} suggestions={unclassified.filter((tool) => !named.has(tool))} />
+      {conflict ? (
+        <Alert tone="warning" role="alert" title={`Not saved: the policy changed to version ${conflict.details.current.version} while you edited`} data-testid="policy-conflict">
+          <p>{conflict.message}</p>
+          <dl className="grid gap-x-3 gap-y-1 sm:grid-cols-[auto_minmax(0,1fr)]">
+            <dt className="font-medium">Version {conflict.details.current.version} (current)</dt>
+            <dd data-testid="policy-conflict-current">{policyLine(conflict.details.current.policy)}</dd>
+            <dt className="font-medium">Yours (from version {baseVersion})</dt>
+            <dd data-testid="policy-conflict-yours">{policyLine(conflict.details.yours)}</dd>
+          </dl>
+          <div className="flex flex-wrap gap-2 pt-1">
+            <Button size="sm" onClick={() => loadCurrent(conflict.details)}>
+              Load version {conflict.details.current.version}
+            </Button>
+            <Button size="sm" disabled={busy} onClick={() => void save(conflict.details.current.version)}>
+              Save mine over version {conflict.details.current.version}
+            </Button>
+          </div>
+        </Alert>
+      ) : null}
       {saved ? (
         <Alert tone="success" role="status" data-testid="policy-saved">
           <p>Saved as version {saved}; the figures above are recomputed.</p>

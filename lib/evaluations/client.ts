@@ -13,21 +13,24 @@ import {
   type EvaluationSummary,
   type IngestResponse,
   type PostResolutionBody,
+  type SetEffectPolicyBody,
 } from "./schemas";
 
-/** An answer that was not 2xx: its status and the API's `{error: {code, message, field?}}`. */
+/** An answer that was not 2xx: its status and the API's `{error: {code, message, field?, details?}}`. */
 export class EvaluationApiError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
     readonly field?: string,
+    /** e.g. the existing evaluation of a taken name, both policies of an edit conflict. */
+    readonly details?: unknown,
   ) {
     super(`${status} ${code}: ${message}`);
   }
 }
 
-const errorAnswer = z.object({ error: z.object({ code: z.string(), message: z.string(), field: z.string().optional() }) });
+const errorAnswer = z.object({ error: z.object({ code: z.string(), message: z.string(), field: z.string().optional(), details: z.unknown().optional() }) });
 
 export interface EvaluationClientOptions {
   /** e.g. http://localhost:3000 */
@@ -49,7 +52,9 @@ export function evaluationClient(options: EvaluationClientOptions) {
     const json: unknown = await response.json().catch(() => null);
     if (!response.ok) {
       const parsed = errorAnswer.safeParse(json);
-      throw parsed.success ? new EvaluationApiError(response.status, parsed.data.error.code, parsed.data.error.message, parsed.data.error.field) : new EvaluationApiError(response.status, "http_error", response.statusText);
+      if (!parsed.success) throw new EvaluationApiError(response.status, "http_error", response.statusText);
+      const { code, message, field, details } = parsed.data.error;
+      throw new EvaluationApiError(response.status, code, message, field, details);
     }
     return schema.parse(json);
   }
@@ -61,7 +66,9 @@ export function evaluationClient(options: EvaluationClientOptions) {
     ingestRuns: (id: string, runs: readonly unknown[]): Promise<IngestResponse> => call("POST", `${at(id)}/runs`, ingestResponseSchema, { runs }),
     appendResolution: (id: string, effectId: string, body: PostResolutionBody): Promise<{ id: string; runExternalId: string }> =>
       call("POST", `${at(id)}/effects/${encodeURIComponent(effectId)}/resolutions`, z.object({ id: z.string(), runExternalId: z.string() }), body),
-    setEffectPolicy: (id: string, policy: EffectPolicy): Promise<{ version: number }> => call("PUT", `${at(id)}/effect-policy`, z.object({ version: z.number().int() }), policy),
+    /** With `baseVersion`, refused (409 edit_conflict) when the policy is no longer at that version. */
+    setEffectPolicy: (id: string, policy: EffectPolicy, baseVersion?: number): Promise<{ version: number }> =>
+      call("PUT", `${at(id)}/effect-policy`, z.object({ version: z.number().int() }), { ...policy, ...(baseVersion === undefined ? {} : { baseVersion }) } satisfies SetEffectPolicyBody),
     summary: (id: string): Promise<EvaluationSummary> => call("GET", `${at(id)}/summary`, evaluationSummarySchema),
     statistics: (id: string): Promise<EvaluationStatistics> => call("GET", `${at(id)}/statistics`, evaluationStatisticsSchema),
     compare: (ids: readonly string[]): Promise<ComparisonAnswer> => call("GET", `/api/v1/evaluations/compare?${new URLSearchParams({ ids: ids.join(",") })}`, comparisonAnswerSchema),

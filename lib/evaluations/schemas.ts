@@ -63,6 +63,23 @@ export const effectPolicySchema = z.strictObject({
 });
 export type EffectPolicy = z.infer<typeof effectPolicySchema>;
 
+/**
+ * PUT /api/v1/evaluations/{id}/effect-policy: the policy, and the version it was edited from. With
+ * `baseVersion` a change made meanwhile is refused (409 edit_conflict); without it the policy
+ * applies whatever the current version is, as `{tools}` alone always did.
+ */
+export const setEffectPolicyBodySchema = effectPolicySchema.extend({
+  baseVersion: z.int("baseVersion must be the version you edited from (a whole number)").min(1, "baseVersion must be at least 1").optional(),
+});
+export type SetEffectPolicyBody = z.infer<typeof setEffectPolicyBodySchema>;
+
+/** The 409's `details` when baseVersion is stale: the current version with its policy, and the policy refused. */
+export const effectPolicyConflictSchema = z.object({
+  current: z.object({ version: z.number().int().min(1), policy: effectPolicySchema }),
+  yours: effectPolicySchema,
+});
+export type EffectPolicyConflict = z.infer<typeof effectPolicyConflictSchema>;
+
 /** An evaluation's rule: ingested runs carry no run class (every one is completed), so completed runs must be kept. */
 export const evaluationRuleDeclarationSchema = exclusionRuleDeclarationSchema.refine((rule) => rule.classes.completed === "keep", {
   path: ["classes", "completed"],

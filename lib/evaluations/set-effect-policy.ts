@@ -1,20 +1,28 @@
 import type { Db } from "../db/prisma";
-import { notFound } from "../http/errors";
+import { ApiError, notFound } from "../http/errors";
 import { recordImportedTracesInTransaction, unlinkRunsWithOtherMarks } from "../traces/imported";
 import { currentPolicy, recomputeFinality } from "./audit-store";
-import type { EffectPolicy } from "./schemas";
+import type { EffectPolicyConflict, SetEffectPolicyBody } from "./schemas";
 
 /**
  * Stores a new effect-policy version (the previous ones stay) and recomputes every run's finality
  * under it, in one transaction that waits for batches being ingested and holds new ones back.
  * Separation does not depend on the policy. Runs whose library trace marks its calls' writes
  * otherwise than the new policy move to the trace that marks them as it does (traces never change).
+ * A `baseVersion` other than the current version is refused (409 with both policies), checked under
+ * the evaluation's row lock: two saves from one version cannot both pass.
  */
-export async function setEffectPolicy(db: Db, evaluationId: string, policy: EffectPolicy, createdById: string | null): Promise<{ version: number }> {
+export async function setEffectPolicy(db: Db, evaluationId: string, { baseVersion, ...policy }: SetEffectPolicyBody, createdById: string | null): Promise<{ version: number }> {
   return db.$transaction(
     async (tx) => {
       const current = await currentPolicy(tx, evaluationId, "update");
       if (!current) throw notFound("evaluation");
+      if (baseVersion !== undefined && baseVersion !== current.version) {
+        throw new ApiError(409, "edit_conflict", `baseVersion: the effect policy is at version ${current.version} now, not ${baseVersion}; nothing was changed. Compare both and save again from version ${current.version}.`, "baseVersion", {
+          current: { version: current.version, policy: current.policy },
+          yours: policy,
+        } satisfies EffectPolicyConflict);
+      }
       const version = current.version + 1;
       await tx.evaluationEffectPolicy.create({ data: { evaluationId, version, tools: policy.tools, createdById } });
       await tx.evaluation.update({ where: { id: evaluationId }, data: { effectPolicyVersion: version } });

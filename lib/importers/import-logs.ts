@@ -8,7 +8,7 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../db/prisma";
-import { createEvaluation } from "../evaluations/create-evaluation";
+import { createEvaluation, EvaluationNameTakenError } from "../evaluations/create-evaluation";
 import { ingestRuns } from "../evaluations/ingest";
 import { recordImportedTraces, UnlinkedRunsError } from "../traces/imported";
 import { EVALUATION_NAME_MAX, MAX_RUNS_PER_BATCH } from "../evaluations/schemas";
@@ -114,12 +114,19 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
   const files = await filesOf(paths, (file) => done({ file, status: "skipped", reason: "no such file or directory" }));
 
   const evaluationFor = async (log: ImportedLog) => {
-    // A name made from a long path or task name is cut to the limit an evaluation's name has.
-    const name = (options.evaluationName ?? log.evaluation.name).slice(0, EVALUATION_NAME_MAX);
+    // A name made from a long path or task name is cut to the limit an evaluation's name has, and
+    // trimmed as the API trims it: names are unique, compared exactly.
+    const name = (options.evaluationName ?? log.evaluation.name).slice(0, EVALUATION_NAME_MAX).trim();
     let evaluation = evaluations.get(name);
     if (!evaluation) {
-      const existing = await db.evaluation.findFirst({ where: { name }, orderBy: { createdAt: "asc" }, select: { id: true } });
-      const id = existing?.id ?? (await createEvaluation(db, { ...log.evaluation, name }, options.createdById ?? null));
+      const existing = await db.evaluation.findUnique({ where: { name }, select: { id: true } });
+      // Another import may create the name between the lookup and the insert: its evaluation is this one.
+      const id =
+        existing?.id ??
+        (await createEvaluation(db, { ...log.evaluation, name }, options.createdById ?? null).catch((error: unknown) => {
+          if (error instanceof EvaluationNameTakenError) return error.existing.id;
+          throw error;
+        }));
       evaluation = { id, name, runs: 0 };
       evaluations.set(name, evaluation);
     }
