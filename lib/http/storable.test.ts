@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { bigintDigits, findUnstorable, int4, pgTime, printable, unstorableTextReason } from "./storable";
+import { bigintDigits, findUnstorable, int4, pgTime, printable, truncateText, unstorableTextReason } from "./storable";
 
 describe("what PostgreSQL can store", () => {
   it("refuses text with NUL or a lone surrogate, and accepts any well-formed text", () => {
@@ -52,5 +52,12 @@ describe("what PostgreSQL can store", () => {
     expect(at.safeParse("2026-12-01T10:00:00+16:00").error?.issues[0]?.message).toBe("at's offset from UTC must be at most ±15:59");
     expect(at.safeParse("2026-02-30T00:00:00Z").success).toBe(false);
     expect(z.object({ at }).safeParse({ at: "yesterday" }).error?.issues[0]?.message).toBe("at must be an ISO time");
+  });
+
+  it("cuts text to a length without leaving half a surrogate pair", () => {
+    expect(truncateText("ab😀cd", 3)).toBe("ab");
+    expect(truncateText("ab😀cd", 4)).toBe("ab😀");
+    expect(truncateText("abc", 5)).toBe("abc");
+    expect(unstorableTextReason(truncateText("😀".repeat(150), 201))).toBeNull();
   });
 });

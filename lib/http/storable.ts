@@ -23,6 +23,13 @@ export function unstorableTextReason(value: string): string | null {
   return null;
 }
 
+/** `value` cut to at most `max` UTF-16 units without splitting a surrogate pair (which would leave a lone half). */
+export function truncateText(value: string, max: number): string {
+  if (value.length <= max) return value;
+  const cut = value.slice(0, max);
+  return /[\ud800-\udbff]$/.test(cut) ? cut.slice(0, -1) : cut;
+}
+
 /** A key or value shown in a field path or message, its NULs and lone surrogates escaped. */
 export function printable(value: string): string {
   return value.replace(/\u0000|\p{Surrogate}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);

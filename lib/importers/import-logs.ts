@@ -12,6 +12,7 @@ import { createEvaluation, EvaluationNameTakenError } from "../evaluations/creat
 import { ingestRuns } from "../evaluations/ingest";
 import { recordImportedTraces, UnlinkedRunsError } from "../traces/imported";
 import { EVALUATION_NAME_MAX, MAX_RUNS_PER_BATCH } from "../evaluations/schemas";
+import { findUnstorable, truncateText } from "../http/storable";
 import { SkippedLog, type ImportedLog } from "./imported-log";
 import type { InspectOptions } from "./inspect";
 import { readLogFile, type LogBundle } from "./log-file";
@@ -116,9 +117,12 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
   const evaluationFor = async (log: ImportedLog) => {
     // A name made from a long path or task name is cut to the limit an evaluation's name has, and
     // trimmed as the API trims it: names are unique, compared exactly.
-    const name = (options.evaluationName ?? log.evaluation.name).slice(0, EVALUATION_NAME_MAX).trim();
+    const name = truncateText(options.evaluationName ?? log.evaluation.name, EVALUATION_NAME_MAX).trim();
     let evaluation = evaluations.get(name);
     if (!evaluation) {
+      // What the log says of its evaluation is stored as the API would store it, or the file fails naming the field.
+      const unstorable = findUnstorable({ ...log.evaluation, name });
+      if (unstorable) throw new Error(`the log's evaluation ${unstorable.path.join(".")} ${unstorable.message}`);
       const existing = await db.evaluation.findUnique({ where: { name }, select: { id: true } });
       // Another import may create the name between the lookup and the insert: its evaluation is this one.
       const id =
