@@ -25,6 +25,7 @@ const PURE_MODULES = [
   "lib/delayed-write/store.ts",
   "lib/worker/admission.ts",
   "lib/http/input.ts",
+  "lib/http/cross-site.ts",
   "lib/supervisor/restart-policy.ts",
   "lib/supervisor/health-status.ts",
   "lib/event-line.ts",
