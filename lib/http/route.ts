@@ -48,9 +48,9 @@ function configuredOrigin(): string | undefined {
 
 /**
  * Refuses a cross-site write (403 `cross_site`), then authenticates (401 without a principal, 403
- * when the role lacks the permission), then parses
- * path, query and body in that order (400 naming the field; 413 / 400 for a body over the size or
- * nesting limit), then runs the handler. ApiErrors become their status with
+ * when the role lacks the permission), then parses path, query and body in that order (400 naming
+ * the field; 413 / 400 for a body over the size or nesting limit, 415 for one that is not JSON),
+ * then runs the handler. ApiErrors become their status with
  * `{error:{code,message,field?}}`; anything else a 500 that leaks nothing (logged here). Answers
  * are `cache-control: no-store` unless the handler says otherwise.
  */
