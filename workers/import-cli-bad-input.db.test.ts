@@ -72,8 +72,8 @@ describe("bad input beside 10,000 good logs and a 200 MB one", () => {
     expect(reasons).toEqual({
       "truncated.json": expect.stringMatching(/^the file is not valid JSON \(.*\): is the file truncated\?$/),
       "junk.json": expect.stringMatching(/^neither JSON nor a zip archive \(it starts with bytes 00 ef de cd bc ab 9a 89\): not a log file$/),
-      "no-header.eval": "a zip archive without header.json or _journal/start.json: not an Inspect .eval log (and no log files inside)",
-      "bomb.eval": "the archive inflates to more than 64 MB (samples/1_epoch_1.json): refused as a possible zip bomb",
+      "no-header.eval": "a zip archive with Inspect sample entries (samples/1_epoch_1.json) but no header.json or _journal/start.json: an Inspect .eval log missing its header",
+      "bomb.eval": "entry samples/1_epoch_1.json inflates to 3840 MB, more than the 64 MB one entry may: refused as a possible zip bomb",
       "half-read.eval": expect.stringMatching(/^samples\/2_epoch_1.json is not valid JSON .*: is the file truncated\?$/),
       "version-99.json": "Inspect log version 99 is unknown to this importer (it reads 1, 2, 3)",
       "cut-20mb.json": expect.stringMatching(/^the file ends at byte \d+ in the middle of its JSON \(inside an element of samples\): is it truncated\?$/),
