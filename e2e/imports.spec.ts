@@ -18,8 +18,11 @@ import { zipArchive } from "../lib/testing/zip";
 // Next's proxy used to cut bodies at: 200 MB through the API, 12 MB through the page, and past the cap.
 test.use({ storageState: async ({}, use) => use(await storageStateFor("editor")) });
 
-/** The large logs, generated at test time (never committed). */
-const largeDir = mkdtempSync(path.join(tmpdir(), "bl-e2e-large-"));
+/** The large logs, generated at test time (never committed); made in the worker only, not when Playwright lists the tests. */
+let largeDir: string;
+test.beforeAll(() => {
+  largeDir = mkdtempSync(path.join(tmpdir(), "bl-e2e-large-"));
+});
 test.afterAll(() => rmSync(largeDir, { recursive: true, force: true }));
 
 interface Answer {
