@@ -116,7 +116,7 @@ function someNames(entries: readonly yauzl.Entry[]): string {
   return entries.length > shown.length ? `${shown.join(", ")}, … ${entries.length} in all` : shown.join(", ");
 }
 
-/** Why an archive with neither an Inspect header nor log files is not imported, saying what it does hold. */
+/** Why an archive without an Inspect header is not imported (it holds Inspect samples, or no log file), saying what it does hold. */
 function headlessReason(entries: readonly yauzl.Entry[], samples: readonly yauzl.Entry[]): string {
   if (samples.length > 0) {
     return `a zip archive with Inspect sample entries (${someNames(samples)}) but no header.json or _journal/start.json: an Inspect .eval log missing its header`;
