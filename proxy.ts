@@ -1,9 +1,7 @@
-// Runs before every request: security headers with a per-request CSP nonce on pages, and a refusal
-// of cross-site writes to the API (docs/accounts.md).
+// Runs before every page request: the CSP with a per-request nonce (docs/accounts.md). Never on
+// /api/: Next copies the body of every request a proxy runs on, in memory and cut at 10 MB, so an
+// upload would arrive truncated; the API refuses cross-site writes in apiRoute (lib/http/cross-site.ts).
 import { NextResponse, type NextRequest } from "next/server";
-import { baseUrlOf, readServerEnv } from "./lib/env";
-
-const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
 function contentSecurityPolicy(nonce: string): string {
   return [
@@ -21,36 +19,7 @@ function contentSecurityPolicy(nonce: string): string {
   ].join("; ");
 }
 
-/**
- * A browser always sends Origin (and Sec-Fetch-Site) with a cross-site write, so a write that names
- * another site is refused whatever credentials it carries. Scripts send neither and authenticate
- * with an API key, which a browser never attaches on its own. Better Auth checks its own routes.
- */
-function crossSiteWrite(request: NextRequest): boolean {
-  if (!WRITE_METHODS.has(request.method)) return false;
-  if (request.headers.get("sec-fetch-site") === "cross-site") return true;
-  const origin = request.headers.get("origin");
-  if (origin === null) return false;
-  // The origin the browser used is the Host it sent (nextUrl says "localhost" for any loopback
-  // address), or the configured public origin when a reverse proxy rewrites Host.
-  let host: string;
-  try {
-    host = new URL(origin).host;
-  } catch {
-    return true;
-  }
-  const env = readServerEnv();
-  return host !== request.headers.get("host") && (env.BOUNDARY_LAB_URL === undefined || origin !== baseUrlOf(env));
-}
-
 export function proxy(request: NextRequest) {
-  const { pathname } = request.nextUrl;
-  if (pathname.startsWith("/api/")) {
-    if (!pathname.startsWith("/api/auth/") && crossSiteWrite(request)) {
-      return NextResponse.json({ error: { code: "cross_site", message: "cross-site requests may not change anything" } }, { status: 403 });
-    }
-    return NextResponse.next();
-  }
   const nonce = Buffer.from(crypto.randomUUID()).toString("base64");
   const csp = contentSecurityPolicy(nonce);
   const requestHeaders = new Headers(request.headers);
@@ -62,5 +31,5 @@ export function proxy(request: NextRequest) {
 }
 
 export const config = {
-  matcher: [{ source: "/((?!_next/static|_next/image|favicon.ico).*)" }],
+  matcher: [{ source: "/((?!api/|_next/static|_next/image|favicon.ico).*)" }],
 };

@@ -1,13 +1,78 @@
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { expect, storageStateFor, test } from "./fixtures";
+import { createReadStream, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { accounts, bearer } from "./accounts";
+import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { seriousViolations } from "./page-checks";
+import { MAX_UPLOAD_BYTES } from "../lib/importers/import-upload";
+import { importReportSchema } from "../lib/importers/report";
 import { AGENTDOJO_RUNS, INSPECT_LOGS } from "../lib/testing/importer-fixtures";
+import { writeLargeInspectLog } from "../lib/testing/large-inspect-log";
 import { zipArchive } from "../lib/testing/zip";
 
 // Logs imported from the browser: an Inspect log and a zip of two more logs (one of them cut short)
 // uploaded at once, the report with the file not imported; then the Inspect evaluation, where
-// classifying its tools in the effect policy changes the audit.
+// classifying its tools in the effect policy changes the audit. Then uploads past the 10 MB that
+// Next's proxy used to cut bodies at: 200 MB through the API, 12 MB through the page, and past the cap.
 test.use({ storageState: async ({}, use) => use(await storageStateFor("editor")) });
+
+/** The large logs, generated at test time (never committed); made in the worker only, not when Playwright lists the tests. */
+let largeDir: string;
+test.beforeAll(() => {
+  largeDir = mkdtempSync(path.join(tmpdir(), "bl-e2e-large-"));
+});
+test.afterAll(() => rmSync(largeDir, { recursive: true, force: true }));
+
+interface Answer {
+  status: number;
+  body: unknown;
+  /** Bytes the client had sent when the answer came. */
+  sent: number;
+}
+
+/**
+ * Streams `body` to POST /api/v1/imports as the editor, chunked unless `headers` declare a length,
+ * on a connection of its own (one left inside an unsent body cannot serve another request), and
+ * resolves with the answer as soon as it comes: the rest of the body is then not sent.
+ */
+function postImport(query: string, body: Readable, headers: Record<string, string> = {}): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    let sent = 0;
+    const target = `${BASE_URL}/api/v1/imports?${query}`;
+    const outgoing = httpRequest(target, { method: "POST", agent: false, headers: { ...bearer(accounts().users.editor.apiKey), "content-type": "application/octet-stream", ...headers } }, (response) => {
+      body.pause();
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        body.destroy();
+        outgoing.destroy();
+        resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString("utf8")), sent });
+      });
+    });
+    outgoing.on("error", reject);
+    body.on("data", (chunk: Buffer) => {
+      sent += chunk.length;
+      if (!outgoing.write(chunk)) body.pause();
+    });
+    outgoing.on("drain", () => body.resume());
+    body.on("end", () => outgoing.end());
+  });
+}
+
+/** `total` zero bytes, made as they are read. */
+function zeros(total: number): Readable {
+  const chunk = Buffer.alloc(1024 * 1024);
+  let left = total;
+  return new Readable({
+    read() {
+      const n = Math.min(left, chunk.length);
+      left -= n;
+      this.push(n === 0 ? null : chunk.subarray(0, n));
+    },
+  });
+}
 
 test("an editor uploads logs, reads the report, and classifies an Inspect tool to see the audit change", async ({ page }) => {
   test.setTimeout(180_000);
@@ -53,4 +118,55 @@ test("an editor uploads logs, reads the report, and classifies an Inspect tool t
   await expect(page.getByTestId("policy-saved")).toContainText("Saved as version 3");
   await expect(page.getByTestId("stat-final")).toContainText("1/1 successes of final runs");
   await expect(page.getByTestId("stat-unresolved")).toContainText("0/1 runs unresolved, of all scored runs");
+});
+
+test("a 200 MB log streamed to the API, with no content-length, imports whole", async () => {
+  test.setTimeout(300_000);
+  const file = path.join(largeDir, "upload-200mb.json");
+  await writeLargeInspectLog(file, "e2e-upload-200mb", 2_000);
+  const size = statSync(file).size;
+  expect(size).toBeGreaterThan(200 * 1000 * 1000);
+  const started = performance.now();
+  const answer = await postImport("file=upload-200mb.json", createReadStream(file, { highWaterMark: 1024 * 1024 }));
+  console.log(`imports.spec: ${(size / 1e6).toFixed(0)} MB uploaded and imported in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+  expect(answer.sent).toBe(size);
+  expect(importReportSchema.parse(answer.body)).toMatchObject({
+    files: 1,
+    imported: 1,
+    skipped: [],
+    failed: [],
+    runs: 2_000,
+    evaluations: [{ name: "Inspect e2e-upload-200mb · ollama/llama3.1 · e2e-upload-200mb", runs: 2_000 }],
+  });
+});
+
+test("a 12 MB log uploaded from the import page imports whole", async ({ page }) => {
+  test.setTimeout(120_000);
+  const file = path.join(largeDir, "page-12mb.json");
+  await writeLargeInspectLog(file, "e2e-page-12mb", 120);
+  expect(statSync(file).size).toBeGreaterThan(12 * 1000 * 1000);
+  await page.goto("/evaluations/import");
+  await page.getByTestId("import-files").setInputFiles(file);
+  await page.getByTestId("import-submit").click();
+  const report = page.getByTestId("import-report");
+  await expect(report).toContainText("1 file(s): 1 imported, 0 unchanged (already imported), 0 skipped, 0 failed; 120 run(s).", { timeout: 60_000 });
+  await expect(report.getByRole("link", { name: "Inspect e2e-page-12mb · ollama/llama3.1 · e2e-page-12mb" })).toBeVisible();
+  await expect(report).toContainText("Inspect e2e-page-12mb · ollama/llama3.1 · e2e-page-12mb: 120 run(s)");
+});
+
+test("an upload past the 1 GB cap gets a JSON 413 naming the cap, while it is still being sent", async () => {
+  test.setTimeout(180_000);
+  const refusal = { error: { code: "payload_too_large", message: `a log can be at most ${MAX_UPLOAD_BYTES} bytes` } };
+  // A declared length past the cap: refused before the body is read.
+  const declared = await postImport("file=declared.json", zeros(64 * 1024), { "content-length": String(MAX_UPLOAD_BYTES + 1) });
+  expect(declared).toMatchObject({ status: 413, body: refusal });
+  // Chunked, so only the count can tell: refused as it passes the cap, the rest never sent.
+  const total = MAX_UPLOAD_BYTES + 256 * 1024 * 1024;
+  const started = performance.now();
+  const streamed = await postImport("file=endless.json", zeros(total));
+  console.log(`imports.spec: refused after ${(streamed.sent / 1024 ** 2).toFixed(0)} MiB sent, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  expect(streamed).toMatchObject({ status: 413, body: refusal });
+  expect(streamed.sent).toBeGreaterThan(MAX_UPLOAD_BYTES);
+  expect(streamed.sent).toBeLessThan(total);
 });

@@ -26,6 +26,7 @@ const PURE_MODULES = [
   "lib/worker/admission.ts",
   "lib/http/input.ts",
   "lib/http/storable.ts",
+  "lib/http/cross-site.ts",
   "lib/supervisor/restart-policy.ts",
   "lib/supervisor/health-status.ts",
   "lib/event-line.ts",

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -8,6 +8,7 @@ import { importReportSchema, type ImportReport } from "../lib/importers/report";
 import { writeAgentDojoCorpus } from "../lib/testing/agentdojo-corpus";
 import { createTestDatabase, type TestDatabase } from "../lib/testing/database";
 import { INSPECT_LOGS } from "../lib/testing/importer-fixtures";
+import { writeLargeInspectLog } from "../lib/testing/large-inspect-log";
 import { zipArchive } from "../lib/testing/zip";
 
 // The issue's bad input, all in one directory beside 10,000 good logs, imported by `npm run import`
@@ -27,17 +28,6 @@ const inspectOf = (task: string, samples: number, padding = 0) => ({
   samples: Array.from({ length: samples }, (_, k) => ({ ...sample, id: k + 1, metadata: { padding: "p".repeat(padding) } })),
 });
 
-/** An Inspect .json log of `samples` samples of 100 KB (2,000: 200 MB) written in pieces (never held whole here either); `cut` ends it inside one more sample. */
-async function writeLargeLog(file: string, task: string, samples: number, cut: boolean): Promise<void> {
-  const out = createWriteStream(file);
-  const write = (text: string) => new Promise<void>((resolve) => (out.write(text) ? resolve() : out.once("drain", resolve)));
-  const { samples: _none, ...fields } = inspectOf(task, 0);
-  await write(`${JSON.stringify(fields).slice(0, -1)}, "samples": [`);
-  for (let k = 0; k < samples; k++) await write(`${k ? "," : ""}${JSON.stringify({ ...sample, id: k + 1, metadata: { padding: "p".repeat(100_000) } })}`);
-  await write(cut ? ',{"id": 0, "epo' : "]}");
-  await new Promise((resolve) => out.end(resolve));
-}
-
 beforeAll(async () => {
   database = await createTestDatabase(inject("embeddedAdminUrl"));
   writeAgentDojoCorpus(path.join(dir, "good"), 10_000);
@@ -52,8 +42,8 @@ beforeAll(async () => {
   writeFileSync(path.join(bad, "half-read.eval"), zipArchive([{ name: "header.json", data: evalHeader }, { name: "samples/1_epoch_1.json", data: JSON.stringify(sample) }, { name: "samples/2_epoch_1.json", data: '{"id": 2, "ep' }]));
   writeFileSync(path.join(bad, "version-99.json"), JSON.stringify({ ...inspectOf("future", 1), version: 99 }));
   // Past the 16 MB read whole, so it streams: its first 200 samples read before the cut.
-  await writeLargeLog(path.join(bad, "cut-20mb.json"), "cut-large", 200, true);
-  await writeLargeLog(path.join(dir, "large-200mb.json"), "large", 2_000, false);
+  await writeLargeInspectLog(path.join(bad, "cut-20mb.json"), "cut-large", 200, true);
+  await writeLargeInspectLog(path.join(dir, "large-200mb.json"), "large", 2_000);
 
   const reportFile = path.join(dir, "report.json");
   await run(process.execPath, ["--max-old-space-size=256", "--import", "tsx", "workers/import-cli.ts", "--json", reportFile, dir], { env: { ...process.env, DATABASE_URL: database.url }, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stderr?: string }) => {
@@ -72,8 +62,8 @@ describe("bad input beside 10,000 good logs and a 200 MB one", () => {
     expect(reasons).toEqual({
       "truncated.json": expect.stringMatching(/^the file is not valid JSON \(.*\): is the file truncated\?$/),
       "junk.json": expect.stringMatching(/^neither JSON nor a zip archive \(it starts with bytes 00 ef de cd bc ab 9a 89\): not a log file$/),
-      "no-header.eval": "a zip archive without header.json or _journal/start.json: not an Inspect .eval log (and no log files inside)",
-      "bomb.eval": "the archive inflates to more than 64 MB (samples/1_epoch_1.json): refused as a possible zip bomb",
+      "no-header.eval": "a zip archive with Inspect sample entries (samples/1_epoch_1.json) but no header.json or _journal/start.json: an Inspect .eval log missing its header",
+      "bomb.eval": "entry samples/1_epoch_1.json inflates to 3840 MB, more than the 64 MB one entry may: refused as a possible zip bomb",
       "half-read.eval": expect.stringMatching(/^samples\/2_epoch_1.json is not valid JSON .*: is the file truncated\?$/),
       "version-99.json": "Inspect log version 99 is unknown to this importer (it reads 1, 2, 3)",
       "cut-20mb.json": expect.stringMatching(/^the file ends at byte \d+ in the middle of its JSON \(inside an element of samples\): is it truncated\?$/),

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { ApiError } from "./errors";
-import { jsonNestingDepth, MAX_JSON_DEPTH, parseInput, parseJsonText, queryFlag, queryObject } from "./input";
+import { isJsonMediaType, jsonNestingDepth, MAX_JSON_DEPTH, parseInput, parseJsonText, queryFlag, queryObject, readJsonBody } from "./input";
 
 const refusal = (fn: () => unknown): ApiError => {
   try {
@@ -42,6 +42,104 @@ describe("parseJsonText", () => {
   });
   it("calls malformed JSON malformed", () => {
     expect(refusal(() => parseJsonText("{not json"))).toMatchObject({ status: 400, code: "malformed_json" });
+  });
+});
+
+/** A body streamed in `chunks` pieces of `chunkBytes` (chunked: no content-length), counting the pieces pulled. */
+function streamedBody(chunks: number, chunkBytes: number, piece = (k: number) => new Uint8Array(chunkBytes).fill(k === 0 ? 0x5b /* [ */ : 0x20)) {
+  const counter = { pulled: 0, cancelled: false };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        if (counter.pulled === chunks) return controller.close();
+        controller.enqueue(piece(counter.pulled++));
+      },
+      cancel() {
+        counter.cancelled = true;
+      },
+    },
+    { highWaterMark: 0 }, // pulled only when read: the count is what the reader asked for
+  );
+  return { body, counter };
+}
+
+const post = (body: BodyInit | null, headers: Record<string, string> = { "content-type": "application/json" }) =>
+  new Request("http://localhost/api/v1/x", { method: "POST", body, headers, duplex: "half" } as RequestInit);
+
+async function refusalOf(promise: Promise<unknown>): Promise<ApiError> {
+  const error = await promise.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  if (error instanceof ApiError) return error;
+  throw new Error(`expected a refusal, got ${String(error)}`);
+}
+
+describe("readJsonBody", () => {
+  it("stops reading a chunked body as soon as it passes the limit, cancels it, and answers 413 naming the limit", async () => {
+    // 60 MB in 64 KB chunks, no content-length: the fifth chunk passes 256 KB, and nothing after it is pulled.
+    const { body, counter } = streamedBody(960, 64 * 1024);
+    const error = await refusalOf(readJsonBody(post(body), 256 * 1024));
+    expect(error).toMatchObject({ status: 413, code: "body_too_large", message: "body exceeds 262144 bytes (the limit)" });
+    expect(counter.pulled).toBe(5);
+    expect(counter.cancelled).toBe(true);
+  });
+
+  it("reads a chunked body up to the limit exactly, across chunks, as JSON", async () => {
+    const text = `{"name": "caf\u00e9 ${"é".repeat(100)}"}`;
+    const bytes = new TextEncoder().encode(text);
+    // Split inside a two-byte character: the decoder carries it over to the next chunk.
+    const split = bytes.indexOf(0xc3) + 1;
+    const { body } = streamedBody(2, 0, (k) => (k === 0 ? bytes.subarray(0, split) : bytes.subarray(split)));
+    expect(await readJsonBody(post(body), bytes.length)).toEqual(JSON.parse(text));
+    const { body: over } = streamedBody(2, 0, (k) => (k === 0 ? bytes.subarray(0, split) : bytes.subarray(split)));
+    expect(await refusalOf(readJsonBody(post(over), bytes.length - 1))).toMatchObject({ status: 413 });
+  });
+
+  it("refuses a declared length over the limit before reading anything", async () => {
+    const { body, counter } = streamedBody(1, 10);
+    const request = post(body, { "content-type": "application/json", "content-length": String(300 * 1024) });
+    expect(await refusalOf(readJsonBody(request, 256 * 1024))).toMatchObject({ status: 413, code: "body_too_large" });
+    expect(counter.pulled).toBe(0);
+  });
+
+  it("refuses a non-empty body that is not JSON with 415 naming the type expected, at its first bytes", async () => {
+    for (const type of ["text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp"]) {
+      const error = await refusalOf(readJsonBody(post('{"a": 1}', { "content-type": type })));
+      expect(error).toMatchObject({ status: 415, code: "unsupported_media_type" });
+      expect(error.message).toContain("application/json");
+      expect(error.message).toContain(type);
+    }
+    const { body, counter } = streamedBody(960, 64 * 1024);
+    expect(await refusalOf(readJsonBody(post(body, {})))).toMatchObject({ status: 415, message: "send the body as application/json (content-type missing)" });
+    expect(counter.pulled).toBe(1);
+    expect(counter.cancelled).toBe(true);
+  });
+
+  it("accepts JSON types with parameters and +json types; an empty body is {} whatever its type", async () => {
+    expect(await readJsonBody(post('{"a": 1}', { "content-type": "application/json; charset=utf-8" }))).toEqual({ a: 1 });
+    expect(await readJsonBody(post('{"a": 1}', { "content-type": "Application/Merge-Patch+JSON" }))).toEqual({ a: 1 });
+    expect(await readJsonBody(post(null, {}))).toEqual({});
+    expect(await readJsonBody(post("", { "content-type": "text/plain" }))).toEqual({});
+    expect(await readJsonBody(post(streamedBody(0, 0).body, { "content-type": "application/octet-stream" }))).toEqual({});
+  });
+
+  it("tells JSON media types from the others", () => {
+    expect([null, "", "application/json", "application/json;charset=utf-8", "application/vnd.api+json", "text/json", "application/json+x", "application/x+y/json"].map(isJsonMediaType)).toEqual([
+      false,
+      false,
+      true,
+      true,
+      true,
+      false,
+      false,
+      false,
+    ]);
+  });
+
+  it("keeps JSON.parse's refusals: malformed and too deep are 400s", async () => {
+    expect(await refusalOf(readJsonBody(post("{not json")))).toMatchObject({ status: 400, code: "malformed_json" });
+    expect(await refusalOf(readJsonBody(post("[".repeat(100))))).toMatchObject({ status: 400, code: "too_deep" });
   });
 });
 

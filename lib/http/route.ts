@@ -6,6 +6,8 @@ import type { z } from "zod";
 import { authenticateRequest } from "../auth/guard";
 import type { Permission } from "../auth/permissions";
 import type { Principal } from "../auth/principal";
+import { readServerEnv } from "../env";
+import { refuseCrossSiteWrite } from "./cross-site";
 import { ApiError, errorBody, INTERNAL_ERROR_BODY } from "./errors";
 import { DEFAULT_MAX_BODY_BYTES, parseInput, queryObject, readJsonBody } from "./input";
 
@@ -38,10 +40,17 @@ interface RouteContext {
   params: Promise<Record<string, string | string[] | undefined>>;
 }
 
+/** BOUNDARY_LAB_URL's origin, when it is set: browsers behind a reverse proxy that rewrites Host send it. */
+function configuredOrigin(): string | undefined {
+  const url = readServerEnv().BOUNDARY_LAB_URL;
+  return url === undefined ? undefined : new URL(url).origin;
+}
+
 /**
- * Authenticates (401 without a principal, 403 when the role lacks the permission), then parses
- * path, query and body in that order (400 naming the field; 413 / 400 for a body over the size or
- * nesting limit), then runs the handler. ApiErrors become their status with
+ * Refuses a cross-site write (403 `cross_site`), then authenticates (401 without a principal, 403
+ * when the role lacks the permission), then parses path, query and body in that order (400 naming
+ * the field; 413 / 400 for a body over the size or nesting limit, 415 for one that is not JSON),
+ * then runs the handler. ApiErrors become their status with
  * `{error:{code,message,field?}}`; anything else a 500 that leaks nothing (logged here). Answers
  * are `cache-control: no-store` unless the handler says otherwise.
  */
@@ -51,6 +60,7 @@ export function apiRoute<A extends RouteAccess, P extends z.ZodType | undefined 
 ): (request: Request, context: RouteContext) => Promise<Response> {
   return async (request, context) => {
     try {
+      refuseCrossSiteWrite(request.method, request.headers, configuredOrigin());
       const principal = spec.permission === "public" ? null : await authenticateRequest(request, spec.permission);
       const params = spec.params ? parseInput(spec.params, await context.params, "path") : undefined;
       const search = new URL(request.url).searchParams;

@@ -57,7 +57,7 @@ describe("importing the fixture folders", () => {
     expect(first).toMatchObject({ files: 19, imported: 16, unchanged: 0, failed: [], runs: 31 });
     expect(first.skipped.map((s) => [base(s.file), s.reason.split(":")[0]]).sort()).toEqual(
       [
-        ["no-header.eval", "a zip archive without header.json or _journal/start.json"],
+        ["no-header.eval", "a zip archive with Inspect sample entries (samples/7_epoch_2.json) but no header.json or _journal/start.json"],
         ["no-such-folder", "no such file or directory"],
         ["none.json", "no utility recorded, so no endpoint label (the run ended with error"],
       ].sort(),

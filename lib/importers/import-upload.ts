@@ -16,8 +16,22 @@ import type { ImportReport } from "./report";
 /** An upload may be as large as an archive this importer reads. */
 export const MAX_UPLOAD_BYTES = MAX_ARCHIVE_BYTES;
 
-/** Imports one uploaded file named `fileName` (a log, or a zip of logs); the report names the file, or the zip's files, by that name. Throws 413 past MAX_UPLOAD_BYTES, 400 for an empty body. */
-export async function importUpload(db: Db, body: ReadableStream<Uint8Array> | null, fileName: string, options: Omit<ImportOptions, "onFile">): Promise<ImportReport> {
+/** One uploaded file: its body, the length its sender declared (content-length; null when chunked), the name the report gives it. */
+export interface Upload {
+  body: ReadableStream<Uint8Array> | null;
+  declaredBytes: number | null;
+  fileName: string;
+}
+
+const tooLarge = () => new ApiError(413, "payload_too_large", `a log can be at most ${MAX_UPLOAD_BYTES} bytes`);
+
+/**
+ * Imports one uploaded file (a log, or a zip of logs); the report names the file, or the zip's
+ * files, by its name. Throws 413 past MAX_UPLOAD_BYTES (before reading anything when the declared
+ * length says so, else as soon as the count passes it), 400 for an empty body.
+ */
+export async function importUpload(db: Db, { body, declaredBytes, fileName }: Upload, options: Omit<ImportOptions, "onFile">): Promise<ImportReport> {
+  if (declaredBytes !== null && declaredBytes > MAX_UPLOAD_BYTES) throw tooLarge();
   if (!body) throw new ApiError(400, "invalid_request", "the body must be the log file");
   const dir = await mkdtemp(path.join(tmpdir(), "bl-upload-"));
   const file = path.join(dir, "upload");
@@ -26,7 +40,7 @@ export async function importUpload(db: Db, body: ReadableStream<Uint8Array> | nu
     const capped = new Transform({
       transform(chunk: Buffer, _encoding, done) {
         received += chunk.length;
-        done(received > MAX_UPLOAD_BYTES ? new ApiError(413, "payload_too_large", `a log can be at most ${MAX_UPLOAD_BYTES} bytes`) : null, chunk);
+        done(received > MAX_UPLOAD_BYTES ? tooLarge() : null, chunk);
       },
     });
     await pipeline(Readable.fromWeb(body as WebReadableStream<Uint8Array>), capped, createWriteStream(file));

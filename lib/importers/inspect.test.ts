@@ -158,6 +158,6 @@ describe("Inspect .eval archives", () => {
   });
 
   it("hand-made: a zip without header.json or a journal: skipped", async () => {
-    await expect(importLogFile(`${HAND_MADE}inspect/no-header.eval`)).rejects.toThrow("a zip archive without header.json or _journal/start.json: not an Inspect .eval log");
+    await expect(importLogFile(`${HAND_MADE}inspect/no-header.eval`)).rejects.toThrow("a zip archive with Inspect sample entries (samples/7_epoch_2.json) but no header.json or _journal/start.json: an Inspect .eval log missing its header");
   });
 });

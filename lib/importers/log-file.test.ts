@@ -7,6 +7,8 @@ import { SkippedLog } from "./imported-log";
 import { MAX_WHOLE_JSON_BYTES, readLogFile } from "./log-file";
 import { zipArchive } from "../testing/zip";
 
+/** 1.1 GB: what a zip's directory claims, never written. */
+const GB_1_1 = Math.round(1.1 * 1024 ** 3);
 const dir = mkdtempSync(path.join(tmpdir(), "bl-import-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 const file = (name: string, content: string | Buffer) => {
@@ -46,10 +48,17 @@ describe("a log file's format, told from its content", () => {
 
   it("an archive whose entries say they inflate past the cap is refused before any is read (a zip bomb)", async () => {
     const bomb = zipArchive([{ name: "header.json", data: JSON.stringify(headerFields) }, { name: "samples/1_epoch_1.json", data: sample, claimedSize: 0xf000_0000 }]);
-    await expect(importLogFile(file("bomb.eval", bomb))).rejects.toThrow(/inflates to more than 64 MB \(samples\/1_epoch_1.json\): refused as a possible zip bomb/);
-    // Many entries under the cap each, over the archive's cap together.
+    await expect(importLogFile(file("bomb.eval", bomb))).rejects.toThrow("entry samples/1_epoch_1.json inflates to 3840 MB, more than the 64 MB one entry may: refused as a possible zip bomb");
+    // Many entries under the cap each, over the archive's cap together: the one that passes it is named.
     const many = zipArchive([{ name: "header.json", data: JSON.stringify(headerFields) }, ...Array.from({ length: 20 }, (_, k) => ({ name: `samples/${k}_epoch_1.json`, data: sample, claimedSize: 60 * 1024 * 1024 }))]);
-    await expect(importLogFile(file("many.eval", many))).rejects.toThrow(/inflates to more than 1024 MB .*zip bomb/);
+    await expect(importLogFile(file("many.eval", many))).rejects.toThrow(
+      /^the entries inflate to 1080 MB up to samples\/17_epoch_1.json \(60 MB\), more than the 1024 MB an archive may: refused as a possible zip bomb$/,
+    );
+  });
+
+  it("a zip of logs whose entry claims 1.1 GB: refused naming the entry, its size and the cap", async () => {
+    const huge = zipArchive([{ name: "logs/a.json", data: "{}" }, { name: "logs/big.json", data: sample, claimedSize: GB_1_1 }]);
+    await expect(readLogFile(file("huge.zip", huge))).rejects.toThrow("entry logs/big.json inflates to 1126 MB, more than the 1024 MB one entry may: refused as a possible zip bomb");
   });
 
   it("an archive that inflates to more than it says is refused as damaged", async () => {
@@ -62,9 +71,27 @@ describe("a log file's format, told from its content", () => {
     await expect(importLogFile(file("crowded.eval", crowded))).rejects.toThrow("the archive holds 20001 entries, more than the 20000 an import reads: refused as a possible zip bomb");
   });
 
-  it("a zip with samples but no header.json: skipped, saying so", async () => {
+  it("a zip with samples but no header.json: skipped as an Inspect log missing its header, naming its samples", async () => {
     const headless = zipArchive([{ name: "samples/1_epoch_1.json", data: sample }]);
-    await expect(importLogFile(file("headless.eval", headless))).rejects.toThrow("a zip archive without header.json or _journal/start.json: not an Inspect .eval log");
+    await expect(importLogFile(file("headless.eval", headless))).rejects.toThrow(
+      "a zip archive with Inspect sample entries (samples/1_epoch_1.json) but no header.json or _journal/start.json: an Inspect .eval log missing its header",
+    );
+    // A sample that claims 1.1 GB changes nothing: the header is missing, and nothing is inflated to say so.
+    const large = zipArchive([{ name: "samples/1.json", data: sample, claimedSize: GB_1_1 }, { name: "summaries.json", data: "[]" }]);
+    await expect(importLogFile(file("headless-large.eval", large))).rejects.toThrow(
+      "a zip archive with Inspect sample entries (samples/1.json) but no header.json or _journal/start.json: an Inspect .eval log missing its header",
+    );
+    const several = zipArchive(Array.from({ length: 5 }, (_, k) => ({ name: `samples/${k + 1}_epoch_1.json`, data: sample })));
+    await expect(importLogFile(file("headless-several.eval", several))).rejects.toThrow(
+      "a zip archive with Inspect sample entries (samples/1_epoch_1.json, samples/2_epoch_1.json, samples/3_epoch_1.json, … 5 in all) but no header.json",
+    );
+  });
+
+  it("a zip with neither a header nor log files: skipped, saying what it holds", async () => {
+    const other = zipArchive([{ name: "notes.txt", data: "x" }, { name: "img/plot.png", data: "png" }]);
+    await expect(importLogFile(file("other.zip", other))).rejects.toThrow(
+      "a zip archive of 2 entries (notes.txt, img/plot.png), none of them a log file (.json, .eval) and no header.json or _journal/start.json: neither an Inspect .eval log nor a zip of logs",
+    );
   });
 
   it("a zip of log files unpacks into its logs, named inside the zip", async () => {

@@ -25,6 +25,8 @@ export const MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024;
 
 const ZIP_MAGIC = Buffer.from([0x50, 0x4b, 0x03, 0x04]);
 const MB = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
+/** A size as a person reads it: exact bytes below a megabyte, megabytes (rounded) above. */
+const sizeOf = (bytes: number) => (bytes < 1024 * 1024 ? `${bytes} bytes` : MB(bytes));
 const hex = (bytes: Buffer) => [...bytes.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join(" ");
 
 function parseJson(text: string, what: string): unknown {
@@ -99,10 +101,27 @@ function refuseBomb(entries: readonly yauzl.Entry[], entryCap: number): void {
   let total = 0;
   for (const entry of entries) {
     total += entry.uncompressedSize;
-    if (entry.uncompressedSize > entryCap || total > MAX_ARCHIVE_BYTES) {
-      throw new SkippedLog(`the archive inflates to more than ${MB(entry.uncompressedSize > entryCap ? entryCap : MAX_ARCHIVE_BYTES)} (${entry.fileName}): refused as a possible zip bomb`);
+    if (entry.uncompressedSize > entryCap) {
+      throw new SkippedLog(`entry ${entry.fileName} inflates to ${sizeOf(entry.uncompressedSize)}, more than the ${MB(entryCap)} one entry may: refused as a possible zip bomb`);
+    }
+    if (total > MAX_ARCHIVE_BYTES) {
+      throw new SkippedLog(`the entries inflate to ${sizeOf(total)} up to ${entry.fileName} (${sizeOf(entry.uncompressedSize)}), more than the ${MB(MAX_ARCHIVE_BYTES)} an archive may: refused as a possible zip bomb`);
     }
   }
+}
+
+/** A few entries' names, for a reason that says what an archive holds. */
+function someNames(entries: readonly yauzl.Entry[]): string {
+  const shown = entries.slice(0, 3).map((e) => e.fileName);
+  return entries.length > shown.length ? `${shown.join(", ")}, … ${entries.length} in all` : shown.join(", ");
+}
+
+/** Why an archive without an Inspect header is not imported (it holds Inspect samples, or no log file), saying what it does hold. */
+function headlessReason(entries: readonly yauzl.Entry[], samples: readonly yauzl.Entry[]): string {
+  if (samples.length > 0) {
+    return `a zip archive with Inspect sample entries (${someNames(samples)}) but no header.json or _journal/start.json: an Inspect .eval log missing its header`;
+  }
+  return `a zip archive of ${entries.length} entr${entries.length === 1 ? "y" : "ies"} (${someNames(entries)}), none of them a log file (.json, .eval) and no header.json or _journal/start.json: neither an Inspect .eval log nor a zip of logs`;
 }
 
 function entryStream(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<NodeJS.ReadableStream> {
@@ -162,7 +181,7 @@ async function readArchive(file: string, name: string, options: InspectOptions):
     const samples = entries.filter((e) => SAMPLE_ENTRY.test(e.fileName));
     if (!headerEntry) {
       const logs = entries.filter((e) => BUNDLED_LOG.test(e.fileName) && !e.fileName.endsWith("/"));
-      if (samples.length > 0 || logs.length === 0) throw new SkippedLog("a zip archive without header.json or _journal/start.json: not an Inspect .eval log (and no log files inside)");
+      if (samples.length > 0 || logs.length === 0) throw new SkippedLog(headlessReason(entries, samples));
       return await unpackBundle(zip, name, logs);
     }
     refuseBomb([headerEntry, ...samples], MAX_JSON_VALUE_BYTES);

@@ -19,6 +19,8 @@ const importQuerySchema = z.strictObject({
  * Imports one log file sent as the raw body (`POST /api/v1/imports?file=NAME[&evaluation=NAME][&threshold=X]`):
  * answers the report of `npm run import` for that file (docs/importers.md).
  */
-export const POST = apiRoute({ permission: "evaluation:write", query: importQuerySchema }, async ({ request, principal, query }) =>
-  Response.json(await importUpload(getDb(), request.body, query.file, { evaluationName: query.evaluation, threshold: query.threshold, createdById: principal.userId })),
-);
+export const POST = apiRoute({ permission: "evaluation:write", query: importQuerySchema }, async ({ request, principal, query }) => {
+  const length = request.headers.get("content-length");
+  const upload = { body: request.body, declaredBytes: length === null ? null : Number(length), fileName: query.file };
+  return Response.json(await importUpload(getDb(), upload, { evaluationName: query.evaluation, threshold: query.threshold, createdById: principal.userId }));
+});
