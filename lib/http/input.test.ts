@@ -96,6 +96,14 @@ describe("readJsonBody", () => {
     expect(await refusalOf(readJsonBody(post(over), bytes.length - 1))).toMatchObject({ status: 413 });
   });
 
+  it("refuses a body that is not UTF-8 rather than replace its bytes; drops a byte-order mark", async () => {
+    const invalid = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]); // {"a":"\xff\xfe"}
+    expect(await refusalOf(readJsonBody(post(invalid)))).toMatchObject({ status: 400, code: "malformed_json", message: "body is not valid UTF-8 (JSON is sent as UTF-8)" });
+    const truncatedCharacter = new TextEncoder().encode('{"a":"é"}').subarray(0, 7); // ends inside é
+    expect(await refusalOf(readJsonBody(post(truncatedCharacter)))).toMatchObject({ status: 400, code: "malformed_json" });
+    expect(await readJsonBody(post(`\ufeff{"a":"é"}`))).toEqual({ a: "é" });
+  });
+
   it("refuses a declared length over the limit before reading anything", async () => {
     const { body, counter } = streamedBody(1, 10);
     const request = post(body, { "content-type": "application/json", "content-length": String(300 * 1024) });

@@ -59,6 +59,7 @@ export function isJsonMediaType(contentType: string | null): boolean {
   return /^application\/([^/+\s]+\+)?json$/.test(essence);
 }
 
+const notUtf8 = () => new ApiError(400, "malformed_json", "body is not valid UTF-8 (JSON is sent as UTF-8)");
 const tooLarge = (maxBytes: number) => new ApiError(413, "body_too_large", `body exceeds ${maxBytes} bytes (the limit)`);
 const notJson = (contentType: string | null) =>
   new ApiError(415, "unsupported_media_type", `send the body as application/json (content-type ${contentType === null ? "missing" : `was ${contentType}`})`);
@@ -77,8 +78,16 @@ export async function readJsonBody(request: Request, maxBytes = DEFAULT_MAX_BODY
   if (declared > maxBytes) throw tooLarge(maxBytes);
   if (!request.body) return parseJsonText("");
   const reader = request.body.getReader();
-  // Decoded as request.text() does (UTF-8, a byte-order mark dropped, bad bytes replaced), chunk by chunk.
-  const decoder = new TextDecoder();
+  // UTF-8, a byte-order mark dropped, chunk by chunk; a byte that is not UTF-8 refuses the body rather
+  // than become U+FFFD, as request.text() would make it: two different ids must not become one.
+  const decoder = new TextDecoder("utf-8", { fatal: true });
+  const decode = (bytes?: Uint8Array) => {
+    try {
+      return decoder.decode(bytes, { stream: bytes !== undefined });
+    } catch {
+      throw notUtf8();
+    }
+  };
   let text = "";
   let received = 0;
   try {
@@ -87,14 +96,15 @@ export async function readJsonBody(request: Request, maxBytes = DEFAULT_MAX_BODY
       if (!json) throw notJson(contentType);
       received += chunk.value.length;
       if (received > maxBytes) throw tooLarge(maxBytes);
-      text += decoder.decode(chunk.value, { stream: true });
+      text += decode(chunk.value);
     }
+    text += decode();
   } catch (error) {
     // The rest of the body is not wanted: stop its producer rather than let it be read.
     await reader.cancel().catch(() => undefined);
     throw error;
   }
-  return parseJsonText(text + decoder.decode());
+  return parseJsonText(text);
 }
 
 /** An issue's own words: a record key's refusal is the key schema's message, not zod's "Invalid key in record". */
