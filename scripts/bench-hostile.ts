@@ -10,6 +10,7 @@
 //  3. The corpus, one request at a time; after each answer a pause of two of the watch's ticks,
 //     so that a hold it caused is logged before the next request starts, and attributed to it.
 //
+// Every page is requested once first, unmeasured (the first request of a page loads its code).
 // Prints the answers by status, every 5xx, the requests that held the thread longest, and the
 // request times; writes FILE as {requests, byStatus, fiveXx, holds, overLimit, goodRuns, timesMs}.
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -84,7 +85,12 @@ async function main(): Promise<void> {
   const headersOf = (as: Caller) => (as === "anonymous" ? {} : credentials[as]);
   const targets = await prepareCorpusTargets(origin, headersOf, { experimentId: summary.experimentId, runId: run.id, traceId: trace.id });
   const corpus = hostileCorpus(targets);
-  log(`${corpus.length} requests`);
+  // Each page once, unmeasured: the first request of a page loads its server code (a hold of ~150 ms once, whatever the input).
+  const warmUp = ["/", "/evaluations", `/evaluations/${targets.evaluationId}`, `/experiments/${targets.experimentId}`, `/experiments/${targets.experimentId}/runs`, `/runs/${targets.runId}`, `/protocols`, `/protocols/${targets.protocolId}`, "/traces", `/traces/${targets.traceId}`, "/s/unknown"];
+  for (const page of warmUp) await (await fetch(`${origin}${page}`, { headers: headersOf("viewer"), redirect: "manual" })).arrayBuffer();
+  await new Promise((resolve) => setTimeout(resolve, 2 * TICK_MS + 5));
+  const coldHolds = holds.splice(0);
+  log(`${corpus.length} requests (after ${warmUp.length} pages warmed up; their holds: ${coldHolds.join(", ") || "none"} ms)`);
 
   const results: (HostileResult & { heldMs: number })[] = [];
   for (const [i, request] of corpus.entries()) {

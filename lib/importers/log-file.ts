@@ -40,8 +40,11 @@ function parseJson(text: string, what: string): unknown {
 /** A file is JSON when its first byte after whitespace (and a byte-order mark) opens an object. */
 function refuseIfNotJsonObject(head: Buffer): void {
   const text = head.subarray(head[0] === 0xef && head[1] === 0xbb && head[2] === 0xbf ? 3 : 0);
-  const first = text.find((b) => b !== 0x20 && b !== 0x09 && b !== 0x0a && b !== 0x0d);
-  if (first === undefined) throw new SkippedLog("the file holds only whitespace");
+  // A plain loop: Buffer.find's callback per byte held the web server's thread 120 ms on a 12 MB upload of spaces.
+  let at = 0;
+  while (at < text.length && (text[at] === 0x20 || text[at] === 0x09 || text[at] === 0x0a || text[at] === 0x0d)) at++;
+  if (at === text.length) throw new SkippedLog("the file holds only whitespace");
+  const first = text[at];
   if (first === 0x5b) throw new SkippedLog("a JSON array, not a log: a log is one JSON object (or an Inspect .eval archive)");
   if (first !== 0x7b) throw new SkippedLog(`neither JSON nor a zip archive (it starts with bytes ${hex(head)}): not a log file`);
 }

@@ -5,7 +5,10 @@
 // chunked). e2e/hostile-input.spec.ts checks that none answers 5xx and that the good run of every
 // mixed ingest batch is stored; `npm run bench:hostile` times the same corpus and measures how long
 // each request held the web server's thread. Deterministic: the same targets give the same corpus.
+import { readdirSync, readFileSync } from "node:fs";
+import path from "node:path";
 import type { Role } from "../auth/permissions";
+import { AGENTDOJO_RUNS } from "./importer-fixtures";
 
 export type Caller = Role | "anonymous";
 
@@ -331,7 +334,16 @@ export function hostileCorpus(t: CorpusTargets): HostileRequest[] {
   corpus.push({ name: "POST /api/v1/imports an evaluation name with a lone surrogate", method: "POST", path: "/api/v1/imports?file=a.json&evaluation=x%ED%A0%80", as: "editor", body: "{}" });
   corpus.push({ name: "POST /api/v1/imports not a log", method: "POST", path: "/api/v1/imports?file=a.json", as: "editor", body: "not a log", contentType: "application/octet-stream" });
   corpus.push({ name: "POST /api/v1/imports 12 MB chunked", method: "POST", path: "/api/v1/imports?file=a.json", as: "editor", body: { chunks: 12, chunkBytes: 1024 * 1024 }, contentType: "application/octet-stream" });
+  corpus.push({ name: "POST /api/v1/imports a valid 15 MB AgentDojo log", method: "POST", path: "/api/v1/imports?file=large.json&evaluation=hostile%20corpus%20large%20log", as: "editor", body: largeAgentDojoLog(), contentType: "application/octet-stream" });
   return corpus;
+}
+
+/** A real AgentDojo log (the first fixture) whose first message is padded to 15 MB: a large log that is not hostile at all. */
+function largeAgentDojoLog(): Uint8Array {
+  const file = readdirSync(AGENTDOJO_RUNS).filter((name) => name.endsWith(".json")).sort()[0]!;
+  const log = JSON.parse(readFileSync(path.join(AGENTDOJO_RUNS, file), "utf8")) as { messages: { content: unknown }[] };
+  log.messages[0]!.content = `${String(log.messages[0]!.content)} ${"padding ".repeat((15 * 1024 * 1024) / 8)}`;
+  return new Uint8Array(Buffer.from(JSON.stringify(log)));
 }
 
 /** The runs `hostileCorpus`'s targets need before it runs: one run `seed` with effect `e1` (CorpusTargets.effectId). */
