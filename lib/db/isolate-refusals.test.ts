@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { isDataRefusal, storeIsolatingRefusals } from "./isolate-refusals";
+import { isDataRefusal, retryOnTransactionConflict, storeIsolatingRefusals } from "./isolate-refusals";
 
 const refusal = (code: string) => Object.assign(new Error(`refused ${code}`), { code });
 
@@ -32,5 +32,17 @@ describe("storing a batch around the items PostgreSQL refuses", () => {
 
   it("lets any other error fail the whole batch", async () => {
     await expect(storeIsolatingRefusals([1, 2], async () => Promise.reject(refusal("40P01")))).rejects.toMatchObject({ code: "40P01" });
+  });
+
+  it("runs a transaction again after a deadlock or serialization failure, up to three times, and nothing else", async () => {
+    let calls = 0;
+    expect(await retryOnTransactionConflict(async () => (++calls < 3 ? Promise.reject(refusal(calls === 1 ? "40P01" : "40001")) : "stored"))).toBe("stored");
+    expect(calls).toBe(3);
+    calls = 0;
+    await expect(retryOnTransactionConflict(async () => (++calls, Promise.reject(refusal("40P01"))))).rejects.toMatchObject({ code: "40P01" });
+    expect(calls).toBe(3);
+    calls = 0;
+    await expect(retryOnTransactionConflict(async () => (++calls, Promise.reject(refusal("22023"))))).rejects.toMatchObject({ code: "22023" });
+    expect(calls).toBe(1);
   });
 });

@@ -1,4 +1,4 @@
-// One item PostgreSQL refuses must not cost the others their storage. Validation at the edge
+// One item PostgreSQL refuses must not cost the others their storage, nor a deadlock a batch. Validation at the edge
 // (lib/http/storable.ts) checks what PostgreSQL is known to refuse; should something slip past it,
 // the batch is halved until the item PostgreSQL refuses is alone, and the rest is stored.
 
@@ -33,5 +33,25 @@ export async function storeIsolatingRefusals<T, R>(items: readonly T[], store: (
     const first = await storeIsolatingRefusals(items.slice(0, middle), store);
     const second = await storeIsolatingRefusals(items.slice(middle), store);
     return { stored: [...first.stored, ...second.stored], refused: [...first.refused, ...second.refused] };
+  }
+}
+
+/** SQLSTATEs of a transaction PostgreSQL aborted to let another proceed: run again, it succeeds. */
+const TRANSACTION_CONFLICTS = new Set(["40001", "40P01"]);
+
+/**
+ * `work` (one transaction), run again up to `attempts` times in all when PostgreSQL aborted it for a
+ * deadlock or a serialization failure (an ingest batch and a record_traces pass both write an
+ * evaluation's runs): the caller sees the conflict only if every attempt met one.
+ */
+export async function retryOnTransactionConflict<T>(work: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await work();
+    } catch (error) {
+      const code = (error as { code?: unknown } | null)?.code;
+      if (attempt >= attempts || typeof code !== "string" || !TRANSACTION_CONFLICTS.has(code)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 20));
+    }
   }
 }

@@ -43,7 +43,7 @@ describe("a run PostgreSQL refuses", () => {
   });
 
   it("fails the whole batch, storing none of it, when the database fails rather than refuses the data", async () => {
-    await refuseRunsNamed("flaky", "40001"); // a serialization failure: the batch is to be retried whole
+    await refuseRunsNamed("flaky", "40001"); // a serialization failure at every attempt: the batch fails whole, for its caller to retry
     const id = await createEvaluation(db, { name: "a failing database" }, null);
     await expect(ingestRuns(db, id, runs(["x", "flaky-1", "y"]), { traces: "caller" })).rejects.toMatchObject({ code: "40001" });
     expect(await db.evaluationRun.count({ where: { evaluationId: id } })).toBe(0);

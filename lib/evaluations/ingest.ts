@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import { z } from "zod";
 import { poolOf, type Db } from "../db/prisma";
-import { storeIsolatingRefusals } from "../db/isolate-refusals";
+import { retryOnTransactionConflict, storeIsolatingRefusals } from "../db/isolate-refusals";
 import { sqlTransaction, type CopyTx } from "../db/sql-transaction";
 import { copyFormat } from "../db/pg-copy";
 import { unnestRows, type ColumnType } from "../db/unnest-rows";
@@ -118,7 +118,7 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
   }
   // Rows in externalId order, so that concurrent batches lock the same runs in the same order.
   valid.sort((a, b) => (a.run.externalId < b.run.externalId ? -1 : a.run.externalId > b.run.externalId ? 1 : 0));
-  const { stored, refused } = await storeIsolatingRefusals(valid, (runs) => storeBatch(db, evaluationId, runs, options));
+  const { stored, refused } = await storeIsolatingRefusals(valid, (runs) => retryOnTransactionConflict(() => storeBatch(db, evaluationId, runs, options)));
   const statusOf = new Map(stored.map((w) => [w.external_id, w.inserted ? ("created" as const) : ("updated" as const)]));
   for (const { index, run } of valid) results[index] = { externalId: run.externalId, status: statusOf.get(run.externalId) ?? "unchanged" };
   for (const { item, error } of refused) {
