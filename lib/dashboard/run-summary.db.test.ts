@@ -3,9 +3,7 @@
 // Every comparison is of the whole summary, byte for byte as JSON, so Table 2, the measured-delay
 // percentiles and the run accounting must all be exact.
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync, rmSync } from "node:fs";
-import path from "node:path";
-import pg from "pg";
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { createPrisma } from "../db/prisma";
@@ -18,7 +16,7 @@ import { saveUnitResults, type StoredUnit } from "../replay/persist";
 import type { RunRecord, UnitResult } from "../replay/records";
 import { inheritedStateFor } from "../replay/separation-rules";
 import { experimentSummary, interpolate } from "../replay/summary";
-import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { createTestDatabase, databaseBeforeMigration, type TestDatabase } from "../testing/database";
 import { seededRandom } from "../testing/seeded-random";
 import { finalityByDelay, unresolvedRuns } from "./experiment-aggregates";
 import { referenceExperimentSummary } from "./summary-reference";
@@ -380,25 +378,10 @@ describe("run_summary triggers", () => {
 describe("migration run_summary", () => {
   it("summarises the runs already stored when it is applied", async () => {
     // A database migrated up to the migration before run_summary, with runs in it; then run_summary.
-    // Each file is applied as Prisma's driver adapter applies it: split at every semicolon.
-    const admin = new pg.Client({ connectionString: inject("embeddedAdminUrl") });
-    const name = `bl_test_backfill_${randomUUID().slice(0, 8)}`;
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(inject("embeddedAdminUrl"));
-    url.pathname = `/${name}`;
-    const client = new pg.Client({ connectionString: url.toString() });
-    await client.connect();
-    const older = createPrisma(url.toString());
+    const migrating = await databaseBeforeMigration(inject("embeddedAdminUrl"), "run_summary");
+    const client = migrating.client;
+    const older = createPrisma(migrating.url);
     try {
-      const migrations = readdirSync("prisma/migrations").filter((d) => /^\d+_/.test(d)).sort();
-      const summaryMigration = migrations.findIndex((d) => d.endsWith("_run_summary"));
-      const apply = async (dir: string) => {
-        for (const statement of readFileSync(path.join("prisma/migrations", dir, "migration.sql"), "utf8").split(";").map((s) => s.trim()).filter(Boolean)) {
-          await client.query(statement);
-        }
-      };
-      for (const dir of migrations.slice(0, summaryMigration)) await apply(dir);
       const grid = { delaysMs: [0, 25], schedules: 2, repetitions: 2 };
       // In SQL: Prisma's insert names every column with a default, and later migrations add some.
       const insertExperiment = async (state: string) => {
@@ -413,16 +396,14 @@ describe("migration run_summary", () => {
       ids.push(withPairs);
       const before = await Promise.all(ids.map((id) => referenceExperimentSummary(older, id)));
 
-      for (const dir of migrations.slice(summaryMigration)) await apply(dir);
+      await migrating.applyRest();
       for (const [i, id] of ids.entries()) expect(await experimentSummary(older, id)).toStrictEqual(before[i]);
       // And the triggers are in place: a new unit is counted.
       await saveUnitResults(older, stored(withPairs, [unitResult({ test: "separation", trace: 0, condition: "grouped", scheduleId: 9, delayMs: 25, repetition: 1 }, rand)]));
       expect(await experimentSummary(older, withPairs)).toStrictEqual(await referenceExperimentSummary(older, withPairs));
     } finally {
       await older.$disconnect();
-      await client.end();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await migrating.drop();
     }
   });
 });

@@ -1,14 +1,11 @@
 import { randomUUID } from "node:crypto";
-import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createAccount, createApiKey } from "@/lib/auth/accounts";
-import { createAuth } from "@/lib/auth/auth";
 import type { Db } from "@/lib/db/prisma";
-import { readServerEnv } from "@/lib/env";
 import { importLogs } from "@/lib/importers/import-logs";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
+import { databaseBeforeMigration, type TestDatabase } from "@/lib/testing/database";
+import { routeTestDatabase } from "@/lib/testing/route-test-database";
 import { AGENTDOJO_RUNS } from "@/lib/testing/importer-fixtures";
 
 // Evaluation names are unique (issue 28), on a real PostgreSQL: the create route's 409 naming the
@@ -19,12 +16,10 @@ let db: Db;
 let create: (body: unknown) => Promise<{ status: number; json: Record<string, unknown> }>;
 
 beforeAll(async () => {
-  database = await createTestDatabase(inject("embeddedAdminUrl"));
+  const made = await routeTestDatabase(inject("embeddedAdminUrl"), "editor", "names");
+  database = made.database;
   db = database.db;
-  Object.assign(process.env, { DATABASE_URL: database.url, BETTER_AUTH_SECRET: "s".repeat(40), BOUNDARY_LAB_URL: "http://localhost:3999" });
-  const auth = createAuth(db, readServerEnv(), database.url);
-  const account = await createAccount(auth, { email: "editor@example.test", password: "a password long enough", role: "editor" });
-  const { key } = await createApiKey(auth, account.id, "names");
+  const { key } = made;
   // Imported once the environment names the test database: the handler's getDb() reads it.
   const { POST } = await import("@/app/api/v1/evaluations/route");
   create = async (body) => {
@@ -96,25 +91,9 @@ describe("two imports creating one evaluation name at once", () => {
 describe("migration unique_evaluation_names", () => {
   it("renames stored duplicates, the oldest keeping the name and later ones (k) by created_at then id, before the unique index", async () => {
     // A database migrated up to the migration before it, holding duplicates; then the migration.
-    // Each file is applied as Prisma's driver adapter applies it: split at every semicolon.
-    const admin = new pg.Client({ connectionString: inject("embeddedAdminUrl") });
-    const name = `bl_test_names_${randomUUID().slice(0, 8)}`;
-    await admin.connect();
-    await admin.query(`CREATE DATABASE ${name}`);
-    const url = new URL(inject("embeddedAdminUrl"));
-    url.pathname = `/${name}`;
-    const client = new pg.Client({ connectionString: url.toString() });
-    await client.connect();
+    const before = await databaseBeforeMigration(inject("embeddedAdminUrl"), "unique_evaluation_names");
+    const client = before.client;
     try {
-      const migrations = readdirSync("prisma/migrations").filter((d) => /^\d+_/.test(d)).sort();
-      const unique = migrations.findIndex((d) => d.endsWith("_unique_evaluation_names"));
-      expect(unique).toBeGreaterThan(0);
-      const apply = async (dir: string) => {
-        for (const statement of readFileSync(path.join("prisma/migrations", dir, "migration.sql"), "utf8").split(";").map((s) => s.trim()).filter(Boolean)) {
-          await client.query(statement);
-        }
-      };
-      for (const dir of migrations.slice(0, unique)) await apply(dir);
       const id = (n: number) => `00000000-0000-4000-8000-${String(n).padStart(12, "0")}`;
       // [id, name, second of creation]: "tau" three times (two created in one millisecond: id decides),
       // "tau (2)" twice, "x" twice beside "x (2)".."x (4)" already taken, and names stored once.
@@ -137,7 +116,7 @@ describe("migration unique_evaluation_names", () => {
       }
       await expect(client.query("CREATE UNIQUE INDEX probe ON evaluations (name)")).rejects.toThrow(/could not create unique index/);
 
-      for (const dir of migrations.slice(unique)) await apply(dir);
+      await before.applyRest();
       const names = Object.fromEntries((await client.query<{ id: string; name: string }>("SELECT id, name FROM evaluations")).rows.map((r) => [r.id, r.name]));
       expect(names).toEqual({
         [id(1)]: "tau",
@@ -155,9 +134,7 @@ describe("migration unique_evaluation_names", () => {
       });
       await expect(client.query("INSERT INTO evaluations (id, name) VALUES ($1, 'tau')", [id(13)])).rejects.toMatchObject({ code: "23505", constraint: "evaluations_name_key" });
     } finally {
-      await client.end();
-      await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-      await admin.end();
+      await before.drop();
     }
   });
 });

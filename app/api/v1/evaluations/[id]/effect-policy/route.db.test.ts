@@ -1,15 +1,13 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createAccount, createApiKey } from "@/lib/auth/accounts";
-import { createAuth } from "@/lib/auth/auth";
 import type { Db } from "@/lib/db/prisma";
-import { readServerEnv } from "@/lib/env";
 import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest";
 import type { EffectPolicy } from "@/lib/evaluations/schemas";
 import { evaluationSummary } from "@/lib/evaluations/summary";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
+import type { TestDatabase } from "@/lib/testing/database";
+import { routeTestDatabase } from "@/lib/testing/route-test-database";
 import { WORKED_POLICY, workedExample } from "@/lib/testing/evaluation-example";
 
 // PUT …/effect-policy with and without baseVersion, through the typed client and the route handler
@@ -21,12 +19,10 @@ let editor: EvaluationClient;
 let put: (id: string, body: unknown) => Promise<{ status: number; json: unknown }>;
 
 beforeAll(async () => {
-  database = await createTestDatabase(inject("embeddedAdminUrl"));
+  const made = await routeTestDatabase(inject("embeddedAdminUrl"), "editor", "policy");
+  database = made.database;
   db = database.db;
-  Object.assign(process.env, { DATABASE_URL: database.url, BETTER_AUTH_SECRET: "s".repeat(40), BOUNDARY_LAB_URL: "http://localhost:3999" });
-  const auth = createAuth(db, readServerEnv(), database.url);
-  const account = await createAccount(auth, { email: "editor@example.test", password: "a password long enough", role: "editor" });
-  const { key } = await createApiKey(auth, account.id, "policy");
+  const { key } = made;
   // Imported once the environment names the test database: the handler's getDb() reads it.
   const { PUT } = await import("./route");
   const send = (request: Request) => PUT(request, { params: Promise.resolve({ id: new URL(request.url).pathname.split("/")[4]! }) });
