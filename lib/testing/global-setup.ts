@@ -27,5 +27,9 @@ export async function setup(project: TestProject): Promise<void> {
 
 export async function teardown(): Promise<void> {
   await embedded?.stop();
-  if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  if (dataDir) {
+    rmSync(dataDir, { recursive: true, force: true });
+    // The embedded cluster's generated password sits beside its folder (lib/db/embedded.ts).
+    rmSync(`${dataDir}.password`, { force: true });
+  }
 }

@@ -26,6 +26,8 @@ export function orderedShutdown(options: { dataDir: string; stopTimeoutMs: numbe
         }
       }
       rmSync(options.dataDir, { recursive: true, force: true });
+      // The embedded cluster's generated password sits beside its folder (lib/db/embedded.ts).
+      rmSync(`${options.dataDir}.password`, { force: true });
       process.exit(code);
     }
     return new Promise<never>(() => {});
