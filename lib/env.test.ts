@@ -3,7 +3,12 @@ import { baseUrlOf, readDelayedWriteEnv, readServerEnv, readWorkerEnv } from "./
 
 describe("readServerEnv", () => {
   it("defaults to the embedded stack", () => {
-    expect(readServerEnv({})).toEqual({ BOUNDARY_LAB_DATA_DIR: ".data", PORT: 3000, SHARE_LINK_DEFAULT_DAYS: 14, SHARE_LOOKUPS_PER_MINUTE: 60, TRUSTED_PROXIES: [], WEB_HOST: "0.0.0.0", REPLAY_WORKERS: 1 });
+    expect(readServerEnv({})).toEqual({ BOUNDARY_LAB_DATA_DIR: ".data", PORT: 3000, SHARE_LINK_DEFAULT_DAYS: 14, SHARE_LOOKUPS_PER_MINUTE: 60, TRUSTED_PROXIES: [], WEB_HOST: "0.0.0.0", REPLAY_WORKERS: 1, EVENT_LOOP_STALL_MS: 100 });
+  });
+  it("reads how long a hold of the web server's thread must be to be logged (0: never)", () => {
+    expect(readServerEnv({ EVENT_LOOP_STALL_MS: "20" }).EVENT_LOOP_STALL_MS).toBe(20);
+    expect(readServerEnv({ EVENT_LOOP_STALL_MS: "0" }).EVENT_LOOP_STALL_MS).toBe(0);
+    expect(() => readServerEnv({ EVENT_LOOP_STALL_MS: "-1" })).toThrow(/EVENT_LOOP_STALL_MS/);
   });
   it("derives the public origin from PORT unless BOUNDARY_LAB_URL is set", () => {
     expect(baseUrlOf(readServerEnv({ PORT: "3200" }))).toBe("http://localhost:3200");
