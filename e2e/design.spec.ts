@@ -23,7 +23,7 @@ for (const colorScheme of ["light", "dark"] as const) test(`every page passes ax
   // Three evaluations to compare (an evaluation's page, with its statistics, is checked in e2e/evaluations.spec.ts).
   const compared: string[] = [];
   for (const [key, runs] of Object.entries(comparisonExample())) {
-    const created = await editor.post("/api/v1/evaluations", { data: { name: `axe comparison ${key}`, effectPolicy: COMPARISON_POLICY } });
+    const created = await editor.post("/api/v1/evaluations", { data: { name: `axe comparison ${key} (${colorScheme})`, effectPolicy: COMPARISON_POLICY } });
     expect(created.status()).toBe(201);
     const { id } = (await created.json()) as { id: string };
     expect((await editor.post(`/api/v1/evaluations/${id}/runs`, { data: { runs } })).status()).toBe(200);

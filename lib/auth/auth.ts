@@ -6,9 +6,8 @@ import { APIError, createAuthMiddleware } from "better-auth/api";
 import { nextCookies } from "better-auth/next-js";
 import { admin } from "better-auth/plugins";
 import { adminAc, userAc } from "better-auth/plugins/admin/access";
-import { RateLimiterRes } from "rate-limiter-flexible";
 import type { Db } from "../db/prisma";
-import { postgresRateLimiter } from "../db/rate-limiter";
+import { isLimitReached, postgresRateLimiter } from "../db/rate-limiter";
 import { baseUrlOf, type ServerEnv } from "../env";
 import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./schemas";
 import { betterAuthLog } from "./log";
@@ -60,7 +59,7 @@ export function createAuth(db: Db, env: ServerEnv, databaseUrl: string) {
         try {
           await perAccount.consume(email);
         } catch (error) {
-          if (!(error instanceof RateLimiterRes)) throw error;
+          if (!isLimitReached(error)) throw error;
           throw new APIError("TOO_MANY_REQUESTS", { message: `too many failed sign-ins for this account: try again in ${Math.ceil(error.msBeforeNext / 1000)} s` });
         }
       }),

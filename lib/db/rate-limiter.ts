@@ -30,3 +30,13 @@ export function postgresRateLimiter(databaseUrl: string, options: { keyPrefix: s
     duration: options.durationSeconds,
   });
 }
+
+/**
+ * Whether a limiter's rejection says the limit is reached (its RateLimiterRes), rather than that the
+ * store failed. Told by shape, not instanceof: a limiter kept on globalThis is shared by Next's
+ * bundles, each with its own copy of the class, and a share page opened after the API had made the
+ * limiter saw a foreign RateLimiterRes, rethrew it, and answered 500 instead of "too many requests".
+ */
+export function isLimitReached(error: unknown): error is { msBeforeNext: number; remainingPoints: number } {
+  return typeof error === "object" && error !== null && typeof (error as { msBeforeNext?: unknown }).msBeforeNext === "number" && typeof (error as { remainingPoints?: unknown }).remainingPoints === "number" && !(error instanceof Error);
+}

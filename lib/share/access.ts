@@ -1,9 +1,9 @@
 // Opening a share link from the web: rate-limited per client, then lib/share/share-links.ts.
 import "server-only";
-import { RateLimiterRes, type RateLimiterPostgres } from "rate-limiter-flexible";
+import type { RateLimiterPostgres } from "rate-limiter-flexible";
 import { databaseUrl } from "../db/client";
 import type { Db } from "../db/prisma";
-import { postgresRateLimiter } from "../db/rate-limiter";
+import { isLimitReached, postgresRateLimiter } from "../db/rate-limiter";
 import { readServerEnv } from "../env";
 import { openShareLink } from "./share-links";
 
@@ -36,7 +36,7 @@ export async function lookUpShareLink(db: Db, headers: Headers, token: string): 
     const all = await failedAll.get("all");
     if (all && all.consumedPoints >= FAILED_LOOKUPS_PER_MINUTE_ALL) throw all;
   } catch (error) {
-    if (error instanceof RateLimiterRes) return { status: "rate_limited", retryAfterSeconds: Math.ceil(error.msBeforeNext / 1000) };
+    if (isLimitReached(error)) return { status: "rate_limited", retryAfterSeconds: Math.ceil(error.msBeforeNext / 1000) };
     throw error;
   }
   const opened = await openShareLink(db, token);

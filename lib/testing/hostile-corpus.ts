@@ -25,9 +25,11 @@ export interface HostileRequest {
   goodRun?: string;
 }
 
-/** Ids the corpus aims at: an evaluation, protocol and user of its own (it writes to them), and the instance's experiment, run and trace. */
+/** Ids the corpus aims at: an evaluation, experiment, protocol and user of its own (it writes to them), and the instance's experiment, run and trace (it only reads them). */
 export interface CorpusTargets {
   evaluationId: string;
+  /** The corpus's own experiment: its name, notes and exclusion rule are written to. */
+  ownExperimentId: string;
   protocolId: string;
   /** A throwaway account: the corpus's user-route requests may change it. */
   userId: string;
@@ -179,8 +181,8 @@ function writeRoutes(t: CorpusTargets): WriteRoute[] {
     { method: "POST", path: `/api/v1/evaluations/${t.evaluationId}/effects/${t.effectId}/resolutions`, as: "editor", valid: { status: "completed", at: at(40), evidence: { ledger: "l" }, verifiedBy: "v", runExternalId: "seed" } },
     { method: "POST", path: `/api/v1/evaluations/${t.evaluationId}/runs/seed/resets/canary`, as: "editor", valid: { surface: "s", planted: "p", found: false, evidence: "e", at: at(3) } },
     { method: "POST", path: "/api/v1/experiments", as: "editor", valid: { name: "hostile probe", notes: "n", delaysMs: [0], schedules: 1, repetitions: 1, concurrency: 1 } },
-    { method: "PATCH", path: `/api/v1/experiments/${t.experimentId}`, as: "editor", valid: { name: "n", notes: "n" } },
-    { method: "PUT", path: `/api/v1/experiments/${t.experimentId}/exclusion-rule`, as: "editor", valid: { baseVersion: 1, reason: "r", rule } },
+    { method: "PATCH", path: `/api/v1/experiments/${t.ownExperimentId}`, as: "editor", valid: { name: "n", notes: "n" } },
+    { method: "PUT", path: `/api/v1/experiments/${t.ownExperimentId}/exclusion-rule`, as: "editor", valid: { baseVersion: 1, reason: "r", rule } },
     { method: "POST", path: "/api/v1/protocols", as: "editor", valid: { name: "hostile protocol", benchmarkVersion: "1", scope: "s", sources: ["https://example.org/a"] } },
     { method: "PATCH", path: `/api/v1/protocols/${t.protocolId}`, as: "editor", valid: { name: "renamed", scope: "s", expectedVersion: 1, reason: "r" } },
     { method: "PUT", path: `/api/v1/protocols/${t.protocolId}/codes`, as: "reviewer", valid: { field: "endpoint", expectedVersion: null, ledger, reason: "r" } },
@@ -395,8 +397,8 @@ async function call(origin: string, headers: Record<string, string>, method: str
 
 /**
  * What the corpus writes to, made through the API: an evaluation holding the run `seed` (effect
- * `e1`), a protocol, a throwaway viewer account. The experiment, its run and a trace are the
- * instance's own.
+ * `e1`), a small experiment, a protocol, a throwaway viewer account. The experiment it reads, its
+ * run and a trace are the instance's own.
  */
 export async function prepareCorpusTargets(origin: string, headersOf: HeadersOf, instance: { experimentId: string; runId: string; traceId: string }): Promise<CorpusTargets> {
   const tag = Date.now().toString(36);
@@ -404,7 +406,8 @@ export async function prepareCorpusTargets(origin: string, headersOf: HeadersOf,
   await call(origin, headersOf("editor"), "POST", `/api/v1/evaluations/${evaluationId}/runs`, seedRuns());
   const { id: protocolId } = (await call(origin, headersOf("editor"), "POST", "/api/v1/protocols", { name: `hostile corpus ${tag}` })) as { id: string };
   const { id: userId } = (await call(origin, headersOf("admin"), "POST", "/api/v1/users", { email: `throwaway-${tag}@example.test`, password: "a throwaway password", role: "viewer" })) as { id: string };
-  return { evaluationId, protocolId, userId, effectId: "e1", ...instance };
+  const { id: ownExperimentId } = (await call(origin, headersOf("editor"), "POST", "/api/v1/experiments", { name: `hostile corpus ${tag}`, delaysMs: [0], schedules: 1, repetitions: 1 })) as { id: string };
+  return { evaluationId, ownExperimentId, protocolId, userId, effectId: "e1", ...instance };
 }
 
 /** The corpus's evaluation's runs by externalId, read through the API page by page. */
