@@ -30,6 +30,7 @@ const PURE_MODULES = [
   "lib/supervisor/restart-policy.ts",
   "lib/supervisor/health-status.ts",
   "lib/event-line.ts",
+  "lib/errors.ts",
   "lib/statistics/wilson.ts",
   "lib/statistics/exact.ts",
   "lib/statistics/pass-k.ts",
