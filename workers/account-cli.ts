@@ -10,7 +10,7 @@ import { newUserSchema } from "../lib/auth/schemas";
 import { openDatabase } from "../lib/db/database";
 import { createPrisma } from "../lib/db/prisma";
 import { readServerEnv } from "../lib/env";
-import { ApiError } from "../lib/http/errors";
+import { DomainError } from "../lib/errors";
 import { parseInput } from "../lib/http/input";
 
 const command = process.argv[2];
@@ -32,7 +32,7 @@ async function main(): Promise<number> {
   try {
     input = command === "user:create" ? parseInput(newUserSchema, values, "body") : parseInput(apiKeyFlagsSchema, values, "body");
   } catch (error) {
-    console.error(`${command}: --${(error as ApiError).message.replace(/^body\./, "")}`);
+    console.error(`${command}: --${(error as DomainError).message.replace(/^body\./, "")}`);
     return 2;
   }
   const database = await openDatabase((line) => console.error(`${command}: ${line}`));
@@ -44,7 +44,7 @@ async function main(): Promise<number> {
       console.log(`created ${user.role} ${user.email} (id ${user.id})`);
     } else {
       const user = await db.user.findUnique({ where: { email: input.email } });
-      if (!user) throw new ApiError(404, "not_found", `email: no account with ${input.email}`);
+      if (!user) throw new DomainError("not_found", "not_found", `email: no account with ${input.email}`);
       const { key } = await createApiKey(auth, user.id, input.name);
       // Only the key on stdout, so that `KEY=$(npm run -s apikey:create -- --email E)` works.
       console.error(`${command}: API key "${input.name}" for ${user.email} (${user.role}); it is shown once and stored hashed`);
@@ -52,7 +52,7 @@ async function main(): Promise<number> {
     }
     return 0;
   } catch (error) {
-    if (error instanceof ApiError) {
+    if (error instanceof DomainError) {
       console.error(`${command}: ${error.message}`);
       return 1;
     }

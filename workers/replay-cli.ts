@@ -4,7 +4,7 @@
 // Table 2 (and the per-trace and per-suite results), writes FILE.
 // Exit codes: 0 all checks passed, 1 a check failed or the replay broke, 2 invalid flags or selection.
 import { writeFileSync } from "node:fs";
-import { ApiError } from "../lib/http/errors";
+import { DomainError } from "../lib/errors";
 import { parseReplayArgs, UsageError } from "../lib/replay/cli-args";
 import { replayConfigSchema } from "../lib/replay/config";
 import { formatTable2, formatTraceResults } from "../lib/replay/format";
@@ -35,7 +35,7 @@ async function main(): Promise<number> {
         try {
           config = replayConfigSchema.parse({ ...config, traces: await resolveTraceSelection(db, selection) });
         } catch (error) {
-          if (!(error instanceof ApiError)) throw error;
+          if (!(error instanceof DomainError)) throw error;
           console.error(`replay: --traces: ${error.message}`);
           return 2;
         }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { readServerEnv } from "../env";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { createAccount, createApiKey, createFirstAdmin, listAccounts, listApiKeys, revokeApiKey, setAccountRole, type AccountView } from "./accounts";
 import { createAuth, type Auth } from "./auth";
@@ -29,7 +29,7 @@ afterAll(async () => {
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
     () => null,
-    (error: unknown) => (error instanceof ApiError ? { status: error.status, code: error.code, field: error.field } : error),
+    (error: unknown) => (error instanceof DomainError ? { kind: error.kind, code: error.code, field: error.field } : error),
   );
 
 describe("first-run setup", () => {
@@ -41,7 +41,7 @@ describe("first-run setup", () => {
     expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
     const users = await db.user.findMany();
     expect(users.map((u) => u.role)).toEqual(["admin"]);
-    expect(await refusal(createFirstAdmin(auth, db, { email: "third@example.test", password: PASSWORD }))).toEqual({ status: 409, code: "setup_done", field: undefined });
+    expect(await refusal(createFirstAdmin(auth, db, { email: "third@example.test", password: PASSWORD }))).toEqual({ kind: "conflict", code: "setup_done", field: undefined });
     // The password is stored hashed, never as given.
     const account = await db.account.findFirstOrThrow({ where: { userId: users[0]!.id } });
     expect(account.password).not.toContain(PASSWORD);
@@ -52,13 +52,13 @@ describe("first-run setup", () => {
 describe("accounts", () => {
   it("refuses a taken email with a 409 naming the field, whatever its case", async () => {
     await createAccount(auth, { email: "dup@example.test", password: PASSWORD, role: "viewer" });
-    expect(await refusal(createAccount(auth, { email: "DUP@example.test", password: PASSWORD, role: "editor" }))).toEqual({ status: 409, code: "email_taken", field: "email" });
+    expect(await refusal(createAccount(auth, { email: "DUP@example.test", password: PASSWORD, role: "editor" }))).toEqual({ kind: "conflict", code: "email_taken", field: "email" });
     expect(await db.user.count({ where: { email: "dup@example.test" } })).toBe(1);
   });
 
   it("never demotes the last admin, and ends a user's sessions when their role changes", async () => {
     const admin = await db.user.findFirstOrThrow({ where: { role: "admin" } });
-    expect(await refusal(setAccountRole(db, admin.id, "viewer"))).toEqual({ status: 409, code: "last_admin", field: "role" });
+    expect(await refusal(setAccountRole(db, admin.id, "viewer"))).toEqual({ kind: "conflict", code: "last_admin", field: "role" });
     const editor = await createAccount(auth, { email: "promoted@example.test", password: PASSWORD, role: "editor" });
     await auth.api.signInEmail({ body: { email: editor.email, password: PASSWORD } });
     expect(await db.session.count({ where: { userId: editor.id } })).toBe(1);
@@ -66,7 +66,7 @@ describe("accounts", () => {
     expect(await db.session.count({ where: { userId: editor.id } })).toBe(0);
     await setAccountRole(db, admin.id, "viewer"); // now allowed: another admin exists
     expect((await db.user.findUniqueOrThrow({ where: { id: admin.id } })).role).toBe("viewer");
-    expect(await refusal(setAccountRole(db, "no-such-user", "viewer"))).toMatchObject({ status: 404 });
+    expect(await refusal(setAccountRole(db, "no-such-user", "viewer"))).toMatchObject({ kind: "not_found" });
   });
 });
 
@@ -91,7 +91,7 @@ describe("principals", () => {
     // A made-up key is refused, even with a valid session cookie alongside.
     expect(await resolvePrincipal(auth, db, new Headers({ authorization: `Bearer bl_${"x".repeat(64)}`, cookie }))).toBeNull();
     // Someone else cannot revoke it (it does not exist for them); its owner can, at once.
-    expect(await refusal(revokeApiKey(db, apiKey.id, { userId: "someone-else", isAdmin: false }))).toMatchObject({ status: 404 });
+    expect(await refusal(revokeApiKey(db, apiKey.id, { userId: "someone-else", isAdmin: false }))).toMatchObject({ kind: "not_found" });
     await revokeApiKey(db, apiKey.id, { userId: reviewer.id, isAdmin: false });
     expect(await resolvePrincipal(auth, db, byKey)).toBeNull();
   });
@@ -266,8 +266,8 @@ describe("deactivating and reactivating an account", () => {
     await db.user.updateMany({ where: { role: "admin" }, data: { banned: true } }); // only the admins below are active
     const first = await account("admin");
     const second = await account("admin");
-    expect(await refusal(setAccountActive(db, { userId: first.id, active: false, actor: actor(first) }))).toEqual({ status: 409, code: "cannot_deactivate_self" });
-    expect(await refusal(setAccountActive(db, { userId: "no-such-user", active: false, actor: actor(first) }))).toMatchObject({ status: 404 });
+    expect(await refusal(setAccountActive(db, { userId: first.id, active: false, actor: actor(first) }))).toEqual({ kind: "conflict", code: "cannot_deactivate_self" });
+    expect(await refusal(setAccountActive(db, { userId: "no-such-user", active: false, actor: actor(first) }))).toMatchObject({ kind: "not_found" });
     // Two admins deactivating each other at once: one wins, the other is refused, one stays active.
     const race = await Promise.allSettled([
       setAccountActive(db, { userId: second.id, active: false, actor: actor(first) }),
@@ -275,12 +275,12 @@ describe("deactivating and reactivating an account", () => {
     ]);
     expect(race.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
     const rejected = race.find((r) => r.status === "rejected") as PromiseRejectedResult;
-    expect(rejected.reason).toMatchObject({ status: 409, code: "last_admin" });
+    expect(rejected.reason).toMatchObject({ kind: "conflict", code: "last_admin" });
     expect(await db.user.count({ where: { id: { in: [first.id, second.id] }, banned: false } })).toBe(1);
     const survivor = (await db.user.findFirstOrThrow({ where: { id: { in: [first.id, second.id] }, banned: false } })).id;
 
     // The deactivated admin does not count as one: the active one cannot be demoted either.
-    expect(await refusal(setAccountRole(db, survivor, "viewer"))).toEqual({ status: 409, code: "last_admin", field: "role" });
+    expect(await refusal(setAccountRole(db, survivor, "viewer"))).toEqual({ kind: "conflict", code: "last_admin", field: "role" });
     // A deactivated admin can be demoted and deactivated again freely.
     const other = survivor === first.id ? second : first;
     expect(await setAccountRole(db, other.id, "editor")).toMatchObject({ role: "editor", active: false });
@@ -315,7 +315,7 @@ describe("resetting a password", () => {
     await resetAccountPassword(auth, db, viewer.id, "the first password here");
     expect(await db.account.count({ where: { userId: viewer.id, providerId: "credential" } })).toBe(1);
     await signIn(viewer.email, "the first password here");
-    expect(await refusal(resetAccountPassword(auth, db, "no-such-user", "whatever password 1"))).toMatchObject({ status: 404 });
+    expect(await refusal(resetAccountPassword(auth, db, "no-such-user", "whatever password 1"))).toMatchObject({ kind: "not_found" });
   });
 });
 

@@ -1,8 +1,8 @@
 // Users and API keys, over Better Auth. Callers check permissions first (lib/auth/guard.ts).
 import { APIError } from "better-auth/api";
 import type { Db } from "../db/prisma";
+import { conflict, forbidden, notFound } from "../errors";
 import type { Prisma, User } from "../generated/prisma/client";
-import { ApiError } from "../http/errors";
 import type { Auth } from "./auth";
 import { can, type Role } from "./permissions";
 import type { Principal } from "./principal";
@@ -37,7 +37,7 @@ export async function createAccount(auth: Auth, input: NewUser): Promise<Account
     const { user } = await auth.api.createUser({ body: { email: input.email, password: input.password, name: input.name ?? input.email, role: input.role } });
     return accountView({ ...user, role: input.role, createdAt: new Date(user.createdAt), banned: false, banReason: null });
   } catch (error) {
-    if (error instanceof APIError && /already exists/i.test(error.message)) throw new ApiError(409, "email_taken", `email: an account with ${input.email} already exists`, "email");
+    if (error instanceof APIError && /already exists/i.test(error.message)) throw conflict("email_taken", `email: an account with ${input.email} already exists`, "email");
     throw error;
   }
 }
@@ -53,7 +53,7 @@ export async function createFirstAdmin(auth: Auth, db: Db, input: Omit<NewUser, 
   return db.$transaction(
     async (tx) => {
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ADMINS_LOCK})`;
-      if ((await tx.user.count()) > 0) throw new ApiError(409, "setup_done", "setup is done: an account exists already; sign in instead");
+      if ((await tx.user.count()) > 0) throw conflict("setup_done", "setup is done: an account exists already; sign in instead");
       return createAccount(auth, { ...input, role: "admin" });
     },
     { timeout: 30_000 },
@@ -70,9 +70,9 @@ export async function setAccountRole(db: Db, userId: string, role: Role): Promis
   return db.$transaction(async (tx) => {
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ADMINS_LOCK})`;
     const user = await tx.user.findUnique({ where: { id: userId } });
-    if (!user) throw new ApiError(404, "not_found", `user ${userId} not found`);
+    if (!user) throw notFound(`user ${userId}`);
     if (user.role === "admin" && user.banned !== true && role !== "admin" && (await tx.user.count({ where: ACTIVE_ADMIN })) === 1) {
-      throw new ApiError(409, "last_admin", "role: the last active admin cannot be demoted; make another admin first", "role");
+      throw conflict("last_admin", "role: the last active admin cannot be demoted; make another admin first", "role");
     }
     const updated = await tx.user.update({ where: { id: userId }, data: { role } });
     if (role !== user.role) await tx.session.deleteMany({ where: { userId } }); // the new role applies from the next sign-in
@@ -117,8 +117,8 @@ export async function createApiKey(auth: Auth, userId: string, name: string): Pr
 export async function createApiKeyFor(auth: Auth, db: Db, principal: Principal, input: NewApiKey): Promise<{ key: string; apiKey: ApiKeyView }> {
   const userId = input.userId ?? principal.userId;
   if (userId !== principal.userId) {
-    if (!can(principal.role, "users:admin")) throw new ApiError(403, "forbidden", "userId: only an admin may create a key for another user", "userId");
-    if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw new ApiError(404, "not_found", `userId: user ${userId} not found`, "userId");
+    if (!can(principal.role, "users:admin")) throw forbidden("userId: only an admin may create a key for another user", "userId");
+    if (!(await db.user.findUnique({ where: { id: userId }, select: { id: true } }))) throw notFound(`userId: user ${userId}`, "userId");
   }
   return createApiKey(auth, userId, input.name);
 }
@@ -139,6 +139,6 @@ export async function listApiKeys(db: Db, userId?: string): Promise<ApiKeyView[]
 /** Revokes (deletes) a key at once: its next use is refused. Only its owner, or an admin, may. */
 export async function revokeApiKey(db: Db, keyId: string, by: { userId: string; isAdmin: boolean }): Promise<void> {
   const key = await db.apikey.findUnique({ where: { id: keyId } });
-  if (!key || (!by.isAdmin && key.referenceId !== by.userId)) throw new ApiError(404, "not_found", `API key ${keyId} not found`);
+  if (!key || (!by.isAdmin && key.referenceId !== by.userId)) throw notFound(`API key ${keyId}`);
   await db.apikey.delete({ where: { id: keyId } });
 }

@@ -3,7 +3,7 @@ import "server-only";
 import { headers } from "next/headers";
 import { cache } from "react";
 import { redirect } from "next/navigation";
-import { ApiError } from "../http/errors";
+import { DomainError, forbidden } from "../errors";
 import { can, type Permission } from "./permissions";
 import { bearerToken, type Principal } from "./principal";
 import { getPrincipalResolver } from "./server";
@@ -13,10 +13,10 @@ export async function authenticateRequest(request: Request, permission: Permissi
   const principal = await getPrincipalResolver().resolve(request.headers);
   if (!principal) {
     throw bearerToken(request.headers) !== null
-      ? new ApiError(401, "invalid_api_key", "the API key is invalid, revoked or expired")
-      : new ApiError(401, "unauthenticated", "sign in, or send an API key as Authorization: Bearer <key>");
+      ? new DomainError("unauthenticated", "invalid_api_key", "the API key is invalid, revoked or expired")
+      : new DomainError("unauthenticated", "unauthenticated", "sign in, or send an API key as Authorization: Bearer <key>");
   }
-  if (!can(principal.role, permission)) throw new ApiError(403, "forbidden", `the ${principal.role} role does not allow ${permission}`);
+  if (!can(principal.role, permission)) throw forbidden(`the ${principal.role} role does not allow ${permission}`);
   return principal;
 }
 

@@ -1,5 +1,5 @@
 import type { Db } from "../db/prisma";
-import { notFound } from "../http/errors";
+import { notFound } from "../errors";
 import type { Auth } from "./auth";
 
 /**

@@ -1,5 +1,5 @@
 import type { Db } from "../db/prisma";
-import { ApiError, notFound } from "../http/errors";
+import { conflict, notFound } from "../errors";
 import { accountView, ACTIVE_ADMIN, ADMINS_LOCK, type AccountView } from "./accounts";
 import type { Principal } from "./principal";
 
@@ -29,9 +29,9 @@ export async function setAccountActive(db: Db, { userId, active, actor, reason }
     if (!user) throw notFound(`user ${userId}`);
     if (active) return accountView(await tx.user.update({ where: { id: userId }, data: { banned: false, banReason: null, banExpires: null } }));
 
-    if (userId === actor.userId) throw new ApiError(409, "cannot_deactivate_self", "you cannot deactivate your own account; another admin can");
+    if (userId === actor.userId) throw conflict("cannot_deactivate_self", "you cannot deactivate your own account; another admin can");
     if (user.role === "admin" && user.banned !== true && (await tx.user.count({ where: ACTIVE_ADMIN })) === 1) {
-      throw new ApiError(409, "last_admin", "the last active admin cannot be deactivated; make another admin first");
+      throw conflict("last_admin", "the last active admin cannot be deactivated; make another admin first");
     }
     const banReason = reason ?? `deactivated by ${actor.email}`;
     const updated = await tx.user.update({ where: { id: userId }, data: { banned: true, banReason, banExpires: null } });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 import { parseInput, queryObject } from "../http/input";
 import { DEFAULT_PAGE_SIZE, encodeCursor, MAX_PAGE_SIZE } from "../http/pagination";
 import {
@@ -23,9 +23,9 @@ function refusedField(schema: Parameters<typeof parseInput>[0], search: string):
   try {
     parseInput(schema, query(search), "query");
   } catch (error) {
-    expect(error).toBeInstanceOf(ApiError);
-    expect((error as ApiError).status).toBe(400);
-    return (error as ApiError).field;
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).kind).toBe("invalid");
+    return (error as DomainError).field;
   }
   throw new Error(`expected ${search} to be refused`);
 }

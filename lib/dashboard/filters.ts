@@ -1,7 +1,7 @@
 // The query strings of the runs and open-effects views: one zod schema per boundary, shared by the
 // pages (their searchParams) and the API routes, so that a link and an API call mean the same view.
 import { z } from "zod";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 import { parseInput, type SearchParams } from "../http/input";
 import { cursorOf, oneOf, optional, pageSize, wholeNumber } from "../http/pagination";
 import { int4 } from "../http/storable";
@@ -93,7 +93,7 @@ export function parsePageQuery<T extends z.ZodType>(schema: T, search: SearchPar
   try {
     return { ok: true, query: parseInput(schema, search, "query") };
   } catch (error) {
-    if (error instanceof ApiError) return { ok: false, message: error.message };
+    if (error instanceof DomainError) return { ok: false, message: error.message };
     throw error;
   }
 }

@@ -11,7 +11,8 @@ import {
   valueQuerySchema,
   writeRequestSchema,
 } from "./schemas";
-import { ApiError as HttpError, errorBody, INTERNAL_ERROR_BODY } from "../http/errors";
+import { DomainError, invalid } from "../errors";
+import { errorBody, INTERNAL_ERROR_BODY, statusOf } from "../http/errors";
 import { parseInput as parse, parseJsonText } from "../http/input";
 import { CapacityError, DelayedWriteStore } from "./store";
 import { monotonicNowMs, PreciseScheduler } from "./precise-timer";
@@ -19,14 +20,14 @@ import { monotonicNowMs, PreciseScheduler } from "./precise-timer";
 
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const type = req.headers["content-type"] ?? "";
-  if (!type.startsWith("application/json")) throw new HttpError(415, "unsupported_media_type", "send the body as application/json");
+  if (!type.startsWith("application/json")) throw new DomainError("unsupported_media_type", "unsupported_media_type", "send the body as application/json");
   const declared = Number(req.headers["content-length"] ?? 0);
-  if (declared > MAX_BODY_BYTES) throw new HttpError(413, "body_too_large", `body exceeds ${MAX_BODY_BYTES} bytes`);
+  if (declared > MAX_BODY_BYTES) throw new DomainError("too_large", "body_too_large", `body exceeds ${MAX_BODY_BYTES} bytes`);
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) throw new HttpError(413, "body_too_large", `body exceeds ${MAX_BODY_BYTES} bytes`);
+    if (size > MAX_BODY_BYTES) throw new DomainError("too_large", "body_too_large", `body exceeds ${MAX_BODY_BYTES} bytes`);
     chunks.push(chunk as Buffer);
   }
   return parseJsonText(Buffer.concat(chunks).toString("utf8"));
@@ -37,7 +38,7 @@ function decodeHandle(raw: string): string {
   try {
     return decodeURIComponent(raw);
   } catch {
-    throw new HttpError(400, "invalid_request", `handle ${raw} is not valid percent-encoding`, "handle");
+    throw invalid(`handle ${raw} is not valid percent-encoding`, "handle");
   }
 }
 
@@ -83,7 +84,7 @@ export function createDelayedWriteServer(store = defaultStore()): DelayedWriteSe
     const allow = (...methods: string[]) => {
       if (methods.includes(method)) return;
       res.setHeader("allow", methods.join(", "));
-      throw new HttpError(405, "method_not_allowed", `${method} is not allowed on ${url.pathname}; use ${methods.join(" or ")}`);
+      throw new DomainError("method_not_allowed", "method_not_allowed", `${method} is not allowed on ${url.pathname}; use ${methods.join(" or ")}`);
     };
 
     if (url.pathname === "/healthz") {
@@ -115,7 +116,7 @@ export function createDelayedWriteServer(store = defaultStore()): DelayedWriteSe
     }
     if (parts[0] === "v1" && parts[1] === "operations" && parts[2]) {
       const handle = decodeHandle(parts[2]);
-      if (!store.getOperation(handle)) throw new HttpError(404, "unknown_handle", `no operation has handle ${handle}`, "handle");
+      if (!store.getOperation(handle)) throw new DomainError("not_found", "unknown_handle", `no operation has handle ${handle}`, "handle");
       if (parts.length === 3) {
         allow("GET");
         const { waitMs } = parse(operationQuerySchema, queryOf(url), "query");
@@ -125,7 +126,7 @@ export function createDelayedWriteServer(store = defaultStore()): DelayedWriteSe
       if (parts.length === 4 && parts[3] === "cancel") {
         allow("POST");
         const result = store.cancel(handle);
-        if (!result) throw new HttpError(404, "unknown_handle", `no operation has handle ${handle}`, "handle");
+        if (!result) throw new DomainError("not_found", "unknown_handle", `no operation has handle ${handle}`, "handle");
         return send(res, 200, { operation: result.operation, outcome: result.outcome });
       }
     }
@@ -152,14 +153,14 @@ export function createDelayedWriteServer(store = defaultStore()): DelayedWriteSe
       const result = store.reset(body.namespace, body.values, body.operations);
       return send(res, 200, { namespace: body.namespace, ...result });
     }
-    throw new HttpError(404, "not_found", `no route ${method} ${url.pathname}`);
+    throw new DomainError("not_found", "not_found", `no route ${method} ${url.pathname}`);
   }
 
   const server = createServer((req, res) => {
     route(req, res).catch((error: unknown) => {
       if (res.headersSent) return res.destroy();
-      if (error instanceof HttpError) {
-        return send(res, error.status, errorBody(error));
+      if (error instanceof DomainError) {
+        return send(res, statusOf(error.kind), errorBody(error));
       }
       if (error instanceof CapacityError) return send(res, 503, { error: { code: "at_capacity", message: error.message } });
       console.error("delayed-write: unexpected error", error);

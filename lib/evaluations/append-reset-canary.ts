@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
+import { conflict, DomainError, notFound } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
-import { ApiError, notFound } from "../http/errors";
 import { currentPolicy, lockEvaluationAudit, recomputeSeparation } from "./audit-store";
 import type { PostResetCanaryBody } from "./schemas";
 
@@ -24,8 +24,8 @@ export async function appendResetCanary(db: Db, evaluationId: string, externalId
              AND (${body.at ?? null}::timestamptz IS NULL OR x.at = ${body.at ?? null}::timestamptz)
            ORDER BY x.at LIMIT 2`,
       );
-      if (resets.length === 0) throw new ApiError(404, "not_found", `run ${externalId} has no reset of ${body.surface}${body.at ? ` at ${body.at}` : ""} in this evaluation`, body.at ? "at" : "surface");
-      if (resets.length > 1) throw new ApiError(409, "ambiguous_reset", `run ${externalId} reset ${body.surface} more than once: name the reset with at`, "at");
+      if (resets.length === 0) throw new DomainError("not_found", "not_found", `run ${externalId} has no reset of ${body.surface}${body.at ? ` at ${body.at}` : ""} in this evaluation`, body.at ? "at" : "surface");
+      if (resets.length > 1) throw conflict("ambiguous_reset", `run ${externalId} reset ${body.surface} more than once: name the reset with at`, "at");
       const reset = resets[0]!;
       const { id } = await tx.evaluationResetCanary.create({
         data: {

@@ -1,7 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
+import { conflict, DomainError, invalid, notFound } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
-import { ApiError, notFound } from "../http/errors";
 import { currentPolicy, lockEvaluationAudit, recomputeFinality, recomputeSeparation } from "./audit-store";
 import type { PostResolutionBody } from "./schemas";
 
@@ -25,10 +25,10 @@ export async function appendResolution(db: Db, evaluationId: string, effectId: s
              AND (${body.runExternalId ?? null}::text IS NULL OR r.external_id = ${body.runExternalId ?? null})
            LIMIT 2`,
       );
-      if (matches.length === 0) throw new ApiError(404, "not_found", `effect ${effectId} not found${body.runExternalId ? ` in run ${body.runExternalId}` : ""} in this evaluation`, body.runExternalId ? "runExternalId" : "effectId");
-      if (matches.length > 1) throw new ApiError(409, "ambiguous_effect", `several runs have an effect ${effectId}: name the run with runExternalId`, "runExternalId");
+      if (matches.length === 0) throw new DomainError("not_found", "not_found", `effect ${effectId} not found${body.runExternalId ? ` in run ${body.runExternalId}` : ""} in this evaluation`, body.runExternalId ? "runExternalId" : "effectId");
+      if (matches.length > 1) throw conflict("ambiguous_effect", `several runs have an effect ${effectId}: name the run with runExternalId`, "runExternalId");
       const effect = matches[0]!;
-      if (Date.parse(body.at) < effect.requested_at.getTime()) throw new ApiError(400, "invalid_request", `body.at: the resolution is before the effect was requested (${effect.requested_at.toISOString()})`, "at");
+      if (Date.parse(body.at) < effect.requested_at.getTime()) throw invalid(`body.at: the resolution is before the effect was requested (${effect.requested_at.toISOString()})`, "at");
       const evidence = body.evidence as Prisma.InputJsonValue;
       const { id } = await tx.evaluationEffectResolution.create({
         data: { runId: BigInt(effect.run_id), evaluationId, effectId, status: body.status, at: new Date(body.at), evidence, verifiedBy: body.verifiedBy, source: "posted", createdById },

@@ -3,7 +3,7 @@
 // compareEvaluations under one rule. One query schema for the API and the page; one answer schema.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
-import { notFound } from "../http/errors";
+import { notFound } from "../errors";
 import { wilson95Schema } from "../statistics/answer-schema";
 import { compareEvaluations, comparedIdsParamSchema, type Comparison } from "../statistics/comparison";
 import { exclusionRuleSchema } from "../statistics/exclusion-rule";

@@ -1,13 +1,13 @@
 import type { Db } from "../db/prisma";
+import { DomainError } from "../errors";
 import { Prisma } from "../generated/prisma/client";
-import { ApiError } from "../http/errors";
 import { declareRuleAtCreation } from "../statistics/exclusion-rule-store";
 import type { CreateEvaluationBody } from "./schemas";
 
 /** 409: the name is another evaluation's (names are unique, compared exactly); `existing` names it. */
-export class EvaluationNameTakenError extends ApiError {
+export class EvaluationNameTakenError extends DomainError {
   constructor(readonly existing: { id: string; name: string }) {
-    super(409, "name_taken", `name: an evaluation named "${existing.name}" already exists (${existing.id}); choose another name`, "name", { existing });
+    super("conflict", "name_taken", `name: an evaluation named "${existing.name}" already exists (${existing.id}); choose another name`, "name", { existing });
   }
 }
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 import { useTestDatabase } from "../testing/use-test-database";
 import { at, SURFACE, WORKED_POLICY, workedExample } from "../testing/evaluation-example";
 import { appendResetCanary } from "./append-reset-canary";
@@ -69,14 +69,14 @@ describe("canary checks of ingested resets", () => {
   it("refuses a canary for no such reset or run naming the field, a canary of another surface, and an ambiguous reset", async () => {
     const id = await createEvaluation(db, { name: "bad canaries", effectPolicy: WORKED_POLICY }, null);
     await ingestRuns(db, id, runs());
-    const refusal = (promise: Promise<unknown>) => promise.then(() => null, (error: ApiError) => [error.status, error.field]);
-    expect(await refusal(appendResetCanary(db, id, "r3", { ...FOUND, surface: "repo:main" }, null))).toEqual([404, "surface"]);
-    expect(await refusal(appendResetCanary(db, id, "r3", { ...FOUND, at: at(21) }, null))).toEqual([404, "at"]);
-    expect(await refusal(appendResetCanary(db, id, "r9", FOUND, null))).toEqual([404, "surface"]);
+    const refusal = (promise: Promise<unknown>) => promise.then(() => null, (error: DomainError) => [error.kind, error.field]);
+    expect(await refusal(appendResetCanary(db, id, "r3", { ...FOUND, surface: "repo:main" }, null))).toEqual(["not_found", "surface"]);
+    expect(await refusal(appendResetCanary(db, id, "r3", { ...FOUND, at: at(21) }, null))).toEqual(["not_found", "at"]);
+    expect(await refusal(appendResetCanary(db, id, "r9", FOUND, null))).toEqual(["not_found", "surface"]);
     const twice = runs();
     Object.assign(twice[2]!, { resets: [{ surface: SURFACE, at: at(20), verified: true }, { surface: SURFACE, at: at(22), verified: true }] });
     await ingestRuns(db, id, twice);
-    expect(await refusal(appendResetCanary(db, id, "r3", FOUND, null))).toEqual([409, "at"]);
+    expect(await refusal(appendResetCanary(db, id, "r3", FOUND, null))).toEqual(["conflict", "at"]);
     expect(await db.evaluationResetCanary.count({ where: { evaluationId: id } })).toBe(0);
 
     const [mismatch] = await ingestRuns(db, id, [{ ...runs(CLEAN)[2]!, externalId: "r4", resets: [{ surface: SURFACE, at: at(20), verified: true, canary: { ...CLEAN, surface: "repo:main" } }] }]);

@@ -1,5 +1,5 @@
 import type { Db } from "../db/prisma";
-import { ApiError, notFound } from "../http/errors";
+import { conflict, notFound } from "../errors";
 import { recordImportedTracesInTransaction, unlinkRunsWithOtherMarks } from "../traces/imported";
 import { currentPolicy, recomputeFinality } from "./audit-store";
 import type { EffectPolicyConflict, SetEffectPolicyBody } from "./schemas";
@@ -18,7 +18,7 @@ export async function setEffectPolicy(db: Db, evaluationId: string, { baseVersio
       const current = await currentPolicy(tx, evaluationId, "update");
       if (!current) throw notFound("evaluation");
       if (baseVersion !== undefined && baseVersion !== current.version) {
-        throw new ApiError(409, "edit_conflict", `baseVersion: the effect policy is at version ${current.version} now, not ${baseVersion}; nothing was changed. Compare both and save again from version ${current.version}.`, "baseVersion", {
+        throw conflict("edit_conflict", `baseVersion: the effect policy is at version ${current.version} now, not ${baseVersion}; nothing was changed. Compare both and save again from version ${current.version}.`, "baseVersion", {
           current: { version: current.version, policy: current.policy },
           yours: policy,
         } satisfies EffectPolicyConflict);

@@ -2,7 +2,7 @@
 // on its runs (counted by triggers into evaluation_run_counts): never rows pulled into JavaScript to count.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
-import { notFound } from "../http/errors";
+import { notFound } from "../errors";
 import { trueRateBounds } from "./finality";
 import { UNRESOLVED_REASONS, type EvaluationSummary } from "./schemas";
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
 import type { Prisma } from "../generated/prisma/client";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 import { parseInput } from "../http/input";
 import { replayConfigSchema } from "../replay/config";
 import { useTestDatabase } from "../testing/use-test-database";
@@ -20,7 +20,7 @@ const refusal = (body: unknown) => {
     patch(body);
     return null;
   } catch (error) {
-    return error instanceof ApiError ? { status: error.status, field: error.field, message: error.message } : error;
+    return error instanceof DomainError ? { kind: error.kind, field: error.field, message: error.message } : error;
   }
 };
 
@@ -49,12 +49,12 @@ describe("experiment labels", () => {
   });
 
   it("refuses what the limits refuse, naming the field", () => {
-    expect(refusal({ name: "" })).toMatchObject({ status: 400, field: "name" });
-    expect(refusal({ name: "   " })).toMatchObject({ status: 400, field: "name", message: "body.name: name must not be empty" });
-    expect(refusal({ name: "n".repeat(EXPERIMENT_NAME_MAX + 1) })).toMatchObject({ status: 400, field: "name", message: `body.name: name must be at most ${EXPERIMENT_NAME_MAX} characters` });
-    expect(refusal({ notes: "n".repeat(EXPERIMENT_NOTES_MAX + 1) })).toMatchObject({ status: 400, field: "notes", message: `body.notes: notes must be at most ${EXPERIMENT_NOTES_MAX} characters` });
-    expect(refusal({ name: 7 })).toMatchObject({ status: 400, field: "name" });
-    expect(refusal({ title: "x" })).toMatchObject({ status: 400, field: "title" });
+    expect(refusal({ name: "" })).toMatchObject({ kind: "invalid", field: "name" });
+    expect(refusal({ name: "   " })).toMatchObject({ kind: "invalid", field: "name", message: "body.name: name must not be empty" });
+    expect(refusal({ name: "n".repeat(EXPERIMENT_NAME_MAX + 1) })).toMatchObject({ kind: "invalid", field: "name", message: `body.name: name must be at most ${EXPERIMENT_NAME_MAX} characters` });
+    expect(refusal({ notes: "n".repeat(EXPERIMENT_NOTES_MAX + 1) })).toMatchObject({ kind: "invalid", field: "notes", message: `body.notes: notes must be at most ${EXPERIMENT_NOTES_MAX} characters` });
+    expect(refusal({ name: 7 })).toMatchObject({ kind: "invalid", field: "name" });
+    expect(refusal({ title: "x" })).toMatchObject({ kind: "invalid", field: "title" });
     expect(refusal({ name: "n".repeat(EXPERIMENT_NAME_MAX), notes: "n".repeat(EXPERIMENT_NOTES_MAX) })).toBeNull();
   });
 });

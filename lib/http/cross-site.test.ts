@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "./errors";
+import { DomainError } from "../errors";
 import { isCrossSiteWrite, refuseCrossSiteWrite } from "./cross-site";
 
 const HOST = "127.0.0.1:3000";
@@ -36,8 +36,8 @@ describe("the cross-site write rule", () => {
     } catch (error) {
       refusal = error;
     }
-    expect(refusal).toBeInstanceOf(ApiError);
-    expect(refusal).toMatchObject({ status: 403, code: "cross_site", message: "cross-site requests may not change anything" });
+    expect(refusal).toBeInstanceOf(DomainError);
+    expect(refusal).toMatchObject({ kind: "forbidden", code: "cross_site", message: "cross-site requests may not change anything" });
     expect(() => refuseCrossSiteWrite("POST", new Headers({ host: HOST }), undefined)).not.toThrow();
   });
 });

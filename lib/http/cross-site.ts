@@ -1,7 +1,7 @@
 // The cross-site write rule (docs/accounts.md), pure: apiRoute applies it to every API route before
 // authentication. It lives here, not in proxy.ts, so that no proxy runs on /api/: Next copies the
 // body of every request a proxy sees, holding it in memory and cutting it at 10 MB.
-import { ApiError } from "./errors";
+import { DomainError } from "../errors";
 
 const WRITE_METHODS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 
@@ -29,5 +29,5 @@ export function isCrossSiteWrite(method: string, headers: Headers, configuredOri
 
 /** Throws the 403 `cross_site` answer for a cross-site write. */
 export function refuseCrossSiteWrite(method: string, headers: Headers, configuredOrigin: string | undefined): void {
-  if (isCrossSiteWrite(method, headers, configuredOrigin)) throw new ApiError(403, "cross_site", "cross-site requests may not change anything");
+  if (isCrossSiteWrite(method, headers, configuredOrigin)) throw new DomainError("forbidden", "cross_site", "cross-site requests may not change anything");
 }

@@ -1,24 +1,27 @@
-// The one error type a handler throws to answer the caller, and its mapping to an HTTP answer.
-// Shared by the web API (lib/http/route.ts) and the delayed-write service (lib/delayed-write/server.ts).
+// A refusal (lib/errors.ts) as an HTTP answer: its status and JSON body. Used by the edges only: the
+// web API (lib/http/route.ts) and the delayed-write service (lib/delayed-write/server.ts).
+import type { DomainError, ErrorKind } from "../errors";
 
-/** An error a route handler means to show the caller, with its HTTP status. */
-export class ApiError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly field?: string,
-    /** Shown to the caller with the error, e.g. both versions of an edit conflict. */
-    readonly details?: unknown,
-  ) {
-    super(message);
-  }
-}
+// Until lib/evaluations/ingest.ts imports it from lib/errors.ts.
+export { notFound } from "../errors";
 
-export const notFound = (what: string) => new ApiError(404, "not_found", `${what} not found`);
+const STATUS: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  conflict: 409,
+  too_large: 413,
+  unsupported_media_type: 415,
+  unavailable: 503,
+};
+
+/** The HTTP status of a refusal of this kind. */
+export const statusOf = (kind: ErrorKind): number => STATUS[kind];
 
 /** The JSON body of an error answer: `{error: {code, message, field?, details?}}`. */
-export function errorBody(error: ApiError): { error: Record<string, unknown> } {
+export function errorBody(error: DomainError): { error: Record<string, unknown> } {
   return {
     error: {
       code: error.code,

@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import { ApiError } from "./errors";
+import { DomainError } from "../errors";
 import { isJsonMediaType, jsonNestingDepth, MAX_JSON_DEPTH, parseInput, parseJsonText, queryFlag, queryObject, readJsonBody } from "./input";
 
-const refusal = (fn: () => unknown): ApiError => {
+const refusal = (fn: () => unknown): DomainError => {
   try {
     fn();
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof DomainError) return error;
     throw error;
   }
   throw new Error("expected a refusal");
@@ -33,7 +33,7 @@ describe("parseJsonText", () => {
   it("refuses a body nested 20,000 levels deep with a 400 naming the limit, before anything walks it", () => {
     const deep = `${'{"a":'.repeat(20_000)}1${"}".repeat(20_000)}`;
     const error = refusal(() => parseJsonText(deep));
-    expect(error).toMatchObject({ status: 400, code: "too_deep" });
+    expect(error).toMatchObject({ kind: "invalid", code: "too_deep" });
     expect(error.message).toContain(`${MAX_JSON_DEPTH}`);
   });
   it("accepts a body at the limit exactly, and an empty body as {}", () => {
@@ -41,7 +41,7 @@ describe("parseJsonText", () => {
     expect(parseJsonText("")).toEqual({});
   });
   it("calls malformed JSON malformed", () => {
-    expect(refusal(() => parseJsonText("{not json"))).toMatchObject({ status: 400, code: "malformed_json" });
+    expect(refusal(() => parseJsonText("{not json"))).toMatchObject({ kind: "invalid", code: "malformed_json" });
   });
 });
 
@@ -66,12 +66,12 @@ function streamedBody(chunks: number, chunkBytes: number, piece = (k: number) =>
 const post = (body: BodyInit | null, headers: Record<string, string> = { "content-type": "application/json" }) =>
   new Request("http://localhost/api/v1/x", { method: "POST", body, headers, duplex: "half" } as RequestInit);
 
-async function refusalOf(promise: Promise<unknown>): Promise<ApiError> {
+async function refusalOf(promise: Promise<unknown>): Promise<DomainError> {
   const error = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  if (error instanceof ApiError) return error;
+  if (error instanceof DomainError) return error;
   throw new Error(`expected a refusal, got ${String(error)}`);
 }
 
@@ -80,7 +80,7 @@ describe("readJsonBody", () => {
     // 60 MB in 64 KB chunks, no content-length: the fifth chunk passes 256 KB, and nothing after it is pulled.
     const { body, counter } = streamedBody(960, 64 * 1024);
     const error = await refusalOf(readJsonBody(post(body), 256 * 1024));
-    expect(error).toMatchObject({ status: 413, code: "body_too_large", message: "body exceeds 262144 bytes (the limit)" });
+    expect(error).toMatchObject({ kind: "too_large", code: "body_too_large", message: "body exceeds 262144 bytes (the limit)" });
     expect(counter.pulled).toBe(5);
     expect(counter.cancelled).toBe(true);
   });
@@ -93,33 +93,33 @@ describe("readJsonBody", () => {
     const { body } = streamedBody(2, 0, (k) => (k === 0 ? bytes.subarray(0, split) : bytes.subarray(split)));
     expect(await readJsonBody(post(body), bytes.length)).toEqual(JSON.parse(text));
     const { body: over } = streamedBody(2, 0, (k) => (k === 0 ? bytes.subarray(0, split) : bytes.subarray(split)));
-    expect(await refusalOf(readJsonBody(post(over), bytes.length - 1))).toMatchObject({ status: 413 });
+    expect(await refusalOf(readJsonBody(post(over), bytes.length - 1))).toMatchObject({ kind: "too_large" });
   });
 
   it("refuses a body that is not UTF-8 rather than replace its bytes; drops a byte-order mark", async () => {
     const invalid = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]); // {"a":"\xff\xfe"}
-    expect(await refusalOf(readJsonBody(post(invalid)))).toMatchObject({ status: 400, code: "malformed_json", message: "body is not valid UTF-8 (JSON is sent as UTF-8)" });
+    expect(await refusalOf(readJsonBody(post(invalid)))).toMatchObject({ kind: "invalid", code: "malformed_json", message: "body is not valid UTF-8 (JSON is sent as UTF-8)" });
     const truncatedCharacter = new TextEncoder().encode('{"a":"é"}').subarray(0, 7); // ends inside é
-    expect(await refusalOf(readJsonBody(post(truncatedCharacter)))).toMatchObject({ status: 400, code: "malformed_json" });
+    expect(await refusalOf(readJsonBody(post(truncatedCharacter)))).toMatchObject({ kind: "invalid", code: "malformed_json" });
     expect(await readJsonBody(post(`\ufeff{"a":"é"}`))).toEqual({ a: "é" });
   });
 
   it("refuses a declared length over the limit before reading anything", async () => {
     const { body, counter } = streamedBody(1, 10);
     const request = post(body, { "content-type": "application/json", "content-length": String(300 * 1024) });
-    expect(await refusalOf(readJsonBody(request, 256 * 1024))).toMatchObject({ status: 413, code: "body_too_large" });
+    expect(await refusalOf(readJsonBody(request, 256 * 1024))).toMatchObject({ kind: "too_large", code: "body_too_large" });
     expect(counter.pulled).toBe(0);
   });
 
   it("refuses a non-empty body that is not JSON with 415 naming the type expected, at its first bytes", async () => {
     for (const type of ["text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp"]) {
       const error = await refusalOf(readJsonBody(post('{"a": 1}', { "content-type": type })));
-      expect(error).toMatchObject({ status: 415, code: "unsupported_media_type" });
+      expect(error).toMatchObject({ kind: "unsupported_media_type", code: "unsupported_media_type" });
       expect(error.message).toContain("application/json");
       expect(error.message).toContain(type);
     }
     const { body, counter } = streamedBody(960, 64 * 1024);
-    expect(await refusalOf(readJsonBody(post(body, {})))).toMatchObject({ status: 415, message: "send the body as application/json (content-type missing)" });
+    expect(await refusalOf(readJsonBody(post(body, {})))).toMatchObject({ kind: "unsupported_media_type", message: "send the body as application/json (content-type missing)" });
     expect(counter.pulled).toBe(1);
     expect(counter.cancelled).toBe(true);
   });
@@ -146,14 +146,14 @@ describe("readJsonBody", () => {
   });
 
   it("keeps JSON.parse's refusals: malformed and too deep are 400s", async () => {
-    expect(await refusalOf(readJsonBody(post("{not json")))).toMatchObject({ status: 400, code: "malformed_json" });
-    expect(await refusalOf(readJsonBody(post("[".repeat(100))))).toMatchObject({ status: 400, code: "too_deep" });
+    expect(await refusalOf(readJsonBody(post("{not json")))).toMatchObject({ kind: "invalid", code: "malformed_json" });
+    expect(await refusalOf(readJsonBody(post("[".repeat(100))))).toMatchObject({ kind: "invalid", code: "too_deep" });
   });
 });
 
 describe("parseInput and queries", () => {
   it("names the field at fault", () => {
-    expect(refusal(() => parseInput(z.strictObject({ n: z.number("n must be a number") }), { n: "x" }, "body"))).toMatchObject({ status: 400, field: "n", message: "body.n: n must be a number" });
+    expect(refusal(() => parseInput(z.strictObject({ n: z.number("n must be a number") }), { n: "x" }, "body"))).toMatchObject({ kind: "invalid", field: "n", message: "body.n: n must be a number" });
     expect(refusal(() => parseInput(z.strictObject({}), { extra: 1 }, "query"))).toMatchObject({ field: "extra", message: "unknown field(s) in query: extra" });
   });
   it("reads ?all=true strictly", () => {

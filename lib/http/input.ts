@@ -2,7 +2,7 @@
 // its zod schema and then the storable-text check (storable.ts), every problem a 400 that names the
 // field. No framework code: the web API and the delayed-write service both use it.
 import { z } from "zod";
-import { ApiError } from "./errors";
+import { DomainError, invalid } from "../errors";
 import { findUnstorable, printable } from "./storable";
 
 /**
@@ -44,12 +44,12 @@ export function jsonNestingDepth(text: string, limit = Number.POSITIVE_INFINITY)
 /** Parses JSON text within the depth limit: malformed or too deep is a 400 naming the limit. An empty body is `{}`. */
 export function parseJsonText(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
   if (jsonNestingDepth(text, maxDepth) > maxDepth) {
-    throw new ApiError(400, "too_deep", `body nests arrays and objects more than ${maxDepth} levels deep (the limit is ${maxDepth})`);
+    throw new DomainError("invalid", "too_deep", `body nests arrays and objects more than ${maxDepth} levels deep (the limit is ${maxDepth})`);
   }
   try {
     return text === "" ? {} : JSON.parse(text);
   } catch (error) {
-    throw new ApiError(400, "malformed_json", `body is not valid JSON: ${(error as Error).message}`);
+    throw new DomainError("invalid", "malformed_json", `body is not valid JSON: ${(error as Error).message}`);
   }
 }
 
@@ -59,10 +59,10 @@ export function isJsonMediaType(contentType: string | null): boolean {
   return /^application\/([^/+\s]+\+)?json$/.test(essence);
 }
 
-const notUtf8 = () => new ApiError(400, "malformed_json", "body is not valid UTF-8 (JSON is sent as UTF-8)");
-const tooLarge = (maxBytes: number) => new ApiError(413, "body_too_large", `body exceeds ${maxBytes} bytes (the limit)`);
+const notUtf8 = () => new DomainError("invalid", "malformed_json", "body is not valid UTF-8 (JSON is sent as UTF-8)");
+const tooLarge = (maxBytes: number) => new DomainError("too_large", "body_too_large", `body exceeds ${maxBytes} bytes (the limit)`);
 const notJson = (contentType: string | null) =>
-  new ApiError(415, "unsupported_media_type", `send the body as application/json (content-type ${contentType === null ? "missing" : `was ${contentType}`})`);
+  new DomainError("unsupported_media_type", "unsupported_media_type", `send the body as application/json (content-type ${contentType === null ? "missing" : `was ${contentType}`})`);
 
 /**
  * Reads a request's JSON body within the size and depth limits, before any schema sees it. The size
@@ -120,14 +120,14 @@ export function parseInput<T extends z.ZodType>(schema: T, input: unknown, where
     const unstorable = findUnstorable(result.data);
     if (unstorable) {
       const field = unstorable.path.join(".");
-      throw new ApiError(400, "invalid_request", `${where}${field ? `.${field}` : ""}: ${unstorable.message}`, field || undefined);
+      throw invalid(`${where}${field ? `.${field}` : ""}: ${unstorable.message}`, field || undefined);
     }
     return result.data;
   }
   const issue = result.error.issues[0]!;
   const field = issue.code === "unrecognized_keys" ? issue.keys.map(printable).join(", ") : issue.path.map((p) => printable(String(p))).join(".");
   const message = issue.code === "unrecognized_keys" ? `unknown field(s) in ${where}: ${field}` : `${where}${field ? `.${field}` : ""}: ${issueMessage(issue)}`;
-  throw new ApiError(400, "invalid_request", message, field || undefined);
+  throw invalid(message, field || undefined);
 }
 
 export type SearchParams = Record<string, string | string[] | undefined>;

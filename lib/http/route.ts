@@ -7,8 +7,9 @@ import { authenticateRequest } from "../auth/guard";
 import type { Permission } from "../auth/permissions";
 import type { Principal } from "../auth/principal";
 import { readServerEnv } from "../env";
+import { DomainError, invalid } from "../errors";
 import { refuseCrossSiteWrite } from "./cross-site";
-import { ApiError, errorBody, INTERNAL_ERROR_BODY } from "./errors";
+import { errorBody, INTERNAL_ERROR_BODY, statusOf } from "./errors";
 import { DEFAULT_MAX_BODY_BYTES, parseInput, queryObject, readJsonBody } from "./input";
 
 /** "public": no account needed (the handler gets no principal); otherwise the permission the caller's role must hold. */
@@ -50,7 +51,7 @@ function configuredOrigin(): string | undefined {
  * Refuses a cross-site write (403 `cross_site`), then authenticates (401 without a principal, 403
  * when the role lacks the permission), then parses path, query and body in that order (400 naming
  * the field; 413 / 400 for a body over the size or nesting limit, 415 for one that is not JSON),
- * then runs the handler. ApiErrors become their status with
+ * then runs the handler. A DomainError becomes its kind's status (errors.ts) with
  * `{error:{code,message,field?}}`; anything else a 500 that leaks nothing (logged here). Answers
  * are `cache-control: no-store` unless the handler says otherwise.
  */
@@ -66,7 +67,7 @@ export function apiRoute<A extends RouteAccess, P extends z.ZodType | undefined 
       const search = new URL(request.url).searchParams;
       if (!spec.query && search.size > 0) {
         const names = [...new Set(search.keys())].join(", ");
-        throw new ApiError(400, "invalid_request", `unknown field(s) in query: ${names}`, names);
+        throw invalid(`unknown field(s) in query: ${names}`, names);
       }
       const query = spec.query ? parseInput(spec.query, queryObject(search), "query") : undefined;
       const body = spec.body ? parseInput(spec.body, await readJsonBody(request, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), "body") : undefined;
@@ -74,7 +75,7 @@ export function apiRoute<A extends RouteAccess, P extends z.ZodType | undefined 
       if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
       return response;
     } catch (error) {
-      if (error instanceof ApiError) return Response.json(errorBody(error), { status: error.status, headers: { "cache-control": "no-store" } });
+      if (error instanceof DomainError) return Response.json(errorBody(error), { status: statusOf(error.kind), headers: { "cache-control": "no-store" } });
       console.error(`${request.method} ${new URL(request.url).pathname}:`, error);
       return Response.json(INTERNAL_ERROR_BODY, { status: 500, headers: { "cache-control": "no-store" } });
     }

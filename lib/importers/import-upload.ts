@@ -8,7 +8,7 @@ import { Readable, Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { Db } from "../db/prisma";
-import { ApiError } from "../http/errors";
+import { DomainError, invalid } from "../errors";
 import { importLogs, type ImportOptions } from "./import-logs";
 import { MAX_ARCHIVE_BYTES } from "./log-file";
 import type { ImportReport } from "./report";
@@ -23,7 +23,7 @@ export interface Upload {
   fileName: string;
 }
 
-const tooLarge = () => new ApiError(413, "payload_too_large", `a log can be at most ${MAX_UPLOAD_BYTES} bytes`);
+const tooLarge = () => new DomainError("too_large", "payload_too_large", `a log can be at most ${MAX_UPLOAD_BYTES} bytes`);
 
 /**
  * Imports one uploaded file (a log, or a zip of logs); the report names the file, or the zip's
@@ -32,7 +32,7 @@ const tooLarge = () => new ApiError(413, "payload_too_large", `a log can be at m
  */
 export async function importUpload(db: Db, { body, declaredBytes, fileName }: Upload, options: Omit<ImportOptions, "onFile">): Promise<ImportReport> {
   if (declaredBytes !== null && declaredBytes > MAX_UPLOAD_BYTES) throw tooLarge();
-  if (!body) throw new ApiError(400, "invalid_request", "the body must be the log file");
+  if (!body) throw invalid("the body must be the log file");
   const dir = await mkdtemp(path.join(tmpdir(), "bl-upload-"));
   const file = path.join(dir, "upload");
   try {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "../db/prisma";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 import { parseInput } from "../http/input";
 import { loadShareContent, shareResourceExists } from "../share/resources";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
@@ -37,7 +37,7 @@ afterAll(async () => {
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
     () => null,
-    (error: unknown) => (error instanceof ApiError ? { status: error.status, code: error.code, field: error.field, message: error.message, details: error.details } : error),
+    (error: unknown) => (error instanceof DomainError ? { kind: error.kind, code: error.code, field: error.field, message: error.message, details: error.details } : error),
   );
 
 const argument = (evidence: object[] = [{ kind: "experiment", id: "EXP" }]) => ({
@@ -63,11 +63,11 @@ describe("completion argument revisions", () => {
     second.questions.endpoint.answer = "The stop action, then a 30 s drain.";
     expect(await save(1, second, "the drain is documented")).toEqual({ version: 2 });
     const stale = await refusal(save(1, argument(), "from an old tab"));
-    expect(stale).toMatchObject({ status: 409, code: "edit_conflict", field: "expectedVersion" });
+    expect(stale).toMatchObject({ kind: "conflict", code: "edit_conflict", field: "expectedVersion" });
     const details = (stale as { details: { current: { version: number; argument: { questions: { endpoint: { answer: string } } } }; yours: unknown } }).details;
     expect([details.current.version, details.current.argument.questions.endpoint.answer]).toEqual([2, "The stop action, then a 30 s drain."]);
     expect(details.yours).toMatchObject({ questions: { endpoint: { answer: "The stop action; the checker scores 100% of the state." } } });
-    expect(await refusal(save(null, argument(), "as new again"))).toMatchObject({ status: 409 });
+    expect(await refusal(save(null, argument(), "as new again"))).toMatchObject({ kind: "conflict" });
 
     const view = (await argumentView(db, eve, protocolId))!;
     expect(view.current).toMatchObject({ version: 2, updatedBy: "eve@example.test" });
@@ -89,20 +89,20 @@ describe("evidence links", () => {
   it("refuses a link to something that does not exist, naming the link, and writes nothing", async () => {
     const before = await db.completionArgumentRevision.count();
     const missing = await refusal(save(2, argument([{ kind: "evaluation", id: "00000000-0000-4000-8000-000000000000" }]), "bad link"));
-    expect(missing).toMatchObject({ status: 400, code: "invalid_evidence", field: "argument.evidence.0.id" });
+    expect(missing).toMatchObject({ kind: "invalid", code: "invalid_evidence", field: "argument.evidence.0.id" });
     expect(await db.completionArgumentRevision.count()).toBe(before);
   });
 
   it("refuses a review code of another protocol, and one the author cannot read (blind coding)", async () => {
     const webArena = (await db.reviewProtocol.findUniqueOrThrow({ where: { name: "WebArena" } })).id;
     const paperCode = await db.reviewCode.findFirstOrThrow({ where: { protocolId: webArena } });
-    expect(await refusal(save(2, argument([{ kind: "review_code", id: paperCode.id }]), "other protocol's code"))).toMatchObject({ status: 400, field: "argument.evidence.0.id" });
+    expect(await refusal(save(2, argument([{ kind: "review_code", id: paperCode.id }]), "other protocol's code"))).toMatchObject({ kind: "invalid", field: "argument.evidence.0.id" });
     const anasCode = await saveCode(db, "ana", parseInput(saveCodeSchema, { protocolId, field: "open_work", expectedVersion: null, ledger: { code: "NR", sourceLocation: "README", citations: [], sourcesReadOn: "2026-11-30" }, reason: "first" }, "body"));
     const anaRow = await db.reviewCode.findFirstOrThrow({ where: { protocolId, reviewerId: "ana" } });
     expect(anasCode.version).toBe(1);
     // Ben has not coded this protocol: Ana's code is hidden from him, so he cannot cite it.
     const blind = await refusal(save(2, argument([{ kind: "review_code", id: anaRow.id }]), "cite ana", { userId: "ben", seesAll: false }));
-    expect(blind).toMatchObject({ status: 400, message: expect.stringContaining("that you can read") });
+    expect(blind).toMatchObject({ kind: "invalid", message: expect.stringContaining("that you can read") });
     // An editor sees every code: the link is kept, with the code shown.
     expect(await save(2, argument([{ kind: "review_code", id: anaRow.id }, { kind: "evaluation", id: evaluationId }, { kind: "experiment", id: "EXP" }]), "cite the codes")).toEqual({ version: 3 });
     const view = (await argumentView(db, eve, protocolId))!;
@@ -156,7 +156,7 @@ describe("exports and a retired protocol", () => {
   it("refuses a new version on a retired protocol, keeping the argument as it was", async () => {
     const p = await db.reviewProtocol.findUniqueOrThrow({ where: { id: protocolId } });
     await updateProtocol(db, "eve", protocolId, { retired: true, expectedVersion: p.version, reason: "superseded" });
-    expect(await refusal(save(3, argument(), "after retirement"))).toMatchObject({ status: 409, code: "retired" });
+    expect(await refusal(save(3, argument(), "after retirement"))).toMatchObject({ kind: "conflict", code: "retired" });
     expect((await argumentView(db, eve, protocolId))!.current!.version).toBe(3);
   });
 });

@@ -2,8 +2,8 @@
 // (who, when, why). Evidence links are checked when saved (the item exists and the author may read
 // it) and resolved when shown: a link to an experiment later cancelled stays, with its state.
 import type { Db } from "../db/prisma";
+import { DomainError, notFound } from "../errors";
 import { Prisma } from "../generated/prisma/client";
-import { ApiError } from "../http/errors";
 import type { ReviewCode, ReviewField } from "./codes";
 import { argumentSchema, evidenceLinks, type ArgumentRevisionInput, type CompletionArgument, type EvidenceLink } from "./completion-schema";
 import { argumentStatus, evidenceKey, type EvidenceState } from "./completion-status";
@@ -60,9 +60,9 @@ export async function resolveEvidence(db: Db, viewer: Viewer, protocolId: string
   return resolved;
 }
 
-function conflict(current: { version: number; argument: CompletionArgument } | null, yours: CompletionArgument): ApiError {
-  return new ApiError(
-    409,
+function conflict(current: { version: number; argument: CompletionArgument } | null, yours: CompletionArgument): DomainError {
+  return new DomainError(
+    "conflict",
     "edit_conflict",
     current
       ? `expectedVersion: someone saved version ${current.version} of this argument since you opened it; nothing was overwritten. Compare both versions and save again from version ${current.version}.`
@@ -79,14 +79,14 @@ function conflict(current: { version: number; argument: CompletionArgument } | n
  */
 export async function saveArgument(db: Db, actor: Viewer, protocolId: string, input: ArgumentRevisionInput): Promise<{ version: number }> {
   const protocol = await db.reviewProtocol.findUnique({ where: { id: protocolId }, select: { name: true, retiredAt: true } });
-  if (!protocol) throw new ApiError(404, "not_found", `protocol ${protocolId} not found`);
+  if (!protocol) throw notFound(`protocol ${protocolId}`);
   assertNotRetired(protocol);
   const links = evidenceLinks(input.argument);
   const resolved = await resolveEvidence(db, actor, protocolId, links.map((l) => l.link));
   for (const { link, path } of links) {
     if (!resolved.get(evidenceKey(link))!.exists) {
       const what = link.kind === "review_code" ? `review code ${link.id} is not one of ${protocol.name}'s codes that you can read` : `${link.kind} ${link.id} does not exist or you cannot read it`;
-      throw new ApiError(400, "invalid_evidence", `${path}.id: ${what}`, `${path}.id`);
+      throw new DomainError("invalid", "invalid_evidence", `${path}.id: ${what}`, `${path}.id`);
     }
   }
   const content = input.argument as unknown as Prisma.InputJsonValue;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "../db/prisma";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 import { parseInput } from "../http/input";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { agreementCaveat } from "./agreement";
@@ -27,7 +27,7 @@ afterAll(async () => {
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
     () => null,
-    (error: unknown) => (error instanceof ApiError ? { status: error.status, code: error.code, field: error.field, details: error.details } : error),
+    (error: unknown) => (error instanceof DomainError ? { kind: error.kind, code: error.code, field: error.field, details: error.details } : error),
   );
 const create = (body: object) => createProtocol(db, "eve", parseInput(createProtocolSchema, body, "body"));
 const update = (id: string, body: object) => updateProtocol(db, "eve", id, parseInput(updateProtocolSchema, body, "body"));
@@ -55,7 +55,7 @@ describe("adding a protocol", () => {
         parseInput(createProtocolSchema, body, "body");
         return null;
       } catch (error) {
-        return [(error as ApiError).field, (error as ApiError).message];
+        return [(error as DomainError).field, (error as DomainError).message];
       }
     };
     expect(bad({})).toEqual(["name", expect.stringContaining("name is required")]);
@@ -63,7 +63,7 @@ describe("adding a protocol", () => {
     expect(bad({ name: "A", scope: "s".repeat(4001) })?.[1]).toContain("at most 4000 characters");
     expect(bad({ name: "A", sources: ["ftp://example.test"] })).toEqual(["sources.0", expect.stringContaining("http(s) URL")]);
     const before = await db.reviewProtocol.count();
-    expect(await refusal(create({ name: "WebArena" }))).toMatchObject({ status: 409, code: "name_taken", field: "name" });
+    expect(await refusal(create({ name: "WebArena" }))).toMatchObject({ kind: "conflict", code: "name_taken", field: "name" });
     expect(await db.reviewProtocol.count()).toBe(before);
   });
 });
@@ -109,7 +109,7 @@ describe("renaming and retiring", () => {
     const renamed = await update(id, { name: "NewName", expectedVersion: 1, reason: "the benchmark was renamed" });
     expect([renamed.name, renamed.version]).toEqual(["NewName", 2]);
     expect(await refusal(update(id, { scope: "stale", expectedVersion: 1, reason: "from an old tab" }))).toMatchObject({
-      status: 409,
+      kind: "conflict",
       code: "edit_conflict",
       details: { current: { name: "NewName", version: 2 }, yours: { scope: "stale" } },
     });
@@ -118,7 +118,7 @@ describe("renaming and retiring", () => {
     // The record stays, codes and all, and takes no new codes.
     expect(await db.reviewCode.count({ where: { protocolId: id } })).toBe(1);
     expect((await matrixView(db, { userId: "eve", seesAll: true }, "consensus")).protocols.find((p) => p.id === id)).toMatchObject({ name: "NewName", retired: true });
-    expect(await refusal(code("ben", id, "open_work", "NR"))).toMatchObject({ status: 409, code: "retired" });
+    expect(await refusal(code("ben", id, "open_work", "NR"))).toMatchObject({ kind: "conflict", code: "retired" });
     const reinstated = await update(id, { retired: false, expectedVersion: 3, reason: "still in use" });
     expect(reinstated.retiredAt).toBeNull();
     const history = await db.reviewProtocolRevision.findMany({ where: { protocolId: id }, orderBy: { version: "asc" } });
@@ -134,7 +134,7 @@ describe("renaming and retiring", () => {
 
   it("leaves the paper's reference protocols as they are", async () => {
     const webArena = await db.reviewProtocol.findUniqueOrThrow({ where: { name: "WebArena" } });
-    expect(await refusal(update(webArena.id, { name: "Renamed", expectedVersion: 1, reason: "no" }))).toMatchObject({ status: 409, code: "reference_protocol" });
-    expect(await refusal(update("00000000-0000-4000-8000-000000000000", { name: "X", expectedVersion: 1, reason: "no" }))).toMatchObject({ status: 404 });
+    expect(await refusal(update(webArena.id, { name: "Renamed", expectedVersion: 1, reason: "no" }))).toMatchObject({ kind: "conflict", code: "reference_protocol" });
+    expect(await refusal(update("00000000-0000-4000-8000-000000000000", { name: "X", expectedVersion: 1, reason: "no" }))).toMatchObject({ kind: "not_found" });
   });
 });

@@ -2,8 +2,8 @@
 // edits and retires them. Every change appends a revision; nothing is deleted. Permission checks
 // are the caller's (lib/auth/guard.ts).
 import type { Db } from "../db/prisma";
+import { conflict, notFound } from "../errors";
 import { Prisma, type ReviewProtocol } from "../generated/prisma/client";
-import { ApiError } from "../http/errors";
 import type { CreateProtocolInput, UpdateProtocolInput } from "./schemas";
 
 /** A protocol's own description as revisions store it. */
@@ -16,7 +16,7 @@ export const protocolSnapshot = (p: ReviewProtocol) => ({
   version: p.version,
 });
 
-const nameTaken = (name: string) => new ApiError(409, "name_taken", `name: a protocol named "${name}" already exists (retired ones keep their names)`, "name");
+const nameTaken = (name: string) => conflict("name_taken", `name: a protocol named "${name}" already exists (retired ones keep their names)`, "name");
 
 const isUniqueViolation = (error: unknown) => error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
 
@@ -53,11 +53,11 @@ export async function updateProtocol(db: Db, actorId: string, id: string, input:
   try {
     return await db.$transaction(async (tx) => {
       const [locked] = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM review_protocols WHERE id = ${id}::uuid FOR UPDATE`;
-      if (!locked) throw new ApiError(404, "not_found", `protocol ${id} not found`);
+      if (!locked) throw notFound(`protocol ${id}`);
       const current = await tx.reviewProtocol.findUniqueOrThrow({ where: { id } });
-      if (current.fromPaper) throw new ApiError(409, "reference_protocol", `${current.name} is one of the paper's reference protocols: it is not renamed, edited or retired`);
+      if (current.fromPaper) throw conflict("reference_protocol", `${current.name} is one of the paper's reference protocols: it is not renamed, edited or retired`);
       if (current.version !== input.expectedVersion) {
-        throw new ApiError(409, "edit_conflict", `expectedVersion: the protocol is at version ${current.version}; nothing was overwritten`, "expectedVersion", {
+        throw conflict("edit_conflict", `expectedVersion: the protocol is at version ${current.version}; nothing was overwritten`, "expectedVersion", {
           current: protocolSnapshot(current),
           yours: input,
         });
@@ -89,5 +89,5 @@ export async function updateProtocol(db: Db, actorId: string, id: string, input:
 
 /** Codes, consensus and arguments are refused on a retired protocol: its record stays as it was. */
 export function assertNotRetired(protocol: Pick<ReviewProtocol, "name" | "retiredAt">) {
-  if (protocol.retiredAt) throw new ApiError(409, "retired", `${protocol.name} is retired: its record is kept as it was and takes no new changes`);
+  if (protocol.retiredAt) throw conflict("retired", `${protocol.name} is retired: its record is kept as it was and takes no new changes`);
 }

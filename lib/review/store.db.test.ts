@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "../db/prisma";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 import { parseInput } from "../http/input";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { REFERENCE_PROTOCOLS } from "./reference-data";
@@ -28,7 +28,7 @@ afterAll(async () => {
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
     () => null,
-    (error: unknown) => (error instanceof ApiError ? { status: error.status, code: error.code, field: error.field, details: error.details } : error),
+    (error: unknown) => (error instanceof DomainError ? { kind: error.kind, code: error.code, field: error.field, details: error.details } : error),
   );
 
 const input = (overrides: Partial<SaveCodeInput> = {}): SaveCodeInput =>
@@ -70,7 +70,7 @@ describe("codes, revisions and conflicts", () => {
         input(patch as Partial<SaveCodeInput>);
         return null;
       } catch (error) {
-        return (error as ApiError).field;
+        return (error as DomainError).field;
       }
     };
     const ledger = { code: "P", sourceLocation: "Sec. 1", basis: "b", citations: [], sourcesReadOn: "2026-11-20" };
@@ -89,7 +89,7 @@ describe("codes, revisions and conflicts", () => {
 
     // A second form still open on version 1: refused, nothing overwritten, both versions returned.
     const stale = await refusal(saveCode(db, "ana", input({ expectedVersion: 1, ledger: { ...input().ledger, code: "E" }, reason: "from the other tab" })));
-    expect(stale).toMatchObject({ status: 409, code: "edit_conflict", field: "expectedVersion", details: { current: { code: "NR", version: 2 }, yours: { code: "E" } } });
+    expect(stale).toMatchObject({ kind: "conflict", code: "edit_conflict", field: "expectedVersion", details: { current: { code: "NR", version: 2 }, yours: { code: "E" } } });
     const row = await db.reviewCode.findFirstOrThrow({ where: { protocolId: webArena, field: "open_work", reviewerId: "ana" } });
     expect([row.code, row.version]).toEqual(["NR", 2]);
 
@@ -103,7 +103,7 @@ describe("codes, revisions and conflicts", () => {
     ]);
     expect(history[2]!.reason).toBe("the first reading was right (restores version 1)");
     // Another reviewer cannot restore ana's cell.
-    expect(await refusal(restoreCode(db, "ben", row.id, 2, "mine now"))).toMatchObject({ status: 404 });
+    expect(await refusal(restoreCode(db, "ben", row.id, 2, "mine now"))).toMatchObject({ kind: "not_found" });
   });
 
   it("keeps revisions append-only in the database itself", async () => {
@@ -118,7 +118,7 @@ describe("codes, revisions and conflicts", () => {
     ]);
     expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
     const rejected = results.find((r) => r.status === "rejected") as PromiseRejectedResult;
-    expect(rejected.reason).toMatchObject({ status: 409, code: "edit_conflict" });
+    expect(rejected.reason).toMatchObject({ kind: "conflict", code: "edit_conflict" });
     expect(await db.reviewCodeRevision.count({ where: { code: { reviewerId: "ben", field: "reset_or_retention" } } })).toBe(1);
   });
 });
@@ -140,7 +140,7 @@ describe("blind coding and consensus", () => {
     const current = await db.reviewConsensus.findFirstOrThrow({ where: { protocolId: webArena, field: "open_work" } });
     expect([current.code, current.fromPaper, current.version]).toEqual(["NR", true, 1]);
     await setConsensus(db, "eve", { protocolId: webArena, field: "open_work", expectedVersion: 1, code: "P", rationale: "Both reviewers read Sec. 3.2 as a partial rule.", reason: "reconciled ana and ben" });
-    expect(await refusal(setConsensus(db, "eve", { protocolId: webArena, field: "open_work", expectedVersion: 1, code: "E", rationale: "x", reason: "stale" }))).toMatchObject({ status: 409 });
+    expect(await refusal(setConsensus(db, "eve", { protocolId: webArena, field: "open_work", expectedVersion: 1, code: "E", rationale: "x", reason: "stale" }))).toMatchObject({ kind: "conflict" });
     const revisions = await db.reviewConsensusRevision.findMany({ where: { consensusId: current.id }, orderBy: { version: "asc" } });
     expect(revisions.map((r) => [r.version, r.authorId, (r.next as { code: string }).code])).toEqual([
       [1, null, "NR"],

@@ -1,8 +1,8 @@
 // Review codes, their append-only revisions, the consensus, and the paper's reference data, in
 // PostgreSQL. Permission checks are the caller's (lib/auth/guard.ts); ownership is checked here.
 import type { Db } from "../db/prisma";
+import { conflict, DomainError, notFound } from "../errors";
 import { Prisma, type ReviewCode } from "../generated/prisma/client";
-import { ApiError } from "../http/errors";
 import { REVIEW_FIELDS, type ReviewCode as Code, type ReviewField } from "./codes";
 import { assertNotRetired } from "./protocols";
 import { PAPER_SOURCES_READ_ON, REFERENCE_PROTOCOLS, TABLE_A1, TABLE_A2 } from "./reference-data";
@@ -33,9 +33,8 @@ const ledgerColumns = (ledger: Ledger) => ({
   sourcesReadOn: new Date(`${ledger.sourcesReadOn}T00:00:00Z`),
 });
 
-function editConflict(current: LedgerSnapshot | null, yours: Ledger): ApiError {
-  return new ApiError(
-    409,
+function editConflict(current: LedgerSnapshot | null, yours: Ledger): DomainError {
+  return conflict(
     "edit_conflict",
     current
       ? `expectedVersion: someone saved version ${current.version} of this cell since you opened it; nothing was overwritten. Compare both versions and save again from version ${current.version}.`
@@ -52,7 +51,7 @@ function editConflict(current: LedgerSnapshot | null, yours: Ledger): ApiError {
  */
 export async function saveCode(db: Db, actorId: string, input: SaveCodeInput): Promise<LedgerSnapshot> {
   const protocol = await db.reviewProtocol.findUnique({ where: { id: input.protocolId }, select: { name: true, retiredAt: true } });
-  if (!protocol) throw new ApiError(404, "not_found", `protocolId: protocol ${input.protocolId} not found`, "protocolId");
+  if (!protocol) throw notFound(`protocolId: protocol ${input.protocolId}`, "protocolId");
   assertNotRetired(protocol);
   try {
     return await db.$transaction(async (tx) => {
@@ -86,9 +85,9 @@ async function appendRevision(tx: Tx, row: ReviewCode, kind: "create" | "edit" |
 export async function restoreCode(db: Db, actorId: string, codeId: string, version: number, reason: string): Promise<LedgerSnapshot> {
   return db.$transaction(async (tx) => {
     const [owned] = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM review_codes WHERE id = ${codeId}::uuid AND reviewer_id = ${actorId} FOR UPDATE`;
-    if (!owned) throw new ApiError(404, "not_found", `review code ${codeId} not found among your codes`);
+    if (!owned) throw new DomainError("not_found", "not_found", `review code ${codeId} not found among your codes`);
     const past = await tx.reviewCodeRevision.findUnique({ where: { codeId_version: { codeId, version } } });
-    if (!past) throw new ApiError(404, "not_found", `version: cell ${codeId} has no version ${version}`, "version");
+    if (!past) throw new DomainError("not_found", "not_found", `version: cell ${codeId} has no version ${version}`, "version");
     const current = await tx.reviewCode.findUniqueOrThrow({ where: { id: codeId } });
     const { version: _restoredFrom, ...ledger } = past.next as unknown as LedgerSnapshot;
     const saved = await tx.reviewCode.update({ where: { id: codeId }, data: { ...ledgerColumns({ ...ledger, citations: ledger.citations }), version: current.version + 1, updatedAt: new Date() } });
@@ -133,14 +132,14 @@ export function applyBlindRule(rows: ReviewCode[], viewer: { userId: string; see
 /** Reconciles a cell to a consensus code with its rationale; the consensus keeps its own history. */
 export async function setConsensus(db: Db, actorId: string, input: ConsensusInput) {
   const protocol = await db.reviewProtocol.findUnique({ where: { id: input.protocolId }, select: { name: true, retiredAt: true } });
-  if (!protocol) throw new ApiError(404, "not_found", `protocolId: protocol ${input.protocolId} not found`, "protocolId");
+  if (!protocol) throw notFound(`protocolId: protocol ${input.protocolId}`, "protocolId");
   assertNotRetired(protocol);
   return db.$transaction(async (tx) => {
     const [row] = await tx.$queryRaw<Array<{ id: string }>>`
       SELECT id FROM review_consensus WHERE protocol_id = ${input.protocolId}::uuid AND field = ${input.field} FOR UPDATE`;
     const current = row ? await tx.reviewConsensus.findUniqueOrThrow({ where: { id: row.id } }) : null;
     if ((current?.version ?? null) !== input.expectedVersion) {
-      throw new ApiError(409, "edit_conflict", `expectedVersion: the consensus is at version ${current?.version ?? "none"}; nothing was overwritten`, "expectedVersion", {
+      throw conflict("edit_conflict", `expectedVersion: the consensus is at version ${current?.version ?? "none"}; nothing was overwritten`, "expectedVersion", {
         current: current && { code: current.code, rationale: current.rationale, version: current.version },
         yours: { code: input.code, rationale: input.rationale },
       });

@@ -1,10 +1,10 @@
 import type { Db } from "../db/prisma";
 import { Prisma, type OpenEffect, type Run } from "../generated/prisma/client";
 import { finalityByDelay, unresolvedRuns, type FinalityDelayRow } from "../dashboard/experiment-aggregates";
+import { DomainError } from "../errors";
 import { compareStoredEvaluations, type ComparisonAnswer } from "../evaluations/compare";
 import { evaluationTools, largestUnits } from "../evaluations/evaluation-runs";
 import { getEvaluation } from "../evaluations/get-evaluation";
-import { ApiError } from "../http/errors";
 import type { EffectPolicy, EvaluationSummary, ToolClass } from "../evaluations/schemas";
 import { evaluationSummary } from "../evaluations/summary";
 import { experimentSummary } from "../replay/summary";
@@ -203,7 +203,7 @@ async function loadEvaluationContent(db: Db, id: string): Promise<EvaluationShar
   if (!evaluation) return null;
   // Deleted between the two reads: as gone as one never found.
   const summary = await evaluationSummary(db, id).catch((error: unknown) => {
-    if (error instanceof ApiError && error.status === 404) return null;
+    if (error instanceof DomainError && error.kind === "not_found") return null;
     throw error;
   });
   if (!summary) return null;
@@ -216,7 +216,7 @@ async function loadComparisonContent(db: Db, ids: readonly string[]): Promise<Co
   if (ids.length < 2) return null;
   // An evaluation deleted since: the comparison is as gone as one never made.
   const comparison = await compareStoredEvaluations(db, ids).catch((error: unknown) => {
-    if (error instanceof ApiError && error.status === 404) return null;
+    if (error instanceof DomainError && error.kind === "not_found") return null;
     throw error;
   });
   // Its Wilson bounds are floats of 17 significant digits, and the stored jsonb snapshot reads back

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 import { parseInput } from "../http/input";
 import { createShareLinkSchema, listShareLinksQuerySchema, shareLinkIdSchema } from "./schemas";
 
@@ -34,9 +34,9 @@ describe("createShareLinkSchema", () => {
       parseInput(createShareLinkSchema, body, "body");
       expect.unreachable("parsed");
     } catch (error) {
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).status).toBe(400);
-      expect((error as ApiError).field).toBe(field);
+      expect(error).toBeInstanceOf(DomainError);
+      expect((error as DomainError).kind).toBe("invalid");
+      expect((error as DomainError).field).toBe(field);
     }
   });
 
@@ -77,9 +77,9 @@ describe("listShareLinksQuerySchema", () => {
       parseInput(listShareLinksQuerySchema, query, "query");
       expect.unreachable("parsed");
     } catch (error) {
-      expect(error).toBeInstanceOf(ApiError);
-      expect((error as ApiError).field).toBe(field);
-      if (message) expect((error as ApiError).message).toBe(`query.${field}: ${message}`);
+      expect(error).toBeInstanceOf(DomainError);
+      expect((error as DomainError).field).toBe(field);
+      if (message) expect((error as DomainError).message).toBe(`query.${field}: ${message}`);
     }
   });
 });

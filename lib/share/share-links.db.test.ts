@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Principal } from "../auth/principal";
 import type { Db } from "../db/prisma";
 import type { Prisma } from "../generated/prisma/client";
-import { ApiError } from "../http/errors";
+import { DomainError, type ErrorKind } from "../errors";
 import { replayConfigSchema } from "../replay/config";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { canonicalJson, contentHash } from "./content-hash";
@@ -116,14 +116,14 @@ function expectOk(result: OpenShareLinkResult) {
   return result;
 }
 
-async function expectApiError(promise: Promise<unknown>, status: number): Promise<ApiError> {
+async function expectRefusal(promise: Promise<unknown>, kind: ErrorKind): Promise<DomainError> {
   const error = await promise.then(
     () => null,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(ApiError);
-  expect((error as ApiError).status).toBe(status);
-  return error as ApiError;
+  expect(error).toBeInstanceOf(DomainError);
+  expect((error as DomainError).kind).toBe(kind);
+  return error as DomainError;
 }
 
 /** A token differing from `token` in exactly one character, still well formed. */
@@ -222,7 +222,7 @@ describe("share links on the embedded PostgreSQL", () => {
     const revoked = await createShareLink(db, bob, input({ resourceType: "run", resourceId: runId }), DEFAULTS);
     await revokeShareLink(db, bob, revoked.link.id, at(HOUR));
 
-    await expectApiError(setShareLinksDisabled(db, alice, true), 403);
+    await expectRefusal(setShareLinksDisabled(db, alice, true), "forbidden");
     expect(await shareLinksDisabled(db)).toBe(false);
 
     const switched = await setShareLinksDisabled(db, root, true);
@@ -323,7 +323,7 @@ describe("share links on the embedded PostgreSQL", () => {
     expect(createShareLinkSchema.safeParse({ resourceType: "comparison" }).error!.issues[0]).toMatchObject({ path: ["resourceIds"] });
     expect(createShareLinkSchema.safeParse({ resourceType: "comparison", resourceIds: [first] }).error!.issues[0]).toMatchObject({ path: ["resourceIds"], message: "resourceIds must name at least two evaluations" });
     expect(createShareLinkSchema.safeParse({ resourceType: "evaluation", resourceId: first, resourceIds: ids }).error!.issues[0]).toMatchObject({ path: ["resourceIds"] });
-    const unknown = await expectApiError(createShareLink(db, alice, input({ resourceType: "comparison", resourceIds: [first, "00000000-0000-4000-8000-000000000000"] }), DEFAULTS), 404);
+    const unknown = await expectRefusal(createShareLink(db, alice, input({ resourceType: "comparison", resourceIds: [first, "00000000-0000-4000-8000-000000000000"] }), DEFAULTS), "not_found");
     expect(unknown.field).toBe("resourceIds");
     // One evaluation deleted: the live link is gone, the frozen one still shows what was shared.
     await db.evaluation.delete({ where: { id: first } });
@@ -365,7 +365,7 @@ describe("share links on the embedded PostgreSQL", () => {
     const alices = await createShareLink(db, alice, input({ resourceType: "run", resourceId: runId }), DEFAULTS);
     const bobs = await createShareLink(db, bob, input({ resourceType: "run", resourceId: runId }), DEFAULTS);
 
-    await expectApiError(revokeShareLink(db, bob, alices.link.id, at(HOUR)), 403);
+    await expectRefusal(revokeShareLink(db, bob, alices.link.id, at(HOUR)), "forbidden");
     expect((await db.shareLink.findUniqueOrThrow({ where: { id: alices.link.id } })).revokedAt).toBeNull();
     expectOk(await openShareLink(db, alices.token, at(HOUR)));
 
@@ -377,8 +377,8 @@ describe("share links on the embedded PostgreSQL", () => {
     const byAdmin = await revokeShareLink(db, root, bobs.link.id, at(4 * HOUR));
     expect(byAdmin).toMatchObject({ status: "revoked", revokedAt: iso(4 * HOUR), createdBy: { id: "bob" } });
 
-    await expectApiError(revokeShareLink(db, root, "00000000-0000-4000-8000-000000000000"), 404);
-    await expectApiError(revokeShareLink(db, root, "not-a-uuid"), 404);
+    await expectRefusal(revokeShareLink(db, root, "00000000-0000-4000-8000-000000000000"), "not_found");
+    await expectRefusal(revokeShareLink(db, root, "not-a-uuid"), "not_found");
   });
 
   it("refuses an unknown resource with a 404 naming it, and writes nothing", async () => {
@@ -391,7 +391,7 @@ describe("share links on the embedded PostgreSQL", () => {
       { resourceType: "run", resourceId: missing },
       { resourceType: "run", resourceId: experimentId, mode: "live" }, // an experiment's id is not a run's
     ]) {
-      const error = await expectApiError(createShareLink(db, alice, input(fields), DEFAULTS), 404);
+      const error = await expectRefusal(createShareLink(db, alice, input(fields), DEFAULTS), "not_found");
       expect(error.message).toBe(`${fields.resourceType} ${fields.resourceId} not found`);
       expect(error.field).toBe("resourceId");
     }
@@ -466,7 +466,7 @@ describe("share links on the embedded PostgreSQL", () => {
     // Without a resource: one's own links, or (?all, admins only) everyone's.
     expect((await visibleShareLinks(db, dave, query({}))).every((l) => l.createdBy.id === "dave")).toBe(true);
     expect(await visibleShareLinks(db, erin, query({ all: "true" }))).toHaveLength(await db.shareLink.count());
-    const refused = await expectApiError(visibleShareLinks(db, dave, query({ all: "true" })), 403);
+    const refused = await expectRefusal(visibleShareLinks(db, dave, query({ all: "true" })), "forbidden");
     expect(refused.field).toBe("all");
   });
 

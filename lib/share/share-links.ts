@@ -2,8 +2,8 @@ import { z } from "zod";
 import { can } from "../auth/permissions";
 import type { Principal } from "../auth/principal";
 import type { Db } from "../db/prisma";
+import { forbidden, notFound } from "../errors";
 import type { Prisma, ShareLink } from "../generated/prisma/client";
-import { ApiError, notFound } from "../http/errors";
 import { contentHash } from "./content-hash";
 import { loadShareContent, shareResourceExists, type ShareContent } from "./resources";
 import type { CreateShareLinkInput, ListShareLinksQuery, ShareMode, ShareResourceType } from "./schemas";
@@ -118,8 +118,8 @@ export async function createShareLink(
 async function contentToFreeze(db: Db, input: CreateShareLinkInput): Promise<{ content: ShareContent; contentHash: string } | null> {
   const missing = () =>
     input.resourceIds
-      ? new ApiError(404, "not_found", `one of the evaluations ${input.resourceIds.join(", ")} not found`, "resourceIds")
-      : new ApiError(404, "not_found", `${input.resourceType} ${input.resourceId} not found`, "resourceId");
+      ? notFound(`one of the evaluations ${input.resourceIds.join(", ")}`, "resourceIds")
+      : notFound(`${input.resourceType} ${input.resourceId}`, "resourceId");
   const resourceId = input.resourceId ?? null;
   const resourceIds = input.resourceIds ?? [];
   if (input.mode === "live") {
@@ -162,7 +162,7 @@ export async function listShareLinks(db: Db, { createdById, resource, now = new 
  */
 export async function visibleShareLinks(db: Db, principal: Principal, query: ListShareLinksQuery, now = new Date()): Promise<ShareLinkView[]> {
   const isAdmin = can(principal.role, "share:admin");
-  if (query.all && !isAdmin) throw new ApiError(403, "forbidden", "all: only an admin may list every share link", "all");
+  if (query.all && !isAdmin) throw forbidden("all: only an admin may list every share link", "all");
   const resource = query.resourceType === undefined ? undefined : { type: query.resourceType, id: query.resourceId ?? null, ids: query.resourceIds };
   const everyone = query.all || (resource !== undefined && isAdmin);
   return listShareLinks(db, { createdById: everyone ? undefined : principal.userId, resource, now });
@@ -177,7 +177,7 @@ export async function revokeShareLink(db: Db, principal: Principal, id: string, 
   const link = z.uuid().safeParse(id).success ? await db.shareLink.findUnique({ where: { id }, select: { createdById: true } }) : null;
   if (!link) throw notFound("share link");
   if (link.createdById !== principal.userId && !can(principal.role, "share:admin")) {
-    throw new ApiError(403, "forbidden", "only the link's creator, or an admin (share:admin), may revoke it");
+    throw forbidden("only the link's creator, or an admin (share:admin), may revoke it");
   }
   await db.shareLink.updateMany({ where: { id, revokedAt: null }, data: { revokedAt: now } });
   return toView(await db.shareLink.findUniqueOrThrow({ where: { id }, select: linkViewSelect }), now);
@@ -198,7 +198,7 @@ export async function setShareLinksDisabled(
   principal: Principal,
   disabled: boolean,
 ): Promise<{ disabled: boolean; updatedAt: string; updatedById: string | null }> {
-  if (!can(principal.role, "share:admin")) throw new ApiError(403, "forbidden", `the ${principal.role} role does not allow share:admin`);
+  if (!can(principal.role, "share:admin")) throw forbidden(`the ${principal.role} role does not allow share:admin`);
   const data = { shareLinksDisabled: disabled, updatedById: principal.userId };
   // Upsert: the migration inserts the row, but the switch must work even if someone deleted it.
   const settings = await db.instanceSettings.upsert({ where: { id: SETTINGS_ID }, create: { id: SETTINGS_ID, ...data }, update: data });

@@ -3,8 +3,8 @@
 // it in the creating transaction); changing the rule appends the next version with who, when and
 // why, from the version the editor saw (a stale one is refused, 409). Old versions are kept.
 import type { Db } from "../db/prisma";
+import { conflict, notFound } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
-import { ApiError, notFound } from "../http/errors";
 import type { RuleHistory, RuleVersion } from "./answer-schema";
 import { exclusionRuleSchema, type ChangeExclusionRuleBody, type ExclusionRule, type ExclusionRuleDeclaration } from "./exclusion-rule";
 import { exclusionRuleIdentity } from "./exclusion-rule-hash";
@@ -38,11 +38,11 @@ export async function changeExclusionRule(db: Db, subject: RuleSubject, body: Ch
         : await tx.$queryRaw<Array<{ version: number; kind: string }>>`SELECT exclusion_rule_version AS version, 'evaluation' AS kind FROM evaluations WHERE id = ${subject.id}::uuid FOR UPDATE`;
     if (locked.length === 0) throw notFound(subject.kind);
     // A canary experiment stores no runs and has no statistics: a rule would apply to nothing, and a new version of it would mislead.
-    if (locked[0]!.kind === "canary") throw new ApiError(409, "canary_experiment", "a canary experiment has no runs for an exclusion rule to apply to (its results are per surface: GET …/canary); nothing was changed");
+    if (locked[0]!.kind === "canary") throw conflict("canary_experiment", "a canary experiment has no runs for an exclusion rule to apply to (its results are per surface: GET …/canary); nothing was changed");
     const current = locked[0]!.version;
     if (current !== body.baseVersion) {
       const stored = await tx.exclusionRuleVersion.findUniqueOrThrow({ where: subject.kind === "experiment" ? { experimentId_version: { experimentId: subject.id, version: current } } : { evaluationId_version: { evaluationId: subject.id, version: current } } });
-      throw new ApiError(409, "edit_conflict", `baseVersion: the rule is at version ${current} now, not ${body.baseVersion}; nothing was changed. Compare both and change it again from version ${current}.`, "baseVersion", {
+      throw conflict("edit_conflict", `baseVersion: the rule is at version ${current} now, not ${body.baseVersion}; nothing was changed. Compare both and change it again from version ${current}.`, "baseVersion", {
         current: { version: current, rule: stored.rule },
         yours: body.rule,
       });

@@ -7,7 +7,7 @@ import { evaluationSummary } from "../evaluations/summary";
 import { createEvaluationBodySchema, evaluationRuleChangeBodySchema } from "../evaluations/schemas";
 import { createQueuedExperiment } from "../experiments/create-experiment";
 import { experimentStatistics } from "../experiments/experiment-statistics";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 import { replayConfigSchema } from "../replay/config";
 import { useTestDatabase } from "../testing/use-test-database";
 import { at } from "../testing/evaluation-example";
@@ -39,11 +39,11 @@ const threeRuns = () => [
 const POLICY = { tools: { "bank.transfer": "async_handle" as const } };
 const AS_SUCCESS: ExclusionRuleDeclaration = { ...declarationOf(DEFAULT_EVALUATION_RULE), unresolved: "count_as_success", eligiblePopulation: "every sampled task attempt", threshold: 0.6 };
 
-async function refusal(promise: Promise<unknown>): Promise<ApiError> {
+async function refusal(promise: Promise<unknown>): Promise<DomainError> {
   try {
     await promise;
   } catch (error) {
-    if (error instanceof ApiError) return error;
+    if (error instanceof DomainError) return error;
     throw error;
   }
   throw new Error("expected a refusal");
@@ -89,13 +89,13 @@ describe("an evaluation's declared exclusion rule", () => {
 
     // A change from version 1, made before someone else's version 2, is refused: nothing is written.
     const stale = await refusal(changeExclusionRule(db, { kind: "evaluation", id }, { baseVersion: 1, reason: "from an old tab", rule: AS_SUCCESS }, null));
-    expect(stale).toMatchObject({ status: 409, code: "edit_conflict", field: "baseVersion", details: { current: { version: 2 } } });
+    expect(stale).toMatchObject({ kind: "conflict", code: "edit_conflict", field: "baseVersion", details: { current: { version: 2 } } });
     const history = await exclusionRuleHistory(db, { kind: "evaluation", id });
     expect(history.versions.map((v) => [v.version, v.reason, v.rule.unresolved])).toEqual([
       [2, "a success needs evidence", "count_as_failure"],
       [1, "declared at creation", "count_as_success"],
     ]);
-    expect(await refusal(changeExclusionRule(db, { kind: "evaluation", id: "00000000-0000-4000-8000-000000000000" }, { baseVersion: 1, reason: "x", rule: AS_SUCCESS }, null))).toMatchObject({ status: 404 });
+    expect(await refusal(changeExclusionRule(db, { kind: "evaluation", id: "00000000-0000-4000-8000-000000000000" }, { baseVersion: 1, reason: "x", rule: AS_SUCCESS }, null))).toMatchObject({ kind: "not_found" });
   });
 
   it("counts the units figures over the rows the rule keeps, as the design effect and its interval are", async () => {

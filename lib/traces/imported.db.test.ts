@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 import { ingestRuns } from "../evaluations/ingest";
 import { importLogs } from "../importers/import-logs";
 import { useTestDatabase } from "../testing/use-test-database";
@@ -86,8 +86,8 @@ describe("imported traces", () => {
     expect(replay!.calls.map((c) => c.function)).toEqual(["read_file", "update_password", "update_user_info"]);
     const readOnly = traces.find((t) => t.suite === "deploy")!;
     const refused = await resolveTraceSelection(db, { ids: [readOnly.id] }).catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(ApiError);
-    expect(refused).toMatchObject({ status: 400, field: "traceSelection.ids" });
+    expect(refused).toBeInstanceOf(DomainError);
+    expect(refused).toMatchObject({ kind: "invalid", field: "traceSelection.ids" });
   });
 
   it("links a run sent again with other calls to its new sequence's trace", async () => {

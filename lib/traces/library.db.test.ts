@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
-import { ApiError } from "../http/errors";
+import { DomainError } from "../errors";
 import { importLogs } from "../importers/import-logs";
 import { useTestDatabase } from "../testing/use-test-database";
 import { AGENTDOJO_RUNS } from "../testing/importer-fixtures";
@@ -15,7 +15,7 @@ useTestDatabase((database) => (db = database.db));
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
     () => null,
-    (error: unknown) => (error instanceof ApiError ? { status: error.status, field: error.field, message: error.message } : error),
+    (error: unknown) => (error instanceof DomainError ? { kind: error.kind, field: error.field, message: error.message } : error),
   );
 
 describe("the trace library", () => {
@@ -78,8 +78,8 @@ describe("the trace library", () => {
     expect(two[0]!.calls.map((c) => c.function)).toEqual(["get_most_recent_transactions", "send_money"]);
     const ids = (await listTraces(db, { source: "ground_truth", task: "slack/user_task_1", limit: 1 })).traces.map((t) => t.id);
     expect((await resolveTraceSelection(db, { ids })).map((t) => t.taskId)).toEqual(["slack/user_task_1"]);
-    expect(await refusal(resolveTraceSelection(db, { tasks: ["banking/user_task_99"] }))).toMatchObject({ status: 400, field: "traceSelection.tasks", message: expect.stringContaining("banking/user_task_99") });
-    expect(await refusal(resolveTraceSelection(db, { tasks: ["banking/user_task_1"] }))).toMatchObject({ status: 400, message: expect.stringContaining("makes no state-changing call") });
-    expect(await refusal(resolveTraceSelection(db, { ids: ["00000000-0000-4000-8000-000000000000"] }))).toMatchObject({ status: 400, field: "traceSelection.ids" });
+    expect(await refusal(resolveTraceSelection(db, { tasks: ["banking/user_task_99"] }))).toMatchObject({ kind: "invalid", field: "traceSelection.tasks", message: expect.stringContaining("banking/user_task_99") });
+    expect(await refusal(resolveTraceSelection(db, { tasks: ["banking/user_task_1"] }))).toMatchObject({ kind: "invalid", message: expect.stringContaining("makes no state-changing call") });
+    expect(await refusal(resolveTraceSelection(db, { ids: ["00000000-0000-4000-8000-000000000000"] }))).toMatchObject({ kind: "invalid", field: "traceSelection.ids" });
   });
 });

@@ -6,8 +6,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import type { Db } from "../db/prisma";
+import { invalid } from "../errors";
 import { Prisma } from "../generated/prisma/client";
-import { ApiError } from "../http/errors";
 import { encodeCursor } from "../http/pagination";
 import type { Trace } from "../replay/trace";
 import { byTaskNumber, groundTruthFileSchema, groundTruthTraces, libraryCallSchema, type LibraryCall } from "./ground-truth";
@@ -229,21 +229,21 @@ export async function resolveTraceSelection(db: Db, selection: TraceSelection): 
   let rows;
   if ("suite" in selection) {
     rows = await db.trace.findMany({ where: { source: "ground_truth", benchmarkVersion: GROUND_TRUTH_VERSION, suite: selection.suite, kind: "user", stateChangingCount: { gt: 0 } }, orderBy: order });
-    if (rows.length === 0) throw new ApiError(400, "invalid_request", `traceSelection.suite: the library holds no ground-truth user task of ${selection.suite} with a state-changing call`, "traceSelection.suite");
+    if (rows.length === 0) throw invalid(`traceSelection.suite: the library holds no ground-truth user task of ${selection.suite} with a state-changing call`, "traceSelection.suite");
   } else if ("tasks" in selection) {
     const wanted = selection.tasks.map((t) => ({ suite: t.slice(0, t.indexOf("/")), task: t.slice(t.indexOf("/") + 1) }));
     rows = await db.trace.findMany({ where: { source: "ground_truth", benchmarkVersion: GROUND_TRUTH_VERSION, OR: wanted }, orderBy: order });
     const found = new Set(rows.map((r) => `${r.suite}/${r.task}`));
     const missing = selection.tasks.filter((t) => !found.has(t));
-    if (missing.length) throw new ApiError(400, "invalid_request", `traceSelection.tasks: no ground-truth trace for ${missing.join(", ")}`, "traceSelection.tasks");
+    if (missing.length) throw invalid(`traceSelection.tasks: no ground-truth trace for ${missing.join(", ")}`, "traceSelection.tasks");
   } else {
     rows = await db.trace.findMany({ where: { id: { in: selection.ids } }, orderBy: order });
     const found = new Set(rows.map((r) => r.id));
     const missing = selection.ids.filter((id) => !found.has(id));
-    if (missing.length) throw new ApiError(400, "invalid_request", `traceSelection.ids: no trace ${missing.join(", ")}`, "traceSelection.ids");
+    if (missing.length) throw invalid(`traceSelection.ids: no trace ${missing.join(", ")}`, "traceSelection.ids");
   }
   const field = "suite" in selection ? "traceSelection.suite" : "tasks" in selection ? "traceSelection.tasks" : "traceSelection.ids";
   const readOnly = rows.filter((r) => r.stateChangingCount === 0);
-  if (readOnly.length) throw new ApiError(400, "invalid_request", `${field}: ${readOnly.map((r) => `${r.suite}/${r.task}`).join(", ")} makes no state-changing call, so there is nothing to replay`, field);
+  if (readOnly.length) throw invalid(`${field}: ${readOnly.map((r) => `${r.suite}/${r.task}`).join(", ")} makes no state-changing call, so there is nothing to replay`, field);
   return rows.sort((a, b) => (a.suite === b.suite ? byTaskNumber(a.task, b.task) : a.suite < b.suite ? -1 : 1)).map(replayTraceOf);
 }

@@ -8,8 +8,8 @@ import { can } from "@/lib/auth/permissions";
 import { SharePanel } from "@/components/share/share-panel";
 import { parsePageQuery, searchString } from "@/lib/dashboard/filters";
 import { getDb } from "@/lib/db/client";
+import { DomainError } from "@/lib/errors";
 import { compareQuerySchema, compareStoredEvaluations } from "@/lib/evaluations/compare";
-import { ApiError } from "@/lib/http/errors";
 import type { SearchParams } from "@/lib/http/input";
 
 export const dynamic = "force-dynamic";
@@ -31,7 +31,7 @@ export default async function CompareEvaluationsPage({ searchParams }: { searchP
       </>
     );
   const comparison = await compareStoredEvaluations(getDb(), parsed.query.ids).catch((error: unknown) => {
-    if (error instanceof ApiError && error.status === 404) notFound();
+    if (error instanceof DomainError && error.kind === "not_found") notFound();
     throw error;
   });
   return (

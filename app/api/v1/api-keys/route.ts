@@ -3,14 +3,14 @@ import { can } from "@/lib/auth/permissions";
 import { listApiKeysQuerySchema, newApiKeySchema } from "@/lib/auth/schemas";
 import { getAuth } from "@/lib/auth/server";
 import { getDb } from "@/lib/db/client";
-import { ApiError } from "@/lib/http/errors";
+import { forbidden } from "@/lib/errors";
 import { apiRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
 
 /** The caller's own keys (an admin sees everyone's with ?all=true). Never the keys themselves. */
 export const GET = apiRoute({ permission: "account:self", query: listApiKeysQuerySchema }, async ({ principal, query }) => {
-  if (query.all && !can(principal.role, "users:admin")) throw new ApiError(403, "forbidden", "all: only an admin may list every user's keys", "all");
+  if (query.all && !can(principal.role, "users:admin")) throw forbidden("all: only an admin may list every user's keys", "all");
   return Response.json({ apiKeys: await listApiKeys(getDb(), query.all ? undefined : principal.userId) });
 });
 

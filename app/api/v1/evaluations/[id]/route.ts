@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/client";
+import { notFound } from "@/lib/errors";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
-import { notFound } from "@/lib/http/errors";
 import { apiRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";

@@ -1,8 +1,8 @@
 import { getDb } from "@/lib/db/client";
+import { notFound } from "@/lib/errors";
 import { experimentStatus } from "@/lib/experiments/progress";
 import { experimentIdSchema, experimentLabelsPatchSchema } from "@/lib/experiments/schemas";
 import { setExperimentLabels } from "@/lib/experiments/set-experiment-labels";
-import { notFound } from "@/lib/http/errors";
 import { apiRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { notFound } from "@/lib/http/errors";
+import { notFound } from "@/lib/errors";
 import { apiRoute } from "@/lib/http/route";
 import { protocolSnapshot, updateProtocol } from "@/lib/review/protocols";
 import { protocolIdSchema, viewerOf } from "@/lib/review/route-input";

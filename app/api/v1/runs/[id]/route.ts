@@ -1,7 +1,7 @@
 import { runIdSchema } from "@/lib/dashboard/filters";
 import { loadRunDetail } from "@/lib/dashboard/runs";
 import { getDb } from "@/lib/db/client";
-import { notFound } from "@/lib/http/errors";
+import { notFound } from "@/lib/errors";
 import { apiRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";

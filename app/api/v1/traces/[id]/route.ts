@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { notFound } from "@/lib/http/errors";
+import { notFound } from "@/lib/errors";
 import { apiRoute } from "@/lib/http/route";
 import { getTrace } from "@/lib/traces/library";
 import { traceIdSchema } from "@/lib/traces/schemas";

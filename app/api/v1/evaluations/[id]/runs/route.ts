@@ -1,9 +1,9 @@
 import { getDb } from "@/lib/db/client";
+import { notFound } from "@/lib/errors";
 import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest";
 import { evaluationIdSchema, evaluationRunListQuerySchema, ingestEnvelopeSchema, MAX_INGEST_BODY_BYTES } from "@/lib/evaluations/schemas";
-import { notFound } from "@/lib/http/errors";
 import { apiRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";

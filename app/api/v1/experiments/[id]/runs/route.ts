@@ -1,8 +1,8 @@
 import { runFiltersOf, runListQuerySchema } from "@/lib/dashboard/filters";
 import { experimentExists, listRuns } from "@/lib/dashboard/runs";
 import { getDb } from "@/lib/db/client";
+import { notFound } from "@/lib/errors";
 import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { notFound } from "@/lib/http/errors";
 import { apiRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";

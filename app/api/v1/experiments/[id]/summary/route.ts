@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/client";
+import { notFound } from "@/lib/errors";
 import { cachedExperimentSummary } from "@/lib/experiments/cached-summary";
 import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { notFound } from "@/lib/http/errors";
 import { apiRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";

@@ -2,9 +2,9 @@ import { z } from "zod";
 import { csvResponse } from "@/lib/dashboard/csv";
 import { table2Export } from "@/lib/dashboard/table2-export";
 import { getDb } from "@/lib/db/client";
+import { notFound } from "@/lib/errors";
 import { cachedExperimentSummary } from "@/lib/experiments/cached-summary";
 import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { notFound } from "@/lib/http/errors";
 import { apiRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";

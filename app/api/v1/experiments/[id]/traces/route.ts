@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
+import { notFound } from "@/lib/errors";
 import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { notFound } from "@/lib/http/errors";
 import { apiRoute } from "@/lib/http/route";
 import { storedExperimentTraceResults } from "@/lib/replay/trace-results";
 

@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { notFound } from "@/lib/http/errors";
+import { notFound } from "@/lib/errors";
 import { apiRoute } from "@/lib/http/route";
 import { argumentLatex, argumentMarkdown } from "@/lib/review/completion-export";
 import { argumentQuerySchema, argumentRevisionSchema } from "@/lib/review/completion-schema";

@@ -2,8 +2,8 @@ import { exportResponse } from "@/lib/dashboard/csv";
 import { runExportQuerySchema, runFiltersOf } from "@/lib/dashboard/filters";
 import { experimentExists, RUN_EXPORT_COLUMNS, runBatches } from "@/lib/dashboard/runs";
 import { getDb } from "@/lib/db/client";
+import { notFound } from "@/lib/errors";
 import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { notFound } from "@/lib/http/errors";
 import { apiRoute } from "@/lib/http/route";
 
 export const dynamic = "force-dynamic";
