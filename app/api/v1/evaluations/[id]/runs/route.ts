@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
-import { ingestRuns } from "@/lib/evaluations/ingest";
+import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
 import { evaluationIdSchema, evaluationRunListQuerySchema, ingestEnvelopeSchema, MAX_INGEST_BODY_BYTES } from "@/lib/evaluations/schemas";
 import { notFound } from "@/lib/http/errors";
 import { apiRoute } from "@/lib/http/route";
