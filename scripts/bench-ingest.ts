@@ -38,7 +38,7 @@ import { evaluationClient } from "../lib/evaluations/client";
 import { createEvaluation } from "../lib/evaluations/create-evaluation";
 import { evaluationTools, largestUnits } from "../lib/evaluations/evaluation-runs";
 import { getEvaluation, listEffectPolicyVersions } from "../lib/evaluations/get-evaluation";
-import { ingestRuns } from "../lib/evaluations/ingest";
+import { ingestRuns } from "../lib/evaluations/ingest/ingest-runs";
 import { ingestResponseSchema, runRecordSchema } from "../lib/evaluations/schemas";
 import { evaluationSummary } from "../lib/evaluations/summary";
 import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";

@@ -2,7 +2,8 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { conflict, DomainError, notFound } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
-import { currentPolicy, lockEvaluationAudit, recomputeSeparation } from "./audit-store";
+import { currentPolicy, lockEvaluationAudit } from "./audit/lock";
+import { recomputeSeparation } from "./audit/separation-recompute";
 import type { PostResetCanaryBody } from "./schemas";
 
 /**

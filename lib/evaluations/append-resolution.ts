@@ -2,7 +2,9 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { conflict, DomainError, invalid, notFound } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
-import { currentPolicy, lockEvaluationAudit, recomputeFinality, recomputeSeparation } from "./audit-store";
+import { recomputeFinality } from "./audit/finality-store";
+import { currentPolicy, lockEvaluationAudit } from "./audit/lock";
+import { recomputeSeparation } from "./audit/separation-recompute";
 import type { PostResolutionBody } from "./schemas";
 
 /**

@@ -5,10 +5,11 @@ import { at, SURFACE, WORKED_POLICY, workedExample as worked } from "../testing/
 import { appendResolution } from "./append-resolution";
 import { createEvaluation } from "./create-evaluation";
 import { syntheticRun } from "../testing/synthetic-evaluation-runs";
-import { recomputeSeparation, refreshSurfaceStats } from "./audit-store";
+import { recomputeSeparation } from "./audit/separation-recompute";
+import { refreshSurfaceStats } from "./audit/surface-stats-store";
 import { evaluationStatistics } from "./evaluation-statistics";
 import { evaluationTools, largestUnits, listEvaluationRuns } from "./evaluation-runs";
-import { ingestRuns } from "./ingest";
+import { ingestRuns } from "./ingest/ingest-runs";
 import { setEffectPolicy } from "./set-effect-policy";
 import { evaluationSummary } from "./summary";
 

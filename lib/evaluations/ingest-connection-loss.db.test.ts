@@ -5,7 +5,7 @@ import type { TestDatabase } from "../testing/database";
 import { POLICY, syntheticRun } from "../testing/synthetic-evaluation-runs";
 import { useTestDatabase } from "../testing/use-test-database";
 import { createEvaluation } from "./create-evaluation";
-import { ingestRuns } from "./ingest";
+import { ingestRuns } from "./ingest/ingest-runs";
 
 // An ingest whose connection is lost mid-transaction (a PostgreSQL restart, a failover, an admin's
 // pg_terminate_backend): the request fails, nothing of the batch is written, the process lives on,

@@ -3,7 +3,7 @@ import type { Db } from "../db/prisma";
 import { useTestDatabase } from "../testing/use-test-database";
 import { at, WORKED_POLICY, workedExample } from "../testing/evaluation-example";
 import { createEvaluation } from "./create-evaluation";
-import { ingestRuns } from "./ingest";
+import { ingestRuns } from "./ingest/ingest-runs";
 import { evaluationSummary } from "./summary";
 
 // A run PostgreSQL refuses although it passed validation costs only itself: the batch is halved

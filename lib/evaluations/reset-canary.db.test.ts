@@ -7,7 +7,7 @@ import { appendResetCanary } from "./append-reset-canary";
 import { createEvaluation } from "./create-evaluation";
 import { getEvaluationRun, resetsOverriddenByCanary } from "./evaluation-runs";
 import { evaluationRunTimeline, explainEvaluationRun } from "./run-timeline";
-import { ingestRuns } from "./ingest";
+import { ingestRuns } from "./ingest/ingest-runs";
 import { evaluationSummary } from "./summary";
 
 // Canary checks of ingested resets (seeds/002), on a real PostgreSQL: the worked example of

@@ -157,7 +157,16 @@ export function compareRunIds(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
 }
 
-const INHERITED_RANK: Record<InheritedState, number> = { none: 0, internal: 1, public: 2 };
+/**
+ * Inherited states ranked from the least to the most public: a run's state is the most public it
+ * received. The one definition of that rank; SQL that needs it is rendered from it (audit/links.ts).
+ */
+export const INHERITED_RANK: Readonly<Record<InheritedState, number>> = { none: 0, internal: 1, public: 2 };
+
+/** The more public of two inherited states. */
+export function morePublic(a: InheritedState, b: InheritedState): InheritedState {
+  return INHERITED_RANK[b] > INHERITED_RANK[a] ? b : a;
+}
 
 /**
  * The analysis units: connected components over every surface's link groups. Each run's unit is the

@@ -1,7 +1,8 @@
 import type { Db } from "../db/prisma";
 import { conflict, notFound } from "../errors";
 import { recordImportedTracesInTransaction, unlinkRunsWithOtherMarks } from "../traces/imported";
-import { currentPolicy, recomputeFinality } from "./audit-store";
+import { recomputeFinality } from "./audit/finality-store";
+import { currentPolicy } from "./audit/lock";
 import type { EffectPolicyConflict, SetEffectPolicyBody } from "./schemas";
 
 /**

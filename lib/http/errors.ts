@@ -2,9 +2,6 @@
 // web API (lib/http/route.ts) and the delayed-write service (lib/delayed-write/server.ts).
 import type { DomainError, ErrorKind } from "../errors";
 
-// Until lib/evaluations/ingest.ts imports it from lib/errors.ts.
-export { notFound } from "../errors";
-
 const STATUS: Record<ErrorKind, number> = {
   invalid: 400,
   unauthenticated: 401,

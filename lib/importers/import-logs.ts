@@ -9,7 +9,7 @@ import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../db/prisma";
 import { createEvaluation, EvaluationNameTakenError } from "../evaluations/create-evaluation";
-import { ingestRuns } from "../evaluations/ingest";
+import { ingestRuns } from "../evaluations/ingest/ingest-runs";
 import { recordImportedTraces, UnlinkedRunsError } from "../traces/imported";
 import { EVALUATION_NAME_MAX, MAX_RUNS_PER_BATCH } from "../evaluations/schemas";
 import { findUnstorable, truncateText } from "../http/storable";

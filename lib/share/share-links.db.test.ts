@@ -7,7 +7,7 @@ import { replayConfigSchema } from "../replay/config";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { canonicalJson, contentHash } from "./content-hash";
 import { createEvaluation } from "../evaluations/create-evaluation";
-import { ingestRuns } from "../evaluations/ingest";
+import { ingestRuns } from "../evaluations/ingest/ingest-runs";
 import { DEFAULT_EVALUATION_RULE, declarationOf } from "../statistics/exclusion-rule";
 import { exclusionRuleIdentity } from "../statistics/exclusion-rule-hash";
 import { loadShareContent, type ComparisonShareContent, type ExperimentShareContent, type RunShareContent } from "./resources";

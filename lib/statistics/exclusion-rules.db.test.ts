@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { createEvaluation } from "../evaluations/create-evaluation";
 import { evaluationStatistics } from "../evaluations/evaluation-statistics";
-import { ingestRuns } from "../evaluations/ingest";
+import { ingestRuns } from "../evaluations/ingest/ingest-runs";
 import { evaluationSummary } from "../evaluations/summary";
 import { createEvaluationBodySchema, evaluationRuleChangeBodySchema } from "../evaluations/schemas";
 import { createQueuedExperiment } from "../experiments/create-experiment";

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { createEvaluation } from "../evaluations/create-evaluation";
-import { ingestRuns } from "../evaluations/ingest";
+import { ingestRuns } from "../evaluations/ingest/ingest-runs";
 import { useTestDatabase } from "../testing/use-test-database";
 import { POLICY, syntheticRun } from "../testing/synthetic-evaluation-runs";
 import { recordImportedTraces } from "./imported";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import { poolOf, type Db } from "../db/prisma";
 import { sqlTransaction } from "../db/sql-transaction";
 import { createEvaluation } from "../evaluations/create-evaluation";
-import { ingestRuns } from "../evaluations/ingest";
+import { ingestRuns } from "../evaluations/ingest/ingest-runs";
 import type { EffectPolicy } from "../evaluations/schemas";
 import { setEffectPolicy } from "../evaluations/set-effect-policy";
 import { RECORD_TRACES_JOB, recordTracesJobKey } from "../jobs/definitions";

@@ -2,7 +2,7 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { DomainError } from "../errors";
-import { ingestRuns } from "../evaluations/ingest";
+import { ingestRuns } from "../evaluations/ingest/ingest-runs";
 import { importLogs } from "../importers/import-logs";
 import { useTestDatabase } from "../testing/use-test-database";
 import { AGENTDOJO_RUNS, HAND_MADE, INSPECT_LOGS, importLogFile } from "../testing/importer-fixtures";

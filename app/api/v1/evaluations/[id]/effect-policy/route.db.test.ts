@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "@/lib/db/prisma";
 import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
-import { ingestRuns } from "@/lib/evaluations/ingest";
+import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
 import type { EffectPolicy } from "@/lib/evaluations/schemas";
 import { evaluationSummary } from "@/lib/evaluations/summary";
 import type { TestDatabase } from "@/lib/testing/database";

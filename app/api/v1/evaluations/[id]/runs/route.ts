@@ -2,7 +2,7 @@ import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
-import { ingestRuns } from "@/lib/evaluations/ingest";
+import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
 import { evaluationIdSchema, evaluationRunListQuerySchema, ingestEnvelopeSchema, MAX_INGEST_BODY_BYTES } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/http/route";
 

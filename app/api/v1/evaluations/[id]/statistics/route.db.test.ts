@@ -3,7 +3,7 @@ import { createApiKey, createAccount } from "@/lib/auth/accounts";
 import { createAuth } from "@/lib/auth/auth";
 import { readServerEnv } from "@/lib/env";
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
-import { ingestRuns } from "@/lib/evaluations/ingest";
+import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 import { at } from "@/lib/testing/evaluation-example";
 import { wilsonForProportion, wilsonInterval } from "@/lib/statistics/wilson";

@@ -1,0 +1,233 @@
+// The separation audit's linking decisions as stored (audit/separation-incremental.ts and
+// separation-recompute.ts only read and write): which of a batch's runs the surface stats link, which
+// stored runs new stats may newly link, which links pass more state, what a group is named, and what a
+// surface's link groups store. Pure: the paper's rules themselves are separation.ts's, used here.
+import type { InheritedState, RunRecord } from "../schemas";
+import {
+  compareRunIds,
+  INHERITED_RANK,
+  linkWithoutResets,
+  morePublic,
+  resetBreaksRoutes,
+  surfaceRunSpans,
+  type SurfaceHistory,
+  type SurfaceLinkGroup,
+  type SurfaceRunSpan,
+  type SurfaceStats,
+} from "../separation";
+
+export type BatchSurfaces = Map<string, { spans: SurfaceRunSpan[]; public: boolean; verifiedResets: boolean }>;
+
+/** Each surface a batch of new runs mentions, with every run's span on it and whether the batch marks it public or resets it verified. */
+export function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): BatchSurfaces {
+  const histories = new Map<string, SurfaceHistory & { writes: SurfaceHistory["writes"][number][]; reads: SurfaceHistory["reads"][number][]; verified: boolean }>();
+  const on = (surface: string) => histories.get(surface) ?? histories.set(surface, { surface, public: false, writes: [], reads: [], resets: [], verified: false }).get(surface)!;
+  for (const { id, run } of runs) {
+    const scoredMs = run.scoredAt === undefined ? null : Date.parse(run.scoredAt);
+    for (const t of run.touches ?? []) {
+      const h = on(t.surface);
+      if (t.public) h.public = true;
+      if (t.op === "write") h.writes.push({ runId: id, atMs: Date.parse(t.at), settledAtMs: Date.parse(t.at), runScoredAtMs: scoredMs });
+      else h.reads.push({ runId: id, atMs: Date.parse(t.at) });
+    }
+    for (const e of run.effects ?? []) {
+      if (!e.surface) continue;
+      const h = on(e.surface);
+      if (e.public) h.public = true;
+      h.writes.push({ runId: id, atMs: Date.parse(e.requestedAt), settledAtMs: Number.POSITIVE_INFINITY, runScoredAtMs: scoredMs });
+    }
+    if (scoredMs !== null) for (const surface of run.scoredOn ?? []) on(surface).reads.push({ runId: id, atMs: scoredMs });
+    for (const r of run.resets ?? []) {
+      const h = on(r.surface);
+      if (resetBreaksRoutes({ verified: r.verified, canarySurvived: r.canary?.found })) h.verified = true;
+    }
+  }
+  return new Map([...histories].map(([surface, h]) => [surface, { spans: surfaceRunSpans(h), public: h.public, verifiedResets: h.verified }]));
+}
+
+
+/**
+ * The two ways a surface's links are kept after a batch: by its stats (`fast`: no verified reset,
+ * so every write stays live and links are only ever added), or recomputed from its history once the
+ * batch is written (`slow`: a reset that breaks routes, resetBreaksRoutes, may end a link; an
+ * unverified reset, or one whose canary survived, breaks nothing and leaves the surface fast).
+ */
+export function separationPaths(surfaces: readonly string[], merged: ReadonlyMap<string, SurfaceStats>): { fast: string[]; slow: string[] } {
+  return { slow: surfaces.filter((s) => merged.get(s)!.verifiedResets), fast: surfaces.filter((s) => !merged.get(s)!.verifiedResets) };
+}
+
+/**
+ * Where on one surface the stored runs are that new stats may newly link. Adding runs only lowers
+ * the earliest write and raises the latest read: a stored run is newly linked only if it read (or
+ * was scored after writing) in (readLo, readHi] — after the new earliest write, up to the old one
+ * (null readHi: no old one) — or wrote in [writeLo, writeHi) — from the old latest read (null: none)
+ * to before the new one; and the runs the old stats named (`explicit`), whose "other run" changed.
+ * A null readLo or writeHi: that side did not move.
+ */
+export interface LinkableRange {
+  surface: string;
+  readLoMs: number | null;
+  readHiMs: number | null;
+  writeLoMs: number | null;
+  writeHiMs: number | null;
+  explicit: string[];
+}
+
+/** The range of stored runs a surface's new stats may newly link; null on a surface new to the evaluation (no stored run on it). */
+export function newlyLinkableRange(surface: string, before: SurfaceStats | undefined, after: SurfaceStats): LinkableRange | null {
+  if (!before) return null;
+  const earlierWrite = after.firstWrite !== null && (before.firstWrite === null || after.firstWrite.atMs < before.firstWrite.atMs);
+  const laterRead = after.lastRead !== null && (before.lastRead === null || after.lastRead.atMs > before.lastRead.atMs);
+  const explicit = [...new Set([before.firstWrite?.runId, before.lastRead?.runId].filter((id): id is string => id !== undefined))];
+  return {
+    surface,
+    readLoMs: earlierWrite ? after.firstWrite!.atMs : null,
+    readHiMs: earlierWrite ? (before.firstWrite?.atMs ?? null) : null,
+    writeLoMs: laterRead ? (before.lastRead?.atMs ?? null) : null,
+    writeHiMs: laterRead ? after.lastRead!.atMs : null,
+    explicit,
+  };
+}
+
+/**
+ * The runs of a surface's history in a LinkableRange: those that read, or were scored after writing
+ * there, in (readLo, readHi], those that wrote in [writeLo, writeHi), and the explicit ones. The
+ * store finds them set-based instead (storedLinkCandidates: index range scans per surface, since
+ * reading every surface's history is what the fast path exists to avoid at a million runs); this is
+ * the rule that SQL mirrors, and audit/links.db.test.ts checks that the two agree.
+ */
+export function linkCandidateRuns(range: LinkableRange, history: SurfaceHistory): Set<string> {
+  const inReads = (atMs: number) => range.readLoMs !== null && atMs > range.readLoMs && atMs <= (range.readHiMs ?? Number.POSITIVE_INFINITY);
+  const inWrites = (atMs: number) => range.writeHiMs !== null && atMs >= (range.writeLoMs ?? Number.NEGATIVE_INFINITY) && atMs < range.writeHiMs;
+  const runs = new Set(range.explicit);
+  for (const read of history.reads) if (inReads(read.atMs)) runs.add(read.runId);
+  for (const write of history.writes) {
+    if (write.runScoredAtMs !== null && inReads(write.runScoredAtMs)) runs.add(write.runId);
+    if (inWrites(write.atMs)) runs.add(write.runId);
+  }
+  return runs;
+}
+
+/** A stored run in a LinkableRange: its span on the surface, its unit, and what it receives there already (null: it has no link there). */
+export interface LinkCandidate extends SurfaceRunSpan {
+  surface: string;
+  unit: string;
+  inherited: InheritedState | null;
+}
+
+/** A link to store: a run connected through a surface, and what it receives there. */
+export interface NewLink {
+  surface: string;
+  runId: string;
+  inherited: InheritedState;
+}
+
+/** A stored run's link from the surface's new stats: null when they link it nowhere, or pass it no more public state than its stored link. */
+export function storedRunLink(stats: SurfaceStats, candidate: LinkCandidate): InheritedState | null {
+  const inherited = linkWithoutResets(stats, candidate);
+  if (inherited === null || (candidate.inherited !== null && INHERITED_RANK[candidate.inherited] >= INHERITED_RANK[inherited])) return null;
+  return inherited;
+}
+
+/** Adds `unit` to the units a surface's group joins. */
+export function joinUnit(unitsOn: Map<string, Set<string>>, surface: string, unit: string): void {
+  (unitsOn.get(surface) ?? unitsOn.set(surface, new Set()).get(surface)!).add(unit);
+}
+
+/**
+ * The links a batch of new runs adds on the surfaces its stats decide (`fast`): each batch run the
+ * merged stats link (linkWithoutResets), and each stored candidate newly linked or now receiving more
+ * public state. With them, per surface, the units its group now joins: a new run is its own unit
+ * until merged, a stored one brings its unit.
+ */
+export function batchLinks(
+  fast: readonly string[],
+  merged: ReadonlyMap<string, SurfaceStats>,
+  batch: BatchSurfaces,
+  candidates: readonly LinkCandidate[],
+): { links: NewLink[]; unitsOn: Map<string, Set<string>> } {
+  const links: NewLink[] = [];
+  const unitsOn = new Map<string, Set<string>>();
+  for (const surface of fast) {
+    const stats = merged.get(surface)!;
+    for (const span of batch.get(surface)!.spans) {
+      const inherited = linkWithoutResets(stats, span);
+      if (inherited === null) continue;
+      links.push({ surface, runId: span.runId, inherited });
+      joinUnit(unitsOn, surface, span.runId);
+    }
+  }
+  for (const c of candidates) {
+    const inherited = storedRunLink(merged.get(c.surface)!, c);
+    if (inherited === null) continue;
+    links.push({ surface: c.surface, runId: c.runId, inherited });
+    joinUnit(unitsOn, c.surface, c.unit);
+  }
+  return { links, unitsOn };
+}
+
+/**
+ * The stored surfaces a batch made public. The runs that received internal state through such a
+ * surface now receive public state (linkWithoutResets: a reader of a public surface receives public
+ * state); the store flips those links in one statement, and the db test that compares the fast path
+ * with a full recompute (evaluations.db.test.ts) covers a surface made public later.
+ */
+export function surfacesMadePublic(fast: readonly string[], stored: ReadonlyMap<string, SurfaceStats>, merged: ReadonlyMap<string, SurfaceStats>): string[] {
+  return fast.filter((s) => stored.has(s) && !stored.get(s)!.public && merged.get(s)!.public);
+}
+
+/**
+ * The name of each linked surface's group: a surface's group keeps its stored name (one group per
+ * surface without a verified reset); a new group is named by its smallest run.
+ */
+export function linkGroupNames(stored: readonly { surface: string; linkGroup: string }[], links: readonly NewLink[]): Map<string, string> {
+  const groupOf = new Map<string, string>();
+  for (const e of stored) groupOf.set(e.surface, e.linkGroup);
+  const named = new Set(groupOf.keys());
+  for (const link of links) {
+    const group = groupOf.get(link.surface);
+    if (!named.has(link.surface) && (group === undefined || compareRunIds(link.runId, group) < 0)) groupOf.set(link.surface, link.runId);
+  }
+  return groupOf;
+}
+
+/** What each of the batch's linked runs is written with: its merged unit, and the most public state any of its links passes. */
+export function batchRunAudit(links: readonly NewLink[], batchRuns: ReadonlySet<string>, units: ReadonlyMap<string, { unit: string }>): Map<string, { unit: string; inherited: InheritedState }> {
+  const audit = new Map<string, { unit: string; inherited: InheritedState }>();
+  for (const link of links) {
+    if (!batchRuns.has(link.runId)) continue;
+    audit.set(link.runId, { unit: units.get(link.runId)!.unit, inherited: morePublic(audit.get(link.runId)?.inherited ?? "none", link.inherited) });
+  }
+  return audit;
+}
+
+/**
+ * SQL for a run's inherited state from its links' `column`: the most public, ranked as
+ * separation.ts's INHERITED_RANK ranks them (rendered from it, so that the rank has one definition).
+ * An aggregate: `SELECT run_id, ${mostPublicInheritedSql("inherited")} … GROUP BY run_id`.
+ */
+export function mostPublicInheritedSql(column: string): string {
+  const byRank = (Object.keys(INHERITED_RANK) as InheritedState[]).sort((a, b) => INHERITED_RANK[b] - INHERITED_RANK[a]);
+  const least = byRank.at(-1)!;
+  const above = byRank.slice(0, -1);
+  const ranked = above.map((state) => `WHEN '${state}' THEN ${INHERITED_RANK[state]}`).join(" ");
+  const named = above.map((state) => `WHEN ${INHERITED_RANK[state]} THEN '${state}'`).join(" ");
+  return `CASE max(CASE ${column} ${ranked} ELSE ${INHERITED_RANK[least]} END) ${named} ELSE '${least}' END`;
+}
+
+/** A surface's link groups as rows of evaluation_surface_links: each group named by its first (smallest) run. */
+export function surfaceLinkRows(groups: readonly SurfaceLinkGroup[]): { surface: string; run_id: string; link_group: string; inherited: InheritedState }[] {
+  return groups.flatMap((group) => group.members.map((member) => ({ surface: group.surface, run_id: member.runId, link_group: group.members[0]!.runId, inherited: member.inherited })));
+}
+
+/** Stored link rows back as link groups, one per (group, surface). */
+export function linkGroupsOfRows(rows: readonly { surface: string; link_group: string; run_id: string; inherited: InheritedState }[]): SurfaceLinkGroup[] {
+  const byGroup = new Map<string, SurfaceLinkGroup>();
+  for (const link of rows) {
+    const key = `${link.link_group}\u0000${link.surface}`;
+    let group = byGroup.get(key);
+    if (!group) byGroup.set(key, (group = { surface: link.surface, members: [] }));
+    group.members.push({ runId: link.run_id, inherited: link.inherited });
+  }
+  return [...byGroup.values()];
+}

@@ -1,0 +1,146 @@
+// Step 2 of ingestion: a valid run as the rows it is stored as — its own columns (finality audited
+// from its record), its children's rows, the surfaces it touches. Pure: store.ts formats and writes them.
+import type { ColumnType } from "../../db/unnest-rows";
+import { disagrees } from "../../replay/labels";
+import { auditFinality, type FinalityEffect, type FinalityResolution, type RunFinality } from "../finality";
+import type { RunRecord, ToolClass } from "../schemas";
+import type { ValidRun } from "./validate";
+
+const ms = (iso: string) => Date.parse(iso);
+
+/** The surfaces a run touches: the separation audit recomputes them. */
+export function surfacesOf(run: RunRecord): string[] {
+  return [...(run.touches ?? []).map((t) => t.surface), ...(run.effects ?? []).flatMap((e) => (e.surface ? [e.surface] : [])), ...(run.resets ?? []).map((r) => r.surface), ...(run.scoredOn ?? [])];
+}
+
+/** The columns a run's finality fills (at ingestion, and when the audit recomputes it: audit/finality-store.ts). */
+export function finalityColumns(finality: RunFinality) {
+  return finality.finality === "final"
+    ? { finality: "final", unresolved_reason: null, unresolved_effect_id: null, unresolved_tool: null }
+    : { finality: "unresolved", unresolved_reason: finality.reason, unresolved_effect_id: finality.effectId, unresolved_tool: finality.tool };
+}
+
+const UNSCORED_COLUMNS = { finality: "unscored", unresolved_reason: null, unresolved_effect_id: null, unresolved_tool: null } as const;
+
+/** A run's own columns, its finality audited from its record and the resolutions posted for it earlier. */
+export function runColumns({ run, hash }: ValidRun, classOf: (tool: string) => ToolClass, posted: ReadonlyMap<string, FinalityResolution[]>) {
+  const effects: FinalityEffect[] = (run.effects ?? []).map((e) => ({
+    effectId: e.effectId,
+    tool: e.tool,
+    handle: e.handle ?? null,
+    requestedAtMs: ms(e.requestedAt),
+    statusAtScoring: e.statusAtScoring,
+    resolutions: [...(e.resolution ? [{ status: e.resolution.status, atMs: ms(e.resolution.at) }] : []), ...(posted.get(`${run.externalId}\u0000${e.effectId}`) ?? [])],
+  }));
+  return {
+    external_id: run.externalId,
+    task_id: run.taskId,
+    group_id: run.groupId ?? null,
+    attempt: run.attempt ?? null,
+    started_at: run.startedAt,
+    ended_at: run.endedAt ?? null,
+    scored_at: run.scoredAt ?? null,
+    endpoint_label: run.endpointLabel ?? null,
+    unscored_reason: run.unscoredReason ?? null,
+    terminal_label: run.terminalLabel ?? null,
+    score: run.score ?? null,
+    threshold: run.threshold ?? null,
+    tool_calls: run.toolCalls ?? null,
+    labels: run.labels ?? null,
+    content_hash: hash,
+    // An unscored run has no label to disagree with, and no scoring time to audit finality at.
+    disagreement: run.endpointLabel !== undefined && disagrees(run.endpointLabel, run.terminalLabel ?? null),
+    ...(run.scoredAt === undefined ? UNSCORED_COLUMNS : finalityColumns(auditFinality({ scoredAtMs: ms(run.scoredAt), effects }, classOf))),
+  };
+}
+
+export const RUN_COLUMNS: Record<string, ColumnType> = {
+  external_id: "text",
+  task_id: "text",
+  group_id: "text",
+  attempt: "int",
+  started_at: "timestamptz",
+  ended_at: "timestamptz",
+  scored_at: "timestamptz",
+  endpoint_label: "text",
+  unscored_reason: "text",
+  terminal_label: "text",
+  score: "float8",
+  threshold: "float8",
+  tool_calls: "jsonb",
+  labels: "jsonb",
+  content_hash: "text",
+  finality: "text",
+  unresolved_reason: "text",
+  unresolved_effect_id: "text",
+  unresolved_tool: "text",
+  disagreement: "boolean",
+};
+
+export const CHILD_COLUMNS = {
+  evaluation_effects: {
+    run_id: "bigint",
+    evaluation_id: "uuid",
+    effect_id: "text",
+    tool: "text",
+    call_id: "text",
+    trace_position: "int",
+    arguments: "jsonb",
+    surface: "text",
+    controller: "text",
+    handle: "text",
+    requested_at: "timestamptz",
+    acknowledged_at: "timestamptz",
+    status_at_scoring: "text",
+    possible_transitions: "text[]",
+    relevant_until: "timestamptz",
+    cross_run_route: "text",
+    public: "boolean",
+    notes: "text",
+  },
+  evaluation_effect_resolutions: { run_id: "bigint", evaluation_id: "uuid", effect_id: "text", status: "text", at: "timestamptz", evidence: "jsonb", verified_by: "text", source: "text" },
+  evaluation_touches: { run_id: "bigint", evaluation_id: "uuid", surface: "text", op: "text", at: "timestamptz", public: "boolean" },
+  evaluation_resets: { run_id: "bigint", evaluation_id: "uuid", surface: "text", at: "timestamptz", verified: "boolean", evidence: "jsonb" },
+  evaluation_reset_canaries: { run_id: "bigint", evaluation_id: "uuid", surface: "text", reset_at: "timestamptz", planted: "text", found: "boolean", evidence: "jsonb", source: "text" },
+} as const satisfies Record<string, Record<string, ColumnType>>;
+export type ChildTable = keyof typeof CHILD_COLUMNS;
+export const CHILD_TABLES = Object.keys(CHILD_COLUMNS) as ChildTable[];
+/** A new run's children that no trigger counts and whose run key is checked at commit: copied before the audit lock. */
+export const DETACHED_CHILD_TABLES = ["evaluation_effect_resolutions", "evaluation_touches", "evaluation_resets", "evaluation_reset_canaries"] as const satisfies readonly ChildTable[];
+
+/** A run's effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt), resets and their canary checks, as rows. */
+export function childRows(evaluationId: string, id: string, run: RunRecord): Record<ChildTable, Record<string, unknown>[]> {
+  return {
+    evaluation_effects: (run.effects ?? []).map((e) => ({
+      run_id: id,
+      evaluation_id: evaluationId,
+      effect_id: e.effectId,
+      tool: e.tool,
+      call_id: e.callId ?? null,
+      trace_position: e.tracePosition ?? null,
+      arguments: e.arguments ?? null,
+      surface: e.surface ?? null,
+      controller: e.controller ?? null,
+      handle: e.handle ?? null,
+      requested_at: e.requestedAt,
+      acknowledged_at: e.acknowledgedAt ?? null,
+      status_at_scoring: e.statusAtScoring,
+      possible_transitions: e.possibleTransitions ?? null,
+      relevant_until: e.relevantUntil ?? null,
+      cross_run_route: e.crossRunRoute ?? null,
+      public: e.public ?? false,
+      notes: e.notes ?? null,
+    })),
+    evaluation_effect_resolutions: (run.effects ?? []).flatMap((e) =>
+      e.resolution ? [{ run_id: id, evaluation_id: evaluationId, effect_id: e.effectId, status: e.resolution.status, at: e.resolution.at, evidence: e.resolution.evidence, verified_by: e.resolution.verifiedBy ?? null, source: "record" }] : [],
+    ),
+    evaluation_touches: [
+      ...(run.touches ?? []).map((t) => ({ run_id: id, evaluation_id: evaluationId, surface: t.surface, op: t.op, at: t.at, public: t.public ?? false })),
+      ...(run.scoredAt === undefined ? [] : (run.scoredOn ?? []).map((surface) => ({ run_id: id, evaluation_id: evaluationId, surface, op: "score", at: run.scoredAt, public: false }))),
+    ],
+    evaluation_resets: (run.resets ?? []).map((r) => ({ run_id: id, evaluation_id: evaluationId, surface: r.surface, at: r.at, verified: r.verified, evidence: r.evidence ?? null })),
+    evaluation_reset_canaries: (run.resets ?? []).flatMap((r) =>
+      r.canary ? [{ run_id: id, evaluation_id: evaluationId, surface: r.surface, reset_at: r.at, planted: r.canary.planted, found: r.canary.found, evidence: r.canary.evidence, source: "record" }] : [],
+    ),
+  };
+}
