@@ -13,14 +13,14 @@ import { PageLoading } from "@/components/ui/skeleton";
 import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
-import { parsePageQuery, searchString } from "@/lib/dashboard/filters";
-import { experimentTitle } from "@/lib/dashboard/format";
+import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
+import { experimentTitle } from "@/lib/format/runs";
 import { getDb } from "@/lib/db/client";
 import { EXPERIMENT_STATES, experimentListQuerySchema, type ExperimentListQuery } from "@/lib/experiments/schemas";
 import { listExperiments } from "@/lib/experiments/list-experiments";
 import type { SearchParams } from "@/lib/http/input";
-import { describeGrid } from "@/lib/replay/display";
-import { ratio } from "@/lib/replay/format";
+import { describeGrid } from "@/lib/format/replay-labels";
+import { ratio } from "@/lib/format/numbers";
 
 export const dynamic = "force-dynamic";
 

@@ -9,10 +9,10 @@ import { useFieldErrors } from "@/components/ui/use-field-errors";
 import { CANARY_CONDITIONS, CANARY_MAX_TRIALS } from "@/lib/canary/config";
 import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, createCanaryExperimentBodySchema, createExperimentBodySchema, type ExperimentKind } from "@/lib/experiments/schemas";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
-import { AGENTDOJO_SUITES } from "@/lib/importers/agentdojo-tools";
-import { FINALITY_POLICIES, PAPER_DELAYS_MS, SEPARATION_CONDITIONS } from "@/lib/replay/config";
-import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/replay/display";
-import { PAPER_TRACE } from "@/lib/replay/trace";
+import { AGENTDOJO_SUITES } from "@/lib/traces/agentdojo-tools";
+import { FINALITY_POLICIES, PAPER_DELAYS_MS, SEPARATION_CONDITIONS } from "@/lib/replay/rules/config";
+import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/format/replay-labels";
+import { PAPER_TRACE } from "@/lib/replay/rules/trace";
 import { callApi } from "./api-client";
 import { DEFAULT_RULE_FIELDS, ExclusionRuleFields, ruleFromFields, type RuleFieldsValue } from "./statistics/exclusion-rule-fields";
 

@@ -3,8 +3,8 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader, Section } from "@/components/ui/page-header";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { StateBadge } from "@/components/ui/badge";
-import { conditionLabel, describeRun, shortId } from "@/lib/dashboard/format";
-import { formatDuration, formatSinceStart } from "@/lib/dashboard/time";
+import { conditionLabel, describeRun, shortId } from "@/lib/format/runs";
+import { formatDuration, formatSinceStart } from "@/lib/format/time";
 import type { RunShareContent } from "@/lib/share/resources";
 
 const show = (value: unknown) => (value === null || value === undefined ? "none" : String(value));

@@ -1,7 +1,7 @@
 import { expect, test } from "./fixtures";
-import { replayConfigSchema } from "../lib/replay/config";
-import { table2Mismatches } from "../lib/replay/expected-table2";
-import { replaySummarySchema } from "../lib/replay/summary-schema";
+import { replayConfigSchema } from "../lib/replay/rules/config";
+import { table2Mismatches } from "../lib/replay/rules/expected-table2";
+import { replaySummarySchema } from "../lib/replay/rules/summary-schema";
 
 // The experiments API over real HTTP against the built app, with a real worker behind it.
 test.describe.configure({ mode: "serial" });

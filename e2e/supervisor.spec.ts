@@ -11,9 +11,9 @@ import { promisify } from "node:util";
 import { expect, request, test, type APIRequestContext } from "@playwright/test";
 import { freePort } from "../lib/db/free-port";
 import { experimentStatusSchema } from "../lib/experiments/progress";
-import { replayConfigSchema, type ReplayConfigInput } from "../lib/replay/config";
-import { table2Mismatches } from "../lib/replay/expected-table2";
-import { replaySummarySchema } from "../lib/replay/summary-schema";
+import { replayConfigSchema, type ReplayConfigInput } from "../lib/replay/rules/config";
+import { table2Mismatches } from "../lib/replay/rules/expected-table2";
+import { replaySummarySchema } from "../lib/replay/rules/summary-schema";
 import { SERVICE_NAME, replayWorkerName } from "../lib/supervisor/stack-children";
 import { startSupervisedStack, type SupervisedStack } from "../lib/testing/supervised-stack";
 

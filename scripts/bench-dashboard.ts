@@ -11,7 +11,7 @@
 //     autovacuum would run by itself soon after such a load: it sets the visibility map, which the
 //     median's index-only walk needs (the summary is timed before it too).
 //  3. experimentSummary in this process, before and after VACUUM, and the reference (the same summary
-//     aggregated from the runs alone, lib/dashboard/summary-reference.ts): timings, and whether the
+//     aggregated from the runs alone, lib/testing/summary-reference.ts): timings, and whether the
 //     two are exactly equal.
 //  4. An account (viewer) and an API key, then the web server (workers/web.ts) on a free loopback port against that
 //     database (it needs a production build: run `npx next build` first, this bench never builds).
@@ -35,13 +35,13 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { createAccount, createApiKey } from "../lib/auth/accounts";
-import { referenceExperimentSummary } from "../lib/dashboard/summary-reference";
+import { referenceExperimentSummary } from "../lib/testing/summary-reference";
 import { gridForRuns, loadSyntheticExperiment } from "../lib/testing/synthetic-runs";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma, type Db } from "../lib/db/prisma";
-import { experimentSummary } from "../lib/replay/summary";
-import { replaySummarySchema } from "../lib/replay/summary-schema";
+import { experimentSummary } from "../lib/replay/store/summary";
+import { replaySummarySchema } from "../lib/replay/rules/summary-schema";
 import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";

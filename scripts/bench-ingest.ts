@@ -46,7 +46,7 @@ import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { copyFrom, copyText } from "../lib/db/pg-copy";
 import { POLICY, syntheticRun } from "../lib/testing/synthetic-evaluation-runs";
-import { recordImportedTraces } from "../lib/traces/imported";
+import { recordImportedTraces } from "../lib/evaluations/record-traces";
 import { firstLoadJsGzipBytes } from "./first-load-js";
 
 const log = (line: string) => console.error(`bench:ingest: ${line}`);

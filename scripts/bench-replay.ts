@@ -2,10 +2,10 @@
 // grid's wall time at the default concurrency against concurrency 1. Prints the figures; asserts nothing.
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
-import { replayConfigSchema } from "../lib/replay/config";
-import { table2Mismatches } from "../lib/replay/expected-table2";
-import { replayExperiment } from "../lib/replay/run-experiment";
-import { withReplayStack } from "../lib/replay/stack";
+import { replayConfigSchema } from "../lib/replay/rules/config";
+import { table2Mismatches } from "../lib/replay/rules/expected-table2";
+import { replayExperiment } from "../lib/replay/run/run-experiment";
+import { withReplayStack } from "../lib/replay/run/stack";
 
 const { values } = parseArgs({ options: { json: { type: "string" } }, strict: true });
 const log = (line: string) => console.error(`bench:replay: ${line}`);

@@ -35,13 +35,13 @@ import type { Db } from "../lib/db/prisma";
 import { createQueuedExperiment } from "../lib/experiments/create-experiment";
 import { finalizeJobKey } from "../lib/jobs/definitions";
 import { runnableJobCount } from "../lib/jobs/queue";
-import { replayConfigSchema, type ReplayConfig } from "../lib/replay/config";
-import { table2Mismatches } from "../lib/replay/expected-table2";
-import { gridUnits } from "../lib/replay/grid";
-import { HARNESS_LATE } from "../lib/replay/run-grid";
-import { withReplayStack } from "../lib/replay/stack";
+import { replayConfigSchema, type ReplayConfig } from "../lib/replay/rules/config";
+import { table2Mismatches } from "../lib/replay/rules/expected-table2";
+import { gridUnits } from "../lib/replay/rules/grid";
+import { HARNESS_LATE } from "../lib/replay/run/run-grid";
+import { withReplayStack } from "../lib/replay/run/stack";
 import { readWorkerEnv } from "../lib/env";
-import { experimentSummary } from "../lib/replay/summary";
+import { experimentSummary } from "../lib/replay/store/summary";
 
 const { values } = parseArgs({
   options: {

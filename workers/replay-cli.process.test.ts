@@ -2,8 +2,8 @@ import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { spawnDelayedWriteService, type ServiceProcess } from "../lib/delayed-write/spawn";
 import { listExperiments } from "../lib/experiments/list-experiments";
-import { replayConfigSchema } from "../lib/replay/config";
-import { expectedRunCount } from "../lib/replay/grid";
+import { replayConfigSchema } from "../lib/replay/rules/config";
+import { expectedRunCount } from "../lib/replay/rules/grid";
 import { createTestDatabase, type TestDatabase } from "../lib/testing/database";
 
 // `npm run replay` killed mid-grid, as a process: what ran is kept, nothing is doubled, and the

@@ -6,9 +6,9 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { createTestDatabase, type TestDatabase } from "../lib/testing/database";
-import { replaySummarySchema } from "../lib/replay/summary-schema";
-import { replayConfigSchema } from "../lib/replay/config";
-import { table2Mismatches } from "../lib/replay/expected-table2";
+import { replaySummarySchema } from "../lib/replay/rules/summary-schema";
+import { replayConfigSchema } from "../lib/replay/rules/config";
+import { table2Mismatches } from "../lib/replay/rules/expected-table2";
 
 const run = promisify(execFile);
 const cli = (args: string[], env: Record<string, string> = {}) =>

@@ -5,13 +5,13 @@
 // Exit codes: 0 all checks passed, 1 a check failed or the replay broke, 2 invalid flags or selection.
 import { writeFileSync } from "node:fs";
 import { DomainError } from "../lib/errors";
-import { parseReplayArgs, UsageError } from "../lib/replay/cli-args";
-import { replayConfigSchema } from "../lib/replay/config";
-import { formatTable2, formatTraceResults } from "../lib/replay/format";
-import { replayExperiment } from "../lib/replay/run-experiment";
-import { withReplayStack } from "../lib/replay/stack";
-import { experimentTraceResults } from "../lib/replay/trace-results";
-import { routedWrites } from "../lib/replay/trace";
+import { parseReplayArgs, UsageError } from "../lib/experiments/replay-cli-args";
+import { replayConfigSchema } from "../lib/replay/rules/config";
+import { formatTable2, formatTraceResults } from "../lib/format/numbers";
+import { replayExperiment } from "../lib/replay/run/run-experiment";
+import { withReplayStack } from "../lib/replay/run/stack";
+import { experimentTraceResults } from "../lib/replay/store/trace-results";
+import { routedWrites } from "../lib/replay/rules/trace";
 import { loadGroundTruthTraces, resolveTraceSelection } from "../lib/traces/library";
 
 async function main(): Promise<number> {

@@ -7,7 +7,7 @@ import { surviveConnectionLoss } from "../lib/db/connection-loss";
 import { openDatabase } from "../lib/db/database";
 import { readWorkerEnv } from "../lib/env";
 import { readStackStatus, stackStatusFile } from "../lib/supervisor/stack-status";
-import { startReplayWorker } from "../lib/worker/replay-worker";
+import { startReplayWorker } from "../lib/worker/job-worker";
 
 const log = (line: string) => console.log(`worker: ${line}`);
 const env = readWorkerEnv();

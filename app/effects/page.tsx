@@ -7,8 +7,8 @@ import { ExportLinks, FilterError, ListSummary, Pager } from "@/components/runs/
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
-import { experimentsWithEffects, listEffects } from "@/lib/dashboard/effects";
-import { effectFiltersOf, effectListQuerySchema, parsePageQuery, searchString, viewQuery } from "@/lib/dashboard/filters";
+import { experimentsWithEffects, listEffects } from "@/lib/experiments/read/effects";
+import { effectFiltersOf, effectListQuerySchema, parsePageQuery, searchString, viewQuery } from "@/lib/experiments/read/filters";
 import type { SearchParams } from "@/lib/http/input";
 import { getDb } from "@/lib/db/client";
 

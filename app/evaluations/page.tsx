@@ -12,12 +12,12 @@ import { PageLoading } from "@/components/ui/skeleton";
 import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
-import { parsePageQuery, searchString } from "@/lib/dashboard/filters";
+import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
 import { getDb } from "@/lib/db/client";
 import type { SearchParams } from "@/lib/http/input";
 import { listEvaluations } from "@/lib/evaluations/list-evaluations";
 import { EVALUATION_NAME_MAX, evaluationListQuerySchema, type EvaluationListQuery } from "@/lib/evaluations/schemas";
-import { ratio } from "@/lib/replay/format";
+import { ratio } from "@/lib/format/numbers";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Evaluations" };

@@ -12,11 +12,11 @@ import { PageHeader } from "@/components/ui/page-header";
 import { PageLoading } from "@/components/ui/skeleton";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { requirePagePermission } from "@/lib/auth/guard";
-import { parsePageQuery, searchString } from "@/lib/dashboard/filters";
+import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
 import { getDb } from "@/lib/db/client";
 import type { SearchParams } from "@/lib/http/input";
-import { AGENTDOJO_SUITES } from "@/lib/importers/agentdojo-tools";
-import { ratio } from "@/lib/replay/format";
+import { AGENTDOJO_SUITES } from "@/lib/traces/agentdojo-tools";
+import { ratio } from "@/lib/format/numbers";
 import { listTraces, suiteCounts } from "@/lib/traces/library";
 import { SOURCE_LABELS, TRACE_KINDS, TRACE_SOURCES, traceListQuerySchema, type TraceListQuery } from "@/lib/traces/schemas";
 

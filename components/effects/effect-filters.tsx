@@ -1,8 +1,8 @@
 import { FilterSelect, plainOptions } from "@/components/runs/filter-select";
 import { FilterForm } from "@/components/runs/list-chrome";
-import { ENDPOINT_STATUSES, TERMINAL_STATUSES, type EffectFilters } from "@/lib/dashboard/filters";
-import { experimentTitle } from "@/lib/dashboard/format";
-import { formatUtc } from "@/lib/dashboard/time";
+import { ENDPOINT_STATUSES, TERMINAL_STATUSES, type EffectFilters } from "@/lib/experiments/read/filters";
+import { experimentTitle } from "@/lib/format/runs";
+import { formatUtc } from "@/lib/format/time";
 
 /** The open-effects view's filters, in the URL (a link reproduces the view). */
 export function EffectFiltersForm({ action, filters, experiments }: { action: string; filters: EffectFilters; experiments: readonly { id: string; name: string | null; createdAt: string }[] }) {

@@ -2,9 +2,9 @@ import Link from "next/link";
 import { Badge } from "@/components/ui/badge";
 import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
 import { Time } from "@/components/ui/time";
-import type { EffectListRow } from "@/lib/dashboard/effects";
-import { describeRun, shortId } from "@/lib/dashboard/format";
-import { formatDuration } from "@/lib/dashboard/time";
+import type { EffectListRow } from "@/lib/experiments/read/effects";
+import { describeRun, shortId } from "@/lib/format/runs";
+import { formatDuration } from "@/lib/format/time";
 
 const COLUMNS: GridColumn[] = [
   { header: "Operation handle", rowHeader: true },

@@ -1,7 +1,7 @@
 import type { ReactNode } from "react";
 import { Badge } from "@/components/ui/badge";
 import { Facts } from "@/components/ui/facts";
-import { formatSinceStart } from "@/lib/dashboard/time";
+import { formatSinceStart } from "@/lib/format/time";
 import type { OpenEffect } from "@/lib/generated/prisma/client";
 
 const json = (value: unknown) => JSON.stringify(value, null, 2);

@@ -5,7 +5,7 @@ import { Alert } from "@/components/ui/alert";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { REASON_LABELS } from "@/lib/evaluations/display";
 import { UNRESOLVED_REASONS, type EvaluationSummary } from "@/lib/evaluations/schemas";
-import { ratio } from "@/lib/replay/format";
+import { ratio } from "@/lib/format/numbers";
 
 /** A count that opens the runs it counts; plain text where the reader has no account (a share link). */
 function RunsLink({ evaluationId, filter, children }: { evaluationId: string | null; filter: Record<string, string>; children: React.ReactNode }) {

@@ -2,7 +2,7 @@ import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Panel } from "@/components/ui/card";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
-import { conditionLabel } from "@/lib/dashboard/format";
+import { conditionLabel } from "@/lib/format/runs";
 import type { CanaryResults, CanarySurfaceResult } from "@/lib/canary/store";
 import type { CanaryPlant, CanaryMatch } from "@/lib/canary/rules";
 

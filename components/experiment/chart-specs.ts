@@ -1,9 +1,9 @@
 // What each experiment chart draws, as plain data (computed on the server, drawn in the browser),
 // and its text alternative: the same n/N figures in words, so no number lives only in a picture.
-import type { FinalityDelayRow } from "@/lib/dashboard/experiment-aggregates";
-import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/replay/display";
+import type { FinalityDelayRow } from "@/lib/experiments/read/experiment-aggregates";
+import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/format/replay-labels";
 import type { EvaluationSummary } from "@/lib/evaluations/schemas";
-import type { ReplaySummary } from "@/lib/replay/summary-schema";
+import type { ReplaySummary } from "@/lib/replay/rules/summary-schema";
 
 export type ChartSpec =
   | { kind: "disagreement"; rows: FinalityDelayRow[] }

@@ -1,7 +1,7 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, ErrorBar, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/replay/display";
+import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/format/replay-labels";
 import { coincidentSeries, type ChartSpec } from "./chart-specs";
 
 // Recharts draws in the browser only (STACK.md), and this module is loaded only when a chart scrolls

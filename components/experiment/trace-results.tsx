@@ -1,8 +1,8 @@
 import Link from "next/link";
 import { Panel } from "@/components/ui/card";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
-import { percent, ratio } from "@/lib/replay/format";
-import type { TraceResults } from "@/lib/replay/summary-schema";
+import { percent, ratio } from "@/lib/format/numbers";
+import type { TraceResults } from "@/lib/replay/rules/summary-schema";
 
 /**
  * An experiment of library traces, per suite and per trace: at each delay, which real tasks a snapshot

@@ -1,7 +1,7 @@
-import { AGREEMENTS, EXPOSURES, RECORDED_LABEL_FILTERS, RUN_ROLES, type RunFilters } from "@/lib/dashboard/filters";
-import { conditionLabel } from "@/lib/dashboard/format";
-import { CLASSIFICATION_LABELS } from "@/lib/replay/display";
-import { RUN_CLASSIFICATIONS } from "@/lib/replay/classification";
+import { AGREEMENTS, EXPOSURES, RECORDED_LABEL_FILTERS, RUN_ROLES, type RunFilters } from "@/lib/experiments/read/filters";
+import { conditionLabel } from "@/lib/format/runs";
+import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
+import { RUN_CLASSIFICATIONS } from "@/lib/replay/rules/classification";
 import { FilterSelect, plainOptions } from "./filter-select";
 import { FilterForm } from "./list-chrome";
 

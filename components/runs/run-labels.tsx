@@ -1,7 +1,7 @@
 import { Alert } from "@/components/ui/alert";
 import { Facts } from "@/components/ui/facts";
-import type { RunExplanation } from "@/lib/dashboard/explain";
-import type { RunListRow } from "@/lib/dashboard/runs";
+import type { RunExplanation } from "@/lib/experiments/read/explain";
+import type { RunListRow } from "@/lib/experiments/read/runs";
 import { AgreementText, ExposureText, LabelText } from "./label-text";
 
 /** The run's labels side by side, and why the recorded one is what it is. */

@@ -1,8 +1,8 @@
 import Link from "next/link";
 import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
-import { conditionLabel, describeRun, shortId } from "@/lib/dashboard/format";
-import type { RunListRow } from "@/lib/dashboard/runs";
-import { CLASSIFICATION_LABELS } from "@/lib/replay/display";
+import { conditionLabel, describeRun, shortId } from "@/lib/format/runs";
+import type { RunListRow } from "@/lib/experiments/read/runs";
+import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
 import { AgreementText, ExposureText, LabelText } from "./label-text";
 
 const COLUMNS: GridColumn[] = [

@@ -1,6 +1,6 @@
 import { EmptyState } from "@/components/ui/empty-state";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
-import { formatOffset, type TimelineEvent } from "@/lib/dashboard/timeline";
+import { formatOffset, type TimelineEvent } from "@/lib/experiments/read/timeline";
 import { cn } from "@/components/ui/cn";
 
 const KIND_LABELS: Record<TimelineEvent["kind"], string> = {

@@ -1,7 +1,7 @@
 import { EmptyState } from "@/components/ui/empty-state";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
-import { formatOffset, type WriteInterval } from "@/lib/dashboard/timeline";
-import { formatDuration } from "@/lib/dashboard/time";
+import { formatOffset, type WriteInterval } from "@/lib/experiments/read/timeline";
+import { formatDuration } from "@/lib/format/time";
 
 /** Each write the run made (every state-changing call of its trace): its open interval, status at the endpoint and how it ended. */
 export function WriteIntervals({ writes }: { writes: readonly WriteInterval[] }) {

@@ -2,7 +2,7 @@
 
 import { Field, Fieldset, Input, Select, describedBy } from "@/components/ui/field";
 import { RULE_CONTROL_LABELS, type RuleControl } from "@/lib/forms/exclusion-rule-fields";
-import { RUN_CLASSIFICATIONS } from "@/lib/replay/classification";
+import { RUN_CLASSIFICATIONS } from "@/lib/replay/rules/classification";
 import { CLASS_TREATMENTS, DEFAULT_ELIGIBLE_POPULATION, DEFAULT_EXPERIMENT_RULE, UNRESOLVED_TREATMENTS, declarationOf, type ExclusionRule, type ExclusionRuleDeclaration } from "@/lib/statistics/exclusion-rule";
 
 /** What the fields hold: the treatments, and the two free fields as typed. */

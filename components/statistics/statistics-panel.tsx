@@ -1,7 +1,7 @@
 import { Alert } from "@/components/ui/alert";
 import { Section } from "@/components/ui/page-header";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
-import { percent, ratio } from "@/lib/replay/format";
+import { percent, ratio } from "@/lib/format/numbers";
 import type { ExclusionRuleAnswer, PassKAnswer, RateAnswer, RuleVersion, SensitivityRowAnswer, ThresholdCheckAnswer, UnitsAnswer } from "@/lib/statistics/answer-schema";
 import type { ExclusionRule } from "@/lib/statistics/exclusion-rule";
 import { Time } from "@/components/ui/time";

@@ -1,7 +1,7 @@
 "use client";
 
 import { useEffect, useState } from "react";
-import { formatLocal, formatRelative, formatUtc } from "@/lib/dashboard/time";
+import { formatLocal, formatRelative, formatUtc } from "@/lib/format/time";
 
 /**
  * A wall-clock time as the reader lives it: local date and time with "3 min ago", the exact UTC

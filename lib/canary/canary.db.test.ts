@@ -6,7 +6,7 @@ import { experimentStatus } from "../experiments/progress";
 import { runnableJobCount } from "../jobs/queue";
 import { canaryJobKey } from "../jobs/definitions";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
-import { startReplayWorker, type ReplayWorker } from "../worker/replay-worker";
+import { startReplayWorker, type ReplayWorker } from "../worker/job-worker";
 import { CANARY_SURFACES, canaryConfigSchema } from "./config";
 import { loadShareContent } from "../share/resources";
 import { canaryResults } from "./store";

@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { SeparationCondition } from "../replay/config";
+import type { SeparationCondition } from "../replay/rules/config";
 
 /**
  * The canary reset check (seeds/002): the separation conditions whose key space the lab controls,

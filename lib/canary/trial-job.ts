@@ -2,7 +2,7 @@ import { randomUUID } from "node:crypto";
 import type { Db } from "../db/prisma";
 import type { DelayedWriteClient } from "../delayed-write/client";
 import { UNIT_MAX_ATTEMPTS, type CanaryTrialPayload } from "../jobs/definitions";
-import { markExperimentFailed, markExperimentStarted, recordService } from "../replay/persist";
+import { markExperimentFailed, markExperimentStarted, recordService } from "../replay/store/persist";
 import { canaryTrialStored, completeCanaryExperimentIfDone, saveCanaryTrial } from "./store";
 import { runCanaryTrial } from "./trial";
 

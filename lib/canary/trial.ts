@@ -1,5 +1,5 @@
 import type { DelayedWriteClient } from "../delayed-write/client";
-import { PAPER_TRACE, routedWrites } from "../replay/trace";
+import { PAPER_TRACE, routedWrites } from "../replay/rules/trace";
 import type { CanaryCondition } from "./config";
 import { canaryExpectationHeld, canaryExpectedFound, canaryResetVerified, findCanary, plantedFor, type CanaryPlant, type CanarySurfaceFinding } from "./rules";
 

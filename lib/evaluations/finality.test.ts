@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { disagrees } from "../replay/labels";
+import { disagrees } from "../replay/rules/labels";
 import { auditFinality, openReason, trueRateBounds, type FinalityEffect } from "./finality";
 import { toolClassifier } from "./policy";
 

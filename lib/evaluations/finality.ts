@@ -1,7 +1,7 @@
 // Outcome finality for ingested runs (paper §3, issue 10 §3): a run's label is final only when every
 // relevant effect (by the declared policy) was terminal at scoring; otherwise it is unresolved, with
 // the reason, and it is not a failure. Pure: times are epoch milliseconds passed in as values. A disagreement is
-// counted by lib/replay/labels.ts's `disagrees`, exactly as Table 2 counts it.
+// counted by lib/replay/rules/labels.ts's `disagrees`, exactly as Table 2 counts it.
 import type { ResolutionStatus, StatusAtScoring, ToolClass, UnresolvedReason } from "./schemas";
 
 export interface FinalityResolution {

@@ -1,6 +1,6 @@
 // An evaluation run's events as time since its start, and why its label is what it is. Pure: the
 // run page reads the stored record through these.
-import type { TimelineEvent } from "../dashboard/timeline";
+import type { TimelineEvent } from "../experiments/read/timeline";
 import { REASON_LABELS } from "./display";
 import type { EvaluationRunDetail } from "./evaluation-runs";
 

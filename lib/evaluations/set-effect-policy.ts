@@ -1,6 +1,6 @@
 import type { Db } from "../db/prisma";
 import { conflict, notFound } from "../errors";
-import { recordImportedTracesInTransaction, unlinkRunsWithOtherMarks } from "../traces/imported";
+import { recordImportedTracesInTransaction, unlinkRunsWithOtherMarks } from "./record-traces";
 import { recomputeFinality } from "./audit/finality-store";
 import { currentPolicy } from "./audit/lock";
 import type { EffectPolicyConflict, SetEffectPolicyBody } from "./schemas";

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { loadSyntheticExperiment } from "../testing/synthetic-runs";
-import { experimentSummary } from "../replay/summary";
+import { experimentSummary } from "../replay/store/summary";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { cachedExperimentSummary } from "./cached-summary";
 

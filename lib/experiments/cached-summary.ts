@@ -1,7 +1,7 @@
 import { LRUCache } from "lru-cache";
 import type { Db } from "../db/prisma";
-import { experimentSummary } from "../replay/summary";
-import { replaySummarySchema, type ReplaySummary } from "../replay/summary-schema";
+import { experimentSummary } from "../replay/store/summary";
+import { replaySummarySchema, type ReplaySummary } from "../replay/rules/summary-schema";
 
 /**
  * A finished experiment's aggregates never change: `completed` and `failed` are set once, after

@@ -2,8 +2,8 @@ import type { Db } from "../db/prisma";
 import type { Prisma } from "../generated/prisma/client";
 import type { ReplayUnitPayload } from "../jobs/definitions";
 import { enqueueUnitJobs } from "../jobs/queue";
-import type { ReplayConfig } from "../replay/config";
-import { gridUnits } from "../replay/grid";
+import type { ReplayConfig } from "../replay/rules/config";
+import { gridUnits } from "../replay/rules/grid";
 import type { ExclusionRuleDeclaration } from "../statistics/exclusion-rule";
 import { declareRuleAtCreation } from "../statistics/exclusion-rule-store";
 

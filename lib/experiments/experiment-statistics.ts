@@ -5,10 +5,10 @@
 // return one row per condition and per task); the formulas are the pure ones in lib/statistics.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
-import { RUN_CLASSIFICATIONS } from "../replay/classification";
-import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/config";
-import { CONDITION_LABELS, POLICY_LABELS } from "../replay/display";
-import type { ReplaySummary } from "../replay/summary-schema";
+import { RUN_CLASSIFICATIONS } from "../replay/rules/classification";
+import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/rules/config";
+import { CONDITION_LABELS, POLICY_LABELS } from "../format/replay-labels";
+import type { ReplaySummary } from "../replay/rules/summary-schema";
 import { applyExclusionRule, emptyClassOutcomes, type ClassOutcomeCounts, type ExclusionRule } from "../statistics/exclusion-rule";
 import { currentExclusionRule, declaredByOf } from "../statistics/exclusion-rule-store";
 import { completionOutcomes, completionRate, lessExcluded, namedRate, type NamedRate } from "../statistics/named-rate";

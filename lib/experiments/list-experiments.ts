@@ -2,9 +2,9 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { Prisma } from "../generated/prisma/client";
 import { encodeCursor, likeContaining } from "../http/pagination";
-import { replayConfigSchema } from "../replay/config";
-import { sweepInterruptedExperiments } from "../replay/in-process-runner";
-import { expectedRunCount } from "../replay/grid";
+import { replayConfigSchema } from "../replay/rules/config";
+import { sweepInterruptedExperiments } from "../replay/run/in-process-runner";
+import { expectedRunCount } from "../replay/rules/grid";
 import { EXPERIMENT_KINDS, type ExperimentKind, type ExperimentListQuery } from "./schemas";
 
 const int = z.coerce.number().int();

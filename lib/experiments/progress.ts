@@ -1,8 +1,8 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { canaryConfigSchema } from "../canary/config";
-import { replayConfigSchema } from "../replay/config";
-import { expectedRunCount } from "../replay/grid";
+import { replayConfigSchema } from "../replay/rules/config";
+import { expectedRunCount } from "../replay/rules/grid";
 import { EXPERIMENT_STATES } from "./schemas";
 
 const int = z.coerce.number().int();

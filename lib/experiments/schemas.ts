@@ -5,7 +5,7 @@ import { exclusionRuleDeclarationSchema } from "../statistics/exclusion-rule";
 import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
 import { pgTime } from "../http/storable";
 import { canaryConfigSchema } from "../canary/config";
-import { replayConfigSchema } from "../replay/config";
+import { replayConfigSchema } from "../replay/rules/config";
 import { traceSelectionSchema } from "../traces/schemas";
 
 /** `interrupted`: an in-process replay (`npm run replay`) stopped mid-grid; its stored runs are kept. */

@@ -3,7 +3,7 @@ import type { Db } from "../db/prisma";
 import type { Prisma } from "../generated/prisma/client";
 import { DomainError } from "../errors";
 import { parseInput } from "../http/input";
-import { replayConfigSchema } from "../replay/config";
+import { replayConfigSchema } from "../replay/rules/config";
 import { useTestDatabase } from "../testing/use-test-database";
 import { experimentStatus } from "./progress";
 import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, experimentLabelsPatchSchema } from "./schemas";

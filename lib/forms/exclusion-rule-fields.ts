@@ -1,8 +1,8 @@
 // The exclusion-rule fields' controls (components/statistics/exclusion-rule-fields.tsx) by their
 // path in the rule, with their labels: an error the API names by its field ("rule.threshold") is
 // shown on, and moves focus to, the control to change, not on the rule as a whole. Pure.
-import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/classification";
-import { CLASSIFICATION_LABELS } from "../replay/display";
+import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/rules/classification";
+import { CLASSIFICATION_LABELS } from "../format/replay-labels";
 import { messageAfterField } from "./field-errors";
 
 /** A control's path in the rule. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { replayConfigSchema } from "../replay/config";
+import { replayConfigSchema } from "../replay/rules/config";
 import { experimentLabelsShape } from "../experiments/schemas";
 import { z } from "zod";
 import { fieldErrors, serverFieldError } from "./field-errors";

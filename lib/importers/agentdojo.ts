@@ -5,7 +5,7 @@
 // environment, so effects name no shared surface.
 import { z } from "zod";
 import { runRecordSchema, type EffectPolicy, type EffectRecord, type RunRecord } from "../evaluations/schemas";
-import { AGENTDOJO_READ_TOOLS, AGENTDOJO_SUITES, AGENTDOJO_WRITE_TOOLS, type AgentDojoSuite } from "./agentdojo-tools";
+import { AGENTDOJO_READ_TOOLS, AGENTDOJO_SUITES, AGENTDOJO_WRITE_TOOLS, type AgentDojoSuite } from "../traces/agentdojo-tools";
 import { SkippedLog, firstIssue, type ImportedLog } from "./imported-log";
 
 const functionCallSchema = z.looseObject({

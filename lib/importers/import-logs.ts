@@ -10,7 +10,7 @@ import path from "node:path";
 import type { Db } from "../db/prisma";
 import { createEvaluation, EvaluationNameTakenError } from "../evaluations/create-evaluation";
 import { ingestRuns } from "../evaluations/ingest/ingest-runs";
-import { recordImportedTraces, UnlinkedRunsError } from "../traces/imported";
+import { recordImportedTraces, UnlinkedRunsError } from "../evaluations/record-traces";
 import { EVALUATION_NAME_MAX, MAX_RUNS_PER_BATCH } from "../evaluations/schemas";
 import { findUnstorable, truncateText } from "../http/storable";
 import { SkippedLog, type ImportedLog } from "./imported-log";

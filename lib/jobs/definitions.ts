@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { CANARY_CONDITIONS } from "../canary/config";
-import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/config";
+import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/rules/config";
 
 /**
  * The replay's jobs: a name and one zod payload schema each, used by the code that enqueues them
@@ -46,7 +46,7 @@ export type CanaryTrialPayload = z.infer<typeof canaryTrialPayloadSchema>;
 export const canaryJobKey = (payload: CanaryTrialPayload) => `${experimentJobKeyPrefix(payload.experimentId)}canary:${payload.condition}:${payload.trial}`;
 
 /**
- * Records the call sequences of an evaluation's runs in the trace library (lib/traces/imported.ts),
+ * Records the call sequences of an evaluation's runs in the trace library (lib/evaluations/record-traces.ts),
  * after runs were ingested through the API; enqueued in the ingest's transaction. Idempotent: it
  * links whatever runs of the evaluation are still untraced, so one job covers every batch before it.
  */

@@ -1,14 +1,14 @@
 import type { Db } from "../db/prisma";
 import { Prisma, type OpenEffect, type Run } from "../generated/prisma/client";
-import { finalityByDelay, unresolvedRuns, type FinalityDelayRow } from "../dashboard/experiment-aggregates";
+import { finalityByDelay, unresolvedRuns, type FinalityDelayRow } from "../experiments/read/experiment-aggregates";
 import { DomainError } from "../errors";
 import { compareStoredEvaluations, type ComparisonAnswer } from "../evaluations/compare";
 import { evaluationTools, largestUnits } from "../evaluations/evaluation-runs";
 import { getEvaluation } from "../evaluations/get-evaluation";
 import type { EffectPolicy, EvaluationSummary, ToolClass } from "../evaluations/schemas";
 import { evaluationSummary } from "../evaluations/summary";
-import { experimentSummary } from "../replay/summary";
-import type { ReplaySummary } from "../replay/summary-schema";
+import { experimentSummary } from "../replay/store/summary";
+import type { ReplaySummary } from "../replay/rules/summary-schema";
 import type { ArgumentExport } from "../review/completion-export";
 import { argumentView, SHARED_READER } from "../review/completion-store";
 import { consensusMatrix } from "../review/store";

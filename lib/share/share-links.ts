@@ -4,7 +4,7 @@ import type { Principal } from "../auth/principal";
 import type { Db } from "../db/prisma";
 import { forbidden, notFound } from "../errors";
 import type { Prisma, ShareLink } from "../generated/prisma/client";
-import { contentHash } from "./content-hash";
+import { contentHash } from "../content-hash";
 import { loadShareContent, shareResourceExists, type ShareContent } from "./resources";
 import type { CreateShareLinkInput, ListShareLinksQuery, ShareMode, ShareResourceType } from "./schemas";
 import { hashShareToken, newShareToken, shareTokenSchema } from "./token";

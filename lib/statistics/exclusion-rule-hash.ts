@@ -1,7 +1,7 @@
 // The declared rule's identity: its canonical JSON (keys sorted, no whitespace) and SHA-256, the
 // same canonical form the frozen share snapshots are hashed in. A shell beside the pure rule
 // because the canonical form lives in lib/share.
-import { canonicalJson, contentHash } from "../share/content-hash";
+import { canonicalJson, contentHash } from "../content-hash";
 import { exclusionRuleSchema, type ExclusionRule } from "./exclusion-rule";
 
 export interface RuleIdentity {

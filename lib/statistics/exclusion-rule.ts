@@ -5,7 +5,7 @@
 // and SHA-256 live with the share links, which this pure module may not import.
 import { z } from "zod";
 import { int4 } from "../http/storable";
-import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/classification";
+import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/rules/classification";
 
 /** keep: the run counts with its own label; count_as_failure: it counts, as a failure; exclude: it leaves the denominator, reported apart. */
 export const CLASS_TREATMENTS = ["keep", "count_as_failure", "exclude"] as const;

@@ -8,7 +8,7 @@ import { createEvaluationBodySchema, evaluationRuleChangeBodySchema } from "../e
 import { createQueuedExperiment } from "../experiments/create-experiment";
 import { experimentStatistics } from "../experiments/experiment-statistics";
 import { DomainError } from "../errors";
-import { replayConfigSchema } from "../replay/config";
+import { replayConfigSchema } from "../replay/rules/config";
 import { useTestDatabase } from "../testing/use-test-database";
 import { at } from "../testing/evaluation-example";
 import { DEFAULT_EVALUATION_RULE, declarationOf, type ExclusionRuleDeclaration } from "./exclusion-rule";

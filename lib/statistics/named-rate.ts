@@ -1,8 +1,8 @@
 // Each measure with its own population (seed 003): a completion rate over eligible runs, a
 // legal-action rate over attempted tool calls, and any narrower rate under its own name and
 // denominator, never in place of the all-eligible-run figure. Always n/N with its interval.
-import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/classification";
-import { CLASSIFICATION_LABELS } from "../replay/display";
+import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/rules/classification";
+import { CLASSIFICATION_LABELS } from "../format/replay-labels";
 import { applyExclusionRule, DEFAULT_ELIGIBLE_POPULATION, type ClassOutcomeCounts, type ExcludedRuns, type ExclusionRule } from "./exclusion-rule";
 import { wilsonInterval, type Interval } from "./wilson";
 

@@ -1,13 +1,13 @@
 // A large experiment for the dashboard benchmark (`npm run bench:dashboard`): runs generated inside
 // PostgreSQL with INSERT … SELECT … FROM generate_series (one statement per test, no row leaves the
 // server), with labels, exposures and measured delays as the paper's mechanism produces them
-// (lib/replay/expected-table2.ts), rare environment failures and protocol stops, small evidence
+// (lib/replay/rules/expected-table2.ts), rare environment failures and protocol stops, small evidence
 // JSON, the open-effects record of every scheduled write, and the implementation checks.
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db/prisma";
-import { FINALITY_POLICIES, SEPARATION_CONDITIONS, replayConfigSchema, type ReplayConfig } from "../replay/config";
-import { expectedRunCount } from "../replay/grid";
-import { PAPER_TRACE, routedWrites } from "../replay/trace";
+import { FINALITY_POLICIES, SEPARATION_CONDITIONS, replayConfigSchema, type ReplayConfig } from "../replay/rules/config";
+import { expectedRunCount } from "../replay/rules/grid";
+import { PAPER_TRACE, routedWrites } from "../replay/rules/trace";
 
 export type SyntheticGrid = Pick<ReplayConfig, "delaysMs" | "schedules" | "repetitions">;
 
@@ -48,7 +48,7 @@ export interface SyntheticExperiment {
   timings: { runsMs: number; openEffectsMs: number; checksMs: number; totalMs: number };
 }
 
-/** The implementation checks a passing replay stores (names and order of lib/replay/checks.ts). */
+/** The implementation checks a passing replay stores (names and order of lib/replay/rules/checks.ts). */
 const CHECK_NAMES = [
   "ack_precedes_application_at_nonzero_delay",
   "zero_delay_applied_before_ack",

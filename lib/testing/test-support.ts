@@ -2,7 +2,7 @@
 // real records so that a change to the evidence shape breaks these fixtures at compile time, and a
 // strict RFC 4180 reader that is independent of csv-stringify.
 import type { Operation, StoredEntry } from "../delayed-write/schemas";
-import type { FinalityEvidence, RunRecord, SeparationEvidence } from "../replay/records";
+import type { FinalityEvidence, RunRecord, SeparationEvidence } from "../replay/rules/records";
 
 export const T0 = 1_000;
 

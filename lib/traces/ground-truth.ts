@@ -2,7 +2,7 @@
 // tool-call trace, made by running its `ground_truth()` without a model. Read into library rows here,
 // pure; lib/traces/library.ts stores them.
 import { z } from "zod";
-import { AGENTDOJO_SUITES } from "../importers/agentdojo-tools";
+import { AGENTDOJO_SUITES } from "./agentdojo-tools";
 
 const groundTruthCallSchema = z.object({
   function: z.string().min(1),

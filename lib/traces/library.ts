@@ -1,7 +1,7 @@
 // The trace library in PostgreSQL: loading AgentDojo's ground truth (idempotent, on first start),
 // listing and reading traces with the imported runs that used them, and resolving a selection of
 // traces into the replay's traces. Ground-truth rows come from lib/traces/ground-truth.ts, imported
-// ones from lib/traces/imported.ts.
+// ones from lib/evaluations/record-traces.ts.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -9,7 +9,7 @@ import type { Db } from "../db/prisma";
 import { invalid } from "../errors";
 import { Prisma } from "../generated/prisma/client";
 import { encodeCursor } from "../http/pagination";
-import type { Trace } from "../replay/trace";
+import type { Trace } from "../replay/rules/trace";
 import { byTaskNumber, groundTruthFileSchema, groundTruthTraces, libraryCallSchema, type LibraryCall } from "./ground-truth";
 import type { TraceListQuery, TraceSelection } from "./schemas";
 

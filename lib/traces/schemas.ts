@@ -1,7 +1,7 @@
 // The trace library's boundaries: its list query, a trace id, and a selection of traces to replay
 // (by suite, by task, or by id). One schema each, shared by the API, the pages, the form and the CLI.
 import { z } from "zod";
-import { AGENTDOJO_SUITES } from "../importers/agentdojo-tools";
+import { AGENTDOJO_SUITES } from "./agentdojo-tools";
 import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
 import { int4 } from "../http/storable";
 

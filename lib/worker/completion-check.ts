@@ -1,8 +1,8 @@
 import type { WorkerUtils } from "graphile-worker";
 import type { Db } from "../db/prisma";
 import { enqueueFinalizeJob } from "../jobs/queue";
-import type { ReplayConfig } from "../replay/config";
-import { expectedRunCount } from "../replay/grid";
+import type { ReplayConfig } from "../replay/rules/config";
+import { expectedRunCount } from "../replay/rules/grid";
 
 /**
  * Once every run of an experiment is stored, one finalize job is enqueued (deduplicated by key).

@@ -1,6 +1,6 @@
 import type { Db } from "../db/prisma";
-import { replayConfigSchema, type ReplayConfig } from "../replay/config";
-import { markExperimentStarted, recordService } from "../replay/persist";
+import { replayConfigSchema, type ReplayConfig } from "../replay/rules/config";
+import { markExperimentStarted, recordService } from "../replay/store/persist";
 
 /** A cancellation is seen within this long. */
 const STATE_TTL_MS = 1_000;

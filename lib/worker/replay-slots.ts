@@ -1,5 +1,5 @@
 import pLimit from "p-limit";
-import { AdmissionControl } from "./admission";
+import { AdmissionControl } from "../replay/run/admission";
 
 /** A first wave of units is spread over this long (runGrid's RAMP_MS). */
 const RAMP_MS = 200;

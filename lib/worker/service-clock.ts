@@ -1,5 +1,5 @@
 import { DelayedWriteClient } from "../delayed-write/client";
-import { warmUp } from "../replay/warmup";
+import { warmUp } from "../replay/run/warmup";
 
 /** How long a unit waits for an unreachable delayed-write service before it runs anyway. */
 const SERVICE_WAIT_MS = 5_000;

@@ -1,7 +1,7 @@
 import type { WorkerUtils } from "graphile-worker";
 import type { Db } from "../db/prisma";
 import { forgetPool } from "../jobs/heartbeat";
-import type { UnitResultWriter } from "../replay/batch-writer";
+import type { UnitResultWriter } from "../replay/store/batch-writer";
 import type { JobPool } from "./job-pool";
 import type { RenewableDb } from "./renewable-db";
 import type { ServiceClock } from "./service-clock";

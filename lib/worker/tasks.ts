@@ -11,13 +11,13 @@ import {
   recordTracesPayloadSchema,
   replayUnitPayloadSchema,
 } from "../jobs/definitions";
-import type { UnitResultWriter } from "../replay/batch-writer";
-import type { ReplayConfig } from "../replay/config";
-import type { ReplayContext } from "../replay/context";
-import type { Trace } from "../replay/trace";
-import { finalizeExperiment, unitStored } from "../replay/persist";
-import { attemptsPerRun, runUnitWithRule } from "../replay/run-grid";
-import { recordImportedTraces } from "../traces/imported";
+import type { UnitResultWriter } from "../replay/store/batch-writer";
+import type { ReplayConfig } from "../replay/rules/config";
+import type { ReplayContext } from "../replay/run/context";
+import type { Trace } from "../replay/rules/trace";
+import { finalizeExperiment, unitStored } from "../replay/store/persist";
+import { attemptsPerRun, runUnitWithRule } from "../replay/run/run-grid";
+import { recordImportedTraces } from "../evaluations/record-traces";
 import type { CompletionCheck } from "./completion-check";
 import type { ExperimentCache } from "./experiment-cache";
 import type { ReplaySlots } from "./replay-slots";

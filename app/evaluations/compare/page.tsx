@@ -6,7 +6,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import { SharePanel } from "@/components/share/share-panel";
-import { parsePageQuery, searchString } from "@/lib/dashboard/filters";
+import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
 import { getDb } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
 import { compareQuerySchema, compareStoredEvaluations } from "@/lib/evaluations/compare";

@@ -1,8 +1,8 @@
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { requirePagePermission } from "@/lib/auth/guard";
-import { runIdSchema } from "@/lib/dashboard/filters";
-import { runExists } from "@/lib/dashboard/runs";
+import { runIdSchema } from "@/lib/experiments/read/filters";
+import { runExists } from "@/lib/experiments/read/runs";
 import { getDb } from "@/lib/db/client";
 
 /**

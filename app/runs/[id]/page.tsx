@@ -13,12 +13,12 @@ import { PageHeader, Section } from "@/components/ui/page-header";
 import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
-import { runIdSchema } from "@/lib/dashboard/filters";
-import { conditionLabel, describeRun, experimentTitle, shortId } from "@/lib/dashboard/format";
-import { loadRunDetail } from "@/lib/dashboard/runs";
-import { formatDuration, formatSinceStart } from "@/lib/dashboard/time";
+import { runIdSchema } from "@/lib/experiments/read/filters";
+import { conditionLabel, describeRun, experimentTitle, shortId } from "@/lib/format/runs";
+import { loadRunDetail } from "@/lib/experiments/read/runs";
+import { formatDuration, formatSinceStart } from "@/lib/format/time";
 import { getDb } from "@/lib/db/client";
-import { CLASSIFICATION_LABELS } from "@/lib/replay/display";
+import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Run" };

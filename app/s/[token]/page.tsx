@@ -12,7 +12,7 @@ import { Alert } from "@/components/ui/alert";
 import { StateBadge } from "@/components/ui/badge";
 import { PageHeader, Section } from "@/components/ui/page-header";
 import { Time } from "@/components/ui/time";
-import { experimentTitle } from "@/lib/dashboard/format";
+import { experimentTitle } from "@/lib/format/runs";
 import { getDb } from "@/lib/db/client";
 import { FIELD_INFO, REVIEW_FIELDS } from "@/lib/review/codes";
 import { lookUpShareLink } from "@/lib/share/access";

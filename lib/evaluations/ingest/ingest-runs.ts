@@ -15,7 +15,7 @@ import { validate } from "./validate";
 
 export interface IngestOptions {
   /**
-   * Who records the stored runs' call sequences in the trace library (lib/traces/imported.ts): a
+   * Who records the stored runs' call sequences in the trace library (lib/evaluations/record-traces.ts): a
    * record_traces job the batch enqueues (the default; its key merges the jobs of batches that
    * arrive while one waits), or the caller, which calls recordImportedTraces itself (the importer,
    * which may run where no worker does).

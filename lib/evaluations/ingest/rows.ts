@@ -1,7 +1,7 @@
 // Step 2 of ingestion: a valid run as the rows it is stored as — its own columns (finality audited
 // from its record), its children's rows, the surfaces it touches. Pure: store.ts formats and writes them.
 import type { ColumnType } from "../../db/unnest-rows";
-import { disagrees } from "../../replay/labels";
+import { disagrees } from "../../replay/rules/labels";
 import { auditFinality, type FinalityEffect, type FinalityResolution, type RunFinality } from "../finality";
 import type { RunRecord, ToolClass } from "../schemas";
 import type { ValidRun } from "./validate";

@@ -188,7 +188,7 @@ async function storeWithChanges(tx: CopyTx, evaluationId: string, policyVersion:
              content_hash = EXCLUDED.content_hash, finality = EXCLUDED.finality, unresolved_reason = EXCLUDED.unresolved_reason,
              unresolved_effect_id = EXCLUDED.unresolved_effect_id, unresolved_tool = EXCLUDED.unresolved_tool,
              disagreement = EXCLUDED.disagreement, audit_policy_version = EXCLUDED.audit_policy_version, updated_at = now(),
-             -- a run whose calls changed is linked to its new sequence's trace by the importer's next step (lib/traces/imported.ts)
+             -- a run whose calls changed is linked to its new sequence's trace by the importer's next step (lib/evaluations/record-traces.ts)
              trace_id = CASE WHEN evaluation_runs.tool_calls IS NOT DISTINCT FROM EXCLUDED.tool_calls THEN evaluation_runs.trace_id END
        WHERE evaluation_runs.content_hash <> EXCLUDED.content_hash
       RETURNING id::text AS id, external_id, (xmax = 0) AS inserted`,

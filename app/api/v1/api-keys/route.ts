@@ -4,7 +4,7 @@ import { listApiKeysQuerySchema, newApiKeySchema } from "@/lib/auth/schemas";
 import { getAuth } from "@/lib/auth/server";
 import { getDb } from "@/lib/db/client";
 import { forbidden } from "@/lib/errors";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@ import { getDb } from "@/lib/db/client";
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
 import { listEvaluations } from "@/lib/evaluations/list-evaluations";
 import { createEvaluationBodySchema, evaluationListQuerySchema } from "@/lib/evaluations/schemas";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

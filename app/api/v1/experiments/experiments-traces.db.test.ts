@@ -3,7 +3,7 @@ import { createApiKey, createAccount } from "@/lib/auth/accounts";
 import { createAuth } from "@/lib/auth/auth";
 import { queuedUnitJobCount } from "@/lib/jobs/queue";
 import { readServerEnv } from "@/lib/env";
-import { replayConfigSchema } from "@/lib/replay/config";
+import { replayConfigSchema } from "@/lib/replay/rules/config";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 import { loadGroundTruthTraces } from "@/lib/traces/library";
 

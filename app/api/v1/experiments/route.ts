@@ -3,8 +3,8 @@ import { createCanaryExperiment } from "@/lib/experiments/create-canary-experime
 import { createQueuedExperiment } from "@/lib/experiments/create-experiment";
 import { listExperiments } from "@/lib/experiments/list-experiments";
 import { createExperimentRequestSchema, experimentListQuerySchema } from "@/lib/experiments/schemas";
-import { apiRoute } from "@/lib/http/route";
-import { replayConfigSchema } from "@/lib/replay/config";
+import { apiRoute } from "@/lib/web/api-route";
+import { replayConfigSchema } from "@/lib/replay/rules/config";
 import { resolveTraceSelection } from "@/lib/traces/library";
 
 export const dynamic = "force-dynamic";

@@ -2,7 +2,7 @@ import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { EVALUATION_NAME_MAX } from "@/lib/evaluations/schemas";
 import { optional } from "@/lib/http/pagination";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 import { importUpload } from "@/lib/importers/import-upload";
 
 export const dynamic = "force-dynamic";

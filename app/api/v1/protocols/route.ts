@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 import { createProtocol } from "@/lib/review/protocols";
 import { matrixQuerySchema, matrixShow, viewerOf } from "@/lib/review/route-input";
 import { createProtocolSchema } from "@/lib/review/schemas";

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { baseUrlOf, readServerEnv } from "@/lib/env";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 import { createShareLinkSchema, listShareLinksQuerySchema } from "@/lib/share/schemas";
 import { createShareLink, visibleShareLinks } from "@/lib/share/share-links";
 

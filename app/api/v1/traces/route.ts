@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 import { listTraces } from "@/lib/traces/library";
 import { traceListQuerySchema } from "@/lib/traces/schemas";
 

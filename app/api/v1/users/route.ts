@@ -2,7 +2,7 @@ import { createAccount, listAccounts } from "@/lib/auth/accounts";
 import { newUserSchema } from "@/lib/auth/schemas";
 import { getAuth } from "@/lib/auth/server";
 import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

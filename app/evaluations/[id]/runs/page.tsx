@@ -11,7 +11,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Input, Label } from "@/components/ui/field";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
-import { parsePageQuery, searchString } from "@/lib/dashboard/filters";
+import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
 import { getDb } from "@/lib/db/client";
 import { REASON_LABELS } from "@/lib/evaluations/display";
 import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";

@@ -1,9 +1,9 @@
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { requirePagePermission } from "@/lib/auth/guard";
-import { experimentExists } from "@/lib/dashboard/runs";
+import { experimentExists } from "@/lib/experiments/read/runs";
 import { getDb } from "@/lib/db/client";
-import { isExperimentId } from "@/lib/replay/display";
+import { isExperimentId } from "@/lib/format/replay-labels";
 
 /**
  * Checked here, outside loading.tsx's Suspense boundary: once the loading state is sent the status is

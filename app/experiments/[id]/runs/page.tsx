@@ -11,12 +11,12 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Label, Select } from "@/components/ui/field";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
-import { parsePageQuery, runFiltersOf, runListQuerySchema, searchString, viewQuery } from "@/lib/dashboard/filters";
-import { experimentTitle } from "@/lib/dashboard/format";
+import { parsePageQuery, runFiltersOf, runListQuerySchema, searchString, viewQuery } from "@/lib/experiments/read/filters";
+import { experimentTitle } from "@/lib/format/runs";
 import type { SearchParams } from "@/lib/http/input";
-import { listRuns, runsViewExperiment } from "@/lib/dashboard/runs";
+import { listRuns, runsViewExperiment } from "@/lib/experiments/read/runs";
 import { getDb } from "@/lib/db/client";
-import { isExperimentId } from "@/lib/replay/display";
+import { isExperimentId } from "@/lib/format/replay-labels";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Runs" };

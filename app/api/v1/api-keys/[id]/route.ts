@@ -3,7 +3,7 @@ import { can } from "@/lib/auth/permissions";
 import { pathIdSchema } from "@/lib/auth/schemas";
 import { getPrincipalResolver } from "@/lib/auth/server";
 import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

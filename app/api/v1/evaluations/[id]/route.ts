@@ -2,7 +2,7 @@ import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

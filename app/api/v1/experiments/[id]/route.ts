@@ -3,7 +3,7 @@ import { notFound } from "@/lib/errors";
 import { experimentStatus } from "@/lib/experiments/progress";
 import { experimentIdSchema, experimentLabelsPatchSchema } from "@/lib/experiments/schemas";
 import { setExperimentLabels } from "@/lib/experiments/set-experiment-labels";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 import { protocolSnapshot, updateProtocol } from "@/lib/review/protocols";
 import { protocolIdSchema, viewerOf } from "@/lib/review/route-input";
 import { updateProtocolSchema } from "@/lib/review/schemas";

@@ -1,6 +1,6 @@
-import { csvResponse } from "@/lib/dashboard/csv";
+import { csvResponse } from "@/lib/experiments/read/csv";
 import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 import { tableA1Latex, table3Latex } from "@/lib/review/latex";
 import { exportQuerySchema } from "@/lib/review/route-input";
 import { consensusMatrix, reviewLedger } from "@/lib/review/store";

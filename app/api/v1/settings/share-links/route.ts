@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 import { killSwitchSchema } from "@/lib/share/schemas";
 import { setShareLinksDisabled, shareLinksDisabled } from "@/lib/share/share-links";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 import { lookUpShareLink } from "@/lib/share/access";
 import { shareRefusal } from "@/lib/share/refusal";
 

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 import { getTrace } from "@/lib/traces/library";
 import { traceIdSchema } from "@/lib/traces/schemas";
 

@@ -2,7 +2,7 @@ import { setAccountRole } from "@/lib/auth/accounts";
 import { pathIdSchema, setRoleSchema } from "@/lib/auth/schemas";
 import { getPrincipalResolver } from "@/lib/auth/server";
 import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

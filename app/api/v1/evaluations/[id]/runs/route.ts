@@ -4,7 +4,7 @@ import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
 import { evaluationIdSchema, evaluationRunListQuerySchema, ingestEnvelopeSchema, MAX_INGEST_BODY_BYTES } from "@/lib/evaluations/schemas";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

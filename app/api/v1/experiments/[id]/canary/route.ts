@@ -2,7 +2,7 @@ import { canaryResults } from "@/lib/canary/store";
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

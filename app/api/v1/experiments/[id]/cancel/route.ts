@@ -3,7 +3,7 @@ import { getServiceClient } from "@/lib/delayed-write/web-client";
 import { conflict, DomainError, notFound } from "@/lib/errors";
 import { cancelExperiment } from "@/lib/experiments/cancel-experiment";
 import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

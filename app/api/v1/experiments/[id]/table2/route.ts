@@ -1,11 +1,11 @@
 import { z } from "zod";
-import { csvResponse } from "@/lib/dashboard/csv";
-import { table2Export } from "@/lib/dashboard/table2-export";
+import { csvResponse } from "@/lib/experiments/read/csv";
+import { table2Export } from "@/lib/experiments/read/table2-export";
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { cachedExperimentSummary } from "@/lib/experiments/cached-summary";
 import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,8 @@
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { apiRoute } from "@/lib/http/route";
-import { storedExperimentTraceResults } from "@/lib/replay/trace-results";
+import { apiRoute } from "@/lib/web/api-route";
+import { storedExperimentTraceResults } from "@/lib/replay/store/trace-results";
 
 export const dynamic = "force-dynamic";
 

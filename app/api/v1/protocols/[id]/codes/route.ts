@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 import { protocolIdSchema, saveCodeBodySchema } from "@/lib/review/route-input";
 import { saveCode } from "@/lib/review/store";
 

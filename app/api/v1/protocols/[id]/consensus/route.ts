@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 import { consensusBodySchema, protocolIdSchema } from "@/lib/review/route-input";
 import { setConsensus } from "@/lib/review/store";
 

@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 import { reviewCodeIdSchema } from "@/lib/review/route-input";
 import { restoreSchema } from "@/lib/review/schemas";
 import { restoreCode } from "@/lib/review/store";

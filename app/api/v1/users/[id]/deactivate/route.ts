@@ -2,7 +2,7 @@ import { deactivateUserSchema, pathIdSchema } from "@/lib/auth/schemas";
 import { getPrincipalResolver } from "@/lib/auth/server";
 import { setAccountActive } from "@/lib/auth/set-account-active";
 import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -2,7 +2,7 @@ import { resetAccountPassword } from "@/lib/auth/reset-account-password";
 import { pathIdSchema, resetPasswordSchema } from "@/lib/auth/schemas";
 import { getAuth, getPrincipalResolver } from "@/lib/auth/server";
 import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,10 +1,10 @@
-import { exportResponse } from "@/lib/dashboard/csv";
-import { runExportQuerySchema, runFiltersOf } from "@/lib/dashboard/filters";
-import { experimentExists, RUN_EXPORT_COLUMNS, runBatches } from "@/lib/dashboard/runs";
+import { exportResponse } from "@/lib/experiments/read/csv";
+import { runExportQuerySchema, runFiltersOf } from "@/lib/experiments/read/filters";
+import { experimentExists, RUN_EXPORT_COLUMNS, runBatches } from "@/lib/experiments/read/runs";
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { appendResolution } from "@/lib/evaluations/append-resolution";
 import { effectResolutionPathSchema, postResolutionBodySchema } from "@/lib/evaluations/schemas";
-import { apiRoute } from "@/lib/http/route";
+import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,0 +1,157 @@
+import { readFileSync } from "node:fs";
+import { Logger, runOnce } from "graphile-worker";
+import { describe, expect, it } from "vitest";
+import { poolOf, type Db } from "../db/prisma";
+import { sqlTransaction } from "../db/sql-transaction";
+import { createEvaluation } from "./create-evaluation";
+import { ingestRuns } from "./ingest/ingest-runs";
+import type { EffectPolicy } from "./schemas";
+import { setEffectPolicy } from "./set-effect-policy";
+import { RECORD_TRACES_JOB, recordTracesJobKey } from "../jobs/definitions";
+import { runnableJobCount } from "../jobs/queue";
+import { at } from "../testing/evaluation-example";
+import { useTestDatabase } from "../testing/use-test-database";
+import { recordTracesTask } from "../worker/tasks";
+import { recordImportedTraces, recordImportedTracesInTransaction } from "./record-traces";
+
+// The trace library kept in step with the runs, on a real PostgreSQL: runs ingested through the API
+// get their traces from a record_traces job; a pass that loses a sequence to a concurrent one still
+// links its runs; a policy change moves only the runs whose trace marks writes otherwise; and the
+// migration that made write marks part of a trace's identity rehashes old traces as the code hashes.
+let db: Db;
+let url: string;
+useTestDatabase((database) => ({ db, url } = database));
+
+const POLICY: EffectPolicy = { tools: { send_money: "sync_confirmed", read_balance: "read_only" } };
+const run = (externalId: string, calls: Array<[string, Record<string, unknown>]>) => ({
+  externalId,
+  taskId: `bank/${externalId}`,
+  startedAt: at(0),
+  scoredAt: at(5),
+  endpointLabel: "success",
+  toolCalls: calls.map(([tool, args]) => ({ tool, arguments: args })),
+});
+
+/** Each run's trace id, by external id. */
+async function links(evaluationId: string): Promise<Record<string, string | null>> {
+  const runs = await db.evaluationRun.findMany({ where: { evaluationId }, select: { externalId: true, traceId: true } });
+  return Object.fromEntries(runs.map((r) => [r.externalId, r.traceId]));
+}
+
+const importedTraces = () => db.trace.findMany({ where: { source: "imported" }, orderBy: { id: "asc" } });
+
+async function until(done: () => Promise<boolean> | boolean): Promise<void> {
+  while (!(await done())) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+describe("imported traces kept in step with runs and policies", () => {
+  it("gives runs ingested through the API their traces by one record_traces job per evaluation", async () => {
+    const id = await createEvaluation(db, { name: "ingested", effectPolicy: POLICY }, null);
+    await ingestRuns(db, id, [run("i1", [["read_balance", {}], ["send_money", { amount: 1 }]]), run("i2", [["read_balance", {}]])]);
+    await ingestRuns(db, id, [run("i3", [["send_money", { amount: 3 }]])]);
+    // The second batch's job merged into the first's, still waiting.
+    expect(await runnableJobCount(db, [recordTracesJobKey(id)])).toBe(1);
+    expect(Object.values(await links(id))).toEqual([null, null, null]);
+
+    await runOnce({ connectionString: url, taskList: { [RECORD_TRACES_JOB]: recordTracesTask(db, () => {}) }, logger: new Logger(() => () => {}) });
+    expect(Object.values(await links(id)).every((trace) => trace !== null)).toBe(true);
+    expect(await runnableJobCount(db, [recordTracesJobKey(id)])).toBe(0);
+    const i1 = await db.trace.findUniqueOrThrow({ where: { id: (await links(id)).i1! } });
+    expect(i1).toMatchObject({ source: "imported", suite: "ingested", task: "bank/i1", callCount: 2, stateChangingCount: 1 });
+
+    // A batch found unchanged has nothing to record, and enqueues nothing.
+    await ingestRuns(db, id, [run("i3", [["send_money", { amount: 3 }]])]);
+    expect(await runnableJobCount(db, [recordTracesJobKey(id)])).toBe(0);
+  });
+
+  it("links every run of a pass that lost its sequences to a concurrent pass", async () => {
+    const runs = [run("c1", [["read_balance", { account: "c" }]]), run("c2", [["send_money", { amount: 2, to: "c" }]])];
+    const first = await createEvaluation(db, { name: "concurrent A", effectPolicy: POLICY }, null);
+    const second = await createEvaluation(db, { name: "concurrent B", effectPolicy: POLICY }, null);
+    await ingestRuns(db, first, runs, { traces: "caller" });
+    await ingestRuns(db, second, runs, { traces: "caller" });
+
+    // A's pass inserts the two traces and holds its transaction open; B's pass starts, and its
+    // inserts wait for A's transaction, which commits only then: B's statement cannot see them.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    let firstLinked = 0;
+    const holding = sqlTransaction(poolOf(db), async (tx) => {
+      firstLinked = await recordImportedTracesInTransaction(tx, first);
+      await gate;
+    });
+    await until(() => firstLinked > 0);
+    const linkingSecond = recordImportedTraces(db, second);
+    await until(async () => {
+      const [{ waiting }] = await db.$queryRaw<[{ waiting: number }]>`
+        SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event = 'transactionid'`;
+      return waiting > 0;
+    });
+    release();
+    await holding;
+
+    expect(firstLinked).toBe(2);
+    expect(await linkingSecond).toBe(2);
+    expect(await links(second)).toEqual(await links(first));
+  });
+
+  it("has a migration that rehashes existing imported traces as the trace step hashes them", async () => {
+    const hashes = async () => (await importedTraces()).map((t) => [t.id, t.contentHash]);
+    const current = await hashes();
+    expect(current.length).toBeGreaterThan(0);
+    // The hash before write marks were part of it: the ordered (function, arguments) pairs.
+    await db.$executeRaw`
+      UPDATE traces SET content_hash = encode(sha256(convert_to(
+        (SELECT jsonb_agg(jsonb_build_array(c->'function', c->'args') ORDER BY i) FROM jsonb_array_elements(calls) WITH ORDINALITY AS x(c, i))::text, 'UTF8')), 'hex')
+       WHERE source = 'imported'`;
+    expect(await hashes()).not.toEqual(current);
+    const migration = readFileSync("prisma/migrations/20261202060000_imported_trace_write_marks/migration.sql", "utf8");
+    const rehash = migration.match(/^UPDATE "traces" .*;$/m)![0];
+    await db.$executeRawUnsafe(rehash);
+    expect(await hashes()).toEqual(current);
+  });
+
+  it("moves, on a policy change, only the runs whose trace marks writes otherwise, and never changes a trace", async () => {
+    const runs = [
+      run("p1", [["read_balance", { account: "p" }], ["send_money", { amount: 5 }]]),
+      run("p2", [["read_balance", { account: "p" }]]),
+      run("p3", [["update_password", { password: "hunter2" }], ["read_balance", { account: "p" }]]),
+    ];
+    const first = await createEvaluation(db, { name: "policy A", effectPolicy: POLICY }, null);
+    const second = await createEvaluation(db, { name: "policy B", effectPolicy: POLICY }, null);
+    for (const id of [first, second]) {
+      await ingestRuns(db, id, runs, { traces: "caller" });
+      await recordImportedTraces(db, id);
+    }
+    const before = await links(first);
+    // One policy, one sequence: one trace, shared.
+    expect(await links(second)).toEqual(before);
+    const tracesBefore = await importedTraces();
+
+    // update_password becomes a write: only p3's trace disagrees, and p3 of A alone moves.
+    const writesPassword: EffectPolicy = { tools: { ...POLICY.tools, update_password: "external" } };
+    await setEffectPolicy(db, first, writesPassword, null);
+    const after = await links(first);
+    expect(after).toMatchObject({ p1: before.p1, p2: before.p2 });
+    expect(after.p3).not.toBe(before.p3);
+    expect(await links(second)).toEqual(before);
+    const moved = await db.trace.findUniqueOrThrow({ where: { id: after.p3! } });
+    expect(moved).toMatchObject({ task: "bank/p3", stateChangingCount: 1 });
+    expect((moved.calls as Array<{ function: string; stateChanging: boolean }>).map((c) => [c.function, c.stateChanging])).toEqual([
+      ["update_password", true],
+      ["read_balance", false],
+    ]);
+    // The traces made before are as they were (an experiment may have replayed them); one was added.
+    const tracesAfter = await importedTraces();
+    expect(tracesAfter.filter((t) => t.id !== moved.id)).toEqual(tracesBefore);
+    expect(tracesAfter).toHaveLength(tracesBefore.length + 1);
+
+    // B under the same policy: its p3 joins the trace A's p3 made, rather than a second one.
+    await setEffectPolicy(db, second, writesPassword, null);
+    expect(await links(second)).toEqual(after);
+    // A back under its first policy: its p3 returns to its first trace.
+    await setEffectPolicy(db, first, POLICY, null);
+    expect(await links(first)).toEqual(before);
+    expect(await importedTraces()).toEqual(tracesAfter);
+  });
+});

@@ -1,0 +1,168 @@
+// Imported runs' call sequences in the trace library (issue 11 item 4): one trace of source
+// `imported` per distinct ordered (function, arguments, stateChanging) sequence, shared by every run
+// that made it, and each run's trace_id pointing at it. A trace's write marks are part of its
+// identity (its content_hash, the SQL function imported_trace_hash): two evaluations whose policies
+// mark one sequence differently get two traces, and a trace never changes once made, so an
+// experiment that replayed it stays reproducible. Set-based and keyed on the evaluation's runs
+// without a trace yet, so it is idempotent, heals a run an earlier pass left unlinked, and costs one
+// query when nothing is new. Runs without tool calls get no trace.
+import { z } from "zod";
+import type { Db } from "../db/prisma";
+import type { SqlTx } from "../db/sql-transaction";
+import { Prisma } from "../generated/prisma/client";
+import { toolClassifier } from "./policy";
+import type { EffectPolicy, ToolClass } from "./schemas";
+
+/** Runs with calls and no trace yet: the predicate of the partial index evaluation_runs_untraced_idx (keep them equal). */
+const UNTRACED = Prisma.sql`er.trace_id IS NULL AND jsonb_typeof(er.tool_calls) = 'array' AND er.tool_calls <> '[]'::jsonb`;
+
+/** Classes whose calls change state; read_only does not, and an unclassified tool is counted as not state-changing. */
+const STATE_CHANGING: ReadonlySet<ToolClass> = new Set(["sync_confirmed", "async_handle", "external"]);
+
+/** The tools of `tools` that change state under the policy's classifier. Pure. */
+export function stateChangingTools(tools: readonly string[], classOf: (tool: string) => ToolClass): string[] {
+  return tools.filter((tool) => STATE_CHANGING.has(classOf(tool))).sort();
+}
+
+/** Long enough for a pass over PASS_RUNS runs on a loaded machine (Prisma's default is 5 s). */
+const PASS_TRANSACTION = { timeout: 120_000, maxWait: 60_000 };
+
+/**
+ * Untraced runs one pass takes at most. An evaluation ingested while no worker ran holds all its
+ * runs untraced: one pass over 1,000,000 of them outlived its transaction's 120 s, and the job
+ * failed the same way at every retry.
+ */
+const PASS_RUNS = 5_000;
+
+/**
+ * Records the call sequences of the evaluation's runs that have none yet. Returns how many runs it
+ * linked. An imported trace's suite is the AgentDojo suite of the first run that made it (its task
+ * id's `suite/` part) for an AgentDojo evaluation, else the evaluation's benchmark (or name); its task
+ * is that run's task id. Its calls' stateChanging comes from the evaluation's current effect policy,
+ * which cannot change during a pass (a share lock; setEffectPolicy takes it exclusively).
+ */
+export async function recordImportedTraces(db: Db, evaluationId: string): Promise<number> {
+  // One transaction per pass, so that a pass repeated after a lost race holds no trace of its own uncommitted.
+  return untilAllLinked(evaluationId, () => db.$transaction((tx) => linkUntracedRuns(tx, evaluationId), PASS_TRANSACTION));
+}
+
+/** recordImportedTraces inside the caller's transaction (every pass in it): for a caller that changes the evaluation's runs or policy in the same transaction. */
+export async function recordImportedTracesInTransaction(tx: SqlTx, evaluationId: string): Promise<number> {
+  return untilAllLinked(evaluationId, () => linkUntracedRuns(tx, evaluationId));
+}
+
+/**
+ * After the evaluation's effect policy changed to `policy` (inside that change's transaction, which
+ * holds the evaluation exclusively): unlinks the runs whose trace marks its calls' writes otherwise
+ * than `policy` does, for recordImportedTracesInTransaction to link them to the trace of their
+ * sequence under it (a new one, or an existing one with the same calls and marks). Runs whose trace
+ * agrees keep it, and no trace is modified. Returns how many runs it unlinked.
+ */
+export async function unlinkRunsWithOtherMarks(tx: SqlTx, evaluationId: string, policy: EffectPolicy): Promise<number> {
+  const linkedTraces = Prisma.sql`SELECT t.id, t.calls FROM traces t
+     WHERE t.source = 'imported' AND t.id IN (SELECT er.trace_id FROM evaluation_runs er WHERE er.evaluation_id = ${evaluationId}::uuid)`;
+  const [{ tools }] = z
+    .tuple([z.object({ tools: z.array(z.string()) })])
+    .parse(await tx.$queryRaw`SELECT ARRAY(SELECT DISTINCT c->>'function' FROM (${linkedTraces}) t CROSS JOIN LATERAL jsonb_array_elements(t.calls) AS c) AS tools`);
+  const writes = stateChangingTools(tools, toolClassifier(policy));
+  return tx.$executeRaw`
+    UPDATE evaluation_runs SET trace_id = NULL
+     WHERE evaluation_id = ${evaluationId}::uuid AND trace_id IN (
+       SELECT t.id FROM (${linkedTraces}) t
+        WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(t.calls) AS c WHERE (c->>'stateChanging')::boolean IS DISTINCT FROM ((c->>'function') = ANY(${writes}::text[]))))`;
+}
+
+/** What one pass saw: untraced runs with calls, and how many of them it linked. */
+interface Pass {
+  seen: number;
+  linked: number;
+}
+
+/**
+ * Passes that leave runs unlinked before giving up. A lost race costs one more pass and a re-sent
+ * run one more, so a few suffice; runs still unlinked after this many mean a bug or a writer that
+ * never stops, and repeating for ever would hold the job (or the import, or the policy change's
+ * transaction) for good.
+ */
+const MAX_LINK_PASSES = 10;
+
+/** Runs left unlinked after MAX_LINK_PASSES passes: the record_traces job fails (and is retried), the importer reports the batch's files failed. */
+export class UnlinkedRunsError extends Error {
+  constructor(
+    readonly evaluationId: string,
+    readonly unlinked: number,
+  ) {
+    super(`evaluation ${evaluationId}: ${unlinked} run(s) still without their trace after ${MAX_LINK_PASSES} passes`);
+  }
+}
+
+/**
+ * Repeats the pass until one links every run it saw. A run is left unlinked when a concurrent pass
+ * (another evaluation's, with the same sequence) inserted its trace first: ON CONFLICT waited for
+ * that transaction to end, but the statement's snapshot predates it. The next pass sees that trace.
+ * (Or when the run was re-sent between the pass's read and its update: the next pass sees it anew.)
+ */
+async function untilAllLinked(evaluationId: string, pass: () => Promise<Pass>): Promise<number> {
+  let total = 0;
+  for (let incomplete = 0; ; ) {
+    const { seen, linked } = await pass();
+    total += linked;
+    // A pass that saw fewer than PASS_RUNS saw every untraced run left.
+    if (seen < PASS_RUNS && linked === seen) return total;
+    if (linked < seen && ++incomplete === MAX_LINK_PASSES) throw new UnlinkedRunsError(evaluationId, seen - linked);
+  }
+}
+
+const count = z.coerce.number().int();
+
+/** One pass over up to PASS_RUNS of the evaluation's untraced runs, under a share lock on the evaluation (its policy cannot change meanwhile). */
+async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> {
+  // One round trip when nothing is new: the evaluation, its current policy, the pass's runs and the tools they call.
+  const [evaluation] = z
+    .array(z.object({ name: z.string(), benchmark: z.string().nullable(), policy: z.record(z.string(), z.string()), runs: z.array(z.string()), tools: z.array(z.string()) }))
+    .parse(
+      await tx.$queryRaw`
+        WITH chunk AS (SELECT er.id, er.tool_calls FROM evaluation_runs er WHERE er.evaluation_id = ${evaluationId}::uuid AND ${UNTRACED} LIMIT ${PASS_RUNS})
+        SELECT e.name, e.benchmark, p.tools AS policy, ARRAY(SELECT id::text FROM chunk) AS runs,
+               ARRAY(SELECT DISTINCT c->>'tool' FROM chunk CROSS JOIN LATERAL jsonb_array_elements(chunk.tool_calls) AS c) AS tools
+          FROM evaluations e JOIN evaluation_effect_policies p ON p.evaluation_id = e.id AND p.version = e.effect_policy_version
+         WHERE e.id = ${evaluationId}::uuid
+           FOR SHARE OF e`,
+    );
+  if (!evaluation || evaluation.runs.length === 0) return { seen: 0, linked: 0 };
+  const writes = stateChangingTools(evaluation.tools, toolClassifier({ tools: evaluation.policy } as EffectPolicy));
+  const agentDojo = evaluation.benchmark?.toLowerCase() === "agentdojo";
+  const suite = evaluation.benchmark ?? evaluation.name;
+  const [pass] = z.tuple([z.object({ seen: count, linked: count })]).parse(
+    await tx.$queryRaw`
+      WITH seq AS (
+        SELECT er.id, er.task_id, er.content_hash AS run_hash,
+               jsonb_agg(jsonb_build_object('function', c->>'tool', 'args', coalesce(c->'arguments', '{}'::jsonb), 'result', NULL,
+                                            'error', c->>'error', 'stateChanging', (c->>'tool') = ANY(${writes}::text[])) ORDER BY i) AS calls,
+               count(*) AS call_count, count(*) FILTER (WHERE (c->>'tool') = ANY(${writes}::text[])) AS state_changing_count
+          FROM unnest(${evaluation.runs}::bigint[]) AS pass(id) JOIN evaluation_runs er ON er.id = pass.id
+         CROSS JOIN LATERAL jsonb_array_elements(er.tool_calls) WITH ORDINALITY AS x(c, i)
+         WHERE ${UNTRACED}
+         GROUP BY er.id, er.task_id, er.content_hash
+      ), hashed AS (
+        SELECT seq.*, imported_trace_hash(calls) AS hash,
+               CASE WHEN ${agentDojo} AND position('/' in task_id) > 0 THEN split_part(task_id, '/', 1) ELSE ${suite} END AS suite,
+               CASE WHEN ${agentDojo} AND position('/' in task_id) > 0 THEN substring(task_id from position('/' in task_id) + 1) ELSE task_id END AS task
+          FROM seq
+      ), inserted AS (
+        INSERT INTO traces (id, source, benchmark_version, suite, task, kind, prompt, calls, call_count, state_changing_count, content_hash)
+        SELECT DISTINCT ON (hash) gen_random_uuid(), 'imported', '', suite, task, 'user', '', calls, call_count, state_changing_count, hash
+          FROM hashed ORDER BY hash, id
+        ON CONFLICT (content_hash) DO NOTHING
+        RETURNING id, content_hash
+      ), linked AS (
+        -- Only a run still untraced and unchanged since it was read (a concurrent ingest may have re-sent it).
+        UPDATE evaluation_runs er SET trace_id = coalesce(inserted.id, existing.id)
+          FROM hashed LEFT JOIN inserted ON inserted.content_hash = hashed.hash LEFT JOIN traces existing ON existing.content_hash = hashed.hash
+         WHERE er.id = hashed.id AND er.trace_id IS NULL AND er.content_hash = hashed.run_hash AND coalesce(inserted.id, existing.id) IS NOT NULL
+        RETURNING er.id
+      )
+      SELECT (SELECT count(*) FROM hashed) AS seen, (SELECT count(*) FROM linked) AS linked`,
+  );
+  return pass;
+}
