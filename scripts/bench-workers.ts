@@ -33,7 +33,7 @@ import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import type { Db } from "../lib/db/prisma";
 import { createQueuedExperiment } from "../lib/experiments/create-experiment";
-import { finalizeJobKey } from "../lib/jobs/definitions";
+import { finalizeJobKey } from "../lib/replay/run/jobs";
 import { runnableJobCount } from "../lib/jobs/queue";
 import { replayConfigSchema, type ReplayConfig } from "../lib/replay/rules/config";
 import { table2Mismatches } from "../lib/replay/rules/expected-table2";

@@ -2,7 +2,7 @@ import { createServer } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { DelayedWriteClient, ServiceFailure } from "../delayed-write/client";
 import { createCanaryExperiment } from "../experiments/create-canary-experiment";
-import { UNIT_MAX_ATTEMPTS } from "../jobs/definitions";
+import { UNIT_MAX_ATTEMPTS } from "../replay/run/jobs";
 import type { TestDatabase } from "../testing/database";
 import { useTestDatabase } from "../testing/use-test-database";
 import { canaryConfigSchema } from "./config";

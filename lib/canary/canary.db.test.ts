@@ -4,7 +4,7 @@ import { spawnDelayedWriteService, type ServiceProcess } from "../delayed-write/
 import { createCanaryExperiment } from "../experiments/create-canary-experiment";
 import { experimentStatus } from "../experiments/progress";
 import { runnableJobCount } from "../jobs/queue";
-import { canaryJobKey } from "../jobs/definitions";
+import { canaryJobKey } from "./jobs";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { startReplayWorker, type ReplayWorker } from "../worker/job-worker";
 import { CANARY_SURFACES, canaryConfigSchema } from "./config";

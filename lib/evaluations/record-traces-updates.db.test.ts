@@ -7,7 +7,7 @@ import { createEvaluation } from "./create-evaluation";
 import { ingestRuns } from "./ingest/ingest-runs";
 import type { EffectPolicy } from "./schemas";
 import { setEffectPolicy } from "./set-effect-policy";
-import { RECORD_TRACES_JOB, recordTracesJobKey } from "../jobs/definitions";
+import { RECORD_TRACES_JOB, recordTracesJobKey } from "./record-traces-job";
 import { runnableJobCount } from "../jobs/queue";
 import { at } from "../testing/evaluation-example";
 import { useTestDatabase } from "../testing/use-test-database";

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
 import { bigintDigits, int4, pgTime } from "../http/storable";
+import { INHERITED_STATES, type InheritedState } from "../replay/rules/inherited-state";
 import { changeExclusionRuleBodySchema, exclusionRuleDeclarationSchema } from "../statistics/exclusion-rule";
 
 
@@ -31,9 +32,8 @@ export type Finality = (typeof FINALITIES)[number];
 export const UNRESOLVED_REASONS = ["pending_at_scoring", "resolved_after_scoring", "never_resolved", "unverifiable", "unclassified_tool"] as const;
 export type UnresolvedReason = (typeof UNRESOLVED_REASONS)[number];
 
-/** seeds/002: what a run could have inherited from other runs. */
-export const INHERITED_STATES = ["none", "internal", "public"] as const;
-export type InheritedState = (typeof INHERITED_STATES)[number];
+/** seeds/002: what a run could have inherited from other runs (one order, lib/replay/rules/inherited-state.ts). */
+export { INHERITED_STATES, type InheritedState };
 
 export const MAX_RUNS_PER_BATCH = 1_000;
 /** A batch of 1,000 runs with their effects and touches fits well inside this. */

@@ -5,7 +5,8 @@
 // verified reset breaks a route only once the write it follows has settled (the paper's verified
 // reset waits until the operation is terminal); an unverified one, or one whose canary survived, breaks nothing. Connected
 // components are the analysis units. Pure: times are epoch milliseconds; run ids are opaque strings.
-import type { InheritedState, ResolutionStatus, StatusAtScoring } from "./schemas";
+import { INHERITED_RANK, type InheritedState } from "../replay/rules/inherited-state";
+import type { ResolutionStatus, StatusAtScoring } from "./schemas";
 import { isTerminalStatus } from "./finality";
 
 export interface SurfaceWrite {
@@ -155,17 +156,6 @@ export function surfaceLinkGroups(history: SurfaceHistory): SurfaceLinkGroup[] {
 /** Run ids are decimal bigint strings: compared as numbers, the smallest names its unit. */
 export function compareRunIds(a: string, b: string): number {
   return a.length - b.length || (a < b ? -1 : a > b ? 1 : 0);
-}
-
-/**
- * Inherited states ranked from the least to the most public: a run's state is the most public it
- * received. The one definition of that rank; SQL that needs it is rendered from it (audit/links.ts).
- */
-export const INHERITED_RANK: Readonly<Record<InheritedState, number>> = { none: 0, internal: 1, public: 2 };
-
-/** The more public of two inherited states. */
-export function morePublic(a: InheritedState, b: InheritedState): InheritedState {
-  return INHERITED_RANK[b] > INHERITED_RANK[a] ? b : a;
 }
 
 /**

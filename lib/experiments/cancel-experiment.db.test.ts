@@ -3,8 +3,9 @@ import path from "node:path";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
 import { DelayedWriteClient } from "../delayed-write/client";
 import { spawnDelayedWriteService, type ServiceProcess } from "../delayed-write/spawn";
-import { unitJobKey } from "../jobs/definitions";
-import { lockedJobCount, runnableJobCount } from "../jobs/queue";
+import { runnableJobCount } from "../jobs/queue";
+import { unitJobKey } from "../replay/run/jobs";
+import { lockedExperimentJobCount } from "./experiment-jobs";
 import { replayConfigSchema } from "../replay/rules/config";
 import { gridUnits } from "../replay/rules/grid";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
@@ -48,12 +49,12 @@ it("leaves the jobs a worker holds to that worker, and is not quiescent while it
   const ghost = spawn(process.execPath, ["--import", "tsx", path.resolve("lib/testing/ghost-pool.ts"), database.url, String(held)], { stdio: "ignore" });
   const exited = new Promise((resolve) => ghost.once("exit", resolve));
   try {
-    for (let waited = 0; (await lockedJobCount(database.db, experimentId)) < held; waited += 100) {
+    for (let waited = 0; (await lockedExperimentJobCount(database.db, experimentId)) < held; waited += 100) {
       if (waited > 60_000) throw new Error("the ghost pool did not take its jobs within 60 s");
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(await cancelExperiment(database.db, experimentId, client, 300)).toEqual({ state: "cancelled", cancelledOperations: 0, quiescent: false });
-    expect(await lockedJobCount(database.db, experimentId)).toBe(held);
+    expect(await lockedExperimentJobCount(database.db, experimentId)).toBe(held);
     expect(await runnableJobCount(database.db, unitKeys(experimentId))).toBe(held);
   } finally {
     ghost.kill("SIGKILL");

@@ -1,6 +1,6 @@
 import type { Db } from "../db/prisma";
 import type { DelayedWriteClient } from "../delayed-write/client";
-import { failQueuedUnitJobs, lockedJobCount } from "../jobs/queue";
+import { failQueuedUnitJobs, lockedExperimentJobCount } from "./experiment-jobs";
 
 export interface CancelOutcome {
   state: string;
@@ -38,7 +38,7 @@ export async function cancelExperiment(db: Db, experimentId: string, service: De
       const confirmed = (await service.operation(op.handle)).operation;
       if (outcome === "cancelled" && confirmed.status === "cancelled") cancelledOperations++;
     }
-    const running = await lockedJobCount(db, experimentId);
+    const running = await lockedExperimentJobCount(db, experimentId);
     if (operations.length === 0 && running === 0) return { state: "cancelled", cancelledOperations, quiescent: true };
     if (performance.now() > deadline) return { state: "cancelled", cancelledOperations, quiescent: false };
     await sleep(50);

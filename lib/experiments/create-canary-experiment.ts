@@ -1,8 +1,7 @@
 import type { Db } from "../db/prisma";
 import type { Prisma } from "../generated/prisma/client";
 import type { CanaryConfig } from "../canary/config";
-import type { CanaryTrialPayload } from "../jobs/definitions";
-import { enqueueCanaryJobs } from "../jobs/queue";
+import { enqueueCanaryJobs, type CanaryTrialPayload } from "../canary/jobs";
 
 /** Creates a canary experiment and enqueues one job per (condition, trial) in the same transaction. */
 export async function createCanaryExperiment(db: Db, config: CanaryConfig, createdById: string | null = null, labels: { name?: string; notes?: string } = {}): Promise<string> {

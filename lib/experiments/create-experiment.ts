@@ -1,7 +1,6 @@
 import type { Db } from "../db/prisma";
 import type { Prisma } from "../generated/prisma/client";
-import type { ReplayUnitPayload } from "../jobs/definitions";
-import { enqueueUnitJobs } from "../jobs/queue";
+import { enqueueUnitJobs, type ReplayUnitPayload } from "../replay/run/jobs";
 import type { ReplayConfig } from "../replay/rules/config";
 import { gridUnits } from "../replay/rules/grid";
 import type { ExclusionRuleDeclaration } from "../statistics/exclusion-rule";

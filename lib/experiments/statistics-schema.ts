@@ -3,7 +3,7 @@
 // `conditions` gives units and pass^k per policy or condition.
 import { z } from "zod";
 import { exclusionRuleAnswerSchema, passKSchema, rateSchema, sensitivityRowSchema, thresholdCheckSchema, unitsSchema } from "../statistics/answer-schema";
-import { INHERITED_STATES } from "../statistics/pass-k";
+import { INHERITED_STATES } from "../replay/rules/inherited-state";
 
 export const experimentStatisticsSchema = z.object({
   experimentId: z.string(),

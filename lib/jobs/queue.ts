@@ -1,74 +1,58 @@
+import type { WorkerUtils } from "graphile-worker";
 import type { Db } from "../db/prisma";
 import type { SqlTx } from "../db/sql-transaction";
-import type { Prisma } from "../generated/prisma/client";
-import type { WorkerUtils } from "graphile-worker";
-import {
-  CANARY_TRIAL_JOB,
-  FINALIZE_EXPERIMENT_JOB,
-  RECORD_TRACES_JOB,
-  RECORD_TRACES_MAX_ATTEMPTS,
-  REPLAY_UNIT_JOB,
-  UNIT_MAX_ATTEMPTS,
-  canaryJobKey,
-  experimentJobKeyPrefix,
-  finalizeJobKey,
-  recordTracesJobKey,
-  unitJobKey,
-  type CanaryTrialPayload,
-  type FinalizeExperimentPayload,
-  type RecordTracesPayload,
-  type ReplayUnitPayload,
-} from "./definitions";
 
 // The job queue through graphile-worker's public interface only: its `jobs` view, job keys and its
-// SQL functions (its `_private_*` tables may change with any release). Every job of an experiment
-// carries a key starting with `experimentJobKeyPrefix(id)` (definitions.ts), which is how a job is
-// found again: the view has no payload column.
+// SQL functions (its `_private_*` tables may change with any release). Each feature names its own
+// jobs and payload schemas beside its code (lib/replay/run/jobs.ts, lib/canary/jobs.ts,
+// lib/evaluations/record-traces-job.ts); jobs are found again by key, since the view has no payload.
 
 type Sql = Pick<Db, "$queryRaw">;
+type Tx = Pick<SqlTx, "$queryRaw">;
 
-/** Enqueues one job per unit, keyed by its position in the grid; inside the caller's transaction. */
-export async function enqueueUnitJobs(tx: Prisma.TransactionClient, payloads: ReplayUnitPayload[]): Promise<void> {
-  await addKeyedJobs(tx, REPLAY_UNIT_JOB, payloads.map((payload, index) => ({ payload, key: unitJobKey(payload.experimentId, index) })));
-}
-
-/** graphile-worker's add_jobs, in order, each with its key and the unit's attempts. */
-async function addKeyedJobs(tx: Prisma.TransactionClient, task: string, specs: Array<{ payload: unknown; key: string }>): Promise<void> {
+/** graphile-worker's add_jobs inside the caller's transaction, in order, each with its key and `maxAttempts`. */
+export async function addKeyedJobs(tx: Tx, task: string, specs: ReadonlyArray<{ payload: unknown; key: string }>, maxAttempts: number): Promise<void> {
   await tx.$queryRaw`
     SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(
-      SELECT ROW(${task}, spec->'payload', NULL, NULL, ${UNIT_MAX_ATTEMPTS}::int, spec->>'key', NULL, NULL)::graphile_worker.job_spec
+      SELECT ROW(${task}, spec->'payload', NULL, NULL, ${maxAttempts}::int, spec->>'key', NULL, NULL)::graphile_worker.job_spec
         FROM jsonb_array_elements(${JSON.stringify(specs)}::jsonb) WITH ORDINALITY AS s(spec, n)
        ORDER BY n))`;
 }
 
-/** Enqueues one job per canary trial, keyed by (experiment, condition, trial); inside the caller's transaction. */
-export async function enqueueCanaryJobs(tx: Prisma.TransactionClient, payloads: CanaryTrialPayload[]): Promise<void> {
-  await addKeyedJobs(tx, CANARY_TRIAL_JOB, payloads.map((payload) => ({ payload, key: canaryJobKey(payload) })));
+/** One job inside the caller's transaction (it runs once that commits); a second add with the same key is merged into it. */
+export async function addKeyedJob(tx: Tx, task: string, payload: unknown, key: string, maxAttempts: number): Promise<void> {
+  await tx.$queryRaw`
+    SELECT id FROM graphile_worker.add_job(${task}, ${JSON.stringify(payload)}::json, max_attempts => ${maxAttempts}::int, job_key => ${key})`;
 }
 
-/** Permanently fails the experiment's unit jobs that no worker holds, so none starts; returns how many. */
-export async function failQueuedUnitJobs(db: Sql, experimentId: string, reason: string): Promise<number> {
+/** One job outside any transaction, through graphile-worker's utilities; merged into a queued one with the same key. */
+export async function addJobNow(utils: WorkerUtils, task: string, payload: unknown, key: string, maxAttempts: number): Promise<void> {
+  await utils.addJob(task, payload as Record<string, unknown>, { jobKey: key, maxAttempts });
+}
+
+/** Permanently fails the jobs of `tasks` keyed under `keyPrefix` that no worker holds, so none starts; returns how many. */
+export async function failQueuedJobs(db: Sql, keyPrefix: string, tasks: readonly string[], reason: string): Promise<number> {
   const [{ failed }] = await db.$queryRaw<[{ failed: number }]>`
     SELECT count(*)::int AS failed FROM graphile_worker.permanently_fail_jobs(ARRAY(
       SELECT id FROM graphile_worker.jobs
-       WHERE starts_with(key, ${experimentJobKeyPrefix(experimentId)}) AND task_identifier IN (${REPLAY_UNIT_JOB}, ${CANARY_TRIAL_JOB}) AND locked_at IS NULL
+       WHERE starts_with(key, ${keyPrefix}) AND task_identifier = ANY(${tasks}::text[]) AND locked_at IS NULL
     ), ${reason})`;
   return failed;
 }
 
-/** Jobs of the experiment a worker holds right now. */
-export async function lockedJobCount(db: Sql, experimentId: string): Promise<number> {
+/** Jobs keyed under `keyPrefix` that a worker holds right now. */
+export async function lockedJobCount(db: Sql, keyPrefix: string): Promise<number> {
   const [{ locked }] = await db.$queryRaw<[{ locked: number }]>`
     SELECT count(*)::int AS locked FROM graphile_worker.jobs
-     WHERE starts_with(key, ${experimentJobKeyPrefix(experimentId)}) AND locked_at IS NOT NULL`;
+     WHERE starts_with(key, ${keyPrefix}) AND locked_at IS NOT NULL`;
   return locked;
 }
 
-/** Unit jobs of the experiment in the queue (locked or not): one per replay unit, or per canary trial, until it has run. */
-export async function queuedUnitJobCount(db: Sql, experimentId: string): Promise<number> {
+/** Jobs of `tasks` keyed under `keyPrefix` in the queue, locked or not. */
+export async function queuedJobCount(db: Sql, keyPrefix: string, tasks: readonly string[]): Promise<number> {
   const [{ queued }] = await db.$queryRaw<[{ queued: number }]>`
     SELECT count(*)::int AS queued FROM graphile_worker.jobs
-     WHERE starts_with(key, ${experimentJobKeyPrefix(experimentId)}) AND task_identifier IN (${REPLAY_UNIT_JOB}, ${CANARY_TRIAL_JOB})`;
+     WHERE starts_with(key, ${keyPrefix}) AND task_identifier = ANY(${tasks}::text[])`;
   return queued;
 }
 
@@ -78,18 +62,4 @@ export async function runnableJobCount(db: Sql, keys?: string[]): Promise<number
     ? await db.$queryRaw<[{ runnable: number }]>`SELECT count(*)::int AS runnable FROM graphile_worker.jobs WHERE key = ANY(${keys}::text[]) AND attempts < max_attempts`
     : await db.$queryRaw<[{ runnable: number }]>`SELECT count(*)::int AS runnable FROM graphile_worker.jobs WHERE attempts < max_attempts`;
   return runnable;
-}
-
-/** Enqueues the experiment's finalize job; a second request while one is queued is merged into it by its key. */
-export async function enqueueFinalizeJob(utils: WorkerUtils, experimentId: string): Promise<void> {
-  const payload: FinalizeExperimentPayload = { experimentId };
-  await utils.addJob(FINALIZE_EXPERIMENT_JOB, payload, { jobKey: finalizeJobKey(experimentId), maxAttempts: 5 });
-}
-
-/** Enqueues the evaluation's record_traces job inside the caller's transaction (it runs once the runs it is for are committed); deduplicated by its key. */
-export async function enqueueRecordTracesJob(tx: Pick<SqlTx, "$queryRaw">, evaluationId: string): Promise<void> {
-  const payload: RecordTracesPayload = { evaluationId };
-  await tx.$queryRaw`
-    SELECT id FROM graphile_worker.add_job(${RECORD_TRACES_JOB}, ${JSON.stringify(payload)}::json,
-                                           max_attempts => ${RECORD_TRACES_MAX_ATTEMPTS}::int, job_key => ${recordTracesJobKey(evaluationId)})`;
 }

@@ -4,11 +4,8 @@
 // pass@k = 1 − C(n − c, k)/C(n, k) (at least one does), each averaged over tasks. Both assume the
 // trials are separate units; where one trial could change another (seeds 001 §3, 002) the figure
 // is refused with the reason, never computed.
+import { morePublic, type InheritedState } from "../replay/rules/inherited-state";
 import { binomial, exactRatio } from "./exact";
-
-/** What a trial could have inherited from earlier runs (seed 002: `inherited_state = none | internal | public`). */
-export const INHERITED_STATES = ["none", "internal", "public"] as const;
-export type InheritedState = (typeof INHERITED_STATES)[number];
 
 /** One trial of a task: the analysis unit it belongs to (trials sharing one are connected), its outcome and what it inherited. */
 export interface Trial {
@@ -35,8 +32,6 @@ export type PassKResult =
       values: Array<{ k: number; value: number; passAtK: number }>;
     };
 
-const worse = (a: InheritedState, b: InheritedState): InheritedState => (INHERITED_STATES.indexOf(a) >= INHERITED_STATES.indexOf(b) ? a : b);
-
 /** Counts trials per task (in order of first appearance), for callers that hold trials one by one. */
 export function tasksFromTrials(trials: readonly Trial[]): TaskTrials[] {
   const tasks = new Map<string, TaskTrials & { units: Set<string> }>();
@@ -46,7 +41,7 @@ export function tasksFromTrials(trials: readonly Trial[]): TaskTrials[] {
     if (trial.success) task.successes += 1;
     task.units.add(trial.unitId);
     task.analysisUnits = task.units.size;
-    task.inheritedState = worse(task.inheritedState, trial.inheritedState);
+    task.inheritedState = morePublic(task.inheritedState, trial.inheritedState);
     tasks.set(trial.taskId, task);
   }
   return [...tasks.values()].map(({ units: _units, ...task }) => task);

@@ -1,6 +1,6 @@
 import type { WorkerUtils } from "graphile-worker";
 import type { Db } from "../db/prisma";
-import { enqueueFinalizeJob } from "../jobs/queue";
+import { enqueueFinalizeJob } from "../replay/run/jobs";
 import type { ReplayConfig } from "../replay/rules/config";
 import { expectedRunCount } from "../replay/rules/grid";
 

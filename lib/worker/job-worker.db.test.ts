@@ -8,7 +8,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from "../db/embedded";
 import type { Db } from "../db/prisma";
 import { spawnDelayedWriteService, type ServiceProcess } from "../delayed-write/spawn";
 import { createQueuedExperiment } from "../experiments/create-experiment";
-import { lockedJobCount } from "../jobs/queue";
+import { lockedExperimentJobCount } from "../experiments/experiment-jobs";
 import { experimentStatus, type ExperimentStatus } from "../experiments/progress";
 import { replayConfigSchema, type ReplayConfig, type ReplayConfigInput } from "../replay/rules/config";
 import { table2Mismatches } from "../replay/rules/expected-table2";
@@ -234,7 +234,7 @@ async function expectExact(db: Db, experimentId: string, config: ReplayConfig) {
 }
 
 /** Jobs of the experiment still locked by some worker. */
-const lockedJobs = lockedJobCount;
+const lockedJobs = lockedExperimentJobCount;
 
 // ---------------------------------------------------------------------------------------------
 

@@ -1,16 +1,9 @@
 import type { Task, TaskList } from "graphile-worker";
 import type { Db } from "../db/prisma";
 import { runCanaryTrialJob } from "../canary/trial-job";
-import {
-  CANARY_TRIAL_JOB,
-  FINALIZE_EXPERIMENT_JOB,
-  RECORD_TRACES_JOB,
-  REPLAY_UNIT_JOB,
-  canaryTrialPayloadSchema,
-  finalizeExperimentPayloadSchema,
-  recordTracesPayloadSchema,
-  replayUnitPayloadSchema,
-} from "../jobs/definitions";
+import { CANARY_TRIAL_JOB, canaryTrialPayloadSchema } from "../canary/jobs";
+import { RECORD_TRACES_JOB, recordTracesPayloadSchema } from "../evaluations/record-traces-job";
+import { FINALIZE_EXPERIMENT_JOB, REPLAY_UNIT_JOB, finalizeExperimentPayloadSchema, replayUnitPayloadSchema } from "../replay/run/jobs";
 import type { UnitResultWriter } from "../replay/store/batch-writer";
 import type { ReplayConfig } from "../replay/rules/config";
 import type { ReplayContext } from "../replay/run/context";

@@ -6,8 +6,9 @@ import { useTestDatabase } from "../../testing/use-test-database";
 import { createEvaluation } from "../create-evaluation";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { INHERITED_STATES, type InheritedState, type RunRecord } from "../schemas";
-import { morePublic, surfaceRunSpans } from "../separation";
-import { linkCandidateRuns, mostPublicInheritedSql, type LinkableRange } from "./links";
+import { morePublic, mostPublicInheritedSql } from "../../replay/rules/inherited-state";
+import { surfaceRunSpans } from "../separation";
+import { linkCandidateRuns, type LinkableRange } from "./links";
 import { storedLinkCandidates } from "./separation-incremental";
 import { surfaceHistories } from "./separation-recompute";
 

@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "../../testing/seeded-random";
 import type { InheritedState, RunRecord } from "../schemas";
-import { addToSurfaceStats, INHERITED_RANK, linkWithoutResets, surfaceLinkGroups, surfaceRunSpans, type SurfaceHistory, type SurfaceStats } from "../separation";
+import { INHERITED_RANK, mostPublicInheritedSql } from "../../replay/rules/inherited-state";
+import { addToSurfaceStats, linkWithoutResets, surfaceLinkGroups, surfaceRunSpans, type SurfaceHistory, type SurfaceStats } from "../separation";
 import {
   batchLinks,
   batchRunAudit,
@@ -9,7 +10,6 @@ import {
   linkCandidateRuns,
   linkGroupNames,
   linkGroupsOfRows,
-  mostPublicInheritedSql,
   newlyLinkableRange,
   separationPaths,
   storedRunLink,

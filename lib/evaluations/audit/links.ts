@@ -2,12 +2,11 @@
 // separation-recompute.ts only read and write): which of a batch's runs the surface stats link, which
 // stored runs new stats may newly link, which links pass more state, what a group is named, and what a
 // surface's link groups store. Pure: the paper's rules themselves are separation.ts's, used here.
-import type { InheritedState, RunRecord } from "../schemas";
+import { INHERITED_RANK, morePublic, type InheritedState } from "../../replay/rules/inherited-state";
+import type { RunRecord } from "../schemas";
 import {
   compareRunIds,
-  INHERITED_RANK,
   linkWithoutResets,
-  morePublic,
   resetBreaksRoutes,
   surfaceRunSpans,
   type SurfaceHistory,
@@ -199,20 +198,6 @@ export function batchRunAudit(links: readonly NewLink[], batchRuns: ReadonlySet<
     audit.set(link.runId, { unit: units.get(link.runId)!.unit, inherited: morePublic(audit.get(link.runId)?.inherited ?? "none", link.inherited) });
   }
   return audit;
-}
-
-/**
- * SQL for a run's inherited state from its links' `column`: the most public, ranked as
- * separation.ts's INHERITED_RANK ranks them (rendered from it, so that the rank has one definition).
- * An aggregate: `SELECT run_id, ${mostPublicInheritedSql("inherited")} … GROUP BY run_id`.
- */
-export function mostPublicInheritedSql(column: string): string {
-  const byRank = (Object.keys(INHERITED_RANK) as InheritedState[]).sort((a, b) => INHERITED_RANK[b] - INHERITED_RANK[a]);
-  const least = byRank.at(-1)!;
-  const above = byRank.slice(0, -1);
-  const ranked = above.map((state) => `WHEN '${state}' THEN ${INHERITED_RANK[state]}`).join(" ");
-  const named = above.map((state) => `WHEN ${INHERITED_RANK[state]} THEN '${state}'`).join(" ");
-  return `CASE max(CASE ${column} ${ranked} ELSE ${INHERITED_RANK[least]} END) ${named} ELSE '${least}' END`;
 }
 
 /** A surface's link groups as rows of evaluation_surface_links: each group named by its first (smallest) run. */

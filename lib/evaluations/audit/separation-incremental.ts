@@ -1,6 +1,7 @@
 // Separation after a batch of runs new to the evaluation, without reading any surface's history: the
 // reads and writes of the fast path, in order. What links, and how units merge, is decided by the
 // pure functions of links.ts and units.ts; this file only reads and writes.
+import { mostPublicInheritedSql } from "../../replay/rules/inherited-state";
 import { z } from "zod";
 import type { CopyTx } from "../../db/sql-transaction";
 import { unnestRows } from "../../db/unnest-rows";
@@ -13,7 +14,6 @@ import {
   batchSurfaces,
   joinUnit,
   linkGroupNames,
-  mostPublicInheritedSql,
   newlyLinkableRange,
   separationPaths,
   surfacesMadePublic,

@@ -7,7 +7,7 @@ import { copyFormat } from "../../db/pg-copy";
 import { sqlTransaction, type CopyTx } from "../../db/sql-transaction";
 import { unnestRows } from "../../db/unnest-rows";
 import { notFound } from "../../errors";
-import { enqueueRecordTracesJob } from "../../jobs/queue";
+import { enqueueRecordTracesJob } from "../record-traces-job";
 import { batchSurfaces, type BatchSurfaces } from "../audit/links";
 import { currentPolicy, lockEvaluationAudit } from "../audit/lock";
 import { recomputeSeparation } from "../audit/separation-recompute";

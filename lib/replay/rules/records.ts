@@ -1,5 +1,5 @@
 import type { Operation, StoredEntry } from "../../delayed-write/schemas";
-import type { InheritedState } from "../../statistics/pass-k";
+import type { InheritedState } from "./inherited-state";
 import type { RunClassification } from "./classification";
 import type { Label, TerminalLabel } from "./labels";
 import type { ReplayUnit } from "./grid";

@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import type { InheritedState } from "../../statistics/pass-k";
+import type { InheritedState } from "./inherited-state";
 import type { SeparationCondition } from "./config";
 import type { SeparationEvidence } from "./records";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiKey, createAccount } from "@/lib/auth/accounts";
 import { createAuth } from "@/lib/auth/auth";
 import { readServerEnv } from "@/lib/env";
-import { queuedUnitJobCount } from "@/lib/jobs/queue";
+import { queuedUnitJobCount } from "@/lib/experiments/experiment-jobs";
 import { DEFAULT_EXPERIMENT_RULE, declarationOf } from "@/lib/statistics/exclusion-rule";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiKey, createAccount } from "@/lib/auth/accounts";
 import { createAuth } from "@/lib/auth/auth";
-import { queuedUnitJobCount } from "@/lib/jobs/queue";
+import { queuedUnitJobCount } from "@/lib/experiments/experiment-jobs";
 import { readServerEnv } from "@/lib/env";
 import { replayConfigSchema } from "@/lib/replay/rules/config";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";

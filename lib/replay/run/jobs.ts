@@ -1,6 +1,8 @@
+import type { WorkerUtils } from "graphile-worker";
 import { z } from "zod";
-import { CANARY_CONDITIONS } from "../canary/config";
-import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/rules/config";
+import type { SqlTx } from "../../db/sql-transaction";
+import { addJobNow, addKeyedJobs } from "../../jobs/queue";
+import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../rules/config";
 
 /**
  * The replay's jobs: a name and one zod payload schema each, used by the code that enqueues them
@@ -11,6 +13,7 @@ export const REPLAY_UNIT_JOB = "replay_unit";
 export const FINALIZE_EXPERIMENT_JOB = "finalize_experiment";
 /** A unit is retried this often (crashes, lost connections) before graphile-worker gives up on it. */
 export const UNIT_MAX_ATTEMPTS = 10;
+const FINALIZE_MAX_ATTEMPTS = 5;
 
 /** The unit's trace in its experiment's `traces`; jobs queued before there could be several mean the one. */
 const traceIndex = z.number().int().min(0).default(0);
@@ -27,33 +30,20 @@ export type ReplayUnitPayload = z.infer<typeof replayUnitPayloadSchema>;
 export const finalizeExperimentPayloadSchema = z.strictObject({ experimentId: z.uuid() });
 export type FinalizeExperimentPayload = z.infer<typeof finalizeExperimentPayloadSchema>;
 
-/** The key prefix shared by every job of one experiment: how its jobs are found in graphile-worker's `jobs` view. */
+/** The key prefix shared by every job of one experiment (canary trials too): how its jobs are found in graphile-worker's `jobs` view. */
 export const experimentJobKeyPrefix = (experimentId: string) => `experiment:${experimentId}:`;
 /** The key of the job replaying the `index`-th unit of the experiment's grid. */
 export const unitJobKey = (experimentId: string, index: number) => `${experimentJobKeyPrefix(experimentId)}unit:${index}`;
 /** The experiment's one finalize job: requested by every unit that may have been the last, deduplicated by this key. */
 export const finalizeJobKey = (experimentId: string) => `${experimentJobKeyPrefix(experimentId)}finalize`;
 
-/** One canary trial (lib/canary/): A plants, the condition's reset runs, B searches; stored once per (experiment, condition, trial). */
-export const CANARY_TRIAL_JOB = "canary_trial";
-export const canaryTrialPayloadSchema = z.strictObject({
-  experimentId: z.uuid(),
-  condition: z.enum(CANARY_CONDITIONS),
-  trial: z.number().int().min(1),
-});
-export type CanaryTrialPayload = z.infer<typeof canaryTrialPayloadSchema>;
-/** The key of the job running one canary trial: a second enqueue of the same trial is merged into it. */
-export const canaryJobKey = (payload: CanaryTrialPayload) => `${experimentJobKeyPrefix(payload.experimentId)}canary:${payload.condition}:${payload.trial}`;
+/** Enqueues one job per unit, keyed by its position in the grid; inside the caller's transaction. */
+export async function enqueueUnitJobs(tx: Pick<SqlTx, "$queryRaw">, payloads: readonly ReplayUnitPayload[]): Promise<void> {
+  await addKeyedJobs(tx, REPLAY_UNIT_JOB, payloads.map((payload, index) => ({ payload, key: unitJobKey(payload.experimentId, index) })), UNIT_MAX_ATTEMPTS);
+}
 
-/**
- * Records the call sequences of an evaluation's runs in the trace library (lib/evaluations/record-traces.ts),
- * after runs were ingested through the API; enqueued in the ingest's transaction. Idempotent: it
- * links whatever runs of the evaluation are still untraced, so one job covers every batch before it.
- */
-export const RECORD_TRACES_JOB = "record_traces";
-/** A trace job is retried this often (a lost connection, a deadlock) before graphile-worker gives up; the next ingest enqueues another. */
-export const RECORD_TRACES_MAX_ATTEMPTS = 5;
-export const recordTracesPayloadSchema = z.strictObject({ evaluationId: z.uuid() });
-export type RecordTracesPayload = z.infer<typeof recordTracesPayloadSchema>;
-/** The evaluation's trace job: batches ingested while one waits are merged into it; one running is followed by a new one. */
-export const recordTracesJobKey = (evaluationId: string) => `record-traces:${evaluationId}`;
+/** Enqueues the experiment's finalize job; a second request while one is queued is merged into it by its key. */
+export async function enqueueFinalizeJob(utils: WorkerUtils, experimentId: string): Promise<void> {
+  const payload: FinalizeExperimentPayload = { experimentId };
+  await addJobNow(utils, FINALIZE_EXPERIMENT_JOB, payload, finalizeJobKey(experimentId), FINALIZE_MAX_ATTEMPTS);
+}
