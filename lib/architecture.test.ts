@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { dependencyViolations, readImports, readProjectGraph, resolveSpecifier, type DependencyRules, type ImportGraph } from "./testing/import-graph";
+import { existsSync, statSync } from "node:fs";
+import { dependencyViolations, layerOf, layerViolations, readImports, readProjectGraph, resolveSpecifier, type DependencyRules, type ImportGraph } from "./testing/import-graph";
 
 // The dependency rules the README's architecture section states, checked on every import of the
 // tree (TypeScript's parser, not a regex): a violation fails the test, naming the import chain.
@@ -70,6 +71,37 @@ const RULES: DependencyRules = {
 };
 
 /**
+ * lib/'s folders from the top down, as the README's architecture section lists them: a folder's
+ * production code imports only its own folder and folders below it. Shells (app/, components/,
+ * workers/, scripts/) sit above all of lib/; "lib" is the files directly in lib/.
+ */
+export const LIB_LAYERS = [
+  "lib/supervisor",
+  "lib/web",
+  "lib/worker",
+  "lib/forms",
+  "lib/share",
+  "lib/importers",
+  "lib/evaluations",
+  "lib/experiments",
+  "lib/canary",
+  "lib/traces",
+  "lib/review",
+  "lib/statistics",
+  "lib/replay/run",
+  "lib/replay/store",
+  "lib/format",
+  "lib/replay/rules",
+  "lib/jobs",
+  "lib/delayed-write",
+  "lib/auth",
+  "lib/http",
+  "lib/db",
+  "lib/generated",
+  "lib",
+];
+
+/**
  * Files outside lib/jobs/ whose code names a table, view or function of graphile-worker's schema: all
  * queue SQL lives in lib/jobs/, so that a graphile-worker upgrade has one place to check.
  */
@@ -82,6 +114,7 @@ describe("dependency rules", () => {
     const graph = readProjectGraph(process.cwd(), ["app", "components", "lib", "workers", "scripts", "e2e"], ["proxy.ts", "next.config.ts"]);
     expect(graph.size).toBeGreaterThan(150);
     expect(dependencyViolations(graph, RULES)).toEqual([]);
+    expect(layerViolations(graph, LIB_LAYERS, RULES.production, (folder) => existsSync(folder) && statSync(folder).isDirectory())).toEqual([]);
     // This file's own examples below are the one exception.
     const sources = [...graph.keys()].filter((file) => file !== "lib/architecture.test.ts").map((file) => [file, readFileSync(file, "utf8")] as const);
     expect(queueSqlOutsideJobs(new Map(sources))).toEqual([]);
@@ -122,6 +155,30 @@ describe("dependency rules", () => {
       "client component reaches server code: components/chart.tsx → lib/dashboard/page-data.ts → lib/db/client.ts",
       "process entry point loads a server-only module (it would throw): workers/start.ts → lib/dashboard/page-data.ts → lib/db/client.ts",
       "production code imports a test helper: workers/start.ts → lib/testing/fixture.ts",
+    ]);
+  });
+
+  it("keep lib/'s folders in order: no import runs back up", () => {
+    const layers = ["lib/web", "lib/replay/run", "lib/replay/rules", "lib/db", "lib/gone", "lib"];
+    expect(layerOf("lib/replay/run/x.ts", layers)).toBe("lib/replay/run");
+    expect(layerOf("lib/env.ts", layers)).toBe("lib");
+    expect(layerOf("lib/other/x.ts", layers)).toBeNull();
+    const file = (targets: string[], typeOnly = false) => ({ client: false, imports: targets.map((target) => ({ specifier: target, target, typeOnly })) });
+    const graph: ImportGraph = new Map([
+      ["lib/web/route.ts", file(["lib/replay/run/a.ts", "lib/env.ts", "components/x.tsx"])],
+      ["lib/replay/run/a.ts", file(["lib/replay/rules/b.ts", "lib/replay/run/c.ts"])],
+      ["lib/replay/rules/b.ts", file(["lib/replay/run/a.ts"], true)],
+      ["lib/db/d.ts", file(["lib/web/route.ts"])],
+      ["lib/db/d.test.ts", file(["lib/web/route.ts"])],
+      ["lib/other/e.ts", file([])],
+      ["lib/env.ts", file([])],
+    ]);
+    const production = (f: string) => !f.endsWith(".test.ts");
+    expect(layerViolations(graph, layers, production, (folder) => folder !== "lib/gone")).toEqual([
+      "folder lib/gone in the order does not exist (update the list)",
+      "import against the folder order: lib/replay/rules/b.ts (lib/replay/rules) → lib/replay/run/a.ts (lib/replay/run)",
+      "import against the folder order: lib/db/d.ts (lib/db) → lib/web/route.ts (lib/web)",
+      "folder not in the order: lib/other/e.ts",
     ]);
   });
 

@@ -170,3 +170,34 @@ export function dependencyViolations(graph: ImportGraph, rules: DependencyRules)
   }
   return found;
 }
+
+/** The layer `file` belongs to: the longest listed folder holding it, or "lib" for a file directly in lib/; null if none is listed. */
+export function layerOf(file: string, layers: readonly string[]): string | null {
+  let found: string | null = null;
+  for (const layer of layers) if (layer !== "lib" && file.startsWith(`${layer}/`) && (found === null || layer.length > found.length)) found = layer;
+  if (found !== null) return found;
+  return path.posix.dirname(file) === "lib" && layers.includes("lib") ? "lib" : null;
+}
+
+/**
+ * Imports against lib/'s folder order: `layers` runs from the top down, and a production file may
+ * import its own layer and the layers listed after it, never one listed before (so no folder can be
+ * part of a cycle). Type-only imports count: a reader follows them as well.
+ */
+export function layerViolations(graph: ImportGraph, layers: readonly string[], production: (file: string) => boolean, folderExists: (folder: string) => boolean): string[] {
+  const found: string[] = layers.filter((layer) => !folderExists(layer)).map((layer) => `folder ${layer} in the order does not exist (update the list)`);
+  const rank = (layer: string) => layers.indexOf(layer);
+  for (const [file, source] of graph) {
+    if (!file.startsWith("lib/") || !production(file)) continue;
+    const from = layerOf(file, layers);
+    if (from === null) {
+      found.push(`folder not in the order: ${file}`);
+      continue;
+    }
+    for (const edge of source.imports) {
+      const to = edge.target?.startsWith("lib/") ? layerOf(edge.target, layers) : null;
+      if (to !== null && rank(to) < rank(from)) found.push(`import against the folder order: ${file} (${from}) → ${edge.target} (${to})`);
+    }
+  }
+  return found;
+}
