@@ -9,6 +9,7 @@ import { dependencyViolations, layerOf, layerViolations, readImports, readProjec
 /** The paper's rules and the product's other pure cores: no database, HTTP or framework code. */
 const PURE_MODULES = [
   "lib/replay/rules/labels.ts",
+  "lib/replay/rules/inherited-state.ts",
   "lib/replay/rules/separation-rules.ts",
   "lib/replay/rules/classification.ts",
   "lib/replay/rules/grid.ts",

@@ -4,12 +4,16 @@
 // experiment: seconds at a million runs, so never on a request path.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
+import { Prisma } from "../generated/prisma/client";
 import { replayConfigSchema } from "../replay/rules/config";
+import { disagreesSql } from "../replay/rules/labels";
 import { assembleSummary } from "../replay/store/summary";
 import type { ReplaySummary } from "../replay/rules/summary-schema";
 
 const int = z.coerce.number().int();
 const delayRow = z.object({ nominal_ms: int, median_ms: z.coerce.number(), p99_ms: z.coerce.number(), n: int });
+
+const DISAGREES = Prisma.raw(disagreesSql());
 
 /** The summary from the runs table alone (the queries of lib/replay/store/summary.ts before the run_summary tables). */
 export async function referenceExperimentSummary(db: Db, experimentId: string): Promise<ReplaySummary> {
@@ -23,8 +27,8 @@ export async function referenceExperimentSummary(db: Db, experimentId: string): 
              count(*) FILTER (WHERE recorded_label = 'success') AS successes,
              count(*) FILTER (WHERE delay_ms > 0) AS trials_nonzero,
              count(*) FILTER (WHERE delay_ms > 0 AND recorded_label = 'success') AS successes_nonzero,
-             count(*) FILTER (WHERE endpoint_label IS NOT NULL AND terminal_label IS NOT NULL AND endpoint_label <> terminal_label) AS disagreements,
-             count(*) FILTER (WHERE delay_ms > 0 AND endpoint_label IS NOT NULL AND terminal_label IS NOT NULL AND endpoint_label <> terminal_label) AS disagreements_nonzero
+             count(*) FILTER (WHERE ${DISAGREES}) AS disagreements,
+             count(*) FILTER (WHERE delay_ms > 0 AND ${DISAGREES}) AS disagreements_nonzero
         FROM runs WHERE experiment_id = ${experimentId}::uuid AND test = 'finality'
        GROUP BY condition`,
     db.$queryRaw`

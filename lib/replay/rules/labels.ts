@@ -19,6 +19,10 @@ export function disagrees(endpoint: Label | null, terminal: TerminalLabel | null
   return endpoint !== null && terminal !== null && endpoint !== terminal;
 }
 
+/** `disagrees` in SQL over two text columns, for queries that count in the database (rules-sql.db.test.ts checks they agree). */
+export const disagreesSql = (endpoint = "endpoint_label", terminal = "terminal_label") =>
+  `(${endpoint} IS NOT NULL AND ${terminal} IS NOT NULL AND ${endpoint} <> ${terminal})`;
+
 export function scoreOf(label: TerminalLabel | null): 0 | 1 | null {
   if (label === "success") return 1;
   if (label === "failure") return 0;

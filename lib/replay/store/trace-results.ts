@@ -3,7 +3,9 @@
 // delay, and how often run B of a shared-state pair was exposed to A's writes.
 import { z } from "zod";
 import type { Db } from "../../db/prisma";
+import { countedSql } from "../rules/classification";
 import { FINALITY_POLICIES, SEPARATION_CONDITIONS, replayConfigSchema } from "../rules/config";
+import { disagreesSql } from "../rules/labels";
 import { routedWrites } from "../rules/trace";
 import type { TraceResults } from "../rules/summary-schema";
 
@@ -11,10 +13,8 @@ const int = z.coerce.number().int();
 const cellRow = z.object({ task_id: z.string(), test: z.enum(["finality", "separation"]), condition: z.string(), delay_ms: int, n: int, successes: int, disagreements: int, exposures: int });
 const suiteRow = z.object({ suite: z.string(), delay_ms: int, tasks: int, tasks_mislabelled: int, trials: int, mislabelled: int });
 
-/** A run disagrees when its endpoint and terminal labels are both set and differ (labels.ts `disagrees`), an unresolved terminal included. */
-const DISAGREES = "endpoint_label IS NOT NULL AND terminal_label IS NOT NULL AND endpoint_label <> terminal_label";
-/** Denominators leave out environment failures (the replay's own lag voided them: no label to judge); the run accounting counts them. */
-const COUNTED = "classification <> 'environment_failure'";
+const DISAGREES = disagreesSql();
+const COUNTED = countedSql();
 
 export async function experimentTraceResults(db: Db, experimentId: string, traces: ReadonlyArray<{ taskId: string; writes: number }>): Promise<TraceResults> {
   const [cells, suites] = await Promise.all([
