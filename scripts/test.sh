@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`: every test layer on a fresh machine of this kind. Installs what it needs first.
-#   type check -> unit, HTTP and database tests (vitest) -> web build -> browser tests (Playwright, Debian's Chromium)
+#   type check -> format check -> unit, HTTP and database tests (vitest) -> web build -> browser tests (Playwright, Debian's Chromium)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -16,6 +16,9 @@ fi
 mkdir -p test-results
 echo "test: type check"
 npx tsc --noEmit -p .
+
+echo "test: format check (Prettier, 140 columns)"
+npm run -s format:check
 
 echo "test: unit, HTTP and database tests"
 vitest_status=0
