@@ -25,7 +25,15 @@ export default defineConfig({
     // Debian's Chromium; `npx playwright install` is never used on these machines (docs/stack.md).
     launchOptions: {
       executablePath: "/usr/bin/chromium",
-      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run"],
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+      ],
     },
     screenshot: "only-on-failure",
     trace: "retain-on-failure",

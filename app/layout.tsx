@@ -8,8 +8,14 @@ import "./globals.css";
 
 export const metadata: Metadata = {
   title: { default: "Boundary Lab", template: "%s · Boundary Lab" },
-  description: "Replays agent evaluations to show where the endpoint label differs from the terminal label, and where one run reached another.",
-  icons: { icon: [{ url: "/favicon.svg", type: "image/svg+xml" }, { url: "/favicon.ico", sizes: "32x32" }] },
+  description:
+    "Replays agent evaluations to show where the endpoint label differs from the terminal label, and where one run reached another.",
+  icons: {
+    icon: [
+      { url: "/favicon.svg", type: "image/svg+xml" },
+      { url: "/favicon.ico", sizes: "32x32" },
+    ],
+  },
 };
 
 export default async function RootLayout({ children }: { children: ReactNode }) {

@@ -61,7 +61,14 @@ export default async function ExperimentsPage({ searchParams }: { searchParams: 
         <FilterForm action="/" label="Find experiments">
           <div className="space-y-1">
             <Label htmlFor="filter-name">Name contains</Label>
-            <Input id="filter-name" name="name" type="search" defaultValue={query?.name ?? ""} maxLength={200} placeholder="e.g. paper grid" />
+            <Input
+              id="filter-name"
+              name="name"
+              type="search"
+              defaultValue={query?.name ?? ""}
+              maxLength={200}
+              placeholder="e.g. paper grid"
+            />
           </div>
           <FilterSelect name="state" label="State" value={query?.state} options={EXPERIMENT_STATES.map((s) => ({ value: s, label: s }))} />
         </FilterForm>
@@ -91,15 +98,19 @@ async function ExperimentList({ query, runs }: { query: ExperimentListQuery; run
     return s ? `/?${s}` : "/";
   };
   return page.experiments.length === 0 ? (
-    <EmptyState icon={FlaskConical} title={filtered ? "No experiment matches these filters" : "No experiment is stored yet"} data-testid="experiments-empty">
+    <EmptyState
+      icon={FlaskConical}
+      title={filtered ? "No experiment matches these filters" : "No experiment is stored yet"}
+      data-testid="experiments-empty"
+    >
       {filtered ? (
         <p>
           <Link href="/">Clear the filters</Link> to see every experiment.
         </p>
       ) : (
         <p>
-          {runs ? <>Start one with “Start a new experiment”, or run</> : <>An editor can start one here, or run</>} the paper&apos;s replay with <code>npm run replay</code> against
-          this database; it appears here once stored.
+          {runs ? <>Start one with “Start a new experiment”, or run</> : <>An editor can start one here, or run</>} the paper&apos;s replay
+          with <code>npm run replay</code> against this database; it appears here once stored.
         </p>
       )}
     </EmptyState>
@@ -112,7 +123,15 @@ async function ExperimentList({ query, runs }: { query: ExperimentListQuery; run
         columns={COLUMNS}
         rows={page.experiments.map((e) => ({
           key: e.id,
-          sort: [experimentTitle(e), e.state, e.createdAt.getTime(), e.grid ? e.grid.schedules * e.grid.repetitions * e.grid.delaysMs.length : null, e.storedRuns, rate(e.disagreements, e.finalityTrials), rate(e.exposures, e.pairs)],
+          sort: [
+            experimentTitle(e),
+            e.state,
+            e.createdAt.getTime(),
+            e.grid ? e.grid.schedules * e.grid.repetitions * e.grid.delaysMs.length : null,
+            e.storedRuns,
+            rate(e.disagreements, e.finalityTrials),
+            rate(e.exposures, e.pairs),
+          ],
           cells: [
             <div key="name" className="min-w-48 space-y-0.5">
               <Link href={`/experiments/${e.id}`} data-testid="experiment-link">
@@ -122,14 +141,24 @@ async function ExperimentList({ query, runs }: { query: ExperimentListQuery; run
             </div>,
             <StateBadge key="state" state={e.state} />,
             <Time key="created" iso={e.createdAt.toISOString()} />,
-            e.kind === "canary" ? "canary reset check" : e.grid ? describeGrid(e.grid) : <span className="text-muted-foreground">config unreadable</span>,
+            e.kind === "canary" ? (
+              "canary reset check"
+            ) : e.grid ? (
+              describeGrid(e.grid)
+            ) : (
+              <span className="text-muted-foreground">config unreadable</span>
+            ),
             e.totalRuns === null ? e.storedRuns : ratio(e.storedRuns, e.totalRuns),
             ratio(e.disagreements, e.finalityTrials),
             ratio(e.exposures, e.pairs),
           ],
         }))}
       />
-      <Pager label="Pages of experiments" firstHref={query.cursor ? params({}) : null} nextHref={page.nextCursor ? params({ cursor: page.nextCursor }) : null} />
+      <Pager
+        label="Pages of experiments"
+        firstHref={query.cursor ? params({}) : null}
+        nextHref={page.nextCursor ? params({ cursor: page.nextCursor }) : null}
+      />
     </>
   );
 }

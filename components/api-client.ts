@@ -3,7 +3,8 @@
 import type { z } from "zod";
 
 /** What a JSON API call answered: the body, or the error it named (with its code, the field at fault and its details, if any). */
-export type ApiResult<T> = { ok: true; data: T } | { ok: false; message: string; field?: string; status: number; code?: string; details?: unknown };
+export type ApiResult<T> =
+  { ok: true; data: T } | { ok: false; message: string; field?: string; status: number; code?: string; details?: unknown };
 
 /** Calls one of our `/api/v1` routes from the browser (same origin, session cookie). */
 export async function callApi<T>(url: string, method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE", body?: unknown): Promise<ApiResult<T>> {
@@ -34,7 +35,12 @@ export async function callApi<T>(url: string, method: "GET" | "POST" | "PUT" | "
  * Checks the input with the route's own zod schema first (the form and the handler share it), so
  * that a mistake is named before the request is sent; then calls the route.
  */
-export async function callApiChecked<T>(schema: z.ZodType, url: string, method: "POST" | "PUT" | "PATCH", input: unknown): Promise<ApiResult<T>> {
+export async function callApiChecked<T>(
+  schema: z.ZodType,
+  url: string,
+  method: "POST" | "PUT" | "PATCH",
+  input: unknown,
+): Promise<ApiResult<T>> {
   const parsed = schema.safeParse(input);
   if (parsed.success) return callApi<T>(url, method, parsed.data);
   const issue = parsed.error.issues[0]!;

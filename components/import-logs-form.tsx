@@ -31,7 +31,9 @@ function uploadOne(file: File, query: URLSearchParams, onProgress: (sentOfFile: 
       const report = importReportSchema.safeParse(body);
       if (request.status === 200 && report.success) return resolve(report.data);
       const message = (body as { error?: { message?: string } } | null)?.error?.message ?? `the server answered ${request.status}`;
-      resolve(request.status >= 500 ? { ...emptyImportReport(), files: 1, failed: [{ file: file.name, error: message }] } : asSkipped(message));
+      resolve(
+        request.status >= 500 ? { ...emptyImportReport(), files: 1, failed: [{ file: file.name, error: message }] } : asSkipped(message),
+      );
     };
     request.send(file);
   });
@@ -52,13 +54,19 @@ export function ImportLogsForm() {
     if (threshold.trim() !== "" && !Number.isFinite(Number(threshold))) return setError("Threshold must be a number, e.g. 0.5.");
     setError(null);
     setReport(null);
-    const query = new URLSearchParams({ ...(evaluation.trim() && { evaluation: evaluation.trim() }), ...(threshold.trim() && { threshold: threshold.trim() }) });
+    const query = new URLSearchParams({
+      ...(evaluation.trim() && { evaluation: evaluation.trim() }),
+      ...(threshold.trim() && { threshold: threshold.trim() }),
+    });
     const total = files.reduce((sum, file) => sum + file.size, 0);
     let done = 0;
     let sum = emptyImportReport();
     for (const file of files) {
       setProgress({ file: file.name, sent: done, total });
-      sum = addImportReports(sum, await uploadOne(file, query, (sentOfFile) => setProgress({ file: file.name, sent: done + sentOfFile, total })));
+      sum = addImportReports(
+        sum,
+        await uploadOne(file, query, (sentOfFile) => setProgress({ file: file.name, sent: done + sentOfFile, total })),
+      );
       done += file.size;
     }
     setProgress(null);
@@ -69,14 +77,49 @@ export function ImportLogsForm() {
   return (
     <div className="space-y-6">
       <form onSubmit={submit} className="space-y-4" aria-describedby={error ? "import-error" : undefined}>
-        <Field id="import-files" label="Log files" hint="AgentDojo run logs (.json), Inspect logs (.json, .eval), or a zip of them; several files at once.">
-          <input id="import-files" type="file" multiple accept=".json,.eval,.zip,application/json,application/zip" disabled={busy} onChange={(e) => setFiles([...(e.target.files ?? [])])} aria-describedby={describedBy("import-files", { hint: true })} data-testid="import-files" />
+        <Field
+          id="import-files"
+          label="Log files"
+          hint="AgentDojo run logs (.json), Inspect logs (.json, .eval), or a zip of them; several files at once."
+        >
+          <input
+            id="import-files"
+            type="file"
+            multiple
+            accept=".json,.eval,.zip,application/json,application/zip"
+            disabled={busy}
+            onChange={(e) => setFiles([...(e.target.files ?? [])])}
+            aria-describedby={describedBy("import-files", { hint: true })}
+            data-testid="import-files"
+          />
         </Field>
-        <Field id="import-evaluation" label="Evaluation (optional)" hint="Every run goes to this evaluation; left empty, each AgentDojo pipeline and each Inspect log gets its own.">
-          <Input id="import-evaluation" value={evaluation} maxLength={200} disabled={busy} onChange={(e) => setEvaluation(e.target.value)} aria-describedby={describedBy("import-evaluation", { hint: true })} />
+        <Field
+          id="import-evaluation"
+          label="Evaluation (optional)"
+          hint="Every run goes to this evaluation; left empty, each AgentDojo pipeline and each Inspect log gets its own."
+        >
+          <Input
+            id="import-evaluation"
+            value={evaluation}
+            maxLength={200}
+            disabled={busy}
+            onChange={(e) => setEvaluation(e.target.value)}
+            aria-describedby={describedBy("import-evaluation", { hint: true })}
+          />
         </Field>
-        <Field id="import-threshold" label="Score threshold (optional)" hint="Inspect scores at or above it are successes (default 1: full credit).">
-          <Input id="import-threshold" inputMode="decimal" value={threshold} disabled={busy} onChange={(e) => setThreshold(e.target.value)} aria-describedby={describedBy("import-threshold", { hint: true })} />
+        <Field
+          id="import-threshold"
+          label="Score threshold (optional)"
+          hint="Inspect scores at or above it are successes (default 1: full credit)."
+        >
+          <Input
+            id="import-threshold"
+            inputMode="decimal"
+            value={threshold}
+            disabled={busy}
+            onChange={(e) => setThreshold(e.target.value)}
+            aria-describedby={describedBy("import-threshold", { hint: true })}
+          />
         </Field>
         <div id="import-error">
           <FormAlert text={error} />
@@ -100,7 +143,8 @@ function ImportReportView({ report }: { report: ImportReport }) {
   return (
     <section className="space-y-3" data-testid="import-report" aria-label="Import report">
       <p>
-        {report.files} file(s): {report.imported} imported, {report.unchanged} unchanged (already imported), {report.skipped.length} skipped, {report.failed.length} failed; {report.runs} run(s).
+        {report.files} file(s): {report.imported} imported, {report.unchanged} unchanged (already imported), {report.skipped.length}{" "}
+        skipped, {report.failed.length} failed; {report.runs} run(s).
       </p>
       {report.evaluations.length > 0 && (
         <ul className="list-disc pl-6">
@@ -113,20 +157,20 @@ function ImportReportView({ report }: { report: ImportReport }) {
       )}
       {report.skipped.length + report.failed.length > 0 && (
         <DataTable caption="Files not imported" columns={["File", "Outcome", "Why"]} testId="import-not-imported">
-            {report.skipped.map((s, i) => (
-              <tr key={`s${i}`}>
-                <Td>{s.file}</Td>
-                <Td>skipped</Td>
-                <Td>{s.reason}</Td>
-              </tr>
-            ))}
-            {report.failed.map((f, i) => (
-              <tr key={`f${i}`}>
-                <Td>{f.file}</Td>
-                <Td>failed (an importer bug)</Td>
-                <Td>{f.error}</Td>
-              </tr>
-            ))}
+          {report.skipped.map((s, i) => (
+            <tr key={`s${i}`}>
+              <Td>{s.file}</Td>
+              <Td>skipped</Td>
+              <Td>{s.reason}</Td>
+            </tr>
+          ))}
+          {report.failed.map((f, i) => (
+            <tr key={`f${i}`}>
+              <Td>{f.file}</Td>
+              <Td>failed (an importer bug)</Td>
+              <Td>{f.error}</Td>
+            </tr>
+          ))}
         </DataTable>
       )}
     </section>

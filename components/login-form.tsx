@@ -21,7 +21,13 @@ export function LoginForm({ next }: { next: string }) {
     const { error } = await authClient.signIn.email({ email: String(form.get("email")), password: String(form.get("password")) });
     setBusy(false);
     if (error) {
-      setError(error.status === 429 ? "Too many sign-in attempts: wait a minute and try again." : error.status === 401 ? "Wrong email or password." : (error.message ?? "Sign-in failed."));
+      setError(
+        error.status === 429
+          ? "Too many sign-in attempts: wait a minute and try again."
+          : error.status === 401
+            ? "Wrong email or password."
+            : (error.message ?? "Sign-in failed."),
+      );
       return;
     }
     router.replace(next);

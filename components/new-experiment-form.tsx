@@ -7,7 +7,13 @@ import { CharacterCounter, CheckboxLabel, Field, Fieldset, Input, Select, Textar
 import { FormAlert } from "@/components/ui/alert";
 import { useFieldErrors } from "@/components/ui/use-field-errors";
 import { CANARY_CONDITIONS, CANARY_MAX_TRIALS } from "@/lib/canary/config";
-import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, createCanaryExperimentBodySchema, createExperimentBodySchema, type ExperimentKind } from "@/lib/experiments/schemas";
+import {
+  EXPERIMENT_NAME_MAX,
+  EXPERIMENT_NOTES_MAX,
+  createCanaryExperimentBodySchema,
+  createExperimentBodySchema,
+  type ExperimentKind,
+} from "@/lib/experiments/schemas";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
 import { AGENTDOJO_SUITES } from "@/lib/traces/agentdojo-tools";
 import { FINALITY_POLICIES, PAPER_DELAYS_MS, SEPARATION_CONDITIONS } from "@/lib/replay/rules/config";
@@ -22,7 +28,11 @@ const canaryFormSchema = createCanaryExperimentBodySchema;
 
 const KINDS: ReadonlyArray<readonly [ExperimentKind, string, string]> = [
   ["replay", "The paper's replay", "Finality and separation under every policy and condition (Table 2)."],
-  ["canary", "Canary reset check", "Run A plants a random canary in every surface it can write; after the condition's reset, run B searches every surface it can reach (seeds/002)."],
+  [
+    "canary",
+    "Canary reset check",
+    "Run A plants a random canary in every surface it can write; after the condition's reset, run B searches every surface it can reach (seeds/002).",
+  ],
 ];
 
 /** Where the replayed traces come from: the paper's one, library traces (a suite, tasks, ids), or JSON. */
@@ -40,23 +50,49 @@ const list = (text: string) => text.split(/[\s,]+/).filter(Boolean);
 const NUMBER_FIELDS = [
   ["schedules", "Schedules", 5, "Fixed schedules of the trace", "a whole number from 1 to 100"],
   ["repetitions", "Repetitions", 10, "Repetitions of each schedule and delay", "a whole number from 1 to 1000"],
-  ["concurrency", "Concurrency", 64, "Units replayed at once (the in-process replay; workers use their own setting)", "a whole number from 1 to 512"],
+  [
+    "concurrency",
+    "Concurrency",
+    64,
+    "Units replayed at once (the in-process replay; workers use their own setting)",
+    "a whole number from 1 to 512",
+  ],
   ["scoringMarginMs", "Scoring margin (ms)", 5, "B is scored this long after A's write was due", "a whole number of ms from 0 to 1000"],
-  ["environmentFailureRetries", "Retries after an environment failure", 1, "Predeclared: a unit whose service calls fail is retried this often, then recorded", "a whole number from 0 to 5"],
-  ["harnessLateRetries", "Retries when the harness was late", 3, "Predeclared: a unit whose own replay lagged past its delay is retried this often, then recorded", "a whole number from 0 to 10"],
+  [
+    "environmentFailureRetries",
+    "Retries after an environment failure",
+    1,
+    "Predeclared: a unit whose service calls fail is retried this often, then recorded",
+    "a whole number from 0 to 5",
+  ],
+  [
+    "harnessLateRetries",
+    "Retries when the harness was late",
+    3,
+    "Predeclared: a unit whose own replay lagged past its delay is retried this often, then recorded",
+    "a whole number from 0 to 10",
+  ],
 ] as const;
 
 /** The checkbox groups: every policy and condition, all chosen at first. */
 const CHOICE_FIELDS = [
   { field: "finalityPolicies", legend: "Finality policies", choices: FINALITY_POLICIES.map((p) => [p, POLICY_LABELS[p]] as const) },
-  { field: "separationConditions", legend: "Separation conditions", choices: SEPARATION_CONDITIONS.map((c) => [c, CONDITION_LABELS[c]] as const) },
+  {
+    field: "separationConditions",
+    legend: "Separation conditions",
+    choices: SEPARATION_CONDITIONS.map((c) => [c, CONDITION_LABELS[c]] as const),
+  },
 ];
 
 /** Each field as the form labels it, and what it accepts: what every error message says. */
 const FIELDS: Record<string, FieldSpec> = {
   name: { label: "Name" },
   notes: { label: "Notes" },
-  delaysMs: { label: "Delays (ms)", allowed: "whole numbers from 0 to 10000, comma-separated (at most 16)", custom: "each delay may appear only once" },
+  delaysMs: {
+    label: "Delays (ms)",
+    allowed: "whole numbers from 0 to 10000, comma-separated (at most 16)",
+    custom: "each delay may appear only once",
+  },
   ...Object.fromEntries(NUMBER_FIELDS.map(([name, label, , , allowed]) => [name, { label, allowed }])),
   finalityPolicies: { label: "Finality policies", custom: "each policy only once" },
   separationConditions: { label: "Separation conditions", custom: "each condition only once" },
@@ -121,7 +157,14 @@ export function NewExperimentForm() {
       }
     }
     const selection = String(form.get("traceSelection") ?? "");
-    const traceSelection = source === "suite" ? { suite: selection } : source === "tasks" ? { tasks: list(selection) } : source === "ids" ? { ids: list(selection) } : undefined;
+    const traceSelection =
+      source === "suite"
+        ? { suite: selection }
+        : source === "tasks"
+          ? { tasks: list(selection) }
+          : source === "ids"
+            ? { ids: list(selection) }
+            : undefined;
     const input = {
       ...labels,
       delaysMs: parseDelays(String(form.get("delaysMs"))),
@@ -151,10 +194,22 @@ export function NewExperimentForm() {
         <h2 id="labels-title" className="text-base font-semibold">
           Name and notes
         </h2>
-        <Field id="name" label="Name (optional)" hint="How lists, filters and share links name it; without one, by its id." error={errors.name} counter={<CharacterCounter length={name.length} max={EXPERIMENT_NAME_MAX} />}>
+        <Field
+          id="name"
+          label="Name (optional)"
+          hint="How lists, filters and share links name it; without one, by its id."
+          error={errors.name}
+          counter={<CharacterCounter length={name.length} max={EXPERIMENT_NAME_MAX} />}
+        >
           <Input {...control("name", true, true)} value={name} onChange={(e) => setName(e.target.value)} autoComplete="off" />
         </Field>
-        <Field id="notes" label="Notes (optional)" hint="What it is for, what changed: shown on its page and in the list." error={errors.notes} counter={<CharacterCounter length={notes.length} max={EXPERIMENT_NOTES_MAX} />}>
+        <Field
+          id="notes"
+          label="Notes (optional)"
+          hint="What it is for, what changed: shown on its page and in the list."
+          error={errors.notes}
+          counter={<CharacterCounter length={notes.length} max={EXPERIMENT_NOTES_MAX} />}
+        >
           <Textarea {...control("notes", true, true)} rows={3} value={notes} onChange={(e) => setNotes(e.target.value)} />
         </Field>
       </section>
@@ -171,10 +226,22 @@ export function NewExperimentForm() {
 
       {kind === "canary" ? (
         <>
-          <Field id="trials" label="Trials per condition" hint={`Each trial plants a new random canary. Allowed: a whole number from 1 to ${CANARY_MAX_TRIALS}.`} error={errors.trials}>
+          <Field
+            id="trials"
+            label="Trials per condition"
+            hint={`Each trial plants a new random canary. Allowed: a whole number from 1 to ${CANARY_MAX_TRIALS}.`}
+            error={errors.trials}
+          >
             <Input {...control("trials", true)} type="number" inputMode="numeric" defaultValue={5} required />
           </Field>
-          <Fieldset id="conditions" legend="Canary conditions" hint="Expected: B finds the canary under shared state, and nothing under namespacing or a verified reset." error={errors.conditions} data-field="conditions" tabIndex={-1}>
+          <Fieldset
+            id="conditions"
+            legend="Canary conditions"
+            hint="Expected: B finds the canary under shared state, and nothing under namespacing or a verified reset."
+            error={errors.conditions}
+            data-field="conditions"
+            tabIndex={-1}
+          >
             <div className="grid gap-1.5 sm:grid-cols-2">
               {CANARY_CONDITIONS.map((c) => (
                 <CheckboxLabel key={c} type="checkbox" name="conditions" value={c} defaultChecked>
@@ -216,7 +283,12 @@ function ReplayFields({
         <h2 id="grid-title" className="text-base font-semibold">
           Grid
         </h2>
-        <Field id="delaysMs" label="Delays (ms, comma-separated)" hint="Nominal delays between a write's acknowledgement and its application; 0 applies before the answer. Whole numbers from 0 to 10000." error={errors.delaysMs}>
+        <Field
+          id="delaysMs"
+          label="Delays (ms, comma-separated)"
+          hint="Nominal delays between a write's acknowledgement and its application; 0 applies before the answer. Whole numbers from 0 to 10000."
+          error={errors.delaysMs}
+        >
           <Input {...control("delaysMs", true)} defaultValue={PAPER_DELAYS_MS.join(", ")} inputMode="numeric" />
         </Field>
         <div className="grid gap-4 sm:grid-cols-2">
@@ -240,10 +312,24 @@ function ReplayFields({
         </Fieldset>
       ))}
 
-      <Fieldset id="traceSource" legend="Traces" hint="Each trace is replayed under the whole grid: every state-changing call becomes a delayed write in its own key, read-only calls answer from the recorded trace." error={errors.traceSelection} data-field="traceSource" tabIndex={-1}>
+      <Fieldset
+        id="traceSource"
+        legend="Traces"
+        hint="Each trace is replayed under the whole grid: every state-changing call becomes a delayed write in its own key, read-only calls answer from the recorded trace."
+        error={errors.traceSelection}
+        data-field="traceSource"
+        tabIndex={-1}
+      >
         <div className="grid gap-1.5">
           {TRACE_SOURCES.map(([value, label]) => (
-            <CheckboxLabel key={value} type="radio" name="traceSource" value={value} checked={source === value} onChange={() => setSource(value)}>
+            <CheckboxLabel
+              key={value}
+              type="radio"
+              name="traceSource"
+              value={value}
+              checked={source === value}
+              onChange={() => setSource(value)}
+            >
               {label}
             </CheckboxLabel>
           ))}
@@ -259,12 +345,32 @@ function ReplayFields({
             </Select>
           </Field>
         ) : source === "tasks" || source === "ids" ? (
-          <Field id="traceSelection" label={source === "tasks" ? "Tasks (comma-separated)" : "Trace ids (comma-separated)"} hint={source === "tasks" ? "e.g. banking/user_task_3, banking/user_task_15" : "ids from the trace library's pages or GET /api/v1/traces"} className="mt-3">
+          <Field
+            id="traceSelection"
+            label={source === "tasks" ? "Tasks (comma-separated)" : "Trace ids (comma-separated)"}
+            hint={
+              source === "tasks"
+                ? "e.g. banking/user_task_3, banking/user_task_15"
+                : "ids from the trace library's pages or GET /api/v1/traces"
+            }
+            className="mt-3"
+          >
             <Input {...control("traceSelection", true)} autoComplete="off" />
           </Field>
         ) : source === "json" ? (
-          <Field id="traces" label="Traces JSON" hint="A list of traces {suite, taskId, calls: [{function, args, result}]}, each with at least one state-changing call." error={errors.traces} className="mt-3">
-            <Textarea {...control("traces", true)} rows={12} className="font-mono text-xs" defaultValue={JSON.stringify([PAPER_TRACE], null, 2)} />
+          <Field
+            id="traces"
+            label="Traces JSON"
+            hint="A list of traces {suite, taskId, calls: [{function, args, result}]}, each with at least one state-changing call."
+            error={errors.traces}
+            className="mt-3"
+          >
+            <Textarea
+              {...control("traces", true)}
+              rows={12}
+              className="font-mono text-xs"
+              defaultValue={JSON.stringify([PAPER_TRACE], null, 2)}
+            />
           </Field>
         ) : null}
       </Fieldset>

@@ -56,7 +56,10 @@ export function RunReport({ content }: { content: RunShareContent }) {
         {openEffects.length === 0 ? (
           <EmptyState title="This run left no open-effects record" />
         ) : (
-          <DataTable caption="Open-effects records (paper Table C.1)" columns={["Handle", "Action", "Resource", "Status at endpoint", "Terminal status", "Cross-run route"]}>
+          <DataTable
+            caption="Open-effects records (paper Table C.1)"
+            columns={["Handle", "Action", "Resource", "Status at endpoint", "Terminal status", "Cross-run route"]}
+          >
             {openEffects.map((e) => (
               <tr key={e.id}>
                 <RowHead>

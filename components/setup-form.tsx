@@ -40,7 +40,10 @@ export function SetupForm() {
     router.replace("/");
     router.refresh();
   }
-  const aria = (key: string) => ({ "aria-invalid": errors[key] ? true : undefined, "aria-describedby": describedBy(key, { error: errors[key] }) });
+  const aria = (key: string) => ({
+    "aria-invalid": errors[key] ? true : undefined,
+    "aria-describedby": describedBy(key, { error: errors[key] }),
+  });
 
   return (
     <form onSubmit={submit} noValidate className="space-y-4">

@@ -38,7 +38,11 @@ export function ShareLinksTable({ links, showCreator }: { links: ShareLinkView[]
                 method="POST"
                 label="Revoke"
                 done="Link revoked"
-                confirm={{ title: "Revoke this link?", description: 'Anyone holding it sees "Link revoked" from their next view on. This cannot be undone.', confirmLabel: "Revoke link" }}
+                confirm={{
+                  title: "Revoke this link?",
+                  description: 'Anyone holding it sees "Link revoked" from their next view on. This cannot be undone.',
+                  confirmLabel: "Revoke link",
+                }}
               />
             ) : null}
           </Td>

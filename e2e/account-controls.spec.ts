@@ -21,7 +21,8 @@ async function signIn(address: string, email: string, password: string): Promise
   return { status, session };
 }
 
-const errorOf = async (response: { json(): Promise<unknown> }) => ((await response.json()) as { error: { code: string; field?: string } }).error;
+const errorOf = async (response: { json(): Promise<unknown> }) =>
+  ((await response.json()) as { error: { code: string; field?: string } }).error;
 
 let admin: APIRequestContext;
 let userId = "";
@@ -48,7 +49,15 @@ test("an admin deactivates a user: their API key gets 401 at once and their sess
 
   const deactivated = await admin.post(`/api/v1/users/${userId}/deactivate`, { data: { reason: "left the project" } });
   expect(deactivated.status()).toBe(200);
-  expect(await deactivated.json()).toEqual({ id: userId, email: USER.email, name: USER.email, role: "editor", createdAt: expect.any(String), active: false, deactivatedReason: "left the project" });
+  expect(await deactivated.json()).toEqual({
+    id: userId,
+    email: USER.email,
+    name: USER.email,
+    role: "editor",
+    createdAt: expect.any(String),
+    active: false,
+    deactivatedReason: "left the project",
+  });
   // At once: the key was verified a moment ago, and is refused now.
   expect((await script.get("/api/v1/me")).status()).toBe(401);
   expect((await script.post("/api/v1/experiments", { data: { schedules: 0 } })).status()).toBe(401);
@@ -59,7 +68,11 @@ test("an admin deactivates a user: their API key gets 401 at once and their sess
   const users = ((await (await admin.get("/api/v1/users")).json()) as { users: Array<{ id: string; active: boolean }> }).users;
   expect(users.find((u) => u.id === userId)).toMatchObject({ active: false });
   expect(users.find((u) => u.id === accounts().users.admin.id)).toMatchObject({ active: true });
-  const keys = ((await (await admin.get("/api/v1/api-keys?all=true")).json()) as { apiKeys: Array<{ id: string; owner: { email: string }; lastUsedAt: string | null }> }).apiKeys;
+  const keys = (
+    (await (await admin.get("/api/v1/api-keys?all=true")).json()) as {
+      apiKeys: Array<{ id: string; owner: { email: string }; lastUsedAt: string | null }>;
+    }
+  ).apiKeys;
   expect(keys.find((k) => k.id === apiKey.id)).toMatchObject({ owner: { id: userId, email: USER.email, name: USER.email, active: false } });
   // Every user's keys, each with its owner.
   expect(keys.some((k) => k.owner.email === accounts().users.viewer.email)).toBe(true);
@@ -84,7 +97,9 @@ test("an admin cannot deactivate themself; only admins deactivate or reset passw
   const reason = await admin.post(`/api/v1/users/${userId}/deactivate`, { data: { reason: "" } });
   expect(reason.status()).toBe(400);
   expect((await errorOf(reason)).field).toBe("reason");
-  expect(await (await admin.get("/api/v1/users")).json()).toMatchObject({ users: expect.arrayContaining([expect.objectContaining({ id: userId, active: true })]) });
+  expect(await (await admin.get("/api/v1/users")).json()).toMatchObject({
+    users: expect.arrayContaining([expect.objectContaining({ id: userId, active: true })]),
+  });
 });
 
 test("an admin resets a password: the old one is refused, the new one signs in, their sessions end", async () => {
@@ -110,7 +125,11 @@ test("an editor names and annotates an experiment, finds it by name, and clears 
   const named = await editorApi.patch(`/api/v1/experiments/${id}`, { data: { name: "  e2e labelled run  ", notes: "why we ran it" } });
   expect(named.status()).toBe(200);
   expect(await named.json()).toEqual({ id, name: "e2e labelled run", notes: "why we ran it" });
-  expect(await (await editorApi.get(`/api/v1/experiments/${id}`)).json()).toMatchObject({ id, name: "e2e labelled run", notes: "why we ran it" });
+  expect(await (await editorApi.get(`/api/v1/experiments/${id}`)).json()).toMatchObject({
+    id,
+    name: "e2e labelled run",
+    notes: "why we ran it",
+  });
   const found = (await (await editorApi.get("/api/v1/experiments?name=LABELLED")).json()) as { experiments: Array<{ id: string }> };
   expect(found.experiments.map((e) => e.id)).toEqual([id]);
 
@@ -130,10 +149,16 @@ test("an editor names and annotates an experiment, finds it by name, and clears 
   await viewer.dispose();
 
   // Cleared again, as the other specs found it.
-  expect(await (await editorApi.patch(`/api/v1/experiments/${id}`, { data: { name: null, notes: null } })).json()).toEqual({ id, name: null, notes: null });
+  expect(await (await editorApi.patch(`/api/v1/experiments/${id}`, { data: { name: null, notes: null } })).json()).toEqual({
+    id,
+    name: null,
+    notes: null,
+  });
 });
 
-test("a resource's share panel lists its links: an editor's own, an admin's everyone's, each with status, uses and last use", async ({ editorApi }) => {
+test("a resource's share panel lists its links: an editor's own, an admin's everyone's, each with status, uses and last use", async ({
+  editorApi,
+}) => {
   const id = accounts().experimentId;
   const share = async (api: APIRequestContext) => {
     const created = await api.post("/api/v1/share-links", { data: { resourceType: "experiment", resourceId: id } });

@@ -45,7 +45,10 @@ test("an admin creates a reviewer, who signs in, changes their password, and mak
   const script = await request.newContext({ baseURL: BASE_URL, extraHTTPHeaders: bearer(key) });
   expect(await (await script.get("/api/v1/me")).json()).toMatchObject({ email: NEW_USER.email, role: "reviewer", via: "api_key" });
   expect((await script.post("/api/v1/experiments", { data: {} })).status()).toBe(403);
-  await page.getByRole("row", { name: /my harness/ }).getByRole("button", { name: "Revoke" }).click();
+  await page
+    .getByRole("row", { name: /my harness/ })
+    .getByRole("button", { name: "Revoke" })
+    .click();
   await page.getByRole("alertdialog").getByRole("button", { name: "Revoke key" }).click();
   // Done when it says so (while the dialog is open the rows behind it are hidden, not gone).
   await expect(page.getByTestId("toast").filter({ hasText: 'Key "my harness" revoked' })).toBeVisible();

@@ -58,12 +58,21 @@ test("unknown and malformed experiment ids get 404 and 400", async ({ editorApi:
 
 test("cancelling a running experiment stops it and leaves no operation that can still commit", async ({ editorApi: request }) => {
   test.setTimeout(60_000);
-  const { id } = (await (await request.post("/api/v1/experiments", { data: { delaysMs: [250], schedules: 5, repetitions: 10 } })).json()) as { id: string };
-  await expect.poll(async () => ((await (await request.get(`/api/v1/experiments/${id}`)).json()) as { progress: { done: number } }).progress.done, { timeout: 30_000 }).toBeGreaterThan(0);
+  const { id } = (await (
+    await request.post("/api/v1/experiments", { data: { delaysMs: [250], schedules: 5, repetitions: 10 } })
+  ).json()) as { id: string };
+  await expect
+    .poll(async () => ((await (await request.get(`/api/v1/experiments/${id}`)).json()) as { progress: { done: number } }).progress.done, {
+      timeout: 30_000,
+    })
+    .toBeGreaterThan(0);
   const cancelled = await request.post(`/api/v1/experiments/${id}/cancel`);
   expect(cancelled.status()).toBe(200);
   expect(await cancelled.json()).toMatchObject({ state: "cancelled", quiescent: true });
-  const status = (await (await request.get(`/api/v1/experiments/${id}`)).json()) as { state: string; progress: { done: number; total: number } };
+  const status = (await (await request.get(`/api/v1/experiments/${id}`)).json()) as {
+    state: string;
+    progress: { done: number; total: number };
+  };
   expect(status.state).toBe("cancelled");
   expect(status.progress.done).toBeLessThan(status.progress.total);
   // a second cancel of a cancelled experiment is harmless; it stays cancelled
@@ -71,13 +80,17 @@ test("cancelling a running experiment stops it and leaves no operation that can 
 });
 
 test("a body nested 20,000 levels deep gets a 400 naming the limit, and creates nothing", async ({ editorApi: request }) => {
-  const listed = async () => ((await (await request.get("/api/v1/experiments?limit=500")).json()) as { experiments: unknown[] }).experiments.length;
+  const listed = async () =>
+    ((await (await request.get("/api/v1/experiments?limit=500")).json()) as { experiments: unknown[] }).experiments.length;
   const before = await listed();
   // Deep inside a trace call's args, which the config schema accepts as any JSON value.
   const deep = `{"trace":{"calls":[{"tool":"t","args":${"[".repeat(20_000)}1${"]".repeat(20_000)}}]}}`;
   const response = await request.post("/api/v1/experiments", { data: deep, headers: { "content-type": "application/json" } });
   expect(response.status()).toBe(400);
-  expect(((await response.json()) as { error: { code: string; message: string } }).error).toMatchObject({ code: "too_deep", message: expect.stringContaining("64") });
+  expect(((await response.json()) as { error: { code: string; message: string } }).error).toMatchObject({
+    code: "too_deep",
+    message: expect.stringContaining("64"),
+  });
   expect(await listed()).toBe(before);
 });
 
@@ -85,7 +98,9 @@ test("experiments are listed newest first, by state and by name, in keyset pages
   const tag = `list-${Date.now()}`;
   const ids: string[] = [];
   for (const name of [`${tag} alpha`, `${tag} beta`, `${tag} gamma`]) {
-    const created = await request.post("/api/v1/experiments", { data: { ...grid, delaysMs: [0], schedules: 1, repetitions: 1, name, notes: "listed by the API test" } });
+    const created = await request.post("/api/v1/experiments", {
+      data: { ...grid, delaysMs: [0], schedules: 1, repetitions: 1, name, notes: "listed by the API test" },
+    });
     expect(created.status()).toBe(201);
     ids.push(((await created.json()) as { id: string }).id);
   }
@@ -94,11 +109,17 @@ test("experiments are listed newest first, by state and by name, in keyset pages
   expect(first.experiments.map((e) => e.id)).toEqual([ids[2], ids[1]]);
   expect(first.experiments[0]).toMatchObject({ name: `${tag} gamma`, notes: "listed by the API test" });
   expect(first.nextCursor).not.toBeNull();
-  const second = (await (await request.get(`/api/v1/experiments?name=${encodeURIComponent(tag)}&limit=2&cursor=${first.nextCursor}`)).json()) as Page;
+  const second = (await (
+    await request.get(`/api/v1/experiments?name=${encodeURIComponent(tag)}&limit=2&cursor=${first.nextCursor}`)
+  ).json()) as Page;
   expect(second.experiments.map((e) => e.id)).toEqual([ids[0]]);
   expect(second.nextCursor).toBeNull();
   // Case-insensitive, and % is a literal character rather than a pattern.
-  expect(((await (await request.get(`/api/v1/experiments?name=${encodeURIComponent(tag.toUpperCase())}%20BETA`)).json()) as Page).experiments.map((e) => e.id)).toEqual([ids[1]]);
+  expect(
+    (
+      (await (await request.get(`/api/v1/experiments?name=${encodeURIComponent(tag.toUpperCase())}%20BETA`)).json()) as Page
+    ).experiments.map((e) => e.id),
+  ).toEqual([ids[1]]);
   expect(((await (await request.get(`/api/v1/experiments?name=%25${encodeURIComponent(tag)}`)).json()) as Page).experiments).toEqual([]);
   for (const [query, field] of [
     ["state=finished", "state"],

@@ -36,79 +36,364 @@ const ROUTES: RouteCase[] = [
   { route: "/api/health", method: "GET", url: () => "/api/health", allowed: EVERYONE, status: 200 },
   { route: "/api/v1/me", method: "GET", url: () => "/api/v1/me", allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/experiments", method: "GET", url: () => "/api/v1/experiments?limit=5", allowed: SIGNED_IN, status: 200 },
-  { route: "/api/v1/experiments", method: "POST", url: () => "/api/v1/experiments", body: { schedules: 0 }, allowed: RUNS_EXPERIMENTS, status: 400 },
-  { route: "/api/v1/experiments/[id]", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}`, allowed: SIGNED_IN, status: 200 },
-  { route: "/api/v1/experiments/[id]", method: "PATCH", url: () => `/api/v1/experiments/${UNKNOWN_UUID}`, body: { name: "renamed" }, allowed: RUNS_EXPERIMENTS, status: 404 },
-  { route: "/api/v1/experiments/[id]/summary", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/summary`, allowed: SIGNED_IN, status: 200 },
-  { route: "/api/v1/experiments/[id]/traces", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/traces`, allowed: SIGNED_IN, status: 200 },
-  { route: "/api/v1/experiments/[id]/statistics", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/statistics`, allowed: SIGNED_IN, status: 200 },
-  { route: "/api/v1/experiments/[id]/exclusion-rule", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/exclusion-rule`, allowed: SIGNED_IN, status: 200 },
+  {
+    route: "/api/v1/experiments",
+    method: "POST",
+    url: () => "/api/v1/experiments",
+    body: { schedules: 0 },
+    allowed: RUNS_EXPERIMENTS,
+    status: 400,
+  },
+  {
+    route: "/api/v1/experiments/[id]",
+    method: "GET",
+    url: () => `/api/v1/experiments/${accounts().experimentId}`,
+    allowed: SIGNED_IN,
+    status: 200,
+  },
+  {
+    route: "/api/v1/experiments/[id]",
+    method: "PATCH",
+    url: () => `/api/v1/experiments/${UNKNOWN_UUID}`,
+    body: { name: "renamed" },
+    allowed: RUNS_EXPERIMENTS,
+    status: 404,
+  },
+  {
+    route: "/api/v1/experiments/[id]/summary",
+    method: "GET",
+    url: () => `/api/v1/experiments/${accounts().experimentId}/summary`,
+    allowed: SIGNED_IN,
+    status: 200,
+  },
+  {
+    route: "/api/v1/experiments/[id]/traces",
+    method: "GET",
+    url: () => `/api/v1/experiments/${accounts().experimentId}/traces`,
+    allowed: SIGNED_IN,
+    status: 200,
+  },
+  {
+    route: "/api/v1/experiments/[id]/statistics",
+    method: "GET",
+    url: () => `/api/v1/experiments/${accounts().experimentId}/statistics`,
+    allowed: SIGNED_IN,
+    status: 200,
+  },
+  {
+    route: "/api/v1/experiments/[id]/exclusion-rule",
+    method: "GET",
+    url: () => `/api/v1/experiments/${accounts().experimentId}/exclusion-rule`,
+    allowed: SIGNED_IN,
+    status: 200,
+  },
   {
     route: "/api/v1/experiments/[id]/exclusion-rule",
     method: "PUT",
     url: () => `/api/v1/experiments/${UNKNOWN_UUID}/exclusion-rule`,
-    body: { baseVersion: 1, reason: "x", rule: { classes: { completed: "keep", agent_failure: "keep", protocol_stop: "keep", environment_failure: "exclude", missing_evidence: "keep" }, unresolved: "exclude" } },
+    body: {
+      baseVersion: 1,
+      reason: "x",
+      rule: {
+        classes: {
+          completed: "keep",
+          agent_failure: "keep",
+          protocol_stop: "keep",
+          environment_failure: "exclude",
+          missing_evidence: "keep",
+        },
+        unresolved: "exclude",
+      },
+    },
     allowed: RUNS_EXPERIMENTS,
     status: 404,
   },
   // A replay experiment has no canary results: 404 once past authorization.
-  { route: "/api/v1/experiments/[id]/canary", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/canary`, allowed: SIGNED_IN, status: 404 },
-  { route: "/api/v1/experiments/[id]/table2", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/table2?format=csv`, allowed: SIGNED_IN, status: 200 },
-  { route: "/api/v1/experiments/[id]/runs", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/runs?limit=5`, allowed: SIGNED_IN, status: 200 },
-  { route: "/api/v1/experiments/[id]/runs/export", method: "GET", url: () => `/api/v1/experiments/${accounts().experimentId}/runs/export?format=csv`, allowed: SIGNED_IN, status: 200 },
+  {
+    route: "/api/v1/experiments/[id]/canary",
+    method: "GET",
+    url: () => `/api/v1/experiments/${accounts().experimentId}/canary`,
+    allowed: SIGNED_IN,
+    status: 404,
+  },
+  {
+    route: "/api/v1/experiments/[id]/table2",
+    method: "GET",
+    url: () => `/api/v1/experiments/${accounts().experimentId}/table2?format=csv`,
+    allowed: SIGNED_IN,
+    status: 200,
+  },
+  {
+    route: "/api/v1/experiments/[id]/runs",
+    method: "GET",
+    url: () => `/api/v1/experiments/${accounts().experimentId}/runs?limit=5`,
+    allowed: SIGNED_IN,
+    status: 200,
+  },
+  {
+    route: "/api/v1/experiments/[id]/runs/export",
+    method: "GET",
+    url: () => `/api/v1/experiments/${accounts().experimentId}/runs/export?format=csv`,
+    allowed: SIGNED_IN,
+    status: 200,
+  },
   { route: "/api/v1/runs/[id]", method: "GET", url: () => `/api/v1/runs/${accounts().runId}`, allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/effects", method: "GET", url: () => "/api/v1/effects", allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/effects/export", method: "GET", url: () => "/api/v1/effects/export?format=json", allowed: SIGNED_IN, status: 200 },
-  { route: "/api/v1/experiments/[id]/cancel", method: "POST", url: () => `/api/v1/experiments/${UNKNOWN_UUID}/cancel`, allowed: RUNS_EXPERIMENTS, status: 404 },
+  {
+    route: "/api/v1/experiments/[id]/cancel",
+    method: "POST",
+    url: () => `/api/v1/experiments/${UNKNOWN_UUID}/cancel`,
+    allowed: RUNS_EXPERIMENTS,
+    status: 404,
+  },
   { route: "/api/v1/evaluations", method: "GET", url: () => "/api/v1/evaluations?limit=5", allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/traces", method: "GET", url: () => "/api/v1/traces?suite=banking&limit=5", allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/traces/[id]", method: "GET", url: () => `/api/v1/traces/${accounts().traceId}`, allowed: SIGNED_IN, status: 200 },
-  { route: "/api/v1/evaluations", method: "POST", url: () => "/api/v1/evaluations", body: { name: "" }, allowed: RUNS_EXPERIMENTS, status: 400 },
+  {
+    route: "/api/v1/evaluations",
+    method: "POST",
+    url: () => "/api/v1/evaluations",
+    body: { name: "" },
+    allowed: RUNS_EXPERIMENTS,
+    status: 400,
+  },
   { route: "/api/v1/evaluations/[id]", method: "GET", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}`, allowed: SIGNED_IN, status: 404 },
-  { route: "/api/v1/evaluations/[id]/runs", method: "GET", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/runs?limit=5`, allowed: SIGNED_IN, status: 404 },
-  { route: "/api/v1/evaluations/[id]/runs", method: "POST", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/runs`, body: { runs: [] }, allowed: RUNS_EXPERIMENTS, status: 400 },
-  { route: "/api/v1/evaluations/[id]/statistics", method: "GET", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/statistics`, allowed: SIGNED_IN, status: 404 },
-  { route: "/api/v1/evaluations/compare", method: "GET", url: () => `/api/v1/evaluations/compare?ids=${UNKNOWN_UUID},${UNKNOWN_UUID_2}`, allowed: SIGNED_IN, status: 404 },
-  { route: "/api/v1/evaluations/[id]/exclusion-rule", method: "GET", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/exclusion-rule`, allowed: SIGNED_IN, status: 404 },
-  { route: "/api/v1/evaluations/[id]/exclusion-rule", method: "PUT", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/exclusion-rule`, body: { baseVersion: 1, reason: "x" }, allowed: RUNS_EXPERIMENTS, status: 400 },
-  { route: "/api/v1/evaluations/[id]/summary", method: "GET", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/summary`, allowed: SIGNED_IN, status: 404 },
-  { route: "/api/v1/evaluations/[id]/effect-policy", method: "PUT", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/effect-policy`, body: { tools: { "bank.transfer": "maybe" } }, allowed: RUNS_EXPERIMENTS, status: 400 },
-  { route: "/api/v1/evaluations/[id]/runs/[externalId]/resets/canary", method: "POST", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/runs/r1/resets/canary`, body: {}, allowed: RUNS_EXPERIMENTS, status: 400 },
-  { route: "/api/v1/evaluations/[id]/effects/[effectId]/resolutions", method: "POST", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/effects/e1/resolutions`, body: {}, allowed: RUNS_EXPERIMENTS, status: 400 },
+  {
+    route: "/api/v1/evaluations/[id]/runs",
+    method: "GET",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/runs?limit=5`,
+    allowed: SIGNED_IN,
+    status: 404,
+  },
+  {
+    route: "/api/v1/evaluations/[id]/runs",
+    method: "POST",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/runs`,
+    body: { runs: [] },
+    allowed: RUNS_EXPERIMENTS,
+    status: 400,
+  },
+  {
+    route: "/api/v1/evaluations/[id]/statistics",
+    method: "GET",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/statistics`,
+    allowed: SIGNED_IN,
+    status: 404,
+  },
+  {
+    route: "/api/v1/evaluations/compare",
+    method: "GET",
+    url: () => `/api/v1/evaluations/compare?ids=${UNKNOWN_UUID},${UNKNOWN_UUID_2}`,
+    allowed: SIGNED_IN,
+    status: 404,
+  },
+  {
+    route: "/api/v1/evaluations/[id]/exclusion-rule",
+    method: "GET",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/exclusion-rule`,
+    allowed: SIGNED_IN,
+    status: 404,
+  },
+  {
+    route: "/api/v1/evaluations/[id]/exclusion-rule",
+    method: "PUT",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/exclusion-rule`,
+    body: { baseVersion: 1, reason: "x" },
+    allowed: RUNS_EXPERIMENTS,
+    status: 400,
+  },
+  {
+    route: "/api/v1/evaluations/[id]/summary",
+    method: "GET",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/summary`,
+    allowed: SIGNED_IN,
+    status: 404,
+  },
+  {
+    route: "/api/v1/evaluations/[id]/effect-policy",
+    method: "PUT",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/effect-policy`,
+    body: { tools: { "bank.transfer": "maybe" } },
+    allowed: RUNS_EXPERIMENTS,
+    status: 400,
+  },
+  {
+    route: "/api/v1/evaluations/[id]/runs/[externalId]/resets/canary",
+    method: "POST",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/runs/r1/resets/canary`,
+    body: {},
+    allowed: RUNS_EXPERIMENTS,
+    status: 400,
+  },
+  {
+    route: "/api/v1/evaluations/[id]/effects/[effectId]/resolutions",
+    method: "POST",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/effects/e1/resolutions`,
+    body: {},
+    allowed: RUNS_EXPERIMENTS,
+    status: 400,
+  },
   { route: "/api/v1/imports", method: "POST", url: () => "/api/v1/imports", body: {}, allowed: RUNS_EXPERIMENTS, status: 400 },
   // The ingest body's JSON Schema is documentation: no account needed.
   { route: "/api/v1/schema/ingest.json", method: "GET", url: () => "/api/v1/schema/ingest.json", allowed: EVERYONE, status: 200 },
   { route: "/api/v1/protocols", method: "GET", url: () => "/api/v1/protocols", allowed: SIGNED_IN, status: 200 },
-  { route: "/api/v1/protocols", method: "POST", url: () => "/api/v1/protocols", body: { name: "" }, allowed: RUNS_EXPERIMENTS, status: 400 },
+  {
+    route: "/api/v1/protocols",
+    method: "POST",
+    url: () => "/api/v1/protocols",
+    body: { name: "" },
+    allowed: RUNS_EXPERIMENTS,
+    status: 400,
+  },
   { route: "/api/v1/protocols/[id]", method: "GET", url: () => `/api/v1/protocols/${UNKNOWN_UUID}`, allowed: SIGNED_IN, status: 404 },
-  { route: "/api/v1/protocols/[id]", method: "PATCH", url: () => `/api/v1/protocols/${UNKNOWN_UUID}`, body: { name: "renamed", expectedVersion: 1, reason: "authz" }, allowed: RUNS_EXPERIMENTS, status: 404 },
-  { route: "/api/v1/protocols/[id]/completion-argument", method: "GET", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/completion-argument?format=markdown`, allowed: SIGNED_IN, status: 404 },
-  { route: "/api/v1/protocols/[id]/completion-argument", method: "POST", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/completion-argument`, body: { expectedVersion: null, argument: { questions: {} }, reason: "authz" }, allowed: RUNS_EXPERIMENTS, status: 404 },
-  { route: "/api/v1/protocols/[id]/codes", method: "PUT", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/codes`, body: {}, allowed: CODERS, status: 400 },
-  { route: "/api/v1/protocols/[id]/consensus", method: "PUT", url: () => `/api/v1/protocols/${UNKNOWN_UUID}/consensus`, body: {}, allowed: RUNS_EXPERIMENTS, status: 400 },
-  { route: "/api/v1/review-codes/[id]/restore", method: "POST", url: () => `/api/v1/review-codes/${UNKNOWN_UUID}/restore`, body: {}, allowed: CODERS, status: 400 },
-  { route: "/api/v1/protocols/export", method: "GET", url: () => "/api/v1/protocols/export?format=latex-table3", allowed: RUNS_EXPERIMENTS, status: 200 },
+  {
+    route: "/api/v1/protocols/[id]",
+    method: "PATCH",
+    url: () => `/api/v1/protocols/${UNKNOWN_UUID}`,
+    body: { name: "renamed", expectedVersion: 1, reason: "authz" },
+    allowed: RUNS_EXPERIMENTS,
+    status: 404,
+  },
+  {
+    route: "/api/v1/protocols/[id]/completion-argument",
+    method: "GET",
+    url: () => `/api/v1/protocols/${UNKNOWN_UUID}/completion-argument?format=markdown`,
+    allowed: SIGNED_IN,
+    status: 404,
+  },
+  {
+    route: "/api/v1/protocols/[id]/completion-argument",
+    method: "POST",
+    url: () => `/api/v1/protocols/${UNKNOWN_UUID}/completion-argument`,
+    body: { expectedVersion: null, argument: { questions: {} }, reason: "authz" },
+    allowed: RUNS_EXPERIMENTS,
+    status: 404,
+  },
+  {
+    route: "/api/v1/protocols/[id]/codes",
+    method: "PUT",
+    url: () => `/api/v1/protocols/${UNKNOWN_UUID}/codes`,
+    body: {},
+    allowed: CODERS,
+    status: 400,
+  },
+  {
+    route: "/api/v1/protocols/[id]/consensus",
+    method: "PUT",
+    url: () => `/api/v1/protocols/${UNKNOWN_UUID}/consensus`,
+    body: {},
+    allowed: RUNS_EXPERIMENTS,
+    status: 400,
+  },
+  {
+    route: "/api/v1/review-codes/[id]/restore",
+    method: "POST",
+    url: () => `/api/v1/review-codes/${UNKNOWN_UUID}/restore`,
+    body: {},
+    allowed: CODERS,
+    status: 400,
+  },
+  {
+    route: "/api/v1/protocols/export",
+    method: "GET",
+    url: () => "/api/v1/protocols/export?format=latex-table3",
+    allowed: RUNS_EXPERIMENTS,
+    status: 200,
+  },
   { route: "/api/v1/users", method: "GET", url: () => "/api/v1/users", allowed: ADMIN, status: 200 },
-  { route: "/api/v1/users", method: "POST", url: () => "/api/v1/users", body: { email: "not-an-email", password: "x", role: "viewer" }, allowed: ADMIN, status: 400 },
-  { route: "/api/v1/users/[id]", method: "PATCH", url: () => "/api/v1/users/no-such-user", body: { role: "viewer" }, allowed: ADMIN, status: 404 },
-  { route: "/api/v1/users/[id]/deactivate", method: "POST", url: () => "/api/v1/users/no-such-user/deactivate", allowed: ADMIN, status: 404 },
-  { route: "/api/v1/users/[id]/reactivate", method: "POST", url: () => "/api/v1/users/no-such-user/reactivate", allowed: ADMIN, status: 404 },
-  { route: "/api/v1/users/[id]/password", method: "POST", url: () => "/api/v1/users/no-such-user/password", body: { password: "a long enough password" }, allowed: ADMIN, status: 404 },
+  {
+    route: "/api/v1/users",
+    method: "POST",
+    url: () => "/api/v1/users",
+    body: { email: "not-an-email", password: "x", role: "viewer" },
+    allowed: ADMIN,
+    status: 400,
+  },
+  {
+    route: "/api/v1/users/[id]",
+    method: "PATCH",
+    url: () => "/api/v1/users/no-such-user",
+    body: { role: "viewer" },
+    allowed: ADMIN,
+    status: 404,
+  },
+  {
+    route: "/api/v1/users/[id]/deactivate",
+    method: "POST",
+    url: () => "/api/v1/users/no-such-user/deactivate",
+    allowed: ADMIN,
+    status: 404,
+  },
+  {
+    route: "/api/v1/users/[id]/reactivate",
+    method: "POST",
+    url: () => "/api/v1/users/no-such-user/reactivate",
+    allowed: ADMIN,
+    status: 404,
+  },
+  {
+    route: "/api/v1/users/[id]/password",
+    method: "POST",
+    url: () => "/api/v1/users/no-such-user/password",
+    body: { password: "a long enough password" },
+    allowed: ADMIN,
+    status: 404,
+  },
   { route: "/api/v1/api-keys", method: "GET", url: () => "/api/v1/api-keys", allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/api-keys", method: "GET", url: () => "/api/v1/api-keys?all=true", allowed: ADMIN, status: 200 },
   { route: "/api/v1/api-keys", method: "POST", url: () => "/api/v1/api-keys", body: { name: "" }, allowed: SIGNED_IN, status: 400 },
   { route: "/api/v1/api-keys/[id]", method: "DELETE", url: () => "/api/v1/api-keys/no-such-key", allowed: SIGNED_IN, status: 404 },
   { route: "/api/v1/share-links", method: "GET", url: () => "/api/v1/share-links", allowed: RUNS_EXPERIMENTS, status: 200 },
-  { route: "/api/v1/share-links", method: "GET", url: () => `/api/v1/share-links?resourceType=run&resourceId=${accounts().runId}`, allowed: RUNS_EXPERIMENTS, status: 200 },
-  { route: "/api/v1/share-links", method: "POST", url: () => "/api/v1/share-links", body: { resourceType: "experiment", resourceId: "not-a-uuid" }, allowed: RUNS_EXPERIMENTS, status: 400 },
-  { route: "/api/v1/share-links/[id]/revoke", method: "POST", url: () => `/api/v1/share-links/${UNKNOWN_UUID}/revoke`, allowed: RUNS_EXPERIMENTS, status: 404 },
+  {
+    route: "/api/v1/share-links",
+    method: "GET",
+    url: () => `/api/v1/share-links?resourceType=run&resourceId=${accounts().runId}`,
+    allowed: RUNS_EXPERIMENTS,
+    status: 200,
+  },
+  {
+    route: "/api/v1/share-links",
+    method: "POST",
+    url: () => "/api/v1/share-links",
+    body: { resourceType: "experiment", resourceId: "not-a-uuid" },
+    allowed: RUNS_EXPERIMENTS,
+    status: 400,
+  },
+  {
+    route: "/api/v1/share-links/[id]/revoke",
+    method: "POST",
+    url: () => `/api/v1/share-links/${UNKNOWN_UUID}/revoke`,
+    allowed: RUNS_EXPERIMENTS,
+    status: 404,
+  },
   { route: "/api/v1/settings/share-links", method: "GET", url: () => "/api/v1/settings/share-links", allowed: ADMIN, status: 200 },
-  { route: "/api/v1/settings/share-links", method: "PUT", url: () => "/api/v1/settings/share-links", body: { disabled: false }, allowed: ADMIN, status: 200 },
+  {
+    route: "/api/v1/settings/share-links",
+    method: "PUT",
+    url: () => "/api/v1/settings/share-links",
+    body: { disabled: false },
+    allowed: ADMIN,
+    status: 200,
+  },
   // The token is the credential: its own resource opens for anyone, and a token that opens nothing for no one.
   { route: "/api/v1/shared/[token]", method: "GET", url: () => `/api/v1/shared/${shareToken}`, allowed: EVERYONE, status: 200 },
-  { route: "/api/v1/shared/[token]", method: "GET", url: () => `/api/v1/shared/${shareToken.slice(0, -2)}AA`, allowed: EVERYONE, status: 404 },
+  {
+    route: "/api/v1/shared/[token]",
+    method: "GET",
+    url: () => `/api/v1/shared/${shareToken.slice(0, -2)}AA`,
+    allowed: EVERYONE,
+    status: 404,
+  },
   // First-run setup is public, and closed for good once an account exists.
-  { route: "/api/v1/setup", method: "POST", url: () => "/api/v1/setup", body: { email: "late@e2e.test", password: "a long enough password" }, allowed: EVERYONE, status: 409 },
+  {
+    route: "/api/v1/setup",
+    method: "POST",
+    url: () => "/api/v1/setup",
+    body: { email: "late@e2e.test", password: "a long enough password" },
+    allowed: EVERYONE,
+    status: 409,
+  },
 ];
 
 interface PageCase {
@@ -140,8 +425,13 @@ const clients = new Map<Caller, APIRequestContext>();
 test.beforeAll(async () => {
   for (const caller of CALLERS) {
     const headers: Record<string, string> =
-      caller === "editorApiKey" ? bearer(accounts().users.editor.apiKey) : caller === "revokedApiKey" ? bearer(accounts().revokedApiKey) : {};
-    const storageState = caller === "viewer" || caller === "reviewer" || caller === "editor" || caller === "admin" ? await storageStateFor(caller) : undefined;
+      caller === "editorApiKey"
+        ? bearer(accounts().users.editor.apiKey)
+        : caller === "revokedApiKey"
+          ? bearer(accounts().revokedApiKey)
+          : {};
+    const storageState =
+      caller === "viewer" || caller === "reviewer" || caller === "editor" || caller === "admin" ? await storageStateFor(caller) : undefined;
     // Browsers send Origin with every write; a same-origin one passes the cross-site check. Each
     // caller is its own client (address), as it would be: share lookups are rate-limited per address.
     const client = { origin: BASE_URL, "x-forwarded-for": `10.7.0.${CALLERS.indexOf(caller) + 1}` };
@@ -153,7 +443,13 @@ test.beforeAll(async () => {
   expect(created.status()).toBe(201);
   shareToken = new URL(((await created.json()) as { url: string }).url).pathname.split("/").pop()!;
   protocolId = ((await (await admin.get("/api/v1/protocols")).json()) as { protocols: { id: string }[] }).protocols[0]!.id;
-  clients.set("otherShareToken", await request.newContext({ baseURL: BASE_URL, extraHTTPHeaders: { ...bearer(shareToken), origin: BASE_URL, "x-forwarded-for": "10.7.0.99" } }));
+  clients.set(
+    "otherShareToken",
+    await request.newContext({
+      baseURL: BASE_URL,
+      extraHTTPHeaders: { ...bearer(shareToken), origin: BASE_URL, "x-forwarded-for": "10.7.0.99" },
+    }),
+  );
 });
 
 test.afterAll(async () => {
@@ -170,7 +466,9 @@ test("every route handler answers exactly the callers its role table allows", as
     outcome[label] = {} as Record<Caller, number>;
     expected[label] = {} as Record<Caller, number>;
     for (const caller of CALLERS) {
-      const response = await clients.get(caller)!.fetch(route.url(), { method: route.method, ...(route.body === undefined ? {} : { data: route.body }) });
+      const response = await clients
+        .get(caller)!
+        .fetch(route.url(), { method: route.method, ...(route.body === undefined ? {} : { data: route.body }) });
       outcome[label][caller] = response.status();
       const signedIn = SIGNED_IN.includes(caller);
       expected[label][caller] = route.allowed.includes(caller) ? route.status : signedIn ? 403 : 401;
@@ -208,7 +506,9 @@ test("the matrix covers every route handler, and the app has no server action ou
   walk("app/api");
   const handlers = routeFiles.flatMap((file) => {
     const route = `/${path.relative("app", path.dirname(file))}`;
-    const methods = [...readFileSync(file, "utf8").matchAll(/export (?:const|async function) (GET|POST|PUT|PATCH|DELETE)\b/g)].map((m) => m[1]);
+    const methods = [...readFileSync(file, "utf8").matchAll(/export (?:const|async function) (GET|POST|PUT|PATCH|DELETE)\b/g)].map(
+      (m) => m[1],
+    );
     return methods.map((method) => `${method} ${route}`);
   });
   // Better Auth's own endpoints check sessions and origins themselves (tested below).
@@ -235,7 +535,10 @@ test("a cross-site write is refused even with a valid session, and sign-in refus
     expect(response.status()).toBe(403);
     expect(((await response.json()) as { error: { code: string } }).error.code).toBe("cross_site");
   }
-  const signIn = await admin.post("/api/auth/sign-in/email", { data: { email: accounts().users.viewer.email, password: "irrelevant password" }, headers: { origin: "https://evil.example" } });
+  const signIn = await admin.post("/api/auth/sign-in/email", {
+    data: { email: accounts().users.viewer.email, password: "irrelevant password" },
+    headers: { origin: "https://evil.example" },
+  });
   expect(signIn.status()).toBe(403);
   await admin.dispose();
 });

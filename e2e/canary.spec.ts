@@ -42,7 +42,10 @@ test("an editor starts a canary experiment from the form and reads the per-surfa
   await context.close();
 
   const editor = await apiAs("editor");
-  const results = (await (await editor.get(`/api/v1/experiments/${id}/canary`)).json()) as { held: { n: number; N: number }; surfaces: Array<{ condition: string; surface: string; found: number; trials: number }> };
+  const results = (await (await editor.get(`/api/v1/experiments/${id}/canary`)).json()) as {
+    held: { n: number; N: number };
+    surfaces: Array<{ condition: string; surface: string; found: number; trials: number }>;
+  };
   expect(results.held).toEqual({ n: 18, N: 18 });
   expect(results.surfaces.filter((s) => s.found > 0).map((s) => s.condition)).toEqual(["shared", "shared", "shared"]);
 });

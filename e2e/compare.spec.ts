@@ -38,7 +38,8 @@ test("three ingested evaluations compared from the list: one pair flips within i
   // The list is newest first, so the checkboxes send C, B, A: the pairs follow that order.
   const pairs = page.getByTestId("pair-verdict");
   await expect(pairs).toHaveCount(3);
-  const pair = (x: string, y: string) => pairs.filter({ has: page.getByRole("rowheader", { name: `${tag} ${x} vs ${tag} ${y}`, exact: true }) });
+  const pair = (x: string, y: string) =>
+    pairs.filter({ has: page.getByRole("rowheader", { name: `${tag} ${x} vs ${tag} ${y}`, exact: true }) });
   await expect(pair("B", "A")).toContainText("flips within it");
   await expect(pair("C", "A")).toContainText("holds across the justified range");
   await expect(pair("C", "B")).toContainText("not separable at this sample size");

@@ -11,7 +11,9 @@ test.describe.configure({ mode: "default" });
 test("an editor cancels a running experiment from its page, after confirming, and sees it cancelled", async ({ browser }) => {
   test.setTimeout(90_000);
   const editor = await apiAs("editor");
-  const { id } = (await (await editor.post("/api/v1/experiments", { data: { delaysMs: [250], schedules: 5, repetitions: 10, name: "to be cancelled" } })).json()) as { id: string };
+  const { id } = (await (
+    await editor.post("/api/v1/experiments", { data: { delaysMs: [250], schedules: 5, repetitions: 10, name: "to be cancelled" } })
+  ).json()) as { id: string };
   const context = await browser.newContext({ storageState: await storageStateFor("editor") });
   const page = await context.newPage();
   await page.goto(`/experiments/${id}`);
@@ -86,7 +88,9 @@ test("an experiment named in the form is found by its name in the list", async (
 
 test("an editor renames an experiment and edits its notes from its page", async ({ browser }) => {
   const editor = await apiAs("editor");
-  const { id } = (await (await editor.post("/api/v1/experiments", { data: { delaysMs: [0], schedules: 1, repetitions: 1 } })).json()) as { id: string };
+  const { id } = (await (await editor.post("/api/v1/experiments", { data: { delaysMs: [0], schedules: 1, repetitions: 1 } })).json()) as {
+    id: string;
+  };
   await editor.dispose();
   const context = await browser.newContext({ storageState: await storageStateFor("editor") });
   const page = await context.newPage();
@@ -103,7 +107,10 @@ test("an editor renames an experiment and edits its notes from its page", async 
   await expect(page.getByTestId("experiment-name")).toHaveText("Renamed from its page");
   await expect(page.getByTestId("experiment-notes")).toHaveText("Delays {0, 25} ms, one schedule, two repetitions.");
   await page.goto("/?name=renamed%20from");
-  await expect(page.getByTestId("experiments").getByRole("link", { name: "Renamed from its page" }).first()).toHaveAttribute("href", `/experiments/${id}`);
+  await expect(page.getByTestId("experiments").getByRole("link", { name: "Renamed from its page" }).first()).toHaveAttribute(
+    "href",
+    `/experiments/${id}`,
+  );
   await context.close();
 });
 
@@ -156,7 +163,9 @@ test("an admin deactivates a user: their API key is refused at once; reactivated
   const admin = await apiAs("admin");
   const stamp = Date.now();
   const email = `deactivated.${stamp}@e2e.test`;
-  const user = (await (await admin.post("/api/v1/users", { data: { email, password: PASSWORD, role: "editor" } })).json()) as { id: string };
+  const user = (await (await admin.post("/api/v1/users", { data: { email, password: PASSWORD, role: "editor" } })).json()) as {
+    id: string;
+  };
   const keyName = `harness ${stamp}`;
   const created = await admin.post("/api/v1/api-keys", { data: { name: keyName, userId: user.id } });
   expect(created.status()).toBe(201);
@@ -177,10 +186,16 @@ test("an admin deactivates a user: their API key is refused at once; reactivated
 
   // A password reset, then reactivation: they sign in with the new password.
   await row.getByRole("button", { name: "Reset password…" }).click();
-  await page.getByRole("dialog").getByLabel(/New password/).fill("short");
+  await page
+    .getByRole("dialog")
+    .getByLabel(/New password/)
+    .fill("short");
   await page.getByRole("dialog").getByRole("button", { name: "Set password" }).click();
   await expect(page.getByRole("dialog").getByTestId("field-error")).toContainText("at least 12 characters");
-  await page.getByRole("dialog").getByLabel(/New password/).fill("a brand new password 42");
+  await page
+    .getByRole("dialog")
+    .getByLabel(/New password/)
+    .fill("a brand new password 42");
   await page.getByRole("dialog").getByRole("button", { name: "Set password" }).click();
   await expect(page.getByTestId("toast").filter({ hasText: "reset" })).toBeVisible();
   await row.getByRole("button", { name: "Reactivate" }).click();

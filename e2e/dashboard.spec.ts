@@ -9,7 +9,8 @@ test.use({ storageState: async ({}, use) => use(await storageStateFor("editor"))
 
 test("the form refuses a bad field inline and writes nothing; the paper grid then runs to exactly Table 2", async ({ page }) => {
   test.setTimeout(150_000);
-  const countExperiments = async () => ((await (await page.request.get("/api/v1/experiments?limit=500")).json()) as { experiments: unknown[] }).experiments.length;
+  const countExperiments = async () =>
+    ((await (await page.request.get("/api/v1/experiments?limit=500")).json()) as { experiments: unknown[] }).experiments.length;
   const before = await countExperiments();
 
   await page.goto("/experiments/new");
@@ -19,7 +20,9 @@ test("the form refuses a bad field inline and writes nothing; the paper grid the
   await page.getByLabel("Schedules").fill("");
   await page.getByRole("button", { name: "Start experiment" }).click();
   // Each error names the field as the form labels it and says what is allowed; no internal name.
-  await expect(page.locator("#delaysMs-error")).toHaveText("Delays (ms): the third value (“soon”) is not a number; enter whole numbers from 0 to 10000, comma-separated (at most 16)");
+  await expect(page.locator("#delaysMs-error")).toHaveText(
+    "Delays (ms): the third value (“soon”) is not a number; enter whole numbers from 0 to 10000, comma-separated (at most 16)",
+  );
   await expect(page.locator("#repetitions-error")).toHaveText("Repetitions must be at least 1; enter a whole number from 1 to 1000");
   await expect(page.locator("#schedules-error")).toHaveText("Schedules is required; enter a whole number from 1 to 100");
   // The hint and the error are separate lines, each its own element.
@@ -70,10 +73,22 @@ test("the form refuses a bad field inline and writes nothing; the paper grid the
     await chart.scrollIntoViewIfNeeded();
     await expect(chart.locator(".recharts-wrapper > svg.recharts-surface")).toBeVisible({ timeout: 20_000 });
   }
-  await expect(page.getByRole("img", { name: /Endpoint-versus-terminal disagreement/ })).toHaveAttribute("aria-label", /snapshot at 25 ms: 50\/50/);
+  await expect(page.getByRole("img", { name: /Endpoint-versus-terminal disagreement/ })).toHaveAttribute(
+    "aria-label",
+    /snapshot at 25 ms: 50\/50/,
+  );
   // Identical series share one line whose legend names each; long x-axis labels wrap instead of running together.
-  await expect(page.locator("figure.chart").first().locator(".recharts-legend-item-text").filter({ hasText: "identical" }).first()).toBeVisible();
-  await expect(page.locator("figure.chart").nth(1).locator("svg tspan").filter({ hasText: /^cancellation$/ }).first()).toBeVisible();
+  await expect(
+    page.locator("figure.chart").first().locator(".recharts-legend-item-text").filter({ hasText: "identical" }).first(),
+  ).toBeVisible();
+  await expect(
+    page
+      .locator("figure.chart")
+      .nth(1)
+      .locator("svg tspan")
+      .filter({ hasText: /^cancellation$/ })
+      .first(),
+  ).toBeVisible();
   await expect(page.getByRole("img", { name: /Cross-run exposure/ })).toHaveAttribute("aria-label", /shared state: 150\/200/);
   await page.screenshot({ path: "test-results/experiment-dashboard.png", fullPage: true });
 

@@ -12,83 +12,90 @@ import { COMPARISON_POLICY, comparisonExample } from "../lib/testing/comparison-
 test.describe.configure({ mode: "default" });
 
 // One test per theme, each with its own time: axe over every page is slow on a loaded machine.
-for (const colorScheme of ["light", "dark"] as const) test(`every page passes axe with no serious or critical violation, in the ${colorScheme} theme`, async ({ browser }) => {
-  test.setTimeout(420_000); // sixteen pages, on a machine several checkouts share
-  const { experimentId, runId, traceId } = accounts();
-  const editor = await apiAs("editor");
-  const share = await editor.post("/api/v1/share-links", { data: { resourceType: "experiment", resourceId: experimentId } });
-  expect(share.status()).toBe(201);
-  const shareUrl = ((await share.json()) as { url: string }).url;
-  const protocols = (await (await editor.get("/api/v1/protocols")).json()) as { protocols: { id: string }[] };
-  // Three evaluations to compare (an evaluation's page, with its statistics, is checked in e2e/evaluations.spec.ts).
-  const compared: string[] = [];
-  for (const [key, runs] of Object.entries(comparisonExample())) {
-    const created = await editor.post("/api/v1/evaluations", { data: { name: `axe comparison ${key} (${colorScheme})`, effectPolicy: COMPARISON_POLICY } });
-    expect(created.status()).toBe(201);
-    const { id } = (await created.json()) as { id: string };
-    expect((await editor.post(`/api/v1/evaluations/${id}/runs`, { data: { runs } })).status()).toBe(200);
-    compared.push(id);
-  }
-  await editor.dispose();
+for (const colorScheme of ["light", "dark"] as const)
+  test(`every page passes axe with no serious or critical violation, in the ${colorScheme} theme`, async ({ browser }) => {
+    test.setTimeout(420_000); // sixteen pages, on a machine several checkouts share
+    const { experimentId, runId, traceId } = accounts();
+    const editor = await apiAs("editor");
+    const share = await editor.post("/api/v1/share-links", { data: { resourceType: "experiment", resourceId: experimentId } });
+    expect(share.status()).toBe(201);
+    const shareUrl = ((await share.json()) as { url: string }).url;
+    const protocols = (await (await editor.get("/api/v1/protocols")).json()) as { protocols: { id: string }[] };
+    // Three evaluations to compare (an evaluation's page, with its statistics, is checked in e2e/evaluations.spec.ts).
+    const compared: string[] = [];
+    for (const [key, runs] of Object.entries(comparisonExample())) {
+      const created = await editor.post("/api/v1/evaluations", {
+        data: { name: `axe comparison ${key} (${colorScheme})`, effectPolicy: COMPARISON_POLICY },
+      });
+      expect(created.status()).toBe(201);
+      const { id } = (await created.json()) as { id: string };
+      expect((await editor.post(`/api/v1/evaluations/${id}/runs`, { data: { runs } })).status()).toBe(200);
+      compared.push(id);
+    }
+    await editor.dispose();
 
-  const signedIn = [
-    "/",
-    `/experiments/${experimentId}`,
-    `/experiments/${experimentId}/runs`,
-    `/runs/${runId}`,
-    "/effects",
-    "/evaluations",
-    "/evaluations/import",
-    `/evaluations/compare?ids=${compared.join(",")}`,
-    "/traces",
-    `/traces/${traceId}`,
-    "/protocols",
-    `/protocols/${protocols.protocols[0]!.id}`,
-    `/protocols/${protocols.protocols[0]!.id}/completion-argument`,
-    "/experiments/new",
-    "/account",
-    "/admin",
-    "/experiments/00000000-0000-4000-8000-000000000000",
-  ];
-  const found: Record<string, string[]> = {};
-  const admin = await browser.newContext({ storageState: await storageStateFor("admin"), colorScheme });
-  const page = await admin.newPage();
-  for (const path of signedIn) {
-    await page.goto(path);
-    await drawCharts(page);
-    found[`${colorScheme} ${path}`] = await seriousViolations(page);
-  }
-  // A dialog open (focus trapped inside, labelled by its title).
-  await page.goto(`/experiments/${experimentId}`);
-  await page.getByRole("button", { name: "Share read-only link…" }).click();
-  await expect(page.getByRole("dialog")).toBeVisible();
-  found[`${colorScheme} share dialog`] = await seriousViolations(page);
-  await admin.close();
+    const signedIn = [
+      "/",
+      `/experiments/${experimentId}`,
+      `/experiments/${experimentId}/runs`,
+      `/runs/${runId}`,
+      "/effects",
+      "/evaluations",
+      "/evaluations/import",
+      `/evaluations/compare?ids=${compared.join(",")}`,
+      "/traces",
+      `/traces/${traceId}`,
+      "/protocols",
+      `/protocols/${protocols.protocols[0]!.id}`,
+      `/protocols/${protocols.protocols[0]!.id}/completion-argument`,
+      "/experiments/new",
+      "/account",
+      "/admin",
+      "/experiments/00000000-0000-4000-8000-000000000000",
+    ];
+    const found: Record<string, string[]> = {};
+    const admin = await browser.newContext({ storageState: await storageStateFor("admin"), colorScheme });
+    const page = await admin.newPage();
+    for (const path of signedIn) {
+      await page.goto(path);
+      await drawCharts(page);
+      found[`${colorScheme} ${path}`] = await seriousViolations(page);
+    }
+    // A dialog open (focus trapped inside, labelled by its title).
+    await page.goto(`/experiments/${experimentId}`);
+    await page.getByRole("button", { name: "Share read-only link…" }).click();
+    await expect(page.getByRole("dialog")).toBeVisible();
+    found[`${colorScheme} share dialog`] = await seriousViolations(page);
+    await admin.close();
 
-  const viewer = await browser.newContext({ storageState: await storageStateFor("viewer"), colorScheme });
-  const forbidden = await viewer.newPage();
-  await forbidden.goto("/admin");
-  await expect(forbidden).toHaveURL(/\/forbidden/);
-  found[`${colorScheme} /forbidden`] = await seriousViolations(forbidden);
-  await viewer.close();
+    const viewer = await browser.newContext({ storageState: await storageStateFor("viewer"), colorScheme });
+    const forbidden = await viewer.newPage();
+    await forbidden.goto("/admin");
+    await expect(forbidden).toHaveURL(/\/forbidden/);
+    found[`${colorScheme} /forbidden`] = await seriousViolations(forbidden);
+    await viewer.close();
 
-  const anonymous = await browser.newContext({ colorScheme });
-  const page2 = await anonymous.newPage();
-  for (const path of ["/login", shareUrl]) {
-    await page2.goto(path);
-    await drawCharts(page2);
-    found[`${colorScheme} ${path.includes("/s/") ? "/s/<token>" : path}`] = await seriousViolations(page2);
-  }
-  await anonymous.close();
-  expect(Object.entries(found).filter(([, v]) => v.length)).toEqual([]);
-  expect(Object.keys(found).length).toBe(signedIn.length + 4);
-});
+    const anonymous = await browser.newContext({ colorScheme });
+    const page2 = await anonymous.newPage();
+    for (const path of ["/login", shareUrl]) {
+      await page2.goto(path);
+      await drawCharts(page2);
+      found[`${colorScheme} ${path.includes("/s/") ? "/s/<token>" : path}`] = await seriousViolations(page2);
+    }
+    await anonymous.close();
+    expect(Object.entries(found).filter(([, v]) => v.length)).toEqual([]);
+    expect(Object.keys(found).length).toBe(signedIn.length + 4);
+  });
 
 test("dark mode follows the system setting and the toggle, and the choice survives a reload", async ({ browser }) => {
   // Three loads of the experiment page (with its statistics section) and a full-page screenshot: more than 30 s on a loaded machine.
   test.setTimeout(60_000);
   const background = (page: Page) => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
-  const context = await browser.newContext({ storageState: await storageStateFor("editor"), colorScheme: "dark", viewport: { width: 1440, height: 900 } });
+  const context = await browser.newContext({
+    storageState: await storageStateFor("editor"),
+    colorScheme: "dark",
+    viewport: { width: 1440, height: 900 },
+  });
   const page = await context.newPage();
   await page.goto(`/experiments/${accounts().experimentId}`);
   // No choice made: the system's dark setting applies through CSS alone.
@@ -124,7 +131,9 @@ test("a runs table sorts by a column, both ways, from the mouse and the keyboard
   const table = page.getByTestId("runs-table");
   const column = async (name: string) => {
     const index = await table.locator("thead th").evaluateAll((ths, n) => ths.findIndex((th) => th.textContent?.trim() === n), name);
-    return table.locator("tbody tr").evaluateAll((rows, i) => rows.map((r) => (r as HTMLTableRowElement).cells[i]!.textContent!.trim()), index);
+    return table
+      .locator("tbody tr")
+      .evaluateAll((rows, i) => rows.map((r) => (r as HTMLTableRowElement).cells[i]!.textContent!.trim()), index);
   };
   const header = table.getByRole("columnheader", { name: "Delay (ms)" });
   await header.getByRole("button").click();
@@ -150,16 +159,30 @@ test("the README's screenshots: an experiment page and a run page", async ({ bro
   test.setTimeout(120_000);
   const editor = await apiAs("editor");
   const created = await editor.post("/api/v1/experiments", {
-    data: { delaysMs: [0, 25, 100], schedules: 2, repetitions: 3, name: "Paper mechanism, small grid", notes: "Three delays, two schedules, three repetitions: every policy and condition." },
+    data: {
+      delaysMs: [0, 25, 100],
+      schedules: 2,
+      repetitions: 3,
+      name: "Paper mechanism, small grid",
+      notes: "Three delays, two schedules, three repetitions: every policy and condition.",
+    },
   });
   expect(created.status()).toBe(201);
   const { id } = (await created.json()) as { id: string };
-  await expect.poll(async () => ((await (await editor.get(`/api/v1/experiments/${id}`)).json()) as { state: string }).state, { timeout: 60_000 }).toBe("completed");
-  const runs = (await (await editor.get(`/api/v1/experiments/${id}/runs?condition=snapshot&delay=25&agreement=disagree&limit=1`)).json()) as { runs: { id: string }[] };
+  await expect
+    .poll(async () => ((await (await editor.get(`/api/v1/experiments/${id}`)).json()) as { state: string }).state, { timeout: 60_000 })
+    .toBe("completed");
+  const runs = (await (
+    await editor.get(`/api/v1/experiments/${id}/runs?condition=snapshot&delay=25&agreement=disagree&limit=1`)
+  ).json()) as { runs: { id: string }[] };
   await editor.dispose();
 
   // As a viewer: the page as most readers see it (no edit or share controls).
-  const context = await browser.newContext({ storageState: await storageStateFor("viewer"), colorScheme: "light", viewport: { width: 1440, height: 1000 } });
+  const context = await browser.newContext({
+    storageState: await storageStateFor("viewer"),
+    colorScheme: "light",
+    viewport: { width: 1440, height: 1000 },
+  });
   const page = await context.newPage();
   await page.goto(`/experiments/${id}`);
   await expect(page.getByTestId("experiment-name")).toHaveText("Paper mechanism, small grid");

@@ -13,7 +13,9 @@ import { at, workedExample } from "../lib/testing/evaluation-example";
 test.describe.configure({ mode: "serial" });
 test.use({ storageState: async ({}, use) => use(await storageStateFor("editor")) });
 
-test("an evaluation created in the form shows the worked example's figures and the unresolved run's reason; its pages pass axe", async ({ page }) => {
+test("an evaluation created in the form shows the worked example's figures and the unresolved run's reason; its pages pass axe", async ({
+  page,
+}) => {
   // Seven pages with axe, on a machine others share: axe alone can take several seconds a page.
   test.setTimeout(300_000);
   await page.goto("/evaluations/new");
@@ -25,7 +27,9 @@ test("an evaluation created in the form shows the worked example's figures and t
   await expect(page.locator("#name-error")).toHaveText("Name must not be empty");
   await page.getByLabel("Name", { exact: true }).fill("worked example (e2e)");
   await page.getByRole("button", { name: "Create evaluation" }).click();
-  await expect(page.locator("#effectPolicy-error")).toHaveText("Effect policy: row 1 has no tool name; enter a tool's name or a pattern with *, or remove the row");
+  await expect(page.locator("#effectPolicy-error")).toHaveText(
+    "Effect policy: row 1 has no tool name; enter a tool's name or a pattern with *, or remove the row",
+  );
 
   await page.getByLabel("Harness (optional)").fill("inspect");
   await page.getByLabel("Benchmark (optional)").fill("bank-bench");
@@ -44,8 +48,15 @@ test("an evaluation created in the form shows the worked example's figures and t
   const apiKey = accounts().users.editor.apiKey;
   mkdirSync("test-results", { recursive: true });
   const file = "test-results/evaluation-worked-example.jsonl";
-  writeFileSync(file, workedExample().map((run) => JSON.stringify(run)).join("\n") + "\n");
-  const ingested = await promisify(execFile)("npm", ["run", "-s", "ingest", "--", "--evaluation", id, file], { env: { ...process.env, BOUNDARY_LAB_API_KEY: apiKey, BOUNDARY_LAB_URL: BASE_URL } });
+  writeFileSync(
+    file,
+    workedExample()
+      .map((run) => JSON.stringify(run))
+      .join("\n") + "\n",
+  );
+  const ingested = await promisify(execFile)("npm", ["run", "-s", "ingest", "--", "--evaluation", id, file], {
+    env: { ...process.env, BOUNDARY_LAB_API_KEY: apiKey, BOUNDARY_LAB_URL: BASE_URL },
+  });
   expect(ingested.stdout.trim().split("\n")).toEqual(["1\tr1\tcreated", "2\tr2\tcreated", "3\tr3\tcreated"]);
   const client = evaluationClient({ baseUrl: BASE_URL, apiKey });
   await client.appendResolution(id, "e1", { status: "completed", at: at(8), evidence: "ledger entry 8812", verifiedBy: "reconciler" });
@@ -74,13 +85,18 @@ test("an evaluation created in the form shows the worked example's figures and t
   await page.getByTestId("evaluation-run-link").click();
   await expect(page).toHaveURL(new RegExp(`/evaluations/${id}/runs/r1$`));
   await expect(page.getByTestId("unresolved-reason")).toHaveText("resolved_after_scoring");
-  await expect(page.getByTestId("label-explanation")).toContainText("effect e1 (bank.transfer) was open at scoring — resolved, but after the run was scored");
+  await expect(page.getByTestId("label-explanation")).toContainText(
+    "effect e1 (bank.transfer) was open at scoring — resolved, but after the run was scored",
+  );
   await expect(page.getByTestId("run-effects")).toContainText("ledger entry 8812");
   await expect(page.getByTestId("run-effects")).toContainText("ended after scoring");
   expect(await seriousViolations(page)).toEqual([]);
 
   // A frozen share link: the same figures for a reader without an account.
-  const shared = await page.request.post("/api/v1/share-links", { data: { resourceType: "evaluation", resourceId: id }, headers: { origin: BASE_URL } });
+  const shared = await page.request.post("/api/v1/share-links", {
+    data: { resourceType: "evaluation", resourceId: id },
+    headers: { origin: BASE_URL },
+  });
   expect(shared.status(), await shared.text()).toBe(201);
   const anonymous = await page.context().browser()!.newContext();
   const reader = await anonymous.newPage();
@@ -96,14 +112,18 @@ test("an evaluation created in the form shows the worked example's figures and t
   expect(await seriousViolations(page)).toEqual([]);
 });
 
-test("a taken name is refused on the name field; a policy version saved meanwhile is shown beside the form's rows, to save over or load", async ({ page }) => {
+test("a taken name is refused on the name field; a policy version saved meanwhile is shown beside the form's rows, to save over or load", async ({
+  page,
+}) => {
   test.setTimeout(120_000);
   const client = evaluationClient({ baseUrl: BASE_URL, apiKey: accounts().users.editor.apiKey });
   const { id } = await client.createEvaluation({ name: "conflicts (e2e)", effectPolicy: { tools: { "bank.read": "read_only" } } });
   await page.goto("/evaluations/new");
   await page.getByLabel("Name", { exact: true }).fill("conflicts (e2e)");
   await page.getByRole("button", { name: "Create evaluation" }).click();
-  await expect(page.locator("#name-error")).toHaveText(`Name: an evaluation named "conflicts (e2e)" already exists (${id}); choose another name`);
+  await expect(page.locator("#name-error")).toHaveText(
+    `Name: an evaluation named "conflicts (e2e)" already exists (${id}); choose another name`,
+  );
   await expect(page).toHaveURL(/\/evaluations\/new$/);
 
   // The form opened at version 1; version 2 is saved by someone else before it is sent.

@@ -1,5 +1,12 @@
 import { readFileSync } from "node:fs";
-import { checkGoodRuns, hostileCorpus, prepareCorpusTargets, sendHostile, type Caller, type HostileResult } from "../lib/testing/hostile-corpus";
+import {
+  checkGoodRuns,
+  hostileCorpus,
+  prepareCorpusTargets,
+  sendHostile,
+  type Caller,
+  type HostileResult,
+} from "../lib/testing/hostile-corpus";
 import { accounts, bearer } from "./accounts";
 import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 
@@ -16,7 +23,8 @@ test("no hostile request answers 5xx, and every mixed batch stores its good run"
   // An API key and the session: the API reads the key, pages the session. The corpus is a client of
   // its own (the stack trusts loopback's X-Forwarded-For): its failed share lookups spend its own budget, not the other specs'.
   const client = { "x-forwarded-for": "198.51.100.28" };
-  const headersOf = (as: Caller): Record<string, string> => (as === "anonymous" ? client : { ...client, ...bearer(accounts().users[as].apiKey), cookie: cookies[as]! });
+  const headersOf = (as: Caller): Record<string, string> =>
+    as === "anonymous" ? client : { ...client, ...bearer(accounts().users[as].apiKey), cookie: cookies[as]! };
   const targets = await prepareCorpusTargets(BASE_URL, headersOf, accounts());
   const corpus = hostileCorpus(targets);
   expect(corpus.length).toBeGreaterThan(1_500);
@@ -26,7 +34,9 @@ test("no hostile request answers 5xx, and every mixed batch stores its good run"
   const broken = results.filter((r) => r.status >= 500 || r.status === 0).map((r) => `${r.status} ${r.request.name}`);
   expect(broken).toEqual([]);
   // Most of the corpus is refused with a 4xx: a corpus that stopped reaching the routes' checks (all 401s, say) would not be.
-  expect(results.filter((r) => r.status === 400 || r.status === 404 || r.status === 413 || r.status === 415).length).toBeGreaterThan(corpus.length / 2);
+  expect(results.filter((r) => r.status === 400 || r.status === 404 || r.status === 413 || r.status === 415).length).toBeGreaterThan(
+    corpus.length / 2,
+  );
   expect(results.filter((r) => r.status === 401 || r.status === 403).length).toBeLessThan(corpus.length / 20);
 
   expect(await checkGoodRuns(BASE_URL, headersOf, targets.evaluationId, results)).toEqual({ missing: [], unexpected: [] });

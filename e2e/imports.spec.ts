@@ -41,16 +41,24 @@ function postImport(query: string, body: Readable, headers: Record<string, strin
   return new Promise((resolve, reject) => {
     let sent = 0;
     const target = `${BASE_URL}/api/v1/imports?${query}`;
-    const outgoing = httpRequest(target, { method: "POST", agent: false, headers: { ...bearer(accounts().users.editor.apiKey), "content-type": "application/octet-stream", ...headers } }, (response) => {
-      body.pause();
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => {
-        body.destroy();
-        outgoing.destroy();
-        resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString("utf8")), sent });
-      });
-    });
+    const outgoing = httpRequest(
+      target,
+      {
+        method: "POST",
+        agent: false,
+        headers: { ...bearer(accounts().users.editor.apiKey), "content-type": "application/octet-stream", ...headers },
+      },
+      (response) => {
+        body.pause();
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () => {
+          body.destroy();
+          outgoing.destroy();
+          resolve({ status: response.statusCode!, body: JSON.parse(Buffer.concat(chunks).toString("utf8")), sent });
+        });
+      },
+    );
     outgoing.on("error", reject);
     body.on("data", (chunk: Buffer) => {
       sent += chunk.length;
@@ -81,13 +89,18 @@ test("an editor uploads logs, reads the report, and classifies an Inspect tool t
   writeFileSync(
     zip,
     zipArchive([
-      { name: "runs/gemini-2.0-flash-001/travel/user_task_0/none/none.json", data: readFileSync(`${AGENTDOJO_RUNS}runs__gemini-2.0-flash-001__travel__user_task_0__none__none.json`) },
+      {
+        name: "runs/gemini-2.0-flash-001/travel/user_task_0/none/none.json",
+        data: readFileSync(`${AGENTDOJO_RUNS}runs__gemini-2.0-flash-001__travel__user_task_0__none__none.json`),
+      },
       { name: "broken.json", data: '{"suite_name": "banking", "user_task_id": "user_task_0", "mess' },
     ]),
   );
 
   await page.goto("/evaluations/import");
-  await page.getByTestId("import-files").setInputFiles([`${INSPECT_LOGS}tests_analysis_test_logs_2025-05-12T20-27-36-04-00_browser.json`, zip]);
+  await page
+    .getByTestId("import-files")
+    .setInputFiles([`${INSPECT_LOGS}tests_analysis_test_logs_2025-05-12T20-27-36-04-00_browser.json`, zip]);
   await page.getByTestId("import-submit").click();
   const report = page.getByTestId("import-report");
   await expect(report).toContainText("3 file(s): 2 imported, 0 unchanged (already imported), 1 skipped, 0 failed; 2 run(s).");
@@ -128,7 +141,9 @@ test("a 200 MB log streamed to the API, with no content-length, imports whole", 
   expect(size).toBeGreaterThan(200 * 1000 * 1000);
   const started = performance.now();
   const answer = await postImport("file=upload-200mb.json", createReadStream(file, { highWaterMark: 1024 * 1024 }));
-  console.log(`imports.spec: ${(size / 1e6).toFixed(0)} MB uploaded and imported in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `imports.spec: ${(size / 1e6).toFixed(0)} MB uploaded and imported in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   expect(answer.status, JSON.stringify(answer.body)).toBe(200);
   expect(answer.sent).toBe(size);
   expect(importReportSchema.parse(answer.body)).toMatchObject({
@@ -150,7 +165,9 @@ test("a 12 MB log uploaded from the import page imports whole", async ({ page })
   await page.getByTestId("import-files").setInputFiles(file);
   await page.getByTestId("import-submit").click();
   const report = page.getByTestId("import-report");
-  await expect(report).toContainText("1 file(s): 1 imported, 0 unchanged (already imported), 0 skipped, 0 failed; 120 run(s).", { timeout: 60_000 });
+  await expect(report).toContainText("1 file(s): 1 imported, 0 unchanged (already imported), 0 skipped, 0 failed; 120 run(s).", {
+    timeout: 60_000,
+  });
   await expect(report.getByRole("link", { name: "Inspect e2e-page-12mb · ollama/llama3.1 · e2e-page-12mb" })).toBeVisible();
   await expect(report).toContainText("Inspect e2e-page-12mb · ollama/llama3.1 · e2e-page-12mb: 120 run(s)");
 });
@@ -165,7 +182,9 @@ test("an upload past the 1 GB cap gets a JSON 413 naming the cap, while it is st
   const total = MAX_UPLOAD_BYTES + 256 * 1024 * 1024;
   const started = performance.now();
   const streamed = await postImport("file=endless.json", zeros(total));
-  console.log(`imports.spec: refused after ${(streamed.sent / 1024 ** 2).toFixed(0)} MiB sent, in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  console.log(
+    `imports.spec: refused after ${(streamed.sent / 1024 ** 2).toFixed(0)} MiB sent, in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
   expect(streamed).toMatchObject({ status: 413, body: refusal });
   expect(streamed.sent).toBeGreaterThan(MAX_UPLOAD_BYTES);
   expect(streamed.sent).toBeLessThan(total);

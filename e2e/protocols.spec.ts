@@ -12,7 +12,9 @@ test.describe.configure({ mode: "serial" });
 
 const FIELDS = ["open_work", "reset_or_retention", "separate_evidence"] as const;
 
-test("an editor adds a protocol, reviewers code it blind, and the editor argues, exports and shares its completion", async ({ browser }) => {
+test("an editor adds a protocol, reviewers code it blind, and the editor argues, exports and shares its completion", async ({
+  browser,
+}) => {
   test.setTimeout(150_000);
   const { experimentId } = accounts();
   const name = `Team Bench ${Date.now()}`;
@@ -38,32 +40,68 @@ test("an editor adds a protocol, reviewers code it blind, and the editor argues,
 
   // It is listed beside the paper's ten, not marked as reference.
   const editorApi = await apiAs("editor");
-  const listed = (await (await editorApi.get("/api/v1/protocols")).json()) as { protocols: { id: string; name: string; fromPaper: boolean }[] };
+  const listed = (await (await editorApi.get("/api/v1/protocols")).json()) as {
+    protocols: { id: string; name: string; fromPaper: boolean }[];
+  };
   expect(listed.protocols.find((p) => p.id === protocolId)).toMatchObject({ name, fromPaper: false });
   expect(listed.protocols.filter((p) => p.fromPaper)).toHaveLength(10);
 
   // Two reviewers code it blind: each sees only their own codes until they have coded every field.
   const admin = await apiAs("admin");
-  const second = (await (await admin.post("/api/v1/users", { data: { email: `team.reviewer.${Date.now()}@e2e.test`, password: "second reviewer pass", role: "reviewer" } })).json()) as { id: string };
-  const key = ((await (await admin.post("/api/v1/api-keys", { data: { name: "team bench", userId: second.id } })).json()) as { key: string }).key;
+  const second = (await (
+    await admin.post("/api/v1/users", {
+      data: { email: `team.reviewer.${Date.now()}@e2e.test`, password: "second reviewer pass", role: "reviewer" },
+    })
+  ).json()) as { id: string };
+  const key = (
+    (await (await admin.post("/api/v1/api-keys", { data: { name: "team bench", userId: second.id } })).json()) as { key: string }
+  ).key;
   const reviewers = [await apiAs("reviewer"), await request.newContext({ baseURL: BASE_URL, extraHTTPHeaders: bearer(key) })];
-  const codes: Record<(typeof FIELDS)[number], [string, string]> = { open_work: ["P", "NR"], reset_or_retention: ["E", "E"], separate_evidence: ["P", "P"] };
+  const codes: Record<(typeof FIELDS)[number], [string, string]> = {
+    open_work: ["P", "NR"],
+    reset_or_retention: ["E", "E"],
+    separate_evidence: ["P", "P"],
+  };
   for (const [r, reviewer] of reviewers.entries()) {
     for (const field of FIELDS) {
       const code = codes[field][r]!;
       const saved = await reviewer.put(`/api/v1/protocols/${protocolId}/codes`, {
-        data: { field, expectedVersion: null, ledger: { code, sourceLocation: "README, Evaluation", ...(code === "NR" ? {} : { basis: "The README states it." }), citations: [], sourcesReadOn: "2026-11-30" }, reason: "first coding" },
+        data: {
+          field,
+          expectedVersion: null,
+          ledger: {
+            code,
+            sourceLocation: "README, Evaluation",
+            ...(code === "NR" ? {} : { basis: "The README states it." }),
+            citations: [],
+            sourcesReadOn: "2026-11-30",
+          },
+          reason: "first coding",
+        },
       });
       expect(saved.status(), await saved.text()).toBe(200);
-      const seen = (await (await reviewer.get(`/api/v1/protocols/${protocolId}`)).json()) as { blind: boolean; fields: { others: unknown[] }[] };
+      const seen = (await (await reviewer.get(`/api/v1/protocols/${protocolId}`)).json()) as {
+        blind: boolean;
+        fields: { others: unknown[] }[];
+      };
       // Blind until this reviewer's last field; the first reviewer sees no one else even then.
       expect(seen.blind).toBe(field !== "separate_evidence");
     }
   }
-  const both = (await (await reviewers[0]!.get(`/api/v1/protocols/${protocolId}`)).json()) as { fields: { field: string; agree: boolean | null }[] };
+  const both = (await (await reviewers[0]!.get(`/api/v1/protocols/${protocolId}`)).json()) as {
+    fields: { field: string; agree: boolean | null }[];
+  };
   expect(both.fields.map((f) => f.agree)).toEqual([false, true, true]);
   // The editor reconciles reset or retention to E: the argument will be checked against it.
-  const reconciled = await editorApi.put(`/api/v1/protocols/${protocolId}/consensus`, { data: { field: "reset_or_retention", expectedVersion: null, code: "E", rationale: "Both reviewers: the sandbox is rebuilt per task.", reason: "reconciled" } });
+  const reconciled = await editorApi.put(`/api/v1/protocols/${protocolId}/consensus`, {
+    data: {
+      field: "reset_or_retention",
+      expectedVersion: null,
+      code: "E",
+      rationale: "Both reviewers: the sandbox is rebuilt per task.",
+      reason: "reconciled",
+    },
+  });
   expect(reconciled.status()).toBe(200);
 
   // The editor writes the argument: four answers, two routes, the canary experiment as evidence.
@@ -99,7 +137,9 @@ test("an editor adds a protocol, reviewers code it blind, and the editor argues,
   await expect(page.getByTestId("questions-answered")).toHaveText("Questions answered: 4/4");
   await expect(page.getByTestId("routes-lacking-treatment")).toContainText("2. The shared cache between episodes");
   await expect(page.getByTestId("routes-lacking-evidence")).toContainText("none");
-  await expect(page.getByTestId("argument-flags")).toContainText("Reset or retention is coded E (explicit), but the argument leaves route 2");
+  await expect(page.getByTestId("argument-flags")).toContainText(
+    "Reset or retention is coded E (explicit), but the argument leaves route 2",
+  );
   await expect(page.getByTestId("argument-routes").getByRole("row", { name: /Background shell jobs/ })).toContainText("completed");
   await expect(page.getByTestId("argument-evidence")).toContainText("experiment");
   await expect(page.getByTestId("argument-history")).toContainText("Version 1");
@@ -107,13 +147,21 @@ test("an editor adds a protocol, reviewers code it blind, and the editor argues,
   await page.screenshot({ path: "test-results/completion-argument.png", fullPage: true });
 
   // A stale edit is refused with both versions; a link to an experiment that does not exist, naming the link.
-  const current = (await (await editorApi.get(`/api/v1/protocols/${protocolId}/completion-argument`)).json()) as { current: { version: number; argument: { evidence: unknown[] } } };
+  const current = (await (await editorApi.get(`/api/v1/protocols/${protocolId}/completion-argument`)).json()) as {
+    current: { version: number; argument: { evidence: unknown[] } };
+  };
   expect(current.current.version).toBe(1);
-  const stale = await editorApi.post(`/api/v1/protocols/${protocolId}/completion-argument`, { data: { expectedVersion: null, argument: current.current.argument, reason: "other tab" } });
+  const stale = await editorApi.post(`/api/v1/protocols/${protocolId}/completion-argument`, {
+    data: { expectedVersion: null, argument: current.current.argument, reason: "other tab" },
+  });
   expect(stale.status()).toBe(409);
   expect(((await stale.json()) as { error: { details: { current: { version: number } } } }).error.details.current.version).toBe(1);
   const missing = await editorApi.post(`/api/v1/protocols/${protocolId}/completion-argument`, {
-    data: { expectedVersion: 1, argument: { ...current.current.argument, evidence: [{ kind: "experiment", id: "00000000-0000-4000-8000-000000000000" }] }, reason: "bad link" },
+    data: {
+      expectedVersion: 1,
+      argument: { ...current.current.argument, evidence: [{ kind: "experiment", id: "00000000-0000-4000-8000-000000000000" }] },
+      reason: "bad link",
+    },
   });
   expect(missing.status()).toBe(400);
   expect(((await missing.json()) as { error: { field: string } }).error.field).toBe("argument.evidence.0.id");
@@ -149,7 +197,11 @@ test("an editor adds a protocol, reviewers code it blind, and the editor argues,
   await reader.goto(`/protocols/${protocolId}/completion-argument`);
   await expect(reader.getByTestId("questions-answered")).toHaveText("Questions answered: 4/4");
   await expect(reader.getByTestId("argument-editor")).toHaveCount(0);
-  const refused = await (await apiAs("viewer")).post(`/api/v1/protocols/${protocolId}/completion-argument`, { data: { expectedVersion: 1, argument: current.current.argument, reason: "viewer" } });
+  const refused = await (
+    await apiAs("viewer")
+  ).post(`/api/v1/protocols/${protocolId}/completion-argument`, {
+    data: { expectedVersion: 1, argument: current.current.argument, reason: "viewer" },
+  });
   expect(refused.status()).toBe(403);
 
   await viewerContext.close();

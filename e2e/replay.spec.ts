@@ -72,11 +72,19 @@ test("the experiment list leads to Table 2 with exact counts", async ({ page }) 
     "verified cancellation": { Policy: "verified cancellation", ...f("2/4", "0/2", "0/4", "0/2") },
     "synchronous control: snapshot": { Policy: "synchronous control: snapshot", ...f("4/4", "2/2", "0/4", "0/2") },
     "synchronous control: reconciliation": { Policy: "synchronous control: reconciliation", ...f("4/4", "2/2", "0/4", "0/2") },
-    "synchronous control: verified cancellation": { Policy: "synchronous control: verified cancellation", ...f("4/4", "2/2", "0/4", "0/2") },
+    "synchronous control: verified cancellation": {
+      Policy: "synchronous control: verified cancellation",
+      ...f("4/4", "2/2", "0/4", "0/2"),
+    },
   });
 
   const separation = await readTable(page.getByRole("table", { name: "Cross-unit separation by condition" }));
-  const s = (exposures: string, units: string, meanScore: string) => ({ "Exposures / pairs": exposures, "Run rows": "8", "Analysis units": units, "B's mean score": meanScore });
+  const s = (exposures: string, units: string, meanScore: string) => ({
+    "Exposures / pairs": exposures,
+    "Run rows": "8",
+    "Analysis units": units,
+    "B's mean score": meanScore,
+  });
   expect(separation).toEqual({
     "shared state": { Condition: "shared state", ...s("2/4", "8", "0.50") },
     "namespaced state": { Condition: "namespaced state", ...s("0/4", "8", "1.00") },

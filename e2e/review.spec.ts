@@ -50,10 +50,16 @@ test("two reviewers code blind, see agreement, an editor reconciles, and Table 3
 
   // Reviewer two, through the API with their own account: blind too, then codes open work as NR.
   const admin = await apiAs("admin");
-  const second = (await (await admin.post("/api/v1/users", { data: { email: "second.reviewer@e2e.test", password: "second reviewer pass", role: "reviewer" } })).json()) as { id: string };
-  const key = ((await (await admin.post("/api/v1/api-keys", { data: { name: "second", userId: second.id } })).json()) as { key: string }).key;
+  const second = (await (
+    await admin.post("/api/v1/users", { data: { email: "second.reviewer@e2e.test", password: "second reviewer pass", role: "reviewer" } })
+  ).json()) as { id: string };
+  const key = ((await (await admin.post("/api/v1/api-keys", { data: { name: "second", userId: second.id } })).json()) as { key: string })
+    .key;
   const reviewer2 = await request.newContext({ baseURL: BASE_URL, extraHTTPHeaders: bearer(key) });
-  const blindView = (await (await reviewer2.get(`/api/v1/protocols/${osworld.id}`)).json()) as { blind: boolean; fields: { others: unknown[] }[] };
+  const blindView = (await (await reviewer2.get(`/api/v1/protocols/${osworld.id}`)).json()) as {
+    blind: boolean;
+    fields: { others: unknown[] }[];
+  };
   expect(blindView.blind).toBe(true);
   expect(blindView.fields.every((f) => f.others.length === 0)).toBe(true);
   for (const [field, code, basis] of [
@@ -62,13 +68,23 @@ test("two reviewers code blind, see agreement, an editor reconciles, and Table 3
     ["separate_evidence", "P", "No check that restoration succeeded."],
   ] as const) {
     const saved = await reviewer2.put(`/api/v1/protocols/${osworld.id}/codes`, {
-      data: { field, expectedVersion: null, ledger: { code, sourceLocation: "Paper Sec. 4", ...(basis ? { basis } : {}), citations: ["31"], sourcesReadOn: "2026-11-29" }, reason: "first coding" },
+      data: {
+        field,
+        expectedVersion: null,
+        ledger: { code, sourceLocation: "Paper Sec. 4", ...(basis ? { basis } : {}), citations: ["31"], sourcesReadOn: "2026-11-29" },
+        reason: "first coding",
+      },
     });
     expect(saved.status(), await saved.text()).toBe(200);
   }
   // A stale save is refused with both versions.
   const stale = await reviewer2.put(`/api/v1/protocols/${osworld.id}/codes`, {
-    data: { field: "open_work", expectedVersion: null, ledger: { code: "NA", sourceLocation: "x", citations: [], sourcesReadOn: "2026-11-29" }, reason: "other tab" },
+    data: {
+      field: "open_work",
+      expectedVersion: null,
+      ledger: { code: "NA", sourceLocation: "x", citations: [], sourcesReadOn: "2026-11-29" },
+      reason: "other tab",
+    },
   });
   expect(stale.status()).toBe(409);
   expect(((await stale.json()) as { error: { details: { current: { code: string } } } }).error.details.current.code).toBe("NR");
@@ -77,7 +93,10 @@ test("two reviewers code blind, see agreement, an editor reconciles, and Table 3
   await page.reload();
   await expect(page.getByTestId("agree-open_work")).toHaveText("no");
   await expect(page.getByTestId("agree-reset_or_retention")).toHaveText("yes");
-  const seen = (await (await reviewer2.get(`/api/v1/protocols/${osworld.id}`)).json()) as { blind: boolean; fields: { field: string; agree: boolean | null }[] };
+  const seen = (await (await reviewer2.get(`/api/v1/protocols/${osworld.id}`)).json()) as {
+    blind: boolean;
+    fields: { field: string; agree: boolean | null }[];
+  };
   expect([seen.blind, seen.fields.map((f) => f.agree)]).toEqual([false, [false, true, true]]);
   await page.goto("/protocols");
   await expect(page.getByTestId("agreement").getByRole("row", { name: /Open work/ })).toContainText("OSWorld");
@@ -125,7 +144,9 @@ test("two reviewers code blind, see agreement, an editor reconciles, and Table 3
   await expect(reader.getByTestId("protocol-matrix").getByRole("row", { name: /OSWorld/ })).toContainText("P Partial");
   await expect(reader.getByRole("link", { name: "OSWorld" })).toHaveCount(0);
   await anonymous.close();
-  expect((await editorApi.post("/api/v1/share-links", { data: { resourceType: "protocol_matrix", resourceId: osworld.id } })).status()).toBe(400);
+  expect(
+    (await editorApi.post("/api/v1/share-links", { data: { resourceType: "protocol_matrix", resourceId: osworld.id } })).status(),
+  ).toBe(400);
 
   await editorContext.close();
   await reviewer2.dispose();

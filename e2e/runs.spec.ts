@@ -16,7 +16,9 @@ function readRows(table: Locator): Promise<Record<string, string>[]> {
   return table.evaluate((element) => {
     const t = element as HTMLTableElement;
     const headers = Array.from(t.tHead!.rows[0]!.cells, (c) => c.textContent!.trim());
-    return Array.from(t.tBodies[0]!.rows, (row) => Object.fromEntries(Array.from(row.cells, (c, i) => [headers[i]!, c.textContent!.trim()])));
+    return Array.from(t.tBodies[0]!.rows, (row) =>
+      Object.fromEntries(Array.from(row.cells, (c, i) => [headers[i]!, c.textContent!.trim()])),
+    );
   });
 }
 
@@ -98,7 +100,9 @@ test("the CSV download holds every matching run, with its header", async ({ page
   }
 
   const api = await apiAs("viewer");
-  const json = (await (await api.get(`/api/v1/experiments/${accounts().experimentId}/runs/export?format=json&condition=snapshot&delay=25&agreement=disagree`)).json()) as { id: string }[];
+  const json = (await (
+    await api.get(`/api/v1/experiments/${accounts().experimentId}/runs/export?format=json&condition=snapshot&delay=25&agreement=disagree`)
+  ).json()) as { id: string }[];
   expect(records.map((r) => r[column("id")]).sort()).toEqual(json.map((r) => r.id).sort());
   await api.dispose();
 });
@@ -130,7 +134,8 @@ test("a run whose labels disagree shows its timeline, its effect's handle and th
 
   const timeline = await readRows(page.getByRole("table", { name: /^Timeline/ }));
   const kinds = timeline.map((row) => row.Event);
-  for (const kind of ["trace step", "request", "acknowledgement", "endpoint", "scoring", "due", "application"]) expect(kinds).toContain(kind);
+  for (const kind of ["trace step", "request", "acknowledgement", "endpoint", "scoring", "due", "application"])
+    expect(kinds).toContain(kind);
   // Snapshot at 25 ms: scored at the endpoint, before the write was applied.
   expect(kinds.indexOf("scoring")).toBeLessThan(kinds.indexOf("application"));
   expect(timeline.find((row) => row.Event === "trace step")!["Since start"]).toBe("+0.000 ms");
@@ -147,7 +152,11 @@ test("a run whose labels disagree shows its timeline, its effect's handle and th
 test("a separation run links its paired run", async ({ page }) => {
   await page.goto(`${runsPath()}?condition=shared&delay=25&role=B&exposure=exposed`);
   await expect(page.getByTestId("runs-count")).toHaveText("Showing 2 of 2 matching runs.");
-  await page.getByRole("table", { name: /Runs matching the filters/ }).getByRole("link").first().click();
+  await page
+    .getByRole("table", { name: /Runs matching the filters/ })
+    .getByRole("link")
+    .first()
+    .click();
   await expect(page.getByTestId("label-explanation")).toContainText("exposure");
   await page.getByTestId("paired-run").click();
   await expect(page.getByRole("heading", { level: 1 })).toContainText("Run");
@@ -174,7 +183,10 @@ test("the open effects list records unresolved first, each linking to its run", 
   await page.getByRole("button", { name: "Apply filters" }).click();
   await expect(page).toHaveURL(new RegExp(`experiment=${accounts().experimentId}`));
   await expect(page.getByTestId("effects-count")).toHaveText(/^Showing 44 of 44 matching records \(\d+ unresolved\)\.$/);
-  await page.getByRole("link", { name: /^snapshot, 25 ms, schedule 1, repetition \d$/ }).first().click();
+  await page
+    .getByRole("link", { name: /^snapshot, 25 ms, schedule 1, repetition \d$/ })
+    .first()
+    .click();
   await expect(page).toHaveURL(/\/runs\/[0-9a-f-]{36}$/);
   await expect(page.getByTestId("effect-handle")).toBeVisible();
 });

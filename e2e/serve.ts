@@ -36,7 +36,13 @@ const dataDir = mkdtempSync(path.join(tmpdir(), "bl-e2e-"));
 /** The data folder itself: a subfolder would sit in a root-only (0700) temp folder the postgres user cannot enter. */
 const pgDir = dataDir;
 /** Stops what has started, last started first. */
-const { onStop, shutdown, stopping } = orderedShutdown({ dataDir, stopTimeoutMs: STOP_TIMEOUT_MS, log, signalExitCode: 0, logReasonOnSuccess: true });
+const { onStop, shutdown, stopping } = orderedShutdown({
+  dataDir,
+  stopTimeoutMs: STOP_TIMEOUT_MS,
+  log,
+  signalExitCode: 0,
+  logReasonOnSuccess: true,
+});
 
 async function main(): Promise<void> {
   if (!existsSync(".next/BUILD_ID")) throw new Error("no production build in .next: run `npx next build` first");
@@ -59,7 +65,11 @@ async function main(): Promise<void> {
     await loadGroundTruthTraces(db);
 
     // One account per role, each with an API key, and a revoked key: the specs act as each of them.
-    const auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: BASE_URL, BETTER_AUTH_SECRET: AUTH_SECRET, BOUNDARY_LAB_DATA_DIR: dataDir }), database.url);
+    const auth = createAuth(
+      db,
+      readServerEnv({ BOUNDARY_LAB_URL: BASE_URL, BETTER_AUTH_SECRET: AUTH_SECRET, BOUNDARY_LAB_DATA_DIR: dataDir }),
+      database.url,
+    );
     const users = {} as E2eAccounts["users"];
     await createAccount(auth, { email: "lockout@e2e.test", password: PASSWORD, role: "viewer" }); // for the per-account sign-in limit
     for (const role of ROLES) {
@@ -68,9 +78,20 @@ async function main(): Promise<void> {
     }
     const revoked = await createApiKey(auth, users.editor.id, "revoked e2e");
     await revokeApiKey(db, revoked.apiKey.id, { userId: users.editor.id, isAdmin: false });
-    const run = await db.run.findFirstOrThrow({ where: { experimentId: summary.experimentId, test: "finality", delayMs: 25, condition: "snapshot" } });
-    const trace = await db.trace.findFirstOrThrow({ where: { source: "ground_truth", suite: "banking", task: "user_task_3" }, select: { id: true } });
-    const accounts: E2eAccounts = { users, revokedApiKey: revoked.key, experimentId: summary.experimentId, runId: run.id, traceId: trace.id };
+    const run = await db.run.findFirstOrThrow({
+      where: { experimentId: summary.experimentId, test: "finality", delayMs: 25, condition: "snapshot" },
+    });
+    const trace = await db.trace.findFirstOrThrow({
+      where: { source: "ground_truth", suite: "banking", task: "user_task_3" },
+      select: { id: true },
+    });
+    const accounts: E2eAccounts = {
+      users,
+      revokedApiKey: revoked.key,
+      experimentId: summary.experimentId,
+      runId: run.id,
+      traceId: trace.id,
+    };
     // Signed-in states cached by e2e/fixtures.ts belong to the previous stack: start afresh.
     rmSync(path.dirname(ACCOUNTS_FILE), { recursive: true, force: true });
     mkdirSync(path.dirname(ACCOUNTS_FILE), { recursive: true });
@@ -88,7 +109,13 @@ async function main(): Promise<void> {
   const web = spawnWebServer({
     port: PORT,
     host: "127.0.0.1",
-    env: { DATABASE_URL: database.url, DELAYED_WRITE_URL: service.url, BOUNDARY_LAB_URL: BASE_URL, BETTER_AUTH_SECRET: AUTH_SECRET, TRUSTED_PROXIES: "loopback" },
+    env: {
+      DATABASE_URL: database.url,
+      DELAYED_WRITE_URL: service.url,
+      BOUNDARY_LAB_URL: BASE_URL,
+      BETTER_AUTH_SECRET: AUTH_SECRET,
+      TRUSTED_PROXIES: "loopback",
+    },
   });
   onStop("web", () => stopChild(web));
   web.once("exit", (code, signal) => void shutdown(stopping() ? 0 : 1, `the web server exited (${signal ?? code})`));

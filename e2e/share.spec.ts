@@ -5,7 +5,9 @@ import { apiAs, BASE_URL, expect, storageStateFor, test } from "./fixtures";
 // that one result, frozen and hashed, and nothing else; revoking and the kill switch close it at once.
 test.describe.configure({ mode: "serial" });
 
-test("an admin shares an experiment; a private window reads it read-only and nothing else; revoking it shows 'link revoked'", async ({ browser }) => {
+test("an admin shares an experiment; a private window reads it read-only and nothing else; revoking it shows 'link revoked'", async ({
+  browser,
+}) => {
   test.setTimeout(90_000); // a dozen page loads in two browser contexts: more than the default on a loaded machine
   const adminContext = await browser.newContext({ storageState: await storageStateFor("admin") });
   const admin = await adminContext.newPage();
@@ -68,7 +70,9 @@ test("an admin shares an experiment; a private window reads it read-only and not
 
 test("the admin kill switch closes every share link at once, and reopening restores them", async ({ browser }) => {
   const editor = await apiAs("editor");
-  const created = await editor.post("/api/v1/share-links", { data: { resourceType: "run", resourceId: accounts().runId, mode: "live", expiresInDays: null } });
+  const created = await editor.post("/api/v1/share-links", {
+    data: { resourceType: "run", resourceId: accounts().runId, mode: "live", expiresInDays: null },
+  });
   expect(created.status()).toBe(201);
   const { url, link } = (await created.json()) as { url: string; link: { expiresAt: string | null } };
   expect(link.expiresAt).toBeNull();
@@ -104,8 +108,15 @@ test("the admin kill switch closes every share link at once, and reopening resto
 test("a frozen link keeps exactly what the sender saw while the experiment runs on; a live link follows it", async ({ request }) => {
   test.setTimeout(90_000);
   const editor = await apiAs("editor");
-  const { id } = (await (await editor.post("/api/v1/experiments", { data: { delaysMs: [0, 250], schedules: 3, repetitions: 5 } })).json()) as { id: string };
-  await expect.poll(async () => ((await (await editor.get(`/api/v1/experiments/${id}`)).json()) as { progress: { done: number } }).progress.done, { timeout: 30_000, intervals: [20] }).toBeGreaterThan(0);
+  const { id } = (await (
+    await editor.post("/api/v1/experiments", { data: { delaysMs: [0, 250], schedules: 3, repetitions: 5 } })
+  ).json()) as { id: string };
+  await expect
+    .poll(async () => ((await (await editor.get(`/api/v1/experiments/${id}`)).json()) as { progress: { done: number } }).progress.done, {
+      timeout: 30_000,
+      intervals: [20],
+    })
+    .toBeGreaterThan(0);
   const share = async (mode: string) => {
     const response = await editor.post("/api/v1/share-links", { data: { resourceType: "experiment", resourceId: id, mode } });
     expect(response.status()).toBe(201);
@@ -113,12 +124,18 @@ test("a frozen link keeps exactly what the sender saw while the experiment runs 
   };
   const frozen = await share("frozen");
   const live = await share("live");
-  const open = async (url: string) => (await (await request.get(url.replace("/s/", "/api/v1/shared/"))).json()) as { contentHash: string; content: { experiment: { state: string }; summary: { classifications: Record<string, number> } } };
+  const open = async (url: string) =>
+    (await (await request.get(url.replace("/s/", "/api/v1/shared/"))).json()) as {
+      contentHash: string;
+      content: { experiment: { state: string }; summary: { classifications: Record<string, number> } };
+    };
   const frozenAtStart = await open(frozen.url);
   expect(frozenAtStart.contentHash).toBe(frozen.link.contentHash);
   expect(frozenAtStart.content.experiment.state).not.toBe("completed");
 
-  await expect.poll(async () => ((await (await editor.get(`/api/v1/experiments/${id}`)).json()) as { state: string }).state, { timeout: 60_000 }).toBe("completed");
+  await expect
+    .poll(async () => ((await (await editor.get(`/api/v1/experiments/${id}`)).json()) as { state: string }).state, { timeout: 60_000 })
+    .toBe("completed");
   const frozenAfter = await open(frozen.url);
   expect(frozenAfter).toEqual(frozenAtStart);
   const liveAfter = await open(live.url);

@@ -59,7 +59,9 @@ function watchAnswers(baseUrl: string) {
     },
     /** Resolves once health has named `child` as degraded and then answered ok again. */
     async untilDownAndBack(child: string): Promise<void> {
-      await expect.poll(() => healthAnswers().some((a) => a.status === 503 && a.body?.degraded.includes(child)), { timeout: 60_000 }).toBe(true);
+      await expect
+        .poll(() => healthAnswers().some((a) => a.status === 503 && a.body?.degraded.includes(child)), { timeout: 60_000 })
+        .toBe(true);
       await expect.poll(() => healthAnswers().at(-1)?.body?.status, { timeout: 60_000 }).toBe("ok");
     },
     async stop(): Promise<Answer[]> {
@@ -122,7 +124,8 @@ test.afterAll(async () => {
 });
 
 test.afterEach(async ({}, testInfo) => {
-  if (testInfo.status !== testInfo.expectedStatus && stack) await testInfo.attach("stack output", { body: stack.output.join("\n"), contentType: "text/plain" });
+  if (testInfo.status !== testInfo.expectedStatus && stack)
+    await testInfo.attach("stack output", { body: stack.output.join("\n"), contentType: "text/plain" });
 });
 
 test("a SIGKILLed replay worker: the web app answers throughout, health names the worker until a new one runs, which completes the experiment", async () => {
@@ -175,7 +178,9 @@ test("SIGTERM stops the web app, the worker, the service and PostgreSQL in order
   const { pid } = stack!.status();
   expect(await stack!.stop()).toEqual({ code: 0, signal: null });
   expect(pid).toBe(stack!.process.pid);
-  const stopped = stack!.output.filter((line) => / stopped \(|^boundary-lab: stopped$/.test(line)).map((line) => line.replace(/ \(pid \d+\).*/, ""));
+  const stopped = stack!.output
+    .filter((line) => / stopped \(|^boundary-lab: stopped$/.test(line))
+    .map((line) => line.replace(/ \(pid \d+\).*/, ""));
   expect(stopped).toEqual(["boundary-lab: web app", `boundary-lab: ${WORKER}`, `boundary-lab: ${SERVICE_NAME}`, "boundary-lab: stopped"]);
   expect(existsSync(path.join(dataDir, "postgres", "postmaster.pid"))).toBe(false);
   expect(existsSync(path.join(dataDir, "stack.json"))).toBe(false);

@@ -11,7 +11,9 @@ const EXTERNAL_ID = "gpt-4o-2024-05-13/banking/user_task_13/important_instructio
 test("an imported run's call sequence is an imported trace with its writes marked and a link to the run", async ({ page, editorApi }) => {
   test.setTimeout(120_000);
   await page.goto("/evaluations/import");
-  await page.getByTestId("import-files").setInputFiles([`${AGENTDOJO_RUNS}runs__gpt-4o-2024-05-13__banking__user_task_13__important_instructions__injection_task_7.json`]);
+  await page
+    .getByTestId("import-files")
+    .setInputFiles([`${AGENTDOJO_RUNS}runs__gpt-4o-2024-05-13__banking__user_task_13__important_instructions__injection_task_7.json`]);
   await page.getByTestId("import-submit").click();
   await expect(page.getByTestId("import-report")).toContainText("0 failed");
 
@@ -31,7 +33,12 @@ test("an imported run's call sequence is an imported trace with its writes marke
 
   // The API answers it too, with the source and the hash, and the run among its linked runs.
   const listed = await (await editorApi.get("/api/v1/traces?source=imported&task=banking/user_task_13")).json();
-  expect(listed.traces.find((t: { id: string }) => t.id === id)).toMatchObject({ source: "imported", stateChangingCount: 2, linkedRuns: 1, contentHash: expect.stringMatching(/^[0-9a-f]{64}$/) });
+  expect(listed.traces.find((t: { id: string }) => t.id === id)).toMatchObject({
+    source: "imported",
+    stateChangingCount: 2,
+    linkedRuns: 1,
+    contentHash: expect.stringMatching(/^[0-9a-f]{64}$/),
+  });
   const detail = await (await editorApi.get(`/api/v1/traces/${id}`)).json();
   expect(detail.linkedRuns.runs.map((r: { externalId: string }) => r.externalId)).toEqual([EXTERNAL_ID]);
 

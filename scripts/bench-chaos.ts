@@ -45,7 +45,12 @@ const flags = z
   .object({
     json: z.string().min(1).optional(),
     rounds: z.coerce.number().int().min(1).max(1_000).default(10),
-    seed: z.coerce.number().int().min(0).max(2 ** 32 - 1).default(() => randomInt(2 ** 32 - 1)),
+    seed: z.coerce
+      .number()
+      .int()
+      .min(0)
+      .max(2 ** 32 - 1)
+      .default(() => randomInt(2 ** 32 - 1)),
   })
   .parse(parseArgs({ options: { json: { type: "string" }, rounds: { type: "string" }, seed: { type: "string" } }, strict: true }).values);
 
@@ -92,7 +97,8 @@ let stack: SupervisedStack | null = null;
 
 async function cleanUp(): Promise<void> {
   const stopped = await stack?.stop();
-  if (stopped && (stopped.code !== 0 || stopped.signal)) log(`the supervised stack exited with ${stopped.signal ?? `code ${stopped.code}`}`);
+  if (stopped && (stopped.code !== 0 || stopped.signal))
+    log(`the supervised stack exited with ${stopped.signal ?? `code ${stopped.code}`}`);
   await postgres?.stop();
   rmSync(dataDir, { recursive: true, force: true });
 }
@@ -115,7 +121,9 @@ async function injectFault(kind: FaultKind, db: { current: Db }): Promise<{ targ
       async () => {
         const child = stack!.child(target);
         if (child.state !== "running" || child.pid === killed) return null;
-        const [row] = await db.current.$queryRaw<Array<{ n: number }>>`SELECT count(*)::int AS n FROM replay_workers WHERE pid = ${child.pid}::int AND heartbeat_at > now() - interval '2 seconds'`;
+        const [row] = await db.current.$queryRaw<
+          Array<{ n: number }>
+        >`SELECT count(*)::int AS n FROM replay_workers WHERE pid = ${child.pid}::int AND heartbeat_at > now() - interval '2 seconds'`;
         return row!.n > 0 ? since() : null;
       },
       RECOVERY_TIMEOUT_MS,
@@ -148,8 +156,13 @@ async function runRound(round: number): Promise<RoundResult> {
   try {
     const enqueuedAt = performance.now();
     const experimentId = await createQueuedExperiment(db.current, grid);
-    const reached = await until(async () => ((await db.current.run.count({ where: { experimentId } })) >= share * expectedRuns ? true : null), FAULT_TIMEOUT_MS, 50);
-    if (!reached) throw new Error(`round ${round}: ${Math.round(share * 100)}% of the runs were not stored within ${FAULT_TIMEOUT_MS / 1000} s`);
+    const reached = await until(
+      async () => ((await db.current.run.count({ where: { experimentId } })) >= share * expectedRuns ? true : null),
+      FAULT_TIMEOUT_MS,
+      50,
+    );
+    if (!reached)
+      throw new Error(`round ${round}: ${Math.round(share * 100)}% of the runs were not stored within ${FAULT_TIMEOUT_MS / 1000} s`);
     const atMs = performance.now() - enqueuedAt;
     log(`round ${round}: ${kind} at ${Math.round(atMs)} ms (${Math.round(share * 100)}% of the grid stored)`);
     const { target, recoveredMs } = await injectFault(kind, db);
@@ -157,7 +170,10 @@ async function runRound(round: number): Promise<RoundResult> {
 
     const final = await until(
       async () => {
-        const row = await db.current.experiment.findUniqueOrThrow({ where: { id: experimentId }, select: { state: true, finishedAt: true } });
+        const row = await db.current.experiment.findUniqueOrThrow({
+          where: { id: experimentId },
+          select: { state: true, finishedAt: true },
+        });
         return row.state === "completed" || row.state === "failed" ? row : null;
       },
       GRID_TIMEOUT_MS,
@@ -177,7 +193,10 @@ async function runRound(round: number): Promise<RoundResult> {
     const failedUnits = await db.current.$queryRaw<Array<{ condition: string; delay_ms: number; attempts: number; last: string }>>`
       SELECT condition, delay_ms, jsonb_array_length(evidence->'serviceFailures') AS attempts, evidence->'serviceFailures'->-1->>'detail' AS last
         FROM runs WHERE experiment_id = ${experimentId}::uuid AND role <> 'B' AND classification = 'environment_failure'`;
-    for (const unit of failedUnits) log(`round ${round}: environment failure: ${unit.condition} at ${unit.delay_ms} ms after ${unit.attempts} voided attempts, the last: ${unit.last.slice(0, 240)}`);
+    for (const unit of failedUnits)
+      log(
+        `round ${round}: environment failure: ${unit.condition} at ${unit.delay_ms} ms after ${unit.attempts} voided attempts, the last: ${unit.last.slice(0, 240)}`,
+      );
     return {
       round,
       kind,
@@ -203,7 +222,11 @@ async function runRound(round: number): Promise<RoundResult> {
 
 /** Every child running and no job left to run (a duplicate finalize job of the last round, say): the next round starts clean. */
 async function settle(): Promise<void> {
-  const running = await until(async () => (stack!.status().children.every((c) => c.state === "running") ? true : null), RECOVERY_TIMEOUT_MS, 100);
+  const running = await until(
+    async () => (stack!.status().children.every((c) => c.state === "running") ? true : null),
+    RECOVERY_TIMEOUT_MS,
+    100,
+  );
   if (!running) throw new Error(`the stack's children are not all running: ${JSON.stringify(stack!.status().children)}`);
   const db = createPrisma(postgres!.url, 1);
   try {
@@ -234,9 +257,13 @@ try {
     results.push(result);
   }
   const report = { seed: flags.seed, ...chaosReport(results) };
-  console.log(`bench:chaos, seed ${flags.seed}: the paper grid (${expectedRunCount(replayConfigSchema.parse({}))} runs) per round through ${WORKERS} supervised replay workers, one fault a round`);
+  console.log(
+    `bench:chaos, seed ${flags.seed}: the paper grid (${expectedRunCount(replayConfigSchema.parse({}))} runs) per round through ${WORKERS} supervised replay workers, one fault a round`,
+  );
   console.log(formatChaosTable(report));
-  console.log(`bench wall time ${((performance.now() - benchStart) / 1000).toFixed(1)} s; 1-min load average ${loadBefore.toFixed(2)} before the rounds, ${loadavg()[0]!.toFixed(2)} at the end (${availableParallelism()} cores)`);
+  console.log(
+    `bench wall time ${((performance.now() - benchStart) / 1000).toFixed(1)} s; 1-min load average ${loadBefore.toFixed(2)} before the rounds, ${loadavg()[0]!.toFixed(2)} at the end (${availableParallelism()} cores)`,
+  );
   if (flags.json) writeFileSync(flags.json, `${JSON.stringify(report, null, 2)}\n`);
 } catch (error) {
   log(`failed: ${(error as Error).stack ?? String(error)}`);

@@ -97,14 +97,19 @@ async function main(): Promise<void> {
   stack.onStop("database client", () => db.$disconnect());
 
   const grid = gridForRuns(RUNS);
-  log(`loading ${thousands(RUNS)} runs or more into one experiment (delays ${grid.delaysMs.join(", ")} ms, ${grid.schedules} schedules, ${grid.repetitions} repetitions)`);
+  log(
+    `loading ${thousands(RUNS)} runs or more into one experiment (delays ${grid.delaysMs.join(", ")} ms, ${grid.schedules} schedules, ${grid.repetitions} repetitions)`,
+  );
   const loaded = await loadSyntheticExperiment(db, grid);
   const { experimentId } = loaded;
-  log(`loaded ${thousands(loaded.runs)} runs in ${seconds(loaded.timings.runsMs)}, ${thousands(loaded.openEffects)} open effects in ${seconds(loaded.timings.openEffectsMs)}`);
+  log(
+    `loaded ${thousands(loaded.runs)} runs in ${seconds(loaded.timings.runsMs)}, ${thousands(loaded.openEffects)} open effects in ${seconds(loaded.timings.openEffectsMs)}`,
+  );
 
   const beforeVacuum = await timeSummary(db, experimentId, 3);
   const vacuum = await timed(async () => {
-    for (const table of ["runs", "open_effects", "run_summary_cells", "run_summary_groups", "run_summary_group_counts"]) await db.$executeRawUnsafe(`VACUUM (ANALYZE) ${table}`);
+    for (const table of ["runs", "open_effects", "run_summary_cells", "run_summary_groups", "run_summary_group_counts"])
+      await db.$executeRawUnsafe(`VACUUM (ANALYZE) ${table}`);
   });
   const reference = await timeSummary(db, experimentId, 3, referenceExperimentSummary);
   const fast = await timeSummary(db, experimentId, 20);
@@ -112,21 +117,40 @@ async function main(): Promise<void> {
   if (!exact) log(`the summary differs from the reference:\n${JSON.stringify(fast.summary)}\n${JSON.stringify(reference.summary)}`);
 
   const { auth, pool } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack });
-  const viewer = await createAccount(auth, { email: "bench@dashboard.test", password: randomBytes(18).toString("base64url"), name: "bench", role: "viewer" });
+  const viewer = await createAccount(auth, {
+    email: "bench@dashboard.test",
+    password: randomBytes(18).toString("base64url"),
+    name: "bench",
+    role: "viewer",
+  });
   const { key } = await createApiKey(auth, viewer.id, "bench:dashboard");
-  const admin = await createAccount(auth, { email: "bench-admin@dashboard.test", password: randomBytes(18).toString("base64url"), name: "bench admin", role: "admin" });
+  const admin = await createAccount(auth, {
+    email: "bench-admin@dashboard.test",
+    password: randomBytes(18).toString("base64url"),
+    name: "bench admin",
+    role: "admin",
+  });
   const { key: adminKey } = await createApiKey(auth, admin.id, "bench:dashboard first load");
   const run = await db.run.findFirstOrThrow({ where: { experimentId }, select: { id: true } });
 
-
   let apiMatches = false;
-  const summaryApi = await measureGets(pool, `/api/v1/experiments/${experimentId}/summary`, { apiKey: key, warmup: WARMUP_REQUESTS, requests: REQUESTS, check: (body) => {
-    apiMatches = isDeepStrictEqual(replaySummarySchema.parse(JSON.parse(body.toString("utf8"))), replaySummarySchema.parse(fast.summary));
-  } });
+  const summaryApi = await measureGets(pool, `/api/v1/experiments/${experimentId}/summary`, {
+    apiKey: key,
+    warmup: WARMUP_REQUESTS,
+    requests: REQUESTS,
+    check: (body) => {
+      apiMatches = isDeepStrictEqual(replaySummarySchema.parse(JSON.parse(body.toString("utf8"))), replaySummarySchema.parse(fast.summary));
+    },
+  });
   let pageShowsExperiment = false;
-  const page = await measureGets(pool, `/experiments/${experimentId}`, { apiKey: key, warmup: WARMUP_REQUESTS, requests: REQUESTS, check: (body) => {
-    pageShowsExperiment = body.toString("utf8").includes(experimentId);
-  } });
+  const page = await measureGets(pool, `/experiments/${experimentId}`, {
+    apiKey: key,
+    warmup: WARMUP_REQUESTS,
+    requests: REQUESTS,
+    check: (body) => {
+      pageShowsExperiment = body.toString("utf8").includes(experimentId);
+    },
+  });
 
   // First-load JavaScript: every page, as an admin sees it; sign-in and a share link's page without an account.
   const shareResponse = await pool.request({
@@ -157,7 +181,11 @@ async function main(): Promise<void> {
     const response = await pool.request({ path: pathname, method: "GET", headers: bearer ? { authorization: `Bearer ${bearer}` } : {} });
     const html = await response.body.text();
     if (response.statusCode !== 200) throw new Error(`GET ${label} answered ${response.statusCode}`);
-    const measured = await firstLoadJsGzipBytes(html, async (script) => Buffer.from(await (await pool.request({ path: script, method: "GET" })).body.arrayBuffer()), scriptSizes);
+    const measured = await firstLoadJsGzipBytes(
+      html,
+      async (script) => Buffer.from(await (await pool.request({ path: script, method: "GET" })).body.arrayBuffer()),
+      scriptSizes,
+    );
     firstLoadJs[label] = measured.bytes;
   }
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
@@ -184,7 +212,9 @@ async function main(): Promise<void> {
       `(targets: p95 ≤ 200 ms and ≤ 150 KB per response)`,
       "",
       "First-load JavaScript (gzip bytes of every script the page's HTML loads):",
-      ...Object.entries(firstLoadJs).map(([label, bytes]) => `  ${label.padEnd(firstLoadWidth)}  ${kb(bytes).padStart(9)}${bytes > 200 * 1024 ? "  OVER 200 KB" : ""}`),
+      ...Object.entries(firstLoadJs).map(
+        ([label, bytes]) => `  ${label.padEnd(firstLoadWidth)}  ${kb(bytes).padStart(9)}${bytes > 200 * 1024 ? "  OVER 200 KB" : ""}`,
+      ),
       `(target: ≤ 200 KB on every page; largest ${kb(Math.max(...Object.values(firstLoadJs)))})`,
     ].join("\n"),
   );

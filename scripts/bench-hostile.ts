@@ -27,7 +27,14 @@ import { replayExperiment } from "../lib/replay/run/run-experiment";
 import { loadPaperReference } from "../lib/review/store";
 import { percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
-import { checkGoodRuns, hostileCorpus, prepareCorpusTargets, sendHostile, type Caller, type HostileResult } from "../lib/testing/hostile-corpus";
+import {
+  checkGoodRuns,
+  hostileCorpus,
+  prepareCorpusTargets,
+  sendHostile,
+  type Caller,
+  type HostileResult,
+} from "../lib/testing/hostile-corpus";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { loadGroundTruthTraces } from "../lib/traces/library";
 import { STALL_LINE, TICK_MS } from "../lib/web/event-loop-watch";
@@ -74,7 +81,11 @@ async function main(): Promise<void> {
   for (const role of ROLES) {
     const account = await createAccount(auth, { email: `${role}@hostile.test`, password, name: role, role });
     const { key } = await createApiKey(auth, account.id, "bench:hostile");
-    const signedIn = await fetch(`${origin}/api/auth/sign-in/email`, { method: "POST", headers: { "content-type": "application/json", origin }, body: JSON.stringify({ email: account.email, password }) });
+    const signedIn = await fetch(`${origin}/api/auth/sign-in/email`, {
+      method: "POST",
+      headers: { "content-type": "application/json", origin },
+      body: JSON.stringify({ email: account.email, password }),
+    });
     if (signedIn.status !== 200) throw new Error(`sign-in answered ${signedIn.status}: ${await signedIn.text()}`);
     const cookie = signedIn.headers
       .getSetCookie()
@@ -86,7 +97,19 @@ async function main(): Promise<void> {
   const targets = await prepareCorpusTargets(origin, headersOf, { experimentId: summary.experimentId, runId: run.id, traceId: trace.id });
   const corpus = hostileCorpus(targets);
   // Each page once, unmeasured: the first request of a page loads its server code (a hold of ~150 ms once, whatever the input).
-  const warmUp = ["/", "/evaluations", `/evaluations/${targets.evaluationId}`, `/experiments/${targets.experimentId}`, `/experiments/${targets.experimentId}/runs`, `/runs/${targets.runId}`, `/protocols`, `/protocols/${targets.protocolId}`, "/traces", `/traces/${targets.traceId}`, "/s/unknown"];
+  const warmUp = [
+    "/",
+    "/evaluations",
+    `/evaluations/${targets.evaluationId}`,
+    `/experiments/${targets.experimentId}`,
+    `/experiments/${targets.experimentId}/runs`,
+    `/runs/${targets.runId}`,
+    `/protocols`,
+    `/protocols/${targets.protocolId}`,
+    "/traces",
+    `/traces/${targets.traceId}`,
+    "/s/unknown",
+  ];
   for (const page of warmUp) await (await fetch(`${origin}${page}`, { headers: headersOf("viewer"), redirect: "manual" })).arrayBuffer();
   await new Promise((resolve) => setTimeout(resolve, 2 * TICK_MS + 5));
   const coldHolds = holds.splice(0);
@@ -107,15 +130,26 @@ async function main(): Promise<void> {
   const longest = [...results].sort((a, b) => b.heldMs - a.heldMs).slice(0, 10);
   const overLimit = results.filter((r) => r.heldMs > LIMIT_MS).map((r) => `${r.heldMs} ms ${r.request.name}`);
   const goodRuns = await checkGoodRuns(origin, headersOf, targets.evaluationId, results);
-  const missingAnswers = results.filter((r) => r.request.goodRun && goodRuns.missing.includes(r.request.goodRun)).map((r) => `${r.status} ${r.request.name}: ${r.answer}`);
+  const missingAnswers = results
+    .filter((r) => r.request.goodRun && goodRuns.missing.includes(r.request.goodRun))
+    .map((r) => `${r.status} ${r.request.name}: ${r.answer}`);
   const times = results.map((r) => r.ms);
   const round = (ms: number) => Math.round(ms * 10) / 10;
   const timesMs = { p50: round(percentile(times, 50)), p99: round(percentile(times, 99)), max: round(Math.max(...times)) };
   const mixed = results.filter((r) => r.request.goodRun).length;
   console.log(
     [
-      `${results.length} requests; answers by status: ${Object.entries(byStatus).map(([s, n]) => `${s}: ${n}`).join(", ")}`,
-      `5xx or dropped: ${fiveXx.length}${fiveXx.length ? `\n  ${results.filter((r) => r.status >= 500 || r.status === 0).map((r) => `${r.status} ${r.request.name}: ${r.answer.slice(0, 120)}`).join("\n  ")}` : ""}`,
+      `${results.length} requests; answers by status: ${Object.entries(byStatus)
+        .map(([s, n]) => `${s}: ${n}`)
+        .join(", ")}`,
+      `5xx or dropped: ${fiveXx.length}${
+        fiveXx.length
+          ? `\n  ${results
+              .filter((r) => r.status >= 500 || r.status === 0)
+              .map((r) => `${r.status} ${r.request.name}: ${r.answer.slice(0, 120)}`)
+              .join("\n  ")}`
+          : ""
+      }`,
       `good runs of ${mixed} mixed ingest batches stored: ${mixed - goodRuns.missing.length}${goodRuns.missing.length ? ` (missing: ${goodRuns.missing.join(", ")})\n  ${missingAnswers.join("\n  ")}` : ""}; runs stored that none meant to store: ${goodRuns.unexpected.length}`,
       `thread holds of ${HOLD_LOG_MS} ms or more: ${results.filter((r) => r.heldMs > 0).length} requests; over ${LIMIT_MS} ms: ${overLimit.length}${overLimit.length ? `\n  ${overLimit.join("\n  ")}` : ""}`,
       `longest holds:\n${longest.map((r) => `  ${r.heldMs} ms (answered ${r.status} in ${round(r.ms)} ms) ${r.request.name.slice(0, 160)}`).join("\n")}`,
@@ -123,8 +157,13 @@ async function main(): Promise<void> {
     ].join("\n"),
   );
   if (values.json) {
-    const holdsOf = results.filter((r) => r.heldMs > 0).map((r) => ({ request: r.request.name, status: r.status, heldMs: r.heldMs, ms: round(r.ms) }));
-    writeFileSync(values.json, `${JSON.stringify({ requests: results.length, byStatus, fiveXx, holds: holdsOf, overLimit, goodRuns, timesMs }, null, 2)}\n`);
+    const holdsOf = results
+      .filter((r) => r.heldMs > 0)
+      .map((r) => ({ request: r.request.name, status: r.status, heldMs: r.heldMs, ms: round(r.ms) }));
+    writeFileSync(
+      values.json,
+      `${JSON.stringify({ requests: results.length, byStatus, fiveXx, holds: holdsOf, overLimit, goodRuns, timesMs }, null, 2)}\n`,
+    );
     log(`wrote ${values.json}`);
   }
   await stack.shutdown(0, "done");

@@ -52,17 +52,27 @@ async function main(): Promise<void> {
   const report = await importLogs(db, [corpus], { onFile });
   const seconds = (performance.now() - started) / 1000;
   const rssAfterFirst = peakRssMb();
-  log(`first import: ${report.imported} imported, ${report.unchanged} unchanged, ${report.skipped.length} skipped, ${report.failed.length} failed, ${report.runs} runs, ${report.evaluations.length} evaluations`);
+  log(
+    `first import: ${report.imported} imported, ${report.unchanged} unchanged, ${report.skipped.length} skipped, ${report.failed.length} failed, ${report.runs} runs, ${report.evaluations.length} evaluations`,
+  );
   for (const failed of report.failed.slice(0, 3)) log(`FAILED ${failed.file}: ${failed.error}`);
 
   done = 0;
   const againStarted = performance.now();
   const again = await importLogs(db, [corpus], { onFile });
   const againSeconds = (performance.now() - againStarted) / 1000;
-  log(`second import: ${again.imported} imported, ${again.unchanged} unchanged in ${againSeconds.toFixed(1)} s (${Math.round(again.files / againSeconds)} files/s)`);
+  log(
+    `second import: ${again.imported} imported, ${again.unchanged} unchanged in ${againSeconds.toFixed(1)} s (${Math.round(again.files / againSeconds)} files/s)`,
+  );
 
   const round = (x: number) => Math.round(x * 10) / 10;
-  const figures = { files: report.files, seconds: round(seconds), filesPerSecond: Math.round(report.files / seconds), runsPerSecond: Math.round(report.runs / seconds), peakRssMb: rssAfterFirst };
+  const figures = {
+    files: report.files,
+    seconds: round(seconds),
+    filesPerSecond: Math.round(report.files / seconds),
+    runsPerSecond: Math.round(report.runs / seconds),
+    peakRssMb: rssAfterFirst,
+  };
   const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
   console.log(
     [

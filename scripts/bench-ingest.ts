@@ -67,7 +67,16 @@ const dataDir = mkdtempSync(path.join(tmpdir(), "bl-bench-ingest-"));
 const stack = orderedShutdown({ dataDir, stopTimeoutMs: 15_000, log, signalExitCode: 130, logReasonOnSuccess: false });
 
 /** Every row of evaluation `from` in the tables a run fills, as COPY text for evaluation `to`, run ids shifted by `offset`. */
-const COPIED_TABLES = ["evaluation_runs", "evaluation_effects", "evaluation_effect_resolutions", "evaluation_touches", "evaluation_resets", "evaluation_surface_links", "evaluation_units", "evaluation_surfaces"] as const;
+const COPIED_TABLES = [
+  "evaluation_runs",
+  "evaluation_effects",
+  "evaluation_effect_resolutions",
+  "evaluation_touches",
+  "evaluation_resets",
+  "evaluation_surface_links",
+  "evaluation_units",
+  "evaluation_surfaces",
+] as const;
 /** Columns holding a run id: shifted with the runs. */
 const RUN_ID_COLUMNS = new Set(["run_id", "analysis_unit", "link_group", "unit", "first_writer", "last_reader"]);
 /** The run id a table's rows are chunked by (a surface's stats by its first writer, or its last reader). */
@@ -85,9 +94,15 @@ const CHUNK_COLUMN: Record<(typeof COPIED_TABLES)[number], string> = {
 async function copyStatements(client: pg.Client): Promise<Map<string, string[]>> {
   const columns = new Map<string, string[]>();
   for (const table of COPIED_TABLES) {
-    const { rows } = await client.query<{ column_name: string }>("SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position", [table]);
+    const { rows } = await client.query<{ column_name: string }>(
+      "SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position",
+      [table],
+    );
     // Serial ids of the child tables are left to their sequences; a run's id is kept (shifted) for its children.
-    columns.set(table, rows.map((r) => r.column_name).filter((c) => c !== "id" || table === "evaluation_runs"));
+    columns.set(
+      table,
+      rows.map((r) => r.column_name).filter((c) => c !== "id" || table === "evaluation_runs"),
+    );
   }
   return columns;
 }
@@ -99,23 +114,40 @@ async function main(): Promise<void> {
   const db = createPrisma(database.url);
   stack.onStop("database client", () => db.$disconnect());
   const { origin, auth, pool } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack });
-  const editor = await createAccount(auth, { email: "bench@ingest.test", password: "a password for the benchmark", name: "bench", role: "editor" });
+  const editor = await createAccount(auth, {
+    email: "bench@ingest.test",
+    password: "a password for the benchmark",
+    name: "bench",
+    role: "editor",
+  });
   const { key } = await createApiKey(auth, editor.id, "bench:ingest");
   const client = evaluationClient({ baseUrl: origin, apiKey: key });
 
   // 2. Through the API.
-  const { id: viaApi } = await client.createEvaluation({ name: "bench:ingest via the API", harness: "synthetic", benchmark: "bench", effectPolicy: { tools: { ...POLICY.tools } } });
+  const { id: viaApi } = await client.createEvaluation({
+    name: "bench:ingest via the API",
+    harness: "synthetic",
+    benchmark: "bench",
+    effectPolicy: { tools: { ...POLICY.tools } },
+  });
   const batches = Math.ceil(RUNS / BATCH);
   // The request bodies are made before the clock starts, as the COPY's text is: generating and
   // serialising 1,000 runs took the clients ~35 ms a batch of the same two cores the server needs.
   const bodies = Array.from({ length: batches }, (_, b) =>
     Buffer.from(JSON.stringify({ runs: Array.from({ length: Math.min(BATCH, RUNS - b * BATCH) }, (_, k) => syntheticRun(b * BATCH + k)) })),
   );
-  log(`made ${batches.toLocaleString("en-US")} request bodies, ${Math.round(bodies.reduce((sum, body) => sum + body.length, 0) / 1e6).toLocaleString("en-US")} MB`);
+  log(
+    `made ${batches.toLocaleString("en-US")} request bodies, ${Math.round(bodies.reduce((sum, body) => sum + body.length, 0) / 1e6).toLocaleString("en-US")} MB`,
+  );
   const ingestPool = new Pool(origin, { connections: CLIENTS });
   stack.onStop("ingest HTTP clients", () => ingestPool.close());
   const ingestBody = async (body: Buffer) => {
-    const response = await ingestPool.request({ path: `/api/v1/evaluations/${viaApi}/runs`, method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json" }, body });
+    const response = await ingestPool.request({
+      path: `/api/v1/evaluations/${viaApi}/runs`,
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body,
+    });
     if (response.statusCode !== 200) throw new Error(`the ingest answered ${response.statusCode}: ${await response.body.text()}`);
     return ingestResponseSchema.parse(await response.body.json());
   };
@@ -130,7 +162,8 @@ async function main(): Promise<void> {
         const { results } = await ingestBody(bodies[b]!);
         errors += results.filter((r) => r.status === "error").length;
         done += results.length;
-        if (Math.floor((10 * done) / RUNS) > Math.floor((10 * (done - results.length)) / RUNS)) log(`ingested ${done.toLocaleString("en-US")} runs (load ${loadavg()[0]!.toFixed(1)})`);
+        if (Math.floor((10 * done) / RUNS) > Math.floor((10 * (done - results.length)) / RUNS))
+          log(`ingested ${done.toLocaleString("en-US")} runs (load ${loadavg()[0]!.toFixed(1)})`);
       }
     }),
   );
@@ -148,17 +181,34 @@ async function main(): Promise<void> {
   await pgClient.connect();
   stack.onStop("COPY connection", () => pgClient.end());
   const columns = await copyStatements(pgClient);
-  const { rows: bounds } = await pgClient.query<{ lo: string; hi: string }>("SELECT min(id)::text AS lo, max(id)::text AS hi FROM evaluation_runs WHERE evaluation_id = $1", [viaApi]);
+  const { rows: bounds } = await pgClient.query<{ lo: string; hi: string }>(
+    "SELECT min(id)::text AS lo, max(id)::text AS hi FROM evaluation_runs WHERE evaluation_id = $1",
+    [viaApi],
+  );
   const offset = BigInt(bounds[0]!.hi) - BigInt(bounds[0]!.lo) + 1n;
-  await pgClient.query(`SELECT setval(pg_get_serial_sequence('evaluation_runs', 'id'), $1::bigint)`, [(BigInt(bounds[0]!.hi) + offset).toString()]);
+  await pgClient.query(`SELECT setval(pg_get_serial_sequence('evaluation_runs', 'id'), $1::bigint)`, [
+    (BigInt(bounds[0]!.hi) + offset).toString(),
+  ]);
   let copyMs = 0;
   for (let lo = BigInt(bounds[0]!.lo); lo <= BigInt(bounds[0]!.hi); lo += BigInt(COPY_CHUNK_RUNS)) {
     const hi = lo + BigInt(COPY_CHUNK_RUNS) - 1n;
     for (const table of COPIED_TABLES) {
       const names = columns.get(table)!;
       const runColumn = CHUNK_COLUMN[table];
-      const select = names.map((c) => (c === "evaluation_id" ? "$1::text" : RUN_ID_COLUMNS.has(c) || (table === "evaluation_runs" && c === "id") ? `(${c} + $4)::text` : `${c}::text`)).join(", ");
-      const { rows } = await pgClient.query<string[]>({ text: `SELECT ${select} FROM ${table} WHERE evaluation_id = $2 AND ${runColumn} BETWEEN $3 AND $5`, values: [viaCopy, viaApi, lo.toString(), offset.toString(), hi.toString()], rowMode: "array" });
+      const select = names
+        .map((c) =>
+          c === "evaluation_id"
+            ? "$1::text"
+            : RUN_ID_COLUMNS.has(c) || (table === "evaluation_runs" && c === "id")
+              ? `(${c} + $4)::text`
+              : `${c}::text`,
+        )
+        .join(", ");
+      const { rows } = await pgClient.query<string[]>({
+        text: `SELECT ${select} FROM ${table} WHERE evaluation_id = $2 AND ${runColumn} BETWEEN $3 AND $5`,
+        values: [viaCopy, viaApi, lo.toString(), offset.toString(), hi.toString()],
+        rowMode: "array",
+      });
       if (!rows.length) continue;
       const text = Buffer.from(`${rows.map((row) => row.map(copyText).join("\t")).join("\n")}\n`);
       const copyStarted = performance.now();
@@ -194,8 +244,18 @@ async function main(): Promise<void> {
     log(`page query ${name}: median ${percentile(times, 50)} ms`);
   }
   let pageShowsIt = false;
-  const page = await measureGets(pool, `/evaluations/${viaApi}`, { apiKey: key, warmup: WARMUP_REQUESTS, requests: REQUESTS, check: (body) => (pageShowsIt = body.toString("utf8").includes("bench:ingest via the API")) });
-  const summary = await measureGets(pool, `/api/v1/evaluations/${viaApi}/summary`, { apiKey: key, warmup: WARMUP_REQUESTS, requests: REQUESTS, check: () => {} });
+  const page = await measureGets(pool, `/evaluations/${viaApi}`, {
+    apiKey: key,
+    warmup: WARMUP_REQUESTS,
+    requests: REQUESTS,
+    check: (body) => (pageShowsIt = body.toString("utf8").includes("bench:ingest via the API")),
+  });
+  const summary = await measureGets(pool, `/api/v1/evaluations/${viaApi}/summary`, {
+    apiKey: key,
+    warmup: WARMUP_REQUESTS,
+    requests: REQUESTS,
+    check: () => {},
+  });
 
   // 5. A new policy version on the ingested evaluation (files.write, unclassified so far, declared external), through
   // the API: every run's finality recomputed, and its trace links, in the request. The runs' traces are recorded
@@ -206,13 +266,25 @@ async function main(): Promise<void> {
   const policyStarted = performance.now();
   const { version } = await client.setEffectPolicy(viaApi, { tools: { ...POLICY.tools, "files.write": "external" } });
   const policyChangeMs = Math.round(performance.now() - policyStarted);
-  log(`traces of ${RUNS.toLocaleString("en-US")} runs recorded in ${tracesMs} ms (the worker's job, in process); policy version ${version} set through the API in ${policyChangeMs} ms`);
+  log(
+    `traces of ${RUNS.toLocaleString("en-US")} runs recorded in ${tracesMs} ms (the worker's job, in process); policy version ${version} set through the API in ${policyChangeMs} ms`,
+  );
 
   // First-load JavaScript of the evaluation pages as the editor sees them (the policy form and the share panel included); budget 200 KB gzip.
   const scriptSizes = new Map<string, number>();
-  for (const pathname of ["/evaluations", "/evaluations/new", `/evaluations/${viaApi}`, `/evaluations/${viaApi}/runs`, `/evaluations/${viaApi}/runs/run-0`]) {
+  for (const pathname of [
+    "/evaluations",
+    "/evaluations/new",
+    `/evaluations/${viaApi}`,
+    `/evaluations/${viaApi}/runs`,
+    `/evaluations/${viaApi}/runs/run-0`,
+  ]) {
     const html = await (await pool.request({ path: pathname, method: "GET", headers: { authorization: `Bearer ${key}` } })).body.text();
-    const { bytes } = await firstLoadJsGzipBytes(html, async (script) => Buffer.from(await (await pool.request({ path: script, method: "GET" })).body.arrayBuffer()), scriptSizes);
+    const { bytes } = await firstLoadJsGzipBytes(
+      html,
+      async (script) => Buffer.from(await (await pool.request({ path: script, method: "GET" })).body.arrayBuffer()),
+      scriptSizes,
+    );
     log(`first-load JavaScript of ${pathname.replace(viaApi, "<id>")}: ${bytes.toLocaleString("en-US")} bytes gzip (budget 200 KB)`);
   }
 
@@ -225,10 +297,21 @@ async function main(): Promise<void> {
   const inProcessMs = await step(() => ingestRuns(db, viaApi, batch));
   const httpBatch = profileRuns(BATCH);
   const httpMs = await step(() => client.ingestRuns(viaApi, httpBatch));
-  log(`one batch of ${BATCH} new runs: JSON round trip ${jsonMs} ms, schema ${schemaMs} ms, ingestRuns in process (schema, audit, storage) ${inProcessMs} ms; through HTTP ${httpMs} ms`);
+  log(
+    `one batch of ${BATCH} new runs: JSON round trip ${jsonMs} ms, schema ${schemaMs} ms, ingestRuns in process (schema, audit, storage) ${inProcessMs} ms; through HTTP ${httpMs} ms`,
+  );
 
   const ratio = Math.round((ingestRunsPerSecond / copyRunsPerSecond) * 1000) / 1000;
-  const figures = { runs: RUNS, ingestRunsPerSecond, copyRunsPerSecond, ratio, page, summaryApi: summary, policyChangeMs, recordTracesMs: tracesMs };
+  const figures = {
+    runs: RUNS,
+    ingestRunsPerSecond,
+    copyRunsPerSecond,
+    ratio,
+    page,
+    summaryApi: summary,
+    policyChangeMs,
+    recordTracesMs: tracesMs,
+  };
   const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
   const within = (f: typeof page) => f.p95Ms <= 200 && f.bytes <= 150 * 1024;
   console.log(

@@ -57,7 +57,8 @@ const PICKUPS = Number(values.pickups);
 if (!Number.isInteger(PICKUPS) || PICKUPS < 1 || PICKUPS > 10_000) throw new Error("--pickups must be an integer from 1 to 10000");
 
 const WORKER_COUNTS = values.workers.split(",").map(Number);
-if (WORKER_COUNTS.some((n) => !Number.isInteger(n) || n < 1 || n > 16)) throw new Error("--workers must be a comma-separated list of integers from 1 to 16");
+if (WORKER_COUNTS.some((n) => !Number.isInteger(n) || n < 1 || n > 16))
+  throw new Error("--workers must be a comma-separated list of integers from 1 to 16");
 /** Units each worker process replays at once: the workers' own default unless WORKER_CONCURRENCY is set. */
 const WORKER_CONCURRENCY = readWorkerEnv().WORKER_CONCURRENCY;
 const READY_TIMEOUT_MS = 120_000;
@@ -156,7 +157,10 @@ async function stopWorkers(workers: WorkerProcess[]): Promise<void> {
   await Promise.all(
     workers.map(async ({ name, child, exited }) => {
       if (running(child)) child.kill("SIGTERM");
-      const timedOut = await Promise.race([exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), STOP_TIMEOUT_MS).unref())]);
+      const timedOut = await Promise.race([
+        exited.then(() => false),
+        new Promise<boolean>((r) => setTimeout(() => r(true), STOP_TIMEOUT_MS).unref()),
+      ]);
       if (timedOut && running(child)) {
         log(`${name} did not exit within ${STOP_TIMEOUT_MS / 1000} s of SIGTERM: killing it`);
         child.kill("SIGKILL");
@@ -184,7 +188,10 @@ async function withWorkers<T>(count: number, serviceUrl: string, work: () => Pro
 async function waitFinal(db: Db, experimentId: string, timeoutMs: number, pollMs: number) {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
-    const row = await db.experiment.findUniqueOrThrow({ where: { id: experimentId }, select: { state: true, error: true, createdAt: true, startedAt: true, finishedAt: true } });
+    const row = await db.experiment.findUniqueOrThrow({
+      where: { id: experimentId },
+      select: { state: true, error: true, createdAt: true, startedAt: true, finishedAt: true },
+    });
     if (FINAL_STATES.has(row.state)) return row;
     if (performance.now() > deadline) throw new Error(`experiment ${experimentId} still ${row.state} after ${timeoutMs / 1000} s`);
     await sleep(pollMs);
@@ -203,7 +210,8 @@ async function drainFinalizeJobs(db: Db, experimentIds: string[]): Promise<void>
   for (;;) {
     const left = await runnableJobCount(db, keys);
     if (left === 0) return;
-    if (performance.now() > deadline) return log(`WARNING: ${left} finalize job(s) of this bench still queued after ${DRAIN_TIMEOUT_MS / 1000} s; left in the queue`);
+    if (performance.now() > deadline)
+      return log(`WARNING: ${left} finalize job(s) of this bench still queued after ${DRAIN_TIMEOUT_MS / 1000} s; left in the queue`);
     await sleep(250);
   }
 }
@@ -220,13 +228,23 @@ try {
   await withReplayStack(log, async ({ db, serviceUrl }) => {
     // Jobs already in the queue (another experiment's) would be run by these workers too.
     const queued = await runnableJobCount(db);
-    if (queued > 0) log(`WARNING: ${queued} runnable job(s) of other experiments are already queued; the workers will run them too, which skews the figures`);
+    if (queued > 0)
+      log(
+        `WARNING: ${queued} runnable job(s) of other experiments are already queued; the workers will run them too, which skews the figures`,
+      );
     const loadBefore = loadavg()[0]!;
 
     const grid = replayConfigSchema.parse({});
     const units = gridUnits(grid).length;
     const throughput: Array<{ workers: number; trialsPerSecond: number; table2Exact: boolean }> = [];
-    const details: Array<{ workers: number; wallMs: number; state: string; mismatches: string[]; lateAttempts: number; environmentFailures: number }> = [];
+    const details: Array<{
+      workers: number;
+      wallMs: number;
+      state: string;
+      mismatches: string[];
+      lateAttempts: number;
+      environmentFailures: number;
+    }> = [];
 
     for (const workers of WORKER_COUNTS) {
       await withWorkers(workers, serviceUrl, async () => {
@@ -242,13 +260,26 @@ try {
           SELECT (SELECT count(*)::int FROM runs r, jsonb_array_elements(r.evidence->'serviceFailures') f
                    WHERE r.experiment_id = ${experimentId}::uuid AND r.role <> 'B' AND f->>'detail' LIKE ${`${HARNESS_LATE}%`}) AS late,
                  (SELECT count(*)::int FROM runs WHERE experiment_id = ${experimentId}::uuid AND role <> 'B' AND classification = 'environment_failure') AS failed`;
-        details.push({ workers, wallMs, state: final.state, mismatches, lateAttempts: accounting?.late ?? 0, environmentFailures: accounting?.failed ?? 0 });
+        details.push({
+          workers,
+          wallMs,
+          state: final.state,
+          mismatches,
+          lateAttempts: accounting?.late ?? 0,
+          environmentFailures: accounting?.failed ?? 0,
+        });
         log(`${workers} worker(s): ${final.state} in ${(wallMs / 1000).toFixed(2)} s${final.error ? ` (${final.error})` : ""}`);
         await drainFinalizeJobs(db, [experimentId]);
       });
     }
 
-    const tiny: ReplayConfig = replayConfigSchema.parse({ delaysMs: [0], schedules: 1, repetitions: 1, finalityPolicies: ["snapshot"], separationConditions: ["namespaced"] });
+    const tiny: ReplayConfig = replayConfigSchema.parse({
+      delaysMs: [0],
+      schedules: 1,
+      repetitions: 1,
+      finalityPolicies: ["snapshot"],
+      separationConditions: ["namespaced"],
+    });
     const latencies: number[] = [];
     let notCompleted = 0;
     const pickupIds: string[] = [];
@@ -270,16 +301,24 @@ try {
       pickupLatencyMs: { median: percentile(sorted, 0.5), p99: percentile(sorted, 0.99) },
     };
 
-    console.log(`Throughput, paper grid of ${units} units (a trial = one unit: a finality trial or a separation pair), WORKER_CONCURRENCY=${WORKER_CONCURRENCY} per process`);
+    console.log(
+      `Throughput, paper grid of ${units} units (a trial = one unit: a finality trial or a separation pair), WORKER_CONCURRENCY=${WORKER_CONCURRENCY} per process`,
+    );
     console.log("workers  wall (s)  trials/s  state      Table 2 exact  late attempts retried  units left as environment failures");
     for (const [i, t] of throughput.entries()) {
       const d = details[i]!;
-      console.log(`${String(t.workers).padStart(7)}  ${(d.wallMs / 1000).toFixed(2).padStart(8)}  ${t.trialsPerSecond.toFixed(1).padStart(8)}  ${d.state.padEnd(9)}  ${String(t.table2Exact).padEnd(13)}  ${String(d.lateAttempts).padStart(21)}  ${String(d.environmentFailures).padStart(34)}`);
+      console.log(
+        `${String(t.workers).padStart(7)}  ${(d.wallMs / 1000).toFixed(2).padStart(8)}  ${t.trialsPerSecond.toFixed(1).padStart(8)}  ${d.state.padEnd(9)}  ${String(t.table2Exact).padEnd(13)}  ${String(d.lateAttempts).padStart(21)}  ${String(d.environmentFailures).padStart(34)}`,
+      );
       for (const problem of d.mismatches) console.log(`         mismatch: ${problem}`);
     }
     console.log(`Pickup latency, enqueue to job start (started_at - created_at), one idle worker, n=${latencies.length}:`);
-    console.log(`  median ${result.pickupLatencyMs.median.toFixed(1)} ms, p99 ${result.pickupLatencyMs.p99.toFixed(1)} ms, min ${sorted[0]} ms, max ${sorted.at(-1)} ms${notCompleted ? ` (${notCompleted} experiment(s) not completed)` : ""}`);
-    console.log(`bench wall time ${((performance.now() - benchStart) / 1000).toFixed(1)} s; 1-min load average ${loadBefore.toFixed(2)} before the rounds, ${loadavg()[0]!.toFixed(2)} at the end (${availableParallelism()} cores)`);
+    console.log(
+      `  median ${result.pickupLatencyMs.median.toFixed(1)} ms, p99 ${result.pickupLatencyMs.p99.toFixed(1)} ms, min ${sorted[0]} ms, max ${sorted.at(-1)} ms${notCompleted ? ` (${notCompleted} experiment(s) not completed)` : ""}`,
+    );
+    console.log(
+      `bench wall time ${((performance.now() - benchStart) / 1000).toFixed(1)} s; 1-min load average ${loadBefore.toFixed(2)} before the rounds, ${loadavg()[0]!.toFixed(2)} at the end (${availableParallelism()} cores)`,
+    );
     if (values.json) writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
   });
 } catch (error) {

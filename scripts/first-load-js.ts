@@ -20,7 +20,11 @@ export function scriptUrls(html: string): string[] {
 }
 
 /** Gzip bytes (level 9, as a CDN would serve) of every script a page's HTML loads, and the scripts. */
-export async function firstLoadJsGzipBytes(html: string, fetchScript: (path: string) => Promise<Buffer>, cache = new Map<string, number>()): Promise<{ bytes: number; scripts: number }> {
+export async function firstLoadJsGzipBytes(
+  html: string,
+  fetchScript: (path: string) => Promise<Buffer>,
+  cache = new Map<string, number>(),
+): Promise<{ bytes: number; scripts: number }> {
   let bytes = 0;
   const urls = scriptUrls(html);
   for (const url of urls) {

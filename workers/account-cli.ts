@@ -14,7 +14,10 @@ import { DomainError } from "../lib/errors";
 import { parseInput } from "../lib/http/input";
 
 const command = process.argv[2];
-const apiKeyFlagsSchema = z.strictObject({ email: z.email("email must be an email address").trim().toLowerCase(), name: z.string().trim().min(1).max(64).default("script") });
+const apiKeyFlagsSchema = z.strictObject({
+  email: z.email("email must be an email address").trim().toLowerCase(),
+  name: z.string().trim().min(1).max(64).default("script"),
+});
 
 async function main(): Promise<number> {
   let values;

@@ -19,8 +19,14 @@ const dir = mkdtempSync(path.join(tmpdir(), "bl-import-bad-"));
 let database: TestDatabase;
 let report: ImportReport;
 
-const inspectLog = JSON.parse(readFileSync(`${INSPECT_LOGS}tests_log_test_eval_log_log_formats.json`, "utf8")) as { eval: Record<string, unknown>; samples: Record<string, unknown>[] };
-const { samples: [sample], ...header } = inspectLog;
+const inspectLog = JSON.parse(readFileSync(`${INSPECT_LOGS}tests_log_test_eval_log_log_formats.json`, "utf8")) as {
+  eval: Record<string, unknown>;
+  samples: Record<string, unknown>[];
+};
+const {
+  samples: [sample],
+  ...header
+} = inspectLog;
 /** An Inspect log of its own task (so its runs can be looked for), with `samples` samples each padded to about `padding` bytes. */
 const inspectOf = (task: string, samples: number, padding = 0) => ({
   ...header,
@@ -37,16 +43,33 @@ beforeAll(async () => {
   writeFileSync(path.join(bad, "truncated.json"), JSON.stringify(inspectOf("truncated", 3)).slice(0, 900));
   writeFileSync(path.join(bad, "junk.json"), Buffer.from(Array.from({ length: 4096 }, (_, k) => (k * 7919) % 256)));
   writeFileSync(path.join(bad, "no-header.eval"), zipArchive([{ name: "samples/1_epoch_1.json", data: JSON.stringify(sample) }]));
-  writeFileSync(path.join(bad, "bomb.eval"), zipArchive([{ name: "header.json", data: evalHeader }, { name: "samples/1_epoch_1.json", data: JSON.stringify(sample), claimedSize: 0xf000_0000 }]));
+  writeFileSync(
+    path.join(bad, "bomb.eval"),
+    zipArchive([
+      { name: "header.json", data: evalHeader },
+      { name: "samples/1_epoch_1.json", data: JSON.stringify(sample), claimedSize: 0xf000_0000 },
+    ]),
+  );
   // A good first sample, then a damaged one: nothing of the log may be stored.
-  writeFileSync(path.join(bad, "half-read.eval"), zipArchive([{ name: "header.json", data: evalHeader }, { name: "samples/1_epoch_1.json", data: JSON.stringify(sample) }, { name: "samples/2_epoch_1.json", data: '{"id": 2, "ep' }]));
+  writeFileSync(
+    path.join(bad, "half-read.eval"),
+    zipArchive([
+      { name: "header.json", data: evalHeader },
+      { name: "samples/1_epoch_1.json", data: JSON.stringify(sample) },
+      { name: "samples/2_epoch_1.json", data: '{"id": 2, "ep' },
+    ]),
+  );
   writeFileSync(path.join(bad, "version-99.json"), JSON.stringify({ ...inspectOf("future", 1), version: 99 }));
   // Past the 16 MB read whole, so it streams: its first 200 samples read before the cut.
   await writeLargeInspectLog(path.join(bad, "cut-20mb.json"), "cut-large", 200, true);
   await writeLargeInspectLog(path.join(dir, "large-200mb.json"), "large", 2_000);
 
   const reportFile = path.join(dir, "report.json");
-  await run(process.execPath, ["--max-old-space-size=256", "--import", "tsx", "workers/import-cli.ts", "--json", reportFile, dir], { env: { ...process.env, DATABASE_URL: database.url }, timeout: 240_000, maxBuffer: 64 * 1024 * 1024 }).catch((error: { stderr?: string }) => {
+  await run(process.execPath, ["--max-old-space-size=256", "--import", "tsx", "workers/import-cli.ts", "--json", reportFile, dir], {
+    env: { ...process.env, DATABASE_URL: database.url },
+    timeout: 240_000,
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((error: { stderr?: string }) => {
     throw new Error(`the import failed: ${error.stderr?.slice(-2_000)}`);
   });
   report = importReportSchema.parse(JSON.parse(readFileSync(reportFile, "utf8")));
@@ -58,15 +81,22 @@ afterAll(async () => {
 
 describe("bad input beside 10,000 good logs and a 200 MB one", () => {
   it("every bad file is skipped with its reason; the good ones and the 200 MB log import; none fails", () => {
-    const reasons = Object.fromEntries(report.skipped.filter((s) => s.file.includes(`${path.sep}bad${path.sep}`)).map((s) => [path.basename(s.file), s.reason]));
+    const reasons = Object.fromEntries(
+      report.skipped.filter((s) => s.file.includes(`${path.sep}bad${path.sep}`)).map((s) => [path.basename(s.file), s.reason]),
+    );
     expect(reasons).toEqual({
       "truncated.json": expect.stringMatching(/^the file is not valid JSON \(.*\): is the file truncated\?$/),
-      "junk.json": expect.stringMatching(/^neither JSON nor a zip archive \(it starts with bytes 00 ef de cd bc ab 9a 89\): not a log file$/),
-      "no-header.eval": "a zip archive with Inspect sample entries (samples/1_epoch_1.json) but no header.json or _journal/start.json: an Inspect .eval log missing its header",
+      "junk.json": expect.stringMatching(
+        /^neither JSON nor a zip archive \(it starts with bytes 00 ef de cd bc ab 9a 89\): not a log file$/,
+      ),
+      "no-header.eval":
+        "a zip archive with Inspect sample entries (samples/1_epoch_1.json) but no header.json or _journal/start.json: an Inspect .eval log missing its header",
       "bomb.eval": "entry samples/1_epoch_1.json inflates to 3840 MB, more than the 64 MB one entry may: refused as a possible zip bomb",
       "half-read.eval": expect.stringMatching(/^samples\/2_epoch_1.json is not valid JSON .*: is the file truncated\?$/),
       "version-99.json": "Inspect log version 99 is unknown to this importer (it reads 1, 2, 3)",
-      "cut-20mb.json": expect.stringMatching(/^the file ends at byte \d+ in the middle of its JSON \(inside an element of samples\): is it truncated\?$/),
+      "cut-20mb.json": expect.stringMatching(
+        /^the file ends at byte \d+ in the middle of its JSON \(inside an element of samples\): is it truncated\?$/,
+      ),
     });
     expect(report.failed).toEqual([]);
     // The corpus: every tenth log is an error file without utility, skipped for that.
@@ -79,8 +109,13 @@ describe("bad input beside 10,000 good logs and a 200 MB one", () => {
   it("the database holds exactly the reported runs, none from a bad file", async () => {
     const runs = await database.db.evaluationRun.count();
     expect(runs).toBe(report.runs);
-    const tasks = await database.db.evaluationRun.groupBy({ by: ["evaluationId"], _count: true, where: { taskId: { startsWith: "large/" } } });
+    const tasks = await database.db.evaluationRun.groupBy({
+      by: ["evaluationId"],
+      _count: true,
+      where: { taskId: { startsWith: "large/" } },
+    });
     expect(tasks.map((t) => t._count)).toEqual([2_000]);
-    for (const task of ["truncated", "future", "half-read", "cut-large"]) expect(await database.db.evaluationRun.count({ where: { taskId: { startsWith: `${task}/` } } })).toBe(0);
+    for (const task of ["truncated", "future", "half-read", "cut-large"])
+      expect(await database.db.evaluationRun.count({ where: { taskId: { startsWith: `${task}/` } } })).toBe(0);
   });
 });

@@ -9,7 +9,8 @@ import { createTestDatabase, type TestDatabase } from "../lib/testing/database";
 import { HAND_MADE, INSPECT_LOGS } from "../lib/testing/importer-fixtures";
 
 const run = promisify(execFile);
-const cli = (args: string[], env: Record<string, string> = {}) => run(process.execPath, ["--import", "tsx", "workers/import-cli.ts", ...args], { env: { ...process.env, ...env }, timeout: 120_000 });
+const cli = (args: string[], env: Record<string, string> = {}) =>
+  run(process.execPath, ["--import", "tsx", "workers/import-cli.ts", ...args], { env: { ...process.env, ...env }, timeout: 120_000 });
 
 describe("npm run import", () => {
   let database: TestDatabase;
@@ -36,8 +37,14 @@ describe("npm run import", () => {
   });
 
   it("exits 2 on invalid flags, naming them", async () => {
-    await expect(cli(["--threshold", "high", "x.json"])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("--threshold must be a number") });
-    await expect(cli(["--threshold", "", "x.json"])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("--threshold must be a number") });
+    await expect(cli(["--threshold", "high", "x.json"])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--threshold must be a number"),
+    });
+    await expect(cli(["--threshold", "", "x.json"])).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--threshold must be a number"),
+    });
     await expect(cli([])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("name at least one file or directory") });
   });
 });

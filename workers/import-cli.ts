@@ -14,14 +14,20 @@ import { importLogs, type FileOutcome } from "../lib/importers/import-logs";
 const flagsSchema = z.strictObject({
   evaluation: z.string().trim().min(1, "--evaluation must not be empty").max(EVALUATION_NAME_MAX).optional(),
   json: z.string().min(1, "--json must name a file").optional(),
-  threshold: z.string().regex(/^-?\d+(\.\d+)?$/, "--threshold must be a number, e.g. 0.5").transform(Number).optional(),
+  threshold: z
+    .string()
+    .regex(/^-?\d+(\.\d+)?$/, "--threshold must be a number, e.g. 0.5")
+    .transform(Number)
+    .optional(),
 });
 
 function describeOutcome(outcome: FileOutcome): string {
   if (outcome.status === "skipped") return `skipped   ${outcome.file}: ${outcome.reason}`;
   if (outcome.status === "failed") return `FAILED    ${outcome.file}: ${outcome.error}`;
   const { log } = outcome;
-  const lines = [`${outcome.status.padEnd(9)} ${outcome.file}: ${log.format}, ${log.runs.length} run(s) → ${outcome.evaluation}${outcome.status === "unchanged" ? " (already imported, nothing changed)" : ""}`];
+  const lines = [
+    `${outcome.status.padEnd(9)} ${outcome.file}: ${log.format}, ${log.runs.length} run(s) → ${outcome.evaluation}${outcome.status === "unchanged" ? " (already imported, nothing changed)" : ""}`,
+  ];
   for (const note of log.notes) lines.push(`            ${note}`);
   if (log.unknownTools.length > 0) lines.push(`            unknown tools: ${log.unknownTools.join(", ")}`);
   for (const left of log.leftOut) lines.push(`            sample ${left.sample} left out: ${left.reason}`);
@@ -32,20 +38,31 @@ async function main(): Promise<number> {
   let flags;
   let paths: string[];
   try {
-    const { values, positionals } = parseArgs({ args: process.argv.slice(2), strict: true, allowPositionals: true, options: { evaluation: { type: "string" }, json: { type: "string" }, threshold: { type: "string" } } });
+    const { values, positionals } = parseArgs({
+      args: process.argv.slice(2),
+      strict: true,
+      allowPositionals: true,
+      options: { evaluation: { type: "string" }, json: { type: "string" }, threshold: { type: "string" } },
+    });
     const parsed = flagsSchema.safeParse(values);
     if (!parsed.success) throw new Error(parsed.error.issues[0]!.message);
     if (positionals.length === 0) throw new Error("name at least one file or directory");
     flags = parsed.data;
     paths = positionals;
   } catch (error) {
-    console.error(`import: ${(error as Error).message}\nusage: npm run import -- [--evaluation NAME] [--json REPORT] [--threshold X] PATH...`);
+    console.error(
+      `import: ${(error as Error).message}\nusage: npm run import -- [--evaluation NAME] [--json REPORT] [--threshold X] PATH...`,
+    );
     return 2;
   }
   const database = await openDatabase((line) => console.error(`import: ${line}`));
   const db = createPrisma(database.url, 2);
   try {
-    const report = await importLogs(db, paths, { evaluationName: flags.evaluation, threshold: flags.threshold, onFile: (outcome) => console.error(describeOutcome(outcome)) });
+    const report = await importLogs(db, paths, {
+      evaluationName: flags.evaluation,
+      threshold: flags.threshold,
+      onFile: (outcome) => console.error(describeOutcome(outcome)),
+    });
     const json = `${JSON.stringify(report, null, 2)}\n`;
     console.log(json);
     if (flags.json) writeFileSync(flags.json, json);

@@ -13,7 +13,12 @@ import { MAX_INGEST_BODY_BYTES, MAX_RUNS_PER_BATCH, type IngestResult } from "..
 
 const flagsSchema = z.strictObject({
   evaluation: z.uuid("--evaluation must be an evaluation id (a UUID)"),
-  batch: z.coerce.number().int().min(1).max(MAX_RUNS_PER_BATCH, `--batch must be at most ${MAX_RUNS_PER_BATCH}`).default(MAX_RUNS_PER_BATCH),
+  batch: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_RUNS_PER_BATCH, `--batch must be at most ${MAX_RUNS_PER_BATCH}`)
+    .default(MAX_RUNS_PER_BATCH),
   concurrency: z.coerce.number().int().min(1).max(16).default(2),
 });
 const envSchema = z.object({
@@ -35,7 +40,12 @@ async function main(): Promise<number> {
   let file: string;
   let env: z.infer<typeof envSchema>;
   try {
-    const { values, positionals } = parseArgs({ args: process.argv.slice(2), strict: true, allowPositionals: true, options: { evaluation: { type: "string" }, batch: { type: "string" }, concurrency: { type: "string" } } });
+    const { values, positionals } = parseArgs({
+      args: process.argv.slice(2),
+      strict: true,
+      allowPositionals: true,
+      options: { evaluation: { type: "string" }, batch: { type: "string" }, concurrency: { type: "string" } },
+    });
     if (positionals.length !== 1) throw new Error("give exactly one FILE.jsonl");
     file = positionals[0]!;
     flags = flagsSchema.parse(values);
@@ -56,7 +66,9 @@ async function main(): Promise<number> {
   };
   const progress = () => {
     const seconds = (performance.now() - started) / 1000;
-    process.stderr.write(`\ringest: ${lines} lines, ${counts.created} created, ${counts.unchanged} unchanged, ${counts.updated} updated, ${counts.error} refused, ${Math.round((lines - counts.error) / Math.max(seconds, 0.001))} runs/s`);
+    process.stderr.write(
+      `\ringest: ${lines} lines, ${counts.created} created, ${counts.unchanged} unchanged, ${counts.updated} updated, ${counts.error} refused, ${Math.round((lines - counts.error) / Math.max(seconds, 0.001))} runs/s`,
+    );
   };
 
   // Batches in flight, oldest first: reported in file order.

@@ -33,7 +33,9 @@ async function replayUntilSomeRunsStored() {
   });
   let stderr = "";
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   // Generous: the CLI checks migrations and warms the service up first, slow on a loaded machine.
   const deadline = performance.now() + 180_000;
   for (;;) {
@@ -42,7 +44,8 @@ async function replayUntilSomeRunsStored() {
       throw new Error(`no run stored mid-grid within 180 s:\n${stderr}`);
     }
     const experiment = await database.db.experiment.findFirst({ where: { id: { notIn: [...before] } }, select: { id: true } });
-    if (experiment && (await database.db.run.count({ where: { experimentId: experiment.id } })) > 0) return { child, exited, experimentId: experiment.id };
+    if (experiment && (await database.db.run.count({ where: { experimentId: experiment.id } })) > 0)
+      return { child, exited, experimentId: experiment.id };
     await sleep(50);
   }
 }
@@ -53,29 +56,34 @@ async function storedRuns(experimentId: string) {
   return { runs, keys };
 }
 
-const stateOf = async (experimentId: string) => (await database.db.experiment.findUniqueOrThrow({ where: { id: experimentId }, select: { state: true, error: true } }));
+const stateOf = async (experimentId: string) =>
+  await database.db.experiment.findUniqueOrThrow({ where: { id: experimentId }, select: { state: true, error: true } });
 
 describe("npm run replay interrupted mid-grid", () => {
-  it("SIGKILL: the stored runs are kept, none doubled, and the next listing marks the experiment interrupted", { timeout: 300_000 }, async () => {
-    const { child, exited, experimentId } = await replayUntilSomeRunsStored();
-    // While its process lives, the listing leaves it running.
-    await listExperiments(database.db, { limit: 50 });
-    expect((await stateOf(experimentId)).state).toBe("running");
+  it(
+    "SIGKILL: the stored runs are kept, none doubled, and the next listing marks the experiment interrupted",
+    { timeout: 300_000 },
+    async () => {
+      const { child, exited, experimentId } = await replayUntilSomeRunsStored();
+      // While its process lives, the listing leaves it running.
+      await listExperiments(database.db, { limit: 50 });
+      expect((await stateOf(experimentId)).state).toBe("running");
 
-    child.kill("SIGKILL");
-    expect(await exited).toEqual({ code: null, signal: "SIGKILL" });
-    const atKill = await storedRuns(experimentId);
-    expect(atKill.runs).toBeGreaterThan(0);
-    expect(atKill.runs).toBeLessThan(total);
-    expect(atKill.keys).toBe(atKill.runs);
-    // Nothing could mark it: a killed process runs no handler.
-    expect((await stateOf(experimentId)).state).toBe("running");
+      child.kill("SIGKILL");
+      expect(await exited).toEqual({ code: null, signal: "SIGKILL" });
+      const atKill = await storedRuns(experimentId);
+      expect(atKill.runs).toBeGreaterThan(0);
+      expect(atKill.runs).toBeLessThan(total);
+      expect(atKill.keys).toBe(atKill.runs);
+      // Nothing could mark it: a killed process runs no handler.
+      expect((await stateOf(experimentId)).state).toBe("running");
 
-    const listed = await listExperiments(database.db, { limit: 50 });
-    expect(listed.experiments.find((e) => e.id === experimentId)).toMatchObject({ state: "interrupted", storedRuns: atKill.runs });
-    expect((await stateOf(experimentId)).error).toMatch(/replay process \(pid \d+ on .+\) stopped before the grid finished/);
-    expect(await storedRuns(experimentId)).toEqual(atKill);
-  });
+      const listed = await listExperiments(database.db, { limit: 50 });
+      expect(listed.experiments.find((e) => e.id === experimentId)).toMatchObject({ state: "interrupted", storedRuns: atKill.runs });
+      expect((await stateOf(experimentId)).error).toMatch(/replay process \(pid \d+ on .+\) stopped before the grid finished/);
+      expect(await storedRuns(experimentId)).toEqual(atKill);
+    },
+  );
 
   it("SIGINT: the replay stores what it batched, marks the experiment interrupted itself and exits 130", { timeout: 300_000 }, async () => {
     const { child, exited, experimentId } = await replayUntilSomeRunsStored();

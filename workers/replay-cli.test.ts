@@ -38,7 +38,9 @@ describe("npm run replay", () => {
 
   it("runs a grid, prints Table 2, stores the experiment and writes the JSON file", async () => {
     const file = path.join(mkdtempSync(path.join(tmpdir(), "bl-cli-")), "out.json");
-    const { stdout } = await cli(["--json", file, "--delays", "0,25", "--schedules", "1", "--repetitions", "2"], { DATABASE_URL: database.url });
+    const { stdout } = await cli(["--json", file, "--delays", "0,25", "--schedules", "1", "--repetitions", "2"], {
+      DATABASE_URL: database.url,
+    });
     expect(stdout).toMatch(/snapshot\s+2\/4\s+0\/2\s+2\/4\s+2\/2/);
     expect(stdout).toMatch(/shared\s+2\/4\s+8\s+8\s+0\.50/);
     expect(stdout).toContain("implementation checks: 17/17 passed");
@@ -47,7 +49,10 @@ describe("npm run replay", () => {
     const summary = replaySummarySchema.parse(written);
     expect(summary.config).toEqual({ delaysMs: [0, 25], schedules: 1, repetitions: 2 });
     expect(table2Mismatches(summary, replayConfigSchema.parse({ delaysMs: [0, 25], schedules: 1, repetitions: 2 }))).toEqual([]);
-    const stored = await database.db.experiment.findUniqueOrThrow({ where: { id: summary.experimentId }, include: { _count: { select: { runs: true } } } });
+    const stored = await database.db.experiment.findUniqueOrThrow({
+      where: { id: summary.experimentId },
+      include: { _count: { select: { runs: true } } },
+    });
     expect(stored.state).toBe("completed");
     expect(stored._count.runs).toBe(4 * 6 + 8 * 6);
   });

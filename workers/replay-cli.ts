@@ -44,7 +44,13 @@ async function main(): Promise<number> {
       console.error(`replay: replaying against ${serviceUrl}, concurrency ${config.concurrency}`);
       const summary = await replayExperiment(db, config, serviceUrl, whenInterrupted);
       console.log(formatTable2(summary));
-      const perTrace = selection ? await experimentTraceResults(db, summary.experimentId, config.traces.map((t) => ({ taskId: t.taskId, writes: routedWrites(t).length }))) : null;
+      const perTrace = selection
+        ? await experimentTraceResults(
+            db,
+            summary.experimentId,
+            config.traces.map((t) => ({ taskId: t.taskId, writes: routedWrites(t).length })),
+          )
+        : null;
       if (perTrace) console.log(`\n${formatTraceResults(perTrace)}`);
       if (jsonFile) writeFileSync(jsonFile, `${JSON.stringify(perTrace ? { ...summary, ...perTrace } : summary, null, 2)}\n`);
       return summary.checks.every((c) => c.passed) ? 0 : 1;

@@ -26,7 +26,12 @@ const worker = await startReplayWorker({ databaseUrl: database.url, serviceUrl: 
 
 const health = createServer((req, res) => {
   const ready = worker.ready();
-  const [status, body] = req.url === "/healthz" ? [200, { status: "ok" }] : req.url === "/readyz" ? [ready ? 200 : 503, { status: ready ? "ready" : "shutting_down" }] : [404, { error: "not found" }];
+  const [status, body] =
+    req.url === "/healthz"
+      ? [200, { status: "ok" }]
+      : req.url === "/readyz"
+        ? [ready ? 200 : 503, { status: ready ? "ready" : "shutting_down" }]
+        : [404, { error: "not found" }];
   res.writeHead(status, { "content-type": "application/json" }).end(JSON.stringify(body));
 });
 health.listen(env.HEALTH_PORT, "127.0.0.1", () => {

@@ -30,12 +30,26 @@ log(database.embedded ? `embedded PostgreSQL on ${new URL(database.url).host}` :
 const servicePort = env.DELAYED_WRITE_URL ? null : await freePort();
 const serviceUrl = env.DELAYED_WRITE_URL ?? `http://127.0.0.1:${servicePort}`;
 const stackFile = stackStatusFile(env.BOUNDARY_LAB_DATA_DIR);
-const specs = stackChildren({ databaseUrl: database.url, serviceUrl, servicePort, replayWorkers: env.REPLAY_WORKERS, webPort: env.PORT, webHost: env.WEB_HOST, stackFile });
+const specs = stackChildren({
+  databaseUrl: database.url,
+  serviceUrl,
+  servicePort,
+  replayWorkers: env.REPLAY_WORKERS,
+  webPort: env.PORT,
+  webHost: env.WEB_HOST,
+  stackFile,
+});
 
 let stopping = false;
 // `npm run worker` in another terminal finds the service here; /api/health finds the children's states.
 const writeStatus = () => {
-  if (!stopping) writeStackStatus(stackFile, { delayedWriteUrl: serviceUrl, pid: process.pid, updatedAt: new Date().toISOString(), children: children.map((c) => c.status()) });
+  if (!stopping)
+    writeStackStatus(stackFile, {
+      delayedWriteUrl: serviceUrl,
+      pid: process.pid,
+      updatedAt: new Date().toISOString(),
+      children: children.map((c) => c.status()),
+    });
 };
 const supervise = (spec: ChildSpec) => new SupervisedChild(spec, { log, onChange: writeStatus });
 const service = specs.service && supervise(specs.service);
@@ -61,7 +75,8 @@ process.on("SIGTERM", () => void stop(0, "SIGTERM"));
 writeStatus();
 if (service) {
   service.start();
-  if (!(await settlesWithin(service.running(), SERVICE_START_TIMEOUT_MS))) await stop(1, `the delayed-write service did not start within ${SERVICE_START_TIMEOUT_MS / 1000} s`);
+  if (!(await settlesWithin(service.running(), SERVICE_START_TIMEOUT_MS)))
+    await stop(1, `the delayed-write service did not start within ${SERVICE_START_TIMEOUT_MS / 1000} s`);
 }
 log(`delayed-write service at ${serviceUrl}`);
 for (const worker of workers) worker.start();
@@ -74,6 +89,9 @@ log(`web app at ${baseUrlOf(env)}, ${env.REPLAY_WORKERS} replay worker(s)  (Ctrl
   // AgentDojo's ground-truth traces for the trace library, on first start only (idempotent).
   const traces = await loadGroundTruthTraces(db);
   if (traces > 0) log(`trace library: loaded ${traces} AgentDojo ${GROUND_TRUTH_VERSION} ground-truth traces`);
-  if ((await db.user.count()) === 0) log(`no account yet: open ${baseUrlOf(env)}/setup to create the first admin, or run \`npm run user:create -- --email E --password P --role admin\``);
+  if ((await db.user.count()) === 0)
+    log(
+      `no account yet: open ${baseUrlOf(env)}/setup to create the first admin, or run \`npm run user:create -- --email E --password P --role admin\``,
+    );
   await db.$disconnect();
 }

@@ -28,7 +28,9 @@ const server = createServer(withWellFormedPaths(withClientAddress(app.getRequest
 server.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
 server.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
 server.listen(env.PORT, env.WEB_HOST, () => {
-  console.log(`web: listening on ${env.WEB_HOST}:${env.PORT}${env.TRUSTED_PROXIES.length ? ` (trusting X-Forwarded-For from ${env.TRUSTED_PROXIES.join(", ")})` : ""}`);
+  console.log(
+    `web: listening on ${env.WEB_HOST}:${env.PORT}${env.TRUSTED_PROXIES.length ? ` (trusting X-Forwarded-For from ${env.TRUSTED_PROXIES.join(", ")})` : ""}`,
+  );
 });
 
 let stopping = false;

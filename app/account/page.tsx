@@ -26,7 +26,12 @@ export default async function AccountPage() {
       <Facts
         items={[
           ["Email", principal.email],
-          ["Role", <span key="r" data-testid="account-role">{principal.role}</span>],
+          [
+            "Role",
+            <span key="r" data-testid="account-role">
+              {principal.role}
+            </span>,
+          ],
         ]}
       />
 
@@ -34,8 +39,8 @@ export default async function AccountPage() {
         title="API keys"
         description={
           <>
-            For scripts and harnesses: send <code>Authorization: Bearer &lt;key&gt;</code>. A key acts with your role. It is shown once and stored hashed; revoking it refuses its
-            next use.
+            For scripts and harnesses: send <code>Authorization: Bearer &lt;key&gt;</code>. A key acts with your role. It is shown once and
+            stored hashed; revoking it refuses its next use.
           </>
         }
       >

@@ -21,13 +21,26 @@ export const metadata: Metadata = { title: "Admin" };
 export default async function AdminPage() {
   const principal = await requirePagePermission("users:admin", "/admin");
   const db = getDb();
-  const [users, keys, links, disabled] = await Promise.all([listAccounts(db), listApiKeys(db), listShareLinks(db, {}), shareLinksDisabled(db)]);
+  const [users, keys, links, disabled] = await Promise.all([
+    listAccounts(db),
+    listApiKeys(db),
+    listShareLinks(db, {}),
+    shareLinksDisabled(db),
+  ]);
   return (
     <>
       <PageHeader title="Admin" description="Accounts and their roles, every API key, and every share link on this instance." />
 
-      <Section id="users" title="Users" description="Deactivating signs a user out and refuses their API keys at once; reactivating lets them sign in again with their password.">
-        <DataTable caption={`Accounts (${users.length})`} testId="users" columns={["Email", "Name", "Role", "Status", "Created", "Actions"]}>
+      <Section
+        id="users"
+        title="Users"
+        description="Deactivating signs a user out and refuses their API keys at once; reactivating lets them sign in again with their password."
+      >
+        <DataTable
+          caption={`Accounts (${users.length})`}
+          testId="users"
+          columns={["Email", "Name", "Role", "Status", "Created", "Actions"]}
+        >
           {users.map((u) => {
             const active = u.active;
             const self = u.id === principal.userId;
@@ -55,10 +68,21 @@ export default async function AdminPage() {
                         label="Deactivate"
                         icon={<Ban aria-hidden="true" />}
                         done={`${u.email} deactivated`}
-                        confirm={{ title: `Deactivate ${u.email}?`, description: "They are signed out at once and their API keys stop working; their data stays. You can reactivate them later.", confirmLabel: "Deactivate" }}
+                        confirm={{
+                          title: `Deactivate ${u.email}?`,
+                          description:
+                            "They are signed out at once and their API keys stop working; their data stays. You can reactivate them later.",
+                          confirmLabel: "Deactivate",
+                        }}
                       />
                     ) : (
-                      <ActionButton url={`/api/v1/users/${encodeURIComponent(u.id)}/reactivate`} method="POST" label="Reactivate" icon={<CircleCheck aria-hidden="true" />} done={`${u.email} reactivated`} />
+                      <ActionButton
+                        url={`/api/v1/users/${encodeURIComponent(u.id)}/reactivate`}
+                        method="POST"
+                        label="Reactivate"
+                        icon={<CircleCheck aria-hidden="true" />}
+                        done={`${u.email} reactivated`}
+                      />
                     )}
                     <ResetPasswordButton userId={u.id} email={u.email} minLength={MIN_PASSWORD_LENGTH} />
                   </div>
@@ -71,7 +95,11 @@ export default async function AdminPage() {
         <NewUserForm minLength={MIN_PASSWORD_LENGTH} />
       </Section>
 
-      <Section id="api-keys" title="API keys" description="Every key on this instance, with its owner and its last use. Revoking refuses the key's next use.">
+      <Section
+        id="api-keys"
+        title="API keys"
+        description="Every key on this instance, with its owner and its last use. Revoking refuses the key's next use."
+      >
         <ApiKeysTable
           keys={keys}
           caption={`Every API key (${keys.length})`}
@@ -95,7 +123,9 @@ export default async function AdminPage() {
 
       <Section id="share-links" title="Share links on this instance">
         <Alert tone={disabled ? "warning" : "success"} role="status">
-          <p data-testid="kill-switch-state">{disabled ? "Every share link is disabled: none opens until they are enabled again." : "Share links are enabled."}</p>
+          <p data-testid="kill-switch-state">
+            {disabled ? "Every share link is disabled: none opens until they are enabled again." : "Share links are enabled."}
+          </p>
         </Alert>
         <ActionButton
           url="/api/v1/settings/share-links"
@@ -104,7 +134,15 @@ export default async function AdminPage() {
           label={disabled ? "Enable share links again" : "Disable every share link (kill switch)"}
           variant={disabled ? "primary" : "danger"}
           done={disabled ? "Share links enabled" : "Every share link disabled"}
-          confirm={disabled ? undefined : { title: "Disable every share link on this instance?", description: "No link opens until you enable them again; links are not revoked.", confirmLabel: "Disable every link" }}
+          confirm={
+            disabled
+              ? undefined
+              : {
+                  title: "Disable every share link on this instance?",
+                  description: "No link opens until you enable them again; links are not revoked.",
+                  confirmLabel: "Disable every link",
+                }
+          }
         />
         <ShareLinksTable links={links} showCreator />
       </Section>

@@ -45,16 +45,27 @@ export default async function EffectsPage({ searchParams }: { searchParams: Prom
         ) : page ? (
           <>
             <ListSummary testId="effects-count" exports={<ExportLinks what="record" hrefFor={exportHref} />}>
-              Showing {page.effects.length} of {page.total} matching records ({page.unresolved} unresolved){parsed.query.cursor ? " (a later page)" : ""}.
+              Showing {page.effects.length} of {page.total} matching records ({page.unresolved} unresolved)
+              {parsed.query.cursor ? " (a later page)" : ""}.
             </ListSummary>
             {page.effects.length === 0 ? (
-              <EmptyState icon={ListX} title={page.total === 0 && !Object.values(filters).some(Boolean) ? "No open-effects record is stored yet" : "No open-effects record matches these filters"}>
+              <EmptyState
+                icon={ListX}
+                title={
+                  page.total === 0 && !Object.values(filters).some(Boolean)
+                    ? "No open-effects record is stored yet"
+                    : "No open-effects record matches these filters"
+                }
+              >
                 <p>
                   <Link href={PATH}>Clear filters</Link>
                 </p>
               </EmptyState>
             ) : (
-              <EffectsTable effects={page.effects} caption={`Open-effects records, unresolved first (${page.effects.length} shown of ${page.total})`} />
+              <EffectsTable
+                effects={page.effects}
+                caption={`Open-effects records, unresolved first (${page.effects.length} shown of ${page.total})`}
+              />
             )}
             <Pager
               label="Pages of open effects"

@@ -70,7 +70,14 @@ export default async function EvaluationsPage({ searchParams }: { searchParams: 
         <FilterForm action="/evaluations" label="Find evaluations">
           <div className="space-y-1">
             <Label htmlFor="filter-name">Name contains</Label>
-            <Input id="filter-name" name="name" type="search" defaultValue={query?.name ?? ""} maxLength={EVALUATION_NAME_MAX} placeholder="e.g. tau-bench" />
+            <Input
+              id="filter-name"
+              name="name"
+              type="search"
+              defaultValue={query?.name ?? ""}
+              maxLength={EVALUATION_NAME_MAX}
+              placeholder="e.g. tau-bench"
+            />
           </div>
         </FilterForm>
         {!query ? (
@@ -97,15 +104,19 @@ async function EvaluationList({ query, writes }: { query: EvaluationListQuery; w
   };
   if (page.evaluations.length === 0)
     return (
-      <EmptyState icon={Gauge} title={query.name ? "No evaluation matches this name" : "No evaluation is stored yet"} data-testid="evaluations-empty">
+      <EmptyState
+        icon={Gauge}
+        title={query.name ? "No evaluation matches this name" : "No evaluation is stored yet"}
+        data-testid="evaluations-empty"
+      >
         {query.name ? (
           <p>
             <Link href="/evaluations">Clear the filter</Link> to see every evaluation.
           </p>
         ) : (
           <p>
-            {writes ? <>Create one with “New evaluation”, then</> : <>An editor can create one here, then</>} send its runs with <code>npm run ingest</code> or{" "}
-            <code>POST /api/v1/evaluations/ID/runs</code> (docs/evaluations.md).
+            {writes ? <>Create one with “New evaluation”, then</> : <>An editor can create one here, then</>} send its runs with{" "}
+            <code>npm run ingest</code> or <code>POST /api/v1/evaluations/ID/runs</code> (docs/evaluations.md).
           </p>
         )}
       </EmptyState>
@@ -117,7 +128,10 @@ async function EvaluationList({ query, writes }: { query: EvaluationListQuery; w
           <Scale aria-hidden="true" />
           Compare selected
         </button>
-        <p className="text-sm text-muted-foreground">Tick two or more evaluations: their rates, justified ranges and rankings side by side, and whether each difference survives the bounds.</p>
+        <p className="text-sm text-muted-foreground">
+          Tick two or more evaluations: their rates, justified ranges and rankings side by side, and whether each difference survives the
+          bounds.
+        </p>
       </form>
       <DataGrid
         testId="evaluations"
@@ -126,9 +140,29 @@ async function EvaluationList({ query, writes }: { query: EvaluationListQuery; w
         columns={COLUMNS}
         rows={page.evaluations.map((e) => ({
           key: e.id,
-          sort: [null, e.name, e.harness, e.benchmark, e.runs, rate(e.reported.successes, e.reported.n), rate(e.final.successes, e.final.n), rate(e.unresolved, e.reported.n), rate(e.unscored, e.runs), e.createdAt.getTime()],
+          sort: [
+            null,
+            e.name,
+            e.harness,
+            e.benchmark,
+            e.runs,
+            rate(e.reported.successes, e.reported.n),
+            rate(e.final.successes, e.final.n),
+            rate(e.unresolved, e.reported.n),
+            rate(e.unscored, e.runs),
+            e.createdAt.getTime(),
+          ],
           cells: [
-            <input key="compare" type="checkbox" name="ids" value={e.id} form={COMPARE_FORM} aria-label={`Compare ${e.name}`} className="size-4" data-testid="compare-checkbox" />,
+            <input
+              key="compare"
+              type="checkbox"
+              name="ids"
+              value={e.id}
+              form={COMPARE_FORM}
+              aria-label={`Compare ${e.name}`}
+              className="size-4"
+              data-testid="compare-checkbox"
+            />,
             <Link key="name" href={`/evaluations/${e.id}`} data-testid="evaluation-link">
               {e.name}
             </Link>,
@@ -143,7 +177,11 @@ async function EvaluationList({ query, writes }: { query: EvaluationListQuery; w
           ],
         }))}
       />
-      <Pager label="Pages of evaluations" firstHref={query.cursor ? href() : null} nextHref={page.nextCursor ? href(page.nextCursor) : null} />
+      <Pager
+        label="Pages of evaluations"
+        firstHref={query.cursor ? href() : null}
+        nextHref={page.nextCursor ? href(page.nextCursor) : null}
+      />
     </>
   );
 }

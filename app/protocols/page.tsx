@@ -53,9 +53,16 @@ export default async function ProtocolsPage({ searchParams }: { searchParams: Pr
           </Link>
         ))}
       </nav>
-      <MatrixTable protocols={view.protocols} matrix={view.matrix} caption={`Codes per protocol and field (${tabs.find(([k]) => k === show)?.[1] ?? "consensus"})`} />
+      <MatrixTable
+        protocols={view.protocols}
+        matrix={view.matrix}
+        caption={`Codes per protocol and field (${tabs.find(([k]) => k === show)?.[1] ?? "consensus"})`}
+      />
 
-      <Section title="Table 3, computed from the consensus" description="Over the paper's ten reference protocols, beside the paper's own counts.">
+      <Section
+        title="Table 3, computed from the consensus"
+        description="Over the paper's ten reference protocols, beside the paper's own counts."
+      >
         <Table3Table rows={view.table3} />
       </Section>
 
@@ -71,7 +78,12 @@ export default async function ProtocolsPage({ searchParams }: { searchParams: Pr
           </>
         }
       >
-        <DataTable caption="Agreement per field" testId="agreement" columns={["Field", "Reviewers", "Protocols compared", "Percent agreement", "Kappa", "Disagreeing cells"]} numericColumns={[1, 2, 3]}>
+        <DataTable
+          caption="Agreement per field"
+          testId="agreement"
+          columns={["Field", "Reviewers", "Protocols compared", "Percent agreement", "Kappa", "Disagreeing cells"]}
+          numericColumns={[1, 2, 3]}
+        >
           {REVIEW_FIELDS.map((f) => {
             const a = view.agreement[f];
             const caveat = agreementCaveat(a);
@@ -122,7 +134,10 @@ export default async function ProtocolsPage({ searchParams }: { searchParams: Pr
         </Section>
       ) : null}
       {can(principal.role, "protocol:write") ? (
-        <Section title="Add a protocol" description="Your own benchmark, reviewed beside the paper's: coded blind, reconciled, and argued (its completion argument).">
+        <Section
+          title="Add a protocol"
+          description="Your own benchmark, reviewed beside the paper's: coded blind, reconciled, and argued (its completion argument)."
+        >
           <ProtocolForm />
         </Section>
       ) : null}

@@ -49,7 +49,12 @@ export default async function TracesPage({ searchParams }: { searchParams: Promi
           <Suites />
         </Suspense>
         <FilterForm action="/traces" label="Find traces">
-          <FilterSelect name="source" label="Source" value={query?.source} options={TRACE_SOURCES.map((s) => ({ value: s, label: SOURCE_LABELS[s] }))} />
+          <FilterSelect
+            name="source"
+            label="Source"
+            value={query?.source}
+            options={TRACE_SOURCES.map((s) => ({ value: s, label: SOURCE_LABELS[s] }))}
+          />
           <FilterSelect name="suite" label="Suite" value={query?.suite} options={plainOptions(AGENTDOJO_SUITES)} />
           <FilterSelect name="kind" label="Kind" value={query?.kind} options={TRACE_KINDS.map((k) => ({ value: k, label: `${k} task` }))} />
           <FilterSelect
@@ -63,7 +68,14 @@ export default async function TracesPage({ searchParams }: { searchParams: Promi
           />
           <div className="space-y-1">
             <Label htmlFor="filter-task">Task</Label>
-            <Input id="filter-task" name="task" type="search" defaultValue={query?.task ?? ""} maxLength={200} placeholder="e.g. banking/user_task_3" />
+            <Input
+              id="filter-task"
+              name="task"
+              type="search"
+              defaultValue={query?.task ?? ""}
+              maxLength={200}
+              placeholder="e.g. banking/user_task_3"
+            />
           </div>
         </FilterForm>
         {!query ? (
@@ -83,7 +95,12 @@ async function Suites() {
   const suites = await suiteCounts(getDb());
   if (suites.length === 0) return null;
   return (
-    <DataTable caption="Suites in the library" columns={["Suite", "User tasks", "Injection tasks", "User tasks with a state-changing call / user tasks", "Replay"]} numericColumns={[1, 2, 3]} testId="trace-suites">
+    <DataTable
+      caption="Suites in the library"
+      columns={["Suite", "User tasks", "Injection tasks", "User tasks with a state-changing call / user tasks", "Replay"]}
+      numericColumns={[1, 2, 3]}
+      testId="trace-suites"
+    >
       {suites.map((s) => (
         <tr key={s.suite}>
           <RowHead>
@@ -114,7 +131,8 @@ async function TraceList({ query }: { query: TraceListQuery }) {
     return (
       <EmptyState icon={Library} title="No trace matches these filters" data-testid="traces-empty">
         <p>
-          <Link href="/traces">Clear the filters</Link> to see every trace. The library is loaded from AgentDojo&apos;s ground truth when Boundary Lab first starts.
+          <Link href="/traces">Clear the filters</Link> to see every trace. The library is loaded from AgentDojo&apos;s ground truth when
+          Boundary Lab first starts.
         </p>
       </EmptyState>
     );

@@ -47,6 +47,15 @@ export function ActionButton({
       {label}
     </Button>
   );
-  return confirm ? <ConfirmDialog trigger={button} title={confirm.title} description={confirm.description} confirmLabel={confirm.confirmLabel ?? label} onConfirm={act} /> : button;
+  return confirm ? (
+    <ConfirmDialog
+      trigger={button}
+      title={confirm.title}
+      description={confirm.description}
+      confirmLabel={confirm.confirmLabel ?? label}
+      onConfirm={act}
+    />
+  ) : (
+    button
+  );
 }
-

@@ -22,7 +22,11 @@ export function NewApiKeyForm() {
     setError(null);
     const { newApiKeySchema } = await import("@/lib/auth/schemas");
     const parsed = newApiKeySchema.safeParse(input);
-    if (!parsed.success) return setError(fieldErrors(parsed.error.issues, input, { name: { label: "Key name", allowed: "1 to 64 characters" } }).name ?? "The key name is not accepted.");
+    if (!parsed.success)
+      return setError(
+        fieldErrors(parsed.error.issues, input, { name: { label: "Key name", allowed: "1 to 64 characters" } }).name ??
+          "The key name is not accepted.",
+      );
     const result = await callApi<{ key: string }>("/api/v1/api-keys", "POST", parsed.data);
     if (!result.ok) return setError(result.message);
     setKey(result.data.key);
@@ -33,7 +37,14 @@ export function NewApiKeyForm() {
     <form onSubmit={submit} noValidate className="space-y-3">
       <div className="flex flex-wrap items-end gap-3">
         <Field id="keyName" label="Key name" error={error} className="min-w-64">
-          <Input id="keyName" name="keyName" maxLength={64} placeholder="e.g. harness on ci-3" aria-invalid={error ? true : undefined} aria-describedby={describedBy("keyName", { error })} />
+          <Input
+            id="keyName"
+            name="keyName"
+            maxLength={64}
+            placeholder="e.g. harness on ci-3"
+            aria-invalid={error ? true : undefined}
+            aria-describedby={describedBy("keyName", { error })}
+          />
         </Field>
         <Button type="submit" variant="primary">
           <KeyRound aria-hidden="true" />
@@ -53,4 +64,3 @@ export function NewApiKeyForm() {
     </form>
   );
 }
-

@@ -6,10 +6,26 @@ import { Time } from "@/components/ui/time";
 import type { ApiKeyView } from "@/lib/auth/accounts";
 
 /** API keys with when they were made and last used, each revocable after a confirmation; with `owner`, a column naming whose key it is. */
-export function ApiKeysTable({ keys, caption, empty, owner, testId }: { keys: ApiKeyView[]; caption: string; empty: string; owner?: (key: ApiKeyView) => { label: ReactNode; email: string }; testId?: string }) {
+export function ApiKeysTable({
+  keys,
+  caption,
+  empty,
+  owner,
+  testId,
+}: {
+  keys: ApiKeyView[];
+  caption: string;
+  empty: string;
+  owner?: (key: ApiKeyView) => { label: ReactNode; email: string };
+  testId?: string;
+}) {
   if (keys.length === 0) return <EmptyState title={empty} />;
   return (
-    <DataTable caption={caption} testId={testId} columns={["Name", ...(owner ? ["Owner"] : []), "Starts with", "Created", "Last used", "Action"]}>
+    <DataTable
+      caption={caption}
+      testId={testId}
+      columns={["Name", ...(owner ? ["Owner"] : []), "Starts with", "Created", "Last used", "Action"]}
+    >
       {keys.map((k) => {
         const whose = owner?.(k);
         return (

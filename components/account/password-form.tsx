@@ -13,7 +13,10 @@ import { fieldErrors, type FieldSpec } from "@/lib/forms/field-errors";
 export function PasswordForm({ minLength }: { minLength: number }) {
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [done, setDone] = useState(false);
-  const fields: Record<string, FieldSpec> = { currentPassword: { label: "Current password" }, newPassword: { label: "New password", allowed: `at least ${minLength} characters` } };
+  const fields: Record<string, FieldSpec> = {
+    currentPassword: { label: "Current password" },
+    newPassword: { label: "New password", allowed: `at least ${minLength} characters` },
+  };
   async function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const formElement = event.currentTarget;
@@ -25,7 +28,8 @@ export function PasswordForm({ minLength }: { minLength: number }) {
     const checked = changePasswordSchema.safeParse(input);
     if (!checked.success) return setErrors(fieldErrors(checked.error.issues, input, fields));
     const { error } = await authClient.changePassword({ ...checked.data, revokeOtherSessions: true });
-    if (error) setErrors({ form: error.status === 429 ? "Too many attempts: wait a minute." : (error.message ?? "The password was not changed.") });
+    if (error)
+      setErrors({ form: error.status === 429 ? "Too many attempts: wait a minute." : (error.message ?? "The password was not changed.") });
     else {
       setDone(true);
       formElement.reset();
@@ -34,10 +38,24 @@ export function PasswordForm({ minLength }: { minLength: number }) {
   return (
     <form onSubmit={submit} noValidate className="max-w-md space-y-4">
       <Field id="currentPassword" label="Current password" error={errors.currentPassword}>
-        <Input id="currentPassword" name="currentPassword" type="password" autoComplete="current-password" aria-invalid={errors.currentPassword ? true : undefined} aria-describedby={describedBy("currentPassword", { error: errors.currentPassword })} />
+        <Input
+          id="currentPassword"
+          name="currentPassword"
+          type="password"
+          autoComplete="current-password"
+          aria-invalid={errors.currentPassword ? true : undefined}
+          aria-describedby={describedBy("currentPassword", { error: errors.currentPassword })}
+        />
       </Field>
       <Field id="newPassword" label={`New password (at least ${minLength} characters)`} error={errors.newPassword}>
-        <Input id="newPassword" name="newPassword" type="password" autoComplete="new-password" aria-invalid={errors.newPassword ? true : undefined} aria-describedby={describedBy("newPassword", { error: errors.newPassword })} />
+        <Input
+          id="newPassword"
+          name="newPassword"
+          type="password"
+          autoComplete="new-password"
+          aria-invalid={errors.newPassword ? true : undefined}
+          aria-describedby={describedBy("newPassword", { error: errors.newPassword })}
+        />
       </Field>
       <FormAlert text={errors.form} />
       {done ? (
@@ -51,4 +69,3 @@ export function PasswordForm({ minLength }: { minLength: number }) {
     </form>
   );
 }
-

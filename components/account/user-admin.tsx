@@ -47,7 +47,10 @@ export function NewUserForm({ minLength }: { minLength: number }) {
     notify({ title: `Account ${parsed.data.email} created` });
     router.refresh();
   }
-  const aria = (id: string, key: string) => ({ "aria-invalid": errors[key] ? true : undefined, "aria-describedby": describedBy(id, { error: errors[key] }) });
+  const aria = (id: string, key: string) => ({
+    "aria-invalid": errors[key] ? true : undefined,
+    "aria-describedby": describedBy(id, { error: errors[key] }),
+  });
   return (
     <form onSubmit={submit} noValidate className="grid max-w-3xl gap-4 sm:grid-cols-2">
       <Field id="newEmail" label="Email" error={errors.email}>
@@ -57,7 +60,14 @@ export function NewUserForm({ minLength }: { minLength: number }) {
         <Input id="newName" name="newName" autoComplete="off" {...aria("newName", "name")} />
       </Field>
       <Field id="newPassword" label={`Initial password (at least ${minLength} characters)`} error={errors.password}>
-        <Input id="newPassword" name="newPassword" type="password" minLength={minLength} autoComplete="new-password" {...aria("newPassword", "password")} />
+        <Input
+          id="newPassword"
+          name="newPassword"
+          type="password"
+          minLength={minLength}
+          autoComplete="new-password"
+          {...aria("newPassword", "password")}
+        />
       </Field>
       <Field id="newRole" label="Role" error={errors.role}>
         <Select id="newRole" name="newRole" defaultValue="viewer">
@@ -95,7 +105,10 @@ export function RoleSelect({ userId, role, label }: { userId: string; role: stri
           notify({ title: "The role was not changed", description: result.message, tone: "danger" });
           select.value = role;
         } else {
-          notify({ title: `Role set to ${select.value}`, description: "Their sessions ended: the new role applies from their next sign-in." });
+          notify({
+            title: `Role set to ${select.value}`,
+            description: "Their sessions ended: the new role applies from their next sign-in.",
+          });
           router.refresh();
         }
       }}
@@ -141,7 +154,14 @@ export function ResetPasswordButton({ userId, email, minLength }: { userId: stri
     >
       <form onSubmit={submit} noValidate className="space-y-4">
         <Field id={`${id}-password`} label={`New password (at least ${minLength} characters)`} error={error}>
-          <Input id={`${id}-password`} name="password" type="password" autoComplete="new-password" aria-invalid={error ? true : undefined} aria-describedby={describedBy(`${id}-password`, { error })} />
+          <Input
+            id={`${id}-password`}
+            name="password"
+            type="password"
+            autoComplete="new-password"
+            aria-invalid={error ? true : undefined}
+            aria-describedby={describedBy(`${id}-password`, { error })}
+          />
         </Field>
         <DialogActions submit="Set password" busyLabel="Setting…" busy={busy} />
       </form>

@@ -5,10 +5,19 @@ import { experimentTitle } from "@/lib/format/runs";
 import { formatUtc } from "@/lib/format/time";
 
 /** The open-effects view's filters, in the URL (a link reproduces the view). */
-export function EffectFiltersForm({ action, filters, experiments }: { action: string; filters: EffectFilters; experiments: readonly { id: string; name: string | null; createdAt: string }[] }) {
+export function EffectFiltersForm({
+  action,
+  filters,
+  experiments,
+}: {
+  action: string;
+  filters: EffectFilters;
+  experiments: readonly { id: string; name: string | null; createdAt: string }[];
+}) {
   const choices = experiments.map((e) => ({ value: e.id, label: `${experimentTitle(e)} · ${formatUtc(e.createdAt)} UTC` }));
   // A filtered experiment outside the list (older than its limit) stays selectable.
-  if (filters.experiment && !experiments.some((e) => e.id === filters.experiment)) choices.push({ value: filters.experiment, label: filters.experiment });
+  if (filters.experiment && !experiments.some((e) => e.id === filters.experiment))
+    choices.push({ value: filters.experiment, label: filters.experiment });
   return (
     <FilterForm action={action} label="Filter open effects">
       <FilterSelect name="experiment" label="Experiment" value={filters.experiment} options={choices} />

@@ -29,14 +29,34 @@ export function EffectsTable({ effects, caption }: { effects: readonly EffectLis
       sortNote="Select a column heading to sort the records on this page."
       columns={COLUMNS}
       rows={effects.map((effect) => {
-        const run = { condition: effect.runCondition, delayMs: effect.runDelayMs, scheduleId: effect.runScheduleId, repetition: effect.runRepetition, role: effect.runRole };
+        const run = {
+          condition: effect.runCondition,
+          delayMs: effect.runDelayMs,
+          scheduleId: effect.runScheduleId,
+          repetition: effect.runRepetition,
+          role: effect.runRole,
+        };
         const resolvedAfter = effect.resolvedAtMs === null ? null : effect.resolvedAtMs - effect.initiatedAtMs;
         return {
           key: effect.id,
-          sort: [effect.observationHandle, effect.terminalStatus, effect.endpointStatus, effect.action, describeRun(run), effect.experimentId, effect.initiatedAt ?? effect.initiatedAtMs, resolvedAfter, effect.crossRunRoute],
+          sort: [
+            effect.observationHandle,
+            effect.terminalStatus,
+            effect.endpointStatus,
+            effect.action,
+            describeRun(run),
+            effect.experimentId,
+            effect.initiatedAt ?? effect.initiatedAtMs,
+            resolvedAfter,
+            effect.crossRunRoute,
+          ],
           cells: [
             <code key="h">{effect.observationHandle}</code>,
-            <Badge key="t" tone={STATUS_TONE[effect.terminalStatus]} className={effect.terminalStatus === "unresolved" ? "italic" : undefined}>
+            <Badge
+              key="t"
+              tone={STATUS_TONE[effect.terminalStatus]}
+              className={effect.terminalStatus === "unresolved" ? "italic" : undefined}
+            >
               {effect.terminalStatus}
             </Badge>,
             effect.endpointStatus,

@@ -21,16 +21,36 @@ export function OpenEffectRecord({ effect, runStartMs }: { effect: OpenEffect; r
     ["Group", <code key="group">{effect.groupId}</code>],
     ["Trace position", effect.tracePosition],
     ["Action", <code key="action">{effect.action}</code>],
-    ["Arguments", <pre key="args" className="text-xs whitespace-pre-wrap [overflow-wrap:anywhere]">{json(effect.arguments)}</pre>],
+    [
+      "Arguments",
+      <pre key="args" className="text-xs whitespace-pre-wrap [overflow-wrap:anywhere]">
+        {json(effect.arguments)}
+      </pre>,
+    ],
     ["Initiated", formatSinceStart(effect.initiatedAtMs, runStartMs)],
     ["Resource", <code key="resource">{effect.resource}</code>],
     ["Controller", effect.controller],
-    ["Observation handle", <code key="handle" data-testid="effect-handle">{effect.observationHandle}</code>],
+    [
+      "Observation handle",
+      <code key="handle" data-testid="effect-handle">
+        {effect.observationHandle}
+      </code>,
+    ],
     ["Status at the endpoint", effect.endpointStatus],
-    ["Possible transitions", <pre key="transitions" className="text-xs whitespace-pre-wrap [overflow-wrap:anywhere]">{json(effect.possibleTransitions)}</pre>],
+    [
+      "Possible transitions",
+      <pre key="transitions" className="text-xs whitespace-pre-wrap [overflow-wrap:anywhere]">
+        {json(effect.possibleTransitions)}
+      </pre>,
+    ],
     ["Relevant until", formatSinceStart(effect.relevantUntilMs, runStartMs)],
     ["Cross-run route", effect.crossRunRoute],
-    ["Terminal status", <Badge key="terminal" tone={STATUS_TONE[effect.terminalStatus as keyof typeof STATUS_TONE] ?? "neutral"}>{effect.terminalStatus}</Badge>],
+    [
+      "Terminal status",
+      <Badge key="terminal" tone={STATUS_TONE[effect.terminalStatus as keyof typeof STATUS_TONE] ?? "neutral"}>
+        {effect.terminalStatus}
+      </Badge>,
+    ],
     ["Resolved", unresolved ? "unresolved" : formatSinceStart(effect.resolvedAtMs, runStartMs)],
   ];
   return (
@@ -40,7 +60,9 @@ export function OpenEffectRecord({ effect, runStartMs }: { effect: OpenEffect; r
       </h3>
       <Facts items={fields} />
       <details open>
-        <summary className="cursor-pointer text-sm font-medium">{unresolved ? "Unresolved: the evidence as it stood when the follow-up budget ran out" : "System evidence that resolved it"}</summary>
+        <summary className="cursor-pointer text-sm font-medium">
+          {unresolved ? "Unresolved: the evidence as it stood when the follow-up budget ran out" : "System evidence that resolved it"}
+        </summary>
         <pre className="mt-2 max-h-96 overflow-auto rounded-md bg-muted p-3 text-xs" data-testid="terminal-evidence" tabIndex={0}>
           {json(effect.terminalEvidence)}
         </pre>

@@ -8,41 +8,75 @@ import { UNRESOLVED_REASONS, type EvaluationSummary } from "@/lib/evaluations/sc
 import { ratio } from "@/lib/format/numbers";
 
 /** A count that opens the runs it counts; plain text where the reader has no account (a share link). */
-function RunsLink({ evaluationId, filter, children }: { evaluationId: string | null; filter: Record<string, string>; children: React.ReactNode }) {
+function RunsLink({
+  evaluationId,
+  filter,
+  children,
+}: {
+  evaluationId: string | null;
+  filter: Record<string, string>;
+  children: React.ReactNode;
+}) {
   return evaluationId ? <Link href={`/evaluations/${evaluationId}/runs?${new URLSearchParams(filter)}`}>{children}</Link> : <>{children}</>;
 }
 
 /** Unresolved runs by reason and by the open effect's tool, each count linking to those runs. */
-export function UnresolvedPanel({ evaluationId, unresolved, runs }: { evaluationId: string | null; unresolved: EvaluationSummary["unresolved"]; runs: number }) {
+export function UnresolvedPanel({
+  evaluationId,
+  unresolved,
+  runs,
+}: {
+  evaluationId: string | null;
+  unresolved: EvaluationSummary["unresolved"];
+  runs: number;
+}) {
   const tools = Object.entries(unresolved.byTool).sort(([a, x], [b, y]) => y - x || a.localeCompare(b));
   return (
-    <Section title={`Unresolved runs (${ratio(unresolved.n, runs)})`} id="unresolved" description="A run is unresolved, not failed, when a relevant effect was still open at scoring; the reason is its earliest open effect's.">
+    <Section
+      title={`Unresolved runs (${ratio(unresolved.n, runs)})`}
+      id="unresolved"
+      description="A run is unresolved, not failed, when a relevant effect was still open at scoring; the reason is its earliest open effect's."
+    >
       {unresolved.n === 0 ? (
         <EmptyState title="No run is unresolved">
           <p>Every relevant effect was terminal when its run was scored.</p>
         </EmptyState>
       ) : (
         <div className="grid gap-4 lg:grid-cols-2">
-          <DataTable caption="By reason (unresolved runs)" columns={["Reason", "Runs / unresolved"]} numericColumns={[1]} testId="unresolved-by-reason">
+          <DataTable
+            caption="By reason (unresolved runs)"
+            columns={["Reason", "Runs / unresolved"]}
+            numericColumns={[1]}
+            testId="unresolved-by-reason"
+          >
             {UNRESOLVED_REASONS.filter((r) => unresolved.byReason[r]).map((reason) => (
               <tr key={reason}>
                 <RowHead>
                   <code>{reason}</code>: {REASON_LABELS[reason]}
                 </RowHead>
                 <Td numeric>
-                  <RunsLink evaluationId={evaluationId} filter={{ reason }}>{ratio(unresolved.byReason[reason] ?? 0, unresolved.n)}</RunsLink>
+                  <RunsLink evaluationId={evaluationId} filter={{ reason }}>
+                    {ratio(unresolved.byReason[reason] ?? 0, unresolved.n)}
+                  </RunsLink>
                 </Td>
               </tr>
             ))}
           </DataTable>
-          <DataTable caption="By the open effect's tool (unresolved runs)" columns={["Tool", "Runs / unresolved"]} numericColumns={[1]} testId="unresolved-by-tool">
+          <DataTable
+            caption="By the open effect's tool (unresolved runs)"
+            columns={["Tool", "Runs / unresolved"]}
+            numericColumns={[1]}
+            testId="unresolved-by-tool"
+          >
             {tools.map(([tool, n]) => (
               <tr key={tool}>
                 <RowHead>
                   <code>{tool}</code>
                 </RowHead>
                 <Td numeric>
-                  <RunsLink evaluationId={evaluationId} filter={{ tool }}>{ratio(n, unresolved.n)}</RunsLink>
+                  <RunsLink evaluationId={evaluationId} filter={{ tool }}>
+                    {ratio(n, unresolved.n)}
+                  </RunsLink>
                 </Td>
               </tr>
             ))}
@@ -75,8 +109,8 @@ export function UnitsPanel({
       {resetsOverriddenByCanary > 0 ? (
         <Alert tone="warning" className="mb-3" data-testid="canary-overridden-resets">
           <p>
-            {resetsOverriddenByCanary} reset(s) recorded as verified count as not verified: a canary planted before each was found after it (seeds/002), so they break no route and the runs
-            they would have separated stay connected.
+            {resetsOverriddenByCanary} reset(s) recorded as verified count as not verified: a canary planted before each was found after it
+            (seeds/002), so they break no route and the runs they would have separated stay connected.
           </p>
         </Alert>
       ) : null}
@@ -85,11 +119,18 @@ export function UnitsPanel({
           <p>Every run is its own unit.</p>
         </EmptyState>
       ) : (
-        <DataTable caption={`The largest connected groups (${largest.length} shown)`} columns={["Unit (its first run's id)", "Runs", "Connecting surfaces"]} numericColumns={[1]} testId="largest-units">
+        <DataTable
+          caption={`The largest connected groups (${largest.length} shown)`}
+          columns={["Unit (its first run's id)", "Runs", "Connecting surfaces"]}
+          numericColumns={[1]}
+          testId="largest-units"
+        >
           {largest.map((u) => (
             <tr key={u.unit}>
               <RowHead>
-                <RunsLink evaluationId={evaluationId} filter={{ unit: u.unit }}>unit {u.unit}</RunsLink>
+                <RunsLink evaluationId={evaluationId} filter={{ unit: u.unit }}>
+                  unit {u.unit}
+                </RunsLink>
               </RowHead>
               <Td numeric>{u.runs}</Td>
               <Td className="[overflow-wrap:anywhere]">

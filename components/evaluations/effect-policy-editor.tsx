@@ -18,25 +18,54 @@ const CLASS_MEANINGS: Record<EffectClass, string> = {
  * rows are the caller's state; `policyFromRows` turns them into the body. `suggestions` are tools
  * seen in the runs that no row names yet, offered as one-click rows.
  */
-export function EffectPolicyEditor({ id, rows, onChange, error, suggestions = [] }: { id: string; rows: PolicyRow[]; onChange: (rows: PolicyRow[]) => void; error?: string; suggestions?: readonly string[] }) {
+export function EffectPolicyEditor({
+  id,
+  rows,
+  onChange,
+  error,
+  suggestions = [],
+}: {
+  id: string;
+  rows: PolicyRow[];
+  onChange: (rows: PolicyRow[]) => void;
+  error?: string;
+  suggestions?: readonly string[];
+}) {
   const update = (index: number, change: Partial<PolicyRow>) => onChange(rows.map((row, i) => (i === index ? { ...row, ...change } : row)));
   const add = (tool = "") => onChange([...rows, { tool, effectClass: "async_handle" }]);
-  const hint = "An exact name beats a pattern; a longer pattern a shorter one. A tool no row names is unclassified: relevant, never silently read-only.";
+  const hint =
+    "An exact name beats a pattern; a longer pattern a shorter one. A tool no row names is unclassified: relevant, never silently read-only.";
   return (
     <Fieldset id={id} legend="Effect policy" hint={hint} error={error} data-field={id} tabIndex={-1} className="space-y-3">
       {rows.length === 0 ? <p className="text-sm text-muted-foreground">No tool is named: every tool is unclassified.</p> : null}
       <ol className="space-y-2" data-testid="policy-rows">
         {rows.map((row, i) => (
           <li key={i} className="grid grid-cols-[minmax(0,1fr)_minmax(0,1fr)_auto] items-center gap-2">
-            <Input aria-label={`Tool name or pattern, row ${i + 1}`} value={row.tool} onChange={(e) => update(i, { tool: e.target.value })} placeholder="e.g. bank.transfer or bank.*" autoComplete="off" aria-invalid={error ? true : undefined} />
-            <Select aria-label={`Class, row ${i + 1}`} value={row.effectClass} onChange={(e) => update(i, { effectClass: e.target.value as EffectClass })}>
+            <Input
+              aria-label={`Tool name or pattern, row ${i + 1}`}
+              value={row.tool}
+              onChange={(e) => update(i, { tool: e.target.value })}
+              placeholder="e.g. bank.transfer or bank.*"
+              autoComplete="off"
+              aria-invalid={error ? true : undefined}
+            />
+            <Select
+              aria-label={`Class, row ${i + 1}`}
+              value={row.effectClass}
+              onChange={(e) => update(i, { effectClass: e.target.value as EffectClass })}
+            >
               {EFFECT_CLASSES.map((cls) => (
                 <option key={cls} value={cls}>
                   {CLASS_MEANINGS[cls]}
                 </option>
               ))}
             </Select>
-            <Button size="sm" variant="ghost" onClick={() => onChange(rows.filter((_, j) => j !== i))} aria-label={`Remove row ${i + 1}${row.tool ? ` (${row.tool})` : ""}`}>
+            <Button
+              size="sm"
+              variant="ghost"
+              onClick={() => onChange(rows.filter((_, j) => j !== i))}
+              aria-label={`Remove row ${i + 1}${row.tool ? ` (${row.tool})` : ""}`}
+            >
               <Trash2 aria-hidden="true" />
             </Button>
           </li>
@@ -48,7 +77,13 @@ export function EffectPolicyEditor({ id, rows, onChange, error, suggestions = []
           Add a tool
         </Button>
         {suggestions.map((tool) => (
-          <Button key={tool} size="sm" variant="ghost" onClick={() => add(tool)} aria-label={`Add a row for ${tool} (seen in the runs, unclassified)`}>
+          <Button
+            key={tool}
+            size="sm"
+            variant="ghost"
+            onClick={() => add(tool)}
+            aria-label={`Add a row for ${tool} (seen in the runs, unclassified)`}
+          >
             <Plus aria-hidden="true" />
             <code>{tool}</code>
           </Button>

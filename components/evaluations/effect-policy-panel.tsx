@@ -20,14 +20,22 @@ export function EffectPolicyPanel({
 }) {
   const declared = Object.entries(evaluation.effectPolicy.tools);
   return (
-    <Section title={`Effect policy, version ${evaluation.effectPolicyVersion}`} id="policy" description="How each tool's effects end. A tool the policy does not name is unclassified: relevant, and its runs unresolved, never silently read-only.">
+    <Section
+      title={`Effect policy, version ${evaluation.effectPolicyVersion}`}
+      id="policy"
+      description="How each tool's effects end. A tool the policy does not name is unclassified: relevant, and its runs unresolved, never silently read-only."
+    >
       <div className="grid gap-4 lg:grid-cols-2">
         {declared.length === 0 ? (
           <EmptyState title="This version names no tool">
             <p>Every tool is unclassified.</p>
           </EmptyState>
         ) : (
-          <DataTable caption={`Declared in version ${evaluation.effectPolicyVersion}`} columns={["Tool or pattern", "Class"]} testId="policy-declared">
+          <DataTable
+            caption={`Declared in version ${evaluation.effectPolicyVersion}`}
+            columns={["Tool or pattern", "Class"]}
+            testId="policy-declared"
+          >
             {declared.map(([tool, cls]) => (
               <tr key={tool}>
                 <RowHead>
@@ -43,7 +51,12 @@ export function EffectPolicyPanel({
             <p>The runs name no tool in their effects or tool calls.</p>
           </EmptyState>
         ) : (
-          <DataTable caption="Tools seen in the runs" columns={["Tool", "Effects", "Tool calls", "Class"]} numericColumns={[1, 2]} testId="tools-seen">
+          <DataTable
+            caption="Tools seen in the runs"
+            columns={["Tool", "Effects", "Tool calls", "Class"]}
+            numericColumns={[1, 2]}
+            testId="tools-seen"
+          >
             {tools.map((t) => (
               <tr key={t.tool}>
                 <RowHead>

@@ -16,7 +16,14 @@ export function EvaluationFigures({ summary }: { summary: Omit<EvaluationSummary
   return (
     <>
       <StatGrid>
-        <StatCard label="Reported success rate" value={percent(reported.successes, reported.n)} ratio={{ n: reported.successes, of: reported.n, what: "successes of all scored runs, as recorded" }} interval={formatWilson95(reported.successes, reported.n)} meaning="What the harness reported at the endpoint." testId="stat-reported" />
+        <StatCard
+          label="Reported success rate"
+          value={percent(reported.successes, reported.n)}
+          ratio={{ n: reported.successes, of: reported.n, what: "successes of all scored runs, as recorded" }}
+          interval={formatWilson95(reported.successes, reported.n)}
+          meaning="What the harness reported at the endpoint."
+          testId="stat-reported"
+        />
         <StatCard
           label="Final-only success rate"
           value={percent(final.successes, final.n)}
@@ -78,7 +85,13 @@ export function EvaluationFigures({ summary }: { summary: Omit<EvaluationSummary
           tone={exposures.n ? "danger" : undefined}
           testId="stat-exposures"
         />
-        <StatCard label="Effect policy" value={`version ${summary.effectPolicyVersion}`} meaning="Every figure on this page was computed under this version." tone="muted" testId="stat-policy" />
+        <StatCard
+          label="Effect policy"
+          value={`version ${summary.effectPolicyVersion}`}
+          meaning="Every figure on this page was computed under this version."
+          tone="muted"
+          testId="stat-policy"
+        />
       </StatGrid>
       <Section title="Reported against final-only" id="rates">
         <ChartFigure spec={{ kind: "evaluationRates", summary: { reported, final, bounds } }} />

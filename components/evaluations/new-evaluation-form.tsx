@@ -10,7 +10,12 @@ import { useFieldErrors } from "@/components/ui/use-field-errors";
 import { policyFromRows, type PolicyRow } from "@/lib/evaluations/policy-rows";
 import { EVALUATION_DESCRIPTION_MAX, EVALUATION_NAME_MAX, createEvaluationBodySchema } from "@/lib/evaluations/schemas";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
-import { DEFAULT_RULE_FIELDS, ExclusionRuleFields, ruleFromFields, type RuleFieldsValue } from "@/components/statistics/exclusion-rule-fields";
+import {
+  DEFAULT_RULE_FIELDS,
+  ExclusionRuleFields,
+  ruleFromFields,
+  type RuleFieldsValue,
+} from "@/components/statistics/exclusion-rule-fields";
 import { EffectPolicyEditor } from "./effect-policy-editor";
 
 /** Each field as the form labels it: what every error message says. */
@@ -73,10 +78,22 @@ export function NewEvaluationForm() {
 
   return (
     <form ref={formRef} onSubmit={submit} noValidate className="max-w-3xl space-y-6">
-      <Field id="name" label="Name" hint="How lists, filters and share links name it." error={errors.name} counter={<CharacterCounter length={text.name.length} max={EVALUATION_NAME_MAX} />}>
+      <Field
+        id="name"
+        label="Name"
+        hint="How lists, filters and share links name it."
+        error={errors.name}
+        counter={<CharacterCounter length={text.name.length} max={EVALUATION_NAME_MAX} />}
+      >
         <Input {...control("name", true, true)} autoComplete="off" required />
       </Field>
-      <Field id="description" label="Description (optional)" hint="The model, the run, what it is for." error={errors.description} counter={<CharacterCounter length={text.description.length} max={EVALUATION_DESCRIPTION_MAX} />}>
+      <Field
+        id="description"
+        label="Description (optional)"
+        hint="The model, the run, what it is for."
+        error={errors.description}
+        counter={<CharacterCounter length={text.description.length} max={EVALUATION_DESCRIPTION_MAX} />}
+      >
         <Textarea {...control("description", true, true)} rows={3} />
       </Field>
       <div className="grid gap-4 sm:grid-cols-2">

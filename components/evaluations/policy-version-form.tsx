@@ -6,11 +6,18 @@ import { callApi } from "@/components/api-client";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { policyFromRows, policyRowsOf, type PolicyRow } from "@/lib/evaluations/policy-rows";
-import { effectPolicyConflictSchema, setEffectPolicyBodySchema, type EffectPolicy, type EffectPolicyConflict } from "@/lib/evaluations/schemas";
+import {
+  effectPolicyConflictSchema,
+  setEffectPolicyBodySchema,
+  type EffectPolicy,
+  type EffectPolicyConflict,
+} from "@/lib/evaluations/schemas";
 import { fieldErrors, messageAfterField, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
 import { EffectPolicyEditor } from "./effect-policy-editor";
 
-const FIELDS: Record<string, FieldSpec> = { tools: { label: "Effect policy", allowed: "a tool name or pattern and one of the four classes per row" } };
+const FIELDS: Record<string, FieldSpec> = {
+  tools: { label: "Effect policy", allowed: "a tool name or pattern and one of the four classes per row" },
+};
 
 /** A policy as one line: `tool → class; …`. */
 const policyLine = (policy: EffectPolicy) =>
@@ -24,7 +31,17 @@ const policyLine = (policy: EffectPolicy) =>
  * saved): a version saved meanwhile by someone else is refused (409) and shown beside these rows,
  * to load it or to save these rows over it.
  */
-export function PolicyVersionForm({ evaluationId, policy, version, unclassified }: { evaluationId: string; policy: EffectPolicy; version: number; unclassified: string[] }) {
+export function PolicyVersionForm({
+  evaluationId,
+  policy,
+  version,
+  unclassified,
+}: {
+  evaluationId: string;
+  policy: EffectPolicy;
+  version: number;
+  unclassified: string[];
+}) {
   const router = useRouter();
   const [rows, setRows] = useState<PolicyRow[]>(() => policyRowsOf(policy));
   // Not the `version` prop: a refresh for another reason must not move the base these rows were edited from.
@@ -77,10 +94,23 @@ export function PolicyVersionForm({ evaluationId, policy, version, unclassified 
       <h3 id="policy-form-title" className="text-base font-semibold">
         Save a new policy version
       </h3>
-      <p className="text-sm text-muted-foreground">Edited from version {baseVersion}. The earlier versions stay; every run&apos;s finality is recomputed under the new one.</p>
-      <EffectPolicyEditor id="tools" rows={rows} onChange={setRows} error={error} suggestions={unclassified.filter((tool) => !named.has(tool))} />
+      <p className="text-sm text-muted-foreground">
+        Edited from version {baseVersion}. The earlier versions stay; every run&apos;s finality is recomputed under the new one.
+      </p>
+      <EffectPolicyEditor
+        id="tools"
+        rows={rows}
+        onChange={setRows}
+        error={error}
+        suggestions={unclassified.filter((tool) => !named.has(tool))}
+      />
       {conflict ? (
-        <Alert tone="warning" role="alert" title={`Not saved: the policy changed to version ${conflict.details.current.version} while you edited`} data-testid="policy-conflict">
+        <Alert
+          tone="warning"
+          role="alert"
+          title={`Not saved: the policy changed to version ${conflict.details.current.version} while you edited`}
+          data-testid="policy-conflict"
+        >
           <p>{conflict.message}</p>
           <dl className="grid gap-x-3 gap-y-1 sm:grid-cols-[auto_minmax(0,1fr)]">
             <dt className="font-medium">Version {conflict.details.current.version} (current)</dt>

@@ -11,7 +11,11 @@ const SURFACE_LABELS: Record<CanarySurfaceResult["surface"], string> = {
   operation_list: "the operation list",
   pending_operations: "pending operations",
 };
-const PLACE_LABELS: Record<CanaryPlant["place"], string> = { namespace_keys: "key", pending_operation: "pending write", shared_space: "shared space" };
+const PLACE_LABELS: Record<CanaryPlant["place"], string> = {
+  namespace_keys: "key",
+  pending_operation: "pending write",
+  shared_space: "shared space",
+};
 
 function Planted({ planted }: { planted: unknown }) {
   const plants = Array.isArray(planted) ? (planted as CanaryPlant[]) : [];
@@ -41,13 +45,18 @@ function Evidence({ row }: { row: CanarySurfaceResult }) {
       </span>
     );
   }
-  return <span className="text-muted-foreground">searched {evidence?.searched?.items ?? 0} item(s) in {evidence?.searched?.namespaces.length ?? 0} namespace(s): no match</span>;
+  return (
+    <span className="text-muted-foreground">
+      searched {evidence?.searched?.items ?? 0} item(s) in {evidence?.searched?.namespaces.length ?? 0} namespace(s): no match
+    </span>
+  );
 }
 
 /** The canary reset check's table: per condition and surface, planted, found n/N, evidence, expected, held n/N. */
 export function CanaryReport({ results }: { results: CanaryResults }) {
   // Misses of two kinds: B found a canary a reset should have removed, or B missed one that shared state left in reach.
-  const missedWhere = (expectedFound: boolean) => results.surfaces.filter((row) => row.expectedFound === expectedFound).reduce((sum, row) => sum + row.trials - row.held, 0);
+  const missedWhere = (expectedFound: boolean) =>
+    results.surfaces.filter((row) => row.expectedFound === expectedFound).reduce((sum, row) => sum + row.trials - row.held, 0);
   const leaked = missedWhere(false);
   const unseen = missedWhere(true);
   return (
@@ -59,12 +68,26 @@ export function CanaryReport({ results }: { results: CanaryResults }) {
     >
       <div className="space-y-3">
         <p className="text-sm">
-          Expectations held: <span className="tabular-nums" data-testid="canary-held">{results.held.n}/{results.held.N}</span> (condition, trial and surface)
+          Expectations held:{" "}
+          <span className="tabular-nums" data-testid="canary-held">
+            {results.held.n}/{results.held.N}
+          </span>{" "}
+          (condition, trial and surface)
         </p>
         {leaked + unseen > 0 ? (
           <Alert tone="warning" role="alert">
-            {leaked > 0 ? <p>{leaked} surface check(s) found the canary where the condition should have removed or hidden it: that reset or namespace did not hold.</p> : null}
-            {unseen > 0 ? <p>{unseen} surface check(s) under shared state did not find the canary that A planted: the check could not see it, so its “not found” elsewhere proves less.</p> : null}
+            {leaked > 0 ? (
+              <p>
+                {leaked} surface check(s) found the canary where the condition should have removed or hidden it: that reset or namespace did
+                not hold.
+              </p>
+            ) : null}
+            {unseen > 0 ? (
+              <p>
+                {unseen} surface check(s) under shared state did not find the canary that A planted: the check could not see it, so its “not
+                found” elsewhere proves less.
+              </p>
+            ) : null}
           </Alert>
         ) : null}
         <DataTable

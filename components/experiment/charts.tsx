@@ -13,7 +13,10 @@ const DASHES = ["", "6 3", "2 2", "8 3 2 3", "1 3", "10 4"];
 const rate = (n: number, of: number) => (of === 0 ? 0 : n / of);
 const pct = (v: number) => `${Math.round(v * 100)}%`;
 const AXIS = { fill: "var(--muted-foreground)", fontSize: 11 };
-const TOOLTIP = { contentStyle: { background: "var(--card)", border: "1px solid var(--border)", color: "var(--foreground)", borderRadius: 6, fontSize: 12 }, itemStyle: { color: "var(--foreground)" } };
+const TOOLTIP = {
+  contentStyle: { background: "var(--card)", border: "1px solid var(--border)", color: "var(--foreground)", borderRadius: 6, fontSize: 12 },
+  itemStyle: { color: "var(--foreground)" },
+};
 const LEGEND = { wrapperStyle: { fontSize: 12, color: "var(--foreground)" } };
 
 /** Splits a label into lines of about `width` characters at spaces. */
@@ -101,31 +104,57 @@ function chart(spec: ChartSpec): React.ReactElement {
       );
     }
     case "successes": {
-      const data = spec.finality.map((f) => ({ policy: POLICY_LABELS[f.policy], share: rate(f.successes, f.trials), n: f.successes, of: f.trials }));
+      const data = spec.finality.map((f) => ({
+        policy: POLICY_LABELS[f.policy],
+        share: rate(f.successes, f.trials),
+        n: f.successes,
+        of: f.trials,
+      }));
       return (
         <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 4 }} accessibilityLayer={false}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--chart-grid)" />
           <XAxis dataKey="policy" interval={0} tick={<WrappedTick />} height={wrappedHeight(data.map((d) => d.policy))} />
           <YAxis domain={[0, 1]} tickFormatter={pct} tick={AXIS} width={44} />
-          <Tooltip {...TOOLTIP} formatter={(_v: unknown, _n: unknown, item: { payload?: { n: number; of: number } }) => [ratioText(item.payload?.n ?? 0, item.payload?.of ?? 0), "Recorded successes"]} />
+          <Tooltip
+            {...TOOLTIP}
+            formatter={(_v: unknown, _n: unknown, item: { payload?: { n: number; of: number } }) => [
+              ratioText(item.payload?.n ?? 0, item.payload?.of ?? 0),
+              "Recorded successes",
+            ]}
+          />
           <Bar dataKey="share" name="Recorded successes" fill={COLORS[0]} isAnimationActive={false} />
         </BarChart>
       );
     }
     case "exposure": {
-      const data = spec.separation.map((s) => ({ condition: CONDITION_LABELS[s.condition], share: rate(s.exposures, s.pairs), n: s.exposures, of: s.pairs }));
+      const data = spec.separation.map((s) => ({
+        condition: CONDITION_LABELS[s.condition],
+        share: rate(s.exposures, s.pairs),
+        n: s.exposures,
+        of: s.pairs,
+      }));
       return (
         <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 4 }} accessibilityLayer={false}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--chart-grid)" />
           <XAxis dataKey="condition" interval={0} tick={<WrappedTick />} height={wrappedHeight(data.map((d) => d.condition))} />
           <YAxis domain={[0, 1]} tickFormatter={pct} tick={AXIS} width={44} />
-          <Tooltip {...TOOLTIP} formatter={(_v: unknown, _n: unknown, item: { payload?: { n: number; of: number } }) => [ratioText(item.payload?.n ?? 0, item.payload?.of ?? 0), "Exposures"]} />
+          <Tooltip
+            {...TOOLTIP}
+            formatter={(_v: unknown, _n: unknown, item: { payload?: { n: number; of: number } }) => [
+              ratioText(item.payload?.n ?? 0, item.payload?.of ?? 0),
+              "Exposures",
+            ]}
+          />
           <Bar dataKey="share" name="Exposures" fill={COLORS[1]} isAnimationActive={false} />
         </BarChart>
       );
     }
     case "units": {
-      const data = spec.separation.map((s) => ({ condition: CONDITION_LABELS[s.condition], "Run rows": s.runRows, "Analysis units": s.analysisUnits }));
+      const data = spec.separation.map((s) => ({
+        condition: CONDITION_LABELS[s.condition],
+        "Run rows": s.runRows,
+        "Analysis units": s.analysisUnits,
+      }));
       return (
         <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 4 }} accessibilityLayer={false}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--chart-grid)" />
@@ -139,14 +168,23 @@ function chart(spec: ChartSpec): React.ReactElement {
       );
     }
     case "delays": {
-      const data = spec.delays.map((d) => ({ nominal: `${d.nominalMs} ms`, Nominal: d.nominalMs, "Median measured": d.medianMs, "p99 measured": d.p99Ms }));
+      const data = spec.delays.map((d) => ({
+        nominal: `${d.nominalMs} ms`,
+        Nominal: d.nominalMs,
+        "Median measured": d.medianMs,
+        "p99 measured": d.p99Ms,
+      }));
       const widest = Math.max(0, ...spec.delays.map((d) => d.p99Ms));
       return (
         <BarChart data={data} margin={{ top: 8, right: 16, bottom: 8, left: 8 }} accessibilityLayer={false}>
           <CartesianGrid strokeDasharray="3 3" stroke="var(--chart-grid)" />
           <XAxis dataKey="nominal" tick={AXIS} />
           {/* Wide enough for the longest label ("1,250 ms"): nothing is clipped. */}
-          <YAxis tick={AXIS} width={16 + 7 * `${Math.ceil(widest).toLocaleString("en-US")} ms`.length} tickFormatter={(v: number) => `${v.toLocaleString("en-US")} ms`} />
+          <YAxis
+            tick={AXIS}
+            width={16 + 7 * `${Math.ceil(widest).toLocaleString("en-US")} ms`.length}
+            tickFormatter={(v: number) => `${v.toLocaleString("en-US")} ms`}
+          />
           <Tooltip {...TOOLTIP} formatter={(v: unknown, name: unknown) => [`${Number(v).toFixed(3)} ms`, String(name)]} />
           <Legend {...LEGEND} />
           <Bar dataKey="Nominal" fill="var(--muted-foreground)" isAnimationActive={false} />
@@ -161,7 +199,13 @@ function chart(spec: ChartSpec): React.ReactElement {
       const upper = rate(bounds.upper.successes, bounds.upper.n);
       // The bounds bound the true rate over all runs: drawn as the range around the reported bar.
       const data = [
-        { measure: "Reported (all runs)", share: rate(reported.successes, reported.n), n: reported.successes, of: reported.n, range: [rate(reported.successes, reported.n) - lower, upper - rate(reported.successes, reported.n)] },
+        {
+          measure: "Reported (all runs)",
+          share: rate(reported.successes, reported.n),
+          n: reported.successes,
+          of: reported.n,
+          range: [rate(reported.successes, reported.n) - lower, upper - rate(reported.successes, reported.n)],
+        },
         { measure: "Final only (final runs)", share: rate(final.successes, final.n), n: final.successes, of: final.n, range: [0, 0] },
       ];
       return (

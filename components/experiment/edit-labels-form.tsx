@@ -17,7 +17,17 @@ const labelsSchema = z.object(experimentLabelsShape);
  * /api/v1/experiments/:id; an emptied field clears it (sent as null). Loaded when the dialog opens,
  * so that zod is not part of the experiment page's first load.
  */
-export default function EditLabelsForm({ experimentId, initialName, initialNotes, onSaved }: { experimentId: string; initialName: string | null; initialNotes: string | null; onSaved: () => void }) {
+export default function EditLabelsForm({
+  experimentId,
+  initialName,
+  initialNotes,
+  onSaved,
+}: {
+  experimentId: string;
+  initialName: string | null;
+  initialNotes: string | null;
+  onSaved: () => void;
+}) {
   const [name, setName] = useState(initialName ?? "");
   const [notes, setNotes] = useState(initialNotes ?? "");
   const [errors, setErrors] = useState<Record<string, string>>({});
@@ -30,7 +40,10 @@ export default function EditLabelsForm({ experimentId, initialName, initialNotes
     if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues, input, FIELDS));
     setErrors({});
     setBusy(true);
-    const result = await callApi(`/api/v1/experiments/${experimentId}`, "PATCH", { name: parsed.data.name ?? null, notes: parsed.data.notes ?? null });
+    const result = await callApi(`/api/v1/experiments/${experimentId}`, "PATCH", {
+      name: parsed.data.name ?? null,
+      notes: parsed.data.notes ?? null,
+    });
     setBusy(false);
     if (!result.ok) {
       const { key, message } = serverFieldError(result.field, result.message, FIELDS);
@@ -41,7 +54,12 @@ export default function EditLabelsForm({ experimentId, initialName, initialNotes
 
   return (
     <form onSubmit={submit} noValidate className="space-y-4">
-      <Field id="experiment-name" label="Name" error={errors.name} counter={<CharacterCounter length={name.length} max={EXPERIMENT_NAME_MAX} />}>
+      <Field
+        id="experiment-name"
+        label="Name"
+        error={errors.name}
+        counter={<CharacterCounter length={name.length} max={EXPERIMENT_NAME_MAX} />}
+      >
         <Input
           id="experiment-name"
           value={name}
@@ -51,7 +69,12 @@ export default function EditLabelsForm({ experimentId, initialName, initialNotes
           autoComplete="off"
         />
       </Field>
-      <Field id="experiment-notes" label="Notes" error={errors.notes} counter={<CharacterCounter length={notes.length} max={EXPERIMENT_NOTES_MAX} />}>
+      <Field
+        id="experiment-notes"
+        label="Notes"
+        error={errors.notes}
+        counter={<CharacterCounter length={notes.length} max={EXPERIMENT_NOTES_MAX} />}
+      >
         <Textarea
           id="experiment-notes"
           rows={6}

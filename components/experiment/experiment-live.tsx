@@ -31,7 +31,15 @@ export function ExperimentLive(props: { initial: ExperimentStatus; canCancel: bo
   );
 }
 
-function Progress({ initial, canCancel, conditionLabels }: { initial: ExperimentStatus; canCancel: boolean; conditionLabels: Record<string, string> }) {
+function Progress({
+  initial,
+  canCancel,
+  conditionLabels,
+}: {
+  initial: ExperimentStatus;
+  canCancel: boolean;
+  conditionLabels: Record<string, string>;
+}) {
   const router = useRouter();
   const notify = useToast();
   const queryClient = useQueryClient();

@@ -11,7 +11,15 @@ import type { FinalityDelayRow } from "@/lib/experiments/read/experiment-aggrega
 import { table2Comparison, type Table2Grid, type Table2Status } from "@/lib/experiments/read/paper-table2";
 import { formatDuration } from "@/lib/format/time";
 import { FINALITY_POLICIES, SEPARATION_CONDITIONS, replayConfigSchema } from "@/lib/replay/rules/config";
-import { CONDITION_LABELS, POLICY_LABELS, accountingRows, checksTally, describeGrid, formatMeanScore, formatMs } from "@/lib/format/replay-labels";
+import {
+  CONDITION_LABELS,
+  POLICY_LABELS,
+  accountingRows,
+  checksTally,
+  describeGrid,
+  formatMeanScore,
+  formatMs,
+} from "@/lib/format/replay-labels";
 import { expectedRunCount } from "@/lib/replay/rules/grid";
 import { percent, ratio } from "@/lib/format/numbers";
 import type { ReplaySummary } from "@/lib/replay/rules/summary-schema";
@@ -63,9 +71,10 @@ const STATUS: Record<Table2Status, { text: string; tone: Tone }> = {
 /** The grid to compare Table 2 with: the stored config, or (unreadable) the summary's grid with every policy and condition. */
 function gridOf(config: unknown, summary: ReplaySummary): Table2Grid {
   const parsed = replayConfigSchema.safeParse(config);
-  return parsed.success ? parsed.data : { ...summary.config, finalityPolicies: [...FINALITY_POLICIES], separationConditions: [...SEPARATION_CONDITIONS] };
+  return parsed.success
+    ? parsed.data
+    : { ...summary.config, finalityPolicies: [...FINALITY_POLICIES], separationConditions: [...SEPARATION_CONDITIONS] };
 }
-
 
 export interface ExperimentReportProps {
   experiment: ExperimentFacts;
@@ -94,7 +103,10 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
   const stored = Object.values(summary.classifications).reduce((a, b) => a + b, 0);
   const expected = expectedRunCount(grid);
   const asynchronous = summary.finality.filter((f) => !f.policy.startsWith("sync_"));
-  const disagreements = { n: asynchronous.reduce((s, f) => s + f.disagreementsNonzeroDelay, 0), of: asynchronous.reduce((s, f) => s + f.trialsNonzeroDelay, 0) };
+  const disagreements = {
+    n: asynchronous.reduce((s, f) => s + f.disagreementsNonzeroDelay, 0),
+    of: asynchronous.reduce((s, f) => s + f.trialsNonzeroDelay, 0),
+  };
   const shared = summary.separation.find((s) => s.condition === "shared");
   const checksPending = progress === "running";
 
@@ -117,12 +129,20 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
           meaning={shared ? "A/B pairs where A's write changed the value scored in B." : "Shared state is not in this grid."}
           testId="stat-exposure"
         />
-        <StatCard label="Runs stored" value={percent(stored, expected)} ratio={{ n: stored, of: expected, what: "runs of the grid" }} meaning={`${describeGrid(summary.config)}, every selected policy and condition.`} testId="stat-runs" />
+        <StatCard
+          label="Runs stored"
+          value={percent(stored, expected)}
+          ratio={{ n: stored, of: expected, what: "runs of the grid" }}
+          meaning={`${describeGrid(summary.config)}, every selected policy and condition.`}
+          testId="stat-runs"
+        />
         <StatCard
           label="Implementation checks"
           value={checksPending ? "pending" : tally.allPassed ? "all pass" : summary.checks.length === 0 ? "none" : "failing"}
           tone={checksPending ? "muted" : tally.allPassed ? "success" : "danger"}
-          ratio={checksPending ? undefined : { n: summary.checks.filter((c) => c.passed).length, of: summary.checks.length, what: "passed" }}
+          ratio={
+            checksPending ? undefined : { n: summary.checks.filter((c) => c.passed).length, of: summary.checks.length, what: "passed" }
+          }
           meaning={checksPending ? "Checked once every run is stored." : "The replay's own guarantees (timing, isolation, accounting)."}
           testId="stat-checks"
         />
@@ -136,18 +156,22 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
 
       {live}
 
-      <Section
-        id="facts"
-        title="About this experiment"
-        description={null}
-      >
+      <Section id="facts" title="About this experiment" description={null}>
         <Facts
           items={[
             ["Grid", describeGrid(summary.config)],
             ["Created", <Time key="c" iso={experiment.createdAt} />],
             ["Finished", experiment.finishedAt ? <Time key="f" iso={experiment.finishedAt} /> : "not finished"],
             ["Replay wall time", experiment.wallMs === null ? "not recorded" : formatDuration(experiment.wallMs)],
-            ["Implementation checks", checksPending ? <Badge tone="neutral">pending</Badge> : <Badge tone={tally.allPassed ? "success" : "danger"}>{tally.text}</Badge>, "experiment-checks"],
+            [
+              "Implementation checks",
+              checksPending ? (
+                <Badge tone="neutral">pending</Badge>
+              ) : (
+                <Badge tone={tally.allPassed ? "success" : "danger"}>{tally.text}</Badge>
+              ),
+              "experiment-checks",
+            ],
           ]}
         />
       </Section>
@@ -161,7 +185,9 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
           <>
             <p>
               Each row against what the paper&apos;s rules predict for <strong>this</strong> grid ({describeGrid(summary.config)}).{" "}
-              {paperGrid ? "This is the paper's grid, so the prediction is the paper's published figure." : "The paper's published figures are for its own grid (5 schedules × delays {0, 25, 100, 250} ms × 10 repetitions) and are not shown here."}
+              {paperGrid
+                ? "This is the paper's grid, so the prediction is the paper's published figure."
+                : "The paper's published figures are for its own grid (5 schedules × delays {0, 25, 100, 250} ms × 10 repetitions) and are not shown here."}
             </p>
             {progress === "running" ? <p>The experiment is still running: rows are pending until every run is stored.</p> : null}
           </>
@@ -170,7 +196,13 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
       >
         <DataTable
           caption="Table 2: predicted against reproduced"
-          columns={["Test", "Policy or condition", paperGrid ? "Published (the paper)" : "Predicted for this grid", "This experiment", "Same"]}
+          columns={[
+            "Test",
+            "Policy or condition",
+            paperGrid ? "Published (the paper)" : "Predicted for this grid",
+            "This experiment",
+            "Same",
+          ]}
           testId="table2"
           numericColumns={[2, 3]}
         >
@@ -179,7 +211,9 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
               <Td>{row.test}</Td>
               <RowHead>{row.condition}</RowHead>
               <Td numeric>{row.expected ?? <span className="text-muted-foreground">not in this grid</span>}</Td>
-              <Td numeric>{row.reproduced ?? <span className="text-muted-foreground">{progress === "running" ? "pending" : "not in this grid"}</span>}</Td>
+              <Td numeric>
+                {row.reproduced ?? <span className="text-muted-foreground">{progress === "running" ? "pending" : "not in this grid"}</span>}
+              </Td>
               <Td>
                 <Badge tone={STATUS[row.status].tone}>{STATUS[row.status].text}</Badge>
               </Td>
@@ -188,14 +222,24 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
         </DataTable>
       </Section>
 
-      <Section id="finality" title="Outcome finality" description="Each figure is n/N of the policy's trials (or of its trials at a nonzero delay). A disagreement is a trial whose endpoint label differs from its terminal label.">
+      <Section
+        id="finality"
+        title="Outcome finality"
+        description="Each figure is n/N of the policy's trials (or of its trials at a nonzero delay). A disagreement is a trial whose endpoint label differs from its terminal label."
+      >
         {summary.finality.length === 0 ? (
           <EmptyState title={progress === "running" ? "No finality trial stored yet" : "No finality trials stored for this experiment"} />
         ) : (
           <>
             <DataTable
               caption="Outcome finality by policy"
-              columns={["Policy", "Recorded successes", "Recorded successes at nonzero delay", "Disagreements", "Disagreements at nonzero delay"]}
+              columns={[
+                "Policy",
+                "Recorded successes",
+                "Recorded successes at nonzero delay",
+                "Disagreements",
+                "Disagreements at nonzero delay",
+              ]}
               numericColumns={[1, 2, 3, 4]}
             >
               {summary.finality.map((f) => (
@@ -225,7 +269,11 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
           <EmptyState title={progress === "running" ? "No separation pair stored yet" : "No separation pairs stored for this experiment"} />
         ) : (
           <>
-            <DataTable caption="Cross-unit separation by condition" columns={["Condition", "Exposures / pairs", "Run rows", "Analysis units", "B's mean score"]} numericColumns={[1, 2, 3, 4]}>
+            <DataTable
+              caption="Cross-unit separation by condition"
+              columns={["Condition", "Exposures / pairs", "Run rows", "Analysis units", "B's mean score"]}
+              numericColumns={[1, 2, 3, 4]}
+            >
               {summary.separation.map((s) => (
                 <tr key={s.condition}>
                   <RowHead>{CONDITION_LABELS[s.condition]}</RowHead>
@@ -249,7 +297,11 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
           <EmptyState title={progress === "running" ? "No measured delay yet" : "No measured delays stored for this experiment"} />
         ) : (
           <div className="grid gap-4 xl:grid-cols-2">
-            <DataTable caption="Measured delay of each applied write, by nominal delay" columns={["Nominal delay", "Median measured", "p99 measured", "Writes measured (n)"]} numericColumns={[1, 2, 3]}>
+            <DataTable
+              caption="Measured delay of each applied write, by nominal delay"
+              columns={["Nominal delay", "Median measured", "p99 measured", "Writes measured (n)"]}
+              numericColumns={[1, 2, 3]}
+            >
               {summary.delays.map((d) => (
                 <tr key={d.nominalMs}>
                   <RowHead>{d.nominalMs} ms</RowHead>
@@ -265,7 +317,11 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
       </Section>
 
       <Section id="accounting" title="Run accounting" description="Every stored run by classification, as n/N of all stored runs.">
-        <DataTable caption="Every stored run by classification (n/N of all stored runs)" columns={["Classification", "Runs"]} numericColumns={[1]}>
+        <DataTable
+          caption="Every stored run by classification (n/N of all stored runs)"
+          columns={["Classification", "Runs"]}
+          numericColumns={[1]}
+        >
           {accountingRows(summary.classifications).map((row) => (
             <tr key={row.classification}>
               <RowHead>{row.label}</RowHead>

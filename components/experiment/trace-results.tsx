@@ -13,8 +13,16 @@ export function TraceResultsPanel({ results }: { results: TraceResults }) {
   const delays = [...new Set(results.traces.flatMap((t) => t.finality.map((f) => f.delayMs)))].sort((a, b) => a - b);
   return (
     <div className="space-y-4" data-testid="trace-results">
-      <Panel title="Per suite: real tasks a snapshot scorer mislabels" description="At each delay: the suite's tasks whose snapshot label differed from the terminal label in at least one trial, and the trials so mislabelled.">
-        <DataTable caption="Snapshot mislabels per suite and delay" columns={["Suite", "Delay", "Tasks mislabelled / tasks", "Trials mislabelled / trials"]} numericColumns={[1, 2, 3]} testId="trace-results-suites">
+      <Panel
+        title="Per suite: real tasks a snapshot scorer mislabels"
+        description="At each delay: the suite's tasks whose snapshot label differed from the terminal label in at least one trial, and the trials so mislabelled."
+      >
+        <DataTable
+          caption="Snapshot mislabels per suite and delay"
+          columns={["Suite", "Delay", "Tasks mislabelled / tasks", "Trials mislabelled / trials"]}
+          numericColumns={[1, 2, 3]}
+          testId="trace-results-suites"
+        >
           {results.suites.map((s) => (
             <tr key={`${s.suite}-${s.delayMs}`}>
               <RowHead>{s.suite}</RowHead>
@@ -29,10 +37,18 @@ export function TraceResultsPanel({ results }: { results: TraceResults }) {
           ))}
         </DataTable>
       </Panel>
-      <Panel title="Per trace" description="Snapshot trials whose label differed from the terminal one, by delay; and the shared-state pairs whose run B scored a value A's writes had replaced.">
+      <Panel
+        title="Per trace"
+        description="Snapshot trials whose label differed from the terminal one, by delay; and the shared-state pairs whose run B scored a value A's writes had replaced."
+      >
         <DataTable
           caption="Snapshot mislabels and shared-state exposures per trace"
-          columns={["Trace", "State-changing calls", ...delays.map((d) => `Snapshot mislabelled at ${d} ms`), "Shared-state exposures / pairs"]}
+          columns={[
+            "Trace",
+            "State-changing calls",
+            ...delays.map((d) => `Snapshot mislabelled at ${d} ms`),
+            "Shared-state exposures / pairs",
+          ]}
           numericColumns={[1, ...delays.map((_, i) => i + 2), delays.length + 2]}
           testId="trace-results-traces"
         >
@@ -52,7 +68,14 @@ export function TraceResultsPanel({ results }: { results: TraceResults }) {
                     </Td>
                   );
                 })}
-                <Td numeric>{shared.length ? ratio(shared.reduce((n, c) => n + c.exposures, 0), shared.reduce((n, c) => n + c.pairs, 0)) : "n/a"}</Td>
+                <Td numeric>
+                  {shared.length
+                    ? ratio(
+                        shared.reduce((n, c) => n + c.exposures, 0),
+                        shared.reduce((n, c) => n + c.pairs, 0),
+                      )
+                    : "n/a"}
+                </Td>
               </tr>
             );
           })}

@@ -8,7 +8,10 @@ import { evidenceKey, type ArgumentStatus, type EvidenceState } from "@/lib/revi
 
 // A completion argument read-only: on its page and on a shared link of it.
 
-type Evidence = Record<string, EvidenceState & { label: string; href?: string | null; audit?: { runs: number; final: number; analysisUnits: number } }>;
+type Evidence = Record<
+  string,
+  EvidenceState & { label: string; href?: string | null; audit?: { runs: number; final: number; analysisUnits: number } }
+>;
 
 function LinkItem({ link, evidence, linkable }: { link: EvidenceLink; evidence: Evidence; linkable: boolean }) {
   const item = evidence[evidenceKey(link)];
@@ -40,18 +43,29 @@ export function ArgumentGlance({ argument, status }: { argument: CompletionArgum
         <ul className="grid gap-2 text-sm sm:grid-cols-2">
           {status.questions.map((q) => (
             <li key={q.key} className="flex items-start gap-2" data-testid={`glance-${q.key}`}>
-              {q.answered ? <CircleCheck aria-hidden="true" className="mt-0.5 size-4 shrink-0 text-success" /> : <CircleDashed aria-hidden="true" className="mt-0.5 size-4 shrink-0 text-muted-foreground" />}
+              {q.answered ? (
+                <CircleCheck aria-hidden="true" className="mt-0.5 size-4 shrink-0 text-success" />
+              ) : (
+                <CircleDashed aria-hidden="true" className="mt-0.5 size-4 shrink-0 text-muted-foreground" />
+              )}
               <span>
-                Question {q.number}: {q.answered ? (q.ledgerComplete ? "answered, with its ledger" : "answered; its ledger lacks a source location or date") : "not answered"}
+                Question {q.number}:{" "}
+                {q.answered
+                  ? q.ledgerComplete
+                    ? "answered, with its ledger"
+                    : "answered; its ledger lacks a source location or date"
+                  : "not answered"}
               </span>
             </li>
           ))}
         </ul>
         <p className="text-sm" data-testid="routes-lacking-treatment">
-          Routes without a treatment: {status.routesLackingTreatment.length ? status.routesLackingTreatment.map(routeName).join("; ") : "none"}
+          Routes without a treatment:{" "}
+          {status.routesLackingTreatment.length ? status.routesLackingTreatment.map(routeName).join("; ") : "none"}
         </p>
         <p className="text-sm" data-testid="routes-lacking-evidence">
-          Treated routes without evidence: {status.routesLackingEvidence.length ? status.routesLackingEvidence.map(routeName).join("; ") : "none"}
+          Treated routes without evidence:{" "}
+          {status.routesLackingEvidence.length ? status.routesLackingEvidence.map(routeName).join("; ") : "none"}
         </p>
         {status.flags.length ? (
           <Alert tone="warning" role="note" title="Where the argument and the review codes disagree, or the evidence does not stand">
@@ -74,7 +88,15 @@ export function ArgumentGlance({ argument, status }: { argument: CompletionArgum
 }
 
 /** The four answers with their ledgers, the routes and the evidence. */
-export function ArgumentBody({ argument, evidence, linkable = true }: { argument: CompletionArgument; evidence: Evidence; linkable?: boolean }) {
+export function ArgumentBody({
+  argument,
+  evidence,
+  linkable = true,
+}: {
+  argument: CompletionArgument;
+  evidence: Evidence;
+  linkable?: boolean;
+}) {
   return (
     <div className="space-y-6">
       {QUESTIONS.map((q) => {
@@ -82,15 +104,24 @@ export function ArgumentBody({ argument, evidence, linkable = true }: { argument
         return (
           <Panel key={q.key} id={`q-${q.key}`} title={`${q.number}. ${q.text}`} data-testid={`answer-${q.key}`}>
             <div className="space-y-4">
-              {a.answer ? <p className="whitespace-pre-wrap text-sm">{a.answer}</p> : <p className="text-sm text-muted-foreground">Not answered.</p>}
+              {a.answer ? (
+                <p className="whitespace-pre-wrap text-sm">{a.answer}</p>
+              ) : (
+                <p className="text-sm text-muted-foreground">Not answered.</p>
+              )}
               {a.answer ? (
                 <p className="text-xs text-muted-foreground">
-                  Source: {a.sourceLocation || "not given"} · citations: {a.citations.join("; ") || "none"} · sources read: {a.sourcesReadOn ?? "not given"}
+                  Source: {a.sourceLocation || "not given"} · citations: {a.citations.join("; ") || "none"} · sources read:{" "}
+                  {a.sourcesReadOn ?? "not given"}
                 </p>
               ) : null}
               {q.key === "remaining" ? (
                 argument.routes.length ? (
-                  <DataTable caption="Routes by which work can remain active or affect another run" testId="argument-routes" columns={["#", "Route", "Description", "Scope", "Treatment", "Evidence"]}>
+                  <DataTable
+                    caption="Routes by which work can remain active or affect another run"
+                    testId="argument-routes"
+                    columns={["#", "Route", "Description", "Scope", "Treatment", "Evidence"]}
+                  >
                     {argument.routes.map((r, i) => (
                       <tr key={i}>
                         <RowHead>{i + 1}</RowHead>

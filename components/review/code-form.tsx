@@ -26,7 +26,10 @@ const REASON_MAX = 2000;
 
 const CODE_FIELDS: Record<string, FieldSpec> = {
   code: { label: "Code", allowed: "E, P, NR or NA" },
-  sourceLocation: { label: "Source location", allowed: "where in the sources the code rests (e.g. Paper Sec. 3.2), at most 500 characters" },
+  sourceLocation: {
+    label: "Source location",
+    allowed: "where in the sources the code rests (e.g. Paper Sec. 3.2), at most 500 characters",
+  },
   basis: { label: "Basis", custom: "a code of E or P needs the reviewer's basis" },
   citations: { label: "Citations", allowed: "one citation per line, at most 500 characters each" },
   sourcesReadOn: { label: "Sources read on", allowed: "the date the sources were read" },
@@ -48,7 +51,8 @@ function CodeOptions() {
 }
 
 /** Issues of the nested ledger keyed by the ledger's own field names (the form's fields). */
-const flatten = (issues: readonly IssueLike[]): IssueLike[] => issues.map((i) => (i.path[0] === "ledger" ? { ...i, path: i.path.slice(1) } : i));
+const flatten = (issues: readonly IssueLike[]): IssueLike[] =>
+  issues.map((i) => (i.path[0] === "ledger" ? { ...i, path: i.path.slice(1) } : i));
 
 /**
  * The reviewer's own code and ledger for one cell, validated by the route's zod schema before it is
@@ -71,7 +75,10 @@ export function CodeForm({ protocolId, field, current }: { protocolId: string; f
       code: String(form.get("code")),
       sourceLocation: String(form.get("sourceLocation")),
       ...(basis.trim() ? { basis } : {}),
-      citations: String(form.get("citations")).split("\n").map((c) => c.trim()).filter(Boolean),
+      citations: String(form.get("citations"))
+        .split("\n")
+        .map((c) => c.trim())
+        .filter(Boolean),
       sourcesReadOn: String(form.get("sourcesReadOn")),
     };
     const body = { field, expectedVersion: current?.version ?? null, ledger, reason };
@@ -85,7 +92,9 @@ export function CodeForm({ protocolId, field, current }: { protocolId: string; f
       return router.refresh();
     }
     if (saved.status === 409) {
-      const details = await fetch(`/api/v1/protocols/${protocolId}`).then((r) => r.json() as Promise<{ fields: { field: string; mine: { ledger: Current } | null }[] }>);
+      const details = await fetch(`/api/v1/protocols/${protocolId}`).then(
+        (r) => r.json() as Promise<{ fields: { field: string; mine: { ledger: Current } | null }[] }>,
+      );
       setConflict({ current: details.fields.find((f) => f.field === field)?.mine?.ledger ?? null });
     }
     const { key, message } = serverFieldError(saved.field?.replace(/^ledger\./, ""), saved.message, CODE_FIELDS);
@@ -98,7 +107,13 @@ export function CodeForm({ protocolId, field, current }: { protocolId: string; f
   });
 
   return (
-    <form onSubmit={submit} noValidate className="max-w-2xl space-y-4" aria-label={`Your code for ${field}`} data-testid={`code-form-${field}`}>
+    <form
+      onSubmit={submit}
+      noValidate
+      className="max-w-2xl space-y-4"
+      aria-label={`Your code for ${field}`}
+      data-testid={`code-form-${field}`}
+    >
       <div className="grid gap-4 sm:grid-cols-2">
         <Field id={`${id}-code`} label="Code" error={errors.code}>
           <Select id={`${id}-code`} name="code" defaultValue={current?.code ?? "NR"} {...aria("code")}>
@@ -106,20 +121,61 @@ export function CodeForm({ protocolId, field, current }: { protocolId: string; f
           </Select>
         </Field>
         <Field id={`${id}-sourcesReadOn`} label="Sources read on" error={errors.sourcesReadOn}>
-          <Input id={`${id}-sourcesReadOn`} name="sourcesReadOn" type="date" defaultValue={current?.sourcesReadOn ?? new Date().toISOString().slice(0, 10)} {...aria("sourcesReadOn")} />
+          <Input
+            id={`${id}-sourcesReadOn`}
+            name="sourcesReadOn"
+            type="date"
+            defaultValue={current?.sourcesReadOn ?? new Date().toISOString().slice(0, 10)}
+            {...aria("sourcesReadOn")}
+          />
         </Field>
       </div>
       <Field id={`${id}-sourceLocation`} label="Source location" error={errors.sourceLocation}>
-        <Input id={`${id}-sourceLocation`} name="sourceLocation" defaultValue={current?.sourceLocation ?? ""} placeholder="e.g. Paper Sec. 3.2 and App. A.9" {...aria("sourceLocation")} />
+        <Input
+          id={`${id}-sourceLocation`}
+          name="sourceLocation"
+          defaultValue={current?.sourceLocation ?? ""}
+          placeholder="e.g. Paper Sec. 3.2 and App. A.9"
+          {...aria("sourceLocation")}
+        />
       </Field>
-      <Field id={`${id}-basis`} label="Basis (required for E and P)" error={errors.basis} counter={<CharacterCounter length={basis.length} max={BASIS_MAX} />}>
-        <Textarea id={`${id}-basis`} name="basis" rows={3} value={basis} onChange={(e) => setBasis(e.target.value)} {...aria("basis", { counter: true })} />
+      <Field
+        id={`${id}-basis`}
+        label="Basis (required for E and P)"
+        error={errors.basis}
+        counter={<CharacterCounter length={basis.length} max={BASIS_MAX} />}
+      >
+        <Textarea
+          id={`${id}-basis`}
+          name="basis"
+          rows={3}
+          value={basis}
+          onChange={(e) => setBasis(e.target.value)}
+          {...aria("basis", { counter: true })}
+        />
       </Field>
       <Field id={`${id}-citations`} label="Citations (one per line)" error={errors.citations}>
-        <Textarea id={`${id}-citations`} name="citations" rows={2} defaultValue={current?.citations.join("\n") ?? ""} {...aria("citations")} />
+        <Textarea
+          id={`${id}-citations`}
+          name="citations"
+          rows={2}
+          defaultValue={current?.citations.join("\n") ?? ""}
+          {...aria("citations")}
+        />
       </Field>
-      <Field id={`${id}-reason`} label="Reason for this change" error={errors.reason} counter={<CharacterCounter length={reason.length} max={REASON_MAX} />}>
-        <Input id={`${id}-reason`} name="reason" value={reason} onChange={(e) => setReason(e.target.value)} {...aria("reason", { counter: true })} />
+      <Field
+        id={`${id}-reason`}
+        label="Reason for this change"
+        error={errors.reason}
+        counter={<CharacterCounter length={reason.length} max={REASON_MAX} />}
+      >
+        <Input
+          id={`${id}-reason`}
+          name="reason"
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          {...aria("reason", { counter: true })}
+        />
       </Field>
       <FormAlert text={errors.expectedVersion ?? errors.form} />
       {conflict ? (
@@ -138,7 +194,15 @@ export function CodeForm({ protocolId, field, current }: { protocolId: string; f
 }
 
 /** Reconciles a cell (editors and admins): the consensus code and its rationale. */
-export function ConsensusForm({ protocolId, field, current }: { protocolId: string; field: ReviewField; current: { code: string; rationale: string; version: number } | null }) {
+export function ConsensusForm({
+  protocolId,
+  field,
+  current,
+}: {
+  protocolId: string;
+  field: ReviewField;
+  current: { code: string; rationale: string; version: number } | null;
+}) {
   const router = useRouter();
   const notify = useToast();
   const id = useId();
@@ -147,7 +211,13 @@ export function ConsensusForm({ protocolId, field, current }: { protocolId: stri
   const [reason, setReason] = useState("");
   async function submit(event: React.FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const body = { field, expectedVersion: current?.version ?? null, code: String(new FormData(event.currentTarget).get("code")), rationale, reason };
+    const body = {
+      field,
+      expectedVersion: current?.version ?? null,
+      code: String(new FormData(event.currentTarget).get("code")),
+      rationale,
+      reason,
+    };
     const parsed = consensusBodySchema.safeParse(body);
     if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues, body, CONSENSUS_FIELDS));
     const result = await callApi(`/api/v1/protocols/${protocolId}/consensus`, "PUT", parsed.data);
@@ -161,13 +231,24 @@ export function ConsensusForm({ protocolId, field, current }: { protocolId: stri
     router.refresh();
   }
   return (
-    <form onSubmit={submit} noValidate className="max-w-2xl space-y-4" aria-label={`Consensus for ${field}`} data-testid={`consensus-form-${field}`}>
+    <form
+      onSubmit={submit}
+      noValidate
+      className="max-w-2xl space-y-4"
+      aria-label={`Consensus for ${field}`}
+      data-testid={`consensus-form-${field}`}
+    >
       <Field id={`${id}-code`} label="Consensus code" error={errors.code}>
         <Select id={`${id}-code`} name="code" defaultValue={current?.code ?? "NR"}>
           <CodeOptions />
         </Select>
       </Field>
-      <Field id={`${id}-rationale`} label="Rationale" error={errors.rationale} counter={<CharacterCounter length={rationale.length} max={RATIONALE_MAX} />}>
+      <Field
+        id={`${id}-rationale`}
+        label="Rationale"
+        error={errors.rationale}
+        counter={<CharacterCounter length={rationale.length} max={RATIONALE_MAX} />}
+      >
         <Textarea
           id={`${id}-rationale`}
           rows={2}
@@ -177,7 +258,12 @@ export function ConsensusForm({ protocolId, field, current }: { protocolId: stri
           aria-describedby={describedBy(`${id}-rationale`, { error: errors.rationale, counter: true })}
         />
       </Field>
-      <Field id={`${id}-reason`} label="Reason for this change" error={errors.reason} counter={<CharacterCounter length={reason.length} max={REASON_MAX} />}>
+      <Field
+        id={`${id}-reason`}
+        label="Reason for this change"
+        error={errors.reason}
+        counter={<CharacterCounter length={reason.length} max={REASON_MAX} />}
+      >
         <Input
           id={`${id}-reason`}
           value={reason}

@@ -24,7 +24,17 @@ export interface HistoryEntry {
  * A cell's versions, newest first, each collapsed to one line (its diff on demand), and one restore
  * action below them: pick a past version and say why.
  */
-export function CodeHistory({ entries, codeId, currentVersion, testId }: { entries: HistoryEntry[]; codeId: string | null; currentVersion: number | null; testId: string }) {
+export function CodeHistory({
+  entries,
+  codeId,
+  currentVersion,
+  testId,
+}: {
+  entries: HistoryEntry[];
+  codeId: string | null;
+  currentVersion: number | null;
+  testId: string;
+}) {
   const router = useRouter();
   const notify = useToast();
   const id = useId();
@@ -62,7 +72,8 @@ export function CodeHistory({ entries, codeId, currentVersion, testId }: { entri
                 {h.diff.length === 0 ? <li className="text-muted-foreground">no field changed</li> : null}
                 {h.diff.map((d) => (
                   <li key={d.key} className="[overflow-wrap:anywhere]">
-                    <span className="font-medium">{d.key}</span>: <del className="text-danger">{d.before}</del> → <ins className="text-success no-underline">{d.after}</ins>
+                    <span className="font-medium">{d.key}</span>: <del className="text-danger">{d.before}</del> →{" "}
+                    <ins className="text-success no-underline">{d.after}</ins>
                   </li>
                 ))}
               </ul>
@@ -71,7 +82,11 @@ export function CodeHistory({ entries, codeId, currentVersion, testId }: { entri
         ))}
       </ol>
       {codeId && past.length > 0 ? (
-        <form onSubmit={restore} className="flex flex-wrap items-end gap-3 rounded-lg border border-dashed border-border p-3" aria-label="Restore a past version">
+        <form
+          onSubmit={restore}
+          className="flex flex-wrap items-end gap-3 rounded-lg border border-dashed border-border p-3"
+          aria-label="Restore a past version"
+        >
           <Field id={`${id}-version`} label="Restore version">
             <Select id={`${id}-version`} value={version} onChange={(e) => setVersion(e.target.value)} className="w-40">
               {past.map((e) => (

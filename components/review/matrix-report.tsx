@@ -9,7 +9,15 @@ import { CodeBadge } from "./code-badge";
 // The protocol matrix and Table 3: on /protocols and on a shared link of the matrix.
 
 /** Protocols × fields, each cell its code letter and label (colour is only a second signal); uncoded cells say so. */
-export function MatrixTable({ protocols, matrix, caption }: { protocols: { id?: string; name: string; fromPaper?: boolean; retired?: boolean }[]; matrix: ConsensusMatrix; caption: string }) {
+export function MatrixTable({
+  protocols,
+  matrix,
+  caption,
+}: {
+  protocols: { id?: string; name: string; fromPaper?: boolean; retired?: boolean }[];
+  matrix: ConsensusMatrix;
+  caption: string;
+}) {
   return (
     <DataTable caption={caption} testId="protocol-matrix" columns={["Protocol", ...REVIEW_FIELDS.map((f) => FIELD_INFO[f].label)]}>
       {protocols.map((p) => (

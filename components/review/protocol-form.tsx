@@ -42,14 +42,23 @@ export function ProtocolForm({ existing }: { existing?: Existing }) {
       name: text("name"),
       benchmarkVersion: text("benchmarkVersion"),
       scope: text("scope"),
-      sources: text("sources").split("\n").map((s) => s.trim()).filter(Boolean),
+      sources: text("sources")
+        .split("\n")
+        .map((s) => s.trim())
+        .filter(Boolean),
     };
-    const body = existing ? { ...fields, expectedVersion: existing.version, reason: text("reason"), ...(retired === undefined ? {} : { retired }) } : fields;
+    const body = existing
+      ? { ...fields, expectedVersion: existing.version, reason: text("reason"), ...(retired === undefined ? {} : { retired }) }
+      : fields;
     const schema = existing ? updateProtocolSchema : createProtocolSchema;
     const parsed = schema.safeParse(body);
     if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues, body, FIELDS));
     setErrors({});
-    const result = await callApi<{ id: string }>(existing ? `/api/v1/protocols/${existing.id}` : "/api/v1/protocols", existing ? "PATCH" : "POST", parsed.data);
+    const result = await callApi<{ id: string }>(
+      existing ? `/api/v1/protocols/${existing.id}` : "/api/v1/protocols",
+      existing ? "PATCH" : "POST",
+      parsed.data,
+    );
     if (!result.ok) {
       const { key, message } = serverFieldError(result.field, result.message, FIELDS);
       return setErrors({ [key]: message });
@@ -62,7 +71,10 @@ export function ProtocolForm({ existing }: { existing?: Existing }) {
     router.push(`/protocols/${result.data.id}`);
   }
 
-  const aria = (name: string) => ({ "aria-invalid": errors[name] ? true : undefined, "aria-describedby": describedBy(`${id}-${name}`, { error: errors[name] }) });
+  const aria = (name: string) => ({
+    "aria-invalid": errors[name] ? true : undefined,
+    "aria-describedby": describedBy(`${id}-${name}`, { error: errors[name] }),
+  });
   return (
     <form
       onSubmit={(e) => {
@@ -80,7 +92,12 @@ export function ProtocolForm({ existing }: { existing?: Existing }) {
           <Input id={`${id}-name`} name="name" defaultValue={existing?.name ?? ""} {...aria("name")} />
         </Field>
         <Field id={`${id}-benchmarkVersion`} label="Benchmark version (optional)" error={errors.benchmarkVersion}>
-          <Input id={`${id}-benchmarkVersion`} name="benchmarkVersion" defaultValue={existing?.benchmarkVersion ?? ""} {...aria("benchmarkVersion")} />
+          <Input
+            id={`${id}-benchmarkVersion`}
+            name="benchmarkVersion"
+            defaultValue={existing?.benchmarkVersion ?? ""}
+            {...aria("benchmarkVersion")}
+          />
         </Field>
       </div>
       <Field id={`${id}-scope`} label="Scope statement (optional)" error={errors.scope}>

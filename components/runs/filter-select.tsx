@@ -1,7 +1,17 @@
 import { Label, Select } from "@/components/ui/field";
 
 /** One filter of a GET form: a labelled select whose first choice, "any", submits an empty value. */
-export function FilterSelect({ name, label, value, options }: { name: string; label: string; value: string | number | undefined; options: readonly { value: string | number; label: string }[] }) {
+export function FilterSelect({
+  name,
+  label,
+  value,
+  options,
+}: {
+  name: string;
+  label: string;
+  value: string | number | undefined;
+  options: readonly { value: string | number; label: string }[];
+}) {
   const id = `filter-${name}`;
   return (
     <div className="space-y-1">

@@ -3,7 +3,14 @@ import { Badge } from "@/components/ui/badge";
 /** A run label written out in words; the tint repeats it and is never the only signal. */
 export function LabelText({ value }: { value: string | null }) {
   if (value === null) return <span className="text-muted-foreground">none</span>;
-  return <Badge tone={value === "success" ? "success" : value === "failure" ? "danger" : "neutral"} className={value === "unresolved" ? "italic" : undefined}>{value}</Badge>;
+  return (
+    <Badge
+      tone={value === "success" ? "success" : value === "failure" ? "danger" : "neutral"}
+      className={value === "unresolved" ? "italic" : undefined}
+    >
+      {value}
+    </Badge>
+  );
 }
 
 /** Whether the endpoint and terminal labels agree, in words with a symbol. */

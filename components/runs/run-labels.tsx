@@ -24,7 +24,13 @@ export function RunLabels({ run, explanation }: { run: RunListRow; explanation: 
 }
 
 /** Why a run's labels are what they are: one sentence, then its notes. */
-export function LabelExplanation({ explanation, tone = "info" }: { explanation: { summary: string; notes: readonly string[] }; tone?: "info" | "warning" }) {
+export function LabelExplanation({
+  explanation,
+  tone = "info",
+}: {
+  explanation: { summary: string; notes: readonly string[] };
+  tone?: "info" | "warning";
+}) {
   return (
     <Alert tone={tone} role="note" data-testid="label-explanation" title="Why these labels">
       <p>{explanation.summary}</p>

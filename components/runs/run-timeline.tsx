@@ -34,19 +34,32 @@ export function RunTimeline({ events, role }: { events: readonly TimelineEvent[]
   return (
     <DataTable
       caption="Timeline: time since this run's start (events of the paired run included)"
-      columns={["Since start", "Event", "Run", "What happened", <span key="p" aria-hidden="true">Position</span>]}
+      columns={[
+        "Since start",
+        "Event",
+        "Run",
+        "What happened",
+        <span key="p" aria-hidden="true">
+          Position
+        </span>,
+      ]}
       numericColumns={[0]}
     >
       {events.map((event, i) => (
         <tr key={i} className={event.actor === role ? undefined : "text-muted-foreground"}>
           <RowHead className="text-right tabular-nums whitespace-nowrap">{formatOffset(event.offsetMs)}</RowHead>
           <Td className="whitespace-nowrap">{KIND_LABELS[event.kind]}</Td>
-          <Td>{event.actor === "single" ? "this trial" : event.actor === role ? `${event.actor} (this run)` : `${event.actor} (paired run)`}</Td>
+          <Td>
+            {event.actor === "single" ? "this trial" : event.actor === role ? `${event.actor} (this run)` : `${event.actor} (paired run)`}
+          </Td>
           <Td>{event.label}</Td>
           <Td aria-hidden="true" className="min-w-40">
             <div className="relative h-3 rounded-sm bg-muted">
               <div
-                className={cn("absolute inset-y-0 left-0 min-w-0.5 rounded-sm", event.actor === role || event.actor === "single" ? "bg-primary" : "bg-muted-foreground")}
+                className={cn(
+                  "absolute inset-y-0 left-0 min-w-0.5 rounded-sm",
+                  event.actor === role || event.actor === "single" ? "bg-primary" : "bg-muted-foreground",
+                )}
                 style={{ width: `${(((event.offsetMs - first) / span) * 100).toFixed(2)}%` }}
               />
             </div>

@@ -7,7 +7,11 @@ import { formatDuration } from "@/lib/format/time";
 export function WriteIntervals({ writes }: { writes: readonly WriteInterval[] }) {
   if (writes.length === 0) return <EmptyState title="This run made no write" />;
   return (
-    <DataTable caption="Writes: open interval from the request to the end the service recorded" columns={["Write", "Key, operation", "Status at endpoint", "Open interval", "Resolution"]} testId="run-writes">
+    <DataTable
+      caption="Writes: open interval from the request to the end the service recorded"
+      columns={["Write", "Key, operation", "Status at endpoint", "Open interval", "Resolution"]}
+      testId="run-writes"
+    >
       {writes.map((w, i) => (
         <tr key={w.handle}>
           <RowHead>
@@ -19,8 +23,11 @@ export function WriteIntervals({ writes }: { writes: readonly WriteInterval[] })
           </Td>
           <Td>{w.statusAtEndpoint}</Td>
           <Td className="tabular-nums">
-            {formatOffset(w.fromMs)} to {w.toMs === null ? "still open when the evidence ends" : `${formatOffset(w.toMs)} (${formatDuration(w.toMs - w.fromMs)})`}
-            {w.endedByScoring === null ? null : <span className="block text-xs text-muted-foreground">{w.endedByScoring ? "ended by scoring" : "ended after scoring"}</span>}
+            {formatOffset(w.fromMs)} to{" "}
+            {w.toMs === null ? "still open when the evidence ends" : `${formatOffset(w.toMs)} (${formatDuration(w.toMs - w.fromMs)})`}
+            {w.endedByScoring === null ? null : (
+              <span className="block text-xs text-muted-foreground">{w.endedByScoring ? "ended by scoring" : "ended after scoring"}</span>
+            )}
           </Td>
           <Td>{w.resolution}</Td>
         </tr>

@@ -5,7 +5,11 @@ import { Time } from "@/components/ui/time";
 const STATUS_TONE = { active: "success", expired: "neutral", revoked: "warning" } as const;
 
 /** A share link's mode, status, expiry, uses and last use: the same cells in every list of links. */
-export function ShareLinkCells({ link }: { link: { mode: string; status: keyof typeof STATUS_TONE; expiresAt: string | null; uses: number; lastUsedAt: string | null } }) {
+export function ShareLinkCells({
+  link,
+}: {
+  link: { mode: string; status: keyof typeof STATUS_TONE; expiresAt: string | null; uses: number; lastUsedAt: string | null };
+}) {
   return (
     <>
       <Td>{link.mode}</Td>

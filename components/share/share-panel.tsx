@@ -46,8 +46,17 @@ const NOTE_MAX = 200;
  * and a dialog to make a new one (frozen or live, with an expiry) whose URL is shown once with a
  * copy button.
  */
-export function SharePanel({ resourceType, resourceId, resourceIds }: { resourceType: ResourceType; resourceId?: string; resourceIds?: string[] }) {
-  const what = resourceType === "protocol_matrix" ? "protocol matrix" : resourceType === "completion_argument" ? "completion argument" : resourceType;
+export function SharePanel({
+  resourceType,
+  resourceId,
+  resourceIds,
+}: {
+  resourceType: ResourceType;
+  resourceId?: string;
+  resourceIds?: string[];
+}) {
+  const what =
+    resourceType === "protocol_matrix" ? "protocol matrix" : resourceType === "completion_argument" ? "completion argument" : resourceType;
   const notify = useToast();
   const [links, setLinks] = useState<ListedLink[] | null>(null);
   // A comparison's ids as one string: a new array on each render must not reload the list.
@@ -55,7 +64,11 @@ export function SharePanel({ resourceType, resourceId, resourceIds }: { resource
   const [listError, setListError] = useState<string | null>(null);
 
   const load = useCallback(async () => {
-    const query = new URLSearchParams({ resourceType, ...(resourceId ? { resourceId } : {}), ...(idsParam ? { resourceIds: idsParam } : {}) });
+    const query = new URLSearchParams({
+      resourceType,
+      ...(resourceId ? { resourceId } : {}),
+      ...(idsParam ? { resourceIds: idsParam } : {}),
+    });
     const result = await callApi<{ shareLinks: ListedLink[] }>(`/api/v1/share-links?${query}`, "GET");
     if (result.ok) {
       setLinks(result.data.shareLinks);
@@ -90,7 +103,12 @@ export function SharePanel({ resourceType, resourceId, resourceIds }: { resource
       ) : links.length === 0 ? (
         <EmptyState icon={Link2} title={`No share link for this ${what} yet`} />
       ) : (
-        <DataTable caption={`Share links of this ${what}, newest first`} testId="resource-share-links" columns={["Created", "Mode", "Status", "Expires", "Uses", "Last used", "Created by", "Action"]} numericColumns={[4]}>
+        <DataTable
+          caption={`Share links of this ${what}, newest first`}
+          testId="resource-share-links"
+          columns={["Created", "Mode", "Status", "Expires", "Uses", "Last used", "Created by", "Action"]}
+          numericColumns={[4]}
+        >
           {links.map((l) => (
             <tr key={l.id} data-testid="share-link-row">
               <RowHead>
@@ -127,7 +145,19 @@ export function SharePanel({ resourceType, resourceId, resourceIds }: { resource
 }
 
 /** The "Share read-only link…" dialog: choose, create, then the URL once with its copy button. */
-function NewLinkDialog({ resourceType, resourceId, resourceIds, what, onCreated }: { resourceType: ResourceType; resourceId?: string; resourceIds?: string[]; what: string; onCreated: () => Promise<void> }) {
+function NewLinkDialog({
+  resourceType,
+  resourceId,
+  resourceIds,
+  what,
+  onCreated,
+}: {
+  resourceType: ResourceType;
+  resourceId?: string;
+  resourceIds?: string[];
+  what: string;
+  onCreated: () => Promise<void>;
+}) {
   const id = useId();
   const [open, setOpen] = useState(false);
   const [mode, setMode] = useState<"frozen" | "live">("frozen");
@@ -180,7 +210,14 @@ function NewLinkDialog({ resourceType, resourceId, resourceIds, what, onCreated 
         created ? (
           <>
             Anyone with this link can read this {what} only, without an account
-            {created.link.expiresAt ? <>, until <Time iso={created.link.expiresAt} relative={false} /></> : ", with no expiry"}. It is shown once: copy it now.
+            {created.link.expiresAt ? (
+              <>
+                , until <Time iso={created.link.expiresAt} relative={false} />
+              </>
+            ) : (
+              ", with no expiry"
+            )}
+            . It is shown once: copy it now.
           </>
         ) : (
           `A read-only link to exactly this ${what}; you can revoke it at any time.`
@@ -192,7 +229,14 @@ function NewLinkDialog({ resourceType, resourceId, resourceIds, what, onCreated 
           <div className="space-y-1.5">
             <Label htmlFor={`${id}-url`}>Link</Label>
             <div className="flex gap-2">
-              <Input id={`${id}-url`} data-testid="share-url" readOnly value={created.url} onFocus={(e) => e.currentTarget.select()} className="font-mono text-xs" />
+              <Input
+                id={`${id}-url`}
+                data-testid="share-url"
+                readOnly
+                value={created.url}
+                onFocus={(e) => e.currentTarget.select()}
+                className="font-mono text-xs"
+              />
               <CopyButton text={created.url} label="Copy link" testId="copy-share-url" />
             </div>
           </div>
@@ -212,10 +256,26 @@ function NewLinkDialog({ resourceType, resourceId, resourceIds, what, onCreated 
           <fieldset className="space-y-1.5">
             <legend className="mb-1 text-sm font-medium">What the reviewer sees</legend>
             <label className="flex items-center gap-2 text-sm">
-              <input type="radio" name="mode" value="frozen" checked={mode === "frozen"} onChange={() => setMode("frozen")} className="accent-[var(--primary)]" /> A frozen snapshot, taken now (default)
+              <input
+                type="radio"
+                name="mode"
+                value="frozen"
+                checked={mode === "frozen"}
+                onChange={() => setMode("frozen")}
+                className="accent-[var(--primary)]"
+              />{" "}
+              A frozen snapshot, taken now (default)
             </label>
             <label className="flex items-center gap-2 text-sm">
-              <input type="radio" name="mode" value="live" checked={mode === "live"} onChange={() => setMode("live")} className="accent-[var(--primary)]" /> Live: follows the {what} as it changes
+              <input
+                type="radio"
+                name="mode"
+                value="live"
+                checked={mode === "live"}
+                onChange={() => setMode("live")}
+                className="accent-[var(--primary)]"
+              />{" "}
+              Live: follows the {what} as it changes
             </label>
           </fieldset>
           <Field id={`${id}-expiry`} label="Expires">
@@ -229,7 +289,12 @@ function NewLinkDialog({ resourceType, resourceId, resourceIds, what, onCreated 
             </Select>
           </Field>
           <Field id={`${id}-note`} label="Note for your list (optional)" counter={<CharacterCounter length={note.length} max={NOTE_MAX} />}>
-            <Input id={`${id}-note`} value={note} onChange={(e) => setNote(e.target.value)} aria-describedby={describedBy(`${id}-note`, { counter: true })} />
+            <Input
+              id={`${id}-note`}
+              value={note}
+              onChange={(e) => setNote(e.target.value)}
+              aria-describedby={describedBy(`${id}-note`, { counter: true })}
+            />
           </Field>
           <FormAlert text={error} />
           <DialogActions submit="Create link" busyLabel="Creating…" busy={busy} />

@@ -58,10 +58,23 @@ function Sections({ principal }: { principal: Principal }) {
  * The signed-in frame of every page: a sidebar of sections (a row of links on a phone), a header
  * with the instance, the user and the theme, and the page in <main>.
  */
-export function AppShell({ principal, instance, theme, children }: { principal: Principal; instance: string; theme: ThemeChoice; children: ReactNode }) {
+export function AppShell({
+  principal,
+  instance,
+  theme,
+  children,
+}: {
+  principal: Principal;
+  instance: string;
+  theme: ThemeChoice;
+  children: ReactNode;
+}) {
   return (
     <Toaster>
-      <a href="#main" className="sr-only focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-50 focus:rounded focus:bg-card focus:p-2">
+      <a
+        href="#main"
+        className="sr-only focus:not-sr-only focus:fixed focus:top-2 focus:left-2 focus:z-50 focus:rounded focus:bg-card focus:p-2"
+      >
         Skip to content
       </a>
       <div className="min-h-screen md:grid md:grid-cols-[14rem_1fr]">

@@ -8,7 +8,9 @@ import { cn } from "@/components/ui/cn";
 /** A sidebar link, marked as the current page (aria-current) on its section's paths. */
 export function NavLink({ href, children, match }: { href: string; children: ReactNode; match: string[] }) {
   const pathname = usePathname();
-  const current = match.some((prefix) => (prefix === "/" ? pathname === "/" || pathname.startsWith("/experiments") || pathname.startsWith("/runs") : pathname.startsWith(prefix)));
+  const current = match.some((prefix) =>
+    prefix === "/" ? pathname === "/" || pathname.startsWith("/experiments") || pathname.startsWith("/runs") : pathname.startsWith(prefix),
+  );
   return (
     <Link
       href={href}

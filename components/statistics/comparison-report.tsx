@@ -8,32 +8,58 @@ import { percent, ratio } from "@/lib/format/numbers";
 import type { Verdict } from "@/lib/statistics/sensitivity";
 import { intervalText } from "./statistics-panel";
 
-const VERDICT_TONES: Record<Verdict, Tone> = { "holds across the justified range": "success", "flips within it": "danger", "not separable at this sample size": "warning" };
+const VERDICT_TONES: Record<Verdict, Tone> = {
+  "holds across the justified range": "success",
+  "flips within it": "danger",
+  "not separable at this sample size": "warning",
+};
 
 type Figure = ComparisonAnswer["evaluations"][number]["reported"];
 const figureText = (f: Figure) => `${ratio(f.n, f.N)} (${percent(f.n, f.N)})`;
 
 /** Each evaluation's rates, range and interval, the two rankings, and a verdict per pair. */
-export function ComparisonReport({ comparison, linksToEvaluations = true }: { comparison: ComparisonAnswer; linksToEvaluations?: boolean }) {
+export function ComparisonReport({
+  comparison,
+  linksToEvaluations = true,
+}: {
+  comparison: ComparisonAnswer;
+  linksToEvaluations?: boolean;
+}) {
   const names = new Map(comparison.evaluations.map((e) => [e.id, e.name]));
   const name = (id: string | null) => (id === null ? "—" : names.get(id)!);
   return (
     <>
-      <Alert tone={comparison.rulesDiffer ? "warning" : "info"} role="note" title={`One exclusion rule for every evaluation: version ${comparison.rule.version}`} data-testid="comparison-rule">
+      <Alert
+        tone={comparison.rulesDiffer ? "warning" : "info"}
+        role="note"
+        title={`One exclusion rule for every evaluation: version ${comparison.rule.version}`}
+        data-testid="comparison-rule"
+      >
         <p>{comparison.ruleNote}</p>
       </Alert>
-      <Section title="Each evaluation" id="evaluations" description="The justified range counts every unresolved run as a failure, then as a success; its interval runs from the lower end's 95% Wilson lower bound to the upper end's upper bound.">
+      <Section
+        title="Each evaluation"
+        id="evaluations"
+        description="The justified range counts every unresolved run as a failure, then as a success; its interval runs from the lower end's 95% Wilson lower bound to the upper end's upper bound."
+      >
         <DataTable
           caption="Rates with their 95% Wilson intervals"
-          columns={["Evaluation", "Reported (endpoint)", "Final-only", `Under rule version ${comparison.rule.version}`, "Justified range", "Interval across the range", "Rank: endpoint", "Rank: final-only"]}
+          columns={[
+            "Evaluation",
+            "Reported (endpoint)",
+            "Final-only",
+            `Under rule version ${comparison.rule.version}`,
+            "Justified range",
+            "Interval across the range",
+            "Rank: endpoint",
+            "Rank: final-only",
+          ]}
           numericColumns={[1, 2, 3, 4, 5, 6, 7]}
           testId="comparison-evaluations"
         >
           {comparison.evaluations.map((e) => (
             <tr key={e.id}>
-              <RowHead>
-                {linksToEvaluations ? <Link href={`/evaluations/${e.id}`}>{e.name}</Link> : e.name}
-              </RowHead>
+              <RowHead>{linksToEvaluations ? <Link href={`/evaluations/${e.id}`}>{e.name}</Link> : e.name}</RowHead>
               <Td numeric>
                 {figureText(e.reported)}
                 <br />
@@ -53,7 +79,8 @@ export function ComparisonReport({ comparison, linksToEvaluations = true }: { co
                 {ratio(e.justifiedRange.lower.n, e.justifiedRange.lower.N)} to {ratio(e.justifiedRange.upper.n, e.justifiedRange.upper.N)}
                 <br />
                 <span className="text-xs text-muted-foreground">
-                  {percent(e.justifiedRange.lower.n, e.justifiedRange.lower.N)} – {percent(e.justifiedRange.upper.n, e.justifiedRange.upper.N)}
+                  {percent(e.justifiedRange.lower.n, e.justifiedRange.lower.N)} –{" "}
+                  {percent(e.justifiedRange.upper.n, e.justifiedRange.upper.N)}
                 </span>
               </Td>
               <Td numeric>{intervalText(e.justifiedRange.wilson95)}</Td>
@@ -66,7 +93,11 @@ export function ComparisonReport({ comparison, linksToEvaluations = true }: { co
       <Section
         title="Ranking"
         id="ranking"
-        description={comparison.ranking.changed ? "The ranking under endpoint scoring differs from the ranking under final-only scoring." : "Endpoint and final-only scoring rank the evaluations the same way."}
+        description={
+          comparison.ranking.changed
+            ? "The ranking under endpoint scoring differs from the ranking under final-only scoring."
+            : "Endpoint and final-only scoring rank the evaluations the same way."
+        }
       >
         <div className="grid gap-4 sm:grid-cols-2" data-testid="comparison-ranking">
           {(
@@ -86,8 +117,16 @@ export function ComparisonReport({ comparison, linksToEvaluations = true }: { co
           ))}
         </div>
       </Section>
-      <Section title="Verdicts per pair" id="pairs" description="A difference holds only if every value in both justified ranges puts the same one ahead, with intervals apart at the least favourable ends (docs/statistics.md).">
-        <DataTable caption="Each pair of evaluations" columns={["Pair", "Verdict", "Ahead across the range", "Ahead at the endpoint", "Ahead on final runs", "Why"]} testId="comparison-pairs">
+      <Section
+        title="Verdicts per pair"
+        id="pairs"
+        description="A difference holds only if every value in both justified ranges puts the same one ahead, with intervals apart at the least favourable ends (docs/statistics.md)."
+      >
+        <DataTable
+          caption="Each pair of evaluations"
+          columns={["Pair", "Verdict", "Ahead across the range", "Ahead at the endpoint", "Ahead on final runs", "Why"]}
+          testId="comparison-pairs"
+        >
           {comparison.pairs.map((pair) => (
             <tr key={`${pair.a}/${pair.b}`} data-testid="pair-verdict">
               <RowHead>

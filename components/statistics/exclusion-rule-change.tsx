@@ -25,7 +25,13 @@ const FIELDS: Record<string, FieldSpec> = {
  * earlier versions stay in the history, and every figure above is recomputed under the new one. A
  * change made meanwhile by someone else is refused (409) with both versions named.
  */
-export function ExclusionRuleChange({ subject, current }: { subject: { kind: "experiment" | "evaluation"; id: string }; current: RuleVersion }) {
+export function ExclusionRuleChange({
+  subject,
+  current,
+}: {
+  subject: { kind: "experiment" | "evaluation"; id: string };
+  current: RuleVersion;
+}) {
   const router = useRouter();
   const [rule, setRule] = useState<RuleFieldsValue>(() => fieldsOfRule(current.rule));
   const [reason, setReason] = useState("");
@@ -45,7 +51,8 @@ export function ExclusionRuleChange({ subject, current }: { subject: { kind: "ex
     setBusy(false);
     if (!answer.ok) {
       // A refused control of the rule is named and focused as the form labels it, not as "Exclusion rule".
-      const { key, message } = ruleControlError(answer.field, answer.message, "rule") ?? serverFieldError(answer.field, answer.message, FIELDS);
+      const { key, message } =
+        ruleControlError(answer.field, answer.message, "rule") ?? serverFieldError(answer.field, answer.message, FIELDS);
       return show({ [key]: message });
     }
     setSaved(answer.data.version);
@@ -54,14 +61,36 @@ export function ExclusionRuleChange({ subject, current }: { subject: { kind: "ex
   }
 
   return (
-    <form ref={formRef} onSubmit={submit} noValidate className="space-y-4 rounded-lg border border-border bg-card p-4" aria-labelledby="rule-change-title" data-testid="exclusion-rule-change">
+    <form
+      ref={formRef}
+      onSubmit={submit}
+      noValidate
+      className="space-y-4 rounded-lg border border-border bg-card p-4"
+      aria-labelledby="rule-change-title"
+      data-testid="exclusion-rule-change"
+    >
       <h3 id="rule-change-title" className="text-base font-semibold">
         Declare a new version of the rule
       </h3>
-      <p className="text-sm text-muted-foreground">Version {current.version} stays in the history above; every figure is recomputed under the new version, which names itself beside them.</p>
+      <p className="text-sm text-muted-foreground">
+        Version {current.version} stays in the history above; every figure is recomputed under the new version, which names itself beside
+        them.
+      </p>
       <ExclusionRuleFields kind={subject.kind} value={rule} onChange={setRule} error={errors.rule} field="rule" errors={errors} />
-      <Field id="rule-change-reason" label="Reason" hint="Why the rule changes: kept with the version, shown in the history." error={errors.reason}>
-        <Textarea id="rule-change-reason" data-field="reason" rows={2} value={reason} onChange={(e) => setReason(e.target.value)} aria-invalid={errors.reason ? true : undefined} />
+      <Field
+        id="rule-change-reason"
+        label="Reason"
+        hint="Why the rule changes: kept with the version, shown in the history."
+        error={errors.reason}
+      >
+        <Textarea
+          id="rule-change-reason"
+          data-field="reason"
+          rows={2}
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          aria-invalid={errors.reason ? true : undefined}
+        />
       </Field>
       {saved ? (
         <Alert tone="success" role="status" data-testid="rule-saved">

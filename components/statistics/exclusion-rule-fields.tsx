@@ -3,7 +3,15 @@
 import { Field, Fieldset, Input, Select, describedBy } from "@/components/ui/field";
 import { RULE_CONTROL_LABELS, type RuleControl } from "@/lib/forms/exclusion-rule-fields";
 import { RUN_CLASSIFICATIONS } from "@/lib/replay/rules/classification";
-import { CLASS_TREATMENTS, DEFAULT_ELIGIBLE_POPULATION, DEFAULT_EXPERIMENT_RULE, UNRESOLVED_TREATMENTS, declarationOf, type ExclusionRule, type ExclusionRuleDeclaration } from "@/lib/statistics/exclusion-rule";
+import {
+  CLASS_TREATMENTS,
+  DEFAULT_ELIGIBLE_POPULATION,
+  DEFAULT_EXPERIMENT_RULE,
+  UNRESOLVED_TREATMENTS,
+  declarationOf,
+  type ExclusionRule,
+  type ExclusionRuleDeclaration,
+} from "@/lib/statistics/exclusion-rule";
 
 /** What the fields hold: the treatments, and the two free fields as typed. */
 export interface RuleFieldsValue {
@@ -15,7 +23,12 @@ export interface RuleFieldsValue {
 
 export const DEFAULT_RULE_FIELDS: RuleFieldsValue = { ...declarationOf(DEFAULT_EXPERIMENT_RULE), eligiblePopulation: "", threshold: "" };
 
-const WORDS: Record<string, string> = { keep: "keep with its own label", count_as_failure: "count as failure", count_as_success: "count as success", exclude: "exclude (reported apart)" };
+const WORDS: Record<string, string> = {
+  keep: "keep with its own label",
+  count_as_failure: "count as failure",
+  count_as_success: "count as success",
+  exclude: "exclude (reported apart)",
+};
 
 /**
  * The body's `exclusionRule`: left out while the fields still say the default rule (the API then
@@ -72,7 +85,12 @@ export function ExclusionRuleFields({
     const controlError = errors[`${field}.${path}`];
     return {
       error: controlError,
-      props: { id: controlId, "data-field": `${field}.${path}`, "aria-invalid": controlError ? true : undefined, "aria-describedby": describedBy(controlId, { hint, error: controlError }) },
+      props: {
+        id: controlId,
+        "data-field": `${field}.${path}`,
+        "aria-invalid": controlError ? true : undefined,
+        "aria-describedby": describedBy(controlId, { hint, error: controlError }),
+      },
     };
   };
   const unresolved = control("unresolved");
@@ -94,7 +112,11 @@ export function ExclusionRuleFields({
               const treatment = control(`classes.${c}`);
               return (
                 <Field key={c} id={treatment.props.id} label={RULE_CONTROL_LABELS[`classes.${c}`]} error={treatment.error}>
-                  <Select {...treatment.props} value={value.classes[c]} onChange={(e) => onChange({ ...value, classes: { ...value.classes, [c]: e.target.value } })}>
+                  <Select
+                    {...treatment.props}
+                    value={value.classes[c]}
+                    onChange={(e) => onChange({ ...value, classes: { ...value.classes, [c]: e.target.value } })}
+                  >
                     {CLASS_TREATMENTS.map((t) => (
                       <option key={t} value={t}>
                         {WORDS[t]}
@@ -106,7 +128,11 @@ export function ExclusionRuleFields({
             })
           : null}
         <Field id={unresolved.props.id} label={RULE_CONTROL_LABELS.unresolved} error={unresolved.error}>
-          <Select {...unresolved.props} value={value.unresolved} onChange={(e) => onChange({ ...value, unresolved: e.target.value as RuleFieldsValue["unresolved"] })}>
+          <Select
+            {...unresolved.props}
+            value={value.unresolved}
+            onChange={(e) => onChange({ ...value, unresolved: e.target.value as RuleFieldsValue["unresolved"] })}
+          >
             {UNRESOLVED_TREATMENTS.map((t) => (
               <option key={t} value={t}>
                 {WORDS[t]}
@@ -114,8 +140,18 @@ export function ExclusionRuleFields({
             ))}
           </Select>
         </Field>
-        <Field id={eligiblePopulation.props.id} label={`${RULE_CONTROL_LABELS.eligiblePopulation} (optional)`} hint={`In words; default: ${DEFAULT_ELIGIBLE_POPULATION}.`} error={eligiblePopulation.error}>
-          <Input {...eligiblePopulation.props} value={value.eligiblePopulation} onChange={(e) => onChange({ ...value, eligiblePopulation: e.target.value })} autoComplete="off" />
+        <Field
+          id={eligiblePopulation.props.id}
+          label={`${RULE_CONTROL_LABELS.eligiblePopulation} (optional)`}
+          hint={`In words; default: ${DEFAULT_ELIGIBLE_POPULATION}.`}
+          error={eligiblePopulation.error}
+        >
+          <Input
+            {...eligiblePopulation.props}
+            value={value.eligiblePopulation}
+            onChange={(e) => onChange({ ...value, eligiblePopulation: e.target.value })}
+            autoComplete="off"
+          />
         </Field>
         <Field
           id={threshold.props.id}
@@ -123,7 +159,13 @@ export function ExclusionRuleFields({
           hint="A share from 0 to 1, e.g. 0.8: the statistics warn when another reasonable rule puts the rate on the other side of it."
           error={threshold.error}
         >
-          <Input {...threshold.props} inputMode="decimal" value={value.threshold} onChange={(e) => onChange({ ...value, threshold: e.target.value })} autoComplete="off" />
+          <Input
+            {...threshold.props}
+            inputMode="decimal"
+            value={value.threshold}
+            onChange={(e) => onChange({ ...value, threshold: e.target.value })}
+            autoComplete="off"
+          />
         </Field>
       </div>
     </Fieldset>

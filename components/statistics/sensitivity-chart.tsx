@@ -8,7 +8,10 @@ import type { SensitivityRowAnswer } from "@/lib/statistics/answer-schema";
 // the dashed line is the declared target, when there is one.
 
 const AXIS = { fill: "var(--muted-foreground)", fontSize: 11 };
-const TOOLTIP = { contentStyle: { background: "var(--card)", border: "1px solid var(--border)", color: "var(--foreground)", borderRadius: 6, fontSize: 12 }, itemStyle: { color: "var(--foreground)" } };
+const TOOLTIP = {
+  contentStyle: { background: "var(--card)", border: "1px solid var(--border)", color: "var(--foreground)", borderRadius: 6, fontSize: 12 },
+  itemStyle: { color: "var(--foreground)" },
+};
 
 export default function SensitivityChart({ rows, threshold }: { rows: SensitivityRowAnswer[]; threshold?: number }) {
   const data = rows.map((row) => ({
@@ -24,11 +27,29 @@ export default function SensitivityChart({ rows, threshold }: { rows: Sensitivit
         <CartesianGrid stroke="var(--border)" vertical={false} />
         <XAxis dataKey="rule" tick={AXIS} interval={0} height={60} />
         <YAxis domain={[0, 1]} tickFormatter={(v: number) => `${Math.round(v * 100)}%`} tick={AXIS} />
-        <Tooltip {...TOOLTIP} formatter={(value, _name, item) => [`${(item.payload as { label: string }).label} (${(100 * Number(value)).toFixed(1)}%)`, "rate"]} />
+        <Tooltip
+          {...TOOLTIP}
+          formatter={(value, _name, item) => [
+            `${(item.payload as { label: string }).label} (${(100 * Number(value)).toFixed(1)}%)`,
+            "rate",
+          ]}
+        />
         <Bar dataKey="rate" fill="var(--chart-1)" isAnimationActive={false}>
           <ErrorBar dataKey="interval" width={6} stroke="var(--foreground)" />
         </Bar>
-        {threshold === undefined ? null : <ReferenceLine y={threshold} stroke="var(--chart-3)" strokeDasharray="6 3" label={{ value: `target ${(100 * threshold).toFixed(0)}%`, fill: "var(--foreground)", fontSize: 11, position: "insideTopRight" }} />}
+        {threshold === undefined ? null : (
+          <ReferenceLine
+            y={threshold}
+            stroke="var(--chart-3)"
+            strokeDasharray="6 3"
+            label={{
+              value: `target ${(100 * threshold).toFixed(0)}%`,
+              fill: "var(--foreground)",
+              fontSize: 11,
+              position: "insideTopRight",
+            }}
+          />
+        )}
       </BarChart>
     </ResponsiveContainer>
   );

@@ -2,7 +2,15 @@ import { Alert } from "@/components/ui/alert";
 import { Section } from "@/components/ui/page-header";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { percent, ratio } from "@/lib/format/numbers";
-import type { ExclusionRuleAnswer, PassKAnswer, RateAnswer, RuleVersion, SensitivityRowAnswer, ThresholdCheckAnswer, UnitsAnswer } from "@/lib/statistics/answer-schema";
+import type {
+  ExclusionRuleAnswer,
+  PassKAnswer,
+  RateAnswer,
+  RuleVersion,
+  SensitivityRowAnswer,
+  ThresholdCheckAnswer,
+  UnitsAnswer,
+} from "@/lib/statistics/answer-schema";
 import type { ExclusionRule } from "@/lib/statistics/exclusion-rule";
 import { Time } from "@/components/ui/time";
 import { LazyExclusionRuleChange } from "./lazy-exclusion-rule-change";
@@ -10,7 +18,8 @@ import { LazySensitivityChart } from "./lazy-sensitivity-chart";
 import type { Interval } from "@/lib/statistics/wilson";
 
 /** "[68.6%, 80.5%]", or a dash when nothing was observed. */
-export const intervalText = (interval: Interval | null) => (interval ? `[${(100 * interval[0]).toFixed(1)}%, ${(100 * interval[1]).toFixed(1)}%]` : "—");
+export const intervalText = (interval: Interval | null) =>
+  interval ? `[${(100 * interval[0]).toFixed(1)}%, ${(100 * interval[1]).toFixed(1)}%]` : "—";
 
 /**
  * The statistics answer (docs/statistics.md) as tables: each rate n/N with its population and
@@ -50,7 +59,12 @@ export function StatisticsPanel({
       description={`Every rate is n/N with its 95% Wilson interval, under ${rule}: ${exclusionRule.declaredBy}.`}
       data-testid="statistics"
     >
-      <DataTable caption="Rates, each over its own population" columns={["Rate", "Population", "n/N", "Rate", "95% Wilson"]} numericColumns={[2, 3, 4]} testId="statistics-rates">
+      <DataTable
+        caption="Rates, each over its own population"
+        columns={["Rate", "Population", "n/N", "Rate", "95% Wilson"]}
+        numericColumns={[2, 3, 4]}
+        testId="statistics-rates"
+      >
         {rates.map((r) => (
           <tr key={r.name}>
             <RowHead>{r.name}</RowHead>
@@ -88,7 +102,12 @@ export function StatisticsPanel({
         </tr>
       </DataTable>
       {passK.available ? (
-        <DataTable caption="pass^k and pass@k (τ-bench), every trial its own unit" columns={["k", "pass^k", "pass@k"]} numericColumns={[0, 1, 2]} testId="statistics-pass-k">
+        <DataTable
+          caption="pass^k and pass@k (τ-bench), every trial its own unit"
+          columns={["k", "pass^k", "pass@k"]}
+          numericColumns={[0, 1, 2]}
+          testId="statistics-pass-k"
+        >
           {passK.values.map((v) => (
             <tr key={v.k}>
               <RowHead className="num">{v.k}</RowHead>
@@ -102,7 +121,12 @@ export function StatisticsPanel({
           <p>{passK.reason}.</p>
         </Alert>
       )}
-      <DataTable caption={`Sensitivity: the headline under the declared rule and each alternative`} columns={["Measure", "Rule", "n/N", "Rate", "95% Wilson"]} numericColumns={[2, 3, 4]} testId="statistics-sensitivity">
+      <DataTable
+        caption={`Sensitivity: the headline under the declared rule and each alternative`}
+        columns={["Measure", "Rule", "n/N", "Rate", "95% Wilson"]}
+        numericColumns={[2, 3, 4]}
+        testId="statistics-sensitivity"
+      >
         {sensitivity.map((row) => (
           <tr key={`${row.measure}/${row.rule}`}>
             <RowHead>{row.measure}</RowHead>
@@ -124,26 +148,35 @@ export function StatisticsPanel({
           </Alert>
         ) : (
           <p className="text-sm text-muted-foreground" data-testid="statistics-threshold-warnings">
-            Target {(100 * thresholdChecks[0]!.threshold).toFixed(1)}%: {thresholdChecks.map((c) => `${c.measure}: ${c.verdict}`).join("; ")}.
+            Target {(100 * thresholdChecks[0]!.threshold).toFixed(1)}%:{" "}
+            {thresholdChecks.map((c) => `${c.measure}: ${c.verdict}`).join("; ")}.
           </p>
         )
       ) : null}
       {[...new Set(sensitivity.map((row) => row.measure))].map((measure) => {
         const rows = sensitivity.filter((row) => row.measure === measure);
-        const text = rows.map((row) => `${row.rule}: ${ratio(row.n, row.N)} (${percent(row.n, row.N)}), 95% Wilson ${intervalText(row.wilson95)}`).join("; ");
+        const text = rows
+          .map((row) => `${row.rule}: ${ratio(row.n, row.N)} (${percent(row.n, row.N)}), 95% Wilson ${intervalText(row.wilson95)}`)
+          .join("; ");
         return (
           <figure key={measure} className="m-0 flex flex-col gap-2 rounded-lg border border-border bg-card p-4 shadow-xs">
             <div role="img" aria-label={`${measure} under each rule. ${text}`}>
               <LazySensitivityChart rows={rows} threshold={exclusionRule.rule.threshold} />
             </div>
             <figcaption className="text-xs text-muted-foreground">
-              <strong className="text-foreground">{measure} under each rule.</strong> Bars are the rate, whiskers its 95% Wilson interval{exclusionRule.rule.threshold === undefined ? "" : "; the dashed line is the declared target"}.
+              <strong className="text-foreground">{measure} under each rule.</strong> Bars are the rate, whiskers its 95% Wilson interval
+              {exclusionRule.rule.threshold === undefined ? "" : "; the dashed line is the declared target"}.
             </figcaption>
           </figure>
         );
       })}
       {ruleHistory ? (
-        <DataTable caption="The exclusion rule's versions, newest first: every figure above used the newest" columns={["Version", "SHA-256", "Rule", "Stored", "Reason"]} numericColumns={[0]} testId="exclusion-rule-history">
+        <DataTable
+          caption="The exclusion rule's versions, newest first: every figure above used the newest"
+          columns={["Version", "SHA-256", "Rule", "Stored", "Reason"]}
+          numericColumns={[0]}
+          testId="exclusion-rule-history"
+        >
           {ruleHistory.map((v) => (
             <tr key={v.version}>
               <RowHead className="num">{v.version}</RowHead>

@@ -13,7 +13,16 @@ const TONES = {
  * A boxed message. `role` is the caller's choice: "alert" for an error that just appeared, "status"
  * for news, "note" for a standing remark.
  */
-export function Alert({ tone = "info", title, children, className, ...props }: { tone?: keyof typeof TONES; title?: ReactNode; children?: ReactNode; className?: string } & Omit<React.HTMLAttributes<HTMLDivElement>, "title">) {
+export function Alert({
+  tone = "info",
+  title,
+  children,
+  className,
+  ...props
+}: { tone?: keyof typeof TONES; title?: ReactNode; children?: ReactNode; className?: string } & Omit<
+  React.HTMLAttributes<HTMLDivElement>,
+  "title"
+>) {
   const { box, icon: Icon, iconClass } = TONES[tone];
   return (
     <div className={cn("flex gap-3 rounded-md border px-3 py-2.5 text-sm", box, className)} {...props}>

@@ -15,7 +15,10 @@ export function Panel({
   headingLevel = 2,
   id,
   ...props
-}: { title: ReactNode; description?: ReactNode; actions?: ReactNode; children: ReactNode; headingLevel?: 2 | 3; id?: string } & Omit<HTMLAttributes<HTMLElement>, "title">) {
+}: { title: ReactNode; description?: ReactNode; actions?: ReactNode; children: ReactNode; headingLevel?: 2 | 3; id?: string } & Omit<
+  HTMLAttributes<HTMLElement>,
+  "title"
+>) {
   const Heading = headingLevel === 2 ? "h2" : "h3";
   const headingId = id ? `${id}-title` : undefined;
   return (

@@ -1,7 +1,14 @@
 "use client";
 
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { columnVisibilityFeature, createSortedRowModel, rowSortingFeature, tableFeatures, useTable, type ColumnDef } from "@tanstack/react-table";
+import {
+  columnVisibilityFeature,
+  createSortedRowModel,
+  rowSortingFeature,
+  tableFeatures,
+  useTable,
+  type ColumnDef,
+} from "@tanstack/react-table";
 import { ArrowDown, ArrowUp, ArrowUpDown, Columns3 } from "lucide-react";
 import { useMemo, useRef, useState, type ReactNode } from "react";
 import { cn } from "./cn";
@@ -82,7 +89,13 @@ export function DataGrid({
   const sortedRows = table.getRowModel().rows;
   const scrollRef = useRef<HTMLDivElement>(null);
   const virtual = sortedRows.length > VIRTUAL_FROM;
-  const virtualizer = useVirtualizer({ count: sortedRows.length, getScrollElement: () => scrollRef.current, estimateSize: () => ROW_HEIGHT, overscan: 12, enabled: virtual });
+  const virtualizer = useVirtualizer({
+    count: sortedRows.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 12,
+    enabled: virtual,
+  });
   const items = virtual ? virtualizer.getVirtualItems() : [];
   const shown = virtual ? items.map((item) => sortedRows[item.index]!) : sortedRows;
   const padTop = virtual && items.length ? items[0]!.start : 0;
@@ -100,15 +113,20 @@ export function DataGrid({
             <Columns3 aria-hidden="true" className="size-3.5" /> Columns
           </summary>
           {menuOpen ? (
-          <fieldset className="absolute right-0 z-20 mt-1 w-60 space-y-1 rounded-md border border-border bg-card p-3 text-sm text-foreground shadow-lg">
-            <legend className="sr-only">Columns shown</legend>
-            {table.getAllLeafColumns().map((column) => (
-              <label key={column.id} className="flex items-center gap-2">
-                <input type="checkbox" checked={column.getIsVisible()} onChange={column.getToggleVisibilityHandler()} disabled={columns[Number(column.id)]!.rowHeader} />
-                {columns[Number(column.id)]!.header}
-              </label>
-            ))}
-          </fieldset>
+            <fieldset className="absolute right-0 z-20 mt-1 w-60 space-y-1 rounded-md border border-border bg-card p-3 text-sm text-foreground shadow-lg">
+              <legend className="sr-only">Columns shown</legend>
+              {table.getAllLeafColumns().map((column) => (
+                <label key={column.id} className="flex items-center gap-2">
+                  <input
+                    type="checkbox"
+                    checked={column.getIsVisible()}
+                    onChange={column.getToggleVisibilityHandler()}
+                    disabled={columns[Number(column.id)]!.rowHeader}
+                  />
+                  {columns[Number(column.id)]!.header}
+                </label>
+              ))}
+            </fieldset>
           ) : null}
         </details>
       </div>
@@ -132,7 +150,10 @@ export function DataGrid({
                       <button
                         type="button"
                         onClick={header.column.getToggleSortingHandler()}
-                        className={cn("inline-flex items-center gap-1 rounded text-left font-semibold hover:text-foreground", sorted && "text-foreground")}
+                        className={cn(
+                          "inline-flex items-center gap-1 rounded text-left font-semibold hover:text-foreground",
+                          sorted && "text-foreground",
+                        )}
                       >
                         {column.header}
                         <Icon aria-hidden="true" className="size-3.5 shrink-0" />

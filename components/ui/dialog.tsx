@@ -36,7 +36,9 @@ export function Dialog({
           style={{ width: `min(94vw, ${width})` }}
         >
           <DialogPrimitive.Title className="text-base font-semibold">{title}</DialogPrimitive.Title>
-          {description ? <DialogPrimitive.Description className="text-sm text-muted-foreground">{description}</DialogPrimitive.Description> : null}
+          {description ? (
+            <DialogPrimitive.Description className="text-sm text-muted-foreground">{description}</DialogPrimitive.Description>
+          ) : null}
           {children}
         </DialogPrimitive.Content>
       </DialogPrimitive.Portal>
@@ -45,7 +47,17 @@ export function Dialog({
 }
 
 /** A dialog form's buttons: one that closes without acting, and the submit button (busy while it works). */
-export function DialogActions({ submit, busy, busyLabel, className }: { submit: string; busy: boolean; busyLabel: string; className?: string }) {
+export function DialogActions({
+  submit,
+  busy,
+  busyLabel,
+  className,
+}: {
+  submit: string;
+  busy: boolean;
+  busyLabel: string;
+  className?: string;
+}) {
   return (
     <div className={cn("flex justify-end gap-2", className)}>
       <DialogPrimitive.Close asChild>

@@ -24,8 +24,13 @@ export function Label({ className, ...props }: React.LabelHTMLAttributes<HTMLLab
 }
 
 /** The ids a control points at with aria-describedby: its hint and its error, each only when shown. */
-export function describedBy(id: string, { hint, error, counter }: { hint?: unknown; error?: unknown; counter?: unknown }): string | undefined {
-  return [hint ? `${id}-hint` : null, counter ? `${id}-counter` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
+export function describedBy(
+  id: string,
+  { hint, error, counter }: { hint?: unknown; error?: unknown; counter?: unknown },
+): string | undefined {
+  return (
+    [hint ? `${id}-hint` : null, counter ? `${id}-counter` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined
+  );
 }
 
 /**
@@ -33,7 +38,23 @@ export function describedBy(id: string, { hint, error, counter }: { hint?: unkno
  * optional character counter. The control itself is the child: give it `id`, and
  * `aria-describedby={describedBy(id, …)}` and `aria-invalid` as the Field's props say.
  */
-export function Field({ id, label, hint, error, counter, children, className }: { id: string; label: ReactNode; hint?: ReactNode; error?: string | null; counter?: ReactNode; children: ReactNode; className?: string }) {
+export function Field({
+  id,
+  label,
+  hint,
+  error,
+  counter,
+  children,
+  className,
+}: {
+  id: string;
+  label: ReactNode;
+  hint?: ReactNode;
+  error?: string | null;
+  counter?: ReactNode;
+  children: ReactNode;
+  className?: string;
+}) {
   return (
     <div className={cn("space-y-1.5", className)}>
       <Label htmlFor={id}>{label}</Label>
@@ -67,7 +88,22 @@ export function CharacterCounter({ length, max }: { length: number; max: number 
 }
 
 /** A group of checkboxes or radios with its legend, hint and error. */
-export function Fieldset({ legend, hint, error, id, children, className, ...props }: { legend: ReactNode; hint?: ReactNode; error?: string | null; id: string; children: ReactNode; className?: string } & React.FieldsetHTMLAttributes<HTMLFieldSetElement>) {
+export function Fieldset({
+  legend,
+  hint,
+  error,
+  id,
+  children,
+  className,
+  ...props
+}: {
+  legend: ReactNode;
+  hint?: ReactNode;
+  error?: string | null;
+  id: string;
+  children: ReactNode;
+  className?: string;
+} & React.FieldsetHTMLAttributes<HTMLFieldSetElement>) {
   return (
     <fieldset className={cn("space-y-2", className)} aria-describedby={describedBy(id, { hint, error })} {...props}>
       <legend className="mb-1 text-sm font-medium">{legend}</legend>

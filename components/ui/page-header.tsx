@@ -3,7 +3,19 @@ import { ChevronRight } from "lucide-react";
 import type { ReactNode } from "react";
 
 /** The page's h1, a line saying what the page shows, a trail back up, and the page's actions. */
-export function PageHeader({ title, description, crumbs, actions, meta }: { title: ReactNode; description?: ReactNode; crumbs?: { href: string; label: ReactNode }[]; actions?: ReactNode; meta?: ReactNode }) {
+export function PageHeader({
+  title,
+  description,
+  crumbs,
+  actions,
+  meta,
+}: {
+  title: ReactNode;
+  description?: ReactNode;
+  crumbs?: { href: string; label: ReactNode }[];
+  actions?: ReactNode;
+  meta?: ReactNode;
+}) {
   return (
     <header className="mb-6 space-y-2">
       {crumbs?.length ? (
@@ -33,7 +45,17 @@ export function PageHeader({ title, description, crumbs, actions, meta }: { titl
 }
 
 /** A titled part of a page (an h2), with an optional line of explanation and actions. */
-export function Section({ title, description, actions, children, id, ...props }: { title: ReactNode; description?: ReactNode; actions?: ReactNode; children: ReactNode; id?: string } & Omit<React.HTMLAttributes<HTMLElement>, "title">) {
+export function Section({
+  title,
+  description,
+  actions,
+  children,
+  id,
+  ...props
+}: { title: ReactNode; description?: ReactNode; actions?: ReactNode; children: ReactNode; id?: string } & Omit<
+  React.HTMLAttributes<HTMLElement>,
+  "title"
+>) {
   const headingId = id ? `${id}-title` : undefined;
   return (
     <section className="mt-10 space-y-3" aria-labelledby={headingId} id={id} {...props}>

@@ -3,7 +3,16 @@ import type { Db } from "../db/prisma";
 import { readServerEnv } from "../env";
 import { DomainError } from "../errors";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
-import { createAccount, createApiKey, createFirstAdmin, listAccounts, listApiKeys, revokeApiKey, setAccountRole, type AccountView } from "./accounts";
+import {
+  createAccount,
+  createApiKey,
+  createFirstAdmin,
+  listAccounts,
+  listApiKeys,
+  revokeApiKey,
+  setAccountRole,
+  type AccountView,
+} from "./accounts";
 import { createAuth, type Auth } from "./auth";
 import type { Role } from "./permissions";
 import { PrincipalResolver, resolvePrincipal } from "./principal";
@@ -41,7 +50,11 @@ describe("first-run setup", () => {
     expect(results.map((r) => r.status).sort()).toEqual(["fulfilled", "rejected"]);
     const users = await db.user.findMany();
     expect(users.map((u) => u.role)).toEqual(["admin"]);
-    expect(await refusal(createFirstAdmin(auth, db, { email: "third@example.test", password: PASSWORD }))).toEqual({ kind: "conflict", code: "setup_done", field: undefined });
+    expect(await refusal(createFirstAdmin(auth, db, { email: "third@example.test", password: PASSWORD }))).toEqual({
+      kind: "conflict",
+      code: "setup_done",
+      field: undefined,
+    });
     // The password is stored hashed, never as given.
     const account = await db.account.findFirstOrThrow({ where: { userId: users[0]!.id } });
     expect(account.password).not.toContain(PASSWORD);
@@ -52,7 +65,11 @@ describe("first-run setup", () => {
 describe("accounts", () => {
   it("refuses a taken email with a 409 naming the field, whatever its case", async () => {
     await createAccount(auth, { email: "dup@example.test", password: PASSWORD, role: "viewer" });
-    expect(await refusal(createAccount(auth, { email: "DUP@example.test", password: PASSWORD, role: "editor" }))).toEqual({ kind: "conflict", code: "email_taken", field: "email" });
+    expect(await refusal(createAccount(auth, { email: "DUP@example.test", password: PASSWORD, role: "editor" }))).toEqual({
+      kind: "conflict",
+      code: "email_taken",
+      field: "email",
+    });
     expect(await db.user.count({ where: { email: "dup@example.test" } })).toBe(1);
   });
 
@@ -75,7 +92,11 @@ describe("principals", () => {
     const reviewer = await createAccount(auth, { email: "rev@example.test", password: PASSWORD, role: "reviewer" });
     const signedIn = await auth.api.signInEmail({ body: { email: reviewer.email, password: PASSWORD }, returnHeaders: true });
     const cookie = signedIn.headers.get("set-cookie")!.split(";")[0]!;
-    expect(await resolvePrincipal(auth, db, new Headers({ cookie }))).toMatchObject({ userId: reviewer.id, role: "reviewer", via: "session" });
+    expect(await resolvePrincipal(auth, db, new Headers({ cookie }))).toMatchObject({
+      userId: reviewer.id,
+      role: "reviewer",
+      via: "session",
+    });
 
     const { key, apiKey } = await createApiKey(auth, reviewer.id, "harness");
     expect(key).toMatch(/^bl_[A-Za-z0-9]{64}$/);
@@ -164,9 +185,13 @@ describe("cached principals", () => {
     const { key } = await createApiKey(auth, editor.id, "q");
     const headers = new Headers({ authorization: `Bearer ${key}` });
     let verifications = 0;
-    const counting = { ...auth, api: { ...auth.api, verifyApiKey: ((input) => (verifications++, auth.api.verifyApiKey(input))) as Auth["api"]["verifyApiKey"] } } as Auth;
+    const counting = {
+      ...auth,
+      api: { ...auth.api, verifyApiKey: ((input) => (verifications++, auth.api.verifyApiKey(input))) as Auth["api"]["verifyApiKey"] },
+    } as Auth;
     const here = new PrincipalResolver(counting, db, { ttlMs: TTL_MS, now: () => now });
-    const burst = async () => (await Promise.all(Array.from({ length: 20 }, () => here.resolve(headers)))).every((p) => p?.userId === editor.id);
+    const burst = async () =>
+      (await Promise.all(Array.from({ length: 20 }, () => here.resolve(headers)))).every((p) => p?.userId === editor.id);
     expect(await burst()).toBe(true);
     expect(verifications).toBe(1);
     now += TTL_MS - 1;
@@ -234,7 +259,13 @@ describe("deactivating and reactivating an account", () => {
 
     const deactivated = await setAccountActive(db, { userId: editor.id, active: false, actor: actor(admin), reason: "left the project" });
     here.forgetUser(editor.id); // what the route does
-    expect(deactivated).toMatchObject({ id: editor.id, email: editor.email, role: "editor", active: false, deactivatedReason: "left the project" });
+    expect(deactivated).toMatchObject({
+      id: editor.id,
+      email: editor.email,
+      role: "editor",
+      active: false,
+      deactivatedReason: "left the project",
+    });
     expect(await db.session.count({ where: { userId: editor.id } })).toBe(0);
     const banned = await db.user.findUniqueOrThrow({ where: { id: editor.id } });
     expect({ banned: banned.banned, banReason: banned.banReason }).toEqual({ banned: true, banReason: "left the project" });
@@ -246,10 +277,16 @@ describe("deactivating and reactivating an account", () => {
     expect(await elsewhere.resolve(byKey)).toBeNull();
     expect(await elsewhere.resolve(session)).toBeNull();
     expect(await signInRefusal(editor.email, PASSWORD)).toBe("FORBIDDEN BANNED_USER");
-    expect((await listAccounts(db)).find((a) => a.id === editor.id)).toMatchObject({ active: false, deactivatedReason: "left the project" });
+    expect((await listAccounts(db)).find((a) => a.id === editor.id)).toMatchObject({
+      active: false,
+      deactivatedReason: "left the project",
+    });
 
     // Deactivating again changes nothing but the reason; the default reason names the admin.
-    expect(await setAccountActive(db, { userId: editor.id, active: false, actor: actor(admin) })).toMatchObject({ active: false, deactivatedReason: `deactivated by ${admin.email}` });
+    expect(await setAccountActive(db, { userId: editor.id, active: false, actor: actor(admin) })).toMatchObject({
+      active: false,
+      deactivatedReason: `deactivated by ${admin.email}`,
+    });
 
     const reactivated = await setAccountActive(db, { userId: editor.id, active: true, actor: actor(admin) });
     here.forgetUser(editor.id); // drops the cached refusal too
@@ -266,8 +303,13 @@ describe("deactivating and reactivating an account", () => {
     await db.user.updateMany({ where: { role: "admin" }, data: { banned: true } }); // only the admins below are active
     const first = await account("admin");
     const second = await account("admin");
-    expect(await refusal(setAccountActive(db, { userId: first.id, active: false, actor: actor(first) }))).toEqual({ kind: "conflict", code: "cannot_deactivate_self" });
-    expect(await refusal(setAccountActive(db, { userId: "no-such-user", active: false, actor: actor(first) }))).toMatchObject({ kind: "not_found" });
+    expect(await refusal(setAccountActive(db, { userId: first.id, active: false, actor: actor(first) }))).toEqual({
+      kind: "conflict",
+      code: "cannot_deactivate_self",
+    });
+    expect(await refusal(setAccountActive(db, { userId: "no-such-user", active: false, actor: actor(first) }))).toMatchObject({
+      kind: "not_found",
+    });
     // Two admins deactivating each other at once: one wins, the other is refused, one stays active.
     const race = await Promise.allSettled([
       setAccountActive(db, { userId: second.id, active: false, actor: actor(first) }),
@@ -335,8 +377,16 @@ describe("API keys with their owners", () => {
     expect((await createApiKey(auth, b.id, "b's second key")).apiKey.owner).toMatchObject({ id: b.id, active: false });
 
     const all = await listApiKeys(db);
-    expect(all.find((k) => k.id === created.apiKey.id)).toMatchObject({ name: "a's key", userId: a.id, owner: { id: a.id, email: a.email, name: "Owner A", active: true }, lastUsedAt: null });
-    expect(all.find((k) => k.id === bKey.apiKey.id)).toMatchObject({ owner: { email: b.email, name: "Owner B", active: false }, lastUsedAt: "2031-01-02T03:04:05.000Z" });
+    expect(all.find((k) => k.id === created.apiKey.id)).toMatchObject({
+      name: "a's key",
+      userId: a.id,
+      owner: { id: a.id, email: a.email, name: "Owner A", active: true },
+      lastUsedAt: null,
+    });
+    expect(all.find((k) => k.id === bKey.apiKey.id)).toMatchObject({
+      owner: { email: b.email, name: "Owner B", active: false },
+      lastUsedAt: "2031-01-02T03:04:05.000Z",
+    });
     expect((await listApiKeys(db, a.id)).map((k) => k.owner.email)).toEqual([a.email]);
     expect(JSON.stringify(all)).not.toContain(created.key);
   });

@@ -25,7 +25,15 @@ type UserRow = Pick<User, "id" | "email" | "name" | "role" | "createdAt" | "bann
 /** A users row as the admin pages and GET /api/v1/users show it (the role column holds one of ROLES). */
 export function accountView(user: UserRow): AccountView {
   const active = user.banned !== true;
-  return { id: user.id, email: user.email, name: user.name, role: user.role as Role, createdAt: user.createdAt.toISOString(), active, deactivatedReason: active ? null : user.banReason };
+  return {
+    id: user.id,
+    email: user.email,
+    name: user.name,
+    role: user.role as Role,
+    createdAt: user.createdAt.toISOString(),
+    active,
+    deactivatedReason: active ? null : user.banReason,
+  };
 }
 
 /** Admins whose accounts are active: the instance must keep at least one. */
@@ -34,10 +42,13 @@ export const ACTIVE_ADMIN = { role: "admin", OR: [{ banned: false }, { banned: n
 /** Creates an account with a hashed password (Better Auth's scrypt). A taken email is a 409 naming the field. */
 export async function createAccount(auth: Auth, input: NewUser): Promise<AccountView> {
   try {
-    const { user } = await auth.api.createUser({ body: { email: input.email, password: input.password, name: input.name ?? input.email, role: input.role } });
+    const { user } = await auth.api.createUser({
+      body: { email: input.email, password: input.password, name: input.name ?? input.email, role: input.role },
+    });
     return accountView({ ...user, role: input.role, createdAt: new Date(user.createdAt), banned: false, banReason: null });
   } catch (error) {
-    if (error instanceof APIError && /already exists/i.test(error.message)) throw conflict("email_taken", `email: an account with ${input.email} already exists`, "email");
+    if (error instanceof APIError && /already exists/i.test(error.message))
+      throw conflict("email_taken", `email: an account with ${input.email} already exists`, "email");
     throw error;
   }
 }
@@ -100,7 +111,12 @@ export interface ApiKeyOwner {
   active: boolean;
 }
 
-const ownerOf = (user: { id: string; email: string; name: string; banned?: boolean | null }): ApiKeyOwner => ({ id: user.id, email: user.email, name: user.name, active: user.banned !== true });
+const ownerOf = (user: { id: string; email: string; name: string; banned?: boolean | null }): ApiKeyOwner => ({
+  id: user.id,
+  email: user.email,
+  name: user.name,
+  active: user.banned !== true,
+});
 
 /** Creates an API key for an existing user; the key is returned once and stored hashed. */
 export async function createApiKey(auth: Auth, userId: string, name: string): Promise<{ key: string; apiKey: ApiKeyView }> {
@@ -109,12 +125,25 @@ export async function createApiKey(auth: Auth, userId: string, name: string): Pr
   if (!owner) throw new Error(`API key ${created.id} was made for user ${userId}, who does not exist`);
   return {
     key: created.key,
-    apiKey: { id: created.id, name: created.name, start: created.start, userId, owner: ownerOf(owner), createdAt: new Date(created.createdAt).toISOString(), lastUsedAt: null },
+    apiKey: {
+      id: created.id,
+      name: created.name,
+      start: created.start,
+      userId,
+      owner: ownerOf(owner),
+      createdAt: new Date(created.createdAt).toISOString(),
+      lastUsedAt: null,
+    },
   };
 }
 
 /** A key for the caller, or (an admin only) for another user, who must exist. */
-export async function createApiKeyFor(auth: Auth, db: Db, principal: Principal, input: NewApiKey): Promise<{ key: string; apiKey: ApiKeyView }> {
+export async function createApiKeyFor(
+  auth: Auth,
+  db: Db,
+  principal: Principal,
+  input: NewApiKey,
+): Promise<{ key: string; apiKey: ApiKeyView }> {
   const userId = input.userId ?? principal.userId;
   if (userId !== principal.userId) {
     if (!can(principal.role, "users:admin")) throw forbidden("userId: only an admin may create a key for another user", "userId");
@@ -127,12 +156,27 @@ export async function createApiKeyFor(auth: Auth, db: Db, principal: Principal, 
 export async function listApiKeys(db: Db, userId?: string): Promise<ApiKeyView[]> {
   const keys = await db.apikey.findMany({ where: userId ? { referenceId: userId } : {}, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
   // api_keys.reference_id has no foreign key (the plugin's schema): the owners come in a second query.
-  const owners = await db.user.findMany({ where: { id: { in: [...new Set(keys.map((k) => k.referenceId))] } }, select: { id: true, email: true, name: true, banned: true } });
+  const owners = await db.user.findMany({
+    where: { id: { in: [...new Set(keys.map((k) => k.referenceId))] } },
+    select: { id: true, email: true, name: true, banned: true },
+  });
   const ownerById = new Map(owners.map((u) => [u.id, ownerOf(u)]));
   return keys.flatMap((k) => {
     const owner = ownerById.get(k.referenceId);
     // A key whose user is gone authenticates no one (lib/auth/principal.ts): nothing to list.
-    return owner ? [{ id: k.id, name: k.name, start: k.start, userId: k.referenceId, owner, createdAt: k.createdAt.toISOString(), lastUsedAt: k.lastRequest?.toISOString() ?? null }] : [];
+    return owner
+      ? [
+          {
+            id: k.id,
+            name: k.name,
+            start: k.start,
+            userId: k.referenceId,
+            owner,
+            createdAt: k.createdAt.toISOString(),
+            lastUsedAt: k.lastRequest?.toISOString() ?? null,
+          },
+        ]
+      : [];
   });
 }
 

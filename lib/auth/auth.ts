@@ -26,7 +26,11 @@ const SIGN_IN_ACCOUNT_WINDOW_S = 15 * 60;
 
 /** `databaseUrl`: the database `db` uses, for the sign-in limiter's counters. */
 export function createAuth(db: Db, env: ServerEnv, databaseUrl: string) {
-  const perAccount = postgresRateLimiter(databaseUrl, { keyPrefix: "sign-in-account", points: SIGN_IN_ATTEMPTS_PER_ACCOUNT, durationSeconds: SIGN_IN_ACCOUNT_WINDOW_S });
+  const perAccount = postgresRateLimiter(databaseUrl, {
+    keyPrefix: "sign-in-account",
+    points: SIGN_IN_ATTEMPTS_PER_ACCOUNT,
+    durationSeconds: SIGN_IN_ACCOUNT_WINDOW_S,
+  });
   const baseURL = baseUrlOf(env);
   const loopbackTwin = baseURL.replace("//localhost:", "//127.0.0.1:");
   return betterAuth({
@@ -37,7 +41,12 @@ export function createAuth(db: Db, env: ServerEnv, databaseUrl: string) {
     trustedOrigins: [...new Set([baseURL, loopbackTwin])],
     database: prismaAdapter(db, { provider: "postgresql" }),
     // Accounts are made by an admin (or `npm run user:create`, or the first-run setup page), never by sign-up.
-    emailAndPassword: { enabled: true, disableSignUp: true, minPasswordLength: MIN_PASSWORD_LENGTH, maxPasswordLength: MAX_PASSWORD_LENGTH },
+    emailAndPassword: {
+      enabled: true,
+      disableSignUp: true,
+      minPasswordLength: MIN_PASSWORD_LENGTH,
+      maxPasswordLength: MAX_PASSWORD_LENGTH,
+    },
     session: { expiresIn: 7 * 24 * 3600, updateAge: 24 * 3600 },
     telemetry: { enabled: false },
     logger: { level: "warn", log: betterAuthLog },
@@ -60,7 +69,9 @@ export function createAuth(db: Db, env: ServerEnv, databaseUrl: string) {
           await perAccount.consume(email);
         } catch (error) {
           if (!isLimitReached(error)) throw error;
-          throw new APIError("TOO_MANY_REQUESTS", { message: `too many failed sign-ins for this account: try again in ${Math.ceil(error.msBeforeNext / 1000)} s` });
+          throw new APIError("TOO_MANY_REQUESTS", {
+            message: `too many failed sign-ins for this account: try again in ${Math.ceil(error.msBeforeNext / 1000)} s`,
+          });
         }
       }),
       after: createAuthMiddleware(async (ctx) => {
@@ -87,4 +98,7 @@ export function createAuth(db: Db, env: ServerEnv, databaseUrl: string) {
 
 export type Auth = ReturnType<typeof createAuth>;
 
-const signInEmail = (body: unknown) => String((body as { email?: unknown } | undefined)?.email ?? "").trim().toLowerCase();
+const signInEmail = (body: unknown) =>
+  String((body as { email?: unknown } | undefined)?.email ?? "")
+    .trim()
+    .toLowerCase();

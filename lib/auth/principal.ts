@@ -51,7 +51,11 @@ async function lookUpPrincipal(auth: Auth, db: Db, headers: Headers): Promise<Lo
     const user = await db.user.findUnique({ where: { id: verified.key.referenceId } });
     if (!user) return NO_ONE;
     if (user.banned || !isRole(user.role)) return { ...NO_ONE, userId: user.id };
-    return { principal: { userId: user.id, email: user.email, name: user.name, role: user.role, via: "api_key" }, apiKeyId: verified.key.id, userId: user.id };
+    return {
+      principal: { userId: user.id, email: user.email, name: user.name, role: user.role, via: "api_key" },
+      apiKeyId: verified.key.id,
+      userId: user.id,
+    };
   }
   if (!getSessionCookie(headers)) return NO_ONE;
   const session = await auth.api.getSession({ headers }).catch(() => null);

@@ -27,7 +27,8 @@ export async function setAccountActive(db: Db, { userId, active, actor, reason }
     await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ADMINS_LOCK})`;
     const user = await tx.user.findUnique({ where: { id: userId } });
     if (!user) throw notFound(`user ${userId}`);
-    if (active) return accountView(await tx.user.update({ where: { id: userId }, data: { banned: false, banReason: null, banExpires: null } }));
+    if (active)
+      return accountView(await tx.user.update({ where: { id: userId }, data: { banned: false, banReason: null, banExpires: null } }));
 
     if (userId === actor.userId) throw conflict("cannot_deactivate_self", "you cannot deactivate your own account; another admin can");
     if (user.role === "admin" && user.banned !== true && (await tx.user.count({ where: ACTIVE_ADMIN })) === 1) {

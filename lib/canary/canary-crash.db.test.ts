@@ -59,13 +59,21 @@ it("loses no trial and stores none twice when a worker is killed mid-experiment"
   const config = canaryConfigSchema.parse({ trials: 30 });
   const experimentId = await createCanaryExperiment(database.db, config);
   const first = await startWorker();
-  await until("first stored results", () => database.db.canaryResult.count({ where: { experimentId } }), (n) => n > 0);
+  await until(
+    "first stored results",
+    () => database.db.canaryResult.count({ where: { experimentId } }),
+    (n) => n > 0,
+  );
   first.kill("SIGKILL");
   const stored = await database.db.canaryResult.count({ where: { experimentId } });
   expect(stored).toBeLessThan(expectedCanaryResults(config)); // killed mid-experiment, not after it
 
   await startWorker();
-  const final = await until("completion", () => database.db.experiment.findUniqueOrThrow({ where: { id: experimentId }, select: { state: true } }), (e) => e.state !== "queued" && e.state !== "running");
+  const final = await until(
+    "completion",
+    () => database.db.experiment.findUniqueOrThrow({ where: { id: experimentId }, select: { state: true } }),
+    (e) => e.state !== "queued" && e.state !== "running",
+  );
   expect(final.state).toBe("completed");
   const [{ rows, trials, canaries }] = await database.db.$queryRaw<[{ rows: number; trials: number; canaries: number }]>`
     SELECT count(*)::int AS rows, count(DISTINCT (condition, trial))::int AS trials, count(DISTINCT canary)::int AS canaries

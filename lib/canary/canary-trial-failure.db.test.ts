@@ -32,7 +32,8 @@ afterAll(async () => {
 it("fails the experiment, naming the trial and why, when a trial's last attempt cannot reach the service", async () => {
   const experimentId = await createCanaryExperiment(database.db, canaryConfigSchema.parse({ conditions: ["shared"], trials: 2 }));
   const deps = { db: database.db, client, service: () => ({ url: client.baseUrl, timeOrigin: 0 }) };
-  const state = async () => database.db.experiment.findUniqueOrThrow({ where: { id: experimentId }, select: { state: true, error: true, finishedAt: true } });
+  const state = async () =>
+    database.db.experiment.findUniqueOrThrow({ where: { id: experimentId }, select: { state: true, error: true, finishedAt: true } });
 
   // An attempt with attempts left throws, for the queue to retry it; the experiment keeps running.
   await expect(runCanaryTrialJob(deps, { experimentId, condition: "shared", trial: 1 }, 1)).rejects.toBeInstanceOf(ServiceFailure);

@@ -41,7 +41,11 @@ async function waitForCompletion(experimentId: string) {
   throw new Error("the canary experiment did not finish within 60 s");
 }
 const rows = (experimentId: string) =>
-  database.db.canaryResult.findMany({ where: { experimentId }, orderBy: [{ condition: "asc" }, { trial: "asc" }, { surface: "asc" }], select: { condition: true, trial: true, surface: true, canary: true, found: true } });
+  database.db.canaryResult.findMany({
+    where: { experimentId },
+    orderBy: [{ condition: "asc" }, { trial: "asc" }, { surface: "asc" }],
+    select: { condition: true, trial: true, surface: true, canary: true, found: true },
+  });
 
 describe("the canary experiment through the worker", () => {
   const config = canaryConfigSchema.parse({ trials: 3 });
@@ -53,7 +57,8 @@ describe("the canary experiment through the worker", () => {
     expect(status).toMatchObject({ kind: "canary", state: "completed", progress: { done: 9, total: 9 } });
 
     const results = (await canaryResults(database.db, experimentId))!;
-    const byCondition = (condition: string) => results.surfaces.filter((s) => s.condition === condition).map((s) => [s.surface, `${s.found}/${s.trials}`, `${s.held}/${s.trials}`]);
+    const byCondition = (condition: string) =>
+      results.surfaces.filter((s) => s.condition === condition).map((s) => [s.surface, `${s.found}/${s.trials}`, `${s.held}/${s.trials}`]);
     expect(byCondition("shared")).toEqual(CANARY_SURFACES.map((surface) => [surface, "3/3", "3/3"]));
     expect(byCondition("namespaced")).toEqual(CANARY_SURFACES.map((surface) => [surface, "0/3", "3/3"]));
     expect(byCondition("verified_reset")).toEqual(CANARY_SURFACES.map((surface) => [surface, "0/3", "3/3"]));
@@ -64,14 +69,33 @@ describe("the canary experiment through the worker", () => {
     expect(new Set(stored.map((r) => r.canary)).size).toBe(9);
     const sharedValues = results.surfaces.find((s) => s.condition === "shared" && s.surface === "values")!;
     const sharedCanary = stored.find((r) => r.condition === "shared" && r.trial === 1)!.canary;
-    expect(sharedValues.evidence).toMatchObject({ matches: expect.arrayContaining([expect.objectContaining({ key: "notes", value: { canary: sharedCanary, plantedBy: "A", place: "shared_space" } })]) });
+    expect(sharedValues.evidence).toMatchObject({
+      matches: expect.arrayContaining([
+        expect.objectContaining({ key: "notes", value: { canary: sharedCanary, plantedBy: "A", place: "shared_space" } }),
+      ]),
+    });
     const sharedPending = results.surfaces.find((s) => s.condition === "shared" && s.surface === "pending_operations")!;
-    expect(sharedPending.evidence).toMatchObject({ matches: [expect.objectContaining({ handle: expect.stringMatching(/^op_/), status: "pending" })] });
+    expect(sharedPending.evidence).toMatchObject({
+      matches: [expect.objectContaining({ handle: expect.stringMatching(/^op_/), status: "pending" })],
+    });
     // The verified reset cancelled the pending write, restored B's values and forgot the history, and says so.
-    const reset = await database.db.canaryResult.findFirst({ where: { experimentId, condition: "verified_reset" }, select: { reset: true } });
-    expect(reset?.reset).toMatchObject({ verified: true, namespaces: [expect.objectContaining({ cancelled: [expect.objectContaining({ outcome: "cancelled" })], remainingOperations: 0 }), expect.anything()] });
+    const reset = await database.db.canaryResult.findFirst({
+      where: { experimentId, condition: "verified_reset" },
+      select: { reset: true },
+    });
+    expect(reset?.reset).toMatchObject({
+      verified: true,
+      namespaces: [
+        expect.objectContaining({ cancelled: [expect.objectContaining({ outcome: "cancelled" })], remainingOperations: 0 }),
+        expect.anything(),
+      ],
+    });
     // A share link of the experiment carries these results, not the replay's summary it has none of.
-    expect(await loadShareContent(database.db, "experiment", experimentId)).toMatchObject({ kind: "canary_experiment", experiment: { id: experimentId, state: "completed" }, canary: results });
+    expect(await loadShareContent(database.db, "experiment", experimentId)).toMatchObject({
+      kind: "canary_experiment",
+      experiment: { id: experimentId, state: "completed" },
+      canary: results,
+    });
     // Teardown left nothing of the experiment pending on the service.
     expect((await client.operationsUnder(`bl/${experimentId}/`, "pending")).operations).toEqual([]);
   });

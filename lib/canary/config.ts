@@ -21,7 +21,11 @@ export const canaryConfigSchema = z.strictObject({
     .min(1, "conditions must name at least one condition")
     .refine((list) => new Set(list).size === list.length, "conditions must not repeat")
     .default([...CANARY_CONDITIONS]),
-  trials: z.int("trials must be a whole number").min(1, "trials must be at least 1").max(CANARY_MAX_TRIALS, `trials must be at most ${CANARY_MAX_TRIALS}`).default(5),
+  trials: z
+    .int("trials must be a whole number")
+    .min(1, "trials must be at least 1")
+    .max(CANARY_MAX_TRIALS, `trials must be at most ${CANARY_MAX_TRIALS}`)
+    .default(5),
 });
 export type CanaryConfig = z.infer<typeof canaryConfigSchema>;
 

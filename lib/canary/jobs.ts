@@ -13,9 +13,15 @@ export const canaryTrialPayloadSchema = z.strictObject({
 });
 export type CanaryTrialPayload = z.infer<typeof canaryTrialPayloadSchema>;
 /** The key of the job running one canary trial: a second enqueue of the same trial is merged into it. */
-export const canaryJobKey = (payload: CanaryTrialPayload) => `${experimentJobKeyPrefix(payload.experimentId)}canary:${payload.condition}:${payload.trial}`;
+export const canaryJobKey = (payload: CanaryTrialPayload) =>
+  `${experimentJobKeyPrefix(payload.experimentId)}canary:${payload.condition}:${payload.trial}`;
 
 /** Enqueues one job per canary trial, keyed by (experiment, condition, trial); inside the caller's transaction. */
 export async function enqueueCanaryJobs(tx: Pick<SqlTx, "$queryRaw">, payloads: readonly CanaryTrialPayload[]): Promise<void> {
-  await addKeyedJobs(tx, CANARY_TRIAL_JOB, payloads.map((payload) => ({ payload, key: canaryJobKey(payload) })), UNIT_MAX_ATTEMPTS);
+  await addKeyedJobs(
+    tx,
+    CANARY_TRIAL_JOB,
+    payloads.map((payload) => ({ payload, key: canaryJobKey(payload) })),
+    UNIT_MAX_ATTEMPTS,
+  );
 }

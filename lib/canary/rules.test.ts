@@ -3,7 +3,13 @@ import type { Operation, StoredEntry } from "../delayed-write/schemas";
 import { canaryExpectationHeld, canaryExpectedFound, canaryResetVerified, findCanary, plantedFor, type CanaryPlant } from "./rules";
 
 const CANARY = "canary-1234";
-const entry = (key: string, value: unknown, writtenBy = "op_1"): StoredEntry => ({ key, value: value as StoredEntry["value"], version: 1, writtenBy, writtenAtMs: 1 });
+const entry = (key: string, value: unknown, writtenBy = "op_1"): StoredEntry => ({
+  key,
+  value: value as StoredEntry["value"],
+  version: 1,
+  writtenBy,
+  writtenAtMs: 1,
+});
 const op = (handle: string, value: unknown, status: Operation["status"] = "completed"): Operation => ({
   handle,
   namespace: "ns",
@@ -41,8 +47,18 @@ describe("findCanary", () => {
   it("reports each surface with the matching key and value or operation handle, nested values included", () => {
     const findings = findCanary(CANARY, {
       namespaces: [
-        { namespace: "run", entries: [entry("a", { canary: CANARY }), entry("b", "clean")], operations: [op("op_a", { canary: CANARY }), op("op_x", "clean")], pending: [] },
-        { namespace: "space", entries: [entry("notes", { deep: [{ note: `see ${CANARY}` }] }, "op_n")], operations: [], pending: [op("op_p", { canary: CANARY }, "pending")] },
+        {
+          namespace: "run",
+          entries: [entry("a", { canary: CANARY }), entry("b", "clean")],
+          operations: [op("op_a", { canary: CANARY }), op("op_x", "clean")],
+          pending: [],
+        },
+        {
+          namespace: "space",
+          entries: [entry("notes", { deep: [{ note: `see ${CANARY}` }] }, "op_n")],
+          operations: [],
+          pending: [op("op_p", { canary: CANARY }, "pending")],
+        },
       ],
     });
     expect(findings).toEqual([
@@ -57,13 +73,29 @@ describe("findCanary", () => {
           searched: { namespaces: ["run", "space"], items: 3 },
         },
       },
-      { surface: "operation_list", found: true, evidence: { matches: [{ namespace: "run", handle: "op_a", key: "k", status: "completed", value: { canary: CANARY } }], searched: { namespaces: ["run", "space"], items: 2 } } },
-      { surface: "pending_operations", found: true, evidence: { matches: [{ namespace: "space", handle: "op_p", key: "k", status: "pending", value: { canary: CANARY } }], searched: { namespaces: ["run", "space"], items: 1 } } },
+      {
+        surface: "operation_list",
+        found: true,
+        evidence: {
+          matches: [{ namespace: "run", handle: "op_a", key: "k", status: "completed", value: { canary: CANARY } }],
+          searched: { namespaces: ["run", "space"], items: 2 },
+        },
+      },
+      {
+        surface: "pending_operations",
+        found: true,
+        evidence: {
+          matches: [{ namespace: "space", handle: "op_p", key: "k", status: "pending", value: { canary: CANARY } }],
+          searched: { namespaces: ["run", "space"], items: 1 },
+        },
+      },
     ]);
   });
 
   it("finds nothing where only other canaries or clean values are, and says what it searched", () => {
-    const findings = findCanary(CANARY, { namespaces: [{ namespace: "b", entries: [entry("a", { canary: "canary-9999" })], operations: [], pending: [] }] });
+    const findings = findCanary(CANARY, {
+      namespaces: [{ namespace: "b", entries: [entry("a", { canary: "canary-9999" })], operations: [], pending: [] }],
+    });
     expect(findings.map((f) => [f.surface, f.found, f.evidence.searched.items])).toEqual([
       ["values", false, 1],
       ["operation_list", false, 0],

@@ -29,7 +29,12 @@ export type CanaryMatch =
 
 /** What B's searches answered: each namespace it can reach, with its entries, operations and pending operations. */
 export interface CanarySearch {
-  namespaces: ReadonlyArray<{ namespace: string; entries: readonly StoredEntry[]; operations: readonly Operation[]; pending: readonly Operation[] }>;
+  namespaces: ReadonlyArray<{
+    namespace: string;
+    entries: readonly StoredEntry[];
+    operations: readonly Operation[];
+    pending: readonly Operation[];
+  }>;
 }
 
 export interface CanarySurfaceFinding {
@@ -43,7 +48,9 @@ export interface CanarySurfaceFinding {
 export function findCanary(canary: string, search: CanarySearch): CanarySurfaceFinding[] {
   const namespaces = search.namespaces.map((n) => n.namespace);
   const values = search.namespaces.flatMap((n) =>
-    n.entries.filter((e) => carriesCanary(e.value, canary)).map((e): CanaryMatch => ({ namespace: n.namespace, key: e.key, value: e.value, writtenBy: e.writtenBy })),
+    n.entries
+      .filter((e) => carriesCanary(e.value, canary))
+      .map((e): CanaryMatch => ({ namespace: n.namespace, key: e.key, value: e.value, writtenBy: e.writtenBy })),
   );
   const ops = (pick: (n: CanarySearch["namespaces"][number]) => readonly Operation[]) =>
     search.namespaces.flatMap((n) =>
@@ -51,16 +58,29 @@ export function findCanary(canary: string, search: CanarySearch): CanarySurfaceF
         .filter((op) => carriesCanary(op.value, canary))
         .map((op): CanaryMatch => ({ namespace: n.namespace, handle: op.handle, key: op.key, status: op.status, value: op.value })),
     );
-  const count = (pick: (n: CanarySearch["namespaces"][number]) => readonly unknown[]) => search.namespaces.reduce((sum, n) => sum + pick(n).length, 0);
+  const count = (pick: (n: CanarySearch["namespaces"][number]) => readonly unknown[]) =>
+    search.namespaces.reduce((sum, n) => sum + pick(n).length, 0);
   const finding = (surface: CanarySurface, matches: CanaryMatch[], items: number): CanarySurfaceFinding => ({
     surface,
     found: matches.length > 0,
     evidence: { matches, searched: { namespaces, items } },
   });
   return [
-    finding("values", values, count((n) => n.entries)),
-    finding("operation_list", ops((n) => n.operations), count((n) => n.operations)),
-    finding("pending_operations", ops((n) => n.pending), count((n) => n.pending)),
+    finding(
+      "values",
+      values,
+      count((n) => n.entries),
+    ),
+    finding(
+      "operation_list",
+      ops((n) => n.operations),
+      count((n) => n.operations),
+    ),
+    finding(
+      "pending_operations",
+      ops((n) => n.pending),
+      count((n) => n.pending),
+    ),
   ];
 }
 
@@ -89,7 +109,12 @@ export function plantedFor(surface: CanarySurface, plants: readonly CanaryPlant[
  * A verified reset held when it confirmed every pending operation cancelled (none can still land),
  * restored exactly the initial values, and left no operation to list.
  */
-export function canaryResetVerified(input: { pendingAfter: number; remainingOperations: number; entries: ReadonlyArray<{ key: string; value: unknown }>; initial: Readonly<Record<string, unknown>> }): boolean {
+export function canaryResetVerified(input: {
+  pendingAfter: number;
+  remainingOperations: number;
+  entries: ReadonlyArray<{ key: string; value: unknown }>;
+  initial: Readonly<Record<string, unknown>>;
+}): boolean {
   const keys = Object.keys(input.initial);
   return (
     input.pendingAfter === 0 &&

@@ -11,7 +11,13 @@ export async function canaryTrialStored(db: Db, experimentId: string, condition:
 }
 
 /** Stores a trial's surfaces, once: a row already there for (experiment, condition, trial, surface) is kept as it is. */
-export async function saveCanaryTrial(db: Db, experimentId: string, condition: CanaryCondition, trial: number, result: CanaryTrialResult): Promise<void> {
+export async function saveCanaryTrial(
+  db: Db,
+  experimentId: string,
+  condition: CanaryCondition,
+  trial: number,
+  result: CanaryTrialResult,
+): Promise<void> {
   await db.canaryResult.createMany({
     data: result.surfaces.map((s) => ({
       experimentId,
@@ -43,7 +49,10 @@ export async function completeCanaryExperimentIfDone(db: Db, experimentId: strin
     const stored = await tx.canaryResult.count({ where: { experimentId } });
     if (stored < expectedCanaryResults(canaryConfigSchema.parse(row.config))) return;
     const finishedAt = new Date();
-    await tx.experiment.update({ where: { id: experimentId }, data: { state: "completed", finishedAt, wallMs: finishedAt.getTime() - (row.started_at ?? row.created_at).getTime() } });
+    await tx.experiment.update({
+      where: { id: experimentId },
+      data: { state: "completed", finishedAt, wallMs: finishedAt.getTime() - (row.started_at ?? row.created_at).getTime() },
+    });
   });
 }
 
@@ -86,7 +95,8 @@ export async function canaryResults(db: Db, experimentId: string): Promise<Canar
       FROM canary_results WHERE experiment_id = ${experimentId}::uuid
      GROUP BY condition, surface`;
   const stored = z.array(canarySurfaceResultSchema).parse(rows);
-  const order = (r: CanarySurfaceResult) => CANARY_CONDITIONS.indexOf(r.condition) * CANARY_SURFACES.length + CANARY_SURFACES.indexOf(r.surface);
+  const order = (r: CanarySurfaceResult) =>
+    CANARY_CONDITIONS.indexOf(r.condition) * CANARY_SURFACES.length + CANARY_SURFACES.indexOf(r.surface);
   const surfaces = stored.sort((x, y) => order(x) - order(y));
   return canaryResultsSchema.parse({
     experimentId,

@@ -38,7 +38,11 @@ export async function runCanaryTrialJob(
       await saveCanaryTrial(db, experimentId, condition, trial, result);
     } catch (error) {
       if (attempt < maxAttempts) throw error;
-      await markExperimentFailed(db, experimentId, `canary trial ${condition} #${trial} failed on its last attempt (${attempt} of ${maxAttempts}): ${(error as Error).message}`);
+      await markExperimentFailed(
+        db,
+        experimentId,
+        `canary trial ${condition} #${trial} failed on its last attempt (${attempt} of ${maxAttempts}): ${(error as Error).message}`,
+      );
       return;
     }
   }

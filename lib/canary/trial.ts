@@ -1,7 +1,15 @@
 import type { DelayedWriteClient } from "../delayed-write/client";
 import { PAPER_TRACE, routedWrites } from "../replay/rules/trace";
 import type { CanaryCondition } from "./config";
-import { canaryExpectationHeld, canaryExpectedFound, canaryResetVerified, findCanary, plantedFor, type CanaryPlant, type CanarySurfaceFinding } from "./rules";
+import {
+  canaryExpectationHeld,
+  canaryExpectedFound,
+  canaryResetVerified,
+  findCanary,
+  plantedFor,
+  type CanaryPlant,
+  type CanarySurfaceFinding,
+} from "./rules";
 
 /** A's pending write is due long after B has searched: it is still pending then unless a reset cancelled it. */
 export const CANARY_PENDING_DELAY_MS = 60_000;
@@ -41,7 +49,10 @@ function runSpaces(prefix: string, condition: CanaryCondition, role: "A" | "B") 
  * B's initial values, forget the finished operations, read it all back); run B lists every key,
  * the operation list and the pending operations of each namespace it can reach and looks for it.
  */
-export async function runCanaryTrial(client: DelayedWriteClient, input: { namespacePrefix: string; condition: CanaryCondition; canary: string }): Promise<CanaryTrialResult> {
+export async function runCanaryTrial(
+  client: DelayedWriteClient,
+  input: { namespacePrefix: string; condition: CanaryCondition; canary: string },
+): Promise<CanaryTrialResult> {
   const { namespacePrefix, condition, canary } = input;
   const a = runSpaces(namespacePrefix, condition, "A");
   const b = runSpaces(namespacePrefix, condition, "B");
@@ -53,19 +64,32 @@ export async function runCanaryTrial(client: DelayedWriteClient, input: { namesp
     const { operation } = await client.write({ namespace: a.run, key, value: planted("namespace_keys"), delayMs: 0, mode: "sync" });
     plants.push({ place: "namespace_keys", namespace: a.run, key, handle: operation.handle });
   }
-  const pending = await client.write({ namespace: a.run, key: keys[0]!, value: planted("pending_operation"), delayMs: CANARY_PENDING_DELAY_MS, mode: "async" });
+  const pending = await client.write({
+    namespace: a.run,
+    key: keys[0]!,
+    value: planted("pending_operation"),
+    delayMs: CANARY_PENDING_DELAY_MS,
+    mode: "async",
+  });
   plants.push({ place: "pending_operation", namespace: a.run, key: keys[0]!, handle: pending.operation.handle });
   const note = await client.write({ namespace: a.space, key: SPACE_KEY, value: planted("shared_space"), delayMs: 0, mode: "sync" });
   plants.push({ place: "shared_space", namespace: a.space, key: SPACE_KEY, handle: note.operation.handle });
 
-  const reset = condition === "verified_reset" ? await verifiedReset(client, [
-    { namespace: a.run, initial: Object.fromEntries(keys.map((key) => [key, { initialisedBy: "B" }])) },
-    { namespace: a.space, initial: {} },
-  ]) : null;
+  const reset =
+    condition === "verified_reset"
+      ? await verifiedReset(client, [
+          { namespace: a.run, initial: Object.fromEntries(keys.map((key) => [key, { initialisedBy: "B" }])) },
+          { namespace: a.space, initial: {} },
+        ])
+      : null;
 
   const namespaces = await Promise.all(
     [b.run, b.space].map(async (namespace) => {
-      const [entries, operations, pendingOps] = await Promise.all([client.entries(namespace), client.operations(namespace), client.operations(namespace, "pending")]);
+      const [entries, operations, pendingOps] = await Promise.all([
+        client.entries(namespace),
+        client.operations(namespace),
+        client.operations(namespace, "pending"),
+      ]);
       return { namespace, entries: entries.entries, operations: operations.operations, pending: pendingOps.operations };
     }),
   );
@@ -81,7 +105,10 @@ export async function runCanaryTrial(client: DelayedWriteClient, input: { namesp
   return { canary, plants, reset, surfaces };
 }
 
-async function verifiedReset(client: DelayedWriteClient, spaces: Array<{ namespace: string; initial: Record<string, { initialisedBy: string }> }>): Promise<CanaryResetEvidence> {
+async function verifiedReset(
+  client: DelayedWriteClient,
+  spaces: Array<{ namespace: string; initial: Record<string, { initialisedBy: string }> }>,
+): Promise<CanaryResetEvidence> {
   const namespaces = [];
   for (const { namespace, initial } of spaces) {
     const pending = (await client.operations(namespace, "pending")).operations;

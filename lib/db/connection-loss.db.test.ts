@@ -46,28 +46,38 @@ function runChild(survive: boolean, loss: Loss) {
 }
 
 describe("surviveConnectionLoss", () => {
-  it("keeps a process alive when an unheard client loses its connection, and still ends it on any other uncaught error", { timeout: 60_000 }, async () => {
-    const [without, withHandler] = await Promise.all([runChild(false, "terminate"), runChild(true, "terminate")]);
-    expect(without.out).toContain("terminating connection due to administrator command");
-    expect(without.out).not.toContain("alive");
-    expect(without.code).not.toBe(0);
+  it(
+    "keeps a process alive when an unheard client loses its connection, and still ends it on any other uncaught error",
+    { timeout: 60_000 },
+    async () => {
+      const [without, withHandler] = await Promise.all([runChild(false, "terminate"), runChild(true, "terminate")]);
+      expect(without.out).toContain("terminating connection due to administrator command");
+      expect(without.out).not.toContain("alive");
+      expect(without.code).not.toBe(0);
 
-    expect(withHandler.out).toContain("logged: a database connection was lost with no listener (terminating connection due to administrator command)");
-    expect(withHandler.out).toContain("alive");
-    expect(withHandler.out).toContain("an unrelated bug");
-    expect(withHandler.code).toBe(1);
-  });
+      expect(withHandler.out).toContain(
+        "logged: a database connection was lost with no listener (terminating connection due to administrator command)",
+      );
+      expect(withHandler.out).toContain("alive");
+      expect(withHandler.out).toContain("an unrelated bug");
+      expect(withHandler.code).toBe(1);
+    },
+  );
 
-  it("keeps it alive when the connection is reset under the client (read ECONNRESET, then pg's Connection terminated unexpectedly)", { timeout: 60_000 }, async () => {
-    const [without, withHandler] = await Promise.all([runChild(false, "reset"), runChild(true, "reset")]);
-    expect(without.out).toContain("read ECONNRESET");
-    expect(without.out).not.toContain("alive");
-    expect(without.code).not.toBe(0);
+  it(
+    "keeps it alive when the connection is reset under the client (read ECONNRESET, then pg's Connection terminated unexpectedly)",
+    { timeout: 60_000 },
+    async () => {
+      const [without, withHandler] = await Promise.all([runChild(false, "reset"), runChild(true, "reset")]);
+      expect(without.out).toContain("read ECONNRESET");
+      expect(without.out).not.toContain("alive");
+      expect(without.code).not.toBe(0);
 
-    expect(withHandler.out).toContain("logged: a database connection was lost with no listener (read ECONNRESET)");
-    expect(withHandler.out).toContain("logged: a database connection was lost with no listener (Connection terminated unexpectedly)");
-    expect(withHandler.out).toContain("alive");
-    expect(withHandler.out).toContain("an unrelated bug");
-    expect(withHandler.code).toBe(1);
-  });
+      expect(withHandler.out).toContain("logged: a database connection was lost with no listener (read ECONNRESET)");
+      expect(withHandler.out).toContain("logged: a database connection was lost with no listener (Connection terminated unexpectedly)");
+      expect(withHandler.out).toContain("alive");
+      expect(withHandler.out).toContain("an unrelated bug");
+      expect(withHandler.code).toBe(1);
+    },
+  );
 });

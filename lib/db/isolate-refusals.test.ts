@@ -5,8 +5,20 @@ const refusal = (code: string) => Object.assign(new Error(`refused ${code}`), { 
 
 describe("storing a batch around the items PostgreSQL refuses", () => {
   it("tells refused data (classes 22, 23, 54) from a failing database", () => {
-    expect(["22021", "22P05", "22003", "23505", "54000"].map((code) => isDataRefusal(refusal(code)))).toEqual([true, true, true, true, true]);
-    expect(["40001", "57P01", "08006", "not_found", "ECONNRESET"].map((code) => isDataRefusal(refusal(code)))).toEqual([false, false, false, false, false]);
+    expect(["22021", "22P05", "22003", "23505", "54000"].map((code) => isDataRefusal(refusal(code)))).toEqual([
+      true,
+      true,
+      true,
+      true,
+      true,
+    ]);
+    expect(["40001", "57P01", "08006", "not_found", "ECONNRESET"].map((code) => isDataRefusal(refusal(code)))).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect(isDataRefusal(new Error("no code"))).toBe(false);
     expect(isDataRefusal(null)).toBe(false);
   });
@@ -36,13 +48,19 @@ describe("storing a batch around the items PostgreSQL refuses", () => {
 
   it("runs a transaction again after a deadlock or serialization failure, up to three times, and nothing else", async () => {
     let calls = 0;
-    expect(await retryOnTransactionConflict(async () => (++calls < 3 ? Promise.reject(refusal(calls === 1 ? "40P01" : "40001")) : "stored"))).toBe("stored");
+    expect(
+      await retryOnTransactionConflict(async () => (++calls < 3 ? Promise.reject(refusal(calls === 1 ? "40P01" : "40001")) : "stored")),
+    ).toBe("stored");
     expect(calls).toBe(3);
     calls = 0;
-    await expect(retryOnTransactionConflict(async () => (++calls, Promise.reject(refusal("40P01"))))).rejects.toMatchObject({ code: "40P01" });
+    await expect(retryOnTransactionConflict(async () => (++calls, Promise.reject(refusal("40P01"))))).rejects.toMatchObject({
+      code: "40P01",
+    });
     expect(calls).toBe(3);
     calls = 0;
-    await expect(retryOnTransactionConflict(async () => (++calls, Promise.reject(refusal("22023"))))).rejects.toMatchObject({ code: "22023" });
+    await expect(retryOnTransactionConflict(async () => (++calls, Promise.reject(refusal("22023"))))).rejects.toMatchObject({
+      code: "22023",
+    });
     expect(calls).toBe(1);
   });
 });

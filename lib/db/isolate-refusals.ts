@@ -23,7 +23,10 @@ export interface Refusal<T> {
  * stores each half on its own, down to single items: the refused items come back with their error,
  * every other item is stored. A batch with one bad item costs about 2·log2(n) extra transactions.
  */
-export async function storeIsolatingRefusals<T, R>(items: readonly T[], store: (items: readonly T[]) => Promise<R[]>): Promise<{ stored: R[]; refused: Refusal<T>[] }> {
+export async function storeIsolatingRefusals<T, R>(
+  items: readonly T[],
+  store: (items: readonly T[]) => Promise<R[]>,
+): Promise<{ stored: R[]; refused: Refusal<T>[] }> {
   try {
     return { stored: await store(items), refused: [] };
   } catch (error) {

@@ -30,7 +30,8 @@ const COPY_ESCAPES: Readonly<Record<string, string>> = { "\\": "\\\\", "\t": "\\
 const NEEDS_ESCAPE = /[\\\t\n\r]/;
 
 /** One value in COPY's text format: NULL as \N; backslash, tab, newline and carriage return escaped (tested first: most values have none, and replace's callback cost ingestion ~10 ms a batch). */
-export const copyText = (value: string | null) => (value === null ? "\\N" : NEEDS_ESCAPE.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value);
+export const copyText = (value: string | null) =>
+  value === null ? "\\N" : NEEDS_ESCAPE.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value;
 
 /** One value of a column of `type` in COPY's text format (undefined is NULL). */
 function copyValue(value: unknown, type: ColumnType): string {
@@ -42,7 +43,10 @@ function copyValue(value: unknown, type: ColumnType): string {
 }
 
 /** COPY's text format for rows of `columns` (name → type): the column list, and one row as a line (without its newline). */
-export function copyFormat(columns: Readonly<Record<string, ColumnType>>): { names: string[]; line(row: Readonly<Record<string, unknown>>): string } {
+export function copyFormat(columns: Readonly<Record<string, ColumnType>>): {
+  names: string[];
+  line(row: Readonly<Record<string, unknown>>): string;
+} {
   const names = Object.keys(columns);
   const types = names.map((name) => columns[name]!);
   return {
@@ -63,7 +67,12 @@ export async function copyLines(client: pg.Client | pg.PoolClient, table: string
 }
 
 /** `rows` copied into `table`, one column per key of `columns` with its type: faster than any INSERT of them (and with the same triggers). */
-export async function copyRows(client: pg.Client | pg.PoolClient, table: string, rows: readonly Record<string, unknown>[], columns: Readonly<Record<string, ColumnType>>): Promise<void> {
+export async function copyRows(
+  client: pg.Client | pg.PoolClient,
+  table: string,
+  rows: readonly Record<string, unknown>[],
+  columns: Readonly<Record<string, ColumnType>>,
+): Promise<void> {
   const format = copyFormat(columns);
   let text = "";
   for (const row of rows) text += `${format.line(row)}\n`;

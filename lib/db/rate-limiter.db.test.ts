@@ -15,7 +15,15 @@ afterAll(async () => {
 
 /** One process consuming from the limiter (lib/testing/consume-rate-limit.ts). */
 async function consumeInChild(keyPrefix: string, points: number, attempts: number): Promise<{ allowed: number; refused: number }> {
-  const { stdout } = await run(process.execPath, ["--import", "tsx", "lib/testing/consume-rate-limit.ts", database.url, keyPrefix, String(points), String(attempts)]);
+  const { stdout } = await run(process.execPath, [
+    "--import",
+    "tsx",
+    "lib/testing/consume-rate-limit.ts",
+    database.url,
+    keyPrefix,
+    String(points),
+    String(attempts),
+  ]);
   return JSON.parse(stdout.trim().split("\n").at(-1)!) as { allowed: number; refused: number };
 }
 
@@ -37,7 +45,10 @@ describe("rate limits in PostgreSQL", () => {
     expect(isLimitReached(reached)).toBe(true);
     // What another bundle's copy of RateLimiterRes would make: the same fields, another class.
     class ForeignRateLimiterRes {
-      constructor(readonly remainingPoints = 0, readonly msBeforeNext = 1_000) {}
+      constructor(
+        readonly remainingPoints = 0,
+        readonly msBeforeNext = 1_000,
+      ) {}
     }
     expect(isLimitReached(new ForeignRateLimiterRes())).toBe(true);
     const broken = postgresRateLimiter("postgresql://nobody@127.0.0.1:1/none", { keyPrefix: "shape", points: 1, durationSeconds: 60 });

@@ -19,7 +19,10 @@ function poolFor(databaseUrl: string): pg.Pool {
 }
 
 /** A limiter of `points` per `durationSeconds` per key, its counters in the table rate_limit_counters (migrated). */
-export function postgresRateLimiter(databaseUrl: string, options: { keyPrefix: string; points: number; durationSeconds: number }): RateLimiterPostgres {
+export function postgresRateLimiter(
+  databaseUrl: string,
+  options: { keyPrefix: string; points: number; durationSeconds: number },
+): RateLimiterPostgres {
   return new RateLimiterPostgres({
     storeClient: poolFor(databaseUrl),
     storeType: "pool",
@@ -38,5 +41,11 @@ export function postgresRateLimiter(databaseUrl: string, options: { keyPrefix: s
  * limiter saw a foreign RateLimiterRes, rethrew it, and answered 500 instead of "too many requests".
  */
 export function isLimitReached(error: unknown): error is { msBeforeNext: number; remainingPoints: number } {
-  return typeof error === "object" && error !== null && typeof (error as { msBeforeNext?: unknown }).msBeforeNext === "number" && typeof (error as { remainingPoints?: unknown }).remainingPoints === "number" && !(error instanceof Error);
+  return (
+    typeof error === "object" &&
+    error !== null &&
+    typeof (error as { msBeforeNext?: unknown }).msBeforeNext === "number" &&
+    typeof (error as { remainingPoints?: unknown }).remainingPoints === "number" &&
+    !(error instanceof Error)
+  );
 }

@@ -21,7 +21,8 @@ export interface CopyTx extends SqlTx {
   copyLines(table: string, names: readonly string[], text: string): Promise<void>;
 }
 
-const statement = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql => (query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values));
+const statement = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql =>
+  query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
 
 /** Runs `work` in one transaction on a connection of `pool`: committed when it resolves, rolled back when it throws. */
 export async function sqlTransaction<T>(pool: pg.Pool, work: (tx: CopyTx) => Promise<T>): Promise<T> {

@@ -6,7 +6,8 @@ import { Prisma } from "../generated/prisma/client";
 export type ColumnType = "uuid" | "text" | "bigint" | "int" | "float8" | "boolean" | "timestamptz" | "jsonb" | "text[]";
 
 /** A text[] value as PostgreSQL's array literal (text that a text[] column reads). */
-export const arrayLiteral = (items: readonly string[]) => `{${items.map((item) => `"${item.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
+export const arrayLiteral = (items: readonly string[]) =>
+  `{${items.map((item) => `"${item.replace(/\\/g, "\\\\").replace(/"/g, '\\"')}"`).join(",")}}`;
 
 /**
  * `FROM ${unnestRows(rows, columns)}`: the rows as the derived table `x`, one column per key of
@@ -23,6 +24,8 @@ export function unnestRows(rows: readonly Record<string, unknown>[], columns: Re
     });
     return Prisma.sql`${values}::${Prisma.raw(type === "jsonb" || type === "text[]" ? "text" : type)}[]`;
   });
-  const select = names.map((name) => (columns[name] === "jsonb" || columns[name] === "text[]" ? `u.${name}::${columns[name]} AS ${name}` : `u.${name}`)).join(", ");
+  const select = names
+    .map((name) => (columns[name] === "jsonb" || columns[name] === "text[]" ? `u.${name}::${columns[name]} AS ${name}` : `u.${name}`))
+    .join(", ");
   return Prisma.sql`(SELECT ${Prisma.raw(select)} FROM unnest(${Prisma.join(arrays)}) AS u(${Prisma.raw(names.join(", "))})) AS x`;
 }

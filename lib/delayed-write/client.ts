@@ -72,7 +72,11 @@ export class DelayedWriteClient {
     }
     if (status < 200 || status > 299) {
       const parsed = errorResponseSchema.safeParse(json);
-      throw new ServiceFailure(label, parsed.success ? `${parsed.data.error.code}: ${parsed.data.error.message}` : `answered ${status}`, status);
+      throw new ServiceFailure(
+        label,
+        parsed.success ? `${parsed.data.error.code}: ${parsed.data.error.message}` : `answered ${status}`,
+        status,
+      );
     }
     const parsed = schema.safeParse(json);
     if (!parsed.success) throw new ServiceFailure(label, `answered outside its contract: ${parsed.error.issues[0]?.message}`, status);

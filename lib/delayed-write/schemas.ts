@@ -83,7 +83,10 @@ export const operationListQuerySchema = z
     prefix: namespaceSchema.optional(),
     status: operationStatusSchema.optional(),
   })
-  .refine((q) => (q.namespace === undefined) !== (q.prefix === undefined), { message: "give exactly one of namespace or prefix", path: ["namespace"] });
+  .refine((q) => (q.namespace === undefined) !== (q.prefix === undefined), {
+    message: "give exactly one of namespace or prefix",
+    path: ["namespace"],
+  });
 export const operationListResponseSchema = z.object({
   operations: z.array(operationSchema),
   serviceTimeMs: z.number(),

@@ -329,7 +329,12 @@ describe("values and namespaces", () => {
     expect((await client.operations(namespace)).operations.map((op) => op.handle)).toEqual([pending.handle]);
     expectError(await raw("GET", `/v1/operations/${done.handle}`), 404, "unknown_handle", done.handle);
     await client.cancel(pending.handle);
-    expectError(await raw("POST", "/v1/namespaces/reset", { body: { namespace, operations: "forget" } }), 400, "invalid_request", "operations");
+    expectError(
+      await raw("POST", "/v1/namespaces/reset", { body: { namespace, operations: "forget" } }),
+      400,
+      "invalid_request",
+      "operations",
+    );
   });
 
   it("fails a write that would exceed the namespace's key capacity, and refuses to initialise one (503)", async () => {
@@ -385,16 +390,40 @@ describe("bad input is refused with a 4xx that names the problem, and changes no
   };
 
   const cases: Case[] = [
-    { name: "unknown field in the write body", request: write((b) => ({ ...b, colour: "red" })), status: 400, code: "invalid_request", names: "colour" },
+    {
+      name: "unknown field in the write body",
+      request: write((b) => ({ ...b, colour: "red" })),
+      status: 400,
+      code: "invalid_request",
+      names: "colour",
+    },
     { name: "negative delay", request: write((b) => ({ ...b, delayMs: -1 })), status: 400, code: "invalid_request", names: "delayMs" },
-    { name: "absurd delay", request: write((b) => ({ ...b, delayMs: MAX_DELAY_MS + 1 })), status: 400, code: "invalid_request", names: "delayMs" },
+    {
+      name: "absurd delay",
+      request: write((b) => ({ ...b, delayMs: MAX_DELAY_MS + 1 })),
+      status: 400,
+      code: "invalid_request",
+      names: "delayMs",
+    },
     { name: "non-integer delay", request: write((b) => ({ ...b, delayMs: 12.5 })), status: 400, code: "invalid_request", names: "delayMs" },
-    { name: "delay sent as a string", request: write((b) => ({ ...b, delayMs: "10" })), status: 400, code: "invalid_request", names: "delayMs" },
+    {
+      name: "delay sent as a string",
+      request: write((b) => ({ ...b, delayMs: "10" })),
+      status: 400,
+      code: "invalid_request",
+      names: "delayMs",
+    },
     { name: "missing key", request: write(without("key")), status: 400, code: "invalid_request", names: "key" },
     { name: "missing mode", request: write(without("mode")), status: 400, code: "invalid_request", names: "mode" },
     { name: "bad mode", request: write((b) => ({ ...b, mode: "eventually" })), status: 400, code: "invalid_request", names: "mode" },
     { name: "null value", request: write((b) => ({ ...b, value: null })), status: 400, code: "invalid_request", names: "value" },
-    { name: "namespace with illegal characters", request: write((b) => ({ ...b, namespace: `${b.namespace} !` })), status: 400, code: "invalid_request", names: "namespace" },
+    {
+      name: "namespace with illegal characters",
+      request: write((b) => ({ ...b, namespace: `${b.namespace} !` })),
+      status: 400,
+      code: "invalid_request",
+      names: "namespace",
+    },
     { name: "body that is not an object", request: write((b) => [b]), status: 400, code: "invalid_request", names: "object" },
     {
       name: "malformed JSON",
@@ -406,7 +435,14 @@ describe("bad input is refused with a 4xx that names the problem, and changes no
     {
       // 20,000 levels overflowed the stack inside zod (a 500) before the depth limit: checked on the text first.
       name: "value nested 20,000 levels deep",
-      request: (namespace) => ({ method: "POST", path: "/v1/writes", body: JSON.stringify(writeBody(namespace, { value: "bad-input-landed" })).replace('"bad-input-landed"', `${"[".repeat(20_000)}1${"]".repeat(20_000)}`) }),
+      request: (namespace) => ({
+        method: "POST",
+        path: "/v1/writes",
+        body: JSON.stringify(writeBody(namespace, { value: "bad-input-landed" })).replace(
+          '"bad-input-landed"',
+          `${"[".repeat(20_000)}1${"]".repeat(20_000)}`,
+        ),
+      }),
       status: 400,
       code: "too_deep",
       names: "64",
@@ -420,24 +456,70 @@ describe("bad input is refused with a 4xx that names the problem, and changes no
     },
     {
       name: "wrong content-type",
-      request: (namespace) => ({ method: "POST", path: "/v1/writes", body: JSON.stringify(writeBody(namespace)), contentType: "text/plain" }),
+      request: (namespace) => ({
+        method: "POST",
+        path: "/v1/writes",
+        body: JSON.stringify(writeBody(namespace)),
+        contentType: "text/plain",
+      }),
       status: 415,
       code: "unsupported_media_type",
       names: "application/json",
     },
     {
       name: "no content-type",
-      request: (namespace) => ({ method: "POST", path: "/v1/writes", body: new Blob([JSON.stringify(writeBody(namespace))]), contentType: null }),
+      request: (namespace) => ({
+        method: "POST",
+        path: "/v1/writes",
+        body: new Blob([JSON.stringify(writeBody(namespace))]),
+        contentType: null,
+      }),
       status: 415,
       code: "unsupported_media_type",
       names: "application/json",
     },
-    { name: "wrong method on /v1/writes, with a valid body", request: (namespace) => ({ method: "PUT", path: "/v1/writes", body: writeBody(namespace) }), status: 405, code: "method_not_allowed", names: "PUT" },
-    { name: "GET on /v1/writes", request: () => ({ method: "GET", path: "/v1/writes" }), status: 405, code: "method_not_allowed", names: "POST" },
-    { name: "unknown route", request: () => ({ method: "GET", path: "/v1/nowhere" }), status: 404, code: "not_found", names: "/v1/nowhere" },
-    { name: "unknown handle on GET", request: () => ({ method: "GET", path: "/v1/operations/op_missing" }), status: 404, code: "unknown_handle", names: "handle" },
-    { name: "unknown handle on cancel", request: () => ({ method: "POST", path: "/v1/operations/op_missing/cancel" }), status: 404, code: "unknown_handle", names: "op_missing" },
-    { name: "malformed percent-encoding in a handle", request: () => ({ method: "GET", path: "/v1/operations/%ZZ" }), status: 400, code: "invalid_request", names: "handle" },
+    {
+      name: "wrong method on /v1/writes, with a valid body",
+      request: (namespace) => ({ method: "PUT", path: "/v1/writes", body: writeBody(namespace) }),
+      status: 405,
+      code: "method_not_allowed",
+      names: "PUT",
+    },
+    {
+      name: "GET on /v1/writes",
+      request: () => ({ method: "GET", path: "/v1/writes" }),
+      status: 405,
+      code: "method_not_allowed",
+      names: "POST",
+    },
+    {
+      name: "unknown route",
+      request: () => ({ method: "GET", path: "/v1/nowhere" }),
+      status: 404,
+      code: "not_found",
+      names: "/v1/nowhere",
+    },
+    {
+      name: "unknown handle on GET",
+      request: () => ({ method: "GET", path: "/v1/operations/op_missing" }),
+      status: 404,
+      code: "unknown_handle",
+      names: "handle",
+    },
+    {
+      name: "unknown handle on cancel",
+      request: () => ({ method: "POST", path: "/v1/operations/op_missing/cancel" }),
+      status: 404,
+      code: "unknown_handle",
+      names: "op_missing",
+    },
+    {
+      name: "malformed percent-encoding in a handle",
+      request: () => ({ method: "GET", path: "/v1/operations/%ZZ" }),
+      status: 400,
+      code: "invalid_request",
+      names: "handle",
+    },
     {
       name: "unknown query parameter on list",
       request: (namespace) => ({ method: "GET", path: `/v1/operations?${new URLSearchParams({ namespace, colour: "red" })}` }),
@@ -452,8 +534,20 @@ describe("bad input is refused with a 4xx that names the problem, and changes no
       code: "invalid_request",
       names: "status",
     },
-    { name: "list without a namespace", request: () => ({ method: "GET", path: "/v1/operations" }), status: 400, code: "invalid_request", names: "namespace" },
-    { name: "read without a key", request: (namespace) => ({ method: "GET", path: `/v1/values?${new URLSearchParams({ namespace })}` }), status: 400, code: "invalid_request", names: "key" },
+    {
+      name: "list without a namespace",
+      request: () => ({ method: "GET", path: "/v1/operations" }),
+      status: 400,
+      code: "invalid_request",
+      names: "namespace",
+    },
+    {
+      name: "read without a key",
+      request: (namespace) => ({ method: "GET", path: `/v1/values?${new URLSearchParams({ namespace })}` }),
+      status: 400,
+      code: "invalid_request",
+      names: "key",
+    },
     {
       name: "initialise with a null value",
       request: (namespace) => ({ method: "PUT", path: "/v1/values", body: { namespace, key: "k", value: null } }),
@@ -470,7 +564,11 @@ describe("bad input is refused with a 4xx that names the problem, and changes no
     },
     {
       name: "reset with an illegal key",
-      request: (namespace) => ({ method: "POST", path: "/v1/namespaces/reset", body: { namespace, values: { k: "reset", "bad key!": 1 } } }),
+      request: (namespace) => ({
+        method: "POST",
+        path: "/v1/namespaces/reset",
+        body: { namespace, values: { k: "reset", "bad key!": 1 } },
+      }),
       status: 400,
       code: "invalid_request",
       names: "values",

@@ -17,10 +17,10 @@ import { parseInput as parse, parseJsonText } from "../http/input";
 import { CapacityError, DelayedWriteStore } from "./store";
 import { monotonicNowMs, PreciseScheduler } from "./precise-timer";
 
-
 async function readJson(req: IncomingMessage): Promise<unknown> {
   const type = req.headers["content-type"] ?? "";
-  if (!type.startsWith("application/json")) throw new DomainError("unsupported_media_type", "unsupported_media_type", "send the body as application/json");
+  if (!type.startsWith("application/json"))
+    throw new DomainError("unsupported_media_type", "unsupported_media_type", "send the body as application/json");
   const declared = Number(req.headers["content-length"] ?? 0);
   if (declared > MAX_BODY_BYTES) throw new DomainError("too_large", "body_too_large", `body exceeds ${MAX_BODY_BYTES} bytes`);
   const chunks: Buffer[] = [];
@@ -84,7 +84,11 @@ export function createDelayedWriteServer(store = defaultStore()): DelayedWriteSe
     const allow = (...methods: string[]) => {
       if (methods.includes(method)) return;
       res.setHeader("allow", methods.join(", "));
-      throw new DomainError("method_not_allowed", "method_not_allowed", `${method} is not allowed on ${url.pathname}; use ${methods.join(" or ")}`);
+      throw new DomainError(
+        "method_not_allowed",
+        "method_not_allowed",
+        `${method} is not allowed on ${url.pathname}; use ${methods.join(" or ")}`,
+      );
     };
 
     if (url.pathname === "/healthz") {
@@ -111,7 +115,10 @@ export function createDelayedWriteServer(store = defaultStore()): DelayedWriteSe
     if (url.pathname === "/v1/operations") {
       allow("GET");
       const query = parse(operationListQuerySchema, queryOf(url), "query");
-      const operations = query.namespace !== undefined ? store.listOperations(query.namespace, query.status) : store.listOperationsByPrefix(query.prefix!, query.status);
+      const operations =
+        query.namespace !== undefined
+          ? store.listOperations(query.namespace, query.status)
+          : store.listOperationsByPrefix(query.prefix!, query.status);
       return send(res, 200, { operations });
     }
     if (parts[0] === "v1" && parts[1] === "operations" && parts[2]) {

@@ -237,7 +237,12 @@ describe("DelayedWriteStore.listOperationsByPrefix", () => {
     const a = store.requestWrite(write({ namespace: "bl/e1/fin/x", delayMs: 10 }));
     const b = store.requestWrite(write({ namespace: "bl/e1/sep/y" }));
     store.requestWrite(write({ namespace: "bl/e2/fin/x", delayMs: 10 }));
-    expect(store.listOperationsByPrefix("bl/e1/").map((op) => op.handle).sort()).toEqual([a.handle, b.handle].sort());
+    expect(
+      store
+        .listOperationsByPrefix("bl/e1/")
+        .map((op) => op.handle)
+        .sort(),
+    ).toEqual([a.handle, b.handle].sort());
     expect(store.listOperationsByPrefix("bl/e1/", "pending").map((op) => op.handle)).toEqual([a.handle]);
     clock.advanceTo(clock.t + 10);
     expect(store.listOperationsByPrefix("bl/e1/", "pending")).toEqual([]);

@@ -63,7 +63,11 @@ export class DelayedWriteStore {
     this.byNamespace.set(op.namespace, list);
     // A zero delay is applied before the answer: the paper's zero-delay rows depend on it.
     if (request.delayMs === 0) this.apply(op);
-    else this.timers.set(op.handle, this.clock.runAt(op.dueAtMs, () => this.apply(op)));
+    else
+      this.timers.set(
+        op.handle,
+        this.clock.runAt(op.dueAtMs, () => this.apply(op)),
+      );
     return op;
   }
 
@@ -85,7 +89,10 @@ export class DelayedWriteStore {
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         const list = this.waiters.get(handle) ?? [];
-        this.waiters.set(handle, list.filter((w) => w !== onTerminal));
+        this.waiters.set(
+          handle,
+          list.filter((w) => w !== onTerminal),
+        );
         resolve({ operation: op, timedOut: true });
       }, timeoutMs);
       const onTerminal = (done: Operation) => {
@@ -154,7 +161,8 @@ export class DelayedWriteStore {
     values: Record<string, JsonValue>,
     operations: ResetOperations = "keep",
   ): { entries: StoredEntry[]; pendingOperations: number; purgedOperations?: number; resetAtMs: number } {
-    if (Object.keys(values).length > MAX_KEYS_PER_NAMESPACE) throw new CapacityError(`a namespace holds at most ${MAX_KEYS_PER_NAMESPACE} keys`); // the HTTP schema refuses this first
+    if (Object.keys(values).length > MAX_KEYS_PER_NAMESPACE)
+      throw new CapacityError(`a namespace holds at most ${MAX_KEYS_PER_NAMESPACE} keys`); // the HTTP schema refuses this first
     const resetAtMs = this.clock.now();
     const previous = this.values.get(namespace);
     const fresh = new Map<string, StoredEntry>();

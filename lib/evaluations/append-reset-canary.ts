@@ -12,7 +12,13 @@ import type { PostResetCanaryBody } from "./schemas";
  * (separation.ts, resetBreaksRoutes). 404 for an unknown evaluation, run or reset; 409 when the run
  * reset the surface more than once and the body gives no `at`.
  */
-export async function appendResetCanary(db: Db, evaluationId: string, externalId: string, body: PostResetCanaryBody, createdById: string | null): Promise<{ id: string; resetAt: string; verified: boolean }> {
+export async function appendResetCanary(
+  db: Db,
+  evaluationId: string,
+  externalId: string,
+  body: PostResetCanaryBody,
+  createdById: string | null,
+): Promise<{ id: string; resetAt: string; verified: boolean }> {
   return db.$transaction(
     async (tx) => {
       if (!(await currentPolicy(tx, evaluationId, "share"))) throw notFound("evaluation");
@@ -25,8 +31,15 @@ export async function appendResetCanary(db: Db, evaluationId: string, externalId
              AND (${body.at ?? null}::timestamptz IS NULL OR x.at = ${body.at ?? null}::timestamptz)
            ORDER BY x.at LIMIT 2`,
       );
-      if (resets.length === 0) throw new DomainError("not_found", "not_found", `run ${externalId} has no reset of ${body.surface}${body.at ? ` at ${body.at}` : ""} in this evaluation`, body.at ? "at" : "surface");
-      if (resets.length > 1) throw conflict("ambiguous_reset", `run ${externalId} reset ${body.surface} more than once: name the reset with at`, "at");
+      if (resets.length === 0)
+        throw new DomainError(
+          "not_found",
+          "not_found",
+          `run ${externalId} has no reset of ${body.surface}${body.at ? ` at ${body.at}` : ""} in this evaluation`,
+          body.at ? "at" : "surface",
+        );
+      if (resets.length > 1)
+        throw conflict("ambiguous_reset", `run ${externalId} reset ${body.surface} more than once: name the reset with at`, "at");
       const reset = resets[0]!;
       const { id } = await tx.evaluationResetCanary.create({
         data: {

@@ -30,7 +30,9 @@ export class EvaluationApiError extends Error {
   }
 }
 
-const errorAnswer = z.object({ error: z.object({ code: z.string(), message: z.string(), field: z.string().optional(), details: z.unknown().optional() }) });
+const errorAnswer = z.object({
+  error: z.object({ code: z.string(), message: z.string(), field: z.string().optional(), details: z.unknown().optional() }),
+});
 
 export interface EvaluationClientOptions {
   /** e.g. http://localhost:3000 */
@@ -60,18 +62,29 @@ export function evaluationClient(options: EvaluationClientOptions) {
   }
   const at = (id: string) => `/api/v1/evaluations/${encodeURIComponent(id)}`;
   return {
-    createEvaluation: (body: CreateEvaluationBody): Promise<{ id: string }> => call("POST", "/api/v1/evaluations", z.object({ id: z.string() }), body),
+    createEvaluation: (body: CreateEvaluationBody): Promise<{ id: string }> =>
+      call("POST", "/api/v1/evaluations", z.object({ id: z.string() }), body),
     getEvaluation: (id: string): Promise<EvaluationDetail> => call("GET", at(id), evaluationDetailSchema),
     /** Up to 1,000 runs (any shape: the server names each bad run's field). */
-    ingestRuns: (id: string, runs: readonly unknown[]): Promise<IngestResponse> => call("POST", `${at(id)}/runs`, ingestResponseSchema, { runs }),
+    ingestRuns: (id: string, runs: readonly unknown[]): Promise<IngestResponse> =>
+      call("POST", `${at(id)}/runs`, ingestResponseSchema, { runs }),
     appendResolution: (id: string, effectId: string, body: PostResolutionBody): Promise<{ id: string; runExternalId: string }> =>
-      call("POST", `${at(id)}/effects/${encodeURIComponent(effectId)}/resolutions`, z.object({ id: z.string(), runExternalId: z.string() }), body),
+      call(
+        "POST",
+        `${at(id)}/effects/${encodeURIComponent(effectId)}/resolutions`,
+        z.object({ id: z.string(), runExternalId: z.string() }),
+        body,
+      ),
     /** With `baseVersion`, refused (409 edit_conflict) when the policy is no longer at that version. */
     setEffectPolicy: (id: string, policy: EffectPolicy, baseVersion?: number): Promise<{ version: number }> =>
-      call("PUT", `${at(id)}/effect-policy`, z.object({ version: z.number().int() }), { ...policy, ...(baseVersion === undefined ? {} : { baseVersion }) } satisfies SetEffectPolicyBody),
+      call("PUT", `${at(id)}/effect-policy`, z.object({ version: z.number().int() }), {
+        ...policy,
+        ...(baseVersion === undefined ? {} : { baseVersion }),
+      } satisfies SetEffectPolicyBody),
     summary: (id: string): Promise<EvaluationSummary> => call("GET", `${at(id)}/summary`, evaluationSummarySchema),
     statistics: (id: string): Promise<EvaluationStatistics> => call("GET", `${at(id)}/statistics`, evaluationStatisticsSchema),
-    compare: (ids: readonly string[]): Promise<ComparisonAnswer> => call("GET", `/api/v1/evaluations/compare?${new URLSearchParams({ ids: ids.join(",") })}`, comparisonAnswerSchema),
+    compare: (ids: readonly string[]): Promise<ComparisonAnswer> =>
+      call("GET", `/api/v1/evaluations/compare?${new URLSearchParams({ ids: ids.join(",") })}`, comparisonAnswerSchema),
   };
 }
 export type EvaluationClient = ReturnType<typeof evaluationClient>;

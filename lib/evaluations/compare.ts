@@ -9,7 +9,6 @@ import { compareEvaluations, comparedIdsParamSchema, type Comparison } from "../
 import { exclusionRuleSchema } from "../statistics/exclusion-rule";
 import { VERDICTS } from "../statistics/sensitivity";
 
-
 /** `ids=a,b,c`: two to ten distinct evaluation ids. */
 export const compareQuerySchema = z.strictObject({
   ids: comparedIdsParamSchema("ids"),
@@ -55,7 +54,15 @@ export type ComparisonAnswer = z.infer<typeof comparisonAnswerSchema>;
 
 const int = z.coerce.number().int();
 const ruleRow = z.object({ id: z.string(), version: z.number().int(), hash: z.string(), rule: exclusionRuleSchema });
-const countsRow = z.object({ id: z.string(), name: z.string(), runs: int, reported_successes: int, final_n: int, final_successes: int, unresolved: int });
+const countsRow = z.object({
+  id: z.string(),
+  name: z.string(),
+  runs: int,
+  reported_successes: int,
+  final_n: int,
+  final_successes: int,
+  unresolved: int,
+});
 
 /** The comparison of the evaluations `ids`, in that order, under the first one's declared exclusion rule; notFound naming the first unknown id. */
 export async function compareStoredEvaluations(db: Db, ids: readonly string[]): Promise<ComparisonAnswer> {
@@ -90,8 +97,19 @@ export async function compareStoredEvaluations(db: Db, ids: readonly string[]): 
   const inputs = ids.map((id) => {
     const row = byId.get(id)!;
     const declared = rules.get(id)!;
-    return { id, name: row.name, runs: row.runs, reportedSuccesses: row.reported_successes, finalRuns: row.final_n, finalSuccesses: row.final_successes, unresolved: row.unresolved, declaredRule: { version: declared.version, hash: declared.hash } };
+    return {
+      id,
+      name: row.name,
+      runs: row.runs,
+      reportedSuccesses: row.reported_successes,
+      finalRuns: row.final_n,
+      finalSuccesses: row.final_successes,
+      unresolved: row.unresolved,
+      declaredRule: { version: declared.version, hash: declared.hash },
+    };
   });
   const applied = rules.get(ids[0]!)!;
-  return comparisonAnswerSchema.parse(compareEvaluations(inputs, applied.rule, { version: applied.version, hash: applied.hash }, inputs[0]!.name));
+  return comparisonAnswerSchema.parse(
+    compareEvaluations(inputs, applied.rule, { version: applied.version, hash: applied.hash }, inputs[0]!.name),
+  );
 }

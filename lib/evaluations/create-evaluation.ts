@@ -7,7 +7,13 @@ import type { CreateEvaluationBody } from "./schemas";
 /** 409: the name is another evaluation's (names are unique, compared exactly); `existing` names it. */
 export class EvaluationNameTakenError extends DomainError {
   constructor(readonly existing: { id: string; name: string }) {
-    super("conflict", "name_taken", `name: an evaluation named "${existing.name}" already exists (${existing.id}); choose another name`, "name", { existing });
+    super(
+      "conflict",
+      "name_taken",
+      `name: an evaluation named "${existing.name}" already exists (${existing.id}); choose another name`,
+      "name",
+      { existing },
+    );
   }
 }
 
@@ -19,10 +25,19 @@ export async function createEvaluation(db: Db, body: CreateEvaluationBody, creat
   try {
     return await db.$transaction(async (tx) => {
       const { id } = await tx.evaluation.create({
-        data: { name: body.name, description: body.description, harness: body.harness, benchmark: body.benchmark, createdById, effectPolicyVersion: 1 },
+        data: {
+          name: body.name,
+          description: body.description,
+          harness: body.harness,
+          benchmark: body.benchmark,
+          createdById,
+          effectPolicyVersion: 1,
+        },
         select: { id: true },
       });
-      await tx.evaluationEffectPolicy.create({ data: { evaluationId: id, version: 1, tools: body.effectPolicy?.tools ?? {}, createdById } });
+      await tx.evaluationEffectPolicy.create({
+        data: { evaluationId: id, version: 1, tools: body.effectPolicy?.tools ?? {}, createdById },
+      });
       if (body.exclusionRule) await declareRuleAtCreation(tx, { kind: "evaluation", id }, body.exclusionRule, createdById);
       return id;
     });

@@ -10,4 +10,8 @@ export const REASON_LABELS: Record<UnresolvedReason, string> = {
   unclassified_tool: "the policy does not name the tool",
 };
 
-export const INHERITED_LABELS: Record<InheritedState, string> = { none: "none", internal: "internal (another run's state)", public: "public (through a public surface)" };
+export const INHERITED_LABELS: Record<InheritedState, string> = {
+  none: "none",
+  internal: "internal (another run's state)",
+  public: "public (through a public surface)",
+};

@@ -5,7 +5,16 @@ import type { Db } from "../db/prisma";
 import { Prisma } from "../generated/prisma/client";
 import { encodeCursor } from "../http/pagination";
 import { classifyTool } from "./policy";
-import { FINALITIES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS, type EffectPolicy, type EvaluationRunListItem, type EvaluationRunListQuery, type ToolClass } from "./schemas";
+import {
+  FINALITIES,
+  INHERITED_STATES,
+  LABELS,
+  UNRESOLVED_REASONS,
+  type EffectPolicy,
+  type EvaluationRunListItem,
+  type EvaluationRunListQuery,
+  type ToolClass,
+} from "./schemas";
 
 const runRow = z.object({
   id: z.string(),
@@ -49,7 +58,11 @@ const RUN_COLUMNS = Prisma.sql`id::text AS id, external_id, task_id, attempt, st
   unresolved_effect_id, unresolved_tool, disagreement, analysis_unit::text AS analysis_unit, inherited_state`;
 
 /** One page of an evaluation's runs under the filters, in stored order: `{runs, nextCursor}`. */
-export async function listEvaluationRuns(db: Db, evaluationId: string, query: Omit<EvaluationRunListQuery, "limit"> & { limit: number }): Promise<{ runs: EvaluationRunListItem[]; nextCursor: string | null }> {
+export async function listEvaluationRuns(
+  db: Db,
+  evaluationId: string,
+  query: Omit<EvaluationRunListQuery, "limit"> & { limit: number },
+): Promise<{ runs: EvaluationRunListItem[]; nextCursor: string | null }> {
   const conditions: Prisma.Sql[] = [Prisma.sql`evaluation_id = ${evaluationId}::uuid`];
   if (query.finality) conditions.push(Prisma.sql`finality = ${query.finality}`);
   if (query.reason) conditions.push(Prisma.sql`unresolved_reason = ${query.reason}`);
@@ -57,7 +70,11 @@ export async function listEvaluationRuns(db: Db, evaluationId: string, query: Om
   if (query.unit) conditions.push(Prisma.sql`analysis_unit = ${query.unit}::bigint`);
   if (query.inherited) conditions.push(Prisma.sql`inherited_state = ${query.inherited}`);
   if (query.cursor) conditions.push(Prisma.sql`id > ${query.cursor[0]}::bigint`);
-  const rows = z.array(runRow).parse(await db.$queryRaw`SELECT ${RUN_COLUMNS} FROM evaluation_runs WHERE ${Prisma.join(conditions, " AND ")} ORDER BY evaluation_runs.id LIMIT ${query.limit + 1}`);
+  const rows = z
+    .array(runRow)
+    .parse(
+      await db.$queryRaw`SELECT ${RUN_COLUMNS} FROM evaluation_runs WHERE ${Prisma.join(conditions, " AND ")} ORDER BY evaluation_runs.id LIMIT ${query.limit + 1}`,
+    );
   const runs = rows.slice(0, query.limit).map(listItem);
   return { runs, nextCursor: rows.length > query.limit ? encodeCursor([runs.at(-1)!.id]) : null };
 }
@@ -79,7 +96,16 @@ const effectRow = z.object({
   cross_run_route: z.string().nullable(),
   public: z.boolean(),
   notes: z.string().nullable(),
-  resolutions: z.array(z.object({ status: z.string(), at: z.string(), evidence: z.unknown(), verifiedBy: z.string().nullable(), source: z.string(), recordedAt: z.string() })),
+  resolutions: z.array(
+    z.object({
+      status: z.string(),
+      at: z.string(),
+      evidence: z.unknown(),
+      verifiedBy: z.string().nullable(),
+      source: z.string(),
+      recordedAt: z.string(),
+    }),
+  ),
 });
 
 export type EvaluationRunDetail = EvaluationRunListItem & {
@@ -105,11 +131,24 @@ export interface ResetCanaryCheck {
 export async function getEvaluationRun(db: Db, evaluationId: string, externalId: string): Promise<EvaluationRunDetail | null> {
   const run = await db.evaluationRun.findUnique({
     where: { evaluationId_externalId: { evaluationId, externalId } },
-    select: { id: true, groupId: true, endedAt: true, score: true, threshold: true, toolCalls: true, touches: { orderBy: { at: "asc" } }, resets: { orderBy: { at: "asc" } } },
+    select: {
+      id: true,
+      groupId: true,
+      endedAt: true,
+      score: true,
+      threshold: true,
+      toolCalls: true,
+      touches: { orderBy: { at: "asc" } },
+      resets: { orderBy: { at: "asc" } },
+    },
   });
   if (!run) return null;
   const [base] = z.array(runRow).parse(await db.$queryRaw`SELECT ${RUN_COLUMNS} FROM evaluation_runs WHERE id = ${run.id}`);
-  const canaries = await db.evaluationResetCanary.findMany({ where: { runId: run.id }, orderBy: { id: "asc" }, select: { surface: true, resetAt: true, planted: true, found: true, evidence: true, source: true } });
+  const canaries = await db.evaluationResetCanary.findMany({
+    where: { runId: run.id },
+    orderBy: { id: "asc" },
+    select: { surface: true, resetAt: true, planted: true, found: true, evidence: true, source: true },
+  });
   const effects = z.array(effectRow).parse(
     await db.$queryRaw`
       SELECT e.effect_id, e.tool, e.call_id, e.trace_position, e.arguments, e.surface, e.controller, e.handle, e.requested_at, e.acknowledged_at,
@@ -132,7 +171,9 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
       at: r.at,
       verified: r.verified,
       evidence: r.evidence,
-      canaries: canaries.filter((c) => c.surface === r.surface && c.resetAt.getTime() === r.at.getTime()).map(({ planted, found, evidence, source }) => ({ planted, found, evidence, source })),
+      canaries: canaries
+        .filter((c) => c.surface === r.surface && c.resetAt.getTime() === r.at.getTime())
+        .map(({ planted, found, evidence, source }) => ({ planted, found, evidence, source })),
     })),
   };
 }
@@ -147,7 +188,11 @@ export async function resetsOverriddenByCanary(db: Db, evaluationId: string): Pr
 }
 
 /** The largest analysis units with more than one run: their unit id (smallest run id), size, and the surfaces that connect them (kept on the unit). */
-export async function largestUnits(db: Db, evaluationId: string, limit = 10): Promise<{ unit: string; runs: number; surfaces: string[] }[]> {
+export async function largestUnits(
+  db: Db,
+  evaluationId: string,
+  limit = 10,
+): Promise<{ unit: string; runs: number; surfaces: string[] }[]> {
   const rows = await db.$queryRaw`
     SELECT unit::text AS unit, runs, coalesce(surfaces, '{}') AS surfaces FROM evaluation_units
      WHERE evaluation_id = ${evaluationId}::uuid
@@ -160,7 +205,11 @@ export async function largestUnits(db: Db, evaluationId: string, limit = 10): Pr
  * name it and its class under `policy` (unclassified when it names none): from the counts triggers
  * keep (evaluation_tool_counts), not a scan of every run.
  */
-export async function evaluationTools(db: Db, evaluationId: string, policy: EffectPolicy): Promise<{ tool: string; class: ToolClass; effects: number; calls: number }[]> {
+export async function evaluationTools(
+  db: Db,
+  evaluationId: string,
+  policy: EffectPolicy,
+): Promise<{ tool: string; class: ToolClass; effects: number; calls: number }[]> {
   const rows = z.array(z.object({ tool: z.string(), effects: z.coerce.number().int(), calls: z.coerce.number().int() })).parse(
     await db.$queryRaw`
       SELECT tool, effects, calls FROM evaluation_tool_counts

@@ -6,7 +6,14 @@
 // per task, these cached per audit revision); the formulas are the pure ones in lib/statistics.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
-import { exclusionRuleAnswerSchema, passKSchema, rateSchema, sensitivityRowSchema, thresholdCheckSchema, unitsSchema } from "../statistics/answer-schema";
+import {
+  exclusionRuleAnswerSchema,
+  passKSchema,
+  rateSchema,
+  sensitivityRowSchema,
+  thresholdCheckSchema,
+  unitsSchema,
+} from "../statistics/answer-schema";
 import { applyExclusionRule, evaluationOutcomes, type ClassOutcomeCounts, type ExclusionRule } from "../statistics/exclusion-rule";
 import { currentExclusionRule, declaredByOf } from "../statistics/exclusion-rule-store";
 import { legalActionFigure, lessExcluded, namedRate } from "../statistics/named-rate";
@@ -27,7 +34,10 @@ export const evaluationStatisticsSchema = z.object({
   exclusionRule: exclusionRuleAnswerSchema,
   sensitivity: z.array(sensitivityRowSchema),
   /** Legal calls over attempted tool calls whose outcome is recorded, or why it cannot be computed; also in `rates` when available. */
-  legalActions: z.discriminatedUnion("available", [z.object({ available: z.literal(true), rate: rateSchema }), z.object({ available: z.literal(false), reason: z.string() })]),
+  legalActions: z.discriminatedUnion("available", [
+    z.object({ available: z.literal(true), rate: rateSchema }),
+    z.object({ available: z.literal(false), reason: z.string() }),
+  ]),
   /** The rule's declared target for the headline rate, judged under every rule of `sensitivity`; empty without one. */
   thresholdChecks: z.array(thresholdCheckSchema),
 });
@@ -54,14 +64,29 @@ const callsRow = z.object({ calls: int, with_outcome: int, legal: int });
 const taskRow = z.object({ task_id: z.string(), trials: int, successes: int, units: int, inherited: z.enum(INHERITED_STATES) });
 
 /** The statistics of one evaluation under its current declared exclusion rule; throws notFound for an unknown id. `loadingSummary`: its summary, when the caller reads it anyway (the page). */
-export async function evaluationStatistics(db: Db, evaluationId: string, loadingSummary: Promise<EvaluationSummary> = evaluationSummary(db, evaluationId)): Promise<EvaluationStatistics> {
+export async function evaluationStatistics(
+  db: Db,
+  evaluationId: string,
+  loadingSummary: Promise<EvaluationSummary> = evaluationSummary(db, evaluationId),
+): Promise<EvaluationStatistics> {
   const [summary, declared] = await Promise.all([loadingSummary, currentExclusionRule(db, { kind: "evaluation", id: evaluationId })]);
   const rule = declared.rule;
   const { keep, success } = unresolvedTreatment(rule);
   const { sums: s, passK: passKFigures, calls: c } = await runAggregates(db, evaluationId, keep, success);
   const legalActions = legalActionFigure({ calls: c.calls, withOutcome: c.with_outcome, legal: c.legal });
-  const figures = unitLevelFigures({ rows: s.rows, successes: s.successes, units: s.units, sumSquaredSuccesses: s.sum_y2, sumSuccessesTimesRows: s.sum_ym, sumSquaredRows: s.sum_m2 });
-  const outcomes = evaluationOutcomes({ finalRuns: summary.final.n, finalSuccesses: summary.final.successes, unresolved: summary.unresolved.n });
+  const figures = unitLevelFigures({
+    rows: s.rows,
+    successes: s.successes,
+    units: s.units,
+    sumSquaredSuccesses: s.sum_y2,
+    sumSuccessesTimesRows: s.sum_ym,
+    sumSquaredRows: s.sum_m2,
+  });
+  const outcomes = evaluationOutcomes({
+    finalRuns: summary.final.n,
+    finalSuccesses: summary.final.successes,
+    unresolved: summary.unresolved.n,
+  });
   const sensitivityRows = sensitivity(rule, outcomes, { varyEnvironment: false }).map((row) => ({ measure: HEADLINE, ...row }));
   return evaluationStatisticsSchema.parse({
     evaluationId,
@@ -78,7 +103,13 @@ export async function evaluationStatistics(db: Db, evaluationId: string, loading
       unitBasedWilson95: figures.units.wilson95,
     },
     passK: passKFigures,
-    exclusionRule: { version: declared.version, hash: declared.hash, canonical: declared.canonical, rule, declaredBy: `${declaredByOf(declared)} (${RULE_NOTE})` },
+    exclusionRule: {
+      version: declared.version,
+      hash: declared.hash,
+      canonical: declared.canonical,
+      rule,
+      declaredBy: `${declaredByOf(declared)} (${RULE_NOTE})`,
+    },
     sensitivity: sensitivityRows,
     legalActions,
     thresholdChecks: thresholdChecks(rule.threshold, sensitivityRows),
@@ -134,7 +165,10 @@ async function runAggregates(db: Db, evaluationId: string, keep: boolean, succes
         FROM evaluation_runs r CROSS JOIN LATERAL jsonb_array_elements(coalesce(r.tool_calls, '[]'::jsonb)) AS c
        WHERE r.evaluation_id = ${evaluationId}::uuid`,
   ]);
-  const perTask = z.array(taskRow).parse(tasks).map((t) => ({ taskId: t.task_id, trials: t.trials, successes: t.successes, analysisUnits: t.units, inheritedState: t.inherited }));
+  const perTask = z
+    .array(taskRow)
+    .parse(tasks)
+    .map((t) => ({ taskId: t.task_id, trials: t.trials, successes: t.successes, analysisUnits: t.units, inheritedState: t.inherited }));
   const aggregates = { sums: z.array(sumsRow).parse(sums)[0]!, passK: passK(perTask), calls: z.array(callsRow).parse(calls)[0]! };
   await db.$executeRaw`
     INSERT INTO evaluation_statistics_cache AS c (evaluation_id, treatment, revision, aggregates)
@@ -147,12 +181,42 @@ async function runAggregates(db: Db, evaluationId: string, keep: boolean, succes
 function rates(rule: ExclusionRule, summary: EvaluationSummary, outcomes: ClassOutcomeCounts) {
   const headline = applyExclusionRule(rule, outcomes);
   return [
-    namedRate(`${HEADLINE} (rule version ${rule.version})`, `${rule.eligiblePopulation ?? "all scored runs"}${lessExcluded(rule, headline.excluded)}; ${successDefinition(rule)}`, headline.n, headline.N),
-    namedRate("reported success rate", "all scored runs, each with the label the harness recorded at the endpoint", summary.reported.successes, summary.reported.n),
-    namedRate("final-only success rate", "final runs (every relevant effect terminal at scoring)", summary.final.successes, summary.final.n),
+    namedRate(
+      `${HEADLINE} (rule version ${rule.version})`,
+      `${rule.eligiblePopulation ?? "all scored runs"}${lessExcluded(rule, headline.excluded)}; ${successDefinition(rule)}`,
+      headline.n,
+      headline.N,
+    ),
+    namedRate(
+      "reported success rate",
+      "all scored runs, each with the label the harness recorded at the endpoint",
+      summary.reported.successes,
+      summary.reported.n,
+    ),
+    namedRate(
+      "final-only success rate",
+      "final runs (every relevant effect terminal at scoring)",
+      summary.final.successes,
+      summary.final.n,
+    ),
     namedRate("unresolved rate", "all scored runs: a relevant effect was still open at scoring", summary.unresolved.n, summary.reported.n),
-    namedRate("unscored runs", "all stored runs: the harness recorded no score (finality unscored); they are in no other rate's population", summary.unscored, summary.runs),
-    namedRate("endpoint ≠ terminal", "runs with a terminal label whose terminal label differs from the endpoint label", summary.disagreements.n, summary.disagreements.of),
-    namedRate("exposure rate", "all runs: the run received another run's state (inherited state internal or public)", summary.exposures.n, summary.exposures.of),
+    namedRate(
+      "unscored runs",
+      "all stored runs: the harness recorded no score (finality unscored); they are in no other rate's population",
+      summary.unscored,
+      summary.runs,
+    ),
+    namedRate(
+      "endpoint ≠ terminal",
+      "runs with a terminal label whose terminal label differs from the endpoint label",
+      summary.disagreements.n,
+      summary.disagreements.of,
+    ),
+    namedRate(
+      "exposure rate",
+      "all runs: the run received another run's state (inherited state internal or public)",
+      summary.exposures.n,
+      summary.exposures.of,
+    ),
   ];
 }

@@ -23,7 +23,10 @@ describe("an evaluation, stored and audited", () => {
     const id = await createEvaluation(db, { name: "worked example", effectPolicy: WORKED_POLICY }, null);
     expect(await ingestRuns(db, id, worked())).toEqual(["r1", "r2", "r3"].map((externalId) => ({ externalId, status: "created" })));
     // The figures of the worked example are checked one by one through the API (app/api/v1/evaluations); here, what changes them.
-    expect(await evaluationSummary(db, id)).toMatchObject({ unresolved: { byReason: { pending_at_scoring: 1 } }, units: { analysisUnits: 1 } });
+    expect(await evaluationSummary(db, id)).toMatchObject({
+      unresolved: { byReason: { pending_at_scoring: 1 } },
+      units: { analysisUnits: 1 },
+    });
 
     // Late evidence: r1's transfer completed at 10:00:08, after it was scored at 10:00:05.
     await appendResolution(db, id, "e1", { status: "completed", at: at(8), evidence: "ledger entry 8812", verifiedBy: "reconciler" }, null);
@@ -36,7 +39,9 @@ describe("an evaluation, stored and audited", () => {
     Object.assign(withReset[2]!, { resets: [{ surface: SURFACE, at: at(20), verified: true, evidence: "read back 100" }] });
     expect((await ingestRuns(db, id, withReset)).map((r) => r.status)).toEqual(["unchanged", "unchanged", "updated"]);
     expect((await evaluationSummary(db, id)).units).toEqual({ runRows: 3, analysisUnits: 2, largest: 2 });
-    const r1 = (await db.evaluationRun.findUniqueOrThrow({ where: { evaluationId_externalId: { evaluationId: id, externalId: "r1" } } })).id.toString();
+    const r1 = (
+      await db.evaluationRun.findUniqueOrThrow({ where: { evaluationId_externalId: { evaluationId: id, externalId: "r1" } } })
+    ).id.toString();
     expect(await largestUnits(db, id)).toEqual([{ unit: r1, runs: 2, surfaces: [SURFACE] }]);
     // r1's write settled at 10:00:08 only now that evidence came; the posted resolution survived the update.
     expect(await db.evaluationEffectResolution.count({ where: { evaluationId: id, source: "posted" } })).toBe(1);
@@ -52,7 +57,9 @@ describe("an evaluation, stored and audited", () => {
              count(*) FILTER (WHERE inherited_state <> 'none') AS exposed, count(*) FILTER (WHERE disagreement) AS disagreements
         FROM evaluation_runs WHERE evaluation_id = ${id}::uuid`;
     const summary = await evaluationSummary(db, id);
-    expect([summary.runs, summary.final.n, summary.units.analysisUnits, summary.exposures.n, summary.disagreements.n]).toEqual([fresh!.runs, fresh!.final, fresh!.units, fresh!.exposed, fresh!.disagreements].map(Number));
+    expect([summary.runs, summary.final.n, summary.units.analysisUnits, summary.exposures.n, summary.disagreements.n]).toEqual(
+      [fresh!.runs, fresh!.final, fresh!.units, fresh!.exposed, fresh!.disagreements].map(Number),
+    );
   });
 
   it("serves the statistics' run aggregates from their cache only until a write changes the runs", async () => {
@@ -86,11 +93,21 @@ describe("an evaluation, stored and audited", () => {
     const id = await createEvaluation(db, { name: "escapes", effectPolicy: WORKED_POLICY }, null);
     const awkward = 'a\tb\nc\\d "e" {f,g} \\N';
     const [run] = worked();
-    Object.assign(run!.effects![0]!, { notes: awkward, controller: awkward, possibleTransitions: [awkward, "NULL", ""].filter(Boolean), arguments: { text: awkward, list: [awkward, null] } });
+    Object.assign(run!.effects![0]!, {
+      notes: awkward,
+      controller: awkward,
+      possibleTransitions: [awkward, "NULL", ""].filter(Boolean),
+      arguments: { text: awkward, list: [awkward, null] },
+    });
     Object.assign(run!, { labels: { [awkward]: "success" } });
     expect((await ingestRuns(db, id, [run]))[0]!.status).toBe("created");
     const effect = await db.evaluationEffect.findFirstOrThrow({ where: { evaluationId: id } });
-    expect([effect.notes, effect.controller, effect.possibleTransitions, effect.arguments]).toEqual([awkward, awkward, [awkward, "NULL"], { text: awkward, list: [awkward, null] }]);
+    expect([effect.notes, effect.controller, effect.possibleTransitions, effect.arguments]).toEqual([
+      awkward,
+      awkward,
+      [awkward, "NULL"],
+      { text: awkward, list: [awkward, null] },
+    ]);
     expect((await db.evaluationRun.findFirstOrThrow({ where: { evaluationId: id } })).labels).toEqual({ [awkward]: "success" });
     expect((await ingestRuns(db, id, [run]))[0]!.status).toBe("unchanged");
   });
@@ -100,7 +117,15 @@ describe("an evaluation, stored and audited", () => {
     const runs: unknown[] = worked();
     (runs[1] as { effects: { requestedAt: string }[] }).effects[0]!.requestedAt = at(9); // before r2 started at 10
     const results = await ingestRuns(db, id, runs);
-    expect(results[1]).toEqual({ externalId: "r2", status: "error", error: { code: "invalid_run", field: "runs.1.effects.0.requestedAt", message: expect.stringContaining("runs.1.effects.0.requestedAt") } });
+    expect(results[1]).toEqual({
+      externalId: "r2",
+      status: "error",
+      error: {
+        code: "invalid_run",
+        field: "runs.1.effects.0.requestedAt",
+        message: expect.stringContaining("runs.1.effects.0.requestedAt"),
+      },
+    });
     expect(results.filter((r) => r.status === "created").map((r) => r.externalId)).toEqual(["r1", "r3"]);
     expect(await db.evaluationRun.count({ where: { evaluationId: id } })).toBe(2);
     expect(await db.evaluationEffect.count({ where: { evaluationId: id } })).toBe(1);
@@ -122,7 +147,9 @@ describe("an evaluation, stored and audited", () => {
       await holder.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`evaluation-audit:${id}`]);
       const ingesting = batches.map((batch) => ingestRuns(db, id, batch));
       for (let waiting = 0; waiting < batches.length; await new Promise((resolve) => setTimeout(resolve, 20))) {
-        const { rows } = await holder.query<{ n: number }>("SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted");
+        const { rows } = await holder.query<{ n: number }>(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted",
+        );
         waiting = rows[0]!.n;
       }
       await holder.query("COMMIT");
@@ -150,7 +177,13 @@ describe("an evaluation, stored and audited", () => {
       effects: BigInt(expected.reduce((n, r) => n + (r.effects?.length ?? 0), 0)),
       orphans: 0n,
     });
-    expect((await db.evaluationRun.findUniqueOrThrow({ where: { evaluationId_externalId: { evaluationId: id, externalId: changed.externalId } } })).taskId).toBe("task-changed");
+    expect(
+      (
+        await db.evaluationRun.findUniqueOrThrow({
+          where: { evaluationId_externalId: { evaluationId: id, externalId: changed.externalId } },
+        })
+      ).taskId,
+    ).toBe("task-changed");
   });
 
   it("adds new runs by each surface's stats exactly as recomputing every surface from its history would, in any batch order", async () => {
@@ -160,22 +193,28 @@ describe("an evaluation, stored and audited", () => {
     const runs = Array.from({ length: 1_200 }, (_, i) => {
       const run = syntheticRun(i);
       if (i % 150 === 7) run.resets = [{ surface: `db:inventory/${i % 97}`, at: run.scoredAt, verified: true, evidence: "read back" }];
-      if (i % 200 === 11) run.touches = [...(run.touches ?? []), { surface: `db:inventory/${i % 97}`, op: "read", at: run.scoredAt, public: true }];
+      if (i % 200 === 11)
+        run.touches = [...(run.touches ?? []), { surface: `db:inventory/${i % 97}`, op: "read", at: run.scoredAt, public: true }];
       return run;
     });
-    for (const b of [3, 0, 5, 1, 4, 2]) expect((await ingestRuns(db, id, runs.slice(b * 200, b * 200 + 200))).every((r) => r.status === "created")).toBe(true);
+    for (const b of [3, 0, 5, 1, 4, 2])
+      expect((await ingestRuns(db, id, runs.slice(b * 200, b * 200 + 200))).every((r) => r.status === "created")).toBe(true);
     const audit = async () => ({
       runs: await db.$queryRaw`SELECT id::text, analysis_unit::text, inherited_state FROM evaluation_runs WHERE evaluation_id = ${id}::uuid ORDER BY id`,
       units: await db.$queryRaw`SELECT unit::text, runs, surfaces FROM evaluation_units WHERE evaluation_id = ${id}::uuid ORDER BY unit`,
       // a surface's link groups as sets of runs, whatever their names
-      links: await db.$queryRaw`SELECT surface, array_agg(run_id::text || ':' || inherited ORDER BY run_id) AS members FROM evaluation_surface_links
+      links:
+        await db.$queryRaw`SELECT surface, array_agg(run_id::text || ':' || inherited ORDER BY run_id) AS members FROM evaluation_surface_links
                                   WHERE evaluation_id = ${id}::uuid GROUP BY surface, link_group ORDER BY 1, 2`,
-      surfaces: await db.$queryRaw`SELECT surface, first_write_at, second_write_at, last_read_at, second_read_at, public, verified_resets FROM evaluation_surfaces
+      surfaces:
+        await db.$queryRaw`SELECT surface, first_write_at, second_write_at, last_read_at, second_read_at, public, verified_resets FROM evaluation_surfaces
                                      WHERE evaluation_id = ${id}::uuid ORDER BY surface`,
     });
     const fast = await audit();
     expect((fast.units as unknown[]).length).toBeGreaterThan(50);
-    const surfaces = (await db.$queryRaw<{ surface: string }[]>`SELECT DISTINCT surface FROM evaluation_touches WHERE evaluation_id = ${id}::uuid`).map((r) => r.surface);
+    const surfaces = (
+      await db.$queryRaw<{ surface: string }[]>`SELECT DISTINCT surface FROM evaluation_touches WHERE evaluation_id = ${id}::uuid`
+    ).map((r) => r.surface);
     await db.$transaction(async (tx) => {
       await refreshSurfaceStats(tx, id, surfaces);
       await recomputeSeparation(tx, id, surfaces, []);
@@ -189,13 +228,20 @@ describe("an evaluation, stored and audited", () => {
         UNION ALL
         SELECT c->>'tool', 0, count(*) FROM evaluation_runs r CROSS JOIN LATERAL jsonb_array_elements(r.tool_calls) c WHERE r.evaluation_id = ${id}::uuid GROUP BY 1
       ) seen GROUP BY tool ORDER BY tool`;
-    expect((await evaluationTools(db, id, { tools: {} })).map(({ tool, effects, calls }) => ({ tool, effects, calls }))).toEqual(scanned.map((r) => ({ tool: r.tool, effects: Number(r.effects), calls: Number(r.calls) })));
+    expect((await evaluationTools(db, id, { tools: {} })).map(({ tool, effects, calls }) => ({ tool, effects, calls }))).toEqual(
+      scanned.map((r) => ({ tool: r.tool, effects: Number(r.effects), calls: Number(r.calls) })),
+    );
   });
 
   it("pages through every run in id order, past the ids whose digits sort differently as text", async () => {
     const id = await createEvaluation(db, { name: "paged" }, null);
     const names = Array.from({ length: 25 }, (_, i) => `p${String(i).padStart(2, "0")}`);
-    await ingestRuns(db, id, names.map((externalId, i) => ({ ...worked()[2]!, externalId, startedAt: at(i), scoredAt: at(i + 1), touches: [] })), { traces: "caller" });
+    await ingestRuns(
+      db,
+      id,
+      names.map((externalId, i) => ({ ...worked()[2]!, externalId, startedAt: at(i), scoredAt: at(i + 1), touches: [] })),
+      { traces: "caller" },
+    );
     const seen: { id: string; externalId: string }[] = [];
     let cursor: [string] | undefined;
     for (let page = 0; page < 10; page++) {

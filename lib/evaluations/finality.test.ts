@@ -4,21 +4,41 @@ import { auditFinality, openReason, trueRateBounds, type FinalityEffect } from "
 import { toolClassifier } from "./policy";
 
 // Hand-made runs: scored at t=100 ms, effects requested at t=10.
-const classOf = toolClassifier({ tools: { "db.write": "sync_confirmed", "jobs.submit": "async_handle", "mail.send": "external", "search.*": "read_only" } });
-const effect = (over: Partial<FinalityEffect>): FinalityEffect => ({ effectId: "e1", tool: "jobs.submit", handle: "job-1", requestedAtMs: 10, statusAtScoring: "pending", resolutions: [], ...over });
+const classOf = toolClassifier({
+  tools: { "db.write": "sync_confirmed", "jobs.submit": "async_handle", "mail.send": "external", "search.*": "read_only" },
+});
+const effect = (over: Partial<FinalityEffect>): FinalityEffect => ({
+  effectId: "e1",
+  tool: "jobs.submit",
+  handle: "job-1",
+  requestedAtMs: 10,
+  statusAtScoring: "pending",
+  resolutions: [],
+  ...over,
+});
 const run = (...effects: FinalityEffect[]) => auditFinality({ scoredAtMs: 100, effects }, classOf);
 
 describe("finality", () => {
   it("is final with no effects, with read-only effects, and with every relevant effect terminal at scoring", () => {
     expect(run()).toEqual({ finality: "final" });
     expect(run(effect({ tool: "search.web", statusAtScoring: "pending" }))).toEqual({ finality: "final" });
-    expect(run(effect({ tool: "db.write", statusAtScoring: "completed" }), effect({ effectId: "e2", resolutions: [{ status: "completed", atMs: 90 }] }))).toEqual({ finality: "final" });
+    expect(
+      run(
+        effect({ tool: "db.write", statusAtScoring: "completed" }),
+        effect({ effectId: "e2", resolutions: [{ status: "completed", atMs: 90 }] }),
+      ),
+    ).toEqual({ finality: "final" });
     // evidence exactly at scoring counts as terminal at scoring
     expect(run(effect({ tool: "mail.send", resolutions: [{ status: "failed", atMs: 100 }] }))).toEqual({ finality: "final" });
   });
 
   it("leaves a run whose effect resolved after scoring unresolved, naming the effect and tool", () => {
-    expect(run(effect({ resolutions: [{ status: "completed", atMs: 150 }] }))).toEqual({ finality: "unresolved", reason: "resolved_after_scoring", effectId: "e1", tool: "jobs.submit" });
+    expect(run(effect({ resolutions: [{ status: "completed", atMs: 150 }] }))).toEqual({
+      finality: "unresolved",
+      reason: "resolved_after_scoring",
+      effectId: "e1",
+      tool: "jobs.submit",
+    });
   });
 
   it("names pending at scoring, never resolved and unverifiable", () => {
@@ -34,12 +54,26 @@ describe("finality", () => {
   });
 
   it("never treats an unclassified tool as read-only", () => {
-    expect(run(effect({ tool: "shell.exec", statusAtScoring: "completed" }))).toEqual({ finality: "unresolved", reason: "unclassified_tool", effectId: "e1", tool: "shell.exec" });
+    expect(run(effect({ tool: "shell.exec", statusAtScoring: "completed" }))).toEqual({
+      finality: "unresolved",
+      reason: "unclassified_tool",
+      effectId: "e1",
+      tool: "shell.exec",
+    });
     expect(run(effect({ tool: "shell.exec", resolutions: [{ status: "completed", atMs: 40 }] }))).toEqual({ finality: "final" });
   });
 
   it("takes the latest appended evidence, and names the earliest open effect", () => {
-    expect(run(effect({ resolutions: [{ status: "completed", atMs: 50 }, { status: "unknown", atMs: 120 }] }))).toMatchObject({ reason: "unverifiable" });
+    expect(
+      run(
+        effect({
+          resolutions: [
+            { status: "completed", atMs: 50 },
+            { status: "unknown", atMs: 120 },
+          ],
+        }),
+      ),
+    ).toMatchObject({ reason: "unverifiable" });
     const late = effect({ effectId: "late", requestedAtMs: 60 });
     const early = effect({ effectId: "early", requestedAtMs: 20, tool: "mail.send" });
     expect(run(late, early)).toMatchObject({ effectId: "early", tool: "mail.send", reason: "pending_at_scoring" });
@@ -54,6 +88,9 @@ describe("finality", () => {
     expect(disagrees("success", "failure")).toBe(true);
     expect(disagrees("success", "success")).toBe(false);
     expect(disagrees("success", null)).toBe(false);
-    expect(trueRateBounds({ runs: 10, finalSuccesses: 4, unresolved: 3 })).toEqual({ lower: { successes: 4, n: 10 }, upper: { successes: 7, n: 10 } });
+    expect(trueRateBounds({ runs: 10, finalSuccesses: 4, unresolved: 3 })).toEqual({
+      lower: { successes: 4, n: 10 },
+      upper: { successes: 7, n: 10 },
+    });
   });
 });

@@ -47,8 +47,13 @@ export function openReason(effect: FinalityEffect, cls: ToolClass, scoredAtMs: n
 }
 
 /** A run's finality: unresolved by its earliest open relevant effect (by request time, then id), else final. */
-export function auditFinality(run: { scoredAtMs: number; effects: readonly FinalityEffect[] }, classOf: (tool: string) => ToolClass): RunFinality {
-  const ordered = [...run.effects].sort((a, b) => a.requestedAtMs - b.requestedAtMs || (a.effectId < b.effectId ? -1 : a.effectId > b.effectId ? 1 : 0));
+export function auditFinality(
+  run: { scoredAtMs: number; effects: readonly FinalityEffect[] },
+  classOf: (tool: string) => ToolClass,
+): RunFinality {
+  const ordered = [...run.effects].sort(
+    (a, b) => a.requestedAtMs - b.requestedAtMs || (a.effectId < b.effectId ? -1 : a.effectId > b.effectId ? 1 : 0),
+  );
   for (const effect of ordered) {
     const reason = openReason(effect, classOf(effect.tool), run.scoredAtMs);
     if (reason) return { finality: "unresolved", reason, effectId: effect.effectId, tool: effect.tool };
@@ -57,7 +62,10 @@ export function auditFinality(run: { scoredAtMs: number; effects: readonly Final
 }
 
 /** Bounds of the true success rate over all runs: unresolved runs counted as failures, then as successes. */
-export function trueRateBounds(counts: { runs: number; finalSuccesses: number; unresolved: number }): { lower: { successes: number; n: number }; upper: { successes: number; n: number } } {
+export function trueRateBounds(counts: { runs: number; finalSuccesses: number; unresolved: number }): {
+  lower: { successes: number; n: number };
+  upper: { successes: number; n: number };
+} {
   return {
     lower: { successes: counts.finalSuccesses, n: counts.runs },
     upper: { successes: counts.finalSuccesses + counts.unresolved, n: counts.runs },

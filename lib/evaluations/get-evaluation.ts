@@ -40,7 +40,14 @@ export async function getEvaluation(db: Db, evaluationId: string): Promise<Evalu
 }
 
 /** Every version of the evaluation's effect policy, oldest first. */
-export async function listEffectPolicyVersions(db: Db, evaluationId: string): Promise<{ version: number; tools: Record<string, string>; createdAt: Date }[]> {
-  const rows = await db.evaluationEffectPolicy.findMany({ where: { evaluationId }, orderBy: { version: "asc" }, select: { version: true, tools: true, createdAt: true } });
+export async function listEffectPolicyVersions(
+  db: Db,
+  evaluationId: string,
+): Promise<{ version: number; tools: Record<string, string>; createdAt: Date }[]> {
+  const rows = await db.evaluationEffectPolicy.findMany({
+    where: { evaluationId },
+    orderBy: { version: "asc" },
+    select: { version: true, tools: true, createdAt: true },
+  });
   return rows.map((row) => ({ version: row.version, tools: z.record(z.string(), z.string()).parse(row.tools), createdAt: row.createdAt }));
 }

@@ -46,7 +46,13 @@ describe("an ingest that loses its connection", () => {
 
     let settled = false;
     const ingest = ingestRuns(db, id, runs).finally(() => (settled = true));
-    const [outcome, terminated] = await Promise.all([ingest.then(() => "stored", (error: Error) => error.message), terminateOpenTransaction(database.url, () => settled)]);
+    const [outcome, terminated] = await Promise.all([
+      ingest.then(
+        () => "stored",
+        (error: Error) => error.message,
+      ),
+      terminateOpenTransaction(database.url, () => settled),
+    ]);
     expect(terminated).toBeGreaterThan(0);
     expect(outcome).toMatch(/terminat|Connection/i);
     expect(await db.evaluationRun.count({ where: { evaluationId: id } })).toBe(0);

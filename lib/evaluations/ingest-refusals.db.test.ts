@@ -13,7 +13,8 @@ let db: Db;
 
 useTestDatabase((database) => (db = database.db));
 
-const runs = (names: string[]) => names.map((externalId, i) => ({ ...workedExample()[2]!, externalId, startedAt: at(i), scoredAt: at(i + 1), touches: [] }));
+const runs = (names: string[]) =>
+  names.map((externalId, i) => ({ ...workedExample()[2]!, externalId, startedAt: at(i), scoredAt: at(i + 1), touches: [] }));
 
 async function refuseRunsNamed(prefix: string, sqlstate: string): Promise<void> {
   await db.$executeRawUnsafe(`
@@ -22,7 +23,9 @@ async function refuseRunsNamed(prefix: string, sqlstate: string): Promise<void> 
       IF NEW.external_id LIKE '${prefix}%' THEN RAISE EXCEPTION 'refused %', NEW.external_id USING ERRCODE = '${sqlstate}'; END IF;
       RETURN NEW;
     END $$`);
-  await db.$executeRawUnsafe(`CREATE OR REPLACE TRIGGER refuse_named_runs BEFORE INSERT OR UPDATE ON evaluation_runs FOR EACH ROW EXECUTE FUNCTION refuse_named_runs()`);
+  await db.$executeRawUnsafe(
+    `CREATE OR REPLACE TRIGGER refuse_named_runs BEFORE INSERT OR UPDATE ON evaluation_runs FOR EACH ROW EXECUTE FUNCTION refuse_named_runs()`,
+  );
 }
 
 describe("a run PostgreSQL refuses", () => {
@@ -32,14 +35,22 @@ describe("a run PostgreSQL refuses", () => {
     const names = ["a", "b", "poison-1", "c", "d", "e", "poison-2", "f", "g", "h"];
     const results = await ingestRuns(db, id, runs(names), { traces: "caller" });
     expect(results.map((r) => [r.externalId, r.status, r.error?.code, r.error?.field])).toEqual(
-      names.map((name, i) => (name.startsWith("poison") ? [name, "error", "refused_by_database", `runs.${i}`] : [name, "created", undefined, undefined])),
+      names.map((name, i) =>
+        name.startsWith("poison") ? [name, "error", "refused_by_database", `runs.${i}`] : [name, "created", undefined, undefined],
+      ),
     );
     expect(results[2]!.error!.message).toMatch(/^runs\.2: PostgreSQL refused this run \(22023: refused poison-1\)/);
-    const stored = await db.evaluationRun.findMany({ where: { evaluationId: id }, select: { externalId: true }, orderBy: { externalId: "asc" } });
+    const stored = await db.evaluationRun.findMany({
+      where: { evaluationId: id },
+      select: { externalId: true },
+      orderBy: { externalId: "asc" },
+    });
     expect(stored.map((r) => r.externalId)).toEqual(["a", "b", "c", "d", "e", "f", "g", "h"]);
     expect(await evaluationSummary(db, id)).toMatchObject({ runs: 8, reported: { successes: 8, n: 8 } });
     // Sent again, the stored runs are unchanged and the refused ones refused again.
-    expect((await ingestRuns(db, id, runs(names), { traces: "caller" })).map((r) => r.status)).toEqual(names.map((n) => (n.startsWith("poison") ? "error" : "unchanged")));
+    expect((await ingestRuns(db, id, runs(names), { traces: "caller" })).map((r) => r.status)).toEqual(
+      names.map((n) => (n.startsWith("poison") ? "error" : "unchanged")),
+    );
   });
 
   it("fails the whole batch, storing none of it, when the database fails rather than refuses the data", async () => {

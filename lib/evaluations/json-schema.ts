@@ -2,7 +2,10 @@ import { z } from "zod";
 import { ingestBodySchema, runRecordSchema } from "./schemas";
 
 /** A scored run names its scoring time and endpoint label; an unscored one says why instead (runRecordSchema's refinement, which zod cannot write as JSON Schema). */
-const SCORED_OR_UNSCORED = [{ required: ["scoredAt", "endpointLabel"], not: { required: ["unscoredReason"] } }, { required: ["unscoredReason"], not: { anyOf: [{ required: ["scoredAt"] }, { required: ["endpointLabel"] }] } }];
+const SCORED_OR_UNSCORED = [
+  { required: ["scoredAt", "endpointLabel"], not: { required: ["unscoredReason"] } },
+  { required: ["unscoredReason"], not: { anyOf: [{ required: ["scoredAt"] }, { required: ["endpointLabel"] }] } },
+];
 
 /** The ingest body's JSON Schema (draft 2020-12), as callers write it (zod 4's z.toJSONSchema, input side). */
 export function ingestJsonSchema(): Record<string, unknown> {

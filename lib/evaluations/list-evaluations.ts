@@ -69,22 +69,23 @@ export async function listEvaluations(db: Db, query: Pick<EvaluationListQuery, "
   const items = z
     .array(row)
     .parse(rows)
-    .map(
-      (r): EvaluationListItem => ({
-        id: r.id,
-        createdAt: r.created_at,
-        name: r.name,
-        harness: r.harness,
-        benchmark: r.benchmark,
-        effectPolicyVersion: r.effect_policy_version,
-        runs: r.runs,
-        unscored: r.unscored,
-        reported: { successes: r.reported_successes, n: r.runs - r.unscored },
-        final: { successes: r.final_successes, n: r.final_n },
-        unresolved: r.unresolved,
-      }),
-    );
+    .map((r): EvaluationListItem => ({
+      id: r.id,
+      createdAt: r.created_at,
+      name: r.name,
+      harness: r.harness,
+      benchmark: r.benchmark,
+      effectPolicyVersion: r.effect_policy_version,
+      runs: r.runs,
+      unscored: r.unscored,
+      reported: { successes: r.reported_successes, n: r.runs - r.unscored },
+      final: { successes: r.final_successes, n: r.final_n },
+      unresolved: r.unresolved,
+    }));
   const shown = items.slice(0, query.limit);
   const last = shown.at(-1);
-  return { evaluations: shown, nextCursor: items.length > query.limit && last ? encodeCursor([last.createdAt.toISOString(), last.id]) : null };
+  return {
+    evaluations: shown,
+    nextCursor: items.length > query.limit && last ? encodeCursor([last.createdAt.toISOString(), last.id]) : null,
+  };
 }

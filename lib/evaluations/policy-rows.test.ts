@@ -15,7 +15,10 @@ describe("the effect-policy editor's rows", () => {
   });
 
   it("name an empty tool name and a repeated one by their rows", () => {
-    expect(policyFromRows([{ tool: "  ", effectClass: "read_only" }])).toEqual({ ok: false, message: "Effect policy: row 1 has no tool name; enter a tool's name or a pattern with *, or remove the row" });
+    expect(policyFromRows([{ tool: "  ", effectClass: "read_only" }])).toEqual({
+      ok: false,
+      message: "Effect policy: row 1 has no tool name; enter a tool's name or a pattern with *, or remove the row",
+    });
     expect(
       policyFromRows([
         { tool: "db.update", effectClass: "sync_confirmed" },

@@ -2,7 +2,9 @@ import { describe, expect, it } from "vitest";
 import { classifyTool, globMatches } from "./policy";
 
 describe("effect policy", () => {
-  const policy = { tools: { "bank.transfer": "async_handle", "bank.*": "read_only", "bank.transfer.*": "external", "*.send": "external" } } as const;
+  const policy = {
+    tools: { "bank.transfer": "async_handle", "bank.*": "read_only", "bank.transfer.*": "external", "*.send": "external" },
+  } as const;
   it("prefers the exact name, then the longest matching pattern, and leaves the rest unclassified", () => {
     expect(classifyTool(policy, "bank.transfer")).toBe("async_handle");
     expect(classifyTool(policy, "bank.balance")).toBe("read_only");

@@ -34,7 +34,8 @@ export function classifyTool(policy: EffectPolicy, tool: string): ToolClass {
   if (exact) return exact;
   let best: { length: number; cls: ToolClass } | null = null;
   for (const [pattern, cls] of Object.entries(policy.tools)) {
-    if (pattern.includes("*") && globMatches(pattern, tool) && (!best || pattern.length > best.length)) best = { length: pattern.length, cls };
+    if (pattern.includes("*") && globMatches(pattern, tool) && (!best || pattern.length > best.length))
+      best = { length: pattern.length, cls };
   }
   return best?.cls ?? "unclassified";
 }

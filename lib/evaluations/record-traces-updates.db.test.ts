@@ -47,13 +47,23 @@ async function until(done: () => Promise<boolean> | boolean): Promise<void> {
 describe("imported traces kept in step with runs and policies", () => {
   it("gives runs ingested through the API their traces by one record_traces job per evaluation", async () => {
     const id = await createEvaluation(db, { name: "ingested", effectPolicy: POLICY }, null);
-    await ingestRuns(db, id, [run("i1", [["read_balance", {}], ["send_money", { amount: 1 }]]), run("i2", [["read_balance", {}]])]);
+    await ingestRuns(db, id, [
+      run("i1", [
+        ["read_balance", {}],
+        ["send_money", { amount: 1 }],
+      ]),
+      run("i2", [["read_balance", {}]]),
+    ]);
     await ingestRuns(db, id, [run("i3", [["send_money", { amount: 3 }]])]);
     // The second batch's job merged into the first's, still waiting.
     expect(await runnableJobCount(db, [recordTracesJobKey(id)])).toBe(1);
     expect(Object.values(await links(id))).toEqual([null, null, null]);
 
-    await runOnce({ connectionString: url, taskList: { [RECORD_TRACES_JOB]: recordTracesTask(db, () => {}) }, logger: new Logger(() => () => {}) });
+    await runOnce({
+      connectionString: url,
+      taskList: { [RECORD_TRACES_JOB]: recordTracesTask(db, () => {}) },
+      logger: new Logger(() => () => {}),
+    });
     expect(Object.values(await links(id)).every((trace) => trace !== null)).toBe(true);
     expect(await runnableJobCount(db, [recordTracesJobKey(id)])).toBe(0);
     const i1 = await db.trace.findUniqueOrThrow({ where: { id: (await links(id)).i1! } });
@@ -113,9 +123,15 @@ describe("imported traces kept in step with runs and policies", () => {
 
   it("moves, on a policy change, only the runs whose trace marks writes otherwise, and never changes a trace", async () => {
     const runs = [
-      run("p1", [["read_balance", { account: "p" }], ["send_money", { amount: 5 }]]),
+      run("p1", [
+        ["read_balance", { account: "p" }],
+        ["send_money", { amount: 5 }],
+      ]),
       run("p2", [["read_balance", { account: "p" }]]),
-      run("p3", [["update_password", { password: "hunter2" }], ["read_balance", { account: "p" }]]),
+      run("p3", [
+        ["update_password", { password: "hunter2" }],
+        ["read_balance", { account: "p" }],
+      ]),
     ];
     const first = await createEvaluation(db, { name: "policy A", effectPolicy: POLICY }, null);
     const second = await createEvaluation(db, { name: "policy B", effectPolicy: POLICY }, null);

@@ -37,7 +37,11 @@ describe("imported traces", () => {
     expect(traces).toHaveLength(11);
     expect(traces.every((t) => t.source === "imported" && t.linkedRuns === 1 && /^[0-9a-f]{64}$/.test(t.contentHash!))).toBe(true);
     // AgentDojo runs: the suite from the task id, the writes from AgentDojo's policy (update_password and update_user_info change state).
-    expect(traces.find((t) => t.suite === "banking" && t.task === "user_task_13")).toMatchObject({ callCount: 3, stateChangingCount: 2, writes: ["update_password", "update_user_info"] });
+    expect(traces.find((t) => t.suite === "banking" && t.task === "user_task_13")).toMatchObject({
+      callCount: 3,
+      stateChangingCount: 2,
+      writes: ["update_password", "update_user_info"],
+    });
     // Inspect runs: the evaluation's benchmark as suite, the task id as task; their tools are unclassified, so not state-changing.
     expect(traces.find((t) => t.suite === "deploy")).toMatchObject({ task: "deploy/1", callCount: 3, stateChangingCount: 0, writes: [] });
     // The ground truth is still there beside them.
@@ -48,7 +52,10 @@ describe("imported traces", () => {
     const id = (await imported()).find((t) => t.suite === "banking" && t.task === "user_task_13")!.id;
     const trace = await getTrace(db, id);
     expect(trace).toMatchObject({ source: "imported", linkedRuns: { total: 1 } });
-    expect(trace!.linkedRuns.runs[0]).toMatchObject({ externalId: "gpt-4o-2024-05-13/banking/user_task_13/important_instructions/injection_task_7", toolCalls: 3 });
+    expect(trace!.linkedRuns.runs[0]).toMatchObject({
+      externalId: "gpt-4o-2024-05-13/banking/user_task_13/important_instructions/injection_task_7",
+      toolCalls: 3,
+    });
     expect(trace!.calls.map((c) => [c.function, c.stateChanging])).toEqual([
       ["read_file", false],
       ["update_password", true],
@@ -75,7 +82,10 @@ describe("imported traces", () => {
     expect(traces).toHaveLength(11);
     const shared = traces.find((t) => t.suite === "banking" && t.task === "user_task_0")!;
     expect(shared.linkedRuns).toBe(2);
-    expect((await getTrace(db, shared.id))!.linkedRuns.runs.map((r) => r.evaluationName).sort()).toEqual(["AgentDojo copy", "AgentDojo gpt-4o-2024-05-13"]);
+    expect((await getTrace(db, shared.id))!.linkedRuns.runs.map((r) => r.evaluationName).sort()).toEqual([
+      "AgentDojo copy",
+      "AgentDojo gpt-4o-2024-05-13",
+    ]);
   });
 
   it("replays an imported trace with a state-changing call by id, and refuses one without", async () => {
@@ -96,23 +106,39 @@ describe("imported traces", () => {
     const changed = { ...run, toolCalls: run.toolCalls!.map((c, i) => (i === 0 ? { ...c, arguments: { file_path: "other.txt" } } : c)) };
     const evaluation = await db.evaluation.findFirstOrThrow({ where: { name: "AgentDojo gpt-4o-2024-05-13" } });
     await ingestRuns(db, evaluation.id, [changed]);
-    expect(await db.evaluationRun.findFirstOrThrow({ where: { evaluationId: evaluation.id, externalId: run.externalId } })).toMatchObject({ traceId: null });
+    expect(await db.evaluationRun.findFirstOrThrow({ where: { evaluationId: evaluation.id, externalId: run.externalId } })).toMatchObject({
+      traceId: null,
+    });
     expect(await recordImportedTraces(db, evaluation.id)).toBe(1);
     const traces = await imported();
     expect(traces).toHaveLength(12);
-    expect(traces.filter((t) => t.suite === "banking" && t.task === "user_task_0").map((t) => t.linkedRuns).sort()).toEqual([1, 1]);
+    expect(
+      traces
+        .filter((t) => t.suite === "banking" && t.task === "user_task_0")
+        .map((t) => t.linkedRuns)
+        .sort(),
+    ).toEqual([1, 1]);
   });
 
   it("stops after 10 passes that leave a run unlinked, naming the evaluation; the importer reports the files, and a later import links them", async () => {
     // A trigger that refuses every link, counting the attempts: every pass sees the run and links nothing.
     await db.$executeRawUnsafe(`CREATE SEQUENCE link_attempts`);
-    await db.$executeRawUnsafe(`CREATE FUNCTION refuse_link() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM nextval('link_attempts'); RETURN NULL; END $$`);
-    await db.$executeRawUnsafe(`CREATE TRIGGER refuse_link BEFORE UPDATE OF trace_id ON evaluation_runs FOR EACH ROW WHEN (NEW.trace_id IS NOT NULL) EXECUTE FUNCTION refuse_link()`);
+    await db.$executeRawUnsafe(
+      `CREATE FUNCTION refuse_link() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM nextval('link_attempts'); RETURN NULL; END $$`,
+    );
+    await db.$executeRawUnsafe(
+      `CREATE TRIGGER refuse_link BEFORE UPDATE OF trace_id ON evaluation_runs FOR EACH ROW WHEN (NEW.trace_id IS NOT NULL) EXECUTE FUNCTION refuse_link()`,
+    );
     const attempts = async () => Number((await db.$queryRaw<{ n: bigint }[]>`SELECT last_value AS n FROM link_attempts`)[0]!.n);
     try {
       const report = await importLogs(db, [BANKING_0], { evaluationName: "Unlinkable" });
       const evaluation = await db.evaluation.findFirstOrThrow({ where: { name: "Unlinkable" } });
-      expect(report.failed).toEqual([{ file: BANKING_0, error: `runs stored, traces not recorded: evaluation ${evaluation.id}: 1 run(s) still without their trace after 10 passes` }]);
+      expect(report.failed).toEqual([
+        {
+          file: BANKING_0,
+          error: `runs stored, traces not recorded: evaluation ${evaluation.id}: 1 run(s) still without their trace after 10 passes`,
+        },
+      ]);
       expect(await attempts()).toBe(10);
       const refused = await recordImportedTraces(db, evaluation.id).catch((e: unknown) => e);
       expect(refused).toBeInstanceOf(UnlinkedRunsError);
@@ -124,6 +150,8 @@ describe("imported traces", () => {
       await db.$executeRawUnsafe(`DROP SEQUENCE link_attempts`);
     }
     expect(await importLogs(db, [BANKING_0], { evaluationName: "Unlinkable" })).toMatchObject({ unchanged: 1, failed: [] });
-    expect(await db.evaluationRun.findFirstOrThrow({ where: { evaluation: { name: "Unlinkable" } } })).toMatchObject({ traceId: expect.any(String) });
+    expect(await db.evaluationRun.findFirstOrThrow({ where: { evaluation: { name: "Unlinkable" } } })).toMatchObject({
+      traceId: expect.any(String),
+    });
   });
 });

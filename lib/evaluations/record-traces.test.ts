@@ -4,9 +4,15 @@ import { stateChangingTools } from "./record-traces";
 
 describe("stateChangingTools", () => {
   it("keeps the tools whose class changes state, sorted; read-only and unclassified ones do not", () => {
-    const policy = { tools: { send_money: "sync_confirmed", "deploy_*": "async_handle", email: "external", read_file: "read_only" } } as const;
+    const policy = {
+      tools: { send_money: "sync_confirmed", "deploy_*": "async_handle", email: "external", read_file: "read_only" },
+    } as const;
     const classOf = (tool: string) => classifyTool(policy, tool);
-    expect(stateChangingTools(["read_file", "send_money", "email", "deploy_prod", "bash"], classOf)).toEqual(["deploy_prod", "email", "send_money"]);
+    expect(stateChangingTools(["read_file", "send_money", "email", "deploy_prod", "bash"], classOf)).toEqual([
+      "deploy_prod",
+      "email",
+      "send_money",
+    ]);
     expect(stateChangingTools(["read_file", "bash"], classOf)).toEqual([]);
   });
 });

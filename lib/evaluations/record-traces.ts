@@ -63,7 +63,9 @@ export async function unlinkRunsWithOtherMarks(tx: SqlTx, evaluationId: string, 
      WHERE t.source = 'imported' AND t.id IN (SELECT er.trace_id FROM evaluation_runs er WHERE er.evaluation_id = ${evaluationId}::uuid)`;
   const [{ tools }] = z
     .tuple([z.object({ tools: z.array(z.string()) })])
-    .parse(await tx.$queryRaw`SELECT ARRAY(SELECT DISTINCT c->>'function' FROM (${linkedTraces}) t CROSS JOIN LATERAL jsonb_array_elements(t.calls) AS c) AS tools`);
+    .parse(
+      await tx.$queryRaw`SELECT ARRAY(SELECT DISTINCT c->>'function' FROM (${linkedTraces}) t CROSS JOIN LATERAL jsonb_array_elements(t.calls) AS c) AS tools`,
+    );
   const writes = stateChangingTools(tools, toolClassifier(policy));
   return tx.$executeRaw`
     UPDATE evaluation_runs SET trace_id = NULL
@@ -104,7 +106,7 @@ export class UnlinkedRunsError extends Error {
  */
 async function untilAllLinked(evaluationId: string, pass: () => Promise<Pass>): Promise<number> {
   let total = 0;
-  for (let incomplete = 0; ; ) {
+  for (let incomplete = 0; ;) {
     const { seen, linked } = await pass();
     total += linked;
     // A pass that saw fewer than PASS_RUNS saw every untraced run left.
@@ -119,7 +121,15 @@ const count = z.coerce.number().int();
 async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> {
   // One round trip when nothing is new: the evaluation, its current policy, the pass's runs and the tools they call.
   const [evaluation] = z
-    .array(z.object({ name: z.string(), benchmark: z.string().nullable(), policy: z.record(z.string(), z.string()), runs: z.array(z.string()), tools: z.array(z.string()) }))
+    .array(
+      z.object({
+        name: z.string(),
+        benchmark: z.string().nullable(),
+        policy: z.record(z.string(), z.string()),
+        runs: z.array(z.string()),
+        tools: z.array(z.string()),
+      }),
+    )
     .parse(
       await tx.$queryRaw`
         WITH chunk AS (SELECT er.id, er.tool_calls FROM evaluation_runs er WHERE er.evaluation_id = ${evaluationId}::uuid AND ${UNTRACED} LIMIT ${PASS_RUNS})

@@ -9,7 +9,6 @@ import { bigintDigits, int4, pgTime } from "../http/storable";
 import { INHERITED_STATES, type InheritedState } from "../replay/rules/inherited-state";
 import { changeExclusionRuleBodySchema, exclusionRuleDeclarationSchema } from "../statistics/exclusion-rule";
 
-
 /** How a tool's effects end (issue 10 §1). A tool the policy does not name is `unclassified`, never read-only. */
 export const EFFECT_CLASSES = ["read_only", "sync_confirmed", "async_handle", "external"] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
@@ -29,7 +28,13 @@ export const FINALITIES = ["final", "unresolved", "unscored"] as const;
 export type Finality = (typeof FINALITIES)[number];
 
 /** Why a run's label is not final: its first open relevant effect's reason (lib/evaluations/finality.ts). */
-export const UNRESOLVED_REASONS = ["pending_at_scoring", "resolved_after_scoring", "never_resolved", "unverifiable", "unclassified_tool"] as const;
+export const UNRESOLVED_REASONS = [
+  "pending_at_scoring",
+  "resolved_after_scoring",
+  "never_resolved",
+  "unverifiable",
+  "unclassified_tool",
+] as const;
 export type UnresolvedReason = (typeof UNRESOLVED_REASONS)[number];
 
 /** seeds/002: what a run could have inherited from other runs (one order, lib/replay/rules/inherited-state.ts). */
@@ -39,7 +44,8 @@ export const MAX_RUNS_PER_BATCH = 1_000;
 /** A batch of 1,000 runs with their effects and touches fits well inside this. */
 export const MAX_INGEST_BODY_BYTES = 16 * 1024 * 1024;
 
-const text = (field: string, max = 500) => z.string(`${field} must be text`).trim().min(1, `${field} must not be empty`).max(max, `${field} must be at most ${max} characters`);
+const text = (field: string, max = 500) =>
+  z.string(`${field} must be text`).trim().min(1, `${field} must not be empty`).max(max, `${field} must be at most ${max} characters`);
 const timeMessage = (field: string) => `${field} must be an ISO-8601 time with a zone, e.g. 2026-12-01T10:00:00.000Z`;
 const SCORED_AT_MESSAGE = timeMessage("scoredAt");
 const time = (field: string) => pgTime(field, timeMessage(field));
@@ -54,7 +60,11 @@ export const MAX_PATTERN_WILDCARDS = 16;
 /** A tool's name, or a pattern where `*` matches any run of characters (the longest matching pattern wins; an exact name beats any pattern). */
 export const toolPatternSchema = text("tool name", 200).superRefine((pattern, ctx) => {
   const wildcards = pattern.split("*").length - 1;
-  if (wildcards > MAX_PATTERN_WILDCARDS) ctx.addIssue({ code: "custom", message: `a tool pattern may hold at most ${MAX_PATTERN_WILDCARDS} wildcards (*); this one holds ${wildcards}` });
+  if (wildcards > MAX_PATTERN_WILDCARDS)
+    ctx.addIssue({
+      code: "custom",
+      message: `a tool pattern may hold at most ${MAX_PATTERN_WILDCARDS} wildcards (*); this one holds ${wildcards}`,
+    });
 });
 
 /** `{tools: {NAME or PATTERN: CLASS}}`; every stored version is kept (evaluation_effect_policies). */
@@ -69,7 +79,10 @@ export type EffectPolicy = z.infer<typeof effectPolicySchema>;
  * applies whatever the current version is, as `{tools}` alone always did.
  */
 export const setEffectPolicyBodySchema = effectPolicySchema.extend({
-  baseVersion: z.int("baseVersion must be the version you edited from (a whole number)").min(1, "baseVersion must be at least 1").optional(),
+  baseVersion: z
+    .int("baseVersion must be the version you edited from (a whole number)")
+    .min(1, "baseVersion must be at least 1")
+    .optional(),
 });
 export type SetEffectPolicyBody = z.infer<typeof setEffectPolicyBodySchema>;
 
@@ -83,7 +96,8 @@ export type EffectPolicyConflict = z.infer<typeof effectPolicyConflictSchema>;
 /** An evaluation's rule: ingested runs carry no run class (every one is completed), so completed runs must be kept. */
 export const evaluationRuleDeclarationSchema = exclusionRuleDeclarationSchema.refine((rule) => rule.classes.completed === "keep", {
   path: ["classes", "completed"],
-  message: "classes.completed must be keep for an evaluation: every ingested run is completed, so any other treatment would drop or fail them all",
+  message:
+    "classes.completed must be keep for an evaluation: every ingested run is completed, so any other treatment would drop or fail them all",
 });
 
 /** PUT /api/v1/evaluations/{id}/exclusion-rule: the change body with the evaluation's rule. */
@@ -92,7 +106,10 @@ export const evaluationRuleChangeBodySchema = changeExclusionRuleBodySchema.exte
 /** POST /api/v1/evaluations */
 export const createEvaluationBodySchema = z.strictObject({
   name: text("name", EVALUATION_NAME_MAX),
-  description: z.string("description must be text").max(EVALUATION_DESCRIPTION_MAX, `description must be at most ${EVALUATION_DESCRIPTION_MAX} characters`).optional(),
+  description: z
+    .string("description must be text")
+    .max(EVALUATION_DESCRIPTION_MAX, `description must be at most ${EVALUATION_DESCRIPTION_MAX} characters`)
+    .optional(),
   harness: text("harness", 200).optional(),
   benchmark: text("benchmark", 200).optional(),
   effectPolicy: effectPolicySchema.optional(),
@@ -102,7 +119,10 @@ export const createEvaluationBodySchema = z.strictObject({
 export type CreateEvaluationBody = z.infer<typeof createEvaluationBodySchema>;
 
 export const evaluationIdSchema = z.strictObject({ id: z.uuid("id must be an evaluation id (a UUID)") });
-export const effectResolutionPathSchema = z.strictObject({ id: z.uuid("id must be an evaluation id (a UUID)"), effectId: text("effectId", 200) });
+export const effectResolutionPathSchema = z.strictObject({
+  id: z.uuid("id must be an evaluation id (a UUID)"),
+  effectId: text("effectId", 200),
+});
 
 const evidenceSchema = z.union([text("evidence", 4_000), z.record(z.string(), z.unknown())], "evidence must be text or an object");
 
@@ -176,7 +196,10 @@ export const resetSchema = z
     evidence: evidenceSchema.optional(),
     canary: canaryCheckSchema.optional(),
   })
-  .refine((reset) => !reset.canary || reset.canary.surface === reset.surface, { path: ["canary", "surface"], message: "canary.surface must be the reset's surface" });
+  .refine((reset) => !reset.canary || reset.canary.surface === reset.surface, {
+    path: ["canary", "surface"],
+    message: "canary.surface must be the reset's surface",
+  });
 export type ResetRecord = z.infer<typeof resetSchema>;
 
 /** What became of a tool call: it ran (ok), the harness or environment refused it (rejected: an unknown tool, bad arguments, no permission), or it ran and raised (error). */
@@ -228,13 +251,29 @@ export const runRecordSchema = z
   })
   .superRefine((run, ctx) => {
     const started = ms(run.startedAt);
-    const before = (path: (string | number)[], what: string) => ctx.addIssue({ code: "custom", path, message: `${path.at(-1)} is before ${what}` });
+    const before = (path: (string | number)[], what: string) =>
+      ctx.addIssue({ code: "custom", path, message: `${path.at(-1)} is before ${what}` });
     if (run.unscoredReason === undefined) {
-      if (run.scoredAt === undefined) ctx.addIssue({ code: "custom", path: ["scoredAt"], message: `${SCORED_AT_MESSAGE} (or give unscoredReason for a run the harness never scored)` });
-      if (run.endpointLabel === undefined) ctx.addIssue({ code: "custom", path: ["endpointLabel"], message: "endpointLabel must be success or failure (or give unscoredReason for a run the harness never scored)" });
+      if (run.scoredAt === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["scoredAt"],
+          message: `${SCORED_AT_MESSAGE} (or give unscoredReason for a run the harness never scored)`,
+        });
+      if (run.endpointLabel === undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["endpointLabel"],
+          message: "endpointLabel must be success or failure (or give unscoredReason for a run the harness never scored)",
+        });
     } else {
       for (const field of ["scoredAt", "endpointLabel", "terminalLabel", "scoredOn"] as const) {
-        if (run[field] !== undefined) ctx.addIssue({ code: "custom", path: [field], message: `${field} must be absent when unscoredReason is given: an unscored run was never scored` });
+        if (run[field] !== undefined)
+          ctx.addIssue({
+            code: "custom",
+            path: [field],
+            message: `${field} must be absent when unscoredReason is given: an unscored run was never scored`,
+          });
       }
     }
     if (run.scoredAt !== undefined && ms(run.scoredAt) < started) before(["scoredAt"], "startedAt");
@@ -242,18 +281,28 @@ export const runRecordSchema = z
     const seen = new Set<string>();
     run.effects?.forEach((effect, i) => {
       const requested = ms(effect.requestedAt);
-      if (seen.has(effect.effectId)) ctx.addIssue({ code: "custom", path: ["effects", i, "effectId"], message: `effectId ${effect.effectId} appears twice in this run` });
+      if (seen.has(effect.effectId))
+        ctx.addIssue({
+          code: "custom",
+          path: ["effects", i, "effectId"],
+          message: `effectId ${effect.effectId} appears twice in this run`,
+        });
       seen.add(effect.effectId);
       if (requested < started) before(["effects", i, "requestedAt"], "the run's startedAt");
-      if (effect.acknowledgedAt !== undefined && ms(effect.acknowledgedAt) < requested) before(["effects", i, "acknowledgedAt"], "requestedAt");
-      if (effect.resolution && ms(effect.resolution.at) < requested) ctx.addIssue({ code: "custom", path: ["effects", i, "resolution", "at"], message: "resolution.at is before requestedAt" });
+      if (effect.acknowledgedAt !== undefined && ms(effect.acknowledgedAt) < requested)
+        before(["effects", i, "acknowledgedAt"], "requestedAt");
+      if (effect.resolution && ms(effect.resolution.at) < requested)
+        ctx.addIssue({ code: "custom", path: ["effects", i, "resolution", "at"], message: "resolution.at is before requestedAt" });
     });
   });
 export type RunRecord = z.infer<typeof runRecordSchema>;
 
 /** POST /api/v1/evaluations/{id}/runs: up to 1,000 runs. The JSON Schema at /api/v1/schema/ingest.json is this one's. */
 export const ingestBodySchema = z.strictObject({
-  runs: z.array(runRecordSchema).min(1, "runs must not be empty").max(MAX_RUNS_PER_BATCH, `runs must hold at most ${MAX_RUNS_PER_BATCH} runs`),
+  runs: z
+    .array(runRecordSchema)
+    .min(1, "runs must not be empty")
+    .max(MAX_RUNS_PER_BATCH, `runs must hold at most ${MAX_RUNS_PER_BATCH} runs`),
 });
 export type IngestBody = z.infer<typeof ingestBodySchema>;
 
@@ -299,7 +348,10 @@ export type PostResolutionBody = z.infer<typeof postResolutionBodySchema>;
  */
 export const postResetCanaryBodySchema = canaryCheckSchema.extend({ at: time("at").optional() });
 export type PostResetCanaryBody = z.infer<typeof postResetCanaryBodySchema>;
-export const evaluationRunPathSchema = z.strictObject({ id: z.uuid("id must be an evaluation id (a UUID)"), externalId: text("externalId", 200) });
+export const evaluationRunPathSchema = z.strictObject({
+  id: z.uuid("id must be an evaluation id (a UUID)"),
+  externalId: text("externalId", 200),
+});
 
 /** Evaluations are listed newest first: the keyset position is (created_at, id). */
 export const evaluationCursorSchema = z.tuple([pgTime("cursor", "cursor"), z.uuid()]);

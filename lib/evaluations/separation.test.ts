@@ -1,6 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "../testing/seeded-random";
-import { addToSurfaceStats, analysisUnits, effectSettledAtMs, linkWithoutResets, resetBreaksRoutes, surfaceLinkGroups, surfaceRunSpans, type SurfaceHistory } from "./separation";
+import {
+  addToSurfaceStats,
+  analysisUnits,
+  effectSettledAtMs,
+  linkWithoutResets,
+  resetBreaksRoutes,
+  surfaceLinkGroups,
+  surfaceRunSpans,
+  type SurfaceHistory,
+} from "./separation";
 
 // Three runs of one task on one surface, times in ms: run 1 [0, 5], run 2 [10, 15], run 3 [20, 25].
 // Run 1 writes at 1; run 2 reads at 11 and writes at 12; run 3 reads at 21.
@@ -32,32 +41,84 @@ describe("separation on one surface", () => {
 
   it("a verified reset whose canary survived breaks nothing: the chain it would break stays connected", () => {
     expect(members(chain({ resets: [{ atMs: 20, verified: true, canarySurvived: false }] }))).toEqual([["1:none", "2:internal"]]);
-    expect(members(chain({ resets: [{ atMs: 20, verified: true, canarySurvived: true }] }))).toEqual([["1:none", "2:internal", "3:internal"]]);
-    expect(members(chain({ resets: [{ atMs: 10, verified: true, canarySurvived: true }] }))).toEqual([["1:none", "2:internal", "3:internal"]]);
-    expect([resetBreaksRoutes({ verified: true }), resetBreaksRoutes({ verified: true, canarySurvived: true }), resetBreaksRoutes({ verified: false, canarySurvived: false })]).toEqual([true, false, false]);
+    expect(members(chain({ resets: [{ atMs: 20, verified: true, canarySurvived: true }] }))).toEqual([
+      ["1:none", "2:internal", "3:internal"],
+    ]);
+    expect(members(chain({ resets: [{ atMs: 10, verified: true, canarySurvived: true }] }))).toEqual([
+      ["1:none", "2:internal", "3:internal"],
+    ]);
+    expect([
+      resetBreaksRoutes({ verified: true }),
+      resetBreaksRoutes({ verified: true, canarySurvived: true }),
+      resetBreaksRoutes({ verified: false, canarySurvived: false }),
+    ]).toEqual([true, false, false]);
   });
 
   it("a verified reset does not break a route from a write still open, nor one that settles after it", () => {
-    expect(members(chain({ writes: [write("1", 1, 5, Number.POSITIVE_INFINITY)], resets: [{ atMs: 20, verified: true }] }))).toEqual([["1:none", "2:internal", "3:internal"]]);
-    expect(members(chain({ writes: [write("1", 1, 5, 30)], reads: [{ runId: "3", atMs: 21 }], resets: [{ atMs: 20, verified: true }] }))).toEqual([["1:none", "3:internal"]]);
+    expect(members(chain({ writes: [write("1", 1, 5, Number.POSITIVE_INFINITY)], resets: [{ atMs: 20, verified: true }] }))).toEqual([
+      ["1:none", "2:internal", "3:internal"],
+    ]);
+    expect(
+      members(chain({ writes: [write("1", 1, 5, 30)], reads: [{ runId: "3", atMs: 21 }], resets: [{ atMs: 20, verified: true }] })),
+    ).toEqual([["1:none", "3:internal"]]);
   });
 
   it("connects two writers when either is scored after the other's write, unless a verified reset came between", () => {
-    expect(members({ surface: "repo:main", public: false, writes: [write("1", 1, 5), write("2", 12, 15)], reads: [], resets: [] })).toEqual([["1:none", "2:internal"]]);
-    expect(members({ surface: "repo:main", public: false, writes: [write("1", 1, 5), write("2", 2, 3)], reads: [], resets: [] })).toEqual([["1:internal", "2:internal"]]);
-    expect(members({ surface: "repo:main", public: false, writes: [write("1", 6, 8), write("2", 2, 3)], reads: [], resets: [] })).toEqual([["1:internal", "2:none"]]);
-    expect(members({ surface: "repo:main", public: false, writes: [write("1", 6, 8), write("2", 2, 3)], reads: [], resets: [{ atMs: 4, verified: true }] })).toEqual([]);
+    expect(members({ surface: "repo:main", public: false, writes: [write("1", 1, 5), write("2", 12, 15)], reads: [], resets: [] })).toEqual(
+      [["1:none", "2:internal"]],
+    );
+    expect(members({ surface: "repo:main", public: false, writes: [write("1", 1, 5), write("2", 2, 3)], reads: [], resets: [] })).toEqual([
+      ["1:internal", "2:internal"],
+    ]);
+    expect(members({ surface: "repo:main", public: false, writes: [write("1", 6, 8), write("2", 2, 3)], reads: [], resets: [] })).toEqual([
+      ["1:internal", "2:none"],
+    ]);
+    expect(
+      members({
+        surface: "repo:main",
+        public: false,
+        writes: [write("1", 6, 8), write("2", 2, 3)],
+        reads: [],
+        resets: [{ atMs: 4, verified: true }],
+      }),
+    ).toEqual([]);
   });
 
   it("a read before the write, or of the run's own write, connects nothing; a public surface passes public state", () => {
-    expect(members({ surface: "s", public: false, writes: [write("2", 12, 15)], reads: [{ runId: "1", atMs: 1 }, { runId: "2", atMs: 13 }, { runId: "3", atMs: 12 }], resets: [] })).toEqual([]);
+    expect(
+      members({
+        surface: "s",
+        public: false,
+        writes: [write("2", 12, 15)],
+        reads: [
+          { runId: "1", atMs: 1 },
+          { runId: "2", atMs: 13 },
+          { runId: "3", atMs: 12 },
+        ],
+        resets: [],
+      }),
+    ).toEqual([]);
     expect(members(chain({ public: true }))).toEqual([["1:none", "2:public", "3:public"]]);
   });
 
   it("settles an effect's write at its terminal evidence, its return when terminal at scoring, else never", () => {
-    expect(effectSettledAtMs({ requestedAtMs: 1, acknowledgedAtMs: 2, statusAtScoring: "pending", latestResolution: { status: "completed", atMs: 9 } })).toBe(9);
+    expect(
+      effectSettledAtMs({
+        requestedAtMs: 1,
+        acknowledgedAtMs: 2,
+        statusAtScoring: "pending",
+        latestResolution: { status: "completed", atMs: 9 },
+      }),
+    ).toBe(9);
     expect(effectSettledAtMs({ requestedAtMs: 1, acknowledgedAtMs: 2, statusAtScoring: "completed", latestResolution: null })).toBe(2);
-    expect(effectSettledAtMs({ requestedAtMs: 1, acknowledgedAtMs: null, statusAtScoring: "pending", latestResolution: { status: "unknown", atMs: 9 } })).toBe(Number.POSITIVE_INFINITY);
+    expect(
+      effectSettledAtMs({
+        requestedAtMs: 1,
+        acknowledgedAtMs: null,
+        statusAtScoring: "pending",
+        latestResolution: { status: "unknown", atMs: 9 },
+      }),
+    ).toBe(Number.POSITIVE_INFINITY);
   });
 });
 
@@ -66,8 +127,20 @@ describe("analysis units", () => {
     const units = analysisUnits(
       ["9", "10", "11", "12"],
       [
-        { surface: "s", members: [{ runId: "9", inherited: "none" }, { runId: "10", inherited: "internal" }] },
-        { surface: "t", members: [{ runId: "10", inherited: "public" }, { runId: "11", inherited: "internal" }] },
+        {
+          surface: "s",
+          members: [
+            { runId: "9", inherited: "none" },
+            { runId: "10", inherited: "internal" },
+          ],
+        },
+        {
+          surface: "t",
+          members: [
+            { runId: "10", inherited: "public" },
+            { runId: "11", inherited: "internal" },
+          ],
+        },
       ],
     );
     expect(Object.fromEntries(units)).toEqual({
@@ -84,7 +157,12 @@ describe("the fast path on a surface with no verified reset", () => {
     const spans = surfaceRunSpans(history);
     // The runs added in `batches` steps, as ingestion adds them; the stats never see a run twice.
     let stats = null as ReturnType<typeof addToSurfaceStats> | null;
-    for (let b = 0; b < batches; b++) stats = addToSurfaceStats(stats, spans.filter((_, i) => i % batches === b), { public: history.public, verifiedResets: false });
+    for (let b = 0; b < batches; b++)
+      stats = addToSurfaceStats(
+        stats,
+        spans.filter((_, i) => i % batches === b),
+        { public: history.public, verifiedResets: false },
+      );
     return spans.flatMap((span) => {
       const inherited = linkWithoutResets(stats!, span);
       return inherited === null ? [] : [`${span.runId}:${inherited}`];
@@ -105,13 +183,21 @@ describe("the fast path on a surface with no verified reset", () => {
         surface: "s",
         public: random() < 0.3,
         // Times from a small range, so that ties (a read at a write's instant) are common.
-        writes: Array.from({ length: int(6) }, () => ({ runId: String(1 + int(runs)), atMs: int(12), settledAtMs: int(12), runScoredAtMs: int(12) })),
+        writes: Array.from({ length: int(6) }, () => ({
+          runId: String(1 + int(runs)),
+          atMs: int(12),
+          settledAtMs: int(12),
+          runScoredAtMs: int(12),
+        })),
         reads: Array.from({ length: int(6) }, () => ({ runId: String(1 + int(runs)), atMs: int(12) })),
         resets: random() < 0.3 ? [{ atMs: int(12), verified: false }] : [],
       };
       // A run's scoring is one time: writes of one run share it.
       const scored = new Map<string, number | null>();
-      history.writes = history.writes.map((w) => ({ ...w, runScoredAtMs: scored.has(w.runId) ? scored.get(w.runId)! : scored.set(w.runId, w.runScoredAtMs).get(w.runId)! }));
+      history.writes = history.writes.map((w) => ({
+        ...w,
+        runScoredAtMs: scored.has(w.runId) ? scored.get(w.runId)! : scored.set(w.runId, w.runScoredAtMs).get(w.runId)!,
+      }));
       const groups = surfaceLinkGroups(history);
       expect(groups.length).toBeLessThanOrEqual(1);
       const sweep = (groups[0]?.members ?? []).map((m) => `${m.runId}:${m.inherited}`).sort();

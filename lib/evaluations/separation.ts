@@ -49,7 +49,12 @@ export interface SurfaceLinkGroup {
 }
 
 /** When an effect's write settles: at its terminal evidence, at its return when that was terminal, else never (Infinity). */
-export function effectSettledAtMs(effect: { requestedAtMs: number; acknowledgedAtMs: number | null; statusAtScoring: StatusAtScoring; latestResolution: { status: ResolutionStatus; atMs: number } | null }): number {
+export function effectSettledAtMs(effect: {
+  requestedAtMs: number;
+  acknowledgedAtMs: number | null;
+  statusAtScoring: StatusAtScoring;
+  latestResolution: { status: ResolutionStatus; atMs: number } | null;
+}): number {
   if (effect.latestResolution && isTerminalStatus(effect.latestResolution.status)) return effect.latestResolution.atMs;
   if (isTerminalStatus(effect.statusAtScoring)) return effect.acknowledgedAtMs ?? effect.requestedAtMs;
   return Number.POSITIVE_INFINITY;
@@ -61,7 +66,7 @@ class UnionFind {
     let root = x;
     while (this.parent.has(root) && this.parent.get(root) !== root) root = this.parent.get(root)!;
     if (!this.parent.has(root)) this.parent.set(root, root);
-    for (let node = x; node !== root; ) {
+    for (let node = x; node !== root;) {
       const next = this.parent.get(node)!;
       this.parent.set(node, root);
       node = next;
@@ -96,7 +101,10 @@ function firstAtOrAfter(resets: readonly number[], fromMs: number): number {
  * live write of another run. Each write joins a group at most once, so the sweep is linear after sorting.
  */
 export function surfaceLinkGroups(history: SurfaceHistory): SurfaceLinkGroup[] {
-  const verified = history.resets.filter(resetBreaksRoutes).map((r) => r.atMs).sort((a, b) => a - b);
+  const verified = history.resets
+    .filter(resetBreaksRoutes)
+    .map((r) => r.atMs)
+    .sort((a, b) => a - b);
   // At one instant: reads first (a write at the read's own time does not reach it), then the resets that end writes, then new writes.
   type Event = { atMs: number; order: 0 | 1 | 2; runId: string; key: number };
   const events: Event[] = [];
@@ -150,7 +158,9 @@ export function surfaceLinkGroups(history: SurfaceHistory): SurfaceLinkGroup[] {
     if (!members) byRoot.set(root, (members = []));
     members.push({ runId, inherited: inherited.get(runId) ?? "none" });
   }
-  return [...byRoot.values()].filter((members) => members.length > 1).map((members) => ({ surface: history.surface, members: members.sort((a, b) => compareRunIds(a.runId, b.runId)) }));
+  return [...byRoot.values()]
+    .filter((members) => members.length > 1)
+    .map((members) => ({ surface: history.surface, members: members.sort((a, b) => compareRunIds(a.runId, b.runId)) }));
 }
 
 /** Run ids are decimal bigint strings: compared as numbers, the smallest names its unit. */
@@ -163,7 +173,10 @@ export function compareRunIds(a: string, b: string): number {
  * smallest run id of its component (a run in no group is its own unit), and its inherited state the
  * most public one it received through any surface.
  */
-export function analysisUnits(runIds: readonly string[], groups: readonly SurfaceLinkGroup[]): Map<string, { unit: string; inherited: InheritedState }> {
+export function analysisUnits(
+  runIds: readonly string[],
+  groups: readonly SurfaceLinkGroup[],
+): Map<string, { unit: string; inherited: InheritedState }> {
   const components = new UnionFind();
   const inherited = new Map<string, InheritedState>();
   for (const runId of runIds) components.find(runId);
@@ -182,7 +195,8 @@ export function analysisUnits(runIds: readonly string[], groups: readonly Surfac
     if (current === undefined || compareRunIds(runId, current) < 0) smallest.set(root, runId);
   }
   const result = new Map<string, { unit: string; inherited: InheritedState }>();
-  for (const runId of components.nodes()) result.set(runId, { unit: smallest.get(components.find(runId))!, inherited: inherited.get(runId) ?? "none" });
+  for (const runId of components.nodes())
+    result.set(runId, { unit: smallest.get(components.find(runId))!, inherited: inherited.get(runId) ?? "none" });
   return result;
 }
 
@@ -233,7 +247,11 @@ export function surfaceRunSpans(history: SurfaceHistory): SurfaceRunSpan[] {
  * The stats with runs added that are new to the surface (none of them already counted). Ties keep
  * the smaller run id first; which of two tied runs is first changes no link.
  */
-export function addToSurfaceStats(stats: SurfaceStats | null, spans: readonly SurfaceRunSpan[], flags: { public: boolean; verifiedResets: boolean }): SurfaceStats {
+export function addToSurfaceStats(
+  stats: SurfaceStats | null,
+  spans: readonly SurfaceRunSpan[],
+  flags: { public: boolean; verifiedResets: boolean },
+): SurfaceStats {
   type Ranked = { atMs: number; runId: string | null };
   const best = (candidates: Ranked[], before: (a: Ranked, b: Ranked) => boolean) => {
     let first: Ranked | null = null;
@@ -279,7 +297,8 @@ export function addToSurfaceStats(stats: SurfaceStats | null, spans: readonly Su
 export function linkWithoutResets(stats: SurfaceStats, span: SurfaceRunSpan): InheritedState | null {
   const otherFirstWrite = stats.firstWrite?.runId === span.runId ? stats.secondWriteMs : (stats.firstWrite?.atMs ?? null);
   const otherLastRead = stats.lastRead?.runId === span.runId ? stats.secondReadMs : (stats.lastRead?.atMs ?? null);
-  if (span.lastReadMs !== null && otherFirstWrite !== null && otherFirstWrite < span.lastReadMs) return stats.public ? "public" : "internal";
+  if (span.lastReadMs !== null && otherFirstWrite !== null && otherFirstWrite < span.lastReadMs)
+    return stats.public ? "public" : "internal";
   if (span.firstWriteMs !== null && otherLastRead !== null && span.firstWriteMs < otherLastRead) return "none";
   return null;
 }

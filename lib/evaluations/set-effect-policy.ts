@@ -13,16 +13,26 @@ import type { EffectPolicyConflict, SetEffectPolicyBody } from "./schemas";
  * A `baseVersion` other than the current version is refused (409 with both policies), checked under
  * the evaluation's row lock: two saves from one version cannot both pass.
  */
-export async function setEffectPolicy(db: Db, evaluationId: string, { baseVersion, ...policy }: SetEffectPolicyBody, createdById: string | null): Promise<{ version: number }> {
+export async function setEffectPolicy(
+  db: Db,
+  evaluationId: string,
+  { baseVersion, ...policy }: SetEffectPolicyBody,
+  createdById: string | null,
+): Promise<{ version: number }> {
   return db.$transaction(
     async (tx) => {
       const current = await currentPolicy(tx, evaluationId, "update");
       if (!current) throw notFound("evaluation");
       if (baseVersion !== undefined && baseVersion !== current.version) {
-        throw conflict("edit_conflict", `baseVersion: the effect policy is at version ${current.version} now, not ${baseVersion}; nothing was changed. Compare both and save again from version ${current.version}.`, "baseVersion", {
-          current: { version: current.version, policy: current.policy },
-          yours: policy,
-        } satisfies EffectPolicyConflict);
+        throw conflict(
+          "edit_conflict",
+          `baseVersion: the effect policy is at version ${current.version} now, not ${baseVersion}; nothing was changed. Compare both and save again from version ${current.version}.`,
+          "baseVersion",
+          {
+            current: { version: current.version, policy: current.policy },
+            yours: policy,
+          } satisfies EffectPolicyConflict,
+        );
       }
       const version = current.version + 1;
       await tx.evaluationEffectPolicy.create({ data: { evaluationId, version, tools: policy.tools, createdById } });

@@ -17,13 +17,21 @@ const IMMUTABLE_STATES = new Set(["completed", "failed"]);
  * finished experiment, every time for the others; null when there is no such experiment, or when it
  * is of another kind (a canary experiment has its own results: lib/canary/store.ts).
  */
-export function finishedExperimentCache<T extends object>(compute: (db: Db, experimentId: string) => Promise<T>): (db: Db, experimentId: string) => Promise<T | null> {
+export function finishedExperimentCache<T extends object>(
+  compute: (db: Db, experimentId: string) => Promise<T>,
+): (db: Db, experimentId: string) => Promise<T | null> {
   const finished = new LRUCache<string, T>({ max: 200 });
   return async (db, experimentId) => {
-    const row = await db.experiment.findUnique({ where: { id: experimentId }, select: { kind: true, state: true, finishedAt: true, exclusionRuleVersion: true } });
+    const row = await db.experiment.findUnique({
+      where: { id: experimentId },
+      select: { kind: true, state: true, finishedAt: true, exclusionRuleVersion: true },
+    });
     if (!row || row.kind !== "replay") return null;
     // Keyed by the rule version too: a new version of the declared exclusion rule changes the statistics.
-    const key = IMMUTABLE_STATES.has(row.state) && row.finishedAt ? `${experimentId}@${row.finishedAt.toISOString()}/rule ${row.exclusionRuleVersion}` : null;
+    const key =
+      IMMUTABLE_STATES.has(row.state) && row.finishedAt
+        ? `${experimentId}@${row.finishedAt.toISOString()}/rule ${row.exclusionRuleVersion}`
+        : null;
     const hit = key ? finished.get(key) : undefined;
     if (hit) return hit;
     const value = await compute(db, experimentId);

@@ -46,14 +46,20 @@ it("fails every queued unit job of the experiment, and only its own", async () =
 it("leaves the jobs a worker holds to that worker, and is not quiescent while it holds them", { timeout: 120_000 }, async () => {
   const experimentId = await createQueuedExperiment(database.db, config);
   const held = 2;
-  const ghost = spawn(process.execPath, ["--import", "tsx", path.resolve("lib/testing/ghost-pool.ts"), database.url, String(held)], { stdio: "ignore" });
+  const ghost = spawn(process.execPath, ["--import", "tsx", path.resolve("lib/testing/ghost-pool.ts"), database.url, String(held)], {
+    stdio: "ignore",
+  });
   const exited = new Promise((resolve) => ghost.once("exit", resolve));
   try {
     for (let waited = 0; (await lockedExperimentJobCount(database.db, experimentId)) < held; waited += 100) {
       if (waited > 60_000) throw new Error("the ghost pool did not take its jobs within 60 s");
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(await cancelExperiment(database.db, experimentId, client, 300)).toEqual({ state: "cancelled", cancelledOperations: 0, quiescent: false });
+    expect(await cancelExperiment(database.db, experimentId, client, 300)).toEqual({
+      state: "cancelled",
+      cancelledOperations: 0,
+      quiescent: false,
+    });
     expect(await lockedExperimentJobCount(database.db, experimentId)).toBe(held);
     expect(await runnableJobCount(database.db, unitKeys(experimentId))).toBe(held);
   } finally {

@@ -18,7 +18,12 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * running, every operation it left pending on the service is cancelled and confirmed by handle.
  * Returns null for an unknown experiment; a finished one is left as it is.
  */
-export async function cancelExperiment(db: Db, experimentId: string, service: DelayedWriteClient, drainMs = 15_000): Promise<CancelOutcome | null> {
+export async function cancelExperiment(
+  db: Db,
+  experimentId: string,
+  service: DelayedWriteClient,
+  drainMs = 15_000,
+): Promise<CancelOutcome | null> {
   const updated = await db.experiment.updateMany({
     where: { id: experimentId, state: { in: ["queued", "running"] } },
     data: { state: "cancelled", finishedAt: new Date(), error: "cancelled" },

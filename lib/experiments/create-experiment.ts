@@ -19,7 +19,10 @@ export async function createQueuedExperiment(
   exclusionRule?: ExclusionRuleDeclaration,
 ): Promise<string> {
   return db.$transaction(async (tx) => {
-    const { id } = await tx.experiment.create({ data: { state: "queued", config: config as unknown as Prisma.InputJsonValue, createdById, name: labels.name, notes: labels.notes }, select: { id: true } });
+    const { id } = await tx.experiment.create({
+      data: { state: "queued", config: config as unknown as Prisma.InputJsonValue, createdById, name: labels.name, notes: labels.notes },
+      select: { id: true },
+    });
     const payloads: ReplayUnitPayload[] = gridUnits(config).map((unit) => ({ experimentId: id, unit }));
     if (exclusionRule) await declareRuleAtCreation(tx, { kind: "experiment", id }, exclusionRule, createdById);
     await enqueueUnitJobs(tx, payloads);

@@ -10,7 +10,8 @@ type Sql = Pick<Db, "$queryRaw">;
 const UNIT_TASKS = [REPLAY_UNIT_JOB, CANARY_TRIAL_JOB];
 
 /** Permanently fails the experiment's unit jobs that no worker holds, so none starts; returns how many. */
-export const failQueuedUnitJobs = (db: Sql, experimentId: string, reason: string) => failQueuedJobs(db, experimentJobKeyPrefix(experimentId), UNIT_TASKS, reason);
+export const failQueuedUnitJobs = (db: Sql, experimentId: string, reason: string) =>
+  failQueuedJobs(db, experimentJobKeyPrefix(experimentId), UNIT_TASKS, reason);
 
 /** Jobs of the experiment a worker holds right now. */
 export const lockedExperimentJobCount = (db: Sql, experimentId: string) => lockedJobCount(db, experimentJobKeyPrefix(experimentId));

@@ -12,7 +12,11 @@ let database: TestDatabase;
 let paper: ExperimentStatistics;
 beforeAll(async () => {
   database = await createTestDatabase(inject("embeddedAdminUrl"));
-  const { experimentId } = await loadSyntheticExperiment(database.db, { delaysMs: [0, 25, 100, 250], schedules: 5, repetitions: 10 }, { environmentFailureEvery: 0, protocolStopEvery: 0, openEffects: false });
+  const { experimentId } = await loadSyntheticExperiment(
+    database.db,
+    { delaysMs: [0, 25, 100, 250], schedules: 5, repetitions: 10 },
+    { environmentFailureEvery: 0, protocolStopEvery: 0, openEffects: false },
+  );
   paper = (await cachedExperimentStatistics(database.db, experimentId))!;
 });
 afterAll(async () => {
@@ -30,9 +34,15 @@ describe("the paper experiment's statistics", () => {
   it("give each finality policy's success rate at nonzero delays with its Wilson interval", () => {
     // 0/150: [0, z²/(150 + z²)] = [0, 3.841459/153.841459] = [0, 0.024970]
     expect(rate("snapshot: success rate at nonzero delays")).toMatchObject({ n: 0, N: 150, wilson95: [0, expect.closeTo(0.02497, 5)] });
-    expect(rate("snapshot: success rate at nonzero delays").population).toBe("finality trials at nonzero delays, less what rule version 1 excludes (environment failure: 0)");
+    expect(rate("snapshot: success rate at nonzero delays").population).toBe(
+      "finality trials at nonzero delays, less what rule version 1 excludes (environment failure: 0)",
+    );
     // 150/150: [150/153.841459, 1] = [0.975030, 1]
-    expect(rate("reconciliation: success rate at nonzero delays")).toMatchObject({ n: 150, N: 150, wilson95: [expect.closeTo(0.97503, 5), 1] });
+    expect(rate("reconciliation: success rate at nonzero delays")).toMatchObject({
+      n: 150,
+      N: 150,
+      wilson95: [expect.closeTo(0.97503, 5), 1],
+    });
     expect(rate("verified cancellation: success rate at nonzero delays")).toMatchObject({ n: 0, N: 150 });
     expect(rate("synchronous control: snapshot: success rate at nonzero delays")).toMatchObject({ n: 150, N: 150 });
     expect(rate("snapshot: endpoint ≠ terminal at nonzero delays")).toMatchObject({ n: 150, N: 150 });
@@ -45,7 +55,8 @@ describe("the paper experiment's statistics", () => {
     expect(shared).toMatchObject({ n: 150, N: 200, population: "A/B pairs: A's write changed the value scored in B" });
     expect(shared.wilson95![0]).toBeCloseTo(0.685659, 6);
     expect(shared.wilson95![1]).toBeCloseTo(0.804918, 6);
-    for (const name of ["namespaced state", "verified reset", "no-write control", "B before A"]) expect(rate(`${name}: exposure rate`)).toMatchObject({ n: 0, N: 200 });
+    for (const name of ["namespaced state", "verified reset", "no-write control", "B before A"])
+      expect(rate(`${name}: exposure rate`)).toMatchObject({ n: 0, N: 200 });
     expect(rate("grouped analysis: exposure rate")).toMatchObject({ n: 150, N: 200 });
     // 3,600 runs (1,200 finality trials, 1,200 pairs of two), all completed: lower 3600/(3600 + z²) = 0.998934
     expect(rate("completion rate")).toMatchObject({ n: 3600, N: 3600, wilson95: [expect.closeTo(0.998934, 6), 1] });
@@ -54,16 +65,26 @@ describe("the paper experiment's statistics", () => {
   it("refuse pass^k on shared and grouped (B inherits A's state) and compute it on namespaced", () => {
     expect(condition("shared").passK).toEqual({
       available: false,
-      reason: 'trials of task shared, schedule 1, 0 ms carry inherited state "internal": an earlier run could change them, so they are not independent trials',
+      reason:
+        'trials of task shared, schedule 1, 0 ms carry inherited state "internal": an earlier run could change them, so they are not independent trials',
     });
     expect(condition("grouped").passK.available).toBe(false);
     // 20 tasks (schedule × delay) of 10 B runs, every one holding its own value: C(10,k)/C(10,k) = 1 for k = 1..10
-    expect(condition("namespaced").passK).toEqual({ available: true, values: Array.from({ length: 10 }, (_, i) => ({ k: i + 1, value: 1, passAtK: 1 })) });
+    expect(condition("namespaced").passK).toEqual({
+      available: true,
+      values: Array.from({ length: 10 }, (_, i) => ({ k: i + 1, value: 1, passAtK: 1 })),
+    });
     // snapshot: 5 tasks at 0 ms with 10/10, 15 at nonzero delay with 0/10: pass^k = (5·1 + 15·0)/20 = 0.25 for every k,
     // and pass@k = 1 − (5·0 + 15·1)/20 = 0.25
-    expect(condition("snapshot").passK).toEqual({ available: true, values: Array.from({ length: 10 }, (_, i) => ({ k: i + 1, value: 0.25, passAtK: 0.25 })) });
+    expect(condition("snapshot").passK).toEqual({
+      available: true,
+      values: Array.from({ length: 10 }, (_, i) => ({ k: i + 1, value: 0.25, passAtK: 0.25 })),
+    });
     // over the whole experiment: refused, at the first connected task in (test, condition) order
-    expect(paper.passK).toMatchObject({ available: false, reason: expect.stringContaining("task grouped, schedule 1, 0 ms carry inherited state") });
+    expect(paper.passK).toMatchObject({
+      available: false,
+      reason: expect.stringContaining("task grouped, schedule 1, 0 ms carry inherited state"),
+    });
   });
 
   it("count connected pairs once and put rows-based and unit-based figures side by side", () => {
@@ -108,23 +129,45 @@ describe("the paper experiment's statistics", () => {
 describe("an experiment with environment failures and protocol stops", () => {
   it("applies the declared rule: environment failures leave the denominator under their own name, stops and their unresolved labels stay", async () => {
     const { db } = database;
-    const { experimentId } = await loadSyntheticExperiment(db, { delaysMs: [0, 25], schedules: 2, repetitions: 3 }, { environmentFailureEvery: 5, protocolStopEvery: 7, openEffects: false });
+    const { experimentId } = await loadSyntheticExperiment(
+      db,
+      { delaysMs: [0, 25], schedules: 2, repetitions: 3 },
+      { environmentFailureEvery: 5, protocolStopEvery: 7, openEffects: false },
+    );
     const statistics = await experimentStatistics(db, experimentId);
     // Counted independently, run by run: reconciliation trials at 25 ms by class and recorded label.
     const where = { experimentId, condition: "reconciliation", delayMs: 25 };
     const environmentFailures = await db.run.count({ where: { ...where, classification: "environment_failure" } });
     const kept = await db.run.count({ where: { ...where, classification: { not: "environment_failure" } } });
-    const keptSuccesses = await db.run.count({ where: { ...where, classification: { not: "environment_failure" }, recordedLabel: "success" } });
-    const keptUnresolved = await db.run.count({ where: { ...where, classification: { not: "environment_failure" }, recordedLabel: "unresolved" } });
+    const keptSuccesses = await db.run.count({
+      where: { ...where, classification: { not: "environment_failure" }, recordedLabel: "success" },
+    });
+    const keptUnresolved = await db.run.count({
+      where: { ...where, classification: { not: "environment_failure" }, recordedLabel: "unresolved" },
+    });
     const allSuccesses = await db.run.count({ where: { ...where, recordedLabel: "success" } });
     expect(environmentFailures + keptUnresolved).toBeGreaterThan(0); // the draws give this grid some of each
     const name = "reconciliation: success rate at nonzero delays";
     expect(statistics.rates.find((r) => r.name === name)).toMatchObject({ n: keptSuccesses, N: kept });
     const rows = statistics.sensitivity.filter((row) => row.measure === name);
-    expect(rows[0]).toMatchObject({ rule: "declared (version 1)", n: keptSuccesses, N: kept, excluded: [{ name: "environment_failure", N: environmentFailures }] });
-    expect(rows.find((r) => r.rule === "unresolved as success, environment failures excluded")).toMatchObject({ n: keptSuccesses + keptUnresolved, N: kept });
-    expect(rows.find((r) => r.rule === "unresolved excluded, environment failures excluded")).toMatchObject({ n: keptSuccesses, N: kept - keptUnresolved });
-    expect(rows.find((r) => r.rule === "unresolved as failure, environment failures kept")).toMatchObject({ n: allSuccesses, N: kept + environmentFailures });
+    expect(rows[0]).toMatchObject({
+      rule: "declared (version 1)",
+      n: keptSuccesses,
+      N: kept,
+      excluded: [{ name: "environment_failure", N: environmentFailures }],
+    });
+    expect(rows.find((r) => r.rule === "unresolved as success, environment failures excluded")).toMatchObject({
+      n: keptSuccesses + keptUnresolved,
+      N: kept,
+    });
+    expect(rows.find((r) => r.rule === "unresolved excluded, environment failures excluded")).toMatchObject({
+      n: keptSuccesses,
+      N: kept - keptUnresolved,
+    });
+    expect(rows.find((r) => r.rule === "unresolved as failure, environment failures kept")).toMatchObject({
+      n: allSuccesses,
+      N: kept + environmentFailures,
+    });
   });
 
   it("is null for an unknown experiment", async () => {

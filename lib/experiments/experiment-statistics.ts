@@ -23,7 +23,14 @@ const int = z.coerce.number().int();
 const test = z.enum(["finality", "separation"]);
 const inherited = z.enum(INHERITED_STATES);
 
-const cellRow = z.object({ test, condition: z.string(), classification: z.enum(RUN_CLASSIFICATIONS), runs: int, successes: int, scored: int });
+const cellRow = z.object({
+  test,
+  condition: z.string(),
+  classification: z.enum(RUN_CLASSIFICATIONS),
+  runs: int,
+  successes: int,
+  scored: int,
+});
 const unitRow = z.object({
   test,
   condition: z.string(),
@@ -37,7 +44,16 @@ const unitRow = z.object({
   sum_ym: int,
   sum_m2: int,
 });
-const taskRow = z.object({ test, condition: z.string(), schedule_id: int, delay_ms: int, trials: int, successes: int, units: int, inherited });
+const taskRow = z.object({
+  test,
+  condition: z.string(),
+  schedule_id: int,
+  delay_ms: int,
+  trials: int,
+  successes: int,
+  units: int,
+  inherited,
+});
 
 const SCORE_OUTCOME = "the run's recorded label is success (score 1) among runs with a score";
 
@@ -86,7 +102,8 @@ export async function experimentStatistics(db: Db, experimentId: string): Promis
   const { rates, sensitivity: sensitivityRows } = ratesAndSensitivity(rule, summary, z.array(cellRow).parse(cells));
   const unitRows = orderedByCondition(z.array(unitRow).parse(units));
   const taskRows = z.array(taskRow).parse(tasks);
-  const tasksOf = (test: string, condition: string) => tasksFrom(taskRows.filter((task) => task.test === test && task.condition === condition));
+  const tasksOf = (test: string, condition: string) =>
+    tasksFrom(taskRows.filter((task) => task.test === test && task.condition === condition));
   return experimentStatisticsSchema.parse({
     experimentId,
     rates,
@@ -104,13 +121,23 @@ export async function experimentStatistics(db: Db, experimentId: string): Promis
       units: unitsFigures(row.run_rows, row.analysis_units, clusterSumsOf(row)),
       passK: passK(tasksOf(row.test, row.condition)),
     })),
-    exclusionRule: { version: declared.version, hash: declared.hash, canonical: declared.canonical, rule, declaredBy: declaredByOf(declared) },
+    exclusionRule: {
+      version: declared.version,
+      hash: declared.hash,
+      canonical: declared.canonical,
+      rule,
+      declaredBy: declaredByOf(declared),
+    },
     thresholdChecks: thresholdChecks(rule.threshold, sensitivityRows),
   });
 }
 
 /** The rates (completion, each policy's success and disagreement at nonzero delays, each condition's exposure) and the rule-dependent ones' sensitivity. */
-function ratesAndSensitivity(rule: ExclusionRule, summary: ReplaySummary, cells: Array<z.infer<typeof cellRow>>): Pick<ExperimentStatistics, "rates" | "sensitivity"> {
+function ratesAndSensitivity(
+  rule: ExclusionRule,
+  summary: ReplaySummary,
+  cells: Array<z.infer<typeof cellRow>>,
+): Pick<ExperimentStatistics, "rates" | "sensitivity"> {
   const finalityCounts = new Map<string, ClassOutcomeCounts>();
   for (const row of cells) {
     const counts = finalityCounts.get(row.condition) ?? emptyClassOutcomes();
@@ -123,19 +150,35 @@ function ratesAndSensitivity(rule: ExclusionRule, summary: ReplaySummary, cells:
 
   const { excluded: _completionExcluded, ...completion } = completionRate(rule, summary.classifications);
   const rates: NamedRate[] = [completion];
-  const sensitivityRows: ExperimentStatistics["sensitivity"] = sensitivity(rule, completionOutcomes(summary.classifications)).map((row) => ({ measure: completion.name, ...row }));
+  const sensitivityRows: ExperimentStatistics["sensitivity"] = sensitivity(rule, completionOutcomes(summary.classifications)).map(
+    (row) => ({ measure: completion.name, ...row }),
+  );
   for (const policy of summary.finality) {
     const counts = finalityCounts.get(policy.policy) ?? emptyClassOutcomes();
     const successRate = applyExclusionRule(rule, counts);
     const name = `${POLICY_LABELS[policy.policy]}: success rate at nonzero delays`;
-    rates.push(namedRate(name, `finality trials at nonzero delays${lessExcluded(rule, successRate.excluded)}`, successRate.n, successRate.N));
+    rates.push(
+      namedRate(name, `finality trials at nonzero delays${lessExcluded(rule, successRate.excluded)}`, successRate.n, successRate.N),
+    );
     sensitivityRows.push(...sensitivity(rule, counts).map((row) => ({ measure: name, ...row })));
     rates.push(
-      namedRate(`${POLICY_LABELS[policy.policy]}: endpoint ≠ terminal at nonzero delays`, "finality trials at nonzero delays whose endpoint label differs from their terminal one", policy.disagreementsNonzeroDelay, policy.trialsNonzeroDelay),
+      namedRate(
+        `${POLICY_LABELS[policy.policy]}: endpoint ≠ terminal at nonzero delays`,
+        "finality trials at nonzero delays whose endpoint label differs from their terminal one",
+        policy.disagreementsNonzeroDelay,
+        policy.trialsNonzeroDelay,
+      ),
     );
   }
   for (const condition of summary.separation) {
-    rates.push(namedRate(`${CONDITION_LABELS[condition.condition]}: exposure rate`, "A/B pairs: A's write changed the value scored in B", condition.exposures, condition.pairs));
+    rates.push(
+      namedRate(
+        `${CONDITION_LABELS[condition.condition]}: exposure rate`,
+        "A/B pairs: A's write changed the value scored in B",
+        condition.exposures,
+        condition.pairs,
+      ),
+    );
   }
   return { rates, sensitivity: sensitivityRows };
 }
@@ -149,16 +192,37 @@ function orderedByCondition(rows: UnitRow[]): UnitRow[] {
 }
 
 function clusterSumsOf(row: UnitRow): ClusterSums {
-  return { rows: row.scored_rows, successes: row.successes, units: row.scored_units, sumSquaredSuccesses: row.sum_y2, sumSuccessesTimesRows: row.sum_ym, sumSquaredRows: row.sum_m2 };
+  return {
+    rows: row.scored_rows,
+    successes: row.successes,
+    units: row.scored_units,
+    sumSquaredSuccesses: row.sum_y2,
+    sumSuccessesTimesRows: row.sum_ym,
+    sumSquaredRows: row.sum_m2,
+  };
 }
 
 function unitsFigures(runRows: number, analysisUnits: number, sums: ClusterSums): ExperimentStatistics["units"] {
   const figures = unitLevelFigures(sums);
-  return { runRows, analysisUnits, designEffect: figures.units.designEffect, effectiveN: figures.units.effectiveN, outcome: SCORE_OUTCOME, rows: figures.rows, unitBasedWilson95: figures.units.wilson95 };
+  return {
+    runRows,
+    analysisUnits,
+    designEffect: figures.units.designEffect,
+    effectiveN: figures.units.effectiveN,
+    outcome: SCORE_OUTCOME,
+    rows: figures.rows,
+    unitBasedWilson95: figures.units.wilson95,
+  };
 }
 
 function tasksFrom(rows: Array<z.infer<typeof taskRow>>): TaskTrials[] {
-  return rows.map((row) => ({ taskId: `${row.condition}, schedule ${row.schedule_id}, ${row.delay_ms} ms`, trials: row.trials, successes: row.successes, analysisUnits: row.units, inheritedState: row.inherited }));
+  return rows.map((row) => ({
+    taskId: `${row.condition}, schedule ${row.schedule_id}, ${row.delay_ms} ms`,
+    trials: row.trials,
+    successes: row.successes,
+    analysisUnits: row.units,
+    inheritedState: row.inherited,
+  }));
 }
 
 /** The statistics, or null when there is no such experiment; a finished experiment's are computed once per process. */

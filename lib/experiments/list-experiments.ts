@@ -59,7 +59,10 @@ export interface ExperimentPage {
  * the run summary tables; filtered by state and by a part of the name, paged by (created_at, id).
  * Experiments whose in-process replay is gone are marked interrupted first.
  */
-export async function listExperiments(db: Db, query: Pick<ExperimentListQuery, "state" | "name" | "cursor" | "limit">): Promise<ExperimentPage> {
+export async function listExperiments(
+  db: Db,
+  query: Pick<ExperimentListQuery, "state" | "name" | "cursor" | "limit">,
+): Promise<ExperimentPage> {
   // An in-process replay killed by SIGKILL could not mark its experiment: the list shows it interrupted, not running.
   await sweepInterruptedExperiments(db);
   const limit = Math.max(1, Math.min(query.limit, 500));

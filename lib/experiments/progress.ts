@@ -42,11 +42,21 @@ export async function experimentStatus(db: Db, experimentId: string): Promise<Ex
   };
   if (experiment.kind === "canary") {
     const canary = canaryConfigSchema.parse(experiment.config);
-    const trials = z.array(z.object({ condition: z.string(), n: int })).parse(
-      await db.$queryRaw`SELECT condition, count(DISTINCT trial) AS n FROM canary_results WHERE experiment_id = ${experimentId}::uuid GROUP BY condition`,
-    );
-    const conditions = canary.conditions.map((condition) => ({ condition, total: canary.trials, done: trials.find((t) => t.condition === condition)?.n ?? 0 }));
-    return experimentStatusSchema.parse({ ...labels, progress: { done: conditions.reduce((sum, c) => sum + c.done, 0), total: canary.trials * canary.conditions.length }, conditions });
+    const trials = z
+      .array(z.object({ condition: z.string(), n: int }))
+      .parse(
+        await db.$queryRaw`SELECT condition, count(DISTINCT trial) AS n FROM canary_results WHERE experiment_id = ${experimentId}::uuid GROUP BY condition`,
+      );
+    const conditions = canary.conditions.map((condition) => ({
+      condition,
+      total: canary.trials,
+      done: trials.find((t) => t.condition === condition)?.n ?? 0,
+    }));
+    return experimentStatusSchema.parse({
+      ...labels,
+      progress: { done: conditions.reduce((sum, c) => sum + c.done, 0), total: canary.trials * canary.conditions.length },
+      conditions,
+    });
   }
   const config = replayConfigSchema.parse(experiment.config);
   const stored = z.array(z.object({ condition: z.string(), n: int })).parse(

@@ -10,8 +10,30 @@ describe("parseReplayArgs", () => {
     expect(jsonFile).toBeNull();
   });
   it("reads every flag", () => {
-    const { config, jsonFile } = parseReplayArgs(["--json", "out.json", "--delays", "0,50", "--schedules", "2", "--repetitions", "3", "--concurrency", "8", "--environment-failure-retries", "2", "--harness-late-retries", "5"]);
-    expect(config).toMatchObject({ delaysMs: [0, 50], schedules: 2, repetitions: 3, concurrency: 8, environmentFailureRetries: 2, harnessLateRetries: 5 });
+    const { config, jsonFile } = parseReplayArgs([
+      "--json",
+      "out.json",
+      "--delays",
+      "0,50",
+      "--schedules",
+      "2",
+      "--repetitions",
+      "3",
+      "--concurrency",
+      "8",
+      "--environment-failure-retries",
+      "2",
+      "--harness-late-retries",
+      "5",
+    ]);
+    expect(config).toMatchObject({
+      delaysMs: [0, 50],
+      schedules: 2,
+      repetitions: 3,
+      concurrency: 8,
+      environmentFailureRetries: 2,
+      harnessLateRetries: 5,
+    });
     expect(jsonFile).toBe("out.json");
   });
   it.each([

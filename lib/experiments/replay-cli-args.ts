@@ -7,7 +7,8 @@ export class UsageError extends Error {}
 const intList = (flag: string, text: string) =>
   text.split(",").map((part) => {
     const n = Number(part.trim());
-    if (part.trim() === "" || !Number.isInteger(n)) throw new UsageError(`--${flag}: "${part}" is not an integer (expected e.g. 0,25,100,250)`);
+    if (part.trim() === "" || !Number.isInteger(n))
+      throw new UsageError(`--${flag}: "${part}" is not an integer (expected e.g. 0,25,100,250)`);
     return n;
   });
 const int = (flag: string, text: string) => {
@@ -49,12 +50,20 @@ export function parseReplayArgs(argv: string[]): ReplayArgs {
     ...(values.schedules !== undefined && { schedules: int("schedules", values.schedules) }),
     ...(values.repetitions !== undefined && { repetitions: int("repetitions", values.repetitions) }),
     ...(values.concurrency !== undefined && { concurrency: int("concurrency", values.concurrency) }),
-    ...(values["environment-failure-retries"] !== undefined && { environmentFailureRetries: int("environment-failure-retries", values["environment-failure-retries"]) }),
-    ...(values["harness-late-retries"] !== undefined && { harnessLateRetries: int("harness-late-retries", values["harness-late-retries"]) }),
+    ...(values["environment-failure-retries"] !== undefined && {
+      environmentFailureRetries: int("environment-failure-retries", values["environment-failure-retries"]),
+    }),
+    ...(values["harness-late-retries"] !== undefined && {
+      harnessLateRetries: int("harness-late-retries", values["harness-late-retries"]),
+    }),
   };
   const parsed = replayConfigSchema.safeParse(input);
   if (!parsed.success) {
-    const flagOf: Record<string, string> = { delaysMs: "delays", environmentFailureRetries: "environment-failure-retries", harnessLateRetries: "harness-late-retries" };
+    const flagOf: Record<string, string> = {
+      delaysMs: "delays",
+      environmentFailureRetries: "environment-failure-retries",
+      harnessLateRetries: "harness-late-retries",
+    };
     const issue = parsed.error.issues[0]!;
     const field = String(issue.path[0] ?? "");
     throw new UsageError(`--${flagOf[field] ?? field}: ${issue.message}`);

@@ -19,7 +19,12 @@ export const EXPERIMENT_NOTES_MAX = 4_000;
 
 /** A name and notes people find the experiment by; both optional (the list then shows its creation time). */
 export const experimentLabelsShape = {
-  name: z.string("name must be text").trim().min(1, "name must not be empty").max(EXPERIMENT_NAME_MAX, `name must be at most ${EXPERIMENT_NAME_MAX} characters`).optional(),
+  name: z
+    .string("name must be text")
+    .trim()
+    .min(1, "name must not be empty")
+    .max(EXPERIMENT_NAME_MAX, `name must be at most ${EXPERIMENT_NAME_MAX} characters`)
+    .optional(),
   notes: z.string("notes must be text").max(EXPERIMENT_NOTES_MAX, `notes must be at most ${EXPERIMENT_NOTES_MAX} characters`).optional(),
 };
 
@@ -66,9 +71,13 @@ export type CreateCanaryExperimentBody = z.infer<typeof createCanaryExperimentBo
  */
 export const createExperimentRequestSchema = z.preprocess(
   (body) => (body !== null && typeof body === "object" && !Array.isArray(body) && !("kind" in body) ? { ...body, kind: "replay" } : body),
-  z.discriminatedUnion("kind", [replayBodySchema.extend({ kind: z.literal("replay") }).refine(...tracesOrSelection), createCanaryExperimentBodySchema], {
-    error: `kind must be one of ${EXPERIMENT_KINDS.join(", ")}`,
-  }),
+  z.discriminatedUnion(
+    "kind",
+    [replayBodySchema.extend({ kind: z.literal("replay") }).refine(...tracesOrSelection), createCanaryExperimentBodySchema],
+    {
+      error: `kind must be one of ${EXPERIMENT_KINDS.join(", ")}`,
+    },
+  ),
 );
 
 /** Experiments are listed newest first: the keyset position is (created_at, id). */
@@ -78,7 +87,9 @@ export type ExperimentCursor = z.infer<typeof experimentCursorSchema>;
 /** GET /api/v1/experiments: filtered by state and by a part of the name (case-insensitive). */
 export const experimentListQuerySchema = z.strictObject({
   state: optional(oneOf("state", EXPERIMENT_STATES)),
-  name: optional(z.string("name must be text").trim().min(1).max(EXPERIMENT_NAME_MAX, `name must be at most ${EXPERIMENT_NAME_MAX} characters`)),
+  name: optional(
+    z.string("name must be text").trim().min(1).max(EXPERIMENT_NAME_MAX, `name must be at most ${EXPERIMENT_NAME_MAX} characters`),
+  ),
   cursor: optional(cursorOf(experimentCursorSchema)),
   limit: pageSize,
 });

@@ -32,8 +32,16 @@ async function newExperiment() {
 describe("experiment labels", () => {
   it("sets a name and notes, keeps a field left out, clears one set to null, and shows them in the status", async () => {
     const id = await newExperiment();
-    expect(await setExperimentLabels(db, id, patch({ name: "  delays 0 ms smoke  ", notes: "first try\nwith a newline" }))).toEqual({ id, name: "delays 0 ms smoke", notes: "first try\nwith a newline" });
-    expect(await setExperimentLabels(db, id, patch({ notes: "second try" }))).toEqual({ id, name: "delays 0 ms smoke", notes: "second try" });
+    expect(await setExperimentLabels(db, id, patch({ name: "  delays 0 ms smoke  ", notes: "first try\nwith a newline" }))).toEqual({
+      id,
+      name: "delays 0 ms smoke",
+      notes: "first try\nwith a newline",
+    });
+    expect(await setExperimentLabels(db, id, patch({ notes: "second try" }))).toEqual({
+      id,
+      name: "delays 0 ms smoke",
+      notes: "second try",
+    });
     expect(await experimentStatus(db, id)).toMatchObject({ id, name: "delays 0 ms smoke", notes: "second try", state: "queued" });
     expect(await setExperimentLabels(db, id, patch({ name: null }))).toEqual({ id, name: null, notes: "second try" });
     expect(await setExperimentLabels(db, id, patch({ name: "back", notes: null }))).toEqual({ id, name: "back", notes: null });
@@ -51,8 +59,16 @@ describe("experiment labels", () => {
   it("refuses what the limits refuse, naming the field", () => {
     expect(refusal({ name: "" })).toMatchObject({ kind: "invalid", field: "name" });
     expect(refusal({ name: "   " })).toMatchObject({ kind: "invalid", field: "name", message: "body.name: name must not be empty" });
-    expect(refusal({ name: "n".repeat(EXPERIMENT_NAME_MAX + 1) })).toMatchObject({ kind: "invalid", field: "name", message: `body.name: name must be at most ${EXPERIMENT_NAME_MAX} characters` });
-    expect(refusal({ notes: "n".repeat(EXPERIMENT_NOTES_MAX + 1) })).toMatchObject({ kind: "invalid", field: "notes", message: `body.notes: notes must be at most ${EXPERIMENT_NOTES_MAX} characters` });
+    expect(refusal({ name: "n".repeat(EXPERIMENT_NAME_MAX + 1) })).toMatchObject({
+      kind: "invalid",
+      field: "name",
+      message: `body.name: name must be at most ${EXPERIMENT_NAME_MAX} characters`,
+    });
+    expect(refusal({ notes: "n".repeat(EXPERIMENT_NOTES_MAX + 1) })).toMatchObject({
+      kind: "invalid",
+      field: "notes",
+      message: `body.notes: notes must be at most ${EXPERIMENT_NOTES_MAX} characters`,
+    });
     expect(refusal({ name: 7 })).toMatchObject({ kind: "invalid", field: "name" });
     expect(refusal({ title: "x" })).toMatchObject({ kind: "invalid", field: "title" });
     expect(refusal({ name: "n".repeat(EXPERIMENT_NAME_MAX), notes: "n".repeat(EXPERIMENT_NOTES_MAX) })).toBeNull();

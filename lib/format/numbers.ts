@@ -8,7 +8,11 @@ export const percent = (n: number, of: number) => (of === 0 ? "—" : `${((100 *
 
 function table(header: string[], rows: string[][]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]) => cells.map((c, i) => c.padEnd(widths[i]!)).join("  ").trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join("  ")
+      .trimEnd();
   return [line(header), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
@@ -26,7 +30,13 @@ export function formatTable2(summary: ReplaySummary): string {
   );
   const separation = table(
     ["separation condition", "exposures (pairs)", "run rows", "analysis units", "B's mean score"],
-    summary.separation.map((s) => [s.condition, ratio(s.exposures, s.pairs), String(s.runRows), String(s.analysisUnits), s.meanScoreB === null ? "n/a" : s.meanScoreB.toFixed(2)]),
+    summary.separation.map((s) => [
+      s.condition,
+      ratio(s.exposures, s.pairs),
+      String(s.runRows),
+      String(s.analysisUnits),
+      s.meanScoreB === null ? "n/a" : s.meanScoreB.toFixed(2),
+    ]),
   );
   const delays = table(
     ["nominal delay", "median measured", "p99 measured", "n"],
@@ -74,7 +84,12 @@ export function formatTraceResults(results: TraceResults): string {
           const cell = snap.find((f) => f.delayMs === d);
           return cell ? ratio(cell.disagreements, cell.trials) : "n/a";
         }),
-        shared.length ? ratio(shared.reduce((s, c) => s + c.exposures, 0), shared.reduce((s, c) => s + c.pairs, 0)) : "n/a",
+        shared.length
+          ? ratio(
+              shared.reduce((s, c) => s + c.exposures, 0),
+              shared.reduce((s, c) => s + c.pairs, 0),
+            )
+          : "n/a",
       ];
     }),
   );

@@ -33,7 +33,16 @@ describe("isExperimentId", () => {
     expect(isExperimentId("0B7F3C1E-9D2A-4C4E-8F5B-1A2B3C4D5E6F")).toBe(true);
   });
   it("rejects anything else, including forms PostgreSQL would still parse", () => {
-    for (const raw of ["", "1", "not-a-uuid", "0b7f3c1e9d2a4c4e8f5b1a2b3c4d5e6f", "{0b7f3c1e-9d2a-4c4e-8f5b-1a2b3c4d5e6f}", "0b7f3c1e-9d2a-4c4e-8f5b-1a2b3c4d5e6", "0b7f3c1e-9d2a-4c4e-8f5b-1a2b3c4d5e6g", "0b7f3c1e-9d2a-4c4e-8f5b-1a2b3c4d5e6f' OR 1=1"]) {
+    for (const raw of [
+      "",
+      "1",
+      "not-a-uuid",
+      "0b7f3c1e9d2a4c4e8f5b1a2b3c4d5e6f",
+      "{0b7f3c1e-9d2a-4c4e-8f5b-1a2b3c4d5e6f}",
+      "0b7f3c1e-9d2a-4c4e-8f5b-1a2b3c4d5e6",
+      "0b7f3c1e-9d2a-4c4e-8f5b-1a2b3c4d5e6g",
+      "0b7f3c1e-9d2a-4c4e-8f5b-1a2b3c4d5e6f' OR 1=1",
+    ]) {
       expect(isExperimentId(raw), raw).toBe(false);
     }
   });
@@ -42,7 +51,9 @@ describe("isExperimentId", () => {
 describe("describeGrid", () => {
   it("names schedules, delays and repetitions with the right plurals", () => {
     expect(describeGrid({ schedules: 1, delaysMs: [0, 25], repetitions: 2 })).toBe("1 schedule × delays {0, 25} ms × 2 repetitions");
-    expect(describeGrid({ schedules: 5, delaysMs: [0, 25, 100, 250], repetitions: 1 })).toBe("5 schedules × delays {0, 25, 100, 250} ms × 1 repetition");
+    expect(describeGrid({ schedules: 5, delaysMs: [0, 25, 100, 250], repetitions: 1 })).toBe(
+      "5 schedules × delays {0, 25, 100, 250} ms × 1 repetition",
+    );
   });
 });
 

@@ -56,7 +56,9 @@ export function formatMeanScore(mean: number | null): string {
 }
 
 /** Run accounting: every classification, including those with no run, as n/N of all stored runs. */
-export function accountingRows(classifications: Record<RunClassification, number>): { classification: RunClassification; label: string; runs: string }[] {
+export function accountingRows(
+  classifications: Record<RunClassification, number>,
+): { classification: RunClassification; label: string; runs: string }[] {
   const total = RUN_CLASSIFICATIONS.reduce((sum, c) => sum + classifications[c], 0);
   return RUN_CLASSIFICATIONS.map((classification) => ({
     classification,

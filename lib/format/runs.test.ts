@@ -10,8 +10,12 @@ describe("format", () => {
   });
 
   it("describes a run by its grid cell, naming A or B of a pair", () => {
-    expect(describeRun({ condition: "snapshot", delayMs: 25, scheduleId: 1, repetition: 2, role: "single" })).toBe("snapshot, 25 ms, schedule 1, repetition 2");
-    expect(describeRun({ condition: "shared", delayMs: 0, scheduleId: 3, repetition: 1, role: "B" })).toBe("shared state, 0 ms, schedule 3, repetition 1, run B");
+    expect(describeRun({ condition: "snapshot", delayMs: 25, scheduleId: 1, repetition: 2, role: "single" })).toBe(
+      "snapshot, 25 ms, schedule 1, repetition 2",
+    );
+    expect(describeRun({ condition: "shared", delayMs: 0, scheduleId: 3, repetition: 1, role: "B" })).toBe(
+      "shared state, 0 ms, schedule 3, repetition 1, run B",
+    );
   });
 
   it("shortens ids and shows service times to the microsecond", () => {

@@ -20,4 +20,5 @@ export const shortId = (id: string) => id.slice(0, 8);
 export const formatServiceMs = (ms: number | null) => (ms === null ? "none" : ms.toFixed(3));
 
 /** How a page names an experiment: its name, or (unnamed) the first block of its id. */
-export const experimentTitle = (experiment: { id: string; name?: string | null }) => experiment.name?.trim() || `Unnamed experiment ${shortId(experiment.id)}`;
+export const experimentTitle = (experiment: { id: string; name?: string | null }) =>
+  experiment.name?.trim() || `Unnamed experiment ${shortId(experiment.id)}`;

@@ -11,7 +11,9 @@ export function formatUtc(iso: string): string {
 
 /** The reader's local date and time, in their locale ("30 Nov 2026, 15:03"). */
 export function formatLocal(iso: string, timeZone?: string): string {
-  return new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short", ...(timeZone ? { timeZone } : {}) }).format(new Date(iso));
+  return new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short", ...(timeZone ? { timeZone } : {}) }).format(
+    new Date(iso),
+  );
 }
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [

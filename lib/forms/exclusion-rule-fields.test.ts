@@ -11,8 +11,14 @@ describe("ruleControlError", () => {
       key: "rule.classes.completed",
       message: "completed runs: classes.completed must be keep",
     });
-    expect(ruleControlError("exclusionRule.unresolved", "exclusionRule.unresolved: must be one of …", "exclusionRule")).toEqual({ key: "exclusionRule.unresolved", message: "Unresolved runs: must be one of …" });
-    expect(ruleControlError("rule.eligiblePopulation", "too long", "rule")).toEqual({ key: "rule.eligiblePopulation", message: "Eligible population: too long" });
+    expect(ruleControlError("exclusionRule.unresolved", "exclusionRule.unresolved: must be one of …", "exclusionRule")).toEqual({
+      key: "exclusionRule.unresolved",
+      message: "Unresolved runs: must be one of …",
+    });
+    expect(ruleControlError("rule.eligiblePopulation", "too long", "rule")).toEqual({
+      key: "rule.eligiblePopulation",
+      message: "Eligible population: too long",
+    });
   });
 
   it("leaves the rule as a whole, paths that are no control and other fields to the form", () => {

@@ -9,7 +9,10 @@ import { messageAfterField } from "./field-errors";
 export type RuleControl = "unresolved" | "eligiblePopulation" | "threshold" | `classes.${RunClassification}`;
 
 export const RULE_CONTROL_LABELS = {
-  ...(Object.fromEntries(RUN_CLASSIFICATIONS.map((c) => [`classes.${c}`, `${CLASSIFICATION_LABELS[c]} runs`])) as Record<`classes.${RunClassification}`, string>),
+  ...(Object.fromEntries(RUN_CLASSIFICATIONS.map((c) => [`classes.${c}`, `${CLASSIFICATION_LABELS[c]} runs`])) as Record<
+    `classes.${RunClassification}`,
+    string
+  >),
   unresolved: "Unresolved runs",
   eligiblePopulation: "Eligible population",
   threshold: "Target for the headline rate",

@@ -35,13 +35,24 @@ describe("fieldErrors", () => {
   it("counts the characters of a text that is too long", () => {
     const schema = z.object(experimentLabelsShape);
     const input = { notes: "x".repeat(4001) };
-    expect(fieldErrors(schema.safeParse(input).error!.issues, input, { notes: { label: "Notes" } })).toEqual({ notes: "Notes must be at most 4,000 characters (it has 4,001)" });
+    expect(fieldErrors(schema.safeParse(input).error!.issues, input, { notes: { label: "Notes" } })).toEqual({
+      notes: "Notes must be at most 4,000 characters (it has 4,001)",
+    });
   });
 
   it("puts a server's field name back into the form's words", () => {
-    expect(serverFieldError("delaysMs.1", "delaysMs.1: must be at least 0", FIELDS)).toEqual({ key: "delaysMs", message: "Delays (ms): the second value: must be at least 0" });
-    expect(serverFieldError(undefined, "the server could not be reached", FIELDS)).toEqual({ key: "form", message: "the server could not be reached" });
+    expect(serverFieldError("delaysMs.1", "delaysMs.1: must be at least 0", FIELDS)).toEqual({
+      key: "delaysMs",
+      message: "Delays (ms): the second value: must be at least 0",
+    });
+    expect(serverFieldError(undefined, "the server could not be reached", FIELDS)).toEqual({
+      key: "form",
+      message: "the server could not be reached",
+    });
     // as the API words it: the request part before the field
-    expect(serverFieldError("delaysMs.1", "body.delaysMs.1: must be at least 0", FIELDS)).toEqual({ key: "delaysMs", message: "Delays (ms): the second value: must be at least 0" });
+    expect(serverFieldError("delaysMs.1", "body.delaysMs.1: must be at least 0", FIELDS)).toEqual({
+      key: "delaysMs",
+      message: "Delays (ms): the second value: must be at least 0",
+    });
   });
 });

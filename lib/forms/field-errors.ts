@@ -33,7 +33,8 @@ function valueAt(input: unknown, path: readonly PropertyKey[]): unknown {
 }
 
 const shown = (value: unknown) => (typeof value === "string" ? `“${value}”` : JSON.stringify(value));
-const missing = (value: unknown) => value === undefined || value === null || value === "" || (typeof value === "number" && Number.isNaN(value));
+const missing = (value: unknown) =>
+  value === undefined || value === null || value === "" || (typeof value === "number" && Number.isNaN(value));
 
 /** One issue in the form's words. */
 export function issueMessage(issue: IssueLike, input: unknown, spec: FieldSpec): string {
@@ -43,16 +44,19 @@ export function issueMessage(issue: IssueLike, input: unknown, spec: FieldSpec):
   const allowed = spec.allowed ? `; enter ${spec.allowed}` : "";
   switch (issue.code) {
     case "invalid_type":
-      if (missing(value)) return item === null ? `${spec.label} is required${allowed}` : `${spec.label}: the ${ordinal(item + 1)} value is empty${allowed}`;
+      if (missing(value))
+        return item === null ? `${spec.label} is required${allowed}` : `${spec.label}: the ${ordinal(item + 1)} value is empty${allowed}`;
       if (issue.expected === "int") return `${subject} must be a whole number${allowed}`;
       if (issue.expected === "number") return `${subject} is not a number${allowed}`;
       return `${subject} must be ${issue.expected === "string" ? "text" : `a ${issue.expected}`}${allowed}`;
     case "too_small":
-      if (issue.origin === "string") return Number(issue.minimum) <= 1 ? `${subject} must not be empty` : `${subject} must be at least ${issue.minimum} characters`;
+      if (issue.origin === "string")
+        return Number(issue.minimum) <= 1 ? `${subject} must not be empty` : `${subject} must be at least ${issue.minimum} characters`;
       if (issue.origin === "array" || issue.origin === "set") return `${spec.label}: choose at least ${issue.minimum}`;
       return `${subject} must be at least ${issue.minimum}${allowed}`;
     case "too_big":
-      if (issue.origin === "string") return `${subject} must be at most ${Number(issue.maximum).toLocaleString("en-US")} characters (it has ${typeof value === "string" ? value.length.toLocaleString("en-US") : "more"})`;
+      if (issue.origin === "string")
+        return `${subject} must be at most ${Number(issue.maximum).toLocaleString("en-US")} characters (it has ${typeof value === "string" ? value.length.toLocaleString("en-US") : "more"})`;
       if (issue.origin === "array" || issue.origin === "set") return `${spec.label}: at most ${issue.maximum} values`;
       return `${subject} must be at most ${issue.maximum}${allowed}`;
     case "invalid_value":
@@ -88,7 +92,11 @@ export function fieldErrors(issues: readonly IssueLike[], input: unknown, fields
  * A server's 400 ({field: "delaysMs.2", message}) in the form's words: the field's label in place of
  * its internal name at the start of the message.
  */
-export function serverFieldError(field: string | undefined, message: string, fields: Record<string, FieldSpec>): { key: string; message: string } {
+export function serverFieldError(
+  field: string | undefined,
+  message: string,
+  fields: Record<string, FieldSpec>,
+): { key: string; message: string } {
   const [key = "form", index] = (field ?? "").split(".");
   const spec = fields[key];
   if (!spec) return { key: "form", message };

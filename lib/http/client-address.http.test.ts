@@ -20,13 +20,17 @@ async function edge(trusted: string[]): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
 }
 
-const seen = async (url: string, headers: Record<string, string> = {}) => (await (await fetch(url, { headers })).json()) as { forwardedFor: string; realIp: string | null };
+const seen = async (url: string, headers: Record<string, string> = {}) =>
+  (await (await fetch(url, { headers })).json()) as { forwardedFor: string; realIp: string | null };
 
 describe("the client's address at the edge", () => {
   it("without TRUSTED_PROXIES, is the socket's peer whatever X-Forwarded-For or X-Real-IP the client sent", async () => {
     const url = await edge([]);
     expect(await seen(url)).toEqual({ forwardedFor: "127.0.0.1", realIp: null });
-    expect(await seen(url, { "x-forwarded-for": "10.9.9.9", "x-real-ip": "10.8.8.8" })).toEqual({ forwardedFor: "127.0.0.1", realIp: null });
+    expect(await seen(url, { "x-forwarded-for": "10.9.9.9", "x-real-ip": "10.8.8.8" })).toEqual({
+      forwardedFor: "127.0.0.1",
+      realIp: null,
+    });
   });
 
   it("behind a named proxy, is the nearest hop that proxy did not vouch for", async () => {

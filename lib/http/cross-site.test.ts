@@ -3,7 +3,8 @@ import { DomainError } from "../errors";
 import { isCrossSiteWrite, refuseCrossSiteWrite } from "./cross-site";
 
 const HOST = "127.0.0.1:3000";
-const crossSite = (method: string, headers: Record<string, string>, configured?: string) => isCrossSiteWrite(method, new Headers({ host: HOST, ...headers }), configured);
+const crossSite = (method: string, headers: Record<string, string>, configured?: string) =>
+  isCrossSiteWrite(method, new Headers({ host: HOST, ...headers }), configured);
 
 describe("the cross-site write rule", () => {
   it("refuses a write whose Origin names another site, or that the browser calls cross-site", () => {
@@ -20,7 +21,8 @@ describe("the cross-site write rule", () => {
   });
 
   it("lets through reads, same-origin writes, the configured public origin, and scripts that send no Origin", () => {
-    for (const method of ["GET", "HEAD", "OPTIONS"]) expect(crossSite(method, { origin: "https://evil.example", "sec-fetch-site": "cross-site" })).toBe(false);
+    for (const method of ["GET", "HEAD", "OPTIONS"])
+      expect(crossSite(method, { origin: "https://evil.example", "sec-fetch-site": "cross-site" })).toBe(false);
     expect(crossSite("POST", { origin: `http://${HOST}`, "sec-fetch-site": "same-origin" })).toBe(false);
     expect(crossSite("POST", {})).toBe(false);
     expect(crossSite("POST", { "sec-fetch-site": "same-site" })).toBe(false);

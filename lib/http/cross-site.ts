@@ -29,5 +29,6 @@ export function isCrossSiteWrite(method: string, headers: Headers, configuredOri
 
 /** Throws the 403 `cross_site` answer for a cross-site write. */
 export function refuseCrossSiteWrite(method: string, headers: Headers, configuredOrigin: string | undefined): void {
-  if (isCrossSiteWrite(method, headers, configuredOrigin)) throw new DomainError("forbidden", "cross_site", "cross-site requests may not change anything");
+  if (isCrossSiteWrite(method, headers, configuredOrigin))
+    throw new DomainError("forbidden", "cross_site", "cross-site requests may not change anything");
 }

@@ -20,8 +20,17 @@ describe("a refusal as an HTTP answer", () => {
   });
 
   it("answers {error: {code, message, field?, details?}}", () => {
-    expect(errorBody(new DomainError("not_found", "not_found", "run r1 not found"))).toEqual({ error: { code: "not_found", message: "run r1 not found" } });
+    expect(errorBody(new DomainError("not_found", "not_found", "run r1 not found"))).toEqual({
+      error: { code: "not_found", message: "run r1 not found" },
+    });
     const stale = conflict("edit_conflict", "baseVersion: the rule is at version 3 now", "baseVersion", { current: { version: 3 } });
-    expect(errorBody(stale)).toEqual({ error: { code: "edit_conflict", message: "baseVersion: the rule is at version 3 now", field: "baseVersion", details: { current: { version: 3 } } } });
+    expect(errorBody(stale)).toEqual({
+      error: {
+        code: "edit_conflict",
+        message: "baseVersion: the rule is at version 3 now",
+        field: "baseVersion",
+        details: { current: { version: 3 } },
+      },
+    });
   });
 });

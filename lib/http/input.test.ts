@@ -1,7 +1,16 @@
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import { DomainError } from "../errors";
-import { isJsonMediaType, jsonNestingDepth, MAX_JSON_DEPTH, parseInput, parseJsonText, queryFlag, queryObject, readJsonBody } from "./input";
+import {
+  isJsonMediaType,
+  jsonNestingDepth,
+  MAX_JSON_DEPTH,
+  parseInput,
+  parseJsonText,
+  queryFlag,
+  queryObject,
+  readJsonBody,
+} from "./input";
 
 const refusal = (fn: () => unknown): DomainError => {
   try {
@@ -46,7 +55,11 @@ describe("parseJsonText", () => {
 });
 
 /** A body streamed in `chunks` pieces of `chunkBytes` (chunked: no content-length), counting the pieces pulled. */
-function streamedBody(chunks: number, chunkBytes: number, piece = (k: number) => new Uint8Array(chunkBytes).fill(k === 0 ? 0x5b /* [ */ : 0x20)) {
+function streamedBody(
+  chunks: number,
+  chunkBytes: number,
+  piece = (k: number) => new Uint8Array(chunkBytes).fill(k === 0 ? 0x5b /* [ */ : 0x20),
+) {
   const counter = { pulled: 0, cancelled: false };
   const body = new ReadableStream<Uint8Array>(
     {
@@ -98,7 +111,11 @@ describe("readJsonBody", () => {
 
   it("refuses a body that is not UTF-8 rather than replace its bytes; drops a byte-order mark", async () => {
     const invalid = new Uint8Array([0x7b, 0x22, 0x61, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]); // {"a":"\xff\xfe"}
-    expect(await refusalOf(readJsonBody(post(invalid)))).toMatchObject({ kind: "invalid", code: "malformed_json", message: "body is not valid UTF-8 (JSON is sent as UTF-8)" });
+    expect(await refusalOf(readJsonBody(post(invalid)))).toMatchObject({
+      kind: "invalid",
+      code: "malformed_json",
+      message: "body is not valid UTF-8 (JSON is sent as UTF-8)",
+    });
     const truncatedCharacter = new TextEncoder().encode('{"a":"é"}').subarray(0, 7); // ends inside é
     expect(await refusalOf(readJsonBody(post(truncatedCharacter)))).toMatchObject({ kind: "invalid", code: "malformed_json" });
     expect(await readJsonBody(post(`\ufeff{"a":"é"}`))).toEqual({ a: "é" });
@@ -112,14 +129,22 @@ describe("readJsonBody", () => {
   });
 
   it("refuses a non-empty body that is not JSON with 415 naming the type expected, at its first bytes", async () => {
-    for (const type of ["text/plain;charset=UTF-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x", "application/jsonp"]) {
+    for (const type of [
+      "text/plain;charset=UTF-8",
+      "application/x-www-form-urlencoded",
+      "multipart/form-data; boundary=x",
+      "application/jsonp",
+    ]) {
       const error = await refusalOf(readJsonBody(post('{"a": 1}', { "content-type": type })));
       expect(error).toMatchObject({ kind: "unsupported_media_type", code: "unsupported_media_type" });
       expect(error.message).toContain("application/json");
       expect(error.message).toContain(type);
     }
     const { body, counter } = streamedBody(960, 64 * 1024);
-    expect(await refusalOf(readJsonBody(post(body, {})))).toMatchObject({ kind: "unsupported_media_type", message: "send the body as application/json (content-type missing)" });
+    expect(await refusalOf(readJsonBody(post(body, {})))).toMatchObject({
+      kind: "unsupported_media_type",
+      message: "send the body as application/json (content-type missing)",
+    });
     expect(counter.pulled).toBe(1);
     expect(counter.cancelled).toBe(true);
   });
@@ -133,16 +158,18 @@ describe("readJsonBody", () => {
   });
 
   it("tells JSON media types from the others", () => {
-    expect([null, "", "application/json", "application/json;charset=utf-8", "application/vnd.api+json", "text/json", "application/json+x", "application/x+y/json"].map(isJsonMediaType)).toEqual([
-      false,
-      false,
-      true,
-      true,
-      true,
-      false,
-      false,
-      false,
-    ]);
+    expect(
+      [
+        null,
+        "",
+        "application/json",
+        "application/json;charset=utf-8",
+        "application/vnd.api+json",
+        "text/json",
+        "application/json+x",
+        "application/x+y/json",
+      ].map(isJsonMediaType),
+    ).toEqual([false, false, true, true, true, false, false, false]);
   });
 
   it("keeps JSON.parse's refusals: malformed and too deep are 400s", async () => {
@@ -153,14 +180,26 @@ describe("readJsonBody", () => {
 
 describe("parseInput and queries", () => {
   it("names the field at fault", () => {
-    expect(refusal(() => parseInput(z.strictObject({ n: z.number("n must be a number") }), { n: "x" }, "body"))).toMatchObject({ kind: "invalid", field: "n", message: "body.n: n must be a number" });
-    expect(refusal(() => parseInput(z.strictObject({}), { extra: 1 }, "query"))).toMatchObject({ field: "extra", message: "unknown field(s) in query: extra" });
+    expect(refusal(() => parseInput(z.strictObject({ n: z.number("n must be a number") }), { n: "x" }, "body"))).toMatchObject({
+      kind: "invalid",
+      field: "n",
+      message: "body.n: n must be a number",
+    });
+    expect(refusal(() => parseInput(z.strictObject({}), { extra: 1 }, "query"))).toMatchObject({
+      field: "extra",
+      message: "unknown field(s) in query: extra",
+    });
   });
   it("reads ?all=true strictly", () => {
     const schema = z.strictObject({ all: queryFlag("all").default(false) });
     expect(parseInput(schema, queryObject(new URLSearchParams("all=true")), "query")).toEqual({ all: true });
     expect(parseInput(schema, queryObject(new URLSearchParams("")), "query")).toEqual({ all: false });
-    expect(refusal(() => parseInput(schema, queryObject(new URLSearchParams("all=yes")), "query"))).toMatchObject({ field: "all", message: "query.all: all must be true or false" });
-    expect(refusal(() => parseInput(schema, queryObject(new URLSearchParams("all=true&all=false")), "query"))).toMatchObject({ field: "all" });
+    expect(refusal(() => parseInput(schema, queryObject(new URLSearchParams("all=yes")), "query"))).toMatchObject({
+      field: "all",
+      message: "query.all: all must be true or false",
+    });
+    expect(refusal(() => parseInput(schema, queryObject(new URLSearchParams("all=true&all=false")), "query"))).toMatchObject({
+      field: "all",
+    });
   });
 });

@@ -44,7 +44,11 @@ export function jsonNestingDepth(text: string, limit = Number.POSITIVE_INFINITY)
 /** Parses JSON text within the depth limit: malformed or too deep is a 400 naming the limit. An empty body is `{}`. */
 export function parseJsonText(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
   if (jsonNestingDepth(text, maxDepth) > maxDepth) {
-    throw new DomainError("invalid", "too_deep", `body nests arrays and objects more than ${maxDepth} levels deep (the limit is ${maxDepth})`);
+    throw new DomainError(
+      "invalid",
+      "too_deep",
+      `body nests arrays and objects more than ${maxDepth} levels deep (the limit is ${maxDepth})`,
+    );
   }
   try {
     return text === "" ? {} : JSON.parse(text);
@@ -62,7 +66,11 @@ export function isJsonMediaType(contentType: string | null): boolean {
 const notUtf8 = () => new DomainError("invalid", "malformed_json", "body is not valid UTF-8 (JSON is sent as UTF-8)");
 const tooLarge = (maxBytes: number) => new DomainError("too_large", "body_too_large", `body exceeds ${maxBytes} bytes (the limit)`);
 const notJson = (contentType: string | null) =>
-  new DomainError("unsupported_media_type", "unsupported_media_type", `send the body as application/json (content-type ${contentType === null ? "missing" : `was ${contentType}`})`);
+  new DomainError(
+    "unsupported_media_type",
+    "unsupported_media_type",
+    `send the body as application/json (content-type ${contentType === null ? "missing" : `was ${contentType}`})`,
+  );
 
 /**
  * Reads a request's JSON body within the size and depth limits, before any schema sees it. The size
@@ -125,8 +133,12 @@ export function parseInput<T extends z.ZodType>(schema: T, input: unknown, where
     return result.data;
   }
   const issue = result.error.issues[0]!;
-  const field = issue.code === "unrecognized_keys" ? issue.keys.map(printable).join(", ") : issue.path.map((p) => printable(String(p))).join(".");
-  const message = issue.code === "unrecognized_keys" ? `unknown field(s) in ${where}: ${field}` : `${where}${field ? `.${field}` : ""}: ${issueMessage(issue)}`;
+  const field =
+    issue.code === "unrecognized_keys" ? issue.keys.map(printable).join(", ") : issue.path.map((p) => printable(String(p))).join(".");
+  const message =
+    issue.code === "unrecognized_keys"
+      ? `unknown field(s) in ${where}: ${field}`
+      : `${where}${field ? `.${field}` : ""}: ${issueMessage(issue)}`;
   throw invalid(message, field || undefined);
 }
 

@@ -5,7 +5,8 @@ import { z } from "zod";
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 500;
 
-export const oneOf = <const T extends readonly [string, ...string[]]>(field: string, values: T) => z.enum(values, `${field} must be one of ${values.join(", ")}`);
+export const oneOf = <const T extends readonly [string, ...string[]]>(field: string, values: T) =>
+  z.enum(values, `${field} must be one of ${values.join(", ")}`);
 
 /** A select's "any" submits an empty value: absent and "" both mean no filter. A repeated key stays an array and is refused. */
 export const optional = <T extends z.ZodType>(schema: T) => z.preprocess((value) => (value === "" ? undefined : value), schema.optional());
@@ -16,9 +17,11 @@ export const wholeNumber = (field: string) =>
     .regex(/^\d{1,9}$/, `${field} must be a whole number`)
     .transform(Number);
 
-export const pageSize = optional(wholeNumber("limit").pipe(z.number().int().min(1, "limit must be at least 1").max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`))).transform(
-  (limit) => limit ?? DEFAULT_PAGE_SIZE,
-);
+export const pageSize = optional(
+  wholeNumber("limit").pipe(
+    z.number().int().min(1, "limit must be at least 1").max(MAX_PAGE_SIZE, `limit must be at most ${MAX_PAGE_SIZE}`),
+  ),
+).transform((limit) => limit ?? DEFAULT_PAGE_SIZE);
 
 /** A LIKE pattern matching names that contain `text`: its `%` and `_` are literal characters, not patterns. */
 export const likeContaining = (text: string) => `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;

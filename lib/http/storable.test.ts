@@ -8,12 +8,16 @@ describe("what PostgreSQL can store", () => {
     expect(unstorableTextReason("sur\ud800")).toMatch(/lone surrogate/);
     expect(unstorableTextReason("\udc00x")).toMatch(/lone surrogate/);
     expect(unstorableTextReason("\udc00\ud800")).toMatch(/lone surrogate/); // a low then a high: no pair
-    for (const fine of ["", "plain", "emoji 😀", "\ud83d\ude00", "tab\tnewline\n", "\u00a0\uffff"]) expect(unstorableTextReason(fine), fine).toBeNull();
+    for (const fine of ["", "plain", "emoji 😀", "\ud83d\ude00", "tab\tnewline\n", "\u00a0\uffff"])
+      expect(unstorableTextReason(fine), fine).toBeNull();
   });
 
   it("finds the first unstorable string or key in a JSON value, with its path, escaped", () => {
     expect(findUnstorable({ a: [{ b: "ok" }, { c: "x\u0000" }] })).toEqual({ path: ["a", 1, "c"], message: expect.stringMatching(/NUL/) });
-    expect(findUnstorable({ a: { "k\ud800": 1 } }, ["body"])).toEqual({ path: ["body", "a", "k\\ud800"], message: expect.stringMatching(/^a field name must be valid Unicode/) });
+    expect(findUnstorable({ a: { "k\ud800": 1 } }, ["body"])).toEqual({
+      path: ["body", "a", "k\\ud800"],
+      message: expect.stringMatching(/^a field name must be valid Unicode/),
+    });
     expect(findUnstorable({ a: 1, b: [true, null, 2.5, "fine"] })).toBeNull();
     // Only arrays and plain objects are walked: a Date, or a class a use case parses itself, is not.
     class Items {

@@ -102,7 +102,10 @@ export const bigintDigits = (field: string, what = "an id") =>
     .string(`${field} must be ${what}`)
     .regex(/^\d{1,19}$/, `${field} must be ${what} (digits)`)
     // zod runs every check, also after the regex failed: BigInt only sees digits.
-    .refine((digits) => !/^\d{1,19}$/.test(digits) || BigInt(digits) <= BIGINT_MAX, `${field} must be ${what}: at most ${BIGINT_MAX} (PostgreSQL's bigint)`);
+    .refine(
+      (digits) => !/^\d{1,19}$/.test(digits) || BigInt(digits) <= BIGINT_MAX,
+      `${field} must be ${what}: at most ${BIGINT_MAX} (PostgreSQL's bigint)`,
+    );
 
 /** The widest offset from UTC that PostgreSQL's timestamptz accepts (±15:59). */
 const MAX_OFFSET_MINUTES = 15 * 60 + 59;
@@ -122,7 +125,8 @@ export const pgTime = (field: string, message: string) =>
       return;
     }
     const ms = Date.parse(value);
-    if (!(ms >= FIRST_MS && ms <= LAST_MS)) ctx.addIssue({ code: "custom", message: `${field} must be between 0001-01-01 and 9999-12-31 (in UTC)` });
+    if (!(ms >= FIRST_MS && ms <= LAST_MS))
+      ctx.addIssue({ code: "custom", message: `${field} must be between 0001-01-01 and 9999-12-31 (in UTC)` });
   });
 
 /** A calendar date (YYYY-MM-DD) PostgreSQL's `date` stores: years 0001 to 9999. */

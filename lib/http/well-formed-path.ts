@@ -14,7 +14,9 @@ export function isWellFormedPath(target: string): boolean {
   }
 }
 
-export const MALFORMED_PATH_BODY = JSON.stringify({ error: { code: "malformed_path", message: "the path holds a %-escape that is not UTF-8" } });
+export const MALFORMED_PATH_BODY = JSON.stringify({
+  error: { code: "malformed_path", message: "the path holds a %-escape that is not UTF-8" },
+});
 
 /** Wraps the web server's request handler: a malformed path is answered 400 here. */
 export function withWellFormedPaths(handler: RequestListener): RequestListener {

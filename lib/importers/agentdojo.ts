@@ -102,7 +102,8 @@ function timestampMs(value: string | null | undefined): number | null {
   return Number.isFinite(ms) ? ms : null;
 }
 
-const SYNC_NOTE = "AgentDojo runs its tools in-process and synchronously: the call returned before the agent's next step, so its return proves the effect terminal before scoring";
+const SYNC_NOTE =
+  "AgentDojo runs its tools in-process and synchronously: the call returned before the agent's next step, so its return proves the effect terminal before scoring";
 
 /** One AgentDojo run log → one run. Throws SkippedLog when the log cannot be a run (no utility recorded, fields missing). */
 export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
@@ -111,7 +112,9 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
   const log = parsed.data;
   const suite: AgentDojoSuite = log.suite_name;
   if (log.utility === undefined || log.utility === null) {
-    throw new SkippedLog(`no utility recorded, so no endpoint label${log.error ? ` (the run ended with error: ${log.error})` : ""}: re-run the task to score it`);
+    throw new SkippedLog(
+      `no utility recorded, so no endpoint label${log.error ? ` (the run ended with error: ${log.error})` : ""}: re-run the task to score it`,
+    );
   }
   const pipeline = pipelineOf(path, log);
   const attack = log.attack_type ?? null;
@@ -139,7 +142,12 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
     const callId = call.id?.trim() || undefined;
     const args = call.args ?? undefined;
     // An unanswered call has no outcome: the log does not say whether it ran.
-    const outcome = answer === null ? undefined : answer.error ? { outcome: "error" as const, error: answer.error.slice(0, 4_000) } : { outcome: "ok" as const };
+    const outcome =
+      answer === null
+        ? undefined
+        : answer.error
+          ? { outcome: "error" as const, error: answer.error.slice(0, 4_000) }
+          : { outcome: "ok" as const };
     toolCalls.push({ tool, ...(callId && { callId }), ...(args && { arguments: args }), ...outcome });
     if (!known.has(tool)) unknownTools.add(tool);
     if (!writes.has(tool)) return;
@@ -153,10 +161,16 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
       requestedAt: startedAt,
       ...(answer && { acknowledgedAt: startedAt }),
       statusAtScoring: answer === null ? "unknown" : answer.error ? "failed" : "completed",
-      notes: answer === null ? "no tool message answered this call: the log does not say whether it ran" : answer.error ? `${SYNC_NOTE}; it raised ${answer.error}` : SYNC_NOTE,
+      notes:
+        answer === null
+          ? "no tool message answered this call: the log does not say whether it ran"
+          : answer.error
+            ? `${SYNC_NOTE}; it raised ${answer.error}`
+            : SYNC_NOTE,
     });
   });
-  if (unknownTools.size > 0) notes.push(`tools AgentDojo's ${suite} suite does not have (invented by the model) are kept in the tool calls and given no effect`);
+  if (unknownTools.size > 0)
+    notes.push(`tools AgentDojo's ${suite} suite does not have (invented by the model) are kept in the tool calls and given no effect`);
   if (log.error) notes.push(`the run ended with error: ${log.error}`);
 
   const run = runRecordSchema.safeParse({

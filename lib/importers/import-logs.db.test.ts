@@ -33,16 +33,39 @@ const base = (file: string) => path.basename(file);
 async function storedRuns() {
   return db.evaluationRun.findMany({
     orderBy: { externalId: "asc" },
-    select: { externalId: true, endpointLabel: true, labels: true, finality: true, unresolvedReason: true, unresolvedTool: true, contentHash: true, evaluation: { select: { name: true } }, effects: { orderBy: { tracePosition: "asc" }, select: { tool: true, statusAtScoring: true } } },
+    select: {
+      externalId: true,
+      endpointLabel: true,
+      labels: true,
+      finality: true,
+      unresolvedReason: true,
+      unresolvedTool: true,
+      contentHash: true,
+      evaluation: { select: { name: true } },
+      effects: { orderBy: { tracePosition: "asc" }, select: { tool: true, statusAtScoring: true } },
+    },
   });
 }
 
 /** Every row of the tables an import writes, each as JSON, sorted: two equal answers are the same database for the import. */
 async function everyRow(): Promise<Record<string, unknown[]>> {
-  const tables = ["evaluations", "evaluation_effect_policies", "evaluation_runs", "evaluation_effects", "evaluation_effect_resolutions", "evaluation_touches", "evaluation_resets", "evaluation_surface_links", "evaluation_units", "evaluation_run_counts"];
+  const tables = [
+    "evaluations",
+    "evaluation_effect_policies",
+    "evaluation_runs",
+    "evaluation_effects",
+    "evaluation_effect_resolutions",
+    "evaluation_touches",
+    "evaluation_resets",
+    "evaluation_surface_links",
+    "evaluation_units",
+    "evaluation_run_counts",
+  ];
   const rows: Record<string, unknown[]> = {};
   for (const table of tables) {
-    const [{ rows: all }] = await db.$queryRawUnsafe<[{ rows: unknown[] }]>(`SELECT coalesce(json_agg(x ORDER BY x::text), '[]'::json) AS rows FROM (SELECT to_jsonb(t) AS x FROM ${table} t) s`);
+    const [{ rows: all }] = await db.$queryRawUnsafe<[{ rows: unknown[] }]>(
+      `SELECT coalesce(json_agg(x ORDER BY x::text), '[]'::json) AS rows FROM (SELECT to_jsonb(t) AS x FROM ${table} t) s`,
+    );
     rows[table] = all;
   }
   return rows;
@@ -108,7 +131,12 @@ describe("importing the fixture folders", () => {
     });
     expect(runs.filter((r) => r.evaluation.name.startsWith("AgentDojo")).every((r) => r.finality === "final")).toBe(true);
     // Inspect: tools unclassified until the user classifies them.
-    expect(byId.get("XSogYfcZrx876NZYKz3Xf5/1/epoch 1")).toMatchObject({ endpointLabel: "success", finality: "unresolved", unresolvedReason: "unclassified_tool", unresolvedTool: "web_browser_go" });
+    expect(byId.get("XSogYfcZrx876NZYKz3Xf5/1/epoch 1")).toMatchObject({
+      endpointLabel: "success",
+      finality: "unresolved",
+      unresolvedReason: "unclassified_tool",
+      unresolvedTool: "web_browser_go",
+    });
     expect(byId.get("WckPjG7ovQZLAiZF2fZpog/1/epoch 1")).toMatchObject({ endpointLabel: "failure", finality: "final", effects: [] });
   });
 
@@ -135,9 +163,17 @@ describe("an Inspect log with unscored samples", () => {
   let evaluationId: string;
   beforeAll(() => {
     dir = mkdtempSync(path.join(tmpdir(), "bl-unscored-"));
-    const log = JSON.parse(readFileSync(path.join(INSPECT_LOGS, "tests_analysis_test_logs_2025-05-12T20-27-36-04-00_browser.json"), "utf8")) as { eval: Record<string, unknown>; samples: Record<string, unknown>[] };
+    const log = JSON.parse(
+      readFileSync(path.join(INSPECT_LOGS, "tests_analysis_test_logs_2025-05-12T20-27-36-04-00_browser.json"), "utf8"),
+    ) as { eval: Record<string, unknown>; samples: Record<string, unknown>[] };
     const [sample] = log.samples as [{ events: { event: string }[] } & Record<string, unknown>];
-    const unscored = (id: number, epoch: number) => ({ ...sample, id, epoch, scores: {}, events: sample.events.filter((e) => e.event !== "score") });
+    const unscored = (id: number, epoch: number) => ({
+      ...sample,
+      id,
+      epoch,
+      scores: {},
+      events: sample.events.filter((e) => e.event !== "score"),
+    });
     log.eval = { ...log.eval, task_id: "UNSCORED-VARIANT" };
     log.samples = [sample, unscored(2, 1), unscored(1, 2)];
     writeFileSync(path.join(dir, "unscored.json"), JSON.stringify(log));
@@ -149,8 +185,30 @@ describe("an Inspect log with unscored samples", () => {
     expect(report).toMatchObject({ files: 1, imported: 1, runs: 3, skipped: [], failed: [] });
     expect(report.evaluations).toHaveLength(1);
     evaluationId = report.evaluations[0]!.id;
-    const runs = await db.evaluationRun.findMany({ where: { evaluationId }, orderBy: { externalId: "asc" }, select: { externalId: true, scoredAt: true, endpointLabel: true, finality: true, unscoredReason: true, unresolvedReason: true, _count: { select: { effects: true } } } });
-    expect(runs.map((r) => [r.externalId, r.endpointLabel, r.finality, r.unresolvedReason, r.unscoredReason, r.scoredAt === null, r._count.effects])).toEqual([
+    const runs = await db.evaluationRun.findMany({
+      where: { evaluationId },
+      orderBy: { externalId: "asc" },
+      select: {
+        externalId: true,
+        scoredAt: true,
+        endpointLabel: true,
+        finality: true,
+        unscoredReason: true,
+        unresolvedReason: true,
+        _count: { select: { effects: true } },
+      },
+    });
+    expect(
+      runs.map((r) => [
+        r.externalId,
+        r.endpointLabel,
+        r.finality,
+        r.unresolvedReason,
+        r.unscoredReason,
+        r.scoredAt === null,
+        r._count.effects,
+      ]),
+    ).toEqual([
       ["UNSCORED-VARIANT/1/epoch 1", "success", "unresolved", "unclassified_tool", null, false, 4],
       ["UNSCORED-VARIANT/1/epoch 2", null, "unscored", null, NO_SCORE_REASON, true, 4],
       ["UNSCORED-VARIANT/2/epoch 1", null, "unscored", null, NO_SCORE_REASON, true, 4],
@@ -159,7 +217,14 @@ describe("an Inspect log with unscored samples", () => {
 
   it("counts the unscored runs on their own, in no rate's population", async () => {
     const summary = await evaluationSummary(db, evaluationId);
-    expect(summary).toMatchObject({ runs: 3, unscored: 2, reported: { successes: 1, n: 1 }, final: { successes: 0, n: 0 }, unresolved: { n: 1 }, bounds: { lower: { successes: 0, n: 1 }, upper: { successes: 1, n: 1 } } });
+    expect(summary).toMatchObject({
+      runs: 3,
+      unscored: 2,
+      reported: { successes: 1, n: 1 },
+      final: { successes: 0, n: 0 },
+      unresolved: { n: 1 },
+      bounds: { lower: { successes: 0, n: 1 }, upper: { successes: 1, n: 1 } },
+    });
     const rates = new Map((await evaluationStatistics(db, evaluationId)).rates.map((r) => [r.name, `${r.n}/${r.N}`]));
     expect(rates.get("unscored runs")).toBe("2/3");
     expect(rates.get("reported success rate")).toBe("1/1");
@@ -174,7 +239,13 @@ describe("an Inspect log with unscored samples", () => {
   it("keeps them unscored when the policy changes, while the scored run becomes final", async () => {
     await setEffectPolicy(db, evaluationId, { tools: { "web_browser_*": "sync_confirmed" } }, null);
     const summary = await evaluationSummary(db, evaluationId);
-    expect(summary).toMatchObject({ runs: 3, unscored: 2, reported: { successes: 1, n: 1 }, final: { successes: 1, n: 1 }, unresolved: { n: 0 } });
+    expect(summary).toMatchObject({
+      runs: 3,
+      unscored: 2,
+      reported: { successes: 1, n: 1 },
+      final: { successes: 1, n: 1 },
+      unresolved: { n: 0 },
+    });
     expect(await db.evaluationRun.count({ where: { evaluationId, finality: "unscored", scoredAt: null } })).toBe(2);
   });
 

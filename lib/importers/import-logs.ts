@@ -65,7 +65,11 @@ async function filesOf(paths: readonly ImportPath[], missing: (file: string) => 
 type Parsed = { file: string; log: ImportedLog } | { file: string; outcome: FileOutcome } | { file: string; bundle: LogBundle };
 
 /** `file` is where to read it, `name` how the report names it. */
-async function parseFile({ path: file, name }: { path: string; name: string }, options: InspectOptions, inBundle: boolean): Promise<Parsed> {
+async function parseFile(
+  { path: file, name }: { path: string; name: string },
+  options: InspectOptions,
+  inBundle: boolean,
+): Promise<Parsed> {
   try {
     const read = await readLogFile(file, options, name);
     if ("dir" in read) {
@@ -80,7 +84,13 @@ async function parseFile({ path: file, name }: { path: string; name: string }, o
     if (twice) throw new SkippedLog(`the log holds run ${twice.externalId} twice (a sample and epoch repeated): fix or split the log`);
     return { file: name, log };
   } catch (error) {
-    return { file: name, outcome: error instanceof SkippedLog ? { file: name, status: "skipped", reason: error.message } : { file: name, status: "failed", error: (error as Error).stack ?? String(error) } };
+    return {
+      file: name,
+      outcome:
+        error instanceof SkippedLog
+          ? { file: name, status: "skipped", reason: error.message }
+          : { file: name, status: "failed", error: (error as Error).stack ?? String(error) },
+    };
   }
 }
 
@@ -139,7 +149,12 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
 
   /** Stores one batch; its files are reported once it is. A batch the database refuses is stored again file by file, so that only the bad file fails. */
   const store = async (batch: Batch) => {
-    const results = await ingestRuns(db, batch.evaluation.id, batch.files.flatMap((f) => f.log.runs), { traces: "caller" }).catch((error: Error) => error);
+    const results = await ingestRuns(
+      db,
+      batch.evaluation.id,
+      batch.files.flatMap((f) => f.log.runs),
+      { traces: "caller" },
+    ).catch((error: Error) => error);
     if (results instanceof Error || results.some((r) => r.status === "error")) {
       if (batch.files.length > 1) {
         for (const one of batch.files) await store({ ...batch, files: [one], runs: one.log.runs.length });
@@ -147,7 +162,11 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
       }
       const [{ file }] = batch.files as [Batch["files"][number]];
       const refused = results instanceof Error ? results.message : results.find((r) => r.status === "error")!;
-      return done({ file, status: "failed", error: typeof refused === "string" ? refused : `ingestion refused run ${refused.externalId}: ${refused.error?.message}` });
+      return done({
+        file,
+        status: "failed",
+        error: typeof refused === "string" ? refused : `ingestion refused run ${refused.externalId}: ${refused.error?.message}`,
+      });
     }
     // The batch's call sequences into the trace library; after the ingest, so its COPY path stays as
     // fast as it is, and here rather than in a job, so that an import where no worker runs (the CLI)
@@ -163,7 +182,12 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
     const changed = new Set(results.filter((r) => r.status !== "unchanged").map((r) => r.externalId));
     for (const { file, log } of batch.files) {
       batch.evaluation.runs += log.runs.length;
-      done({ file, status: log.runs.some((run) => changed.has(run.externalId)) ? "imported" : "unchanged", log, evaluation: batch.evaluation.name });
+      done({
+        file,
+        status: log.runs.some((run) => changed.has(run.externalId)) ? "imported" : "unchanged",
+        log,
+        evaluation: batch.evaluation.name,
+      });
     }
   };
 

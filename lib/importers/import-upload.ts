@@ -30,7 +30,11 @@ const tooLarge = () => new DomainError("too_large", "payload_too_large", `a log 
  * files, by its name. Throws 413 past MAX_UPLOAD_BYTES (before reading anything when the declared
  * length says so, else as soon as the count passes it), 400 for an empty body.
  */
-export async function importUpload(db: Db, { body, declaredBytes, fileName }: Upload, options: Omit<ImportOptions, "onFile">): Promise<ImportReport> {
+export async function importUpload(
+  db: Db,
+  { body, declaredBytes, fileName }: Upload,
+  options: Omit<ImportOptions, "onFile">,
+): Promise<ImportReport> {
   if (declaredBytes !== null && declaredBytes > MAX_UPLOAD_BYTES) throw tooLarge();
   if (!body) throw invalid("the body must be the log file");
   const dir = await mkdtemp(path.join(tmpdir(), "bl-upload-"));

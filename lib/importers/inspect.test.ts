@@ -14,7 +14,9 @@ const importJson = (path: string, threshold?: number) => {
 
 describe("score values", () => {
   it("read the way Inspect's value_to_float reads them; lists, objects and other text are not labels", () => {
-    expect([true, false, "C", "I", "P", "N", "yes", "No", "true", "FALSE", 0.7, "0.25", 3].map(scoreAsNumber)).toEqual([1, 0, 1, 0, 0.5, 0, 1, 0, 1, 0, 0.7, 0.25, 3]);
+    expect([true, false, "C", "I", "P", "N", "yes", "No", "true", "FALSE", 0.7, "0.25", 3].map(scoreAsNumber)).toEqual([
+      1, 0, 1, 0, 0.5, 0, 1, 0, 1, 0, 0.7, 0.25, 3,
+    ]);
     expect([["C"], { a: 1 }, "maybe", "", null, Number.NaN].map(scoreAsNumber)).toEqual([null, null, null, null, null, null]);
   });
 });
@@ -26,9 +28,18 @@ describe("Inspect .json logs", () => {
     expect(log.evaluation).toMatchObject({ name: "Inspect browser · openai/gpt-4o-mini · XSogYfcZrx876NZYKz3Xf5", harness: "inspect" });
     expect(log.evaluation.effectPolicy).toBeUndefined(); // every tool unclassified
     const [run] = log.runs;
-    expect(run).toMatchObject({ externalId: "XSogYfcZrx876NZYKz3Xf5/1/epoch 1", taskId: "browser/1", attempt: 1, endpointLabel: "success", score: 1, threshold: 1 });
+    expect(run).toMatchObject({
+      externalId: "XSogYfcZrx876NZYKz3Xf5/1/epoch 1",
+      taskId: "browser/1",
+      attempt: 1,
+      endpointLabel: "success",
+      score: 1,
+      threshold: 1,
+    });
     expect(log.notes).toContain('score "C" read as 1: success at threshold 1');
-    const document = read(`${INSPECT_LOGS}tests_analysis_test_logs_2025-05-12T20-27-36-04-00_browser.json`) as { samples: { events: { event: string; timestamp: string; id?: string; completed?: string }[] }[] };
+    const document = read(`${INSPECT_LOGS}tests_analysis_test_logs_2025-05-12T20-27-36-04-00_browser.json`) as {
+      samples: { events: { event: string; timestamp: string; id?: string; completed?: string }[] }[];
+    };
     const events = document.samples[0]!.events;
     const scoreEvent = events.filter((e) => e.event === "score").at(-1)!;
     expect(run!.scoredAt).toBe(new Date(scoreEvent.timestamp).toISOString());
@@ -43,7 +54,13 @@ describe("Inspect .json logs", () => {
   it("an older log with its timeline in `transcript`: scored at that score event", () => {
     const log = importJson(`${INSPECT_LOGS}tests_log_test_eval_log_log_formats.json`);
     expect(log.runs).toHaveLength(1);
-    expect(log.runs[0]).toMatchObject({ endpointLabel: "failure", score: 0, scoredAt: "2024-10-15T16:53:13.588Z", toolCalls: [], effects: [] });
+    expect(log.runs[0]).toMatchObject({
+      endpointLabel: "failure",
+      score: 0,
+      scoredAt: "2024-10-15T16:53:13.588Z",
+      toolCalls: [],
+      effects: [],
+    });
   });
 
   it("without events and without scores: stored as an unscored run (no scoring time, no label), saying why and how to score it", () => {
@@ -62,13 +79,21 @@ describe("Inspect .json logs", () => {
       ["failed", "the call returned an error: parsing: ..."],
       ["failed", "the call returned an error: timeout: ..."],
     ]);
-    expect(log.notes).toContain("1 sample(s) have no readable score: stored as unscored runs (no endpoint label), counted on their own and in no rate");
+    expect(log.notes).toContain(
+      "1 sample(s) have no readable score: stored as unscored runs (no endpoint label), counted on their own and in no rate",
+    );
   });
 
   it("hand-made: without events, tool calls from messages (a tool message with no call stands for it, its error kept); status error; boolean score", () => {
     const log = importJson(`${HAND_MADE}inspect/messages-only.json`);
     const [run] = log.runs;
-    expect(run).toMatchObject({ externalId: "T1/s1/epoch 1", endpointLabel: "success", score: 1, startedAt: "2025-02-07T00:00:00.000Z", scoredAt: "2025-02-07T00:01:00.000Z" });
+    expect(run).toMatchObject({
+      externalId: "T1/s1/epoch 1",
+      endpointLabel: "success",
+      score: 1,
+      startedAt: "2025-02-07T00:00:00.000Z",
+      scoredAt: "2025-02-07T00:01:00.000Z",
+    });
     expect(run!.effects!.map((e) => [e.effectId, e.tool, e.statusAtScoring, e.requestedAt])).toEqual([
       ["bash_1", "bash", "completed", "2025-02-07T00:00:00.000Z"],
       ["bash_2", "write_file", "unknown", "2025-02-07T00:00:00.000Z"],
@@ -84,12 +109,19 @@ describe("Inspect .json logs", () => {
     expect(log.runs.map((r) => [r.externalId, r.endpointLabel, r.score, r.unscoredReason])).toEqual([
       ["T2/1/epoch 1", "failure", 0.7, undefined],
       ["T2/2/epoch 1", "success", 1, undefined],
-      ["T2/3/epoch 1", undefined, undefined, 'score ["C","I"] (scorer judge) is not a label, number or boolean: no endpoint label can be read from it'],
+      [
+        "T2/3/epoch 1",
+        undefined,
+        undefined,
+        'score ["C","I"] (scorer judge) is not a label, number or boolean: no endpoint label can be read from it',
+      ],
       ["T2/4/epoch 1", undefined, undefined, NO_SCORE_REASON],
     ]);
     expect(log.runs.slice(2).map((r) => r.scoredAt)).toEqual([undefined, undefined]);
     expect(log.leftOut).toEqual([]);
-    expect(log.notes).toContain("2 sample(s) have no readable score: stored as unscored runs (no endpoint label), counted on their own and in no rate");
+    expect(log.notes).toContain(
+      "2 sample(s) have no readable score: stored as unscored runs (no endpoint label), counted on their own and in no rate",
+    );
     const [first] = log.runs;
     // The intermediate score event at :09 is not the scoring; the final one at :20 is.
     expect(first!.scoredAt).toBe("2025-03-01T09:00:20.250Z");
@@ -108,17 +140,31 @@ describe("Inspect .json logs", () => {
   });
 
   it("a sample whose id does not fit the run record is left out, saying why; the others are runs", () => {
-    const header = { version: 2, status: "success", eval: { task: "t", task_id: "T" }, stats: { started_at: "2025-01-01T00:00:00Z", completed_at: "2025-01-01T00:01:00Z" } };
+    const header = {
+      version: 2,
+      status: "success",
+      eval: { task: "t", task_id: "T" },
+      stats: { started_at: "2025-01-01T00:00:00Z", completed_at: "2025-01-01T00:01:00Z" },
+    };
     const sample = (id: string) => ({ id, epoch: 1, scores: { s: { value: "C" } } });
     const log = importInspectLog("inspect-json", header, [sample("x".repeat(300)), sample("short")]);
     expect(log.runs.map((r) => r.externalId)).toEqual(["T/short/epoch 1"]);
-    expect(log.leftOut).toEqual([{ sample: `${"x".repeat(300)} epoch 1`, reason: expect.stringMatching(/^its values do not fit the run record: externalId: externalId must be at most 200 characters/) }]);
+    expect(log.leftOut).toEqual([
+      {
+        sample: `${"x".repeat(300)} epoch 1`,
+        reason: expect.stringMatching(/^its values do not fit the run record: externalId: externalId must be at most 200 characters/),
+      },
+    ]);
   });
 
   it("an unknown version or a broken header: skipped, saying which", () => {
-    expect(() => importInspectLog("inspect-json", { version: 9, status: "success", eval: { task: "t" } }, [])).toThrow(/version 9 is unknown/);
+    expect(() => importInspectLog("inspect-json", { version: 9, status: "success", eval: { task: "t" } }, [])).toThrow(
+      /version 9 is unknown/,
+    );
     expect(() => importInspectLog("inspect-json", { version: 2, status: "success", eval: {} }, [])).toThrow(/eval\.task/);
-    expect(() => importInspectLog("inspect-json", { version: 2, status: "started", eval: { task: "t" } }, [])).toThrow(/no samples \(status started\)/);
+    expect(() => importInspectLog("inspect-json", { version: 2, status: "started", eval: { task: "t" } }, [])).toThrow(
+      /no samples \(status started\)/,
+    );
   });
 });
 
@@ -138,14 +184,24 @@ describe("Inspect .eval archives", () => {
     const log = await importLogFile(`${INSPECT_LOGS}tests_log_test_eval_log_log_message_deduplication.eval`);
     const [run] = log.runs;
     expect(run).toMatchObject({ endpointLabel: "failure", score: 0, scoredAt: "2025-10-06T10:15:45.729Z" });
-    expect(run!.effects!.map((e) => [e.effectId, e.tool, e.statusAtScoring])).toEqual([0, 1, 2, 3, 4].map((i) => [`hardcoded_${i}`, "bash", "completed"]));
+    expect(run!.effects!.map((e) => [e.effectId, e.tool, e.statusAtScoring])).toEqual(
+      [0, 1, 2, 3, 4].map((i) => [`hardcoded_${i}`, "bash", "completed"]),
+    );
     // Each call answered without an error: its outcome is ok (for the legal-action rate).
-    expect(run!.toolCalls![0]).toEqual({ tool: "bash", callId: "hardcoded_0", at: "2025-10-06T10:15:45.377Z", arguments: { cmd: "ls" }, outcome: "ok" });
+    expect(run!.toolCalls![0]).toEqual({
+      tool: "bash",
+      callId: "hardcoded_0",
+      at: "2025-10-06T10:15:45.377Z",
+      arguments: { cmd: "ls" },
+      outcome: "ok",
+    });
   });
 
   it("no score event in any sample: each of its ten samples stored as an unscored run", async () => {
     const log = await importLogFile(`${INSPECT_LOGS}tests_scorer_logs_2025-02-11T15-17-00-05-00_popularity_dPiJifoWeEQBrfWsAopzWr.eval`);
-    expect(log.runs.map((r) => r.externalId).sort()).toEqual(Array.from({ length: 10 }, (_, i) => `dPiJifoWeEQBrfWsAopzWr/${i + 1}/epoch 1`).sort());
+    expect(log.runs.map((r) => r.externalId).sort()).toEqual(
+      Array.from({ length: 10 }, (_, i) => `dPiJifoWeEQBrfWsAopzWr/${i + 1}/epoch 1`).sort(),
+    );
     expect(new Set(log.runs.map((r) => r.unscoredReason))).toEqual(new Set([NO_SCORE_REASON]));
     expect(log.runs.every((r) => r.scoredAt === undefined && r.endpointLabel === undefined && r.toolCalls!.length === 0)).toBe(true);
     expect(log.leftOut).toEqual([]);
@@ -153,11 +209,15 @@ describe("Inspect .eval archives", () => {
 
   it("hand-made: a running evaluation (no header.json yet) is read from its journal's start, status started", async () => {
     const log = await importLogFile(`${HAND_MADE}inspect/running.eval`);
-    expect(log.runs.map((r) => [r.externalId, r.attempt, r.endpointLabel, r.scoredAt])).toEqual([["T3/7/epoch 2", 2, "success", "2025-04-01T09:00:03.000Z"]]);
+    expect(log.runs.map((r) => [r.externalId, r.attempt, r.endpointLabel, r.scoredAt])).toEqual([
+      ["T3/7/epoch 2", 2, "success", "2025-04-01T09:00:03.000Z"],
+    ]);
     expect(log.notes).toContain("the log's status is started: its samples are imported");
   });
 
   it("hand-made: a zip without header.json or a journal: skipped", async () => {
-    await expect(importLogFile(`${HAND_MADE}inspect/no-header.eval`)).rejects.toThrow("a zip archive with Inspect sample entries (samples/7_epoch_2.json) but no header.json or _journal/start.json: an Inspect .eval log missing its header");
+    await expect(importLogFile(`${HAND_MADE}inspect/no-header.eval`)).rejects.toThrow(
+      "a zip archive with Inspect sample entries (samples/7_epoch_2.json) but no header.json or _journal/start.json: an Inspect .eval log missing its header",
+    );
   });
 });

@@ -40,7 +40,9 @@ const toolEventSchema = eventSchema.extend({
 const scoreEventSchema = eventSchema.extend({ score: z.looseObject({ value: z.unknown() }), intermediate: z.boolean().nullish() });
 const messageSchema = z.looseObject({
   role: z.string(),
-  tool_calls: z.array(z.looseObject({ id: z.string().nullish(), function: z.string(), arguments: z.record(z.string(), z.unknown()).nullish() })).nullish(),
+  tool_calls: z
+    .array(z.looseObject({ id: z.string().nullish(), function: z.string(), arguments: z.record(z.string(), z.unknown()).nullish() }))
+    .nullish(),
   tool_call_id: z.string().nullish(),
   function: z.string().nullish(),
   error: toolErrorSchema,
@@ -103,7 +105,16 @@ function callsFromEvents(events: readonly z.infer<typeof eventSchema>[]): Call[]
     if (!event.success) return [];
     const { id, function: tool, arguments: args, error, completed, timestamp } = event.data;
     const failed = error ? `${error.type ?? "error"}: ${error.message ?? ""}`.trim() : null;
-    return [{ ...(id && { callId: id }), tool, ...(args && { arguments: args }), ...(timestamp && { requestedAt: iso(timestamp) }), ...(completed && { completedAt: iso(completed) }), ...(completed || failed ? { error: failed } : {}) }];
+    return [
+      {
+        ...(id && { callId: id }),
+        tool,
+        ...(args && { arguments: args }),
+        ...(timestamp && { requestedAt: iso(timestamp) }),
+        ...(completed && { completedAt: iso(completed) }),
+        ...(completed || failed ? { error: failed } : {}),
+      },
+    ];
   });
 }
 
@@ -114,7 +125,11 @@ function callsFromMessages(messages: readonly z.infer<typeof messageSchema>[]): 
   for (const message of messages) {
     if (message.role === "assistant") {
       for (const call of message.tool_calls ?? []) {
-        const entry: Call = { ...(call.id && { callId: call.id }), tool: call.function, ...(call.arguments && { arguments: call.arguments }) };
+        const entry: Call = {
+          ...(call.id && { callId: call.id }),
+          tool: call.function,
+          ...(call.arguments && { arguments: call.arguments }),
+        };
         calls.push(entry);
         if (call.id) byId.set(call.id, entry);
       }
@@ -131,7 +146,8 @@ function callsFromMessages(messages: readonly z.infer<typeof messageSchema>[]): 
 /** What an effect's status was when the sample was scored (an unscored sample: when its log ends). */
 function statusAtScoring(call: Call, scoredAt: string | undefined): EffectRecord["statusAtScoring"] {
   if (call.error) return "failed";
-  if (call.completedAt !== undefined) return scoredAt === undefined || Date.parse(call.completedAt) <= Date.parse(scoredAt) ? "completed" : "pending";
+  if (call.completedAt !== undefined)
+    return scoredAt === undefined || Date.parse(call.completedAt) <= Date.parse(scoredAt) ? "completed" : "pending";
   return call.error === null ? "completed" : "unknown"; // from messages: a tool message answered it
 }
 
@@ -149,15 +165,18 @@ function callOutcome(call: Call): Pick<ToolCallRecord, "outcome" | "error"> {
 type SampleOutcome = { run: RunRecord; mapping: string | null; scoredFrom: "event" | "log" | "unscored" } | { leftOut: string };
 
 /** Why a sample with no score is stored unscored (finality unscored: no endpoint label, in no rate). */
-export const NO_SCORE_REASON = "no score event and no score: the sample was never scored (score the log with `inspect score`, then import it again)";
+export const NO_SCORE_REASON =
+  "no score event and no score: the sample was never scored (score the log with `inspect score`, then import it again)";
 
 function runOfSample(header: InspectHeader, sample: InspectSample, threshold: number): SampleOutcome {
   const timeline = sample.events ?? sample.transcript?.events;
   const events = timeline ?? [];
-  const scoreEvents = events.filter((e) => e.event === "score").flatMap((e) => {
-    const parsed = scoreEventSchema.safeParse(e);
-    return parsed.success && !parsed.data.intermediate ? [parsed.data] : [];
-  });
+  const scoreEvents = events
+    .filter((e) => e.event === "score")
+    .flatMap((e) => {
+      const parsed = scoreEventSchema.safeParse(e);
+      return parsed.success && !parsed.data.intermediate ? [parsed.data] : [];
+    });
   // The first scorer is the primary one; without `scores`, the last score event's value.
   const firstScorer = Object.entries(sample.scores ?? {})[0];
   const lastScoreEvent = scoreEvents.at(-1);
@@ -202,8 +221,16 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
     attempt: sample.epoch,
     startedAt,
     ...(timed.length > 0 && { endedAt: timed.at(-1)! }),
-    ...(score === null ? { unscoredReason: unscoredReason! } : { scoredAt: scoredAt!, endpointLabel: score >= threshold ? ("success" as const) : ("failure" as const), score, threshold }),
-    toolCalls: calls.map((c) => ({ tool: c.tool, ...(c.callId && { callId: c.callId }), ...(c.requestedAt && { at: c.requestedAt }), ...(c.arguments && { arguments: c.arguments }), ...callOutcome(c) })),
+    ...(score === null
+      ? { unscoredReason: unscoredReason! }
+      : { scoredAt: scoredAt!, endpointLabel: score >= threshold ? ("success" as const) : ("failure" as const), score, threshold }),
+    toolCalls: calls.map((c) => ({
+      tool: c.tool,
+      ...(c.callId && { callId: c.callId }),
+      ...(c.requestedAt && { at: c.requestedAt }),
+      ...(c.arguments && { arguments: c.arguments }),
+      ...callOutcome(c),
+    })),
     effects,
   } satisfies RunRecord);
   // The log's own values can exceed the record's limits (a 300-character sample id): that sample is left out, saying which.
@@ -221,11 +248,16 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
  * `header` is the `.json` document's fields or the `.eval`'s header.json. Throws SkippedLog at
  * once for a header it cannot read, and from finish() when no run came of the samples.
  */
-export function inspectLogReader(format: Extract<LogFormat, "inspect-json" | "inspect-eval">, rawHeader: unknown, options: InspectOptions = {}) {
+export function inspectLogReader(
+  format: Extract<LogFormat, "inspect-json" | "inspect-eval">,
+  rawHeader: unknown,
+  options: InspectOptions = {},
+) {
   const parsedHeader = inspectHeaderSchema.safeParse(rawHeader);
   if (!parsedHeader.success) throw new SkippedLog(`not a readable Inspect log header: ${firstIssue(parsedHeader.error)}`);
   const header = parsedHeader.data;
-  if (!INSPECT_LOG_VERSIONS.includes(header.version)) throw new SkippedLog(`Inspect log version ${header.version} is unknown to this importer (it reads ${INSPECT_LOG_VERSIONS.join(", ")})`);
+  if (!INSPECT_LOG_VERSIONS.includes(header.version))
+    throw new SkippedLog(`Inspect log version ${header.version} is unknown to this importer (it reads ${INSPECT_LOG_VERSIONS.join(", ")})`);
   const threshold = options.threshold ?? DEFAULT_SCORE_THRESHOLD;
   const runs: RunRecord[] = [];
   const leftOut: ImportedLog["leftOut"] = [];
@@ -252,17 +284,30 @@ export function inspectLogReader(format: Extract<LogFormat, "inspect-json" | "in
     },
     finish(): ImportedLog {
       if (runs.length === 0) {
-        const why = leftOut[0] ? `${leftOut.length} sample(s), none a run: ${leftOut[0].reason}` : `no samples${header.status === "success" ? "" : ` (status ${header.status})`}`;
+        const why = leftOut[0]
+          ? `${leftOut.length} sample(s), none a run: ${leftOut[0].reason}`
+          : `no samples${header.status === "success" ? "" : ` (status ${header.status})`}`;
         throw new SkippedLog(`nothing to import: ${why}`);
       }
       const notes = [...mappings];
-      if (unscored > 0) notes.push(`${unscored} sample(s) have no readable score: stored as unscored runs (no endpoint label), counted on their own and in no rate`);
-      if (scoredFromLog > 0) notes.push(`${scoredFromLog} sample(s) have no score event: scored at their last event, or the log's completion time`);
-      if (header.status !== "success") notes.push(`the log's status is ${header.status}${header.error?.message ? ` (${header.error.message})` : ""}: its samples are imported`);
+      if (unscored > 0)
+        notes.push(
+          `${unscored} sample(s) have no readable score: stored as unscored runs (no endpoint label), counted on their own and in no rate`,
+        );
+      if (scoredFromLog > 0)
+        notes.push(`${scoredFromLog} sample(s) have no score event: scored at their last event, or the log's completion time`);
+      if (header.status !== "success")
+        notes.push(
+          `the log's status is ${header.status}${header.error?.message ? ` (${header.error.message})` : ""}: its samples are imported`,
+        );
       const model = header.eval.model ? ` · ${header.eval.model}` : "";
       return {
         format,
-        evaluation: { name: `Inspect ${header.eval.task}${model} · ${header.eval.task_id ?? header.eval.run_id ?? header.eval.created ?? "log"}`, harness: "inspect", benchmark: header.eval.task },
+        evaluation: {
+          name: `Inspect ${header.eval.task}${model} · ${header.eval.task_id ?? header.eval.run_id ?? header.eval.created ?? "log"}`,
+          harness: "inspect",
+          benchmark: header.eval.task,
+        },
         runs,
         notes,
         unknownTools: [],
@@ -273,7 +318,12 @@ export function inspectLogReader(format: Extract<LogFormat, "inspect-json" | "in
 }
 
 /** An Inspect log held whole → its runs. Throws SkippedLog when no run can come of it. */
-export function importInspectLog(format: Extract<LogFormat, "inspect-json" | "inspect-eval">, rawHeader: unknown, rawSamples: Iterable<unknown>, options: InspectOptions = {}): ImportedLog {
+export function importInspectLog(
+  format: Extract<LogFormat, "inspect-json" | "inspect-eval">,
+  rawHeader: unknown,
+  rawSamples: Iterable<unknown>,
+  options: InspectOptions = {},
+): ImportedLog {
   const reader = inspectLogReader(format, rawHeader, options);
   for (const raw of rawSamples) reader.add(raw);
   return reader.finish();

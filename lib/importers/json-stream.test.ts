@@ -6,7 +6,12 @@ import { jsonObjectStream } from "./json-stream";
 function read(text: string | Buffer, size: number, maxValueBytes = 1_000_000) {
   const fields: Record<string, unknown> = {};
   const samples: unknown[] = [];
-  const stream = jsonObjectStream({ arrayField: "samples", onField: (key, value) => (fields[key] = value), onElement: (value) => samples.push(value), maxValueBytes });
+  const stream = jsonObjectStream({
+    arrayField: "samples",
+    onField: (key, value) => (fields[key] = value),
+    onElement: (value) => samples.push(value),
+    maxValueBytes,
+  });
   const bytes = Buffer.from(text);
   for (let i = 0; i < bytes.length; i += size) stream.feed(bytes.subarray(i, i + size));
   stream.end();
@@ -16,9 +21,9 @@ function read(text: string | Buffer, size: number, maxValueBytes = 1_000_000) {
 const DOCUMENT = {
   version: 2,
   status: "success",
-  "odd \"key\" é": [1, { a: "}]\\\"{[" }, null, true, -1.5e3],
+  'odd "key" é': [1, { a: '}]\\"{[' }, null, true, -1.5e3],
   eval: { task: "t", nested: { deep: ["x", "ü ✓ 🎉"] } },
-  samples: [{ id: 1, epoch: 1, text: "a , } ] \\ \" b" }, { id: "two", epoch: 2 }, 3, "s", null],
+  samples: [{ id: 1, epoch: 1, text: 'a , } ] \\ " b' }, { id: "two", epoch: 2 }, 3, "s", null],
   empty: {},
   list: [],
   last: false,
@@ -38,7 +43,11 @@ describe("a JSON object read as it streams", () => {
   });
 
   it.each([
-    ["truncated inside a field", '{"version": 2, "eval": {"task": "t"', /ends at byte 35 in the middle of its JSON \(inside the field eval\): is it truncated/],
+    [
+      "truncated inside a field",
+      '{"version": 2, "eval": {"task": "t"',
+      /ends at byte 35 in the middle of its JSON \(inside the field eval\): is it truncated/,
+    ],
     ["truncated inside a sample", '{"samples": [{"id": 1}, {"id"', /inside an element of samples/],
     ["truncated after a field", '{"version": 2', /in the middle of its JSON/],
     ["empty", "", /it is empty/],
@@ -53,7 +62,9 @@ describe("a JSON object read as it streams", () => {
   });
 
   it("a value larger than the cap is refused, naming it", () => {
-    expect(() => read(JSON.stringify({ version: 2, samples: [{ id: 1, text: "x".repeat(500) }] }), 16, 100)).toThrow(/an element of samples is larger than/);
+    expect(() => read(JSON.stringify({ version: 2, samples: [{ id: 1, text: "x".repeat(500) }] }), 16, 100)).toThrow(
+      /an element of samples is larger than/,
+    );
     expect(() => read(JSON.stringify({ messages: ["x".repeat(500)] }), 16, 100)).toThrow(/the field messages is larger than/);
   });
 });

@@ -57,7 +57,8 @@ export function jsonObjectStream(handlers: JsonStreamHandlers) {
   const what = () => (inArray ? `an element of ${handlers.arrayField}` : `the field ${key}`);
   const collect = (chunk: Buffer, from: number, to: number) => {
     size += to - from;
-    if (size > handlers.maxValueBytes) throw new SkippedLog(`${what()} is larger than the ${MB(handlers.maxValueBytes)} one value of a log can be imported at`);
+    if (size > handlers.maxValueBytes)
+      throw new SkippedLog(`${what()} is larger than the ${MB(handlers.maxValueBytes)} one value of a log can be imported at`);
     if (keep && to > from) parts.push(chunk.subarray(from, to));
   };
   const startValue = (byte: number) => {
@@ -205,7 +206,10 @@ export function jsonObjectStream(handlers: JsonStreamHandlers) {
   return {
     feed,
     end(): void {
-      if (state !== State.End) throw new SkippedLog(`the file ends at byte ${offset} in the middle of its JSON (${state === State.Open ? "it is empty" : `inside ${inArray ? `an element of ${handlers.arrayField}` : key ? `the field ${key}` : "the object"}`}): is it truncated?`);
+      if (state !== State.End)
+        throw new SkippedLog(
+          `the file ends at byte ${offset} in the middle of its JSON (${state === State.Open ? "it is empty" : `inside ${inArray ? `an element of ${handlers.arrayField}` : key ? `the field ${key}` : "the object"}`}): is it truncated?`,
+        );
     },
   };
 }

@@ -33,7 +33,11 @@ describe("a log file's format, told from its content", () => {
   it.each([
     ["an empty file", "", "the file is empty"],
     ["truncated JSON", '{"suite_name": "banking", "messa', "the file is not valid JSON"],
-    ["binary junk", Buffer.from([0x00, 0xff, 0x13, 0x37, 0x42, 0x00]), "neither JSON nor a zip archive (it starts with bytes 00 ff 13 37 42 00): not a log file"],
+    [
+      "binary junk",
+      Buffer.from([0x00, 0xff, 0x13, 0x37, 0x42, 0x00]),
+      "neither JSON nor a zip archive (it starts with bytes 00 ff 13 37 42 00): not a log file",
+    ],
     ["JSON of another kind", '{"benchmark_version": "v1.2.1", "suites": {}}', "neither an AgentDojo run log"],
     ["a zip that is damaged", Buffer.concat([Buffer.from([0x50, 0x4b, 0x03, 0x04]), Buffer.alloc(40)]), "not a readable zip archive"],
   ])("%s: skipped with its reason", async (_name, content, reason) => {
@@ -47,28 +51,46 @@ describe("a log file's format, told from its content", () => {
   const sample = JSON.stringify((JSON.parse(header) as { samples: unknown[] }).samples[0]);
 
   it("an archive whose entries say they inflate past the cap is refused before any is read (a zip bomb)", async () => {
-    const bomb = zipArchive([{ name: "header.json", data: JSON.stringify(headerFields) }, { name: "samples/1_epoch_1.json", data: sample, claimedSize: 0xf000_0000 }]);
-    await expect(importLogFile(file("bomb.eval", bomb))).rejects.toThrow("entry samples/1_epoch_1.json inflates to 3840 MB, more than the 64 MB one entry may: refused as a possible zip bomb");
+    const bomb = zipArchive([
+      { name: "header.json", data: JSON.stringify(headerFields) },
+      { name: "samples/1_epoch_1.json", data: sample, claimedSize: 0xf000_0000 },
+    ]);
+    await expect(importLogFile(file("bomb.eval", bomb))).rejects.toThrow(
+      "entry samples/1_epoch_1.json inflates to 3840 MB, more than the 64 MB one entry may: refused as a possible zip bomb",
+    );
     // Many entries under the cap each, over the archive's cap together: the one that passes it is named.
-    const many = zipArchive([{ name: "header.json", data: JSON.stringify(headerFields) }, ...Array.from({ length: 20 }, (_, k) => ({ name: `samples/${k}_epoch_1.json`, data: sample, claimedSize: 60 * 1024 * 1024 }))]);
+    const many = zipArchive([
+      { name: "header.json", data: JSON.stringify(headerFields) },
+      ...Array.from({ length: 20 }, (_, k) => ({ name: `samples/${k}_epoch_1.json`, data: sample, claimedSize: 60 * 1024 * 1024 })),
+    ]);
     await expect(importLogFile(file("many.eval", many))).rejects.toThrow(
       /^the entries inflate to 1080 MB up to samples\/17_epoch_1.json \(60 MB\), more than the 1024 MB an archive may: refused as a possible zip bomb$/,
     );
   });
 
   it("a zip of logs whose entry claims 1.1 GB: refused naming the entry, its size and the cap", async () => {
-    const huge = zipArchive([{ name: "logs/a.json", data: "{}" }, { name: "logs/big.json", data: sample, claimedSize: GB_1_1 }]);
-    await expect(readLogFile(file("huge.zip", huge))).rejects.toThrow("entry logs/big.json inflates to 1126 MB, more than the 1024 MB one entry may: refused as a possible zip bomb");
+    const huge = zipArchive([
+      { name: "logs/a.json", data: "{}" },
+      { name: "logs/big.json", data: sample, claimedSize: GB_1_1 },
+    ]);
+    await expect(readLogFile(file("huge.zip", huge))).rejects.toThrow(
+      "entry logs/big.json inflates to 1126 MB, more than the 1024 MB one entry may: refused as a possible zip bomb",
+    );
   });
 
   it("an archive that inflates to more than it says is refused as damaged", async () => {
-    const lying = zipArchive([{ name: "header.json", data: JSON.stringify(headerFields) }, { name: "samples/1_epoch_1.json", data: sample, claimedSize: 10 }]);
+    const lying = zipArchive([
+      { name: "header.json", data: JSON.stringify(headerFields) },
+      { name: "samples/1_epoch_1.json", data: sample, claimedSize: 10 },
+    ]);
     await expect(importLogFile(file("lying.eval", lying))).rejects.toThrow(/the archive is damaged \(samples\/1_epoch_1.json\)/);
   });
 
   it("an archive of more entries than an import reads is refused from its directory", async () => {
     const crowded = zipArchive(Array.from({ length: 20_001 }, (_, k) => ({ name: `samples/${k}.json`, data: "" })));
-    await expect(importLogFile(file("crowded.eval", crowded))).rejects.toThrow("the archive holds 20001 entries, more than the 20000 an import reads: refused as a possible zip bomb");
+    await expect(importLogFile(file("crowded.eval", crowded))).rejects.toThrow(
+      "the archive holds 20001 entries, more than the 20000 an import reads: refused as a possible zip bomb",
+    );
   });
 
   it("a zip with samples but no header.json: skipped as an Inspect log missing its header, naming its samples", async () => {
@@ -77,7 +99,10 @@ describe("a log file's format, told from its content", () => {
       "a zip archive with Inspect sample entries (samples/1_epoch_1.json) but no header.json or _journal/start.json: an Inspect .eval log missing its header",
     );
     // A sample that claims 1.1 GB changes nothing: the header is missing, and nothing is inflated to say so.
-    const large = zipArchive([{ name: "samples/1.json", data: sample, claimedSize: GB_1_1 }, { name: "summaries.json", data: "[]" }]);
+    const large = zipArchive([
+      { name: "samples/1.json", data: sample, claimedSize: GB_1_1 },
+      { name: "summaries.json", data: "[]" },
+    ]);
     await expect(importLogFile(file("headless-large.eval", large))).rejects.toThrow(
       "a zip archive with Inspect sample entries (samples/1.json) but no header.json or _journal/start.json: an Inspect .eval log missing its header",
     );
@@ -88,7 +113,10 @@ describe("a log file's format, told from its content", () => {
   });
 
   it("a zip with neither a header nor log files: skipped, saying what it holds", async () => {
-    const other = zipArchive([{ name: "notes.txt", data: "x" }, { name: "img/plot.png", data: "png" }]);
+    const other = zipArchive([
+      { name: "notes.txt", data: "x" },
+      { name: "img/plot.png", data: "png" },
+    ]);
     await expect(importLogFile(file("other.zip", other))).rejects.toThrow(
       "a zip archive of 2 entries (notes.txt, img/plot.png), none of them a log file (.json, .eval) and no header.json or _journal/start.json: neither an Inspect .eval log nor a zip of logs",
     );
@@ -96,7 +124,18 @@ describe("a log file's format, told from its content", () => {
 
   it("a zip of log files unpacks into its logs, named inside the zip", async () => {
     const agentDojo = readFileSync(`${AGENTDOJO_RUNS}runs__gpt-4o-2024-05-13__banking__user_task_0__none__none.json`);
-    const bundle = await readLogFile(file("logs.zip", zipArchive([{ name: "runs/gpt-x/banking/user_task_0/none/none.json", data: agentDojo }, { name: "notes.txt", data: "x" }, { name: "b/log.eval", data: readFileSync(`${INSPECT_LOGS}tests_log_test_eval_log_log_streaming.eval`) }])), {}, "logs.zip");
+    const bundle = await readLogFile(
+      file(
+        "logs.zip",
+        zipArchive([
+          { name: "runs/gpt-x/banking/user_task_0/none/none.json", data: agentDojo },
+          { name: "notes.txt", data: "x" },
+          { name: "b/log.eval", data: readFileSync(`${INSPECT_LOGS}tests_log_test_eval_log_log_streaming.eval`) },
+        ]),
+      ),
+      {},
+      "logs.zip",
+    );
     if (!("dir" in bundle)) throw new Error("expected a bundle");
     expect(bundle.files.map((f) => f.name)).toEqual(["logs.zip/runs/gpt-x/banking/user_task_0/none/none.json", "logs.zip/b/log.eval"]);
     expect((await importLogFile(bundle.files[0]!.path)).format).toBe("agentdojo");
@@ -116,6 +155,8 @@ describe("a log file's format, told from its content", () => {
 
   it("a large JSON file cut short: skipped as truncated", async () => {
     const cut = JSON.stringify({ ...headerFields, plan: { padding: "x".repeat(MAX_WHOLE_JSON_BYTES) }, samples: [JSON.parse(sample)] });
-    await expect(importLogFile(file("cut.json", cut.slice(0, cut.length - 40)))).rejects.toThrow(/the file ends at byte \d+ in the middle of its JSON \(inside an element of samples\): is it truncated\?/);
+    await expect(importLogFile(file("cut.json", cut.slice(0, cut.length - 40)))).rejects.toThrow(
+      /the file ends at byte \d+ in the middle of its JSON \(inside an element of samples\): is it truncated\?/,
+    );
   });
 });

@@ -80,13 +80,18 @@ async function importLargeJson(file: string, name: string, options: InspectOptio
 
 function openZip(file: string): Promise<yauzl.ZipFile> {
   return new Promise((resolve, reject) =>
-    yauzl.open(file, { lazyEntries: true, validateEntrySizes: true, autoClose: false }, (error, zip) => (error ? reject(new SkippedLog(`not a readable zip archive: ${error.message}`)) : resolve(zip))),
+    yauzl.open(file, { lazyEntries: true, validateEntrySizes: true, autoClose: false }, (error, zip) =>
+      error ? reject(new SkippedLog(`not a readable zip archive: ${error.message}`)) : resolve(zip),
+    ),
   );
 }
 
 /** The archive's directory (nothing inflated), refused past the entry count. */
 function entriesOf(zip: yauzl.ZipFile): Promise<yauzl.Entry[]> {
-  if (zip.entryCount > MAX_ARCHIVE_ENTRIES) throw new SkippedLog(`the archive holds ${zip.entryCount} entries, more than the ${MAX_ARCHIVE_ENTRIES} an import reads: refused as a possible zip bomb`);
+  if (zip.entryCount > MAX_ARCHIVE_ENTRIES)
+    throw new SkippedLog(
+      `the archive holds ${zip.entryCount} entries, more than the ${MAX_ARCHIVE_ENTRIES} an import reads: refused as a possible zip bomb`,
+    );
   return new Promise((resolve, reject) => {
     const entries: yauzl.Entry[] = [];
     zip.on("entry", (entry: yauzl.Entry) => {
@@ -105,10 +110,14 @@ function refuseBomb(entries: readonly yauzl.Entry[], entryCap: number): void {
   for (const entry of entries) {
     total += entry.uncompressedSize;
     if (entry.uncompressedSize > entryCap) {
-      throw new SkippedLog(`entry ${entry.fileName} inflates to ${sizeOf(entry.uncompressedSize)}, more than the ${MB(entryCap)} one entry may: refused as a possible zip bomb`);
+      throw new SkippedLog(
+        `entry ${entry.fileName} inflates to ${sizeOf(entry.uncompressedSize)}, more than the ${MB(entryCap)} one entry may: refused as a possible zip bomb`,
+      );
     }
     if (total > MAX_ARCHIVE_BYTES) {
-      throw new SkippedLog(`the entries inflate to ${sizeOf(total)} up to ${entry.fileName} (${sizeOf(entry.uncompressedSize)}), more than the ${MB(MAX_ARCHIVE_BYTES)} an archive may: refused as a possible zip bomb`);
+      throw new SkippedLog(
+        `the entries inflate to ${sizeOf(total)} up to ${entry.fileName} (${sizeOf(entry.uncompressedSize)}), more than the ${MB(MAX_ARCHIVE_BYTES)} an archive may: refused as a possible zip bomb`,
+      );
     }
   }
 }
@@ -128,7 +137,11 @@ function headlessReason(entries: readonly yauzl.Entry[], samples: readonly yauzl
 }
 
 function entryStream(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<NodeJS.ReadableStream> {
-  return new Promise((resolve, reject) => zip.openReadStream(entry, (error, stream) => (error ? reject(new SkippedLog(`the archive is damaged (${entry.fileName}): ${error.message}`)) : resolve(stream))));
+  return new Promise((resolve, reject) =>
+    zip.openReadStream(entry, (error, stream) =>
+      error ? reject(new SkippedLog(`the archive is damaged (${entry.fileName}): ${error.message}`)) : resolve(stream),
+    ),
+  );
 }
 
 async function readEntryJson(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<unknown> {
@@ -156,16 +169,18 @@ async function unpackBundle(zip: yauzl.ZipFile, name: string, entries: yauzl.Ent
   const dir = await mkdtemp(path.join(tmpdir(), "bl-bundle-"));
   const files: LogBundle["files"] = [];
   try {
-  for (const [index, entry] of entries.entries()) {
-    // Entry names are not trusted as paths: each is written under a name of our own.
-    const target = path.join(dir, `${index}-${path.basename(entry.fileName)}`);
-    try {
-      await pipeline(await entryStream(zip, entry), createWriteStream(target));
-    } catch (error) {
-      throw error instanceof SkippedLog ? error : new SkippedLog(`the archive is damaged (${entry.fileName}): ${(error as Error).message}`);
+    for (const [index, entry] of entries.entries()) {
+      // Entry names are not trusted as paths: each is written under a name of our own.
+      const target = path.join(dir, `${index}-${path.basename(entry.fileName)}`);
+      try {
+        await pipeline(await entryStream(zip, entry), createWriteStream(target));
+      } catch (error) {
+        throw error instanceof SkippedLog
+          ? error
+          : new SkippedLog(`the archive is damaged (${entry.fileName}): ${(error as Error).message}`);
+      }
+      files.push({ path: target, name: `${name}/${entry.fileName}` });
     }
-    files.push({ path: target, name: `${name}/${entry.fileName}` });
-  }
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw error;
@@ -189,7 +204,8 @@ async function readArchive(file: string, name: string, options: InspectOptions):
     }
     refuseBomb([headerEntry, ...samples], MAX_JSON_VALUE_BYTES);
     const start = await readEntryJson(zip, headerEntry);
-    const header = headerEntry.fileName === "header.json" ? start : start && typeof start === "object" ? { status: "started", ...start } : start;
+    const header =
+      headerEntry.fileName === "header.json" ? start : start && typeof start === "object" ? { status: "started", ...start } : start;
     const reader = inspectLogReader("inspect-eval", header, options);
     for (const sample of samples) reader.add(await readEntryJson(zip, sample));
     return reader.finish();

@@ -3,8 +3,27 @@ import { addImportReports, emptyImportReport } from "./report";
 
 describe("import reports added up", () => {
   it("adds counts, joins lists, and adds an evaluation's runs under its id", () => {
-    const a = { files: 2, imported: 1, unchanged: 0, skipped: [{ file: "a.txt", reason: "not JSON" }], failed: [], runs: 3, evaluations: [{ id: "e1", name: "one", runs: 3 }] };
-    const b = { files: 2, imported: 1, unchanged: 1, skipped: [], failed: [{ file: "b.json", error: "bug" }], runs: 5, evaluations: [{ id: "e1", name: "one", runs: 1 }, { id: "e2", name: "two", runs: 4 }] };
+    const a = {
+      files: 2,
+      imported: 1,
+      unchanged: 0,
+      skipped: [{ file: "a.txt", reason: "not JSON" }],
+      failed: [],
+      runs: 3,
+      evaluations: [{ id: "e1", name: "one", runs: 3 }],
+    };
+    const b = {
+      files: 2,
+      imported: 1,
+      unchanged: 1,
+      skipped: [],
+      failed: [{ file: "b.json", error: "bug" }],
+      runs: 5,
+      evaluations: [
+        { id: "e1", name: "one", runs: 1 },
+        { id: "e2", name: "two", runs: 4 },
+      ],
+    };
     expect(addImportReports(addImportReports(emptyImportReport(), a), b)).toEqual({
       files: 4,
       imported: 2,

@@ -17,7 +17,15 @@ export const importReportSchema = z.strictObject({
 });
 export type ImportReport = z.infer<typeof importReportSchema>;
 
-export const emptyImportReport = (): ImportReport => ({ files: 0, imported: 0, unchanged: 0, skipped: [], failed: [], runs: 0, evaluations: [] });
+export const emptyImportReport = (): ImportReport => ({
+  files: 0,
+  imported: 0,
+  unchanged: 0,
+  skipped: [],
+  failed: [],
+  runs: 0,
+  evaluations: [],
+});
 
 /** Two reports as one: counts added, lists joined, an evaluation's runs added up under its id. */
 export function addImportReports(a: ImportReport, b: ImportReport): ImportReport {

@@ -11,7 +11,12 @@ type Sql = Pick<Db, "$queryRaw">;
 type Tx = Pick<SqlTx, "$queryRaw">;
 
 /** graphile-worker's add_jobs inside the caller's transaction, in order, each with its key and `maxAttempts`. */
-export async function addKeyedJobs(tx: Tx, task: string, specs: ReadonlyArray<{ payload: unknown; key: string }>, maxAttempts: number): Promise<void> {
+export async function addKeyedJobs(
+  tx: Tx,
+  task: string,
+  specs: ReadonlyArray<{ payload: unknown; key: string }>,
+  maxAttempts: number,
+): Promise<void> {
   await tx.$queryRaw`
     SELECT count(*) FROM graphile_worker.add_jobs(ARRAY(
       SELECT ROW(${task}, spec->'payload', NULL, NULL, ${maxAttempts}::int, spec->>'key', NULL, NULL)::graphile_worker.job_spec
@@ -59,7 +64,9 @@ export async function queuedJobCount(db: Sql, keyPrefix: string, tasks: readonly
 /** Jobs that will still run (attempts left), among those keyed `keys`, or all of them. */
 export async function runnableJobCount(db: Sql, keys?: string[]): Promise<number> {
   const [{ runnable }] = keys
-    ? await db.$queryRaw<[{ runnable: number }]>`SELECT count(*)::int AS runnable FROM graphile_worker.jobs WHERE key = ANY(${keys}::text[]) AND attempts < max_attempts`
+    ? await db.$queryRaw<
+        [{ runnable: number }]
+      >`SELECT count(*)::int AS runnable FROM graphile_worker.jobs WHERE key = ANY(${keys}::text[]) AND attempts < max_attempts`
     : await db.$queryRaw<[{ runnable: number }]>`SELECT count(*)::int AS runnable FROM graphile_worker.jobs WHERE attempts < max_attempts`;
   return runnable;
 }

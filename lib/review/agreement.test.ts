@@ -20,13 +20,29 @@ describe("cohensKappa", () => {
   });
 
   it("is 1 for perfect agreement over several codes, and 0 at chance", () => {
-    expect(cohensKappa([["E", "E"], ["P", "P"], ["NR", "NR"]]).value).toBe(1);
+    expect(
+      cohensKappa([
+        ["E", "E"],
+        ["P", "P"],
+        ["NR", "NR"],
+      ]).value,
+    ).toBe(1);
     // A always E, B half E half P: po = 0.5, pe = 1*0.5 = 0.5 → 0
-    expect(cohensKappa([["E", "E"], ["E", "P"]]).value).toBe(0);
+    expect(
+      cohensKappa([
+        ["E", "E"],
+        ["E", "P"],
+      ]).value,
+    ).toBe(0);
   });
 
   it("is undefined, with the reason, when both reviewers used one code only", () => {
-    expect(cohensKappa([["E", "E"], ["E", "E"]])).toEqual({ value: null, reason: expect.stringContaining("only one code (E)") });
+    expect(
+      cohensKappa([
+        ["E", "E"],
+        ["E", "E"],
+      ]),
+    ).toEqual({ value: null, reason: expect.stringContaining("only one code (E)") });
     expect(cohensKappa([])).toMatchObject({ value: null });
   });
 });
@@ -50,15 +66,37 @@ describe("fleissKappa", () => {
   });
 
   it("equals 1 for perfect agreement, and is undefined for one category only or uneven ratings", () => {
-    expect(fleissKappa([["E", "E", "E"], ["NR", "NR", "NR"]]).value).toBe(1);
-    expect(fleissKappa([["P", "P", "P"], ["P", "P", "P"]])).toMatchObject({ value: null, reason: expect.stringContaining("one code (P)") });
-    expect(fleissKappa([["E", "E"], ["E", "P", "P"]])).toMatchObject({ value: null, reason: expect.stringContaining("same number") });
+    expect(
+      fleissKappa([
+        ["E", "E", "E"],
+        ["NR", "NR", "NR"],
+      ]).value,
+    ).toBe(1);
+    expect(
+      fleissKappa([
+        ["P", "P", "P"],
+        ["P", "P", "P"],
+      ]),
+    ).toMatchObject({ value: null, reason: expect.stringContaining("one code (P)") });
+    expect(
+      fleissKappa([
+        ["E", "E"],
+        ["E", "P", "P"],
+      ]),
+    ).toMatchObject({ value: null, reason: expect.stringContaining("same number") });
   });
 
   it("agrees with Cohen's kappa's observed agreement structure for two raters (Scott's pi)", () => {
     // With two raters Fleiss' kappa is Scott's pi: pooled marginals. Pairs E/E, E/P, P/P, P/P:
     // po = 3/4; pooled p(E) = 3/8, p(P) = 5/8; pe = 9/64 + 25/64 = 34/64; pi = (48/64 - 34/64)/(30/64) = 14/30
-    expect(fleissKappa([["E", "E"], ["E", "P"], ["P", "P"], ["P", "P"]]).value).toBeCloseTo(14 / 30, 12);
+    expect(
+      fleissKappa([
+        ["E", "E"],
+        ["E", "P"],
+        ["P", "P"],
+        ["P", "P"],
+      ]).value,
+    ).toBeCloseTo(14 / 30, 12);
   });
 });
 
@@ -72,7 +110,13 @@ describe("fieldAgreement", () => {
       { item: "Cybench", rater: "ana", code: "P" }, // ben has not coded it: not compared
     ];
     const result = fieldAgreement(cells);
-    expect(result).toMatchObject({ raters: ["ana", "ben"], items: 2, percent: { agreed: 1, of: 2 }, statistic: "cohen", disagreements: ["OSWorld"] });
+    expect(result).toMatchObject({
+      raters: ["ana", "ben"],
+      items: 2,
+      percent: { agreed: 1, of: 2 },
+      statistic: "cohen",
+      disagreements: ["OSWorld"],
+    });
     // po = 1/2; ana NR 1/2, P 1/2; ben NR 1 → pe = 1/2 → kappa 0
     expect(result.kappa.value).toBe(0);
   });
@@ -95,7 +139,13 @@ describe("fieldAgreement", () => {
       { item: "Cybench", rater: "cal", code: "E" }, // one rating: not compared
     ];
     const result = fieldAgreement(cells);
-    expect(result).toMatchObject({ raters: ["ana", "ben", "cal"], items: 2, percent: { agreed: 1, of: 2 }, statistic: "fleiss", disagreements: ["OSWorld"] });
+    expect(result).toMatchObject({
+      raters: ["ana", "ben", "cal"],
+      items: 2,
+      percent: { agreed: 1, of: 2 },
+      statistic: "fleiss",
+      disagreements: ["OSWorld"],
+    });
     // Fleiss, 2 ratings per item: P_i = 0 (OSWorld), 1 (Own) → mean 1/2; P 3/4, NR 1/4 → pe = 9/16 + 1/16 = 5/8
     // kappa = (1/2 - 5/8) / (3/8) = -1/3
     expect(result.kappa.value).toBeCloseTo(-1 / 3, 12);

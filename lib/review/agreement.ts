@@ -22,7 +22,8 @@ export function cohensKappa<C extends string>(pairs: [C, C][]): Kappa {
     const b = pairs.filter(([, y]) => y === c).length / n;
     expected += a * b;
   }
-  if (expected === 1) return { value: null, reason: `both reviewers used only one code (${[...categories][0]}): agreement beyond chance is undefined` };
+  if (expected === 1)
+    return { value: null, reason: `both reviewers used only one code (${[...categories][0]}): agreement beyond chance is undefined` };
   return { value: (observed - expected) / (1 - expected) };
 }
 
@@ -81,17 +82,32 @@ export function fieldAgreement<C extends string>(cells: RatedCell<C>[]): FieldAg
   const byItem = new Map<string, Map<string, C>>();
   for (const c of cells) byItem.set(c.item, (byItem.get(c.item) ?? new Map()).set(c.rater, c.code));
   const perItem = Math.max(0, ...[...byItem.values()].map((ratings) => ratings.size));
-  const compared = perItem < 2 ? [] : [...byItem.entries()].filter(([, ratings]) => ratings.size === perItem).sort(([a], [b]) => a.localeCompare(b));
+  const compared =
+    perItem < 2 ? [] : [...byItem.entries()].filter(([, ratings]) => ratings.size === perItem).sort(([a], [b]) => a.localeCompare(b));
   const raters = [...new Set(compared.flatMap(([, ratings]) => [...ratings.keys()]))].sort();
   if (raters.length < 2) {
     const coded = [...new Set(cells.map((c) => c.rater))].sort();
-    return { raters: coded, items: 0, percent: { agreed: 0, of: 0 }, statistic: null, kappa: { value: null, reason: "fewer than two reviewers coded this field" }, disagreements: [] };
+    return {
+      raters: coded,
+      items: 0,
+      percent: { agreed: 0, of: 0 },
+      statistic: null,
+      kappa: { value: null, reason: "fewer than two reviewers coded this field" },
+      disagreements: [],
+    };
   }
   const ratings = compared.map(([, r]) => [...r.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([, code]) => code));
   const disagreements = compared.filter(([, r]) => new Set(r.values()).size > 1).map(([item]) => item);
   const cohen = raters.length === 2;
   const kappa = cohen ? cohensKappa(ratings.map(([a, b]) => [a!, b!] as [C, C])) : fleissKappa(ratings);
-  return { raters, items: compared.length, percent: percentAgreement(ratings), statistic: cohen ? "cohen" : "fleiss", kappa, disagreements };
+  return {
+    raters,
+    items: compared.length,
+    percent: percentAgreement(ratings),
+    statistic: cohen ? "cohen" : "fleiss",
+    kappa,
+    disagreements,
+  };
 }
 
 /** Below this many protocols coded by every reviewer, a kappa swings with a single cell. */

@@ -4,8 +4,16 @@ import { argumentSchema } from "./completion-schema";
 import { argumentStatus } from "./completion-status";
 
 const argument = argumentSchema.parse({
-  questions: { outcome: { answer: "Success on 100% of $5 tasks_#1 {a} ~ ^ \\ <b> |c|\nnext line\n\nnew paragraph", sourceLocation: "Sec. 3 & App. A", sourcesReadOn: "2026-11-30" } },
-  routes: [{ kind: "queues", description: "Job queue\nwith retries & 5% loss", scope: "out", scopeReason: "no queue in v2", treatment: "blocked" }],
+  questions: {
+    outcome: {
+      answer: "Success on 100% of $5 tasks_#1 {a} ~ ^ \\ <b> |c|\nnext line\n\nnew paragraph",
+      sourceLocation: "Sec. 3 & App. A",
+      sourcesReadOn: "2026-11-30",
+    },
+  },
+  routes: [
+    { kind: "queues", description: "Job queue\nwith retries & 5% loss", scope: "out", scopeReason: "no queue in v2", treatment: "blocked" },
+  ],
 });
 const view = (): ArgumentExport => ({
   protocol: { name: "R&D_Bench", benchmarkVersion: "v1.0", scope: null },

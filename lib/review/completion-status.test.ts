@@ -8,13 +8,29 @@ const EVAL = "22222222-2222-4222-8222-222222222222";
 const argument = (patch: object = {}): CompletionArgument =>
   argumentSchema.parse({
     questions: {
-      outcome: { answer: "Task success per episode; one episode is one unit.", sourceLocation: "README §Scoring", sourcesReadOn: "2026-11-30" },
+      outcome: {
+        answer: "Task success per episode; one episode is one unit.",
+        sourceLocation: "README §Scoring",
+        sourcesReadOn: "2026-11-30",
+      },
       endpoint: { answer: "The agent's stop action; a state checker scores." },
     },
     routes: [
-      { kind: "descendant_processes", description: "Background shell jobs", scope: "in", treatment: "cancelled_with_evidence", evidence: [{ kind: "experiment", id: EXP }] },
+      {
+        kind: "descendant_processes",
+        description: "Background shell jobs",
+        scope: "in",
+        treatment: "cancelled_with_evidence",
+        evidence: [{ kind: "experiment", id: EXP }],
+      },
       { kind: "shared_stores", description: "The shared database", scope: "in", treatment: "unresolved" },
-      { kind: "external_resources", description: "Third-party email", scope: "out", scopeReason: "the sandbox blocks egress", treatment: "blocked" },
+      {
+        kind: "external_resources",
+        description: "Third-party email",
+        scope: "out",
+        scopeReason: "the sandbox blocks egress",
+        treatment: "blocked",
+      },
     ],
     ...patch,
   });
@@ -51,19 +67,41 @@ describe("argumentStatus", () => {
 
   it("flags open work coded E with an untreated process route, and NA with process routes in scope", () => {
     const untreated = argument({ routes: [{ kind: "queues", description: "Job queue", scope: "in", treatment: "unresolved" }] });
-    expect(argumentStatus(untreated, { open_work: "E" }, states()).flags.map((f) => f.rule)).toEqual(["open_work_explicit_route_untreated"]);
+    expect(argumentStatus(untreated, { open_work: "E" }, states()).flags.map((f) => f.rule)).toEqual([
+      "open_work_explicit_route_untreated",
+    ]);
     expect(argumentStatus(argument(), { open_work: "NA" }, states()).flags.map((f) => f.rule)).toEqual(["open_work_na_with_open_routes"]);
   });
 
   it("flags separation coded E without question-4 evidence", () => {
-    expect(argumentStatus(argument(), { separate_evidence: "E" }, states()).flags.map((f) => f.rule)).toEqual(["separation_explicit_without_evidence"]);
+    expect(argumentStatus(argument(), { separate_evidence: "E" }, states()).flags.map((f) => f.rule)).toEqual([
+      "separation_explicit_without_evidence",
+    ]);
     const linked = argument({ evidence: [{ kind: "evaluation", id: EVAL }] });
-    expect(argumentStatus(linked, { separate_evidence: "E" }, states([[`experiment:${EXP}`, { exists: true, state: "completed" }], [`evaluation:${EVAL}`, { exists: true }]])).flags).toEqual([]);
+    expect(
+      argumentStatus(
+        linked,
+        { separate_evidence: "E" },
+        states([
+          [`experiment:${EXP}`, { exists: true, state: "completed" }],
+          [`evaluation:${EVAL}`, { exists: true }],
+        ]),
+      ).flags,
+    ).toEqual([]);
   });
 
   it("keeps a link to an experiment later cancelled, flagged with its state; a link one cannot see is flagged too", () => {
-    const cancelled = argumentStatus(argument(), {}, states([[evidenceKey({ kind: "experiment", id: EXP }), { exists: true, state: "cancelled" }]]));
-    expect(cancelled.flags).toEqual([{ rule: "evidence_not_completed", message: `The linked experiment ${EXP} is cancelled: its results do not stand as evidence until it completes.` }]);
+    const cancelled = argumentStatus(
+      argument(),
+      {},
+      states([[evidenceKey({ kind: "experiment", id: EXP }), { exists: true, state: "cancelled" }]]),
+    );
+    expect(cancelled.flags).toEqual([
+      {
+        rule: "evidence_not_completed",
+        message: `The linked experiment ${EXP} is cancelled: its results do not stand as evidence until it completes.`,
+      },
+    ]);
     expect(cancelled.routesLackingEvidence).toEqual([]); // the link stays
     expect(argumentStatus(argument(), {}, states([])).flags.map((f) => f.rule)).toEqual(["evidence_missing"]);
   });
@@ -75,10 +113,24 @@ describe("argumentSchema", () => {
     return r.success ? null : [r.error.issues[0]!.path.join("."), r.error.issues[0]!.message];
   };
   it("refuses a route without a treatment, an out-of-scope route without its reason, and over-long text naming the limit", () => {
-    expect(issue({ questions: {}, routes: [{ kind: "queues", description: "q", scope: "in" }] })).toEqual(["routes.0.treatment", expect.stringContaining("treatment is required")]);
-    expect(issue({ questions: {}, routes: [{ kind: "queues", description: "q", scope: "out", treatment: "blocked" }] })).toEqual(["routes.0.scopeReason", expect.stringContaining("needs the reason")]);
-    expect(issue({ questions: { outcome: { answer: "x".repeat(8001) } } })).toEqual(["questions.outcome.answer", "answer must be at most 8000 characters"]);
-    expect(issue({ questions: {}, evidence: [{ kind: "experiment", id: "nope" }] })).toEqual(["evidence.0.id", expect.stringContaining("UUID")]);
-    expect(issue({ questions: {}, routes: [{ kind: "pipes", description: "q", scope: "in", treatment: "blocked" }] })?.[0]).toBe("routes.0.kind");
+    expect(issue({ questions: {}, routes: [{ kind: "queues", description: "q", scope: "in" }] })).toEqual([
+      "routes.0.treatment",
+      expect.stringContaining("treatment is required"),
+    ]);
+    expect(issue({ questions: {}, routes: [{ kind: "queues", description: "q", scope: "out", treatment: "blocked" }] })).toEqual([
+      "routes.0.scopeReason",
+      expect.stringContaining("needs the reason"),
+    ]);
+    expect(issue({ questions: { outcome: { answer: "x".repeat(8001) } } })).toEqual([
+      "questions.outcome.answer",
+      "answer must be at most 8000 characters",
+    ]);
+    expect(issue({ questions: {}, evidence: [{ kind: "experiment", id: "nope" }] })).toEqual([
+      "evidence.0.id",
+      expect.stringContaining("UUID"),
+    ]);
+    expect(issue({ questions: {}, routes: [{ kind: "pipes", description: "q", scope: "in", treatment: "blocked" }] })?.[0]).toBe(
+      "routes.0.kind",
+    );
   });
 });

@@ -16,7 +16,13 @@ export const evidenceKey = (link: Pick<EvidenceLink, "kind" | "id">) => `${link.
 const FINISHED_EXPERIMENT = new Set(["completed"]);
 
 export interface ArgumentFlag {
-  rule: "reset_explicit_route_untreated" | "open_work_explicit_route_untreated" | "open_work_na_with_open_routes" | "separation_explicit_without_evidence" | "evidence_not_completed" | "evidence_missing";
+  rule:
+    | "reset_explicit_route_untreated"
+    | "open_work_explicit_route_untreated"
+    | "open_work_na_with_open_routes"
+    | "separation_explicit_without_evidence"
+    | "evidence_not_completed"
+    | "evidence_missing";
   message: string;
 }
 
@@ -31,11 +37,20 @@ export interface ArgumentStatus {
 
 const OPEN_WORK_KINDS = new Set(["descendant_processes", "queues"]);
 
-export function argumentStatus(argument: CompletionArgument, consensus: Partial<Record<ReviewField, ReviewCode>>, evidence: ReadonlyMap<string, EvidenceState>): ArgumentStatus {
+export function argumentStatus(
+  argument: CompletionArgument,
+  consensus: Partial<Record<ReviewField, ReviewCode>>,
+  evidence: ReadonlyMap<string, EvidenceState>,
+): ArgumentStatus {
   const questions = QUESTIONS.map((q) => {
     const a = argument.questions[q.key];
     const answered = a.answer.trim().length > 0;
-    return { key: q.key, number: q.number, answered, ledgerComplete: answered && a.sourceLocation.trim().length > 0 && a.sourcesReadOn !== null };
+    return {
+      key: q.key,
+      number: q.number,
+      answered,
+      ledgerComplete: answered && a.sourceLocation.trim().length > 0 && a.sourcesReadOn !== null,
+    };
   });
   const inScope = argument.routes.map((r, i) => ({ r, i })).filter(({ r }) => r.scope === "in");
   const untreated = inScope.filter(({ r }) => r.treatment === "unresolved");
@@ -45,25 +60,41 @@ export function argumentStatus(argument: CompletionArgument, consensus: Partial<
   const flags: ArgumentFlag[] = [];
 
   if (consensus.reset_or_retention === "E" && untreated.length) {
-    flags.push({ rule: "reset_explicit_route_untreated", message: `Reset or retention is coded E (explicit), but the argument leaves ${untreated.map(({ i }) => routeName(i)).join(", ")} unresolved.` });
+    flags.push({
+      rule: "reset_explicit_route_untreated",
+      message: `Reset or retention is coded E (explicit), but the argument leaves ${untreated.map(({ i }) => routeName(i)).join(", ")} unresolved.`,
+    });
   }
   const openUntreated = untreated.filter(({ r }) => OPEN_WORK_KINDS.has(r.kind));
   if (consensus.open_work === "E" && openUntreated.length) {
-    flags.push({ rule: "open_work_explicit_route_untreated", message: `Open work is coded E (explicit), but ${openUntreated.map(({ i }) => routeName(i)).join(", ")} is unresolved.` });
+    flags.push({
+      rule: "open_work_explicit_route_untreated",
+      message: `Open work is coded E (explicit), but ${openUntreated.map(({ i }) => routeName(i)).join(", ")} is unresolved.`,
+    });
   }
   const openRoutes = inScope.filter(({ r }) => OPEN_WORK_KINDS.has(r.kind));
   if (consensus.open_work === "NA" && openRoutes.length) {
-    flags.push({ rule: "open_work_na_with_open_routes", message: `Open work is coded NA (the execution model excludes unfinished operations), but the argument lists ${openRoutes.map(({ i }) => routeName(i)).join(", ")} in scope.` });
+    flags.push({
+      rule: "open_work_na_with_open_routes",
+      message: `Open work is coded NA (the execution model excludes unfinished operations), but the argument lists ${openRoutes.map(({ i }) => routeName(i)).join(", ")} in scope.`,
+    });
   }
   if (consensus.separate_evidence === "E" && argument.evidence.length === 0) {
-    flags.push({ rule: "separation_explicit_without_evidence", message: "Evidence for separate scoring is coded E (explicit), but question 4 links no evidence." });
+    flags.push({
+      rule: "separation_explicit_without_evidence",
+      message: "Evidence for separate scoring is coded E (explicit), but question 4 links no evidence.",
+    });
   }
   const links = [...argument.evidence, ...argument.routes.flatMap((r) => r.evidence)];
   for (const link of links) {
     const state = evidence.get(evidenceKey(link));
-    if (!state?.exists) flags.push({ rule: "evidence_missing", message: `The linked ${link.kind.replace("_", " ")} ${link.id} is not available to you.` });
+    if (!state?.exists)
+      flags.push({ rule: "evidence_missing", message: `The linked ${link.kind.replace("_", " ")} ${link.id} is not available to you.` });
     else if (link.kind === "experiment" && state.state !== undefined && !FINISHED_EXPERIMENT.has(state.state)) {
-      flags.push({ rule: "evidence_not_completed", message: `The linked experiment ${link.id} is ${state.state}: its results do not stand as evidence until it completes.` });
+      flags.push({
+        rule: "evidence_not_completed",
+        message: `The linked experiment ${link.id} is ${state.state}: its results do not stand as evidence until it completes.`,
+      });
     }
   }
   return {

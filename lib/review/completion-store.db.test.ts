@@ -23,10 +23,18 @@ const eve = { userId: "eve", seesAll: true };
 beforeAll(async () => {
   database = await createTestDatabase(inject("embeddedAdminUrl"));
   db = database.db;
-  for (const id of ["ana", "ben", "eve"]) await db.user.create({ data: { id, email: `${id}@example.test`, name: id, role: id === "eve" ? "editor" : "reviewer" } });
+  for (const id of ["ana", "ben", "eve"])
+    await db.user.create({ data: { id, email: `${id}@example.test`, name: id, role: id === "eve" ? "editor" : "reviewer" } });
   await loadPaperReference(db);
   protocolId = (await createProtocol(db, "eve", { name: "Our_Bench & Co" })).id;
-  await setConsensus(db, "eve", { protocolId, field: "reset_or_retention", expectedVersion: null, code: "E", rationale: "the harness resets every store", reason: "reconciled" });
+  await setConsensus(db, "eve", {
+    protocolId,
+    field: "reset_or_retention",
+    expectedVersion: null,
+    code: "E",
+    rationale: "the harness resets every store",
+    reason: "reconciled",
+  });
   experimentId = (await db.experiment.create({ data: { state: "completed", name: "canary 1", config: {} } })).id;
   evaluationId = (await db.evaluation.create({ data: { name: "nightly run" } })).id;
 });
@@ -37,18 +45,32 @@ afterAll(async () => {
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
     () => null,
-    (error: unknown) => (error instanceof DomainError ? { kind: error.kind, code: error.code, field: error.field, message: error.message, details: error.details } : error),
+    (error: unknown) =>
+      error instanceof DomainError
+        ? { kind: error.kind, code: error.code, field: error.field, message: error.message, details: error.details }
+        : error,
   );
 
 const argument = (evidence: object[] = [{ kind: "experiment", id: "EXP" }]) => ({
   questions: {
-    outcome: { answer: "Task success per episode; one episode is one unit.", sourceLocation: "README §Scoring", citations: ["[1]"], sourcesReadOn: "2026-11-30" },
+    outcome: {
+      answer: "Task success per episode; one episode is one unit.",
+      sourceLocation: "README §Scoring",
+      citations: ["[1]"],
+      sourcesReadOn: "2026-11-30",
+    },
     endpoint: { answer: "The stop action; the checker scores 100% of the state." },
     remaining: { answer: "Background jobs and the shared cache." },
     finality: { answer: "A canary replay shows every job cancelled before scoring." },
   },
   routes: [
-    { kind: "descendant_processes", description: "Background shell jobs", scope: "in", treatment: "cancelled_with_evidence", evidence: [{ kind: "experiment", id: experimentId }] },
+    {
+      kind: "descendant_processes",
+      description: "Background shell jobs",
+      scope: "in",
+      treatment: "cancelled_with_evidence",
+      evidence: [{ kind: "experiment", id: experimentId }],
+    },
     { kind: "shared_stores", description: "The shared cache", scope: "in", treatment: "unresolved" },
   ],
   evidence: evidence.map((e) => JSON.parse(JSON.stringify(e).replace("EXP", experimentId))),
@@ -64,8 +86,13 @@ describe("completion argument revisions", () => {
     expect(await save(1, second, "the drain is documented")).toEqual({ version: 2 });
     const stale = await refusal(save(1, argument(), "from an old tab"));
     expect(stale).toMatchObject({ kind: "conflict", code: "edit_conflict", field: "expectedVersion" });
-    const details = (stale as { details: { current: { version: number; argument: { questions: { endpoint: { answer: string } } } }; yours: unknown } }).details;
-    expect([details.current.version, details.current.argument.questions.endpoint.answer]).toEqual([2, "The stop action, then a 30 s drain."]);
+    const details = (
+      stale as { details: { current: { version: number; argument: { questions: { endpoint: { answer: string } } } }; yours: unknown } }
+    ).details;
+    expect([details.current.version, details.current.argument.questions.endpoint.answer]).toEqual([
+      2,
+      "The stop action, then a 30 s drain.",
+    ]);
     expect(details.yours).toMatchObject({ questions: { endpoint: { answer: "The stop action; the checker scores 100% of the state." } } });
     expect(await refusal(save(null, argument(), "as new again"))).toMatchObject({ kind: "conflict" });
 
@@ -96,18 +123,49 @@ describe("evidence links", () => {
   it("refuses a review code of another protocol, and one the author cannot read (blind coding)", async () => {
     const webArena = (await db.reviewProtocol.findUniqueOrThrow({ where: { name: "WebArena" } })).id;
     const paperCode = await db.reviewCode.findFirstOrThrow({ where: { protocolId: webArena } });
-    expect(await refusal(save(2, argument([{ kind: "review_code", id: paperCode.id }]), "other protocol's code"))).toMatchObject({ kind: "invalid", field: "argument.evidence.0.id" });
-    const anasCode = await saveCode(db, "ana", parseInput(saveCodeSchema, { protocolId, field: "open_work", expectedVersion: null, ledger: { code: "NR", sourceLocation: "README", citations: [], sourcesReadOn: "2026-11-30" }, reason: "first" }, "body"));
+    expect(await refusal(save(2, argument([{ kind: "review_code", id: paperCode.id }]), "other protocol's code"))).toMatchObject({
+      kind: "invalid",
+      field: "argument.evidence.0.id",
+    });
+    const anasCode = await saveCode(
+      db,
+      "ana",
+      parseInput(
+        saveCodeSchema,
+        {
+          protocolId,
+          field: "open_work",
+          expectedVersion: null,
+          ledger: { code: "NR", sourceLocation: "README", citations: [], sourcesReadOn: "2026-11-30" },
+          reason: "first",
+        },
+        "body",
+      ),
+    );
     const anaRow = await db.reviewCode.findFirstOrThrow({ where: { protocolId, reviewerId: "ana" } });
     expect(anasCode.version).toBe(1);
     // Ben has not coded this protocol: Ana's code is hidden from him, so he cannot cite it.
     const blind = await refusal(save(2, argument([{ kind: "review_code", id: anaRow.id }]), "cite ana", { userId: "ben", seesAll: false }));
     expect(blind).toMatchObject({ kind: "invalid", message: expect.stringContaining("that you can read") });
     // An editor sees every code: the link is kept, with the code shown.
-    expect(await save(2, argument([{ kind: "review_code", id: anaRow.id }, { kind: "evaluation", id: evaluationId }, { kind: "experiment", id: "EXP" }]), "cite the codes")).toEqual({ version: 3 });
+    expect(
+      await save(
+        2,
+        argument([
+          { kind: "review_code", id: anaRow.id },
+          { kind: "evaluation", id: evaluationId },
+          { kind: "experiment", id: "EXP" },
+        ]),
+        "cite the codes",
+      ),
+    ).toEqual({ version: 3 });
     const view = (await argumentView(db, eve, protocolId))!;
     expect(view.evidence[`review_code:${anaRow.id}`]).toMatchObject({ exists: true, label: "open_work: NR (ana@example.test, version 1)" });
-    expect(view.evidence[`evaluation:${evaluationId}`]).toMatchObject({ exists: true, label: "nightly run", audit: { runs: 0, final: 0, analysisUnits: 0 } });
+    expect(view.evidence[`evaluation:${evaluationId}`]).toMatchObject({
+      exists: true,
+      label: "nightly run",
+      audit: { runs: 0, final: 0, analysisUnits: 0 },
+    });
     // A viewer who may not see Ana's code sees the link, marked not available.
     const viewers = (await argumentView(db, { userId: "ben", seesAll: false }, protocolId))!;
     expect(viewers.evidence[`review_code:${anaRow.id}`]).toMatchObject({ exists: false });
@@ -127,7 +185,12 @@ describe("evidence links", () => {
 describe("sharing", () => {
   it("shares the argument with its status and evidence states, naming no reviewer or author and linking nowhere inside", async () => {
     const content = await loadShareContent(db, "completion_argument", protocolId);
-    expect(content).toMatchObject({ kind: "completion_argument", protocol: { name: "Our_Bench & Co" }, current: { version: 3, updatedBy: null }, status: { answered: 4 } });
+    expect(content).toMatchObject({
+      kind: "completion_argument",
+      protocol: { name: "Our_Bench & Co" },
+      current: { version: 3, updatedBy: null },
+      status: { answered: 4 },
+    });
     const text = JSON.stringify(content);
     expect(text).not.toContain("@example.test");
     expect(text).toContain("open_work: NR (a reviewer, version 1)");
@@ -136,7 +199,9 @@ describe("sharing", () => {
     expect(await loadShareContent(db, "completion_argument", "00000000-0000-4000-8000-000000000000")).toBeNull();
     // The shared protocol matrix carries every written argument too.
     const matrix = await loadShareContent(db, "protocol_matrix", null);
-    expect(matrix?.kind === "protocol_matrix" && matrix.arguments?.map((a) => [a.protocol.name, a.current?.version])).toEqual([["Our_Bench & Co", 3]]);
+    expect(matrix?.kind === "protocol_matrix" && matrix.arguments?.map((a) => [a.protocol.name, a.current?.version])).toEqual([
+      ["Our_Bench & Co", 3],
+    ]);
   });
 });
 

@@ -25,13 +25,29 @@ export interface ResolvedEvidence extends EvidenceState {
  * What each link points at, as this viewer may see it. Experiments and evaluations are readable by
  * every signed-in role; a review code only if it is this protocol's and the blind rule shows it.
  */
-export async function resolveEvidence(db: Db, viewer: Viewer, protocolId: string, links: EvidenceLink[], { shared = false } = {}): Promise<Map<string, ResolvedEvidence>> {
+export async function resolveEvidence(
+  db: Db,
+  viewer: Viewer,
+  protocolId: string,
+  links: EvidenceLink[],
+  { shared = false } = {},
+): Promise<Map<string, ResolvedEvidence>> {
   const ids = (kind: EvidenceLink["kind"]) => [...new Set(links.filter((l) => l.kind === kind).map((l) => l.id))];
   const resolved = new Map<string, ResolvedEvidence>();
   const experimentIds = ids("experiment");
   if (experimentIds.length) {
-    for (const e of await db.experiment.findMany({ where: { id: { in: experimentIds } }, select: { id: true, name: true, state: true, createdAt: true } })) {
-      resolved.set(evidenceKey({ kind: "experiment", id: e.id }), { kind: "experiment", id: e.id, exists: true, state: e.state, label: e.name ?? `Experiment of ${e.createdAt.toISOString().slice(0, 16).replace("T", " ")}`, href: `/experiments/${e.id}` });
+    for (const e of await db.experiment.findMany({
+      where: { id: { in: experimentIds } },
+      select: { id: true, name: true, state: true, createdAt: true },
+    })) {
+      resolved.set(evidenceKey({ kind: "experiment", id: e.id }), {
+        kind: "experiment",
+        id: e.id,
+        exists: true,
+        state: e.state,
+        label: e.name ?? `Experiment of ${e.createdAt.toISOString().slice(0, 16).replace("T", " ")}`,
+        href: `/experiments/${e.id}`,
+      });
     }
   }
   const evaluationIds = ids("evaluation");
@@ -41,21 +57,48 @@ export async function resolveEvidence(db: Db, viewer: Viewer, protocolId: string
       FROM evaluations e LEFT JOIN evaluation_runs r ON r.evaluation_id = e.id
       WHERE e.id = ANY(${evaluationIds}::uuid[]) GROUP BY e.id, e.name`;
     for (const a of audits) {
-      resolved.set(evidenceKey({ kind: "evaluation", id: a.id }), { kind: "evaluation", id: a.id, exists: true, label: a.name, href: `/evaluations/${a.id}`, audit: { runs: a.runs, final: a.final, analysisUnits: a.units } });
+      resolved.set(evidenceKey({ kind: "evaluation", id: a.id }), {
+        kind: "evaluation",
+        id: a.id,
+        exists: true,
+        label: a.name,
+        href: `/evaluations/${a.id}`,
+        audit: { runs: a.runs, final: a.final, analysisUnits: a.units },
+      });
     }
   }
   const codeIds = ids("review_code");
   if (codeIds.length) {
     const { codes } = await visibleCodes(db, viewer, protocolId);
-    const emails = new Map((await db.user.findMany({ where: { id: { in: codes.map((c) => c.reviewerId).filter((r): r is string => r !== null) } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]));
+    const emails = new Map(
+      (
+        await db.user.findMany({
+          where: { id: { in: codes.map((c) => c.reviewerId).filter((r): r is string => r !== null) } },
+          select: { id: true, email: true },
+        })
+      ).map((u) => [u.id, u.email]),
+    );
     for (const c of codes.filter((c) => codeIds.includes(c.id))) {
       const who = c.fromPaper ? "the paper" : shared ? "a reviewer" : (emails.get(c.reviewerId!) ?? c.reviewerId!);
-      resolved.set(evidenceKey({ kind: "review_code", id: c.id }), { kind: "review_code", id: c.id, exists: true, label: `${c.field}: ${c.ledger.code} (${who}, version ${c.ledger.version})`, href: `/protocols/${protocolId}#${c.field}` });
+      resolved.set(evidenceKey({ kind: "review_code", id: c.id }), {
+        kind: "review_code",
+        id: c.id,
+        exists: true,
+        label: `${c.field}: ${c.ledger.code} (${who}, version ${c.ledger.version})`,
+        href: `/protocols/${protocolId}#${c.field}`,
+      });
     }
   }
   for (const link of links) {
     const key = evidenceKey(link);
-    if (!resolved.has(key)) resolved.set(key, { kind: link.kind, id: link.id, exists: false, label: "not available to you (missing, or hidden until you have coded this protocol)", href: null });
+    if (!resolved.has(key))
+      resolved.set(key, {
+        kind: link.kind,
+        id: link.id,
+        exists: false,
+        label: "not available to you (missing, or hidden until you have coded this protocol)",
+        href: null,
+      });
   }
   return resolved;
 }
@@ -82,23 +125,39 @@ export async function saveArgument(db: Db, actor: Viewer, protocolId: string, in
   if (!protocol) throw notFound(`protocol ${protocolId}`);
   assertNotRetired(protocol);
   const links = evidenceLinks(input.argument);
-  const resolved = await resolveEvidence(db, actor, protocolId, links.map((l) => l.link));
+  const resolved = await resolveEvidence(
+    db,
+    actor,
+    protocolId,
+    links.map((l) => l.link),
+  );
   for (const { link, path } of links) {
     if (!resolved.get(evidenceKey(link))!.exists) {
-      const what = link.kind === "review_code" ? `review code ${link.id} is not one of ${protocol.name}'s codes that you can read` : `${link.kind} ${link.id} does not exist or you cannot read it`;
+      const what =
+        link.kind === "review_code"
+          ? `review code ${link.id} is not one of ${protocol.name}'s codes that you can read`
+          : `${link.kind} ${link.id} does not exist or you cannot read it`;
       throw new DomainError("invalid", "invalid_evidence", `${path}.id: ${what}`, `${path}.id`);
     }
   }
   const content = input.argument as unknown as Prisma.InputJsonValue;
   try {
     return await db.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM completion_arguments WHERE protocol_id = ${protocolId}::uuid FOR UPDATE`;
+      const [row] = await tx.$queryRaw<
+        Array<{ id: string }>
+      >`SELECT id FROM completion_arguments WHERE protocol_id = ${protocolId}::uuid FOR UPDATE`;
       const current = row ? await tx.completionArgument.findUniqueOrThrow({ where: { id: row.id } }) : null;
-      if ((current?.version ?? null) !== input.expectedVersion) throw conflict(current && { version: current.version, argument: current.content as unknown as CompletionArgument }, input.argument);
+      if ((current?.version ?? null) !== input.expectedVersion)
+        throw conflict(current && { version: current.version, argument: current.content as unknown as CompletionArgument }, input.argument);
       const saved = current
-        ? await tx.completionArgument.update({ where: { id: current.id }, data: { content, version: current.version + 1, updatedById: actor.userId, updatedAt: new Date() } })
+        ? await tx.completionArgument.update({
+            where: { id: current.id },
+            data: { content, version: current.version + 1, updatedById: actor.userId, updatedAt: new Date() },
+          })
         : await tx.completionArgument.create({ data: { protocolId, content, version: 1, updatedById: actor.userId } });
-      await tx.completionArgumentRevision.create({ data: { argumentId: saved.id, version: saved.version, authorId: actor.userId, reason: input.reason, content } });
+      await tx.completionArgumentRevision.create({
+        data: { argumentId: saved.id, version: saved.version, authorId: actor.userId, reason: input.reason, content },
+      });
       return { version: saved.version };
     });
   } catch (error) {
@@ -119,7 +178,10 @@ export const SHARED_READER: Viewer = { userId: "", seesAll: true };
 
 /** The argument page, the API's GET and the exports: the current version, every revision, the linked items and the status. */
 export async function argumentView(db: Db, viewer: Viewer, protocolId: string, { shared = false } = {}) {
-  const protocol = await db.reviewProtocol.findUnique({ where: { id: protocolId }, include: { consensus: true, completion: { include: { revisions: { orderBy: { version: "asc" } } } } } });
+  const protocol = await db.reviewProtocol.findUnique({
+    where: { id: protocolId },
+    include: { consensus: true, completion: { include: { revisions: { orderBy: { version: "asc" } } } } },
+  });
   if (!protocol) return null;
   const stored = protocol.completion;
   // Stored content passed this schema when written; parsing again fills defaults of older shapes.
@@ -128,13 +190,39 @@ export async function argumentView(db: Db, viewer: Viewer, protocolId: string, {
   const resolved = await resolveEvidence(db, viewer, protocolId, argument ? evidenceLinks(argument).map((l) => l.link) : [], { shared });
   const evidence = shared ? new Map([...resolved].map(([k, v]) => [k, { ...v, href: null }])) : resolved;
   const authors = new Map(
-    (await db.user.findMany({ where: { id: { in: [...new Set((stored?.revisions ?? []).map((r) => r.authorId).filter((a): a is string => a !== null))] } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]),
+    (
+      await db.user.findMany({
+        where: { id: { in: [...new Set((stored?.revisions ?? []).map((r) => r.authorId).filter((a): a is string => a !== null))] } },
+        select: { id: true, email: true },
+      })
+    ).map((u) => [u.id, u.email]),
   );
   return {
-    protocol: { id: protocol.id, name: protocol.name, fromPaper: protocol.fromPaper, retired: protocol.retiredAt !== null, benchmarkVersion: protocol.benchmarkVersion, scope: protocol.scope },
+    protocol: {
+      id: protocol.id,
+      name: protocol.name,
+      fromPaper: protocol.fromPaper,
+      retired: protocol.retiredAt !== null,
+      benchmarkVersion: protocol.benchmarkVersion,
+      scope: protocol.scope,
+    },
     consensus,
-    current: stored && argument ? { version: stored.version, updatedAt: stored.updatedAt.toISOString(), updatedBy: stored.updatedById && !shared ? (authors.get(stored.updatedById) ?? stored.updatedById) : null, argument } : null,
-    revisions: (stored?.revisions ?? []).map((r) => ({ version: r.version, author: r.authorId && !shared ? (authors.get(r.authorId) ?? r.authorId) : null, reason: r.reason, createdAt: r.createdAt.toISOString(), argument: r.content as unknown as CompletionArgument })),
+    current:
+      stored && argument
+        ? {
+            version: stored.version,
+            updatedAt: stored.updatedAt.toISOString(),
+            updatedBy: stored.updatedById && !shared ? (authors.get(stored.updatedById) ?? stored.updatedById) : null,
+            argument,
+          }
+        : null,
+    revisions: (stored?.revisions ?? []).map((r) => ({
+      version: r.version,
+      author: r.authorId && !shared ? (authors.get(r.authorId) ?? r.authorId) : null,
+      reason: r.reason,
+      createdAt: r.createdAt.toISOString(),
+      argument: r.content as unknown as CompletionArgument,
+    })),
     evidence: Object.fromEntries(evidence),
     status: argument ? argumentStatus(argument, consensus, evidence) : null,
   };

@@ -1,7 +1,18 @@
 import { FIELD_INFO, REVIEW_FIELDS, type ReviewCode } from "./codes";
 import type { ConsensusMatrix, Table3Row } from "./table3";
 
-const SPECIALS: Record<string, string> = { "&": "\\&", "%": "\\%", $: "\\$", "#": "\\#", _: "\\_", "{": "\\{", "}": "\\}", "~": "\\textasciitilde{}", "^": "\\textasciicircum{}", "\\": "\\textbackslash{}" };
+const SPECIALS: Record<string, string> = {
+  "&": "\\&",
+  "%": "\\%",
+  $: "\\$",
+  "#": "\\#",
+  _: "\\_",
+  "{": "\\{",
+  "}": "\\}",
+  "~": "\\textasciitilde{}",
+  "^": "\\textasciicircum{}",
+  "\\": "\\textbackslash{}",
+};
 
 /** Text safe inside a LaTeX table cell. */
 export function latexEscape(text: string): string {

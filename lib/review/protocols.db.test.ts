@@ -17,7 +17,8 @@ let db: Db;
 beforeAll(async () => {
   database = await createTestDatabase(inject("embeddedAdminUrl"));
   db = database.db;
-  for (const id of ["ana", "ben", "eve"]) await db.user.create({ data: { id, email: `${id}@example.test`, name: id, role: id === "eve" ? "editor" : "reviewer" } });
+  for (const id of ["ana", "ben", "eve"])
+    await db.user.create({ data: { id, email: `${id}@example.test`, name: id, role: id === "eve" ? "editor" : "reviewer" } });
   await loadPaperReference(db);
 });
 afterAll(async () => {
@@ -27,17 +28,33 @@ afterAll(async () => {
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
     () => null,
-    (error: unknown) => (error instanceof DomainError ? { kind: error.kind, code: error.code, field: error.field, details: error.details } : error),
+    (error: unknown) =>
+      error instanceof DomainError ? { kind: error.kind, code: error.code, field: error.field, details: error.details } : error,
   );
 const create = (body: object) => createProtocol(db, "eve", parseInput(createProtocolSchema, body, "body"));
 const update = (id: string, body: object) => updateProtocol(db, "eve", id, parseInput(updateProtocolSchema, body, "body"));
-const ledger = (code: string) => ({ code, sourceLocation: "README, Evaluation", ...(code === "E" || code === "P" ? { basis: "the README says so" } : {}), citations: [], sourcesReadOn: "2026-11-30" });
+const ledger = (code: string) => ({
+  code,
+  sourceLocation: "README, Evaluation",
+  ...(code === "E" || code === "P" ? { basis: "the README says so" } : {}),
+  citations: [],
+  sourcesReadOn: "2026-11-30",
+});
 const code = (reviewer: string, protocolId: string, field: string, c: string) =>
-  saveCode(db, reviewer, parseInput(saveCodeSchema, { protocolId, field, expectedVersion: null, ledger: ledger(c), reason: "first coding" }, "body"));
+  saveCode(
+    db,
+    reviewer,
+    parseInput(saveCodeSchema, { protocolId, field, expectedVersion: null, ledger: ledger(c), reason: "first coding" }, "body"),
+  );
 
 describe("adding a protocol", () => {
   it("adds it after the paper's ten, with its revision, and lists it in the matrix (not in Table 3)", async () => {
-    const added = await create({ name: "OurBench", benchmarkVersion: "v2.1", scope: "Web tasks on our staging cluster", sources: ["https://example.test/ourbench"] });
+    const added = await create({
+      name: "OurBench",
+      benchmarkVersion: "v2.1",
+      scope: "Web tasks on our staging cluster",
+      sources: ["https://example.test/ourbench"],
+    });
     expect([added.fromPaper, added.position, added.version, added.sources]).toEqual([false, 10, 1, ["https://example.test/ourbench"]]);
     const history = await db.reviewProtocolRevision.findMany({ where: { protocolId: added.id } });
     expect(history.map((h) => [h.version, h.kind, h.authorId])).toEqual([[1, "create", "eve"]]);
@@ -76,13 +93,25 @@ describe("a team's protocol has every capability the paper's have", () => {
     expect((await protocolView(db, { userId: "ben", seesAll: false }, id))!.blind).toBe(true);
     await code("ana", id, "reset_or_retention", "E");
     await code("ana", id, "separate_evidence", "P");
-    for (const [field, c] of [["open_work", "P"], ["reset_or_retention", "E"], ["separate_evidence", "NR"]] as const) await code("ben", id, field, c);
+    for (const [field, c] of [
+      ["open_work", "P"],
+      ["reset_or_retention", "E"],
+      ["separate_evidence", "NR"],
+    ] as const)
+      await code("ben", id, field, c);
     const anaView = (await protocolView(db, { userId: "ana", seesAll: false }, id))!;
     expect(anaView.blind).toBe(false);
     expect(anaView.fields.map((f) => f.agree)).toEqual([true, true, false]);
     const agreement = (await matrixView(db, { userId: "eve", seesAll: true }, "consensus")).agreement;
     expect(agreement.separate_evidence.disagreements).toContain("BlindBench");
-    await setConsensus(db, "eve", { protocolId: id, field: "separate_evidence", expectedVersion: null, code: "P", rationale: "the README names a cleanup but no check", reason: "reconciled" });
+    await setConsensus(db, "eve", {
+      protocolId: id,
+      field: "separate_evidence",
+      expectedVersion: null,
+      code: "P",
+      rationale: "the README names a cleanup but no check",
+      reason: "reconciled",
+    });
     expect((await consensusMatrix(db)).matrix.BlindBench).toEqual({ separate_evidence: "P" });
   });
 });
@@ -90,10 +119,17 @@ describe("a team's protocol has every capability the paper's have", () => {
 describe("the paper as a rater", () => {
   it("counts the paper's published codes as one more rater when asked, with the caveat on a kappa from one protocol", async () => {
     const webArena = (await db.reviewProtocol.findUniqueOrThrow({ where: { name: "WebArena" } })).id;
-    for (const reviewer of ["ana", "ben"]) for (const [field, c] of [["open_work", "NR"], ["reset_or_retention", "E"], ["separate_evidence", reviewer === "ana" ? "P" : "E"]] as const) await code(reviewer, webArena, field, c);
+    for (const reviewer of ["ana", "ben"])
+      for (const [field, c] of [
+        ["open_work", "NR"],
+        ["reset_or_retention", "E"],
+        ["separate_evidence", reviewer === "ana" ? "P" : "E"],
+      ] as const)
+        await code(reviewer, webArena, field, c);
     const without = (await matrixView(db, { userId: "eve", seesAll: true }, "consensus")).agreement.separate_evidence;
     expect(without.raters).not.toContain("the paper");
-    const withPaper = (await matrixView(db, { userId: "eve", seesAll: true }, "consensus", { paperAsRater: true })).agreement.separate_evidence;
+    const withPaper = (await matrixView(db, { userId: "eve", seesAll: true }, "consensus", { paperAsRater: true })).agreement
+      .separate_evidence;
     expect(withPaper.raters).toContain("the paper");
     // Only WebArena is coded by ana, ben and the paper: the statistic rests on one protocol.
     expect([withPaper.items, withPaper.percent]).toEqual([1, { agreed: 0, of: 1 }]);
@@ -117,7 +153,10 @@ describe("renaming and retiring", () => {
     expect(retired.retiredAt).not.toBeNull();
     // The record stays, codes and all, and takes no new codes.
     expect(await db.reviewCode.count({ where: { protocolId: id } })).toBe(1);
-    expect((await matrixView(db, { userId: "eve", seesAll: true }, "consensus")).protocols.find((p) => p.id === id)).toMatchObject({ name: "NewName", retired: true });
+    expect((await matrixView(db, { userId: "eve", seesAll: true }, "consensus")).protocols.find((p) => p.id === id)).toMatchObject({
+      name: "NewName",
+      retired: true,
+    });
     expect(await refusal(code("ben", id, "open_work", "NR"))).toMatchObject({ kind: "conflict", code: "retired" });
     const reinstated = await update(id, { retired: false, expectedVersion: 3, reason: "still in use" });
     expect(reinstated.retiredAt).toBeNull();
@@ -134,7 +173,12 @@ describe("renaming and retiring", () => {
 
   it("leaves the paper's reference protocols as they are", async () => {
     const webArena = await db.reviewProtocol.findUniqueOrThrow({ where: { name: "WebArena" } });
-    expect(await refusal(update(webArena.id, { name: "Renamed", expectedVersion: 1, reason: "no" }))).toMatchObject({ kind: "conflict", code: "reference_protocol" });
-    expect(await refusal(update("00000000-0000-4000-8000-000000000000", { name: "X", expectedVersion: 1, reason: "no" }))).toMatchObject({ kind: "not_found" });
+    expect(await refusal(update(webArena.id, { name: "Renamed", expectedVersion: 1, reason: "no" }))).toMatchObject({
+      kind: "conflict",
+      code: "reference_protocol",
+    });
+    expect(await refusal(update("00000000-0000-4000-8000-000000000000", { name: "X", expectedVersion: 1, reason: "no" }))).toMatchObject({
+      kind: "not_found",
+    });
   });
 });

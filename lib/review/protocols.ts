@@ -16,14 +16,17 @@ export const protocolSnapshot = (p: ReviewProtocol) => ({
   version: p.version,
 });
 
-const nameTaken = (name: string) => conflict("name_taken", `name: a protocol named "${name}" already exists (retired ones keep their names)`, "name");
+const nameTaken = (name: string) =>
+  conflict("name_taken", `name: a protocol named "${name}" already exists (retired ones keep their names)`, "name");
 
 const isUniqueViolation = (error: unknown) => error instanceof Prisma.PrismaClientKnownRequestError && error.code === "P2002";
 
 export async function createProtocol(db: Db, actorId: string, input: CreateProtocolInput): Promise<ReviewProtocol> {
   try {
     return await db.$transaction(async (tx) => {
-      const [{ next } = { next: 0 }] = await tx.$queryRaw<Array<{ next: number }>>`SELECT COALESCE(MAX(position) + 1, 0)::int AS next FROM review_protocols`;
+      const [{ next } = { next: 0 }] = await tx.$queryRaw<
+        Array<{ next: number }>
+      >`SELECT COALESCE(MAX(position) + 1, 0)::int AS next FROM review_protocols`;
       const created = await tx.reviewProtocol.create({
         data: {
           name: input.name,
@@ -35,7 +38,9 @@ export async function createProtocol(db: Db, actorId: string, input: CreateProto
           position: next,
         },
       });
-      await tx.reviewProtocolRevision.create({ data: { protocolId: created.id, version: 1, kind: "create", authorId: actorId, reason: "added", next: protocolSnapshot(created) } });
+      await tx.reviewProtocolRevision.create({
+        data: { protocolId: created.id, version: 1, kind: "create", authorId: actorId, reason: "added", next: protocolSnapshot(created) },
+      });
       return created;
     });
   } catch (error) {
@@ -55,12 +60,21 @@ export async function updateProtocol(db: Db, actorId: string, id: string, input:
       const [locked] = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM review_protocols WHERE id = ${id}::uuid FOR UPDATE`;
       if (!locked) throw notFound(`protocol ${id}`);
       const current = await tx.reviewProtocol.findUniqueOrThrow({ where: { id } });
-      if (current.fromPaper) throw conflict("reference_protocol", `${current.name} is one of the paper's reference protocols: it is not renamed, edited or retired`);
+      if (current.fromPaper)
+        throw conflict(
+          "reference_protocol",
+          `${current.name} is one of the paper's reference protocols: it is not renamed, edited or retired`,
+        );
       if (current.version !== input.expectedVersion) {
-        throw conflict("edit_conflict", `expectedVersion: the protocol is at version ${current.version}; nothing was overwritten`, "expectedVersion", {
-          current: protocolSnapshot(current),
-          yours: input,
-        });
+        throw conflict(
+          "edit_conflict",
+          `expectedVersion: the protocol is at version ${current.version}; nothing was overwritten`,
+          "expectedVersion",
+          {
+            current: protocolSnapshot(current),
+            yours: input,
+          },
+        );
       }
       const retiring = input.retired === undefined ? null : input.retired;
       const saved = await tx.reviewProtocol.update({
@@ -77,7 +91,15 @@ export async function updateProtocol(db: Db, actorId: string, id: string, input:
       });
       const kind = retiring === true && !current.retiredAt ? "retire" : retiring === false && current.retiredAt ? "reinstate" : "edit";
       await tx.reviewProtocolRevision.create({
-        data: { protocolId: id, version: saved.version, kind, authorId: actorId, reason: input.reason, previous: protocolSnapshot(current), next: protocolSnapshot(saved) },
+        data: {
+          protocolId: id,
+          version: saved.version,
+          kind,
+          authorId: actorId,
+          reason: input.reason,
+          previous: protocolSnapshot(current),
+          next: protocolSnapshot(saved),
+        },
       });
       return saved;
     });

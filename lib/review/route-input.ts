@@ -11,8 +11,13 @@ export const reviewCodeIdSchema = z.strictObject({ id: z.uuid("id must be a revi
 export const saveCodeBodySchema = saveCodeSchema.omit({ protocolId: true });
 export const consensusBodySchema = consensusSchema.omit({ protocolId: true });
 /** `paper=true` counts the paper's published codes as one more rater in the agreement. */
-export const matrixQuerySchema = z.strictObject({ show: z.string().max(64).default("consensus"), paper: queryFlag("paper").default(false) });
-export const exportQuerySchema = z.strictObject({ format: z.enum(["csv", "json", "latex-table3", "latex-a1"], "format must be csv, json, latex-table3 or latex-a1").default("json") });
+export const matrixQuerySchema = z.strictObject({
+  show: z.string().max(64).default("consensus"),
+  paper: queryFlag("paper").default(false),
+});
+export const exportQuerySchema = z.strictObject({
+  format: z.enum(["csv", "json", "latex-table3", "latex-a1"], "format must be csv, json, latex-table3 or latex-a1").default("json"),
+});
 
 export const viewerOf = (principal: Principal): Viewer => ({ userId: principal.userId, seesAll: can(principal.role, "review:reconcile") });
 

@@ -12,7 +12,8 @@ export const ledgerSchema = z
     sourcesReadOn: pgDate("sourcesReadOn must be the date the sources were read (YYYY-MM-DD, from 0001)"),
   })
   .superRefine((ledger, ctx) => {
-    if (codeNeedsBasis(ledger.code) && !ledger.basis) ctx.addIssue({ code: "custom", path: ["basis"], message: `basis: a code of ${ledger.code} needs the reviewer's basis` });
+    if (codeNeedsBasis(ledger.code) && !ledger.basis)
+      ctx.addIssue({ code: "custom", path: ["basis"], message: `basis: a code of ${ledger.code} needs the reviewer's basis` });
   });
 export type Ledger = z.infer<typeof ledgerSchema>;
 
@@ -50,10 +51,21 @@ const httpUrl = z
   .refine((s) => /^https?:\/\//i.test(s) && URL.canParse(s), "sources: each source must be an http(s) URL");
 
 const protocolFields = {
-  name: z.string("name is required").trim().min(1, "name is required").max(PROTOCOL_LIMITS.name, `name must be at most ${PROTOCOL_LIMITS.name} characters`),
-  benchmarkVersion: z.string().trim().max(PROTOCOL_LIMITS.benchmarkVersion, `benchmarkVersion must be at most ${PROTOCOL_LIMITS.benchmarkVersion} characters`).optional(),
+  name: z
+    .string("name is required")
+    .trim()
+    .min(1, "name is required")
+    .max(PROTOCOL_LIMITS.name, `name must be at most ${PROTOCOL_LIMITS.name} characters`),
+  benchmarkVersion: z
+    .string()
+    .trim()
+    .max(PROTOCOL_LIMITS.benchmarkVersion, `benchmarkVersion must be at most ${PROTOCOL_LIMITS.benchmarkVersion} characters`)
+    .optional(),
   scope: z.string().trim().max(PROTOCOL_LIMITS.scope, `scope must be at most ${PROTOCOL_LIMITS.scope} characters`).optional(),
-  sources: z.array(httpUrl, "sources must be a list of URLs").max(PROTOCOL_LIMITS.sources, `sources: at most ${PROTOCOL_LIMITS.sources} links`).optional(),
+  sources: z
+    .array(httpUrl, "sources must be a list of URLs")
+    .max(PROTOCOL_LIMITS.sources, `sources: at most ${PROTOCOL_LIMITS.sources} links`)
+    .optional(),
 };
 
 /** POST /api/v1/protocols and the add-protocol form. */
@@ -69,8 +81,16 @@ export const updateProtocolSchema = z
     expectedVersion: int4("expectedVersion (the protocol version you edited)", 1),
     reason,
   })
-  .refine((u) => u.name !== undefined || u.benchmarkVersion !== undefined || u.scope !== undefined || u.sources !== undefined || u.retired !== undefined, {
-    message: "nothing to change: give name, benchmarkVersion, scope, sources or retired",
-    path: ["name"],
-  });
+  .refine(
+    (u) =>
+      u.name !== undefined ||
+      u.benchmarkVersion !== undefined ||
+      u.scope !== undefined ||
+      u.sources !== undefined ||
+      u.retired !== undefined,
+    {
+      message: "nothing to change: give name, benchmarkVersion, scope, sources or retired",
+      path: ["name"],
+    },
+  );
 export type UpdateProtocolInput = z.infer<typeof updateProtocolSchema>;

@@ -17,7 +17,8 @@ let webArena: string;
 beforeAll(async () => {
   database = await createTestDatabase(inject("embeddedAdminUrl"));
   db = database.db;
-  for (const id of ["ana", "ben", "eve"]) await db.user.create({ data: { id, email: `${id}@example.test`, name: id, role: id === "eve" ? "editor" : "reviewer" } });
+  for (const id of ["ana", "ben", "eve"])
+    await db.user.create({ data: { id, email: `${id}@example.test`, name: id, role: id === "eve" ? "editor" : "reviewer" } });
   await loadPaperReference(db);
   webArena = (await db.reviewProtocol.findUniqueOrThrow({ where: { name: "WebArena" } })).id;
 });
@@ -28,7 +29,8 @@ afterAll(async () => {
 const refusal = (promise: Promise<unknown>) =>
   promise.then(
     () => null,
-    (error: unknown) => (error instanceof DomainError ? { kind: error.kind, code: error.code, field: error.field, details: error.details } : error),
+    (error: unknown) =>
+      error instanceof DomainError ? { kind: error.kind, code: error.code, field: error.field, details: error.details } : error,
   );
 
 const input = (overrides: Partial<SaveCodeInput> = {}): SaveCodeInput =>
@@ -38,7 +40,13 @@ const input = (overrides: Partial<SaveCodeInput> = {}): SaveCodeInput =>
       protocolId: webArena,
       field: "open_work",
       expectedVersion: null,
-      ledger: { code: "P", sourceLocation: "Paper Sec. 3.2", basis: "Stop actions are specified; background work is not.", citations: ["37"], sourcesReadOn: "2026-11-20" },
+      ledger: {
+        code: "P",
+        sourceLocation: "Paper Sec. 3.2",
+        basis: "Stop actions are specified; background work is not.",
+        citations: ["37"],
+        sourcesReadOn: "2026-11-20",
+      },
       reason: "first reading",
       ...overrides,
     },
@@ -49,13 +57,18 @@ describe("the paper's reference data", () => {
   it("loads ten protocols, the 18 codes of Table A.1 with their ledgers, and those codes as consensus, once", async () => {
     await loadPaperReference(db); // a second start changes nothing
     expect(await db.reviewProtocol.count()).toBe(10);
-    expect((await db.reviewProtocol.findMany({ orderBy: { position: "asc" } })).map((p) => p.name)).toEqual(REFERENCE_PROTOCOLS.map((p) => p.name));
+    expect((await db.reviewProtocol.findMany({ orderBy: { position: "asc" } })).map((p) => p.name)).toEqual(
+      REFERENCE_PROTOCOLS.map((p) => p.name),
+    );
     expect(await db.reviewCode.count({ where: { fromPaper: true } })).toBe(18);
     expect(await db.reviewConsensus.count()).toBe(18);
     const ledger = await db.reviewCode.findFirstOrThrow({ where: { protocolId: webArena, field: "separate_evidence", fromPaper: true } });
     expect([ledger.code, ledger.sourceLocation, ledger.citations]).toEqual(["P", "Paper App. A.2 and ABC T.4", ["37", "38"]]);
     // Cells the paper does not code stay uncoded.
-    const company = await db.reviewProtocol.findUniqueOrThrow({ where: { name: "TheAgentCompany" }, include: { codes: true, consensus: true } });
+    const company = await db.reviewProtocol.findUniqueOrThrow({
+      where: { name: "TheAgentCompany" },
+      include: { codes: true, consensus: true },
+    });
     expect([company.codes.length, company.consensus.length]).toEqual([0, 0]);
     const { protocols, matrix } = await consensusMatrix(db);
     const open = computeTable3(protocols, matrix).find((r) => r.field === "open_work")!;
@@ -84,19 +97,42 @@ describe("codes, revisions and conflicts", () => {
   it("saves versions with revisions, refuses a stale save with both versions, and restores as a new version", async () => {
     const v1 = await saveCode(db, "ana", input());
     expect(v1).toMatchObject({ code: "P", version: 1 });
-    const v2 = await saveCode(db, "ana", input({ expectedVersion: 1, ledger: { ...input().ledger, code: "NR", basis: undefined }, reason: "no rule for background work after all" }));
+    const v2 = await saveCode(
+      db,
+      "ana",
+      input({
+        expectedVersion: 1,
+        ledger: { ...input().ledger, code: "NR", basis: undefined },
+        reason: "no rule for background work after all",
+      }),
+    );
     expect(v2).toMatchObject({ code: "NR", version: 2 });
 
     // A second form still open on version 1: refused, nothing overwritten, both versions returned.
-    const stale = await refusal(saveCode(db, "ana", input({ expectedVersion: 1, ledger: { ...input().ledger, code: "E" }, reason: "from the other tab" })));
-    expect(stale).toMatchObject({ kind: "conflict", code: "edit_conflict", field: "expectedVersion", details: { current: { code: "NR", version: 2 }, yours: { code: "E" } } });
+    const stale = await refusal(
+      saveCode(db, "ana", input({ expectedVersion: 1, ledger: { ...input().ledger, code: "E" }, reason: "from the other tab" })),
+    );
+    expect(stale).toMatchObject({
+      kind: "conflict",
+      code: "edit_conflict",
+      field: "expectedVersion",
+      details: { current: { code: "NR", version: 2 }, yours: { code: "E" } },
+    });
     const row = await db.reviewCode.findFirstOrThrow({ where: { protocolId: webArena, field: "open_work", reviewerId: "ana" } });
     expect([row.code, row.version]).toEqual(["NR", 2]);
 
     const restored = await restoreCode(db, "ana", row.id, 1, "the first reading was right");
     expect(restored).toMatchObject({ code: "P", basis: v1.basis, version: 3 });
     const history = await codeHistory(db, row.id);
-    expect(history.map((h) => [h.version, h.kind, h.authorId, (h.previous as { code?: string } | null)?.code ?? null, (h.next as { code: string }).code])).toEqual([
+    expect(
+      history.map((h) => [
+        h.version,
+        h.kind,
+        h.authorId,
+        (h.previous as { code?: string } | null)?.code ?? null,
+        (h.next as { code: string }).code,
+      ]),
+    ).toEqual([
       [1, "create", "ana", null, "P"],
       [2, "edit", "ana", "P", "NR"],
       [3, "restore", "ana", "NR", "P"],
@@ -139,8 +175,26 @@ describe("blind coding and consensus", () => {
   it("reconciles a cell with a rationale, keeps the consensus's history, and Table 3 follows", async () => {
     const current = await db.reviewConsensus.findFirstOrThrow({ where: { protocolId: webArena, field: "open_work" } });
     expect([current.code, current.fromPaper, current.version]).toEqual(["NR", true, 1]);
-    await setConsensus(db, "eve", { protocolId: webArena, field: "open_work", expectedVersion: 1, code: "P", rationale: "Both reviewers read Sec. 3.2 as a partial rule.", reason: "reconciled ana and ben" });
-    expect(await refusal(setConsensus(db, "eve", { protocolId: webArena, field: "open_work", expectedVersion: 1, code: "E", rationale: "x", reason: "stale" }))).toMatchObject({ kind: "conflict" });
+    await setConsensus(db, "eve", {
+      protocolId: webArena,
+      field: "open_work",
+      expectedVersion: 1,
+      code: "P",
+      rationale: "Both reviewers read Sec. 3.2 as a partial rule.",
+      reason: "reconciled ana and ben",
+    });
+    expect(
+      await refusal(
+        setConsensus(db, "eve", {
+          protocolId: webArena,
+          field: "open_work",
+          expectedVersion: 1,
+          code: "E",
+          rationale: "x",
+          reason: "stale",
+        }),
+      ),
+    ).toMatchObject({ kind: "conflict" });
     const revisions = await db.reviewConsensusRevision.findMany({ where: { consensusId: current.id }, orderBy: { version: "asc" } });
     expect(revisions.map((r) => [r.version, r.authorId, (r.next as { code: string }).code])).toEqual([
       [1, null, "NR"],

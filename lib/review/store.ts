@@ -60,8 +60,13 @@ export async function saveCode(db: Db, actorId: string, input: SaveCodeInput): P
       const current = existing ? await tx.reviewCode.findUniqueOrThrow({ where: { id: existing.id } }) : null;
       if ((current?.version ?? null) !== input.expectedVersion) throw editConflict(current ? snapshot(current) : null, input.ledger);
       const saved = current
-        ? await tx.reviewCode.update({ where: { id: current.id }, data: { ...ledgerColumns(input.ledger), version: current.version + 1, updatedAt: new Date() } })
-        : await tx.reviewCode.create({ data: { protocolId: input.protocolId, field: input.field, reviewerId: actorId, ...ledgerColumns(input.ledger), version: 1 } });
+        ? await tx.reviewCode.update({
+            where: { id: current.id },
+            data: { ...ledgerColumns(input.ledger), version: current.version + 1, updatedAt: new Date() },
+          })
+        : await tx.reviewCode.create({
+            data: { protocolId: input.protocolId, field: input.field, reviewerId: actorId, ...ledgerColumns(input.ledger), version: 1 },
+          });
       await appendRevision(tx, saved, current ? "edit" : "create", actorId, input.reason, current ? snapshot(current) : null);
       return snapshot(saved);
     });
@@ -75,22 +80,42 @@ export async function saveCode(db: Db, actorId: string, input: SaveCodeInput): P
   }
 }
 
-async function appendRevision(tx: Tx, row: ReviewCode, kind: "create" | "edit" | "restore", authorId: string | null, reason: string, previous: LedgerSnapshot | null) {
+async function appendRevision(
+  tx: Tx,
+  row: ReviewCode,
+  kind: "create" | "edit" | "restore",
+  authorId: string | null,
+  reason: string,
+  previous: LedgerSnapshot | null,
+) {
   await tx.reviewCodeRevision.create({
-    data: { codeId: row.id, version: row.version, kind, authorId, reason, previous: previous ? (previous as unknown as Prisma.InputJsonValue) : Prisma.DbNull, next: snapshot(row) as unknown as Prisma.InputJsonValue },
+    data: {
+      codeId: row.id,
+      version: row.version,
+      kind,
+      authorId,
+      reason,
+      previous: previous ? (previous as unknown as Prisma.InputJsonValue) : Prisma.DbNull,
+      next: snapshot(row) as unknown as Prisma.InputJsonValue,
+    },
   });
 }
 
 /** Restores a past version of the actor's own cell, as a new version (history is never rewritten). */
 export async function restoreCode(db: Db, actorId: string, codeId: string, version: number, reason: string): Promise<LedgerSnapshot> {
   return db.$transaction(async (tx) => {
-    const [owned] = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM review_codes WHERE id = ${codeId}::uuid AND reviewer_id = ${actorId} FOR UPDATE`;
+    const [owned] = await tx.$queryRaw<
+      Array<{ id: string }>
+    >`SELECT id FROM review_codes WHERE id = ${codeId}::uuid AND reviewer_id = ${actorId} FOR UPDATE`;
     if (!owned) throw new DomainError("not_found", "not_found", `review code ${codeId} not found among your codes`);
     const past = await tx.reviewCodeRevision.findUnique({ where: { codeId_version: { codeId, version } } });
     if (!past) throw new DomainError("not_found", "not_found", `version: cell ${codeId} has no version ${version}`, "version");
     const current = await tx.reviewCode.findUniqueOrThrow({ where: { id: codeId } });
     const { version: _restoredFrom, ...ledger } = past.next as unknown as LedgerSnapshot;
-    const saved = await tx.reviewCode.update({ where: { id: codeId }, data: { ...ledgerColumns({ ...ledger, citations: ledger.citations }), version: current.version + 1, updatedAt: new Date() } });
+    const saved = await tx.reviewCode.update({
+      where: { id: codeId },
+      data: { ...ledgerColumns({ ...ledger, citations: ledger.citations }), version: current.version + 1, updatedAt: new Date() },
+    });
     await appendRevision(tx, saved, "restore", actorId, `${reason} (restores version ${version})`, snapshot(current));
     return snapshot(saved);
   });
@@ -114,9 +139,17 @@ export interface VisibleCode {
  * included. Those who reconcile (`seesAll`) see everything.
  */
 /** A protocol's codes by field, the paper's first, then by reviewer. */
-export const CODE_ORDER = [{ field: "asc" }, { fromPaper: "desc" }, { reviewerId: "asc" }] satisfies Prisma.ReviewCodeOrderByWithRelationInput[];
+export const CODE_ORDER = [
+  { field: "asc" },
+  { fromPaper: "desc" },
+  { reviewerId: "asc" },
+] satisfies Prisma.ReviewCodeOrderByWithRelationInput[];
 
-export async function visibleCodes(db: Db, viewer: { userId: string; seesAll: boolean }, protocolId: string): Promise<{ codes: VisibleCode[]; blind: boolean }> {
+export async function visibleCodes(
+  db: Db,
+  viewer: { userId: string; seesAll: boolean },
+  protocolId: string,
+): Promise<{ codes: VisibleCode[]; blind: boolean }> {
   const rows = await db.reviewCode.findMany({ where: { protocolId }, orderBy: CODE_ORDER });
   return applyBlindRule(rows, viewer);
 }
@@ -126,7 +159,16 @@ export function applyBlindRule(rows: ReviewCode[], viewer: { userId: string; see
   const ownFields = new Set(rows.filter((r) => r.reviewerId === viewer.userId).map((r) => r.field));
   const blind = !viewer.seesAll && REVIEW_FIELDS.some((f) => !ownFields.has(f));
   const shown = blind ? rows.filter((r) => r.reviewerId === viewer.userId) : rows;
-  return { codes: shown.map((r) => ({ id: r.id, field: r.field as ReviewField, reviewerId: r.reviewerId, fromPaper: r.fromPaper, ledger: snapshot(r) })), blind };
+  return {
+    codes: shown.map((r) => ({
+      id: r.id,
+      field: r.field as ReviewField,
+      reviewerId: r.reviewerId,
+      fromPaper: r.fromPaper,
+      ledger: snapshot(r),
+    })),
+    blind,
+  };
 }
 
 /** Reconciles a cell to a consensus code with its rationale; the consensus keeps its own history. */
@@ -139,10 +181,15 @@ export async function setConsensus(db: Db, actorId: string, input: ConsensusInpu
       SELECT id FROM review_consensus WHERE protocol_id = ${input.protocolId}::uuid AND field = ${input.field} FOR UPDATE`;
     const current = row ? await tx.reviewConsensus.findUniqueOrThrow({ where: { id: row.id } }) : null;
     if ((current?.version ?? null) !== input.expectedVersion) {
-      throw conflict("edit_conflict", `expectedVersion: the consensus is at version ${current?.version ?? "none"}; nothing was overwritten`, "expectedVersion", {
-        current: current && { code: current.code, rationale: current.rationale, version: current.version },
-        yours: { code: input.code, rationale: input.rationale },
-      });
+      throw conflict(
+        "edit_conflict",
+        `expectedVersion: the consensus is at version ${current?.version ?? "none"}; nothing was overwritten`,
+        "expectedVersion",
+        {
+          current: current && { code: current.code, rationale: current.rationale, version: current.version },
+          yours: { code: input.code, rationale: input.rationale },
+        },
+      );
     }
     const data = { code: input.code, rationale: input.rationale, fromPaper: false, updatedById: actorId, updatedAt: new Date() };
     const saved = current
@@ -170,41 +217,72 @@ const PAPER_REASON = "loaded from the paper (seeds/000: Table A.1 codes, Table A
  * Idempotent; cells the paper does not code stay uncoded.
  */
 export async function loadPaperReference(db: Db): Promise<void> {
-  await db.$transaction(async (tx) => {
-    await tx.$executeRaw`SELECT pg_advisory_xact_lock(${0x626c_7276})`; // "blrv": one loader at a time
-    if ((await tx.reviewProtocol.count({ where: { fromPaper: true } })) > 0) return;
-    for (const [position, p] of REFERENCE_PROTOCOLS.entries()) {
-      const protocol = await tx.reviewProtocol.create({ data: { name: p.name, citation: p.citation, referenceNumber: p.referenceNumber, fromPaper: true, position } });
-      const codes = TABLE_A1[p.name];
-      if (!codes) continue;
-      for (const field of REVIEW_FIELDS) {
-        const printed = TABLE_A2.find((row) => row.protocol === p.name && row.field === field);
-        const ledger: Ledger = printed
-          ? { code: codes[field], sourceLocation: printed.sourceLocation, basis: printed.basis, citations: printed.citations.map(String), sourcesReadOn: PAPER_SOURCES_READ_ON }
-          : {
-              code: codes[field],
-              sourceLocation: "Paper Table A.1",
-              basis: "Table A.1 prints this code; the paper gives no ledger row for this cell (its Table A.2 covers WebArena and WorkArena).",
-              citations: [String(p.referenceNumber)],
-              sourcesReadOn: PAPER_SOURCES_READ_ON,
-            };
-        const row = await tx.reviewCode.create({ data: { protocolId: protocol.id, field, reviewerId: null, fromPaper: true, ...ledgerColumns(ledger), version: 1 } });
-        await appendRevision(tx, row, "create", null, PAPER_REASON, null);
-        const consensus = await tx.reviewConsensus.create({
-          data: { protocolId: protocol.id, field, code: codes[field], rationale: "The paper's code (one reviewer coded everything, its stated limitation).", fromPaper: true, version: 1 },
+  await db.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${0x626c_7276})`; // "blrv": one loader at a time
+      if ((await tx.reviewProtocol.count({ where: { fromPaper: true } })) > 0) return;
+      for (const [position, p] of REFERENCE_PROTOCOLS.entries()) {
+        const protocol = await tx.reviewProtocol.create({
+          data: { name: p.name, citation: p.citation, referenceNumber: p.referenceNumber, fromPaper: true, position },
         });
-        await tx.reviewConsensusRevision.create({ data: { consensusId: consensus.id, version: 1, authorId: null, reason: PAPER_REASON, next: { code: consensus.code, rationale: consensus.rationale, fromPaper: true } } });
+        const codes = TABLE_A1[p.name];
+        if (!codes) continue;
+        for (const field of REVIEW_FIELDS) {
+          const printed = TABLE_A2.find((row) => row.protocol === p.name && row.field === field);
+          const ledger: Ledger = printed
+            ? {
+                code: codes[field],
+                sourceLocation: printed.sourceLocation,
+                basis: printed.basis,
+                citations: printed.citations.map(String),
+                sourcesReadOn: PAPER_SOURCES_READ_ON,
+              }
+            : {
+                code: codes[field],
+                sourceLocation: "Paper Table A.1",
+                basis:
+                  "Table A.1 prints this code; the paper gives no ledger row for this cell (its Table A.2 covers WebArena and WorkArena).",
+                citations: [String(p.referenceNumber)],
+                sourcesReadOn: PAPER_SOURCES_READ_ON,
+              };
+          const row = await tx.reviewCode.create({
+            data: { protocolId: protocol.id, field, reviewerId: null, fromPaper: true, ...ledgerColumns(ledger), version: 1 },
+          });
+          await appendRevision(tx, row, "create", null, PAPER_REASON, null);
+          const consensus = await tx.reviewConsensus.create({
+            data: {
+              protocolId: protocol.id,
+              field,
+              code: codes[field],
+              rationale: "The paper's code (one reviewer coded everything, its stated limitation).",
+              fromPaper: true,
+              version: 1,
+            },
+          });
+          await tx.reviewConsensusRevision.create({
+            data: {
+              consensusId: consensus.id,
+              version: 1,
+              authorId: null,
+              reason: PAPER_REASON,
+              next: { code: consensus.code, rationale: consensus.rationale, fromPaper: true },
+            },
+          });
+        }
       }
-    }
-    // About 250 statements, once per database: Prisma's 5 s default expired on a loaded machine.
-  }, { timeout: 60_000, maxWait: 30_000 });
+      // About 250 statements, once per database: Prisma's 5 s default expired on a loaded machine.
+    },
+    { timeout: 60_000, maxWait: 30_000 },
+  );
 }
 
 /**
  * The consensus matrix: protocol name → field → code, over every protocol (retired ones too).
  * `reference` names the paper's ten: Table 3 compares the paper's totals over those alone.
  */
-export async function consensusMatrix(db: Db): Promise<{ protocols: string[]; reference: string[]; matrix: Record<string, Partial<Record<ReviewField, Code>>> }> {
+export async function consensusMatrix(
+  db: Db,
+): Promise<{ protocols: string[]; reference: string[]; matrix: Record<string, Partial<Record<ReviewField, Code>>> }> {
   const protocols = await db.reviewProtocol.findMany({ orderBy: [{ position: "asc" }, { name: "asc" }], include: { consensus: true } });
   return {
     protocols: protocols.map((p) => p.name),
@@ -215,7 +293,10 @@ export async function consensusMatrix(db: Db): Promise<{ protocols: string[]; re
 
 /** Every cell's current code and ledger with its consensus: the rows of the CSV and JSON exports. */
 export async function reviewLedger(db: Db) {
-  const codes = await db.reviewCode.findMany({ include: { protocol: { include: { consensus: true } } }, orderBy: [{ protocol: { position: "asc" } }, { field: "asc" }, { fromPaper: "desc" }, { reviewerId: "asc" }] });
+  const codes = await db.reviewCode.findMany({
+    include: { protocol: { include: { consensus: true } } },
+    orderBy: [{ protocol: { position: "asc" } }, { field: "asc" }, { fromPaper: "desc" }, { reviewerId: "asc" }],
+  });
   const reviewers = new Map((await db.user.findMany({ select: { id: true, email: true } })).map((u) => [u.id, u.email]));
   return codes.map((c) => ({
     protocol: c.protocol.name,

@@ -7,7 +7,18 @@ const protocols = REFERENCE_PROTOCOLS.map((p) => p.name);
 
 describe("the paper's reference data", () => {
   it("has ten protocols, Table A.1 for six of them, and Table 3 totals of ten per field", () => {
-    expect(protocols).toEqual(["WebArena", "WorkArena", "OSWorld", "SWE-bench", "tau-bench", "ToolSandbox", "TheAgentCompany", "RE-Bench", "Cybench", "AgentCanary"]);
+    expect(protocols).toEqual([
+      "WebArena",
+      "WorkArena",
+      "OSWorld",
+      "SWE-bench",
+      "tau-bench",
+      "ToolSandbox",
+      "TheAgentCompany",
+      "RE-Bench",
+      "Cybench",
+      "AgentCanary",
+    ]);
     expect(Object.keys(TABLE_A1)).toEqual(protocols.slice(0, 6));
     for (const counts of Object.values(TABLE_3)) expect(Object.values(counts).reduce((a, b) => a + b, 0)).toBe(10);
   });
@@ -51,7 +62,9 @@ describe("computeTable3", () => {
 
 describe("LaTeX", () => {
   it("escapes the characters LaTeX treats specially", () => {
-    expect(latexEscape("R&D 100% #1 a_b {x} ~ ^ \\")).toBe("R\\&D 100\\% \\#1 a\\_b \\{x\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}");
+    expect(latexEscape("R&D 100% #1 a_b {x} ~ ^ \\")).toBe(
+      "R\\&D 100\\% \\#1 a\\_b \\{x\\} \\textasciitilde{} \\textasciicircum{} \\textbackslash{}",
+    );
   });
 
   it("prints Table 3 and Table A.1 with the matrix's cells", () => {

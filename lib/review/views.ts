@@ -31,9 +31,17 @@ const protocolSummary = (p: ReviewProtocol) => ({
 });
 
 /** The matrix page: consensus (or one reviewer's codes), Table 3 live, and agreement per field. */
-export async function matrixView(db: Db, viewer: Viewer, show: "consensus" | "paper" | { reviewerId: string }, { paperAsRater = false } = {}) {
+export async function matrixView(
+  db: Db,
+  viewer: Viewer,
+  show: "consensus" | "paper" | { reviewerId: string },
+  { paperAsRater = false } = {},
+) {
   // One query for every protocol's codes; the blind rule is then applied protocol by protocol.
-  const protocols = await db.reviewProtocol.findMany({ orderBy: [{ position: "asc" }, { name: "asc" }], include: { codes: { orderBy: CODE_ORDER } } });
+  const protocols = await db.reviewProtocol.findMany({
+    orderBy: [{ position: "asc" }, { name: "asc" }],
+    include: { codes: { orderBy: CODE_ORDER } },
+  });
   const { matrix: consensus } = await consensusMatrix(db);
   const visible = protocols.map((p) => ({ protocol: p, ...applyBlindRule(p.codes, viewer) }));
   const matrix: ConsensusMatrix =
@@ -42,7 +50,9 @@ export async function matrixView(db: Db, viewer: Viewer, show: "consensus" | "pa
       : Object.fromEntries(
           visible.map(({ protocol, codes }) => [
             protocol.name,
-            Object.fromEntries(codes.filter((c) => (show === "paper" ? c.fromPaper : c.reviewerId === show.reviewerId)).map((c) => [c.field, c.ledger.code])),
+            Object.fromEntries(
+              codes.filter((c) => (show === "paper" ? c.fromPaper : c.reviewerId === show.reviewerId)).map((c) => [c.field, c.ledger.code]),
+            ),
           ]),
         );
   // Table 3 sets the consensus beside the paper's totals: over the paper's ten only.
@@ -56,7 +66,9 @@ export async function matrixView(db: Db, viewer: Viewer, show: "consensus" | "pa
         visible
           .filter((v) => !v.blind)
           .flatMap(({ protocol, codes }) =>
-            codes.filter((c) => c.field === field && (c.reviewerId !== null || (paperAsRater && c.fromPaper))).map((c) => ({ item: protocol.name, rater: c.reviewerId ?? PAPER_RATER, code: c.ledger.code })),
+            codes
+              .filter((c) => c.field === field && (c.reviewerId !== null || (paperAsRater && c.fromPaper)))
+              .map((c) => ({ item: protocol.name, rater: c.reviewerId ?? PAPER_RATER, code: c.ledger.code })),
           ),
       ),
     ]),
@@ -78,9 +90,17 @@ export async function protocolView(db: Db, viewer: Viewer, protocolId: string) {
   if (!protocol) return null;
   const { codes, blind } = await visibleCodes(db, viewer, protocolId);
   const ids = [...new Set(codes.map((c) => c.reviewerId).filter((r): r is string => r !== null))];
-  const names = new Map((await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]));
-  const histories = await db.reviewCodeRevision.findMany({ where: { codeId: { in: codes.map((c) => c.id) } }, orderBy: [{ codeId: "asc" }, { version: "asc" }] });
-  const consensusHistory = await db.reviewConsensusRevision.findMany({ where: { consensusId: { in: protocol.consensus.map((c) => c.id) } }, orderBy: { version: "asc" } });
+  const names = new Map(
+    (await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]),
+  );
+  const histories = await db.reviewCodeRevision.findMany({
+    where: { codeId: { in: codes.map((c) => c.id) } },
+    orderBy: [{ codeId: "asc" }, { version: "asc" }],
+  });
+  const consensusHistory = await db.reviewConsensusRevision.findMany({
+    where: { consensusId: { in: protocol.consensus.map((c) => c.id) } },
+    orderBy: { version: "asc" },
+  });
   const fields = REVIEW_FIELDS.map((field) => {
     const fieldCodes = codes.filter((c) => c.field === field);
     const consensus = protocol.consensus.find((c) => c.field === field) ?? null;
@@ -91,10 +111,20 @@ export async function protocolView(db: Db, viewer: Viewer, protocolId: string) {
       mine,
       /** The viewer's own cell's revisions, oldest first. */
       history: mine ? histories.filter((h) => h.codeId === mine.id) : [],
-      others: blind ? [] : fieldCodes.filter((c) => c.reviewerId !== viewer.userId).map((c) => ({ ...c, reviewer: c.fromPaper ? "the paper" : (names.get(c.reviewerId!) ?? c.reviewerId!) })),
+      others: blind
+        ? []
+        : fieldCodes
+            .filter((c) => c.reviewerId !== viewer.userId)
+            .map((c) => ({ ...c, reviewer: c.fromPaper ? "the paper" : (names.get(c.reviewerId!) ?? c.reviewerId!) })),
       /** Whether the human reviewers' codes of this cell agree; null until two have coded it (or while blind). */
       agree: blind || human.length < 2 ? null : new Set(human).size === 1,
-      consensus: consensus && { id: consensus.id, code: consensus.code as ReviewCode, rationale: consensus.rationale, version: consensus.version, fromPaper: consensus.fromPaper },
+      consensus: consensus && {
+        id: consensus.id,
+        code: consensus.code as ReviewCode,
+        rationale: consensus.rationale,
+        version: consensus.version,
+        fromPaper: consensus.fromPaper,
+      },
       consensusHistory: consensus ? consensusHistory.filter((h) => h.consensusId === consensus.id) : [],
     };
   });

@@ -11,11 +11,21 @@ import { openShareLink } from "./share-links";
 const FAILED_LOOKUP_COST = 6;
 /** Tokens that open nothing, from all addresses together: a guesser with many addresses is capped too. */
 const FAILED_LOOKUPS_PER_MINUTE_ALL = 300;
-const holder = globalThis as typeof globalThis & { boundaryLabShareLimiters?: { perAddress: RateLimiterPostgres; failedAll: RateLimiterPostgres } };
+const holder = globalThis as typeof globalThis & {
+  boundaryLabShareLimiters?: { perAddress: RateLimiterPostgres; failedAll: RateLimiterPostgres };
+};
 const limiters = () =>
   (holder.boundaryLabShareLimiters ??= {
-    perAddress: postgresRateLimiter(databaseUrl(), { keyPrefix: "share-lookup", points: readServerEnv().SHARE_LOOKUPS_PER_MINUTE, durationSeconds: 60 }),
-    failedAll: postgresRateLimiter(databaseUrl(), { keyPrefix: "share-failed-all", points: FAILED_LOOKUPS_PER_MINUTE_ALL, durationSeconds: 60 }),
+    perAddress: postgresRateLimiter(databaseUrl(), {
+      keyPrefix: "share-lookup",
+      points: readServerEnv().SHARE_LOOKUPS_PER_MINUTE,
+      durationSeconds: 60,
+    }),
+    failedAll: postgresRateLimiter(databaseUrl(), {
+      keyPrefix: "share-failed-all",
+      points: FAILED_LOOKUPS_PER_MINUTE_ALL,
+      durationSeconds: 60,
+    }),
   });
 
 /**

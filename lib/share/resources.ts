@@ -65,7 +65,15 @@ export interface ProtocolMatrixShareContent {
 /** An evaluation's audit as shared: its figures, units and policy; its description and creator stay private, as an experiment's notes do. */
 export interface EvaluationShareContent {
   kind: "evaluation";
-  evaluation: { id: string; name: string; harness: string | null; benchmark: string | null; createdAt: string; effectPolicyVersion: number; effectPolicy: EffectPolicy };
+  evaluation: {
+    id: string;
+    name: string;
+    harness: string | null;
+    benchmark: string | null;
+    createdAt: string;
+    effectPolicyVersion: number;
+    effectPolicy: EffectPolicy;
+  };
   summary: EvaluationSummary;
   largestUnits: { unit: string; runs: number; surfaces: string[] }[];
   tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
@@ -83,12 +91,24 @@ export interface ComparisonShareContent {
   comparison: ComparisonAnswer;
 }
 
-export type ShareContent = ExperimentShareContent | CanaryExperimentShareContent | RunShareContent | ProtocolMatrixShareContent | EvaluationShareContent | CompletionArgumentShareContent | ComparisonShareContent;
+export type ShareContent =
+  | ExperimentShareContent
+  | CanaryExperimentShareContent
+  | RunShareContent
+  | ProtocolMatrixShareContent
+  | EvaluationShareContent
+  | CompletionArgumentShareContent
+  | ComparisonShareContent;
 
 const iso = (date: Date | null) => (date === null ? null : date.toISOString());
 
 /** The content of the resource, or null when it does not exist (`resourceIds`: a comparison's evaluations, in order). */
-export async function loadShareContent(db: Db, resourceType: ShareResourceType, resourceId: string | null, resourceIds: readonly string[] = []): Promise<ShareContent | null> {
+export async function loadShareContent(
+  db: Db,
+  resourceType: ShareResourceType,
+  resourceId: string | null,
+  resourceIds: readonly string[] = [],
+): Promise<ShareContent | null> {
   switch (resourceType) {
     case "experiment":
       return resourceId === null ? null : loadExperimentContent(db, resourceId);
@@ -110,7 +130,18 @@ export async function loadShareContent(db: Db, resourceType: ShareResourceType, 
 async function loadExperimentContent(db: Db, id: string): Promise<ExperimentShareContent | CanaryExperimentShareContent | null> {
   const found = await db.experiment.findUnique({
     where: { id },
-    select: { id: true, name: true, state: true, createdAt: true, startedAt: true, finishedAt: true, wallMs: true, error: true, config: true, kind: true },
+    select: {
+      id: true,
+      name: true,
+      state: true,
+      createdAt: true,
+      startedAt: true,
+      finishedAt: true,
+      wallMs: true,
+      error: true,
+      config: true,
+      kind: true,
+    },
   });
   if (!found) return null;
   const { kind, ...experiment } = found;
@@ -118,14 +149,28 @@ async function loadExperimentContent(db: Db, id: string): Promise<ExperimentShar
     const canary = await canaryResults(db, id);
     if (!canary) return null;
     const { config: _config, wallMs: _wallMs, ...shown } = experiment;
-    return { kind: "canary_experiment", experiment: { ...shown, createdAt: shown.createdAt.toISOString(), startedAt: iso(shown.startedAt), finishedAt: iso(shown.finishedAt) }, canary };
+    return {
+      kind: "canary_experiment",
+      experiment: {
+        ...shown,
+        createdAt: shown.createdAt.toISOString(),
+        startedAt: iso(shown.startedAt),
+        finishedAt: iso(shown.finishedAt),
+      },
+      canary,
+    };
   }
   const summary = await experimentSummary(db, id).catch(deletedMeanwhile);
   if (!summary) return null;
   const [byDelay, unresolved] = await Promise.all([finalityByDelay(db, id), unresolvedRuns(db, id)]);
   return {
     kind: "experiment",
-    experiment: { ...experiment, createdAt: experiment.createdAt.toISOString(), startedAt: iso(experiment.startedAt), finishedAt: iso(experiment.finishedAt) },
+    experiment: {
+      ...experiment,
+      createdAt: experiment.createdAt.toISOString(),
+      startedAt: iso(experiment.startedAt),
+      finishedAt: iso(experiment.finishedAt),
+    },
     summary,
     byDelay,
     unresolved,
@@ -153,9 +198,15 @@ async function loadRunContent(db: Db, id: string): Promise<RunShareContent | nul
 }
 
 /** Whether the resource exists (a live link stores no content, so it only needs this). */
-export async function shareResourceExists(db: Db, resourceType: ShareResourceType, resourceId: string | null, resourceIds: readonly string[] = []): Promise<boolean> {
+export async function shareResourceExists(
+  db: Db,
+  resourceType: ShareResourceType,
+  resourceId: string | null,
+  resourceIds: readonly string[] = [],
+): Promise<boolean> {
   if (resourceType === "protocol_matrix") return true;
-  if (resourceType === "comparison") return resourceIds.length >= 2 && (await db.evaluation.count({ where: { id: { in: [...resourceIds] } } })) === resourceIds.length;
+  if (resourceType === "comparison")
+    return resourceIds.length >= 2 && (await db.evaluation.count({ where: { id: { in: [...resourceIds] } } })) === resourceIds.length;
   if (resourceId === null) return false;
   const where = { where: { id: resourceId }, select: { id: true } } as const;
   switch (resourceType) {
@@ -174,10 +225,20 @@ export async function shareResourceExists(db: Db, resourceType: ShareResourceTyp
 
 async function loadProtocolMatrixContent(db: Db): Promise<ProtocolMatrixShareContent> {
   const { protocols, reference, matrix } = await consensusMatrix(db);
-  const citations = new Map((await db.reviewProtocol.findMany({ select: { name: true, citation: true } })).map((p) => [p.name, p.citation]));
+  const citations = new Map(
+    (await db.reviewProtocol.findMany({ select: { name: true, citation: true } })).map((p) => [p.name, p.citation]),
+  );
   const argued = await db.completionArgument.findMany({ select: { protocolId: true }, orderBy: { protocol: { position: "asc" } } });
-  const args = (await Promise.all(argued.map((a) => loadCompletionArgumentContent(db, a.protocolId)))).filter((a): a is CompletionArgumentShareContent => a !== null);
-  return { kind: "protocol_matrix", protocols: protocols.map((name) => ({ name, citation: citations.get(name) ?? "" })), consensus: matrix, table3: computeTable3(reference, matrix), arguments: args };
+  const args = (await Promise.all(argued.map((a) => loadCompletionArgumentContent(db, a.protocolId)))).filter(
+    (a): a is CompletionArgumentShareContent => a !== null,
+  );
+  return {
+    kind: "protocol_matrix",
+    protocols: protocols.map((name) => ({ name, citation: citations.get(name) ?? "" })),
+    consensus: matrix,
+    table3: computeTable3(reference, matrix),
+    arguments: args,
+  };
 }
 
 async function loadCompletionArgumentContent(db: Db, protocolId: string): Promise<CompletionArgumentShareContent | null> {
@@ -209,7 +270,13 @@ async function loadEvaluationContent(db: Db, id: string): Promise<EvaluationShar
   if (!summary) return null;
   const [units, tools] = await Promise.all([largestUnits(db, id), evaluationTools(db, id, evaluation.effectPolicy)]);
   const { name, harness, benchmark, createdAt, effectPolicyVersion, effectPolicy } = evaluation;
-  return { kind: "evaluation", evaluation: { id, name, harness, benchmark, createdAt, effectPolicyVersion, effectPolicy }, summary, largestUnits: units, tools };
+  return {
+    kind: "evaluation",
+    evaluation: { id, name, harness, benchmark, createdAt, effectPolicyVersion, effectPolicy },
+    summary,
+    largestUnits: units,
+    tools,
+  };
 }
 
 async function loadComparisonContent(db: Db, ids: readonly string[]): Promise<ComparisonShareContent | null> {
@@ -221,5 +288,12 @@ async function loadComparisonContent(db: Db, ids: readonly string[]): Promise<Co
   });
   // Its Wilson bounds are floats of 17 significant digits, and the stored jsonb snapshot reads back
   // with 15: kept at 15 here, so the frozen snapshot hashes the same when it is shown.
-  return comparison && (JSON.parse(JSON.stringify({ kind: "comparison", comparison }, (_key, value: unknown) => (typeof value === "number" ? Number(value.toPrecision(15)) : value))) as ComparisonShareContent);
+  return (
+    comparison &&
+    (JSON.parse(
+      JSON.stringify({ kind: "comparison", comparison }, (_key, value: unknown) =>
+        typeof value === "number" ? Number(value.toPrecision(15)) : value,
+      ),
+    ) as ComparisonShareContent)
+  );
 }

@@ -7,12 +7,22 @@ const id = "0b6c3a52-7a61-4f0e-9d8e-2c4a1f5b7e90";
 
 describe("createShareLinkSchema", () => {
   it("defaults to a frozen link with the instance's expiry (expiresInDays left out)", () => {
-    expect(createShareLinkSchema.parse({ resourceType: "experiment", resourceId: id })).toEqual({ resourceType: "experiment", resourceId: id, mode: "frozen" });
+    expect(createShareLinkSchema.parse({ resourceType: "experiment", resourceId: id })).toEqual({
+      resourceType: "experiment",
+      resourceId: id,
+      mode: "frozen",
+    });
     expect(createShareLinkSchema.parse({ resourceType: "protocol_matrix" })).toEqual({ resourceType: "protocol_matrix", mode: "frozen" });
   });
 
   it("keeps an explicit null expiry (never) apart from an omitted one, and trims the note", () => {
-    const parsed = createShareLinkSchema.parse({ resourceType: "run", resourceId: id, mode: "live", expiresInDays: null, note: "  for the reviewers  " });
+    const parsed = createShareLinkSchema.parse({
+      resourceType: "run",
+      resourceId: id,
+      mode: "live",
+      expiresInDays: null,
+      note: "  for the reviewers  ",
+    });
     expect(parsed).toEqual({ resourceType: "run", resourceId: id, mode: "live", expiresInDays: null, note: "for the reviewers" });
     expect("expiresInDays" in parsed).toBe(true);
   });
@@ -59,7 +69,11 @@ describe("listShareLinksQuerySchema", () => {
   it("takes all, or one resource: an experiment or run by id, the protocol matrix without one", () => {
     expect(listShareLinksQuerySchema.parse({})).toEqual({ all: false });
     expect(listShareLinksQuerySchema.parse({ all: "true" })).toEqual({ all: true });
-    expect(listShareLinksQuerySchema.parse({ resourceType: "experiment", resourceId: id })).toEqual({ all: false, resourceType: "experiment", resourceId: id });
+    expect(listShareLinksQuerySchema.parse({ resourceType: "experiment", resourceId: id })).toEqual({
+      all: false,
+      resourceType: "experiment",
+      resourceId: id,
+    });
     expect(listShareLinksQuerySchema.parse({ resourceType: "protocol_matrix" })).toEqual({ all: false, resourceType: "protocol_matrix" });
   });
 

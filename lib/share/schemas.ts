@@ -23,29 +23,41 @@ function resourceIdRule(action: string) {
   return (input: { resourceType?: ShareResourceType; resourceId?: string; resourceIds?: string[] }, ctx: z.RefinementCtx) => {
     if (input.resourceType === undefined) return;
     const needsId = input.resourceType !== "protocol_matrix" && input.resourceType !== "comparison";
-    if (needsId && input.resourceId === undefined) ctx.addIssue({ code: "custom", path: ["resourceId"], message: `resourceId is required to ${action} ${/^[aeiou]/.test(input.resourceType) ? "an" : "a"} ${input.resourceType}` });
-    if (!needsId && input.resourceId !== undefined) ctx.addIssue({ code: "custom", path: ["resourceId"], message: `resourceId must be left out for the ${input.resourceType === "comparison" ? "comparison (give resourceIds)" : "protocol matrix"}` });
-    if (input.resourceType === "comparison" && input.resourceIds === undefined) ctx.addIssue({ code: "custom", path: ["resourceIds"], message: `resourceIds is required to ${action} a comparison` });
-    if (input.resourceType !== "comparison" && input.resourceIds !== undefined) ctx.addIssue({ code: "custom", path: ["resourceIds"], message: "resourceIds is only for a comparison" });
+    if (needsId && input.resourceId === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["resourceId"],
+        message: `resourceId is required to ${action} ${/^[aeiou]/.test(input.resourceType) ? "an" : "a"} ${input.resourceType}`,
+      });
+    if (!needsId && input.resourceId !== undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["resourceId"],
+        message: `resourceId must be left out for the ${input.resourceType === "comparison" ? "comparison (give resourceIds)" : "protocol matrix"}`,
+      });
+    if (input.resourceType === "comparison" && input.resourceIds === undefined)
+      ctx.addIssue({ code: "custom", path: ["resourceIds"], message: `resourceIds is required to ${action} a comparison` });
+    if (input.resourceType !== "comparison" && input.resourceIds !== undefined)
+      ctx.addIssue({ code: "custom", path: ["resourceIds"], message: "resourceIds is only for a comparison" });
   };
 }
 
 /** The create-link body, shared by the API route and the form. */
 export const createShareLinkSchema = z
   .strictObject({
-  resourceType,
-  resourceId: resourceId.optional(),
-  resourceIds: resourceIds.optional(),
-  mode: z.enum(SHARE_MODES, `mode must be one of ${SHARE_MODES.join(", ")}`).default("frozen"),
-  /** null: never expires, by explicit choice; omitted: the instance default (SHARE_LINK_DEFAULT_DAYS). */
-  expiresInDays: z
-    .number("expiresInDays must be a whole number of days, or null for never")
-    .int("expiresInDays must be a whole number of days")
-    .min(1, "expiresInDays must be at least 1")
-    .max(MAX_SHARE_LINK_DAYS, `expiresInDays must be at most ${MAX_SHARE_LINK_DAYS}`)
-    .nullable()
-    .optional(),
-  note: z.string().trim().max(200, "note must be at most 200 characters").optional(),
+    resourceType,
+    resourceId: resourceId.optional(),
+    resourceIds: resourceIds.optional(),
+    mode: z.enum(SHARE_MODES, `mode must be one of ${SHARE_MODES.join(", ")}`).default("frozen"),
+    /** null: never expires, by explicit choice; omitted: the instance default (SHARE_LINK_DEFAULT_DAYS). */
+    expiresInDays: z
+      .number("expiresInDays must be a whole number of days, or null for never")
+      .int("expiresInDays must be a whole number of days")
+      .min(1, "expiresInDays must be at least 1")
+      .max(MAX_SHARE_LINK_DAYS, `expiresInDays must be at most ${MAX_SHARE_LINK_DAYS}`)
+      .nullable()
+      .optional(),
+    note: z.string().trim().max(200, "note must be at most 200 characters").optional(),
   })
   .superRefine(resourceIdRule("share"));
 export type CreateShareLinkInput = z.infer<typeof createShareLinkSchema>;
@@ -67,7 +79,8 @@ export const listShareLinksQuerySchema = z
     resourceIds: comparedIdsParamSchema("resourceIds").optional(),
   })
   .superRefine((input, ctx) => {
-    if (input.resourceType === undefined && input.resourceId !== undefined) ctx.addIssue({ code: "custom", path: ["resourceType"], message: "resourceType is required with resourceId" });
+    if (input.resourceType === undefined && input.resourceId !== undefined)
+      ctx.addIssue({ code: "custom", path: ["resourceType"], message: "resourceType is required with resourceId" });
   })
   .superRefine(resourceIdRule("list the links of"));
 export type ListShareLinksQuery = z.infer<typeof listShareLinksQuerySchema>;

@@ -12,7 +12,17 @@ import { DEFAULT_EVALUATION_RULE, declarationOf } from "../statistics/exclusion-
 import { exclusionRuleIdentity } from "../statistics/exclusion-rule-hash";
 import { loadShareContent, type ComparisonShareContent, type ExperimentShareContent, type RunShareContent } from "./resources";
 import { createShareLinkSchema, listShareLinksQuerySchema } from "./schemas";
-import { createShareLink, listShareLinks, openShareLink, revokeShareLink, setShareLinksDisabled, shareLinksDisabled, visibleShareLinks, type OpenShareLinkResult, type ShareLinkView } from "./share-links";
+import {
+  createShareLink,
+  listShareLinks,
+  openShareLink,
+  revokeShareLink,
+  setShareLinksDisabled,
+  shareLinksDisabled,
+  visibleShareLinks,
+  type OpenShareLinkResult,
+  type ShareLinkView,
+} from "./share-links";
 import { hashShareToken } from "./token";
 
 const HOUR = 3_600_000;
@@ -26,7 +36,13 @@ const DEFAULTS = { defaultExpiryDays: 14, now: T0 };
 let database: TestDatabase;
 let db: Db;
 
-const principal = (id: string, role: Principal["role"]): Principal => ({ userId: id, email: `${id}@example.test`, name: id, role, via: "session" });
+const principal = (id: string, role: Principal["role"]): Principal => ({
+  userId: id,
+  email: `${id}@example.test`,
+  name: id,
+  role,
+  via: "session",
+});
 const alice = principal("alice", "editor");
 const bob = principal("bob", "editor");
 const root = principal("root", "admin");
@@ -137,17 +153,39 @@ function tampered(token: string, index: number): string {
 describe("share links on the embedded PostgreSQL", () => {
   it("creates a frozen link whose token opens the snapshot, counting each use", async () => {
     const { experimentId } = await seedExperiment();
-    const { token, link } = await createShareLink(db, alice, input({ resourceType: "experiment", resourceId: experimentId, note: " for R2 " }), DEFAULTS);
+    const { token, link } = await createShareLink(
+      db,
+      alice,
+      input({ resourceType: "experiment", resourceId: experimentId, note: " for R2 " }),
+      DEFAULTS,
+    );
 
     const current = await loadShareContent(db, "experiment", experimentId);
-    expect(link).toMatchObject({ resourceType: "experiment", resourceId: experimentId, mode: "frozen", note: "for R2", status: "active", useCount: 0, lastUsedAt: null, revokedAt: null });
+    expect(link).toMatchObject({
+      resourceType: "experiment",
+      resourceId: experimentId,
+      mode: "frozen",
+      note: "for R2",
+      status: "active",
+      useCount: 0,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
     expect(link.createdBy).toEqual({ id: "alice", email: "alice@example.test", name: "alice" });
     expect(link.createdAt).toBe(T0.toISOString());
     expect(link.expiresAt).toBe(iso(14 * DAY)); // the instance default
     expect(link.contentHash).toBe(contentHash(current));
 
     const first = expectOk(await openShareLink(db, token, at(HOUR)));
-    expect(first.link).toEqual({ id: link.id, resourceType: "experiment", resourceId: experimentId, mode: "frozen", createdAt: T0.toISOString(), expiresAt: iso(14 * DAY), note: "for R2" });
+    expect(first.link).toEqual({
+      id: link.id,
+      resourceType: "experiment",
+      resourceId: experimentId,
+      mode: "frozen",
+      createdAt: T0.toISOString(),
+      expiresAt: iso(14 * DAY),
+      note: "for R2",
+    });
     expect(first.content).toEqual(current);
     expect(first.contentHash).toBe(link.contentHash);
     expect(contentHash(first.content)).toBe(first.contentHash); // a reviewer can check it
@@ -164,7 +202,12 @@ describe("share links on the embedded PostgreSQL", () => {
     const run = (await loadShareContent(db, "run", runId)) as RunShareContent;
     for (const content of [experiment, run]) expect(JSON.parse(JSON.stringify(content))).toStrictEqual(content);
 
-    expect(experiment.experiment).toMatchObject({ id: experimentId, state: "running", startedAt: at(-HOUR).toISOString(), finishedAt: null });
+    expect(experiment.experiment).toMatchObject({
+      id: experimentId,
+      state: "running",
+      startedAt: at(-HOUR).toISOString(),
+      finishedAt: null,
+    });
     expect(experiment.summary.classifications.completed).toBe(1);
     expect(run.run).toMatchObject({ id: runId, experimentId, recordedLabel: "success", measuredDelayMs: 26.25 });
     expect(typeof run.run.createdAt).toBe("string");
@@ -237,7 +280,10 @@ describe("share links on the embedded PostgreSQL", () => {
       await setShareLinksDisabled(db, root, false);
     }
     expect(await shareLinksDisabled(db)).toBe(false);
-    expect(await db.instanceSettings.findUniqueOrThrow({ where: { id: 1 } })).toMatchObject({ shareLinksDisabled: false, updatedById: "root" });
+    expect(await db.instanceSettings.findUniqueOrThrow({ where: { id: 1 } })).toMatchObject({
+      shareLinksDisabled: false,
+      updatedById: "root",
+    });
     expectOk(await openShareLink(db, frozen.token, at(2 * HOUR)));
     expectOk(await openShareLink(db, live.token, at(2 * HOUR)));
     expect(await openShareLink(db, revoked.token, at(2 * HOUR))).toEqual({ status: "revoked", revokedAt: iso(HOUR) });
@@ -246,10 +292,16 @@ describe("share links on the embedded PostgreSQL", () => {
   it("a frozen link stays byte-identical when its experiment and runs change; a live link shows the change", async () => {
     const { experimentId, runId } = await seedExperiment();
     const frozenExperiment = await createShareLink(db, alice, input({ resourceType: "experiment", resourceId: experimentId }), DEFAULTS);
-    const liveExperiment = await createShareLink(db, alice, input({ resourceType: "experiment", resourceId: experimentId, mode: "live" }), DEFAULTS);
+    const liveExperiment = await createShareLink(
+      db,
+      alice,
+      input({ resourceType: "experiment", resourceId: experimentId, mode: "live" }),
+      DEFAULTS,
+    );
     const frozenRun = await createShareLink(db, alice, input({ resourceType: "run", resourceId: runId }), DEFAULTS);
     const liveRun = await createShareLink(db, alice, input({ resourceType: "run", resourceId: runId, mode: "live" }), DEFAULTS);
-    const storedSnapshot = async (id: string) => (await db.$queryRaw<Array<{ s: string }>>`SELECT snapshot::text AS s FROM share_links WHERE id = ${id}::uuid`)[0]!.s;
+    const storedSnapshot = async (id: string) =>
+      (await db.$queryRaw<Array<{ s: string }>>`SELECT snapshot::text AS s FROM share_links WHERE id = ${id}::uuid`)[0]!.s;
 
     const before = {
       frozenExperiment: expectOk(await openShareLink(db, frozenExperiment.token, at(HOUR))),
@@ -297,9 +349,19 @@ describe("share links on the embedded PostgreSQL", () => {
   });
 
   it("shares a comparison of evaluations: frozen under its one rule with the snapshot's hash, listed by its ids, gone live when one is deleted", async () => {
-    const run = (externalId: string, second: number, endpointLabel: "success" | "failure") => ({ externalId, taskId: "t", startedAt: new Date(T0.getTime() + second * 1000).toISOString(), scoredAt: new Date(T0.getTime() + (second + 1) * 1000).toISOString(), endpointLabel });
+    const run = (externalId: string, second: number, endpointLabel: "success" | "failure") => ({
+      externalId,
+      taskId: "t",
+      startedAt: new Date(T0.getTime() + second * 1000).toISOString(),
+      scoredAt: new Date(T0.getTime() + (second + 1) * 1000).toISOString(),
+      endpointLabel,
+    });
     const first = await createEvaluation(db, { name: "first" }, null);
-    const second = await createEvaluation(db, { name: "second", exclusionRule: { ...declarationOf(DEFAULT_EVALUATION_RULE), unresolved: "exclude" } }, null);
+    const second = await createEvaluation(
+      db,
+      { name: "second", exclusionRule: { ...declarationOf(DEFAULT_EVALUATION_RULE), unresolved: "exclude" } },
+      null,
+    );
     await ingestRuns(db, first, [run("a", 0, "success"), run("b", 2, "failure")]);
     await ingestRuns(db, second, [run("c", 0, "success"), run("d", 2, "success")]);
     const ids = [second, first];
@@ -309,21 +371,48 @@ describe("share links on the embedded PostgreSQL", () => {
     const content = opened.content as ComparisonShareContent;
     expect(content.kind).toBe("comparison");
     // In the order given; the first one's declared rule (version 1, unresolved excluded) applies to both, and the note says their rules differ.
-    expect(content.comparison.evaluations.map((e) => [e.name, e.reported.n, e.reported.N])).toEqual([["second", 2, 2], ["first", 1, 2]]);
-    expect(content.comparison).toMatchObject({ rulesDiffer: true, rule: { version: 1, hash: exclusionRuleIdentity({ ...declarationOf(DEFAULT_EVALUATION_RULE), unresolved: "exclude", version: 1 }).hash } });
+    expect(content.comparison.evaluations.map((e) => [e.name, e.reported.n, e.reported.N])).toEqual([
+      ["second", 2, 2],
+      ["first", 1, 2],
+    ]);
+    expect(content.comparison).toMatchObject({
+      rulesDiffer: true,
+      rule: {
+        version: 1,
+        hash: exclusionRuleIdentity({ ...declarationOf(DEFAULT_EVALUATION_RULE), unresolved: "exclude", version: 1 }).hash,
+      },
+    });
     expect(content.comparison.ruleNote).toContain("this comparison applies second's rule version 1");
     expect(opened.contentHash).toBe(contentHash(content));
     expect(frozen.link.contentHash).toBe(opened.contentHash);
     expect(JSON.parse(JSON.stringify(content))).toEqual(content);
     // The panel of this comparison lists its two links, not those of the same ids in another order.
     await createShareLink(db, alice, input({ resourceType: "comparison", resourceIds: [first, second] }), DEFAULTS);
-    const listed = await visibleShareLinks(db, alice, listShareLinksQuerySchema.parse({ resourceType: "comparison", resourceIds: ids.join(",") }), at(HOUR));
+    const listed = await visibleShareLinks(
+      db,
+      alice,
+      listShareLinksQuerySchema.parse({ resourceType: "comparison", resourceIds: ids.join(",") }),
+      at(HOUR),
+    );
     expect(listed.map((l) => l.id).sort()).toEqual([frozen.link.id, live.link.id].sort());
     // Refusals name the field: no ids, one id, an id where there must be none, an unknown evaluation.
     expect(createShareLinkSchema.safeParse({ resourceType: "comparison" }).error!.issues[0]).toMatchObject({ path: ["resourceIds"] });
-    expect(createShareLinkSchema.safeParse({ resourceType: "comparison", resourceIds: [first] }).error!.issues[0]).toMatchObject({ path: ["resourceIds"], message: "resourceIds must name at least two evaluations" });
-    expect(createShareLinkSchema.safeParse({ resourceType: "evaluation", resourceId: first, resourceIds: ids }).error!.issues[0]).toMatchObject({ path: ["resourceIds"] });
-    const unknown = await expectRefusal(createShareLink(db, alice, input({ resourceType: "comparison", resourceIds: [first, "00000000-0000-4000-8000-000000000000"] }), DEFAULTS), "not_found");
+    expect(createShareLinkSchema.safeParse({ resourceType: "comparison", resourceIds: [first] }).error!.issues[0]).toMatchObject({
+      path: ["resourceIds"],
+      message: "resourceIds must name at least two evaluations",
+    });
+    expect(
+      createShareLinkSchema.safeParse({ resourceType: "evaluation", resourceId: first, resourceIds: ids }).error!.issues[0],
+    ).toMatchObject({ path: ["resourceIds"] });
+    const unknown = await expectRefusal(
+      createShareLink(
+        db,
+        alice,
+        input({ resourceType: "comparison", resourceIds: [first, "00000000-0000-4000-8000-000000000000"] }),
+        DEFAULTS,
+      ),
+      "not_found",
+    );
     expect(unknown.field).toBe("resourceIds");
     // One evaluation deleted: the live link is gone, the frozen one still shows what was shared.
     await db.evaluation.delete({ where: { id: first } });
@@ -333,7 +422,12 @@ describe("share links on the embedded PostgreSQL", () => {
 
   it("a live link whose resource was deleted is gone; a frozen one still opens", async () => {
     const { experimentId, runId } = await seedExperiment();
-    const liveExperiment = await createShareLink(db, alice, input({ resourceType: "experiment", resourceId: experimentId, mode: "live" }), DEFAULTS);
+    const liveExperiment = await createShareLink(
+      db,
+      alice,
+      input({ resourceType: "experiment", resourceId: experimentId, mode: "live" }),
+      DEFAULTS,
+    );
     const liveRun = await createShareLink(db, alice, input({ resourceType: "run", resourceId: runId, mode: "live" }), DEFAULTS);
     const frozenRun = await createShareLink(db, alice, input({ resourceType: "run", resourceId: runId }), DEFAULTS);
     await db.experiment.delete({ where: { id: experimentId } }); // cascades to its runs
@@ -346,8 +440,15 @@ describe("share links on the embedded PostgreSQL", () => {
 
   it("stores only the token's hash: the token is nowhere in the row, nor in the listing", async () => {
     const { experimentId } = await seedExperiment();
-    const { token, link } = await createShareLink(db, alice, input({ resourceType: "experiment", resourceId: experimentId, note: "hash only" }), DEFAULTS);
-    const [row] = await db.$queryRaw<Array<{ json: string }>>`SELECT row_to_json(s)::text AS json FROM share_links s WHERE id = ${link.id}::uuid`;
+    const { token, link } = await createShareLink(
+      db,
+      alice,
+      input({ resourceType: "experiment", resourceId: experimentId, note: "hash only" }),
+      DEFAULTS,
+    );
+    const [row] = await db.$queryRaw<
+      Array<{ json: string }>
+    >`SELECT row_to_json(s)::text AS json FROM share_links s WHERE id = ${link.id}::uuid`;
     expect(row!.json).toContain(hashShareToken(token));
     expect(row!.json).not.toContain(token);
     expect(row!.json).not.toContain(token.slice(0, 16));
@@ -401,7 +502,10 @@ describe("share links on the embedded PostgreSQL", () => {
   it("lists links newest first with their status, for one creator or for everyone", async () => {
     const { runId } = await seedExperiment();
     const make = (days: number, fields: Record<string, unknown> = {}) =>
-      createShareLink(db, carol, input({ resourceType: "run", resourceId: runId, ...fields }), { defaultExpiryDays: 14, now: at(days * DAY) });
+      createShareLink(db, carol, input({ resourceType: "run", resourceId: runId, ...fields }), {
+        defaultExpiryDays: 14,
+        now: at(days * DAY),
+      });
     const oldest = await make(0, { expiresInDays: 1 });
     const middle = await make(1, { mode: "live" });
     const newest = await make(2);
@@ -429,7 +533,8 @@ describe("share links on the embedded PostgreSQL", () => {
     const dave = principal("dave", "editor");
     const erin = principal("erin", "admin");
     for (const p of [dave, erin]) await db.user.create({ data: { id: p.userId, email: p.email, name: p.name, role: p.role } });
-    const make = (who: Principal, fields: Record<string, unknown>, days = 0) => createShareLink(db, who, input(fields), { defaultExpiryDays: 14, now: at(days * DAY) });
+    const make = (who: Principal, fields: Record<string, unknown>, days = 0) =>
+      createShareLink(db, who, input(fields), { defaultExpiryDays: 14, now: at(days * DAY) });
     const davesOld = await make(dave, { resourceType: "experiment", resourceId: experimentId, expiresInDays: 1 }, 0);
     const davesUsed = await make(dave, { resourceType: "experiment", resourceId: experimentId, mode: "live" }, 1);
     const davesRevoked = await make(dave, { resourceType: "experiment", resourceId: experimentId }, 2);
@@ -457,11 +562,18 @@ describe("share links on the embedded PostgreSQL", () => {
       [davesOld.link.id, "expired", 0, null, "dave@example.test"],
     ]);
     // The admin's panel shows every user's links to the resource, without ?all.
-    expect((await visibleShareLinks(db, erin, ofExperiment, at(3 * DAY))).map((l) => l.id)).toEqual([erins.link.id, davesRevoked.link.id, davesUsed.link.id, davesOld.link.id]);
+    expect((await visibleShareLinks(db, erin, ofExperiment, at(3 * DAY))).map((l) => l.id)).toEqual([
+      erins.link.id,
+      davesRevoked.link.id,
+      davesUsed.link.id,
+      davesOld.link.id,
+    ]);
     // Another editor sees none of dave's.
     expect(await visibleShareLinks(db, alice, ofExperiment)).toEqual([]);
     expect((await visibleShareLinks(db, dave, query({ resourceType: "protocol_matrix" }))).map((l) => l.id)).toEqual([davesMatrix.link.id]);
-    expect(await visibleShareLinks(db, dave, query({ resourceType: "experiment", resourceId: "7d1f0c2e-5b8a-4c3d-9e6f-0a1b2c3d4e5f" }))).toEqual([]);
+    expect(
+      await visibleShareLinks(db, dave, query({ resourceType: "experiment", resourceId: "7d1f0c2e-5b8a-4c3d-9e6f-0a1b2c3d4e5f" })),
+    ).toEqual([]);
 
     // Without a resource: one's own links, or (?all, admins only) everyone's.
     expect((await visibleShareLinks(db, dave, query({}))).every((l) => l.createdBy.id === "dave")).toBe(true);
@@ -477,7 +589,12 @@ describe("share links on the embedded PostgreSQL", () => {
     expect(await openShareLink(racing, revokedMeanwhile.token, at(2 * HOUR))).toEqual({ status: "revoked", revokedAt: iso(HOUR) });
     expect(await useOf(revokedMeanwhile.link.id)).toEqual({ useCount: 0, lastUsedAt: null });
 
-    const disabledMeanwhile = await createShareLink(db, alice, input({ resourceType: "experiment", resourceId: experimentId, mode: "live" }), DEFAULTS);
+    const disabledMeanwhile = await createShareLink(
+      db,
+      alice,
+      input({ resourceType: "experiment", resourceId: experimentId, mode: "live" }),
+      DEFAULTS,
+    );
     const switching = afterTokenLookup(db, () => setShareLinksDisabled(db, root, true));
     try {
       expect(await openShareLink(switching, disabledMeanwhile.token, at(2 * HOUR))).toEqual({ status: "disabled" });

@@ -146,9 +146,19 @@ export interface ListShareLinksOptions {
 }
 
 /** Links newest first, filtered by creator and resource when given. The caller decides who may see which. */
-export async function listShareLinks(db: Db, { createdById, resource, now = new Date() }: ListShareLinksOptions = {}): Promise<ShareLinkView[]> {
+export async function listShareLinks(
+  db: Db,
+  { createdById, resource, now = new Date() }: ListShareLinksOptions = {},
+): Promise<ShareLinkView[]> {
   const rows = await db.shareLink.findMany({
-    where: { ...(createdById !== undefined && { createdById }), ...(resource && { resourceType: resource.type, resourceId: resource.id, ...(resource.ids && { resourceIds: { equals: resource.ids } }) }) },
+    where: {
+      ...(createdById !== undefined && { createdById }),
+      ...(resource && {
+        resourceType: resource.type,
+        resourceId: resource.id,
+        ...(resource.ids && { resourceIds: { equals: resource.ids } }),
+      }),
+    },
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     select: linkViewSelect,
   });
@@ -160,10 +170,16 @@ export async function listShareLinks(db: Db, { createdById, resource, now = new 
  * with `all` (share:admin only, else 403 naming it); and, for one resource's share panel, every
  * user's to it for a principal with share:admin, their own to it for anyone else.
  */
-export async function visibleShareLinks(db: Db, principal: Principal, query: ListShareLinksQuery, now = new Date()): Promise<ShareLinkView[]> {
+export async function visibleShareLinks(
+  db: Db,
+  principal: Principal,
+  query: ListShareLinksQuery,
+  now = new Date(),
+): Promise<ShareLinkView[]> {
   const isAdmin = can(principal.role, "share:admin");
   if (query.all && !isAdmin) throw forbidden("all: only an admin may list every share link", "all");
-  const resource = query.resourceType === undefined ? undefined : { type: query.resourceType, id: query.resourceId ?? null, ids: query.resourceIds };
+  const resource =
+    query.resourceType === undefined ? undefined : { type: query.resourceType, id: query.resourceId ?? null, ids: query.resourceIds };
   const everyone = query.all || (resource !== undefined && isAdmin);
   return listShareLinks(db, { createdById: everyone ? undefined : principal.userId, resource, now });
 }
@@ -218,7 +234,12 @@ export interface OpenedShareLink {
   note: string | null;
 }
 
-type Refusal = { status: "invalid" } | { status: "expired"; expiredAt: string } | { status: "revoked"; revokedAt: string } | { status: "disabled" } | { status: "gone" };
+type Refusal =
+  | { status: "invalid" }
+  | { status: "expired"; expiredAt: string }
+  | { status: "revoked"; revokedAt: string }
+  | { status: "disabled" }
+  | { status: "gone" };
 
 export type OpenShareLinkResult =
   | {
@@ -252,7 +273,15 @@ export async function openShareLink(db: Db, token: string, now = new Date()): Pr
   if (!shown) return { status: "gone" };
   if (!(await recordUse(db, link.id, now))) return currentRefusal(db, link.id, now);
   const { id, resourceId, note } = link;
-  const opened = { id, resourceType: link.resourceType as ShareResourceType, resourceId, mode: link.mode as ShareMode, createdAt: link.createdAt.toISOString(), expiresAt: iso(link.expiresAt), note };
+  const opened = {
+    id,
+    resourceType: link.resourceType as ShareResourceType,
+    resourceId,
+    mode: link.mode as ShareMode,
+    createdAt: link.createdAt.toISOString(),
+    expiresAt: iso(link.expiresAt),
+    note,
+  };
   return { status: "ok", link: opened, ...shown };
 }
 
@@ -268,7 +297,11 @@ function refusalOf(link: { revokedAt: Date | null; expiresAt: Date | null }, now
 }
 
 /** The frozen snapshot as stored, or the live content as it is now; null when a live resource is gone. */
-async function contentShown(db: Db, link: ShareLink, now: Date): Promise<{ content: ShareContent; contentHash: string; snapshotAt: string } | null> {
+async function contentShown(
+  db: Db,
+  link: ShareLink,
+  now: Date,
+): Promise<{ content: ShareContent; contentHash: string; snapshotAt: string } | null> {
   if (link.mode === "frozen") {
     if (link.snapshot === null || link.contentHash === null) throw new Error(`frozen share link ${link.id} has no snapshot`);
     return { content: link.snapshot as unknown as ShareContent, contentHash: link.contentHash, snapshotAt: link.createdAt.toISOString() };

@@ -29,15 +29,37 @@ export const unitsSchema = z.object({
 
 export const passKSchema = z.discriminatedUnion("available", [
   z.object({ available: z.literal(false), reason: z.string() }),
-  z.object({ available: z.literal(true), values: z.array(z.object({ k: z.number().int().min(1), value: z.number(), passAtK: z.number() })) }),
+  z.object({
+    available: z.literal(true),
+    values: z.array(z.object({ k: z.number().int().min(1), value: z.number(), passAtK: z.number() })),
+  }),
 ]);
 
-export const exclusionRuleAnswerSchema = z.object({ version: z.number().int().min(1), hash: z.string(), canonical: z.string(), rule: exclusionRuleSchema, declaredBy: z.string() });
+export const exclusionRuleAnswerSchema = z.object({
+  version: z.number().int().min(1),
+  hash: z.string(),
+  canonical: z.string(),
+  rule: exclusionRuleSchema,
+  declaredBy: z.string(),
+});
 
-export const sensitivityRowSchema = z.object({ measure: z.string(), rule: z.string(), n: count, N: count, rate: z.number().nullable(), wilson95: wilson95Schema, excluded: z.array(excludedSchema) });
+export const sensitivityRowSchema = z.object({
+  measure: z.string(),
+  rule: z.string(),
+  n: count,
+  N: count,
+  rate: z.number().nullable(),
+  wilson95: wilson95Schema,
+  excluded: z.array(excludedSchema),
+});
 
 /** The declared target of a measure (the rule's `threshold`), judged under every rule of the sensitivity table. */
-export const thresholdCheckSchema = z.object({ measure: z.string(), threshold: z.number(), verdict: z.enum(VERDICTS), warning: z.string().nullable() });
+export const thresholdCheckSchema = z.object({
+  measure: z.string(),
+  threshold: z.number(),
+  verdict: z.enum(VERDICTS),
+  warning: z.string().nullable(),
+});
 
 export type ThresholdCheckAnswer = z.infer<typeof thresholdCheckSchema>;
 export const ruleVersionSchema = z.object({

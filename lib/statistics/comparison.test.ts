@@ -4,7 +4,14 @@ import { DEFAULT_EVALUATION_RULE } from "./exclusion-rule";
 import { wilsonInterval } from "./wilson";
 
 const RULE = { version: 1, hash: "a".repeat(64) };
-const input = (id: string, runs: number, reportedSuccesses: number, finalRuns: number, finalSuccesses: number, declaredRule = RULE): ComparisonInput => ({
+const input = (
+  id: string,
+  runs: number,
+  reportedSuccesses: number,
+  finalRuns: number,
+  finalSuccesses: number,
+  declaredRule = RULE,
+): ComparisonInput => ({
   id,
   name: id,
   runs,
@@ -63,7 +70,16 @@ describe("compareEvaluations", () => {
     // D 180/200 = 0.90, all final; E 100/190 final successes + 10 unresolved: range [0.50, 0.55].
     // Wilson(180,200) lower 0.85059 > Wilson(110,200) upper 0.61736.
     const { pairs } = compareEvaluations([input("E", 200, 110, 190, 100), input("D", 200, 180, 200, 180)], DEFAULT_EVALUATION_RULE, RULE);
-    expect(pairs).toEqual([expect.objectContaining({ a: "E", b: "D", verdict: "holds across the justified range", leader: "D", leaderEndpoint: "D", leaderFinalOnly: "D" })]);
+    expect(pairs).toEqual([
+      expect.objectContaining({
+        a: "E",
+        b: "D",
+        verdict: "holds across the justified range",
+        leader: "D",
+        leaderEndpoint: "D",
+        leaderFinalOnly: "D",
+      }),
+    ]);
   });
 
   it("touching ranges flip (a tie is a different result); equal points and empty sides are not separable", () => {
@@ -84,7 +100,9 @@ describe("compareEvaluations", () => {
     const other = { version: 2, hash: "b".repeat(64) };
     const differing = compareEvaluations([A, input("B", 100, 70, 100, 70, other)], DEFAULT_EVALUATION_RULE, RULE);
     expect(differing.rulesDiffer).toBe(true);
-    expect(differing.ruleNote).toBe("Their declared rules differ (A: version 1, aaaaaaaaaaaa…; B: version 2, bbbbbbbbbbbb…); this comparison applies rule version 1 (aaaaaaaaaaaa…) to every one.");
+    expect(differing.ruleNote).toBe(
+      "Their declared rules differ (A: version 1, aaaaaaaaaaaa…; B: version 2, bbbbbbbbbbbb…); this comparison applies rule version 1 (aaaaaaaaaaaa…) to every one.",
+    );
     // Excluding unresolved runs: A's headline becomes its final-only 60/80; the justified range does not move.
     const excluding = compareEvaluations([A, B], { ...DEFAULT_EVALUATION_RULE, unresolved: "exclude" }, RULE);
     expect(excluding.evaluations[0]!.underRule).toMatchObject({ n: 60, N: 80 });
@@ -127,6 +145,8 @@ describe("the comparison's sensitivity to the rule", () => {
     expect(compareEvaluations([A, { ...B, declaredRule: other }], DEFAULT_EVALUATION_RULE, RULE, "A").ruleNote).toBe(
       `Their declared rules differ (A: version 1, ${"a".repeat(12)}…; B: version 2, ${"b".repeat(12)}…); this comparison applies A's rule version 1 (${"a".repeat(12)}…) to every one.`,
     );
-    expect(compareEvaluations([A, B], DEFAULT_EVALUATION_RULE, RULE, "A").ruleNote).toBe(`Every evaluation declared rule version 1 (${"a".repeat(12)}…); it applies to every one.`);
+    expect(compareEvaluations([A, B], DEFAULT_EVALUATION_RULE, RULE, "A").ruleNote).toBe(
+      `Every evaluation declared rule version 1 (${"a".repeat(12)}…); it applies to every one.`,
+    );
   });
 });

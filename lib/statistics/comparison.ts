@@ -26,7 +26,12 @@ export function comparedIdsSchema(field: string) {
 export function comparedIdsParamSchema(field: string) {
   return z
     .string(`${field} must be evaluation ids separated by commas`)
-    .transform((raw) => raw.split(",").map((id) => id.trim()).filter((id) => id !== ""))
+    .transform((raw) =>
+      raw
+        .split(",")
+        .map((id) => id.trim())
+        .filter((id) => id !== ""),
+    )
     .pipe(comparedIdsSchema(field));
 }
 
@@ -103,13 +108,17 @@ const ruled = (rule: ExclusionRule, input: ComparisonInput, unresolved: Exclusio
 /** Competition ranks ("1, 1, 3") by rate, highest first; no rate, no rank. */
 function ranks(figures: ReadonlyArray<{ id: string; rate: number | null }>): Map<string, number | null> {
   const ranked = new Map<string, number | null>();
-  for (const { id, rate } of figures) ranked.set(id, rate === null ? null : 1 + figures.filter((other) => other.rate !== null && other.rate > rate).length);
+  for (const { id, rate } of figures)
+    ranked.set(id, rate === null ? null : 1 + figures.filter((other) => other.rate !== null && other.rate > rate).length);
   return ranked;
 }
 
 /** Ids ordered by rank (then by the order given); those without a rank last. */
 const order = (ids: readonly string[], rank: Map<string, number | null>): string[] =>
-  ids.map((id, i) => ({ id, i, r: rank.get(id) ?? Infinity })).sort((x, y) => x.r - y.r || x.i - y.i).map((x) => x.id);
+  ids
+    .map((id, i) => ({ id, i, r: rank.get(id) ?? Infinity }))
+    .sort((x, y) => x.r - y.r || x.i - y.i)
+    .map((x) => x.id);
 
 const ahead = (a: ComparedEvaluation, b: ComparedEvaluation, pick: (e: ComparedEvaluation) => Figure): string | null => {
   const x = pick(a).rate;
@@ -131,18 +140,40 @@ const pct = (value: number) => `${(100 * value).toFixed(1)}%`;
  */
 export function pairVerdict(a: ComparedEvaluation, b: ComparedEvaluation): PairVerdict {
   const base = { a: a.id, b: b.id, leaderEndpoint: ahead(a, b, (e) => e.reported), leaderFinalOnly: ahead(a, b, (e) => e.finalOnly) };
-  const [aLow, aHigh, bLow, bHigh] = [a.justifiedRange.lower.rate, a.justifiedRange.upper.rate, b.justifiedRange.lower.rate, b.justifiedRange.upper.rate];
-  if (aLow === null || aHigh === null || bLow === null || bHigh === null) return { ...base, verdict: "not separable at this sample size", leader: null, why: "a side has no runs under the rule" };
+  const [aLow, aHigh, bLow, bHigh] = [
+    a.justifiedRange.lower.rate,
+    a.justifiedRange.upper.rate,
+    b.justifiedRange.lower.rate,
+    b.justifiedRange.upper.rate,
+  ];
+  if (aLow === null || aHigh === null || bLow === null || bHigh === null)
+    return { ...base, verdict: "not separable at this sample size", leader: null, why: "a side has no runs under the rule" };
   const range = (e: ComparedEvaluation, low: number, high: number) => `${e.name} ${pct(low)}–${pct(high)}`;
   if (!(aLow > bHigh) && !(bLow > aHigh)) {
-    if (aLow === aHigh && bLow === bHigh && aLow === bLow) return { ...base, verdict: "not separable at this sample size", leader: null, why: `both rates are ${pct(aLow)} with nothing unresolved` };
-    return { ...base, verdict: "flips within it", leader: null, why: `the justified ranges overlap (${range(a, aLow, aHigh)}, ${range(b, bLow, bHigh)}): resolving the unresolved runs can put either ahead` };
+    if (aLow === aHigh && bLow === bHigh && aLow === bLow)
+      return {
+        ...base,
+        verdict: "not separable at this sample size",
+        leader: null,
+        why: `both rates are ${pct(aLow)} with nothing unresolved`,
+      };
+    return {
+      ...base,
+      verdict: "flips within it",
+      leader: null,
+      why: `the justified ranges overlap (${range(a, aLow, aHigh)}, ${range(b, bLow, bHigh)}): resolving the unresolved runs can put either ahead`,
+    };
   }
   const [leader, other] = aLow > bHigh ? [a, b] : [b, a];
   const leaderLow = leader.justifiedRange.lower.wilson95!;
   const otherHigh = other.justifiedRange.upper.wilson95!;
   if (leaderLow[0] > otherHigh[1]) {
-    return { ...base, verdict: "holds across the justified range", leader: leader.id, why: `${leader.name}'s lowest value's interval starts at ${pct(leaderLow[0])}, above ${other.name}'s highest value's interval, which ends at ${pct(otherHigh[1])}` };
+    return {
+      ...base,
+      verdict: "holds across the justified range",
+      leader: leader.id,
+      why: `${leader.name}'s lowest value's interval starts at ${pct(leaderLow[0])}, above ${other.name}'s highest value's interval, which ends at ${pct(otherHigh[1])}`,
+    };
   }
   return {
     ...base,
@@ -155,17 +186,29 @@ export function pairVerdict(a: ComparedEvaluation, b: ComparedEvaluation): PairV
 /** The applied rule, then its alternatives for unresolved runs: the rows of the comparison's sensitivity. */
 function ruleAlternatives(rule: ExclusionRule): Array<{ rule: string; unresolved: ExclusionRule["unresolved"] }> {
   const others = (["count_as_failure", "count_as_success", "exclude"] as const).filter((u) => u !== rule.unresolved);
-  return [{ rule: `applied (version ${rule.version}): ${UNRESOLVED_WORDS[rule.unresolved]}`, unresolved: rule.unresolved }, ...others.map((u) => ({ rule: UNRESOLVED_WORDS[u], unresolved: u }))];
+  return [
+    { rule: `applied (version ${rule.version}): ${UNRESOLVED_WORDS[rule.unresolved]}`, unresolved: rule.unresolved },
+    ...others.map((u) => ({ rule: UNRESOLVED_WORDS[u], unresolved: u })),
+  ];
 }
 
 /**
  * Rankings by the headline under each rule, and a warning for each pair whose leader (the higher
  * rate; a tie or no runs is no leader) is not the same under every rule.
  */
-export function comparisonRuleSensitivity(inputs: readonly ComparisonInput[], rule: ExclusionRule): Pick<Comparison, "ruleSensitivity" | "ruleWarnings"> {
-  const rows = ruleAlternatives(rule).map(({ rule: words, unresolved }) => ({ words, figures: new Map(inputs.map((input) => [input.id, ruled(rule, input, unresolved)])) }));
+export function comparisonRuleSensitivity(
+  inputs: readonly ComparisonInput[],
+  rule: ExclusionRule,
+): Pick<Comparison, "ruleSensitivity" | "ruleWarnings"> {
+  const rows = ruleAlternatives(rule).map(({ rule: words, unresolved }) => ({
+    words,
+    figures: new Map(inputs.map((input) => [input.id, ruled(rule, input, unresolved)])),
+  }));
   const ids = inputs.map((input) => input.id);
-  const ruleSensitivity = rows.map(({ words, figures }) => ({ rule: words, ranking: order(ids, ranks(ids.map((id) => ({ id, rate: figures.get(id)!.rate })))) }));
+  const ruleSensitivity = rows.map(({ words, figures }) => ({
+    rule: words,
+    ranking: order(ids, ranks(ids.map((id) => ({ id, rate: figures.get(id)!.rate })))),
+  }));
   const ruleWarnings = inputs.flatMap((a, i) =>
     inputs.slice(i + 1).flatMap((b) => {
       // The leader by id: two evaluations may share a name.
@@ -177,14 +220,21 @@ export function comparisonRuleSensitivity(inputs: readonly ComparisonInput[], ru
       if (new Set(leaders.map((l) => l.leader?.id ?? null)).size === 1) return [];
       const [first, other] = [leaders[0]!, leaders.find((l) => l.leader?.id !== leaders[0]!.leader?.id)!];
       const named = (leader: ComparisonInput | null) => leader?.name ?? "neither";
-      return [`${a.name} vs ${b.name}: ${named(first.leader)} leads under ${first.words} (${first.text}), ${named(other.leader)} under ${other.words} (${other.text}); the order depends on the exclusion rule`];
+      return [
+        `${a.name} vs ${b.name}: ${named(first.leader)} leads under ${first.words} (${first.text}), ${named(other.leader)} under ${other.words} (${other.text}); the order depends on the exclusion rule`,
+      ];
     }),
   );
   return { ruleSensitivity, ruleWarnings };
 }
 
 /** The comparison of two or more evaluations under one rule (`ruleIdentity` is the rule's version and hash; `appliedFrom` names whose declared rule it is, for the note). */
-export function compareEvaluations(inputs: readonly ComparisonInput[], rule: ExclusionRule, ruleIdentity: { version: number; hash: string }, appliedFrom?: string): Comparison {
+export function compareEvaluations(
+  inputs: readonly ComparisonInput[],
+  rule: ExclusionRule,
+  ruleIdentity: { version: number; hash: string },
+  appliedFrom?: string,
+): Comparison {
   if (inputs.length < 2) throw new RangeError(`compareEvaluations: two or more evaluations, got ${inputs.length}`);
   const figures = inputs.map((input) => ({
     input,
@@ -221,7 +271,11 @@ export function compareEvaluations(inputs: readonly ComparisonInput[], rule: Exc
     ruleNote,
     rulesDiffer,
     evaluations,
-    ranking: { endpoint, finalOnly, changed: endpoint.some((id, i) => id !== finalOnly[i]) || evaluations.some((e) => e.rank.endpoint !== e.rank.finalOnly) },
+    ranking: {
+      endpoint,
+      finalOnly,
+      changed: endpoint.some((id, i) => id !== finalOnly[i]) || evaluations.some((e) => e.rank.endpoint !== e.rank.finalOnly),
+    },
     pairs,
     ...comparisonRuleSensitivity(inputs, rule),
   };

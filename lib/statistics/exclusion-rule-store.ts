@@ -12,7 +12,8 @@ import { exclusionRuleIdentity } from "./exclusion-rule-hash";
 /** Whose rule: an experiment's or an evaluation's. */
 export type RuleSubject = { kind: "experiment"; id: string } | { kind: "evaluation"; id: string };
 
-const subjectWhere = (subject: RuleSubject) => (subject.kind === "experiment" ? { experimentId: subject.id } : { evaluationId: subject.id });
+const subjectWhere = (subject: RuleSubject) =>
+  subject.kind === "experiment" ? { experimentId: subject.id } : { evaluationId: subject.id };
 
 function storedColumns(rule: ExclusionRule) {
   const identity = exclusionRuleIdentity(rule);
@@ -20,43 +21,82 @@ function storedColumns(rule: ExclusionRule) {
 }
 
 /** Replaces the default version 1 the trigger stored with the rule declared at creation (inside the creating transaction). */
-export async function declareRuleAtCreation(tx: Prisma.TransactionClient, subject: RuleSubject, declaration: ExclusionRuleDeclaration, createdById: string | null): Promise<void> {
+export async function declareRuleAtCreation(
+  tx: Prisma.TransactionClient,
+  subject: RuleSubject,
+  declaration: ExclusionRuleDeclaration,
+  createdById: string | null,
+): Promise<void> {
   const { count } = await tx.exclusionRuleVersion.updateMany({
     where: { ...subjectWhere(subject), version: 1 },
     data: { ...storedColumns({ ...declaration, version: 1 }), reason: "declared at creation", createdById },
   });
-  if (count !== 1) throw new Error(`${subject.kind} ${subject.id} has no version 1 of its exclusion rule (the migration's trigger stores one)`);
+  if (count !== 1)
+    throw new Error(`${subject.kind} ${subject.id} has no version 1 of its exclusion rule (the migration's trigger stores one)`);
 }
 
 /** Appends the next version from `baseVersion` (409 with both versions when someone changed it since); 404 for an unknown subject. */
-export async function changeExclusionRule(db: Db, subject: RuleSubject, body: ChangeExclusionRuleBody, createdById: string | null): Promise<{ version: number; hash: string }> {
+export async function changeExclusionRule(
+  db: Db,
+  subject: RuleSubject,
+  body: ChangeExclusionRuleBody,
+  createdById: string | null,
+): Promise<{ version: number; hash: string }> {
   return db.$transaction(async (tx) => {
     // The subject's row, locked: two changes from one base version cannot both pass the check.
     const locked =
       subject.kind === "experiment"
-        ? await tx.$queryRaw<Array<{ version: number; kind: string }>>`SELECT exclusion_rule_version AS version, kind FROM experiments WHERE id = ${subject.id}::uuid FOR UPDATE`
-        : await tx.$queryRaw<Array<{ version: number; kind: string }>>`SELECT exclusion_rule_version AS version, 'evaluation' AS kind FROM evaluations WHERE id = ${subject.id}::uuid FOR UPDATE`;
+        ? await tx.$queryRaw<
+            Array<{ version: number; kind: string }>
+          >`SELECT exclusion_rule_version AS version, kind FROM experiments WHERE id = ${subject.id}::uuid FOR UPDATE`
+        : await tx.$queryRaw<
+            Array<{ version: number; kind: string }>
+          >`SELECT exclusion_rule_version AS version, 'evaluation' AS kind FROM evaluations WHERE id = ${subject.id}::uuid FOR UPDATE`;
     if (locked.length === 0) throw notFound(subject.kind);
     // A canary experiment stores no runs and has no statistics: a rule would apply to nothing, and a new version of it would mislead.
-    if (locked[0]!.kind === "canary") throw conflict("canary_experiment", "a canary experiment has no runs for an exclusion rule to apply to (its results are per surface: GET …/canary); nothing was changed");
+    if (locked[0]!.kind === "canary")
+      throw conflict(
+        "canary_experiment",
+        "a canary experiment has no runs for an exclusion rule to apply to (its results are per surface: GET …/canary); nothing was changed",
+      );
     const current = locked[0]!.version;
     if (current !== body.baseVersion) {
-      const stored = await tx.exclusionRuleVersion.findUniqueOrThrow({ where: subject.kind === "experiment" ? { experimentId_version: { experimentId: subject.id, version: current } } : { evaluationId_version: { evaluationId: subject.id, version: current } } });
-      throw conflict("edit_conflict", `baseVersion: the rule is at version ${current} now, not ${body.baseVersion}; nothing was changed. Compare both and change it again from version ${current}.`, "baseVersion", {
-        current: { version: current, rule: stored.rule },
-        yours: body.rule,
+      const stored = await tx.exclusionRuleVersion.findUniqueOrThrow({
+        where:
+          subject.kind === "experiment"
+            ? { experimentId_version: { experimentId: subject.id, version: current } }
+            : { evaluationId_version: { evaluationId: subject.id, version: current } },
       });
+      throw conflict(
+        "edit_conflict",
+        `baseVersion: the rule is at version ${current} now, not ${body.baseVersion}; nothing was changed. Compare both and change it again from version ${current}.`,
+        "baseVersion",
+        {
+          current: { version: current, rule: stored.rule },
+          yours: body.rule,
+        },
+      );
     }
     const version = current + 1;
     const rule: ExclusionRule = { ...body.rule, version };
-    await tx.exclusionRuleVersion.create({ data: { ...subjectWhere(subject), version, ...storedColumns(rule), reason: body.reason, createdById } });
+    await tx.exclusionRuleVersion.create({
+      data: { ...subjectWhere(subject), version, ...storedColumns(rule), reason: body.reason, createdById },
+    });
     if (subject.kind === "experiment") await tx.experiment.update({ where: { id: subject.id }, data: { exclusionRuleVersion: version } });
     else await tx.evaluation.update({ where: { id: subject.id }, data: { exclusionRuleVersion: version } });
     return { version, hash: exclusionRuleIdentity(rule).hash };
   });
 }
 
-const versionSelect = { version: true, rule: true, canonical: true, hash: true, reason: true, createdAt: true, createdBy: { select: { email: true } } } satisfies Prisma.ExclusionRuleVersionSelect;
+const versionSelect = {
+  version: true,
+  rule: true,
+  canonical: true,
+  hash: true,
+  reason: true,
+  createdAt: true,
+  createdBy: { select: { email: true } },
+} satisfies Prisma.ExclusionRuleVersionSelect;
 
 function toVersion(row: Prisma.ExclusionRuleVersionGetPayload<{ select: typeof versionSelect }>): RuleVersion {
   return {
@@ -72,7 +112,11 @@ function toVersion(row: Prisma.ExclusionRuleVersionGetPayload<{ select: typeof v
 
 /** Every version, newest first, and the current one (the highest); 404 for an unknown subject. */
 export async function exclusionRuleHistory(db: Db, subject: RuleSubject): Promise<RuleHistory> {
-  const rows = await db.exclusionRuleVersion.findMany({ where: subjectWhere(subject), orderBy: { version: "desc" }, select: versionSelect });
+  const rows = await db.exclusionRuleVersion.findMany({
+    where: subjectWhere(subject),
+    orderBy: { version: "desc" },
+    select: versionSelect,
+  });
   if (rows.length === 0) throw notFound(subject.kind);
   const versions = rows.map(toVersion);
   return { current: versions[0]!, versions };
@@ -80,7 +124,11 @@ export async function exclusionRuleHistory(db: Db, subject: RuleSubject): Promis
 
 /** The current version alone (one indexed row); 404 for an unknown subject. */
 export async function currentExclusionRule(db: Db, subject: RuleSubject): Promise<RuleVersion> {
-  const row = await db.exclusionRuleVersion.findFirst({ where: subjectWhere(subject), orderBy: { version: "desc" }, select: versionSelect });
+  const row = await db.exclusionRuleVersion.findFirst({
+    where: subjectWhere(subject),
+    orderBy: { version: "desc" },
+    select: versionSelect,
+  });
   if (!row) throw notFound(subject.kind);
   return toVersion(row);
 }

@@ -3,7 +3,6 @@ import { applyExclusionRule, DEFAULT_EXPERIMENT_RULE, exclusionRuleSchema, type 
 import { exclusionRuleIdentity } from "./exclusion-rule-hash";
 import { COUNTS } from "./test-support";
 
-
 const withRule = (changes: Partial<Omit<ExclusionRule, "classes">> & { classes?: Partial<ExclusionRule["classes"]> }): ExclusionRule => ({
   ...DEFAULT_EXPERIMENT_RULE,
   ...changes,
@@ -13,7 +12,11 @@ const withRule = (changes: Partial<Omit<ExclusionRule, "classes">> & { classes?:
 describe("applying an exclusion rule", () => {
   it("under the default rule excludes environment failures by name and counts unresolved as failure", () => {
     // kept: completed 80 (40 ✓), agent 8, stops 5, missing 2 → 40/95; environment failures apart: 1 of 5
-    expect(applyExclusionRule(DEFAULT_EXPERIMENT_RULE, COUNTS)).toEqual({ n: 40, N: 95, excluded: [{ name: "environment_failure", n: 1, N: 5 }] });
+    expect(applyExclusionRule(DEFAULT_EXPERIMENT_RULE, COUNTS)).toEqual({
+      n: 40,
+      N: 95,
+      excluded: [{ name: "environment_failure", n: 1, N: 5 }],
+    });
   });
 
   it("keeps a class with its own labels", () => {
@@ -23,14 +26,24 @@ describe("applying an exclusion rule", () => {
 
   it("counts a class as failure whatever its labels", () => {
     // environment failures as failure: 40/95 + 0/5 = 40/100
-    expect(applyExclusionRule(withRule({ classes: { environment_failure: "count_as_failure" } }), COUNTS)).toEqual({ n: 40, N: 100, excluded: [] });
+    expect(applyExclusionRule(withRule({ classes: { environment_failure: "count_as_failure" } }), COUNTS)).toEqual({
+      n: 40,
+      N: 100,
+      excluded: [],
+    });
     // completed as failure too: its 40 successes no longer count: 0/100
-    expect(applyExclusionRule(withRule({ classes: { environment_failure: "count_as_failure", completed: "count_as_failure" } }), COUNTS)).toEqual({ n: 0, N: 100, excluded: [] });
+    expect(
+      applyExclusionRule(withRule({ classes: { environment_failure: "count_as_failure", completed: "count_as_failure" } }), COUNTS),
+    ).toEqual({ n: 0, N: 100, excluded: [] });
   });
 
   it("treats the unresolved label of kept classes as failure, success, or its own excluded group", () => {
     // as success: 40 + 10 (completed) + 3 (stops) + 2 (missing) = 55 of 95
-    expect(applyExclusionRule(withRule({ unresolved: "count_as_success" }), COUNTS)).toEqual({ n: 55, N: 95, excluded: [{ name: "environment_failure", n: 1, N: 5 }] });
+    expect(applyExclusionRule(withRule({ unresolved: "count_as_success" }), COUNTS)).toEqual({
+      n: 55,
+      N: 95,
+      excluded: [{ name: "environment_failure", n: 1, N: 5 }],
+    });
     // excluded: 95 − 15 unresolved = 80, 40 successes; the unresolved of excluded environment failures stay with their class
     expect(applyExclusionRule(withRule({ unresolved: "exclude" }), COUNTS)).toEqual({
       n: 40,
@@ -46,7 +59,12 @@ describe("applying an exclusion rule", () => {
     // everything but agent failures excluded: 0/8
     const rule = withRule({ classes: { completed: "exclude", protocol_stop: "exclude", missing_evidence: "exclude" } });
     expect(applyExclusionRule(rule, COUNTS).N).toBe(8);
-    expect(applyExclusionRule(rule, COUNTS).excluded.map((e) => `${e.name} ${e.n}/${e.N}`)).toEqual(["completed 40/80", "protocol_stop 0/5", "environment_failure 1/5", "missing_evidence 0/2"]);
+    expect(applyExclusionRule(rule, COUNTS).excluded.map((e) => `${e.name} ${e.n}/${e.N}`)).toEqual([
+      "completed 40/80",
+      "protocol_stop 0/5",
+      "environment_failure 1/5",
+      "missing_evidence 0/2",
+    ]);
   });
 });
 
@@ -54,7 +72,10 @@ describe("a declared rule", () => {
   it("is validated at the boundary", () => {
     expect(exclusionRuleSchema.parse(DEFAULT_EXPERIMENT_RULE)).toEqual(DEFAULT_EXPERIMENT_RULE);
     expect(exclusionRuleSchema.safeParse({ ...DEFAULT_EXPERIMENT_RULE, unresolved: "keep" }).success).toBe(false);
-    expect(exclusionRuleSchema.safeParse({ ...DEFAULT_EXPERIMENT_RULE, classes: { ...DEFAULT_EXPERIMENT_RULE.classes, timeout: "keep" } }).success).toBe(false);
+    expect(
+      exclusionRuleSchema.safeParse({ ...DEFAULT_EXPERIMENT_RULE, classes: { ...DEFAULT_EXPERIMENT_RULE.classes, timeout: "keep" } })
+        .success,
+    ).toBe(false);
     expect(exclusionRuleSchema.safeParse({ ...DEFAULT_EXPERIMENT_RULE, version: 0 }).success).toBe(false);
   });
 

@@ -27,9 +27,18 @@ export const exclusionRuleDeclarationSchema = z.strictObject({
   } satisfies Record<RunClassification, z.ZodType<ClassTreatment>>),
   unresolved: z.enum(UNRESOLVED_TREATMENTS, `unresolved must be one of ${UNRESOLVED_TREATMENTS.join(", ")}`),
   /** The eligible population in words (seed 003: declared with the rule, before the runs); absent: every run that entered the protocol. */
-  eligiblePopulation: z.string("eligiblePopulation must be text").trim().min(1, "eligiblePopulation must not be empty").max(500, "eligiblePopulation must be at most 500 characters").optional(),
+  eligiblePopulation: z
+    .string("eligiblePopulation must be text")
+    .trim()
+    .min(1, "eligiblePopulation must not be empty")
+    .max(500, "eligiblePopulation must be at most 500 characters")
+    .optional(),
   /** A target for the headline rate: a warning appears when an alternative rule puts the rate on the other side of it. */
-  threshold: z.number("threshold must be a number").min(0, "threshold must be between 0 and 1").max(1, "threshold must be between 0 and 1").optional(),
+  threshold: z
+    .number("threshold must be a number")
+    .min(0, "threshold must be between 0 and 1")
+    .max(1, "threshold must be between 0 and 1")
+    .optional(),
 });
 export type ExclusionRuleDeclaration = z.infer<typeof exclusionRuleDeclarationSchema>;
 
@@ -39,7 +48,11 @@ export const exclusionRuleSchema = exclusionRuleDeclarationSchema.extend({
 });
 export type ExclusionRule = z.infer<typeof exclusionRuleSchema>;
 
-const reason = z.string("reason must be text").trim().min(1, "reason must say why the rule changes").max(1_000, "reason must be at most 1000 characters");
+const reason = z
+  .string("reason must be text")
+  .trim()
+  .min(1, "reason must say why the rule changes")
+  .max(1_000, "reason must be at most 1000 characters");
 
 /** PUT /api/v1/{experiments,evaluations}/{id}/exclusion-rule: the new rule, the version it was edited from, and why. */
 export const changeExclusionRuleBodySchema = z.strictObject({

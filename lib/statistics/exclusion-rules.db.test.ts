@@ -34,10 +34,17 @@ const run = (externalId: string, second: number, endpointLabel: "success" | "fai
 const threeRuns = () => [
   run("s1", 0, "success"),
   run("f1", 2, "failure"),
-  run("u1", 4, "success", { effects: [{ effectId: "e1", tool: "bank.transfer", handle: "tx-1", requestedAt: at(4), statusAtScoring: "pending" }] }),
+  run("u1", 4, "success", {
+    effects: [{ effectId: "e1", tool: "bank.transfer", handle: "tx-1", requestedAt: at(4), statusAtScoring: "pending" }],
+  }),
 ];
 const POLICY = { tools: { "bank.transfer": "async_handle" as const } };
-const AS_SUCCESS: ExclusionRuleDeclaration = { ...declarationOf(DEFAULT_EVALUATION_RULE), unresolved: "count_as_success", eligiblePopulation: "every sampled task attempt", threshold: 0.6 };
+const AS_SUCCESS: ExclusionRuleDeclaration = {
+  ...declarationOf(DEFAULT_EVALUATION_RULE),
+  unresolved: "count_as_success",
+  eligiblePopulation: "every sampled task attempt",
+  threshold: 0.6,
+};
 
 async function refusal(promise: Promise<unknown>): Promise<DomainError> {
   try {
@@ -55,16 +62,31 @@ describe("an evaluation's declared exclusion rule", () => {
     const { current, versions } = await exclusionRuleHistory(db, { kind: "evaluation", id });
     const identity = exclusionRuleIdentity(DEFAULT_EVALUATION_RULE);
     expect(versions).toHaveLength(1);
-    expect(current).toMatchObject({ version: 1, hash: identity.hash, canonical: identity.canonical, rule: DEFAULT_EVALUATION_RULE, reason: "the default rule: none was declared at creation" });
+    expect(current).toMatchObject({
+      version: 1,
+      hash: identity.hash,
+      canonical: identity.canonical,
+      rule: DEFAULT_EVALUATION_RULE,
+      reason: "the default rule: none was declared at creation",
+    });
   });
 
   it("is stored as declared, frozen, changed only as a new version from the current one, and named by every figure", async () => {
     const id = await createEvaluation(db, { name: "declared", effectPolicy: POLICY, exclusionRule: AS_SUCCESS }, null);
     await ingestRuns(db, id, threeRuns());
     const declared = await evaluationStatistics(db, id);
-    expect(declared.exclusionRule).toMatchObject({ version: 1, hash: exclusionRuleIdentity({ ...AS_SUCCESS, version: 1 }).hash, declaredBy: expect.stringContaining("declared at creation") });
+    expect(declared.exclusionRule).toMatchObject({
+      version: 1,
+      hash: exclusionRuleIdentity({ ...AS_SUCCESS, version: 1 }).hash,
+      declaredBy: expect.stringContaining("declared at creation"),
+    });
     // Unresolved as success: s1 and u1 of 3 = 2/3, over the declared population.
-    expect(declared.rates[0]).toMatchObject({ name: "success rate (rule version 1)", n: 2, N: 3, population: expect.stringMatching(/^every sampled task attempt, .*; an unresolved run counts as a success$/) });
+    expect(declared.rates[0]).toMatchObject({
+      name: "success rate (rule version 1)",
+      n: 2,
+      N: 3,
+      population: expect.stringMatching(/^every sampled task attempt, .*; an unresolved run counts as a success$/),
+    });
     expect(declared.sensitivity.map((r) => [r.rule, r.n, r.N])).toEqual([
       ["declared (version 1)", 2, 3],
       ["unresolved as failure", 1, 3],
@@ -76,31 +98,67 @@ describe("an evaluation's declared exclusion rule", () => {
         measure: "success rate",
         threshold: 0.6,
         verdict: "flips within it",
-        warning: "success rate: at or above the target 60.0% under declared (version 1) (2/3), below it under unresolved as failure (1/3); the conclusion depends on the exclusion rule",
+        warning:
+          "success rate: at or above the target 60.0% under declared (version 1) (2/3), below it under unresolved as failure (1/3); the conclusion depends on the exclusion rule",
       },
     ]);
 
-    const changed = await changeExclusionRule(db, { kind: "evaluation", id }, { baseVersion: 1, reason: "a success needs evidence", rule: { ...AS_SUCCESS, unresolved: "count_as_failure" } }, null);
-    expect(changed).toEqual({ version: 2, hash: exclusionRuleIdentity({ ...AS_SUCCESS, unresolved: "count_as_failure", version: 2 }).hash });
+    const changed = await changeExclusionRule(
+      db,
+      { kind: "evaluation", id },
+      { baseVersion: 1, reason: "a success needs evidence", rule: { ...AS_SUCCESS, unresolved: "count_as_failure" } },
+      null,
+    );
+    expect(changed).toEqual({
+      version: 2,
+      hash: exclusionRuleIdentity({ ...AS_SUCCESS, unresolved: "count_as_failure", version: 2 }).hash,
+    });
     const after = await evaluationStatistics(db, id);
-    expect(after.exclusionRule).toMatchObject({ version: 2, hash: changed.hash, declaredBy: expect.stringContaining("a success needs evidence") });
-    expect(after.rates[0]).toMatchObject({ name: "success rate (rule version 2)", n: 1, N: 3, population: expect.stringMatching(/; an unresolved run counts as a failure$/) });
+    expect(after.exclusionRule).toMatchObject({
+      version: 2,
+      hash: changed.hash,
+      declaredBy: expect.stringContaining("a success needs evidence"),
+    });
+    expect(after.rates[0]).toMatchObject({
+      name: "success rate (rule version 2)",
+      n: 1,
+      N: 3,
+      population: expect.stringMatching(/; an unresolved run counts as a failure$/),
+    });
     expect(after.sensitivity[0]).toMatchObject({ rule: "declared (version 2)", n: 1, N: 3 });
 
     // A change from version 1, made before someone else's version 2, is refused: nothing is written.
-    const stale = await refusal(changeExclusionRule(db, { kind: "evaluation", id }, { baseVersion: 1, reason: "from an old tab", rule: AS_SUCCESS }, null));
+    const stale = await refusal(
+      changeExclusionRule(db, { kind: "evaluation", id }, { baseVersion: 1, reason: "from an old tab", rule: AS_SUCCESS }, null),
+    );
     expect(stale).toMatchObject({ kind: "conflict", code: "edit_conflict", field: "baseVersion", details: { current: { version: 2 } } });
     const history = await exclusionRuleHistory(db, { kind: "evaluation", id });
     expect(history.versions.map((v) => [v.version, v.reason, v.rule.unresolved])).toEqual([
       [2, "a success needs evidence", "count_as_failure"],
       [1, "declared at creation", "count_as_success"],
     ]);
-    expect(await refusal(changeExclusionRule(db, { kind: "evaluation", id: "00000000-0000-4000-8000-000000000000" }, { baseVersion: 1, reason: "x", rule: AS_SUCCESS }, null))).toMatchObject({ kind: "not_found" });
+    expect(
+      await refusal(
+        changeExclusionRule(
+          db,
+          { kind: "evaluation", id: "00000000-0000-4000-8000-000000000000" },
+          { baseVersion: 1, reason: "x", rule: AS_SUCCESS },
+          null,
+        ),
+      ),
+    ).toMatchObject({ kind: "not_found" });
   });
 
   it("counts the units figures over the rows the rule keeps, as the design effect and its interval are", async () => {
-    const id = await createEvaluation(db, { name: "excluding", effectPolicy: POLICY, exclusionRule: { ...AS_SUCCESS, unresolved: "exclude" } }, null);
-    await ingestRuns(db, id, [...threeRuns(), { externalId: "n1", taskId: "t", startedAt: at(6), unscoredReason: "the harness scored nothing" }]);
+    const id = await createEvaluation(
+      db,
+      { name: "excluding", effectPolicy: POLICY, exclusionRule: { ...AS_SUCCESS, unresolved: "exclude" } },
+      null,
+    );
+    await ingestRuns(db, id, [
+      ...threeRuns(),
+      { externalId: "n1", taskId: "t", startedAt: at(6), unscoredReason: "the harness scored nothing" },
+    ]);
     const { units } = await evaluationStatistics(db, id);
     // s1 and f1 kept, each its own unit; u1 excluded by the rule, n1 unscored: 2 rows in 2 units, 1/2, deff 1.
     expect(units).toMatchObject({ runRows: 2, analysisUnits: 2, designEffect: 1, effectiveN: 2, rows: { n: 1, N: 2 } });
@@ -112,7 +170,10 @@ describe("an evaluation's declared exclusion rule", () => {
     const bad = { ...AS_SUCCESS, classes: { ...AS_SUCCESS.classes, completed: "exclude" } };
     const created = createEvaluationBodySchema.safeParse({ name: "x", exclusionRule: bad });
     expect(created.success).toBe(false);
-    expect(created.error!.issues[0]).toMatchObject({ path: ["exclusionRule", "classes", "completed"], message: expect.stringContaining("classes.completed must be keep") });
+    expect(created.error!.issues[0]).toMatchObject({
+      path: ["exclusionRule", "classes", "completed"],
+      message: expect.stringContaining("classes.completed must be keep"),
+    });
     const change = evaluationRuleChangeBodySchema.safeParse({ baseVersion: 1, reason: "x", rule: { ...AS_SUCCESS, threshold: 2 } });
     expect(change.error!.issues[0]).toMatchObject({ path: ["rule", "threshold"], message: "threshold must be between 0 and 1" });
   });
@@ -120,10 +181,22 @@ describe("an evaluation's declared exclusion rule", () => {
 
 describe("an experiment's declared exclusion rule", () => {
   it("is stored at creation and versioned, and its statistics name the version", async () => {
-    const rule: ExclusionRuleDeclaration = { ...declarationOf(DEFAULT_EVALUATION_RULE), classes: { ...DEFAULT_EVALUATION_RULE.classes, environment_failure: "keep" } };
+    const rule: ExclusionRuleDeclaration = {
+      ...declarationOf(DEFAULT_EVALUATION_RULE),
+      classes: { ...DEFAULT_EVALUATION_RULE.classes, environment_failure: "keep" },
+    };
     const id = await createQueuedExperiment(db, replayConfigSchema.parse({}), null, { name: "declared" }, rule);
-    expect((await exclusionRuleHistory(db, { kind: "experiment", id })).current).toMatchObject({ version: 1, hash: exclusionRuleIdentity({ ...rule, version: 1 }).hash, reason: "declared at creation" });
-    await changeExclusionRule(db, { kind: "experiment", id }, { baseVersion: 1, reason: "environment failures are the lab's", rule: declarationOf(DEFAULT_EVALUATION_RULE) }, null);
+    expect((await exclusionRuleHistory(db, { kind: "experiment", id })).current).toMatchObject({
+      version: 1,
+      hash: exclusionRuleIdentity({ ...rule, version: 1 }).hash,
+      reason: "declared at creation",
+    });
+    await changeExclusionRule(
+      db,
+      { kind: "experiment", id },
+      { baseVersion: 1, reason: "environment failures are the lab's", rule: declarationOf(DEFAULT_EVALUATION_RULE) },
+      null,
+    );
     const statistics = await experimentStatistics(db, id);
     expect(statistics.exclusionRule).toMatchObject({ version: 2, rule: { ...DEFAULT_EVALUATION_RULE, version: 2 } });
     expect(statistics.sensitivity[0]).toMatchObject({ measure: "completion rate", rule: "declared (version 2)" });
@@ -135,14 +208,42 @@ describe("the legal-action rate", () => {
   it("counts legal calls over the calls whose outcome is recorded, beside the all-run success rate", async () => {
     const id = await createEvaluation(db, { name: "calls" }, null);
     await ingestRuns(db, id, [
-      run("a", 0, "success", { toolCalls: [{ tool: "read", outcome: "ok" }, { tool: "send", outcome: "rejected" }, { tool: "send", outcome: "ok" }] }),
-      run("b", 2, "failure", { toolCalls: [{ tool: "pay", outcome: "error", error: "insufficient funds" }, { tool: "pay", error: "timeout" }, { tool: "read", outcome: "ok" }, { tool: "read" }] }),
+      run("a", 0, "success", {
+        toolCalls: [
+          { tool: "read", outcome: "ok" },
+          { tool: "send", outcome: "rejected" },
+          { tool: "send", outcome: "ok" },
+        ],
+      }),
+      run("b", 2, "failure", {
+        toolCalls: [
+          { tool: "pay", outcome: "error", error: "insufficient funds" },
+          { tool: "pay", error: "timeout" },
+          { tool: "read", outcome: "ok" },
+          { tool: "read" },
+        ],
+      }),
     ]);
     const statistics = await evaluationStatistics(db, id);
     // 7 calls, 6 with an outcome: ok, rejected, ok, error, error (by its error), ok → 3 legal of 6.
-    const legal = { name: "legal-action rate", n: 3, N: 6, wilson95: wilsonInterval(3, 6)!.map((v) => expect.closeTo(v, 12)), population: expect.stringContaining("1 of 7 carry none") };
+    const legal = {
+      name: "legal-action rate",
+      n: 3,
+      N: 6,
+      wilson95: wilsonInterval(3, 6)!.map((v) => expect.closeTo(v, 12)),
+      population: expect.stringContaining("1 of 7 carry none"),
+    };
     expect(statistics.legalActions).toEqual({ available: true, rate: legal });
-    expect(statistics.rates.map((r) => r.name)).toEqual(["success rate (rule version 1)", "reported success rate", "final-only success rate", "unresolved rate", "unscored runs", "endpoint ≠ terminal", "exposure rate", "legal-action rate"]);
+    expect(statistics.rates.map((r) => r.name)).toEqual([
+      "success rate (rule version 1)",
+      "reported success rate",
+      "final-only success rate",
+      "unresolved rate",
+      "unscored runs",
+      "endpoint ≠ terminal",
+      "exposure rate",
+      "legal-action rate",
+    ]);
     expect(statistics.rates[0]).toMatchObject({ n: 1, N: 2 });
   });
 
@@ -150,7 +251,10 @@ describe("the legal-action rate", () => {
     const id = await createEvaluation(db, { name: "no outcomes" }, null);
     await ingestRuns(db, id, [run("a", 0, "success", { toolCalls: [{ tool: "read" }, { tool: "send" }] })]);
     const statistics = await evaluationStatistics(db, id);
-    expect(statistics.legalActions).toEqual({ available: false, reason: expect.stringContaining("none of the 2 tool calls carries an outcome") });
+    expect(statistics.legalActions).toEqual({
+      available: false,
+      reason: expect.stringContaining("none of the 2 tool calls carries an outcome"),
+    });
     expect(statistics.rates.some((r) => r.name === "legal-action rate")).toBe(false);
     const none = await createEvaluation(db, { name: "no calls" }, null);
     await ingestRuns(db, none, [run("a", 0, "success")]);

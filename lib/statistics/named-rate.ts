@@ -3,7 +3,13 @@
 // denominator, never in place of the all-eligible-run figure. Always n/N with its interval.
 import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/rules/classification";
 import { CLASSIFICATION_LABELS } from "../format/replay-labels";
-import { applyExclusionRule, DEFAULT_ELIGIBLE_POPULATION, type ClassOutcomeCounts, type ExcludedRuns, type ExclusionRule } from "./exclusion-rule";
+import {
+  applyExclusionRule,
+  DEFAULT_ELIGIBLE_POPULATION,
+  type ClassOutcomeCounts,
+  type ExcludedRuns,
+  type ExclusionRule,
+} from "./exclusion-rule";
 import { wilsonInterval, type Interval } from "./wilson";
 
 /** How an excluded group is named on pages and in populations. */
@@ -31,7 +37,10 @@ export function namedRate(name: string, population: string, n: number, N: number
 /** Runs by class as outcomes of completion: a completed run succeeds, any other class fails. */
 export function completionOutcomes(runsByClass: Record<RunClassification, number>): ClassOutcomeCounts {
   return Object.fromEntries(
-    RUN_CLASSIFICATIONS.map((c) => [c, { success: c === "completed" ? runsByClass[c] : 0, failure: c === "completed" ? 0 : runsByClass[c], unresolved: 0 }]),
+    RUN_CLASSIFICATIONS.map((c) => [
+      c,
+      { success: c === "completed" ? runsByClass[c] : 0, failure: c === "completed" ? 0 : runsByClass[c], unresolved: 0 },
+    ]),
   ) as ClassOutcomeCounts;
 }
 
@@ -40,16 +49,32 @@ export function completionOutcomes(runsByClass: Record<RunClassification, number
  * the declared rule excludes, which are returned by name: a run that failed, stopped at its
  * budget or lacks evidence stays in N.
  */
-export function completionRate(rule: ExclusionRule, runsByClass: Record<RunClassification, number>): NamedRate & { excluded: ExcludedRuns[] } {
+export function completionRate(
+  rule: ExclusionRule,
+  runsByClass: Record<RunClassification, number>,
+): NamedRate & { excluded: ExcludedRuns[] } {
   const { n, N, excluded } = applyExclusionRule(rule, completionOutcomes(runsByClass));
   // No run here is unresolved, so only classes can be excluded.
   const excludedClasses = excluded.filter((group) => group.name !== "unresolved");
-  return { ...namedRate("completion rate", `eligible runs (${rule.eligiblePopulation ?? DEFAULT_ELIGIBLE_POPULATION})${lessExcluded(rule, excludedClasses)}`, n, N), excluded: excludedClasses };
+  return {
+    ...namedRate(
+      "completion rate",
+      `eligible runs (${rule.eligiblePopulation ?? DEFAULT_ELIGIBLE_POPULATION})${lessExcluded(rule, excludedClasses)}`,
+      n,
+      N,
+    ),
+    excluded: excludedClasses,
+  };
 }
 
 /** Legal calls over attempted tool calls: a rejected or erroring call counts against it even when the agent later repairs it. */
 export function legalActionRate(calls: { attempted: number; legal: number }): NamedRate {
-  return namedRate("legal-action rate", "attempted tool calls (rejected or erroring ones included, repaired or not)", calls.legal, calls.attempted);
+  return namedRate(
+    "legal-action rate",
+    "attempted tool calls (rejected or erroring ones included, repaired or not)",
+    calls.legal,
+    calls.attempted,
+  );
 }
 
 /** The legal-action rate where calls carry their outcome, or why it cannot be computed. */
@@ -62,8 +87,21 @@ export type LegalActionFigure = { available: true; rate: NamedRate } | { availab
  */
 export function legalActionFigure({ calls, withOutcome, legal }: { calls: number; withOutcome: number; legal: number }): LegalActionFigure {
   if (calls === 0) return { available: false, reason: "no run carries a tool call" };
-  if (withOutcome === 0) return { available: false, reason: `none of the ${calls} tool calls carries an outcome (outcome or error in the run's toolCalls), so whether any was rejected or raised is unknown` };
+  if (withOutcome === 0)
+    return {
+      available: false,
+      reason: `none of the ${calls} tool calls carries an outcome (outcome or error in the run's toolCalls), so whether any was rejected or raised is unknown`,
+    };
   const rate = legalActionRate({ attempted: withOutcome, legal });
   const left = calls - withOutcome;
-  return { available: true, rate: left === 0 ? rate : { ...rate, population: `${rate.population}, of the calls whose outcome is recorded (${left} of ${calls} carry none and are left out)` } };
+  return {
+    available: true,
+    rate:
+      left === 0
+        ? rate
+        : {
+            ...rate,
+            population: `${rate.population}, of the calls whose outcome is recorded (${left} of ${calls} carry none and are left out)`,
+          },
+  };
 }

@@ -1,7 +1,14 @@
 import { describe, expect, it } from "vitest";
 import { passK, tasksFromTrials, type TaskTrials, type Trial } from "./pass-k";
 
-const task = (taskId: string, trials: number, successes: number, fields: Partial<TaskTrials> = {}): TaskTrials => ({ taskId, trials, successes, analysisUnits: trials, inheritedState: "none", ...fields });
+const task = (taskId: string, trials: number, successes: number, fields: Partial<TaskTrials> = {}): TaskTrials => ({
+  taskId,
+  trials,
+  successes,
+  analysisUnits: trials,
+  inheritedState: "none",
+  ...fields,
+});
 
 describe("pass^k and pass@k", () => {
   it("average τ-bench's per-task estimators, k = 1..n", () => {
@@ -41,7 +48,10 @@ describe("pass^k and pass@k", () => {
       reason: 'trials of task b carry inherited state "internal": an earlier run could change them, so they are not independent trials',
     });
     expect(passK([task("a", 10, 10, { inheritedState: "public" })]).available).toBe(false);
-    expect(passK([task("a", 4, 2, { analysisUnits: 2 })])).toEqual({ available: false, reason: "trials of task a are connected: 4 trials in 2 analysis units" });
+    expect(passK([task("a", 4, 2, { analysisUnits: 2 })])).toEqual({
+      available: false,
+      reason: "trials of task a are connected: 4 trials in 2 analysis units",
+    });
     expect(passK([])).toEqual({ available: false, reason: "no trials" });
   });
 });

@@ -36,7 +36,14 @@ export type PassKResult =
 export function tasksFromTrials(trials: readonly Trial[]): TaskTrials[] {
   const tasks = new Map<string, TaskTrials & { units: Set<string> }>();
   for (const trial of trials) {
-    const task = tasks.get(trial.taskId) ?? { taskId: trial.taskId, trials: 0, successes: 0, analysisUnits: 0, inheritedState: "none", units: new Set<string>() };
+    const task = tasks.get(trial.taskId) ?? {
+      taskId: trial.taskId,
+      trials: 0,
+      successes: 0,
+      analysisUnits: 0,
+      inheritedState: "none",
+      units: new Set<string>(),
+    };
     task.trials += 1;
     if (trial.success) task.successes += 1;
     task.units.add(trial.unitId);
@@ -51,9 +58,11 @@ export function tasksFromTrials(trials: readonly Trial[]): TaskTrials[] {
 function passKRefusal(tasks: readonly TaskTrials[]): string | null {
   if (tasks.length === 0) return "no trials";
   const inherited = tasks.find((task) => task.inheritedState !== "none");
-  if (inherited) return `trials of task ${inherited.taskId} carry inherited state "${inherited.inheritedState}": an earlier run could change them, so they are not independent trials`;
+  if (inherited)
+    return `trials of task ${inherited.taskId} carry inherited state "${inherited.inheritedState}": an earlier run could change them, so they are not independent trials`;
   const connected = tasks.find((task) => task.analysisUnits < task.trials);
-  if (connected) return `trials of task ${connected.taskId} are connected: ${connected.trials} trials in ${connected.analysisUnits} analysis units`;
+  if (connected)
+    return `trials of task ${connected.taskId} are connected: ${connected.trials} trials in ${connected.analysisUnits} analysis units`;
   const empty = tasks.find((task) => task.trials === 0);
   if (empty) return `task ${empty.taskId} has no trials`;
   return null;
@@ -72,13 +81,21 @@ export function passK(tasks: readonly TaskTrials[]): PassKResult {
   for (let k = 1; k <= fewest; k++) {
     const allSucceed = meanOverTasks(tasks, (task) => binomial(task.successes, k), k);
     const allFail = meanOverTasks(tasks, (task) => binomial(task.trials - task.successes, k), k);
-    values.push({ k, value: exactRatio(allSucceed.numerator, allSucceed.denominator), passAtK: exactRatio(allFail.denominator - allFail.numerator, allFail.denominator) });
+    values.push({
+      k,
+      value: exactRatio(allSucceed.numerator, allSucceed.denominator),
+      passAtK: exactRatio(allFail.denominator - allFail.numerator, allFail.denominator),
+    });
   }
   return { available: true, values };
 }
 
 /** (1/T) Σ numerator(task)/C(n_task, k) as an exact fraction: tasks with equal n share a denominator. */
-function meanOverTasks(tasks: readonly TaskTrials[], numerator: (task: TaskTrials) => bigint, k: number): { numerator: bigint; denominator: bigint } {
+function meanOverTasks(
+  tasks: readonly TaskTrials[],
+  numerator: (task: TaskTrials) => bigint,
+  k: number,
+): { numerator: bigint; denominator: bigint } {
   const byTrials = new Map<number, bigint>();
   for (const task of tasks) byTrials.set(task.trials, (byTrials.get(task.trials) ?? 0n) + numerator(task));
   let sumNumerator = 0n;

@@ -22,7 +22,14 @@ describe("sensitivity", () => {
   });
 });
 
-const row = (rule: string, n: number, N: number): SensitivityRow => ({ rule, n, N, rate: N === 0 ? null : n / N, wilson95: wilsonInterval(n, N), excluded: [] });
+const row = (rule: string, n: number, N: number): SensitivityRow => ({
+  rule,
+  n,
+  N,
+  rate: N === 0 ? null : n / N,
+  wilson95: wilsonInterval(n, N),
+  excluded: [],
+});
 const rows = (...figures: Array<[number, number]>) => figures.map(([n, N], i) => row(`rule ${i}`, n, N));
 
 describe("a threshold the user set", () => {
@@ -69,7 +76,13 @@ describe("a comparison between two rates", () => {
 describe("sensitivity over runs without classes", () => {
   it("varies only the unresolved treatment", () => {
     // completed 40 ✓ 30 ✗ 10 ?: as failure 40/80, as success 50/80, excluded 40/70.
-    const counts = { ...COUNTS, agent_failure: { success: 0, failure: 0, unresolved: 0 }, protocol_stop: { success: 0, failure: 0, unresolved: 0 }, environment_failure: { success: 0, failure: 0, unresolved: 0 }, missing_evidence: { success: 0, failure: 0, unresolved: 0 } };
+    const counts = {
+      ...COUNTS,
+      agent_failure: { success: 0, failure: 0, unresolved: 0 },
+      protocol_stop: { success: 0, failure: 0, unresolved: 0 },
+      environment_failure: { success: 0, failure: 0, unresolved: 0 },
+      missing_evidence: { success: 0, failure: 0, unresolved: 0 },
+    };
     expect(sensitivity(DEFAULT_EXPERIMENT_RULE, counts, { varyEnvironment: false }).map((r) => [r.rule, r.n, r.N])).toEqual([
       ["declared (version 1)", 40, 80],
       ["unresolved as success", 50, 80],
@@ -88,12 +101,15 @@ describe("a declared threshold", () => {
         measure: "completion rate",
         threshold: 0.5,
         verdict: "flips within it",
-        warning: "completion rate: at or above the target 50.0% under unresolved as success, environment failures kept (60/100), below it under declared (version 1) (40/95); the conclusion depends on the exclusion rule",
+        warning:
+          "completion rate: at or above the target 50.0% under unresolved as success, environment failures kept (60/100), below it under declared (version 1) (40/95); the conclusion depends on the exclusion rule",
       },
     ]);
     // 30 %: every rate above it, and every Wilson lower bound too (the lowest, of 41/100, is 0.3187): it holds, no warning.
     expect(wilsonInterval(41, 100)![0]).toBeCloseTo(0.3187, 4);
-    expect(thresholdChecks(0.3, rows)).toEqual([{ measure: "completion rate", threshold: 0.3, verdict: "holds across the justified range", warning: null }]);
+    expect(thresholdChecks(0.3, rows)).toEqual([
+      { measure: "completion rate", threshold: 0.3, verdict: "holds across the justified range", warning: null },
+    ]);
     expect(thresholdChecks(undefined, rows)).toEqual([]);
     // Two measures, one check each.
     expect(thresholdChecks(0.3, [...rows, { ...rows[0]!, measure: "other" }]).map((c) => c.measure)).toEqual(["completion rate", "other"]);

@@ -2,7 +2,14 @@
 // conclusion"; seed 001 §3: a bound supports a conclusion only when every value in the justified
 // range leads to the same result). A headline rate under the declared rule and every reasonable
 // alternative, and a verdict on whether a conclusion survives them.
-import { applyExclusionRule, type ClassOutcomeCounts, type ClassTreatment, type ExclusionRule, type ExcludedRuns, type UnresolvedTreatment } from "./exclusion-rule";
+import {
+  applyExclusionRule,
+  type ClassOutcomeCounts,
+  type ClassTreatment,
+  type ExclusionRule,
+  type ExcludedRuns,
+  type UnresolvedTreatment,
+} from "./exclusion-rule";
 import { wilsonInterval, type Interval } from "./wilson";
 
 export interface SensitivityRow {
@@ -16,8 +23,16 @@ export interface SensitivityRow {
   excluded: ExcludedRuns[];
 }
 
-export const UNRESOLVED_WORDS: Record<UnresolvedTreatment, string> = { count_as_failure: "unresolved as failure", count_as_success: "unresolved as success", exclude: "unresolved excluded" };
-const ENVIRONMENT_WORDS: Record<ClassTreatment, string> = { keep: "environment failures kept", count_as_failure: "environment failures as failure", exclude: "environment failures excluded" };
+export const UNRESOLVED_WORDS: Record<UnresolvedTreatment, string> = {
+  count_as_failure: "unresolved as failure",
+  count_as_success: "unresolved as success",
+  exclude: "unresolved excluded",
+};
+const ENVIRONMENT_WORDS: Record<ClassTreatment, string> = {
+  keep: "environment failures kept",
+  count_as_failure: "environment failures as failure",
+  exclude: "environment failures excluded",
+};
 
 /**
  * The declared rule first, then every combination of the unresolved label as failure, as success
@@ -40,7 +55,11 @@ function sensitivityRules(declared: ExclusionRule, varyEnvironment: boolean): Ar
 }
 
 /** The headline n/N, rate and interval under the declared rule and each alternative (`varyEnvironment`: see sensitivityRules). */
-export function sensitivity(declared: ExclusionRule, counts: ClassOutcomeCounts, { varyEnvironment = true }: { varyEnvironment?: boolean } = {}): SensitivityRow[] {
+export function sensitivity(
+  declared: ExclusionRule,
+  counts: ClassOutcomeCounts,
+  { varyEnvironment = true }: { varyEnvironment?: boolean } = {},
+): SensitivityRow[] {
   return sensitivityRules(declared, varyEnvironment).map(({ rule, exclusionRule }) => {
     const { n, N, excluded } = applyExclusionRule(exclusionRule, counts);
     return { rule, n, N, rate: N === 0 ? null : n / N, wilson95: wilsonInterval(n, N), excluded };
@@ -63,13 +82,16 @@ const overlap = (a: Interval, b: Interval): boolean => a[0] <= b[1] && b[0] <= a
  *   rates apart there.
  */
 export function comparisonVerdict(a: readonly SensitivityRow[], b: readonly SensitivityRow[]): Verdict {
-  if (a.length !== b.length || a.length === 0 || a.some((row, i) => row.rule !== b[i]!.rule)) throw new Error("comparisonVerdict: the same rules, in the same order, on both sides");
+  if (a.length !== b.length || a.length === 0 || a.some((row, i) => row.rule !== b[i]!.rule))
+    throw new Error("comparisonVerdict: the same rules, in the same order, on both sides");
   const pairs = a.map((row, i) => [row, b[i]!] as const);
   if (pairs.some(([x, y]) => x.rate === null || y.rate === null)) return "not separable at this sample size";
   const signs = new Set(pairs.map(([x, y]) => Math.sign(x.rate! - y.rate!)));
   if (signs.size > 1) return "flips within it";
   if (signs.has(0)) return "not separable at this sample size";
-  return pairs.every(([x, y]) => !overlap(x.wilson95!, y.wilson95!)) ? "holds across the justified range" : "not separable at this sample size";
+  return pairs.every(([x, y]) => !overlap(x.wilson95!, y.wilson95!))
+    ? "holds across the justified range"
+    : "not separable at this sample size";
 }
 
 /**
@@ -86,7 +108,9 @@ export function thresholdVerdict(rows: ReadonlyArray<Omit<SensitivityRow, "exclu
   const sides = new Set(rows.map((row) => row.rate! >= threshold));
   if (sides.size > 1) return "flips within it";
   const atOrAbove = sides.has(true);
-  return rows.every((row) => (atOrAbove ? row.wilson95![0] >= threshold : row.wilson95![1] < threshold)) ? "holds across the justified range" : "not separable at this sample size";
+  return rows.every((row) => (atOrAbove ? row.wilson95![0] >= threshold : row.wilson95![1] < threshold))
+    ? "holds across the justified range"
+    : "not separable at this sample size";
 }
 
 /** A target the user declared for a measure, judged under every rule of its sensitivity rows. */
@@ -115,8 +139,17 @@ export function thresholdCheck(measure: string, rows: ReadonlyArray<Omit<Sensiti
 }
 
 /** One check per measure of a sensitivity table (rows grouped by `measure`, in order); none without a declared threshold. */
-export function thresholdChecks(threshold: number | undefined, rows: ReadonlyArray<Omit<SensitivityRow, "excluded"> & { measure: string }>): ThresholdCheck[] {
+export function thresholdChecks(
+  threshold: number | undefined,
+  rows: ReadonlyArray<Omit<SensitivityRow, "excluded"> & { measure: string }>,
+): ThresholdCheck[] {
   if (threshold === undefined) return [];
   const measures = [...new Set(rows.map((row) => row.measure))];
-  return measures.map((measure) => thresholdCheck(measure, rows.filter((row) => row.measure === measure), threshold));
+  return measures.map((measure) =>
+    thresholdCheck(
+      measure,
+      rows.filter((row) => row.measure === measure),
+      threshold,
+    ),
+  );
 }

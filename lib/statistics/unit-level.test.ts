@@ -3,7 +3,8 @@ import { addClusterSums, clusterSums, designEffect, unitLevelFigures, type UnitR
 import { wilsonInterval } from "./wilson";
 
 /** Rows of units given as outcome lists: units([1, 0], [1]) gives unit u0 two rows and u1 one. */
-const units = (...outcomes: Array<Array<0 | 1>>): UnitRow[] => outcomes.flatMap((rows, j) => rows.map((o) => ({ unitId: `u${j}`, success: o === 1 })));
+const units = (...outcomes: Array<Array<0 | 1>>): UnitRow[] =>
+  outcomes.flatMap((rows, j) => rows.map((o) => ({ unitId: `u${j}`, success: o === 1 })));
 
 describe("the design effect", () => {
   it("is 1 when every row is its own unit", () => {
@@ -39,7 +40,10 @@ describe("the design effect", () => {
   });
 
   it("pools disjoint sets by adding their sums", () => {
-    const pooled = addClusterSums(clusterSums(units([1, 1], [0, 0])), clusterSums(units([1], [0]).map((r) => ({ ...r, unitId: `v${r.unitId}` }))));
+    const pooled = addClusterSums(
+      clusterSums(units([1, 1], [0, 0])),
+      clusterSums(units([1], [0]).map((r) => ({ ...r, unitId: `v${r.unitId}` }))),
+    );
     expect(pooled).toEqual(clusterSums([...units([1, 1], [0, 0]), ...units([1], [0]).map((r) => ({ ...r, unitId: `v${r.unitId}` }))]));
   });
 });
@@ -67,6 +71,9 @@ describe("unit-level figures", () => {
   });
 
   it("have no interval without rows", () => {
-    expect(unitLevelFigures(clusterSums([]))).toEqual({ rows: { n: 0, N: 0, wilson95: null }, units: { analysisUnits: 0, designEffect: null, effectiveN: 0, wilson95: null } });
+    expect(unitLevelFigures(clusterSums([]))).toEqual({
+      rows: { n: 0, N: 0, wilson95: null },
+      units: { analysisUnits: 0, designEffect: null, effectiveN: 0, wilson95: null },
+    });
   });
 });

@@ -47,7 +47,14 @@ export function clusterSums(rows: readonly UnitRow[]): ClusterSums {
     units.set(row.unitId, unit);
   }
   return addClusterSums(
-    ...[...units.values()].map((u) => ({ rows: u.rows, successes: u.successes, units: 1, sumSquaredSuccesses: u.successes ** 2, sumSuccessesTimesRows: u.successes * u.rows, sumSquaredRows: u.rows ** 2 })),
+    ...[...units.values()].map((u) => ({
+      rows: u.rows,
+      successes: u.successes,
+      units: 1,
+      sumSquaredSuccesses: u.successes ** 2,
+      sumSuccessesTimesRows: u.successes * u.rows,
+      sumSquaredRows: u.rows ** 2,
+    })),
   );
 }
 
@@ -73,7 +80,10 @@ export function designEffect(sums: ClusterSums): number | null {
   if (n === 0 || n === N) return N / G;
   const bigN = BigInt(N);
   const bign = BigInt(n);
-  const numerator = bigN * bigN * BigInt(sums.sumSquaredSuccesses) - 2n * bign * bigN * BigInt(sums.sumSuccessesTimesRows) + bign * bign * BigInt(sums.sumSquaredRows);
+  const numerator =
+    bigN * bigN * BigInt(sums.sumSquaredSuccesses) -
+    2n * bign * bigN * BigInt(sums.sumSuccessesTimesRows) +
+    bign * bign * BigInt(sums.sumSquaredRows);
   return Math.max(1, exactRatio(numerator, bigN * bign * (bigN - bign)));
 }
 
@@ -89,6 +99,11 @@ export function unitLevelFigures(sums: ClusterSums): UnitLevelFigures {
   const effectiveN = deff === null ? 0 : sums.rows / deff;
   return {
     rows: { n: sums.successes, N: sums.rows, wilson95: wilsonInterval(sums.successes, sums.rows) },
-    units: { analysisUnits: sums.units, designEffect: deff, effectiveN, wilson95: sums.rows === 0 ? null : wilsonForProportion(sums.successes / sums.rows, effectiveN) },
+    units: {
+      analysisUnits: sums.units,
+      designEffect: deff,
+      effectiveN,
+      wilson95: sums.rows === 0 ? null : wilsonForProportion(sums.successes / sums.rows, effectiveN),
+    },
   };
 }

@@ -32,7 +32,8 @@ export function wilsonForProportion(proportion: number, size: number): Interval 
 /** The 95 % Wilson interval for n successes out of N trials (whole counts); null when N = 0. */
 export function wilsonInterval(successes: number, trials: number): Interval | null {
   if (!Number.isInteger(trials) || trials < 0) throw new RangeError(`trials: a whole number ≥ 0, got ${trials}`);
-  if (!Number.isInteger(successes) || successes < 0 || successes > trials) throw new RangeError(`successes: a whole number in [0, ${trials}], got ${successes}`);
+  if (!Number.isInteger(successes) || successes < 0 || successes > trials)
+    throw new RangeError(`successes: a whole number in [0, ${trials}], got ${successes}`);
   return wilsonForProportion(trials === 0 ? 0 : successes / trials, trials);
 }
 

@@ -3,11 +3,21 @@ import { healthReport, type HealthProbes } from "./health-status";
 import type { ChildStatus } from "./stack-status";
 
 const allOk: HealthProbes = { db: "ok", worker: "ok", delayedWrite: "ok" };
-const child = (name: string, state: ChildStatus["state"], pid: number | null = 100): ChildStatus => ({ name, state, pid, restarts: 0, lastExit: null, nextStartAt: null });
+const child = (name: string, state: ChildStatus["state"], pid: number | null = 100): ChildStatus => ({
+  name,
+  state,
+  pid,
+  restarts: 0,
+  lastExit: null,
+  nextStartAt: null,
+});
 
 describe("healthReport", () => {
   it("is ok with 200 when every probe is ok and, unsupervised, lists no children", () => {
-    expect(healthReport(allOk, null)).toEqual({ httpStatus: 200, body: { status: "ok", db: "ok", worker: "ok", delayedWrite: "ok", degraded: [] } });
+    expect(healthReport(allOk, null)).toEqual({
+      httpStatus: 200,
+      body: { status: "ok", db: "ok", worker: "ok", delayedWrite: "ok", degraded: [] },
+    });
   });
 
   it("is ok when every supervised child runs, and reports them", () => {
@@ -16,7 +26,12 @@ describe("healthReport", () => {
   });
 
   it("names a child that is not running although every probe still looks fine (a dead worker's heartbeat is fresh for seconds)", () => {
-    const children = [child("delayed-write service", "running"), child("replay worker 1", "restarting", null), child("replay worker 2", "crashed", null), child("web app", "running")];
+    const children = [
+      child("delayed-write service", "running"),
+      child("replay worker 1", "restarting", null),
+      child("replay worker 2", "crashed", null),
+      child("web app", "running"),
+    ];
     const report = healthReport(allOk, children);
     expect(report.httpStatus).toBe(503);
     expect(report.body.status).toBe("degraded");
@@ -29,7 +44,13 @@ describe("healthReport", () => {
 
   it("names each probe that is not ok, as before: an error, or no worker at all", () => {
     const report = healthReport({ db: "error", worker: "none", delayedWrite: "ok" }, null);
-    expect(report).toMatchObject({ httpStatus: 503, body: { status: "degraded", db: "error", worker: "none", delayedWrite: "ok", degraded: ["db", "worker"] } });
-    expect(healthReport({ ...allOk, delayedWrite: "error" }, [child("delayed-write service", "restarting", null)]).body.degraded).toEqual(["delayed-write service", "delayedWrite"]);
+    expect(report).toMatchObject({
+      httpStatus: 503,
+      body: { status: "degraded", db: "error", worker: "none", delayedWrite: "ok", degraded: ["db", "worker"] },
+    });
+    expect(healthReport({ ...allOk, delayedWrite: "error" }, [child("delayed-write service", "restarting", null)]).body.degraded).toEqual([
+      "delayed-write service",
+      "delayedWrite",
+    ]);
   });
 });

@@ -24,7 +24,11 @@ describe("decideRestart", () => {
 
   it("reports a child crashed at the crash limit within the window, and leaves it down for the long pause", () => {
     const fifth = crashes([1_000, 2_000, 3_000, 4_000, 5_000]).at(-1)!;
-    expect(fifth).toEqual({ state: "crashed", delayMs: policy.crashedPauseMs, history: { crashesAtMs: [1_000, 2_000, 3_000, 4_000, 5_000], crashed: true } });
+    expect(fifth).toEqual({
+      state: "crashed",
+      delayMs: policy.crashedPauseMs,
+      history: { crashesAtMs: [1_000, 2_000, 3_000, 4_000, 5_000], crashed: true },
+    });
   });
 
   it("forgets crashes older than the window", () => {
@@ -42,7 +46,11 @@ describe("decideRestart", () => {
 
   it("starts afresh for a child that ran a whole window before it exited, crashed or not", () => {
     const crashed = crashes([1_000, 2_000, 3_000, 4_000, 5_000]).at(-1)!.history;
-    expect(crashes([400_000], policy.crashWindowMs, crashed)[0]).toEqual({ state: "restarting", delayMs: 250, history: { crashesAtMs: [400_000], crashed: false } });
+    expect(crashes([400_000], policy.crashWindowMs, crashed)[0]).toEqual({
+      state: "restarting",
+      delayMs: 250,
+      history: { crashesAtMs: [400_000], crashed: false },
+    });
     const busy = crashes([1_000, 2_000, 3_000]).at(-1)!.history;
     expect(crashes([4_000], policy.crashWindowMs + 1, busy)[0]).toMatchObject({ state: "restarting", delayMs: 250 });
   });

@@ -41,12 +41,20 @@ export interface RestartDecision {
 }
 
 /** Decides what follows an unexpected exit at `exitAtMs` of a child started at `startedAtMs`. */
-export function decideRestart(history: CrashHistory, run: { startedAtMs: number; exitAtMs: number }, policy: RestartPolicy = DEFAULT_RESTART_POLICY): RestartDecision {
+export function decideRestart(
+  history: CrashHistory,
+  run: { startedAtMs: number; exitAtMs: number },
+  policy: RestartPolicy = DEFAULT_RESTART_POLICY,
+): RestartDecision {
   const ranStably = run.exitAtMs - run.startedAtMs >= policy.crashWindowMs;
   const earlier = ranStably ? [] : history.crashesAtMs.filter((at) => at > run.exitAtMs - policy.crashWindowMs);
   const crashesAtMs = [...earlier, run.exitAtMs];
   if ((history.crashed && !ranStably) || crashesAtMs.length >= policy.crashLimit) {
     return { state: "crashed", delayMs: policy.crashedPauseMs, history: { crashesAtMs, crashed: true } };
   }
-  return { state: "restarting", delayMs: policy.initialBackoffMs * 2 ** (crashesAtMs.length - 1), history: { crashesAtMs, crashed: false } };
+  return {
+    state: "restarting",
+    delayMs: policy.initialBackoffMs * 2 ** (crashesAtMs.length - 1),
+    history: { crashesAtMs, crashed: false },
+  };
 }

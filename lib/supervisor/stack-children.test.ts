@@ -16,8 +16,13 @@ describe("stackChildren", () => {
     const { service, workers, web } = stackChildren(options);
     expect(service).toMatchObject({ name: "delayed-write service", env: { PORT: "4321", HOST: "127.0.0.1" } });
     expect(workers.map((w) => w.name)).toEqual(["replay worker 1", "replay worker 2"]);
-    for (const child of [...workers, web]) expect(child.env).toMatchObject({ DATABASE_URL: options.databaseUrl, DELAYED_WRITE_URL: options.serviceUrl });
-    expect(web).toMatchObject({ name: "web app", ready: { port: 3000, host: "127.0.0.1" }, env: { PORT: "3000", WEB_HOST: "0.0.0.0", BOUNDARY_LAB_STACK_FILE: "/data/stack.json" } });
+    for (const child of [...workers, web])
+      expect(child.env).toMatchObject({ DATABASE_URL: options.databaseUrl, DELAYED_WRITE_URL: options.serviceUrl });
+    expect(web).toMatchObject({
+      name: "web app",
+      ready: { port: 3000, host: "127.0.0.1" },
+      env: { PORT: "3000", WEB_HOST: "0.0.0.0", BOUNDARY_LAB_STACK_FILE: "/data/stack.json" },
+    });
     expect(web.args.at(-1)).toMatch(/workers\/web\.ts$/);
     expect(stackChildren({ ...options, webHost: "10.0.0.5" }).web.ready).toEqual({ port: 3000, host: "10.0.0.5" });
   });

@@ -41,7 +41,12 @@ export function stackChildren(options: StackOptions): { service: ChildSpec | nul
   const service =
     options.servicePort === null
       ? null
-      : { name: SERVICE_NAME, ...delayedWriteServiceCommand(options.servicePort), ready: { line: (line: string) => listeningUrl(line) !== null }, stopTimeoutMs: 10_000 };
+      : {
+          name: SERVICE_NAME,
+          ...delayedWriteServiceCommand(options.servicePort),
+          ready: { line: (line: string) => listeningUrl(line) !== null },
+          stopTimeoutMs: 10_000,
+        };
   const workers = Array.from({ length: options.replayWorkers }, (_, i) => ({
     name: replayWorkerName(i + 1),
     args: ["--import", "tsx", path.resolve("workers/replay-worker.ts")],

@@ -14,10 +14,20 @@ afterEach(async () => {
 });
 
 function supervise(script: string, options: { policy?: RestartPolicy; stopTimeoutMs?: number } = {}) {
-  const spec: ChildSpec = { name: "test child", args: ["-e", script], env: {}, ready: { line: (line) => line === "ready" }, stopTimeoutMs: options.stopTimeoutMs ?? 10_000 };
+  const spec: ChildSpec = {
+    name: "test child",
+    args: ["-e", script],
+    env: {},
+    ready: { line: (line) => line === "ready" },
+    stopTimeoutMs: options.stopTimeoutMs ?? 10_000,
+  };
   const watchers: Array<() => void> = [];
   const log: string[] = [];
-  const child = new SupervisedChild(spec, { log: (line) => log.push(line), onChange: () => watchers.forEach((w) => w()), policy: options.policy ?? quickPolicy });
+  const child = new SupervisedChild(spec, {
+    log: (line) => log.push(line),
+    onChange: () => watchers.forEach((w) => w()),
+    policy: options.policy ?? quickPolicy,
+  });
   started.push(child);
   /** Resolves with the first status that satisfies the predicate, now or after a change. */
   const until = (predicate: (status: ChildStatus) => boolean) =>

@@ -48,12 +48,19 @@ export class SupervisedChild {
   }
 
   start(): void {
-    const child = spawn(process.execPath, this.spec.args, { env: { ...process.env, ...this.spec.env }, stdio: ["ignore", "pipe", "pipe"], detached: true });
+    const child = spawn(process.execPath, this.spec.args, {
+      env: { ...process.env, ...this.spec.env },
+      stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
+    });
     this.process = child;
     this.startedAtMs = Date.now();
     this.update({ pid: child.pid ?? null, nextStartAt: null });
     const ready = this.spec.ready;
-    for (const [stream, print] of [[child.stdout!, console.log], [child.stderr!, console.error]] as const) {
+    for (const [stream, print] of [
+      [child.stdout!, console.log],
+      [child.stderr!, console.error],
+    ] as const) {
       createInterface({ input: stream }).on("line", (line) => {
         print(`[${this.spec.name}] ${line}`);
         if ("line" in ready && ready.line(line)) this.ready(child);
@@ -73,7 +80,9 @@ export class SupervisedChild {
     const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
     child.kill("SIGTERM");
     if (!(await settlesWithin(exited, this.spec.stopTimeoutMs))) {
-      this.options.log(`${this.spec.name} (pid ${child.pid}) did not stop within ${this.spec.stopTimeoutMs / 1000} s of SIGTERM: killing it`);
+      this.options.log(
+        `${this.spec.name} (pid ${child.pid}) did not stop within ${this.spec.stopTimeoutMs / 1000} s of SIGTERM: killing it`,
+      );
       child.kill("SIGKILL");
       await exited;
     }

@@ -28,7 +28,14 @@ const TASKS_PER_FIXTURE = 40;
 
 type Log = Record<string, unknown> & { messages: Message[] };
 type Call = { function: string; args: Record<string, unknown>; id?: string | null };
-type Message = { role: string; content: unknown; tool_calls?: Call[] | null; tool_call?: Call; tool_call_id?: string | null; error?: string | null };
+type Message = {
+  role: string;
+  content: unknown;
+  tool_calls?: Call[] | null;
+  tool_call?: Call;
+  tool_call_id?: string | null;
+  error?: string | null;
+};
 
 function fixtures(): Log[] {
   return readdirSync(AGENTDOJO_RUNS)
@@ -43,7 +50,13 @@ const calls = (log: Log) => log.messages.flatMap((m) => [...(m.tool_calls ?? [])
 function mutate(log: Log, variant: number): Log {
   switch (variant) {
     case 1:
-      return { ...log, messages: log.messages.map((m) => ({ ...m, content: m.content === null ? null : blocks(m.content) })), benchmark_version: "v1.2.1", evaluation_timestamp: "2025-03-04 12:34:56", agentdojo_package_version: "0.1.34" };
+      return {
+        ...log,
+        messages: log.messages.map((m) => ({ ...m, content: m.content === null ? null : blocks(m.content) })),
+        benchmark_version: "v1.2.1",
+        evaluation_timestamp: "2025-03-04 12:34:56",
+        agentdojo_package_version: "0.1.34",
+      };
     case 2:
     case 3:
     case 4:
@@ -53,9 +66,26 @@ function mutate(log: Log, variant: number): Log {
       }
       return log;
     case 5: {
-      const invented: Call[] = [{ function: "get_current_year", args: {}, id: "call_invented" }, { function: "", args: { x: 1 }, id: "call_empty" }];
-      const answers: Message[] = invented.map((call) => ({ role: "tool", content: "", tool_call_id: call.id, tool_call: call, error: `ValueError: no tool named ${JSON.stringify(call.function)}` }));
-      return { ...log, messages: [...log.messages.slice(0, 2), { role: "assistant", content: null, tool_calls: invented }, ...answers, ...log.messages.slice(2)] };
+      const invented: Call[] = [
+        { function: "get_current_year", args: {}, id: "call_invented" },
+        { function: "", args: { x: 1 }, id: "call_empty" },
+      ];
+      const answers: Message[] = invented.map((call) => ({
+        role: "tool",
+        content: "",
+        tool_call_id: call.id,
+        tool_call: call,
+        error: `ValueError: no tool named ${JSON.stringify(call.function)}`,
+      }));
+      return {
+        ...log,
+        messages: [
+          ...log.messages.slice(0, 2),
+          { role: "assistant", content: null, tool_calls: invented },
+          ...answers,
+          ...log.messages.slice(2),
+        ],
+      };
     }
     case 6:
       return { ...log, messages: [] };
@@ -97,7 +127,17 @@ export function writeAgentDojoCorpus(dir: string, count: number): { files: numbe
     const injectionTask = injection === 0 ? null : `injection_task_${injection - 1}`;
     const variant = i % CORPUS_VARIANTS.length;
     perVariant[variant]! += 1;
-    const log = mutate({ ...base, pipeline_name: pipeline, user_task_id: userTask, attack_type: attack, injection_task_id: injectionTask, security: attack ? base.security : true }, variant);
+    const log = mutate(
+      {
+        ...base,
+        pipeline_name: pipeline,
+        user_task_id: userTask,
+        attack_type: attack,
+        injection_task_id: injectionTask,
+        security: attack ? base.security : true,
+      },
+      variant,
+    );
     const folder = path.join(dir, "runs", pipeline, String(base.suite_name), userTask, attack ?? "none");
     if (!made.has(folder)) {
       mkdirSync(folder, { recursive: true });

@@ -21,7 +21,10 @@ export function parseBenchFlags<F extends string>(bench: string, integers: Recor
   };
   let values: Record<string, string | undefined>;
   try {
-    const options = Object.fromEntries([["json", { type: "string" as const }], ...flags.map(([name, flag]) => [name, { type: "string" as const, default: String(flag.default) }])]);
+    const options = Object.fromEntries([
+      ["json", { type: "string" as const }],
+      ...flags.map(([name, flag]) => [name, { type: "string" as const, default: String(flag.default) }]),
+    ]);
     ({ values } = parseArgs({ options, strict: true }) as { values: Record<string, string | undefined> });
   } catch (error) {
     return usage((error as Error).message);
@@ -29,7 +32,8 @@ export function parseBenchFlags<F extends string>(bench: string, integers: Recor
   const parsed: Record<string, number | string | undefined> = { json: values.json };
   for (const [name, flag] of flags) {
     const value = Number(values[name]);
-    if (!Number.isInteger(value) || value < flag.min || value > flag.max) usage(`--${name} must be an integer from ${flag.min} to ${flag.max}`);
+    if (!Number.isInteger(value) || value < flag.min || value > flag.max)
+      usage(`--${name} must be an integer from ${flag.min} to ${flag.max}`);
     parsed[name] = value;
   }
   return parsed as { json?: string } & Record<F, number>;

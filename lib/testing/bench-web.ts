@@ -33,7 +33,9 @@ export function requireProductionBuild(name: string, log: (line: string) => void
   };
   for (const dir of ["app", "components", "lib"]) walk(dir);
   if (newer.length) {
-    log(`WARNING: ${newer.length} source files changed after the production build (${newer.slice(0, 5).join(", ")}${newer.length > 5 ? ", …" : ""}): the web server serves the build, so it measures older code. Run \`npx next build\` to measure the checkout.`);
+    log(
+      `WARNING: ${newer.length} source files changed after the production build (${newer.slice(0, 5).join(", ")}${newer.length > 5 ? ", …" : ""}): the web server serves the build, so it measures older code. Run \`npx next build\` to measure the checkout.`,
+    );
   }
 }
 
@@ -63,11 +65,22 @@ export async function startBenchWeb(options: {
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
   const authSecret = randomBytes(32).toString("base64url");
-  const auth = createAuth(db, readServerEnv({ BOUNDARY_LAB_URL: origin, BETTER_AUTH_SECRET: authSecret, BOUNDARY_LAB_DATA_DIR: dataDir }), databaseUrl);
+  const auth = createAuth(
+    db,
+    readServerEnv({ BOUNDARY_LAB_URL: origin, BETTER_AUTH_SECRET: authSecret, BOUNDARY_LAB_DATA_DIR: dataDir }),
+    databaseUrl,
+  );
   const web = spawnWebServer({
     port,
     host: "127.0.0.1",
-    env: { DATABASE_URL: databaseUrl, BOUNDARY_LAB_URL: origin, BETTER_AUTH_SECRET: authSecret, BOUNDARY_LAB_DATA_DIR: dataDir, DELAYED_WRITE_URL: "", ...options.env },
+    env: {
+      DATABASE_URL: databaseUrl,
+      BOUNDARY_LAB_URL: origin,
+      BETTER_AUTH_SECRET: authSecret,
+      BOUNDARY_LAB_DATA_DIR: dataDir,
+      DELAYED_WRITE_URL: "",
+      ...options.env,
+    },
     output: "pipe",
   });
   stack.onStop("web", () => stopChild(web));
@@ -114,7 +127,11 @@ const round = (value: number) => Math.round(value * 10) / 10;
  * connection, without Accept-Encoding (the body's own size); every answer must be 200. A latency runs
  * from sending to the body's last byte; bytes is the largest body seen; `check` reads the first.
  */
-export async function measureGets(pool: Pool, pathname: string, options: { apiKey: string; warmup: number; requests: number; check: (body: Buffer) => void }): Promise<HttpFigures> {
+export async function measureGets(
+  pool: Pool,
+  pathname: string,
+  options: { apiKey: string; warmup: number; requests: number; check: (body: Buffer) => void },
+): Promise<HttpFigures> {
   const latencies: number[] = [];
   let bytes = 0;
   for (let i = 0; i < options.warmup + options.requests; i++) {
@@ -122,7 +139,8 @@ export async function measureGets(pool: Pool, pathname: string, options: { apiKe
     const response = await pool.request({ path: pathname, method: "GET", headers: { authorization: `Bearer ${options.apiKey}` } });
     const body = Buffer.from(await response.body.arrayBuffer());
     const elapsed = performance.now() - started;
-    if (response.statusCode !== 200) throw new Error(`GET ${pathname} answered ${response.statusCode}: ${body.toString("utf8").slice(0, 300)}`);
+    if (response.statusCode !== 200)
+      throw new Error(`GET ${pathname} answered ${response.statusCode}: ${body.toString("utf8").slice(0, 300)}`);
     if (i === 0) options.check(body);
     if (i < options.warmup) continue;
     latencies.push(elapsed);

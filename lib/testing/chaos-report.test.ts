@@ -22,7 +22,15 @@ const round = (overrides: Partial<RoundResult> & Pick<RoundResult, "round">): Ro
 
 describe("bench:chaos rules", () => {
   it("cycles through the three faults", () => {
-    expect([1, 2, 3, 4, 5, 6, 10].map(faultKindOf)).toEqual(["kill-worker", "kill-service", "restart-postgres", "kill-worker", "kill-service", "restart-postgres", "kill-worker"]);
+    expect([1, 2, 3, 4, 5, 6, 10].map(faultKindOf)).toEqual([
+      "kill-worker",
+      "kill-service",
+      "restart-postgres",
+      "kill-worker",
+      "kill-service",
+      "restart-postgres",
+      "kill-worker",
+    ]);
   });
   it("puts every fault strictly inside the grid", () => {
     expect(faultProgressOf(0)).toBeCloseTo(0.1);
@@ -40,7 +48,14 @@ describe("chaosReport", () => {
       // An unfinished round's missing runs are not "lost" (it never ended), but duplicates still count.
       round({ round: 4, state: "unfinished", table2Exact: false, storedRuns: 1_001, distinctKeys: 1_000 }),
     ]);
-    expect(report).toMatchObject({ rounds: 4, completedRounds: 2, table2ExactRounds: 2, lostRuns: 2, duplicateRuns: 2, environmentFailures: 4 });
+    expect(report).toMatchObject({
+      rounds: 4,
+      completedRounds: 2,
+      table2ExactRounds: 2,
+      lostRuns: 2,
+      duplicateRuns: 2,
+      environmentFailures: 4,
+    });
     expect(report.faults).toEqual([
       { round: 1, kind: "kill-worker", atMs: 4_000, recoveredMs: 3_000 },
       { round: 2, kind: "kill-service", atMs: 4_000, recoveredMs: 3_000 },
@@ -53,8 +68,22 @@ describe("chaosReport", () => {
     const table = formatChaosTable(
       chaosReport([
         round({ round: 1 }),
-        round({ round: 2, state: "failed", table2Exact: false, mismatches: ["snapshot.successes: 199, expected 200"], failedChecks: ["no_operation_left_pending"], voidedServiceAttempts: 7 }),
-        round({ round: 3, state: "unfinished", table2Exact: false, mismatches: ["snapshot.trials: 197, expected 200"], storedRuns: 3_554, distinctKeys: 3_554 }),
+        round({
+          round: 2,
+          state: "failed",
+          table2Exact: false,
+          mismatches: ["snapshot.successes: 199, expected 200"],
+          failedChecks: ["no_operation_left_pending"],
+          voidedServiceAttempts: 7,
+        }),
+        round({
+          round: 3,
+          state: "unfinished",
+          table2Exact: false,
+          mismatches: ["snapshot.trials: 197, expected 200"],
+          storedRuns: 3_554,
+          distinctKeys: 3_554,
+        }),
       ]),
     );
     expect(table.split("\n")).toEqual([

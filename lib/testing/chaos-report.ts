@@ -67,7 +67,20 @@ export function chaosReport(results: RoundResult[]): ChaosReport {
 
 /** The printed table: one row a round, then the totals. */
 export function formatChaosTable(report: ChaosReport): string {
-  const header = ["round", "fault", "target", "at (ms)", "recovered (ms)", "state", "Table 2 exact", "lost", "duplicate", "env. failures", "voided (service/late)", "wall (s)"];
+  const header = [
+    "round",
+    "fault",
+    "target",
+    "at (ms)",
+    "recovered (ms)",
+    "state",
+    "Table 2 exact",
+    "lost",
+    "duplicate",
+    "env. failures",
+    "voided (service/late)",
+    "wall (s)",
+  ];
   const rows = report.details.map((r) => [
     String(r.round),
     r.kind,
@@ -84,7 +97,10 @@ export function formatChaosTable(report: ChaosReport): string {
     (r.wallMs / 1000).toFixed(1),
   ]);
   const lines = [`| ${header.join(" | ")} |`, `|${header.map(() => "---").join("|")}|`, ...rows.map((row) => `| ${row.join(" | ")} |`)];
-  lines.push("", `rounds ${report.rounds}, completed ${report.completedRounds}, Table 2 exact ${report.table2ExactRounds}, lost runs ${report.lostRuns}, duplicate runs ${report.duplicateRuns}, environment failures ${report.environmentFailures}`);
+  lines.push(
+    "",
+    `rounds ${report.rounds}, completed ${report.completedRounds}, Table 2 exact ${report.table2ExactRounds}, lost runs ${report.lostRuns}, duplicate runs ${report.duplicateRuns}, environment failures ${report.environmentFailures}`,
+  );
   for (const r of report.details) {
     if (r.state === "unfinished") {
       lines.push(`round ${r.round}: unfinished: ${r.distinctKeys} of ${r.expectedRuns} runs stored when the round gave up`);

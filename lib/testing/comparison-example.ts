@@ -16,7 +16,19 @@ function runs(prefix: string, outcomes: readonly Outcome[]) {
     startedAt: at(2 * i),
     scoredAt: at(2 * i + 1),
     endpointLabel: outcome === "failure" ? "failure" : "success",
-    ...(outcome === "unresolved" ? { effects: [{ effectId: `${prefix}-deploy-${i + 1}`, tool: "deploy", handle: `job-${i + 1}`, requestedAt: at(2 * i), statusAtScoring: "pending" }] } : {}),
+    ...(outcome === "unresolved"
+      ? {
+          effects: [
+            {
+              effectId: `${prefix}-deploy-${i + 1}`,
+              tool: "deploy",
+              handle: `job-${i + 1}`,
+              requestedAt: at(2 * i),
+              statusAtScoring: "pending",
+            },
+          ],
+        }
+      : {}),
   }));
 }
 

@@ -55,7 +55,9 @@ export interface DatabaseBeforeMigration {
  * Each file is applied as Prisma's driver adapter applies it: split at every semicolon.
  */
 export async function databaseBeforeMigration(adminUrl: string, migration: string): Promise<DatabaseBeforeMigration> {
-  const migrations = readdirSync("prisma/migrations").filter((d) => /^\d+_/.test(d)).sort();
+  const migrations = readdirSync("prisma/migrations")
+    .filter((d) => /^\d+_/.test(d))
+    .sort();
   const at = migrations.findIndex((d) => d.endsWith(`_${migration}`));
   if (at <= 0) throw new Error(`no migration named ${migration} after the first`);
   const name = `bl_test_${migration.slice(0, 20)}_${randomBytes(4).toString("hex")}`;
@@ -67,7 +69,10 @@ export async function databaseBeforeMigration(adminUrl: string, migration: strin
   const client = new pg.Client({ connectionString: url.toString() });
   await client.connect();
   const apply = async (dir: string) => {
-    for (const statement of readFileSync(path.join("prisma/migrations", dir, "migration.sql"), "utf8").split(";").map((s) => s.trim()).filter(Boolean)) {
+    for (const statement of readFileSync(path.join("prisma/migrations", dir, "migration.sql"), "utf8")
+      .split(";")
+      .map((s) => s.trim())
+      .filter(Boolean)) {
       await client.query(statement);
     }
   };

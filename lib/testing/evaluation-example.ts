@@ -8,13 +8,39 @@ export const WORKED_POLICY = { tools: { "bank.transfer": "async_handle", "bank.r
 
 export const workedExample = () => [
   {
-    externalId: "r1", taskId: "t1", startedAt: at(0), scoredAt: at(5), endpointLabel: "success",
+    externalId: "r1",
+    taskId: "t1",
+    startedAt: at(0),
+    scoredAt: at(5),
+    endpointLabel: "success",
     effects: [{ effectId: "e1", tool: "bank.transfer", handle: "tx-1", surface: SURFACE, requestedAt: at(1), statusAtScoring: "pending" }],
   },
   {
-    externalId: "r2", taskId: "t1", startedAt: at(10), scoredAt: at(15), endpointLabel: "success", terminalLabel: "failure",
+    externalId: "r2",
+    taskId: "t1",
+    startedAt: at(10),
+    scoredAt: at(15),
+    endpointLabel: "success",
+    terminalLabel: "failure",
     touches: [{ surface: SURFACE, op: "read", at: at(11) }],
-    effects: [{ effectId: "e2", tool: "bank.transfer", handle: "tx-2", surface: SURFACE, requestedAt: at(12), statusAtScoring: "pending", resolution: { status: "completed", at: at(13), evidence: { ledger: 8813 } } }],
+    effects: [
+      {
+        effectId: "e2",
+        tool: "bank.transfer",
+        handle: "tx-2",
+        surface: SURFACE,
+        requestedAt: at(12),
+        statusAtScoring: "pending",
+        resolution: { status: "completed", at: at(13), evidence: { ledger: 8813 } },
+      },
+    ],
   },
-  { externalId: "r3", taskId: "t1", startedAt: at(20), scoredAt: at(25), endpointLabel: "success", touches: [{ surface: SURFACE, op: "read", at: at(21) }] },
+  {
+    externalId: "r3",
+    taskId: "t1",
+    startedAt: at(20),
+    scoredAt: at(25),
+    endpointLabel: "success",
+    touches: [{ surface: SURFACE, op: "read", at: at(21) }],
+  },
 ];

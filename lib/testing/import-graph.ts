@@ -24,7 +24,11 @@ const EXTENSIONS = ["", ".ts", ".tsx", "/index.ts", "/index.tsx"];
 
 /** A relative or `@/` specifier as a project file; null for packages (and for a file that does not exist). */
 export function resolveSpecifier(from: string, specifier: string, exists: (file: string) => boolean): string | null {
-  const base = specifier.startsWith("@/") ? specifier.slice(2) : specifier.startsWith(".") ? path.posix.join(path.posix.dirname(from), specifier) : null;
+  const base = specifier.startsWith("@/")
+    ? specifier.slice(2)
+    : specifier.startsWith(".")
+      ? path.posix.join(path.posix.dirname(from), specifier)
+      : null;
   if (base === null) return null;
   for (const extension of EXTENSIONS) if (exists(`${base}${extension}`)) return `${base}${extension}`;
   return null;
@@ -32,25 +36,45 @@ export function resolveSpecifier(from: string, specifier: string, exists: (file:
 
 /** Every import, re-export and dynamic import() of one file, with whether it is type-only. */
 export function readImports(file: string, text: string): { specifiers: Array<{ specifier: string; typeOnly: boolean }>; client: boolean } {
-  const source = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, false, file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS);
+  const source = ts.createSourceFile(
+    file,
+    text,
+    ts.ScriptTarget.Latest,
+    false,
+    file.endsWith(".tsx") ? ts.ScriptKind.TSX : ts.ScriptKind.TS,
+  );
   const specifiers: Array<{ specifier: string; typeOnly: boolean }> = [];
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node) && ts.isStringLiteral(node.moduleSpecifier)) {
       const clause = node.importClause;
       const allTypes =
         clause !== undefined &&
-        (clause.isTypeOnly || (!clause.name && clause.namedBindings !== undefined && ts.isNamedImports(clause.namedBindings) && clause.namedBindings.elements.length > 0 && clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+        (clause.isTypeOnly ||
+          (!clause.name &&
+            clause.namedBindings !== undefined &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.length > 0 &&
+            clause.namedBindings.elements.every((e) => e.isTypeOnly)));
       specifiers.push({ specifier: node.moduleSpecifier.text, typeOnly: allTypes });
     } else if (ts.isExportDeclaration(node) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) {
       specifiers.push({ specifier: node.moduleSpecifier.text, typeOnly: node.isTypeOnly });
-    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) {
+    } else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    ) {
       specifiers.push({ specifier: node.arguments[0].text, typeOnly: false });
     }
     ts.forEachChild(node, visit);
   };
   visit(source);
   const first = source.statements[0];
-  const client = first !== undefined && ts.isExpressionStatement(first) && ts.isStringLiteral(first.expression) && first.expression.text === "use client";
+  const client =
+    first !== undefined &&
+    ts.isExpressionStatement(first) &&
+    ts.isStringLiteral(first.expression) &&
+    first.expression.text === "use client";
   return { specifiers, client };
 }
 
@@ -70,7 +94,10 @@ export function readProjectGraph(root: string, folders: readonly string[], files
   const graph: ImportGraph = new Map();
   for (const file of found) {
     const { specifiers, client } = readImports(file, readFileSync(path.join(root, file), "utf8"));
-    graph.set(file, { client, imports: specifiers.map(({ specifier, typeOnly }) => ({ specifier, typeOnly, target: resolveSpecifier(file, specifier, exists) })) });
+    graph.set(file, {
+      client,
+      imports: specifiers.map(({ specifier, typeOnly }) => ({ specifier, typeOnly, target: resolveSpecifier(file, specifier, exists) })),
+    });
   }
   return graph;
 }
@@ -108,14 +135,19 @@ export function pathTo(graph: ImportGraph, start: string, bad: (file: string) =>
   return null;
 }
 
-const isPackage = (specifier: string, prefixes: readonly string[]) => prefixes.some((p) => specifier === p || specifier.startsWith(`${p}/`) || (p.endsWith(":") && specifier.startsWith(p)));
+const isPackage = (specifier: string, prefixes: readonly string[]) =>
+  prefixes.some((p) => specifier === p || specifier.startsWith(`${p}/`) || (p.endsWith(":") && specifier.startsWith(p)));
 
 /** Whether the file itself loads (at run time) a package under one of `prefixes` ("pg", "@prisma", "node:"). */
 export function loadsPackage(graph: ImportGraph, file: string, prefixes: readonly string[]): string | null {
-  return graph.get(file)?.imports.find((edge) => !edge.typeOnly && edge.target === null && isPackage(edge.specifier, prefixes))?.specifier ?? null;
+  return (
+    graph.get(file)?.imports.find((edge) => !edge.typeOnly && edge.target === null && isPackage(edge.specifier, prefixes))?.specifier ??
+    null
+  );
 }
 
-export const declaresServerOnly = (graph: ImportGraph, file: string) => graph.get(file)?.imports.some((edge) => edge.specifier === "server-only") ?? false;
+export const declaresServerOnly = (graph: ImportGraph, file: string) =>
+  graph.get(file)?.imports.some((edge) => edge.specifier === "server-only") ?? false;
 
 export interface DependencyRules {
   /** The paper's rules: pure functions. */
@@ -147,14 +179,19 @@ export function dependencyViolations(graph: ImportGraph, rules: DependencyRules)
     const viaFile = pathTo(graph, pure, rules.impureFiles);
     if (viaFile) found.push(`pure module reaches impure code: ${chain(viaFile)}`);
     const viaPackage = pathTo(graph, pure, (file) => loadsPackage(graph, file, rules.impurePackages) !== null);
-    if (viaPackage) found.push(`pure module reaches a database, HTTP or framework package: ${chain(viaPackage)} imports ${loadsPackage(graph, viaPackage.at(-1)!, rules.impurePackages)}`);
+    if (viaPackage)
+      found.push(
+        `pure module reaches a database, HTTP or framework package: ${chain(viaPackage)} imports ${loadsPackage(graph, viaPackage.at(-1)!, rules.impurePackages)}`,
+      );
   }
   for (const [file, source] of graph) {
     if (file.startsWith("lib/")) {
       for (const edge of source.imports) {
-        if (edge.target && /^(app|workers|components)\//.test(edge.target)) found.push(`lib imports from ${edge.target.split("/")[0]}/: ${file} → ${edge.target}`);
+        if (edge.target && /^(app|workers|components)\//.test(edge.target))
+          found.push(`lib imports from ${edge.target.split("/")[0]}/: ${file} → ${edge.target}`);
       }
-      if (source.imports.some(rules.serverOnlyMarkers) && !declaresServerOnly(graph, file)) found.push(`web-server module without import "server-only": ${file}`);
+      if (source.imports.some(rules.serverOnlyMarkers) && !declaresServerOnly(graph, file))
+        found.push(`web-server module without import "server-only": ${file}`);
     }
     if (source.client) {
       const leak = pathTo(graph, file, (f) => declaresServerOnly(graph, f) || loadsPackage(graph, f, rules.serverPackages) !== null);
@@ -165,7 +202,8 @@ export function dependencyViolations(graph: ImportGraph, rules: DependencyRules)
       if (serverOnly) found.push(`process entry point loads a server-only module (it would throw): ${chain(serverOnly)}`);
     }
     if (rules.production(file)) {
-      for (const edge of source.imports) if (edge.target && rules.testHelpers(edge.target)) found.push(`production code imports a test helper: ${file} → ${edge.target}`);
+      for (const edge of source.imports)
+        if (edge.target && rules.testHelpers(edge.target)) found.push(`production code imports a test helper: ${file} → ${edge.target}`);
     }
   }
   return found;
@@ -174,7 +212,8 @@ export function dependencyViolations(graph: ImportGraph, rules: DependencyRules)
 /** The layer `file` belongs to: the longest listed folder holding it, or "lib" for a file directly in lib/; null if none is listed. */
 export function layerOf(file: string, layers: readonly string[]): string | null {
   let found: string | null = null;
-  for (const layer of layers) if (layer !== "lib" && file.startsWith(`${layer}/`) && (found === null || layer.length > found.length)) found = layer;
+  for (const layer of layers)
+    if (layer !== "lib" && file.startsWith(`${layer}/`) && (found === null || layer.length > found.length)) found = layer;
   if (found !== null) return found;
   return path.posix.dirname(file) === "lib" && layers.includes("lib") ? "lib" : null;
 }
@@ -184,8 +223,15 @@ export function layerOf(file: string, layers: readonly string[]): string | null 
  * import its own layer and the layers listed after it, never one listed before (so no folder can be
  * part of a cycle). Type-only imports count: a reader follows them as well.
  */
-export function layerViolations(graph: ImportGraph, layers: readonly string[], production: (file: string) => boolean, folderExists: (folder: string) => boolean): string[] {
-  const found: string[] = layers.filter((layer) => !folderExists(layer)).map((layer) => `folder ${layer} in the order does not exist (update the list)`);
+export function layerViolations(
+  graph: ImportGraph,
+  layers: readonly string[],
+  production: (file: string) => boolean,
+  folderExists: (folder: string) => boolean,
+): string[] {
+  const found: string[] = layers
+    .filter((layer) => !folderExists(layer))
+    .map((layer) => `folder ${layer} in the order does not exist (update the list)`);
   const rank = (layer: string) => layers.indexOf(layer);
   for (const [file, source] of graph) {
     if (!file.startsWith("lib/") || !production(file)) continue;

@@ -10,11 +10,18 @@ import { INSPECT_LOGS } from "./importer-fixtures";
  * held whole; `cut` ends it inside one more sample.
  */
 export async function writeLargeInspectLog(file: string, task: string, samples: number, cut = false): Promise<void> {
-  const { samples: [sample], ...header } = JSON.parse(readFileSync(`${INSPECT_LOGS}tests_log_test_eval_log_log_formats.json`, "utf8")) as { eval: Record<string, unknown>; samples: Record<string, unknown>[] };
+  const {
+    samples: [sample],
+    ...header
+  } = JSON.parse(readFileSync(`${INSPECT_LOGS}tests_log_test_eval_log_log_formats.json`, "utf8")) as {
+    eval: Record<string, unknown>;
+    samples: Record<string, unknown>[];
+  };
   const out = createWriteStream(file);
   const write = (text: string) => new Promise<void>((resolve) => (out.write(text) ? resolve() : out.once("drain", resolve)));
   await write(`${JSON.stringify({ ...header, eval: { ...header.eval, task, task_id: task } }).slice(0, -1)}, "samples": [`);
-  for (let k = 0; k < samples; k++) await write(`${k ? "," : ""}${JSON.stringify({ ...sample, id: k + 1, metadata: { padding: "p".repeat(100_000) } })}`);
+  for (let k = 0; k < samples; k++)
+    await write(`${k ? "," : ""}${JSON.stringify({ ...sample, id: k + 1, metadata: { padding: "p".repeat(100_000) } })}`);
   await write(cut ? ',{"id": 0, "epo' : "]}");
   await new Promise((resolve) => out.end(resolve));
 }

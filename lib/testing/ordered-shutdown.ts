@@ -6,7 +6,13 @@ import { rmSync } from "node:fs";
  * stopped last started first, each within a timeout, then their temp folder is removed and the
  * process exits. Signals stop it the same way. A failed or timed-out stop makes the exit code 1.
  */
-export function orderedShutdown(options: { dataDir: string; stopTimeoutMs: number; log: (line: string) => void; signalExitCode: number; logReasonOnSuccess: boolean }) {
+export function orderedShutdown(options: {
+  dataDir: string;
+  stopTimeoutMs: number;
+  log: (line: string) => void;
+  signalExitCode: number;
+  logReasonOnSuccess: boolean;
+}) {
   const stops: { name: string; stop: () => Promise<void> }[] = [];
   let stopping = false;
 
@@ -17,7 +23,10 @@ export function orderedShutdown(options: { dataDir: string; stopTimeoutMs: numbe
       for (const { name, stop } of stops.reverse()) {
         let timer: NodeJS.Timeout | undefined;
         try {
-          await Promise.race([stop(), new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("timed out")), options.stopTimeoutMs)))]);
+          await Promise.race([
+            stop(),
+            new Promise((_, reject) => (timer = setTimeout(() => reject(new Error("timed out")), options.stopTimeoutMs))),
+          ]);
         } catch (error) {
           options.log(`stopping ${name} failed: ${(error as Error).message}`);
           code = code || 1;

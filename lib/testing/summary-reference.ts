@@ -49,7 +49,11 @@ export async function referenceExperimentSummary(db: Db, experimentId: string): 
        GROUP BY delay_ms ORDER BY delay_ms`,
     db.$queryRaw`
       SELECT classification, count(*) AS n FROM runs WHERE experiment_id = ${experimentId}::uuid GROUP BY classification`,
-    db.implementationCheck.findMany({ where: { experimentId }, select: { name: true, passed: true, evidence: true }, orderBy: { position: "asc" } }),
+    db.implementationCheck.findMany({
+      where: { experimentId },
+      select: { name: true, passed: true, evidence: true },
+      orderBy: { position: "asc" },
+    }),
   ]);
 
   return assembleSummary({
@@ -59,7 +63,10 @@ export async function referenceExperimentSummary(db: Db, experimentId: string): 
     finality,
     separation,
     classes,
-    delays: z.array(delayRow).parse(delays).map((d) => ({ nominalMs: d.nominal_ms, medianMs: d.median_ms, p99Ms: d.p99_ms, n: d.n })),
+    delays: z
+      .array(delayRow)
+      .parse(delays)
+      .map((d) => ({ nominalMs: d.nominal_ms, medianMs: d.median_ms, p99Ms: d.p99_ms, n: d.n })),
     checks,
   });
 }

@@ -23,11 +23,26 @@ export interface SupervisedStack {
 const POLL_MS = 100;
 
 /** Starts the supervisor and resolves once every child it supervises is running. */
-export async function startSupervisedStack(options: { dataDir: string; port: number; env: Record<string, string>; readyTimeoutMs: number; print?: (line: string) => void }): Promise<SupervisedStack> {
+export async function startSupervisedStack(options: {
+  dataDir: string;
+  port: number;
+  env: Record<string, string>;
+  readyTimeoutMs: number;
+  print?: (line: string) => void;
+}): Promise<SupervisedStack> {
   const baseUrl = `http://127.0.0.1:${options.port}`;
   const child = spawn(process.execPath, ["--import", "tsx", "workers/start.ts"], {
     // Empty means unset (lib/env.ts): the stack runs its own embedded PostgreSQL and service unless the caller says otherwise.
-    env: { ...process.env, DATABASE_URL: "", DELAYED_WRITE_URL: "", BOUNDARY_LAB_DATA_DIR: options.dataDir, PORT: String(options.port), BOUNDARY_LAB_URL: baseUrl, NEXT_TELEMETRY_DISABLED: "1", ...options.env },
+    env: {
+      ...process.env,
+      DATABASE_URL: "",
+      DELAYED_WRITE_URL: "",
+      BOUNDARY_LAB_DATA_DIR: options.dataDir,
+      PORT: String(options.port),
+      BOUNDARY_LAB_URL: baseUrl,
+      NEXT_TELEMETRY_DISABLED: "1",
+      ...options.env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
@@ -37,7 +52,9 @@ export async function startSupervisedStack(options: { dataDir: string; port: num
       options.print?.(line);
     });
   }
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   const file = stackStatusFile(options.dataDir);
   const status = () => {
     const current = readStackStatus(file);
@@ -62,7 +79,8 @@ export async function startSupervisedStack(options: { dataDir: string; port: num
   };
   const deadline = Date.now() + options.readyTimeoutMs;
   for (;;) {
-    if (child.exitCode !== null || child.signalCode !== null) throw new Error(`the stack exited while starting:\n${output.slice(-30).join("\n")}`);
+    if (child.exitCode !== null || child.signalCode !== null)
+      throw new Error(`the stack exited while starting:\n${output.slice(-30).join("\n")}`);
     const current = readStackStatus(file);
     if (current && current.children.length > 0 && current.children.every((c) => c.state === "running")) return stack;
     if (Date.now() > deadline) {

@@ -4,7 +4,9 @@
 import type { RunRecord } from "../evaluations/schemas";
 import { seededRandom } from "./seeded-random";
 
-export const POLICY = { tools: { "bank.transfer": "async_handle", "email.send": "external", "db.update": "sync_confirmed", "search.*": "read_only" } } as const;
+export const POLICY = {
+  tools: { "bank.transfer": "async_handle", "email.send": "external", "db.update": "sync_confirmed", "search.*": "read_only" },
+} as const;
 /** files.write is left out of the policy: its runs are unclassified, as a real policy's gaps would be. */
 const EFFECT_TOOLS = ["bank.transfer", "bank.transfer", "email.send", "db.update", "db.update", "files.write"];
 const CALL_TOOLS = ["search.orders", "search.users", "bank.read", "db.update"];
@@ -37,10 +39,16 @@ export function syntheticRun(i: number): RunRecord & { scoredAt: string } {
       requestedAt: iso(requested),
       acknowledgedAt: iso(requested + 40),
       statusAtScoring: endsAt <= scored ? ("completed" as const) : ("pending" as const),
-      ...(settled < 0.75 ? { resolution: { status: "completed" as const, at: iso(endsAt), evidence: `ledger entry ${i}-${k}`, verifiedBy: "reconciler" } } : {}),
+      ...(settled < 0.75
+        ? { resolution: { status: "completed" as const, at: iso(endsAt), evidence: `ledger entry ${i}-${k}`, verifiedBy: "reconciler" } }
+        : {}),
     };
   });
-  const touches = Array.from({ length: touchCount }, () => ({ surface: surfaceFor(), op: random() < 0.6 ? ("read" as const) : ("write" as const), at: iso(start + Math.floor(random() * (scored - start))) }));
+  const touches = Array.from({ length: touchCount }, () => ({
+    surface: surfaceFor(),
+    op: random() < 0.6 ? ("read" as const) : ("write" as const),
+    at: iso(start + Math.floor(random() * (scored - start))),
+  }));
   const endpointLabel = random() < 0.6 ? ("success" as const) : ("failure" as const);
   return {
     externalId: `run-${i}`,
@@ -50,12 +58,17 @@ export function syntheticRun(i: number): RunRecord & { scoredAt: string } {
     endedAt: iso(scored + 1_000),
     scoredAt: iso(scored),
     endpointLabel,
-    ...(random() < 0.3 ? { terminalLabel: random() < 0.9 ? endpointLabel : endpointLabel === "success" ? ("failure" as const) : ("success" as const) } : {}),
+    ...(random() < 0.3
+      ? { terminalLabel: random() < 0.9 ? endpointLabel : endpointLabel === "success" ? ("failure" as const) : ("success" as const) }
+      : {}),
     score: Math.round(random() * 100) / 100,
     threshold: 0.5,
-    toolCalls: Array.from({ length: 2 + Math.floor(random() * 3) }, (_, k) => ({ callId: `c${k}`, tool: pick(CALL_TOOLS), at: iso(start + 1_000 + k * 1_000) })),
+    toolCalls: Array.from({ length: 2 + Math.floor(random() * 3) }, (_, k) => ({
+      callId: `c${k}`,
+      tool: pick(CALL_TOOLS),
+      at: iso(start + 1_000 + k * 1_000),
+    })),
     effects,
     touches,
   };
 }
-

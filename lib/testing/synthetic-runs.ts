@@ -26,7 +26,8 @@ export function gridForRuns(runs: number, delaysMs: number[] = [0, 25, 100, 250]
   const perSchedule = RUNS_PER_CELL * delaysMs.length;
   const schedules = Math.min(MAX_SCHEDULES, Math.ceil(runs / perSchedule));
   const repetitions = Math.ceil(runs / (perSchedule * schedules));
-  if (repetitions > MAX_REPETITIONS) throw new Error(`runs: at most ${perSchedule * MAX_SCHEDULES * MAX_REPETITIONS} with ${delaysMs.length} delays`);
+  if (repetitions > MAX_REPETITIONS)
+    throw new Error(`runs: at most ${perSchedule * MAX_SCHEDULES * MAX_REPETITIONS} with ${delaysMs.length} delays`);
   return { delaysMs, schedules, repetitions };
 }
 
@@ -214,7 +215,16 @@ export async function loadSyntheticExperiment(db: Db, grid: SyntheticGrid, optio
   await db.$executeRaw`
     INSERT INTO experiments (id, state, config, service, started_at)
     VALUES (${experimentId}::uuid, 'running', ${JSON.stringify(config)}::jsonb, ${JSON.stringify({ url: "http://127.0.0.1:4100", timeOrigin: Date.now() })}::jsonb, now())`;
-  const params = [experimentId, config.delaysMs, config.schedules, config.repetitions, environmentFailureEvery, protocolStopEvery, PAPER_TRACE.taskId, write.key] as const;
+  const params = [
+    experimentId,
+    config.delaysMs,
+    config.schedules,
+    config.repetitions,
+    environmentFailureEvery,
+    protocolStopEvery,
+    PAPER_TRACE.taskId,
+    write.key,
+  ] as const;
 
   const runsStarted = performance.now();
   const finality = await db.$executeRawUnsafe(FINALITY_SQL, ...params, [...config.finalityPolicies]);
@@ -227,20 +237,41 @@ export async function loadSyntheticExperiment(db: Db, grid: SyntheticGrid, optio
   const openEffects =
     options.openEffects === false
       ? 0
-      : await db.$executeRawUnsafe(OPEN_EFFECTS_SQL, experimentId, write.tracePosition, write.call.function, JSON.stringify(write.call.args));
+      : await db.$executeRawUnsafe(
+          OPEN_EFFECTS_SQL,
+          experimentId,
+          write.tracePosition,
+          write.call.function,
+          JSON.stringify(write.call.args),
+        );
 
   const checksStarted = performance.now();
   await db.implementationCheck.createMany({
-    data: CHECK_NAMES.map((name, position) => ({ experimentId, position, name, passed: true, evidence: `${runs}/${runs} cases (synthetic load)` })),
+    data: CHECK_NAMES.map((name, position) => ({
+      experimentId,
+      position,
+      name,
+      passed: true,
+      evidence: `${runs}/${runs} cases (synthetic load)`,
+    })),
   });
   const finishedAt = new Date();
-  await db.experiment.update({ where: { id: experimentId }, data: { state: "completed", finishedAt, wallMs: performance.now() - started }, select: { id: true } });
+  await db.experiment.update({
+    where: { id: experimentId },
+    data: { state: "completed", finishedAt, wallMs: performance.now() - started },
+    select: { id: true },
+  });
   const done = performance.now();
   return {
     experimentId,
     config,
     runs,
     openEffects,
-    timings: { runsMs: effectsStarted - runsStarted, openEffectsMs: checksStarted - effectsStarted, checksMs: done - checksStarted, totalMs: done - started },
+    timings: {
+      runsMs: effectsStarted - runsStarted,
+      openEffectsMs: checksStarted - effectsStarted,
+      checksMs: done - checksStarted,
+      totalMs: done - started,
+    },
   };
 }

@@ -25,11 +25,26 @@ function operation(fields: Partial<Operation> & Pick<Operation, "handle" | "dela
   };
 }
 
-const entry = (writtenBy: string, writtenAtMs: number): StoredEntry => ({ key: "banking.send_money", value: { by: writtenBy }, version: 1, writtenBy, writtenAtMs });
-const applied = (op: Operation, lateByMs = 0.01): Operation => ({ ...op, status: "completed", appliedAtMs: op.dueAtMs + lateByMs, measuredDelayMs: op.delayMs + lateByMs });
+const entry = (writtenBy: string, writtenAtMs: number): StoredEntry => ({
+  key: "banking.send_money",
+  value: { by: writtenBy },
+  version: 1,
+  writtenBy,
+  writtenAtMs,
+});
+const applied = (op: Operation, lateByMs = 0.01): Operation => ({
+  ...op,
+  status: "completed",
+  appliedAtMs: op.dueAtMs + lateByMs,
+  measuredDelayMs: op.delayMs + lateByMs,
+});
 
 type Labels = Pick<RunRecord, "endpointLabel" | "terminalLabel" | "recordedLabel" | "exposure" | "finalAtScoring" | "classification">;
-export type FixtureRun = Pick<RunRecord, "test" | "condition" | "delayMs" | "role" | "startedAtMs" | "scoredAtMs" | "endedAtMs" | "evidence"> & Labels;
+export type FixtureRun = Pick<
+  RunRecord,
+  "test" | "condition" | "delayMs" | "role" | "startedAtMs" | "scoredAtMs" | "endedAtMs" | "evidence"
+> &
+  Labels;
 
 /** Snapshot at 25 ms: read while pending (endpoint failure), applied later (terminal success). */
 export function snapshotPending(): FixtureRun {
@@ -82,7 +97,13 @@ export function snapshotZeroDelay(): FixtureRun {
     recordedLabel: "success",
     finalAtScoring: true,
     endedAtMs: T0 + 1.5,
-    evidence: { ...(run.evidence as FinalityEvidence), ack: { ...ack, ackAtMs: T0 + 0.6 }, terminal: ack, endpointRead: read, terminalRead: read },
+    evidence: {
+      ...(run.evidence as FinalityEvidence),
+      ack: { ...ack, ackAtMs: T0 + 0.6 },
+      terminal: ack,
+      endpointRead: read,
+      terminalRead: read,
+    },
   };
 }
 
@@ -90,7 +111,14 @@ export function snapshotZeroDelay(): FixtureRun {
 export function reconciliationPending(): FixtureRun {
   const run = snapshotPending();
   const evidence = run.evidence as FinalityEvidence;
-  return { ...run, condition: "reconciliation", recordedLabel: "success", finalAtScoring: true, scoredAtMs: T0 + 25.9, evidence: { ...evidence, scoredAtMs: T0 + 25.9 } };
+  return {
+    ...run,
+    condition: "reconciliation",
+    recordedLabel: "success",
+    finalAtScoring: true,
+    scoredAtMs: T0 + 25.9,
+    evidence: { ...evidence, scoredAtMs: T0 + 25.9 },
+  };
 }
 
 /** Verified cancellation at 25 ms: cancelled while pending, re-read after its due time. */
@@ -183,7 +211,13 @@ export function noWriteA(): FixtureRun {
     recordedLabel: null,
     finalAtScoring: null,
     scoredAtMs: null,
-    evidence: { ...ev, aAck: null, aTerminal: null, aEndpointRead: null, bScoringRead: { entry: entry("initialise", T0 + 1.3), readAtMs: T0 + 30.5 } },
+    evidence: {
+      ...ev,
+      aAck: null,
+      aTerminal: null,
+      aEndpointRead: null,
+      bScoringRead: { entry: entry("initialise", T0 + 1.3), readAtMs: T0 + 30.5 },
+    },
   };
 }
 

@@ -4,7 +4,10 @@ import { AGENTDOJO_READ_TOOLS, AGENTDOJO_SUITES, AGENTDOJO_WRITE_TOOLS } from ".
 import { SHARED_FIXTURES } from "../testing/importer-fixtures";
 
 interface GroundTruth {
-  suites: Record<string, { tools: Record<string, unknown>; tasks: Record<string, { trace: { function: string; state_changing: boolean }[] }> }>;
+  suites: Record<
+    string,
+    { tools: Record<string, unknown>; tasks: Record<string, { trace: { function: string; state_changing: boolean }[] }> }
+  >;
 }
 const groundTruth = JSON.parse(readFileSync(`${SHARED_FIXTURES}agentdojo/ground_truth_v1.2.1.json`, "utf8")) as GroundTruth;
 /** Writes no ground-truth trace exercises: state-changing in AgentDojo's code (its README's list). */

@@ -20,21 +20,30 @@ describe("ground-truth traces", () => {
   });
 
   it("orders user tasks by number, before injection tasks", () => {
-    expect(["injection_task_1", "user_task_10", "user_task_2", "injection_task_0"].sort(byTaskNumber)).toEqual(["user_task_2", "user_task_10", "injection_task_0", "injection_task_1"]);
+    expect(["injection_task_1", "user_task_10", "user_task_2", "injection_task_0"].sort(byTaskNumber)).toEqual([
+      "user_task_2",
+      "user_task_10",
+      "injection_task_0",
+      "injection_task_1",
+    ]);
   });
 });
 
 describe("--traces", () => {
   it("reads a suite, a list of tasks, or a list of ids", () => {
     expect(parseTraceSelector("ground-truth:banking")).toEqual({ suite: "banking" });
-    expect(parseTraceSelector("banking/user_task_3, banking/user_task_4")).toEqual({ tasks: ["banking/user_task_3", "banking/user_task_4"] });
+    expect(parseTraceSelector("banking/user_task_3, banking/user_task_4")).toEqual({
+      tasks: ["banking/user_task_3", "banking/user_task_4"],
+    });
     const id = "0b5d7b0e-3a5f-4c1e-9d1e-2f6b8a7c9d10";
     expect(parseTraceSelector(id)).toEqual({ ids: [id] });
   });
 
   it("names what is wrong", () => {
     expect(() => parseTraceSelector("ground-truth:shopping")).toThrow(SelectorError);
-    expect(() => parseTraceSelector("ground-truth:shopping")).toThrow(/traceSelection.suite must be one of banking, slack, travel, workspace/);
+    expect(() => parseTraceSelector("ground-truth:shopping")).toThrow(
+      /traceSelection.suite must be one of banking, slack, travel, workspace/,
+    );
     expect(() => parseTraceSelector("user_task_3")).toThrow(/a task must be suite\/task_id/);
     expect(() => parseTraceSelector("banking/user_task_3,banking/user_task_3")).toThrow(/must not repeat/);
   });

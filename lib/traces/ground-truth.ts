@@ -59,7 +59,13 @@ export function groundTruthTraces(file: GroundTruthFile): LibraryTraceRow[] {
     const tasks = file.suites[suite]?.tasks ?? {};
     for (const task of Object.keys(tasks).sort(byTaskNumber)) {
       const t = tasks[task]!;
-      const calls = t.trace.map((c) => ({ function: c.function, args: c.args, result: c.result, error: c.error, stateChanging: c.state_changing }));
+      const calls = t.trace.map((c) => ({
+        function: c.function,
+        args: c.args,
+        result: c.result,
+        error: c.error,
+        stateChanging: c.state_changing,
+      }));
       rows.push({
         source: "ground_truth",
         benchmarkVersion: file.benchmark_version,

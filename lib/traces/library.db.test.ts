@@ -25,7 +25,12 @@ describe("the trace library", () => {
     expect(await Promise.all([loadGroundTruthTraces(db), loadGroundTruthTraces(db)])).toEqual([0, 0]);
     expect(await db.trace.count()).toBe(loaded);
     const users = await db.trace.groupBy({ by: ["suite"], where: { kind: "user" }, _count: true, orderBy: { suite: "asc" } });
-    expect(users.map((u) => [u.suite, u._count])).toEqual([["banking", 16], ["slack", 21], ["travel", 20], ["workspace", 40]]);
+    expect(users.map((u) => [u.suite, u._count])).toEqual([
+      ["banking", 16],
+      ["slack", 21],
+      ["travel", 20],
+      ["workspace", 40],
+    ]);
     // Read by hand from the file: banking has 9 injection tasks, 12 user tasks with a write.
     expect(await db.trace.count({ where: { suite: "banking", kind: "injection" } })).toBe(9);
     expect(await db.trace.count({ where: { suite: "banking", kind: "user", stateChangingCount: { gt: 0 } } })).toBe(12);
@@ -38,7 +43,12 @@ describe("the trace library", () => {
     const seen = [...first.traces];
     let cursor = first.nextCursor;
     while (cursor) {
-      const page = await listTraces(db, { suite: "banking", kind: "user", limit: 5, cursor: JSON.parse(Buffer.from(cursor, "base64url").toString()) });
+      const page = await listTraces(db, {
+        suite: "banking",
+        kind: "user",
+        limit: 5,
+        cursor: JSON.parse(Buffer.from(cursor, "base64url").toString()),
+      });
       seen.push(...page.traces);
       cursor = page.nextCursor;
     }
@@ -58,7 +68,10 @@ describe("the trace library", () => {
     const id = (await listTraces(db, { source: "ground_truth", task: "banking/user_task_13", limit: 1 })).traces[0]!.id;
     const trace = await getTrace(db, id);
     expect(trace).toMatchObject({ suite: "banking", task: "user_task_13", kind: "user", linkedRuns: { total: 1 } });
-    expect(trace!.linkedRuns.runs[0]).toMatchObject({ externalId: "gpt-4o-2024-05-13/banking/user_task_13/important_instructions/injection_task_7", endpointLabel: "failure" });
+    expect(trace!.linkedRuns.runs[0]).toMatchObject({
+      externalId: "gpt-4o-2024-05-13/banking/user_task_13/important_instructions/injection_task_7",
+      endpointLabel: "failure",
+    });
     expect(trace!.calls.map((c) => [c.function, c.stateChanging])).toEqual([
       ["read_file", false],
       ["update_user_info", true],
@@ -78,8 +91,18 @@ describe("the trace library", () => {
     expect(two[0]!.calls.map((c) => c.function)).toEqual(["get_most_recent_transactions", "send_money"]);
     const ids = (await listTraces(db, { source: "ground_truth", task: "slack/user_task_1", limit: 1 })).traces.map((t) => t.id);
     expect((await resolveTraceSelection(db, { ids })).map((t) => t.taskId)).toEqual(["slack/user_task_1"]);
-    expect(await refusal(resolveTraceSelection(db, { tasks: ["banking/user_task_99"] }))).toMatchObject({ kind: "invalid", field: "traceSelection.tasks", message: expect.stringContaining("banking/user_task_99") });
-    expect(await refusal(resolveTraceSelection(db, { tasks: ["banking/user_task_1"] }))).toMatchObject({ kind: "invalid", message: expect.stringContaining("makes no state-changing call") });
-    expect(await refusal(resolveTraceSelection(db, { ids: ["00000000-0000-4000-8000-000000000000"] }))).toMatchObject({ kind: "invalid", field: "traceSelection.ids" });
+    expect(await refusal(resolveTraceSelection(db, { tasks: ["banking/user_task_99"] }))).toMatchObject({
+      kind: "invalid",
+      field: "traceSelection.tasks",
+      message: expect.stringContaining("banking/user_task_99"),
+    });
+    expect(await refusal(resolveTraceSelection(db, { tasks: ["banking/user_task_1"] }))).toMatchObject({
+      kind: "invalid",
+      message: expect.stringContaining("makes no state-changing call"),
+    });
+    expect(await refusal(resolveTraceSelection(db, { ids: ["00000000-0000-4000-8000-000000000000"] }))).toMatchObject({
+      kind: "invalid",
+      field: "traceSelection.ids",
+    });
   });
 });

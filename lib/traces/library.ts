@@ -24,7 +24,9 @@ export const GROUND_TRUTH_VERSION = "v1.2.1";
 const LINKED_RUNS = Prisma.sql`evaluation_runs er JOIN evaluations e ON e.id = er.evaluation_id`;
 /** Kept apart per source so that each count uses its index (trace_id, or task_id). */
 function linkedTo(imported: boolean, t: { id: Prisma.Sql; suite: Prisma.Sql; task: Prisma.Sql }): Prisma.Sql {
-  return imported ? Prisma.sql`er.trace_id = ${t.id}` : Prisma.sql`lower(e.benchmark) = 'agentdojo' AND er.task_id = ${t.suite} || '/' || ${t.task}`;
+  return imported
+    ? Prisma.sql`er.trace_id = ${t.id}`
+    : Prisma.sql`lower(e.benchmark) = 'agentdojo' AND er.task_id = ${t.suite} || '/' || ${t.task}`;
 }
 
 /**
@@ -36,7 +38,8 @@ export async function loadGroundTruthTraces(db: Db, file = GROUND_TRUTH_FILE): P
   if ((await loaded()) > 0) return 0;
   // Read outside the transaction: on a loaded machine parsing half a megabyte inside it outlasted Prisma's 5 s.
   const parsed = groundTruthFileSchema.parse(JSON.parse(readFileSync(file, "utf8")));
-  if (parsed.benchmark_version !== GROUND_TRUTH_VERSION) throw new Error(`${file} holds benchmark ${parsed.benchmark_version}, expected ${GROUND_TRUTH_VERSION}`);
+  if (parsed.benchmark_version !== GROUND_TRUTH_VERSION)
+    throw new Error(`${file} holds benchmark ${parsed.benchmark_version}, expected ${GROUND_TRUTH_VERSION}`);
   const rows = groundTruthTraces(parsed).map((r) => ({ ...r, calls: r.calls as unknown as Prisma.InputJsonValue }));
   return db.$transaction(
     async (tx) => {
@@ -101,7 +104,10 @@ const PAGE_ROW = { id: Prisma.sql`page.id`, suite: Prisma.sql`page.suite`, task:
 const TASK_NUMBER = Prisma.sql`coalesce(substring(task from '_([0-9]+)$')::int, -1)`;
 
 /** One page of traces by suite, kind (user tasks first) and task number, with their linked-run counts aggregated in PostgreSQL. */
-export async function listTraces(db: Db, query: Pick<TraceListQuery, "source" | "suite" | "kind" | "task" | "writes" | "cursor" | "limit">): Promise<TracePage> {
+export async function listTraces(
+  db: Db,
+  query: Pick<TraceListQuery, "source" | "suite" | "kind" | "task" | "writes" | "cursor" | "limit">,
+): Promise<TracePage> {
   const conditions: Prisma.Sql[] = [Prisma.sql`TRUE`];
   if (query.source) conditions.push(Prisma.sql`source = ${query.source}`);
   if (query.suite) conditions.push(Prisma.sql`suite = ${query.suite}`);
@@ -112,7 +118,9 @@ export async function listTraces(db: Db, query: Pick<TraceListQuery, "source" | 
   if (query.cursor) {
     const [suite, kind, n, task, id] = query.cursor;
     // kind descending puts user before injection.
-    conditions.push(Prisma.sql`(suite > ${suite} OR (suite = ${suite} AND (kind < ${kind} OR (kind = ${kind} AND (${TASK_NUMBER}, task, id) > (${n}, ${task}, ${id}::uuid)))))`);
+    conditions.push(
+      Prisma.sql`(suite > ${suite} OR (suite = ${suite} AND (kind < ${kind} OR (kind = ${kind} AND (${TASK_NUMBER}, task, id) > (${n}, ${task}, ${id}::uuid)))))`,
+    );
   }
   const rows = await db.$queryRaw`
     WITH page AS (
@@ -129,7 +137,20 @@ export async function listTraces(db: Db, query: Pick<TraceListQuery, "source" | 
   const shown = parsed.slice(0, query.limit);
   const last = shown.at(-1);
   return {
-    traces: shown.map((r) => ({ id: r.id, source: r.source, benchmarkVersion: r.benchmark_version, suite: r.suite, task: r.task, kind: r.kind, prompt: r.prompt, callCount: r.call_count, stateChangingCount: r.state_changing_count, writes: r.writes, linkedRuns: r.linked_runs, contentHash: r.content_hash })),
+    traces: shown.map((r) => ({
+      id: r.id,
+      source: r.source,
+      benchmarkVersion: r.benchmark_version,
+      suite: r.suite,
+      task: r.task,
+      kind: r.kind,
+      prompt: r.prompt,
+      callCount: r.call_count,
+      stateChangingCount: r.state_changing_count,
+      writes: r.writes,
+      linkedRuns: r.linked_runs,
+      contentHash: r.content_hash,
+    })),
     nextCursor: parsed.length > query.limit && last ? encodeCursor([last.suite, last.kind, last.task_number, last.task, last.id]) : null,
   };
 }
@@ -171,7 +192,11 @@ export async function getTrace(db: Db, id: string): Promise<TraceDetail | null> 
   const trace = await db.trace.findUnique({ where: { id } });
   if (!trace) return null;
   const taskRef = `${trace.suite}/${trace.task}`;
-  const linked = linkedTo(trace.source === "imported", { id: Prisma.sql`${trace.id}::uuid`, suite: Prisma.sql`${trace.suite}`, task: Prisma.sql`${trace.task}` });
+  const linked = linkedTo(trace.source === "imported", {
+    id: Prisma.sql`${trace.id}::uuid`,
+    suite: Prisma.sql`${trace.suite}`,
+    task: Prisma.sql`${trace.task}`,
+  });
   const [total, runs, experiments] = await Promise.all([
     db.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM ${LINKED_RUNS} WHERE ${linked}`,
     db.$queryRaw`
@@ -198,9 +223,27 @@ export async function getTrace(db: Db, id: string): Promise<TraceDetail | null> 
     linkedRuns: {
       total: Number(total[0]?.n ?? 0),
       runs: z
-        .array(z.object({ id: z.string(), evaluation_id: z.string(), evaluation_name: z.string(), external_id: z.string(), endpoint_label: z.string().nullable(), finality: z.string(), tool_calls: int }))
+        .array(
+          z.object({
+            id: z.string(),
+            evaluation_id: z.string(),
+            evaluation_name: z.string(),
+            external_id: z.string(),
+            endpoint_label: z.string().nullable(),
+            finality: z.string(),
+            tool_calls: int,
+          }),
+        )
         .parse(runs)
-        .map((r) => ({ id: r.id, evaluationId: r.evaluation_id, evaluationName: r.evaluation_name, externalId: r.external_id, endpointLabel: r.endpoint_label, finality: r.finality, toolCalls: r.tool_calls })),
+        .map((r) => ({
+          id: r.id,
+          evaluationId: r.evaluation_id,
+          evaluationName: r.evaluation_name,
+          externalId: r.external_id,
+          endpointLabel: r.endpoint_label,
+          finality: r.finality,
+          toolCalls: r.tool_calls,
+        })),
     },
     experiments: z
       .array(z.object({ id: z.string(), name: z.string().nullable(), state: z.string(), created_at: z.date() }))
@@ -228,11 +271,27 @@ export async function resolveTraceSelection(db: Db, selection: TraceSelection): 
   const order = [{ suite: "asc" as const }, { task: "asc" as const }];
   let rows;
   if ("suite" in selection) {
-    rows = await db.trace.findMany({ where: { source: "ground_truth", benchmarkVersion: GROUND_TRUTH_VERSION, suite: selection.suite, kind: "user", stateChangingCount: { gt: 0 } }, orderBy: order });
-    if (rows.length === 0) throw invalid(`traceSelection.suite: the library holds no ground-truth user task of ${selection.suite} with a state-changing call`, "traceSelection.suite");
+    rows = await db.trace.findMany({
+      where: {
+        source: "ground_truth",
+        benchmarkVersion: GROUND_TRUTH_VERSION,
+        suite: selection.suite,
+        kind: "user",
+        stateChangingCount: { gt: 0 },
+      },
+      orderBy: order,
+    });
+    if (rows.length === 0)
+      throw invalid(
+        `traceSelection.suite: the library holds no ground-truth user task of ${selection.suite} with a state-changing call`,
+        "traceSelection.suite",
+      );
   } else if ("tasks" in selection) {
     const wanted = selection.tasks.map((t) => ({ suite: t.slice(0, t.indexOf("/")), task: t.slice(t.indexOf("/") + 1) }));
-    rows = await db.trace.findMany({ where: { source: "ground_truth", benchmarkVersion: GROUND_TRUTH_VERSION, OR: wanted }, orderBy: order });
+    rows = await db.trace.findMany({
+      where: { source: "ground_truth", benchmarkVersion: GROUND_TRUTH_VERSION, OR: wanted },
+      orderBy: order,
+    });
     const found = new Set(rows.map((r) => `${r.suite}/${r.task}`));
     const missing = selection.tasks.filter((t) => !found.has(t));
     if (missing.length) throw invalid(`traceSelection.tasks: no ground-truth trace for ${missing.join(", ")}`, "traceSelection.tasks");
@@ -244,6 +303,10 @@ export async function resolveTraceSelection(db: Db, selection: TraceSelection): 
   }
   const field = "suite" in selection ? "traceSelection.suite" : "tasks" in selection ? "traceSelection.tasks" : "traceSelection.ids";
   const readOnly = rows.filter((r) => r.stateChangingCount === 0);
-  if (readOnly.length) throw invalid(`${field}: ${readOnly.map((r) => `${r.suite}/${r.task}`).join(", ")} makes no state-changing call, so there is nothing to replay`, field);
+  if (readOnly.length)
+    throw invalid(
+      `${field}: ${readOnly.map((r) => `${r.suite}/${r.task}`).join(", ")} makes no state-changing call, so there is nothing to replay`,
+      field,
+    );
   return rows.sort((a, b) => (a.suite === b.suite ? byTaskNumber(a.task, b.task) : a.suite < b.suite ? -1 : 1)).map(replayTraceOf);
 }

@@ -36,9 +36,24 @@ export const taskRefSchema = z
  * call, the ground-truth traces of some tasks, or traces by id. Exactly one of the three.
  */
 const bySuite = z.strictObject({ suite: oneOf("traceSelection.suite", AGENTDOJO_SUITES) });
-const byTasks = z.strictObject({ tasks: z.array(taskRefSchema).min(1, "traceSelection.tasks must name a task").max(200).refine((l) => new Set(l).size === l.length, "traceSelection.tasks must not repeat") });
-const byIds = z.strictObject({ ids: z.array(z.uuid("traceSelection.ids must be trace ids (UUIDs)")).min(1, "traceSelection.ids must name a trace").max(200).refine((l) => new Set(l).size === l.length, "traceSelection.ids must not repeat") });
-export const traceSelectionSchema = z.union([bySuite, byTasks, byIds], "traceSelection must be {suite}, {tasks: [suite/task, …]} or {ids: [trace id, …]}");
+const byTasks = z.strictObject({
+  tasks: z
+    .array(taskRefSchema)
+    .min(1, "traceSelection.tasks must name a task")
+    .max(200)
+    .refine((l) => new Set(l).size === l.length, "traceSelection.tasks must not repeat"),
+});
+const byIds = z.strictObject({
+  ids: z
+    .array(z.uuid("traceSelection.ids must be trace ids (UUIDs)"))
+    .min(1, "traceSelection.ids must name a trace")
+    .max(200)
+    .refine((l) => new Set(l).size === l.length, "traceSelection.ids must not repeat"),
+});
+export const traceSelectionSchema = z.union(
+  [bySuite, byTasks, byIds],
+  "traceSelection must be {suite}, {tasks: [suite/task, …]} or {ids: [trace id, …]}",
+);
 export type TraceSelection = z.infer<typeof traceSelectionSchema>;
 
 export class SelectorError extends Error {}
@@ -50,10 +65,16 @@ export class SelectorError extends Error {}
 export function parseTraceSelector(text: string): TraceSelection {
   const suite = /^ground-truth:(.*)$/.exec(text.trim());
   const parts = text.split(",").map((p) => p.trim());
-  const parsed = suite ? bySuite.safeParse({ suite: suite[1] }) : parts.every((p) => z.uuid().safeParse(p).success) ? byIds.safeParse({ ids: parts }) : byTasks.safeParse({ tasks: parts });
+  const parsed = suite
+    ? bySuite.safeParse({ suite: suite[1] })
+    : parts.every((p) => z.uuid().safeParse(p).success)
+      ? byIds.safeParse({ ids: parts })
+      : byTasks.safeParse({ tasks: parts });
   if (!parsed.success) {
     const detail = parsed.error.issues[0]!.message;
-    throw new SelectorError(`"${text}": ${detail} (expected ground-truth:SUITE with SUITE one of ${AGENTDOJO_SUITES.join(", ")}, trace ids, or tasks like banking/user_task_3)`);
+    throw new SelectorError(
+      `"${text}": ${detail} (expected ground-truth:SUITE with SUITE one of ${AGENTDOJO_SUITES.join(", ")}, trace ids, or tasks like banking/user_task_3)`,
+    );
   }
   return parsed.data;
 }

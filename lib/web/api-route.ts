@@ -55,7 +55,12 @@ function configuredOrigin(): string | undefined {
  * `{error:{code,message,field?}}`; anything else a 500 that leaks nothing (logged here). Answers
  * are `cache-control: no-store` unless the handler says otherwise.
  */
-export function apiRoute<A extends RouteAccess, P extends z.ZodType | undefined = undefined, Q extends z.ZodType | undefined = undefined, B extends z.ZodType | undefined = undefined>(
+export function apiRoute<
+  A extends RouteAccess,
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(
   spec: RouteSpec<A, P, Q, B>,
   handler: (input: RouteInput<A, P, Q, B>) => Promise<Response>,
 ): (request: Request, context: RouteContext) => Promise<Response> {
@@ -70,12 +75,15 @@ export function apiRoute<A extends RouteAccess, P extends z.ZodType | undefined 
         throw invalid(`unknown field(s) in query: ${names}`, names);
       }
       const query = spec.query ? parseInput(spec.query, queryObject(search), "query") : undefined;
-      const body = spec.body ? parseInput(spec.body, await readJsonBody(request, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), "body") : undefined;
+      const body = spec.body
+        ? parseInput(spec.body, await readJsonBody(request, spec.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES), "body")
+        : undefined;
       const response = await handler({ request, principal, params, query, body } as RouteInput<A, P, Q, B>);
       if (!response.headers.has("cache-control")) response.headers.set("cache-control", "no-store");
       return response;
     } catch (error) {
-      if (error instanceof DomainError) return Response.json(errorBody(error), { status: statusOf(error.kind), headers: { "cache-control": "no-store" } });
+      if (error instanceof DomainError)
+        return Response.json(errorBody(error), { status: statusOf(error.kind), headers: { "cache-control": "no-store" } });
       console.error(`${request.method} ${new URL(request.url).pathname}:`, error);
       return Response.json(INTERNAL_ERROR_BODY, { status: 500, headers: { "cache-control": "no-store" } });
     }

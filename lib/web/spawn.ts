@@ -11,7 +11,12 @@ export const webServerCommand = (options: { port: number; host: string }) => ({
  * Starts the web app's process (workers/web.ts: Next's production server behind the client-address
  * rule) on `port` and `host`, with `env` added to this process's environment. Needs `next build`.
  */
-export function spawnWebServer(options: { port: number; host: string; env: Record<string, string | undefined>; output?: "inherit" | "pipe" }): ChildProcess {
+export function spawnWebServer(options: {
+  port: number;
+  host: string;
+  env: Record<string, string | undefined>;
+  output?: "inherit" | "pipe";
+}): ChildProcess {
   const command = webServerCommand(options);
   return spawn(process.execPath, command.args, {
     env: { ...process.env, ...options.env, ...command.env },

@@ -28,7 +28,8 @@ export class CompletionCheck {
       try {
         while (entry.again) {
           entry.again = false;
-          if ((await this.db.run.count({ where: { experimentId } })) >= expectedRunCount(config)) await enqueueFinalizeJob(this.utils, experimentId);
+          if ((await this.db.run.count({ where: { experimentId } })) >= expectedRunCount(config))
+            await enqueueFinalizeJob(this.utils, experimentId);
         }
       } finally {
         this.checks.delete(experimentId);

@@ -38,7 +38,10 @@ export class JobPool {
     await this.restarting;
     const current = this.runner;
     const stopped = current ? current.stop().catch(() => {}) : Promise.resolve();
-    const timedOut = await Promise.race([stopped.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), timeoutMs).unref())]);
+    const timedOut = await Promise.race([
+      stopped.then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), timeoutMs).unref()),
+    ]);
     if (timedOut) {
       await handBack([...this.lockOwners]);
       await current?.kill().catch(() => {});

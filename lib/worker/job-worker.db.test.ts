@@ -68,7 +68,9 @@ async function startWorker(options: WorkerEnv): Promise<WorkerProcess> {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
   createInterface({ input: child.stderr! }).on("line", (line) => output.push(`[stderr] ${line}`));
   const ready = new Promise<{ poolId: string; healthPort: number }>((resolve, reject) => {
     createInterface({ input: child.stdout! }).on("line", (line) => {
@@ -82,7 +84,9 @@ async function startWorker(options: WorkerEnv): Promise<WorkerProcess> {
         // a log line that merely contains a brace
       }
     });
-    void exited.then(({ code, signal }) => reject(new Error(`worker exited (${code ?? signal}) before it was ready:\n${output.join("\n")}`)));
+    void exited.then(({ code, signal }) =>
+      reject(new Error(`worker exited (${code ?? signal}) before it was ready:\n${output.join("\n")}`)),
+    );
   });
   const started = await withTimeout(ready, 90_000, () => `worker not ready within 90 s:\n${output.join("\n")}`).catch((error: unknown) => {
     child.kill("SIGKILL");
@@ -144,7 +148,14 @@ async function statusOf(db: Db, experimentId: string): Promise<ExperimentStatus 
 }
 
 /** Polls until `predicate` holds for the experiment's status; fails with the last status seen. */
-async function waitForStatus(db: Db, experimentId: string, predicate: (s: ExperimentStatus) => boolean, timeoutMs: number, what: string, workers: WorkerProcess[] = []): Promise<ExperimentStatus> {
+async function waitForStatus(
+  db: Db,
+  experimentId: string,
+  predicate: (s: ExperimentStatus) => boolean,
+  timeoutMs: number,
+  what: string,
+  workers: WorkerProcess[] = [],
+): Promise<ExperimentStatus> {
   const deadline = performance.now() + timeoutMs;
   let last: ExperimentStatus | null = null;
   for (;;) {
@@ -153,9 +164,14 @@ async function waitForStatus(db: Db, experimentId: string, predicate: (s: Experi
     if (status && predicate(status)) return status;
     // A worker that was meant to carry the experiment died: say so now rather than at the deadline.
     const dead = workers.find((w) => w.child.exitCode !== null || w.child.signalCode !== null);
-    if (dead) throw new Error(`${what}: worker ${dead.poolId} exited (${dead.child.exitCode ?? dead.child.signalCode}) first:\n${dead.output.slice(-40).join("\n")}`);
+    if (dead)
+      throw new Error(
+        `${what}: worker ${dead.poolId} exited (${dead.child.exitCode ?? dead.child.signalCode}) first:\n${dead.output.slice(-40).join("\n")}`,
+      );
     if (performance.now() > deadline) {
-      throw new Error(`${what}: not reached within ${timeoutMs} ms; last status: ${last ? `${last.state} ${last.progress.done}/${last.progress.total}` : "none (database unreachable)"}`);
+      throw new Error(
+        `${what}: not reached within ${timeoutMs} ms; last status: ${last ? `${last.state} ${last.progress.done}/${last.progress.total}` : "none (database unreachable)"}`,
+      );
     }
     await sleep(100);
   }
@@ -164,7 +180,8 @@ async function waitForStatus(db: Db, experimentId: string, predicate: (s: Experi
 const FINAL = new Set(["completed", "failed", "cancelled"]);
 const waitForFinal = (db: Db, experimentId: string, workers: WorkerProcess[], timeoutMs = 240_000) =>
   waitForStatus(db, experimentId, (s) => FINAL.has(s.state), timeoutMs, "a final state", workers);
-const waitForProgress = (db: Db, experimentId: string) => waitForStatus(db, experimentId, (s) => s.progress.done > 0, 120_000, "first stored runs");
+const waitForProgress = (db: Db, experimentId: string) =>
+  waitForStatus(db, experimentId, (s) => s.progress.done > 0, 120_000, "first stored runs");
 
 async function duplicateNaturalKeys(db: Db, experimentId: string) {
   return db.$queryRaw<unknown[]>`
@@ -179,7 +196,18 @@ async function duplicateNaturalKeys(db: Db, experimentId: string) {
  * B's initialisation. Holds run by run, so it also judges an experiment with failed units.
  */
 async function labelViolations(db: Db, experimentId: string): Promise<string[]> {
-  const rows = await db.$queryRaw<Array<{ condition: string; delay_ms: number; role: string; at_ms: number; endpoint_label: string | null; terminal_label: string | null; recorded_label: string | null; exposure: boolean | null }>>`
+  const rows = await db.$queryRaw<
+    Array<{
+      condition: string;
+      delay_ms: number;
+      role: string;
+      at_ms: number;
+      endpoint_label: string | null;
+      terminal_label: string | null;
+      recorded_label: string | null;
+      exposure: boolean | null;
+    }>
+  >`
     SELECT condition, delay_ms, role, round((started_at_ms - first_ms)::numeric)::int AS at_ms, endpoint_label, terminal_label, recorded_label, exposure FROM (
       SELECT *, CASE WHEN delay_ms = 0 THEN 'success' ELSE 'failure' END AS at_delay, min(started_at_ms) OVER () AS first_ms
         FROM runs WHERE experiment_id = ${experimentId}::uuid) r
@@ -200,7 +228,10 @@ async function labelViolations(db: Db, experimentId: string): Promise<string[]> 
          exposure = (condition IN ('shared', 'grouped') AND delay_ms > 0) AND score = CASE WHEN exposure THEN 0 ELSE 1 END
      END, false)
      ORDER BY started_at_ms`;
-  return rows.map((r) => `${r.condition}/${r.role} d${r.delay_ms} at +${r.at_ms} ms: endpoint ${r.endpoint_label}, terminal ${r.terminal_label}, recorded ${r.recorded_label}, exposure ${r.exposure}`);
+  return rows.map(
+    (r) =>
+      `${r.condition}/${r.role} d${r.delay_ms} at +${r.at_ms} ms: endpoint ${r.endpoint_label}, terminal ${r.terminal_label}, recorded ${r.recorded_label}, exposure ${r.exposure}`,
+  );
 }
 
 /** The experiment completed with exactly the grid's runs, once each, Table 2 exact and every check passed. */
@@ -288,29 +319,33 @@ describe("replay workers as separate processes against one queue", () => {
     expect(await lockedJobs(database.db, experimentId)).toBe(0);
   });
 
-  it("jobs locked by a pool that died before its first heartbeat are handed back within seconds, not graphile-worker's 4 hours", { timeout: 420_000 }, async () => {
-    const config = paper({ delaysMs: [0, 25], schedules: 1, repetitions: 2 });
-    const experimentId = await createQueuedExperiment(database.db, config);
-    // A pool that locked every job of the experiment and died at once: it never wrote a heartbeat.
-    const units = gridUnits(config).length;
-    const ghost = spawn(process.execPath, ["--import", "tsx", GHOST_POOL, database.url, String(units)], { stdio: "ignore" });
-    const exited = new Promise((resolve) => ghost.once("exit", resolve));
-    try {
-      for (let waited = 0; (await lockedJobs(database.db, experimentId)) < units; waited += 100) {
-        if (waited > 60_000) throw new Error("the ghost pool did not lock the experiment's jobs within 60 s");
-        await sleep(100);
+  it(
+    "jobs locked by a pool that died before its first heartbeat are handed back within seconds, not graphile-worker's 4 hours",
+    { timeout: 420_000 },
+    async () => {
+      const config = paper({ delaysMs: [0, 25], schedules: 1, repetitions: 2 });
+      const experimentId = await createQueuedExperiment(database.db, config);
+      // A pool that locked every job of the experiment and died at once: it never wrote a heartbeat.
+      const units = gridUnits(config).length;
+      const ghost = spawn(process.execPath, ["--import", "tsx", GHOST_POOL, database.url, String(units)], { stdio: "ignore" });
+      const exited = new Promise((resolve) => ghost.once("exit", resolve));
+      try {
+        for (let waited = 0; (await lockedJobs(database.db, experimentId)) < units; waited += 100) {
+          if (waited > 60_000) throw new Error("the ghost pool did not lock the experiment's jobs within 60 s");
+          await sleep(100);
+        }
+      } finally {
+        ghost.kill("SIGKILL");
+        await exited;
       }
-    } finally {
-      ghost.kill("SIGKILL");
-      await exited;
-    }
-    expect(await lockedJobs(database.db, experimentId)).toBe(units);
-    const worker = await startWorker({ databaseUrl: database.url, serviceUrl: service.url });
-    await waitForFinal(database.db, experimentId, [worker], 60_000);
-    await expectExact(database.db, experimentId, config);
-    expect(worker.output.some((line) => /unlocked the jobs of 1 worker/.test(line))).toBe(true);
-    expect(await worker.stop("SIGTERM")).toEqual({ code: 0, signal: null });
-  });
+      expect(await lockedJobs(database.db, experimentId)).toBe(units);
+      const worker = await startWorker({ databaseUrl: database.url, serviceUrl: service.url });
+      await waitForFinal(database.db, experimentId, [worker], 60_000);
+      await expectExact(database.db, experimentId, config);
+      expect(worker.output.some((line) => /unlocked the jobs of 1 worker/.test(line))).toBe(true);
+      expect(await worker.stop("SIGTERM")).toEqual({ code: 0, signal: null });
+    },
+  );
 
   it("a SIGKILLed worker loses no unit and duplicates none: another takes over its jobs", { timeout: 420_000 }, async () => {
     const config = paper();
@@ -341,91 +376,106 @@ describe("replay workers as separate processes against one queue", () => {
   it.each([
     { shutdownTimeoutMs: 10_000, path: "finishes its jobs" },
     { shutdownTimeoutMs: 0, path: "hands back its jobs" },
-  ])("SIGTERM (SHUTDOWN_TIMEOUT_MS=$shutdownTimeoutMs): readiness fails at once, the worker $path and exits 0; another completes the grid", { timeout: 420_000 }, async ({ shutdownTimeoutMs }) => {
-    const config = paper();
-    const total = expectedRunCount(config);
-    const leaving = await startWorker({ databaseUrl: database.url, serviceUrl: service.url, shutdownTimeoutMs });
-    const readyz = async () => (await fetch(`http://127.0.0.1:${leaving.healthPort}/readyz`)).status;
-    expect(await readyz()).toBe(200);
-    const experimentId = await createQueuedExperiment(database.db, config);
-    await waitForProgress(database.db, experimentId);
+  ])(
+    "SIGTERM (SHUTDOWN_TIMEOUT_MS=$shutdownTimeoutMs): readiness fails at once, the worker $path and exits 0; another completes the grid",
+    { timeout: 420_000 },
+    async ({ shutdownTimeoutMs }) => {
+      const config = paper();
+      const total = expectedRunCount(config);
+      const leaving = await startWorker({ databaseUrl: database.url, serviceUrl: service.url, shutdownTimeoutMs });
+      const readyz = async () => (await fetch(`http://127.0.0.1:${leaving.healthPort}/readyz`)).status;
+      expect(await readyz()).toBe(200);
+      const experimentId = await createQueuedExperiment(database.db, config);
+      await waitForProgress(database.db, experimentId);
 
-    leaving.child.kill("SIGTERM");
-    let sawNotReady = false;
-    while (leaving.child.exitCode === null && !sawNotReady) {
-      const status = await readyz().catch(() => null); // null: the health server has closed
-      if (status === 503) sawNotReady = true;
-      else if (status === null) break;
-      else await sleep(20);
-    }
-    expect(sawNotReady).toBe(true);
-    const exit = await withTimeout(leaving.exited, shutdownTimeoutMs + 60_000, () => `worker still running ${shutdownTimeoutMs + 60_000} ms after SIGTERM`);
-    expect(exit).toEqual({ code: 0, signal: null });
-    expect(leaving.unitsRun()).toBeGreaterThan(0);
-    // Nothing stays locked by the worker that left: its queue is free for others at once.
-    expect(await lockedJobs(database.db, experimentId)).toBe(0);
-    const atExit = await experimentStatus(database.db, experimentId);
-    expect(atExit!.progress.done).toBeLessThan(total);
-
-    const successor = await startWorker({ databaseUrl: database.url, serviceUrl: service.url });
-    await waitForFinal(database.db, experimentId, [successor]);
-    await expectExact(database.db, experimentId, config);
-    expect(await successor.stop("SIGTERM")).toEqual({ code: 0, signal: null });
-    expect(successor.unitsRun()).toBeGreaterThan(0);
-  });
-
-  it("the delayed-write service dies mid-experiment and returns on the same port: every run is stored once, the failed ones as environment failures with evidence", { timeout: 420_000 }, async () => {
-    // No retry under the predeclared rule, so that the units that met the dead service are recorded as such.
-    const config = paper({ environmentFailureRetries: 0 });
-    const total = expectedRunCount(config);
-    const first = await startService();
-    const port = Number(new URL(first.url).port);
-    const worker = await startWorker({ databaseUrl: database.url, serviceUrl: first.url });
-    const experimentId = await createQueuedExperiment(database.db, config);
-    await waitForProgress(database.db, experimentId);
-    first.child.kill("SIGKILL");
-    await new Promise((resolve) => first.child.once("exit", resolve));
-    services.delete(first);
-    const atKill = await experimentStatus(database.db, experimentId);
-    expect(atKill!.progress.done).toBeLessThan(total);
-    await sleep(1_500);
-    const second = await startService(port);
-    expect(second.url).toBe(first.url);
-
-    const final = await waitForFinal(database.db, experimentId, [worker]);
-    // The environment failures are counted below, never dropped; whether the experiment is then
-    // "completed" or "failed" is for its checks to say (a failed one must name them).
-    expect(["completed", "failed"]).toContain(final.state);
-    expect(await database.db.run.count({ where: { experimentId } })).toBe(total);
-    expect(final.progress).toEqual({ done: total, total });
-    expect(await duplicateNaturalKeys(database.db, experimentId)).toEqual([]);
-
-    const summary = await experimentSummary(database.db, experimentId);
-    const failures = await database.db.run.findMany({ where: { experimentId, classification: "environment_failure" }, select: { evidence: true, endpointLabel: true, recordedLabel: true } });
-    expect(failures.length).toBeGreaterThan(0);
-    expect(summary.classifications.environment_failure).toBe(failures.length);
-    expect(summary.classifications.completed + summary.classifications.environment_failure).toBe(total);
-    for (const run of failures) {
-      const evidence = run.evidence as { kind?: string; serviceFailures?: Array<{ request?: unknown; detail?: unknown }> };
-      expect(evidence.kind).toBe("environment_failure");
-      expect(evidence.serviceFailures?.length).toBeGreaterThan(0);
-      for (const failure of evidence.serviceFailures!) {
-        expect(typeof failure.request).toBe("string");
-        expect(typeof failure.detail).toBe("string");
+      leaving.child.kill("SIGTERM");
+      let sawNotReady = false;
+      while (leaving.child.exitCode === null && !sawNotReady) {
+        const status = await readyz().catch(() => null); // null: the health server has closed
+        if (status === 503) sawNotReady = true;
+        else if (status === null) break;
+        else await sleep(20);
       }
-      expect(run.endpointLabel).toBeNull();
-      expect(run.recordedLabel).toBe("unresolved");
-    }
-    // Units that ran whole against one service instance kept exactly the labels of their cell.
-    expect(summary.classifications.completed).toBeGreaterThan(0);
-    expect(await labelViolations(database.db, experimentId)).toEqual([]);
-    if (final.state === "failed") expect(final.error).toMatch(/implementation checks failed/);
-    expect(summary.checks.length).toBeGreaterThanOrEqual(12);
+      expect(sawNotReady).toBe(true);
+      const exit = await withTimeout(
+        leaving.exited,
+        shutdownTimeoutMs + 60_000,
+        () => `worker still running ${shutdownTimeoutMs + 60_000} ms after SIGTERM`,
+      );
+      expect(exit).toEqual({ code: 0, signal: null });
+      expect(leaving.unitsRun()).toBeGreaterThan(0);
+      // Nothing stays locked by the worker that left: its queue is free for others at once.
+      expect(await lockedJobs(database.db, experimentId)).toBe(0);
+      const atExit = await experimentStatus(database.db, experimentId);
+      expect(atExit!.progress.done).toBeLessThan(total);
 
-    expect(await worker.stop("SIGTERM")).toEqual({ code: 0, signal: null });
-    expect(worker.unitsRun()).toBe(gridUnits(config).length);
-    expect(await lockedJobs(database.db, experimentId)).toBe(0);
-  });
+      const successor = await startWorker({ databaseUrl: database.url, serviceUrl: service.url });
+      await waitForFinal(database.db, experimentId, [successor]);
+      await expectExact(database.db, experimentId, config);
+      expect(await successor.stop("SIGTERM")).toEqual({ code: 0, signal: null });
+      expect(successor.unitsRun()).toBeGreaterThan(0);
+    },
+  );
+
+  it(
+    "the delayed-write service dies mid-experiment and returns on the same port: every run is stored once, the failed ones as environment failures with evidence",
+    { timeout: 420_000 },
+    async () => {
+      // No retry under the predeclared rule, so that the units that met the dead service are recorded as such.
+      const config = paper({ environmentFailureRetries: 0 });
+      const total = expectedRunCount(config);
+      const first = await startService();
+      const port = Number(new URL(first.url).port);
+      const worker = await startWorker({ databaseUrl: database.url, serviceUrl: first.url });
+      const experimentId = await createQueuedExperiment(database.db, config);
+      await waitForProgress(database.db, experimentId);
+      first.child.kill("SIGKILL");
+      await new Promise((resolve) => first.child.once("exit", resolve));
+      services.delete(first);
+      const atKill = await experimentStatus(database.db, experimentId);
+      expect(atKill!.progress.done).toBeLessThan(total);
+      await sleep(1_500);
+      const second = await startService(port);
+      expect(second.url).toBe(first.url);
+
+      const final = await waitForFinal(database.db, experimentId, [worker]);
+      // The environment failures are counted below, never dropped; whether the experiment is then
+      // "completed" or "failed" is for its checks to say (a failed one must name them).
+      expect(["completed", "failed"]).toContain(final.state);
+      expect(await database.db.run.count({ where: { experimentId } })).toBe(total);
+      expect(final.progress).toEqual({ done: total, total });
+      expect(await duplicateNaturalKeys(database.db, experimentId)).toEqual([]);
+
+      const summary = await experimentSummary(database.db, experimentId);
+      const failures = await database.db.run.findMany({
+        where: { experimentId, classification: "environment_failure" },
+        select: { evidence: true, endpointLabel: true, recordedLabel: true },
+      });
+      expect(failures.length).toBeGreaterThan(0);
+      expect(summary.classifications.environment_failure).toBe(failures.length);
+      expect(summary.classifications.completed + summary.classifications.environment_failure).toBe(total);
+      for (const run of failures) {
+        const evidence = run.evidence as { kind?: string; serviceFailures?: Array<{ request?: unknown; detail?: unknown }> };
+        expect(evidence.kind).toBe("environment_failure");
+        expect(evidence.serviceFailures?.length).toBeGreaterThan(0);
+        for (const failure of evidence.serviceFailures!) {
+          expect(typeof failure.request).toBe("string");
+          expect(typeof failure.detail).toBe("string");
+        }
+        expect(run.endpointLabel).toBeNull();
+        expect(run.recordedLabel).toBe("unresolved");
+      }
+      // Units that ran whole against one service instance kept exactly the labels of their cell.
+      expect(summary.classifications.completed).toBeGreaterThan(0);
+      expect(await labelViolations(database.db, experimentId)).toEqual([]);
+      if (final.state === "failed") expect(final.error).toMatch(/implementation checks failed/);
+      expect(summary.checks.length).toBeGreaterThanOrEqual(12);
+
+      expect(await worker.stop("SIGTERM")).toEqual({ code: 0, signal: null });
+      expect(worker.unitsRun()).toBe(gridUnits(config).length);
+      expect(await lockedJobs(database.db, experimentId)).toBe(0);
+    },
+  );
 });
 
 describe("a replay worker across a PostgreSQL restart", () => {

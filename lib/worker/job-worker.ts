@@ -76,7 +76,12 @@ export async function startReplayWorker(options: ReplayWorkerOptions): Promise<R
     }),
   });
   await pool.start();
-  const heartbeat = await startHeartbeat(db, utils, { poolId, lockOwners: () => [...pool.lockOwners], staleAfterMs: options.staleAfterMs ?? 5_000, log });
+  const heartbeat = await startHeartbeat(db, utils, {
+    poolId,
+    lockOwners: () => [...pool.lockOwners],
+    staleAfterMs: options.staleAfterMs ?? 5_000,
+    log,
+  });
   log(`replay worker ${poolId} ready: concurrency ${options.concurrency}, service ${options.serviceUrl}`);
 
   return {

@@ -5,7 +5,8 @@ const POOL_SIZE = 8;
 /** Ending a client whose pool lost a connection waits for it forever (below): bounded. */
 const DISCONNECT_TIMEOUT_MS = 5_000;
 
-const bounded = (promise: Promise<unknown>) => Promise.race([promise, new Promise((resolve) => setTimeout(resolve, DISCONNECT_TIMEOUT_MS).unref())]);
+const bounded = (promise: Promise<unknown>) =>
+  Promise.race([promise, new Promise((resolve) => setTimeout(resolve, DISCONNECT_TIMEOUT_MS).unref())]);
 
 /**
  * A Prisma client that can be swapped for a fresh one behind the same reference. Prisma 6.19 keeps a

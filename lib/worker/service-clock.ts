@@ -35,7 +35,10 @@ export class ServiceClock {
   }
 
   /** Reads the service's clock and warms it up at the worker's concurrency. */
-  static async connect(serviceUrl: string, options: { poolId: string; concurrency: number; log: (line: string) => void }): Promise<ServiceClock> {
+  static async connect(
+    serviceUrl: string,
+    options: { poolId: string; concurrency: number; log: (line: string) => void },
+  ): Promise<ServiceClock> {
     const client = new DelayedWriteClient(serviceUrl);
     const { timeOrigin } = await client.clock();
     await warmUp(client, `bl/${options.poolId}-warmup`, options.concurrency);
@@ -57,7 +60,11 @@ export class ServiceClock {
         try {
           const clock = await this.client.clock();
           if (clock.timeOrigin !== this.timeOrigin) {
-            await warmUp(this.client, `bl/${this.options.poolId}-warmup-${round}-${Math.round(clock.timeOrigin)}`, this.options.concurrency);
+            await warmUp(
+              this.client,
+              `bl/${this.options.poolId}-warmup-${round}-${Math.round(clock.timeOrigin)}`,
+              this.options.concurrency,
+            );
             this.timeOrigin = clock.timeOrigin;
             this.offset = performance.timeOrigin - clock.timeOrigin;
             this.options.log(`the delayed-write service restarted: clock re-read and service warmed up`);

@@ -81,7 +81,9 @@ export function replayTaskList(deps: TaskDependencies): TaskList {
       if (!retried || !(await unitStored(deps.db, experimentId, unit, trace.taskId))) {
         // A retried job starts in namespaces its earlier attempts never used.
         const firstAttempt = (helpers.job.attempts - 1) * attemptsPerRun(found.config);
-        const result = await deps.slots.run(() => runUnitWithRule(context(experimentId, found.config, trace), unit, found.config, firstAttempt));
+        const result = await deps.slots.run(() =>
+          runUnitWithRule(context(experimentId, found.config, trace), unit, found.config, firstAttempt),
+        );
         // A unit still replaying when its job was handed back at shutdown is not stored: its job is
         // redone by another worker, and closing this worker's client would otherwise have been
         // recorded as the unit's environment failure.
@@ -99,7 +101,12 @@ export function replayTaskList(deps: TaskDependencies): TaskList {
         deps.log(`job ${helpers.job.id}: invalid ${CANARY_TRIAL_JOB} payload, not retried: ${parsed.error.issues[0]?.message}`);
         return;
       }
-      await runCanaryTrialJob({ db: deps.db, client: deps.clock.client, service: () => ({ url: deps.serviceUrl, timeOrigin: deps.clock.origin }) }, parsed.data, helpers.job.attempts, helpers.job.max_attempts);
+      await runCanaryTrialJob(
+        { db: deps.db, client: deps.clock.client, service: () => ({ url: deps.serviceUrl, timeOrigin: deps.clock.origin }) },
+        parsed.data,
+        helpers.job.attempts,
+        helpers.job.max_attempts,
+      );
     },
     [FINALIZE_EXPERIMENT_JOB]: async (payload, helpers) => {
       const parsed = finalizeExperimentPayloadSchema.safeParse(payload);

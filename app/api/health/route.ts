@@ -50,7 +50,9 @@ export async function GET(): Promise<Response> {
   const db = getDb();
   const [database, worker, delayedWrite] = await Promise.all([
     check("database", async () => (await db.$queryRaw`SELECT 1`, "ok")),
-    check("worker", async () => ((await db.replayWorker.count({ where: { heartbeatAt: { gt: new Date(Date.now() - 5_000) } } })) > 0 ? "ok" : "none")),
+    check("worker", async () =>
+      (await db.replayWorker.count({ where: { heartbeatAt: { gt: new Date(Date.now() - 5_000) } } })) > 0 ? "ok" : "none",
+    ),
     check("delayed-write", async () => {
       const service = getServiceClient();
       if (!service) return "none";

@@ -79,7 +79,15 @@ const loadAudit = (db: Db, id: string, evaluation: Promise<EvaluationDetail | nu
   ]);
 };
 
-async function Audit({ evaluation, edits, results }: { evaluation: EvaluationDetail; edits: boolean; results: ReturnType<typeof loadAudit> }) {
+async function Audit({
+  evaluation,
+  edits,
+  results,
+}: {
+  evaluation: EvaluationDetail;
+  edits: boolean;
+  results: ReturnType<typeof loadAudit>;
+}) {
   const [summary, units, tools, versions, statistics, overridden, rules] = await results;
   return (
     <EvaluationReport

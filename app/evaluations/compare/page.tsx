@@ -22,7 +22,13 @@ export default async function CompareEvaluationsPage({ searchParams }: { searchP
   // `ids=a,b,c` as the API takes it, or `ids=a&ids=b` as the list's checkboxes submit it.
   const ids = [search.ids ?? []].flat().join(",");
   const parsed = parsePageQuery(compareQuerySchema, { ids });
-  const header = <PageHeader crumbs={[{ href: "/evaluations", label: "Evaluations" }]} title="Compare evaluations" description="Rates, justified ranges and intervals side by side under one exclusion rule, and whether each difference survives the bounds." />;
+  const header = (
+    <PageHeader
+      crumbs={[{ href: "/evaluations", label: "Evaluations" }]}
+      title="Compare evaluations"
+      description="Rates, justified ranges and intervals side by side under one exclusion rule, and whether each difference survives the bounds."
+    />
+  );
   if (!parsed.ok)
     return (
       <>

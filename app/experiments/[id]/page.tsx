@@ -49,7 +49,18 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
   results.catch(() => {}); // an unknown id ends the page (404) before the report awaits them
   const experiment = await db.experiment.findUnique({
     where: { id },
-    select: { id: true, kind: true, name: true, notes: true, createdAt: true, finishedAt: true, state: true, error: true, wallMs: true, config: true },
+    select: {
+      id: true,
+      kind: true,
+      name: true,
+      notes: true,
+      createdAt: true,
+      finishedAt: true,
+      state: true,
+      error: true,
+      wallMs: true,
+      config: true,
+    },
   });
   if (!experiment) notFound();
   const { name, notes } = experiment;
@@ -68,7 +79,13 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
             </span>
           </>
         }
-        description={notes ? <span className="whitespace-pre-line" data-testid="experiment-notes">{notes}</span> : undefined}
+        description={
+          notes ? (
+            <span className="whitespace-pre-line" data-testid="experiment-notes">
+              {notes}
+            </span>
+          ) : undefined
+        }
         actions={
           <>
             {canary ? null : (
@@ -83,7 +100,11 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
       />
       {/* The header (and the 404) come first; the report streams in behind a loading state. */}
       <Suspense fallback={<PageLoading label="Loading the experiment's results…" />}>
-        {canary ? <CanaryExperiment experimentId={id} error={experiment.error} principal={principal} /> : <Report experiment={experiment} principal={principal} results={results} />}
+        {canary ? (
+          <CanaryExperiment experimentId={id} error={experiment.error} principal={principal} />
+        ) : (
+          <Report experiment={experiment} principal={principal} results={results} />
+        )}
       </Suspense>
       <Suspense fallback={<PageLoading label="Loading the statistics…" />}>
         <Statistics experimentId={id} edits={edits} />
@@ -106,10 +127,17 @@ function libraryTraces(config: unknown): boolean {
 /** The statistics answer (rates with intervals, units, pass^k, sensitivity) under the stored rule, with the rule's versions. */
 async function Statistics({ experimentId, edits }: { experimentId: string; edits: boolean }) {
   const db = getDb();
-  const [statistics, rules] = await Promise.all([cachedExperimentStatistics(db, experimentId), exclusionRuleHistory(db, { kind: "experiment", id: experimentId })]);
+  const [statistics, rules] = await Promise.all([
+    cachedExperimentStatistics(db, experimentId),
+    exclusionRuleHistory(db, { kind: "experiment", id: experimentId }),
+  ]);
   return statistics ? (
     <div className="mt-6">
-      <StatisticsPanel {...statistics} ruleHistory={rules.versions} ruleChange={edits ? { kind: "experiment", id: experimentId } : undefined} />
+      <StatisticsPanel
+        {...statistics}
+        ruleHistory={rules.versions}
+        ruleChange={edits ? { kind: "experiment", id: experimentId } : undefined}
+      />
     </div>
   ) : null;
 }
@@ -135,7 +163,11 @@ async function CanaryExperiment({ experimentId, error, principal }: { experiment
         </Alert>
       ) : null}
       {status ? (
-        <ExperimentLive initial={status} canCancel={can(principal.role, "experiment:cancel")} conditionLabels={Object.fromEntries(status.conditions.map((c) => [c.condition, conditionLabel(c.condition)]))} />
+        <ExperimentLive
+          initial={status}
+          canCancel={can(principal.role, "experiment:cancel")}
+          conditionLabels={Object.fromEntries(status.conditions.map((c) => [c.condition, conditionLabel(c.condition)]))}
+        />
       ) : null}
       {results ? <CanaryReport results={results} /> : null}
     </>
@@ -143,7 +175,8 @@ async function CanaryExperiment({ experimentId, error, principal }: { experiment
 }
 
 /** The experiment's summary, status, finality by delay and unresolved runs, queried in parallel. */
-const loadResults = (db: Db, id: string) => Promise.all([experimentSummary(db, id), experimentStatus(db, id), finalityByDelay(db, id), unresolvedRuns(db, id)]);
+const loadResults = (db: Db, id: string) =>
+  Promise.all([experimentSummary(db, id), experimentStatus(db, id), finalityByDelay(db, id), unresolvedRuns(db, id)]);
 
 /** The experiment's summary, progress and charts: the slow part of the page. */
 async function Report({
@@ -151,7 +184,15 @@ async function Report({
   principal,
   results,
 }: {
-  experiment: { id: string; createdAt: Date; finishedAt: Date | null; state: string; error: string | null; wallMs: number | null; config: unknown };
+  experiment: {
+    id: string;
+    createdAt: Date;
+    finishedAt: Date | null;
+    state: string;
+    error: string | null;
+    wallMs: number | null;
+    config: unknown;
+  };
   principal: Principal;
   results: ReturnType<typeof loadResults>;
 }) {
@@ -166,7 +207,11 @@ async function Report({
       config={config}
       live={
         status ? (
-          <ExperimentLive initial={status} canCancel={can(principal.role, "experiment:cancel")} conditionLabels={Object.fromEntries(status.conditions.map((c) => [c.condition, conditionLabel(c.condition)]))} />
+          <ExperimentLive
+            initial={status}
+            canCancel={can(principal.role, "experiment:cancel")}
+            conditionLabels={Object.fromEntries(status.conditions.map((c) => [c.condition, conditionLabel(c.condition)]))}
+          />
         ) : null
       }
       sharing={can(principal.role, "share:create") ? <SharePanel resourceType="experiment" resourceId={id} /> : null}

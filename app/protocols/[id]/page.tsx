@@ -132,11 +132,19 @@ export default async function ProtocolPage({ params }: { params: Promise<{ id: s
                       )}
                     </span>,
                   ],
-                  ["Reviewers agree", <span key="a" data-testid={`agree-${f.field}`}>{f.agree === null ? "not yet comparable" : f.agree ? "yes" : "no"}</span>],
+                  [
+                    "Reviewers agree",
+                    <span key="a" data-testid={`agree-${f.field}`}>
+                      {f.agree === null ? "not yet comparable" : f.agree ? "yes" : "no"}
+                    </span>,
+                  ],
                 ]}
               />
               {f.others.length ? (
-                <DataTable caption="Other codes of this cell" columns={["Reviewer", "Code", "Source location", "Basis", "Citations", "Sources read"]}>
+                <DataTable
+                  caption="Other codes of this cell"
+                  columns={["Reviewer", "Code", "Source location", "Basis", "Citations", "Sources read"]}
+                >
                   {f.others.map((o) => (
                     <tr key={o.id}>
                       <RowHead>{o.reviewer}</RowHead>
@@ -156,7 +164,12 @@ export default async function ProtocolPage({ params }: { params: Promise<{ id: s
                   <h3 id={`${f.field}-mine`} className="text-sm font-semibold">
                     Your code
                   </h3>
-                  <CodeForm key={f.mine?.ledger.version ?? 0} protocolId={view.protocol.id} field={f.field} current={f.mine?.ledger ?? null} />
+                  <CodeForm
+                    key={f.mine?.ledger.version ?? 0}
+                    protocolId={view.protocol.id}
+                    field={f.field}
+                    current={f.mine?.ledger ?? null}
+                  />
                 </section>
               ) : null}
               {f.history.length ? (
@@ -188,7 +201,13 @@ export default async function ProtocolPage({ params }: { params: Promise<{ id: s
                     key={f.consensus?.version ?? 0}
                     protocolId={view.protocol.id}
                     field={f.field}
-                    current={f.consensus && { code: f.consensus.code as ReviewCode, rationale: f.consensus.rationale, version: f.consensus.version }}
+                    current={
+                      f.consensus && {
+                        code: f.consensus.code as ReviewCode,
+                        rationale: f.consensus.rationale,
+                        version: f.consensus.version,
+                      }
+                    }
                   />
                   {f.consensusHistory.length ? (
                     <div className="rounded-lg border border-border bg-card p-3">

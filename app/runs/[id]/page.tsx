@@ -77,8 +77,16 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
             ["Endpoint", formatSinceStart(run.endpointAtMs, run.startedAtMs)],
             ["Scored", formatSinceStart(run.scoredAtMs, run.startedAtMs)],
             ["Ended", formatSinceStart(run.endedAtMs, run.startedAtMs)],
-            ["Measured delay", run.measuredDelayMs === null ? "none" : `${formatDuration(run.measuredDelayMs)} (nominal ${run.delayMs} ms)`],
-            ["Task, namespace, key", <span key="t" className="[overflow-wrap:anywhere]"><code>{run.taskId}</code>, <code>{run.namespace}</code>, <code>{run.key}</code></span>],
+            [
+              "Measured delay",
+              run.measuredDelayMs === null ? "none" : `${formatDuration(run.measuredDelayMs)} (nominal ${run.delayMs} ms)`,
+            ],
+            [
+              "Task, namespace, key",
+              <span key="t" className="[overflow-wrap:anywhere]">
+                <code>{run.taskId}</code>, <code>{run.namespace}</code>, <code>{run.key}</code>
+              </span>,
+            ],
           ]}
         />
       </div>
@@ -107,14 +115,22 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
       </Section>
 
       {run.role === "B" ? null : (
-        <Section title={`Writes (${writes.length})`} description="Each state-changing call of the trace is a delayed write on its own key; the label is final only when every one of them is terminal.">
+        <Section
+          title={`Writes (${writes.length})`}
+          description="Each state-changing call of the trace is a delayed write on its own key; the label is final only when every one of them is terminal."
+        >
           <WriteIntervals writes={writes} />
         </Section>
       )}
 
-      <Section title={`Open effects (${openEffects.length})`} description="Operations this run left that could still change state after its endpoint (the paper's Table C.1).">
+      <Section
+        title={`Open effects (${openEffects.length})`}
+        description="Operations this run left that could still change state after its endpoint (the paper's Table C.1)."
+      >
         {openEffects.length === 0 ? (
-          <EmptyState title="This run left no open-effects record">{run.role === "B" ? <p>B schedules no write: its pair&apos;s A holds the record.</p> : null}</EmptyState>
+          <EmptyState title="This run left no open-effects record">
+            {run.role === "B" ? <p>B schedules no write: its pair&apos;s A holds the record.</p> : null}
+          </EmptyState>
         ) : (
           <div className="space-y-4">
             {openEffects.map((effect) => (

@@ -60,11 +60,13 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
         <p>
           {link.mode === "frozen" ? (
             <>
-              Frozen snapshot taken <Time iso={iso(snapshotAt)} />, SHA-256 <code data-testid="share-hash">{contentHash}</code>: this is exactly what the sender saw.
+              Frozen snapshot taken <Time iso={iso(snapshotAt)} />, SHA-256 <code data-testid="share-hash">{contentHash}</code>: this is
+              exactly what the sender saw.
             </>
           ) : (
             <>
-              Live view as of <Time iso={iso(snapshotAt)} />: it follows the {link.resourceType} as it changes. Content SHA-256 <code data-testid="share-hash">{contentHash}</code>.
+              Live view as of <Time iso={iso(snapshotAt)} />: it follows the {link.resourceType} as it changes. Content SHA-256{" "}
+              <code data-testid="share-hash">{contentHash}</code>.
             </>
           )}{" "}
           {link.expiresAt ? (
@@ -79,7 +81,13 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
       {content.kind === "experiment" ? (
         <>
           <SharedExperimentHeader experiment={content.experiment} />
-          <ExperimentReport experiment={content.experiment} summary={content.summary} byDelay={content.byDelay} unresolved={content.unresolved} config={content.experiment.config} />
+          <ExperimentReport
+            experiment={content.experiment}
+            summary={content.summary}
+            byDelay={content.byDelay}
+            unresolved={content.unresolved}
+            config={content.experiment.config}
+          />
         </>
       ) : content.kind === "canary_experiment" ? (
         <>
@@ -100,7 +108,13 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
               </>
             }
           />
-          <EvaluationReport evaluation={content.evaluation} summary={content.summary} largestUnits={content.largestUnits} tools={content.tools} linksToRuns={false} />
+          <EvaluationReport
+            evaluation={content.evaluation}
+            summary={content.summary}
+            largestUnits={content.largestUnits}
+            tools={content.tools}
+            linksToRuns={false}
+          />
         </>
       ) : content.kind === "completion_argument" ? (
         <>
@@ -111,7 +125,10 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
               <>
                 {content.protocol.benchmarkVersion ? <span>benchmark version {content.protocol.benchmarkVersion}</span> : null}
                 {content.current ? <span>version {content.current.version}</span> : <span>no argument written yet</span>}
-                <span>Review codes (consensus): {REVIEW_FIELDS.map((f) => `${FIELD_INFO[f].label} ${content.consensus[f] ?? "uncoded"}`).join(" · ")}</span>
+                <span>
+                  Review codes (consensus):{" "}
+                  {REVIEW_FIELDS.map((f) => `${FIELD_INFO[f].label} ${content.consensus[f] ?? "uncoded"}`).join(" · ")}
+                </span>
               </>
             }
           />
@@ -129,13 +146,19 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
         </>
       ) : (
         <>
-          <PageHeader title="Protocol review: consensus codes" description="The consensus code of each protocol and field, and Table 3 computed from them." />
+          <PageHeader
+            title="Protocol review: consensus codes"
+            description="The consensus code of each protocol and field, and Table 3 computed from them."
+          />
           <MatrixTable protocols={content.protocols} matrix={content.consensus} caption="Consensus code per protocol and field" />
           <Section title="Table 3, computed from the consensus">
             <Table3Table rows={content.table3} />
           </Section>
           {content.arguments?.length ? (
-            <Section title="Completion arguments" description="Each protocol's argument as written when this view was taken: its status at a glance, then the argument.">
+            <Section
+              title="Completion arguments"
+              description="Each protocol's argument as written when this view was taken: its status at a glance, then the argument."
+            >
               <div className="space-y-4" data-testid="shared-arguments">
                 {content.arguments.map((a) =>
                   a.current && a.status ? (

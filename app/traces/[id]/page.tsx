@@ -32,13 +32,17 @@ export default async function TracePage({ params }: { params: Promise<{ id: stri
       <PageHeader
         crumbs={[
           { href: "/traces", label: "Trace library" },
-          imported ? { href: "/traces?source=imported", label: "imported runs" } : { href: `/traces?suite=${trace.suite}`, label: trace.suite },
+          imported
+            ? { href: "/traces?source=imported", label: "imported runs" }
+            : { href: `/traces?suite=${trace.suite}`, label: trace.suite },
         ]}
         title={<span data-testid="trace-title">{taskRef}</span>}
         meta={
           <>
             <span>{trace.kind} task</span>
-            <span data-testid="trace-source">{imported ? "the tool calls of imported runs (first seen in this task)" : `AgentDojo ${trace.benchmarkVersion} ground truth`}</span>
+            <span data-testid="trace-source">
+              {imported ? "the tool calls of imported runs (first seen in this task)" : `AgentDojo ${trace.benchmarkVersion} ground truth`}
+            </span>
             <span data-testid="trace-write-count">
               {trace.stateChangingCount} of {trace.callCount} calls change state
             </span>
@@ -52,27 +56,46 @@ export default async function TracePage({ params }: { params: Promise<{ id: stri
           description={
             trace.stateChangingCount > 0 ? (
               <>
-                A replay answers read-only calls from the recorded results and sends each state-changing call to the delayed-write service as a write in its own key:{" "}
-                <code>npm run replay -- --traces {imported ? trace.id : taskRef}</code>
+                A replay answers read-only calls from the recorded results and sends each state-changing call to the delayed-write service
+                as a write in its own key: <code>npm run replay -- --traces {imported ? trace.id : taskRef}</code>
               </>
             ) : (
               "No call changes state: there is nothing to replay."
             )
           }
         >
-          <DataTable caption={`${trace.callCount} calls of ${taskRef}`} columns={["#", "Function", "Changes state", "Arguments", "Recorded result"]} numericColumns={[0]} testId="trace-calls">
+          <DataTable
+            caption={`${trace.callCount} calls of ${taskRef}`}
+            columns={["#", "Function", "Changes state", "Arguments", "Recorded result"]}
+            numericColumns={[0]}
+            testId="trace-calls"
+          >
             {trace.calls.map((c, i) => (
               <tr key={i} data-state-changing={c.stateChanging ? "true" : "false"}>
                 <Td numeric>{i + 1}</Td>
                 <RowHead>
                   <code>{c.function}</code>
                 </RowHead>
-                <Td>{c.stateChanging ? <Badge tone="warning">state-changing</Badge> : <span className="text-muted-foreground">read-only</span>}</Td>
+                <Td>
+                  {c.stateChanging ? (
+                    <Badge tone="warning">state-changing</Badge>
+                  ) : (
+                    <span className="text-muted-foreground">read-only</span>
+                  )}
+                </Td>
                 <Td>
                   <code className="text-xs break-all">{short(c.args)}</code>
                 </Td>
                 <Td>
-                  <span className="text-xs break-all">{c.error ? `error: ${c.error}` : c.result === null && imported ? <span className="text-muted-foreground">not recorded</span> : short(c.result ?? "")}</span>
+                  <span className="text-xs break-all">
+                    {c.error ? (
+                      `error: ${c.error}`
+                    ) : c.result === null && imported ? (
+                      <span className="text-muted-foreground">not recorded</span>
+                    ) : (
+                      short(c.result ?? "")
+                    )}
+                  </span>
                 </Td>
               </tr>
             ))}
@@ -87,7 +110,12 @@ export default async function TracePage({ params }: { params: Promise<{ id: stri
               No imported run of this task yet (<Link href="/evaluations/import">import AgentDojo logs</Link>).
             </p>
           ) : (
-            <DataTable caption={`Imported runs of ${taskRef}`} columns={["Run", "Evaluation", "Endpoint label", "Finality", "Tool calls"]} numericColumns={[4]} testId="trace-runs">
+            <DataTable
+              caption={`Imported runs of ${taskRef}`}
+              columns={["Run", "Evaluation", "Endpoint label", "Finality", "Tool calls"]}
+              numericColumns={[4]}
+              testId="trace-runs"
+            >
               {trace.linkedRuns.runs.map((r) => (
                 <tr key={r.id}>
                   <RowHead>

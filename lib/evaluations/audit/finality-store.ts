@@ -23,7 +23,12 @@ const effectRow = z.object({
  * Recomputes the finality of stored runs from their effects and every resolution appended for
  * them, under `policy` (version `version`): the runs named, or every run of the evaluation in chunks.
  */
-export async function recomputeFinality(tx: Tx, evaluationId: string, policy: { version: number; policy: EffectPolicy }, runIds: readonly string[] | "all"): Promise<void> {
+export async function recomputeFinality(
+  tx: Tx,
+  evaluationId: string,
+  policy: { version: number; policy: EffectPolicy },
+  runIds: readonly string[] | "all",
+): Promise<void> {
   const classOf = toolClassifier(policy.policy);
   const CHUNK = 5_000;
   let after = "0";

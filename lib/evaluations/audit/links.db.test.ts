@@ -30,9 +30,21 @@ function run(i: number, random: () => number): RunRecord {
     externalId: `run-${i}`,
     taskId: `task-${i % 5}`,
     startedAt: second(0),
-    ...(unscored ? { unscoredReason: "no score" } : { scoredAt: second(int(30)), endpointLabel: "success" as const, ...(random() < 0.3 ? { scoredOn: [surface()] } : {}) }),
-    touches: Array.from({ length: int(4) }, () => ({ surface: surface(), op: random() < 0.5 ? ("read" as const) : ("write" as const), at: second(int(30)) })),
-    effects: Array.from({ length: int(2) }, (_, k) => ({ effectId: `e${k}`, tool: "bank.transfer", surface: surface(), requestedAt: second(int(30)), statusAtScoring: "pending" as const })),
+    ...(unscored
+      ? { unscoredReason: "no score" }
+      : { scoredAt: second(int(30)), endpointLabel: "success" as const, ...(random() < 0.3 ? { scoredOn: [surface()] } : {}) }),
+    touches: Array.from({ length: int(4) }, () => ({
+      surface: surface(),
+      op: random() < 0.5 ? ("read" as const) : ("write" as const),
+      at: second(int(30)),
+    })),
+    effects: Array.from({ length: int(2) }, (_, k) => ({
+      effectId: `e${k}`,
+      tool: "bank.transfer",
+      surface: surface(),
+      requestedAt: second(int(30)),
+      statusAtScoring: "pending" as const,
+    })),
   };
 }
 
@@ -53,7 +65,10 @@ describe("the set-based linking SQL", () => {
     let compared = 0;
     for (const history of histories.values()) {
       const runIds = [...new Set([...history.writes, ...history.reads].map((e) => e.runId))];
-      const times = [...history.writes.flatMap((w) => [w.atMs, ...(w.runScoredAtMs === null ? [] : [w.runScoredAtMs])]), ...history.reads.map((r) => r.atMs)];
+      const times = [
+        ...history.writes.flatMap((w) => [w.atMs, ...(w.runScoredAtMs === null ? [] : [w.runScoredAtMs])]),
+        ...history.reads.map((r) => r.atMs),
+      ];
       // An end on an event, between two, or open.
       const end = () => (random() < 0.15 ? null : times[Math.floor(random() * times.length)]! + (random() < 0.3 ? 500 : 0));
       for (let k = 0; k < 25; k++) {
@@ -69,8 +84,18 @@ describe("the set-based linking SQL", () => {
         const spans = new Map(surfaceRunSpans(history).map((s) => [s.runId, s]));
         const expected = [...linkCandidateRuns(range, history)]
           .filter((runId) => !batch.includes(runId))
-          .map((runId) => ({ surface: history.surface, runId, firstWriteMs: spans.get(runId)?.firstWriteMs ?? null, lastReadMs: spans.get(runId)?.lastReadMs ?? null }));
-        const found = (await storedLinkCandidates(db, id, [range], batch)).map(({ surface, runId, firstWriteMs, lastReadMs }) => ({ surface, runId, firstWriteMs, lastReadMs }));
+          .map((runId) => ({
+            surface: history.surface,
+            runId,
+            firstWriteMs: spans.get(runId)?.firstWriteMs ?? null,
+            lastReadMs: spans.get(runId)?.lastReadMs ?? null,
+          }));
+        const found = (await storedLinkCandidates(db, id, [range], batch)).map(({ surface, runId, firstWriteMs, lastReadMs }) => ({
+          surface,
+          runId,
+          firstWriteMs,
+          lastReadMs,
+        }));
         const byRun = (a: { runId: string }, b: { runId: string }) => Number(a.runId) - Number(b.runId);
         expect(found.sort(byRun), JSON.stringify(range)).toEqual(expected.sort(byRun));
         compared += expected.length;
@@ -81,7 +106,9 @@ describe("the set-based linking SQL", () => {
 
   it("takes the most public inherited state of a run's links as separation.ts's morePublic does", async () => {
     // Every non-empty set of states, each a group of rows.
-    const sets = Array.from({ length: 2 ** INHERITED_STATES.length - 1 }, (_, mask) => INHERITED_STATES.filter((_, bit) => ((mask + 1) >> bit) & 1));
+    const sets = Array.from({ length: 2 ** INHERITED_STATES.length - 1 }, (_, mask) =>
+      INHERITED_STATES.filter((_, bit) => ((mask + 1) >> bit) & 1),
+    );
     const rows = sets.flatMap((states, group) => states.map((state) => Prisma.sql`(${group}::int, ${state}::text)`));
     const answered = await db.$queryRaw<{ g: number; state: InheritedState }[]>`
       SELECT g, ${Prisma.raw(mostPublicInheritedSql("s"))} AS state FROM (VALUES ${Prisma.join(rows)}) AS v(g, s) GROUP BY g ORDER BY g`;

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { seededRandom } from "../../testing/seeded-random";
 import type { InheritedState, RunRecord } from "../schemas";
 import { INHERITED_RANK, mostPublicInheritedSql } from "../../replay/rules/inherited-state";
-import { addToSurfaceStats, linkWithoutResets, surfaceLinkGroups, surfaceRunSpans, type SurfaceHistory, type SurfaceStats } from "../separation";
+import {
+  addToSurfaceStats,
+  linkWithoutResets,
+  surfaceLinkGroups,
+  surfaceRunSpans,
+  type SurfaceHistory,
+  type SurfaceStats,
+} from "../separation";
 import {
   batchLinks,
   batchRunAudit,
@@ -22,10 +29,28 @@ const S = "db:orders/1";
 const at = (ms: number) => new Date(Date.UTC(2026, 11, 1) + ms).toISOString();
 // Run 1 writes S at 1 s and is scored at 5 s; run 2 reads S at 21 s and is scored at 25 s; a reset of S at 20 s between them.
 const chain = (reset: NonNullable<RunRecord["resets"]>[number] | null): { id: string; run: RunRecord }[] => [
-  { id: "1", run: { externalId: "r1", taskId: "t", startedAt: at(0), scoredAt: at(5_000), endpointLabel: "success", touches: [{ surface: S, op: "write", at: at(1_000) }] } },
+  {
+    id: "1",
+    run: {
+      externalId: "r1",
+      taskId: "t",
+      startedAt: at(0),
+      scoredAt: at(5_000),
+      endpointLabel: "success",
+      touches: [{ surface: S, op: "write", at: at(1_000) }],
+    },
+  },
   {
     id: "2",
-    run: { externalId: "r2", taskId: "t", startedAt: at(20_000), scoredAt: at(25_000), endpointLabel: "success", touches: [{ surface: S, op: "read", at: at(21_000) }], ...(reset ? { resets: [reset] } : {}) },
+    run: {
+      externalId: "r2",
+      taskId: "t",
+      startedAt: at(20_000),
+      scoredAt: at(25_000),
+      endpointLabel: "success",
+      touches: [{ surface: S, op: "read", at: at(21_000) }],
+      ...(reset ? { resets: [reset] } : {}),
+    },
   },
 ];
 /** The batch as the fast path sees it: which way S goes, and the links the stats give on the fast surfaces. */
@@ -45,7 +70,10 @@ const history = (verified: boolean): SurfaceHistory => ({
 
 describe("a batch's resets", () => {
   it("an unverified reset breaks nothing: the surface stays with its stats, which link the reader to the writer", () => {
-    expect(fastPath(chain({ surface: S, at: at(20_000), verified: false }))).toEqual({ paths: { fast: [S], slow: [] }, links: ["1:none", "2:internal"] });
+    expect(fastPath(chain({ surface: S, at: at(20_000), verified: false }))).toEqual({
+      paths: { fast: [S], slow: [] },
+      links: ["1:none", "2:internal"],
+    });
     expect(fastPath(chain(null))).toEqual({ paths: { fast: [S], slow: [] }, links: ["1:none", "2:internal"] });
     expect(surfaceLinkGroups(history(false)).map((g) => g.members.map((m) => m.runId))).toEqual([["1", "2"]]);
   });
@@ -57,13 +85,29 @@ describe("a batch's resets", () => {
 
   it("a verified reset whose canary survived breaks nothing: the surface stays with its stats", () => {
     const canary = { surface: S, planted: "token", found: true, evidence: "found after the reset" };
-    expect(fastPath(chain({ surface: S, at: at(20_000), verified: true, canary }))).toEqual({ paths: { fast: [S], slow: [] }, links: ["1:none", "2:internal"] });
-    expect(fastPath(chain({ surface: S, at: at(20_000), verified: true, canary: { ...canary, found: false } })).paths).toEqual({ fast: [], slow: [S] });
+    expect(fastPath(chain({ surface: S, at: at(20_000), verified: true, canary }))).toEqual({
+      paths: { fast: [S], slow: [] },
+      links: ["1:none", "2:internal"],
+    });
+    expect(fastPath(chain({ surface: S, at: at(20_000), verified: true, canary: { ...canary, found: false } })).paths).toEqual({
+      fast: [],
+      slow: [S],
+    });
   });
 
   it("collects each run's span and the batch's public marks per surface (an effect's write, scoredOn as a read at scoring)", () => {
     const runs: { id: string; run: RunRecord }[] = [
-      { id: "7", run: { externalId: "a", taskId: "t", startedAt: at(0), scoredAt: at(9_000), endpointLabel: "success", effects: [{ effectId: "e", tool: "x", surface: "p", requestedAt: at(2_000), statusAtScoring: "pending", public: true }] } },
+      {
+        id: "7",
+        run: {
+          externalId: "a",
+          taskId: "t",
+          startedAt: at(0),
+          scoredAt: at(9_000),
+          endpointLabel: "success",
+          effects: [{ effectId: "e", tool: "x", surface: "p", requestedAt: at(2_000), statusAtScoring: "pending", public: true }],
+        },
+      },
       { id: "8", run: { externalId: "b", taskId: "t", startedAt: at(0), scoredAt: at(12_000), endpointLabel: "failure", scoredOn: ["p"] } },
     ];
     expect(Object.fromEntries(batchSurfaces(runs))).toEqual({
@@ -91,10 +135,29 @@ const stats = (over: Partial<SurfaceStats> = {}): SurfaceStats => ({
 
 describe("the stored runs new stats may newly link", () => {
   it("lie after the new earliest write up to the old one, and from the old latest read to before the new one, with the runs the old stats named", () => {
-    const after = stats({ firstWrite: { atMs: 50, runId: "20" }, secondWriteMs: 100, lastRead: { atMs: 900, runId: "21" }, secondReadMs: 500 });
-    expect(newlyLinkableRange(S, stats(), after)).toEqual({ surface: S, readLoMs: 50, readHiMs: 100, writeLoMs: 500, writeHiMs: 900, explicit: ["5", "7"] });
+    const after = stats({
+      firstWrite: { atMs: 50, runId: "20" },
+      secondWriteMs: 100,
+      lastRead: { atMs: 900, runId: "21" },
+      secondReadMs: 500,
+    });
+    expect(newlyLinkableRange(S, stats(), after)).toEqual({
+      surface: S,
+      readLoMs: 50,
+      readHiMs: 100,
+      writeLoMs: 500,
+      writeHiMs: 900,
+      explicit: ["5", "7"],
+    });
     // Neither end moved: only the runs the old stats named.
-    expect(newlyLinkableRange(S, stats(), stats())).toEqual({ surface: S, readLoMs: null, readHiMs: null, writeLoMs: null, writeHiMs: null, explicit: ["5", "7"] });
+    expect(newlyLinkableRange(S, stats(), stats())).toEqual({
+      surface: S,
+      readLoMs: null,
+      readHiMs: null,
+      writeLoMs: null,
+      writeHiMs: null,
+      explicit: ["5", "7"],
+    });
     // No write before: every read after the new one; no read before: every write before the new read.
     const first = newlyLinkableRange(S, stats({ firstWrite: null, secondWriteMs: null, lastRead: null, secondReadMs: null }), after);
     expect(first).toEqual({ surface: S, readLoMs: 50, readHiMs: null, writeLoMs: null, writeHiMs: 900, explicit: [] });
@@ -135,12 +198,21 @@ describe("the stored runs new stats may newly link", () => {
       const full: SurfaceHistory = {
         surface: S,
         public: false,
-        writes: Array.from({ length: int(6) }, () => int(runs)).map((r) => ({ runId: String(r + 1), atMs: int(12), settledAtMs: 0, runScoredAtMs: scored[r]! })),
+        writes: Array.from({ length: int(6) }, () => int(runs)).map((r) => ({
+          runId: String(r + 1),
+          atMs: int(12),
+          settledAtMs: 0,
+          runScoredAtMs: scored[r]!,
+        })),
         reads: Array.from({ length: int(6) }, () => ({ runId: String(1 + int(runs)), atMs: int(12) })),
         resets: [],
       };
       const inBatch = (runId: string) => Number(runId) % 2 === trial % 2;
-      const part = (batch: boolean): SurfaceHistory => ({ ...full, writes: full.writes.filter((w) => inBatch(w.runId) === batch), reads: full.reads.filter((r) => inBatch(r.runId) === batch) });
+      const part = (batch: boolean): SurfaceHistory => ({
+        ...full,
+        writes: full.writes.filter((w) => inBatch(w.runId) === batch),
+        reads: full.reads.filter((r) => inBatch(r.runId) === batch),
+      });
       const flags = { public: false, verifiedResets: false };
       const storedSpans = surfaceRunSpans(part(false));
       const before = addToSurfaceStats(null, storedSpans, flags);
@@ -148,8 +220,13 @@ describe("the stored runs new stats may newly link", () => {
       const candidates = linkCandidateRuns(newlyLinkableRange(S, before, after)!, part(false));
       // Linked anew, or receiving more than before (a writer that now also read another's write: none to internal).
       const rank = (state: InheritedState | null) => (state === null ? -1 : INHERITED_RANK[state]);
-      const newlyLinked = storedSpans.filter((span) => rank(linkWithoutResets(after, span)) > rank(linkWithoutResets(before, span))).map((s) => s.runId);
-      expect(newlyLinked.filter((runId) => !candidates.has(runId)), JSON.stringify(full)).toEqual([]);
+      const newlyLinked = storedSpans
+        .filter((span) => rank(linkWithoutResets(after, span)) > rank(linkWithoutResets(before, span)))
+        .map((s) => s.runId);
+      expect(
+        newlyLinked.filter((runId) => !candidates.has(runId)),
+        JSON.stringify(full),
+      ).toEqual([]);
     }
   });
 });
@@ -158,8 +235,20 @@ describe("the links a batch adds", () => {
   it("link the batch's runs by the stats, and a stored run only when it is newly linked or receives more public state", () => {
     const merged = new Map([[S, stats({ firstWrite: { atMs: 50, runId: "20" }, secondWriteMs: 100, public: true })]]);
     const batch = new Map([[S, { spans: [{ runId: "20", firstWriteMs: 50, lastReadMs: null }], public: true, verifiedResets: false }]]);
-    const stored = (runId: string, inherited: "none" | "internal" | "public" | null, lastReadMs = 80) => ({ surface: S, runId, firstWriteMs: null, lastReadMs, unit: `u${runId}`, inherited });
-    const { links, unitsOn } = batchLinks([S], merged, batch, [stored("31", null), stored("32", "internal"), stored("33", "public"), stored("34", null, 40)]);
+    const stored = (runId: string, inherited: "none" | "internal" | "public" | null, lastReadMs = 80) => ({
+      surface: S,
+      runId,
+      firstWriteMs: null,
+      lastReadMs,
+      unit: `u${runId}`,
+      inherited,
+    });
+    const { links, unitsOn } = batchLinks([S], merged, batch, [
+      stored("31", null),
+      stored("32", "internal"),
+      stored("33", "public"),
+      stored("34", null, 40),
+    ]);
     expect(links).toEqual([
       { surface: S, runId: "20", inherited: "none" },
       { surface: S, runId: "31", inherited: "public" },
@@ -175,7 +264,12 @@ describe("the links a batch adds", () => {
       { surface: "s2", runId: "10", inherited: "none" as const },
       { surface: "s2", runId: "9", inherited: "internal" as const },
     ];
-    expect(linkGroupNames([{ surface: "s1", linkGroup: "10" }], links)).toEqual(new Map([["s1", "10"], ["s2", "9"]]));
+    expect(linkGroupNames([{ surface: "s1", linkGroup: "10" }], links)).toEqual(
+      new Map([
+        ["s1", "10"],
+        ["s2", "9"],
+      ]),
+    );
   });
 
   it("write each batch run with its merged unit and the most public state any of its links passes", () => {
@@ -185,13 +279,25 @@ describe("the links a batch adds", () => {
       { surface: "s3", runId: "9", inherited: "none" as const },
       { surface: "s1", runId: "4", inherited: "public" as const },
     ];
-    const units = new Map([["9", { unit: "4" }], ["4", { unit: "4" }]]);
+    const units = new Map([
+      ["9", { unit: "4" }],
+      ["4", { unit: "4" }],
+    ]);
     expect(batchRunAudit(links, new Set(["9"]), units)).toEqual(new Map([["9", { unit: "4", inherited: "public" }]]));
   });
 
   it("find the stored surfaces the batch made public", () => {
-    const before = new Map([["a", stats()], ["b", stats({ public: true })], ["c", stats()]]);
-    const after = new Map([["a", stats({ public: true })], ["b", stats({ public: true })], ["c", stats()], ["d", stats({ public: true })]]);
+    const before = new Map([
+      ["a", stats()],
+      ["b", stats({ public: true })],
+      ["c", stats()],
+    ]);
+    const after = new Map([
+      ["a", stats({ public: true })],
+      ["b", stats({ public: true })],
+      ["c", stats()],
+      ["d", stats({ public: true })],
+    ]);
     expect(surfacesMadePublic(["a", "b", "c", "d"], before, after)).toEqual(["a"]);
   });
 });
@@ -199,15 +305,34 @@ describe("the links a batch adds", () => {
 describe("link rows", () => {
   it("name each group by its first run, and read back as the same groups", () => {
     const groups = [
-      { surface: "s", members: [{ runId: "2", inherited: "none" as const }, { runId: "5", inherited: "internal" as const }] },
-      { surface: "t", members: [{ runId: "5", inherited: "none" as const }, { runId: "8", inherited: "public" as const }] },
+      {
+        surface: "s",
+        members: [
+          { runId: "2", inherited: "none" as const },
+          { runId: "5", inherited: "internal" as const },
+        ],
+      },
+      {
+        surface: "t",
+        members: [
+          { runId: "5", inherited: "none" as const },
+          { runId: "8", inherited: "public" as const },
+        ],
+      },
     ];
     const rows = surfaceLinkRows(groups);
-    expect(rows.map((r) => `${r.surface}/${r.link_group}:${r.run_id}:${r.inherited}`)).toEqual(["s/2:2:none", "s/2:5:internal", "t/5:5:none", "t/5:8:public"]);
+    expect(rows.map((r) => `${r.surface}/${r.link_group}:${r.run_id}:${r.inherited}`)).toEqual([
+      "s/2:2:none",
+      "s/2:5:internal",
+      "t/5:5:none",
+      "t/5:8:public",
+    ]);
     expect(linkGroupsOfRows(rows)).toEqual(groups);
   });
 
   it("take the most public inherited state in SQL by separation.ts's rank", () => {
-    expect(mostPublicInheritedSql("inherited")).toBe("CASE max(CASE inherited WHEN 'public' THEN 2 WHEN 'internal' THEN 1 ELSE 0 END) WHEN 2 THEN 'public' WHEN 1 THEN 'internal' ELSE 'none' END");
+    expect(mostPublicInheritedSql("inherited")).toBe(
+      "CASE max(CASE inherited WHEN 'public' THEN 2 WHEN 'internal' THEN 1 ELSE 0 END) WHEN 2 THEN 'public' WHEN 1 THEN 'internal' ELSE 'none' END",
+    );
   });
 });

@@ -19,8 +19,13 @@ export type BatchSurfaces = Map<string, { spans: SurfaceRunSpan[]; public: boole
 
 /** Each surface a batch of new runs mentions, with every run's span on it and whether the batch marks it public or resets it verified. */
 export function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): BatchSurfaces {
-  const histories = new Map<string, SurfaceHistory & { writes: SurfaceHistory["writes"][number][]; reads: SurfaceHistory["reads"][number][]; verified: boolean }>();
-  const on = (surface: string) => histories.get(surface) ?? histories.set(surface, { surface, public: false, writes: [], reads: [], resets: [], verified: false }).get(surface)!;
+  const histories = new Map<
+    string,
+    SurfaceHistory & { writes: SurfaceHistory["writes"][number][]; reads: SurfaceHistory["reads"][number][]; verified: boolean }
+  >();
+  const on = (surface: string) =>
+    histories.get(surface) ??
+    histories.set(surface, { surface, public: false, writes: [], reads: [], resets: [], verified: false }).get(surface)!;
   for (const { id, run } of runs) {
     const scoredMs = run.scoredAt === undefined ? null : Date.parse(run.scoredAt);
     for (const t of run.touches ?? []) {
@@ -41,9 +46,10 @@ export function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): 
       if (resetBreaksRoutes({ verified: r.verified, canarySurvived: r.canary?.found })) h.verified = true;
     }
   }
-  return new Map([...histories].map(([surface, h]) => [surface, { spans: surfaceRunSpans(h), public: h.public, verifiedResets: h.verified }]));
+  return new Map(
+    [...histories].map(([surface, h]) => [surface, { spans: surfaceRunSpans(h), public: h.public, verifiedResets: h.verified }]),
+  );
 }
-
 
 /**
  * The two ways a surface's links are kept after a batch: by its stats (`fast`: no verified reset,
@@ -51,7 +57,10 @@ export function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): 
  * batch is written (`slow`: a reset that breaks routes, resetBreaksRoutes, may end a link; an
  * unverified reset, or one whose canary survived, breaks nothing and leaves the surface fast).
  */
-export function separationPaths(surfaces: readonly string[], merged: ReadonlyMap<string, SurfaceStats>): { fast: string[]; slow: string[] } {
+export function separationPaths(
+  surfaces: readonly string[],
+  merged: ReadonlyMap<string, SurfaceStats>,
+): { fast: string[]; slow: string[] } {
   return { slow: surfaces.filter((s) => merged.get(s)!.verifiedResets), fast: surfaces.filter((s) => !merged.get(s)!.verifiedResets) };
 }
 
@@ -96,8 +105,10 @@ export function newlyLinkableRange(surface: string, before: SurfaceStats | undef
  * the rule that SQL mirrors, and audit/links.db.test.ts checks that the two agree.
  */
 export function linkCandidateRuns(range: LinkableRange, history: SurfaceHistory): Set<string> {
-  const inReads = (atMs: number) => range.readLoMs !== null && atMs > range.readLoMs && atMs <= (range.readHiMs ?? Number.POSITIVE_INFINITY);
-  const inWrites = (atMs: number) => range.writeHiMs !== null && atMs >= (range.writeLoMs ?? Number.NEGATIVE_INFINITY) && atMs < range.writeHiMs;
+  const inReads = (atMs: number) =>
+    range.readLoMs !== null && atMs > range.readLoMs && atMs <= (range.readHiMs ?? Number.POSITIVE_INFINITY);
+  const inWrites = (atMs: number) =>
+    range.writeHiMs !== null && atMs >= (range.writeLoMs ?? Number.NEGATIVE_INFINITY) && atMs < range.writeHiMs;
   const runs = new Set(range.explicit);
   for (const read of history.reads) if (inReads(read.atMs)) runs.add(read.runId);
   for (const write of history.writes) {
@@ -171,7 +182,11 @@ export function batchLinks(
  * state); the store flips those links in one statement, and the db test that compares the fast path
  * with a full recompute (evaluations.db.test.ts) covers a surface made public later.
  */
-export function surfacesMadePublic(fast: readonly string[], stored: ReadonlyMap<string, SurfaceStats>, merged: ReadonlyMap<string, SurfaceStats>): string[] {
+export function surfacesMadePublic(
+  fast: readonly string[],
+  stored: ReadonlyMap<string, SurfaceStats>,
+  merged: ReadonlyMap<string, SurfaceStats>,
+): string[] {
   return fast.filter((s) => stored.has(s) && !stored.get(s)!.public && merged.get(s)!.public);
 }
 
@@ -191,22 +206,40 @@ export function linkGroupNames(stored: readonly { surface: string; linkGroup: st
 }
 
 /** What each of the batch's linked runs is written with: its merged unit, and the most public state any of its links passes. */
-export function batchRunAudit(links: readonly NewLink[], batchRuns: ReadonlySet<string>, units: ReadonlyMap<string, { unit: string }>): Map<string, { unit: string; inherited: InheritedState }> {
+export function batchRunAudit(
+  links: readonly NewLink[],
+  batchRuns: ReadonlySet<string>,
+  units: ReadonlyMap<string, { unit: string }>,
+): Map<string, { unit: string; inherited: InheritedState }> {
   const audit = new Map<string, { unit: string; inherited: InheritedState }>();
   for (const link of links) {
     if (!batchRuns.has(link.runId)) continue;
-    audit.set(link.runId, { unit: units.get(link.runId)!.unit, inherited: morePublic(audit.get(link.runId)?.inherited ?? "none", link.inherited) });
+    audit.set(link.runId, {
+      unit: units.get(link.runId)!.unit,
+      inherited: morePublic(audit.get(link.runId)?.inherited ?? "none", link.inherited),
+    });
   }
   return audit;
 }
 
 /** A surface's link groups as rows of evaluation_surface_links: each group named by its first (smallest) run. */
-export function surfaceLinkRows(groups: readonly SurfaceLinkGroup[]): { surface: string; run_id: string; link_group: string; inherited: InheritedState }[] {
-  return groups.flatMap((group) => group.members.map((member) => ({ surface: group.surface, run_id: member.runId, link_group: group.members[0]!.runId, inherited: member.inherited })));
+export function surfaceLinkRows(
+  groups: readonly SurfaceLinkGroup[],
+): { surface: string; run_id: string; link_group: string; inherited: InheritedState }[] {
+  return groups.flatMap((group) =>
+    group.members.map((member) => ({
+      surface: group.surface,
+      run_id: member.runId,
+      link_group: group.members[0]!.runId,
+      inherited: member.inherited,
+    })),
+  );
 }
 
 /** Stored link rows back as link groups, one per (group, surface). */
-export function linkGroupsOfRows(rows: readonly { surface: string; link_group: string; run_id: string; inherited: InheritedState }[]): SurfaceLinkGroup[] {
+export function linkGroupsOfRows(
+  rows: readonly { surface: string; link_group: string; run_id: string; inherited: InheritedState }[],
+): SurfaceLinkGroup[] {
   const byGroup = new Map<string, SurfaceLinkGroup>();
   for (const link of rows) {
     const key = `${link.link_group}\u0000${link.surface}`;

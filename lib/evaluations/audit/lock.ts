@@ -14,7 +14,11 @@ export async function lockEvaluationAudit(tx: Tx, evaluationId: string): Promise
 }
 
 /** The evaluation's current policy, read under a share lock: a new policy version waits for the writers, and they for it. */
-export async function currentPolicy(tx: Tx, evaluationId: string, lock: "share" | "update"): Promise<{ version: number; policy: EffectPolicy } | null> {
+export async function currentPolicy(
+  tx: Tx,
+  evaluationId: string,
+  lock: "share" | "update",
+): Promise<{ version: number; policy: EffectPolicy } | null> {
   // The row is locked first and its policy read by a second statement: one statement joining both,
   // once it had waited for a new version to commit, re-checked the join against the policy row of its
   // own snapshot (the old version), found none, and answered "no such evaluation".
@@ -24,7 +28,8 @@ export async function currentPolicy(tx: Tx, evaluationId: string, lock: "share" 
       : await tx.$queryRaw`SELECT effect_policy_version AS version FROM evaluations WHERE id = ${evaluationId}::uuid FOR UPDATE`;
   const version = z.array(z.object({ version: z.number().int() })).parse(locked)[0]?.version;
   if (version === undefined) return null;
-  const rows = await tx.$queryRaw`SELECT tools FROM evaluation_effect_policies WHERE evaluation_id = ${evaluationId}::uuid AND version = ${version}`;
+  const rows =
+    await tx.$queryRaw`SELECT tools FROM evaluation_effect_policies WHERE evaluation_id = ${evaluationId}::uuid AND version = ${version}`;
   const [{ tools }] = z.tuple([z.object({ tools: z.record(z.string(), z.string()) })]).parse(rows);
   return { version, policy: { tools } as EffectPolicy };
 }

@@ -73,7 +73,14 @@ export async function addRunsToSeparation(
   return { audit, slow };
 }
 
-const candidateRow = z.object({ surface: z.string(), run_id: z.string(), first_write_ms: msNumber.nullable(), last_read_ms: msNumber.nullable(), unit: z.string(), inherited: z.enum(["none", "internal", "public"]).nullable() });
+const candidateRow = z.object({
+  surface: z.string(),
+  run_id: z.string(),
+  first_write_ms: msNumber.nullable(),
+  last_read_ms: msNumber.nullable(),
+  unit: z.string(),
+  inherited: z.enum(["none", "internal", "public"]).nullable(),
+});
 
 /**
  * The stored runs (not of the batch, `batchIds`) in each LinkableRange, with their span on its
@@ -81,8 +88,20 @@ const candidateRow = z.object({ surface: z.string(), run_id: z.string(), first_w
  * surfaceRunSpans, set-based, so that each surface costs a few index range scans however long its
  * history (audit/links.db.test.ts checks that the two agree).
  */
-export async function storedLinkCandidates(tx: Tx, evaluationId: string, ranges: readonly LinkableRange[], batchIds: readonly string[]): Promise<LinkCandidate[]> {
-  const rows = ranges.map((r) => ({ surface: r.surface, read_lo: isoOrNull(r.readLoMs), read_hi: isoOrNull(r.readHiMs), write_lo: isoOrNull(r.writeLoMs), write_hi: isoOrNull(r.writeHiMs), explicit: r.explicit }));
+export async function storedLinkCandidates(
+  tx: Tx,
+  evaluationId: string,
+  ranges: readonly LinkableRange[],
+  batchIds: readonly string[],
+): Promise<LinkCandidate[]> {
+  const rows = ranges.map((r) => ({
+    surface: r.surface,
+    read_lo: isoOrNull(r.readLoMs),
+    read_hi: isoOrNull(r.readHiMs),
+    write_lo: isoOrNull(r.writeLoMs),
+    write_hi: isoOrNull(r.writeHiMs),
+    explicit: r.explicit,
+  }));
   return z
     .array(candidateRow)
     .parse(
@@ -122,7 +141,14 @@ export async function storedLinkCandidates(tx: Tx, evaluationId: string, ranges:
           LEFT JOIN LATERAL (SELECT inherited FROM evaluation_surface_links WHERE evaluation_id = ${evaluationId}::uuid AND surface = c.surface AND run_id = c.run_id OFFSET 0) l ON TRUE
          WHERE NOT (c.run_id = ANY(${batchIds}::bigint[]))`,
     )
-    .map((c) => ({ surface: c.surface, runId: c.run_id, firstWriteMs: c.first_write_ms, lastReadMs: c.last_read_ms, unit: c.unit, inherited: c.inherited }));
+    .map((c) => ({
+      surface: c.surface,
+      runId: c.run_id,
+      firstWriteMs: c.first_write_ms,
+      lastReadMs: c.last_read_ms,
+      unit: c.unit,
+      inherited: c.inherited,
+    }));
 }
 
 /**
@@ -139,7 +165,11 @@ async function passPublicState(tx: Tx, evaluationId: string, surfaces: readonly 
 }
 
 /** The stored group of each linked surface (one per surface without a verified reset), and the unit of the run that names it. */
-async function storedLinkGroups(tx: Tx, evaluationId: string, linked: readonly string[]): Promise<{ surface: string; linkGroup: string; unit: string }[]> {
+async function storedLinkGroups(
+  tx: Tx,
+  evaluationId: string,
+  linked: readonly string[],
+): Promise<{ surface: string; linkGroup: string; unit: string }[]> {
   return z
     .array(z.object({ surface: z.string(), link_group: z.string(), unit: z.string() }))
     .parse(

@@ -46,24 +46,44 @@ export async function surfaceHistories(tx: Tx, evaluationId: string, surfaces: r
         FROM evaluation_resets x
        WHERE x.evaluation_id = ${evaluationId}::uuid AND x.surface = ANY(${surfaces}::text[])`,
   );
-  const histories = new Map<string, { surface: string; public: boolean; writes: SurfaceHistory["writes"][number][]; reads: SurfaceHistory["reads"][number][]; resets: SurfaceHistory["resets"][number][] }>();
+  const histories = new Map<
+    string,
+    {
+      surface: string;
+      public: boolean;
+      writes: SurfaceHistory["writes"][number][];
+      reads: SurfaceHistory["reads"][number][];
+      resets: SurfaceHistory["resets"][number][];
+    }
+  >();
   for (const row of rows) {
     let history = histories.get(row.surface);
     if (!history) histories.set(row.surface, (history = { surface: row.surface, public: false, writes: [], reads: [], resets: [] }));
     if (row.public) history.public = true;
-    if (row.kind === "write") history.writes.push({ runId: row.run_id, atMs: row.at_ms, settledAtMs: row.at_ms, runScoredAtMs: row.scored_ms });
+    if (row.kind === "write")
+      history.writes.push({ runId: row.run_id, atMs: row.at_ms, settledAtMs: row.at_ms, runScoredAtMs: row.scored_ms });
     else if (row.kind === "read") history.reads.push({ runId: row.run_id, atMs: row.at_ms });
     else if (row.kind === "reset") history.resets.push({ atMs: row.at_ms, verified: row.verified!, canarySurvived: row.canary_survived! });
     else {
       const latestResolution = row.res_status === null ? null : { status: row.res_status as "completed", atMs: row.res_ms! };
-      const settledAtMs = effectSettledAtMs({ requestedAtMs: row.at_ms, acknowledgedAtMs: row.acknowledged_ms, statusAtScoring: row.status_at_scoring as "pending", latestResolution });
+      const settledAtMs = effectSettledAtMs({
+        requestedAtMs: row.at_ms,
+        acknowledgedAtMs: row.acknowledged_ms,
+        statusAtScoring: row.status_at_scoring as "pending",
+        latestResolution,
+      });
       history.writes.push({ runId: row.run_id, atMs: row.at_ms, settledAtMs, runScoredAtMs: row.scored_ms });
     }
   }
   return [...histories.values()];
 }
 
-const linkRow = z.object({ surface: z.string(), link_group: z.string(), run_id: z.string(), inherited: z.enum(["none", "internal", "public"]) });
+const linkRow = z.object({
+  surface: z.string(),
+  link_group: z.string(),
+  run_id: z.string(),
+  inherited: z.enum(["none", "internal", "public"]),
+});
 
 /**
  * Recomputes separation after a change to `changedSurfaces` (and to the stored runs `runIds`, whose old
@@ -71,7 +91,12 @@ const linkRow = z.object({ surface: z.string(), link_group: z.string(), run_id: 
  * units of every run they reach, or reached before, are recomputed over all their links. A run
  * new to the evaluation and connected to none is already its own unit. Call under lockEvaluationAudit.
  */
-export async function recomputeSeparation(tx: Tx, evaluationId: string, changedSurfaces: readonly string[], runIds: readonly string[]): Promise<void> {
+export async function recomputeSeparation(
+  tx: Tx,
+  evaluationId: string,
+  changedSurfaces: readonly string[],
+  runIds: readonly string[],
+): Promise<void> {
   // Only a surface two runs have touched, or one that held links, can link runs: most surfaces belong to one run.
   const surfaces = z
     .array(z.object({ surface: z.string() }))
@@ -90,9 +115,11 @@ export async function recomputeSeparation(tx: Tx, evaluationId: string, changedS
     .map((row) => row.surface);
   const groups = (await surfaceHistories(tx, evaluationId, surfaces)).flatMap(surfaceLinkGroups);
   const links = surfaceLinkRows(groups);
-  const before = z.array(z.object({ run_id: z.string() })).parse(
-    await tx.$queryRaw`DELETE FROM evaluation_surface_links WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${surfaces}::text[]) RETURNING run_id::text AS run_id`,
-  );
+  const before = z
+    .array(z.object({ run_id: z.string() }))
+    .parse(
+      await tx.$queryRaw`DELETE FROM evaluation_surface_links WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${surfaces}::text[]) RETURNING run_id::text AS run_id`,
+    );
   if (links.length > 0) {
     await tx.$executeRaw`
       INSERT INTO evaluation_surface_links (evaluation_id, surface, run_id, link_group, inherited)
@@ -110,9 +137,11 @@ export async function recomputeSeparation(tx: Tx, evaluationId: string, changedS
               OR analysis_unit IN (SELECT analysis_unit FROM evaluation_runs WHERE id = ANY(${reached}::bigint[]) AND analysis_unit IS NOT NULL))`,
   );
   const ids = members.map((m) => m.id);
-  const stored = z.array(linkRow).parse(
-    await tx.$queryRaw`SELECT surface, link_group::text AS link_group, run_id::text AS run_id, inherited FROM evaluation_surface_links WHERE evaluation_id = ${evaluationId}::uuid AND run_id = ANY(${ids}::bigint[])`,
-  );
+  const stored = z
+    .array(linkRow)
+    .parse(
+      await tx.$queryRaw`SELECT surface, link_group::text AS link_group, run_id::text AS run_id, inherited FROM evaluation_surface_links WHERE evaluation_id = ${evaluationId}::uuid AND run_id = ANY(${ids}::bigint[])`,
+    );
   const units = [...analysisUnits(ids, linkGroupsOfRows(stored))].map(([id, unit]) => ({ id, unit: unit.unit, inherited: unit.inherited }));
   await tx.$executeRaw`
     UPDATE evaluation_runs r SET analysis_unit = x.unit, inherited_state = x.inherited

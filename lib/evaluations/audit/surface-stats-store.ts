@@ -63,7 +63,13 @@ export async function storedSurfaceStats(tx: Tx, evaluationId: string, surfaces:
 }
 
 /** Writes `merged`, the stats of `surfaces` with a batch added, over `stored`, what they were. Call under lockEvaluationAudit. */
-export async function writeSurfaceStats(tx: CopyTx, evaluationId: string, surfaces: readonly string[], stored: ReadonlyMap<string, SurfaceStats>, merged: ReadonlyMap<string, SurfaceStats>): Promise<void> {
+export async function writeSurfaceStats(
+  tx: CopyTx,
+  evaluationId: string,
+  surfaces: readonly string[],
+  stored: ReadonlyMap<string, SurfaceStats>,
+  merged: ReadonlyMap<string, SurfaceStats>,
+): Promise<void> {
   const statsRows = (names: readonly string[]) =>
     names.map((surface) => {
       const m = merged.get(surface)!;

@@ -9,7 +9,12 @@ import { mergedUnits, unitsJoined } from "./units";
  * unit keeps every surface that connects it. Runs not yet written (`unstored`) take their unit when
  * they are. Answers each unit id's component.
  */
-export async function mergeUnits(tx: Tx, evaluationId: string, unitsOn: ReadonlyMap<string, ReadonlySet<string>>, unstored: ReadonlySet<string>): Promise<Map<string, { unit: string }>> {
+export async function mergeUnits(
+  tx: Tx,
+  evaluationId: string,
+  unitsOn: ReadonlyMap<string, ReadonlySet<string>>,
+  unstored: ReadonlySet<string>,
+): Promise<Map<string, { unit: string }>> {
   const nodes = unitsJoined(unitsOn);
   const stored = new Map(
     z
@@ -28,7 +33,8 @@ export async function mergeUnits(tx: Tx, evaluationId: string, unitsOn: Readonly
         FROM json_to_recordset(${JSON.stringify(relabel)}::json) AS x(old bigint, unit bigint)
        WHERE r.evaluation_id = ${evaluationId}::uuid AND r.analysis_unit = ANY(${relabel.map((m) => m.old)}::bigint[]) AND r.analysis_unit = x.old`;
   }
-  if (gone.length > 0) await tx.$executeRaw`DELETE FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid AND unit = ANY(${gone}::bigint[])`;
+  if (gone.length > 0)
+    await tx.$executeRaw`DELETE FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid AND unit = ANY(${gone}::bigint[])`;
   if (rows.length > 0) {
     await tx.$executeRaw`
       INSERT INTO evaluation_units AS u (evaluation_id, unit, runs, surfaces)

@@ -12,7 +12,11 @@ describe("units a batch connects", () => {
     ]);
     expect(unitsJoined(unitsOn)).toEqual(["12", "30", "7"]);
     const merge = mergedUnits(unitsOn, stored, new Set(["7"]));
-    expect(Object.fromEntries(merge.components)).toEqual({ "7": { unit: "7", inherited: "none" }, "12": { unit: "7", inherited: "none" }, "30": { unit: "7", inherited: "none" } });
+    expect(Object.fromEntries(merge.components)).toEqual({
+      "7": { unit: "7", inherited: "none" },
+      "12": { unit: "7", inherited: "none" },
+      "30": { unit: "7", inherited: "none" },
+    });
     // 3 + 2 stored runs and the new run 7; every surface that connects any of them.
     expect(merge.rows).toEqual([{ unit: "7", runs: 6, surfaces: ["s0", "s1", "s2"] }]);
     expect(merge.relabel).toEqual([

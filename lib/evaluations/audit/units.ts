@@ -26,7 +26,12 @@ export function mergedUnits(
   unitsOn: ReadonlyMap<string, ReadonlySet<string>>,
   stored: ReadonlyMap<string, StoredUnit>,
   unstored: ReadonlySet<string>,
-): { components: Map<string, { unit: string }>; rows: { unit: string; runs: number; surfaces: string[] }[]; relabel: { old: string; unit: string }[]; gone: string[] } {
+): {
+  components: Map<string, { unit: string }>;
+  rows: { unit: string; runs: number; surfaces: string[] }[];
+  relabel: { old: string; unit: string }[];
+  gone: string[];
+} {
   const nodes = unitsJoined(unitsOn);
   const components = analysisUnits(
     nodes,
@@ -58,7 +63,10 @@ export function mergedUnits(
  * The units of more than one run after a recompute, as rows of evaluation_units: each unit's size
  * (its runs in `units`) and the surfaces of its runs' links, sorted.
  */
-export function recomputedUnitRows(units: readonly { id: string; unit: string }[], links: readonly { run_id: string; surface: string }[]): { unit: string; runs: number; surfaces: string[] }[] {
+export function recomputedUnitRows(
+  units: readonly { id: string; unit: string }[],
+  links: readonly { run_id: string; surface: string }[],
+): { unit: string; runs: number; surfaces: string[] }[] {
   const sizes = new Map<string, number>();
   for (const { unit } of units) sizes.set(unit, (sizes.get(unit) ?? 0) + 1);
   const unitOf = new Map(units.map((u) => [u.id, u.unit]));
@@ -67,5 +75,7 @@ export function recomputedUnitRows(units: readonly { id: string; unit: string }[
     const unit = unitOf.get(link.run_id)!;
     (surfacesOf.get(unit) ?? surfacesOf.set(unit, new Set()).get(unit)!).add(link.surface);
   }
-  return [...sizes].filter(([, runs]) => runs > 1).map(([unit, runs]) => ({ unit, runs, surfaces: [...(surfacesOf.get(unit) ?? [])].sort() }));
+  return [...sizes]
+    .filter(([, runs]) => runs > 1)
+    .map(([unit, runs]) => ({ unit, runs, surfaces: [...(surfacesOf.get(unit) ?? [])].sort() }));
 }

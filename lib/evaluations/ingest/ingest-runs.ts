@@ -29,7 +29,12 @@ export interface IngestOptions {
  * together; a run that is not leaves nothing of itself. Should PostgreSQL still refuse a valid
  * run's data, that run alone is refused (`refused_by_database`) and the others are stored.
  */
-export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly unknown[], options: IngestOptions = {}): Promise<IngestResult[]> {
+export async function ingestRuns(
+  db: Db,
+  evaluationId: string,
+  rawRuns: readonly unknown[],
+  options: IngestOptions = {},
+): Promise<IngestResult[]> {
   const { results, valid } = await validate(rawRuns);
   if (valid.length === 0) {
     if (!(await db.evaluation.findUnique({ where: { id: evaluationId }, select: { id: true } }))) throw notFound("evaluation");
@@ -38,12 +43,18 @@ export async function ingestRuns(db: Db, evaluationId: string, rawRuns: readonly
   // Rows in externalId order, so that concurrent batches lock the same runs in the same order.
   valid.sort((a, b) => (a.run.externalId < b.run.externalId ? -1 : a.run.externalId > b.run.externalId ? 1 : 0));
   const traces = options.traces ?? "job";
-  const { stored, refused } = await storeIsolatingRefusals(valid, (runs) => retryOnTransactionConflict(() => storeBatch(db, evaluationId, runs, traces)));
+  const { stored, refused } = await storeIsolatingRefusals(valid, (runs) =>
+    retryOnTransactionConflict(() => storeBatch(db, evaluationId, runs, traces)),
+  );
   const statusOf = new Map(stored.map((w) => [w.external_id, w.inserted ? ("created" as const) : ("updated" as const)]));
   for (const { index, run } of valid) results[index] = { externalId: run.externalId, status: statusOf.get(run.externalId) ?? "unchanged" };
   for (const { item, error } of refused) {
     const field = `runs.${item.index}`;
-    results[item.index] = { externalId: item.run.externalId, status: "error", error: { code: "refused_by_database", message: `${field}: PostgreSQL refused this run (${error.code}: ${error.message})`, field } };
+    results[item.index] = {
+      externalId: item.run.externalId,
+      status: "error",
+      error: { code: "refused_by_database", message: `${field}: PostgreSQL refused this run (${error.code}: ${error.message})`, field },
+    };
   }
   return results;
 }

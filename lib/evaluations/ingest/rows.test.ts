@@ -11,18 +11,36 @@ const valid = (run: RunRecord) => ({ index: 0, run, hash: "h" });
 describe("a run's own columns", () => {
   it("audit finality from the record, and from the resolutions posted for it earlier", () => {
     const r1 = worked(0);
-    expect(runColumns(valid(r1), classOf, new Map())).toMatchObject({ external_id: "r1", finality: "unresolved", unresolved_reason: "pending_at_scoring", unresolved_effect_id: "e1", unresolved_tool: "bank.transfer", content_hash: "h" });
+    expect(runColumns(valid(r1), classOf, new Map())).toMatchObject({
+      external_id: "r1",
+      finality: "unresolved",
+      unresolved_reason: "pending_at_scoring",
+      unresolved_effect_id: "e1",
+      unresolved_tool: "bank.transfer",
+      content_hash: "h",
+    });
     const posted = new Map([["r1\u0000e1", [{ status: "completed" as const, atMs: Date.parse(at(8)) }]]]);
     expect(runColumns(valid(r1), classOf, posted)).toMatchObject({ finality: "unresolved", unresolved_reason: "resolved_after_scoring" });
     // r2's transfer completed (by its record) before it was scored: final.
-    expect(runColumns(valid(worked(1)), classOf, new Map())).toMatchObject({ finality: "final", unresolved_reason: null, unresolved_effect_id: null, unresolved_tool: null });
+    expect(runColumns(valid(worked(1)), classOf, new Map())).toMatchObject({
+      finality: "final",
+      unresolved_reason: null,
+      unresolved_effect_id: null,
+      unresolved_tool: null,
+    });
   });
 
   it("mark a disagreement between endpoint and terminal labels, and an unscored run as such", () => {
     expect(runColumns(valid(worked(1)), classOf, new Map()).disagreement).toBe(true);
     expect(runColumns(valid(worked(2)), classOf, new Map()).disagreement).toBe(false);
     const unscored: RunRecord = { externalId: "u", taskId: "t", startedAt: at(0), unscoredReason: "no score" };
-    expect(runColumns(valid(unscored), classOf, new Map())).toMatchObject({ finality: "unscored", scored_at: null, endpoint_label: null, unscored_reason: "no score", disagreement: false });
+    expect(runColumns(valid(unscored), classOf, new Map())).toMatchObject({
+      finality: "unscored",
+      scored_at: null,
+      endpoint_label: null,
+      unscored_reason: "no score",
+      disagreement: false,
+    });
   });
 });
 
@@ -32,13 +50,31 @@ describe("a run's children", () => {
       ...worked(1),
       scoredOn: ["grader:db"],
       resets: [
-        { surface: SURFACE, at: at(14), verified: true, canary: { surface: SURFACE, planted: "token", found: false, evidence: "searched" } },
+        {
+          surface: SURFACE,
+          at: at(14),
+          verified: true,
+          canary: { surface: SURFACE, planted: "token", found: false, evidence: "searched" },
+        },
         { surface: "db:other", at: at(14), verified: false },
       ],
     };
     const rows = childRows("ev", "42", run);
-    expect(rows.evaluation_effects.map((e) => [e.run_id, e.evaluation_id, e.effect_id, e.surface, e.public])).toEqual([["42", "ev", "e2", SURFACE, false]]);
-    expect(rows.evaluation_effect_resolutions).toEqual([{ run_id: "42", evaluation_id: "ev", effect_id: "e2", status: "completed", at: at(13), evidence: { ledger: 8813 }, verified_by: null, source: "record" }]);
+    expect(rows.evaluation_effects.map((e) => [e.run_id, e.evaluation_id, e.effect_id, e.surface, e.public])).toEqual([
+      ["42", "ev", "e2", SURFACE, false],
+    ]);
+    expect(rows.evaluation_effect_resolutions).toEqual([
+      {
+        run_id: "42",
+        evaluation_id: "ev",
+        effect_id: "e2",
+        status: "completed",
+        at: at(13),
+        evidence: { ledger: 8813 },
+        verified_by: null,
+        source: "record",
+      },
+    ]);
     expect(rows.evaluation_touches).toEqual([
       { run_id: "42", evaluation_id: "ev", surface: SURFACE, op: "read", at: at(11), public: false },
       { run_id: "42", evaluation_id: "ev", surface: "grader:db", op: "score", at: at(15), public: false },
@@ -47,7 +83,18 @@ describe("a run's children", () => {
       [SURFACE, true],
       ["db:other", false],
     ]);
-    expect(rows.evaluation_reset_canaries).toEqual([{ run_id: "42", evaluation_id: "ev", surface: SURFACE, reset_at: at(14), planted: "token", found: false, evidence: "searched", source: "record" }]);
+    expect(rows.evaluation_reset_canaries).toEqual([
+      {
+        run_id: "42",
+        evaluation_id: "ev",
+        surface: SURFACE,
+        reset_at: at(14),
+        planted: "token",
+        found: false,
+        evidence: "searched",
+        source: "record",
+      },
+    ]);
     expect(surfacesOf(run)).toEqual([SURFACE, SURFACE, SURFACE, "db:other", "grader:db"]);
   });
 

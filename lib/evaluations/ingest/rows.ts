@@ -10,27 +10,44 @@ const ms = (iso: string) => Date.parse(iso);
 
 /** The surfaces a run touches: the separation audit recomputes them. */
 export function surfacesOf(run: RunRecord): string[] {
-  return [...(run.touches ?? []).map((t) => t.surface), ...(run.effects ?? []).flatMap((e) => (e.surface ? [e.surface] : [])), ...(run.resets ?? []).map((r) => r.surface), ...(run.scoredOn ?? [])];
+  return [
+    ...(run.touches ?? []).map((t) => t.surface),
+    ...(run.effects ?? []).flatMap((e) => (e.surface ? [e.surface] : [])),
+    ...(run.resets ?? []).map((r) => r.surface),
+    ...(run.scoredOn ?? []),
+  ];
 }
 
 /** The columns a run's finality fills (at ingestion, and when the audit recomputes it: audit/finality-store.ts). */
 export function finalityColumns(finality: RunFinality) {
   return finality.finality === "final"
     ? { finality: "final", unresolved_reason: null, unresolved_effect_id: null, unresolved_tool: null }
-    : { finality: "unresolved", unresolved_reason: finality.reason, unresolved_effect_id: finality.effectId, unresolved_tool: finality.tool };
+    : {
+        finality: "unresolved",
+        unresolved_reason: finality.reason,
+        unresolved_effect_id: finality.effectId,
+        unresolved_tool: finality.tool,
+      };
 }
 
 const UNSCORED_COLUMNS = { finality: "unscored", unresolved_reason: null, unresolved_effect_id: null, unresolved_tool: null } as const;
 
 /** A run's own columns, its finality audited from its record and the resolutions posted for it earlier. */
-export function runColumns({ run, hash }: ValidRun, classOf: (tool: string) => ToolClass, posted: ReadonlyMap<string, FinalityResolution[]>) {
+export function runColumns(
+  { run, hash }: ValidRun,
+  classOf: (tool: string) => ToolClass,
+  posted: ReadonlyMap<string, FinalityResolution[]>,
+) {
   const effects: FinalityEffect[] = (run.effects ?? []).map((e) => ({
     effectId: e.effectId,
     tool: e.tool,
     handle: e.handle ?? null,
     requestedAtMs: ms(e.requestedAt),
     statusAtScoring: e.statusAtScoring,
-    resolutions: [...(e.resolution ? [{ status: e.resolution.status, atMs: ms(e.resolution.at) }] : []), ...(posted.get(`${run.externalId}\u0000${e.effectId}`) ?? [])],
+    resolutions: [
+      ...(e.resolution ? [{ status: e.resolution.status, atMs: ms(e.resolution.at) }] : []),
+      ...(posted.get(`${run.externalId}\u0000${e.effectId}`) ?? []),
+    ],
   }));
   return {
     external_id: run.externalId,
@@ -98,15 +115,45 @@ export const CHILD_COLUMNS = {
     public: "boolean",
     notes: "text",
   },
-  evaluation_effect_resolutions: { run_id: "bigint", evaluation_id: "uuid", effect_id: "text", status: "text", at: "timestamptz", evidence: "jsonb", verified_by: "text", source: "text" },
+  evaluation_effect_resolutions: {
+    run_id: "bigint",
+    evaluation_id: "uuid",
+    effect_id: "text",
+    status: "text",
+    at: "timestamptz",
+    evidence: "jsonb",
+    verified_by: "text",
+    source: "text",
+  },
   evaluation_touches: { run_id: "bigint", evaluation_id: "uuid", surface: "text", op: "text", at: "timestamptz", public: "boolean" },
-  evaluation_resets: { run_id: "bigint", evaluation_id: "uuid", surface: "text", at: "timestamptz", verified: "boolean", evidence: "jsonb" },
-  evaluation_reset_canaries: { run_id: "bigint", evaluation_id: "uuid", surface: "text", reset_at: "timestamptz", planted: "text", found: "boolean", evidence: "jsonb", source: "text" },
+  evaluation_resets: {
+    run_id: "bigint",
+    evaluation_id: "uuid",
+    surface: "text",
+    at: "timestamptz",
+    verified: "boolean",
+    evidence: "jsonb",
+  },
+  evaluation_reset_canaries: {
+    run_id: "bigint",
+    evaluation_id: "uuid",
+    surface: "text",
+    reset_at: "timestamptz",
+    planted: "text",
+    found: "boolean",
+    evidence: "jsonb",
+    source: "text",
+  },
 } as const satisfies Record<string, Record<string, ColumnType>>;
 export type ChildTable = keyof typeof CHILD_COLUMNS;
 export const CHILD_TABLES = Object.keys(CHILD_COLUMNS) as ChildTable[];
 /** A new run's children that no trigger counts and whose run key is checked at commit: copied before the audit lock. */
-export const DETACHED_CHILD_TABLES = ["evaluation_effect_resolutions", "evaluation_touches", "evaluation_resets", "evaluation_reset_canaries"] as const satisfies readonly ChildTable[];
+export const DETACHED_CHILD_TABLES = [
+  "evaluation_effect_resolutions",
+  "evaluation_touches",
+  "evaluation_resets",
+  "evaluation_reset_canaries",
+] as const satisfies readonly ChildTable[];
 
 /** A run's effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt), resets and their canary checks, as rows. */
 export function childRows(evaluationId: string, id: string, run: RunRecord): Record<ChildTable, Record<string, unknown>[]> {
@@ -132,15 +179,64 @@ export function childRows(evaluationId: string, id: string, run: RunRecord): Rec
       notes: e.notes ?? null,
     })),
     evaluation_effect_resolutions: (run.effects ?? []).flatMap((e) =>
-      e.resolution ? [{ run_id: id, evaluation_id: evaluationId, effect_id: e.effectId, status: e.resolution.status, at: e.resolution.at, evidence: e.resolution.evidence, verified_by: e.resolution.verifiedBy ?? null, source: "record" }] : [],
+      e.resolution
+        ? [
+            {
+              run_id: id,
+              evaluation_id: evaluationId,
+              effect_id: e.effectId,
+              status: e.resolution.status,
+              at: e.resolution.at,
+              evidence: e.resolution.evidence,
+              verified_by: e.resolution.verifiedBy ?? null,
+              source: "record",
+            },
+          ]
+        : [],
     ),
     evaluation_touches: [
-      ...(run.touches ?? []).map((t) => ({ run_id: id, evaluation_id: evaluationId, surface: t.surface, op: t.op, at: t.at, public: t.public ?? false })),
-      ...(run.scoredAt === undefined ? [] : (run.scoredOn ?? []).map((surface) => ({ run_id: id, evaluation_id: evaluationId, surface, op: "score", at: run.scoredAt, public: false }))),
+      ...(run.touches ?? []).map((t) => ({
+        run_id: id,
+        evaluation_id: evaluationId,
+        surface: t.surface,
+        op: t.op,
+        at: t.at,
+        public: t.public ?? false,
+      })),
+      ...(run.scoredAt === undefined
+        ? []
+        : (run.scoredOn ?? []).map((surface) => ({
+            run_id: id,
+            evaluation_id: evaluationId,
+            surface,
+            op: "score",
+            at: run.scoredAt,
+            public: false,
+          }))),
     ],
-    evaluation_resets: (run.resets ?? []).map((r) => ({ run_id: id, evaluation_id: evaluationId, surface: r.surface, at: r.at, verified: r.verified, evidence: r.evidence ?? null })),
+    evaluation_resets: (run.resets ?? []).map((r) => ({
+      run_id: id,
+      evaluation_id: evaluationId,
+      surface: r.surface,
+      at: r.at,
+      verified: r.verified,
+      evidence: r.evidence ?? null,
+    })),
     evaluation_reset_canaries: (run.resets ?? []).flatMap((r) =>
-      r.canary ? [{ run_id: id, evaluation_id: evaluationId, surface: r.surface, reset_at: r.at, planted: r.canary.planted, found: r.canary.found, evidence: r.canary.evidence, source: "record" }] : [],
+      r.canary
+        ? [
+            {
+              run_id: id,
+              evaluation_id: evaluationId,
+              surface: r.surface,
+              reset_at: r.at,
+              planted: r.canary.planted,
+              found: r.canary.found,
+              evidence: r.canary.evidence,
+              source: "record",
+            },
+          ]
+        : [],
     ),
   };
 }

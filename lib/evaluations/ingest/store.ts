@@ -17,7 +17,16 @@ import type { FinalityResolution } from "../finality";
 import { toolClassifier } from "../policy";
 import type { RunRecord, ToolClass } from "../schemas";
 import { inSlices } from "./in-slices";
-import { CHILD_COLUMNS, CHILD_TABLES, childRows, DETACHED_CHILD_TABLES, RUN_COLUMNS, runColumns, surfacesOf, type ChildTable } from "./rows";
+import {
+  CHILD_COLUMNS,
+  CHILD_TABLES,
+  childRows,
+  DETACHED_CHILD_TABLES,
+  RUN_COLUMNS,
+  runColumns,
+  surfacesOf,
+  type ChildTable,
+} from "./rows";
 import type { ValidRun } from "./validate";
 
 /** Who records the stored runs' call sequences in the trace library: see IngestOptions (ingest-runs.ts). */
@@ -25,7 +34,10 @@ export type TracesBy = "job" | "caller";
 
 export type Written = { id: string; external_id: string; inserted: boolean };
 
-const CHILD_FORMATS = Object.fromEntries(CHILD_TABLES.map((table) => [table, copyFormat(CHILD_COLUMNS[table])])) as Record<ChildTable, ReturnType<typeof copyFormat>>;
+const CHILD_FORMATS = Object.fromEntries(CHILD_TABLES.map((table) => [table, copyFormat(CHILD_COLUMNS[table])])) as Record<
+  ChildTable,
+  ReturnType<typeof copyFormat>
+>;
 
 /**
  * One transaction storing valid runs, or none of them: answers the runs written (created or
@@ -33,42 +45,51 @@ const CHILD_FORMATS = Object.fromEntries(CHILD_TABLES.map((table) => [table, cop
  */
 export async function storeBatch(db: Db, evaluationId: string, valid: readonly ValidRun[], traces: TracesBy): Promise<Written[]> {
   // On node-postgres directly: Prisma's engine passed the batch's large parameters several times slower.
-  return sqlTransaction(
-    poolOf(db),
-    async (tx) => {
-      // Short, indexed statements: compiling them (JIT, on by default above a cost the planner's guesses
-      // for unnested or json_to_recordset rows cross) took ~100 ms each, more than running them.
-      await tx.$executeRaw`SELECT set_config('jit', 'off', true)`;
-      const policy = await currentPolicy(tx, evaluationId, "share");
-      if (!policy) throw notFound("evaluation");
-      const classOf = toolClassifier(policy.policy);
-      // Made before the audit lock, while another batch of the evaluation may hold it: the one thread's
-      // formatting of every row (and the batch's surface spans) then overlaps that batch's statements
-      // instead of following them. Runs stored already (a re-send) are not prepared; the lock decides.
-      const storedBefore = await storedHashes(tx, evaluationId, valid);
-      const prepared = await prepareNewRuns(tx, evaluationId, policy.version, classOf, valid.filter((v) => !storedBefore.has(v.run.externalId)));
-      // The rows no counter or audit reads for the batch's own runs go in now, in parallel with the
-      // batch that holds the lock (their run keys are checked at commit: migration deferred_child_run_keys).
-      for (const table of DETACHED_CHILD_TABLES) await tx.copyLines(table, CHILD_FORMATS[table].names, prepared.map((p) => p.children[table]).join(""));
-      const preparedSurfaces = batchSurfaces(prepared.map((p) => ({ id: p.id, run: p.valid.run })));
-      // Batches of one evaluation are stored one at a time (their validation runs in parallel, before):
-      // the separation audit reads and rewrites runs another batch may be writing.
-      await lockEvaluationAudit(tx, evaluationId);
-      // Which runs are stored already, and with which content: under the lock no other batch of this evaluation writes.
-      const known = await storedHashes(tx, evaluationId, valid);
-      const resent = valid.some((v) => known.has(v.run.externalId) && known.get(v.run.externalId) !== v.hash);
-      // Prepared runs another batch stored meanwhile, or every prepared run when the changed path stores the batch
-      // itself: the rows copied for them before the lock go.
-      const unused = prepared.filter((p) => resent || known.has(p.valid.run.externalId)).map((p) => p.id);
-      if (unused.length > 0) await deleteDetachedChildren(tx, unused);
-      // The surfaces made before the lock are the batch's while none of its prepared runs proved stored.
-      const written = resent
-        ? await storeWithChanges(tx, evaluationId, policy.version, classOf, valid)
-        : await storeNewRuns(tx, evaluationId, prepared.filter((p) => !known.has(p.valid.run.externalId)), unused.length === 0 ? preparedSurfaces : undefined);
-      if (written.length > 0 && traces === "job") await enqueueRecordTracesJob(tx, evaluationId);
-      return written;
-    },
-  );
+  return sqlTransaction(poolOf(db), async (tx) => {
+    // Short, indexed statements: compiling them (JIT, on by default above a cost the planner's guesses
+    // for unnested or json_to_recordset rows cross) took ~100 ms each, more than running them.
+    await tx.$executeRaw`SELECT set_config('jit', 'off', true)`;
+    const policy = await currentPolicy(tx, evaluationId, "share");
+    if (!policy) throw notFound("evaluation");
+    const classOf = toolClassifier(policy.policy);
+    // Made before the audit lock, while another batch of the evaluation may hold it: the one thread's
+    // formatting of every row (and the batch's surface spans) then overlaps that batch's statements
+    // instead of following them. Runs stored already (a re-send) are not prepared; the lock decides.
+    const storedBefore = await storedHashes(tx, evaluationId, valid);
+    const prepared = await prepareNewRuns(
+      tx,
+      evaluationId,
+      policy.version,
+      classOf,
+      valid.filter((v) => !storedBefore.has(v.run.externalId)),
+    );
+    // The rows no counter or audit reads for the batch's own runs go in now, in parallel with the
+    // batch that holds the lock (their run keys are checked at commit: migration deferred_child_run_keys).
+    for (const table of DETACHED_CHILD_TABLES)
+      await tx.copyLines(table, CHILD_FORMATS[table].names, prepared.map((p) => p.children[table]).join(""));
+    const preparedSurfaces = batchSurfaces(prepared.map((p) => ({ id: p.id, run: p.valid.run })));
+    // Batches of one evaluation are stored one at a time (their validation runs in parallel, before):
+    // the separation audit reads and rewrites runs another batch may be writing.
+    await lockEvaluationAudit(tx, evaluationId);
+    // Which runs are stored already, and with which content: under the lock no other batch of this evaluation writes.
+    const known = await storedHashes(tx, evaluationId, valid);
+    const resent = valid.some((v) => known.has(v.run.externalId) && known.get(v.run.externalId) !== v.hash);
+    // Prepared runs another batch stored meanwhile, or every prepared run when the changed path stores the batch
+    // itself: the rows copied for them before the lock go.
+    const unused = prepared.filter((p) => resent || known.has(p.valid.run.externalId)).map((p) => p.id);
+    if (unused.length > 0) await deleteDetachedChildren(tx, unused);
+    // The surfaces made before the lock are the batch's while none of its prepared runs proved stored.
+    const written = resent
+      ? await storeWithChanges(tx, evaluationId, policy.version, classOf, valid)
+      : await storeNewRuns(
+          tx,
+          evaluationId,
+          prepared.filter((p) => !known.has(p.valid.run.externalId)),
+          unused.length === 0 ? preparedSurfaces : undefined,
+        );
+    if (written.length > 0 && traces === "job") await enqueueRecordTracesJob(tx, evaluationId);
+    return written;
+  });
 }
 
 /** The content hash of each of the batch's runs the evaluation holds (committed, or written by this transaction). */
@@ -102,10 +123,18 @@ const NEW_RUN_FORMAT = copyFormat({ id: "bigint", evaluation_id: "uuid", audit_p
  * all of them (a run found stored leaves its id unused, as a rolled-back batch does), finality
  * is audited from the record alone (a new run has no posted resolutions), the COPY text made.
  */
-async function prepareNewRuns(tx: CopyTx, evaluationId: string, policyVersion: number, classOf: (tool: string) => ToolClass, valid: readonly ValidRun[]): Promise<PreparedRun[]> {
+async function prepareNewRuns(
+  tx: CopyTx,
+  evaluationId: string,
+  policyVersion: number,
+  classOf: (tool: string) => ToolClass,
+  valid: readonly ValidRun[],
+): Promise<PreparedRun[]> {
   const ids = z
     .array(z.object({ id: z.string() }))
-    .parse(await tx.$queryRaw`SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id'))::text AS id FROM generate_series(1, ${valid.length}::int)`)
+    .parse(
+      await tx.$queryRaw`SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id'))::text AS id FROM generate_series(1, ${valid.length}::int)`,
+    )
     .map((r) => r.id);
   const prepared: PreparedRun[] = [];
   await inSlices(valid, (v, k) => {
@@ -113,7 +142,17 @@ async function prepareNewRuns(tx: CopyTx, evaluationId: string, policyVersion: n
     const rows = childRows(evaluationId, id, v.run);
     const children = {} as Record<ChildTable, string>;
     for (const table of CHILD_TABLES) children[table] = rows[table].map((row) => `${CHILD_FORMATS[table].line(row)}\n`).join("");
-    prepared.push({ id, valid: v, line: NEW_RUN_FORMAT.line({ id, evaluation_id: evaluationId, audit_policy_version: policyVersion, ...runColumns(v, classOf, new Map()) }), children });
+    prepared.push({
+      id,
+      valid: v,
+      line: NEW_RUN_FORMAT.line({
+        id,
+        evaluation_id: evaluationId,
+        audit_policy_version: policyVersion,
+        ...runColumns(v, classOf, new Map()),
+      }),
+      children,
+    });
   });
   return prepared;
 }
@@ -142,7 +181,11 @@ async function storeNewRuns(tx: CopyTx, evaluationId: string, fresh: readonly Pr
     fresh.map((p) => `${p.line}\t${audit.get(p.id)?.unit ?? p.id}\t${audit.get(p.id)?.inherited ?? "none"}\n`).join(""),
   );
   // The effects under the lock: their trigger counts them per tool, as the runs' does their calls (rows every batch updates).
-  await tx.copyLines("evaluation_effects", CHILD_FORMATS.evaluation_effects.names, fresh.map((p) => p.children.evaluation_effects).join(""));
+  await tx.copyLines(
+    "evaluation_effects",
+    CHILD_FORMATS.evaluation_effects.names,
+    fresh.map((p) => p.children.evaluation_effects).join(""),
+  );
   // Surfaces with a verified reset: their links may start and end, recomputed from their history.
   if (slow.length > 0) await recomputeSeparation(tx, evaluationId, slow, []);
   return runs.map(({ id, run }) => ({ id, external_id: run.externalId, inserted: true }));
@@ -153,18 +196,22 @@ async function storeNewRuns(tx: CopyTx, evaluationId: string, fresh: readonly Pr
  * the changed runs' children replaced, and the separation of every surface they touch, before and
  * after, recomputed from its history (a change may break links).
  */
-async function storeWithChanges(tx: CopyTx, evaluationId: string, policyVersion: number, classOf: (tool: string) => ToolClass, valid: readonly ValidRun[]): Promise<Written[]> {
+async function storeWithChanges(
+  tx: CopyTx,
+  evaluationId: string,
+  policyVersion: number,
+  classOf: (tool: string) => ToolClass,
+  valid: readonly ValidRun[],
+): Promise<Written[]> {
   const externalIds = valid.map((v) => v.run.externalId);
   // Resolutions posted earlier for runs being re-sent count towards their finality.
-  const posted = z
-    .array(z.object({ external_id: z.string(), effect_id: z.string(), status: z.string(), at_ms: z.coerce.number() }))
-    .parse(
-      await tx.$queryRaw`
+  const posted = z.array(z.object({ external_id: z.string(), effect_id: z.string(), status: z.string(), at_ms: z.coerce.number() })).parse(
+    await tx.$queryRaw`
         SELECT r.external_id, s.effect_id, s.status, extract(epoch FROM s.at) * 1000 AS at_ms
           FROM evaluation_runs r JOIN evaluation_effect_resolutions s ON s.run_id = r.id AND s.source = 'posted'
          WHERE r.evaluation_id = ${evaluationId}::uuid AND r.external_id = ANY(${externalIds}::text[])
          ORDER BY s.id`,
-    );
+  );
   const postedFor = new Map<string, FinalityResolution[]>();
   for (const p of posted) {
     const key = `${p.external_id}\u0000${p.effect_id}`;
@@ -221,5 +268,10 @@ async function storeWithChanges(tx: CopyTx, evaluationId: string, policyVersion:
 /** The children of stored runs: one COPY per table. */
 async function insertChildren(tx: CopyTx, evaluationId: string, runs: { run: RunRecord; id: string }[]): Promise<void> {
   const rows = runs.map(({ run, id }) => childRows(evaluationId, id, run));
-  for (const table of CHILD_TABLES) await tx.copyRows(table, rows.flatMap((r) => r[table]), CHILD_COLUMNS[table]);
+  for (const table of CHILD_TABLES)
+    await tx.copyRows(
+      table,
+      rows.flatMap((r) => r[table]),
+      CHILD_COLUMNS[table],
+    );
 }

@@ -16,12 +16,20 @@ export interface ValidRun {
 /** The first problem of a run that its schema refuses, named from the batch: `runs.3.effects.0.requestedAt`. */
 function runError(index: number, error: z.ZodError): NonNullable<IngestResult["error"]> {
   const issue = error.issues[0]!;
-  const path = [`runs`, index, ...issue.path.map((p) => printable(String(p))), ...(issue.code === "unrecognized_keys" ? [printable(issue.keys[0]!)] : [])].join(".");
+  const path = [
+    `runs`,
+    index,
+    ...issue.path.map((p) => printable(String(p))),
+    ...(issue.code === "unrecognized_keys" ? [printable(issue.keys[0]!)] : []),
+  ].join(".");
   const message = issue.code === "unrecognized_keys" ? `unknown field(s): ${issue.keys.map(printable).join(", ")}` : issueMessage(issue);
   return { code: "invalid_run", message: `${path}: ${message}`, field: path };
 }
 
-const externalIdOf = (raw: unknown): string | null => (raw && typeof raw === "object" && typeof (raw as { externalId?: unknown }).externalId === "string" ? (raw as { externalId: string }).externalId : null);
+const externalIdOf = (raw: unknown): string | null =>
+  raw && typeof raw === "object" && typeof (raw as { externalId?: unknown }).externalId === "string"
+    ? (raw as { externalId: string }).externalId
+    : null;
 /** The externalId a refused run is reported under, escaped when it is itself what cannot be stored. */
 const storableExternalIdOf = (raw: unknown): string | null => {
   const id = externalIdOf(raw);
@@ -38,7 +46,11 @@ export async function validate(rawRuns: readonly unknown[]): Promise<{ results: 
     const unstorable = findUnstorable(raw, ["runs", index]);
     if (unstorable) {
       const field = unstorable.path.join(".");
-      results.push({ externalId: storableExternalIdOf(raw), status: "error", error: { code: "invalid_run", message: `${field}: ${unstorable.message}`, field } });
+      results.push({
+        externalId: storableExternalIdOf(raw),
+        status: "error",
+        error: { code: "invalid_run", message: `${field}: ${unstorable.message}`, field },
+      });
       return;
     }
     const parsed = runRecordSchema.safeParse(raw);
@@ -49,7 +61,11 @@ export async function validate(rawRuns: readonly unknown[]): Promise<{ results: 
     const run = parsed.data;
     if (seen.has(run.externalId)) {
       const field = `runs.${index}.externalId`;
-      results.push({ externalId: run.externalId, status: "error", error: { code: "duplicate_in_batch", message: `${field}: externalId ${run.externalId} appears earlier in this batch`, field } });
+      results.push({
+        externalId: run.externalId,
+        status: "error",
+        error: { code: "duplicate_in_batch", message: `${field}: externalId ${run.externalId} appears earlier in this batch`, field },
+      });
       return;
     }
     seen.add(run.externalId);

@@ -56,7 +56,15 @@ describe("csvChunks", () => {
   });
 
   it("neutralises text that a spreadsheet would run as a formula, but not negative numbers", async () => {
-    const csv = await text(csvChunks(batches([{ name: "=HYPERLINK(1)", count: -1, ok: true, detail: "@x" }, { name: "+1", count: 0, ok: false, detail: "-x" }]), COLUMNS));
+    const csv = await text(
+      csvChunks(
+        batches([
+          { name: "=HYPERLINK(1)", count: -1, ok: true, detail: "@x" },
+          { name: "+1", count: 0, ok: false, detail: "-x" },
+        ]),
+        COLUMNS,
+      ),
+    );
     expect(parseCsv(csv.slice(1)).slice(1)).toEqual([
       ["'=HYPERLINK(1)", "-1", "true", "'@x"],
       ["'+1", "0", "false", "'-x"],
@@ -100,14 +108,24 @@ describe("textStream", () => {
 
 describe("exportResponse", () => {
   it("sends a named attachment of the right type", async () => {
-    const csv = exportResponse({ format: "csv", batches: batches([{ name: "a", count: 1, ok: true, detail: null }]), columns: COLUMNS, filename: "runs-x" });
+    const csv = exportResponse({
+      format: "csv",
+      batches: batches([{ name: "a", count: 1, ok: true, detail: null }]),
+      columns: COLUMNS,
+      filename: "runs-x",
+    });
     expect(csv.headers.get("content-type")).toBe("text/csv; charset=utf-8");
     expect(csv.headers.get("content-disposition")).toBe('attachment; filename="runs-x.csv"');
     const bytes = new Uint8Array(await csv.arrayBuffer());
     // The UTF-8 BOM is in the bytes (Response.text() would decode it away).
     expect([...bytes.slice(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
     expect(new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes)).toBe(`${BOM}name,count,ok,detail\r\na,1,true,\r\n`);
-    const json = exportResponse({ format: "json", batches: batches([{ name: "a", count: 1, ok: true, detail: null }]), columns: COLUMNS, filename: "runs-x" });
+    const json = exportResponse({
+      format: "json",
+      batches: batches([{ name: "a", count: 1, ok: true, detail: null }]),
+      columns: COLUMNS,
+      filename: "runs-x",
+    });
     expect(json.headers.get("content-type")).toBe("application/json; charset=utf-8");
     expect(json.headers.get("content-disposition")).toBe('attachment; filename="runs-x.json"');
     expect(await json.json()).toEqual([{ name: "a", count: 1, ok: true, detail: null }]);

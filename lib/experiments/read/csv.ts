@@ -19,7 +19,10 @@ const CSV_OPTIONS: Options = {
 };
 
 /** CSV text, batch by batch: the header row first (alone when nothing matches). */
-export async function* csvChunks<T extends object>(batches: AsyncIterable<T[]>, columns: readonly (keyof T & string)[]): AsyncGenerator<string> {
+export async function* csvChunks<T extends object>(
+  batches: AsyncIterable<T[]>,
+  columns: readonly (keyof T & string)[],
+): AsyncGenerator<string> {
   let first = true;
   for await (const rows of batches) {
     yield stringify(rows, { ...CSV_OPTIONS, columns: [...columns], header: first, bom: first });
@@ -63,7 +66,12 @@ export function textStream(chunks: AsyncIterable<string>): ReadableStream<Uint8A
 }
 
 /** The download response of an export: every row in `batches`, as CSV or JSON, with a filename. */
-export function exportResponse<T extends object>(options: { format: ExportFormat; batches: AsyncIterable<T[]>; columns: readonly (keyof T & string)[]; filename: string }): Response {
+export function exportResponse<T extends object>(options: {
+  format: ExportFormat;
+  batches: AsyncIterable<T[]>;
+  columns: readonly (keyof T & string)[];
+  filename: string;
+}): Response {
   const { format, batches, columns, filename } = options;
   const body = textStream(format === "csv" ? csvChunks(batches, columns) : jsonArrayChunks(batches));
   return new Response(body, {
@@ -78,6 +86,10 @@ export function exportResponse<T extends object>(options: { format: ExportFormat
 /** A small CSV download held in memory (Table 2, the review ledger), written like the streamed exports: BOM, CRLF, formulas neutralised. */
 export function csvResponse<T extends object>(filename: string, rows: T[], columns: readonly (keyof T & string)[]): Response {
   return new Response(stringify(rows, { ...CSV_OPTIONS, columns: [...columns], header: true, bom: true }), {
-    headers: { "content-type": "text/csv; charset=utf-8", "content-disposition": `attachment; filename="${filename}"`, "cache-control": "no-store" },
+    headers: {
+      "content-type": "text/csv; charset=utf-8",
+      "content-disposition": `attachment; filename="${filename}"`,
+      "cache-control": "no-store",
+    },
   });
 }

@@ -52,7 +52,7 @@ async function storeEffects(experimentId: string, count: number): Promise<void> 
         tracePosition: 1,
         // Text a spreadsheet must read as text, and that CSV must quote.
         action: i === 0 ? "=cmd|' /C calc'!A0" : "send_money",
-        arguments: { recipient: "GB29, \"NWBK\"", amount: i },
+        arguments: { recipient: 'GB29, "NWBK"', amount: i },
         // Pairs of records share a service millisecond; the fraction needs full double precision.
         initiatedAtMs: 1000 + Math.floor(i / 2) + 0.123456789012345,
         resource: `http://127.0.0.1:1/v1/values?namespace=ns${i}&key=banking.send_money`,
@@ -63,7 +63,10 @@ async function storeEffects(experimentId: string, count: number): Promise<void> 
         relevantUntilMs: i % 4 === 0 ? null : 1025.5 + i,
         crossRunRoute: "none: namespace\r\nbelongs to this trial alone",
         terminalStatus,
-        terminalEvidence: terminalStatus === "unresolved" ? { operation: { status: "pending" }, read: null, cancelOutcome: null } : { operation: { status: terminalStatus }, read: null, cancelOutcome: null },
+        terminalEvidence:
+          terminalStatus === "unresolved"
+            ? { operation: { status: "pending" }, read: null, cancelOutcome: null }
+            : { operation: { status: terminalStatus }, read: null, cancelOutcome: null },
         resolvedAtMs: terminalStatus === "unresolved" ? null : 1026 + i,
       },
     });
@@ -74,7 +77,14 @@ beforeAll(async () => {
   database = await createTestDatabase(inject("embeddedAdminUrl"));
   db = database.db;
   const config = json(replayConfigSchema.parse({ delaysMs: [25], schedules: 1, repetitions: 20 }));
-  const first = await db.experiment.create({ data: { state: "completed", config, createdAt: new Date(TIME_ORIGIN), service: json({ url: "http://127.0.0.1:1", timeOrigin: TIME_ORIGIN }) } });
+  const first = await db.experiment.create({
+    data: {
+      state: "completed",
+      config,
+      createdAt: new Date(TIME_ORIGIN),
+      service: json({ url: "http://127.0.0.1:1", timeOrigin: TIME_ORIGIN }),
+    },
+  });
   const second = await db.experiment.create({ data: { state: "completed", config, createdAt: new Date(TIME_ORIGIN + 1_000) } });
   const empty = await db.experiment.create({ data: { state: "completed", config } });
   experiments = [first.id, second.id, empty.id];
@@ -113,7 +123,14 @@ async function allPages(filters: EffectFilters, limit: number): Promise<EffectLi
 }
 
 describe("listEffects", () => {
-  const cases: EffectFilters[] = [{}, { terminal: "unresolved" }, { terminal: "completed" }, { endpoint: "pending" }, { endpoint: "cancelled" }, { terminal: "cancelled", endpoint: "completed" }];
+  const cases: EffectFilters[] = [
+    {},
+    { terminal: "unresolved" },
+    { terminal: "completed" },
+    { endpoint: "pending" },
+    { endpoint: "cancelled" },
+    { terminal: "cancelled", endpoint: "completed" },
+  ];
 
   for (const filters of cases) {
     it(`narrows to exactly the matching records: ${JSON.stringify(filters)}`, async () => {
@@ -154,7 +171,14 @@ describe("listEffects", () => {
     const effect = page.effects[0]!;
     const row = await db.openEffect.findUniqueOrThrow({ where: { id: effect.id }, include: { run: true } });
     const { run, ...columns } = row;
-    expect(effect).toMatchObject({ ...columns, runCondition: run.condition, runDelayMs: run.delayMs, runScheduleId: run.scheduleId, runRepetition: run.repetition, runRole: run.role });
+    expect(effect).toMatchObject({
+      ...columns,
+      runCondition: run.condition,
+      runDelayMs: run.delayMs,
+      runScheduleId: run.scheduleId,
+      runRepetition: run.repetition,
+      runRole: run.role,
+    });
     expect(effect.initiatedAt).toBe(new Date(TIME_ORIGIN + effect.initiatedAtMs).toISOString());
     expect(effect.resolvedAt).toBe(new Date(TIME_ORIGIN + effect.resolvedAtMs!).toISOString());
     const elsewhere = await listEffects(db, { filters: { experiment: experiments[1]! }, limit: 1 });

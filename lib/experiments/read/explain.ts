@@ -4,7 +4,15 @@ import type { Operation } from "../../delayed-write/schemas";
 import type { FinalityPolicy, SeparationCondition } from "../../replay/rules/config";
 import { CONDITION_LABELS, POLICY_LABELS } from "../../format/replay-labels";
 import { disagrees, type Label, type TerminalLabel } from "../../replay/rules/labels";
-import { describeEntry, parseRunEvidence, roughMs, type FinalityRunEvidence, type ReadEvidence, type RunEvidence, type SeparationRunEvidence } from "./timeline";
+import {
+  describeEntry,
+  parseRunEvidence,
+  roughMs,
+  type FinalityRunEvidence,
+  type ReadEvidence,
+  type RunEvidence,
+  type SeparationRunEvidence,
+} from "./timeline";
 
 export interface ExplainableRun {
   test: string;
@@ -39,7 +47,8 @@ function endpointReason(ack: Operation, endpointRead: ReadEvidence | null, endpo
   if (ack.mode === "sync") return "the synchronous write was applied before the call returned";
   const dueAfterAck = `due +${roughMs(ack.dueAtMs - (ack.ackAtMs ?? ack.acceptedAtMs))} after acknowledgement`;
   // A read that came after the due time found the write applied: the harness's lag, which harness-timing.ts voids.
-  if (ack.status === "pending" && endpointRead?.entry?.writtenBy === ack.handle) return `the write, pending at acknowledgement (${dueAfterAck}), was applied before the endpoint read ran`;
+  if (ack.status === "pending" && endpointRead?.entry?.writtenBy === ack.handle)
+    return `the write, pending at acknowledgement (${dueAfterAck}), was applied before the endpoint read ran`;
   if (ack.status === "pending") return `the write was still pending (${dueAfterAck})`;
   if (ack.status === "completed" && ack.delayMs === 0) return "the write was applied before the acknowledgement (delay 0 ms)";
   return `the endpoint read ${endpointLabel === "success" ? "held" : "did not hold"} the expected value (status at acknowledgement: ${ack.status})`;
@@ -47,8 +56,10 @@ function endpointReason(ack: Operation, endpointRead: ReadEvidence | null, endpo
 
 /** How the operation ended, when followed by its handle. */
 function terminalReason(op: Operation, terminalLabel: string | null): string {
-  if (terminalLabel === "unresolved") return "the operation was still pending when the follow-up budget ran out (unresolved, which is not a failure)";
-  if (op.status === "completed") return `the operation completed${op.measuredDelayMs === null ? "" : ` (applied ${roughMs(op.measuredDelayMs)} after its request)`}`;
+  if (terminalLabel === "unresolved")
+    return "the operation was still pending when the follow-up budget ran out (unresolved, which is not a failure)";
+  if (op.status === "completed")
+    return `the operation completed${op.measuredDelayMs === null ? "" : ` (applied ${roughMs(op.measuredDelayMs)} after its request)`}`;
   if (op.status === "cancelled") return "the operation was cancelled and never applied";
   if (op.status === "failed") return `the operation failed (${op.failure ?? "no reason given"})`;
   return `the operation was ${op.status}`;
@@ -60,7 +71,12 @@ function cancellationReason(ev: FinalityRunEvidence): string {
     return `cancelled the pending write before it was due, confirmed it by re-reading the operation by handle${ev.afterDue ? ` and again after its due time (still ${ev.afterDue.operation.status})` : ""}`;
   }
   if (outcome === "too_late_completed") {
-    const why = ev.ack.mode === "sync" ? "a synchronous write is applied before the call returns" : ev.ack.delayMs === 0 ? "delay 0 ms" : "it was already due";
+    const why =
+      ev.ack.mode === "sync"
+        ? "a synchronous write is applied before the call returns"
+        : ev.ack.delayMs === 0
+          ? "delay 0 ms"
+          : "it was already due";
     return `asked to cancel, but the write had already been applied (${why}): the service answered too late, completed`;
   }
   return `asked to cancel: the service answered ${outcome ?? "nothing recorded"}`;
@@ -73,8 +89,12 @@ function explainFinality(run: ExplainableRun, ev: FinalityRunEvidence | null): s
   const name = POLICY_LABELS[base as FinalityPolicy] ?? base;
   const policy = sentence(base === run.condition ? name : `${name} on the synchronous control`);
   const [E, T, R] = [label(run.endpointLabel), label(run.terminalLabel), label(run.recordedLabel)];
-  const endpointWhy = ev ? endpointReason(ev.ack, ev.endpointRead, run.endpointLabel) : `the endpoint read ${E === "success" ? "held" : "did not hold"} the expected value`;
-  const terminalWhy = ev ? terminalReason(ev.afterDue?.operation ?? ev.terminal, run.terminalLabel) : `the operation ended with terminal label ${T}`;
+  const endpointWhy = ev
+    ? endpointReason(ev.ack, ev.endpointRead, run.endpointLabel)
+    : `the endpoint read ${E === "success" ? "held" : "did not hold"} the expected value`;
+  const terminalWhy = ev
+    ? terminalReason(ev.afterDue?.operation ?? ev.terminal, run.terminalLabel)
+    : `the operation ended with terminal label ${T}`;
   const endpointAside = E !== T ? `; the endpoint label was ${E} because ${endpointWhy}` : "";
   switch (base) {
     case "snapshot":
@@ -90,7 +110,8 @@ function explainFinality(run: ExplainableRun, ev: FinalityRunEvidence | null): s
 
 /** What kept (or did not keep) A's write from the value B scored, by condition. */
 function separationReason(condition: string, exposure: boolean | null, ev: SeparationRunEvidence | null, delayMs: number): string {
-  if (exposure) return `A's write (${delayMs} ms delay) was still pending when B initialised its value and landed on it before B was scored`;
+  if (exposure)
+    return `A's write (${delayMs} ms delay) was still pending when B initialised its value and landed on it before B was scored`;
   switch (condition) {
     case "namespaced":
       return "A wrote in its own namespace, out of reach of B's value";
@@ -103,7 +124,8 @@ function separationReason(condition: string, exposure: boolean | null, ev: Separ
   }
   const applied = ev?.aTerminal?.appliedAtMs ?? null;
   const initialised = ev ? (ev.bInit.entry?.writtenAtMs ?? ev.bInit.readAtMs) : null;
-  if (applied !== null && initialised !== null && applied < initialised) return `A's write was applied before B initialised its value (delay ${delayMs} ms), so B's initialisation replaced it`;
+  if (applied !== null && initialised !== null && applied < initialised)
+    return `A's write was applied before B initialised its value (delay ${delayMs} ms), so B's initialisation replaced it`;
   return "A's write did not change the value B scored";
 }
 
@@ -131,7 +153,8 @@ function explainFailedUnit(run: ExplainableRun, ev: RunEvidence | null): string 
 /** Why the run's recorded label is what it is, and what else its labels say. */
 export function explainRun(run: ExplainableRun): RunExplanation {
   const ev = parseRunEvidence(run.evidence);
-  const failedUnit = ev?.kind === "environment_failure" || run.classification === "environment_failure" || run.classification === "agent_failure";
+  const failedUnit =
+    ev?.kind === "environment_failure" || run.classification === "environment_failure" || run.classification === "agent_failure";
   const summary = failedUnit
     ? explainFailedUnit(run, ev)
     : run.test === "finality"
@@ -140,11 +163,19 @@ export function explainRun(run: ExplainableRun): RunExplanation {
 
   const notes: string[] = [];
   const agreement = agreementOf(run.endpointLabel, run.terminalLabel);
-  if (agreement) notes.push(`The endpoint and terminal labels ${agreement === "agree" ? "agree" : "disagree"} (${run.endpointLabel} / ${run.terminalLabel}).`);
+  if (agreement)
+    notes.push(
+      `The endpoint and terminal labels ${agreement === "agree" ? "agree" : "disagree"} (${run.endpointLabel} / ${run.terminalLabel}).`,
+    );
   // A failed unit was never scored: finality at scoring says nothing about it.
-  if (run.finalAtScoring === false && !failedUnit) notes.push("Not final at scoring: an operation that could change the scored value was still pending (or unresolved) when it was scored.");
-  if (run.classification === "protocol_stop") notes.push("Classified protocol stop: the declared follow-up budget ran out before the operation ended.");
+  if (run.finalAtScoring === false && !failedUnit)
+    notes.push(
+      "Not final at scoring: an operation that could change the scored value was still pending (or unresolved) when it was scored.",
+    );
+  if (run.classification === "protocol_stop")
+    notes.push("Classified protocol stop: the declared follow-up budget ran out before the operation ended.");
   if (run.condition === "grouped") notes.push("Grouped analysis counts A and B of this pair as one unit.");
-  if (ev === null) notes.push("The stored evidence is not in the shape this version reads; the explanation rests on the run's labels alone.");
+  if (ev === null)
+    notes.push("The stored evidence is not in the shape this version reads; the explanation rests on the run's labels alone.");
   return { summary, notes };
 }

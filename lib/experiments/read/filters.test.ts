@@ -32,7 +32,11 @@ function refusedField(schema: Parameters<typeof parseInput>[0], search: string):
 
 describe("runListQuerySchema", () => {
   it("reads every filter, with the default page size", () => {
-    const parsed = parseInput(runListQuerySchema, query("condition=snapshot&delay=25&role=single&label=failure&agreement=disagree&exposure=exposed&classification=completed"), "query");
+    const parsed = parseInput(
+      runListQuerySchema,
+      query("condition=snapshot&delay=25&role=single&label=failure&agreement=disagree&exposure=exposed&classification=completed"),
+      "query",
+    );
     expect(parsed).toEqual({
       condition: "snapshot",
       delay: 25,
@@ -47,14 +51,19 @@ describe("runListQuerySchema", () => {
   });
 
   it("takes a select's empty 'any' as no filter", () => {
-    const parsed = parseInput(runListQuerySchema, query("condition=&delay=&role=&label=&agreement=&exposure=&classification=&cursor=&limit="), "query");
+    const parsed = parseInput(
+      runListQuerySchema,
+      query("condition=&delay=&role=&label=&agreement=&exposure=&classification=&cursor=&limit="),
+      "query",
+    );
     expect(runFiltersOf(parsed)).toEqual({});
     expect(parsed.limit).toBe(DEFAULT_PAGE_SIZE);
   });
 
   it("refuses a malformed filter, naming it", () => {
     expect(refusedField(runListQuerySchema, "condition=snap")).toBe("condition");
-    for (const delay of ["-1", "2.5", "25ms", " 25", "1e3", "9999999999"]) expect(refusedField(runListQuerySchema, `delay=${encodeURIComponent(delay)}`), delay).toBe("delay");
+    for (const delay of ["-1", "2.5", "25ms", " 25", "1e3", "9999999999"])
+      expect(refusedField(runListQuerySchema, `delay=${encodeURIComponent(delay)}`), delay).toBe("delay");
     expect(refusedField(runListQuerySchema, "role=C")).toBe("role");
     expect(refusedField(runListQuerySchema, "label=pass")).toBe("label");
     expect(refusedField(runListQuerySchema, "agreement=yes")).toBe("agreement");
@@ -71,7 +80,14 @@ describe("runListQuerySchema", () => {
 
   it("reads back the cursors it hands out and refuses any other", () => {
     const cursor = encodeCursor(["snapshot", 1, 25, 2, "single", "banking/user_task_3"]);
-    expect(parseInput(runListQuerySchema, query(`cursor=${cursor}`), "query").cursor).toEqual(["snapshot", 1, 25, 2, "single", "banking/user_task_3"]);
+    expect(parseInput(runListQuerySchema, query(`cursor=${cursor}`), "query").cursor).toEqual([
+      "snapshot",
+      1,
+      25,
+      2,
+      "single",
+      "banking/user_task_3",
+    ]);
     const forged = [
       "not a cursor",
       "%%%",
@@ -90,8 +106,18 @@ describe("runListQuerySchema", () => {
 describe("effectListQuerySchema", () => {
   it("reads the filters and an effects cursor", () => {
     const cursor = encodeCursor([false, RUN_ID, 1001.125, RUN_ID]);
-    const parsed = parseInput(effectListQuerySchema, query(`experiment=${RUN_ID}&terminal=unresolved&endpoint=pending&cursor=${cursor}&limit=10`), "query");
-    expect(parsed).toEqual({ experiment: RUN_ID, terminal: "unresolved", endpoint: "pending", cursor: [false, RUN_ID, 1001.125, RUN_ID], limit: 10 });
+    const parsed = parseInput(
+      effectListQuerySchema,
+      query(`experiment=${RUN_ID}&terminal=unresolved&endpoint=pending&cursor=${cursor}&limit=10`),
+      "query",
+    );
+    expect(parsed).toEqual({
+      experiment: RUN_ID,
+      terminal: "unresolved",
+      endpoint: "pending",
+      cursor: [false, RUN_ID, 1001.125, RUN_ID],
+      limit: 10,
+    });
   });
 
   it("refuses malformed filters and cursors, naming them", () => {
@@ -142,9 +168,18 @@ describe("viewQuery", () => {
 
 describe("pages", () => {
   it("parse their searchParams with the route's schema, and say what the API's 400 would", () => {
-    expect(parsePageQuery(runListQuerySchema, { role: "B", limit: "10" })).toEqual({ ok: true, query: expect.objectContaining({ role: "B", limit: 10 }) });
-    expect(parsePageQuery(runListQuerySchema, { delay: "soon" })).toEqual({ ok: false, message: "query.delay: delay must be a whole number" });
-    expect(parsePageQuery(effectListQuerySchema, { terminal: ["completed", "failed"] })).toMatchObject({ ok: false, message: expect.stringMatching(/^query\.terminal: /) });
+    expect(parsePageQuery(runListQuerySchema, { role: "B", limit: "10" })).toEqual({
+      ok: true,
+      query: expect.objectContaining({ role: "B", limit: 10 }),
+    });
+    expect(parsePageQuery(runListQuerySchema, { delay: "soon" })).toEqual({
+      ok: false,
+      message: "query.delay: delay must be a whole number",
+    });
+    expect(parsePageQuery(effectListQuerySchema, { terminal: ["completed", "failed"] })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/^query\.terminal: /),
+    });
     expect(parsePageQuery(effectListQuerySchema, { colour: "red" })).toEqual({ ok: false, message: "unknown field(s) in query: colour" });
   });
 

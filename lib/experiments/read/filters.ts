@@ -18,7 +18,12 @@ export const RECORDED_LABEL_FILTERS = ["success", "failure", "unresolved", "none
 export const AGREEMENTS = ["agree", "disagree"] as const;
 /** Exposure is recorded on B runs only; runs without it match neither. */
 export const EXPOSURES = ["exposed", "unexposed"] as const;
-export const TERMINAL_STATUSES = ["completed", "failed", "cancelled", "unresolved"] as const satisfies readonly EffectRecord["terminalStatus"][];
+export const TERMINAL_STATUSES = [
+  "completed",
+  "failed",
+  "cancelled",
+  "unresolved",
+] as const satisfies readonly EffectRecord["terminalStatus"][];
 /** The operation's status as the service reported it at the run's endpoint (delayed-write schemas). */
 export const ENDPOINT_STATUSES = ["pending", "completed", "failed", "cancelled"] as const satisfies readonly OperationStatus[];
 export const EXPORT_FORMATS = ["csv", "json"] as const;
@@ -27,7 +32,14 @@ const serviceMs = z.number().finite();
 const id = z.guid();
 
 /** Runs are listed in their natural key's order (the unique index runs_natural_key), which is total within an experiment. */
-export const runCursorSchema = z.tuple([z.enum(RUN_CONDITIONS), int4("cursor"), int4("cursor"), int4("cursor"), z.enum(RUN_ROLES), z.string()]);
+export const runCursorSchema = z.tuple([
+  z.enum(RUN_CONDITIONS),
+  int4("cursor"),
+  int4("cursor"),
+  int4("cursor"),
+  z.enum(RUN_ROLES),
+  z.string(),
+]);
 export type RunCursor = z.infer<typeof runCursorSchema>;
 
 /** Open effects: unresolved first, then by experiment, service time and id (see effects.ts). */
@@ -55,7 +67,11 @@ export const runListQuerySchema = z.strictObject({ ...runFilterShape, cursor: op
 /** GET /api/v1/experiments/:id/runs/export: every matching run. */
 export const runExportQuerySchema = z.strictObject({ ...runFilterShape, format: oneOf("format", EXPORT_FORMATS) });
 /** GET /api/v1/effects and the page /effects. */
-export const effectListQuerySchema = z.strictObject({ ...effectFilterShape, cursor: optional(cursorOf(effectCursorSchema)), limit: pageSize });
+export const effectListQuerySchema = z.strictObject({
+  ...effectFilterShape,
+  cursor: optional(cursorOf(effectCursorSchema)),
+  limit: pageSize,
+});
 /** GET /api/v1/effects/export: every matching open-effects record. */
 export const effectExportQuerySchema = z.strictObject({ ...effectFilterShape, format: oneOf("format", EXPORT_FORMATS) });
 /** The `[id]` of /runs/[id] and /api/v1/runs/:id. */
@@ -89,7 +105,10 @@ export function effectFiltersOf(query: EffectFilters): EffectFilters {
 }
 
 /** A page's searchParams through a query schema: the parsed query, or the message the API's 400 would give. */
-export function parsePageQuery<T extends z.ZodType>(schema: T, search: SearchParams): { ok: true; query: z.infer<T> } | { ok: false; message: string } {
+export function parsePageQuery<T extends z.ZodType>(
+  schema: T,
+  search: SearchParams,
+): { ok: true; query: z.infer<T> } | { ok: false; message: string } {
   try {
     return { ok: true, query: parseInput(schema, search, "query") };
   } catch (error) {

@@ -20,7 +20,9 @@ describe("paperTable2Comparison", () => {
   });
 
   it("shows a smaller grid's own figures as not matching, and a missing condition as not reproduced", () => {
-    const small = expectedTable2(replayConfigSchema.parse({ delaysMs: [0, 25], schedules: 1, repetitions: 2, separationConditions: ["shared"] }));
+    const small = expectedTable2(
+      replayConfigSchema.parse({ delaysMs: [0, 25], schedules: 1, repetitions: 2, separationConditions: ["shared"] }),
+    );
     const rows = paperTable2Comparison(small);
     expect(rows[0]).toMatchObject({ reproduced: "0/2 successes at nonzero delays", matches: false });
     expect(rows.find((r) => r.condition === "Namespacing")).toMatchObject({ reproduced: null, matches: null });
@@ -35,12 +37,28 @@ describe("paperTable2Comparison", () => {
 });
 
 describe("table2Comparison", () => {
-  const small = replayConfigSchema.parse({ delaysMs: [0, 25], schedules: 1, repetitions: 2, separationConditions: ["shared", "namespaced"] });
+  const small = replayConfigSchema.parse({
+    delaysMs: [0, 25],
+    schedules: 1,
+    repetitions: 2,
+    separationConditions: ["shared", "namespaced"],
+  });
 
   it("compares a small grid with its own prediction, not the paper's counts, and shows no published figure", () => {
     const rows = table2Comparison(expectedTable2(small), small, "complete");
-    expect(rows[0]).toEqual({ test: "Finality", condition: "Snapshot", published: null, expected: "0/2 successes at nonzero delays", reproduced: "0/2 successes at nonzero delays", status: "match" });
-    expect(rows.find((r) => r.condition.startsWith("Shared state:"))).toMatchObject({ expected: "0.50 lower", reproduced: "0.50 lower", status: "match" });
+    expect(rows[0]).toEqual({
+      test: "Finality",
+      condition: "Snapshot",
+      published: null,
+      expected: "0/2 successes at nonzero delays",
+      reproduced: "0/2 successes at nonzero delays",
+      status: "match",
+    });
+    expect(rows.find((r) => r.condition.startsWith("Shared state:"))).toMatchObject({
+      expected: "0.50 lower",
+      reproduced: "0.50 lower",
+      status: "match",
+    });
     expect(rows.find((r) => r.condition === "Verified reset")).toMatchObject({ expected: null, status: "not_in_grid" });
   });
 
@@ -57,6 +75,9 @@ describe("table2Comparison", () => {
     counts.finality.find((f) => f.policy === "snapshot")!.successesNonzeroDelay = 1;
     expect(table2Comparison(counts, small, "running")[0]!.status).toBe("pending");
     expect(table2Comparison(counts, small, "stopped")[0]!.status).toBe("incomplete");
-    expect(table2Comparison(counts, small, "complete")[0]).toMatchObject({ reproduced: "1/2 successes at nonzero delays", status: "differs" });
+    expect(table2Comparison(counts, small, "complete")[0]).toMatchObject({
+      reproduced: "1/2 successes at nonzero delays",
+      status: "differs",
+    });
   });
 });

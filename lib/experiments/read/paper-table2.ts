@@ -40,7 +40,9 @@ export function paperTable2Comparison(summary: Pick<ReplaySummary, "finality" | 
     return f ? { n: f.successesNonzeroDelay, of: f.trialsNonzeroDelay } : null;
   };
   const sync = ["sync_snapshot", "sync_reconciliation", "sync_verified_cancellation"].map(policy);
-  const syncDisagreements = sync.every((f) => f) ? { n: sync.reduce((s, f) => s + f!.disagreements, 0), of: sync.reduce((s, f) => s + f!.trials, 0) } : null;
+  const syncDisagreements = sync.every((f) => f)
+    ? { n: sync.reduce((s, f) => s + f!.disagreements, 0), of: sync.reduce((s, f) => s + f!.trials, 0) }
+    : null;
   const exposures = (c: string): Ratio | null => {
     const s = condition(c);
     return s ? { n: s.exposures, of: s.pairs } : null;
@@ -108,14 +110,26 @@ export interface Table2ComparisonRow {
 }
 
 /** The experiment's Table 2 rows, each compared with this grid's prediction. */
-export function table2Comparison(summary: Pick<ReplaySummary, "finality" | "separation">, grid: Table2Grid, progress: "running" | "stopped" | "complete"): Table2ComparisonRow[] {
+export function table2Comparison(
+  summary: Pick<ReplaySummary, "finality" | "separation">,
+  grid: Table2Grid,
+  progress: "running" | "stopped" | "complete",
+): Table2ComparisonRow[] {
   const paper = isPaperGrid(grid) ? paperTable2Comparison(expectedTable2(grid)) : null;
   const expected = paperTable2Comparison(expectedTable2(grid));
   const actual = paperTable2Comparison(summary);
   return expected.map((row, i) => {
     const got = actual[i]!;
     const inGrid = row.reproduced !== null;
-    const status: Table2Status = !inGrid ? "not_in_grid" : progress === "running" ? "pending" : progress === "stopped" ? "incomplete" : got.reproduced === row.reproduced ? "match" : "differs";
+    const status: Table2Status = !inGrid
+      ? "not_in_grid"
+      : progress === "running"
+        ? "pending"
+        : progress === "stopped"
+          ? "incomplete"
+          : got.reproduced === row.reproduced
+            ? "match"
+            : "differs";
     return {
       test: row.test,
       condition: row.condition,

@@ -9,7 +9,13 @@ import type { Db } from "../../db/prisma";
 import { createPrisma } from "../../db/prisma";
 import { experimentStatus } from "../progress";
 import type { Prisma } from "../../generated/prisma/client";
-import { FINALITY_POLICIES, SEPARATION_CONDITIONS, replayConfigSchema, type FinalityPolicy, type SeparationCondition } from "../../replay/rules/config";
+import {
+  FINALITY_POLICIES,
+  SEPARATION_CONDITIONS,
+  replayConfigSchema,
+  type FinalityPolicy,
+  type SeparationCondition,
+} from "../../replay/rules/config";
 import type { ReplayUnit } from "../../replay/rules/grid";
 import { unitGroupId } from "../../replay/rules/grid";
 import { saveUnitResults, type StoredUnit } from "../../replay/store/persist";
@@ -35,9 +41,17 @@ afterAll(async () => {
 
 async function createExperiment(grid: { delaysMs: number[]; schedules: number; repetitions: number }): Promise<string> {
   const config = replayConfigSchema.parse(grid);
-  const experiment = await db.experiment.create({ data: { state: "running", config: config as unknown as Prisma.InputJsonValue, wallMs: 1234.5 } });
+  const experiment = await db.experiment.create({
+    data: { state: "running", config: config as unknown as Prisma.InputJsonValue, wallMs: 1234.5 },
+  });
   await db.implementationCheck.createMany({
-    data: ["never_applied_early", "every_run_recorded_once"].map((name, position) => ({ experimentId: experiment.id, position, name, passed: position === 0, evidence: `${position}/1` })),
+    data: ["never_applied_early", "every_run_recorded_once"].map((name, position) => ({
+      experimentId: experiment.id,
+      position,
+      name,
+      passed: position === 0,
+      evidence: `${position}/1`,
+    })),
   });
   return experiment.id;
 }
@@ -60,7 +74,13 @@ async function expectExact(experimentId: string): Promise<Awaited<ReturnType<typ
       FROM runs WHERE experiment_id = ${experimentId}::uuid AND test = 'finality'
      GROUP BY condition, delay_ms ORDER BY condition, delay_ms`;
   expect(await finalityByDelay(db, experimentId)).toStrictEqual(
-    byDelay.map((r) => ({ policy: r.policy, delayMs: r.delay_ms, trials: Number(r.trials), successes: Number(r.successes), disagreements: Number(r.disagreements) })),
+    byDelay.map((r) => ({
+      policy: r.policy,
+      delayMs: r.delay_ms,
+      trials: Number(r.trials),
+      successes: Number(r.successes),
+      disagreements: Number(r.disagreements),
+    })),
   );
   const [unresolved] = await db.$queryRaw<Array<{ n: number }>>`
     SELECT count(*)::int AS n FROM runs WHERE experiment_id = ${experimentId}::uuid AND terminal_label = 'unresolved'`;
@@ -75,8 +95,15 @@ async function expectExact(experimentId: string): Promise<Awaited<ReturnType<typ
 }
 
 /** Rows of a run_summary_* table for an experiment (raw SQL: the app never reads them through the model API). */
-async function summaryRows(table: "run_summary_cells" | "run_summary_groups" | "run_summary_group_counts", experimentId: string, and = ""): Promise<number> {
-  const [row] = await db.$queryRawUnsafe<Array<{ n: number }>>(`SELECT count(*)::int AS n FROM ${table} WHERE experiment_id = $1::uuid ${and}`, experimentId);
+async function summaryRows(
+  table: "run_summary_cells" | "run_summary_groups" | "run_summary_group_counts",
+  experimentId: string,
+  and = "",
+): Promise<number> {
+  const [row] = await db.$queryRawUnsafe<Array<{ n: number }>>(
+    `SELECT count(*)::int AS n FROM ${table} WHERE experiment_id = $1::uuid ${and}`,
+    experimentId,
+  );
   return row!.n;
 }
 
@@ -91,9 +118,19 @@ type Outcome = "completed" | "agent_failure" | "protocol_stop" | "environment_fa
  */
 function unitResult(unit: ReplayUnit, rand: () => number): UnitResult {
   const draw = rand();
-  const outcome: Outcome = draw < 0.05 ? "environment_failure" : draw < 0.08 ? "agent_failure" : draw < 0.12 ? "protocol_stop" : draw < 0.15 ? "missing_evidence" : "completed";
+  const outcome: Outcome =
+    draw < 0.05
+      ? "environment_failure"
+      : draw < 0.08
+        ? "agent_failure"
+        : draw < 0.12
+          ? "protocol_stop"
+          : draw < 0.15
+            ? "missing_evidence"
+            : "completed";
   const late = unit.delayMs > 0;
-  const overhead = rand() < 0.1 ? 0.25 : rand() < 0.3 ? Math.round(rand() * 100) / 1000 : 0.002 + rand() * 0.01 + (rand() < 0.05 ? rand() * 4 : 0);
+  const overhead =
+    rand() < 0.1 ? 0.25 : rand() < 0.3 ? Math.round(rand() * 100) / 1000 : 0.002 + rand() * 0.01 + (rand() < 0.05 ? rand() * 4 : 0);
   const measured = unit.delayMs + overhead;
   const groupId = unitGroupId(unit);
   const base = {
@@ -204,7 +241,8 @@ function gridUnitsOf(grid: { delaysMs: number[]; schedules: number; repetitions:
     for (let scheduleId = 1; scheduleId <= grid.schedules; scheduleId++) {
       for (const delayMs of grid.delaysMs) {
         for (const condition of FINALITY_POLICIES) units.push({ test: "finality", trace: 0, condition, scheduleId, delayMs, repetition });
-        for (const condition of SEPARATION_CONDITIONS) units.push({ test: "separation", trace: 0, condition, scheduleId, delayMs, repetition });
+        for (const condition of SEPARATION_CONDITIONS)
+          units.push({ test: "separation", trace: 0, condition, scheduleId, delayMs, repetition });
       }
     }
   }
@@ -245,7 +283,14 @@ describe("experimentSummary from run_summary_*", () => {
     // A retried batch: one unit is already stored, so the batch is rolled back (its trigger work too)
     // and each unit stored alone; the stored one is kept as it was.
     const retried = [results[0]!, ...results.slice(next, next + 5)];
-    expect(await saveUnitResults(db, stored(experimentId, retried))).toEqual(["already_stored", "stored", "stored", "stored", "stored", "stored"]);
+    expect(await saveUnitResults(db, stored(experimentId, retried))).toEqual([
+      "already_stored",
+      "stored",
+      "stored",
+      "stored",
+      "stored",
+      "stored",
+    ]);
     next += 5;
     await expectExact(experimentId);
     // Concurrent writers (separate transactions on separate connections) of the same experiment.
@@ -301,7 +346,12 @@ describe("experimentSummary from run_summary_*", () => {
       rmSync(file, { force: true });
     }
     const copied = await expectExact(copyId);
-    const counts = ({ finality, separation, delays, classifications }: typeof summary) => ({ finality, separation, delays, classifications });
+    const counts = ({ finality, separation, delays, classifications }: typeof summary) => ({
+      finality,
+      separation,
+      delays,
+      classifications,
+    });
     expect(counts(copied)).toStrictEqual(counts(summary));
   });
 
@@ -310,12 +360,27 @@ describe("experimentSummary from run_summary_*", () => {
     const experimentId = await createExperiment(grid);
     const otherId = await createExperiment(grid);
     const rand = seededRandom(4);
-    await saveUnitResults(db, stored(experimentId, gridUnitsOf(grid).map((unit) => unitResult(unit, rand))));
-    await saveUnitResults(db, stored(otherId, gridUnitsOf(grid).map((unit) => unitResult(unit, rand))));
+    await saveUnitResults(
+      db,
+      stored(
+        experimentId,
+        gridUnitsOf(grid).map((unit) => unitResult(unit, rand)),
+      ),
+    );
+    await saveUnitResults(
+      db,
+      stored(
+        otherId,
+        gridUnitsOf(grid).map((unit) => unitResult(unit, rand)),
+      ),
+    );
     const other = await expectExact(otherId);
 
     // Re-scored runs (as the share-links test does), moved measured delays, a changed classification.
-    await db.run.updateMany({ where: { experimentId, condition: "snapshot", delayMs: 25 }, data: { recordedLabel: "unresolved", score: null } });
+    await db.run.updateMany({
+      where: { experimentId, condition: "snapshot", delayMs: 25 },
+      data: { recordedLabel: "unresolved", score: null },
+    });
     await db.$executeRaw`UPDATE runs SET measured_delay_ms = measured_delay_ms + 100 WHERE experiment_id = ${experimentId}::uuid AND repetition = 2`;
     await db.$executeRaw`UPDATE runs SET classification = 'missing_evidence', group_id = 'moved' WHERE experiment_id = ${experimentId}::uuid AND condition = 'shared' AND repetition = 1`;
     await expectExact(experimentId);
@@ -335,13 +400,19 @@ describe("experimentSummary from run_summary_*", () => {
 
     expect(other.separation).toHaveLength(6);
     await db.experiment.delete({ where: { id: otherId } }); // cascades to its runs and its summary rows
-    for (const table of ["run_summary_cells", "run_summary_groups", "run_summary_group_counts"] as const) expect(await summaryRows(table, otherId)).toBe(0);
+    for (const table of ["run_summary_cells", "run_summary_groups", "run_summary_group_counts"] as const)
+      expect(await summaryRows(table, otherId)).toBe(0);
   });
 
   it("reads counts from the summary tables, not from the runs", async () => {
     const experimentId = await createExperiment({ delaysMs: [25], schedules: 1, repetitions: 1 });
     const rand = seededRandom(5);
-    await saveUnitResults(db, stored(experimentId, [unitResult({ test: "finality", trace: 0, condition: "snapshot", scheduleId: 1, delayMs: 25, repetition: 1 }, rand)]));
+    await saveUnitResults(
+      db,
+      stored(experimentId, [
+        unitResult({ test: "finality", trace: 0, condition: "snapshot", scheduleId: 1, delayMs: 25, repetition: 1 }, rand),
+      ]),
+    );
     const before = await expectExact(experimentId);
     // A writer that bypasses the triggers (replica mode) leaves the summary as it was: proof of where it reads.
     const direct = createPrisma(database.url, 1);
@@ -389,17 +460,31 @@ describe("migration run_summary", () => {
         await client.query("INSERT INTO experiments (id, state, config) VALUES ($1, $2, $3)", [id, state, JSON.stringify(grid)]);
         return id;
       };
-      const ids = [(await loadSyntheticExperiment(older, grid, { environmentFailureEvery: 5, protocolStopEvery: 3 })).experimentId, await insertExperiment("queued")];
+      const ids = [
+        (await loadSyntheticExperiment(older, grid, { environmentFailureEvery: 5, protocolStopEvery: 3 })).experimentId,
+        await insertExperiment("queued"),
+      ];
       const withPairs = await insertExperiment("running");
       const rand = seededRandom(7);
-      await saveUnitResults(older, stored(withPairs, gridUnitsOf(grid).map((unit) => unitResult(unit, rand))));
+      await saveUnitResults(
+        older,
+        stored(
+          withPairs,
+          gridUnitsOf(grid).map((unit) => unitResult(unit, rand)),
+        ),
+      );
       ids.push(withPairs);
       const before = await Promise.all(ids.map((id) => referenceExperimentSummary(older, id)));
 
       await migrating.applyRest();
       for (const [i, id] of ids.entries()) expect(await experimentSummary(older, id)).toStrictEqual(before[i]);
       // And the triggers are in place: a new unit is counted.
-      await saveUnitResults(older, stored(withPairs, [unitResult({ test: "separation", trace: 0, condition: "grouped", scheduleId: 9, delayMs: 25, repetition: 1 }, rand)]));
+      await saveUnitResults(
+        older,
+        stored(withPairs, [
+          unitResult({ test: "separation", trace: 0, condition: "grouped", scheduleId: 9, delayMs: 25, repetition: 1 }, rand),
+        ]),
+      );
       expect(await experimentSummary(older, withPairs)).toStrictEqual(await referenceExperimentSummary(older, withPairs));
     } finally {
       await older.$disconnect();

@@ -39,13 +39,31 @@ interface StoredRun {
 /** The labels a run of each kind gets: varied so that every filter value has matches and misses. */
 function labelsFor(condition: string, role: string, delayMs: number, scheduleId: number, repetition: number) {
   const late = delayMs > 0;
-  const base = { endpointLabel: "success", terminalLabel: "success", recordedLabel: "success", exposure: null as boolean | null, classification: "completed" };
+  const base = {
+    endpointLabel: "success",
+    terminalLabel: "success",
+    recordedLabel: "success",
+    exposure: null as boolean | null,
+    classification: "completed",
+  };
   if (condition === "snapshot" && scheduleId === 2 && repetition === 3 && !late) {
-    return { ...base, endpointLabel: null, terminalLabel: "unresolved", recordedLabel: "unresolved", classification: "environment_failure" };
+    return {
+      ...base,
+      endpointLabel: null,
+      terminalLabel: "unresolved",
+      recordedLabel: "unresolved",
+      classification: "environment_failure",
+    };
   }
   if (condition === "snapshot" && late) {
     const stopped = repetition === 3;
-    return { ...base, endpointLabel: "failure", terminalLabel: stopped ? "unresolved" : "success", recordedLabel: "failure", classification: stopped ? "protocol_stop" : "completed" };
+    return {
+      ...base,
+      endpointLabel: "failure",
+      terminalLabel: stopped ? "unresolved" : "success",
+      recordedLabel: "failure",
+      classification: stopped ? "protocol_stop" : "completed",
+    };
   }
   if (condition === "reconciliation" && late) return { ...base, endpointLabel: "failure" };
   if (condition === "no_write" && role === "A") return { ...base, endpointLabel: null, terminalLabel: null, recordedLabel: null };
@@ -119,8 +137,16 @@ async function storeGrid(experiment: string, repetitions: number): Promise<Store
 beforeAll(async () => {
   database = await createTestDatabase(inject("embeddedAdminUrl"));
   db = database.db;
-  const config = replayConfigSchema.parse({ delaysMs: [25, 0], schedules: 2, repetitions: 3, finalityPolicies: ["snapshot", "reconciliation"], separationConditions: ["shared", "no_write"] });
-  const experiment = await db.experiment.create({ data: { state: "completed", config: json(config), service: json({ url: "http://127.0.0.1:1", timeOrigin: TIME_ORIGIN }) } });
+  const config = replayConfigSchema.parse({
+    delaysMs: [25, 0],
+    schedules: 2,
+    repetitions: 3,
+    finalityPolicies: ["snapshot", "reconciliation"],
+    separationConditions: ["shared", "no_write"],
+  });
+  const experiment = await db.experiment.create({
+    data: { state: "completed", config: json(config), service: json({ url: "http://127.0.0.1:1", timeOrigin: TIME_ORIGIN }) },
+  });
   const other = await db.experiment.create({ data: { state: "completed", config: json(config) } });
   experimentId = experiment.id;
   otherExperimentId = other.id;
@@ -252,7 +278,17 @@ describe("listRuns pagination", () => {
   it("shows each run's labels, agreement and times, with its wall-clock start from the service's clock origin", async () => {
     const page = await listRuns(db, experimentId, { filters: { condition: "snapshot", delay: 25, role: "single" }, limit: 1 });
     const run = page.runs[0]!;
-    expect(run).toMatchObject({ condition: "snapshot", delayMs: 25, scheduleId: 1, repetition: 1, endpointLabel: "failure", terminalLabel: "success", recordedLabel: "failure", agreement: "disagree", exposure: null });
+    expect(run).toMatchObject({
+      condition: "snapshot",
+      delayMs: 25,
+      scheduleId: 1,
+      repetition: 1,
+      endpointLabel: "failure",
+      terminalLabel: "success",
+      recordedLabel: "failure",
+      agreement: "disagree",
+      exposure: null,
+    });
     expect(run.startedAt).toBe(new Date(TIME_ORIGIN + run.startedAtMs).toISOString());
     expect(run.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
     const elsewhere = await listRuns(db, otherExperimentId, { filters: {}, limit: 1 });
@@ -262,14 +298,21 @@ describe("listRuns pagination", () => {
 
 describe("runBatches and the export", () => {
   async function exported(format: "csv" | "json", filters: RunFilters, batchSize: number): Promise<Response> {
-    return exportResponse({ format, batches: runBatches(db, experimentId, filters, batchSize), columns: RUN_EXPORT_COLUMNS, filename: "runs" });
+    return exportResponse({
+      format,
+      batches: runBatches(db, experimentId, filters, batchSize),
+      columns: RUN_EXPORT_COLUMNS,
+      filename: "runs",
+    });
   }
 
   it("yields every matching run once, in the listing's order, a batch at a time", async () => {
     const batches: RunListRow[][] = [];
     for await (const batch of runBatches(db, experimentId, { delay: 25 }, 5)) batches.push(batch);
     expect(batches.every((b) => b.length <= 5 && b.length > 0)).toBe(true);
-    expect(batches.flat().map((r) => r.id)).toEqual((await listRuns(db, experimentId, { filters: { delay: 25 }, limit: 500 })).runs.map((r) => r.id));
+    expect(batches.flat().map((r) => r.id)).toEqual(
+      (await listRuns(db, experimentId, { filters: { delay: 25 }, limit: 500 })).runs.map((r) => r.id),
+    );
   });
 
   it("writes CSV rows equal to the JSON rows, with a header, parsed back by an RFC 4180 reader", async () => {
@@ -301,7 +344,10 @@ describe("runBatches and the export", () => {
 describe("loadRunDetail", () => {
   it("gives a separation run its pair, open effects with every column, timeline and explanation", async () => {
     const b = stored.find((r) => r.condition === "shared" && r.role === "B" && r.delayMs === 25)!;
-    const a = stored.find((r) => r.condition === "shared" && r.role === "A" && r.delayMs === 25 && r.scheduleId === b.scheduleId && r.repetition === b.repetition)!;
+    const a = stored.find(
+      (r) =>
+        r.condition === "shared" && r.role === "A" && r.delayMs === 25 && r.scheduleId === b.scheduleId && r.repetition === b.repetition,
+    )!;
     const effect = await db.openEffect.create({
       data: {
         experimentId,
@@ -346,7 +392,13 @@ describe("loadRunDetail", () => {
 
 describe("runsViewExperiment", () => {
   it("offers the experiment's delays (sorted) and conditions, and is null for an unknown experiment", async () => {
-    expect(await runsViewExperiment(db, experimentId)).toEqual({ id: experimentId, name: null, state: "completed", delaysMs: [0, 25], conditions: ["snapshot", "reconciliation", "shared", "no_write"] });
+    expect(await runsViewExperiment(db, experimentId)).toEqual({
+      id: experimentId,
+      name: null,
+      state: "completed",
+      delaysMs: [0, 25],
+      conditions: ["snapshot", "reconciliation", "shared", "no_write"],
+    });
     expect(await runsViewExperiment(db, "00000000-0000-4000-8000-000000000000")).toBeNull();
   });
 });

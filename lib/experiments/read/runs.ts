@@ -154,9 +154,13 @@ function runsWhere(experimentId: string, filters: RunFilters): Prisma.Sql {
   if (filters.condition) clauses.push(Prisma.sql`r.condition = ${filters.condition}`);
   if (filters.delay !== undefined) clauses.push(Prisma.sql`r.delay_ms = ${filters.delay}::int`);
   if (filters.role) clauses.push(Prisma.sql`r.role = ${filters.role}`);
-  if (filters.label) clauses.push(filters.label === "none" ? Prisma.sql`r.recorded_label IS NULL` : Prisma.sql`r.recorded_label = ${filters.label}`);
+  if (filters.label)
+    clauses.push(filters.label === "none" ? Prisma.sql`r.recorded_label IS NULL` : Prisma.sql`r.recorded_label = ${filters.label}`);
   // A NULL label makes either comparison NULL: such runs neither agree nor disagree (labels.ts `disagrees`).
-  if (filters.agreement) clauses.push(filters.agreement === "agree" ? Prisma.sql`r.endpoint_label = r.terminal_label` : Prisma.sql`r.endpoint_label <> r.terminal_label`);
+  if (filters.agreement)
+    clauses.push(
+      filters.agreement === "agree" ? Prisma.sql`r.endpoint_label = r.terminal_label` : Prisma.sql`r.endpoint_label <> r.terminal_label`,
+    );
   if (filters.exposure) clauses.push(Prisma.sql`r.exposure = ${filters.exposure === "exposed"}::boolean`);
   if (filters.classification) clauses.push(Prisma.sql`r.classification = ${filters.classification}`);
   return Prisma.join(clauses, " AND ");
@@ -184,7 +188,11 @@ async function countRuns(db: Db, where: Prisma.Sql): Promise<number> {
 }
 
 /** One page of an experiment's runs matching the filters, and how many match in all. */
-export async function listRuns(db: Db, experimentId: string, query: { filters: RunFilters; cursor?: RunCursor; limit: number }): Promise<RunPage> {
+export async function listRuns(
+  db: Db,
+  experimentId: string,
+  query: { filters: RunFilters; cursor?: RunCursor; limit: number },
+): Promise<RunPage> {
   const where = runsWhere(experimentId, query.filters);
   // One row more than the page tells whether another page follows, without a second query.
   const [rows, total] = await Promise.all([runsAfter(db, where, query.cursor, query.limit + 1), countRuns(db, where)]);
@@ -215,8 +223,14 @@ export async function experimentExists(db: Db, experimentId: string): Promise<bo
 }
 
 /** The experiment a runs view belongs to, with the grid its filter choices come from; null when unknown. */
-export async function runsViewExperiment(db: Db, experimentId: string): Promise<{ id: string; name: string | null; state: string; delaysMs: number[]; conditions: string[] } | null> {
-  const experiment = await db.experiment.findUnique({ where: { id: experimentId }, select: { id: true, name: true, state: true, config: true } });
+export async function runsViewExperiment(
+  db: Db,
+  experimentId: string,
+): Promise<{ id: string; name: string | null; state: string; delaysMs: number[]; conditions: string[] } | null> {
+  const experiment = await db.experiment.findUnique({
+    where: { id: experimentId },
+    select: { id: true, name: true, state: true, config: true },
+  });
   if (!experiment) return null;
   // Read forgivingly: an odd stored config still lists its runs, with every choice offered.
   const grid = z
@@ -244,7 +258,14 @@ export interface RunDetail {
   explanation: RunExplanation;
 }
 
-const detailRowSchema = z.object({ group_id: z.string(), namespace: z.string(), key: z.string(), evidence: z.unknown(), experiment_state: z.string(), experiment_name: z.string().nullable() });
+const detailRowSchema = z.object({
+  group_id: z.string(),
+  namespace: z.string(),
+  key: z.string(),
+  evidence: z.unknown(),
+  experiment_state: z.string(),
+  experiment_name: z.string().nullable(),
+});
 
 /** One run with its open effects, paired run, timeline and explanation; null when there is no such run. */
 export async function loadRunDetail(db: Db, runId: string): Promise<RunDetail | null> {
@@ -258,7 +279,10 @@ export async function loadRunDetail(db: Db, runId: string): Promise<RunDetail | 
   const [openEffects, pairedRun] = await Promise.all([
     db.openEffect.findMany({ where: { runId }, orderBy: [{ tracePosition: "asc" }, { id: "asc" }] }),
     row.test === "separation"
-      ? db.run.findFirst({ where: { experimentId: row.experimentId, groupId: extra.group_id, role: row.role === "A" ? "B" : "A" }, select: { id: true, role: true } })
+      ? db.run.findFirst({
+          where: { experimentId: row.experimentId, groupId: extra.group_id, role: row.role === "A" ? "B" : "A" },
+          select: { id: true, role: true },
+        })
       : null,
   ]);
   return {

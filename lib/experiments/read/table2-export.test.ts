@@ -21,13 +21,39 @@ describe("table2Records", () => {
       wilson95_upper: expect.closeTo(0.02497, 5),
     });
     // 150/200: Wilson [0.68566, 0.80492] (docs/statistics.md)
-    expect(records.find((r) => r.condition === "shared" && r.measure === "exposures_per_pair")).toMatchObject({ numerator: 150, denominator: 200, value: 0.75, wilson95_lower: expect.closeTo(0.68566, 4), wilson95_upper: expect.closeTo(0.80492, 4) });
-    expect(records.find((r) => r.condition === "grouped" && r.measure === "analysis_units_per_run_row")).toMatchObject({ numerator: 200, denominator: 400, wilson95_lower: null, wilson95_upper: null });
-    expect(records.find((r) => r.condition === "shared" && r.measure === "mean_score_b")).toMatchObject({ numerator: null, denominator: null, value: 0.25, wilson95_lower: null, wilson95_upper: null });
+    expect(records.find((r) => r.condition === "shared" && r.measure === "exposures_per_pair")).toMatchObject({
+      numerator: 150,
+      denominator: 200,
+      value: 0.75,
+      wilson95_lower: expect.closeTo(0.68566, 4),
+      wilson95_upper: expect.closeTo(0.80492, 4),
+    });
+    expect(records.find((r) => r.condition === "grouped" && r.measure === "analysis_units_per_run_row")).toMatchObject({
+      numerator: 200,
+      denominator: 400,
+      wilson95_lower: null,
+      wilson95_upper: null,
+    });
+    expect(records.find((r) => r.condition === "shared" && r.measure === "mean_score_b")).toMatchObject({
+      numerator: null,
+      denominator: null,
+      value: 0.25,
+      wilson95_lower: null,
+      wilson95_upper: null,
+    });
   });
 
   it("a zero denominator gives no value rather than a division by zero", () => {
-    const empty = { finality: [{ ...counts.finality[0]!, trialsNonzeroDelay: 0, successesNonzeroDelay: 0, disagreementsNonzeroDelay: 0 }], separation: [] };
-    expect(table2Records(empty)[1]).toMatchObject({ numerator: 0, denominator: 0, value: null, wilson95_lower: null, wilson95_upper: null });
+    const empty = {
+      finality: [{ ...counts.finality[0]!, trialsNonzeroDelay: 0, successesNonzeroDelay: 0, disagreementsNonzeroDelay: 0 }],
+      separation: [],
+    };
+    expect(table2Records(empty)[1]).toMatchObject({
+      numerator: 0,
+      denominator: 0,
+      value: null,
+      wilson95_lower: null,
+      wilson95_upper: null,
+    });
   });
 });

@@ -1,10 +1,20 @@
 import { describe, expect, it } from "vitest";
-import { T0, cancelledPending, environmentFailure, noWriteA, reconciliationPending, sharedPair, snapshotPending, snapshotZeroDelay } from "../../testing/test-support";
+import {
+  T0,
+  cancelledPending,
+  environmentFailure,
+  noWriteA,
+  reconciliationPending,
+  sharedPair,
+  snapshotPending,
+  snapshotZeroDelay,
+} from "../../testing/test-support";
 import type { FinalityEvidence } from "../../replay/rules/records";
 import { describeEntry, formatOffset, parseRunEvidence, roughMs, runTimeline, writeIntervals, type TimelineEvent } from "./timeline";
 
 const shape = (events: TimelineEvent[]) => events.map((e) => `${e.actor}:${e.kind}`);
-const at = (events: TimelineEvent[], kind: TimelineEvent["kind"], actor?: TimelineEvent["actor"]) => events.find((e) => e.kind === kind && (!actor || e.actor === actor));
+const at = (events: TimelineEvent[], kind: TimelineEvent["kind"], actor?: TimelineEvent["actor"]) =>
+  events.find((e) => e.kind === kind && (!actor || e.actor === actor));
 
 describe("runTimeline", () => {
   it("orders a pending snapshot trial on the service clock: scored at the endpoint, applied after it", () => {
@@ -33,7 +43,15 @@ describe("runTimeline", () => {
 
   it("puts a zero-delay write's application before its acknowledgement, with no due event", () => {
     const events = runTimeline(snapshotZeroDelay());
-    expect(shape(events)).toEqual(["single:trace", "single:request", "single:application", "single:acknowledgement", "single:endpoint", "single:scoring", "single:end"]);
+    expect(shape(events)).toEqual([
+      "single:trace",
+      "single:request",
+      "single:application",
+      "single:acknowledgement",
+      "single:endpoint",
+      "single:scoring",
+      "single:end",
+    ]);
   });
 
   it("shows a verified cancellation before the due time, and the re-read after it", () => {
@@ -57,7 +75,18 @@ describe("runTimeline", () => {
   it("shows a B run with its pair's events, before its own start at negative offsets: A's write lands before B is scored", () => {
     const { b } = sharedPair();
     const events = runTimeline(b);
-    expect(shape(events)).toEqual(["A:request", "A:acknowledgement", "A:endpoint", "B:trace", "B:initialisation", "B:endpoint", "A:due", "A:application", "B:scoring", "B:end"]);
+    expect(shape(events)).toEqual([
+      "A:request",
+      "A:acknowledgement",
+      "A:endpoint",
+      "B:trace",
+      "B:initialisation",
+      "B:endpoint",
+      "A:due",
+      "A:application",
+      "B:scoring",
+      "B:end",
+    ]);
     expect(at(events, "request", "A")!.offsetMs).toBeCloseTo(-0.85, 9);
     expect(at(events, "trace", "B")!.offsetMs).toBe(0);
     expect(at(events, "scoring", "B")!.label).toBe("Run B scored the value written by operation op_a");
@@ -82,16 +111,34 @@ describe("runTimeline", () => {
   it("shows every write of a trace with two state-changing calls, each with its own interval and resolution", () => {
     const run = snapshotPending();
     const first = run.evidence as FinalityEvidence;
-    const secondAck = { ...first.ack, handle: "op_second", key: "banking.update_password", acceptedAtMs: T0 + 0.8, ackAtMs: T0 + 1, dueAtMs: T0 + 25.8 };
+    const secondAck = {
+      ...first.ack,
+      handle: "op_second",
+      key: "banking.update_password",
+      acceptedAtMs: T0 + 0.8,
+      ackAtMs: T0 + 1,
+      dueAtMs: T0 + 25.8,
+    };
     const secondTerminal = { ...secondAck, status: "cancelled" as const, cancelledAtMs: T0 + 1.5 };
-    const second = { key: "banking.update_password", expectedValue: null, ack: secondAck, endpointRead: { entry: null, readAtMs: T0 + 1.1 }, cancel: null, terminal: secondTerminal, terminalRead: { entry: null, readAtMs: T0 + 1.6 }, afterDue: null };
+    const second = {
+      key: "banking.update_password",
+      expectedValue: null,
+      ack: secondAck,
+      endpointRead: { entry: null, readAtMs: T0 + 1.1 },
+      cancel: null,
+      terminal: secondTerminal,
+      terminalRead: { entry: null, readAtMs: T0 + 1.6 },
+      afterDue: null,
+    };
     const events = runTimeline({ ...run, evidence: { ...first, otherWrites: [second] } });
     expect(events.filter((e) => e.kind === "request").map((e) => e.label)).toEqual([
       "The trial requested an async write of banking.send_money with a 25 ms delay (operation op_snap) [write 1 of 2, key banking.send_money]",
       "The trial requested an async write of banking.update_password with a 25 ms delay (operation op_second) [write 2 of 2, key banking.update_password]",
     ]);
     expect(events.filter((e) => e.kind === "endpoint")).toHaveLength(2);
-    expect(at(events, "cancellation")!.label).toBe("The service cancelled the write before it was applied [write 2 of 2, key banking.update_password]");
+    expect(at(events, "cancellation")!.label).toBe(
+      "The service cancelled the write before it was applied [write 2 of 2, key banking.update_password]",
+    );
     expect(events.filter((e) => e.kind === "scoring")).toHaveLength(1);
     // op_snap: requested +0.4, applied at its due time +25.4 plus 0.01, after scoring at +1.2; op_second: cancelled at +1.5, also after scoring.
     const intervals = writeIntervals({ ...run, evidence: { ...first, otherWrites: [second] } });

@@ -127,17 +127,36 @@ export function describeEntry(entry: StoredEntry | null, ownHandle: string | nul
 /** The request, acknowledgement and due time of one write, and how it ended. */
 function writeEvents(actor: Actor, ack: Operation, settled: Operation | null, name = ""): Draft[] {
   const events: Draft[] = [
-    { kind: "request", actor, atMs: ack.acceptedAtMs, label: `${ROLE_NAMES[actor]} requested ${ack.mode === "async" ? "an async" : "a sync"} write of ${ack.key} with a ${ack.delayMs} ms delay (operation ${ack.handle})${name}` },
+    {
+      kind: "request",
+      actor,
+      atMs: ack.acceptedAtMs,
+      label: `${ROLE_NAMES[actor]} requested ${ack.mode === "async" ? "an async" : "a sync"} write of ${ack.key} with a ${ack.delayMs} ms delay (operation ${ack.handle})${name}`,
+    },
   ];
-  if (ack.ackAtMs !== null) events.push({ kind: "acknowledgement", actor, atMs: ack.ackAtMs, label: `The service acknowledged the write; status at acknowledgement: ${ack.status}${name}` });
-  if (ack.delayMs > 0) events.push({ kind: "due", actor, atMs: ack.dueAtMs, label: `The write came due (${ack.delayMs} ms after the request)${name}` });
+  if (ack.ackAtMs !== null)
+    events.push({
+      kind: "acknowledgement",
+      actor,
+      atMs: ack.ackAtMs,
+      label: `The service acknowledged the write; status at acknowledgement: ${ack.status}${name}`,
+    });
+  if (ack.delayMs > 0)
+    events.push({ kind: "due", actor, atMs: ack.dueAtMs, label: `The write came due (${ack.delayMs} ms after the request)${name}` });
   const op = settled ?? ack;
   if (op.appliedAtMs !== null) {
     const measured = op.measuredDelayMs === null ? "" : ` (measured delay ${op.measuredDelayMs.toFixed(3)} ms)`;
     events.push({ kind: "application", actor, atMs: op.appliedAtMs, label: `The service applied the write${measured}${name}` });
   }
-  if (op.cancelledAtMs !== null) events.push({ kind: "cancellation", actor, atMs: op.cancelledAtMs, label: `The service cancelled the write before it was applied${name}` });
-  if (op.failedAtMs !== null) events.push({ kind: "failure", actor, atMs: op.failedAtMs, label: `The write failed: ${op.failure ?? "no reason given"}${name}` });
+  if (op.cancelledAtMs !== null)
+    events.push({
+      kind: "cancellation",
+      actor,
+      atMs: op.cancelledAtMs,
+      label: `The service cancelled the write before it was applied${name}`,
+    });
+  if (op.failedAtMs !== null)
+    events.push({ kind: "failure", actor, atMs: op.failedAtMs, label: `The write failed: ${op.failure ?? "no reason given"}${name}` });
   return events;
 }
 
@@ -148,13 +167,28 @@ function finalityEvents(ev: FinalityRunEvidence, run: TimelineRun): Draft[] {
     const handle = w.ack.handle;
     const own: Draft[] = [
       ...writeEvents("single", w.ack, w.afterDue?.operation ?? w.terminal, name),
-      { kind: "endpoint", actor: "single", atMs: w.endpointRead.readAtMs, label: `Endpoint read (the interaction ended with the acknowledgement): ${describeEntry(w.endpointRead.entry, handle)}${name}` },
+      {
+        kind: "endpoint",
+        actor: "single",
+        atMs: w.endpointRead.readAtMs,
+        label: `Endpoint read (the interaction ended with the acknowledgement): ${describeEntry(w.endpointRead.entry, handle)}${name}`,
+      },
     ];
     if (w.terminalRead.readAtMs !== w.endpointRead.readAtMs) {
-      own.push({ kind: "read", actor: "single", atMs: w.terminalRead.readAtMs, label: `Terminal read, once the operation was ${w.terminal.status}: ${describeEntry(w.terminalRead.entry, handle)}${name}` });
+      own.push({
+        kind: "read",
+        actor: "single",
+        atMs: w.terminalRead.readAtMs,
+        label: `Terminal read, once the operation was ${w.terminal.status}: ${describeEntry(w.terminalRead.entry, handle)}${name}`,
+      });
     }
     if (w.afterDue) {
-      own.push({ kind: "read", actor: "single", atMs: w.afterDue.read.readAtMs, label: `Re-read after the due time: operation still ${w.afterDue.operation.status}, key held ${describeEntry(w.afterDue.read.entry, handle)}${name}` });
+      own.push({
+        kind: "read",
+        actor: "single",
+        atMs: w.afterDue.read.readAtMs,
+        label: `Re-read after the due time: operation still ${w.afterDue.operation.status}, key held ${describeEntry(w.afterDue.read.entry, handle)}${name}`,
+      });
     }
     return own;
   });
@@ -167,20 +201,52 @@ function separationEvents(ev: SeparationRunEvidence, run: TimelineRun): Draft[] 
   const events: Draft[] = writes.flatMap((w, i) => {
     const name = writeName(i, writes.length, w.key);
     const own = w.aAck ? writeEvents("A", w.aAck, w.aTerminal, name) : [];
-    if (w.aEndpointRead) own.push({ kind: "endpoint", actor: "A", atMs: w.aEndpointRead.readAtMs, label: `Run A's endpoint read: ${describeEntry(w.aEndpointRead.entry, w.aAck?.handle ?? null)}${name}` });
+    if (w.aEndpointRead)
+      own.push({
+        kind: "endpoint",
+        actor: "A",
+        atMs: w.aEndpointRead.readAtMs,
+        label: `Run A's endpoint read: ${describeEntry(w.aEndpointRead.entry, w.aAck?.handle ?? null)}${name}`,
+      });
     return own;
   });
-  if (run.role === "A" && run.scoredAtMs !== null) events.push({ kind: "scoring", actor: "A", atMs: run.scoredAtMs, label: `Run A scored once its operation${writes.length === 1 ? " was" : "s were"} terminal: recorded label ${run.recordedLabel ?? "none"}` });
+  if (run.role === "A" && run.scoredAtMs !== null)
+    events.push({
+      kind: "scoring",
+      actor: "A",
+      atMs: run.scoredAtMs,
+      label: `Run A scored once its operation${writes.length === 1 ? " was" : "s were"} terminal: recorded label ${run.recordedLabel ?? "none"}`,
+    });
   if (ev.reset) {
-    events.push({ kind: "reset", actor: "B", atMs: ev.reset.resetAtMs, label: `The namespace was reset to B's initial value and read back (${ev.reset.pendingOperations} operations pending)` });
+    events.push({
+      kind: "reset",
+      actor: "B",
+      atMs: ev.reset.resetAtMs,
+      label: `The namespace was reset to B's initial value and read back (${ev.reset.pendingOperations} operations pending)`,
+    });
   }
   writes.forEach((w, i) => {
     const name = writeName(i, writes.length, w.key);
     const aHandle = w.aAck?.handle ?? null;
     events.push(
-      { kind: "initialisation", actor: "B", atMs: w.bInit.entry?.writtenAtMs ?? w.bInit.readAtMs, label: `Run B initialised its own value on the key${name}` },
-      { kind: "endpoint", actor: "B", atMs: w.bEndpointRead.readAtMs, label: `Run B's endpoint read: ${describeEntry(w.bEndpointRead.entry, aHandle)}${name}` },
-      { kind: "scoring", actor: "B", atMs: w.bScoringRead.readAtMs, label: `Run B scored ${describeEntry(w.bScoringRead.entry, aHandle)}${name}` },
+      {
+        kind: "initialisation",
+        actor: "B",
+        atMs: w.bInit.entry?.writtenAtMs ?? w.bInit.readAtMs,
+        label: `Run B initialised its own value on the key${name}`,
+      },
+      {
+        kind: "endpoint",
+        actor: "B",
+        atMs: w.bEndpointRead.readAtMs,
+        label: `Run B's endpoint read: ${describeEntry(w.bEndpointRead.entry, aHandle)}${name}`,
+      },
+      {
+        kind: "scoring",
+        actor: "B",
+        atMs: w.bScoringRead.readAtMs,
+        label: `Run B scored ${describeEntry(w.bScoringRead.entry, aHandle)}${name}`,
+      },
     );
   });
   return events;
@@ -207,9 +273,16 @@ export function writeIntervals(run: TimelineRun): WriteInterval[] {
   const ev = parseRunEvidence(run.evidence);
   const ops =
     ev?.kind === "finality"
-      ? writesOfEvidence(ev).map((w) => ({ actor: "single" as const, key: w.key, ack: w.ack, settled: w.afterDue?.operation ?? w.terminal }))
+      ? writesOfEvidence(ev).map((w) => ({
+          actor: "single" as const,
+          key: w.key,
+          ack: w.ack,
+          settled: w.afterDue?.operation ?? w.terminal,
+        }))
       : ev?.kind === "separation" && run.role !== "B"
-        ? writesOfEvidence(ev).flatMap((w) => (w.aAck ? [{ actor: "A" as const, key: w.key, ack: w.aAck, settled: w.aTerminal ?? w.aAck }] : []))
+        ? writesOfEvidence(ev).flatMap((w) =>
+            w.aAck ? [{ actor: "A" as const, key: w.key, ack: w.aAck, settled: w.aTerminal ?? w.aAck }] : [],
+          )
         : [];
   return ops.map(({ actor, key, ack, settled }) => {
     const endedAt = settled.appliedAtMs ?? settled.cancelledAtMs ?? settled.failedAtMs;
@@ -236,12 +309,20 @@ export function runTimeline(run: TimelineRun): TimelineEvent[] {
   const actor: Actor = run.role === "A" || run.role === "B" ? run.role : "single";
   const ev = parseRunEvidence(run.evidence);
   // B replays no write: it begins with fresh task state and initialises its own value.
-  const start = actor === "B" ? "Run B started with fresh task state" : `${ROLE_NAMES[actor]} started replaying the trace (read-only calls answer from the recording)`;
+  const start =
+    actor === "B"
+      ? "Run B started with fresh task state"
+      : `${ROLE_NAMES[actor]} started replaying the trace (read-only calls answer from the recording)`;
   const drafts: Draft[] = [{ kind: "trace", actor, atMs: run.startedAtMs, label: start }];
   if (ev?.kind === "finality") drafts.push(...finalityEvents(ev, run));
   if (ev?.kind === "separation") drafts.push(...separationEvents(ev, run));
   for (const failure of ev?.serviceFailures ?? []) {
-    drafts.push({ kind: "voided_attempt", actor, atMs: failure.atMs, label: `Attempt ${failure.attempt} voided: ${failure.request}: ${failure.detail}` });
+    drafts.push({
+      kind: "voided_attempt",
+      actor,
+      atMs: failure.atMs,
+      label: `Attempt ${failure.attempt} voided: ${failure.request}: ${failure.detail}`,
+    });
   }
   if (run.endedAtMs !== null) drafts.push({ kind: "end", actor, atMs: run.endedAtMs, label: `${ROLE_NAMES[actor]} ended` });
   // Array.prototype.sort is stable: events at the same instant keep their causal order above.

@@ -10,7 +10,9 @@ export const countedInDenominator = (classification: RunClassification): boolean
 
 /** `countedInDenominator` in SQL for a text column, rendered from it: the classifications it counts. */
 export const countedSql = (column = "classification") =>
-  `${column} IN (${RUN_CLASSIFICATIONS.filter(countedInDenominator).map((c) => `'${c}'`).join(", ")})`;
+  `${column} IN (${RUN_CLASSIFICATIONS.filter(countedInDenominator)
+    .map((c) => `'${c}'`)
+    .join(", ")})`;
 
 export function classifyRun(input: {
   /** The service was unreachable or broke its contract, after the predeclared retries. */

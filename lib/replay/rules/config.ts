@@ -25,7 +25,9 @@ const uniqueList = <T extends z.ZodType>(item: T, what: string) =>
 
 /** One replay grid: every field has the paper's value as its default. Shared by CLI, API and forms. */
 export const replayConfigSchema = z.strictObject({
-  delaysMs: uniqueList(z.number().int().min(0).max(10_000), "delays").max(16).default([...PAPER_DELAYS_MS]),
+  delaysMs: uniqueList(z.number().int().min(0).max(10_000), "delays")
+    .max(16)
+    .default([...PAPER_DELAYS_MS]),
   schedules: z.number().int().min(1).max(100).default(5),
   repetitions: z.number().int().min(1).max(1_000).default(10),
   concurrency: z.number().int().min(1).max(512).default(DEFAULT_CONCURRENCY),

@@ -8,19 +8,34 @@ describe("expectedTable2", () => {
   it("is the paper's Table 2 on the paper's grid (numbers from DESIGN.md)", () => {
     const t = expectedTable2(paper);
     const f = Object.fromEntries(t.finality.map((r) => [r.policy, r]));
-    expect(f.snapshot).toEqual({ policy: "snapshot", trials: 200, successes: 50, trialsNonzeroDelay: 150, successesNonzeroDelay: 0, disagreements: 150, disagreementsNonzeroDelay: 150 });
+    expect(f.snapshot).toEqual({
+      policy: "snapshot",
+      trials: 200,
+      successes: 50,
+      trialsNonzeroDelay: 150,
+      successesNonzeroDelay: 0,
+      disagreements: 150,
+      disagreementsNonzeroDelay: 150,
+    });
     expect(f.reconciliation).toMatchObject({ successes: 200, successesNonzeroDelay: 150, disagreements: 150 });
     expect(f.verified_cancellation).toMatchObject({ successes: 50, successesNonzeroDelay: 0, disagreements: 0 });
-    for (const p of ["sync_snapshot", "sync_reconciliation", "sync_verified_cancellation"]) expect(f[p]).toMatchObject({ successes: 200, disagreements: 0 });
+    for (const p of ["sync_snapshot", "sync_reconciliation", "sync_verified_cancellation"])
+      expect(f[p]).toMatchObject({ successes: 200, disagreements: 0 });
     const s = Object.fromEntries(t.separation.map((r) => [r.condition, r]));
     expect(s.shared).toEqual({ condition: "shared", pairs: 200, exposures: 150, runRows: 400, analysisUnits: 400, meanScoreB: 0.25 });
     expect(s.grouped).toEqual({ condition: "grouped", pairs: 200, exposures: 150, runRows: 400, analysisUnits: 200, meanScoreB: 0.25 });
-    for (const c of ["namespaced", "verified_reset", "no_write", "b_before_a"]) expect(s[c]).toMatchObject({ pairs: 200, exposures: 0, analysisUnits: 400, meanScoreB: 1 });
+    for (const c of ["namespaced", "verified_reset", "no_write", "b_before_a"])
+      expect(s[c]).toMatchObject({ pairs: 200, exposures: 0, analysisUnits: 400, meanScoreB: 1 });
   });
 
   it("scales to other grids: only zero delays", () => {
     const t = expectedTable2({ ...paper, delaysMs: [0], schedules: 1, repetitions: 3 });
-    expect(t.finality.find((r) => r.policy === "snapshot")).toMatchObject({ trials: 3, successes: 3, disagreements: 0, trialsNonzeroDelay: 0 });
+    expect(t.finality.find((r) => r.policy === "snapshot")).toMatchObject({
+      trials: 3,
+      successes: 3,
+      disagreements: 0,
+      trialsNonzeroDelay: 0,
+    });
     expect(t.separation.find((r) => r.condition === "shared")).toMatchObject({ exposures: 0, meanScoreB: 1 });
   });
 });

@@ -1,7 +1,9 @@
 import { FINALITY_POLICIES, SEPARATION_CONDITIONS, type ReplayConfig } from "./config";
 import type { ReplaySummary } from "./summary-schema";
 
-type Grid = Pick<ReplayConfig, "delaysMs" | "schedules" | "repetitions" | "finalityPolicies" | "separationConditions"> & { traces?: readonly unknown[] };
+type Grid = Pick<ReplayConfig, "delaysMs" | "schedules" | "repetitions" | "finalityPolicies" | "separationConditions"> & {
+  traces?: readonly unknown[];
+};
 export type Table2Counts = Pick<ReplaySummary, "finality" | "separation">;
 
 /**
@@ -56,7 +58,17 @@ export function table2Mismatches(summary: Table2Counts, grid: Grid): string[] {
       if (!same) problems.push(`${where}.${field}: ${String(got)}, expected ${String(value)}`);
     }
   };
-  for (const row of expected.finality) compare(row.policy, summary.finality.find((f) => f.policy === row.policy), row);
-  for (const row of expected.separation) compare(row.condition, summary.separation.find((s) => s.condition === row.condition), row);
+  for (const row of expected.finality)
+    compare(
+      row.policy,
+      summary.finality.find((f) => f.policy === row.policy),
+      row,
+    );
+  for (const row of expected.separation)
+    compare(
+      row.condition,
+      summary.separation.find((s) => s.condition === row.condition),
+      row,
+    );
   return problems;
 }

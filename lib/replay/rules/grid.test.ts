@@ -14,7 +14,12 @@ describe("gridUnits", () => {
     expect(units.filter((u) => u.delayMs === 0)).toHaveLength(12 * 50);
   });
   it("reuses the same schedule ids across policies", () => {
-    const ids = (c: string) => new Set(gridUnits(paper).filter((u) => u.condition === c).map((u) => `${u.scheduleId}/${u.delayMs}/${u.repetition}`));
+    const ids = (c: string) =>
+      new Set(
+        gridUnits(paper)
+          .filter((u) => u.condition === c)
+          .map((u) => `${u.scheduleId}/${u.delayMs}/${u.repetition}`),
+      );
     expect(ids("snapshot")).toEqual(ids("verified_cancellation"));
     expect(ids("snapshot")).toEqual(ids("shared"));
   });

@@ -6,7 +6,9 @@ export type ReplayUnit =
   | { test: "separation"; trace: number; condition: SeparationCondition; scheduleId: number; delayMs: number; repetition: number };
 
 /** A grid and how many traces it replays (the paper's one when not said). */
-export type GridConfig = Pick<ReplayConfig, "delaysMs" | "schedules" | "repetitions" | "finalityPolicies" | "separationConditions"> & { traces?: readonly unknown[] };
+export type GridConfig = Pick<ReplayConfig, "delaysMs" | "schedules" | "repetitions" | "finalityPolicies" | "separationConditions"> & {
+  traces?: readonly unknown[];
+};
 
 /**
  * Every finality trial and separation pair of a grid, for each of its traces. Schedule ids are reused
@@ -19,8 +21,10 @@ export function gridUnits(config: GridConfig): ReplayUnit[] {
     for (let repetition = 1; repetition <= config.repetitions; repetition++) {
       for (let scheduleId = 1; scheduleId <= config.schedules; scheduleId++) {
         for (const delayMs of config.delaysMs) {
-          for (const condition of config.finalityPolicies) units.push({ test: "finality", trace, condition, scheduleId, delayMs, repetition });
-          for (const condition of config.separationConditions) units.push({ test: "separation", trace, condition, scheduleId, delayMs, repetition });
+          for (const condition of config.finalityPolicies)
+            units.push({ test: "finality", trace, condition, scheduleId, delayMs, repetition });
+          for (const condition of config.separationConditions)
+            units.push({ test: "separation", trace, condition, scheduleId, delayMs, repetition });
         }
       }
     }

@@ -7,9 +7,35 @@ import type { FinalityEvidence, RunRecord } from "./records";
 function twoWriteTrial(secondReadMs: number): RunRecord {
   const run = snapshotPending();
   const first = run.evidence as FinalityEvidence;
-  const secondAck = { ...first.ack, handle: "op_second", key: "banking.update_password", acceptedAtMs: T0 + 10, ackAtMs: T0 + 10.2, dueAtMs: T0 + 35 };
-  const second = { ...first, key: "banking.update_password", ack: secondAck, terminal: secondAck, endpointRead: { entry: null, readAtMs: T0 + secondReadMs } };
-  return { ...run, taskId: "banking/user_task_15", groupId: "g", scheduleId: 1, repetition: 0, namespace: "bl/x/fin", key: "k", score: 0, measuredDelayMs: null, inheritedState: "none", endpointAtMs: T0 + secondReadMs, evidence: { ...first, otherWrites: [second] } };
+  const secondAck = {
+    ...first.ack,
+    handle: "op_second",
+    key: "banking.update_password",
+    acceptedAtMs: T0 + 10,
+    ackAtMs: T0 + 10.2,
+    dueAtMs: T0 + 35,
+  };
+  const second = {
+    ...first,
+    key: "banking.update_password",
+    ack: secondAck,
+    terminal: secondAck,
+    endpointRead: { entry: null, readAtMs: T0 + secondReadMs },
+  };
+  return {
+    ...run,
+    taskId: "banking/user_task_15",
+    groupId: "g",
+    scheduleId: 1,
+    repetition: 0,
+    namespace: "bl/x/fin",
+    key: "k",
+    score: 0,
+    measuredDelayMs: null,
+    inheritedState: "none",
+    endpointAtMs: T0 + secondReadMs,
+    evidence: { ...first, otherWrites: [second] },
+  };
 }
 
 describe("harnessLateness", () => {

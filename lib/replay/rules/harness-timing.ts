@@ -29,7 +29,8 @@ export function harnessLateness(runs: RunRecord[]): { cases: number; late: strin
       for (const w of writesOf(ev)) {
         if (!w.aAck || w.aAck.delayMs === 0) continue;
         cases++;
-        if (!w.bInit.entry || w.bInit.entry.writtenAtMs >= w.aAck.dueAtMs) late.push(`${run.groupId} B initialised ${w.key} after A's write was due`);
+        if (!w.bInit.entry || w.bInit.entry.writtenAtMs >= w.aAck.dueAtMs)
+          late.push(`${run.groupId} B initialised ${w.key} after A's write was due`);
       }
     }
   }

@@ -7,7 +7,9 @@ export const INHERITED_STATES = ["none", "internal", "public"] as const;
 export type InheritedState = (typeof INHERITED_STATES)[number];
 
 /** 0 for none, 1 for internal, 2 for public: the position in INHERITED_STATES. */
-export const INHERITED_RANK = Object.fromEntries(INHERITED_STATES.map((state, rank) => [state, rank])) as Readonly<Record<InheritedState, number>>;
+export const INHERITED_RANK = Object.fromEntries(INHERITED_STATES.map((state, rank) => [state, rank])) as Readonly<
+  Record<InheritedState, number>
+>;
 
 /** The more public of two inherited states. */
 export function morePublic(a: InheritedState, b: InheritedState): InheritedState {

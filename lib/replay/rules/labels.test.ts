@@ -45,8 +45,18 @@ describe("scoreOf", () => {
 
 describe("several state-changing calls", () => {
   it("a task succeeds only when every one of its keys holds its expected value", () => {
-    expect(labelForAll([{ held: { a: 1 }, expected: { a: 1 } }, { held: { b: 2 }, expected: { b: 2 } }])).toBe("success");
-    expect(labelForAll([{ held: { a: 1 }, expected: { a: 1 } }, { held: undefined, expected: { b: 2 } }])).toBe("failure");
+    expect(
+      labelForAll([
+        { held: { a: 1 }, expected: { a: 1 } },
+        { held: { b: 2 }, expected: { b: 2 } },
+      ]),
+    ).toBe("success");
+    expect(
+      labelForAll([
+        { held: { a: 1 }, expected: { a: 1 } },
+        { held: undefined, expected: { b: 2 } },
+      ]),
+    ).toBe("failure");
     expect(labelForAll([])).toBe("failure");
   });
   it("a label is final only when every operation is terminal", () => {

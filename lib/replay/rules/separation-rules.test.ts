@@ -33,7 +33,8 @@ describe("key spaces and inherited state", () => {
   it("marks B internal only where A's pending write can reach its value", () => {
     expect(inheritedStateFor("shared", "B")).toBe("internal");
     expect(inheritedStateFor("grouped", "B")).toBe("internal");
-    for (const condition of ["namespaced", "verified_reset", "no_write", "b_before_a"] as const) expect(inheritedStateFor(condition, "B")).toBe("none");
+    for (const condition of ["namespaced", "verified_reset", "no_write", "b_before_a"] as const)
+      expect(inheritedStateFor(condition, "B")).toBe("none");
     expect(inheritedStateFor("shared", "A")).toBe("none");
     expect(inheritedStateFor("finality", "single")).toBe("none");
   });
@@ -49,7 +50,9 @@ describe("resetVerified", () => {
   it("with several writes, holds only when every key reads back B's value", () => {
     const two = reset({ entries: [entry("k", { amount: 1 }), entry("k2", { amount: 1 })] });
     expect(resetVerified(two, ["k", "k2"], { amount: 1 })).toBe(true);
-    expect(resetVerified(reset({ entries: [entry("k", { amount: 1 }), entry("k2", { amount: 2 })] }), ["k", "k2"], { amount: 1 })).toBe(false);
+    expect(resetVerified(reset({ entries: [entry("k", { amount: 1 }), entry("k2", { amount: 2 })] }), ["k", "k2"], { amount: 1 })).toBe(
+      false,
+    );
     expect(resetVerified(reset({}), ["k", "k2"], { amount: 1 })).toBe(false);
   });
   it("fails without a reset, with an operation still pending, or with any other entry or value", () => {

@@ -53,10 +53,14 @@ export const traceResultsSchema = z.object({
       suite: z.string(),
       /** The trace's state-changing calls: each is a delayed write in its own key. */
       writes: count,
-      finality: z.array(z.object({ policy: z.enum(FINALITY_POLICIES), delayMs: count, trials: count, successes: count, disagreements: count })),
+      finality: z.array(
+        z.object({ policy: z.enum(FINALITY_POLICIES), delayMs: count, trials: count, successes: count, disagreements: count }),
+      ),
       separation: z.array(z.object({ condition: z.enum(SEPARATION_CONDITIONS), delayMs: count, pairs: count, exposures: count })),
     }),
   ),
-  suites: z.array(z.object({ suite: z.string(), delayMs: count, tasks: count, tasksMislabelled: count, trials: count, mislabelled: count })),
+  suites: z.array(
+    z.object({ suite: z.string(), delayMs: count, tasks: count, tasksMislabelled: count, trials: count, mislabelled: count }),
+  ),
 });
 export type TraceResults = z.infer<typeof traceResultsSchema>;

@@ -26,11 +26,22 @@ describe("routedWrites", () => {
     ]);
   });
   it("follows the trace's own marks where it has them (a library trace)", () => {
-    const trace = traceSchema.parse({ suite: "slack", taskId: "slack/x", calls: [{ function: "get_webpage", args: {}, stateChanging: true }, { function: "send_direct_message", args: {}, stateChanging: false }] });
+    const trace = traceSchema.parse({
+      suite: "slack",
+      taskId: "slack/x",
+      calls: [
+        { function: "get_webpage", args: {}, stateChanging: true },
+        { function: "send_direct_message", args: {}, stateChanging: false },
+      ],
+    });
     expect(routedWrites(trace).map((w) => w.key)).toEqual(["slack.get_webpage"]);
   });
   it("refuses a trace with no state-changing call", () => {
-    const parsed = traceSchema.safeParse({ suite: "banking", taskId: "banking/user_task_1", calls: [{ function: "get_most_recent_transactions", args: { n: 100 } }] });
+    const parsed = traceSchema.safeParse({
+      suite: "banking",
+      taskId: "banking/user_task_1",
+      calls: [{ function: "get_most_recent_transactions", args: { n: 100 } }],
+    });
     expect(parsed.success).toBe(false);
     expect(parsed.error?.issues[0]?.message).toMatch(/at least one state-changing call/);
   });

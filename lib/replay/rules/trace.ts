@@ -9,7 +9,14 @@ import { z } from "zod";
 /** AgentDojo's state-changing tools by suite (lib/testing/fixtures/agentdojo/README.md, a copy of the shared fixtures). */
 export const STATE_CHANGING_TOOLS: Record<string, readonly string[]> = {
   banking: ["send_money", "schedule_transaction", "update_scheduled_transaction", "update_password", "update_user_info"],
-  slack: ["send_direct_message", "send_channel_message", "add_user_to_channel", "invite_user_to_slack", "remove_user_from_slack", "post_webpage"],
+  slack: [
+    "send_direct_message",
+    "send_channel_message",
+    "add_user_to_channel",
+    "invite_user_to_slack",
+    "remove_user_from_slack",
+    "post_webpage",
+  ],
   travel: ["reserve_hotel", "reserve_restaurant", "reserve_car_rental", "create_calendar_event", "cancel_calendar_event", "send_email"],
   workspace: [
     "send_email",

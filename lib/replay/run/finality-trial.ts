@@ -30,7 +30,13 @@ export async function runFinalityTrial(ctx: ReplayContext, unit: FinalityUnit, a
   // Read-only calls answer from the recorded trace; each write goes to the service, in trace order.
   const acks: Operation[] = [];
   for (const write of routed) {
-    const { operation } = await ctx.client.write({ namespace, key: write.key, value: writeValue(write.call, groupId, "single"), delayMs: unit.delayMs, mode });
+    const { operation } = await ctx.client.write({
+      namespace,
+      key: write.key,
+      value: writeValue(write.call, groupId, "single"),
+      delayMs: unit.delayMs,
+      mode,
+    });
     acks.push(operation);
   }
   // The interaction ends with the last acknowledgement: these reads are the endpoint.
@@ -59,17 +65,30 @@ export async function runFinalityTrial(ctx: ReplayContext, unit: FinalityUnit, a
         await untilServiceTime(ctx, terminal.dueAtMs + ctx.scoringMarginMs);
         afterDue = { operation: (await ctx.client.operation(ack.handle)).operation, read: await readEvidence(ctx, namespace, write.key) };
       }
-      return { key: write.key, expectedValue: writeValue(write.call, groupId, "single"), ack, endpointRead, cancel, terminal, terminalRead, afterDue };
+      return {
+        key: write.key,
+        expectedValue: writeValue(write.call, groupId, "single"),
+        ack,
+        endpointRead,
+        cancel,
+        terminal,
+        terminalRead,
+        afterDue,
+      };
     }),
   );
   const [first, ...otherWrites] = writes as [FinalityWrite, ...FinalityWrite[]];
   // Snapshot scores at the endpoint; the other policies once their last read is in.
-  const scoredAtMs = policy === "snapshot" ? Math.max(...endpointReads.map((r) => r.readAtMs)) : Math.max(...writes.map((w) => w.terminalRead.readAtMs));
+  const scoredAtMs =
+    policy === "snapshot" ? Math.max(...endpointReads.map((r) => r.readAtMs)) : Math.max(...writes.map((w) => w.terminalRead.readAtMs));
 
   const listed = await ctx.client.operations(namespace);
   const resolved = writes.map((w) => isTerminal(w.terminal.status));
   const endpointLabel = labelForAll(writes.map((w) => ({ held: w.endpointRead.entry?.value, expected: w.expectedValue })));
-  const terminalLabel = terminalLabelForAll(resolved, labelForAll(writes.map((w) => ({ held: w.terminalRead.entry?.value, expected: w.expectedValue }))));
+  const terminalLabel = terminalLabelForAll(
+    resolved,
+    labelForAll(writes.map((w) => ({ held: w.terminalRead.entry?.value, expected: w.expectedValue }))),
+  );
   const recorded = recordedLabel(unit.condition, endpointLabel, terminalLabel);
   const measured = writes.map((w) => w.terminal.measuredDelayMs);
 
@@ -98,12 +117,20 @@ export async function runFinalityTrial(ctx: ReplayContext, unit: FinalityUnit, a
     endpointLabel,
     terminalLabel,
     recordedLabel: recorded,
-    finalAtScoring: finalAtScoring(writes.map((w) => terminalAtMs(w.terminal)), scoredAtMs),
+    finalAtScoring: finalAtScoring(
+      writes.map((w) => terminalAtMs(w.terminal)),
+      scoredAtMs,
+    ),
     score: scoreOf(recorded),
     // The task's outcome lands with its last write.
     measuredDelayMs: measured.includes(null) ? null : Math.max(...(measured as number[])),
     exposure: null,
-    classification: classifyRun({ environmentFailure: false, agentError: false, budgetReached: !resolved.every(Boolean), evidenceComplete: true }),
+    classification: classifyRun({
+      environmentFailure: false,
+      agentError: false,
+      budgetReached: !resolved.every(Boolean),
+      evidenceComplete: true,
+    }),
     inheritedState: "none",
     startedAtMs,
     endpointAtMs: Math.max(...endpointReads.map((r) => r.readAtMs)),

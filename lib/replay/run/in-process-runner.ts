@@ -15,7 +15,9 @@ export async function ownExperiment(db: Db, experimentId: string): Promise<{ sto
   await db.$executeRaw`
     UPDATE experiments SET runner_host = ${hostname()}, runner_pid = ${process.pid}::int, runner_heartbeat_at = now() WHERE id = ${experimentId}::uuid`;
   const beating = setInterval(() => {
-    db.$executeRaw`UPDATE experiments SET runner_heartbeat_at = now() WHERE id = ${experimentId}::uuid AND state IN ('queued', 'running')`.catch(() => {});
+    db.$executeRaw`UPDATE experiments SET runner_heartbeat_at = now() WHERE id = ${experimentId}::uuid AND state IN ('queued', 'running')`.catch(
+      () => {},
+    );
   }, RUNNER_HEARTBEAT_MS);
   beating.unref();
   return { stop: () => clearInterval(beating) };
@@ -23,10 +25,19 @@ export async function ownExperiment(db: Db, experimentId: string): Promise<{ sto
 
 /** Marks a queued or running experiment interrupted: its stored runs stay, it never becomes running again. */
 export async function markExperimentInterrupted(db: Db, experimentId: string, reason: string): Promise<void> {
-  await db.experiment.updateMany({ where: { id: experimentId, state: { in: ["queued", "running"] } }, data: { state: "interrupted", error: reason, finishedAt: new Date() } });
+  await db.experiment.updateMany({
+    where: { id: experimentId, state: { in: ["queued", "running"] } },
+    data: { state: "interrupted", error: reason, finishedAt: new Date() },
+  });
 }
 
-const runningRow = z.object({ id: z.string(), runner_host: z.string(), runner_pid: z.number().int(), runner_heartbeat_at: z.date(), now: z.date() });
+const runningRow = z.object({
+  id: z.string(),
+  runner_host: z.string(),
+  runner_pid: z.number().int(),
+  runner_heartbeat_at: z.date(),
+  now: z.date(),
+});
 
 const pidAlive = (pid: number) => {
   try {
@@ -50,12 +61,18 @@ export async function sweepInterruptedExperiments(db: Db): Promise<string[]> {
         FROM experiments WHERE state IN ('queued', 'running') AND runner_host IS NOT NULL`,
   );
   const host = hostname();
-  const gone = rows.filter((r) => runnerGone({ host: r.runner_host, pid: r.runner_pid, heartbeatAt: r.runner_heartbeat_at }, { host, now: r.now, pidAlive }));
+  const gone = rows.filter((r) =>
+    runnerGone({ host: r.runner_host, pid: r.runner_pid, heartbeatAt: r.runner_heartbeat_at }, { host, now: r.now, pidAlive }),
+  );
   for (const r of gone) {
     // Only if it has not beaten since it was read: a runner that was merely slow keeps its experiment.
     await db.experiment.updateMany({
       where: { id: r.id, state: { in: ["queued", "running"] }, runnerHeartbeatAt: r.runner_heartbeat_at },
-      data: { state: "interrupted", error: `its replay process (pid ${r.runner_pid} on ${r.runner_host}) stopped before the grid finished`, finishedAt: new Date() },
+      data: {
+        state: "interrupted",
+        error: `its replay process (pid ${r.runner_pid} on ${r.runner_host}) stopped before the grid finished`,
+        finishedAt: new Date(),
+      },
     });
   }
   return gone.map((r) => r.id);

@@ -21,8 +21,22 @@ const traceIndex = z.number().int().min(0).default(0);
 export const replayUnitPayloadSchema = z.strictObject({
   experimentId: z.uuid(),
   unit: z.discriminatedUnion("test", [
-    z.strictObject({ test: z.literal("finality"), trace: traceIndex, condition: z.enum(FINALITY_POLICIES), scheduleId: z.number().int().min(1), delayMs: z.number().int().min(0), repetition: z.number().int().min(1) }),
-    z.strictObject({ test: z.literal("separation"), trace: traceIndex, condition: z.enum(SEPARATION_CONDITIONS), scheduleId: z.number().int().min(1), delayMs: z.number().int().min(0), repetition: z.number().int().min(1) }),
+    z.strictObject({
+      test: z.literal("finality"),
+      trace: traceIndex,
+      condition: z.enum(FINALITY_POLICIES),
+      scheduleId: z.number().int().min(1),
+      delayMs: z.number().int().min(0),
+      repetition: z.number().int().min(1),
+    }),
+    z.strictObject({
+      test: z.literal("separation"),
+      trace: traceIndex,
+      condition: z.enum(SEPARATION_CONDITIONS),
+      scheduleId: z.number().int().min(1),
+      delayMs: z.number().int().min(0),
+      repetition: z.number().int().min(1),
+    }),
   ]),
 });
 export type ReplayUnitPayload = z.infer<typeof replayUnitPayloadSchema>;
@@ -39,7 +53,12 @@ export const finalizeJobKey = (experimentId: string) => `${experimentJobKeyPrefi
 
 /** Enqueues one job per unit, keyed by its position in the grid; inside the caller's transaction. */
 export async function enqueueUnitJobs(tx: Pick<SqlTx, "$queryRaw">, payloads: readonly ReplayUnitPayload[]): Promise<void> {
-  await addKeyedJobs(tx, REPLAY_UNIT_JOB, payloads.map((payload, index) => ({ payload, key: unitJobKey(payload.experimentId, index) })), UNIT_MAX_ATTEMPTS);
+  await addKeyedJobs(
+    tx,
+    REPLAY_UNIT_JOB,
+    payloads.map((payload, index) => ({ payload, key: unitJobKey(payload.experimentId, index) })),
+    UNIT_MAX_ATTEMPTS,
+  );
 }
 
 /** Enqueues the experiment's finalize job; a second request while one is queued is merged into it by its key. */

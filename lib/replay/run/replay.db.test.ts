@@ -17,13 +17,24 @@ afterAll(async () => {
   await service?.stop();
 });
 
-const counts = (s: ReplaySummary) => ({ finality: s.finality, separation: s.separation, classifications: s.classifications, checks: s.checks.map((c) => [c.name, c.passed]) });
+const counts = (s: ReplaySummary) => ({
+  finality: s.finality,
+  separation: s.separation,
+  classifications: s.classifications,
+  checks: s.checks.map((c) => [c.name, c.passed]),
+});
 
 async function expectStoredGrid(database: TestDatabase, summary: ReplaySummary) {
   expect(table2Mismatches(summary, paper)).toEqual([]);
   expect(summary.checks.length).toBeGreaterThanOrEqual(12);
   expect(summary.checks.filter((c) => !c.passed)).toEqual([]);
-  expect(summary.classifications).toEqual({ completed: 3600, agent_failure: 0, protocol_stop: 0, environment_failure: 0, missing_evidence: 0 });
+  expect(summary.classifications).toEqual({
+    completed: 3600,
+    agent_failure: 0,
+    protocol_stop: 0,
+    environment_failure: 0,
+    missing_evidence: 0,
+  });
   const experiment = await database.db.experiment.findUniqueOrThrow({ where: { id: summary.experimentId } });
   expect(experiment.state).toBe("completed");
   expect(await database.db.run.count({ where: { experimentId: summary.experimentId } })).toBe(3600);
@@ -31,7 +42,11 @@ async function expectStoredGrid(database: TestDatabase, summary: ReplaySummary) 
   expect(await database.db.openEffect.count({ where: { experimentId: summary.experimentId } })).toBe(1200 + 5 * 200);
   expect(await database.db.openEffect.count({ where: { experimentId: summary.experimentId, terminalStatus: "unresolved" } })).toBe(0);
   // the snapshot runs at nonzero delay were scored before their operation was terminal: never "final at scoring"
-  expect(await database.db.run.count({ where: { experimentId: summary.experimentId, condition: "snapshot", delayMs: { gt: 0 }, finalAtScoring: true } })).toBe(0);
+  expect(
+    await database.db.run.count({
+      where: { experimentId: summary.experimentId, condition: "snapshot", delayMs: { gt: 0 }, finalAtScoring: true },
+    }),
+  ).toBe(0);
   for (const d of summary.delays.filter((row) => row.nominalMs > 0)) expect(d.medianMs).toBeGreaterThanOrEqual(d.nominalMs);
 }
 

@@ -38,7 +38,12 @@ export type WhenInterrupted = (hook: (signal: NodeJS.Signals) => Promise<void>) 
  * experiment interrupted; after a SIGKILL, the next replay, worker or listing finds its runner gone
  * (in-process-runner.ts) and does so.
  */
-export async function replayExperiment(db: Db, config: ReplayConfig, serviceUrl: string, whenInterrupted: WhenInterrupted = () => {}): Promise<ReplaySummary> {
+export async function replayExperiment(
+  db: Db,
+  config: ReplayConfig,
+  serviceUrl: string,
+  whenInterrupted: WhenInterrupted = () => {},
+): Promise<ReplaySummary> {
   await sweepInterruptedExperiments(db);
   const experimentId = await createExperiment(db, config);
   // The worker's batch writer, in large batches: at 64 units at once, storing every 50 ms (the

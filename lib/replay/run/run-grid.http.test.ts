@@ -21,7 +21,11 @@ const context = (url: string): ReplayContext => ({
 describe("environment failures are data", () => {
   it("records a unit whose service is unreachable as environment failures with evidence, after the predeclared retries", async () => {
     const ctx = context(`http://127.0.0.1:${await freePort()}`);
-    const result = await runUnitWithRule(ctx, { test: "separation", trace: 0, condition: "shared", scheduleId: 1, delayMs: 25, repetition: 1 }, { environmentFailureRetries: 2, harnessLateRetries: 0 });
+    const result = await runUnitWithRule(
+      ctx,
+      { test: "separation", trace: 0, condition: "shared", scheduleId: 1, delayMs: 25, repetition: 1 },
+      { environmentFailureRetries: 2, harnessLateRetries: 0 },
+    );
     expect(result.runs.map((r) => [r.role, r.classification, r.recordedLabel])).toEqual([
       ["A", "environment_failure", "unresolved"],
       ["B", "environment_failure", "unresolved"],
@@ -74,7 +78,10 @@ describe("a small grid against a real service process", () => {
     ctx.client = new StallingClient(service.url, 2);
     const voided = await runUnitWithRule(ctx, unit, { environmentFailureRetries: 0, harnessLateRetries: 1 });
     expect(voided.runs.map((r) => [r.classification, r.recordedLabel])).toEqual([["environment_failure", "unresolved"]]);
-    expect(voided.runs[0]!.evidence.serviceFailures.map((f) => f.detail)).toEqual([expect.stringMatching(/^harness late: .* endpoint read [\d.]+ ms after due$/), expect.stringMatching(/^harness late/)]);
+    expect(voided.runs[0]!.evidence.serviceFailures.map((f) => f.detail)).toEqual([
+      expect.stringMatching(/^harness late: .* endpoint read [\d.]+ ms after due$/),
+      expect.stringMatching(/^harness late/),
+    ]);
     await ctx.client.close();
   });
 
@@ -94,12 +101,18 @@ describe("a small grid against a real service process", () => {
     pair.runs.find((r) => r.role === "B")!.exposure = true;
     // and a B initialised after A's write was due (the harness, not the policy, deciding the label)
     // (one that ran: under load a unit can end as an environment failure, which is data, not a pair to tamper with)
-    const shared = tampered.find((r) => r.unit.condition === "shared" && r.unit.delayMs > 0 && r.runs.every((run) => run.evidence.kind === "separation"))!;
+    const shared = tampered.find(
+      (r) => r.unit.condition === "shared" && r.unit.delayMs > 0 && r.runs.every((run) => run.evidence.kind === "separation"),
+    )!;
     const ev = shared.runs.find((r) => r.role === "B")!.evidence;
     if (ev.kind !== "separation" || !ev.bInit.entry || !ev.aAck) throw new Error("expected a shared pair with A's write");
     ev.bInit.entry.writtenAtMs = ev.aAck.dueAtMs + 1;
-    const failed = implementationChecks(tampered, config).filter((c) => !c.passed).map((c) => c.name);
-    expect(failed).toEqual(expect.arrayContaining(["every_run_recorded_once", "exposure_matches_service_timeline", "harness_ahead_of_every_delay"]));
+    const failed = implementationChecks(tampered, config)
+      .filter((c) => !c.passed)
+      .map((c) => c.name);
+    expect(failed).toEqual(
+      expect.arrayContaining(["every_run_recorded_once", "exposure_matches_service_timeline", "harness_ahead_of_every_delay"]),
+    );
     await ctx.client.close();
   });
 });

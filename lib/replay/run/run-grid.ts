@@ -55,7 +55,8 @@ export async function runUnitWithRule(ctx: ReplayContext, unit: ReplayUnit, rule
     } catch (error) {
       if (!(error instanceof ServiceFailure)) throw error;
       failures.push({ request: error.request, detail: error.detail, status: error.status, atMs: ctx.serviceNow(), attempt });
-      const rejectedWrite = error.request.startsWith("POST /v1/writes") && error.status !== undefined && error.status >= 400 && error.status < 500;
+      const rejectedWrite =
+        error.request.startsWith("POST /v1/writes") && error.status !== undefined && error.status >= 400 && error.status < 500;
       if (rejectedWrite) return failedUnit(ctx, unit, attempt, failures, "agent");
       if (serviceRetries-- === 0) break;
       if (error.detail.startsWith("unreachable")) await ctx.beforeUnreachableRetry?.();
@@ -65,7 +66,13 @@ export async function runUnitWithRule(ctx: ReplayContext, unit: ReplayUnit, rule
 }
 
 /** The runs of a unit that could not finish: kept, classified, with their evidence, never dropped. */
-function failedUnit(ctx: ReplayContext, unit: ReplayUnit, attempt: number, failures: ServiceFailureEvidence[], cause: "agent" | "environment"): UnitResult {
+function failedUnit(
+  ctx: ReplayContext,
+  unit: ReplayUnit,
+  attempt: number,
+  failures: ServiceFailureEvidence[],
+  cause: "agent" | "environment",
+): UnitResult {
   const roles = unit.test === "finality" ? (["single"] as const) : (["A", "B"] as const);
   const now = ctx.serviceNow();
   const runs: RunRecord[] = roles.map((role) => ({
@@ -78,7 +85,9 @@ function failedUnit(ctx: ReplayContext, unit: ReplayUnit, attempt: number, failu
     repetition: unit.repetition,
     role,
     namespace: unitNamespace(ctx.namespacePrefix, unit, attempt),
-    key: routedWrites(ctx.trace).map((w) => w.key).join(","),
+    key: routedWrites(ctx.trace)
+      .map((w) => w.key)
+      .join(","),
     endpointLabel: null,
     terminalLabel: "unresolved",
     recordedLabel: "unresolved",
@@ -86,7 +95,12 @@ function failedUnit(ctx: ReplayContext, unit: ReplayUnit, attempt: number, failu
     score: null,
     measuredDelayMs: null,
     exposure: null,
-    classification: classifyRun({ environmentFailure: cause === "environment", agentError: cause === "agent", budgetReached: false, evidenceComplete: false }),
+    classification: classifyRun({
+      environmentFailure: cause === "environment",
+      agentError: cause === "agent",
+      budgetReached: false,
+      evidenceComplete: false,
+    }),
     inheritedState: inheritedStateFor(unit.test === "finality" ? "finality" : unit.condition, role),
     startedAtMs: failures[0]?.atMs ?? now,
     endpointAtMs: null,
@@ -106,7 +120,11 @@ const RAMP_MS = 200;
  * a late attempt and grows back while units finish on time: at a fixed 64 on a loaded machine, a
  * tenth of the paper's units ran out of retries as environment failures and Table 2 was not exact.
  */
-export async function runGrid(ctx: ReplayContext, config: ReplayConfig, onUnit: (result: UnitResult) => void = () => {}): Promise<UnitResult[]> {
+export async function runGrid(
+  ctx: ReplayContext,
+  config: ReplayConfig,
+  onUnit: (result: UnitResult) => void = () => {},
+): Promise<UnitResult[]> {
   const limit = pLimit(config.concurrency);
   const admission = new AdmissionControl(config.concurrency);
   const onHarnessLate = () => {

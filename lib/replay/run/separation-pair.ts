@@ -34,7 +34,13 @@ export async function runSeparationPair(ctx: ReplayContext, unit: SeparationUnit
     const acks: Operation[] = [];
     if (!aWrites) return { startedAtMs, acks };
     for (const [i, key] of keys.entries()) {
-      const { operation } = await ctx.client.write({ namespace: namespaceA, key, value: valuesA[i]!, delayMs: unit.delayMs, mode: "async" });
+      const { operation } = await ctx.client.write({
+        namespace: namespaceA,
+        key,
+        value: valuesA[i]!,
+        delayMs: unit.delayMs,
+        mode: "async",
+      });
       acks.push(operation);
     }
     return { startedAtMs, acks };
@@ -91,7 +97,10 @@ export async function runSeparationPair(ctx: ReplayContext, unit: SeparationUnit
 
   const aAcks = a.acks;
   const aFinals = aTerminals;
-  const exposure = isExposed({ scoredEntriesWrittenBy: bScoringReads.map((r) => r.entry?.writtenBy ?? null), aHandles: aAcks.map((ack) => ack.handle) });
+  const exposure = isExposed({
+    scoredEntriesWrittenBy: bScoringReads.map((r) => r.entry?.writtenBy ?? null),
+    aHandles: aAcks.map((ack) => ack.handle),
+  });
   const perKey: SeparationWrite[] = keys.map((key, i) => ({
     key,
     valueA: valuesA[i],
@@ -129,7 +138,8 @@ export async function runSeparationPair(ctx: ReplayContext, unit: SeparationUnit
 
   const aResolved = aFinals.map((op) => isTerminal(op.status));
   // A succeeds when every write completed; final only when every one is terminal.
-  const aTerminalLabel: TerminalLabel | null = aAcks.length === 0 ? null : terminalLabelForAll(aResolved, aFinals.every((op) => op.status === "completed") ? "success" : "failure");
+  const aTerminalLabel: TerminalLabel | null =
+    aAcks.length === 0 ? null : terminalLabelForAll(aResolved, aFinals.every((op) => op.status === "completed") ? "success" : "failure");
   const aSettled = aFinals.map(terminalAtMs);
   const aMeasured = aFinals.map((op) => op.measuredDelayMs);
   const runA: RunRecord = {
@@ -144,7 +154,12 @@ export async function runSeparationPair(ctx: ReplayContext, unit: SeparationUnit
     score: scoreOf(aTerminalLabel),
     measuredDelayMs: aMeasured.length === 0 || aMeasured.includes(null) ? null : Math.max(...(aMeasured as number[])),
     exposure: null,
-    classification: classifyRun({ environmentFailure: false, agentError: false, budgetReached: !aResolved.every(Boolean), evidenceComplete: true }),
+    classification: classifyRun({
+      environmentFailure: false,
+      agentError: false,
+      budgetReached: !aResolved.every(Boolean),
+      evidenceComplete: true,
+    }),
     inheritedState: inheritedStateFor(unit.condition, "A"),
     startedAtMs: a.startedAtMs,
     endpointAtMs: Math.max(...aEndpointReads.map((r) => r.readAtMs)),
@@ -162,7 +177,11 @@ export async function runSeparationPair(ctx: ReplayContext, unit: SeparationUnit
     terminalLabel: bScored,
     recordedLabel: bScored,
     // B's values are final at scoring when no operation that can reach them is still pending.
-    finalAtScoring: aAcks.length === 0 || unit.condition === "b_before_a" || unit.condition === "namespaced" || aSettled.every((at, i) => at !== null && at <= bScoringReads[i]!.readAtMs),
+    finalAtScoring:
+      aAcks.length === 0 ||
+      unit.condition === "b_before_a" ||
+      unit.condition === "namespaced" ||
+      aSettled.every((at, i) => at !== null && at <= bScoringReads[i]!.readAtMs),
     score: scoreOf(bScored),
     measuredDelayMs: null,
     exposure,

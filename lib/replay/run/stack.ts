@@ -11,13 +11,18 @@ const HOOK_TIMEOUT_MS = 5_000;
  * What a replay command needs, started and stopped around `work`: the database (embedded unless
  * DATABASE_URL is set) and the delayed-write service (its own process unless DELAYED_WRITE_URL is set).
  */
-export async function withReplayStack<T>(log: (line: string) => void, work: (stack: { db: Db; serviceUrl: string; whenInterrupted: WhenInterrupted }) => Promise<T>): Promise<T> {
+export async function withReplayStack<T>(
+  log: (line: string) => void,
+  work: (stack: { db: Db; serviceUrl: string; whenInterrupted: WhenInterrupted }) => Promise<T>,
+): Promise<T> {
   const env = readServerEnv();
   const database = await openDatabase(log);
-  const service = env.DELAYED_WRITE_URL ? null : await spawnDelayedWriteService().catch(async (error: unknown) => {
-    await database.close();
-    throw error;
-  });
+  const service = env.DELAYED_WRITE_URL
+    ? null
+    : await spawnDelayedWriteService().catch(async (error: unknown) => {
+        await database.close();
+        throw error;
+      });
   const serviceUrl = env.DELAYED_WRITE_URL ?? service!.url;
   const db = createPrisma(database.url);
   const close = async () => {
@@ -31,7 +36,10 @@ export async function withReplayStack<T>(log: (line: string) => void, work: (sta
   const interrupted = (signal: NodeJS.Signals) => {
     log(`${signal}: stopping`);
     const bounded = (hook: (signal: NodeJS.Signals) => Promise<void>) =>
-      Promise.race([hook(signal).catch((error: unknown) => log(`while stopping: ${(error as Error).message}`)), new Promise((resolve) => setTimeout(resolve, HOOK_TIMEOUT_MS))]);
+      Promise.race([
+        hook(signal).catch((error: unknown) => log(`while stopping: ${(error as Error).message}`)),
+        new Promise((resolve) => setTimeout(resolve, HOOK_TIMEOUT_MS)),
+      ]);
     void Promise.all(hooks.map(bounded))
       .then(close)
       .finally(() => process.exit(130));

@@ -8,7 +8,9 @@ import type { StoredUnit } from "./persist";
 function databaseLosingItsFirstTransaction(): Db {
   let transactions = 0;
   const tx = { $executeRaw: async () => 0 };
-  return { $transaction: (work: (t: typeof tx) => Promise<unknown>) => (++transactions === 1 ? new Promise(() => {}) : work(tx)) } as unknown as Db;
+  return {
+    $transaction: (work: (t: typeof tx) => Promise<unknown>) => (++transactions === 1 ? new Promise(() => {}) : work(tx)),
+  } as unknown as Db;
 }
 
 const unit = { experimentId: "e", result: { runs: [], effects: [] } } as unknown as StoredUnit;

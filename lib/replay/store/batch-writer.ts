@@ -17,7 +17,8 @@ const BATCH_TIMEOUT_MS = 30_000;
  * settles only when its unit is committed (or failed), so a job never completes before its runs exist.
  */
 export class UnitResultWriter {
-  private pending: Array<{ unit: StoredUnit; resolve: (outcome: "stored" | "already_stored") => void; reject: (error: unknown) => void }> = [];
+  private pending: Array<{ unit: StoredUnit; resolve: (outcome: "stored" | "already_stored") => void; reject: (error: unknown) => void }> =
+    [];
   private timer: NodeJS.Timeout | undefined;
   private flushing: Promise<void> = Promise.resolve();
 
@@ -44,10 +45,19 @@ export class UnitResultWriter {
         const timeoutMs = this.options.batchTimeoutMs ?? BATCH_TIMEOUT_MS;
         let timer: NodeJS.Timeout | undefined;
         const abandoned = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => reject(new Error(`a batch of ${batch.length} units neither committed nor failed within ${timeoutMs} ms`)), timeoutMs);
+          timer = setTimeout(
+            () => reject(new Error(`a batch of ${batch.length} units neither committed nor failed within ${timeoutMs} ms`)),
+            timeoutMs,
+          );
         });
         try {
-          const outcomes = await Promise.race([saveUnitResults(this.db, batch.map((b) => b.unit)), abandoned]);
+          const outcomes = await Promise.race([
+            saveUnitResults(
+              this.db,
+              batch.map((b) => b.unit),
+            ),
+            abandoned,
+          ]);
           batch.forEach((b, i) => b.resolve(outcomes[i]!));
         } catch (error) {
           for (const b of batch) b.reject(error);

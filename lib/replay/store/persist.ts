@@ -8,7 +8,6 @@ import type { EffectRecord, RunRecord, UnitResult } from "../rules/records";
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
-
 export async function createExperiment(db: Db, config: ReplayConfig): Promise<string> {
   const experiment = await db.experiment.create({ data: { state: "queued", config: json(config) }, select: { id: true } });
   return experiment.id;
@@ -16,7 +15,10 @@ export async function createExperiment(db: Db, config: ReplayConfig): Promise<st
 
 /** Marks the experiment running when its first unit starts; later calls change nothing. */
 export async function markExperimentStarted(db: Db, experimentId: string): Promise<void> {
-  await db.experiment.updateMany({ where: { id: experimentId, startedAt: null, state: "queued" }, data: { startedAt: new Date(), state: "running" } });
+  await db.experiment.updateMany({
+    where: { id: experimentId, startedAt: null, state: "queued" },
+    data: { startedAt: new Date(), state: "running" },
+  });
 }
 
 export interface StoredUnit {
@@ -127,7 +129,14 @@ const STORE_TRANSACTION = { maxWait: 30_000, timeout: 120_000 };
 /** Whether any run of this unit is already stored (a retried job then has nothing to redo). */
 export async function unitStored(db: Db, experimentId: string, unit: ReplayUnit, taskId: string): Promise<boolean> {
   const found = await db.run.findFirst({
-    where: { experimentId, taskId, condition: unit.condition, scheduleId: unit.scheduleId, delayMs: unit.delayMs, repetition: unit.repetition },
+    where: {
+      experimentId,
+      taskId,
+      condition: unit.condition,
+      scheduleId: unit.scheduleId,
+      delayMs: unit.delayMs,
+      repetition: unit.repetition,
+    },
     select: { id: true },
   });
   return found !== null;
@@ -150,7 +159,14 @@ export async function loadUnitResults(db: Pick<Db, "run" | "openEffect">, experi
     const run = row as unknown as RunRecord;
     let result = units.get(run.groupId);
     if (!result) {
-      const unit = { test: run.test, trace: Number(/^t(\d+):/.exec(run.groupId)?.[1] ?? 0), condition: run.condition, scheduleId: run.scheduleId, delayMs: run.delayMs, repetition: run.repetition } as ReplayUnit;
+      const unit = {
+        test: run.test,
+        trace: Number(/^t(\d+):/.exec(run.groupId)?.[1] ?? 0),
+        condition: run.condition,
+        scheduleId: run.scheduleId,
+        delayMs: run.delayMs,
+        repetition: run.repetition,
+      } as ReplayUnit;
       result = { unit, runs: [], effects: effectsByGroup.get(run.groupId) ?? [] };
       units.set(run.groupId, result);
     }
@@ -170,7 +186,10 @@ export async function finalizeExperiment(db: Db, experimentId: string): Promise<
     async (tx) => {
       const [row] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM experiments WHERE id = ${experimentId}::uuid FOR UPDATE`;
       if (!row || (row.state !== "queued" && row.state !== "running")) return;
-      const experiment = await tx.experiment.findUniqueOrThrow({ where: { id: experimentId }, select: { config: true, startedAt: true, createdAt: true } });
+      const experiment = await tx.experiment.findUniqueOrThrow({
+        where: { id: experimentId },
+        select: { config: true, startedAt: true, createdAt: true },
+      });
       const config = replayConfigSchema.parse(experiment.config);
       const checks = implementationChecks(await loadUnitResults(tx, experimentId), config);
       const failed = checks.filter((c) => !c.passed).map((c) => c.name);
@@ -193,7 +212,10 @@ export async function finalizeExperiment(db: Db, experimentId: string): Promise<
 
 /** Fails a queued or running experiment; one already final (interrupted meanwhile, say) keeps its state. */
 export async function markExperimentFailed(db: Db, experimentId: string, error: string): Promise<void> {
-  await db.experiment.updateMany({ where: { id: experimentId, state: { in: ["queued", "running"] } }, data: { state: "failed", error, finishedAt: new Date() } });
+  await db.experiment.updateMany({
+    where: { id: experimentId, state: { in: ["queued", "running"] } },
+    data: { state: "failed", error, finishedAt: new Date() },
+  });
 }
 
 /** Records the service the experiment ran against and its clock origin, which maps service times to wall time. */

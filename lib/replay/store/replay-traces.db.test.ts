@@ -28,16 +28,35 @@ describe("replaying library traces", () => {
     const db = database.db;
     const traces = await resolveTraceSelection(db, { tasks: ["banking/user_task_3", "banking/user_task_15"] });
     // Generous predeclared retries: on a loaded machine the harness can lag past a delay, and a voided attempt is retried, not mislabelled.
-    const config = replayConfigSchema.parse({ delaysMs: [0, 100], schedules: 1, repetitions: 2, concurrency: 8, harnessLateRetries: 10, environmentFailureRetries: 3, traces });
+    const config = replayConfigSchema.parse({
+      delaysMs: [0, 100],
+      schedules: 1,
+      repetitions: 2,
+      concurrency: 8,
+      harnessLateRetries: 10,
+      environmentFailureRetries: 3,
+      traces,
+    });
     const summary = await replayExperiment(db, config, service.url);
 
     expect(summary.checks.filter((c) => !c.passed)).toEqual([]);
-    expect(summary.classifications).toEqual({ completed: 2 * 72, agent_failure: 0, protocol_stop: 0, environment_failure: 0, missing_evidence: 0 });
+    expect(summary.classifications).toEqual({
+      completed: 2 * 72,
+      agent_failure: 0,
+      protocol_stop: 0,
+      environment_failure: 0,
+      missing_evidence: 0,
+    });
     // The mechanism is the paper's for every trace: Table 2's pattern, twice over.
     expect(table2Mismatches(summary, config)).toEqual([]);
 
     // One open effect per scheduled write: user_task_15's three writes in every trial and every writing pair.
-    const effects = await db.openEffect.groupBy({ by: ["taskId", "action"], where: { experimentId: summary.experimentId }, _count: true, orderBy: [{ taskId: "asc" }, { action: "asc" }] });
+    const effects = await db.openEffect.groupBy({
+      by: ["taskId", "action"],
+      where: { experimentId: summary.experimentId },
+      _count: true,
+      orderBy: [{ taskId: "asc" }, { action: "asc" }],
+    });
     const perTrial = 6 * 2 * 2 + 5 * 2 * 2; // finality trials + pairs whose A writes
     expect(effects.map((e) => [e.taskId, e.action, e._count])).toEqual([
       ["banking/user_task_15", "send_money", perTrial],
@@ -46,7 +65,9 @@ describe("replaying library traces", () => {
       ["banking/user_task_3", "send_money", perTrial],
     ]);
     // Each write landed in its own key, and the run's labels cover all three.
-    const trial = await db.run.findFirstOrThrow({ where: { experimentId: summary.experimentId, taskId: "banking/user_task_15", condition: "reconciliation", delayMs: 100 } });
+    const trial = await db.run.findFirstOrThrow({
+      where: { experimentId: summary.experimentId, taskId: "banking/user_task_15", condition: "reconciliation", delayMs: 100 },
+    });
     expect(trial.key).toBe("banking.update_user_info,banking.update_scheduled_transaction,banking.send_money");
     const ev = trial.evidence as unknown as import("../rules/records").FinalityEvidence;
     expect(writesOf(ev).map((w) => [w.key, w.terminal.status, w.terminalRead.entry?.writtenBy === w.ack.handle])).toEqual([

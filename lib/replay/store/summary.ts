@@ -102,7 +102,11 @@ export async function experimentSummary(db: Db, experimentId: string): Promise<R
     db.$queryRaw`
       SELECT classification, sum(runs)::bigint AS n FROM run_summary_cells WHERE experiment_id = ${experimentId}::uuid
        GROUP BY classification HAVING sum(runs) > 0`,
-    db.implementationCheck.findMany({ where: { experimentId }, select: { name: true, passed: true, evidence: true }, orderBy: { position: "asc" } }),
+    db.implementationCheck.findMany({
+      where: { experimentId },
+      select: { name: true, passed: true, evidence: true },
+      orderBy: { position: "asc" },
+    }),
   ]);
 
   // Two rows per nominal delay, in order: its median (quantile 1) and its p99 (quantile 2).
@@ -111,7 +115,12 @@ export async function experimentSummary(db: Db, experimentId: string): Promise<R
     .filter((row) => row.quantile === 1)
     .map((median) => {
       const p99 = rankRows.find((row) => row.delay_ms === median.delay_ms && row.quantile === 2)!;
-      return { nominalMs: median.delay_ms, medianMs: interpolate(median.vals, median.pos, median.lo, median.hi), p99Ms: interpolate(p99.vals, p99.pos, p99.lo, p99.hi), n: median.n };
+      return {
+        nominalMs: median.delay_ms,
+        medianMs: interpolate(median.vals, median.pos, median.lo, median.hi),
+        p99Ms: interpolate(p99.vals, p99.pos, p99.lo, p99.hi),
+        n: median.n,
+      };
     });
 
   return assembleSummary({ experimentId, config, wallMs: experiment.wallMs, finality, separation, classes, delays, checks });
@@ -144,13 +153,32 @@ export function assembleSummary(rows: SummaryRows): ReplaySummary {
     finality: FINALITY_POLICIES.flatMap((policy) => {
       const row = finalityRows.find((r) => r.policy === policy);
       return row
-        ? [{ policy, trials: row.trials, successes: row.successes, trialsNonzeroDelay: row.trials_nonzero, successesNonzeroDelay: row.successes_nonzero, disagreements: row.disagreements, disagreementsNonzeroDelay: row.disagreements_nonzero }]
+        ? [
+            {
+              policy,
+              trials: row.trials,
+              successes: row.successes,
+              trialsNonzeroDelay: row.trials_nonzero,
+              successesNonzeroDelay: row.successes_nonzero,
+              disagreements: row.disagreements,
+              disagreementsNonzeroDelay: row.disagreements_nonzero,
+            },
+          ]
         : [];
     }),
     separation: SEPARATION_CONDITIONS.flatMap((condition: SeparationCondition) => {
       const row = separationRows.find((r) => r.condition === condition);
       return row
-        ? [{ condition, pairs: row.pairs, exposures: row.exposures, runRows: row.run_rows, analysisUnits: analysisUnits(condition, row.run_rows, row.groups), meanScoreB: row.mean_score_b }]
+        ? [
+            {
+              condition,
+              pairs: row.pairs,
+              exposures: row.exposures,
+              runRows: row.run_rows,
+              analysisUnits: analysisUnits(condition, row.run_rows, row.groups),
+              meanScoreB: row.mean_score_b,
+            },
+          ]
         : [];
     }),
     delays: rows.delays,

@@ -10,13 +10,26 @@ import { routedWrites } from "../rules/trace";
 import type { TraceResults } from "../rules/summary-schema";
 
 const int = z.coerce.number().int();
-const cellRow = z.object({ task_id: z.string(), test: z.enum(["finality", "separation"]), condition: z.string(), delay_ms: int, n: int, successes: int, disagreements: int, exposures: int });
+const cellRow = z.object({
+  task_id: z.string(),
+  test: z.enum(["finality", "separation"]),
+  condition: z.string(),
+  delay_ms: int,
+  n: int,
+  successes: int,
+  disagreements: int,
+  exposures: int,
+});
 const suiteRow = z.object({ suite: z.string(), delay_ms: int, tasks: int, tasks_mislabelled: int, trials: int, mislabelled: int });
 
 const DISAGREES = disagreesSql();
 const COUNTED = countedSql();
 
-export async function experimentTraceResults(db: Db, experimentId: string, traces: ReadonlyArray<{ taskId: string; writes: number }>): Promise<TraceResults> {
+export async function experimentTraceResults(
+  db: Db,
+  experimentId: string,
+  traces: ReadonlyArray<{ taskId: string; writes: number }>,
+): Promise<TraceResults> {
   const [cells, suites] = await Promise.all([
     // Finality trials, and B of every pair (a pair is counted once).
     db.$queryRawUnsafe(
@@ -47,17 +60,28 @@ export async function experimentTraceResults(db: Db, experimentId: string, trace
         suite: taskId.split("/")[0]!,
         writes,
         finality: FINALITY_POLICIES.flatMap((policy) =>
-          mine.filter((r) => r.test === "finality" && r.condition === policy).map((r) => ({ policy, delayMs: r.delay_ms, trials: r.n, successes: r.successes, disagreements: r.disagreements })),
+          mine
+            .filter((r) => r.test === "finality" && r.condition === policy)
+            .map((r) => ({ policy, delayMs: r.delay_ms, trials: r.n, successes: r.successes, disagreements: r.disagreements })),
         ),
         separation: SEPARATION_CONDITIONS.flatMap((condition) =>
-          mine.filter((r) => r.test === "separation" && r.condition === condition).map((r) => ({ condition, delayMs: r.delay_ms, pairs: r.n, exposures: r.exposures })),
+          mine
+            .filter((r) => r.test === "separation" && r.condition === condition)
+            .map((r) => ({ condition, delayMs: r.delay_ms, pairs: r.n, exposures: r.exposures })),
         ),
       };
     }),
     suites: z
       .array(suiteRow)
       .parse(suites)
-      .map((r) => ({ suite: r.suite, delayMs: r.delay_ms, tasks: r.tasks, tasksMislabelled: r.tasks_mislabelled, trials: r.trials, mislabelled: r.mislabelled })),
+      .map((r) => ({
+        suite: r.suite,
+        delayMs: r.delay_ms,
+        tasks: r.tasks,
+        tasksMislabelled: r.tasks_mislabelled,
+        trials: r.trials,
+        mislabelled: r.mislabelled,
+      })),
   };
 }
 
@@ -67,5 +91,9 @@ export async function storedExperimentTraceResults(db: Db, experimentId: string)
   // A canary experiment replays no trace (its config is not a replay's): no results, as for no experiment.
   if (!experiment || experiment.kind !== "replay") return null;
   const config = replayConfigSchema.parse(experiment.config);
-  return experimentTraceResults(db, experimentId, config.traces.map((t) => ({ taskId: t.taskId, writes: routedWrites(t).length })));
+  return experimentTraceResults(
+    db,
+    experimentId,
+    config.traces.map((t) => ({ taskId: t.taskId, writes: routedWrites(t).length })),
+  );
 }

@@ -23,7 +23,14 @@ beforeAll(async () => {
   // Imported once the environment names the test database: the handler's getDb() reads it.
   const { POST } = await import("@/app/api/v1/evaluations/route");
   create = async (body) => {
-    const response = await POST(new Request("http://localhost:3999/api/v1/evaluations", { method: "POST", body: JSON.stringify(body), headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } }), { params: Promise.resolve({}) });
+    const response = await POST(
+      new Request("http://localhost:3999/api/v1/evaluations", {
+        method: "POST",
+        body: JSON.stringify(body),
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      }),
+      { params: Promise.resolve({}) },
+    );
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   };
 });
@@ -42,7 +49,14 @@ describe("POST /api/v1/evaluations with a name already taken", () => {
       const again = await create({ name, effectPolicy: { tools: { "bank.*": "external" } } });
       expect(again).toEqual({
         status: 409,
-        json: { error: { code: "name_taken", message: `name: an evaluation named "tau-bench retail" already exists (${id}); choose another name`, field: "name", details: { existing: { id, name: "tau-bench retail" } } } },
+        json: {
+          error: {
+            code: "name_taken",
+            message: `name: an evaluation named "tau-bench retail" already exists (${id}); choose another name`,
+            field: "name",
+            details: { existing: { id, name: "tau-bench retail" } },
+          },
+        },
       });
     }
     expect((await create({ name: "Tau-bench retail" })).status).toBe(201);
@@ -57,7 +71,11 @@ describe("POST /api/v1/evaluations with a name already taken", () => {
     const created = answers.filter((a) => a.status === 201);
     expect(created).toHaveLength(1);
     const winner = created[0]!.json.id;
-    expect(answers.filter((a) => a.status === 409).map((a) => a.json.error)).toEqual(Array.from({ length: 3 }, () => expect.objectContaining({ code: "name_taken", details: { existing: { id: winner, name: "raced over HTTP" } } })));
+    expect(answers.filter((a) => a.status === 409).map((a) => a.json.error)).toEqual(
+      Array.from({ length: 3 }, () =>
+        expect.objectContaining({ code: "name_taken", details: { existing: { id: winner, name: "raced over HTTP" } } }),
+      ),
+    );
   });
 });
 
@@ -70,14 +88,23 @@ describe("two imports creating one evaluation name at once", () => {
     try {
       await holder.query("BEGIN");
       await holder.query("INSERT INTO evaluations (id, name) VALUES ($1, 'raced import')", [randomUUID()]);
-      const files = ["runs__gpt-4o-2024-05-13__banking__user_task_0__none__none.json", "runs__gemini-2.0-flash-001__travel__user_task_0__none__none.json"];
+      const files = [
+        "runs__gpt-4o-2024-05-13__banking__user_task_0__none__none.json",
+        "runs__gemini-2.0-flash-001__travel__user_task_0__none__none.json",
+      ];
       const imports = files.map((file) => importLogs(db, [path.join(AGENTDOJO_RUNS, file)], { evaluationName: "raced import" }));
       // Counted outside the holder's transaction, where pg_stat_activity would stay as first read.
-      const waiting = async () => (await db.$queryRaw<[{ n: number }]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)[0].n;
+      const waiting = async () =>
+        (
+          await db.$queryRaw<
+            [{ n: number }]
+          >`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`
+        )[0].n;
       await expect.poll(waiting, { timeout: 20_000 }).toBe(2);
       await holder.query("ROLLBACK");
       const reports = await Promise.all(imports);
-      for (const report of reports) expect(report).toMatchObject({ files: 1, imported: 1, failed: [], skipped: [], evaluations: [{ name: "raced import", runs: 1 }] });
+      for (const report of reports)
+        expect(report).toMatchObject({ files: 1, imported: 1, failed: [], skipped: [], evaluations: [{ name: "raced import", runs: 1 }] });
       const [a, b] = reports.map((r) => r.evaluations[0]!.id);
       expect(a).toBe(b);
       expect(await db.evaluation.findMany({ where: { name: "raced import" }, select: { id: true } })).toEqual([{ id: a }]);
@@ -112,12 +139,18 @@ describe("migration unique_evaluation_names", () => {
         [12, "50%_off", 0],
       ];
       for (const [n, evaluationName, second] of rows) {
-        await client.query("INSERT INTO evaluations (id, name, created_at) VALUES ($1, $2, $3)", [id(n), evaluationName, new Date(Date.UTC(2026, 11, 1, 10, 0, second))]);
+        await client.query("INSERT INTO evaluations (id, name, created_at) VALUES ($1, $2, $3)", [
+          id(n),
+          evaluationName,
+          new Date(Date.UTC(2026, 11, 1, 10, 0, second)),
+        ]);
       }
       await expect(client.query("CREATE UNIQUE INDEX probe ON evaluations (name)")).rejects.toThrow(/could not create unique index/);
 
       await before.applyRest();
-      const names = Object.fromEntries((await client.query<{ id: string; name: string }>("SELECT id, name FROM evaluations")).rows.map((r) => [r.id, r.name]));
+      const names = Object.fromEntries(
+        (await client.query<{ id: string; name: string }>("SELECT id, name FROM evaluations")).rows.map((r) => [r.id, r.name]),
+      );
       expect(names).toEqual({
         [id(1)]: "tau",
         [id(2)]: "tau (3)",
@@ -132,7 +165,10 @@ describe("migration unique_evaluation_names", () => {
         [id(11)]: "solo",
         [id(12)]: "50%_off",
       });
-      await expect(client.query("INSERT INTO evaluations (id, name) VALUES ($1, 'tau')", [id(13)])).rejects.toMatchObject({ code: "23505", constraint: "evaluations_name_key" });
+      await expect(client.query("INSERT INTO evaluations (id, name) VALUES ($1, 'tau')", [id(13)])).rejects.toMatchObject({
+        code: "23505",
+        constraint: "evaluations_name_key",
+      });
     } finally {
       await before.drop();
     }

@@ -46,7 +46,11 @@ beforeAll(async () => {
     [/^\/api\/v1\/evaluations\/([^/]+)\/runs$/, ["id"], await import("@/app/api/v1/evaluations/[id]/runs/route")],
     [/^\/api\/v1\/evaluations\/([^/]+)\/summary$/, ["id"], await import("@/app/api/v1/evaluations/[id]/summary/route")],
     [/^\/api\/v1\/evaluations\/([^/]+)\/effect-policy$/, ["id"], await import("@/app/api/v1/evaluations/[id]/effect-policy/route")],
-    [/^\/api\/v1\/evaluations\/([^/]+)\/effects\/([^/]+)\/resolutions$/, ["id", "effectId"], await import("@/app/api/v1/evaluations/[id]/effects/[effectId]/resolutions/route")],
+    [
+      /^\/api\/v1\/evaluations\/([^/]+)\/effects\/([^/]+)\/resolutions$/,
+      ["id", "effectId"],
+      await import("@/app/api/v1/evaluations/[id]/effects/[effectId]/resolutions/route"),
+    ],
     [/^\/api\/v1\/schema\/ingest\.json$/, [], await import("@/app/api/v1/schema/ingest.json/route")],
   ];
   send = async (request) => {
@@ -54,7 +58,10 @@ beforeAll(async () => {
     for (const [pattern, names, module] of routes) {
       const match = pattern.exec(path);
       const handler = match && (module[request.method] as Handler | undefined);
-      if (handler) return handler(request, { params: Promise.resolve(Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]))) });
+      if (handler)
+        return handler(request, {
+          params: Promise.resolve(Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]))),
+        });
     }
     return new Response(null, { status: 404 });
   };
@@ -78,14 +85,33 @@ const refusal = (promise: Promise<unknown>) =>
 
 async function stored(evaluationId: string) {
   const where = { where: { evaluationId } };
-  return { runs: await db.evaluationRun.count(where), effects: await db.evaluationEffect.count(where), resolutions: await db.evaluationEffectResolution.count(where), touches: await db.evaluationTouch.count(where) };
+  return {
+    runs: await db.evaluationRun.count(where),
+    effects: await db.evaluationEffect.count(where),
+    resolutions: await db.evaluationEffectResolution.count(where),
+    touches: await db.evaluationTouch.count(where),
+  };
 }
 
 describe("the evaluation API", () => {
   it("ingests the worked example, changes nothing on a resend, appends a late resolution, and answers the figures computed by hand", async () => {
-    const { id } = await editor.createEvaluation({ name: "worked example", harness: "inspect", benchmark: "banking", effectPolicy: POLICY });
-    expect(await viewer.getEvaluation(id)).toMatchObject({ id, name: "worked example", harness: "inspect", createdBy: "editor@example.test", effectPolicyVersion: 1, effectPolicy: POLICY });
-    expect((await editor.ingestRuns(id, workedExample())).results).toEqual(["r1", "r2", "r3"].map((externalId) => ({ externalId, status: "created" })));
+    const { id } = await editor.createEvaluation({
+      name: "worked example",
+      harness: "inspect",
+      benchmark: "banking",
+      effectPolicy: POLICY,
+    });
+    expect(await viewer.getEvaluation(id)).toMatchObject({
+      id,
+      name: "worked example",
+      harness: "inspect",
+      createdBy: "editor@example.test",
+      effectPolicyVersion: 1,
+      effectPolicy: POLICY,
+    });
+    expect((await editor.ingestRuns(id, workedExample())).results).toEqual(
+      ["r1", "r2", "r3"].map((externalId) => ({ externalId, status: "created" })),
+    );
     // By hand: r1 is unresolved (its transfer pending at scoring, no evidence); r2's transfer completed before
     // it was scored, and its terminal label disagrees; r3 has no effect. r2 read r1's write, r3 read both: one chain, one unit, two exposed runs.
     const expected = {
@@ -112,8 +138,13 @@ describe("the evaluation API", () => {
     expect(await viewer.summary(id)).toEqual(expected);
 
     // r1's transfer completed at 10:00:08, three seconds after r1 was scored: still not final, now for that reason.
-    expect(await editor.appendResolution(id, "e1", { status: "completed", at: at(8), evidence: { ledger: 8812 }, verifiedBy: "reconciler" })).toMatchObject({ runExternalId: "r1" });
-    expect(await viewer.summary(id)).toEqual({ ...expected, unresolved: { n: 1, byReason: { resolved_after_scoring: 1 }, byTool: { "bank.transfer": 1 } } });
+    expect(
+      await editor.appendResolution(id, "e1", { status: "completed", at: at(8), evidence: { ledger: 8812 }, verifiedBy: "reconciler" }),
+    ).toMatchObject({ runExternalId: "r1" });
+    expect(await viewer.summary(id)).toEqual({
+      ...expected,
+      unresolved: { n: 1, byReason: { resolved_after_scoring: 1 }, byTool: { "bank.transfer": 1 } },
+    });
     expect(await stored(id)).toEqual({ ...before, resolutions: before.resolutions + 1 });
 
     // A viewer reads but does not write.
@@ -121,7 +152,11 @@ describe("the evaluation API", () => {
     expect(await refusal(viewer.setEffectPolicy(id, POLICY))).toMatchObject({ status: 403 });
     // A new policy version is named by the summary.
     expect(await editor.setEffectPolicy(id, { tools: { "bank.*": "external" } })).toEqual({ version: 2 });
-    expect(await viewer.summary(id)).toMatchObject({ effectPolicyVersion: 2, final: { successes: 2, n: 2 }, unresolved: { n: 1, byReason: { resolved_after_scoring: 1 } } });
+    expect(await viewer.summary(id)).toMatchObject({
+      effectPolicyVersion: 2,
+      final: { successes: 2, n: 2 },
+      unresolved: { n: 1, byReason: { resolved_after_scoring: 1 } },
+    });
   });
 
   it("refuses bad input with a 4xx or a run error naming the field, and writes nothing of it", async () => {
@@ -151,29 +186,63 @@ describe("the evaluation API", () => {
     }
     // Good runs of the batch are stored, the bad one's index is named, the duplicate is refused.
     const mixed = await editor.ingestRuns(id, [{ ...workedExample()[2]! }, run({ scoredAt: at(9) }), { ...workedExample()[2]! }]);
-    expect(mixed.results.map((r) => [r.status, r.error?.field])).toEqual([["created", undefined], ["error", "runs.1.scoredAt"], ["error", "runs.2.externalId"]]);
+    expect(mixed.results.map((r) => [r.status, r.error?.field])).toEqual([
+      ["created", undefined],
+      ["error", "runs.1.scoredAt"],
+      ["error", "runs.2.externalId"],
+    ]);
     const afterMixed = await stored(id);
     expect(afterMixed.runs).toBe(before.runs + 1);
 
     const refusals: [() => Promise<unknown>, { status: number; field?: string; code?: string }][] = [
-      [() => editor.createEvaluation({ name: "x", effectPolicy: { tools: { "bank.transfer": "maybe" as "external" } } }), { status: 400, field: "effectPolicy.tools.bank.transfer" }],
-      [() => editor.setEffectPolicy(id, { tools: { "bank.transfer": "writes" as "external" } }), { status: 400, field: "tools.bank.transfer" }],
-      [() => editor.appendResolution(id, "no-such-effect", { status: "completed", at: at(30), evidence: "x" }), { status: 404, field: "effectId" }],
+      [
+        () => editor.createEvaluation({ name: "x", effectPolicy: { tools: { "bank.transfer": "maybe" as "external" } } }),
+        { status: 400, field: "effectPolicy.tools.bank.transfer" },
+      ],
+      [
+        () => editor.setEffectPolicy(id, { tools: { "bank.transfer": "writes" as "external" } }),
+        { status: 400, field: "tools.bank.transfer" },
+      ],
+      [
+        () => editor.appendResolution(id, "no-such-effect", { status: "completed", at: at(30), evidence: "x" }),
+        { status: 404, field: "effectId" },
+      ],
       [() => editor.appendResolution(id, "e2", { status: "completed", at: at(11), evidence: "x" }), { status: 400, field: "at" }],
-      [() => editor.appendResolution(id, "e2", { status: "done" as "completed", at: at(14), evidence: "x" }), { status: 400, field: "status" }],
+      [
+        () => editor.appendResolution(id, "e2", { status: "done" as "completed", at: at(14), evidence: "x" }),
+        { status: 400, field: "status" },
+      ],
       [() => editor.ingestRuns(id, []), { status: 400, field: "runs" }],
-      [() => editor.ingestRuns(id, Array.from({ length: 1_001 }, () => ({}))), { status: 400, field: "runs" }],
+      [
+        () =>
+          editor.ingestRuns(
+            id,
+            Array.from({ length: 1_001 }, () => ({})),
+          ),
+        { status: 400, field: "runs" },
+      ],
       [() => editor.ingestRuns("00000000-0000-4000-8000-000000000000", workedExample()), { status: 404 }],
       [() => editor.summary("not-a-uuid"), { status: 400, field: "id" }],
     ];
     for (const [request, expected] of refusals) expect(await refusal(request())).toMatchObject(expected);
 
     const raw = async (body: string) => {
-      const response = await send(new Request(`${BASE_URL}/api/v1/evaluations/${id}/runs`, { method: "POST", body, headers: { "content-type": "application/json", authorization: editorAuthorization } }));
+      const response = await send(
+        new Request(`${BASE_URL}/api/v1/evaluations/${id}/runs`, {
+          method: "POST",
+          body,
+          headers: { "content-type": "application/json", authorization: editorAuthorization },
+        }),
+      );
       return { status: response.status, code: ((await response.json()) as { error?: { code: string } }).error?.code };
     };
-    expect(await raw(JSON.stringify({ runs: [{ ...workedExample()[0], externalId: "huge", padding: "x".repeat(17 * 1024 * 1024) }] }))).toEqual({ status: 413, code: "body_too_large" });
-    expect(await raw(`{"runs":[${"[".repeat(MAX_JSON_DEPTH + 5)}${"]".repeat(MAX_JSON_DEPTH + 5)}]}`)).toEqual({ status: 400, code: "too_deep" });
+    expect(
+      await raw(JSON.stringify({ runs: [{ ...workedExample()[0], externalId: "huge", padding: "x".repeat(17 * 1024 * 1024) }] })),
+    ).toEqual({ status: 413, code: "body_too_large" });
+    expect(await raw(`{"runs":[${"[".repeat(MAX_JSON_DEPTH + 5)}${"]".repeat(MAX_JSON_DEPTH + 5)}]}`)).toEqual({
+      status: 400,
+      code: "too_deep",
+    });
     expect(await raw("{not json")).toEqual({ status: 400, code: "malformed_json" });
     expect(await stored(id)).toEqual(afterMixed);
   });
@@ -182,23 +251,73 @@ describe("the evaluation API", () => {
     const { id } = await editor.createEvaluation({ name: "storable text", effectPolicy: POLICY });
     // Every string the ingest schema stores, once each: the JSON Schema's string fields must all appear here.
     const scored = {
-      externalId: "full", taskId: "t-full", groupId: "g1", attempt: 1, startedAt: at(0), endedAt: at(9), scoredAt: at(8), endpointLabel: "success", terminalLabel: "success",
-      score: 1, threshold: 0.5, scoredOn: [SURFACE], labels: { security: "failure" },
+      externalId: "full",
+      taskId: "t-full",
+      groupId: "g1",
+      attempt: 1,
+      startedAt: at(0),
+      endedAt: at(9),
+      scoredAt: at(8),
+      endpointLabel: "success",
+      terminalLabel: "success",
+      score: 1,
+      threshold: 0.5,
+      scoredOn: [SURFACE],
+      labels: { security: "failure" },
       toolCalls: [{ callId: "c1", tool: "bank.transfer", at: at(1), arguments: { to: "acct-1" }, outcome: "ok", error: "timeout" }],
-      effects: [{
-        effectId: "e-full", tool: "bank.transfer", callId: "c1", tracePosition: 0, arguments: { amount: "10" }, surface: SURFACE, controller: "bank", handle: "tx-full",
-        requestedAt: at(1), acknowledgedAt: at(2), statusAtScoring: "pending", possibleTransitions: ["completed"], relevantUntil: at(30), crossRunRoute: "the balance",
-        public: false, notes: "a note", resolution: { status: "completed", at: at(3), evidence: { ledger: "l-1" }, verifiedBy: "reconciler" },
-      }],
+      effects: [
+        {
+          effectId: "e-full",
+          tool: "bank.transfer",
+          callId: "c1",
+          tracePosition: 0,
+          arguments: { amount: "10" },
+          surface: SURFACE,
+          controller: "bank",
+          handle: "tx-full",
+          requestedAt: at(1),
+          acknowledgedAt: at(2),
+          statusAtScoring: "pending",
+          possibleTransitions: ["completed"],
+          relevantUntil: at(30),
+          crossRunRoute: "the balance",
+          public: false,
+          notes: "a note",
+          resolution: { status: "completed", at: at(3), evidence: { ledger: "l-1" }, verifiedBy: "reconciler" },
+        },
+      ],
       touches: [{ surface: SURFACE, op: "read", at: at(1), public: false }],
-      resets: [{ surface: SURFACE, at: at(7), verified: true, evidence: "read back", canary: { surface: SURFACE, planted: "canary-1", found: false, evidence: "searched" } }],
+      resets: [
+        {
+          surface: SURFACE,
+          at: at(7),
+          verified: true,
+          evidence: "read back",
+          canary: { surface: SURFACE, planted: "canary-1", found: false, evidence: "searched" },
+        },
+      ],
     };
     const unscored = {
-      externalId: "unscored", taskId: "t-full", startedAt: at(0), unscoredReason: "the scorer crashed",
-      effects: [{ effectId: "e-text", tool: "bank.read", requestedAt: at(1), statusAtScoring: "completed", resolution: { status: "completed", at: at(2), evidence: "ledger entry" } }],
+      externalId: "unscored",
+      taskId: "t-full",
+      startedAt: at(0),
+      unscoredReason: "the scorer crashed",
+      effects: [
+        {
+          effectId: "e-text",
+          tool: "bank.read",
+          requestedAt: at(1),
+          statusAtScoring: "completed",
+          resolution: { status: "completed", at: at(2), evidence: "ledger entry" },
+        },
+      ],
     };
     const stringPaths = (value: unknown, path: string[] = []): string[] =>
-      typeof value === "string" ? [path.join(".")] : value && typeof value === "object" ? Object.entries(value).flatMap(([k, v]) => stringPaths(v, [...path, k])) : [];
+      typeof value === "string"
+        ? [path.join(".")]
+        : value && typeof value === "object"
+          ? Object.entries(value).flatMap(([k, v]) => stringPaths(v, [...path, k]))
+          : [];
     const generic = (p: string) => p.replace(/\.\d+(?=\.|$)/g, ".*");
     const covered = new Set([...stringPaths(scored), ...stringPaths(unscored)].map(generic));
     // The schema's string properties, by path (arrays as *; enums and free-form records' values left out: the records are walked below).
@@ -206,10 +325,16 @@ describe("the evaluation API", () => {
       const variants = (["anyOf", "oneOf"] as const).flatMap((k) => (node[k] as Record<string, unknown>[] | undefined) ?? []);
       if (node.type === "string" && !node.enum) return [path.join(".")];
       if (node.type === "array") return schemaStrings(node.items as Record<string, unknown>, [...path, "*"]);
-      const properties = Object.entries((node.properties as Record<string, Record<string, unknown>> | undefined) ?? {}).flatMap(([k, v]) => schemaStrings(v, [...path, k]));
+      const properties = Object.entries((node.properties as Record<string, Record<string, unknown>> | undefined) ?? {}).flatMap(([k, v]) =>
+        schemaStrings(v, [...path, k]),
+      );
       return [...properties, ...variants.flatMap((v) => schemaStrings(v, path))];
     };
-    const runSchema = ((await (await send(new Request(`${BASE_URL}/api/v1/schema/ingest.json`))).json()) as { properties: { runs: { items: Record<string, unknown> } } }).properties.runs.items;
+    const runSchema = (
+      (await (await send(new Request(`${BASE_URL}/api/v1/schema/ingest.json`))).json()) as {
+        properties: { runs: { items: Record<string, unknown> } };
+      }
+    ).properties.runs.items;
     const missing = [...new Set(schemaStrings(runSchema, []))].filter((p) => !covered.has(p));
     expect(missing).toEqual([]);
 
@@ -217,7 +342,13 @@ describe("the evaluation API", () => {
     const refuse = async (bad: unknown, field: string) => {
       const goodRun = { ...workedExample()[2]!, externalId: `good-${++good}` };
       const results = (await editor.ingestRuns(id, [bad, goodRun])).results;
-      expect(results.map((r) => [r.status, r.error?.field]), field).toEqual([["error", field], ["created", undefined]]);
+      expect(
+        results.map((r) => [r.status, r.error?.field]),
+        field,
+      ).toEqual([
+        ["error", field],
+        ["created", undefined],
+      ]);
     };
     const withValue = (run: unknown, path: string[], replace: (old: unknown) => unknown): unknown => {
       const copy = structuredClone(run) as Record<string, unknown>;
@@ -227,14 +358,23 @@ describe("the evaluation API", () => {
     };
     for (const run of [scored, unscored]) {
       for (const field of stringPaths(run)) {
-        await refuse(withValue(run, field.split("."), (v) => `${v as string}\u0000`), `runs.0.${field}`);
-        await refuse(withValue(run, field.split("."), (v) => `${v as string}\ud800`), `runs.0.${field}`);
+        await refuse(
+          withValue(run, field.split("."), (v) => `${v as string}\u0000`),
+          `runs.0.${field}`,
+        );
+        await refuse(
+          withValue(run, field.split("."), (v) => `${v as string}\ud800`),
+          `runs.0.${field}`,
+        );
       }
     }
     // Keys of the free-form records, stored as jsonb.
     for (const record of ["labels", "toolCalls.0.arguments", "effects.0.arguments", "effects.0.resolution.evidence"]) {
       const path = record.split(".");
-      await refuse(withValue(scored, path, (v) => ({ ...(v as object), "bad\u0000key": "x" })), `runs.0.${record}.bad\\u0000key`);
+      await refuse(
+        withValue(scored, path, (v) => ({ ...(v as object), "bad\u0000key": "x" })),
+        `runs.0.${record}.bad\\u0000key`,
+      );
     }
     // Times PostgreSQL refuses, integers past their column.
     await refuse({ ...scored, startedAt: "0000-01-01T00:00:00Z" }, "runs.0.startedAt");
@@ -251,14 +391,20 @@ describe("the evaluation API", () => {
     const refusals: [() => Promise<unknown>, string][] = [
       [() => editor.createEvaluation({ name: "nul\u0000name" }), "name"],
       [() => editor.createEvaluation({ name: "ok", description: "lone \udc00" }), "description"],
-      [() => editor.createEvaluation({ name: "ok", effectPolicy: { tools: { "bank\u0000*": "external" } } }), "effectPolicy.tools.bank\\u0000*"],
+      [
+        () => editor.createEvaluation({ name: "ok", effectPolicy: { tools: { "bank\u0000*": "external" } } }),
+        "effectPolicy.tools.bank\\u0000*",
+      ],
       [() => editor.setEffectPolicy(id, { tools: { "bank.read": "read_only", "x\ud800": "external" } }), "tools.x\\ud800"],
       [() => editor.appendResolution(id, "e-full", { status: "completed", at: at(31), evidence: { "k\u0000": 1 } }), "evidence.k\\u0000"],
       [() => editor.appendResolution(id, "e-full", { status: "completed", at: at(31), evidence: "seen\u0000" }), "evidence"],
       [() => editor.appendResolution(id, "e-full", { status: "completed", at: "0000-06-01T00:00:00Z", evidence: "x" }), "at"],
     ];
     for (const [request, field] of refusals) expect(await refusal(request()), field).toMatchObject({ status: 400, field });
-    const runs = async (query: string) => (await send(new Request(`${BASE_URL}/api/v1/evaluations/${id}/runs?${query}`, { headers: { authorization: editorAuthorization } }))).json();
+    const runs = async (query: string) =>
+      (
+        await send(new Request(`${BASE_URL}/api/v1/evaluations/${id}/runs?${query}`, { headers: { authorization: editorAuthorization } }))
+      ).json();
     expect(await runs("unit=9223372036854775808")).toMatchObject({ error: { code: "invalid_request", field: "unit" } });
     expect(await runs("unit=9223372036854775807")).toEqual({ runs: [], nextCursor: null });
     expect(await runs(`tool=${encodeURIComponent("bank\u0000")}`)).toMatchObject({ error: { field: "tool" } });
@@ -268,24 +414,46 @@ describe("the evaluation API", () => {
   it("stores a run sent with unscoredReason instead of scoredAt and endpointLabel as unscored, in no rate's population", async () => {
     const { id } = await editor.createEvaluation({ name: "unscored over HTTP", effectPolicy: POLICY });
     const [scored] = workedExample();
-    const { scoredAt: _scoredAt, endpointLabel: _label, terminalLabel: _terminal, ...rest } = { ...workedExample()[1]!, externalId: "never scored" };
+    const {
+      scoredAt: _scoredAt,
+      endpointLabel: _label,
+      terminalLabel: _terminal,
+      ...rest
+    } = { ...workedExample()[1]!, externalId: "never scored" };
     const results = await editor.ingestRuns(id, [scored!, { ...rest, unscoredReason: "the scorer crashed" }]);
     expect(results.results.map((r) => r.status)).toEqual(["created", "created"]);
     // The worked example's r1 is a success left unresolved (its effect pending at scoring); the unscored run counts only on its own.
-    expect(await viewer.summary(id)).toMatchObject({ runs: 2, unscored: 1, reported: { successes: 1, n: 1 }, final: { successes: 0, n: 0 }, unresolved: { n: 1 }, bounds: { lower: { successes: 0, n: 1 }, upper: { successes: 1, n: 1 } }, disagreements: { n: 0, of: 0 } });
-    const unscored = await db.evaluationRun.findMany({ where: { evaluationId: id, finality: "unscored" }, select: { externalId: true, scoredAt: true, endpointLabel: true, unscoredReason: true } });
+    expect(await viewer.summary(id)).toMatchObject({
+      runs: 2,
+      unscored: 1,
+      reported: { successes: 1, n: 1 },
+      final: { successes: 0, n: 0 },
+      unresolved: { n: 1 },
+      bounds: { lower: { successes: 0, n: 1 }, upper: { successes: 1, n: 1 } },
+      disagreements: { n: 0, of: 0 },
+    });
+    const unscored = await db.evaluationRun.findMany({
+      where: { evaluationId: id, finality: "unscored" },
+      select: { externalId: true, scoredAt: true, endpointLabel: true, unscoredReason: true },
+    });
     expect(unscored).toEqual([{ externalId: "never scored", scoredAt: null, endpointLabel: null, unscoredReason: "the scorer crashed" }]);
   });
 
   it("serves the ingest body's JSON Schema to anyone", async () => {
     const response = await send(new Request(`${BASE_URL}/api/v1/schema/ingest.json`));
     expect(response.status).toBe(200);
-    const schema = (await response.json()) as { properties: { runs: { maxItems: number; items: { required: string[]; oneOf: { required: string[] }[]; properties: Record<string, unknown> } } } };
+    const schema = (await response.json()) as {
+      properties: {
+        runs: { maxItems: number; items: { required: string[]; oneOf: { required: string[] }[]; properties: Record<string, unknown> } };
+      };
+    };
     expect(schema.properties.runs.maxItems).toBe(1_000);
     expect(schema.properties.runs.items.required).toEqual(expect.arrayContaining(["externalId", "taskId", "startedAt"]));
     // scoredAt and endpointLabel, or unscoredReason instead (a run the harness never scored).
     expect(schema.properties.runs.items.oneOf.map((o) => o.required)).toEqual([["scoredAt", "endpointLabel"], ["unscoredReason"]]);
-    expect(Object.keys(schema.properties.runs.items.properties)).toEqual(expect.arrayContaining(["effects", "touches", "resets", "terminalLabel", "score"]));
+    expect(Object.keys(schema.properties.runs.items.properties)).toEqual(
+      expect.arrayContaining(["effects", "touches", "resets", "terminalLabel", "score"]),
+    );
   });
 });
 
@@ -299,7 +467,9 @@ describe("npm run ingest", () => {
       const chunks: Buffer[] = [];
       incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
       incoming.on("end", () => {
-        const headers = new Headers(Object.entries(incoming.headers).flatMap(([k, v]) => (typeof v === "string" ? [[k, v] as [string, string]] : [])));
+        const headers = new Headers(
+          Object.entries(incoming.headers).flatMap(([k, v]) => (typeof v === "string" ? [[k, v] as [string, string]] : [])),
+        );
         const body = chunks.length > 0 ? Buffer.concat(chunks) : undefined;
         void send(new Request(`${BASE_URL}${incoming.url}`, { method: incoming.method, headers, body })).then(async (response) => {
           outgoing.writeHead(response.status, Object.fromEntries(response.headers));
@@ -311,16 +481,29 @@ describe("npm run ingest", () => {
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     const { id } = await editor.createEvaluation({ name: "from a file", effectPolicy: POLICY });
     const file = path.join(mkdtempSync(path.join(tmpdir(), "bl-ingest-")), "runs.jsonl");
-    const lines = [...workedExample().map((run) => JSON.stringify(run)), "", "{not json", JSON.stringify({ ...workedExample()[2], externalId: "r4", scoredAt: at(19) })];
+    const lines = [
+      ...workedExample().map((run) => JSON.stringify(run)),
+      "",
+      "{not json",
+      JSON.stringify({ ...workedExample()[2], externalId: "r4", scoredAt: at(19) }),
+    ];
     writeFileSync(file, `${lines.join("\n")}\n`);
     const ingest = (env: Record<string, string>) =>
-      promisify(execFile)("npx", ["tsx", "workers/ingest-cli.ts", "--evaluation", id, "--batch", "2", file], { env: { ...process.env, BOUNDARY_LAB_URL: url, ...env } }).then(
+      promisify(execFile)("npx", ["tsx", "workers/ingest-cli.ts", "--evaluation", id, "--batch", "2", file], {
+        env: { ...process.env, BOUNDARY_LAB_URL: url, ...env },
+      }).then(
         (done) => ({ code: 0, stdout: done.stdout, stderr: done.stderr }),
         (failed: { code: number; stdout: string; stderr: string }) => ({ code: failed.code, stdout: failed.stdout, stderr: failed.stderr }),
       );
     const first = await ingest({ BOUNDARY_LAB_API_KEY: editorKey });
     expect(first.code).toBe(1);
-    expect(first.stdout.trim().split("\n")).toEqual(["1\tr1\tcreated", "2\tr2\tcreated", "3\tr3\tcreated", expect.stringMatching(/^5\t-\terror\tnot JSON/), "6\tr4\terror\tscoredAt: scoredAt is before startedAt"]);
+    expect(first.stdout.trim().split("\n")).toEqual([
+      "1\tr1\tcreated",
+      "2\tr2\tcreated",
+      "3\tr3\tcreated",
+      expect.stringMatching(/^5\t-\terror\tnot JSON/),
+      "6\tr4\terror\tscoredAt: scoredAt is before startedAt",
+    ]);
     expect(first.stderr).toMatch(/5 lines, 3 created, 0 unchanged, 0 updated, 2 refused/);
     expect((await viewer.summary(id)).runs).toBe(3);
     // Again: nothing changes; without a key, nothing is sent.

@@ -7,7 +7,9 @@ import { apiRoute } from "@/lib/web/api-route";
 export const dynamic = "force-dynamic";
 
 /** Evaluations newest first, filtered by a part of the `name`: `{ evaluations, nextCursor }`. */
-export const GET = apiRoute({ permission: "results:read", query: evaluationListQuerySchema }, async ({ query }) => Response.json(await listEvaluations(getDb(), query)));
+export const GET = apiRoute({ permission: "results:read", query: evaluationListQuerySchema }, async ({ query }) =>
+  Response.json(await listEvaluations(getDb(), query)),
+);
 
 /** Creates an evaluation `{name, description?, harness?, benchmark?, effectPolicy?}`: `201 {id}`. */
 export const POST = apiRoute({ permission: "evaluation:write", body: createEvaluationBodySchema }, async ({ principal, body }) => {

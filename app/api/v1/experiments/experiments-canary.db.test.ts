@@ -35,8 +35,14 @@ afterAll(async () => {
 });
 
 const headers = () => ({ authorization: `Bearer ${key}`, "content-type": "application/json", origin: "http://localhost:3999" });
-const post = (body: unknown) => POST(new Request("http://localhost:3999/api/v1/experiments", { method: "POST", headers: headers(), body: JSON.stringify(body) }), { params: Promise.resolve({}) });
-const getCanary = (id: string) => GET_CANARY(new Request(`http://localhost:3999/api/v1/experiments/${id}/canary`, { headers: headers() }), { params: Promise.resolve({ id }) });
+const post = (body: unknown) =>
+  POST(new Request("http://localhost:3999/api/v1/experiments", { method: "POST", headers: headers(), body: JSON.stringify(body) }), {
+    params: Promise.resolve({}),
+  });
+const getCanary = (id: string) =>
+  GET_CANARY(new Request(`http://localhost:3999/api/v1/experiments/${id}/canary`, { headers: headers() }), {
+    params: Promise.resolve({ id }),
+  });
 
 describe("POST /api/v1/experiments with kind canary", () => {
   it("stores the canary config and enqueues one job per condition and trial; its results answer per surface as they come", async () => {
@@ -44,20 +50,42 @@ describe("POST /api/v1/experiments with kind canary", () => {
     expect(response.status).toBe(201);
     const { id } = (await response.json()) as { id: string };
     const stored = await database.db.experiment.findUniqueOrThrow({ where: { id } });
-    expect(stored).toMatchObject({ kind: "canary", name: "canary check", state: "queued", config: { trials: 2, conditions: ["shared", "verified_reset"] } });
+    expect(stored).toMatchObject({
+      kind: "canary",
+      name: "canary check",
+      state: "queued",
+      config: { trials: 2, conditions: ["shared", "verified_reset"] },
+    });
     expect(await queuedUnitJobCount(database.db, id)).toBe(4);
 
     const results = await getCanary(id);
     expect(results.status).toBe(200);
-    expect(await results.json()).toEqual({ experimentId: id, conditions: ["shared", "verified_reset"], trials: 2, surfaces: [], held: { n: 0, N: 0 } });
+    expect(await results.json()).toEqual({
+      experimentId: id,
+      conditions: ["shared", "verified_reset"],
+      trials: 2,
+      surfaces: [],
+      held: { n: 0, N: 0 },
+    });
     // The replay's aggregates are not a canary experiment's: 404, never a 500.
-    const summary = await GET_SUMMARY(new Request(`http://localhost:3999/api/v1/experiments/${id}/summary`, { headers: headers() }), { params: Promise.resolve({ id }) });
+    const summary = await GET_SUMMARY(new Request(`http://localhost:3999/api/v1/experiments/${id}/summary`, { headers: headers() }), {
+      params: Promise.resolve({ id }),
+    });
     expect(summary.status).toBe(404);
-    const traces = await GET_TRACES(new Request(`http://localhost:3999/api/v1/experiments/${id}/traces`, { headers: headers() }), { params: Promise.resolve({ id }) });
+    const traces = await GET_TRACES(new Request(`http://localhost:3999/api/v1/experiments/${id}/traces`, { headers: headers() }), {
+      params: Promise.resolve({ id }),
+    });
     expect(traces.status).toBe(404);
     // Nor can its exclusion rule change: there are no runs for it to apply to.
     const rule = { baseVersion: 1, reason: "exclude environment failures", rule: declarationOf(DEFAULT_EXPERIMENT_RULE) };
-    const put = await PUT_RULE(new Request(`http://localhost:3999/api/v1/experiments/${id}/exclusion-rule`, { method: "PUT", headers: headers(), body: JSON.stringify(rule) }), { params: Promise.resolve({ id }) });
+    const put = await PUT_RULE(
+      new Request(`http://localhost:3999/api/v1/experiments/${id}/exclusion-rule`, {
+        method: "PUT",
+        headers: headers(),
+        body: JSON.stringify(rule),
+      }),
+      { params: Promise.resolve({ id }) },
+    );
     expect(put.status).toBe(409);
     expect(((await put.json()) as { error: { code: string } }).error.code).toBe("canary_experiment");
     expect(await database.db.exclusionRuleVersion.count({ where: { experimentId: id } })).toBe(1);

@@ -29,7 +29,14 @@ afterAll(async () => {
 });
 
 const post = (body: unknown) =>
-  POST(new Request("http://localhost:3999/api/v1/experiments", { method: "POST", headers: { authorization: `Bearer ${key}`, "content-type": "application/json", origin: "http://localhost:3999" }, body: JSON.stringify(body) }), { params: Promise.resolve({}) });
+  POST(
+    new Request("http://localhost:3999/api/v1/experiments", {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json", origin: "http://localhost:3999" },
+      body: JSON.stringify(body),
+    }),
+    { params: Promise.resolve({}) },
+  );
 const grid = { delaysMs: [0, 25], schedules: 1, repetitions: 1 };
 
 describe("POST /api/v1/experiments with library traces", () => {
@@ -46,10 +53,14 @@ describe("POST /api/v1/experiments with library traces", () => {
   it("takes tasks, and keeps the paper's trace when no trace is given", async () => {
     const byTask = await post({ ...grid, traceSelection: { tasks: ["banking/user_task_15"] } });
     expect(byTask.status).toBe(201);
-    const config = replayConfigSchema.parse((await database.db.experiment.findUniqueOrThrow({ where: { id: ((await byTask.json()) as { id: string }).id } })).config);
+    const config = replayConfigSchema.parse(
+      (await database.db.experiment.findUniqueOrThrow({ where: { id: ((await byTask.json()) as { id: string }).id } })).config,
+    );
     expect(config.traces.map((t) => [t.taskId, t.calls.filter((c) => c.stateChanging).length])).toEqual([["banking/user_task_15", 3]]);
     const paper = await post(grid);
-    const stored = replayConfigSchema.parse((await database.db.experiment.findUniqueOrThrow({ where: { id: ((await paper.json()) as { id: string }).id } })).config);
+    const stored = replayConfigSchema.parse(
+      (await database.db.experiment.findUniqueOrThrow({ where: { id: ((await paper.json()) as { id: string }).id } })).config,
+    );
     expect(stored.traces).toEqual(replayConfigSchema.parse({}).traces);
   });
 
@@ -59,10 +70,22 @@ describe("POST /api/v1/experiments with library traces", () => {
       const response = await post(body);
       return { status: response.status, error: ((await response.json()) as { error: { field?: string; message: string } }).error };
     };
-    expect(await refused({ ...grid, traceSelection: { tasks: ["banking/user_task_1"] } })).toMatchObject({ status: 400, error: { field: "traceSelection.tasks", message: expect.stringContaining("makes no state-changing call") } });
-    expect(await refused({ ...grid, traceSelection: { tasks: ["banking/user_task_99"] } })).toMatchObject({ status: 400, error: { message: expect.stringContaining("banking/user_task_99") } });
-    expect(await refused({ ...grid, traceSelection: { suite: "shopping" } })).toMatchObject({ status: 400, error: { field: expect.stringContaining("traceSelection") } });
-    expect(await refused({ ...grid, traceSelection: { suite: "banking" }, traces: replayConfigSchema.parse({}).traces })).toMatchObject({ status: 400, error: { message: expect.stringContaining("not both") } });
+    expect(await refused({ ...grid, traceSelection: { tasks: ["banking/user_task_1"] } })).toMatchObject({
+      status: 400,
+      error: { field: "traceSelection.tasks", message: expect.stringContaining("makes no state-changing call") },
+    });
+    expect(await refused({ ...grid, traceSelection: { tasks: ["banking/user_task_99"] } })).toMatchObject({
+      status: 400,
+      error: { message: expect.stringContaining("banking/user_task_99") },
+    });
+    expect(await refused({ ...grid, traceSelection: { suite: "shopping" } })).toMatchObject({
+      status: 400,
+      error: { field: expect.stringContaining("traceSelection") },
+    });
+    expect(await refused({ ...grid, traceSelection: { suite: "banking" }, traces: replayConfigSchema.parse({}).traces })).toMatchObject({
+      status: 400,
+      error: { message: expect.stringContaining("not both") },
+    });
     expect(await database.db.experiment.count()).toBe(before);
   });
 });

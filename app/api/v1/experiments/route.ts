@@ -10,7 +10,9 @@ import { resolveTraceSelection } from "@/lib/traces/library";
 export const dynamic = "force-dynamic";
 
 /** Experiments newest first, filtered by `state` and a part of the `name`: `{ experiments, nextCursor }`. */
-export const GET = apiRoute({ permission: "results:read", query: experimentListQuerySchema }, async ({ query }) => Response.json(await listExperiments(getDb(), query)));
+export const GET = apiRoute({ permission: "results:read", query: experimentListQuerySchema }, async ({ query }) =>
+  Response.json(await listExperiments(getDb(), query)),
+);
 
 /**
  * Creates an experiment of its `kind`: the paper's replay (the default) or the canary reset check

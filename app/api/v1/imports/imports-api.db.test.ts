@@ -24,7 +24,14 @@ beforeAll(async () => {
   // Imported once the environment names the test database: the handler's getDb() reads it.
   const { POST } = await import("@/app/api/v1/imports/route");
   upload = (query, body, role = "editor") =>
-    POST(new Request(`http://localhost:3999/api/v1/imports?${query}`, { method: "POST", body, headers: { authorization: `Bearer ${keys.get(role)}`, "content-type": "application/octet-stream" } }), { params: Promise.resolve({}) });
+    POST(
+      new Request(`http://localhost:3999/api/v1/imports?${query}`, {
+        method: "POST",
+        body,
+        headers: { authorization: `Bearer ${keys.get(role)}`, "content-type": "application/octet-stream" },
+      }),
+      { params: Promise.resolve({}) },
+    );
 });
 afterAll(async () => {
   await database?.drop();
@@ -37,7 +44,13 @@ describe("POST /api/v1/imports", () => {
     const body = readFileSync(`${AGENTDOJO_RUNS}${AGENTDOJO_LOG}`);
     const first = await upload(`file=${AGENTDOJO_LOG}`, body);
     expect(first.status).toBe(200);
-    expect(importReportSchema.parse(await first.json())).toMatchObject({ files: 1, imported: 1, unchanged: 0, runs: 1, evaluations: [{ name: "AgentDojo gpt-4o-2024-05-13", runs: 1 }] });
+    expect(importReportSchema.parse(await first.json())).toMatchObject({
+      files: 1,
+      imported: 1,
+      unchanged: 0,
+      runs: 1,
+      evaluations: [{ name: "AgentDojo gpt-4o-2024-05-13", runs: 1 }],
+    });
     const again = importReportSchema.parse(await (await upload(`file=${AGENTDOJO_LOG}`, body)).json());
     expect(again).toMatchObject({ imported: 0, unchanged: 1 });
   });

@@ -7,7 +7,8 @@ import { importUpload } from "@/lib/importers/import-upload";
 
 export const dynamic = "force-dynamic";
 
-const text = (field: string, max: number) => z.string().trim().min(1, `${field} must not be empty`).max(max, `${field} must be at most ${max} characters`);
+const text = (field: string, max: number) =>
+  z.string().trim().min(1, `${field} must not be empty`).max(max, `${field} must be at most ${max} characters`);
 const importQuerySchema = z.strictObject({
   /** The uploaded file's name, as the report names it. */
   file: text("file", 500),
@@ -22,5 +23,7 @@ const importQuerySchema = z.strictObject({
 export const POST = apiRoute({ permission: "evaluation:write", query: importQuerySchema }, async ({ request, principal, query }) => {
   const length = request.headers.get("content-length");
   const upload = { body: request.body, declaredBytes: length === null ? null : Number(length), fileName: query.file };
-  return Response.json(await importUpload(getDb(), upload, { evaluationName: query.evaluation, threshold: query.threshold, createdById: principal.userId }));
+  return Response.json(
+    await importUpload(getDb(), upload, { evaluationName: query.evaluation, threshold: query.threshold, createdById: principal.userId }),
+  );
 });

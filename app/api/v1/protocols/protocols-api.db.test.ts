@@ -53,29 +53,63 @@ afterAll(async () => {
 
 describe("protocol routes", () => {
   it("adds a protocol (201 {id}), lists it, and refuses a viewer and bad input naming the field", async () => {
-    const created = await send("POST", "/api/v1/protocols", "editor", { name: "Route Bench", benchmarkVersion: "1.0", sources: ["https://example.test/rb"] });
+    const created = await send("POST", "/api/v1/protocols", "editor", {
+      name: "Route Bench",
+      benchmarkVersion: "1.0",
+      sources: ["https://example.test/rb"],
+    });
     expect(created.status).toBe(201);
     const { id, ...rest } = (await created.json()) as { id: string };
     expect(rest).toEqual({});
-    const listed = (await (await send("GET", "/api/v1/protocols", "viewer")).json()) as { protocols: { id: string; name: string; fromPaper: boolean }[] };
+    const listed = (await (await send("GET", "/api/v1/protocols", "viewer")).json()) as {
+      protocols: { id: string; name: string; fromPaper: boolean }[];
+    };
     expect(listed.protocols.find((p) => p.id === id)).toMatchObject({ name: "Route Bench", fromPaper: false });
     expect((await send("POST", "/api/v1/protocols", "viewer", { name: "Nope" })).status).toBe(403);
     const tooLong = await send("POST", "/api/v1/protocols", "editor", { name: "n".repeat(201) });
-    expect([tooLong.status, ((await tooLong.json()) as { error: { field: string; message: string } }).error]).toEqual([400, { code: "invalid_request", field: "name", message: expect.stringContaining("at most 200 characters") }]);
+    expect([tooLong.status, ((await tooLong.json()) as { error: { field: string; message: string } }).error]).toEqual([
+      400,
+      { code: "invalid_request", field: "name", message: expect.stringContaining("at most 200 characters") },
+    ]);
   });
 
   it("writes the argument (201), refuses a stale one (409) and an over-long answer (400, limit named), and exports LaTeX", async () => {
     const { id } = (await (await send("POST", "/api/v1/protocols", "editor", { name: "Argued_Bench" })).json()) as { id: string };
-    const argument = { questions: { outcome: { answer: "Success on 100% of tasks." } }, routes: [{ kind: "queues", description: "Job queue", scope: "in", treatment: "bounded" }] };
-    const first = await send("POST", `/api/v1/protocols/${id}/completion-argument`, "editor", { expectedVersion: null, argument, reason: "first" });
+    const argument = {
+      questions: { outcome: { answer: "Success on 100% of tasks." } },
+      routes: [{ kind: "queues", description: "Job queue", scope: "in", treatment: "bounded" }],
+    };
+    const first = await send("POST", `/api/v1/protocols/${id}/completion-argument`, "editor", {
+      expectedVersion: null,
+      argument,
+      reason: "first",
+    });
     expect([first.status, await first.json()]).toEqual([201, { version: 1 }]);
-    expect((await send("POST", `/api/v1/protocols/${id}/completion-argument`, "editor", { expectedVersion: null, argument, reason: "again" })).status).toBe(409);
-    const long = await send("POST", `/api/v1/protocols/${id}/completion-argument`, "editor", { expectedVersion: 1, argument: { questions: { finality: { answer: "x".repeat(8001) } } }, reason: "long" });
-    expect([long.status, ((await long.json()) as { error: { field: string; message: string } }).error]).toMatchObject([400, { field: "argument.questions.finality.answer", message: expect.stringContaining("at most 8000 characters") }]);
-    const noTreatment = await send("POST", `/api/v1/protocols/${id}/completion-argument`, "editor", { expectedVersion: 1, argument: { questions: {}, routes: [{ kind: "queues", description: "q", scope: "in" }] }, reason: "r" });
+    expect(
+      (await send("POST", `/api/v1/protocols/${id}/completion-argument`, "editor", { expectedVersion: null, argument, reason: "again" }))
+        .status,
+    ).toBe(409);
+    const long = await send("POST", `/api/v1/protocols/${id}/completion-argument`, "editor", {
+      expectedVersion: 1,
+      argument: { questions: { finality: { answer: "x".repeat(8001) } } },
+      reason: "long",
+    });
+    expect([long.status, ((await long.json()) as { error: { field: string; message: string } }).error]).toMatchObject([
+      400,
+      { field: "argument.questions.finality.answer", message: expect.stringContaining("at most 8000 characters") },
+    ]);
+    const noTreatment = await send("POST", `/api/v1/protocols/${id}/completion-argument`, "editor", {
+      expectedVersion: 1,
+      argument: { questions: {}, routes: [{ kind: "queues", description: "q", scope: "in" }] },
+      reason: "r",
+    });
     expect(((await noTreatment.json()) as { error: { field: string } }).error.field).toBe("argument.routes.0.treatment");
 
-    const view = (await (await send("GET", `/api/v1/protocols/${id}/completion-argument`, "viewer")).json()) as { current: { version: number }; status: { answered: number; routesLackingEvidence: number[] }; revisions: unknown[] };
+    const view = (await (await send("GET", `/api/v1/protocols/${id}/completion-argument`, "viewer")).json()) as {
+      current: { version: number };
+      status: { answered: number; routesLackingEvidence: number[] };
+      revisions: unknown[];
+    };
     expect([view.current.version, view.status.answered, view.status.routesLackingEvidence, view.revisions.length]).toEqual([1, 1, [0], 1]);
     const latex = await send("GET", `/api/v1/protocols/${id}/completion-argument?format=latex`, "viewer");
     expect(latex.headers.get("content-type")).toBe("application/x-tex; charset=utf-8");

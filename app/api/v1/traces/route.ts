@@ -6,4 +6,6 @@ import { traceListQuerySchema } from "@/lib/traces/schemas";
 export const dynamic = "force-dynamic";
 
 /** The trace library by suite, kind and task, filtered by `suite`, `kind`, `task` and `writes=with|without`: `{ traces, nextCursor }`. */
-export const GET = apiRoute({ permission: "results:read", query: traceListQuerySchema }, async ({ query }) => Response.json(await listTraces(getDb(), query)));
+export const GET = apiRoute({ permission: "results:read", query: traceListQuerySchema }, async ({ query }) =>
+  Response.json(await listTraces(getDb(), query)),
+);

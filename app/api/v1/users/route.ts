@@ -9,4 +9,6 @@ export const dynamic = "force-dynamic";
 export const GET = apiRoute({ permission: "users:admin" }, async () => Response.json({ users: await listAccounts(getDb()) }));
 
 /** An admin creates an account with its role (there is no self sign-up). */
-export const POST = apiRoute({ permission: "users:admin", body: newUserSchema }, async ({ body }) => Response.json(await createAccount(getAuth(), body), { status: 201 }));
+export const POST = apiRoute({ permission: "users:admin", body: newUserSchema }, async ({ body }) =>
+  Response.json(await createAccount(getAuth(), body), { status: 201 }),
+);

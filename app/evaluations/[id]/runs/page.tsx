@@ -15,7 +15,13 @@ import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
 import { getDb } from "@/lib/db/client";
 import { REASON_LABELS } from "@/lib/evaluations/display";
 import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
-import { FINALITIES, INHERITED_STATES, UNRESOLVED_REASONS, evaluationRunListQuerySchema, type EvaluationRunListQuery } from "@/lib/evaluations/schemas";
+import {
+  FINALITIES,
+  INHERITED_STATES,
+  UNRESOLVED_REASONS,
+  evaluationRunListQuerySchema,
+  type EvaluationRunListQuery,
+} from "@/lib/evaluations/schemas";
 import type { SearchParams } from "@/lib/http/input";
 
 export const dynamic = "force-dynamic";
@@ -37,7 +43,13 @@ const COLUMNS: GridColumn[] = [
 type Filters = Omit<EvaluationRunListQuery, "cursor" | "limit">;
 const FILTER_KEYS = ["finality", "reason", "tool", "unit", "inherited"] as const satisfies readonly (keyof Filters)[];
 
-export default async function EvaluationRunsPage({ params, searchParams }: { params: Promise<{ id: string }>; searchParams: Promise<SearchParams> }) {
+export default async function EvaluationRunsPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string }>;
+  searchParams: Promise<SearchParams>;
+}) {
   const { id } = await params;
   const search = await searchParams;
   const path = `/evaluations/${id}/runs`;
@@ -69,7 +81,12 @@ export default async function EvaluationRunsPage({ params, searchParams }: { par
       <div className="space-y-4">
         <FilterForm action={path} label="Filter runs">
           <FilterSelect name="finality" label="Finality" value={query?.finality} options={plainOptions(FINALITIES)} />
-          <FilterSelect name="reason" label="Why unresolved" value={query?.reason} options={UNRESOLVED_REASONS.map((r) => ({ value: r, label: r }))} />
+          <FilterSelect
+            name="reason"
+            label="Why unresolved"
+            value={query?.reason}
+            options={UNRESOLVED_REASONS.map((r) => ({ value: r, label: r }))}
+          />
           <FilterSelect name="inherited" label="Inherited state" value={query?.inherited} options={plainOptions(INHERITED_STATES)} />
           <div className="space-y-1">
             <Label htmlFor="filter-tool">Open effect&apos;s tool</Label>
@@ -80,7 +97,11 @@ export default async function EvaluationRunsPage({ params, searchParams }: { par
         {!parsed.ok ? (
           <FilterError message={parsed.message} resetHref={path} resetLabel="Show every run" />
         ) : page && page.runs.length === 0 ? (
-          <EmptyState icon={ListX} title={FILTER_KEYS.some((k) => query?.[k]) ? "No run matches these filters" : "No run is stored yet"} data-testid="evaluation-runs-empty">
+          <EmptyState
+            icon={ListX}
+            title={FILTER_KEYS.some((k) => query?.[k]) ? "No run matches these filters" : "No run is stored yet"}
+            data-testid="evaluation-runs-empty"
+          >
             <p>
               <Link href={path}>Show every run</Link>, or send runs with <code>npm run ingest -- --evaluation {id} FILE.jsonl</code>.
             </p>
@@ -97,7 +118,18 @@ export default async function EvaluationRunsPage({ params, searchParams }: { par
               columns={COLUMNS}
               rows={page.runs.map((r) => ({
                 key: r.id,
-                sort: [r.externalId, r.taskId, r.attempt, r.endpointLabel, r.terminalLabel, r.finality, r.unresolvedReason, r.unresolvedTool, r.analysisUnit === null ? null : Number(r.analysisUnit), r.inheritedState],
+                sort: [
+                  r.externalId,
+                  r.taskId,
+                  r.attempt,
+                  r.endpointLabel,
+                  r.terminalLabel,
+                  r.finality,
+                  r.unresolvedReason,
+                  r.unresolvedTool,
+                  r.analysisUnit === null ? null : Number(r.analysisUnit),
+                  r.inheritedState,
+                ],
                 cells: [
                   <Link key="id" href={`${path}/${encodeURIComponent(r.externalId)}`} data-testid="evaluation-run-link">
                     <code>{r.externalId}</code>
@@ -106,15 +138,47 @@ export default async function EvaluationRunsPage({ params, searchParams }: { par
                   r.attempt ?? "",
                   <LabelText key="e" value={r.endpointLabel} />,
                   <LabelText key="t" value={r.terminalLabel} />,
-                  r.finality === "final" ? "final" : r.finality === "unscored" ? <Badge key="f" tone="warning">unscored</Badge> : <LabelText key="f" value="unresolved" />,
-                  r.unresolvedReason ? <span key="r" title={REASON_LABELS[r.unresolvedReason]}>{r.unresolvedReason}</span> : r.unscoredReason ? <span key="r">{r.unscoredReason}</span> : "",
+                  r.finality === "final" ? (
+                    "final"
+                  ) : r.finality === "unscored" ? (
+                    <Badge key="f" tone="warning">
+                      unscored
+                    </Badge>
+                  ) : (
+                    <LabelText key="f" value="unresolved" />
+                  ),
+                  r.unresolvedReason ? (
+                    <span key="r" title={REASON_LABELS[r.unresolvedReason]}>
+                      {r.unresolvedReason}
+                    </span>
+                  ) : r.unscoredReason ? (
+                    <span key="r">{r.unscoredReason}</span>
+                  ) : (
+                    ""
+                  ),
                   r.unresolvedTool ? <code key="tool">{r.unresolvedTool}</code> : "",
-                  r.analysisUnit ? <Link key="u" href={`${path}?unit=${r.analysisUnit}`}>{r.analysisUnit}</Link> : "",
-                  r.inheritedState === "none" ? "none" : <Badge key="i" tone="danger">{r.inheritedState}</Badge>,
+                  r.analysisUnit ? (
+                    <Link key="u" href={`${path}?unit=${r.analysisUnit}`}>
+                      {r.analysisUnit}
+                    </Link>
+                  ) : (
+                    ""
+                  ),
+                  r.inheritedState === "none" ? (
+                    "none"
+                  ) : (
+                    <Badge key="i" tone="danger">
+                      {r.inheritedState}
+                    </Badge>
+                  ),
                 ],
               }))}
             />
-            <Pager label="Pages of runs" firstHref={query?.cursor ? href() : null} nextHref={page.nextCursor ? href(page.nextCursor) : null} />
+            <Pager
+              label="Pages of runs"
+              firstHref={query?.cursor ? href() : null}
+              nextHref={page.nextCursor ? href(page.nextCursor) : null}
+            />
           </>
         ) : null}
       </div>

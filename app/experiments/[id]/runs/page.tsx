@@ -86,7 +86,9 @@ export default async function RunsPage({ params, searchParams }: { params: Promi
                 nextHref={page.nextCursor ? `${path}${viewQuery(filters, { limit, cursor: page.nextCursor })}` : null}
               />
               <form method="get" action={path} className="flex items-end gap-2">
-                {Object.entries(filters).map(([key, value]) => (value === undefined ? null : <input key={key} type="hidden" name={key} value={String(value)} />))}
+                {Object.entries(filters).map(([key, value]) =>
+                  value === undefined ? null : <input key={key} type="hidden" name={key} value={String(value)} />,
+                )}
                 <div className="space-y-1">
                   <Label htmlFor="page-size">Runs per page</Label>
                   <Select id="page-size" name="limit" defaultValue={String(parsed.query.limit)} className="w-28">

@@ -37,14 +37,26 @@ export default async function CompletionArgumentPage({ params }: { params: Promi
   let options: EvidenceOption[] = [];
   if (edits) {
     const [experiments, evaluations, { codes }] = await Promise.all([
-      db.experiment.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: PICKER_LIMIT, select: { id: true, name: true, state: true, createdAt: true } }),
+      db.experiment.findMany({
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        take: PICKER_LIMIT,
+        select: { id: true, name: true, state: true, createdAt: true },
+      }),
       db.evaluation.findMany({ orderBy: [{ createdAt: "desc" }, { id: "desc" }], take: PICKER_LIMIT, select: { id: true, name: true } }),
       visibleCodes(db, viewer, id),
     ]);
     options = [
-      ...experiments.map((e) => ({ kind: "experiment" as const, id: e.id, label: `${e.name ?? e.createdAt.toISOString().slice(0, 16).replace("T", " ")} (${e.state})` })),
+      ...experiments.map((e) => ({
+        kind: "experiment" as const,
+        id: e.id,
+        label: `${e.name ?? e.createdAt.toISOString().slice(0, 16).replace("T", " ")} (${e.state})`,
+      })),
       ...evaluations.map((e) => ({ kind: "evaluation" as const, id: e.id, label: e.name })),
-      ...codes.map((c) => ({ kind: "review_code" as const, id: c.id, label: `${FIELD_INFO[c.field].label}: ${c.ledger.code} (${c.fromPaper ? "the paper" : c.reviewerId === principal.userId ? "yours" : "a reviewer's"}, version ${c.ledger.version})` })),
+      ...codes.map((c) => ({
+        kind: "review_code" as const,
+        id: c.id,
+        label: `${FIELD_INFO[c.field].label}: ${c.ledger.code} (${c.fromPaper ? "the paper" : c.reviewerId === principal.userId ? "yours" : "a reviewer's"}, version ${c.ledger.version})`,
+      })),
     ];
   }
   const current = view.current;
@@ -92,7 +104,12 @@ export default async function CompletionArgumentPage({ params }: { params: Promi
               ["latex", "LaTeX"],
               ["json", "JSON"],
             ].map(([format, label]) => (
-              <a key={format} href={`/api/v1/protocols/${id}/completion-argument?format=${format}`} className={buttonClass({ size: "sm" })} data-testid={`export-${format}`}>
+              <a
+                key={format}
+                href={`/api/v1/protocols/${id}/completion-argument?format=${format}`}
+                className={buttonClass({ size: "sm" })}
+                data-testid={`export-${format}`}
+              >
                 <Download aria-hidden="true" />
                 {label}
               </a>
@@ -101,8 +118,17 @@ export default async function CompletionArgumentPage({ params }: { params: Promi
         </Section>
       ) : null}
       {edits ? (
-        <Section title={current ? "Edit the argument" : "Write the argument"} description="Each save is a new version with your reason; nothing is overwritten.">
-          <ArgumentEditor key={current?.version ?? 0} protocolId={id} version={current?.version ?? null} initial={current?.argument ?? emptyArgument()} options={options} />
+        <Section
+          title={current ? "Edit the argument" : "Write the argument"}
+          description="Each save is a new version with your reason; nothing is overwritten."
+        >
+          <ArgumentEditor
+            key={current?.version ?? 0}
+            protocolId={id}
+            version={current?.version ?? null}
+            initial={current?.argument ?? emptyArgument()}
+            options={options}
+          />
         </Section>
       ) : null}
       {view.revisions.length ? (

@@ -8,5 +8,10 @@ export const dynamic = "force-dynamic";
 
 /** Every open-effects record under the query's filters, as a CSV or JSON download, streamed in keyset batches. */
 export const GET = apiRoute({ permission: "results:read", query: effectExportQuerySchema }, async ({ query }) =>
-  exportResponse({ format: query.format, batches: effectBatches(getDb(), effectFiltersOf(query)), columns: EFFECT_EXPORT_COLUMNS, filename: "open-effects" }),
+  exportResponse({
+    format: query.format,
+    batches: effectBatches(getDb(), effectFiltersOf(query)),
+    columns: EFFECT_EXPORT_COLUMNS,
+    filename: "open-effects",
+  }),
 );

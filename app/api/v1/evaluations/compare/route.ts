@@ -5,4 +5,6 @@ import { apiRoute } from "@/lib/web/api-route";
 export const dynamic = "force-dynamic";
 
 /** Two to ten evaluations under one exclusion rule: rates, justified ranges, rankings and a verdict per pair (docs/statistics.md). */
-export const GET = apiRoute({ permission: "results:read", query: compareQuerySchema }, async ({ query }) => Response.json(await compareStoredEvaluations(getDb(), query.ids)));
+export const GET = apiRoute({ permission: "results:read", query: compareQuerySchema }, async ({ query }) =>
+  Response.json(await compareStoredEvaluations(getDb(), query.ids)),
+);

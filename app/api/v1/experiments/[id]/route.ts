@@ -15,8 +15,11 @@ export const GET = apiRoute({ permission: "results:read", params: experimentIdSc
 });
 
 /** Renames or annotates an experiment: `{name?, notes?}`, null clears; answers `{id, name, notes}`. */
-export const PATCH = apiRoute({ permission: "experiment:run", params: experimentIdSchema, body: experimentLabelsPatchSchema }, async ({ params, body }) => {
-  const labels = await setExperimentLabels(getDb(), params.id, body);
-  if (!labels) throw notFound(`experiment ${params.id}`);
-  return Response.json(labels);
-});
+export const PATCH = apiRoute(
+  { permission: "experiment:run", params: experimentIdSchema, body: experimentLabelsPatchSchema },
+  async ({ params, body }) => {
+    const labels = await setExperimentLabels(getDb(), params.id, body);
+    if (!labels) throw notFound(`experiment ${params.id}`);
+    return Response.json(labels);
+  },
+);

@@ -16,6 +16,7 @@ export const GET = apiRoute({ permission: "results:read", params: protocolIdSche
 });
 
 /** Renames, edits, retires or reinstates a team's protocol, from the version the caller saw (409 on a stale one). */
-export const PATCH = apiRoute({ permission: "protocol:write", params: protocolIdSchema, body: updateProtocolSchema }, async ({ principal, params, body }) =>
-  Response.json(protocolSnapshot(await updateProtocol(getDb(), principal.userId, params.id, body))),
+export const PATCH = apiRoute(
+  { permission: "protocol:write", params: protocolIdSchema, body: updateProtocolSchema },
+  async ({ principal, params, body }) => Response.json(protocolSnapshot(await updateProtocol(getDb(), principal.userId, params.id, body))),
 );

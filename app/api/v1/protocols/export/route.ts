@@ -18,6 +18,21 @@ export const GET = apiRoute({ permission: "review:reconcile", query: exportQuery
   if (query.format === "latex-table3") return attachment("table3.tex", "application/x-tex", table3Latex(computeTable3(reference, matrix)));
   if (query.format === "latex-a1") return attachment("table-a1.tex", "application/x-tex", tableA1Latex(protocols, matrix));
   const ledger = await reviewLedger(db);
-  if (query.format === "json") return Response.json({ protocols, consensus: matrix, ledger }, { headers: { "content-disposition": 'attachment; filename="protocol-review.json"' } });
-  return csvResponse("protocol-review-ledger.csv", ledger, ["protocol", "field", "reviewer", "code", "sourceLocation", "basis", "citations", "sourcesReadOn", "version", "consensus"]);
+  if (query.format === "json")
+    return Response.json(
+      { protocols, consensus: matrix, ledger },
+      { headers: { "content-disposition": 'attachment; filename="protocol-review.json"' } },
+    );
+  return csvResponse("protocol-review-ledger.csv", ledger, [
+    "protocol",
+    "field",
+    "reviewer",
+    "code",
+    "sourceLocation",
+    "basis",
+    "citations",
+    "sourcesReadOn",
+    "version",
+    "consensus",
+  ]);
 });

@@ -4,4 +4,6 @@ import { apiRoute } from "@/lib/web/api-route";
 export const dynamic = "force-dynamic";
 
 /** The JSON Schema of the ingest body (POST /api/v1/evaluations/{id}/runs), generated from its zod schema. Public: it is documentation. */
-export const GET = apiRoute({ permission: "public" }, async () => Response.json(ingestJsonSchema(), { headers: { "cache-control": "public, max-age=300" } }));
+export const GET = apiRoute({ permission: "public" }, async () =>
+  Response.json(ingestJsonSchema(), { headers: { "cache-control": "public, max-age=300" } }),
+);

@@ -28,7 +28,10 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
   const externalId = decodeURIComponent(encoded);
   await requirePagePermission("results:read", `/evaluations/${id}/runs/${encoded}`);
   const db = getDb();
-  const [evaluation, run] = await Promise.all([db.evaluation.findUnique({ where: { id }, select: { name: true } }), getEvaluationRun(db, id, externalId)]);
+  const [evaluation, run] = await Promise.all([
+    db.evaluation.findUnique({ where: { id }, select: { name: true } }),
+    getEvaluationRun(db, id, externalId),
+  ]);
   if (!evaluation || !run) notFound();
   const start = run.startedAt.getTime();
   const since = (at: Date | null) => (at ? formatOffset(at.getTime() - start) : "not recorded");
@@ -80,7 +83,16 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
             run.finality === "unscored"
               ? ["Why unscored", run.unscoredReason, "unscored-reason"]
               : ["Why unresolved", run.unresolvedReason ? <code key="r">{run.unresolvedReason}</code> : "—", "unresolved-reason"],
-            ["Analysis unit", run.analysisUnit ? <Link key="u" href={`/evaluations/${id}/runs?unit=${run.analysisUnit}`}>unit {run.analysisUnit}</Link> : "its own"],
+            [
+              "Analysis unit",
+              run.analysisUnit ? (
+                <Link key="u" href={`/evaluations/${id}/runs?unit=${run.analysisUnit}`}>
+                  unit {run.analysisUnit}
+                </Link>
+              ) : (
+                "its own"
+              ),
+            ],
             ["Inherited state", INHERITED_LABELS[run.inheritedState]],
           ]}
         />
@@ -90,15 +102,25 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
         <LabelExplanation explanation={explanation} tone={run.finality === "final" ? "info" : "warning"} />
       </Section>
 
-      <Section title="Timeline" description="Every timed event of the record, as time since the run's start; the scoring marker is the row “scoring”.">
+      <Section
+        title="Timeline"
+        description="Every timed event of the record, as time since the run's start; the scoring marker is the row “scoring”."
+      >
         <RunTimeline events={evaluationRunTimeline(run)} role="single" />
       </Section>
 
-      <Section title={`Open-effects records (${run.effects.length})`} description="Each effect's open interval runs from its request to its first terminal evidence; an effect still open at scoring makes the label unresolved.">
+      <Section
+        title={`Open-effects records (${run.effects.length})`}
+        description="Each effect's open interval runs from its request to its first terminal evidence; an effect still open at scoring makes the label unresolved."
+      >
         {run.effects.length === 0 ? (
           <EmptyState title="This run recorded no effect" />
         ) : (
-          <DataTable caption="Effects, their open interval and the evidence that resolved them" columns={["Effect", "Tool", "Surface, handle", "Status at scoring", "Open interval", "Resolution evidence"]} testId="run-effects">
+          <DataTable
+            caption="Effects, their open interval and the evidence that resolved them"
+            columns={["Effect", "Tool", "Surface, handle", "Status at scoring", "Open interval", "Resolution evidence"]}
+            testId="run-effects"
+          >
             {run.effects.map((effect) => {
               const interval = intervals.get(effect.effect_id)!;
               return (
@@ -110,12 +132,20 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
                     <code>{effect.tool}</code>
                   </Td>
                   <Td className="[overflow-wrap:anywhere]">
-                    {effect.surface ? <code>{effect.surface}</code> : "no surface"}, {effect.handle ? <code>{effect.handle}</code> : "no handle"}
+                    {effect.surface ? <code>{effect.surface}</code> : "no surface"},{" "}
+                    {effect.handle ? <code>{effect.handle}</code> : "no handle"}
                   </Td>
                   <Td>{effect.status_at_scoring}</Td>
                   <Td className="tabular-nums">
-                    {formatOffset(interval.fromMs)} to {interval.toMs === null ? "still open (no terminal evidence)" : `${formatOffset(interval.toMs)} (${formatDuration(interval.toMs - interval.fromMs)})`}
-                    {interval.toMs !== null && interval.endedByScoring !== null ? <span className="block text-xs text-muted-foreground">{interval.endedByScoring ? "ended by scoring" : "ended after scoring"}</span> : null}
+                    {formatOffset(interval.fromMs)} to{" "}
+                    {interval.toMs === null
+                      ? "still open (no terminal evidence)"
+                      : `${formatOffset(interval.toMs)} (${formatDuration(interval.toMs - interval.fromMs)})`}
+                    {interval.toMs !== null && interval.endedByScoring !== null ? (
+                      <span className="block text-xs text-muted-foreground">
+                        {interval.endedByScoring ? "ended by scoring" : "ended after scoring"}
+                      </span>
+                    ) : null}
                   </Td>
                   <Td className="[overflow-wrap:anywhere]">
                     {effect.resolutions.length === 0
@@ -123,7 +153,8 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
                       : effect.resolutions.map((r, i) => (
                           <p key={i}>
                             {r.status} at {formatOffset(Date.parse(r.at) - start)}: {evidenceText(r.evidence)}
-                            {r.verifiedBy ? `, verified by ${r.verifiedBy}` : ""} ({r.source === "posted" ? "posted later" : "in the record"})
+                            {r.verifiedBy ? `, verified by ${r.verifiedBy}` : ""} (
+                            {r.source === "posted" ? "posted later" : "in the record"})
                           </p>
                         ))}
                   </Td>

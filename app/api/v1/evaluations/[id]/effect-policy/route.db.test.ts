@@ -28,7 +28,13 @@ beforeAll(async () => {
   const send = (request: Request) => PUT(request, { params: Promise.resolve({ id: new URL(request.url).pathname.split("/")[4]! }) });
   editor = evaluationClient({ baseUrl: "http://localhost:3999", apiKey: key, fetch: send });
   put = async (id, body) => {
-    const response = await send(new Request(`http://localhost:3999/api/v1/evaluations/${id}/effect-policy`, { method: "PUT", body: JSON.stringify(body), headers: { authorization: `Bearer ${key}`, "content-type": "application/json" } }));
+    const response = await send(
+      new Request(`http://localhost:3999/api/v1/evaluations/${id}/effect-policy`, {
+        method: "PUT",
+        body: JSON.stringify(body),
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      }),
+    );
     return { status: response.status, json: await response.json() };
   };
 });
@@ -38,13 +44,24 @@ afterAll(async () => {
   await database?.drop();
 });
 
-const refusal = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => (error instanceof EvaluationApiError ? { status: error.status, code: error.code, message: error.message, field: error.field, details: error.details } : error));
+const refusal = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (error: unknown) =>
+      error instanceof EvaluationApiError
+        ? { status: error.status, code: error.code, message: error.message, field: error.field, details: error.details }
+        : error,
+  );
 const READS: EffectPolicy = { tools: { "bank.*": "read_only" } };
 const EXTERNAL: EffectPolicy = { tools: { "bank.*": "external" } };
 
 async function stored(id: string) {
   const evaluation = await db.evaluation.findUniqueOrThrow({ where: { id }, select: { effectPolicyVersion: true } });
-  const versions = await db.evaluationEffectPolicy.findMany({ where: { evaluationId: id }, orderBy: { version: "asc" }, select: { version: true, tools: true } });
+  const versions = await db.evaluationEffectPolicy.findMany({
+    where: { evaluationId: id },
+    orderBy: { version: "asc" },
+    select: { version: true, tools: true },
+  });
   return { current: evaluation.effectPolicyVersion, versions, summary: await evaluationSummary(db, id) };
 }
 
@@ -61,18 +78,28 @@ describe("PUT /api/v1/evaluations/{id}/effect-policy with baseVersion", () => {
     expect(await refusal(editor.setEffectPolicy(id, EXTERNAL, 1))).toEqual({
       status: 409,
       code: "edit_conflict",
-      message: "409 edit_conflict: baseVersion: the effect policy is at version 2 now, not 1; nothing was changed. Compare both and save again from version 2.",
+      message:
+        "409 edit_conflict: baseVersion: the effect policy is at version 2 now, not 1; nothing was changed. Compare both and save again from version 2.",
       field: "baseVersion",
       details: { current: { version: 2, policy: READS }, yours: EXTERNAL },
     });
-    expect(await refusal(editor.setEffectPolicy(id, EXTERNAL, 3))).toMatchObject({ status: 409, code: "edit_conflict", details: { current: { version: 2 } } });
+    expect(await refusal(editor.setEffectPolicy(id, EXTERNAL, 3))).toMatchObject({
+      status: 409,
+      code: "edit_conflict",
+      details: { current: { version: 2 } },
+    });
     expect(await stored(id)).toEqual(before);
 
     // The JSON contract {tools} stays: without a base version the policy applies to whatever is current.
     expect(await put(id, EXTERNAL)).toEqual({ status: 200, json: { version: 3 } });
-    expect(await stored(id)).toMatchObject({ current: 3, versions: [{ version: 1 }, { version: 2 }, { version: 3, tools: EXTERNAL.tools }], summary: { effectPolicyVersion: 3 } });
+    expect(await stored(id)).toMatchObject({
+      current: 3,
+      versions: [{ version: 1 }, { version: 2 }, { version: 3, tools: EXTERNAL.tools }],
+      summary: { effectPolicyVersion: 3 },
+    });
 
-    for (const baseVersion of [0, 1.5, "3"]) expect(await put(id, { ...READS, baseVersion })).toMatchObject({ status: 400, json: { error: { field: "baseVersion" } } });
+    for (const baseVersion of [0, 1.5, "3"])
+      expect(await put(id, { ...READS, baseVersion })).toMatchObject({ status: 400, json: { error: { field: "baseVersion" } } });
   });
 
   it("lets one of two saves from the same version through; the other is refused naming the version the first stored", async () => {
@@ -88,7 +115,12 @@ describe("PUT /api/v1/evaluations/{id}/effect-policy with baseVersion", () => {
       await holder.query("SELECT 1 FROM evaluations WHERE id = $1 FOR UPDATE", [id]);
       const saves = Promise.all([put(id, { ...READS, baseVersion: 1 }), put(id, { ...EXTERNAL, baseVersion: 1 })]);
       // Counted outside the holder's transaction, where pg_stat_activity would stay as first read.
-      const waiting = async () => (await db.$queryRaw<[{ n: number }]>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)[0].n;
+      const waiting = async () =>
+        (
+          await db.$queryRaw<
+            [{ n: number }]
+          >`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`
+        )[0].n;
       await expect.poll(waiting, { timeout: 20_000 }).toBe(2);
       await holder.query("COMMIT");
       answers = await saves;
@@ -101,7 +133,11 @@ describe("PUT /api/v1/evaluations/{id}/effect-policy with baseVersion", () => {
     expect(won.json).toEqual({ version: 2 });
     const { current } = await stored(id);
     expect(current).toBe(2);
-    const storedPolicy = (await db.evaluationEffectPolicy.findUniqueOrThrow({ where: { evaluationId_version: { evaluationId: id, version: 2 } } })).tools;
-    expect(lost.json).toMatchObject({ error: { code: "edit_conflict", details: { current: { version: 2, policy: { tools: storedPolicy } } } } });
+    const storedPolicy = (
+      await db.evaluationEffectPolicy.findUniqueOrThrow({ where: { evaluationId_version: { evaluationId: id, version: 2 } } })
+    ).tools;
+    expect(lost.json).toMatchObject({
+      error: { code: "edit_conflict", details: { current: { version: 2, policy: { tools: storedPolicy } } } },
+    });
   });
 });

@@ -6,6 +6,7 @@ import { apiRoute } from "@/lib/web/api-route";
 export const dynamic = "force-dynamic";
 
 /** Stores `{tools: {NAME: CLASS}, baseVersion?}` as the next policy version and recomputes every run's audit: `{version}`; 409 when the policy changed since baseVersion. */
-export const PUT = apiRoute({ permission: "evaluation:write", params: evaluationIdSchema, body: setEffectPolicyBodySchema }, async ({ principal, params, body }) =>
-  Response.json(await setEffectPolicy(getDb(), params.id, body, principal.userId)),
+export const PUT = apiRoute(
+  { permission: "evaluation:write", params: evaluationIdSchema, body: setEffectPolicyBodySchema },
+  async ({ principal, params, body }) => Response.json(await setEffectPolicy(getDb(), params.id, body, principal.userId)),
 );

@@ -11,6 +11,8 @@ export const GET = apiRoute({ permission: "results:read", params: evaluationIdSc
 );
 
 /** `{baseVersion, reason, rule}` → the next version, `{version, hash}`; 409 when the rule changed since baseVersion. */
-export const PUT = apiRoute({ permission: "evaluation:write", params: evaluationIdSchema, body: evaluationRuleChangeBodySchema }, async ({ principal, params, body }) =>
-  Response.json(await changeExclusionRule(getDb(), { kind: "evaluation", id: params.id }, body, principal.userId)),
+export const PUT = apiRoute(
+  { permission: "evaluation:write", params: evaluationIdSchema, body: evaluationRuleChangeBodySchema },
+  async ({ principal, params, body }) =>
+    Response.json(await changeExclusionRule(getDb(), { kind: "evaluation", id: params.id }, body, principal.userId)),
 );

@@ -9,13 +9,17 @@ import { apiRoute } from "@/lib/web/api-route";
 export const dynamic = "force-dynamic";
 
 /** One page of the evaluation's runs under the query's filters: `{ runs, nextCursor }`. */
-export const GET = apiRoute({ permission: "results:read", params: evaluationIdSchema, query: evaluationRunListQuerySchema }, async ({ params, query }) => {
-  const db = getDb();
-  if (!(await getEvaluation(db, params.id))) throw notFound(`evaluation ${params.id}`);
-  return Response.json(await listEvaluationRuns(db, params.id, query));
-});
+export const GET = apiRoute(
+  { permission: "results:read", params: evaluationIdSchema, query: evaluationRunListQuerySchema },
+  async ({ params, query }) => {
+    const db = getDb();
+    if (!(await getEvaluation(db, params.id))) throw notFound(`evaluation ${params.id}`);
+    return Response.json(await listEvaluationRuns(db, params.id, query));
+  },
+);
 
 /** Ingests up to 1,000 runs: `200 {results: [{externalId, status, error?}]}`, one per run in order; a bad run refuses only itself. */
-export const POST = apiRoute({ permission: "evaluation:write", params: evaluationIdSchema, body: ingestEnvelopeSchema, maxBodyBytes: MAX_INGEST_BODY_BYTES }, async ({ params, body }) =>
-  Response.json({ results: await ingestRuns(getDb(), params.id, body.runs.items) }),
+export const POST = apiRoute(
+  { permission: "evaluation:write", params: evaluationIdSchema, body: ingestEnvelopeSchema, maxBodyBytes: MAX_INGEST_BODY_BYTES },
+  async ({ params, body }) => Response.json({ results: await ingestRuns(getDb(), params.id, body.runs.items) }),
 );

@@ -24,7 +24,13 @@ let key: string;
 let GET: typeof import("./route").GET;
 let COMPARE: typeof import("../../compare/route").GET;
 
-const run = (externalId: string, taskId: string, second: number, endpointLabel: "success" | "failure", extra: Record<string, unknown> = {}) => ({
+const run = (
+  externalId: string,
+  taskId: string,
+  second: number,
+  endpointLabel: "success" | "failure",
+  extra: Record<string, unknown> = {},
+) => ({
   externalId,
   taskId,
   startedAt: at(second),
@@ -46,7 +52,9 @@ beforeAll(async () => {
     run("b1", "t2", 30, "success"),
     run("b2", "t2", 32, "failure"),
     run("b3", "t2", 34, "failure"),
-    run("b4", "t2", 36, "success", { effects: [{ effectId: "e4", tool: "bank.transfer", handle: "tx-4", requestedAt: at(36), statusAtScoring: "pending" }] }),
+    run("b4", "t2", 36, "success", {
+      effects: [{ effectId: "e4", tool: "bank.transfer", handle: "tx-4", requestedAt: at(36), statusAtScoring: "pending" }],
+    }),
   ]);
   separate = await createEvaluation(db, { name: "separate" }, null);
   await ingestRuns(db, separate, [
@@ -58,7 +66,11 @@ beforeAll(async () => {
     run("y3", "y", 10, "success"),
   ]);
   const auth = createAuth(db, readServerEnv(env), database.url);
-  const viewer = await createAccount(auth, { email: "viewer@evaluation-statistics.test", password: "a long enough password", role: "viewer" });
+  const viewer = await createAccount(auth, {
+    email: "viewer@evaluation-statistics.test",
+    password: "a long enough password",
+    role: "viewer",
+  });
   ({ key } = await createApiKey(auth, viewer.id, "statistics"));
   ({ GET } = await import("./route"));
   ({ GET: COMPARE } = await import("../../compare/route"));
@@ -77,7 +89,17 @@ describe("GET /api/v1/evaluations/{id}/statistics", () => {
     const response = await get(connected);
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(Object.keys(body)).toEqual(["evaluationId", "effectPolicyVersion", "rates", "units", "passK", "exclusionRule", "sensitivity", "legalActions", "thresholdChecks"]);
+    expect(Object.keys(body)).toEqual([
+      "evaluationId",
+      "effectPolicyVersion",
+      "rates",
+      "units",
+      "passK",
+      "exclusionRule",
+      "sensitivity",
+      "legalActions",
+      "thresholdChecks",
+    ]);
     const rate = (name: string) => body.rates.find((r: { name: string }) => r.name === name);
     const interval = (n: number, N: number) => wilsonInterval(n, N)!.map((v) => expect.closeTo(v, 12));
     expect(rate("success rate (rule version 1)")).toMatchObject({ n: 4, N: 7, wilson95: interval(4, 7) });
@@ -127,7 +149,10 @@ describe("GET /api/v1/evaluations/{id}/statistics", () => {
 });
 
 describe("GET /api/v1/evaluations/compare", () => {
-  const compare = (ids: string) => COMPARE(new Request(`http://localhost:3999/api/v1/evaluations/compare?ids=${ids}`, { headers: { authorization: `Bearer ${key}` } }), { params: Promise.resolve({}) });
+  const compare = (ids: string) =>
+    COMPARE(new Request(`http://localhost:3999/api/v1/evaluations/compare?ids=${ids}`, { headers: { authorization: `Bearer ${key}` } }), {
+      params: Promise.resolve({}),
+    });
 
   it("compares the two under one rule", async () => {
     const response = await compare(`${connected},${separate}`);
@@ -135,15 +160,28 @@ describe("GET /api/v1/evaluations/compare", () => {
     const body = await response.json();
     // connected: reported 5/7, final-only 4/6, range [4/7, 5/7] = [0.571, 0.714]; separate: 5/6 with nothing unresolved.
     // The ranges are apart (5/6 > 5/7), but Wilson(5,6) = [0.4365, 0.9699] overlaps Wilson(5,7) = [0.3589, 0.9178].
-    expect(body.evaluations.map((e: { name: string; reported: { n: number; N: number }; finalOnly: { n: number; N: number } }) => [e.name, e.reported.n, e.reported.N, e.finalOnly.n, e.finalOnly.N])).toEqual([
+    expect(
+      body.evaluations.map((e: { name: string; reported: { n: number; N: number }; finalOnly: { n: number; N: number } }) => [
+        e.name,
+        e.reported.n,
+        e.reported.N,
+        e.finalOnly.n,
+        e.finalOnly.N,
+      ]),
+    ).toEqual([
       ["connected", 5, 7, 4, 6],
       ["separate", 5, 6, 5, 6],
     ]);
     expect(body.evaluations[0].justifiedRange.lower).toMatchObject({ n: 4, N: 7 });
     expect(body.evaluations[0].justifiedRange.upper).toMatchObject({ n: 5, N: 7 });
     expect(body.ranking).toEqual({ endpoint: [separate, connected], finalOnly: [separate, connected], changed: false });
-    expect(body.pairs).toEqual([expect.objectContaining({ a: connected, b: separate, verdict: "not separable at this sample size", leader: separate })]);
-    expect(body).toMatchObject({ rule: { version: 1, hash: "3beb10a452d0d8fc2218302a788c833633e5c1f7c4df9d32c1cd82668eb95509" }, rulesDiffer: false });
+    expect(body.pairs).toEqual([
+      expect.objectContaining({ a: connected, b: separate, verdict: "not separable at this sample size", leader: separate }),
+    ]);
+    expect(body).toMatchObject({
+      rule: { version: 1, hash: "3beb10a452d0d8fc2218302a788c833633e5c1f7c4df9d32c1cd82668eb95509" },
+      rulesDiffer: false,
+    });
   });
 
   it("names the field of a bad list and an unknown evaluation", async () => {
@@ -151,9 +189,18 @@ describe("GET /api/v1/evaluations/compare", () => {
       const response = await compare(ids);
       return [response.status, (await response.json()).error];
     };
-    expect(await refusal(connected)).toEqual([400, expect.objectContaining({ field: "ids", message: expect.stringContaining("at least two") })]);
-    expect(await refusal(`${connected},${connected}`)).toEqual([400, expect.objectContaining({ field: "ids", message: expect.stringContaining("repeat") })]);
+    expect(await refusal(connected)).toEqual([
+      400,
+      expect.objectContaining({ field: "ids", message: expect.stringContaining("at least two") }),
+    ]);
+    expect(await refusal(`${connected},${connected}`)).toEqual([
+      400,
+      expect.objectContaining({ field: "ids", message: expect.stringContaining("repeat") }),
+    ]);
     expect(await refusal(`${connected},nope`)).toEqual([400, expect.objectContaining({ message: expect.stringContaining("UUIDs") })]);
-    expect(await refusal(`${connected},00000000-0000-4000-8000-000000000000`)).toEqual([404, expect.objectContaining({ message: expect.stringContaining("00000000-0000-4000-8000-000000000000") })]);
+    expect(await refusal(`${connected},00000000-0000-4000-8000-000000000000`)).toEqual([
+      404,
+      expect.objectContaining({ message: expect.stringContaining("00000000-0000-4000-8000-000000000000") }),
+    ]);
   });
 });

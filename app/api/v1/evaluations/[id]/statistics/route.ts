@@ -6,4 +6,6 @@ import { apiRoute } from "@/lib/web/api-route";
 export const dynamic = "force-dynamic";
 
 /** Rates with their populations and Wilson intervals, rows against analysis units with the design effect, pass^k where trials are separate, the exclusion rule and its sensitivity (docs/statistics.md). */
-export const GET = apiRoute({ permission: "results:read", params: evaluationIdSchema }, async ({ params }) => Response.json(await evaluationStatistics(getDb(), params.id)));
+export const GET = apiRoute({ permission: "results:read", params: evaluationIdSchema }, async ({ params }) =>
+  Response.json(await evaluationStatistics(getDb(), params.id)),
+);

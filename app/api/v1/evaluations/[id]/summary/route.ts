@@ -6,4 +6,6 @@ import { apiRoute } from "@/lib/web/api-route";
 export const dynamic = "force-dynamic";
 
 /** The headline figures, each n/N with its population named, under the named effect-policy version. */
-export const GET = apiRoute({ permission: "results:read", params: evaluationIdSchema }, async ({ params }) => Response.json(await evaluationSummary(getDb(), params.id)));
+export const GET = apiRoute({ permission: "results:read", params: evaluationIdSchema }, async ({ params }) =>
+  Response.json(await evaluationSummary(getDb(), params.id)),
+);

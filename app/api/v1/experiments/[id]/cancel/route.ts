@@ -11,9 +11,11 @@ export const dynamic = "force-dynamic";
 export const POST = apiRoute({ permission: "experiment:cancel", params: experimentIdSchema }, async ({ params }) => {
   const { id } = params;
   const service = getServiceClient();
-  if (!service) throw new DomainError("unavailable", "no_service", "DELAYED_WRITE_URL is not set: pending operations could not be cancelled");
+  if (!service)
+    throw new DomainError("unavailable", "no_service", "DELAYED_WRITE_URL is not set: pending operations could not be cancelled");
   const outcome = await cancelExperiment(getDb(), id, service);
   if (!outcome) throw notFound(`experiment ${id}`);
-  if (outcome.state !== "cancelled") throw conflict("not_running", `experiment ${id} is ${outcome.state}: only a queued or running experiment can be cancelled`);
+  if (outcome.state !== "cancelled")
+    throw conflict("not_running", `experiment ${id} is ${outcome.state}: only a queued or running experiment can be cancelled`);
   return Response.json(outcome);
 });

@@ -12,6 +12,8 @@ export const GET = apiRoute({ permission: "results:read", params: experimentIdSc
 );
 
 /** `{baseVersion, reason, rule}` → the next version, `{version, hash}`; 409 when the rule changed since baseVersion. */
-export const PUT = apiRoute({ permission: "experiment:run", params: experimentIdSchema, body: changeExclusionRuleBodySchema }, async ({ principal, params, body }) =>
-  Response.json(await changeExclusionRule(getDb(), { kind: "experiment", id: params.id }, body, principal.userId)),
+export const PUT = apiRoute(
+  { permission: "experiment:run", params: experimentIdSchema, body: changeExclusionRuleBodySchema },
+  async ({ principal, params, body }) =>
+    Response.json(await changeExclusionRule(getDb(), { kind: "experiment", id: params.id }, body, principal.userId)),
 );

@@ -18,7 +18,11 @@ beforeAll(async () => {
   // The web process's database, auth and principals are read from the environment on first use.
   const env = { DATABASE_URL: database.url, BETTER_AUTH_SECRET: "x".repeat(40), BOUNDARY_LAB_URL: "http://localhost:3999" };
   Object.assign(process.env, env);
-  ({ experimentId } = await loadSyntheticExperiment(database.db, { delaysMs: [0, 25, 100, 250], schedules: 5, repetitions: 10 }, { environmentFailureEvery: 0, protocolStopEvery: 0, openEffects: false }));
+  ({ experimentId } = await loadSyntheticExperiment(
+    database.db,
+    { delaysMs: [0, 25, 100, 250], schedules: 5, repetitions: 10 },
+    { environmentFailureEvery: 0, protocolStopEvery: 0, openEffects: false },
+  ));
   const auth = createAuth(database.db, readServerEnv(env), database.url);
   const viewer = await createAccount(auth, { email: "viewer@statistics.test", password: "a long enough password", role: "viewer" });
   ({ key } = await createApiKey(auth, viewer.id, "statistics"));
@@ -36,9 +40,24 @@ describe("GET /api/v1/experiments/{id}/statistics", () => {
     const response = await get(experimentId);
     expect(response.status).toBe(200);
     const body = await response.json();
-    expect(Object.keys(body)).toEqual(["experimentId", "rates", "units", "passK", "conditions", "exclusionRule", "sensitivity", "thresholdChecks"]);
+    expect(Object.keys(body)).toEqual([
+      "experimentId",
+      "rates",
+      "units",
+      "passK",
+      "conditions",
+      "exclusionRule",
+      "sensitivity",
+      "thresholdChecks",
+    ]);
     // 0/150 with [0, z²/(150 + z²)] = [0, 0.024970]
-    expect(body.rates).toContainEqual({ name: "snapshot: success rate at nonzero delays", population: "finality trials at nonzero delays, less what rule version 1 excludes (environment failure: 0)", n: 0, N: 150, wilson95: [0, expect.closeTo(0.02497, 5)] });
+    expect(body.rates).toContainEqual({
+      name: "snapshot: success rate at nonzero delays",
+      population: "finality trials at nonzero delays, less what rule version 1 excludes (environment failure: 0)",
+      n: 0,
+      N: 150,
+      wilson95: [0, expect.closeTo(0.02497, 5)],
+    });
     expect(body.units).toMatchObject({ runRows: 3600, analysisUnits: 3200, designEffect: 1 });
     expect(body.exclusionRule).toMatchObject({ version: 1, hash: "3beb10a452d0d8fc2218302a788c833633e5c1f7c4df9d32c1cd82668eb95509" });
     expect(body.sensitivity[0]).toMatchObject({ rule: "declared (version 1)", n: 3600, N: 3600, rate: 1 });

@@ -18,5 +18,14 @@ export const GET = apiRoute({ permission: "results:read", params: experimentIdSc
   const exported = table2Export(summary);
   const filename = `boundary-lab-table2-${params.id}.${query.format}`;
   if (query.format === "json") return Response.json(exported, { headers: { "content-disposition": `attachment; filename="${filename}"` } });
-  return csvResponse(filename, exported.records, ["test", "condition", "measure", "numerator", "denominator", "value", "wilson95_lower", "wilson95_upper"]);
+  return csvResponse(filename, exported.records, [
+    "test",
+    "condition",
+    "measure",
+    "numerator",
+    "denominator",
+    "value",
+    "wilson95_lower",
+    "wilson95_upper",
+  ]);
 });

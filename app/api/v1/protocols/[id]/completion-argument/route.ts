@@ -13,16 +13,21 @@ const attachment = (name: string, type: string, body: string) =>
   new Response(body, { headers: { "content-type": `${type}; charset=utf-8`, "content-disposition": `attachment; filename="${name}"` } });
 
 /** The argument's current version, every revision, its evidence and status; or an export (?format=markdown|latex|json). */
-export const GET = apiRoute({ permission: "results:read", params: protocolIdSchema, query: argumentQuerySchema }, async ({ principal, params, query }) => {
-  const view = await argumentView(getDb(), viewerOf(principal), params.id);
-  if (!view) throw notFound(`protocol ${params.id}`);
-  if (query.format === "markdown") return attachment(fileName(view.protocol.name, "md"), "text/markdown", argumentMarkdown(view));
-  if (query.format === "latex") return attachment(fileName(view.protocol.name, "tex"), "application/x-tex", argumentLatex(view));
-  if (query.format === "json") return Response.json(view, { headers: { "content-disposition": `attachment; filename="${fileName(view.protocol.name, "json")}"` } });
-  return Response.json(view);
-});
+export const GET = apiRoute(
+  { permission: "results:read", params: protocolIdSchema, query: argumentQuerySchema },
+  async ({ principal, params, query }) => {
+    const view = await argumentView(getDb(), viewerOf(principal), params.id);
+    if (!view) throw notFound(`protocol ${params.id}`);
+    if (query.format === "markdown") return attachment(fileName(view.protocol.name, "md"), "text/markdown", argumentMarkdown(view));
+    if (query.format === "latex") return attachment(fileName(view.protocol.name, "tex"), "application/x-tex", argumentLatex(view));
+    if (query.format === "json")
+      return Response.json(view, { headers: { "content-disposition": `attachment; filename="${fileName(view.protocol.name, "json")}"` } });
+    return Response.json(view);
+  },
+);
 
 /** A new version of the argument with its reason (editors and admins); 409 with both versions on a stale one. */
-export const POST = apiRoute({ permission: "protocol:write", params: protocolIdSchema, body: argumentRevisionSchema }, async ({ principal, params, body }) =>
-  Response.json(await saveArgument(getDb(), viewerOf(principal), params.id, body), { status: 201 }),
+export const POST = apiRoute(
+  { permission: "protocol:write", params: protocolIdSchema, body: argumentRevisionSchema },
+  async ({ principal, params, body }) => Response.json(await saveArgument(getDb(), viewerOf(principal), params.id, body), { status: 201 }),
 );

@@ -6,7 +6,10 @@ import { setConsensus } from "@/lib/review/store";
 export const dynamic = "force-dynamic";
 
 /** Reconciles one field of a protocol to a consensus code with its rationale (409 on a stale version). */
-export const PUT = apiRoute({ permission: "review:reconcile", params: protocolIdSchema, body: consensusBodySchema }, async ({ principal, params, body }) => {
-  const saved = await setConsensus(getDb(), principal.userId, { ...body, protocolId: params.id });
-  return Response.json({ code: saved.code, rationale: saved.rationale, version: saved.version });
-});
+export const PUT = apiRoute(
+  { permission: "review:reconcile", params: protocolIdSchema, body: consensusBodySchema },
+  async ({ principal, params, body }) => {
+    const saved = await setConsensus(getDb(), principal.userId, { ...body, protocolId: params.id });
+    return Response.json({ code: saved.code, rationale: saved.rationale, version: saved.version });
+  },
+);

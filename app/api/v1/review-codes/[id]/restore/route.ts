@@ -7,6 +7,7 @@ import { restoreCode } from "@/lib/review/store";
 export const dynamic = "force-dynamic";
 
 /** Restores a past version of the caller's own cell, as a new version with its reason. */
-export const POST = apiRoute({ permission: "review:code", params: reviewCodeIdSchema, body: restoreSchema }, async ({ principal, params, body }) =>
-  Response.json(await restoreCode(getDb(), principal.userId, params.id, body.version, body.reason)),
+export const POST = apiRoute(
+  { permission: "review:code", params: reviewCodeIdSchema, body: restoreSchema },
+  async ({ principal, params, body }) => Response.json(await restoreCode(getDb(), principal.userId, params.id, body.version, body.reason)),
 );

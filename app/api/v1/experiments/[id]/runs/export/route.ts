@@ -9,8 +9,16 @@ import { apiRoute } from "@/lib/web/api-route";
 export const dynamic = "force-dynamic";
 
 /** Every run of the experiment under the query's filters, as a CSV or JSON download, streamed in keyset batches. */
-export const GET = apiRoute({ permission: "results:read", params: experimentIdSchema, query: runExportQuerySchema }, async ({ params, query }) => {
-  const db = getDb();
-  if (!(await experimentExists(db, params.id))) throw notFound(`experiment ${params.id}`);
-  return exportResponse({ format: query.format, batches: runBatches(db, params.id, runFiltersOf(query)), columns: RUN_EXPORT_COLUMNS, filename: `runs-${params.id}` });
-});
+export const GET = apiRoute(
+  { permission: "results:read", params: experimentIdSchema, query: runExportQuerySchema },
+  async ({ params, query }) => {
+    const db = getDb();
+    if (!(await experimentExists(db, params.id))) throw notFound(`experiment ${params.id}`);
+    return exportResponse({
+      format: query.format,
+      batches: runBatches(db, params.id, runFiltersOf(query)),
+      columns: RUN_EXPORT_COLUMNS,
+      filename: `runs-${params.id}`,
+    });
+  },
+);

@@ -20,7 +20,14 @@ beforeAll(async () => {
   const env = { DATABASE_URL: database.url, BETTER_AUTH_SECRET: "x".repeat(40), BOUNDARY_LAB_URL: "http://localhost:3999" };
   Object.assign(process.env, env);
   const auth = createAuth(database.db, readServerEnv(env), database.url);
-  const keyOf = async (role: "editor" | "viewer") => (await createApiKey(auth, (await createAccount(auth, { email: `${role}@canary.test`, password: "a long enough password", role })).id, "canary")).key;
+  const keyOf = async (role: "editor" | "viewer") =>
+    (
+      await createApiKey(
+        auth,
+        (await createAccount(auth, { email: `${role}@canary.test`, password: "a long enough password", role })).id,
+        "canary",
+      )
+    ).key;
   [editorKey, viewerKey] = [await keyOf("editor"), await keyOf("viewer")];
   evaluationId = await createEvaluation(database.db, { name: "canary route", effectPolicy: WORKED_POLICY }, null);
   const runs = workedExample();
@@ -41,7 +48,12 @@ const post = (body: unknown, key = editorKey, externalId = "r3") =>
     }),
     { params: Promise.resolve({ id: evaluationId, externalId }) },
   );
-const canary = { surface: SURFACE, planted: "canary-7f3a in balance.note", found: true, evidence: { key: "balance.note", value: "canary-7f3a" } };
+const canary = {
+  surface: SURFACE,
+  planted: "canary-7f3a in balance.note",
+  found: true,
+  evidence: { key: "balance.note", value: "canary-7f3a" },
+};
 
 describe("POST …/runs/{externalId}/resets/canary", () => {
   it("appends a canary check and answers whether the reset still holds", async () => {

@@ -10,6 +10,8 @@ export const dynamic = "force-dynamic";
  * recomputes the separation audit: `201 {id, resetAt, verified}`, where `verified` is whether the
  * reset still breaks routes (verified, and no canary of it was found).
  */
-export const POST = apiRoute({ permission: "evaluation:write", params: evaluationRunPathSchema, body: postResetCanaryBodySchema }, async ({ principal, params, body }) =>
-  Response.json(await appendResetCanary(getDb(), params.id, params.externalId, body, principal.userId), { status: 201 }),
+export const POST = apiRoute(
+  { permission: "evaluation:write", params: evaluationRunPathSchema, body: postResetCanaryBodySchema },
+  async ({ principal, params, body }) =>
+    Response.json(await appendResetCanary(getDb(), params.id, params.externalId, body, principal.userId), { status: 201 }),
 );
