@@ -3,6 +3,7 @@ import type { Db } from "../db/prisma";
 import type { Prisma } from "../generated/prisma/client";
 import { CANARY_CONDITIONS, CANARY_SURFACES, canaryConfigSchema, expectedCanaryResults, type CanaryCondition } from "./config";
 import type { CanaryTrialResult } from "./trial";
+import { rowsOf } from "../db/rows";
 
 /** Whether every surface of the trial is stored: a retried job whose earlier attempt committed does nothing. */
 export async function canaryTrialStored(db: Db, experimentId: string, condition: CanaryCondition, trial: number): Promise<boolean> {
@@ -43,8 +44,11 @@ export async function saveCanaryTrial(
  */
 export async function completeCanaryExperimentIfDone(db: Db, experimentId: string): Promise<void> {
   await db.$transaction(async (tx) => {
-    const [row] = await tx.$queryRaw<Array<{ state: string; config: unknown; started_at: Date | null; created_at: Date }>>`
-      SELECT state, config, started_at, created_at FROM experiments WHERE id = ${experimentId}::uuid FOR UPDATE`;
+    const [row] = rowsOf(
+      z.object({ state: z.string(), config: z.unknown(), started_at: z.date().nullable(), created_at: z.date() }),
+      await tx.$queryRaw`
+      SELECT state, config, started_at, created_at FROM experiments WHERE id = ${experimentId}::uuid FOR UPDATE`,
+    );
     if (!row || (row.state !== "queued" && row.state !== "running")) return;
     const stored = await tx.canaryResult.count({ where: { experimentId } });
     if (stored < expectedCanaryResults(canaryConfigSchema.parse(row.config))) return;
@@ -87,7 +91,7 @@ export async function canaryResults(db: Db, experimentId: string): Promise<Canar
   const experiment = await db.experiment.findUnique({ where: { id: experimentId }, select: { kind: true, config: true } });
   if (!experiment || experiment.kind !== "canary") return null;
   const config = canaryConfigSchema.parse(experiment.config);
-  const rows = await db.$queryRaw<unknown[]>`
+  const rows = await db.$queryRaw`
     SELECT condition, surface, count(*) AS trials, count(*) FILTER (WHERE found) AS found, bool_and(expected_found) AS "expectedFound",
            count(*) FILTER (WHERE held) AS held,
            (array_agg(planted ORDER BY trial))[1] AS planted,

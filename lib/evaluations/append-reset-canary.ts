@@ -5,6 +5,7 @@ import type { Prisma } from "../generated/prisma/client";
 import { currentPolicy, lockEvaluationAudit } from "./audit/lock";
 import { recomputeSeparation } from "./audit/separation-recompute";
 import type { PostResetCanaryBody } from "./schemas";
+import { onlyRowOf } from "../db/rows";
 
 /**
  * Appends a canary check to one of a run's resets (never overwriting what is stored) and recomputes
@@ -56,8 +57,11 @@ export async function appendResetCanary(
         select: { id: true },
       });
       await recomputeSeparation(tx, evaluationId, [body.surface], [reset.run_id]);
-      const [{ survived }] = await tx.$queryRaw<[{ survived: boolean }]>`
-        SELECT EXISTS (SELECT 1 FROM evaluation_reset_canaries WHERE run_id = ${BigInt(reset.run_id)} AND surface = ${body.surface} AND reset_at = ${reset.at} AND found) AS survived`;
+      const { survived } = onlyRowOf(
+        z.object({ survived: z.boolean() }),
+        await tx.$queryRaw`
+        SELECT EXISTS (SELECT 1 FROM evaluation_reset_canaries WHERE run_id = ${BigInt(reset.run_id)} AND surface = ${body.surface} AND reset_at = ${reset.at} AND found) AS survived`,
+      );
       return { id: id.toString(), resetAt: reset.at.toISOString(), verified: reset.verified && !survived };
     },
     { timeout: 60_000, maxWait: 30_000 },

@@ -15,6 +15,7 @@ import {
   type EvaluationRunListQuery,
   type ToolClass,
 } from "./schemas";
+import { onlyRowOf } from "../db/rows";
 
 const runRow = z.object({
   id: z.string(),
@@ -180,10 +181,13 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
 
 /** Verified resets that a canary check found did not hold, in the evaluation: they break no route. */
 export async function resetsOverriddenByCanary(db: Db, evaluationId: string): Promise<number> {
-  const [{ n }] = await db.$queryRaw<[{ n: number }]>`
+  const { n } = onlyRowOf(
+    z.object({ n: z.number() }),
+    await db.$queryRaw`
     SELECT count(*)::int AS n FROM evaluation_resets x
      WHERE x.evaluation_id = ${evaluationId}::uuid AND x.verified
-       AND EXISTS (SELECT 1 FROM evaluation_reset_canaries c WHERE c.run_id = x.run_id AND c.surface = x.surface AND c.reset_at = x.at AND c.found)`;
+       AND EXISTS (SELECT 1 FROM evaluation_reset_canaries c WHERE c.run_id = x.run_id AND c.surface = x.surface AND c.reset_at = x.at AND c.found)`,
+  );
   return n;
 }
 

@@ -1,6 +1,8 @@
+import { z } from "zod";
 import { hostname } from "node:os";
 import type { WorkerUtils } from "graphile-worker";
 import type { Db } from "../db/prisma";
+import { rowsOf } from "../db/rows";
 
 // graphile-worker 0.17 locks jobs in the name of the worker pool and keeps a crashed pool's locks for
 // 4 hours; its public interface cannot say which pools are alive. Each pool therefore beats in a table
@@ -26,7 +28,9 @@ async function beat(db: Sql, poolId: string, lockOwners: string[]): Promise<void
  */
 async function unlockDeadPools(db: Sql, utils: WorkerUtils, ownLockOwners: string[], staleAfterMs: number): Promise<number> {
   const staleAfterSeconds = staleAfterMs / 1000;
-  const stale = await db.$queryRaw<Array<{ worker_id: string }>>`
+  const stale = rowsOf(
+    z.object({ worker_id: z.string() }),
+    await db.$queryRaw`
     WITH expired AS (
       DELETE FROM replay_workers
        WHERE heartbeat_at < now() - make_interval(secs => ${staleAfterSeconds}::float8) AND NOT (worker_id = ANY(${ownLockOwners}::text[]))
@@ -36,7 +40,8 @@ async function unlockDeadPools(db: Sql, utils: WorkerUtils, ownLockOwners: strin
     SELECT DISTINCT j.locked_by FROM graphile_worker.jobs j
      WHERE j.locked_by IS NOT NULL AND NOT (j.locked_by = ANY(${ownLockOwners}::text[]))
        AND j.locked_at < now() - make_interval(secs => ${staleAfterSeconds}::float8)
-       AND NOT EXISTS (SELECT 1 FROM replay_workers w WHERE w.worker_id = j.locked_by)`;
+       AND NOT EXISTS (SELECT 1 FROM replay_workers w WHERE w.worker_id = j.locked_by)`,
+  );
   if (stale.length) await utils.forceUnlockWorkers(stale.map((s) => s.worker_id));
   return stale.length;
 }

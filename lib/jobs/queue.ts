@@ -1,6 +1,8 @@
+import { z } from "zod";
 import type { WorkerUtils } from "graphile-worker";
 import type { Db } from "../db/prisma";
 import type { SqlTx } from "../db/sql-transaction";
+import { onlyRowOf } from "../db/rows";
 
 // The job queue through graphile-worker's public interface only: its `jobs` view, job keys and its
 // SQL functions (its `_private_*` tables may change with any release). Each feature names its own
@@ -37,36 +39,49 @@ export async function addJobNow(utils: WorkerUtils, task: string, payload: unkno
 
 /** Permanently fails the jobs of `tasks` keyed under `keyPrefix` that no worker holds, so none starts; returns how many. */
 export async function failQueuedJobs(db: Sql, keyPrefix: string, tasks: readonly string[], reason: string): Promise<number> {
-  const [{ failed }] = await db.$queryRaw<[{ failed: number }]>`
+  const { failed } = onlyRowOf(
+    z.object({ failed: z.number() }),
+    await db.$queryRaw`
     SELECT count(*)::int AS failed FROM graphile_worker.permanently_fail_jobs(ARRAY(
       SELECT id FROM graphile_worker.jobs
        WHERE starts_with(key, ${keyPrefix}) AND task_identifier = ANY(${tasks}::text[]) AND locked_at IS NULL
-    ), ${reason})`;
+    ), ${reason})`,
+  );
   return failed;
 }
 
 /** Jobs keyed under `keyPrefix` that a worker holds right now. */
 export async function lockedJobCount(db: Sql, keyPrefix: string): Promise<number> {
-  const [{ locked }] = await db.$queryRaw<[{ locked: number }]>`
+  const { locked } = onlyRowOf(
+    z.object({ locked: z.number() }),
+    await db.$queryRaw`
     SELECT count(*)::int AS locked FROM graphile_worker.jobs
-     WHERE starts_with(key, ${keyPrefix}) AND locked_at IS NOT NULL`;
+     WHERE starts_with(key, ${keyPrefix}) AND locked_at IS NOT NULL`,
+  );
   return locked;
 }
 
 /** Jobs of `tasks` keyed under `keyPrefix` in the queue, locked or not. */
 export async function queuedJobCount(db: Sql, keyPrefix: string, tasks: readonly string[]): Promise<number> {
-  const [{ queued }] = await db.$queryRaw<[{ queued: number }]>`
+  const { queued } = onlyRowOf(
+    z.object({ queued: z.number() }),
+    await db.$queryRaw`
     SELECT count(*)::int AS queued FROM graphile_worker.jobs
-     WHERE starts_with(key, ${keyPrefix}) AND task_identifier = ANY(${tasks}::text[])`;
+     WHERE starts_with(key, ${keyPrefix}) AND task_identifier = ANY(${tasks}::text[])`,
+  );
   return queued;
 }
 
 /** Jobs that will still run (attempts left), among those keyed `keys`, or all of them. */
 export async function runnableJobCount(db: Sql, keys?: string[]): Promise<number> {
-  const [{ runnable }] = keys
-    ? await db.$queryRaw<
-        [{ runnable: number }]
-      >`SELECT count(*)::int AS runnable FROM graphile_worker.jobs WHERE key = ANY(${keys}::text[]) AND attempts < max_attempts`
-    : await db.$queryRaw<[{ runnable: number }]>`SELECT count(*)::int AS runnable FROM graphile_worker.jobs WHERE attempts < max_attempts`;
+  const { runnable } = keys
+    ? onlyRowOf(
+        z.object({ runnable: z.number() }),
+        await db.$queryRaw`SELECT count(*)::int AS runnable FROM graphile_worker.jobs WHERE key = ANY(${keys}::text[]) AND attempts < max_attempts`,
+      )
+    : onlyRowOf(
+        z.object({ runnable: z.number() }),
+        await db.$queryRaw`SELECT count(*)::int AS runnable FROM graphile_worker.jobs WHERE attempts < max_attempts`,
+      );
   return runnable;
 }

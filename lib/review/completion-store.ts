@@ -1,6 +1,7 @@
 // Completion arguments in PostgreSQL: one per protocol, every version an append-only revision
 // (who, when, why). Evidence links are checked when saved (the item exists and the author may read
 // it) and resolved when shown: a link to an experiment later cancelled stays, with its state.
+import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { DomainError, notFound } from "../errors";
 import { Prisma } from "../generated/prisma/client";
@@ -10,6 +11,7 @@ import { argumentStatus, evidenceKey, type EvidenceState } from "./completion-st
 import { assertNotRetired } from "./protocols";
 import { visibleCodes } from "./store";
 import type { Viewer } from "./views";
+import { rowsOf } from "../db/rows";
 
 /** A linked item as shown beside its link: what it is, where it lives, and its state now. */
 export interface ResolvedEvidence extends EvidenceState {
@@ -52,10 +54,13 @@ export async function resolveEvidence(
   }
   const evaluationIds = ids("evaluation");
   if (evaluationIds.length) {
-    const audits = await db.$queryRaw<Array<{ id: string; name: string; runs: number; final: number; units: number }>>`
+    const audits = rowsOf(
+      z.object({ id: z.string(), name: z.string(), runs: z.number(), final: z.number(), units: z.number() }),
+      await db.$queryRaw`
       SELECT e.id::text, e.name, count(r.id)::int AS runs, (count(r.id) FILTER (WHERE r.finality = 'final'))::int AS final, count(DISTINCT r.analysis_unit)::int AS units
       FROM evaluations e LEFT JOIN evaluation_runs r ON r.evaluation_id = e.id
-      WHERE e.id = ANY(${evaluationIds}::uuid[]) GROUP BY e.id, e.name`;
+      WHERE e.id = ANY(${evaluationIds}::uuid[]) GROUP BY e.id, e.name`,
+    );
     for (const a of audits) {
       resolved.set(evidenceKey({ kind: "evaluation", id: a.id }), {
         kind: "evaluation",
@@ -143,9 +148,10 @@ export async function saveArgument(db: Db, actor: Viewer, protocolId: string, in
   const content = input.argument as unknown as Prisma.InputJsonValue;
   try {
     return await db.$transaction(async (tx) => {
-      const [row] = await tx.$queryRaw<
-        Array<{ id: string }>
-      >`SELECT id FROM completion_arguments WHERE protocol_id = ${protocolId}::uuid FOR UPDATE`;
+      const [row] = rowsOf(
+        z.object({ id: z.string() }),
+        await tx.$queryRaw`SELECT id FROM completion_arguments WHERE protocol_id = ${protocolId}::uuid FOR UPDATE`,
+      );
       const current = row ? await tx.completionArgument.findUniqueOrThrow({ where: { id: row.id } }) : null;
       if ((current?.version ?? null) !== input.expectedVersion)
         throw conflict(current && { version: current.version, argument: current.content as unknown as CompletionArgument }, input.argument);

@@ -1,10 +1,12 @@
 // Protocols as data (issue 13): a team adds its own protocols beside the paper's ten, renames,
 // edits and retires them. Every change appends a revision; nothing is deleted. Permission checks
 // are the caller's (lib/auth/guard.ts).
+import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { conflict, notFound } from "../errors";
 import { Prisma, type ReviewProtocol } from "../generated/prisma/client";
 import type { CreateProtocolInput, UpdateProtocolInput } from "./schemas";
+import { rowsOf } from "../db/rows";
 
 /** A protocol's own description as revisions store it. */
 export const protocolSnapshot = (p: ReviewProtocol) => ({
@@ -24,9 +26,10 @@ const isUniqueViolation = (error: unknown) => error instanceof Prisma.PrismaClie
 export async function createProtocol(db: Db, actorId: string, input: CreateProtocolInput): Promise<ReviewProtocol> {
   try {
     return await db.$transaction(async (tx) => {
-      const [{ next } = { next: 0 }] = await tx.$queryRaw<
-        Array<{ next: number }>
-      >`SELECT COALESCE(MAX(position) + 1, 0)::int AS next FROM review_protocols`;
+      const [{ next } = { next: 0 }] = rowsOf(
+        z.object({ next: z.number() }),
+        await tx.$queryRaw`SELECT COALESCE(MAX(position) + 1, 0)::int AS next FROM review_protocols`,
+      );
       const created = await tx.reviewProtocol.create({
         data: {
           name: input.name,
@@ -57,7 +60,10 @@ export async function createProtocol(db: Db, actorId: string, input: CreateProto
 export async function updateProtocol(db: Db, actorId: string, id: string, input: UpdateProtocolInput): Promise<ReviewProtocol> {
   try {
     return await db.$transaction(async (tx) => {
-      const [locked] = await tx.$queryRaw<Array<{ id: string }>>`SELECT id FROM review_protocols WHERE id = ${id}::uuid FOR UPDATE`;
+      const [locked] = rowsOf(
+        z.object({ id: z.string() }),
+        await tx.$queryRaw`SELECT id FROM review_protocols WHERE id = ${id}::uuid FOR UPDATE`,
+      );
       if (!locked) throw notFound(`protocol ${id}`);
       const current = await tx.reviewProtocol.findUniqueOrThrow({ where: { id } });
       if (current.fromPaper)

@@ -1,5 +1,6 @@
 // Review codes, their append-only revisions, the consensus, and the paper's reference data, in
 // PostgreSQL. Permission checks are the caller's (lib/auth/guard.ts); ownership is checked here.
+import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { conflict, DomainError, notFound } from "../errors";
 import { Prisma, type ReviewCode } from "../generated/prisma/client";
@@ -7,6 +8,7 @@ import { REVIEW_FIELDS, type ReviewCode as Code, type ReviewField } from "./code
 import { assertNotRetired } from "./protocols";
 import { PAPER_SOURCES_READ_ON, REFERENCE_PROTOCOLS, TABLE_A1, TABLE_A2 } from "./reference-data";
 import type { ConsensusInput, Ledger, SaveCodeInput } from "./schemas";
+import { rowsOf } from "../db/rows";
 
 type Tx = Prisma.TransactionClient;
 
@@ -55,8 +57,11 @@ export async function saveCode(db: Db, actorId: string, input: SaveCodeInput): P
   assertNotRetired(protocol);
   try {
     return await db.$transaction(async (tx) => {
-      const [existing] = await tx.$queryRaw<Array<{ id: string }>>`
-        SELECT id FROM review_codes WHERE protocol_id = ${input.protocolId}::uuid AND field = ${input.field} AND reviewer_id = ${actorId} FOR UPDATE`;
+      const [existing] = rowsOf(
+        z.object({ id: z.string() }),
+        await tx.$queryRaw`
+        SELECT id FROM review_codes WHERE protocol_id = ${input.protocolId}::uuid AND field = ${input.field} AND reviewer_id = ${actorId} FOR UPDATE`,
+      );
       const current = existing ? await tx.reviewCode.findUniqueOrThrow({ where: { id: existing.id } }) : null;
       if ((current?.version ?? null) !== input.expectedVersion) throw editConflict(current ? snapshot(current) : null, input.ledger);
       const saved = current
@@ -104,9 +109,10 @@ async function appendRevision(
 /** Restores a past version of the actor's own cell, as a new version (history is never rewritten). */
 export async function restoreCode(db: Db, actorId: string, codeId: string, version: number, reason: string): Promise<LedgerSnapshot> {
   return db.$transaction(async (tx) => {
-    const [owned] = await tx.$queryRaw<
-      Array<{ id: string }>
-    >`SELECT id FROM review_codes WHERE id = ${codeId}::uuid AND reviewer_id = ${actorId} FOR UPDATE`;
+    const [owned] = rowsOf(
+      z.object({ id: z.string() }),
+      await tx.$queryRaw`SELECT id FROM review_codes WHERE id = ${codeId}::uuid AND reviewer_id = ${actorId} FOR UPDATE`,
+    );
     if (!owned) throw new DomainError("not_found", "not_found", `review code ${codeId} not found among your codes`);
     const past = await tx.reviewCodeRevision.findUnique({ where: { codeId_version: { codeId, version } } });
     if (!past) throw new DomainError("not_found", "not_found", `version: cell ${codeId} has no version ${version}`, "version");
@@ -177,8 +183,11 @@ export async function setConsensus(db: Db, actorId: string, input: ConsensusInpu
   if (!protocol) throw notFound(`protocolId: protocol ${input.protocolId}`, "protocolId");
   assertNotRetired(protocol);
   return db.$transaction(async (tx) => {
-    const [row] = await tx.$queryRaw<Array<{ id: string }>>`
-      SELECT id FROM review_consensus WHERE protocol_id = ${input.protocolId}::uuid AND field = ${input.field} FOR UPDATE`;
+    const [row] = rowsOf(
+      z.object({ id: z.string() }),
+      await tx.$queryRaw`
+      SELECT id FROM review_consensus WHERE protocol_id = ${input.protocolId}::uuid AND field = ${input.field} FOR UPDATE`,
+    );
     const current = row ? await tx.reviewConsensus.findUniqueOrThrow({ where: { id: row.id } }) : null;
     if ((current?.version ?? null) !== input.expectedVersion) {
       throw conflict(

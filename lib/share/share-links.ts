@@ -8,6 +8,7 @@ import { contentHash } from "../content-hash";
 import { loadShareContent, shareResourceExists, type ShareContent } from "./resources";
 import type { CreateShareLinkInput, ListShareLinksQuery, ShareMode, ShareResourceType } from "./schemas";
 import { hashShareToken, newShareToken, shareTokenSchema } from "./token";
+import { rowsOf } from "../db/rows";
 
 const DAY_MS = 86_400_000;
 /** instance_settings has exactly one row (a CHECK in the migration). */
@@ -313,13 +314,16 @@ async function contentShown(
 /** Counts a use, in the one statement that re-checks the link may still open; false when it may not. */
 async function recordUse(db: Db, id: string, now: Date): Promise<boolean> {
   const at = now.toISOString();
-  const rows = await db.$queryRaw<Array<{ id: string }>>`
+  const rows = rowsOf(
+    z.object({ id: z.string() }),
+    await db.$queryRaw`
     UPDATE share_links SET use_count = use_count + 1, last_used_at = ${at}::timestamptz
      WHERE id = ${id}::uuid
        AND revoked_at IS NULL
        AND (expires_at IS NULL OR expires_at > ${at}::timestamptz)
        AND NOT EXISTS (SELECT 1 FROM instance_settings WHERE id = ${SETTINGS_ID} AND share_links_disabled)
-    RETURNING id`;
+    RETURNING id`,
+  );
   return rows.length === 1;
 }
 

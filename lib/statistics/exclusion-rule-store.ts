@@ -2,12 +2,14 @@
 // version 1 (the migration's trigger stores the default rule; a declaration at creation replaces
 // it in the creating transaction); changing the rule appends the next version with who, when and
 // why, from the version the editor saw (a stale one is refused, 409). Old versions are kept.
+import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { conflict, notFound } from "../errors";
 import type { Prisma } from "../generated/prisma/client";
 import type { RuleHistory, RuleVersion } from "./answer-schema";
 import { exclusionRuleSchema, type ChangeExclusionRuleBody, type ExclusionRule, type ExclusionRuleDeclaration } from "./exclusion-rule";
 import { exclusionRuleIdentity } from "./exclusion-rule-hash";
+import { rowsOf } from "../db/rows";
 
 /** Whose rule: an experiment's or an evaluation's. */
 export type RuleSubject = { kind: "experiment"; id: string } | { kind: "evaluation"; id: string };
@@ -46,12 +48,14 @@ export async function changeExclusionRule(
     // The subject's row, locked: two changes from one base version cannot both pass the check.
     const locked =
       subject.kind === "experiment"
-        ? await tx.$queryRaw<
-            Array<{ version: number; kind: string }>
-          >`SELECT exclusion_rule_version AS version, kind FROM experiments WHERE id = ${subject.id}::uuid FOR UPDATE`
-        : await tx.$queryRaw<
-            Array<{ version: number; kind: string }>
-          >`SELECT exclusion_rule_version AS version, 'evaluation' AS kind FROM evaluations WHERE id = ${subject.id}::uuid FOR UPDATE`;
+        ? rowsOf(
+            z.object({ version: z.number(), kind: z.string() }),
+            await tx.$queryRaw`SELECT exclusion_rule_version AS version, kind FROM experiments WHERE id = ${subject.id}::uuid FOR UPDATE`,
+          )
+        : rowsOf(
+            z.object({ version: z.number(), kind: z.string() }),
+            await tx.$queryRaw`SELECT exclusion_rule_version AS version, 'evaluation' AS kind FROM evaluations WHERE id = ${subject.id}::uuid FOR UPDATE`,
+          );
     if (locked.length === 0) throw notFound(subject.kind);
     // A canary experiment stores no runs and has no statistics: a rule would apply to nothing, and a new version of it would mislead.
     if (locked[0]!.kind === "canary")

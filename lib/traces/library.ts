@@ -12,6 +12,7 @@ import { encodeCursor } from "../http/pagination";
 import type { Trace } from "../replay/rules/trace";
 import { byTaskNumber, groundTruthFileSchema, groundTruthTraces, libraryCallSchema, type LibraryCall } from "./ground-truth";
 import type { TraceListQuery, TraceSelection } from "./schemas";
+import { countColumn, onlyRowOf } from "../db/rows";
 
 /** AgentDojo's v1.2.1 ground truth, as released (lib/testing/fixtures/agentdojo/README.md says how it was made). */
 export const GROUND_TRUTH_FILE = path.resolve("lib/testing/fixtures/agentdojo/ground_truth_v1.2.1.json");
@@ -198,7 +199,7 @@ export async function getTrace(db: Db, id: string): Promise<TraceDetail | null> 
     task: Prisma.sql`${trace.task}`,
   });
   const [total, runs, experiments] = await Promise.all([
-    db.$queryRaw<Array<{ n: bigint }>>`SELECT count(*) AS n FROM ${LINKED_RUNS} WHERE ${linked}`,
+    db.$queryRaw`SELECT count(*) AS n FROM ${LINKED_RUNS} WHERE ${linked}`,
     db.$queryRaw`
       SELECT er.id::text AS id, e.id::text AS evaluation_id, e.name AS evaluation_name, er.external_id, er.endpoint_label, er.finality,
              coalesce(jsonb_array_length(er.tool_calls), 0) AS tool_calls
@@ -221,7 +222,7 @@ export async function getTrace(db: Db, id: string): Promise<TraceDetail | null> 
     contentHash: trace.contentHash,
     calls: z.array(libraryCallSchema).parse(trace.calls),
     linkedRuns: {
-      total: Number(total[0]?.n ?? 0),
+      total: onlyRowOf(z.object({ n: countColumn }), total).n,
       runs: z
         .array(
           z.object({

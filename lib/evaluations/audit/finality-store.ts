@@ -4,7 +4,7 @@ import { z } from "zod";
 import { auditFinality, type FinalityEffect } from "../finality";
 import { finalityColumns } from "../ingest/rows";
 import { toolClassifier } from "../policy";
-import type { EffectPolicy } from "../schemas";
+import { RESOLUTION_STATUSES, STATUSES_AT_SCORING, type EffectPolicy } from "../schemas";
 import type { Tx } from "./lock";
 
 const msNumber = z.coerce.number();
@@ -15,8 +15,8 @@ const effectRow = z.object({
   tool: z.string().nullable(),
   handle: z.string().nullable(),
   requested_ms: msNumber.nullable(),
-  status_at_scoring: z.string().nullable(),
-  resolutions: z.array(z.object({ status: z.string(), atMs: z.number() })),
+  status_at_scoring: z.enum(STATUSES_AT_SCORING).nullable(),
+  resolutions: z.array(z.object({ status: z.enum(RESOLUTION_STATUSES), atMs: z.number() })),
 });
 
 /**
@@ -60,8 +60,8 @@ export async function recomputeFinality(
           tool: row.tool!,
           handle: row.handle,
           requestedAtMs: row.requested_ms!,
-          statusAtScoring: row.status_at_scoring as FinalityEffect["statusAtScoring"],
-          resolutions: row.resolutions as FinalityEffect["resolutions"],
+          statusAtScoring: row.status_at_scoring!,
+          resolutions: row.resolutions,
         });
       }
     }

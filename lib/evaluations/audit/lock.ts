@@ -3,7 +3,7 @@
 // is an SQL aggregate. Every writer of an evaluation's audit first takes the locks below.
 import { z } from "zod";
 import type { SqlTx } from "../../db/sql-transaction";
-import type { EffectPolicy } from "../schemas";
+import { EFFECT_CLASSES, type EffectPolicy } from "../schemas";
 
 /** Prisma's interactive transactions, or ingestion's own on node-postgres (lib/db/sql-transaction.ts). */
 export type Tx = SqlTx;
@@ -30,6 +30,6 @@ export async function currentPolicy(
   if (version === undefined) return null;
   const rows =
     await tx.$queryRaw`SELECT tools FROM evaluation_effect_policies WHERE evaluation_id = ${evaluationId}::uuid AND version = ${version}`;
-  const [{ tools }] = z.tuple([z.object({ tools: z.record(z.string(), z.string()) })]).parse(rows);
-  return { version, policy: { tools } as EffectPolicy };
+  const [{ tools }] = z.tuple([z.object({ tools: z.record(z.string(), z.enum(EFFECT_CLASSES)) })]).parse(rows);
+  return { version, policy: { tools } };
 }

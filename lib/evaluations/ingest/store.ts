@@ -15,7 +15,7 @@ import { addRunsToSeparation } from "../audit/separation-incremental";
 import { refreshSurfaceStats } from "../audit/surface-stats-store";
 import type { FinalityResolution } from "../finality";
 import { toolClassifier } from "../policy";
-import type { RunRecord, ToolClass } from "../schemas";
+import { RESOLUTION_STATUSES, type RunRecord, type ToolClass } from "../schemas";
 import { inSlices } from "./in-slices";
 import {
   CHILD_COLUMNS,
@@ -205,17 +205,19 @@ async function storeWithChanges(
 ): Promise<Written[]> {
   const externalIds = valid.map((v) => v.run.externalId);
   // Resolutions posted earlier for runs being re-sent count towards their finality.
-  const posted = z.array(z.object({ external_id: z.string(), effect_id: z.string(), status: z.string(), at_ms: z.coerce.number() })).parse(
-    await tx.$queryRaw`
+  const posted = z
+    .array(z.object({ external_id: z.string(), effect_id: z.string(), status: z.enum(RESOLUTION_STATUSES), at_ms: z.coerce.number() }))
+    .parse(
+      await tx.$queryRaw`
         SELECT r.external_id, s.effect_id, s.status, extract(epoch FROM s.at) * 1000 AS at_ms
           FROM evaluation_runs r JOIN evaluation_effect_resolutions s ON s.run_id = r.id AND s.source = 'posted'
          WHERE r.evaluation_id = ${evaluationId}::uuid AND r.external_id = ANY(${externalIds}::text[])
          ORDER BY s.id`,
-  );
+    );
   const postedFor = new Map<string, FinalityResolution[]>();
   for (const p of posted) {
     const key = `${p.external_id}\u0000${p.effect_id}`;
-    postedFor.set(key, [...(postedFor.get(key) ?? []), { status: p.status as FinalityResolution["status"], atMs: p.at_ms }]);
+    postedFor.set(key, [...(postedFor.get(key) ?? []), { status: p.status, atMs: p.at_ms }]);
   }
   const runRows = valid.map((v) => runColumns(v, classOf, postedFor));
   const written = z.array(z.object({ id: z.string(), external_id: z.string(), inserted: z.boolean() })).parse(

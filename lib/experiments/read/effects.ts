@@ -7,6 +7,7 @@ import { Prisma } from "../../generated/prisma/client";
 import { ENDPOINT_STATUSES, TERMINAL_STATUSES, type EffectCursor, type EffectFilters } from "./filters";
 import { encodeCursor } from "../../http/pagination";
 import { wallClock } from "./runs";
+import { rowsOf } from "../../db/rows";
 
 const effectRowSchema = z.object({
   id: z.string(),
@@ -168,8 +169,11 @@ async function effectsAfter(db: Db, where: Prisma.Sql, cursor: EffectCursor | un
 }
 
 async function countEffects(db: Db, where: Prisma.Sql): Promise<{ total: number; unresolved: number }> {
-  const [row] = await db.$queryRaw<{ total: bigint; unresolved: bigint }[]>`
-    SELECT count(*) AS total, count(*) FILTER (WHERE e.terminal_status = 'unresolved') AS unresolved FROM open_effects e WHERE ${where}`;
+  const [row] = rowsOf(
+    z.object({ total: z.bigint(), unresolved: z.bigint() }),
+    await db.$queryRaw`
+    SELECT count(*) AS total, count(*) FILTER (WHERE e.terminal_status = 'unresolved') AS unresolved FROM open_effects e WHERE ${where}`,
+  );
   return { total: Number(row?.total ?? 0), unresolved: Number(row?.unresolved ?? 0) };
 }
 
@@ -197,9 +201,12 @@ export async function* effectBatches(db: Db, filters: EffectFilters, batchSize =
 
 /** The experiments that left open-effects records, newest first: the choices of the experiment filter. */
 export async function experimentsWithEffects(db: Db, limit = 100): Promise<{ id: string; name: string | null; createdAt: string }[]> {
-  const rows = await db.$queryRaw<{ id: string; name: string | null; created_at: Date }[]>`
+  const rows = rowsOf(
+    z.object({ id: z.string(), name: z.string().nullable(), created_at: z.date() }),
+    await db.$queryRaw`
     SELECT x.id::text AS id, x.name, x.created_at FROM experiments x
      WHERE EXISTS (SELECT 1 FROM open_effects e WHERE e.experiment_id = x.id)
-     ORDER BY x.created_at DESC, x.id DESC LIMIT ${limit}::int`;
+     ORDER BY x.created_at DESC, x.id DESC LIMIT ${limit}::int`,
+  );
   return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at.toISOString() }));
 }

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../../db/prisma";
 import { FINALITY_POLICIES } from "../../replay/rules/config";
+import { rowsOf } from "../../db/rows";
 
 const int = z.coerce.number().int();
 const rowSchema = z.object({ policy: z.enum(FINALITY_POLICIES), delay_ms: int, trials: int, successes: int, disagreements: int });
@@ -35,7 +36,10 @@ export async function finalityByDelay(db: Db, experimentId: string): Promise<Fin
 
 /** Stored runs whose terminal label is unresolved, whatever their classification (a count in SQL, from run_summary_cells). */
 export async function unresolvedRuns(db: Db, experimentId: string): Promise<number> {
-  const [row] = await db.$queryRaw<Array<{ n: number }>>`
-    SELECT coalesce(sum(unresolved), 0)::int AS n FROM run_summary_cells WHERE experiment_id = ${experimentId}::uuid`;
+  const [row] = rowsOf(
+    z.object({ n: z.number() }),
+    await db.$queryRaw`
+    SELECT coalesce(sum(unresolved), 0)::int AS n FROM run_summary_cells WHERE experiment_id = ${experimentId}::uuid`,
+  );
   return row?.n ?? 0;
 }

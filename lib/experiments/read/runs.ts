@@ -8,6 +8,7 @@ import { agreementOf, explainRun, type RunExplanation } from "./explain";
 import { RUN_CONDITIONS, RUN_ROLES, type RunCursor, type RunFilters } from "./filters";
 import { encodeCursor } from "../../http/pagination";
 import { runTimeline, writeIntervals, type TimelineEvent, type WriteInterval } from "./timeline";
+import { rowsOf } from "../../db/rows";
 
 const nullableText = z.string().nullable();
 const nullableMs = z.number().nullable();
@@ -183,7 +184,7 @@ async function runsAfter(db: Db, where: Prisma.Sql, cursor: RunCursor | undefine
 }
 
 async function countRuns(db: Db, where: Prisma.Sql): Promise<number> {
-  const [row] = await db.$queryRaw<{ total: bigint }[]>`SELECT count(*) AS total FROM runs r WHERE ${where}`;
+  const [row] = rowsOf(z.object({ total: z.bigint() }), await db.$queryRaw`SELECT count(*) AS total FROM runs r WHERE ${where}`);
   return Number(row?.total ?? 0);
 }
 

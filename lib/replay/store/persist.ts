@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { randomUUID } from "node:crypto";
 import type { Db } from "../../db/prisma";
 import type { Prisma } from "../../generated/prisma/client";
@@ -5,6 +6,7 @@ import { implementationChecks } from "../rules/checks";
 import { replayConfigSchema, type ReplayConfig } from "../rules/config";
 import type { ReplayUnit } from "../rules/grid";
 import type { EffectRecord, RunRecord, UnitResult } from "../rules/records";
+import { rowsOf } from "../../db/rows";
 
 const json = (value: unknown) => value as Prisma.InputJsonValue;
 
@@ -184,7 +186,10 @@ export async function loadUnitResults(db: Pick<Db, "run" | "openEffect">, experi
 export async function finalizeExperiment(db: Db, experimentId: string): Promise<void> {
   await db.$transaction(
     async (tx) => {
-      const [row] = await tx.$queryRaw<Array<{ state: string }>>`SELECT state FROM experiments WHERE id = ${experimentId}::uuid FOR UPDATE`;
+      const [row] = rowsOf(
+        z.object({ state: z.string() }),
+        await tx.$queryRaw`SELECT state FROM experiments WHERE id = ${experimentId}::uuid FOR UPDATE`,
+      );
       if (!row || (row.state !== "queued" && row.state !== "running")) return;
       const experiment = await tx.experiment.findUniqueOrThrow({
         where: { id: experimentId },

@@ -1,0 +1,20 @@
+import { z } from "zod";
+
+// Raw SQL results checked against the columns each query promises, not cast: a query or column type
+// that changes under its caller fails here, naming the row and column, instead of turning into a
+// wrong figure further on. (Prisma returns count(*) as a bigint; node-postgres returns it as text.)
+
+/** Every row of a raw query's result, each parsed by `row`. */
+export function rowsOf<Row extends z.ZodType>(row: Row, rows: unknown): z.output<Row>[] {
+  return z.array(row).parse(rows);
+}
+
+/** The one row of a query that always returns exactly one (an aggregate, a RETURNING of one key). */
+export function onlyRowOf<Row extends z.ZodType>(row: Row, rows: unknown): z.output<Row> {
+  const [only, ...more] = rowsOf(row, rows);
+  if (only === undefined || more.length > 0) throw new Error(`expected exactly one row, got ${more.length + (only === undefined ? 0 : 1)}`);
+  return only;
+}
+
+/** A count or sum as a number, whichever way the driver returns it (int, bigint or numeric text). */
+export const countColumn = z.coerce.number().int().min(0);
