@@ -6,7 +6,8 @@
 /**
  * What kind of refusal: each is one HTTP status at the edges. `too_large` and
  * `unsupported_media_type` are said of a request's body; `method_not_allowed` only by the
- * delayed-write service; `unavailable` when a service the request needs is not configured.
+ * delayed-write service; `unavailable` when a service the request needs is not configured; `gone`
+ * and `rate_limited` by a share link that no longer opens or is asked too often.
  */
 export type ErrorKind =
   | "invalid"
@@ -15,8 +16,10 @@ export type ErrorKind =
   | "not_found"
   | "method_not_allowed"
   | "conflict"
+  | "gone"
   | "too_large"
   | "unsupported_media_type"
+  | "rate_limited"
   | "unavailable";
 
 /** A refusal meant for the caller: its kind, its wire code (e.g. `edit_conflict`), a message naming the field. */

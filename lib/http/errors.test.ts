@@ -12,8 +12,10 @@ describe("a refusal as an HTTP answer", () => {
       not_found: 404,
       method_not_allowed: 405,
       conflict: 409,
+      gone: 410,
       too_large: 413,
       unsupported_media_type: 415,
+      rate_limited: 429,
       unavailable: 503,
     } satisfies Record<ErrorKind, number>;
     for (const [kind, status] of Object.entries(statuses)) expect(statusOf(kind as ErrorKind), kind).toBe(status);

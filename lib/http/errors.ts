@@ -9,8 +9,10 @@ const STATUS: Record<ErrorKind, number> = {
   not_found: 404,
   method_not_allowed: 405,
   conflict: 409,
+  gone: 410,
   too_large: 413,
   unsupported_media_type: 415,
+  rate_limited: 429,
   unavailable: 503,
 };
 

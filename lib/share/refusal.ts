@@ -1,7 +1,9 @@
+import type { ErrorKind } from "../errors";
 import type { SharedLookup } from "./access";
 
+/** A link that does not open: its kind (the HTTP edge turns it into 404, 410, 403 or 429), code and words for a page. */
 export interface ShareRefusal {
-  httpStatus: number;
+  kind: ErrorKind;
   code: string;
   title: string;
   message: string;
@@ -14,42 +16,42 @@ export function shareRefusal(lookup: SharedLookup): ShareRefusal | null {
       return null;
     case "invalid":
       return {
-        httpStatus: 404,
+        kind: "not_found",
         code: "link_invalid",
         title: "Link not valid",
         message: "This share link is not valid. Check that it was copied whole, or ask the sender for a new one.",
       };
     case "expired":
       return {
-        httpStatus: 410,
+        kind: "gone",
         code: "link_expired",
         title: "Link expired",
         message: `This share link expired at ${lookup.expiredAt}. Ask the sender for a new one.`,
       };
     case "revoked":
       return {
-        httpStatus: 410,
+        kind: "gone",
         code: "link_revoked",
         title: "Link revoked",
         message: `This share link was revoked at ${lookup.revokedAt} by the person who shared it or an admin.`,
       };
     case "gone":
       return {
-        httpStatus: 410,
+        kind: "gone",
         code: "resource_gone",
         title: "Result deleted",
         message: "The result this live link followed no longer exists.",
       };
     case "disabled":
       return {
-        httpStatus: 403,
+        kind: "forbidden",
         code: "links_disabled",
         title: "Sharing disabled",
         message: "An admin has disabled every share link on this instance.",
       };
     case "rate_limited":
       return {
-        httpStatus: 429,
+        kind: "rate_limited",
         code: "rate_limited",
         title: "Too many requests",
         message: `Too many share-link requests from your address: try again in ${lookup.retryAfterSeconds} s.`,

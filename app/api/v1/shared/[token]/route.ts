@@ -2,6 +2,7 @@ import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { apiRoute } from "@/lib/web/api-route";
 import { lookUpShareLink } from "@/lib/share/access";
+import { statusOf } from "@/lib/http/errors";
 import { shareRefusal } from "@/lib/share/refusal";
 
 export const dynamic = "force-dynamic";
@@ -17,6 +18,7 @@ export const GET = apiRoute({ permission: "public", params: tokenSchema }, async
   const refusal = shareRefusal(opened);
   const headers: Record<string, string> = { "cache-control": "private, no-store" };
   if (opened.status === "rate_limited") headers["retry-after"] = String(opened.retryAfterSeconds);
-  if (refusal) return Response.json({ error: { code: refusal.code, message: refusal.message } }, { status: refusal.httpStatus, headers });
+  if (refusal)
+    return Response.json({ error: { code: refusal.code, message: refusal.message } }, { status: statusOf(refusal.kind), headers });
   return Response.json(opened, { headers });
 });
