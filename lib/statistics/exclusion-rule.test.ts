@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { applyExclusionRule, DEFAULT_EXPERIMENT_RULE, exclusionRuleSchema, type ExclusionRule } from "./exclusion-rule";
 import { exclusionRuleIdentity } from "./exclusion-rule-hash";
-import { COUNTS } from "./test-support";
+import { COUNTS } from "../testing/statistics-counts";
 
 const withRule = (changes: Partial<Omit<ExclusionRule, "classes">> & { classes?: Partial<ExclusionRule["classes"]> }): ExclusionRule => ({
   ...DEFAULT_EXPERIMENT_RULE,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DEFAULT_EXPERIMENT_RULE } from "./exclusion-rule";
-import { COUNTS } from "./test-support";
+import { COUNTS } from "../testing/statistics-counts";
 import { comparisonVerdict, sensitivity, thresholdChecks, thresholdVerdict, type SensitivityRow } from "./sensitivity";
 import { wilsonInterval } from "./wilson";
 

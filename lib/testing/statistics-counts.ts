@@ -1,5 +1,5 @@
 // For the statistics tests only: one set of class counts whose every figure is computed by hand in the tests.
-import type { ClassOutcomeCounts } from "./exclusion-rule";
+import type { ClassOutcomeCounts } from "../statistics/exclusion-rule";
 
 /** 100 runs: completed 40 ✓ 30 ✗ 10 ?, agent failures 8 ✗, protocol stops 2 ✗ 3 ?, environment failures 1 ✓ 4 ?, missing evidence 2 ?. */
 export const COUNTS: ClassOutcomeCounts = {
