@@ -1,4 +1,4 @@
-// `npm run bench:hostile -- [--json FILE]`: the hostile-input corpus (lib/testing/hostile-corpus.ts),
+// `npm run bench:hostile -- [--json FILE]`: the hostile-input corpus (lib/testing/hostile-corpus/corpus.ts),
 // timed, and how long each request held the web server's one thread (issue 28: none may hold it
 // more than 100 ms).
 //
@@ -27,14 +27,9 @@ import { replayExperiment } from "../lib/replay/run/run-experiment";
 import { loadPaperReference } from "../lib/review/store";
 import { percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
-import {
-  checkGoodRuns,
-  hostileCorpus,
-  prepareCorpusTargets,
-  sendHostile,
-  type Caller,
-  type HostileResult,
-} from "../lib/testing/hostile-corpus";
+import { hostileCorpus } from "../lib/testing/hostile-corpus/corpus";
+import { sendHostile, type Caller, type HostileResult } from "../lib/testing/hostile-corpus/requests";
+import { checkGoodRuns, prepareCorpusTargets } from "../lib/testing/hostile-corpus/targets";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { loadGroundTruthTraces } from "../lib/traces/library";
 import { STALL_LINE, TICK_MS } from "../lib/web/event-loop-watch";

@@ -16,7 +16,8 @@ import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
 import { getDb } from "@/lib/db/client";
 import type { SearchParams } from "@/lib/http/input";
 import { listEvaluations } from "@/lib/evaluations/list-evaluations";
-import { EVALUATION_NAME_MAX, evaluationListQuerySchema, type EvaluationListQuery } from "@/lib/evaluations/schemas";
+import { evaluationListQuerySchema, type EvaluationListQuery } from "@/lib/evaluations/read-schemas";
+import { EVALUATION_NAME_MAX } from "@/lib/evaluations/schemas";
 import { ratio } from "@/lib/format/numbers";
 
 export const dynamic = "force-dynamic";

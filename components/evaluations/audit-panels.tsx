@@ -4,7 +4,8 @@ import { Section } from "@/components/ui/page-header";
 import { Alert } from "@/components/ui/alert";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { REASON_LABELS } from "@/lib/evaluations/display";
-import { UNRESOLVED_REASONS, type EvaluationSummary } from "@/lib/evaluations/schemas";
+import type { EvaluationSummary } from "@/lib/evaluations/read-schemas";
+import { UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
 import { ratio } from "@/lib/format/numbers";
 
 /** A count that opens the runs it counts; plain text where the reader has no account (a share link). */

@@ -3,7 +3,8 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Section } from "@/components/ui/page-header";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
-import type { EvaluationDetail, ToolClass } from "@/lib/evaluations/schemas";
+import type { EvaluationDetail } from "@/lib/evaluations/read-schemas";
+import type { ToolClass } from "@/lib/evaluations/schemas";
 import { LazyPolicyVersionForm } from "./lazy-policy-version-form";
 
 /** The policy in force (its version and rows), the tools seen in the runs with their counts and classes, the earlier versions, and the form for a new one. */

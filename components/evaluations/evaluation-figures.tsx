@@ -2,7 +2,8 @@ import { ChartFigure } from "@/components/experiment/chart-figure";
 import { Section } from "@/components/ui/page-header";
 import { StatCard, StatGrid } from "@/components/ui/stat-card";
 import { REASON_LABELS } from "@/lib/evaluations/display";
-import { UNRESOLVED_REASONS, type EvaluationSummary } from "@/lib/evaluations/schemas";
+import type { EvaluationSummary } from "@/lib/evaluations/read-schemas";
+import { UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
 import { percent, ratio } from "@/lib/format/numbers";
 import { formatWilson95 } from "@/lib/statistics/wilson";
 

@@ -1,7 +1,8 @@
 import { StatisticsPanel } from "@/components/statistics/statistics-panel";
 import type { EvaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
 import type { RuleVersion } from "@/lib/statistics/answer-schema";
-import type { EvaluationDetail, EvaluationSummary, ToolClass } from "@/lib/evaluations/schemas";
+import type { EvaluationDetail, EvaluationSummary } from "@/lib/evaluations/read-schemas";
+import type { ToolClass } from "@/lib/evaluations/schemas";
 import { UnitsPanel, UnresolvedPanel } from "./audit-panels";
 import { EffectPolicyPanel } from "./effect-policy-panel";
 import { EvaluationFigures } from "./evaluation-figures";

@@ -2,7 +2,7 @@
 // and its text alternative: the same n/N figures in words, so no number lives only in a picture.
 import type { FinalityDelayRow } from "@/lib/experiments/read/experiment-aggregates";
 import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/format/replay-labels";
-import type { EvaluationSummary } from "@/lib/evaluations/schemas";
+import type { EvaluationSummary } from "@/lib/evaluations/read-schemas";
 import type { ReplaySummary } from "@/lib/replay/rules/summary-schema";
 
 export type ChartSpec =

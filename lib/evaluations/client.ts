@@ -3,14 +3,11 @@
 import { z } from "zod";
 import { comparisonAnswerSchema, type ComparisonAnswer } from "./compare";
 import { evaluationStatisticsSchema, type EvaluationStatistics } from "./evaluation-statistics";
+import { evaluationDetailSchema, evaluationSummarySchema, type EvaluationDetail, type EvaluationSummary } from "./read-schemas";
 import {
-  evaluationDetailSchema,
-  evaluationSummarySchema,
   ingestResponseSchema,
   type CreateEvaluationBody,
   type EffectPolicy,
-  type EvaluationDetail,
-  type EvaluationSummary,
   type IngestResponse,
   type PostResolutionBody,
   type SetEffectPolicyBody,

@@ -5,16 +5,8 @@ import type { Db } from "../db/prisma";
 import { Prisma } from "../generated/prisma/client";
 import { encodeCursor } from "../http/pagination";
 import { classifyTool } from "./policy";
-import {
-  FINALITIES,
-  INHERITED_STATES,
-  LABELS,
-  UNRESOLVED_REASONS,
-  type EffectPolicy,
-  type EvaluationRunListItem,
-  type EvaluationRunListQuery,
-  type ToolClass,
-} from "./schemas";
+import type { EvaluationRunListItem, EvaluationRunListQuery } from "./read-schemas";
+import { FINALITIES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS, type EffectPolicy, type ToolClass } from "./schemas";
 import { onlyRowOf } from "../db/rows";
 
 const runRow = z.object({

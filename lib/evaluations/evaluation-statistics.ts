@@ -20,7 +20,8 @@ import { legalActionFigure, lessExcluded, namedRate } from "../statistics/named-
 import { passK } from "../statistics/pass-k";
 import { sensitivity, thresholdChecks } from "../statistics/sensitivity";
 import { unitLevelFigures } from "../statistics/unit-level";
-import { INHERITED_STATES, type EvaluationSummary } from "./schemas";
+import type { EvaluationSummary } from "./read-schemas";
+import { INHERITED_STATES } from "./schemas";
 import { evaluationSummary } from "./summary";
 
 /** GET /api/v1/evaluations/{id}/statistics: issue 12's contract (`rates`, `units`, `passK`, `exclusionRule`, `sensitivity`). */

@@ -1,6 +1,7 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
-import { effectPolicySchema, type EvaluationDetail } from "./schemas";
+import type { EvaluationDetail } from "./read-schemas";
+import { effectPolicySchema } from "./schemas";
 
 const evaluationRow = z.object({
   id: z.string(),

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { Prisma } from "../generated/prisma/client";
 import { encodeCursor, likeContaining } from "../http/pagination";
-import type { EvaluationListQuery } from "./schemas";
+import type { EvaluationListQuery } from "./read-schemas";
 
 const int = z.coerce.number().int();
 const row = z.object({

@@ -4,7 +4,8 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { notFound } from "../errors";
 import { trueRateBounds } from "./finality";
-import { UNRESOLVED_REASONS, type EvaluationSummary } from "./schemas";
+import type { EvaluationSummary } from "./read-schemas";
+import { UNRESOLVED_REASONS } from "./schemas";
 
 const int = z.coerce.number().int();
 const totals = z.object({

@@ -17,7 +17,7 @@ import { evaluationTools, largestUnits, resetsOverriddenByCanary } from "@/lib/e
 import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
 import { exclusionRuleHistory } from "@/lib/statistics/exclusion-rule-store";
 import { getEvaluation, listEffectPolicyVersions } from "@/lib/evaluations/get-evaluation";
-import type { EvaluationDetail } from "@/lib/evaluations/schemas";
+import type { EvaluationDetail } from "@/lib/evaluations/read-schemas";
 import { evaluationSummary } from "@/lib/evaluations/summary";
 
 export const dynamic = "force-dynamic";

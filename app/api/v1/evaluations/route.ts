@@ -1,7 +1,8 @@
 import { getDb } from "@/lib/db/client";
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
 import { listEvaluations } from "@/lib/evaluations/list-evaluations";
-import { createEvaluationBodySchema, evaluationListQuerySchema } from "@/lib/evaluations/schemas";
+import { evaluationListQuerySchema } from "@/lib/evaluations/read-schemas";
+import { createEvaluationBodySchema } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

@@ -15,13 +15,8 @@ import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
 import { getDb } from "@/lib/db/client";
 import { REASON_LABELS } from "@/lib/evaluations/display";
 import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
-import {
-  FINALITIES,
-  INHERITED_STATES,
-  UNRESOLVED_REASONS,
-  evaluationRunListQuerySchema,
-  type EvaluationRunListQuery,
-} from "@/lib/evaluations/schemas";
+import { evaluationRunListQuerySchema, type EvaluationRunListQuery } from "@/lib/evaluations/read-schemas";
+import { FINALITIES, INHERITED_STATES, UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
 import type { SearchParams } from "@/lib/http/input";
 
 export const dynamic = "force-dynamic";

@@ -3,7 +3,8 @@ import { notFound } from "@/lib/errors";
 import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
-import { evaluationIdSchema, evaluationRunListQuerySchema, ingestEnvelopeSchema, MAX_INGEST_BODY_BYTES } from "@/lib/evaluations/schemas";
+import { evaluationRunListQuerySchema } from "@/lib/evaluations/read-schemas";
+import { evaluationIdSchema, ingestEnvelopeSchema, MAX_INGEST_BODY_BYTES } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

@@ -1,0 +1,102 @@
+// The evaluation's read boundaries (issue 10, docs/evaluations.md): the list queries and the answers
+// of the read routes (the summary, the detail, a run as the lists show it). One schema each, shared
+// by the API routes, the typed client and the pages; the bodies the routes accept are in ./schemas.ts.
+import { z } from "zod";
+import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
+import { bigintDigits, pgTime } from "../http/storable";
+import { INHERITED_STATES, type InheritedState } from "../replay/rules/inherited-state";
+import {
+  EVALUATION_NAME_MAX,
+  FINALITIES,
+  UNRESOLVED_REASONS,
+  effectPolicySchema,
+  text,
+  type Finality,
+  type UnresolvedReason,
+} from "./schemas";
+
+/** Evaluations are listed newest first: the keyset position is (created_at, id). */
+export const evaluationCursorSchema = z.tuple([pgTime("cursor", "cursor"), z.uuid()]);
+export const evaluationListQuerySchema = z.strictObject({
+  name: optional(text("name", EVALUATION_NAME_MAX)),
+  cursor: optional(cursorOf(evaluationCursorSchema)),
+  limit: pageSize,
+});
+export type EvaluationListQuery = z.infer<typeof evaluationListQuerySchema>;
+
+const count = z.number().int().min(0);
+/** n out of N, the population named by the key that holds it. */
+const ratio = z.object({ successes: count, n: count });
+
+/** GET /api/v1/evaluations/{id}/summary: every figure an SQL aggregate over the stored audit (lib/evaluations/summary.ts). */
+export const evaluationSummarySchema = z.object({
+  evaluationId: z.uuid(),
+  /** The effect-policy version every figure below was computed under. */
+  effectPolicyVersion: z.number().int().min(1),
+  /** Every stored run, unscored ones included. */
+  runs: count,
+  /** Runs the harness recorded no score for (finality unscored): in no rate below, counted here on their own. */
+  unscored: count,
+  /** All scored runs, as the harness recorded them at the endpoint. */
+  reported: ratio,
+  /** Final runs only (every relevant effect terminal at scoring). */
+  final: ratio,
+  unresolved: z.object({ n: count, byReason: z.partialRecord(z.enum(UNRESOLVED_REASONS), count), byTool: z.record(z.string(), count) }),
+  /** Runs whose terminal label differs from the endpoint label, of the runs that have a terminal label. */
+  disagreements: z.object({ n: count, of: count }),
+  /** The true success rate over all scored runs lies between these: unresolved counted as failures, then as successes. */
+  bounds: z.object({ lower: ratio, upper: ratio }),
+  /** Run rows and the analysis units they form (connected components). */
+  units: z.object({ runRows: count, analysisUnits: count, largest: count }),
+  /** Runs that received another run's state (inherited_state internal or public), of all runs. */
+  exposures: z.object({ n: count, of: count }),
+  inheritedState: z.record(z.enum(INHERITED_STATES), count),
+});
+export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;
+
+/** GET /api/v1/evaluations/{id}: the evaluation and its current effect policy. */
+export const evaluationDetailSchema = z.object({
+  id: z.uuid(),
+  name: z.string(),
+  description: z.string().nullable(),
+  harness: z.string().nullable(),
+  benchmark: z.string().nullable(),
+  createdBy: z.string().nullable(),
+  createdAt: z.string(),
+  effectPolicyVersion: z.number().int(),
+  effectPolicy: effectPolicySchema,
+});
+export type EvaluationDetail = z.infer<typeof evaluationDetailSchema>;
+
+/** GET /api/v1/evaluations/{id}/runs: by finality, reason, the open effect's tool, analysis unit and inherited state; in stored order, paged by run id. */
+export const evaluationRunListQuerySchema = z.strictObject({
+  finality: optional(oneOf("finality", FINALITIES)),
+  reason: optional(oneOf("reason", UNRESOLVED_REASONS)),
+  tool: optional(text("tool", 200)),
+  unit: optional(bigintDigits("unit", "a run id")),
+  inherited: optional(oneOf("inherited", INHERITED_STATES)),
+  cursor: optional(cursorOf(z.tuple([bigintDigits("cursor")]))),
+  limit: pageSize,
+});
+export type EvaluationRunListQuery = z.infer<typeof evaluationRunListQuerySchema>;
+
+/** One run of an evaluation as the lists show it. */
+export interface EvaluationRunListItem {
+  id: string;
+  externalId: string;
+  taskId: string;
+  attempt: number | null;
+  startedAt: Date;
+  /** null only when unscored. */
+  scoredAt: Date | null;
+  endpointLabel: "success" | "failure" | null;
+  unscoredReason: string | null;
+  terminalLabel: "success" | "failure" | null;
+  finality: Finality;
+  unresolvedReason: UnresolvedReason | null;
+  unresolvedEffectId: string | null;
+  unresolvedTool: string | null;
+  disagreement: boolean;
+  analysisUnit: string | null;
+  inheritedState: InheritedState;
+}
