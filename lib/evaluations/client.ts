@@ -12,6 +12,16 @@ import {
   type PostResolutionBody,
   type SetEffectPolicyBody,
 } from "./schemas";
+import {
+  liveEventsAnswerSchema,
+  openLiveRunAnswerSchema,
+  scoreLiveRunAnswerSchema,
+  type LiveEventsAnswer,
+  type OpenLiveRunAnswer,
+  type OpenLiveRunBody,
+  type ScoreLiveRunAnswer,
+  type ScoreLiveRunBody,
+} from "./live/schemas";
 
 /** An answer that was not 2xx: its status and the API's `{error: {code, message, field?, details?}}`. */
 export class EvaluationApiError extends Error {
@@ -80,6 +90,14 @@ export function evaluationClient(options: EvaluationClientOptions) {
       } satisfies SetEffectPolicyBody),
     summary: (id: string): Promise<EvaluationSummary> => call("GET", `${at(id)}/summary`, evaluationSummarySchema),
     statistics: (id: string): Promise<EvaluationStatistics> => call("GET", `${at(id)}/statistics`, evaluationStatisticsSchema),
+    /** Opens a live run (again, when a first open's answer was lost: `created` false). */
+    openLiveRun: (id: string, body: OpenLiveRunBody): Promise<OpenLiveRunAnswer> =>
+      call("POST", `${at(id)}/live-runs`, openLiveRunAnswerSchema, body),
+    /** Up to 5,000 events of a live run, in any order; safe to re-send (idempotent by eventId). */
+    sendLiveEvents: (id: string, externalId: string, events: readonly unknown[]): Promise<LiveEventsAnswer> =>
+      call("POST", `${at(id)}/live-runs/${encodeURIComponent(externalId)}/events`, liveEventsAnswerSchema, { events }),
+    scoreLiveRun: (id: string, externalId: string, body: ScoreLiveRunBody): Promise<ScoreLiveRunAnswer> =>
+      call("POST", `${at(id)}/live-runs/${encodeURIComponent(externalId)}/score`, scoreLiveRunAnswerSchema, body),
     compare: (ids: readonly string[]): Promise<ComparisonAnswer> =>
       call("GET", `/api/v1/evaluations/compare?${new URLSearchParams({ ids: ids.join(",") })}`, comparisonAnswerSchema),
   };

@@ -32,6 +32,7 @@ export async function createEvaluation(db: Db, body: CreateEvaluationBody, creat
           benchmark: body.benchmark,
           createdById,
           effectPolicyVersion: 1,
+          liveRunTimeoutSeconds: body.liveRunTimeoutSeconds,
         },
         select: { id: true },
       });

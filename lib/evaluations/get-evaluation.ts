@@ -12,6 +12,7 @@ const evaluationRow = z.object({
   created_by: z.string().nullable(),
   created_at: z.date(),
   effect_policy_version: z.number().int(),
+  live_run_timeout_seconds: z.number().int(),
   tools: z.unknown(),
 });
 
@@ -20,7 +21,8 @@ export async function getEvaluation(db: Db, evaluationId: string): Promise<Evalu
   if (!z.uuid().safeParse(evaluationId).success) return null; // no such evaluation (a page's path may hold anything)
   const [row] = z.array(evaluationRow).parse(
     await db.$queryRaw`
-      SELECT e.id::text AS id, e.name, e.description, e.harness, e.benchmark, u.email AS created_by, e.created_at, e.effect_policy_version, p.tools
+      SELECT e.id::text AS id, e.name, e.description, e.harness, e.benchmark, u.email AS created_by, e.created_at, e.effect_policy_version,
+             e.live_run_timeout_seconds, p.tools
         FROM evaluations e
         JOIN evaluation_effect_policies p ON p.evaluation_id = e.id AND p.version = e.effect_policy_version
         LEFT JOIN users u ON u.id = e.created_by_id
@@ -37,6 +39,7 @@ export async function getEvaluation(db: Db, evaluationId: string): Promise<Evalu
     createdAt: row.created_at.toISOString(),
     effectPolicyVersion: row.effect_policy_version,
     effectPolicy: effectPolicySchema.parse({ tools: row.tools }),
+    liveRunTimeoutSeconds: row.live_run_timeout_seconds,
   };
 }
 

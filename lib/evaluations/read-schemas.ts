@@ -65,6 +65,8 @@ export const evaluationDetailSchema = z.object({
   createdAt: z.string(),
   effectPolicyVersion: z.number().int(),
   effectPolicy: effectPolicySchema,
+  /** How long a live run may stay open before it is stored unscored. */
+  liveRunTimeoutSeconds: z.number().int(),
 });
 export type EvaluationDetail = z.infer<typeof evaluationDetailSchema>;
 

@@ -5,7 +5,7 @@
 // generated from `ingestBodySchema`. Names are a contract: harnesses write them. The list queries and
 // the read answers are in ./read-schemas.ts.
 import { z } from "zod";
-import { int4, pgTime } from "../http/storable";
+import { int4, pgTime, UnparsedItems } from "../http/storable";
 import { INHERITED_STATES, type InheritedState } from "../replay/rules/inherited-state";
 import { changeExclusionRuleBodySchema, exclusionRuleDeclarationSchema } from "../statistics/exclusion-rule";
 
@@ -49,7 +49,8 @@ export const text = (field: string, max = 500) =>
   z.string(`${field} must be text`).trim().min(1, `${field} must not be empty`).max(max, `${field} must be at most ${max} characters`);
 const timeMessage = (field: string) => `${field} must be an ISO-8601 time with a zone, e.g. 2026-12-01T10:00:00.000Z`;
 const SCORED_AT_MESSAGE = timeMessage("scoredAt");
-const time = (field: string) => pgTime(field, timeMessage(field));
+/** A time field of the evaluation contract: ISO-8601 with a zone, one PostgreSQL can store. */
+export const time = (field: string) => pgTime(field, timeMessage(field));
 const ms = (iso: string) => Date.parse(iso);
 
 export const EVALUATION_NAME_MAX = 200;
@@ -104,6 +105,15 @@ export const evaluationRuleDeclarationSchema = exclusionRuleDeclarationSchema.re
 /** PUT /api/v1/evaluations/{id}/exclusion-rule: the change body with the evaluation's rule. */
 export const evaluationRuleChangeBodySchema = changeExclusionRuleBodySchema.extend({ rule: evaluationRuleDeclarationSchema });
 
+/** How long a live run (./live/) may stay open before it is stored unscored, unless the evaluation declares otherwise. */
+export const DEFAULT_LIVE_RUN_TIMEOUT_SECONDS = 3_600;
+/** A week: a declared timeout beyond it is a mistake, and its expiry job would outlive most deployments. */
+export const MAX_LIVE_RUN_TIMEOUT_SECONDS = 7 * 24 * 3_600;
+export const liveRunTimeoutSecondsSchema = z
+  .int("liveRunTimeoutSeconds must be a whole number of seconds")
+  .min(1, "liveRunTimeoutSeconds must be at least 1")
+  .max(MAX_LIVE_RUN_TIMEOUT_SECONDS, `liveRunTimeoutSeconds must be at most ${MAX_LIVE_RUN_TIMEOUT_SECONDS} (a week)`);
+
 /** POST /api/v1/evaluations */
 export const createEvaluationBodySchema = z.strictObject({
   name: text("name", EVALUATION_NAME_MAX),
@@ -116,6 +126,8 @@ export const createEvaluationBodySchema = z.strictObject({
   effectPolicy: effectPolicySchema.optional(),
   /** The declared exclusion rule (stored as version 1, then frozen); absent: the default rule. */
   exclusionRule: evaluationRuleDeclarationSchema.optional(),
+  /** How long a live run may stay open before it is stored unscored (default 3,600). */
+  liveRunTimeoutSeconds: liveRunTimeoutSecondsSchema.optional(),
 });
 export type CreateEvaluationBody = z.infer<typeof createEvaluationBodySchema>;
 
@@ -125,7 +137,7 @@ export const effectResolutionPathSchema = z.strictObject({
   effectId: text("effectId", 200),
 });
 
-const evidenceSchema = z.union([text("evidence", 4_000), z.record(z.string(), z.unknown())], "evidence must be text or an object");
+export const evidenceSchema = z.union([text("evidence", 4_000), z.record(z.string(), z.unknown())], "evidence must be text or an object");
 
 /** The system evidence of how an effect ended. */
 export const resolutionSchema = z.strictObject({
@@ -307,21 +319,13 @@ export const ingestBodySchema = z.strictObject({
 });
 export type IngestBody = z.infer<typeof ingestBodySchema>;
 
-/**
- * A batch's runs as sent, left for ingestRuns to parse one by one so that one bad run refuses only
- * itself. Not a plain array, so the edge's storable-text walk (lib/http/input.ts) passes over them.
- */
-export class UnparsedRuns {
-  constructor(readonly items: readonly unknown[]) {}
-}
-
-/** The same body with its runs left unparsed (UnparsedRuns). */
+/** The same body with its runs left unparsed (UnparsedItems): ingestRuns parses them one by one, so that one bad run refuses only itself. */
 export const ingestEnvelopeSchema = ingestBodySchema.extend({
   runs: z
     .array(z.unknown(), "runs must be an array")
     .min(1, "runs must not be empty")
     .max(MAX_RUNS_PER_BATCH, `runs must hold at most ${MAX_RUNS_PER_BATCH} runs`)
-    .transform((items) => new UnparsedRuns(items)),
+    .transform((items) => new UnparsedItems(items)),
 });
 
 export const INGEST_STATUSES = ["created", "unchanged", "updated", "error"] as const;

@@ -35,6 +35,15 @@ export function printable(value: string): string {
   return value.replace(/\u0000|\p{Surrogate}/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
+/**
+ * A body's items as sent, left for a use case to parse one by one so that one bad item refuses only
+ * itself (a batch of runs, of live-run events). Not a plain array, so the edge's walk below passes
+ * over them: each item is checked alone, where its refusal names it.
+ */
+export class UnparsedItems {
+  constructor(readonly items: readonly unknown[]) {}
+}
+
 export interface Unstorable {
   /** The field, as `a.b.0.c`. */
   path: (string | number)[];

@@ -26,10 +26,14 @@ export async function addKeyedJobs(
        ORDER BY n))`;
 }
 
-/** One job inside the caller's transaction (it runs once that commits); a second add with the same key is merged into it. */
-export async function addKeyedJob(tx: Tx, task: string, payload: unknown, key: string, maxAttempts: number): Promise<void> {
+/**
+ * One job inside the caller's transaction (it runs once that commits, and not before `runAt` when
+ * given); a second add with the same key is merged into it.
+ */
+export async function addKeyedJob(tx: Tx, task: string, payload: unknown, key: string, maxAttempts: number, runAt?: Date): Promise<void> {
   await tx.$queryRaw`
-    SELECT id FROM graphile_worker.add_job(${task}, ${JSON.stringify(payload)}::json, max_attempts => ${maxAttempts}::int, job_key => ${key})`;
+    SELECT id FROM graphile_worker.add_job(${task}, ${JSON.stringify(payload)}::json, max_attempts => ${maxAttempts}::int, job_key => ${key},
+                                           run_at => coalesce(${runAt ?? null}::timestamptz, now()))`;
 }
 
 /** One job outside any transaction, through graphile-worker's utilities; merged into a queued one with the same key. */

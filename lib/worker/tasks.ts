@@ -11,6 +11,8 @@ import type { Trace } from "../replay/rules/trace";
 import { finalizeExperiment, unitStored } from "../replay/store/persist";
 import { attemptsPerRun, runUnitWithRule } from "../replay/run/run-grid";
 import { recordImportedTraces } from "../evaluations/record-traces";
+import { EXPIRE_LIVE_RUN_JOB, expireLiveRunPayloadSchema } from "../evaluations/live/live-run-job";
+import { expireLiveRun } from "../evaluations/live/live-runs";
 import type { CompletionCheck } from "./completion-check";
 import type { ExperimentCache } from "./experiment-cache";
 import type { ReplaySlots } from "./replay-slots";
@@ -43,9 +45,23 @@ export function recordTracesTask(db: Db, log: (line: string) => void): Task {
   };
 }
 
+/** The expire_live_run job: a live run still open at its timeout stored unscored (one scored meanwhile is left alone). */
+export function expireLiveRunTask(db: Db, log: (line: string) => void): Task {
+  return async (payload, helpers) => {
+    const parsed = expireLiveRunPayloadSchema.safeParse(payload);
+    if (!parsed.success) {
+      log(`job ${helpers.job.id}: invalid ${EXPIRE_LIVE_RUN_JOB} payload, not retried`);
+      return;
+    }
+    if (await expireLiveRun(db, parsed.data.liveRunId))
+      log(`live run ${parsed.data.liveRunId}: not scored within its timeout, stored unscored`);
+  };
+}
+
 /**
  * The worker's jobs: replay one unit and store it, close an experiment whose runs are all stored,
- * run one canary trial (lib/canary/), and record an evaluation's ingested runs in the trace library.
+ * run one canary trial (lib/canary/), record an evaluation's ingested runs in the trace library, and
+ * store a live run that outlived its timeout as unscored.
  */
 export function replayTaskList(deps: TaskDependencies): TaskList {
   const context = (experimentId: string, config: ReplayConfig, trace: Trace): ReplayContext => ({
@@ -118,5 +134,6 @@ export function replayTaskList(deps: TaskDependencies): TaskList {
       deps.experiments.forget(parsed.data.experimentId);
     },
     [RECORD_TRACES_JOB]: recordTracesTask(deps.db, deps.log),
+    [EXPIRE_LIVE_RUN_JOB]: expireLiveRunTask(deps.db, deps.log),
   };
 }

@@ -45,51 +45,54 @@ const CHILD_FORMATS = Object.fromEntries(CHILD_TABLES.map((table) => [table, cop
  */
 export async function storeBatch(db: Db, evaluationId: string, valid: readonly ValidRun[], traces: TracesBy): Promise<Written[]> {
   // On node-postgres directly: Prisma's engine passed the batch's large parameters several times slower.
-  return sqlTransaction(poolOf(db), async (tx) => {
-    // Short, indexed statements: compiling them (JIT, on by default above a cost the planner's guesses
-    // for unnested or json_to_recordset rows cross) took ~100 ms each, more than running them.
-    await tx.$executeRaw`SELECT set_config('jit', 'off', true)`;
-    const policy = await currentPolicy(tx, evaluationId, "share");
-    if (!policy) throw notFound("evaluation");
-    const classOf = toolClassifier(policy.policy);
-    // Made before the audit lock, while another batch of the evaluation may hold it: the one thread's
-    // formatting of every row (and the batch's surface spans) then overlaps that batch's statements
-    // instead of following them. Runs stored already (a re-send) are not prepared; the lock decides.
-    const storedBefore = await storedHashes(tx, evaluationId, valid);
-    const prepared = await prepareNewRuns(
-      tx,
-      evaluationId,
-      policy.version,
-      classOf,
-      valid.filter((v) => !storedBefore.has(v.run.externalId)),
-    );
-    // The rows no counter or audit reads for the batch's own runs go in now, in parallel with the
-    // batch that holds the lock (their run keys are checked at commit: migration deferred_child_run_keys).
-    for (const table of DETACHED_CHILD_TABLES)
-      await tx.copyLines(table, CHILD_FORMATS[table].names, prepared.map((p) => p.children[table]).join(""));
-    const preparedSurfaces = batchSurfaces(prepared.map((p) => ({ id: p.id, run: p.valid.run })));
-    // Batches of one evaluation are stored one at a time (their validation runs in parallel, before):
-    // the separation audit reads and rewrites runs another batch may be writing.
-    await lockEvaluationAudit(tx, evaluationId);
-    // Which runs are stored already, and with which content: under the lock no other batch of this evaluation writes.
-    const known = await storedHashes(tx, evaluationId, valid);
-    const resent = valid.some((v) => known.has(v.run.externalId) && known.get(v.run.externalId) !== v.hash);
-    // Prepared runs another batch stored meanwhile, or every prepared run when the changed path stores the batch
-    // itself: the rows copied for them before the lock go.
-    const unused = prepared.filter((p) => resent || known.has(p.valid.run.externalId)).map((p) => p.id);
-    if (unused.length > 0) await deleteDetachedChildren(tx, unused);
-    // The surfaces made before the lock are the batch's while none of its prepared runs proved stored.
-    const written = resent
-      ? await storeWithChanges(tx, evaluationId, policy.version, classOf, valid)
-      : await storeNewRuns(
-          tx,
-          evaluationId,
-          prepared.filter((p) => !known.has(p.valid.run.externalId)),
-          unused.length === 0 ? preparedSurfaces : undefined,
-        );
-    if (written.length > 0 && traces === "job") await enqueueRecordTracesJob(tx, evaluationId);
-    return written;
-  });
+  return sqlTransaction(poolOf(db), (tx) => storeBatchIn(tx, evaluationId, valid, traces));
+}
+
+/** storeBatch inside the caller's transaction (a live run stores its record with its events: lib/evaluations/live/). */
+export async function storeBatchIn(tx: CopyTx, evaluationId: string, valid: readonly ValidRun[], traces: TracesBy): Promise<Written[]> {
+  // Short, indexed statements: compiling them (JIT, on by default above a cost the planner's guesses
+  // for unnested or json_to_recordset rows cross) took ~100 ms each, more than running them.
+  await tx.$executeRaw`SELECT set_config('jit', 'off', true)`;
+  const policy = await currentPolicy(tx, evaluationId, "share");
+  if (!policy) throw notFound("evaluation");
+  const classOf = toolClassifier(policy.policy);
+  // Made before the audit lock, while another batch of the evaluation may hold it: the one thread's
+  // formatting of every row (and the batch's surface spans) then overlaps that batch's statements
+  // instead of following them. Runs stored already (a re-send) are not prepared; the lock decides.
+  const storedBefore = await storedHashes(tx, evaluationId, valid);
+  const prepared = await prepareNewRuns(
+    tx,
+    evaluationId,
+    policy.version,
+    classOf,
+    valid.filter((v) => !storedBefore.has(v.run.externalId)),
+  );
+  // The rows no counter or audit reads for the batch's own runs go in now, in parallel with the
+  // batch that holds the lock (their run keys are checked at commit: migration deferred_child_run_keys).
+  for (const table of DETACHED_CHILD_TABLES)
+    await tx.copyLines(table, CHILD_FORMATS[table].names, prepared.map((p) => p.children[table]).join(""));
+  const preparedSurfaces = batchSurfaces(prepared.map((p) => ({ id: p.id, run: p.valid.run })));
+  // Batches of one evaluation are stored one at a time (their validation runs in parallel, before):
+  // the separation audit reads and rewrites runs another batch may be writing.
+  await lockEvaluationAudit(tx, evaluationId);
+  // Which runs are stored already, and with which content: under the lock no other batch of this evaluation writes.
+  const known = await storedHashes(tx, evaluationId, valid);
+  const resent = valid.some((v) => known.has(v.run.externalId) && known.get(v.run.externalId) !== v.hash);
+  // Prepared runs another batch stored meanwhile, or every prepared run when the changed path stores the batch
+  // itself: the rows copied for them before the lock go.
+  const unused = prepared.filter((p) => resent || known.has(p.valid.run.externalId)).map((p) => p.id);
+  if (unused.length > 0) await deleteDetachedChildren(tx, unused);
+  // The surfaces made before the lock are the batch's while none of its prepared runs proved stored.
+  const written = resent
+    ? await storeWithChanges(tx, evaluationId, policy.version, classOf, valid)
+    : await storeNewRuns(
+        tx,
+        evaluationId,
+        prepared.filter((p) => !known.has(p.valid.run.externalId)),
+        unused.length === 0 ? preparedSurfaces : undefined,
+      );
+  if (written.length > 0 && traces === "job") await enqueueRecordTracesJob(tx, evaluationId);
+  return written;
 }
 
 /** The content hash of each of the batch's runs the evaluation holds (committed, or written by this transaction). */

@@ -13,6 +13,13 @@ export interface ValidRun {
   hash: string;
 }
 
+/** A parsed run with its content hash: the same run sent again is found unchanged by it. */
+export const validRun = (index: number, run: RunRecord): ValidRun => ({
+  index,
+  run,
+  hash: createHash("sha256").update(JSON.stringify(run)).digest("hex"),
+});
+
 /** The first problem of a run that its schema refuses, named from the batch: `runs.3.effects.0.requestedAt`. */
 function runError(index: number, error: z.ZodError): NonNullable<IngestResult["error"]> {
   const issue = error.issues[0]!;
@@ -42,7 +49,7 @@ export async function validate(rawRuns: readonly unknown[]): Promise<{ results: 
   const valid: ValidRun[] = [];
   const seen = new Set<string>();
   await inSlices(rawRuns, (raw, index) => {
-    // The route's edge check passes over the runs (UnparsedRuns): each is checked here, alone.
+    // The route's edge check passes over the runs (UnparsedItems): each is checked here, alone.
     const unstorable = findUnstorable(raw, ["runs", index]);
     if (unstorable) {
       const field = unstorable.path.join(".");
@@ -70,7 +77,7 @@ export async function validate(rawRuns: readonly unknown[]): Promise<{ results: 
     }
     seen.add(run.externalId);
     results.push({ externalId: run.externalId, status: "created" }); // settled after storage
-    valid.push({ index, run, hash: createHash("sha256").update(JSON.stringify(run)).digest("hex") });
+    valid.push(validRun(index, run));
   });
   return { results, valid };
 }

@@ -4,6 +4,8 @@ import { HIGH, ISO_TIME, NUL, type Json } from "./mutations";
 import type { Caller, CorpusTargets, HostileRequest } from "./requests";
 
 const UNKNOWN_UUID = "00000000-0000-4000-8000-00000000dead";
+/** The live run the corpus opens first (targets.ts): its events and score routes are written to; once scored it is a stored run. */
+export const LIVE_SEED = "live-seed";
 
 interface WriteRoute {
   method: HostileRequest["method"];
@@ -57,6 +59,42 @@ export function writeRoutes(t: CorpusTargets): WriteRoute[] {
       path: `/api/v1/evaluations/${t.evaluationId}/runs/seed/resets/canary`,
       as: "editor",
       valid: { surface: "s", planted: "p", found: false, evidence: "e", at: at(3) },
+    },
+    {
+      method: "POST",
+      path: `/api/v1/evaluations/${t.evaluationId}/live-runs`,
+      as: "editor",
+      valid: { externalId: LIVE_SEED, taskId: "t1", attempt: 1, startedAt: at(0), groupId: "g" },
+    },
+    {
+      method: "POST",
+      path: `/api/v1/evaluations/${t.evaluationId}/live-runs/${LIVE_SEED}/events`,
+      as: "editor",
+      valid: {
+        events: [
+          {
+            eventId: "req",
+            type: "effect_requested",
+            at: at(1),
+            effectId: "live-e1",
+            tool: "bank.transfer",
+            surface: "acct:1",
+            handle: "h",
+            callId: "c",
+            arguments: { amount: 5 },
+            public: false,
+          },
+          { eventId: "status", type: "effect_status", at: at(2), effectId: "live-e1", status: "pending", evidence: { poll: 1 } },
+          { eventId: "touch", type: "touch", at: at(3), surface: "acct:1", op: "read", public: false },
+          { eventId: "reset", type: "reset", at: at(4), surface: "acct:1", verified: true, evidence: "read back" },
+        ],
+      },
+    },
+    {
+      method: "POST",
+      path: `/api/v1/evaluations/${t.evaluationId}/live-runs/${LIVE_SEED}/score`,
+      as: "editor",
+      valid: { endpointLabel: "success", score: 1, at: at(5), terminalLabel: "success", threshold: 0.5, scoredOn: ["acct:1"] },
     },
     {
       method: "POST",

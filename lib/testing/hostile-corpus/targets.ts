@@ -1,7 +1,7 @@
 // What the hostile corpus writes to, made through the API before it runs, and the check after it
 // that every mixed ingest batch stored its good run.
 import type { CorpusTargets, HeadersOf, HostileResult } from "./requests";
-import { seedRuns } from "./routes";
+import { LIVE_SEED, seedRuns } from "./routes";
 
 async function call(origin: string, headers: Record<string, string>, method: string, path: string, body?: unknown): Promise<unknown> {
   const response = await fetch(`${origin}${path}`, {
@@ -16,7 +16,7 @@ async function call(origin: string, headers: Record<string, string>, method: str
 
 /**
  * What the corpus writes to, made through the API: an evaluation holding the run `seed` (effect
- * `e1`), a small experiment, a protocol, a throwaway viewer account. The experiment it reads, its
+ * `e1`) and the open live run LIVE_SEED, a small experiment, a protocol, a throwaway viewer account. The experiment it reads, its
  * run and a trace are the instance's own.
  */
 export async function prepareCorpusTargets(
@@ -30,6 +30,7 @@ export async function prepareCorpusTargets(
     effectPolicy: { tools: { "bank.transfer": "async_handle" } },
   })) as { id: string };
   await call(origin, headersOf("editor"), "POST", `/api/v1/evaluations/${evaluationId}/runs`, seedRuns());
+  await call(origin, headersOf("editor"), "POST", `/api/v1/evaluations/${evaluationId}/live-runs`, { externalId: LIVE_SEED, taskId: "t1" });
   const { id: protocolId } = (await call(origin, headersOf("editor"), "POST", "/api/v1/protocols", { name: `hostile corpus ${tag}` })) as {
     id: string;
   };
@@ -73,7 +74,7 @@ export async function checkGoodRuns(
 ): Promise<{ missing: string[]; unexpected: string[] }> {
   const stored = await storedRuns(origin, headersOf("viewer"), evaluationId);
   const good = results.flatMap((r) => (r.request.goodRun ? [r.request.goodRun] : []));
-  // "bad" is stored when a mutation leaves it valid (an empty list, an item twice).
-  const expected = new Set(["seed", "bad", ...good]);
+  // "bad" is stored when a mutation leaves it valid (an empty list, an item twice); the live run once a score is.
+  const expected = new Set(["seed", "bad", LIVE_SEED, ...good]);
   return { missing: good.filter((id) => !stored.has(id)), unexpected: [...stored].filter((id) => !expected.has(id)) };
 }

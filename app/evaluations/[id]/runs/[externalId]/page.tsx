@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { LabelText } from "@/components/runs/label-text";
+import { LiveRunView } from "@/components/runs/live-run-view";
 import { LabelExplanation } from "@/components/runs/run-labels";
 import { RunTimeline } from "@/components/runs/run-timeline";
 import { Badge } from "@/components/ui/badge";
@@ -16,6 +17,7 @@ import { formatOffset } from "@/lib/experiments/read/timeline";
 import { getDb } from "@/lib/db/client";
 import { INHERITED_LABELS } from "@/lib/evaluations/display";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
+import { getLiveRun } from "@/lib/evaluations/live/live-runs";
 import { effectIntervals, evaluationRunTimeline, explainEvaluationRun } from "@/lib/evaluations/run-timeline";
 
 export const dynamic = "force-dynamic";
@@ -32,7 +34,13 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
     db.evaluation.findUnique({ where: { id }, select: { name: true } }),
     getEvaluationRun(db, id, externalId),
   ]);
-  if (!evaluation || !run) notFound();
+  if (!evaluation) notFound();
+  if (!run) {
+    // A live run still open has no stored record yet: its events so far.
+    const live = await getLiveRun(db, id, externalId);
+    if (!live) notFound();
+    return <LiveRunView evaluation={{ id, name: evaluation.name }} run={live} />;
+  }
   const start = run.startedAt.getTime();
   const since = (at: Date | null) => (at ? formatOffset(at.getTime() - start) : "not recorded");
   const explanation = explainEvaluationRun(run);

@@ -1,0 +1,12 @@
+import { getDb } from "@/lib/db/client";
+import { recordLiveEvents } from "@/lib/evaluations/live/live-runs";
+import { liveEventsEnvelopeSchema, liveRunPathSchema, MAX_LIVE_EVENTS_BODY_BYTES } from "@/lib/evaluations/live/schemas";
+import { apiRoute } from "@/lib/web/api-route";
+
+export const dynamic = "force-dynamic";
+
+/** A live run's events, in any order, idempotent by eventId: `200 {accepted, errors: [{index, code, message, field}], …}`; a bad event refuses only itself. */
+export const POST = apiRoute(
+  { permission: "evaluation:write", params: liveRunPathSchema, body: liveEventsEnvelopeSchema, maxBodyBytes: MAX_LIVE_EVENTS_BODY_BYTES },
+  async ({ params, body }) => Response.json(await recordLiveEvents(getDb(), params.id, params.externalId, body.events.items)),
+);

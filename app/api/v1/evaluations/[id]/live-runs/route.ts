@@ -1,0 +1,13 @@
+import { getDb } from "@/lib/db/client";
+import { openLiveRun } from "@/lib/evaluations/live/live-runs";
+import { openLiveRunBodySchema } from "@/lib/evaluations/live/schemas";
+import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { apiRoute } from "@/lib/web/api-route";
+
+export const dynamic = "force-dynamic";
+
+/** Opens a live run: `201 {externalId, created, state}` (created false for a retried open); 409 if the run exists and is closed. */
+export const POST = apiRoute(
+  { permission: "evaluation:write", params: evaluationIdSchema, body: openLiveRunBodySchema },
+  async ({ params, body }) => Response.json(await openLiveRun(getDb(), params.id, body), { status: 201 }),
+);

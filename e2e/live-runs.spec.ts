@@ -1,0 +1,53 @@
+import { accounts } from "./accounts";
+import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
+import { seriousViolations } from "./page-checks";
+import { evaluationClient } from "../lib/evaluations/client";
+
+// A live run in Chromium (issue 23 §1): while it is open its page shows its effects at their current
+// status and follows new events by itself; once scored it is an ordinary audited run.
+test.use({ storageState: async ({}, use) => use(await storageStateFor("viewer")) });
+
+test("an open live run's page shows its effects at their current status, follows new events, and becomes the audited run once scored", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const client = evaluationClient({ baseUrl: BASE_URL, apiKey: accounts().users.editor.apiKey });
+  const { id } = await client.createEvaluation({
+    name: `live run page ${Date.now()}`,
+    effectPolicy: { tools: { "bank.send_money": "async_handle" } },
+  });
+  const now = Date.now();
+  const iso = (ms: number) => new Date(now + ms).toISOString();
+  await client.openLiveRun(id, { externalId: "live-1", taskId: "transfer", startedAt: iso(0) });
+  await client.sendLiveEvents(id, "live-1", [
+    {
+      eventId: "1",
+      type: "effect_requested",
+      at: iso(100),
+      effectId: "tx-1",
+      tool: "bank.send_money",
+      handle: "task-41",
+      surface: "acct:alice",
+    },
+    { eventId: "2", type: "effect_status", at: iso(200), effectId: "tx-1", status: "pending" },
+  ]);
+
+  await page.goto(`/evaluations/${id}/runs/live-1`);
+  await expect(page.getByTestId("live-run-state")).toHaveText("live · open");
+  const effects = page.getByTestId("live-effects");
+  await expect(effects).toContainText("tx-1");
+  await expect(effects).toContainText("pending");
+  await expect(effects).toContainText("none yet");
+  expect(await seriousViolations(page)).toEqual([]);
+
+  // The page refreshes itself: the transfer's completion shows without a reload.
+  await client.sendLiveEvents(id, "live-1", [
+    { eventId: "3", type: "effect_status", at: iso(300), effectId: "tx-1", status: "completed", evidence: "ledger 7" },
+  ]);
+  await expect(effects).toContainText("completed at", { timeout: 15_000 });
+
+  expect(await client.scoreLiveRun(id, "live-1", { endpointLabel: "success", at: iso(400) })).toEqual({ finality: "final" });
+  await page.reload();
+  await expect(page.getByTestId("run-finality")).toHaveText("final");
+  await expect(page.getByTestId("run-effects")).toContainText("ledger 7");
+});

@@ -1,0 +1,347 @@
+// Live runs in PostgreSQL (issue 23 §1): opened, sent events, scored; the rules are timeline.ts's.
+// Each call is one transaction holding the run's row: once the run is scored (or stored unscored)
+// its record is remade from every event and stored through ingestion's own step (storeBatchIn) in
+// that same transaction, so a crash at any point leaves the events and the audited run in step.
+import { z } from "zod";
+import { canonicalJson } from "../../content-hash";
+import { poolOf, type Db } from "../../db/prisma";
+import { retryOnTransactionConflict } from "../../db/isolate-refusals";
+import { countColumn, onlyRowOf, rowsOf } from "../../db/rows";
+import { sqlTransaction, type CopyTx } from "../../db/sql-transaction";
+import { conflict, notFound } from "../../errors";
+import { storeBatchIn } from "../ingest/store";
+import { validRun } from "../ingest/validate";
+import { runRecordSchema, type RunRecord, type StatusAtScoring, STATUSES_AT_SCORING } from "../schemas";
+import { enqueueExpireLiveRunJob } from "./live-run-job";
+import {
+  liveEventSchema,
+  LIVE_RUN_STATES,
+  scoreLiveRunBodySchema,
+  type LiveEvent,
+  type LiveEventsAnswer,
+  type LiveRunState,
+  type OpenLiveRunAnswer,
+  type OpenLiveRunBody,
+  type ScoreLiveRunAnswer,
+  type ScoreLiveRunBody,
+} from "./schemas";
+import { admitEvents, liveRunRecord, type LiveOutcome, type LiveRunHead, type StatusPoint } from "./timeline";
+
+const liveRunRow = z.object({
+  id: z.string(),
+  external_id: z.string(),
+  task_id: z.string(),
+  group_id: z.string().nullable(),
+  attempt: z.number().nullable(),
+  started_at: z.date(),
+  opened_at: z.date(),
+  state: z.enum(LIVE_RUN_STATES),
+  expires_at: z.date(),
+  timeout_seconds: z.number(),
+  scored_at: z.date().nullable(),
+  outcome: scoreLiveRunBodySchema.nullable(),
+  clock_skew_events: z.number(),
+  due: z.boolean(),
+});
+type LiveRunRow = z.output<typeof liveRunRow>;
+
+const head = (row: LiveRunRow): LiveRunHead => ({
+  externalId: row.external_id,
+  taskId: row.task_id,
+  groupId: row.group_id,
+  attempt: row.attempt,
+  startedAtMs: row.started_at.getTime(),
+});
+
+/** The transaction every write of a live run runs in, run again when PostgreSQL aborted it for a conflict. */
+const inTransaction = <T>(db: Db, work: (tx: CopyTx) => Promise<T>) => retryOnTransactionConflict(() => sqlTransaction(poolOf(db), work));
+
+const expiredReason = (row: Pick<LiveRunRow, "timeout_seconds">) =>
+  `not scored within ${row.timeout_seconds} s of opening (the evaluation's liveRunTimeoutSeconds)`;
+
+/**
+ * Opens a run: `created` false when it is open already (a retried open), so a harness may re-send it.
+ * 404 for an unknown evaluation; 409 when the run was ingested, is closed, or is open for another task.
+ */
+export async function openLiveRun(db: Db, evaluationId: string, body: OpenLiveRunBody): Promise<OpenLiveRunAnswer> {
+  return inTransaction(db, async (tx) => {
+    const evaluation = rowsOf(
+      z.object({ timeout: z.number() }),
+      await tx.$queryRaw`SELECT live_run_timeout_seconds AS timeout FROM evaluations WHERE id = ${evaluationId}::uuid FOR SHARE`,
+    )[0];
+    if (!evaluation) throw notFound("evaluation");
+    const inserted = rowsOf(
+      z.object({ id: z.string(), expires_at: z.date() }),
+      await tx.$queryRaw`
+        INSERT INTO live_runs (evaluation_id, external_id, task_id, group_id, attempt, started_at, expires_at, timeout_seconds)
+        SELECT ${evaluationId}::uuid, ${body.externalId}, ${body.taskId}, ${body.groupId ?? null}, ${body.attempt ?? null}::int,
+               coalesce(${body.startedAt ?? null}::timestamptz, now()), now() + ${evaluation.timeout}::int * interval '1 second', ${evaluation.timeout}::int
+         WHERE NOT EXISTS (SELECT 1 FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ${body.externalId})
+        ON CONFLICT (evaluation_id, external_id) DO NOTHING
+        RETURNING id::text AS id, expires_at`,
+    )[0];
+    if (inserted) {
+      await enqueueExpireLiveRunJob(tx, inserted.id, inserted.expires_at);
+      return { externalId: body.externalId, created: true, state: "open" };
+    }
+    const existing = await lockRun(tx, evaluationId, body.externalId);
+    if (!existing)
+      throw conflict("run_exists", `run ${body.externalId} was ingested into this evaluation already: it is not a live run`, "externalId");
+    if (existing.state !== "open") throw closedConflict(existing);
+    if (existing.task_id !== body.taskId)
+      throw conflict("live_run_conflict", `live run ${body.externalId} is open for task ${existing.task_id}, not ${body.taskId}`, "taskId");
+    return { externalId: body.externalId, created: false, state: "open" };
+  });
+}
+
+function closedConflict(row: LiveRunRow) {
+  return row.state === "expired"
+    ? conflict("live_run_expired", `live run ${row.external_id} was ${expiredReason(row)} and is stored unscored`, "externalId")
+    : conflict(
+        "live_run_scored",
+        `live run ${row.external_id} is ${row.state === "scored" ? "scored" : "closed without a score"} already`,
+        "externalId",
+      );
+}
+
+/** The run's row, locked until the transaction ends (every write of one live run is serialised on it); null when there is none. */
+async function lockRun(tx: CopyTx, evaluationId: string, externalId: string): Promise<LiveRunRow | null> {
+  const rows = rowsOf(
+    liveRunRow,
+    await tx.$queryRaw`
+      SELECT id::text AS id, external_id, task_id, group_id, attempt, started_at, opened_at, state, expires_at, timeout_seconds, scored_at,
+             outcome, clock_skew_events, (state = 'open' AND expires_at <= now()) AS due
+        FROM live_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ${externalId} FOR UPDATE`,
+  );
+  return rows[0] ?? null;
+}
+
+/** The run's row, locked, with its timeout applied if it is overdue; 404 for an unknown evaluation or run. */
+async function lockOpenedRun(tx: CopyTx, evaluationId: string, externalId: string): Promise<LiveRunRow> {
+  const row = await lockRun(tx, evaluationId, externalId);
+  if (!row) {
+    const evaluation = await tx.$queryRaw`SELECT 1 FROM evaluations WHERE id = ${evaluationId}::uuid`;
+    if (rowsOf(z.unknown(), evaluation).length === 0) throw notFound("evaluation");
+    throw notFound(`live run ${externalId}`, "externalId");
+  }
+  return row.due ? expire(tx, evaluationId, row) : row;
+}
+
+async function expire(tx: CopyTx, evaluationId: string, row: LiveRunRow): Promise<LiveRunRow> {
+  const outcome = { unscoredReason: expiredReason(row) };
+  await tx.$executeRaw`
+    UPDATE live_runs SET state = 'expired', outcome = ${JSON.stringify(outcome)}::jsonb, closed_at = now() WHERE id = ${row.id}::bigint`;
+  const expired = { ...row, state: "expired" as const, outcome, due: false };
+  await storeRecord(tx, evaluationId, expired);
+  return expired;
+}
+
+/** Every event of the run, in time order (ties in arrival order), as its record is made from them. */
+async function eventsOf(tx: CopyTx, liveRunId: string): Promise<LiveEvent[]> {
+  return rowsOf(
+    z.object({ body: liveEventSchema }),
+    await tx.$queryRaw`SELECT body FROM live_run_events WHERE live_run_id = ${liveRunId}::bigint ORDER BY at, id`,
+  ).map((r) => r.body);
+}
+
+const outcomeOf = (row: LiveRunRow): LiveOutcome => {
+  const outcome = row.outcome!;
+  if (outcome.unscoredReason !== undefined || row.scored_at === null) return { unscoredReason: outcome.unscoredReason ?? "not scored" };
+  return {
+    scoredAtMs: row.scored_at.getTime(),
+    endpointLabel: outcome.endpointLabel!,
+    score: outcome.score,
+    terminalLabel: outcome.terminalLabel,
+    threshold: outcome.threshold,
+    scoredOn: outcome.scoredOn,
+  };
+};
+
+/** The closed run's record remade from all its events and stored as an ingested run's (created, updated, or unchanged). */
+async function storeRecord(tx: CopyTx, evaluationId: string, row: LiveRunRow): Promise<RunRecord> {
+  const record = runRecordSchema.parse(liveRunRecord(head(row), await eventsOf(tx, row.id), outcomeOf(row)));
+  await storeBatchIn(tx, evaluationId, [validRun(0, record)], "job");
+  return record;
+}
+
+/**
+ * Admits a request's events (timeline.ts admitEvents) and stores the accepted ones; a run closed
+ * already has its record remade with them (later evidence). 404 for an unknown evaluation or run.
+ */
+export async function recordLiveEvents(
+  db: Db,
+  evaluationId: string,
+  externalId: string,
+  items: readonly unknown[],
+): Promise<LiveEventsAnswer> {
+  return inTransaction(db, async (tx) => {
+    const row = await lockOpenedRun(tx, evaluationId, externalId);
+    const ids = items.flatMap((item) => {
+      const id = (item as { eventId?: unknown } | null)?.eventId;
+      return typeof id === "string" ? [id] : [];
+    });
+    const [effectRows, countRows, reused] = [
+      rowsOf(
+        z.object({
+          type: z.enum(["effect_requested", "effect_status"]),
+          effect_id: z.string(),
+          at: z.date(),
+          status: z.string().nullable(),
+        }),
+        await tx.$queryRaw`
+          SELECT type, effect_id, at, body->>'status' AS status FROM live_run_events
+           WHERE live_run_id = ${row.id}::bigint AND type IN ('effect_requested', 'effect_status') ORDER BY at, id`,
+      ),
+      rowsOf(
+        z.object({ type: z.string(), n: countColumn }),
+        await tx.$queryRaw`SELECT type, count(*) AS n FROM live_run_events WHERE live_run_id = ${row.id}::bigint GROUP BY type`,
+      ),
+      rowsOf(
+        z.object({ event_id: z.string(), body: z.unknown() }),
+        await tx.$queryRaw`SELECT event_id, body FROM live_run_events WHERE live_run_id = ${row.id}::bigint AND event_id = ANY(${ids}::text[])`,
+      ),
+    ];
+    const effects = new Map<string, number>();
+    const statuses = new Map<string, StatusPoint[]>();
+    for (const r of effectRows) {
+      if (r.type === "effect_requested") effects.set(r.effect_id, r.at.getTime());
+      else statuses.set(r.effect_id, [...(statuses.get(r.effect_id) ?? []), { status: statusOf(r.status), atMs: r.at.getTime() }]);
+    }
+    const count = (type: string) => countRows.find((c) => c.type === type)?.n ?? 0;
+    const admission = admitEvents(
+      {
+        startedAtMs: row.started_at.getTime(),
+        effects,
+        statuses,
+        counts: { effect_requested: count("effect_requested"), touch: count("touch"), reset: count("reset") },
+        storedById: new Map(reused.map((r) => [r.event_id, canonicalJson(r.body)])),
+      },
+      items,
+    );
+    const accepted = admission.accepted;
+    if (accepted.length > 0) {
+      await tx.$executeRaw`
+        INSERT INTO live_run_events (live_run_id, event_id, type, at, effect_id, body)
+        SELECT ${row.id}::bigint, x.event_id, x.type, x.at, x.effect_id, x.body
+          FROM unnest(${accepted.map((a) => a.event.eventId)}::text[], ${accepted.map((a) => a.event.type)}::text[],
+                      ${accepted.map((a) => a.event.at)}::timestamptz[], ${accepted.map((a) => ("effectId" in a.event ? a.event.effectId : null))}::text[],
+                      ${accepted.map((a) => a.canonical)}::jsonb[]) AS x(event_id, type, at, effect_id, body)`;
+      await tx.$executeRaw`
+        UPDATE live_runs SET clock_skew_events = clock_skew_events + ${admission.flagged.length}::int, last_event_at = now() WHERE id = ${row.id}::bigint`;
+      if (row.state !== "open") await storeRecord(tx, evaluationId, row);
+    }
+    return {
+      accepted: accepted.length + admission.duplicates,
+      errors: admission.errors,
+      duplicates: admission.duplicates,
+      flagged: admission.flagged,
+      state: row.state,
+    };
+  });
+}
+
+const statusOf = (status: string | null): StatusAtScoring => z.enum(STATUSES_AT_SCORING).parse(status);
+
+/**
+ * Scores the run (or closes it unscored) at `at`, the server's time when absent, and stores its
+ * record; answers its finality as the audit has it. The same score sent again answers the same;
+ * 409 for a run closed otherwise or stored unscored by its timeout.
+ */
+export async function scoreLiveRun(db: Db, evaluationId: string, externalId: string, body: ScoreLiveRunBody): Promise<ScoreLiveRunAnswer> {
+  return inTransaction(db, async (tx) => {
+    const row = await lockOpenedRun(tx, evaluationId, externalId);
+    if (row.state !== "open") {
+      if (row.state === "expired" || canonicalJson(row.outcome) !== canonicalJson(body)) throw closedConflict(row);
+      return finalityOf(tx, evaluationId, externalId);
+    }
+    const state: LiveRunState = body.unscoredReason === undefined ? "scored" : "unscored";
+    const [{ scored_at }] = z.tuple([z.object({ scored_at: z.date().nullable() })]).parse(
+      await tx.$queryRaw`
+          UPDATE live_runs SET state = ${state}, outcome = ${canonicalJson(body)}::jsonb, closed_at = now(),
+                 scored_at = CASE WHEN ${state} = 'scored' THEN coalesce(${body.at ?? null}::timestamptz, now()) END
+           WHERE id = ${row.id}::bigint RETURNING scored_at`,
+    );
+    await storeRecord(tx, evaluationId, { ...row, state, scored_at, outcome: body });
+    return finalityOf(tx, evaluationId, externalId);
+  });
+}
+
+async function finalityOf(tx: CopyTx, evaluationId: string, externalId: string): Promise<ScoreLiveRunAnswer> {
+  const run = onlyRowOf(
+    z.object({
+      finality: z.enum(["final", "unresolved", "unscored"]),
+      unresolved_reason: z.string().nullable(),
+      unresolved_effect_id: z.string().nullable(),
+      unresolved_tool: z.string().nullable(),
+      unscored_reason: z.string().nullable(),
+    }),
+    await tx.$queryRaw`
+      SELECT finality, unresolved_reason, unresolved_effect_id, unresolved_tool, unscored_reason
+        FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ${externalId}`,
+  );
+  const reason = run.unresolved_reason ?? run.unscored_reason;
+  return {
+    finality: run.finality,
+    ...(reason !== null && { reason }),
+    ...(run.unresolved_effect_id !== null && { effectId: run.unresolved_effect_id }),
+    ...(run.unresolved_tool !== null && { tool: run.unresolved_tool }),
+  };
+}
+
+/** The expiry job's work: stores the run unscored if it is still open and overdue; answers whether it did. */
+export async function expireLiveRun(db: Db, liveRunId: string): Promise<boolean> {
+  return inTransaction(db, async (tx) => {
+    const found = rowsOf(
+      z.object({ evaluation_id: z.string(), external_id: z.string() }),
+      await tx.$queryRaw`SELECT evaluation_id::text, external_id FROM live_runs WHERE id = ${liveRunId}::bigint`,
+    )[0];
+    if (!found) return false;
+    const row = await lockRun(tx, found.evaluation_id, found.external_id);
+    if (!row?.due) return false;
+    await expire(tx, found.evaluation_id, row);
+    return true;
+  });
+}
+
+export interface LiveRunView {
+  externalId: string;
+  taskId: string;
+  attempt: number | null;
+  state: LiveRunState;
+  startedAt: Date;
+  openedAt: Date;
+  expiresAt: Date;
+  timeoutSeconds: number;
+  clockSkewEvents: number;
+  eventCount: number;
+  /** The run as its events make it now: each effect at its latest status, with its resolution when one came. */
+  record: RunRecord;
+}
+
+/** A live run as it stands (open or closed), for its page and GET route; null when there is none. */
+export async function getLiveRun(db: Db, evaluationId: string, externalId: string): Promise<LiveRunView | null> {
+  return sqlTransaction(poolOf(db), async (tx) => {
+    const row = rowsOf(
+      liveRunRow,
+      await tx.$queryRaw`
+        SELECT id::text AS id, external_id, task_id, group_id, attempt, started_at, opened_at, state, expires_at, timeout_seconds, scored_at,
+               outcome, clock_skew_events, false AS due
+          FROM live_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ${externalId}`,
+    )[0];
+    if (!row) return null;
+    const events = await eventsOf(tx, row.id);
+    return {
+      externalId: row.external_id,
+      taskId: row.task_id,
+      attempt: row.attempt,
+      state: row.state,
+      startedAt: row.started_at,
+      openedAt: row.opened_at,
+      expiresAt: row.expires_at,
+      timeoutSeconds: row.timeout_seconds,
+      clockSkewEvents: row.clock_skew_events,
+      eventCount: events.length,
+      record: liveRunRecord(head(row), events, row.state === "open" ? { unscoredReason: "open" } : outcomeOf(row)),
+    };
+  });
+}

@@ -1,0 +1,152 @@
+// Live runs' boundaries (issue 23 §1, docs/recording.md): a harness opens a run, sends its events as
+// they happen (in any order, more than once), then scores it. One schema each, shared by the routes,
+// the typed client, the MCP recorder and the OTLP receiver (which turns spans into these events).
+// Names are a contract: harnesses write them.
+import { z } from "zod";
+import { int4, UnparsedItems } from "../../http/storable";
+import { evidenceSchema, LABELS, STATUSES_AT_SCORING, text, time, type UnresolvedReason } from "../schemas";
+
+/** Open until the harness scores it (`scored`) or closes it without a score (`unscored`), or until its timeout stores it unscored (`expired`). */
+export const LIVE_RUN_STATES = ["open", "scored", "unscored", "expired"] as const;
+export type LiveRunState = (typeof LIVE_RUN_STATES)[number];
+
+/** Most events one request may carry; a run's own limits are the ingest record's (1,000 effects, 10,000 touches, 1,000 resets). */
+export const MAX_EVENTS_PER_REQUEST = 5_000;
+export const MAX_LIVE_EVENTS_BODY_BYTES = 16 * 1024 * 1024;
+
+/** POST /api/v1/evaluations/{id}/live-runs */
+export const openLiveRunBodySchema = z.strictObject({
+  externalId: text("externalId", 200),
+  taskId: text("taskId", 200),
+  attempt: int4("attempt").optional(),
+  /** The harness's clock; the server's time of opening when absent. */
+  startedAt: time("startedAt").optional(),
+  groupId: text("groupId", 200).optional(),
+});
+export type OpenLiveRunBody = z.infer<typeof openLiveRunBodySchema>;
+export const openLiveRunAnswerSchema = z.object({ externalId: z.string(), created: z.boolean(), state: z.enum(LIVE_RUN_STATES) });
+export type OpenLiveRunAnswer = z.infer<typeof openLiveRunAnswerSchema>;
+
+const eventId = text("eventId", 200);
+
+/** A tool call the agent made: an effect, requested at `at`. `surface` counts as a write to it at `at`. */
+export const effectRequestedEventSchema = z.strictObject({
+  eventId,
+  type: z.literal("effect_requested"),
+  at: time("at"),
+  effectId: text("effectId", 200),
+  tool: text("tool", 200),
+  surface: text("surface").optional(),
+  handle: text("handle").optional(),
+  callId: text("callId", 200).optional(),
+  arguments: z.record(z.string(), z.unknown()).optional(),
+  public: z.boolean("public must be true or false").optional(),
+});
+
+/** What became of an effect at `at`: its first status is its acknowledgement, its first terminal one its resolution. */
+export const effectStatusEventSchema = z.strictObject({
+  eventId,
+  type: z.literal("effect_status"),
+  at: time("at"),
+  effectId: text("effectId", 200),
+  status: z.enum(STATUSES_AT_SCORING, `status must be one of ${STATUSES_AT_SCORING.join(", ")}`),
+  evidence: evidenceSchema.optional(),
+});
+
+export const touchEventSchema = z.strictObject({
+  eventId,
+  type: z.literal("touch"),
+  at: time("at"),
+  surface: text("surface"),
+  op: z.enum(["read", "write"], "op must be read or write"),
+  public: z.boolean("public must be true or false").optional(),
+});
+
+export const resetEventSchema = z.strictObject({
+  eventId,
+  type: z.literal("reset"),
+  at: time("at"),
+  surface: text("surface"),
+  verified: z.boolean("verified must be true or false"),
+  evidence: evidenceSchema.optional(),
+});
+
+export const LIVE_EVENT_TYPES = ["effect_requested", "effect_status", "touch", "reset"] as const;
+export const liveEventSchema = z.discriminatedUnion(
+  "type",
+  [effectRequestedEventSchema, effectStatusEventSchema, touchEventSchema, resetEventSchema],
+  `type must be one of ${LIVE_EVENT_TYPES.join(", ")}`,
+);
+export type LiveEvent = z.infer<typeof liveEventSchema>;
+
+/** POST …/live-runs/{externalId}/events: the events left unparsed, so that one bad event refuses only itself. */
+export const liveEventsEnvelopeSchema = z.strictObject({
+  events: z
+    .array(z.unknown(), "events must be an array")
+    .min(1, "events must not be empty")
+    .max(MAX_EVENTS_PER_REQUEST, `events must hold at most ${MAX_EVENTS_PER_REQUEST} events`)
+    .transform((items) => new UnparsedItems(items)),
+});
+
+const refusalSchema = z.object({ index: z.number(), code: z.string(), message: z.string(), field: z.string().optional() });
+export type EventRefusal = z.infer<typeof refusalSchema>;
+/**
+ * The events' answer: `accepted` counts the events stored now or already (a re-sent event is accepted
+ * again, not stored twice); `errors` one per refused event; `flagged` the accepted events timed before
+ * the run's start (clock skew: kept as sent, and counted on the run).
+ */
+export const liveEventsAnswerSchema = z.object({
+  accepted: z.number(),
+  errors: z.array(refusalSchema),
+  duplicates: z.number(),
+  flagged: z.array(z.object({ index: z.number(), code: z.literal("clock_skew"), message: z.string() })),
+  state: z.enum(LIVE_RUN_STATES),
+});
+export type LiveEventsAnswer = z.infer<typeof liveEventsAnswerSchema>;
+
+/**
+ * POST …/live-runs/{externalId}/score: the endpoint label, at `at` (the server's time when absent).
+ * `unscoredReason` instead closes a run the harness could not score (the Python client sends the
+ * exception's type): it is stored unscored, in no rate's population.
+ */
+export const scoreLiveRunBodySchema = z
+  .strictObject({
+    endpointLabel: z.enum(LABELS, "endpointLabel must be success or failure").optional(),
+    score: z.number("score must be a number").finite().optional(),
+    at: time("at").optional(),
+    terminalLabel: z.enum(LABELS, "terminalLabel must be success or failure").optional(),
+    threshold: z.number("threshold must be a number").finite().optional(),
+    scoredOn: z.array(text("scoredOn item")).max(100).optional(),
+    unscoredReason: text("unscoredReason", 1_000).optional(),
+  })
+  .superRefine((body, ctx) => {
+    if (body.unscoredReason === undefined && body.endpointLabel === undefined)
+      ctx.addIssue({
+        code: "custom",
+        path: ["endpointLabel"],
+        message: "endpointLabel must be success or failure (or give unscoredReason for a run that was never scored)",
+      });
+    if (body.unscoredReason !== undefined)
+      for (const field of ["endpointLabel", "score", "terminalLabel", "scoredOn"] as const)
+        if (body[field] !== undefined)
+          ctx.addIssue({ code: "custom", path: [field], message: `${field} must be absent when unscoredReason is given` });
+  });
+export type ScoreLiveRunBody = z.infer<typeof scoreLiveRunBodySchema>;
+
+export const scoreLiveRunAnswerSchema = z.object({
+  finality: z.enum(["final", "unresolved", "unscored"]),
+  reason: z.string().optional(),
+  effectId: z.string().optional(),
+  tool: z.string().optional(),
+});
+export type ScoreLiveRunAnswer = {
+  finality: "final" | "unresolved" | "unscored";
+  reason?: UnresolvedReason | string;
+  effectId?: string;
+  tool?: string;
+};
+
+export const liveRunPathSchema = z.strictObject({
+  id: z.uuid("id must be an evaluation id (a UUID)"),
+  externalId: text("externalId", 200),
+});

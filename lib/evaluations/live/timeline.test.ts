@@ -1,0 +1,238 @@
+import { describe, expect, it } from "vitest";
+import { auditFinality, type FinalityEffect } from "../finality";
+import { runRecordSchema, type RunRecord } from "../schemas";
+import { admitEvents, liveRunRecord, type StoredEvidence } from "./timeline";
+import type { LiveEvent } from "./schemas";
+
+const T0 = Date.parse("2026-12-04T10:00:00.000Z");
+const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();
+const empty: StoredEvidence = {
+  startedAtMs: T0,
+  effects: new Map(),
+  statuses: new Map(),
+  counts: { effect_requested: 0, touch: 0, reset: 0 },
+  storedById: new Map(),
+};
+const requested = (eventId: string, effectId: string, s: number, extra: object = {}) => ({
+  eventId,
+  type: "effect_requested",
+  at: at(s),
+  effectId,
+  tool: "send_money",
+  ...extra,
+});
+const status = (eventId: string, effectId: string, value: string, s: number) => ({
+  eventId,
+  type: "effect_status",
+  at: at(s),
+  effectId,
+  status: value,
+});
+
+describe("admitEvents", () => {
+  it("admits a status sent before its effect's request in the same batch, and keeps the request order of indexes", () => {
+    const admission = admitEvents(empty, [status("e2", "t1", "pending", 2), requested("e1", "t1", 1)]);
+    expect(admission.errors).toEqual([]);
+    expect(admission.accepted.map((a) => a.index)).toEqual([0, 1]);
+  });
+
+  it("refuses a status of an effect never requested, alone, naming its field", () => {
+    const admission = admitEvents(empty, [
+      requested("e1", "t1", 1),
+      status("e2", "nope", "completed", 2),
+      { eventId: "e3", type: "touch", at: at(3), surface: "acct:1", op: "read" },
+    ]);
+    expect(admission.accepted.map((a) => a.event.eventId)).toEqual(["e1", "e3"]);
+    expect(admission.errors).toEqual([
+      {
+        index: 1,
+        code: "unknown_effect",
+        field: "events.1.effectId",
+        message: "events.1.effectId: effect nope has no effect_requested event in this run",
+      },
+    ]);
+  });
+
+  it("names the field of an event its schema refuses: a missing field, an unknown type, an unknown field", () => {
+    const admission = admitEvents(empty, [
+      { eventId: "a", type: "effect_requested", at: at(1), tool: "x" },
+      { eventId: "b", type: "teleport", at: at(1) },
+      { eventId: "c", type: "touch", at: at(1), surface: "s", op: "read", colour: "red" },
+      { eventId: "d", type: "touch", at: "yesterday", surface: "s", op: "read" },
+      { eventId: "e", type: "touch", at: at(1), surface: "s\u0000", op: "read" },
+    ]);
+    expect(admission.accepted).toEqual([]);
+    expect(admission.errors.map((e) => [e.code, e.field])).toEqual([
+      ["invalid_event", "events.0.effectId"],
+      ["invalid_event", "events.1.type"],
+      ["invalid_event", "events.2.colour"],
+      ["invalid_event", "events.3.at"],
+      ["invalid_event", "events.4.surface"],
+    ]);
+    expect(admission.errors[1]!.message).toContain("type must be one of effect_requested, effect_status, touch, reset");
+  });
+
+  it("is idempotent by eventId: the same content again is a duplicate, other content a conflict", () => {
+    const first = requested("e1", "t1", 1);
+    const stored: StoredEvidence = { ...empty, effects: new Map([["t1", T0 + 1000]]), storedById: new Map() };
+    const within = admitEvents(empty, [first, { ...first }, { ...first, tool: "other" }]);
+    expect([within.accepted.length, within.duplicates, within.errors.map((e) => e.code)]).toEqual([1, 1, ["event_id_conflict"]]);
+    const canonical = within.accepted[0]!.canonical;
+    const again = admitEvents({ ...stored, storedById: new Map([["e1", canonical]]) }, [{ ...first }]);
+    expect([again.accepted.length, again.duplicates, again.errors]).toEqual([0, 1, []]);
+  });
+
+  it("refuses a second request of one effect and a status before its effect's request", () => {
+    const stored: StoredEvidence = { ...empty, effects: new Map([["t1", T0 + 5000]]), counts: { ...empty.counts, effect_requested: 1 } };
+    const admission = admitEvents(stored, [requested("e9", "t1", 6), status("e10", "t1", "pending", 4)]);
+    expect(admission.errors.map((e) => [e.code, e.field])).toEqual([
+      ["duplicate_effect", "events.0.effectId"],
+      ["before_request", "events.1.at"],
+    ]);
+  });
+
+  it("refuses a status moving out of a terminal state, by time, whatever order the events arrive in", () => {
+    const stored: StoredEvidence = {
+      ...empty,
+      effects: new Map([["t1", T0]]),
+      statuses: new Map([
+        [
+          "t1",
+          [
+            { status: "pending", atMs: T0 + 1000 },
+            { status: "completed", atMs: T0 + 5000 },
+          ],
+        ],
+      ]),
+    };
+    const admission = admitEvents(stored, [
+      status("a", "t1", "pending", 6),
+      status("b", "t1", "failed", 7),
+      status("c", "t1", "completed", 8),
+      status("d", "t1", "unknown", 3),
+    ]);
+    expect(admission.errors.map((e) => [e.index, e.code])).toEqual([
+      [0, "leaves_terminal"],
+      [1, "leaves_terminal"],
+    ]);
+    expect(admission.accepted.map((a) => a.event.eventId)).toEqual(["c", "d"]);
+    // A terminal status sent late, before a different status already stored after it, is refused too.
+    const late = admitEvents({ ...stored, statuses: new Map([["t1", [{ status: "pending", atMs: T0 + 9000 }]]]) }, [
+      status("x", "t1", "completed", 4),
+    ]);
+    expect(late.errors.map((e) => e.code)).toEqual(["leaves_terminal"]);
+  });
+
+  it("admits an event before the run's start and flags it as clock skew", () => {
+    const admission = admitEvents({ ...empty, startedAtMs: T0 + 10_000 }, [requested("e1", "t1", 1)]);
+    expect(admission.accepted).toHaveLength(1);
+    expect(admission.flagged).toEqual([
+      { index: 0, code: "clock_skew", message: expect.stringContaining("events.0.at is before the run's start") },
+    ]);
+  });
+
+  it("refuses events over the record's limits, naming the limit", () => {
+    const full: StoredEvidence = { ...empty, counts: { effect_requested: 1_000, touch: 10_000, reset: 0 } };
+    const admission = admitEvents(full, [
+      requested("e1", "t1", 1),
+      { eventId: "e2", type: "touch", at: at(1), surface: "s", op: "read" },
+      { eventId: "e3", type: "reset", at: at(1), surface: "s", verified: true },
+    ]);
+    expect(admission.errors.map((e) => e.message)).toEqual([
+      "events.0.type: a run holds at most 1000 effects",
+      "events.1.type: a run holds at most 10000 touches",
+    ]);
+    expect(admission.accepted.map((a) => a.event.eventId)).toEqual(["e3"]);
+  });
+});
+
+const head = { externalId: "run-1", taskId: "task-1", groupId: null, attempt: null, startedAtMs: T0 };
+const events = (list: object[]) => admitEvents(empty, list).accepted.map((a) => a.event as LiveEvent);
+/** The finality ingestion computes from a record (lib/evaluations/ingest/rows.ts does the same). */
+const finalityOf = (record: RunRecord, cls: "async_handle" | "sync_confirmed" = "async_handle") =>
+  auditFinality(
+    {
+      scoredAtMs: Date.parse(record.scoredAt!),
+      effects: record.effects!.map((e): FinalityEffect => ({
+        effectId: e.effectId,
+        tool: e.tool,
+        handle: e.handle ?? null,
+        requestedAtMs: Date.parse(e.requestedAt),
+        statusAtScoring: e.statusAtScoring,
+        resolutions: e.resolution ? [{ status: e.resolution.status, atMs: Date.parse(e.resolution.at) }] : [],
+      })),
+    },
+    () => cls,
+  );
+
+describe("liveRunRecord", () => {
+  const transfer = [requested("r", "t1", 1, { handle: "task-77", surface: "acct:alice" }), status("s1", "t1", "pending", 2)];
+
+  it("derives the status at scoring from the timeline: a transfer still working when scored is pending_at_scoring", () => {
+    const record = liveRunRecord(head, events(transfer), { scoredAtMs: T0 + 3000, endpointLabel: "success" });
+    expect(runRecordSchema.parse(record)).toEqual(record);
+    expect(record.effects![0]).toMatchObject({
+      statusAtScoring: "pending",
+      acknowledgedAt: at(2),
+      handle: "task-77",
+      surface: "acct:alice",
+    });
+    expect(record.effects![0]!.resolution).toBeUndefined();
+    expect(finalityOf(record)).toEqual({ finality: "unresolved", reason: "pending_at_scoring", effectId: "t1", tool: "send_money" });
+  });
+
+  it("takes the first terminal status as the resolution: after scoring it is resolved_after_scoring, never final", () => {
+    const record = liveRunRecord(head, events([...transfer, status("s2", "t1", "completed", 9)]), {
+      scoredAtMs: T0 + 3000,
+      endpointLabel: "success",
+    });
+    expect(record.effects![0]).toMatchObject({
+      statusAtScoring: "pending",
+      resolution: { status: "completed", at: at(9), verifiedBy: "live run" },
+    });
+    expect(finalityOf(record)).toMatchObject({ finality: "unresolved", reason: "resolved_after_scoring" });
+  });
+
+  it("is final when every effect was terminal by the scoring time", () => {
+    const record = liveRunRecord(head, events([...transfer, status("s2", "t1", "completed", 2.5)]), {
+      scoredAtMs: T0 + 3000,
+      endpointLabel: "failure",
+      score: 0.25,
+    });
+    expect(record.effects![0]!.statusAtScoring).toBe("completed");
+    expect(finalityOf(record)).toEqual({ finality: "final" });
+    expect(record).toMatchObject({ scoredAt: at(3), endpointLabel: "failure", score: 0.25 });
+  });
+
+  it("calls an effect with no status yet pending, and keeps touches, resets and tool calls in time order", () => {
+    const record = liveRunRecord(
+      head,
+      events([
+        { eventId: "z", type: "reset", at: at(5), surface: "acct:alice", verified: true, evidence: "balance read back" },
+        { eventId: "y", type: "touch", at: at(4), surface: "acct:alice", op: "read" },
+        requested("x", "t2", 3, { callId: "call-2" }),
+      ]),
+      { scoredAtMs: T0 + 6000, endpointLabel: "success" },
+    );
+    expect(record.effects!.map((e) => [e.effectId, e.statusAtScoring, e.tracePosition])).toEqual([["t2", "pending", 0]]);
+    expect(record.toolCalls).toEqual([{ callId: "call-2", tool: "send_money", at: at(3) }]);
+    expect(record.touches).toEqual([{ surface: "acct:alice", op: "read", at: at(4) }]);
+    expect(record.resets).toEqual([{ surface: "acct:alice", at: at(5), verified: true, evidence: "balance read back" }]);
+  });
+
+  it("starts the run at its earliest event when the harness's clock ran behind, so the record stays valid", () => {
+    const record = liveRunRecord({ ...head, startedAtMs: T0 + 10_000 }, events(transfer), {
+      scoredAtMs: T0 + 20_000,
+      endpointLabel: "success",
+    });
+    expect(record.startedAt).toBe(at(1));
+    expect(runRecordSchema.safeParse(record).success).toBe(true);
+  });
+
+  it("stores a run closed without a score as unscored, its effects at their latest status", () => {
+    const record = liveRunRecord(head, events([...transfer, status("s2", "t1", "failed", 9)]), { unscoredReason: "TimeoutError" });
+    expect(runRecordSchema.parse(record)).toMatchObject({ unscoredReason: "TimeoutError" });
+    expect(record.scoredAt).toBeUndefined();
+    expect(record.effects![0]!.statusAtScoring).toBe("failed");
+  });
+});
