@@ -6,11 +6,16 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export NEXT_TELEMETRY_DISABLED=1
 
-if [ ! -x /usr/bin/chromium ]; then
-  echo "test: installing Debian's Chromium for the browser tests"
+# Debian's Chromium for the browser tests; Debian's Python with venv, pip, setuptools and wheel for the
+# Python client's offline install (e2e/python-client.spec.ts).
+missing=()
+[ -x /usr/bin/chromium ] || missing+=(chromium)
+/usr/bin/python3 -c "import venv, ensurepip, setuptools, wheel" 2>/dev/null || missing+=(python3 python3-venv python3-pip python3-setuptools python3-wheel)
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "test: installing Debian packages: ${missing[*]}"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi
   $SUDO apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
 fi
 
 mkdir -p test-results

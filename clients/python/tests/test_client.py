@@ -1,0 +1,148 @@
+"""The client against a real Boundary Lab instance (BOUNDARY_LAB_URL, BOUNDARY_LAB_API_KEY of an
+editor), run by `npm test` (e2e/python-client.spec.ts); and its retries against a local server that
+fails first."""
+
+import http.server
+import json
+import os
+import threading
+import time
+import unittest
+import uuid
+
+from boundary_lab import BoundaryLabError, Client
+
+POLICY = {"tools": {"bank.send_money": "async_handle", "bank.read": "read_only"}}
+
+
+def instance() -> Client:
+    url, key = os.environ.get("BOUNDARY_LAB_URL"), os.environ.get("BOUNDARY_LAB_API_KEY")
+    if not url or not key:
+        raise RuntimeError("set BOUNDARY_LAB_URL and BOUNDARY_LAB_API_KEY (an editor's key) to a running instance")
+    return Client(url, key, retries=2, backoff=0.05)
+
+
+def run_record(external_id: str, second: int = 0) -> dict:
+    started = f"2026-12-01T10:{second // 60:02d}:{second % 60:02d}.000Z"
+    return {"externalId": external_id, "taskId": "t1", "startedAt": started, "scoredAt": started, "endpointLabel": "success"}
+
+
+class IngestAndSummary(unittest.TestCase):
+    def setUp(self) -> None:
+        self.client = instance()
+        self.evaluation = self.client.create_evaluation(f"python client {uuid.uuid4()}", effect_policy=POLICY, harness="python")
+
+    def test_ingests_in_batches_of_1000_and_resending_is_safe(self) -> None:
+        runs = [run_record(f"r{i}", i % 3600) for i in range(1_001)]
+        results = self.client.ingest_runs(self.evaluation, runs)
+        self.assertEqual(len(results), 1_001)
+        self.assertEqual({r["status"] for r in results}, {"created"})
+        again = self.client.ingest_runs(self.evaluation, runs)
+        self.assertEqual({r["status"] for r in again}, {"unchanged"})
+        summary = self.client.summary(self.evaluation)
+        self.assertEqual(summary["runs"], 1_001)
+        self.assertEqual(summary["reported"], {"successes": 1_001, "n": 1_001})
+
+    def test_a_bad_run_is_refused_alone_with_its_field(self) -> None:
+        results = self.client.ingest_runs(self.evaluation, [run_record("good"), {**run_record("bad"), "endpointLabel": "maybe"}])
+        self.assertEqual([r["status"] for r in results], ["created", "error"])
+        self.assertEqual(results[1]["error"]["field"], "runs.1.endpointLabel")
+
+    def test_an_unknown_evaluation_raises_with_status_and_code(self) -> None:
+        with self.assertRaises(BoundaryLabError) as raised:
+            self.client.summary(str(uuid.uuid4()))
+        self.assertEqual((raised.exception.status, raised.exception.code), (404, "not_found"))
+
+
+class LiveRuns(unittest.TestCase):
+    def setUp(self) -> None:
+        self.client = instance()
+        self.evaluation = self.client.create_evaluation(f"python live {uuid.uuid4()}", effect_policy=POLICY)
+
+    def test_a_transfer_still_working_at_scoring_is_unresolved_then_resolved_after_scoring(self) -> None:
+        with self.client.live_run(self.evaluation, "live-1", "transfer") as run:
+            run.touch("acct:alice", "read")
+            run.effect("tx-1", "bank.send_money", surface="acct:alice", handle="task-41")
+            run.status("tx-1", "pending")
+            answer = run.score("success", 1.0)
+            self.assertEqual(answer, {"finality": "unresolved", "reason": "pending_at_scoring", "effectId": "tx-1", "tool": "bank.send_money"})
+            time.sleep(0.01)
+            run.status("tx-1", "completed", evidence={"ledger": 7})
+        summary = self.client.summary(self.evaluation)
+        self.assertEqual(summary["unresolved"]["byReason"], {"resolved_after_scoring": 1})
+
+    def test_leaving_the_block_on_an_exception_records_the_run_unscored_with_its_type(self) -> None:
+        with self.assertRaises(ValueError):
+            with self.client.live_run(self.evaluation, "live-2", "transfer") as run:
+                run.effect("tx-2", "bank.send_money", handle="task-42")
+                raise ValueError("the agent crashed")
+        self.assertEqual(run.result, {"finality": "unscored", "reason": "ValueError"})
+        summary = self.client.summary(self.evaluation)
+        self.assertEqual((summary["runs"], summary["unscored"]), (1, 1))
+        self.assertEqual(summary["reported"]["n"], 0)
+
+    def test_two_runs_on_one_account_are_one_unit_unless_a_verified_reset_separates_them(self) -> None:
+        for verified, units in ((False, 1), (True, 2)):
+            evaluation = self.client.create_evaluation(f"python units {uuid.uuid4()}", effect_policy=POLICY)
+            for external_id in ("a", "b"):
+                with self.client.live_run(evaluation, external_id, "transfer", batch_size=10) as run:
+                    if external_id == "b":
+                        run.reset("acct:alice", verified)
+                    run.touch("acct:alice", "write")
+                    run.score("success")
+            self.assertEqual(self.client.summary(evaluation)["units"]["analysisUnits"], units)
+
+    def test_a_refused_event_raises_naming_its_field(self) -> None:
+        with self.client.live_run(self.evaluation, "live-3", "transfer") as run:
+            with self.assertRaises(BoundaryLabError) as raised:
+                run.status("never-requested", "completed")
+            self.assertEqual((raised.exception.code, raised.exception.field), ("unknown_effect", "events.0.effectId"))
+            run.score("failure")
+
+
+class FlakyServer(http.server.BaseHTTPRequestHandler):
+    """Answers 503 to the first `failures` requests, then a summary."""
+
+    failures = 2
+    seen = 0
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        FlakyServer.seen += 1
+        status, body = (503, {"error": {"code": "unavailable", "message": "restarting"}}) if FlakyServer.seen <= FlakyServer.failures else (200, {"runs": 3})
+        payload = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+class Retries(unittest.TestCase):
+    def test_retries_5xx_with_backoff_then_answers(self) -> None:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FlakyServer)
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            FlakyServer.seen = 0
+            client = Client(f"http://127.0.0.1:{server.server_port}", "key", retries=3, backoff=0.01)
+            self.assertEqual(client.summary("e"), {"runs": 3})
+            self.assertEqual(FlakyServer.seen, 3)
+            FlakyServer.seen = 0
+            with self.assertRaises(BoundaryLabError) as raised:
+                Client(f"http://127.0.0.1:{server.server_port}", "key", retries=1, backoff=0.01).summary("e")
+            self.assertEqual((raised.exception.status, FlakyServer.seen), (503, 2))
+        finally:
+            server.shutdown()
+
+    def test_gives_up_on_a_refused_connection_after_its_retries(self) -> None:
+        server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FlakyServer)
+        port = server.server_port
+        server.server_close()
+        with self.assertRaises(OSError):
+            Client(f"http://127.0.0.1:{port}", "key", retries=2, backoff=0.01).summary("e")
+
+
+if __name__ == "__main__":
+    unittest.main()

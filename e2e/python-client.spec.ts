@@ -1,0 +1,36 @@
+import { execFile } from "node:child_process";
+import { mkdirSync, rmSync } from "node:fs";
+import path from "node:path";
+import { promisify } from "node:util";
+import { accounts } from "./accounts";
+import { BASE_URL, expect, test } from "./fixtures";
+
+// The Python client (clients/python/, standard library only) installed offline as its README says
+// (`pip install --no-build-isolation`, into a fresh virtual environment), then its unittest suite
+// run against this instance: batches, retries, live runs and their figures.
+const run = promisify(execFile);
+// Debian's Python: it carries setuptools and wheel, which the offline install builds with (scripts/test.sh installs them).
+const PYTHON = "/usr/bin/python3";
+
+test("the Python client installs offline and its tests pass against a running instance", async () => {
+  test.setTimeout(240_000);
+  const venv = path.resolve("test-results/python-client-venv");
+  rmSync(venv, { recursive: true, force: true });
+  mkdirSync(path.dirname(venv), { recursive: true });
+  await run(PYTHON, ["-m", "venv", "--system-site-packages", venv]);
+  const installed = await run(`${venv}/bin/pip`, ["install", "--no-build-isolation", "--no-index", "./clients/python"]);
+  expect(installed.stdout).toContain("Successfully installed boundary-lab-0.1.0");
+  // Run from the tests' folder, so that `boundary_lab` is the installed package, not the source tree beside it.
+  const tests = await run(`${venv}/bin/python`, ["-m", "unittest", "-v", "test_client"], {
+    cwd: path.resolve("clients/python/tests"),
+    env: { ...process.env, BOUNDARY_LAB_URL: BASE_URL, BOUNDARY_LAB_API_KEY: accounts().users.editor.apiKey },
+  }).catch((error: { stdout?: string; stderr?: string }) => {
+    throw new Error(`python -m unittest failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
+  });
+  // unittest reports on stderr: every test ran and passed.
+  expect(tests.stderr).toMatch(/Ran 9 tests in [0-9.]+s\n\nOK/);
+  const imported = await run(`${venv}/bin/python`, ["-c", "import boundary_lab, os; print(os.path.dirname(boundary_lab.__file__))"], {
+    cwd: venv,
+  });
+  expect(imported.stdout.trim()).toMatch(new RegExp(`^${venv}/lib/python3\\.[0-9]+/site-packages/boundary_lab$`));
+});
