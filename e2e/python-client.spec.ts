@@ -1,5 +1,6 @@
 import { execFile } from "node:child_process";
-import { mkdirSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { accounts } from "./accounts";
@@ -14,9 +15,9 @@ const PYTHON = "/usr/bin/python3";
 
 test("the Python client installs offline and its tests pass against a running instance", async () => {
   test.setTimeout(240_000);
-  const venv = path.resolve("test-results/python-client-venv");
-  rmSync(venv, { recursive: true, force: true });
-  mkdirSync(path.dirname(venv), { recursive: true });
+  // Outside the checkout: a virtual environment's symlinks inside it break the next `next build` (Turbopack follows them).
+  const venv = path.join(mkdtempSync(path.join(tmpdir(), "boundary-lab-python-")), "venv");
+  test.info().attach("venv", { body: venv });
   await run(PYTHON, ["-m", "venv", "--system-site-packages", venv]);
   const installed = await run(`${venv}/bin/pip`, ["install", "--no-build-isolation", "--no-index", "./clients/python"]);
   expect(installed.stdout).toContain("Successfully installed boundary-lab-0.1.0");
@@ -32,5 +33,6 @@ test("the Python client installs offline and its tests pass against a running in
   const imported = await run(`${venv}/bin/python`, ["-c", "import boundary_lab, os; print(os.path.dirname(boundary_lab.__file__))"], {
     cwd: venv,
   });
+  rmSync(path.dirname(venv), { recursive: true, force: true });
   expect(imported.stdout.trim()).toMatch(new RegExp(`^${venv}/lib/python3\\.[0-9]+/site-packages/boundary_lab$`));
 });

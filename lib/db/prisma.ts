@@ -4,7 +4,12 @@ import { PrismaClient } from "../generated/prisma/client";
 
 export type Db = PrismaClient;
 
-const pools = new WeakMap<PrismaClient, pg.Pool>();
+const POOLS = Symbol.for("boundary-lab.prisma-pools");
+
+// On globalThis: Next bundles this module more than once (pages, route handlers), and getDb's one
+// client (lib/db/client.ts) may have been made by another copy than the one asking for its pool.
+const holder = globalThis as typeof globalThis & { [POOLS]?: WeakMap<PrismaClient, pg.Pool> };
+const pools = (holder[POOLS] ??= new WeakMap<PrismaClient, pg.Pool>());
 
 /** A Prisma client on the JS engine through node-postgres (no engine binary, docs/stack.md), on a pool poolOf() gives too. */
 export function createPrisma(connectionString: string, max = 10): PrismaClient {
