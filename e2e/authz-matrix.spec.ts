@@ -258,6 +258,21 @@ const ROUTES: RouteCase[] = [
     status: 400,
   },
   {
+    route: "/api/v1/evaluations/[id]/tool-suggestions",
+    method: "GET",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/tool-suggestions`,
+    allowed: SIGNED_IN,
+    status: 404,
+  },
+  {
+    route: "/api/v1/evaluations/[id]/tool-suggestions",
+    method: "POST",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/tool-suggestions`,
+    body: {},
+    allowed: RUNS_EXPERIMENTS,
+    status: 400,
+  },
+  {
     route: "/api/v1/evaluations/[id]/effects/[effectId]/resolutions",
     method: "POST",
     url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/effects/e1/resolutions`,

@@ -51,3 +51,36 @@ test("an open live run's page shows its effects at their current status, follows
   await expect(page.getByTestId("run-finality")).toHaveText("final");
   await expect(page.getByTestId("run-effects")).toContainText("ledger 7");
 });
+
+test.describe("a recorder's tool-class suggestions", () => {
+  test.use({ storageState: async ({}, use) => use(await storageStateFor("editor")) });
+
+  test("are shown beside the policy and count only once an editor saves them into a version", async ({ page }) => {
+    test.setTimeout(120_000);
+    const client = evaluationClient({ baseUrl: BASE_URL, apiKey: accounts().users.editor.apiKey });
+    const { id } = await client.createEvaluation({
+      name: `suggestions ${Date.now()}`,
+      effectPolicy: { tools: { "bank.get_balance": "read_only" } },
+    });
+    await client.suggestToolClasses(id, {
+      source: "mcp:bank",
+      tools: [
+        { tool: "bank.get_balance", suggestedClass: "read_only", reason: "readOnlyHint", annotations: { readOnlyHint: true } },
+        { tool: "bank.send_money", suggestedClass: "async_handle", reason: "a call was answered with a task (its id the handle)" },
+      ],
+    });
+    await page.goto(`/evaluations/${id}`);
+    const table = page.getByTestId("tool-suggestions");
+    await expect(table).toContainText("Suggested by recorders: 1 of 2 not in this version");
+    await expect(table.getByRole("row", { name: /bank\.send_money/ })).toContainText("unclassified");
+    await page.getByTestId("add-suggested-classes").click();
+    await page.getByRole("button", { name: "Save as a new version" }).click();
+    await expect(page.getByTestId("policy-saved")).toContainText("Saved as version 2");
+    await expect(page.getByTestId("policy-version")).toHaveText("effect policy version 2");
+    await expect(table).toContainText("Suggested by recorders: 0 of 2 not in this version");
+    expect((await client.getEvaluation(id)).effectPolicy.tools).toEqual({
+      "bank.get_balance": "read_only",
+      "bank.send_money": "async_handle",
+    });
+  });
+});

@@ -4,22 +4,31 @@ import { Section } from "@/components/ui/page-header";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import type { EvaluationDetail } from "@/lib/evaluations/read-schemas";
+import { toolClassifier } from "@/lib/evaluations/policy";
 import type { ToolClass } from "@/lib/evaluations/schemas";
+import type { StoredToolSuggestion } from "@/lib/evaluations/tool-suggestions";
 import { LazyPolicyVersionForm } from "./lazy-policy-version-form";
 
-/** The policy in force (its version and rows), the tools seen in the runs with their counts and classes, the earlier versions, and the form for a new one. */
+/**
+ * The policy in force (its version and rows), the tools seen in the runs with their counts and
+ * classes, the classes recorders suggest, the earlier versions, and the form for a new one.
+ */
 export function EffectPolicyPanel({
   evaluation,
   tools,
   versions,
   edits,
+  suggestions = [],
 }: {
   evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy">;
   tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
   versions: { version: number; tools: Record<string, string>; createdAt: Date }[];
   edits: boolean;
+  suggestions?: StoredToolSuggestion[];
 }) {
   const declared = Object.entries(evaluation.effectPolicy.tools);
+  const classOf = toolClassifier(evaluation.effectPolicy);
+  const open = suggestions.filter((s) => classOf(s.tool) !== s.suggestedClass);
   return (
     <Section
       title={`Effect policy, version ${evaluation.effectPolicyVersion}`}
@@ -71,6 +80,27 @@ export function EffectPolicyPanel({
           </DataTable>
         )}
       </div>
+      {suggestions.length > 0 ? (
+        <DataTable
+          caption={`Suggested by recorders: ${open.length} of ${suggestions.length} not in this version. A suggestion counts only once saved into a version.`}
+          columns={["Tool", "Suggested class", "Why", "From", "In this version"]}
+          testId="tool-suggestions"
+        >
+          {suggestions.map((s) => (
+            <tr key={`${s.tool}\u0000${s.source}`}>
+              <RowHead>
+                <code>{s.tool}</code>
+              </RowHead>
+              <Td>{s.suggestedClass}</Td>
+              <Td className="[overflow-wrap:anywhere]">{s.reason}</Td>
+              <Td>
+                <code>{s.source}</code>
+              </Td>
+              <Td>{classOf(s.tool) === s.suggestedClass ? "accepted" : <Badge tone="warning">{classOf(s.tool)}</Badge>}</Td>
+            </tr>
+          ))}
+        </DataTable>
+      ) : null}
       {versions.length > 1 ? (
         <details className="rounded-lg border border-border bg-card p-4">
           <summary className="cursor-pointer text-sm font-medium">Every version ({versions.length})</summary>
@@ -92,6 +122,7 @@ export function EffectPolicyPanel({
           policy={evaluation.effectPolicy}
           version={evaluation.effectPolicyVersion}
           unclassified={tools.filter((t) => t.class === "unclassified").map((t) => t.tool)}
+          suggested={open.map((s) => ({ tool: s.tool, effectClass: s.suggestedClass }))}
         />
       ) : null}
     </Section>

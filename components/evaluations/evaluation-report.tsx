@@ -3,6 +3,7 @@ import type { EvaluationStatistics } from "@/lib/evaluations/evaluation-statisti
 import type { RuleVersion } from "@/lib/statistics/answer-schema";
 import type { EvaluationDetail, EvaluationSummary } from "@/lib/evaluations/read-schemas";
 import type { ToolClass } from "@/lib/evaluations/schemas";
+import type { StoredToolSuggestion } from "@/lib/evaluations/tool-suggestions";
 import { UnitsPanel, UnresolvedPanel } from "./audit-panels";
 import { EffectPolicyPanel } from "./effect-policy-panel";
 import { EvaluationFigures } from "./evaluation-figures";
@@ -18,6 +19,7 @@ export function EvaluationReport({
   edits = false,
   linksToRuns,
   resetsOverriddenByCanary,
+  suggestions,
 }: {
   evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy">;
   summary: EvaluationSummary;
@@ -30,6 +32,8 @@ export function EvaluationReport({
   linksToRuns: boolean;
   /** Verified resets whose canary survived (the units panel says why they break no route). */
   resetsOverriddenByCanary?: number;
+  /** Tool classes recorders suggested (on the evaluation's own page). */
+  suggestions?: StoredToolSuggestion[];
 }) {
   const runsOf = linksToRuns ? evaluation.id : null;
   return (
@@ -38,7 +42,7 @@ export function EvaluationReport({
       <UnresolvedPanel evaluationId={runsOf} unresolved={summary.unresolved} runs={summary.reported.n} />
       <UnitsPanel evaluationId={runsOf} units={summary.units} largest={largestUnits} resetsOverriddenByCanary={resetsOverriddenByCanary} />
       {statistics ? <StatisticsPanel {...statistics} ruleChange={edits ? { kind: "evaluation", id: evaluation.id } : undefined} /> : null}
-      <EffectPolicyPanel evaluation={evaluation} tools={tools} versions={versions} edits={edits} />
+      <EffectPolicyPanel evaluation={evaluation} tools={tools} versions={versions} edits={edits} suggestions={suggestions} />
     </>
   );
 }

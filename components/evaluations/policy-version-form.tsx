@@ -36,11 +36,14 @@ export function PolicyVersionForm({
   policy,
   version,
   unclassified,
+  suggested = [],
 }: {
   evaluationId: string;
   policy: EffectPolicy;
   version: number;
   unclassified: string[];
+  /** Classes recorders suggest that this version does not hold: one button puts them into the rows. */
+  suggested?: PolicyRow[];
 }) {
   const router = useRouter();
   const [rows, setRows] = useState<PolicyRow[]>(() => policyRowsOf(policy));
@@ -51,6 +54,14 @@ export function PolicyVersionForm({
   const [saved, setSaved] = useState<number>();
   const [busy, setBusy] = useState(false);
   const named = new Set(rows.map((r) => r.tool.trim()));
+  const toAdd = suggested.filter((s) => !rows.some((r) => r.tool.trim() === s.tool && r.effectClass === s.effectClass));
+
+  /** The suggested classes into the rows: a tool's row takes the suggested class, a tool without one gets a row. */
+  function addSuggested() {
+    const next = rows.map((r) => ({ ...r, effectClass: suggested.find((s) => s.tool === r.tool.trim())?.effectClass ?? r.effectClass }));
+    for (const s of suggested) if (!next.some((r) => r.tool.trim() === s.tool)) next.push({ ...s });
+    setRows(next);
+  }
 
   async function save(base: number) {
     setSaved(undefined);
@@ -97,6 +108,11 @@ export function PolicyVersionForm({
       <p className="text-sm text-muted-foreground">
         Edited from version {baseVersion}. The earlier versions stay; every run&apos;s finality is recomputed under the new one.
       </p>
+      {toAdd.length > 0 ? (
+        <Button size="sm" onClick={addSuggested} data-testid="add-suggested-classes">
+          Put the {toAdd.length} suggested class{toAdd.length === 1 ? "" : "es"} into these rows
+        </Button>
+      ) : null}
       <EffectPolicyEditor
         id="tools"
         rows={rows}

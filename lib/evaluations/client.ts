@@ -22,6 +22,7 @@ import {
   type ScoreLiveRunAnswer,
   type ScoreLiveRunBody,
 } from "./live/schemas";
+import { toolSuggestionsAnswerSchema, type PostToolSuggestionsBody, type StoredToolSuggestion } from "./tool-suggestions";
 
 /** An answer that was not 2xx: its status and the API's `{error: {code, message, field?, details?}}`. */
 export class EvaluationApiError extends Error {
@@ -98,6 +99,11 @@ export function evaluationClient(options: EvaluationClientOptions) {
       call("POST", `${at(id)}/live-runs/${encodeURIComponent(externalId)}/events`, liveEventsAnswerSchema, { events }),
     scoreLiveRun: (id: string, externalId: string, body: ScoreLiveRunBody): Promise<ScoreLiveRunAnswer> =>
       call("POST", `${at(id)}/live-runs/${encodeURIComponent(externalId)}/score`, scoreLiveRunAnswerSchema, body),
+    /** A recorder's tool-class suggestions (shown beside the policy; none is in force until saved into a version). */
+    suggestToolClasses: (id: string, body: PostToolSuggestionsBody): Promise<{ stored: number }> =>
+      call("POST", `${at(id)}/tool-suggestions`, z.object({ stored: z.number() }), body),
+    toolSuggestions: async (id: string): Promise<StoredToolSuggestion[]> =>
+      (await call("GET", `${at(id)}/tool-suggestions`, toolSuggestionsAnswerSchema)).suggestions,
     compare: (ids: readonly string[]): Promise<ComparisonAnswer> =>
       call("GET", `/api/v1/evaluations/compare?${new URLSearchParams({ ids: ids.join(",") })}`, comparisonAnswerSchema),
   };

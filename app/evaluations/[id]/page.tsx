@@ -19,6 +19,7 @@ import { exclusionRuleHistory } from "@/lib/statistics/exclusion-rule-store";
 import { getEvaluation, listEffectPolicyVersions } from "@/lib/evaluations/get-evaluation";
 import type { EvaluationDetail } from "@/lib/evaluations/read-schemas";
 import { evaluationSummary } from "@/lib/evaluations/summary";
+import { listToolSuggestions } from "@/lib/evaluations/tool-suggestions";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Evaluation" };
@@ -65,7 +66,7 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
   );
 }
 
-/** The summary, the largest units, the tools seen (under the policy, once read), the policy's versions and the statistics, queried in parallel. */
+/** The summary, the largest units, the tools seen (under the policy, once read), the policy's versions, the statistics and the recorders' suggestions, queried in parallel. */
 const loadAudit = (db: Db, id: string, evaluation: Promise<EvaluationDetail | null>) => {
   const summary = evaluationSummary(db, id); // read once, for the cards and the statistics
   return Promise.all([
@@ -76,6 +77,7 @@ const loadAudit = (db: Db, id: string, evaluation: Promise<EvaluationDetail | nu
     evaluationStatistics(db, id, summary),
     resetsOverriddenByCanary(db, id),
     exclusionRuleHistory(db, { kind: "evaluation", id }),
+    listToolSuggestions(db, id),
   ]);
 };
 
@@ -88,7 +90,7 @@ async function Audit({
   edits: boolean;
   results: ReturnType<typeof loadAudit>;
 }) {
-  const [summary, units, tools, versions, statistics, overridden, rules] = await results;
+  const [summary, units, tools, versions, statistics, overridden, rules, suggestions] = await results;
   return (
     <EvaluationReport
       evaluation={evaluation}
@@ -100,6 +102,7 @@ async function Audit({
       edits={edits}
       linksToRuns
       resetsOverriddenByCanary={overridden}
+      suggestions={suggestions}
     />
   );
 }

@@ -98,6 +98,22 @@ export function writeRoutes(t: CorpusTargets): WriteRoute[] {
     },
     {
       method: "POST",
+      path: `/api/v1/evaluations/${t.evaluationId}/tool-suggestions`,
+      as: "editor",
+      valid: {
+        source: "mcp:bank",
+        tools: [
+          {
+            tool: "bank.read",
+            suggestedClass: "read_only",
+            reason: "readOnlyHint",
+            annotations: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+          },
+        ],
+      },
+    },
+    {
+      method: "POST",
       path: "/api/v1/experiments",
       as: "editor",
       valid: { name: "hostile probe", notes: "n", delaysMs: [0], schedules: 1, repetitions: 1, concurrency: 1 },
