@@ -1,0 +1,158 @@
+// `npm run bench:live -- --json FILE [--runs N] [--events N] [--clients N]`: live runs through the HTTP routes.
+//
+//  1. A fresh embedded PostgreSQL in a temp folder, migrated; the web server (workers/web.ts, the
+//     production build: run `npx next build` first) on a free loopback port; an editor's API key.
+//  2. An evaluation whose policy classes the transfer tool async_handle. RUNS live runs (default
+//     1,000) are opened, then each run's EVENTS events (default 100: effects requested, pending, most
+//     completed; touches; a reset) are sent in one request per run by CLIENTS concurrent clients
+//     (default 4), the bodies made before the clock starts. eventsPerSecond = RUNS·EVENTS / the wall
+//     time of that phase (every event admitted and stored, none refused: checked).
+//  3. Every run scored, CLIENTS at a time; scoreP95Ms is the 95th percentile of those requests (each
+//     makes the run's record from its events and audits it, as ingestion does).
+//  4. recorderOverheadP50Ms / P99Ms: the MCP recorder's added latency per tool call against a local
+//     server, when the recorder is built (null until then).
+//
+// Writes FILE as {runs, events, eventsPerSecond, scoreP95Ms, scoreP50Ms, recorderOverheadP50Ms,
+// recorderOverheadP99Ms, load} and prints it with the targets (≥ 5,000 events/s; recorder ≤ 2 ms p50,
+// ≤ 10 ms p99), never asserted. The clients share the machine's two cores with the server and PostgreSQL.
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { loadavg, tmpdir } from "node:os";
+import path from "node:path";
+import { createAccount, createApiKey } from "../lib/auth/accounts";
+import { startEmbeddedPostgres } from "../lib/db/embedded";
+import { ensureMigrated } from "../lib/db/migrate";
+import { createPrisma } from "../lib/db/prisma";
+import { evaluationClient } from "../lib/evaluations/client";
+import { liveEventsAnswerSchema } from "../lib/evaluations/live/schemas";
+import { parseBenchFlags } from "../lib/testing/bench-flags";
+import { percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
+import { orderedShutdown } from "../lib/testing/ordered-shutdown";
+
+const log = (line: string) => console.error(`bench:live: ${line}`);
+const values = parseBenchFlags("bench:live", {
+  runs: { default: 1_000, min: 1, max: 100_000 },
+  events: { default: 100, min: 4, max: 5_000 },
+  clients: { default: 4, min: 1, max: 64 },
+});
+
+requireProductionBuild("bench:live", log);
+const dataDir = mkdtempSync(path.join(tmpdir(), "bl-bench-live-"));
+const stack = orderedShutdown({ dataDir, stopTimeoutMs: 15_000, log, signalExitCode: 130, logReasonOnSuccess: false });
+
+const T0 = Date.parse("2026-12-04T10:00:00.000Z");
+const iso = (ms: number) => new Date(T0 + ms).toISOString();
+
+/** One run's events: a third effects (requested, pending, and most completed), the rest touches, one reset. */
+function eventsOf(run: number, count: number): object[] {
+  const events: object[] = [{ eventId: "reset", type: "reset", at: iso(0), surface: `acct:${run % 50}`, verified: run % 2 === 0 }];
+  for (let i = 0; events.length < count; i++) {
+    const effectId = `tx-${i}`;
+    if (events.length + 3 <= count && i % 2 === 0) {
+      events.push({
+        eventId: `r${i}`,
+        type: "effect_requested",
+        at: iso(10 + i),
+        effectId,
+        tool: "bank.send_money",
+        handle: `task-${run}-${i}`,
+        surface: `acct:${(run + i) % 50}`,
+      });
+      events.push({ eventId: `p${i}`, type: "effect_status", at: iso(11 + i), effectId, status: "pending" });
+      events.push({ eventId: `c${i}`, type: "effect_status", at: iso(i % 6 === 0 ? 5_000 + i : 12 + i), effectId, status: "completed" });
+    } else {
+      events.push({
+        eventId: `t${i}`,
+        type: "touch",
+        at: iso(10 + i),
+        surface: `acct:${(run * 7 + i) % 50}`,
+        op: i % 3 === 0 ? "write" : "read",
+      });
+    }
+  }
+  return events;
+}
+
+/** Runs `work` over the items, `clients` at a time; answers each item's latency in milliseconds. */
+async function concurrently<T>(items: readonly T[], clients: number, work: (item: T) => Promise<void>): Promise<number[]> {
+  const latencies: number[] = [];
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (next < items.length) {
+        const item = items[next++]!;
+        const started = performance.now();
+        await work(item);
+        latencies.push(performance.now() - started);
+      }
+    }),
+  );
+  return latencies;
+}
+
+async function main(): Promise<void> {
+  const database = await startEmbeddedPostgres(dataDir, log);
+  stack.onStop("PostgreSQL", () => database.stop());
+  await ensureMigrated(database.url, log);
+  const db = createPrisma(database.url);
+  stack.onStop("database client", () => db.$disconnect());
+  const { origin, auth } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack });
+  const editor = await createAccount(auth, {
+    email: "bench@live.test",
+    password: "a password for the benchmark",
+    name: "bench",
+    role: "editor",
+  });
+  const { key } = await createApiKey(auth, editor.id, "bench:live");
+  const client = evaluationClient({ baseUrl: origin, apiKey: key });
+  const { id } = await client.createEvaluation({ name: "bench:live", effectPolicy: { tools: { "bank.send_money": "async_handle" } } });
+
+  const runs = Array.from({ length: values.runs }, (_, i) => `live-${i}`);
+  await concurrently(runs, values.clients, async (externalId) => {
+    await client.openLiveRun(id, { externalId, taskId: `task-${externalId.length % 10}`, startedAt: iso(0) });
+  });
+  const bodies = runs.map((externalId, i) => ({ externalId, body: JSON.stringify({ events: eventsOf(i, values.events) }) }));
+  log(`opened ${values.runs} live runs; sending ${values.events} events each`);
+  let refused = 0;
+  const started = performance.now();
+  await concurrently(bodies, values.clients, async ({ externalId, body }) => {
+    const response = await fetch(`${origin}/api/v1/evaluations/${id}/live-runs/${externalId}/events`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body,
+    });
+    const answer = liveEventsAnswerSchema.parse(await response.json());
+    refused += answer.errors.length;
+  });
+  const eventsSeconds = (performance.now() - started) / 1000;
+  if (refused > 0) throw new Error(`${refused} events were refused: the bench's events must all be valid`);
+  const scores = await concurrently(runs, values.clients, async (externalId) => {
+    await client.scoreLiveRun(id, externalId, { endpointLabel: "success", at: iso(1_000) });
+  });
+  const summary = await client.summary(id);
+  log(`scored: ${summary.runs} runs, ${summary.unresolved.n} unresolved, ${summary.units.analysisUnits} analysis units`);
+
+  const result = {
+    runs: values.runs,
+    events: values.runs * values.events,
+    eventsPerSecond: Math.round((values.runs * values.events) / eventsSeconds),
+    scoreP50Ms: Number(percentile(scores, 50).toFixed(1)),
+    scoreP95Ms: Number(percentile(scores, 95).toFixed(1)),
+    recorderOverheadP50Ms: null as number | null,
+    recorderOverheadP99Ms: null as number | null,
+    load: loadavg().map((l) => Number(l.toFixed(2))),
+  };
+  console.log(JSON.stringify(result, null, 2));
+  console.log(
+    `targets: eventsPerSecond ≥ 5,000 (${result.eventsPerSecond.toLocaleString("en-US")}); recorder overhead ≤ 2 ms p50, ≤ 10 ms p99`,
+  );
+  if (values.json) {
+    writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
+    log(`wrote ${values.json}`);
+  }
+  await stack.shutdown(0, "done");
+}
+
+main().catch((error: unknown) => {
+  log((error as Error).stack ?? String(error));
+  void stack.shutdown(1, "failed");
+});
