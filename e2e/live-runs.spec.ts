@@ -32,7 +32,10 @@ test("an open live run's page shows its effects at their current status, follows
     { eventId: "2", type: "effect_status", at: iso(200), effectId: "tx-1", status: "pending" },
   ]);
 
-  await page.goto(`/evaluations/${id}/runs/live-1`);
+  await page.goto(`/evaluations/${id}/runs`);
+  await expect(page.getByTestId("open-live-runs")).toContainText("1 live run open: in no figure until scored");
+  await page.getByTestId("open-live-runs").getByRole("link", { name: "live-1" }).click();
+  await expect(page).toHaveURL(new RegExp(`/evaluations/${id}/runs/live-1$`));
   await expect(page.getByTestId("live-run-state")).toHaveText("live · open");
   const effects = page.getByTestId("live-effects");
   await expect(effects).toContainText("tx-1");

@@ -8,7 +8,7 @@ import { createEvaluation } from "../create-evaluation";
 import { getEvaluationRun } from "../evaluation-runs";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { evaluationSummary } from "../summary";
-import { expireLiveRun, getLiveRun, openLiveRun, recordLiveEvents, scoreLiveRun } from "./live-runs";
+import { expireLiveRun, getLiveRun, openLiveRun, openLiveRuns, recordLiveEvents, scoreLiveRun } from "./live-runs";
 
 // Live runs on a real PostgreSQL: recorded as they happen, they are audited exactly as the same
 // runs ingested after the fact; later evidence, timeouts and refusals as issue 23 §1 states them.
@@ -143,6 +143,7 @@ describe("live runs", () => {
     // The run page's view: the effect at its latest status while the run is open.
     expect(stored?.record.effects?.map((e) => [e.effectId, e.statusAtScoring])).toEqual([["tx", "pending"]]);
     expect(stored?.record.startedAt).toBe(at(1));
+    expect(await openLiveRuns(db, evaluationId)).toMatchObject({ total: 1, runs: [{ externalId: "b", taskId: "t", events: 2 }] });
   });
 
   it("stores a run never scored within the evaluation's timeout as unscored with that reason, and refuses a late score", async () => {

@@ -345,3 +345,38 @@ export async function getLiveRun(db: Db, evaluationId: string, externalId: strin
     };
   });
 }
+
+export interface OpenLiveRuns {
+  total: number;
+  /** The most recently opened, up to the limit. */
+  runs: { externalId: string; taskId: string; openedAt: Date; expiresAt: Date; events: number }[];
+}
+
+/** The evaluation's live runs still open (in no figure until scored), newest first. */
+export async function openLiveRuns(db: Db, evaluationId: string, limit = 20): Promise<OpenLiveRuns> {
+  const rows = rowsOf(
+    z.object({
+      external_id: z.string(),
+      task_id: z.string(),
+      opened_at: z.date(),
+      expires_at: z.date(),
+      events: countColumn,
+      total: countColumn,
+    }),
+    await db.$queryRaw`
+      SELECT r.external_id, r.task_id, r.opened_at, r.expires_at, count(*) OVER () AS total,
+             (SELECT count(*) FROM live_run_events e WHERE e.live_run_id = r.id) AS events
+        FROM live_runs r WHERE r.evaluation_id = ${evaluationId}::uuid AND r.state = 'open'
+       ORDER BY r.opened_at DESC, r.id DESC LIMIT ${limit}`,
+  );
+  return {
+    total: rows[0]?.total ?? 0,
+    runs: rows.map((r) => ({
+      externalId: r.external_id,
+      taskId: r.task_id,
+      openedAt: r.opened_at,
+      expiresAt: r.expires_at,
+      events: r.events,
+    })),
+  };
+}

@@ -4,6 +4,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { FilterSelect, plainOptions } from "@/components/runs/filter-select";
 import { LabelText } from "@/components/runs/label-text";
+import { OpenLiveRuns } from "@/components/runs/open-live-runs";
 import { FilterError, FilterForm, ListSummary, Pager } from "@/components/runs/list-chrome";
 import { Badge } from "@/components/ui/badge";
 import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
@@ -15,6 +16,7 @@ import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
 import { getDb } from "@/lib/db/client";
 import { REASON_LABELS } from "@/lib/evaluations/display";
 import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
+import { openLiveRuns } from "@/lib/evaluations/live/live-runs";
 import { evaluationRunListQuerySchema, type EvaluationRunListQuery } from "@/lib/evaluations/read-schemas";
 import { FINALITIES, INHERITED_STATES, UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
 import type { SearchParams } from "@/lib/http/input";
@@ -54,7 +56,7 @@ export default async function EvaluationRunsPage({
   if (!evaluation) notFound();
   const parsed = parsePageQuery(evaluationRunListQuerySchema, search);
   const query = parsed.ok ? parsed.query : null;
-  const page = query ? await listEvaluationRuns(db, id, query) : null;
+  const [page, open] = await Promise.all([query ? listEvaluationRuns(db, id, query) : null, openLiveRuns(db, id)]);
   const href = (cursor?: string) => {
     const p = new URLSearchParams();
     for (const key of FILTER_KEYS) if (query?.[key]) p.set(key, String(query[key]));
@@ -74,6 +76,7 @@ export default async function EvaluationRunsPage({
         description="In the order they were stored. A run is final when every relevant effect was terminal at scoring; otherwise unresolved (not failed), with its earliest open effect's reason and tool. Runs connected through shared state share a unit."
       />
       <div className="space-y-4">
+        <OpenLiveRuns evaluationId={id} open={open} />
         <FilterForm action={path} label="Filter runs">
           <FilterSelect name="finality" label="Finality" value={query?.finality} options={plainOptions(FINALITIES)} />
           <FilterSelect
