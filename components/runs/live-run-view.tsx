@@ -1,8 +1,9 @@
+import { EffectIdentityCells } from "@/components/effects/effect-identity-cells";
 import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Facts } from "@/components/ui/facts";
 import { PageHeader, Section } from "@/components/ui/page-header";
-import { DataTable, RowHead, Td } from "@/components/ui/table";
+import { DataTable, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { formatOffset } from "@/lib/experiments/read/timeline";
 import type { LiveRunView as LiveRun } from "@/lib/evaluations/live/live-runs";
@@ -70,16 +71,7 @@ export function LiveRunView({ evaluation, run }: { evaluation: { id: string; nam
           >
             {effects.map((effect) => (
               <tr key={effect.effectId}>
-                <RowHead>
-                  <code>{effect.effectId}</code>
-                </RowHead>
-                <Td>
-                  <code>{effect.tool}</code>
-                </Td>
-                <Td className="[overflow-wrap:anywhere]">
-                  {effect.surface ? <code>{effect.surface}</code> : "no surface"},{" "}
-                  {effect.handle ? <code>{effect.handle}</code> : "no handle"}
-                </Td>
+                <EffectIdentityCells effect={effect} />
                 <Td className="tabular-nums">{since(effect.requestedAt)}</Td>
                 <Td>{effect.statusAtScoring}</Td>
                 <Td className="[overflow-wrap:anywhere]">

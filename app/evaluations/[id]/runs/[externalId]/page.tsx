@@ -2,6 +2,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { LabelText } from "@/components/runs/label-text";
+import { EffectIdentityCells } from "@/components/effects/effect-identity-cells";
 import { LiveRunView } from "@/components/runs/live-run-view";
 import { LabelExplanation } from "@/components/runs/run-labels";
 import { RunTimeline } from "@/components/runs/run-timeline";
@@ -9,7 +10,7 @@ import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Facts } from "@/components/ui/facts";
 import { PageHeader, Section } from "@/components/ui/page-header";
-import { DataTable, RowHead, Td } from "@/components/ui/table";
+import { DataTable, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { formatDuration } from "@/lib/format/time";
@@ -133,16 +134,9 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
               const interval = intervals.get(effect.effect_id)!;
               return (
                 <tr key={effect.effect_id}>
-                  <RowHead>
-                    <code>{effect.effect_id}</code>
-                  </RowHead>
-                  <Td>
-                    <code>{effect.tool}</code>
-                  </Td>
-                  <Td className="[overflow-wrap:anywhere]">
-                    {effect.surface ? <code>{effect.surface}</code> : "no surface"},{" "}
-                    {effect.handle ? <code>{effect.handle}</code> : "no handle"}
-                  </Td>
+                  <EffectIdentityCells
+                    effect={{ effectId: effect.effect_id, tool: effect.tool, surface: effect.surface, handle: effect.handle }}
+                  />
                   <Td>{effect.status_at_scoring}</Td>
                   <Td className="tabular-nums">
                     {formatOffset(interval.fromMs)} to{" "}
