@@ -123,6 +123,7 @@ export const LIB_LAYERS = [
   "lib/worker",
   "lib/forms",
   "lib/share",
+  "lib/recorder",
   "lib/importers",
   "lib/evaluations",
   "lib/experiments",

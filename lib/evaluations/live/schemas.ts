@@ -43,7 +43,11 @@ export const effectRequestedEventSchema = z.strictObject({
   public: z.boolean("public must be true or false").optional(),
 });
 
-/** What became of an effect at `at`: its first status is its acknowledgement, its first terminal one its resolution. */
+/**
+ * What became of an effect at `at`: its first status is its acknowledgement, its first terminal one
+ * its resolution. `handle` gives the effect its handle when it is learnt only from the answer (an MCP
+ * task's id comes with the acknowledgement); the request's own handle wins.
+ */
 export const effectStatusEventSchema = z.strictObject({
   eventId,
   type: z.literal("effect_status"),
@@ -51,6 +55,7 @@ export const effectStatusEventSchema = z.strictObject({
   effectId: text("effectId", 200),
   status: z.enum(STATUSES_AT_SCORING, `status must be one of ${STATUSES_AT_SCORING.join(", ")}`),
   evidence: evidenceSchema.optional(),
+  handle: text("handle").optional(),
 });
 
 export const touchEventSchema = z.strictObject({

@@ -204,6 +204,20 @@ describe("liveRunRecord", () => {
     expect(record).toMatchObject({ scoredAt: at(3), endpointLabel: "failure", score: 0.25 });
   });
 
+  it("takes an effect's handle from its first status that gives one when its request had none (an MCP task's id)", () => {
+    const record = liveRunRecord(
+      head,
+      events([
+        requested("r", "t1", 1),
+        { ...status("s1", "t1", "pending", 2), handle: "task-9" },
+        { ...status("s2", "t1", "completed", 3), handle: "other" },
+      ]),
+      { scoredAtMs: T0 + 4000, endpointLabel: "success" },
+    );
+    expect(record.effects![0]!.handle).toBe("task-9");
+    expect(finalityOf(record)).toEqual({ finality: "final" });
+  });
+
   it("calls an effect with no status yet pending, and keeps touches, resets and tool calls in time order", () => {
     const record = liveRunRecord(
       head,

@@ -220,6 +220,7 @@ export function liveRunRecord(head: LiveRunHead, events: readonly LiveEvent[], o
       const statuses = statusesOf.get(event.effectId) ?? [];
       const atScoring = statuses.filter((s) => s.atMs <= scoredAtMs).at(-1);
       const terminal = statuses.find((s) => isTerminalStatus(s.event.status));
+      const handle = event.handle ?? statuses.find((s) => s.event.handle !== undefined)?.event.handle;
       effects.push({
         effectId: event.effectId,
         tool: event.tool,
@@ -227,7 +228,7 @@ export function liveRunRecord(head: LiveRunHead, events: readonly LiveEvent[], o
         tracePosition: effects.length,
         ...(event.arguments !== undefined && { arguments: event.arguments }),
         ...(event.surface !== undefined && { surface: event.surface }),
-        ...(event.handle !== undefined && { handle: event.handle }),
+        ...(handle !== undefined && { handle }),
         ...(event.public !== undefined && { public: event.public }),
         requestedAt: iso(atMs),
         ...(statuses[0] && { acknowledgedAt: iso(statuses[0].atMs) }),
