@@ -10,7 +10,10 @@
 //  3. Every run scored, CLIENTS at a time; scoreP95Ms is the 95th percentile of those requests (each
 //     makes the run's record from its events and audits it, as ingestion does).
 //  4. recorderOverheadP50Ms / P99Ms: the MCP recorder's added latency per tool call against a local
-//     server, when the recorder is built (null until then).
+//     server: CALLS calls (default 2,000) of the tests' bank's `ping` (no I/O) from an MCP SDK client,
+//     one at a time, straight to the server over stdio and then through `workers/mcp-record.ts`
+//     (recording into this instance), after 200 warm-up calls each; the overhead is the difference
+//     of the two latency percentiles.
 //
 // Writes FILE as {runs, events, eventsPerSecond, scoreP95Ms, scoreP50Ms, recorderOverheadP50Ms,
 // recorderOverheadP99Ms, load} and prints it with the targets (≥ 5,000 events/s; recorder ≤ 2 ms p50,
@@ -27,12 +30,15 @@ import { liveEventsAnswerSchema } from "../lib/evaluations/live/schemas";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 
 const log = (line: string) => console.error(`bench:live: ${line}`);
 const values = parseBenchFlags("bench:live", {
   runs: { default: 1_000, min: 1, max: 100_000 },
   events: { default: 100, min: 4, max: 5_000 },
   clients: { default: 4, min: 1, max: 64 },
+  calls: { default: 2_000, min: 10, max: 100_000 },
 });
 
 requireProductionBuild("bench:live", log);
@@ -131,14 +137,57 @@ async function main(): Promise<void> {
   const summary = await client.summary(id);
   log(`scored: ${summary.runs} runs, ${summary.unresolved.n} unresolved, ${summary.units.analysisUnits} analysis units`);
 
+  const { id: recorded } = await client.createEvaluation({ name: "bench:live recorder" });
+  const pingLatencies = async (recorder: boolean): Promise<number[]> => {
+    const bank = ["--import", "tsx", path.resolve("lib/testing/mcp-bank-server.ts")];
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: recorder
+        ? [
+            "--import",
+            "tsx",
+            path.resolve("workers/mcp-record.ts"),
+            "--evaluation",
+            recorded,
+            "--run",
+            "ping",
+            "--api",
+            origin,
+            "--spool",
+            dataDir,
+            "--",
+            process.execPath,
+            ...bank,
+          ]
+        : bank,
+      env: { ...getDefaultEnvironment(), BOUNDARY_LAB_API_KEY: key, DELAYED_WRITE_URL: "http://127.0.0.1:9" },
+      stderr: "inherit",
+    });
+    const agent = new Client({ name: "bench:live", version: "1" });
+    await agent.connect(transport);
+    const latencies: number[] = [];
+    for (let i = 0; i < 200 + values.calls; i++) {
+      const started = performance.now();
+      await agent.callTool({ name: "ping", arguments: {} });
+      if (i >= 200) latencies.push(performance.now() - started);
+    }
+    await agent.close();
+    return latencies;
+  };
+  const direct = await pingLatencies(false);
+  const throughRecorder = await pingLatencies(true);
+  log(
+    `ping p50/p99: direct ${percentile(direct, 50).toFixed(2)}/${percentile(direct, 99).toFixed(2)} ms, through the recorder ${percentile(throughRecorder, 50).toFixed(2)}/${percentile(throughRecorder, 99).toFixed(2)} ms`,
+  );
+
   const result = {
     runs: values.runs,
     events: values.runs * values.events,
     eventsPerSecond: Math.round((values.runs * values.events) / eventsSeconds),
     scoreP50Ms: Number(percentile(scores, 50).toFixed(1)),
     scoreP95Ms: Number(percentile(scores, 95).toFixed(1)),
-    recorderOverheadP50Ms: null as number | null,
-    recorderOverheadP99Ms: null as number | null,
+    recorderOverheadP50Ms: Number((percentile(throughRecorder, 50) - percentile(direct, 50)).toFixed(2)),
+    recorderOverheadP99Ms: Number((percentile(throughRecorder, 99) - percentile(direct, 99)).toFixed(2)),
     load: loadavg().map((l) => Number(l.toFixed(2))),
   };
   console.log(JSON.stringify(result, null, 2));

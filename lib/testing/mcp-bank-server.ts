@@ -45,6 +45,11 @@ server.registerTool(
   }),
 );
 
+// No I/O at all: what a call costs through a proxy, for bench:live's recorder overhead.
+server.registerTool("ping", { description: "Answers pong", annotations: { readOnlyHint: true } }, () => ({
+  content: [{ type: "text", text: "pong" }],
+}));
+
 server.experimental.tasks.registerToolTask(
   "send_money",
   {

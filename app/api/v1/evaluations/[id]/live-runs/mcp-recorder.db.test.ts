@@ -103,7 +103,7 @@ const liveEffects = async (evaluationId: string, run: string) => {
 async function transferRun(evaluationId: string, run: string, namespace: string, balance: number, beforeRead?: () => Promise<void>) {
   const agent = await agentThroughRecorder(evaluationId, run, namespace);
   const tools = await agent.listTools();
-  expect(tools.tools.map((t) => t.name).sort()).toEqual(["get_balance", "send_money"]);
+  expect(tools.tools.map((t) => t.name).sort()).toEqual(["get_balance", "ping", "send_money"]);
   await beforeRead?.();
   // The traffic is the bank's own: the recorder changes nothing in it.
   expect(await agent.callTool({ name: "get_balance", arguments: { account: "alice" } })).toEqual({
@@ -157,6 +157,7 @@ describe("the MCP recorder on a real agent loop", () => {
     const suggested = await lab.toolSuggestions(id);
     expect(suggested.map((s) => [s.tool, s.suggestedClass, s.source])).toEqual([
       ["get_balance", "read_only", "mcp:bank"],
+      ["ping", "read_only", "mcp:bank"],
       ["send_money", "async_handle", "mcp:bank"],
     ]);
   }, 120_000);
