@@ -16,6 +16,8 @@ export interface E2eAccounts {
   runId: string;
   /** The trace library's banking/user_task_3 (the paper's trace). */
   traceId: string;
+  /** The stack's delayed-write service (the Python client's bank scenario writes through it). */
+  delayedWriteUrl: string;
 }
 
 let cached: E2eAccounts | null = null;

@@ -24,12 +24,17 @@ test("the Python client installs offline and its tests pass against a running in
   // Run from the tests' folder, so that `boundary_lab` is the installed package, not the source tree beside it.
   const tests = await run(`${venv}/bin/python`, ["-m", "unittest", "-v", "test_client"], {
     cwd: path.resolve("clients/python/tests"),
-    env: { ...process.env, BOUNDARY_LAB_URL: BASE_URL, BOUNDARY_LAB_API_KEY: accounts().users.editor.apiKey },
+    env: {
+      ...process.env,
+      BOUNDARY_LAB_URL: BASE_URL,
+      BOUNDARY_LAB_API_KEY: accounts().users.editor.apiKey,
+      DELAYED_WRITE_URL: accounts().delayedWriteUrl,
+    },
   }).catch((error: { stdout?: string; stderr?: string }) => {
     throw new Error(`python -m unittest failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
   });
   // unittest reports on stderr: every test ran and passed.
-  expect(tests.stderr).toMatch(/Ran 9 tests in [0-9.]+s\n\nOK/);
+  expect(tests.stderr).toMatch(/Ran 10 tests in [0-9.]+s\n\nOK/);
   const imported = await run(`${venv}/bin/python`, ["-c", "import boundary_lab, os; print(os.path.dirname(boundary_lab.__file__))"], {
     cwd: venv,
   });

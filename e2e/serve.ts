@@ -91,6 +91,7 @@ async function main(): Promise<void> {
       experimentId: summary.experimentId,
       runId: run.id,
       traceId: trace.id,
+      delayedWriteUrl: service.url,
     };
     // Signed-in states cached by e2e/fixtures.ts belong to the previous stack: start afresh.
     rmSync(path.dirname(ACCOUNTS_FILE), { recursive: true, force: true });

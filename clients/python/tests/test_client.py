@@ -8,6 +8,8 @@ import os
 import threading
 import time
 import unittest
+import urllib.parse
+import urllib.request
 import uuid
 
 from boundary_lab import BoundaryLabError, Client
@@ -98,6 +100,77 @@ class LiveRuns(unittest.TestCase):
                 run.status("never-requested", "completed")
             self.assertEqual((raised.exception.code, raised.exception.field), ("unknown_effect", "events.0.effectId"))
             run.score("failure")
+
+
+class Bank:
+    """The MCP test bank's two tools (lib/testing/mcp-bank-server.ts), done straight on the delayed-write
+    service (DELAYED_WRITE_URL): a balance read, and a transfer acknowledged at once and applied later."""
+
+    def __init__(self, namespace: str) -> None:
+        self.url = os.environ.get("DELAYED_WRITE_URL")
+        if not self.url:
+            raise RuntimeError("set DELAYED_WRITE_URL to the delayed-write service of the instance")
+        self.namespace = namespace
+
+    def _call(self, method: str, path: str, body: object = None) -> dict:
+        data = None if body is None else json.dumps(body).encode()
+        request = urllib.request.Request(self.url + path, data=data, method=method, headers={"content-type": "application/json"})
+        with urllib.request.urlopen(request, timeout=30) as response:
+            return json.loads(response.read())
+
+    def balance(self, account: str) -> int:
+        query = urllib.parse.urlencode({"namespace": self.namespace, "key": account})
+        entry = self._call("GET", f"/v1/values?{query}").get("entry")
+        return entry["value"] if entry else 100
+
+    def send_money(self, source: str, target: str, amount: int, delay_ms: int) -> list:
+        balances = {source: self.balance(source) - amount, target: self.balance(target) + amount}
+        return [
+            self._call("POST", "/v1/writes", {"namespace": self.namespace, "key": k, "value": v, "delayMs": delay_ms, "mode": "async"})["operation"]["handle"]
+            for k, v in balances.items()
+        ]
+
+    def wait(self, handles: list) -> bool:
+        return all(self._call("GET", f"/v1/operations/{h}?waitMs=10000")["operation"]["status"] == "completed" for h in handles)
+
+
+class BankScenario(unittest.TestCase):
+    """Issue 23 §4 through this client: the MCP recorder's proof scenario, recorded by hand as a Python
+    harness would, gives the same figures (app/api/v1/evaluations/[id]/live-runs/mcp-recorder.db.test.ts)."""
+
+    def run_transfer(self, client: Client, evaluation: str, run_id: str, bank: Bank, expected_balance: int, reset: bool) -> dict:
+        with client.live_run(evaluation, run_id, "transfer") as run:
+            if reset:
+                for account in ("alice", "bob"):
+                    run.reset(f"bank://accounts/{account}", True, evidence="balance read back")
+            run.effect(f"{run_id}-read", "get_balance")
+            self.assertEqual(bank.balance("alice"), expected_balance)
+            run.status(f"{run_id}-read", "completed")
+            run.touch("bank://accounts/alice", "read")
+            handles = bank.send_money("alice", "bob", 5, delay_ms=1500)
+            run.effect(f"{run_id}-send", "send_money", handle=handles[0])
+            run.status(f"{run_id}-send", "pending")
+            scored = run.score("success")
+            # After the endpoint, as the recorder does: the transfer followed to its end, its writes recorded then.
+            self.assertTrue(bank.wait(handles))
+            run.status(f"{run_id}-send", "completed")
+            run.touch("bank://accounts/alice", "write")
+            run.touch("bank://accounts/bob", "write")
+        return scored
+
+    def test_the_recorders_scenario_gives_the_same_figures(self) -> None:
+        client = instance()
+        for reset, units in ((False, 1), (True, 2)):
+            evaluation = client.create_evaluation(
+                f"python bank {uuid.uuid4()}", effect_policy={"tools": {"get_balance": "read_only", "send_money": "async_handle"}}
+            )
+            bank = Bank(f"py-bank-{uuid.uuid4()}")
+            first = self.run_transfer(client, evaluation, "A", bank, 100, reset=False)
+            self.assertEqual((first["finality"], first["reason"]), ("unresolved", "pending_at_scoring"))
+            self.run_transfer(client, evaluation, "B", bank, 95, reset=reset)
+            summary = client.summary(evaluation)
+            self.assertEqual(summary["unresolved"]["byReason"], {"resolved_after_scoring": 2})
+            self.assertEqual((summary["units"]["runRows"], summary["units"]["analysisUnits"]), (2, units))
 
 
 class FlakyServer(http.server.BaseHTTPRequestHandler):
