@@ -138,6 +138,11 @@ describe("live runs", () => {
     });
     expect(answer.flagged).toEqual([{ index: 2, code: "clock_skew", message: expect.stringContaining("events.2.at") }]);
     expect(await recordLiveEvents(db, evaluationId, "b", [request])).toMatchObject({ accepted: 1, duplicates: 1, errors: [] });
+    // An eventId PostgreSQL cannot store is refused for that event alone (found by the hostile-input corpus).
+    expect(await recordLiveEvents(db, evaluationId, "b", [{ ...request, eventId: "bad\u0000id" }])).toMatchObject({
+      accepted: 0,
+      errors: [{ index: 0, code: "invalid_event", field: "events.0.eventId" }],
+    });
     const stored = await getLiveRun(db, evaluationId, "b");
     expect([stored?.eventCount, stored?.clockSkewEvents, stored?.state]).toEqual([2, 1, "open"]);
     // The run page's view: the effect at its latest status while the run is open.

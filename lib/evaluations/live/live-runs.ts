@@ -7,6 +7,7 @@ import { canonicalJson } from "../../content-hash";
 import { poolOf, type Db } from "../../db/prisma";
 import { retryOnTransactionConflict } from "../../db/isolate-refusals";
 import { countColumn, onlyRowOf, rowsOf } from "../../db/rows";
+import { unstorableTextReason } from "../../http/storable";
 import { sqlTransaction, type CopyTx } from "../../db/sql-transaction";
 import { conflict, notFound } from "../../errors";
 import { storeBatchIn } from "../ingest/store";
@@ -178,7 +179,8 @@ export async function recordLiveEvents(
     const row = await lockOpenedRun(tx, evaluationId, externalId);
     const ids = items.flatMap((item) => {
       const id = (item as { eventId?: unknown } | null)?.eventId;
-      return typeof id === "string" ? [id] : [];
+      // Only ids PostgreSQL can take are looked up: an unstorable one is refused at admission, naming its field.
+      return typeof id === "string" && unstorableTextReason(id) === null ? [id] : [];
     });
     const [effectRows, countRows, reused] = [
       rowsOf(
