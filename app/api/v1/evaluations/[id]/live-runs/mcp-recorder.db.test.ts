@@ -120,11 +120,12 @@ async function transferRun(evaluationId: string, run: string, namespace: string,
   const first = await stream.next();
   expect(first.value).toMatchObject({ type: "taskCreated", task: { status: "working" } });
   await stream.return(undefined);
-  // The harness scores at the endpoint, once the recorder's events of the run have reached Boundary Lab.
+  // The harness scores at the endpoint, once the recorder's events of the run have reached Boundary Lab
+  // (the task's acknowledgement included: scored before it arrives, the effect has no handle yet and is unverifiable).
   await until(
-    "the transfer recorded pending",
+    "the transfer recorded acknowledged with its task",
     () => liveEffects(evaluationId, run),
-    (e) => e.some((x) => x.tool === "send_money" && x.statusAtScoring === "pending"),
+    (e) => e.some((x) => x.tool === "send_money" && x.statusAtScoring === "pending" && x.handle !== undefined),
   );
   const scored = await lab.scoreLiveRun(evaluationId, run, { endpointLabel: "success" });
   await agent.close(); // the agent has gone; the recorder follows its task on its own
