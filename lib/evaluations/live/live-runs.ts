@@ -12,7 +12,7 @@ import { sqlTransaction, type CopyTx } from "../../db/sql-transaction";
 import { conflict, notFound } from "../../errors";
 import { storeBatchIn } from "../ingest/store";
 import { validRun } from "../ingest/validate";
-import { runRecordSchema, type RunRecord, type StatusAtScoring, STATUSES_AT_SCORING } from "../schemas";
+import { FINALITIES, runRecordSchema, type RunRecord, type StatusAtScoring, STATUSES_AT_SCORING } from "../schemas";
 import { enqueueExpireLiveRunJob } from "./live-run-job";
 import {
   liveEventSchema,
@@ -207,7 +207,12 @@ export async function recordLiveEvents(
     const statuses = new Map<string, StatusPoint[]>();
     for (const r of effectRows) {
       if (r.type === "effect_requested") effects.set(r.effect_id, r.at.getTime());
-      else statuses.set(r.effect_id, [...(statuses.get(r.effect_id) ?? []), { status: statusOf(r.status), atMs: r.at.getTime() }]);
+      else {
+        // Pushed, not copied: a run's statuses are read on every request of its events.
+        const points = statuses.get(r.effect_id) ?? [];
+        points.push({ status: statusOf(r.status), atMs: r.at.getTime() });
+        statuses.set(r.effect_id, points);
+      }
     }
     const count = (type: string) => countRows.find((c) => c.type === type)?.n ?? 0;
     const admission = admitEvents(
@@ -271,7 +276,7 @@ export async function scoreLiveRun(db: Db, evaluationId: string, externalId: str
 async function finalityOf(tx: CopyTx, evaluationId: string, externalId: string): Promise<ScoreLiveRunAnswer> {
   const run = onlyRowOf(
     z.object({
-      finality: z.enum(["final", "unresolved", "unscored"]),
+      finality: z.enum(FINALITIES),
       unresolved_reason: z.string().nullable(),
       unresolved_effect_id: z.string().nullable(),
       unresolved_tool: z.string().nullable(),

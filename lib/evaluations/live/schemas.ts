@@ -4,7 +4,7 @@
 // Names are a contract: harnesses write them.
 import { z } from "zod";
 import { int4, UnparsedItems } from "../../http/storable";
-import { evidenceSchema, LABELS, STATUSES_AT_SCORING, text, time, type UnresolvedReason } from "../schemas";
+import { evidenceSchema, FINALITIES, LABELS, STATUSES_AT_SCORING, text, time } from "../schemas";
 
 /** Open until the harness scores it (`scored`) or closes it without a score (`unscored`), or until its timeout stores it unscored (`expired`). */
 export const LIVE_RUN_STATES = ["open", "scored", "unscored", "expired"] as const;
@@ -139,17 +139,13 @@ export const scoreLiveRunBodySchema = z
 export type ScoreLiveRunBody = z.infer<typeof scoreLiveRunBodySchema>;
 
 export const scoreLiveRunAnswerSchema = z.object({
-  finality: z.enum(["final", "unresolved", "unscored"]),
+  finality: z.enum(FINALITIES),
+  /** The unresolved reason, or the unscored one. */
   reason: z.string().optional(),
   effectId: z.string().optional(),
   tool: z.string().optional(),
 });
-export type ScoreLiveRunAnswer = {
-  finality: "final" | "unresolved" | "unscored";
-  reason?: UnresolvedReason | string;
-  effectId?: string;
-  tool?: string;
-};
+export type ScoreLiveRunAnswer = z.infer<typeof scoreLiveRunAnswerSchema>;
 
 export const liveRunPathSchema = z.strictObject({
   id: z.uuid("id must be an evaluation id (a UUID)"),
