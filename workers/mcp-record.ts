@@ -10,6 +10,11 @@
 // but the tasks the agent left working must still be followed: so this process only passes stdio on,
 // and the recorder runs as a detached child (its own process group) that outlives it by as long as
 // the polling bound.
+//
+// Streamable HTTP mode: `… --listen PORT --upstream URL [--host 127.0.0.1]` (no command): serves the
+// upstream endpoint's path on PORT (0: any free port; the URL is printed on stderr) until SIGINT or
+// SIGTERM, then follows the tasks still working within the bound and sends what is left; a second
+// signal exits at once (unsent events stay on disk for the next recorder of the run).
 import { spawn } from "node:child_process";
 import { parseArgs } from "node:util";
 import { z } from "zod";
@@ -17,10 +22,14 @@ import { boundaryLabSink } from "../lib/recorder/boundary-lab-sink";
 import { recorderEnvSchema, recorderFlagsSchema, spoolFileOf } from "../lib/recorder/flags";
 import { McpObserver } from "../lib/recorder/observer";
 import { EventOutbox } from "../lib/recorder/outbox";
+import { startHttpRecorder } from "../lib/recorder/http-proxy";
 import { runStdioRecorder } from "../lib/recorder/stdio-proxy";
 
 const log = (line: string) => process.stderr.write(`mcp:record: ${line}\n`);
-const USAGE = "usage: npm run mcp:record -- --evaluation ID --run EXTERNAL_ID [--task TASK] [--api URL] [--spool DIR] -- COMMAND ARGS...";
+const USAGE = [
+  "usage: npm run mcp:record -- --evaluation ID --run EXTERNAL_ID [--task TASK] [--api URL] [--spool DIR] -- COMMAND ARGS...",
+  "   or: npm run mcp:record -- --evaluation ID --run EXTERNAL_ID [--task TASK] [--api URL] [--spool DIR] --listen PORT --upstream URL [--host HOST]",
+].join("\n");
 
 const DETACHED = "BOUNDARY_LAB_RECORDER_DETACHED";
 
@@ -48,14 +57,16 @@ function refuse(message: string): never {
 async function main(): Promise<void> {
   const argv = process.argv.slice(2);
   const split = argv.indexOf("--");
-  if (split === -1 || split === argv.length - 1) refuse("name the MCP server's command after --");
-  const [command, ...args] = argv.slice(split + 1);
+  const [command, ...args] = split === -1 ? [] : argv.slice(split + 1);
   let values: Record<string, unknown>;
   try {
     ({ values } = parseArgs({
-      args: argv.slice(0, split),
+      args: split === -1 ? argv : argv.slice(0, split),
       options: Object.fromEntries(
-        ["evaluation", "run", "task", "api", "spool", "poll-bound-seconds"].map((name) => [name, { type: "string" as const }]),
+        ["evaluation", "run", "task", "api", "spool", "poll-bound-seconds", "listen", "upstream", "host"].map((name) => [
+          name,
+          { type: "string" as const },
+        ]),
       ),
       strict: true,
     }));
@@ -64,9 +75,12 @@ async function main(): Promise<void> {
   }
   const flags = recorderFlagsSchema.safeParse(values);
   if (!flags.success) refuse(flags.error.issues[0]!.message);
+  const httpMode = flags.data.upstream !== undefined;
+  if (httpMode && command !== undefined) refuse("the Streamable HTTP mode (--listen, --upstream) takes no command after --");
+  if (!httpMode && command === undefined) refuse("name the MCP server's command after --, or use --listen PORT --upstream URL");
   const env = recorderEnvSchema.safeParse(process.env);
   if (!env.success) refuse(env.error.issues[0]!.message);
-  if (process.env[DETACHED] !== "1") return passStdioTo(process.argv.slice(1));
+  if (!httpMode && process.env[DETACHED] !== "1") return passStdioTo(process.argv.slice(1));
   const { evaluation, run, task, api, spool } = flags.data;
   const sink = boundaryLabSink({
     api: api ?? env.data.BOUNDARY_LAB_URL,
@@ -78,14 +92,29 @@ async function main(): Promise<void> {
     log,
   });
   const outbox = new EventOutbox(spoolFileOf({ spool, evaluation, run }), (events) => sink.deliver(events), log);
-  await runStdioRecorder({
-    upstream: { command: command!, args },
-    observer: new McpObserver(),
-    outbox,
-    sink,
-    pollBoundMs: flags.data["poll-bound-seconds"] * 1000,
-    log,
+  const recording = { outbox, sink, pollBoundMs: flags.data["poll-bound-seconds"] * 1000, log };
+  if (!httpMode) {
+    await runStdioRecorder({ ...recording, upstream: { command: command!, args }, observer: new McpObserver() });
+    return;
+  }
+  const recorder = await startHttpRecorder({
+    ...recording,
+    upstream: new URL(flags.data.upstream!),
+    listen: { port: flags.data.listen!, host: flags.data.host },
   });
+  log(`listening on ${recorder.url} (forwarding to ${flags.data.upstream}); point the agent's MCP client there`);
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const onSignal = (signal: NodeJS.Signals) => {
+      if (stopping) process.exit(0);
+      stopping = true;
+      log(`${signal}: stopping (a second signal exits at once; unsent events stay on disk)`);
+      resolve();
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+  await recorder.stop();
 }
 
 main().then(

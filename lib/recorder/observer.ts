@@ -60,6 +60,9 @@ export class McpObserver {
   private readonly usedEffectIds = new Set<string>();
   private touches = 0;
 
+  /** `idPrefix` keeps apart the ids of several observers of one run (the HTTP recorder's sessions). */
+  constructor(private readonly idPrefix = "") {}
+
   /** A message the agent sent towards the server. */
   fromAgent(message: JsonRpcMessage, at: string): Observation {
     const observation: Observation = { events: [], poll: [], suggestions: [] };
@@ -136,14 +139,14 @@ export class McpObserver {
   }
 
   private newEffectId(base: string): string {
-    let id = base;
-    for (let n = 2; this.usedEffectIds.has(id); n++) id = `${base}-${n}`;
+    let id = `${this.idPrefix}${base}`;
+    for (let n = 2; this.usedEffectIds.has(id); n++) id = `${this.idPrefix}${base}-${n}`;
     this.usedEffectIds.add(id);
     return id;
   }
 
   private touch(surface: string, op: "read" | "write", at: string): RecordedEvent {
-    return { eventId: `touch-${++this.touches}`, type: "touch", at, surface, op };
+    return { eventId: `${this.idPrefix}touch-${++this.touches}`, type: "touch", at, surface, op };
   }
 
   private status(effectId: string, status: string, at: string, extra: Record<string, unknown> = {}): RecordedEvent | null {
