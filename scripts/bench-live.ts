@@ -13,11 +13,13 @@
 //     server: CALLS calls (default 2,000) of the tests' bank's `ping` (no I/O) from an MCP SDK client,
 //     one at a time, straight to the server over stdio and then through `workers/mcp-record.ts`
 //     (recording into this instance), after 200 warm-up calls each; the overhead is the difference
-//     of the two latency percentiles.
+//     of the two latency percentiles. recorderHttpOverheadP50Ms / P99Ms: the same over Streamable HTTP
+//     (the bank served in this process, the recorder in `--listen 0 --upstream` mode as its own process).
 //
 // Writes FILE as {runs, events, eventsPerSecond, scoreP95Ms, scoreP50Ms, recorderOverheadP50Ms,
-// recorderOverheadP99Ms, load} and prints it with the targets (≥ 5,000 events/s; recorder ≤ 2 ms p50,
-// ≤ 10 ms p99), never asserted. The clients share the machine's two cores with the server and PostgreSQL.
+// recorderOverheadP99Ms, recorderHttpOverheadP50Ms, recorderHttpOverheadP99Ms, load} and prints it
+// with the targets (≥ 5,000 events/s; recorder ≤ 2 ms p50, ≤ 10 ms p99), never asserted.
+import { spawn } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
@@ -28,10 +30,13 @@ import { createPrisma } from "../lib/db/prisma";
 import { evaluationClient } from "../lib/evaluations/client";
 import { liveEventsAnswerSchema } from "../lib/evaluations/live/schemas";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
+import { serveBankOverHttp } from "../lib/testing/mcp-bank";
 import { percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 
 const log = (line: string) => console.error(`bench:live: ${line}`);
 const values = parseBenchFlags("bench:live", {
@@ -138,31 +143,17 @@ async function main(): Promise<void> {
   log(`scored: ${summary.runs} runs, ${summary.unresolved.n} unresolved, ${summary.units.analysisUnits} analysis units`);
 
   const { id: recorded } = await client.createEvaluation({ name: "bench:live recorder" });
-  const pingLatencies = async (recorder: boolean): Promise<number[]> => {
-    const bank = ["--import", "tsx", path.resolve("lib/testing/mcp-bank-server.ts")];
-    const transport = new StdioClientTransport({
+  const recorderFlags = ["--evaluation", recorded, "--run", "ping", "--api", origin, "--spool", dataDir];
+  const recorderScript = ["--import", "tsx", path.resolve("workers/mcp-record.ts")];
+  const bank = ["--import", "tsx", path.resolve("lib/testing/mcp-bank-server.ts")];
+  const overStdio = (recorder: boolean) =>
+    new StdioClientTransport({
       command: process.execPath,
-      args: recorder
-        ? [
-            "--import",
-            "tsx",
-            path.resolve("workers/mcp-record.ts"),
-            "--evaluation",
-            recorded,
-            "--run",
-            "ping",
-            "--api",
-            origin,
-            "--spool",
-            dataDir,
-            "--",
-            process.execPath,
-            ...bank,
-          ]
-        : bank,
+      args: recorder ? [...recorderScript, ...recorderFlags, "--", process.execPath, ...bank] : bank,
       env: { ...getDefaultEnvironment(), BOUNDARY_LAB_API_KEY: key, DELAYED_WRITE_URL: "http://127.0.0.1:9" },
       stderr: "inherit",
     });
+  const pingLatencies = async (transport: Transport): Promise<number[]> => {
     const agent = new Client({ name: "bench:live", version: "1" });
     await agent.connect(transport);
     const latencies: number[] = [];
@@ -174,10 +165,32 @@ async function main(): Promise<void> {
     await agent.close();
     return latencies;
   };
-  const direct = await pingLatencies(false);
-  const throughRecorder = await pingLatencies(true);
+  const direct = await pingLatencies(overStdio(false));
+  const throughRecorder = await pingLatencies(overStdio(true));
   log(
-    `ping p50/p99: direct ${percentile(direct, 50).toFixed(2)}/${percentile(direct, 99).toFixed(2)} ms, through the recorder ${percentile(throughRecorder, 50).toFixed(2)}/${percentile(throughRecorder, 99).toFixed(2)} ms`,
+    `ping over stdio p50/p99: direct ${percentile(direct, 50).toFixed(2)}/${percentile(direct, 99).toFixed(2)} ms, through the recorder ${percentile(throughRecorder, 50).toFixed(2)}/${percentile(throughRecorder, 99).toFixed(2)} ms`,
+  );
+  // The same over Streamable HTTP: the bank served in this process, the recorder its own process in front of it.
+  const httpBank = await serveBankOverHttp({ DELAYED_WRITE_URL: "http://127.0.0.1:9", BANK_NAMESPACE: "bank", TRANSFER_DELAY_MS: 0 });
+  const recorder = spawn(process.execPath, [...recorderScript, ...recorderFlags, "--listen", "0", "--upstream", httpBank.url], {
+    env: { ...process.env, BOUNDARY_LAB_API_KEY: key },
+    stdio: ["ignore", "inherit", "pipe"],
+  });
+  const recorderUrl = await new Promise<string>((resolve, reject) => {
+    let said = "";
+    recorder.stderr!.on("data", (chunk: Buffer) => {
+      said += chunk.toString();
+      const listening = /listening on (http:\S+)/.exec(said);
+      if (listening) resolve(listening[1]!);
+    });
+    recorder.once("exit", (code) => reject(new Error(`the recorder exited (${code}): ${said}`)));
+  });
+  const httpDirect = await pingLatencies(new StreamableHTTPClientTransport(new URL(httpBank.url)));
+  const httpThroughRecorder = await pingLatencies(new StreamableHTTPClientTransport(new URL(recorderUrl)));
+  recorder.kill("SIGTERM");
+  await httpBank.close();
+  log(
+    `ping over HTTP p50/p99: direct ${percentile(httpDirect, 50).toFixed(2)}/${percentile(httpDirect, 99).toFixed(2)} ms, through the recorder ${percentile(httpThroughRecorder, 50).toFixed(2)}/${percentile(httpThroughRecorder, 99).toFixed(2)} ms`,
   );
 
   const result = {
@@ -188,11 +201,13 @@ async function main(): Promise<void> {
     scoreP95Ms: Number(percentile(scores, 95).toFixed(1)),
     recorderOverheadP50Ms: Number((percentile(throughRecorder, 50) - percentile(direct, 50)).toFixed(2)),
     recorderOverheadP99Ms: Number((percentile(throughRecorder, 99) - percentile(direct, 99)).toFixed(2)),
+    recorderHttpOverheadP50Ms: Number((percentile(httpThroughRecorder, 50) - percentile(httpDirect, 50)).toFixed(2)),
+    recorderHttpOverheadP99Ms: Number((percentile(httpThroughRecorder, 99) - percentile(httpDirect, 99)).toFixed(2)),
     load: loadavg().map((l) => Number(l.toFixed(2))),
   };
   console.log(JSON.stringify(result, null, 2));
   console.log(
-    `targets: eventsPerSecond ≥ 5,000 (${result.eventsPerSecond.toLocaleString("en-US")}); recorder overhead ≤ 2 ms p50, ≤ 10 ms p99`,
+    `targets: eventsPerSecond ≥ 5,000 (${result.eventsPerSecond.toLocaleString("en-US")}); recorder overhead (stdio and HTTP) ≤ 2 ms p50, ≤ 10 ms p99`,
   );
   if (values.json) {
     writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
