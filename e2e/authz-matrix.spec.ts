@@ -34,6 +34,15 @@ let shareToken = "";
 let protocolId = "";
 const ROUTES: RouteCase[] = [
   { route: "/api/health", method: "GET", url: () => "/api/health", allowed: EVERYONE, status: 200 },
+  // An empty OTLP export (no spans) is a success that stores nothing.
+  {
+    route: "/api/otel/v1/traces",
+    method: "POST",
+    url: () => "/api/otel/v1/traces",
+    body: { resourceSpans: [] },
+    allowed: RUNS_EXPERIMENTS,
+    status: 200,
+  },
   { route: "/api/v1/me", method: "GET", url: () => "/api/v1/me", allowed: SIGNED_IN, status: 200 },
   { route: "/api/v1/experiments", method: "GET", url: () => "/api/v1/experiments?limit=5", allowed: SIGNED_IN, status: 200 },
   {

@@ -33,6 +33,7 @@ export async function createEvaluation(db: Db, body: CreateEvaluationBody, creat
           createdById,
           effectPolicyVersion: 1,
           liveRunTimeoutSeconds: body.liveRunTimeoutSeconds,
+          scoreThreshold: body.scoreThreshold,
         },
         select: { id: true },
       });

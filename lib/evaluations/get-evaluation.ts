@@ -13,6 +13,7 @@ const evaluationRow = z.object({
   created_at: z.date(),
   effect_policy_version: z.number().int(),
   live_run_timeout_seconds: z.number().int(),
+  score_threshold: z.number().nullable(),
   tools: z.unknown(),
 });
 
@@ -22,7 +23,7 @@ export async function getEvaluation(db: Db, evaluationId: string): Promise<Evalu
   const [row] = z.array(evaluationRow).parse(
     await db.$queryRaw`
       SELECT e.id::text AS id, e.name, e.description, e.harness, e.benchmark, u.email AS created_by, e.created_at, e.effect_policy_version,
-             e.live_run_timeout_seconds, p.tools
+             e.live_run_timeout_seconds, e.score_threshold, p.tools
         FROM evaluations e
         JOIN evaluation_effect_policies p ON p.evaluation_id = e.id AND p.version = e.effect_policy_version
         LEFT JOIN users u ON u.id = e.created_by_id
@@ -40,6 +41,7 @@ export async function getEvaluation(db: Db, evaluationId: string): Promise<Evalu
     effectPolicyVersion: row.effect_policy_version,
     effectPolicy: effectPolicySchema.parse({ tools: row.tools }),
     liveRunTimeoutSeconds: row.live_run_timeout_seconds,
+    scoreThreshold: row.score_threshold,
   };
 }
 

@@ -67,6 +67,8 @@ export const evaluationDetailSchema = z.object({
   effectPolicy: effectPolicySchema,
   /** How long a live run may stay open before it is stored unscored. */
   liveRunTimeoutSeconds: z.number().int(),
+  /** A run's score at or above which it is a success, for scores sent without a label; null: none declared. */
+  scoreThreshold: z.number().nullable(),
 });
 export type EvaluationDetail = z.infer<typeof evaluationDetailSchema>;
 

@@ -128,6 +128,8 @@ export const createEvaluationBodySchema = z.strictObject({
   exclusionRule: evaluationRuleDeclarationSchema.optional(),
   /** How long a live run may stay open before it is stored unscored (default 3,600). */
   liveRunTimeoutSeconds: liveRunTimeoutSecondsSchema.optional(),
+  /** A run's score at or above which it is a success, for scores sent without a label (OTLP's gen_ai.evaluation.result). */
+  scoreThreshold: z.number("scoreThreshold must be a number").finite("scoreThreshold must be a finite number").optional(),
 });
 export type CreateEvaluationBody = z.infer<typeof createEvaluationBodySchema>;
 

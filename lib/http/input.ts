@@ -156,3 +156,21 @@ export function queryObject(params: URLSearchParams): SearchParams {
 
 /** A query flag written `?all=true` (or `false`); anything else is refused, naming the parameter. */
 export const queryFlag = (name: string) => z.enum(["true", "false"], `${name} must be true or false`).transform((v) => v === "true");
+
+/** A request's body as bytes, counted while it streams: past `maxBytes` the stream is cancelled and the answer is 413. */
+export async function readBodyBytes(request: Request, maxBytes: number): Promise<Buffer> {
+  if (Number(request.headers.get("content-length") ?? 0) > maxBytes) throw tooLarge(maxBytes);
+  if (!request.body) return Buffer.alloc(0);
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let received = 0;
+  for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+    received += chunk.value.length;
+    if (received > maxBytes) {
+      await reader.cancel().catch(() => undefined);
+      throw tooLarge(maxBytes);
+    }
+    chunks.push(chunk.value);
+  }
+  return Buffer.concat(chunks);
+}

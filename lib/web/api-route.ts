@@ -42,7 +42,7 @@ interface RouteContext {
 }
 
 /** BOUNDARY_LAB_URL's origin, when it is set: browsers behind a reverse proxy that rewrites Host send it. */
-function configuredOrigin(): string | undefined {
+export function configuredOrigin(): string | undefined {
   const url = readServerEnv().BOUNDARY_LAB_URL;
   return url === undefined ? undefined : new URL(url).origin;
 }

@@ -44,7 +44,7 @@ const liveRunRow = z.object({
   clock_skew_events: z.number(),
   due: z.boolean(),
 });
-type LiveRunRow = z.output<typeof liveRunRow>;
+export type LiveRunRow = z.output<typeof liveRunRow>;
 
 const head = (row: LiveRunRow): LiveRunHead => ({
   externalId: row.external_id,
@@ -55,7 +55,8 @@ const head = (row: LiveRunRow): LiveRunHead => ({
 });
 
 /** The transaction every write of a live run runs in, run again when PostgreSQL aborted it for a conflict. */
-const inTransaction = <T>(db: Db, work: (tx: CopyTx) => Promise<T>) => retryOnTransactionConflict(() => sqlTransaction(poolOf(db), work));
+export const inTransaction = <T>(db: Db, work: (tx: CopyTx) => Promise<T>) =>
+  retryOnTransactionConflict(() => sqlTransaction(poolOf(db), work));
 
 const expiredReason = (row: Pick<LiveRunRow, "timeout_seconds">) =>
   `not scored within ${row.timeout_seconds} s of opening (the evaluation's liveRunTimeoutSeconds)`;
@@ -118,7 +119,7 @@ async function lockRun(tx: CopyTx, evaluationId: string, externalId: string): Pr
 }
 
 /** The run's row, locked, with its timeout applied if it is overdue; 404 for an unknown evaluation or run. */
-async function lockOpenedRun(tx: CopyTx, evaluationId: string, externalId: string): Promise<LiveRunRow> {
+export async function lockOpenedRun(tx: CopyTx, evaluationId: string, externalId: string): Promise<LiveRunRow> {
   const row = await lockRun(tx, evaluationId, externalId);
   if (!row) {
     const evaluation = await tx.$queryRaw`SELECT 1 FROM evaluations WHERE id = ${evaluationId}::uuid`;
@@ -175,8 +176,17 @@ export async function recordLiveEvents(
   externalId: string,
   items: readonly unknown[],
 ): Promise<LiveEventsAnswer> {
-  return inTransaction(db, async (tx) => {
-    const row = await lockOpenedRun(tx, evaluationId, externalId);
+  return inTransaction(db, async (tx) => recordEventsIn(tx, evaluationId, await lockOpenedRun(tx, evaluationId, externalId), items));
+}
+
+/** recordLiveEvents inside the caller's transaction, on a run it has locked (the OTLP receiver's runs sent spans before). */
+export async function recordEventsIn(
+  tx: CopyTx,
+  evaluationId: string,
+  row: LiveRunRow,
+  items: readonly unknown[],
+): Promise<LiveEventsAnswer> {
+  {
     const ids = items.flatMap((item) => {
       const id = (item as { eventId?: unknown } | null)?.eventId;
       // Only ids PostgreSQL can take are looked up: an unstorable one is refused at admission, naming its field.
@@ -244,7 +254,7 @@ export async function recordLiveEvents(
       flagged: admission.flagged,
       state: row.state,
     };
-  });
+  }
 }
 
 const statusOf = (status: string | null): StatusAtScoring => z.enum(STATUSES_AT_SCORING).parse(status);
@@ -261,16 +271,21 @@ export async function scoreLiveRun(db: Db, evaluationId: string, externalId: str
       if (row.state === "expired" || canonicalJson(row.outcome) !== canonicalJson(body)) throw closedConflict(row);
       return finalityOf(tx, evaluationId, externalId);
     }
-    const state: LiveRunState = body.unscoredReason === undefined ? "scored" : "unscored";
-    const [{ scored_at }] = z.tuple([z.object({ scored_at: z.date().nullable() })]).parse(
-      await tx.$queryRaw`
-          UPDATE live_runs SET state = ${state}, outcome = ${canonicalJson(body)}::jsonb, closed_at = now(),
-                 scored_at = CASE WHEN ${state} = 'scored' THEN coalesce(${body.at ?? null}::timestamptz, now()) END
-           WHERE id = ${row.id}::bigint RETURNING scored_at`,
-    );
-    await storeRecord(tx, evaluationId, { ...row, state, scored_at, outcome: body });
+    await scoreIn(tx, evaluationId, row, body);
     return finalityOf(tx, evaluationId, externalId);
   });
+}
+
+/** Closes an open run the caller has locked with `body` (a score, or unscoredReason) and stores its record. */
+export async function scoreIn(tx: CopyTx, evaluationId: string, row: LiveRunRow, body: ScoreLiveRunBody): Promise<void> {
+  const state: LiveRunState = body.unscoredReason === undefined ? "scored" : "unscored";
+  const [{ scored_at }] = z.tuple([z.object({ scored_at: z.date().nullable() })]).parse(
+    await tx.$queryRaw`
+        UPDATE live_runs SET state = ${state}, outcome = ${canonicalJson(body)}::jsonb, closed_at = now(),
+               scored_at = CASE WHEN ${state} = 'scored' THEN coalesce(${body.at ?? null}::timestamptz, now()) END
+         WHERE id = ${row.id}::bigint RETURNING scored_at`,
+  );
+  await storeRecord(tx, evaluationId, { ...row, state, scored_at, outcome: body });
 }
 
 async function finalityOf(tx: CopyTx, evaluationId: string, externalId: string): Promise<ScoreLiveRunAnswer> {

@@ -1,0 +1,283 @@
+import { readFileSync } from "node:fs";
+import { gzipSync } from "node:zlib";
+import { context, trace, type Tracer } from "@opentelemetry/api";
+import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { NodeTracerProvider, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-node";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { DelayedWriteClient } from "@/lib/delayed-write/client";
+import type { ServiceProcess } from "@/lib/delayed-write/spawn";
+import { spawnDelayedWriteService } from "@/lib/delayed-write/spawn";
+import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
+import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
+import { encodeTraceRequest } from "@/lib/evaluations/otel/otlp-wire";
+import type { TestDatabase } from "@/lib/testing/database";
+import { routeTestDatabase } from "@/lib/testing/route-test-database";
+import { serveRoutes } from "@/lib/testing/route-server";
+
+// Issue 24: OTLP in, through OpenTelemetry's own SDK and exporters (protobuf and JSON) over real HTTP
+// into the route handler on a real PostgreSQL. An agent loop whose transfer tool writes through the
+// delayed-write service, the write still pending when the run is scored at the endpoint.
+let database: TestDatabase;
+let key: string;
+let api: { origin: string; close(): Promise<void> };
+let lab: EvaluationClient;
+let service: ServiceProcess;
+let bank: DelayedWriteClient;
+const EVALUATION = "otel bank";
+
+beforeAll(async () => {
+  ({ database, key } = await routeTestDatabase(inject("embeddedAdminUrl"), "editor", "otel"));
+  const [otlp, evaluations, summary] = await Promise.all([
+    import("./route"),
+    import("@/app/api/v1/evaluations/route"),
+    import("@/app/api/v1/evaluations/[id]/summary/route"),
+  ]);
+  api = await serveRoutes([
+    { path: /^\/api\/otel\/v1\/traces$/, methods: { POST: otlp.POST } },
+    { path: /^\/api\/v1\/evaluations$/, methods: { POST: evaluations.POST } },
+    { path: /^\/api\/v1\/evaluations\/(?<id>[^/]+)\/summary$/, methods: { GET: summary.GET } },
+  ]);
+  lab = evaluationClient({ baseUrl: api.origin, apiKey: key });
+  service = await spawnDelayedWriteService();
+  bank = new DelayedWriteClient(service.url);
+}, 120_000);
+afterAll(async () => {
+  await api?.close();
+  await service?.stop();
+  await database?.drop();
+});
+
+const tracesUrl = () => `${api.origin}/api/otel/v1/traces`;
+
+function tracerProvider(exporter: SpanExporter, evaluation = EVALUATION) {
+  return new NodeTracerProvider({
+    resource: resourceFromAttributes({ "service.name": "bank-agents", "boundary_lab.evaluation": evaluation }),
+    spanProcessors: [new SimpleSpanProcessor(exporter)],
+  });
+}
+
+const evaluationIdOf = async (name: string) =>
+  (await database.db.evaluation.findUniqueOrThrow({ where: { name }, select: { id: true } })).id;
+
+/**
+ * One agent run traced with the GenAI conventions: reads alice, sends 5 (acknowledged at once by the
+ * delayed-write service, applied 1.5 s later), scored `success` at the endpoint; then the harness
+ * follows the write and reports its completion in a later span of the same trace.
+ */
+async function tracedRun(tracer: Tracer, flush: () => Promise<void>, runId: string, namespace: string) {
+  const root = tracer.startSpan("invoke_agent banker", {
+    attributes: {
+      "gen_ai.operation.name": "invoke_agent",
+      "gen_ai.agent.name": "banker",
+      "boundary_lab.run.id": runId,
+      "boundary_lab.task.id": "transfer",
+    },
+  });
+  const inRun = trace.setSpan(context.active(), root);
+  const read = tracer.startSpan(
+    "execute_tool get_balance",
+    { attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "get_balance", "gen_ai.tool.call.id": `${runId}-read` } },
+    inRun,
+  );
+  await bank.read(namespace, "alice");
+  read.addEvent("boundary_lab.touch", { "boundary_lab.surface": "bank://alice", "boundary_lab.op": "read" });
+  read.end();
+  const send = tracer.startSpan(
+    "execute_tool send_money",
+    { attributes: { "gen_ai.operation.name": "execute_tool", "gen_ai.tool.name": "send_money", "gen_ai.tool.call.id": `${runId}-send` } },
+    inRun,
+  );
+  const write = await bank.write({ namespace, key: "alice", value: 95, delayMs: 1_500, mode: "async" });
+  send.setAttributes({
+    "boundary_lab.effect.status": "pending",
+    "boundary_lab.effect.handle": write.operation.handle,
+    "boundary_lab.effect.surface": "bank://alice",
+  });
+  send.end();
+  root.addEvent("gen_ai.evaluation.result", { "gen_ai.evaluation.name": "transfer_done", "gen_ai.evaluation.score.label": "success" });
+  root.end();
+  await flush();
+  const scored = await getEvaluationRun(database.db, await evaluationIdOf(EVALUATION), runId);
+  // The write lands after scoring; the harness says so in a later span of the run's trace.
+  const landed = await bank.operation(write.operation.handle, 10_000);
+  const check = tracer.startSpan("check transfer", {}, inRun);
+  check.addEvent("boundary_lab.effect.status", {
+    "boundary_lab.effect.id": `${runId}-send`,
+    "boundary_lab.effect.status": landed.operation.status,
+    "boundary_lab.evidence": `operation ${write.operation.handle} ${landed.operation.status}`,
+  });
+  check.end();
+  await flush();
+  return { scored, after: await getEvaluationRun(database.db, await evaluationIdOf(EVALUATION), runId) };
+}
+
+describe("POST /api/otel/v1/traces with OpenTelemetry's exporters", () => {
+  it("audits runs sent as protobuf and as JSON: a write pending at scoring is unresolved, later resolved_after_scoring; the two runs on one account one unit", async () => {
+    await lab.createEvaluation({ name: EVALUATION, effectPolicy: { tools: { get_balance: "read_only", send_money: "async_handle" } } });
+    const headers = { authorization: `Bearer ${key}` };
+    const protobuf = tracerProvider(new ProtobufExporter({ url: tracesUrl(), headers }));
+    const json = tracerProvider(new JsonExporter({ url: tracesUrl(), headers }));
+    for (const [provider, run] of [
+      [protobuf, "A"],
+      [json, "B"],
+    ] as const) {
+      const { scored, after } = await tracedRun(provider.getTracer("bank-agent"), () => provider.forceFlush(), run, "otel-bank");
+      expect(scored).toMatchObject({
+        finality: "unresolved",
+        unresolvedReason: "pending_at_scoring",
+        endpointLabel: "success",
+        taskId: "transfer",
+      });
+      expect(scored?.effects.find((e) => e.tool === "send_money")).toMatchObject({
+        status_at_scoring: "pending",
+        handle: expect.stringMatching(/.+/),
+      });
+      expect(after).toMatchObject({ finality: "unresolved", unresolvedReason: "resolved_after_scoring" });
+    }
+    await Promise.all([protobuf.shutdown(), json.shutdown()]);
+    const evaluation = await database.db.evaluation.findUniqueOrThrow({ where: { name: EVALUATION }, select: { id: true } });
+    // B read alice after A's write to her account, with no reset between: one unit.
+    expect((await lab.summary(evaluation.id)).units).toMatchObject({ runRows: 2, analysisUnits: 1 });
+    // Every span of A's trace is kept for its timeline, whichever request brought it.
+    const spans = await database.db.liveRunSpan.findMany({ where: { liveRun: { externalId: "A" } }, select: { name: true } });
+    expect(spans.map((s) => s.name).sort()).toEqual([
+      "check transfer",
+      "execute_tool get_balance",
+      "execute_tool send_money",
+      "invoke_agent banker",
+    ]);
+  }, 60_000);
+
+  it("takes a raw OTLP/JSON request written from the conventions, gzip-compressed too, and adds nothing when the same spans come again", async () => {
+    await lab.createEvaluation({
+      name: "otlp json fixture",
+      effectPolicy: { tools: { search_flights: "read_only", book_flight: "async_handle" } },
+    });
+    const fixture = readFileSync("lib/testing/otlp/genai-trace.json");
+    const post = (body: Uint8Array<ArrayBuffer>, extra: Record<string, string> = {}) =>
+      fetch(tracesUrl(), {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", ...extra },
+        body,
+      });
+    const first = await post(new Uint8Array(fixture));
+    expect(first.status).toBe(200);
+    expect(await first.json()).toEqual({});
+    const again = await post(new Uint8Array(gzipSync(fixture)), { "content-encoding": "gzip" });
+    expect(again.status).toBe(200);
+    expect(await again.json()).toEqual({});
+    const id = await evaluationIdOf("otlp json fixture");
+    const run = await getEvaluationRun(database.db, id, "fixture-run-1");
+    expect(run).toMatchObject({
+      finality: "unresolved",
+      unresolvedReason: "pending_at_scoring",
+      unresolvedTool: "book_flight",
+      taskId: "travel-agent",
+    });
+    expect(run?.effects.map((e) => [e.effect_id, e.tool, e.status_at_scoring, e.handle])).toEqual([
+      ["call_search_1", "search_flights", "completed", null],
+      ["call_book_1", "book_flight", "pending", "booking-op-42"],
+    ]);
+    expect(await database.db.liveRunEvent.count({ where: { liveRun: { evaluationId: id } } })).toBe(5);
+  });
+
+  it("counts the spans it cannot use in partialSuccess, naming the first reason, and stores the rest", async () => {
+    const request = {
+      resourceSpans: [
+        {
+          resource: {
+            attributes: [
+              { key: "boundary_lab.evaluation", value: { stringValue: "otlp partial" } },
+              { key: "service.name", value: { stringValue: "partial-harness" } },
+            ],
+          },
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: "6b8efff798038103d269b633813fc60c",
+                  spanId: "1111111111111111",
+                  name: "execute_tool",
+                  startTimeUnixNano: "1764842400000000000",
+                  endTimeUnixNano: "1764842400100000000",
+                  attributes: [{ key: "gen_ai.operation.name", value: { stringValue: "execute_tool" } }],
+                },
+                {
+                  traceId: "6b8efff798038103d269b633813fc60c",
+                  spanId: "2222222222222222",
+                  name: "execute_tool ping",
+                  startTimeUnixNano: "1764842400000000000",
+                  endTimeUnixNano: "1764842400100000000",
+                  attributes: [
+                    { key: "gen_ai.operation.name", value: { stringValue: "execute_tool" } },
+                    { key: "gen_ai.tool.name", value: { stringValue: "ping" } },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const answer = await fetch(tracesUrl(), {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/x-protobuf" },
+      body: encodeTraceRequest(request),
+    });
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get("content-type")).toBe("application/x-protobuf");
+    // ExportTraceServiceResponse{partial_success{rejected_spans: 1, error_message}} in protobuf.
+    const bytes = Buffer.from(await answer.arrayBuffer());
+    expect(bytes.toString("latin1")).toContain("an execute_tool span needs gen_ai.tool.name (span 1111111111111111)");
+    expect(bytes.subarray(0, 4)).toEqual(Buffer.from([0x0a, bytes[1]!, 0x08, 0x01]));
+    // The evaluation was created on first use, named by the resource, its harness the service's name.
+    const { id, harness } = await database.db.evaluation.findUniqueOrThrow({
+      where: { name: "otlp partial" },
+      select: { id: true, harness: true },
+    });
+    expect(harness).toBe("partial-harness");
+    expect(await database.db.liveRun.findMany({ where: { evaluationId: id }, select: { externalId: true, state: true } })).toEqual([
+      { externalId: "6b8efff798038103d269b633813fc60c", state: "open" },
+    ]);
+  });
+
+  it("refuses bad input with a 4xx and OTLP's error body, storing nothing", async () => {
+    const before = await database.db.liveRun.count();
+    const send = (body: BodyInit, contentType: string, auth = `Bearer ${key}`) =>
+      fetch(tracesUrl(), { method: "POST", headers: { authorization: auth, "content-type": contentType }, body });
+    const garbage = await send(new TextEncoder().encode("this is not protobuf at all"), "application/x-protobuf");
+    expect(garbage.status).toBe(400);
+    expect(garbage.headers.get("content-type")).toBe("application/x-protobuf");
+    expect(Buffer.from(await garbage.arrayBuffer()).toString("latin1")).toContain("not an OTLP ExportTraceServiceRequest in protobuf");
+    const wrongType = await send("{}", "text/plain");
+    expect(wrongType.status).toBe(415);
+    expect(await wrongType.json()).toMatchObject({
+      code: 3,
+      message: expect.stringMatching(/application\/x-protobuf or application\/json/),
+    });
+    const huge = await send(new Uint8Array(20 * 1024 * 1024).fill(0x20), "application/json");
+    expect(huge.status).toBe(413);
+    const noTraceId = await send(
+      JSON.stringify({
+        resourceSpans: [{ scopeSpans: [{ spans: [{ spanId: "1111111111111111", startTimeUnixNano: "1", endTimeUnixNano: "2" }] }] }],
+      }),
+      "application/json",
+    );
+    expect(noTraceId.status).toBe(400);
+    expect(await noTraceId.json()).toEqual({ code: 3, message: "resourceSpans[0].scopeSpans[0].spans[0].traceId: traceId is required" });
+    const unknownEvaluation = await send(
+      readFileSync("lib/testing/otlp/genai-trace.json", "utf8").replace("otlp json fixture", "00000000-0000-4000-8000-000000000000"),
+      "application/json",
+    );
+    expect(unknownEvaluation.status).toBe(404);
+    expect(await unknownEvaluation.json()).toMatchObject({
+      code: 5,
+      message: expect.stringMatching(/00000000-0000-4000-8000-000000000000/),
+    });
+    const noKey = await send("{}", "application/json", "Bearer nope");
+    expect(noKey.status).toBe(401);
+    expect(await database.db.liveRun.count()).toBe(before);
+  });
+});

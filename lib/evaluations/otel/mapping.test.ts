@@ -1,0 +1,215 @@
+import { describe, expect, it } from "vitest";
+import { planTraces } from "./mapping";
+import type { OtlpResourceSpans, OtlpSpan } from "./spans";
+
+// The OTLP mapping (docs/otel.md's table), span by span, with no database and no network.
+const TRACE = "0af7651916cd43dd8448eb211c80319c";
+const T0 = Date.UTC(2026, 11, 4, 10, 0, 0);
+const span = (spanId: string, fields: Partial<OtlpSpan> = {}): OtlpSpan => ({
+  traceId: TRACE,
+  spanId,
+  parentSpanId: null,
+  name: "span",
+  startMs: T0,
+  endMs: T0 + 100,
+  attributes: {},
+  events: [],
+  statusCode: 0,
+  ...fields,
+});
+const resource = (
+  spans: OtlpSpan[],
+  attributes: Record<string, string> = { "boundary_lab.evaluation": "bank", "service.name": "agents" },
+) => [{ resource: attributes, spans }];
+const tool = (spanId: string, attributes: Record<string, string | number>, fields: Partial<OtlpSpan> = {}) =>
+  span(spanId, { name: "execute_tool send_money", attributes: { "gen_ai.operation.name": "execute_tool", ...attributes }, ...fields });
+const only = (batch: OtlpResourceSpans[]) => {
+  const plan = planTraces(batch);
+  expect(plan.traces).toHaveLength(1);
+  return { trace: plan.traces[0]!, rejected: plan.rejected };
+};
+
+describe("planTraces", () => {
+  it("makes an execute_tool span an effect requested at its start and completed at its end, named by its tool call id", () => {
+    const { trace, rejected } = only(
+      resource([
+        span("aaaaaaaaaaaaaaa1", {
+          attributes: { "gen_ai.operation.name": "invoke_agent", "gen_ai.agent.name": "banker", "boundary_lab.run.id": "run-7" },
+        }),
+        tool(
+          "aaaaaaaaaaaaaaa2",
+          { "gen_ai.tool.name": "get_balance", "gen_ai.tool.call.id": "call-1", "gen_ai.tool.call.arguments": '{"account":"alice"}' },
+          { startMs: T0 + 10, endMs: T0 + 20 },
+        ),
+      ]),
+    );
+    expect(rejected).toEqual([]);
+    expect(trace).toMatchObject({
+      evaluation: "bank",
+      harness: "agents",
+      traceId: TRACE,
+      runId: "run-7",
+      taskId: "banker",
+      startedAtMs: T0,
+    });
+    expect(trace.events.map((e) => e.event)).toEqual([
+      {
+        eventId: "aaaaaaaaaaaaaaa2.requested",
+        type: "effect_requested",
+        at: new Date(T0 + 10).toISOString(),
+        effectId: "call-1",
+        tool: "get_balance",
+        callId: "call-1",
+        arguments: { account: "alice" },
+      },
+      {
+        eventId: "aaaaaaaaaaaaaaa2.ended",
+        type: "effect_status",
+        at: new Date(T0 + 20).toISOString(),
+        effectId: "call-1",
+        status: "completed",
+        evidence: { span: "aaaaaaaaaaaaaaa2" },
+      },
+    ]);
+    expect(trace.spans.map((s) => s.spanId)).toEqual(["aaaaaaaaaaaaaaa1", "aaaaaaaaaaaaaaa2"]);
+  });
+
+  it("takes the span's own status, handle and surface when it says them, failed on an error status, and the AI SDK's ai.toolCall spans", () => {
+    const { trace } = only(
+      resource([
+        tool("aaaaaaaaaaaaaaa1", {
+          "gen_ai.tool.name": "send_money",
+          "boundary_lab.effect.status": "pending",
+          "boundary_lab.effect.handle": "op-9",
+          "boundary_lab.effect.surface": "acct:alice",
+        }),
+        tool("aaaaaaaaaaaaaaa2", { "gen_ai.tool.name": "send_money" }, { statusCode: 2, statusMessage: "timeout" }),
+        span("aaaaaaaaaaaaaaa3", {
+          name: "ai.toolCall",
+          attributes: { "ai.toolCall.name": "lookup", "ai.toolCall.id": "tc-1", "ai.toolCall.args": "[1]" },
+        }),
+      ]),
+    );
+    expect(
+      trace.events.map((e) => [
+        e.event.type,
+        "effectId" in e.event ? e.event.effectId : "",
+        "status" in e.event ? e.event.status : "",
+        "handle" in e.event ? e.event.handle : "",
+      ]),
+    ).toEqual([
+      ["effect_requested", "aaaaaaaaaaaaaaa1", "", "op-9"],
+      ["effect_status", "aaaaaaaaaaaaaaa1", "pending", ""],
+      ["effect_requested", "aaaaaaaaaaaaaaa2", "", ""],
+      ["effect_status", "aaaaaaaaaaaaaaa2", "failed", ""],
+      ["effect_requested", "tc-1", "", ""],
+      ["effect_status", "tc-1", "completed", ""],
+    ]);
+    expect(trace.events[0]!.event).toMatchObject({ surface: "acct:alice" });
+    expect(trace.events[3]!.event).toMatchObject({ evidence: { span: "aaaaaaaaaaaaaaa2", message: "timeout" } });
+    expect(trace.taskId).toBeUndefined(); // no task id, no agent name: the receiver takes the resource's service.name
+  });
+
+  it("reads later statuses, touches, resets and the score from span events, the first evaluation result scoring the run", () => {
+    const at = (ms: number) => ({ atMs: T0 + ms });
+    const { trace, rejected } = only(
+      resource([
+        tool(
+          "aaaaaaaaaaaaaaa1",
+          { "gen_ai.tool.name": "send_money", "gen_ai.tool.call.id": "c1", "boundary_lab.effect.status": "pending" },
+          {
+            events: [
+              { name: "boundary_lab.touch", ...at(5), attributes: { "boundary_lab.surface": "acct:bob", "boundary_lab.op": "read" } },
+            ],
+          },
+        ),
+        span("aaaaaaaaaaaaaaa2", {
+          attributes: { "boundary_lab.task.id": "transfer" },
+          events: [
+            {
+              name: "boundary_lab.reset",
+              ...at(1),
+              attributes: { "boundary_lab.surface": "acct:alice", "boundary_lab.verified": true, "boundary_lab.evidence": "read back" },
+            },
+            {
+              name: "gen_ai.evaluation.result",
+              ...at(200),
+              attributes: { "gen_ai.evaluation.name": "task", "gen_ai.evaluation.score.label": "pass", "gen_ai.evaluation.score.value": 1 },
+            },
+            { name: "gen_ai.evaluation.result", ...at(300), attributes: { "gen_ai.evaluation.score.label": "fail" } },
+            {
+              name: "boundary_lab.effect.status",
+              ...at(900),
+              attributes: { "boundary_lab.effect.id": "c1", "boundary_lab.effect.status": "completed" },
+            },
+          ],
+        }),
+      ]),
+    );
+    expect(rejected).toEqual([]);
+    expect(trace.taskId).toBe("transfer");
+    expect(trace.score).toEqual({ spanId: "aaaaaaaaaaaaaaa2", atMs: T0 + 200, name: "task", label: "success", value: 1 });
+    expect(trace.events.slice(2).map((e) => e.event)).toEqual([
+      { eventId: "aaaaaaaaaaaaaaa1.event-0", type: "touch", at: new Date(T0 + 5).toISOString(), surface: "acct:bob", op: "read" },
+      {
+        eventId: "aaaaaaaaaaaaaaa2.event-0",
+        type: "reset",
+        at: new Date(T0 + 1).toISOString(),
+        surface: "acct:alice",
+        verified: true,
+        evidence: "read back",
+      },
+      {
+        eventId: "aaaaaaaaaaaaaaa2.event-3",
+        type: "effect_status",
+        at: new Date(T0 + 900).toISOString(),
+        effectId: "c1",
+        status: "completed",
+      },
+    ]);
+  });
+
+  it("rejects, each with its reason, the spans it cannot use: no tool name, a status or op out of its values, a score with neither label nor value, no evaluation, no agent data", () => {
+    const plan = planTraces([
+      ...resource([
+        tool("aaaaaaaaaaaaaaa1", {}),
+        tool("aaaaaaaaaaaaaaa2", { "gen_ai.tool.name": "x", "boundary_lab.effect.status": "done" }),
+        span("aaaaaaaaaaaaaaa3", {
+          events: [{ name: "boundary_lab.touch", atMs: T0, attributes: { "boundary_lab.surface": "s", "boundary_lab.op": "delete" } }],
+        }),
+        span("aaaaaaaaaaaaaaa4", { events: [{ name: "gen_ai.evaluation.result", atMs: T0, attributes: {} }] }),
+        span("aaaaaaaaaaaaaaa5", {
+          events: [{ name: "boundary_lab.effect.status", atMs: T0, attributes: { "boundary_lab.effect.status": "completed" } }],
+        }),
+      ]),
+      ...resource([tool("bbbbbbbbbbbbbbb1", { "gen_ai.tool.name": "x" })], { "service.name": "agents" }),
+      ...resource([span("ccccccccccccccc1", { traceId: "1af7651916cd43dd8448eb211c80319c", name: "GET /health" })]),
+    ]);
+    expect(plan.rejected).toEqual([
+      { spanId: "aaaaaaaaaaaaaaa1", reason: "an execute_tool span needs gen_ai.tool.name (span aaaaaaaaaaaaaaa1)" },
+      {
+        spanId: "aaaaaaaaaaaaaaa2",
+        reason: "boundary_lab.effect.status must be one of pending, completed, failed, cancelled, unknown (span aaaaaaaaaaaaaaa2)",
+      },
+      { spanId: "aaaaaaaaaaaaaaa3", reason: "boundary_lab.op must be read or write (event 0 of span aaaaaaaaaaaaaaa3)" },
+      {
+        spanId: "aaaaaaaaaaaaaaa4",
+        reason:
+          "a gen_ai.evaluation.result event needs gen_ai.evaluation.score.label or gen_ai.evaluation.score.value (event 0 of span aaaaaaaaaaaaaaa4)",
+      },
+      {
+        spanId: "aaaaaaaaaaaaaaa5",
+        reason: "a boundary_lab.effect.status event off a tool span needs boundary_lab.effect.id (event 0 of span aaaaaaaaaaaaaaa5)",
+      },
+      {
+        spanId: "bbbbbbbbbbbbbbb1",
+        reason: "the resource names no evaluation: set the resource attribute boundary_lab.evaluation (an id, or a name)",
+      },
+      {
+        spanId: "ccccccccccccccc1",
+        reason:
+          "trace 1af7651916cd43dd8448eb211c80319c is not an agent run (no gen_ai.operation.name, ai.toolCall span or boundary_lab data)",
+      },
+    ]);
+  });
+});

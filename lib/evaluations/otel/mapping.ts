@@ -1,0 +1,286 @@
+// From OpenTelemetry spans to live-run evidence (issue 24 §2), pure. The table in docs/otel.md is
+// this file's; the GenAI semantic conventions it reads are those of semconv 1.38 (Development status).
+//
+// - A run is a trace. Its name is `boundary_lab.run.id` (on any of its spans, or the resource), else
+//   the trace id; its task `boundary_lab.task.id`, else `gen_ai.agent.name` (else, in the receiver,
+//   the resource's `service.name`). A later batch of the trace may name both while the run is open.
+// - An effect is an `execute_tool` span (`gen_ai.operation.name`) or a Vercel AI SDK `ai.toolCall`
+//   span: requested at its start, its first status at its end (`boundary_lab.effect.status` when the
+//   span says it, else `failed` on an error status, else `completed`). Its id is the tool call's id,
+//   else the span's; `boundary_lab.effect.handle` / `.surface` give its handle and surface.
+// - Span events: `boundary_lab.effect.status` (a later status; `boundary_lab.effect.id` names the
+//   effect when the event is not on its own span), `boundary_lab.touch`, `boundary_lab.reset`, and
+//   `gen_ai.evaluation.result`, the run's score (its label, else its value against a threshold).
+// - Each event's id is made from its span's id, so a span sent again adds nothing.
+// A trace with none of this is not an agent run: its spans are counted as rejected, with the reason.
+import { LABELS, STATUSES_AT_SCORING, type StatusAtScoring } from "../schemas";
+
+type Label = (typeof LABELS)[number];
+import type { LiveEvent } from "../live/schemas";
+import type { AttributeValue, Attributes, OtlpResourceSpans, OtlpSpan } from "./spans";
+
+export const ATTR = {
+  evaluation: "boundary_lab.evaluation",
+  runId: "boundary_lab.run.id",
+  taskId: "boundary_lab.task.id",
+  effectId: "boundary_lab.effect.id",
+  effectStatus: "boundary_lab.effect.status",
+  effectHandle: "boundary_lab.effect.handle",
+  effectSurface: "boundary_lab.effect.surface",
+  surface: "boundary_lab.surface",
+  op: "boundary_lab.op",
+  verified: "boundary_lab.verified",
+  evidence: "boundary_lab.evidence",
+  serviceName: "service.name",
+  operation: "gen_ai.operation.name",
+  agentName: "gen_ai.agent.name",
+  toolName: "gen_ai.tool.name",
+  toolCallId: "gen_ai.tool.call.id",
+  toolCallArguments: "gen_ai.tool.call.arguments",
+  evaluationName: "gen_ai.evaluation.name",
+  scoreLabel: "gen_ai.evaluation.score.label",
+  scoreValue: "gen_ai.evaluation.score.value",
+  aiToolName: "ai.toolCall.name",
+  aiToolCallId: "ai.toolCall.id",
+  aiToolArgs: "ai.toolCall.args",
+} as const;
+
+export const EVENT = {
+  effectStatus: "boundary_lab.effect.status",
+  touch: "boundary_lab.touch",
+  reset: "boundary_lab.reset",
+  evaluationResult: "gen_ai.evaluation.result",
+} as const;
+
+/** Labels other than success/failure that evaluators write for the same two outcomes. */
+const LABEL_WORDS: Record<string, Label> = {
+  success: "success",
+  pass: "success",
+  passed: "success",
+  correct: "success",
+  true: "success",
+  failure: "failure",
+  fail: "failure",
+  failed: "failure",
+  incorrect: "failure",
+  false: "failure",
+};
+
+export interface SpanRow {
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  startMs: number;
+  endMs: number;
+  statusCode: 0 | 1 | 2;
+  attributes: Attributes;
+}
+
+export interface PlannedScore {
+  spanId: string;
+  atMs: number;
+  name?: string;
+  label?: Label;
+  value?: number;
+}
+
+/** One trace of one request: the run it is, the events it adds, its score if it has one. */
+export interface TracePlan {
+  /** The resource's `boundary_lab.evaluation` (an id or a name) and its `service.name`. */
+  evaluation: string;
+  harness?: string;
+  traceId: string;
+  runId?: string;
+  /** `boundary_lab.task.id`, else `gen_ai.agent.name`, when a span of this request says it (the receiver falls back to the harness). */
+  taskId?: string;
+  startedAtMs: number;
+  events: { spanId: string; event: LiveEvent }[];
+  score?: PlannedScore;
+  spans: SpanRow[];
+}
+
+export interface SpanRefusal {
+  spanId: string;
+  reason: string;
+}
+
+export interface Plan {
+  traces: TracePlan[];
+  rejected: SpanRefusal[];
+}
+
+const text = (value: AttributeValue | undefined): string | undefined =>
+  typeof value === "string" && value.trim().length > 0 ? value : typeof value === "number" ? String(value) : undefined;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const isToolSpan = (span: OtlpSpan) =>
+  span.attributes[ATTR.operation] === "execute_tool" || span.name === "ai.toolCall" || span.attributes["ai.operationId"] === "ai.toolCall";
+const isAgentData = (span: OtlpSpan) =>
+  isToolSpan(span) ||
+  typeof span.attributes[ATTR.operation] === "string" ||
+  Object.keys(span.attributes).some((key) => key.startsWith("boundary_lab.")) ||
+  span.events.some((event) => Object.values(EVENT).includes(event.name as never));
+
+function argumentsOf(span: OtlpSpan): Record<string, unknown> | undefined {
+  const raw = span.attributes[ATTR.toolCallArguments] ?? span.attributes[ATTR.aiToolArgs];
+  if (typeof raw !== "string") return undefined;
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return parsed !== null && typeof parsed === "object" && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const statusOf = (value: AttributeValue | undefined): StatusAtScoring | undefined =>
+  typeof value === "string" && (STATUSES_AT_SCORING as readonly string[]).includes(value) ? (value as StatusAtScoring) : undefined;
+
+/** The events one span adds to its run; a refusal (the whole span) when it cannot be used as sent. */
+function eventsOfSpan(span: OtlpSpan): { events: LiveEvent[]; score?: PlannedScore } | { refusal: string } {
+  const events: LiveEvent[] = [];
+  let score: PlannedScore | undefined;
+  let ownEffect: string | undefined;
+  if (isToolSpan(span)) {
+    const tool = text(span.attributes[ATTR.toolName]) ?? text(span.attributes[ATTR.aiToolName]);
+    if (!tool) return { refusal: `an execute_tool span needs ${ATTR.toolName} (span ${span.spanId})` };
+    const callId = text(span.attributes[ATTR.toolCallId]) ?? text(span.attributes[ATTR.aiToolCallId]);
+    const declared = span.attributes[ATTR.effectStatus];
+    const status = declared === undefined ? (span.statusCode === 2 ? "failed" : "completed") : statusOf(declared);
+    if (!status) return { refusal: `${ATTR.effectStatus} must be one of ${STATUSES_AT_SCORING.join(", ")} (span ${span.spanId})` };
+    ownEffect = callId ?? span.spanId;
+    const surface = text(span.attributes[ATTR.effectSurface]);
+    const handle = text(span.attributes[ATTR.effectHandle]);
+    const args = argumentsOf(span);
+    events.push({
+      eventId: `${span.spanId}.requested`,
+      type: "effect_requested",
+      at: iso(span.startMs),
+      effectId: ownEffect,
+      tool,
+      ...(surface && { surface }),
+      ...(handle && { handle }),
+      ...(callId && { callId }),
+      ...(args && { arguments: args }),
+    });
+    events.push({
+      eventId: `${span.spanId}.ended`,
+      type: "effect_status",
+      at: iso(span.endMs),
+      effectId: ownEffect,
+      status,
+      evidence: { span: span.spanId, ...(span.statusMessage && { message: span.statusMessage }) },
+    });
+  }
+  for (const [index, event] of span.events.entries()) {
+    const eventId = `${span.spanId}.event-${index}`;
+    const at = iso(event.atMs);
+    const attributes = event.attributes;
+    const where = `(event ${index} of span ${span.spanId})`;
+    if (event.name === EVENT.effectStatus) {
+      const effectId = text(attributes[ATTR.effectId]) ?? ownEffect;
+      if (!effectId) return { refusal: `a ${EVENT.effectStatus} event off a tool span needs ${ATTR.effectId} ${where}` };
+      const status = statusOf(attributes[ATTR.effectStatus]);
+      if (!status) return { refusal: `${ATTR.effectStatus} must be one of ${STATUSES_AT_SCORING.join(", ")} ${where}` };
+      const evidence = text(attributes[ATTR.evidence]);
+      const handle = text(attributes[ATTR.effectHandle]);
+      events.push({ eventId, type: "effect_status", at, effectId, status, ...(evidence && { evidence }), ...(handle && { handle }) });
+    } else if (event.name === EVENT.touch) {
+      const surface = text(attributes[ATTR.surface]);
+      const op = attributes[ATTR.op];
+      if (!surface) return { refusal: `a ${EVENT.touch} event needs ${ATTR.surface} ${where}` };
+      if (op !== "read" && op !== "write") return { refusal: `${ATTR.op} must be read or write ${where}` };
+      events.push({ eventId, type: "touch", at, surface, op });
+    } else if (event.name === EVENT.reset) {
+      const surface = text(attributes[ATTR.surface]);
+      const verified = attributes[ATTR.verified];
+      if (!surface) return { refusal: `a ${EVENT.reset} event needs ${ATTR.surface} ${where}` };
+      if (typeof verified !== "boolean") return { refusal: `${ATTR.verified} must be true or false ${where}` };
+      const evidence = text(attributes[ATTR.evidence]);
+      events.push({ eventId, type: "reset", at, surface, verified, ...(evidence && { evidence }) });
+    } else if (event.name === EVENT.evaluationResult && score === undefined) {
+      const word = text(attributes[ATTR.scoreLabel])?.trim().toLowerCase();
+      const label = word === undefined ? undefined : LABEL_WORDS[word];
+      const raw = attributes[ATTR.scoreValue];
+      const value = typeof raw === "number" && Number.isFinite(raw) ? raw : undefined;
+      if (word !== undefined && label === undefined && value === undefined)
+        return {
+          refusal: `${ATTR.scoreLabel} "${word}" is neither ${LABELS.join(" nor ")} (nor ${Object.keys(LABEL_WORDS).join(", ")}) ${where}`,
+        };
+      if (label === undefined && value === undefined)
+        return { refusal: `a ${EVENT.evaluationResult} event needs ${ATTR.scoreLabel} or ${ATTR.scoreValue} ${where}` };
+      const name = text(attributes[ATTR.evaluationName]);
+      score = {
+        spanId: span.spanId,
+        atMs: event.atMs,
+        ...(name && { name }),
+        ...(label && { label }),
+        ...(value !== undefined && { value }),
+      };
+    }
+  }
+  return { events, ...(score && { score }) };
+}
+
+/** The request's traces as runs, and every span it cannot use with the reason; resources are grouped by the evaluation they name. */
+export function planTraces(batch: readonly OtlpResourceSpans[]): Plan {
+  const traces = new Map<string, TracePlan>();
+  const agentTraces = new Set<string>();
+  const rejected: SpanRefusal[] = [];
+  for (const { spans } of batch) for (const span of spans) if (isAgentData(span)) agentTraces.add(span.traceId);
+  for (const { resource, spans } of batch) {
+    const evaluation = text(resource[ATTR.evaluation]);
+    const harness = text(resource[ATTR.serviceName]);
+    for (const span of spans) {
+      if (!agentTraces.has(span.traceId)) {
+        rejected.push({
+          spanId: span.spanId,
+          reason: `trace ${span.traceId} is not an agent run (no gen_ai.operation.name, ai.toolCall span or boundary_lab data)`,
+        });
+        continue;
+      }
+      if (!evaluation) {
+        rejected.push({
+          spanId: span.spanId,
+          reason: `the resource names no evaluation: set the resource attribute ${ATTR.evaluation} (an id, or a name)`,
+        });
+        continue;
+      }
+      const key = `${evaluation}\u0000${span.traceId}`;
+      let trace = traces.get(key);
+      if (!trace) {
+        trace = {
+          evaluation,
+          ...(harness && { harness }),
+          traceId: span.traceId,
+          startedAtMs: span.startMs,
+          events: [],
+          spans: [],
+        };
+        const runId = text(resource[ATTR.runId]);
+        if (runId) trace.runId = runId;
+        traces.set(key, trace);
+      }
+      trace.startedAtMs = Math.min(trace.startedAtMs, span.startMs);
+      trace.runId ??= text(span.attributes[ATTR.runId]);
+      const task = text(span.attributes[ATTR.taskId]) ?? text(span.attributes[ATTR.agentName]);
+      if (task && (trace.taskId === undefined || text(span.attributes[ATTR.taskId]))) trace.taskId = task;
+      trace.spans.push({
+        spanId: span.spanId,
+        parentSpanId: span.parentSpanId,
+        name: span.name,
+        startMs: span.startMs,
+        endMs: span.endMs,
+        statusCode: span.statusCode,
+        attributes: span.attributes,
+      });
+      const made = eventsOfSpan(span);
+      if ("refusal" in made) {
+        rejected.push({ spanId: span.spanId, reason: made.refusal });
+        continue;
+      }
+      trace.events.push(...made.events.map((event) => ({ spanId: span.spanId, event })));
+      if (made.score && (!trace.score || made.score.atMs < trace.score.atMs)) trace.score = made.score;
+    }
+  }
+  return { traces: [...traces.values()], rejected };
+}

@@ -1,0 +1,279 @@
+// The OTLP receiver's store (issue 24): a request's traces into the live-run store (lib/evaluations/live/),
+// so a trace is a live run under the same rules as one sent through the live-run routes. Each
+// evaluation's traces go in one transaction. A trace seen for the first time whose run is new takes
+// the quick way: its events admitted against an empty run (pure), stored in one statement with every
+// other such trace's, and, when it carries its score, its record stored with theirs through one
+// ingestion batch. A trace seen before (or naming a run opened otherwise) goes the live-run routes' way,
+// one run at a time. A span that cannot be used is rejected with its reason; a span sent again adds nothing.
+import { z } from "zod";
+import { canonicalJson } from "../../content-hash";
+import type { Db } from "../../db/prisma";
+import { rowsOf } from "../../db/rows";
+import type { CopyTx } from "../../db/sql-transaction";
+import { DomainError, notFound } from "../../errors";
+import { createEvaluation, EvaluationNameTakenError } from "../create-evaluation";
+import { storeBatchIn } from "../ingest/store";
+import { validRun } from "../ingest/validate";
+import { enqueueExpireLiveRunJob } from "../live/live-run-job";
+import { inTransaction, lockOpenedRun, recordEventsIn, scoreIn, type LiveRunRow } from "../live/live-runs";
+import { openLiveRunBodySchema, type ScoreLiveRunBody } from "../live/schemas";
+import { admitEvents, liveRunRecord } from "../live/timeline";
+import { runRecordSchema } from "../schemas";
+import { planTraces, type SpanRefusal, type TracePlan } from "./mapping";
+import type { OtlpResourceSpans } from "./spans";
+
+export interface ReceivedTraces {
+  /** Traces taken as runs. */
+  runs: number;
+  rejected: SpanRefusal[];
+}
+
+interface Evaluation {
+  id: string;
+  scoreThreshold: number | null;
+  timeoutSeconds: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const evaluationRow = z.object({ id: z.string(), score_threshold: z.number().nullable(), timeout: z.number() });
+
+async function evaluationBy(db: Db, where: { id: string } | { name: string }): Promise<Evaluation | null> {
+  const rows = rowsOf(
+    evaluationRow,
+    "id" in where
+      ? await db.$queryRaw`SELECT id::text, score_threshold, live_run_timeout_seconds AS timeout FROM evaluations WHERE id = ${where.id}::uuid`
+      : await db.$queryRaw`SELECT id::text, score_threshold, live_run_timeout_seconds AS timeout FROM evaluations WHERE name = ${where.name}`,
+  );
+  return rows[0] ? { id: rows[0].id, scoreThreshold: rows[0].score_threshold, timeoutSeconds: rows[0].timeout } : null;
+}
+
+/** The evaluations the request names: every id must exist (else 404, before anything is stored); a name is created on first use. */
+async function resolveEvaluations(db: Db, traces: readonly TracePlan[], createdById: string): Promise<Map<string, Evaluation>> {
+  const refs = new Map<string, string | undefined>();
+  for (const trace of traces) if (!refs.has(trace.evaluation)) refs.set(trace.evaluation, trace.harness);
+  const resolved = new Map<string, Evaluation>();
+  for (const ref of refs.keys())
+    if (UUID.test(ref)) {
+      const found = await evaluationBy(db, { id: ref });
+      if (!found) throw notFound(`evaluation ${ref} (the resource attribute boundary_lab.evaluation)`, "boundary_lab.evaluation");
+      resolved.set(ref, found);
+    }
+  for (const [ref, harness] of refs) {
+    if (resolved.has(ref)) continue;
+    let found = await evaluationBy(db, { name: ref });
+    if (!found) {
+      try {
+        await createEvaluation(db, { name: ref, ...(harness && { harness }) }, createdById);
+      } catch (error) {
+        if (!(error instanceof EvaluationNameTakenError)) throw error; // created meanwhile by another request
+      }
+      found = await evaluationBy(db, { name: ref });
+    }
+    resolved.set(ref, found!);
+  }
+  return resolved;
+}
+
+/** The score a trace's gen_ai.evaluation.result gives, or why it cannot be used. */
+function scoreBody(trace: TracePlan, evaluation: Evaluation): ScoreLiveRunBody | { refusal: string } {
+  const score = trace.score!;
+  const at = new Date(score.atMs).toISOString();
+  if (score.label) return { endpointLabel: score.label, at, ...(score.value !== undefined && { score: score.value }) };
+  if (evaluation.scoreThreshold === null)
+    return {
+      refusal: `gen_ai.evaluation.result has a score value but no label, and the evaluation declares no scoreThreshold to judge it by (span ${score.spanId})`,
+    };
+  return {
+    endpointLabel: score.value! >= evaluation.scoreThreshold ? "success" : "failure",
+    score: score.value!,
+    threshold: evaluation.scoreThreshold,
+    at,
+  };
+}
+
+/** Stores the request's spans by resource; answers how many traces became runs and every span rejected. */
+export async function receiveTraces(db: Db, createdById: string, batch: readonly OtlpResourceSpans[]): Promise<ReceivedTraces> {
+  const plan = planTraces(batch);
+  const rejected = [...plan.rejected];
+  const evaluations = await resolveEvaluations(db, plan.traces, createdById);
+  const byEvaluation = new Map<string, TracePlan[]>();
+  for (const trace of plan.traces) byEvaluation.set(trace.evaluation, [...(byEvaluation.get(trace.evaluation) ?? []), trace]);
+  for (const [ref, traces] of byEvaluation) {
+    const evaluation = evaluations.get(ref)!;
+    rejected.push(...(await inTransaction(db, (tx) => storeTraces(tx, evaluation, traces))));
+  }
+  return { runs: plan.traces.length, rejected };
+}
+
+const runName = (trace: TracePlan) => trace.runId ?? trace.traceId;
+const taskOf = (trace: TracePlan) => trace.taskId ?? trace.harness ?? "otel";
+
+async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly TracePlan[]): Promise<SpanRefusal[]> {
+  const rejected: SpanRefusal[] = [];
+  // A run's name and task as the live-run routes take them: a trace that cannot be one is rejected whole.
+  const traces = given.filter((trace) => {
+    const open = openLiveRunBodySchema.safeParse({ externalId: runName(trace), taskId: taskOf(trace) });
+    if (open.success) return true;
+    const issue = open.error.issues[0]!;
+    const reason = `trace ${trace.traceId}: ${issue.path[0] === "externalId" ? "boundary_lab.run.id" : "its task"}: ${issue.message}`;
+    rejected.push(...trace.spans.map((span) => ({ spanId: span.spanId, reason })));
+    return false;
+  });
+  await tx.$queryRaw`SELECT 1 FROM evaluations WHERE id = ${evaluation.id}::uuid FOR SHARE`;
+  // One request at a time per trace (exporters send a trace's spans in several requests, at once):
+  // the second finds the run the first made, rather than make another. Taken in one order, so two
+  // requests sharing traces cannot deadlock on them.
+  await tx.$queryRaw`
+    SELECT count(pg_advisory_xact_lock(k)) FROM (
+      SELECT hashtextextended(${evaluation.id}::text || ':' || t, 0) AS k FROM unnest(${traces.map((t) => t.traceId)}::text[]) AS t ORDER BY 1
+    ) AS keys`;
+  const known = new Map(
+    rowsOf(
+      z.object({ trace_id: z.string(), external_id: z.string() }),
+      await tx.$queryRaw`
+        SELECT o.trace_id, r.external_id FROM otel_traces o JOIN live_runs r ON r.id = o.live_run_id
+         WHERE o.evaluation_id = ${evaluation.id}::uuid AND o.trace_id = ANY(${traces.map((t) => t.traceId)}::text[])`,
+    ).map((r) => [r.trace_id, r.external_id]),
+  );
+  const unseen = traces.filter((t) => !known.has(t.traceId));
+  const scores = new Map(traces.filter((t) => t.score).map((t) => [t, scoreBody(t, evaluation)]));
+  for (const [trace, body] of scores)
+    if ("refusal" in body) {
+      rejected.push({ spanId: trace.score!.spanId, reason: body.refusal });
+      scores.delete(trace);
+    }
+  const scoreOf = (trace: TracePlan) => scores.get(trace) as ScoreLiveRunBody | undefined;
+
+  // New runs, opened (and scored, when the trace says so) in one statement.
+  const created = new Map(
+    rowsOf(
+      z.object({ id: z.string(), external_id: z.string(), expires_at: z.date() }),
+      await tx.$queryRaw`
+        INSERT INTO live_runs (evaluation_id, external_id, task_id, started_at, expires_at, timeout_seconds, state, outcome, scored_at, closed_at)
+        SELECT ${evaluation.id}::uuid, x.external_id, x.task_id, x.started_at, now() + ${evaluation.timeoutSeconds}::int * interval '1 second',
+               ${evaluation.timeoutSeconds}::int, CASE WHEN x.outcome IS NULL THEN 'open' ELSE 'scored' END, x.outcome, x.scored_at,
+               CASE WHEN x.outcome IS NULL THEN NULL ELSE now() END
+          FROM unnest(${unseen.map(runName)}::text[], ${unseen.map(taskOf)}::text[],
+                      ${unseen.map((t) => new Date(t.startedAtMs))}::timestamptz[],
+                      ${unseen.map((t) => (scoreOf(t) ? canonicalJson(scoreOf(t)) : null))}::jsonb[],
+                      ${unseen.map((t) => scoreOf(t)?.at ?? null)}::timestamptz[]) AS x(external_id, task_id, started_at, outcome, scored_at)
+         WHERE NOT EXISTS (SELECT 1 FROM evaluation_runs WHERE evaluation_id = ${evaluation.id}::uuid AND external_id = x.external_id)
+        ON CONFLICT (evaluation_id, external_id) DO NOTHING
+        RETURNING id::text, external_id, expires_at`,
+    ).map((r) => [r.external_id, r]),
+  );
+  const fresh = unseen.filter((t, i) => created.has(runName(t)) && unseen.findIndex((u) => runName(u) === runName(t)) === i);
+  const freshRuns = fresh.map((trace) => ({ trace, run: created.get(runName(trace))! }));
+  const records = [];
+  const eventRows: { runId: string; eventId: string; type: string; at: string; effectId: string | null; body: string }[] = [];
+  for (const { trace, run } of freshRuns) {
+    const admission = admitEvents(
+      {
+        startedAtMs: trace.startedAtMs,
+        effects: new Map(),
+        statuses: new Map(),
+        counts: { effect_requested: 0, touch: 0, reset: 0 },
+        storedById: new Map(),
+      },
+      trace.events.map((e) => e.event),
+    );
+    for (const error of admission.errors) rejected.push({ spanId: trace.events[error.index]!.spanId, reason: error.message });
+    for (const { event, canonical } of admission.accepted)
+      eventRows.push({
+        runId: run.id,
+        eventId: event.eventId,
+        type: event.type,
+        at: event.at,
+        effectId: "effectId" in event ? event.effectId : null,
+        body: canonical,
+      });
+    const score = scoreOf(trace);
+    if (score)
+      records.push(
+        runRecordSchema.parse(
+          liveRunRecord(
+            { externalId: run.external_id, taskId: taskOf(trace), groupId: null, attempt: null, startedAtMs: trace.startedAtMs },
+            admission.accepted.map((a) => a.event),
+            { scoredAtMs: Date.parse(score.at!), endpointLabel: score.endpointLabel!, score: score.score, threshold: score.threshold },
+          ),
+        ),
+      );
+    else await enqueueExpireLiveRunJob(tx, run.id, run.expires_at);
+  }
+  if (eventRows.length > 0)
+    await tx.$executeRaw`
+      INSERT INTO live_run_events (live_run_id, event_id, type, at, effect_id, body)
+      SELECT x.live_run_id, x.event_id, x.type, x.at, x.effect_id, x.body
+        FROM unnest(${eventRows.map((r) => r.runId)}::bigint[], ${eventRows.map((r) => r.eventId)}::text[], ${eventRows.map((r) => r.type)}::text[],
+                    ${eventRows.map((r) => r.at)}::timestamptz[], ${eventRows.map((r) => r.effectId)}::text[],
+                    ${eventRows.map((r) => r.body)}::jsonb[]) AS x(live_run_id, event_id, type, at, effect_id, body)`;
+  if (records.length > 0)
+    await storeBatchIn(
+      tx,
+      evaluation.id,
+      records.map((record, i) => validRun(i, record)),
+      "job",
+    );
+
+  // Traces seen before, or naming a run that exists: the live-run routes' way, one run at a time.
+  const runOf = new Map<TracePlan, string>(freshRuns.map(({ trace, run }) => [trace, run.id]));
+  for (const trace of traces) {
+    if (runOf.has(trace)) continue;
+    let name = known.get(trace.traceId) ?? runName(trace);
+    // A run first named by its trace id takes the boundary_lab.run.id a later batch gives it, while it is open and the name is free;
+    // likewise the task a later batch names (spans end children first: the agent's own span, which names both, often comes last).
+    const rename = name === trace.traceId && trace.runId !== undefined && trace.runId !== name ? trace.runId : null;
+    const renamed = rowsOf(
+      z.object({ external_id: z.string() }),
+      await tx.$queryRaw`
+        UPDATE live_runs r
+           SET external_id = CASE WHEN ${rename}::text IS NULL
+                                    OR EXISTS (SELECT 1 FROM live_runs WHERE evaluation_id = ${evaluation.id}::uuid AND external_id = ${rename})
+                                    OR EXISTS (SELECT 1 FROM evaluation_runs WHERE evaluation_id = ${evaluation.id}::uuid AND external_id = ${rename})
+                                  THEN r.external_id ELSE ${rename} END,
+               task_id = coalesce(${trace.taskId ?? null}::text, r.task_id)
+         WHERE r.evaluation_id = ${evaluation.id}::uuid AND r.external_id = ${name} AND r.state = 'open'
+        RETURNING r.external_id`,
+    );
+    if (renamed[0]) name = renamed[0].external_id;
+    let row: LiveRunRow;
+    try {
+      row = await lockOpenedRun(tx, evaluation.id, name);
+    } catch (error) {
+      if (!(error instanceof DomainError) || error.kind !== "not_found") throw error;
+      const reason = `run ${name} was ingested into this evaluation already: it is not a live run`;
+      rejected.push(...trace.spans.map((span) => ({ spanId: span.spanId, reason })));
+      continue;
+    }
+    runOf.set(trace, row.id);
+    const answer = await recordEventsIn(
+      tx,
+      evaluation.id,
+      row,
+      trace.events.map((e) => e.event),
+    );
+    for (const error of answer.errors) rejected.push({ spanId: trace.events[error.index]!.spanId, reason: error.message });
+    const score = scoreOf(trace);
+    if (score && row.state === "open") await scoreIn(tx, evaluation.id, row, score);
+    else if (score && canonicalJson(row.outcome) !== canonicalJson(score))
+      rejected.push({ spanId: trace.score!.spanId, reason: `run ${row.external_id} is ${row.state} already: its first score stands` });
+  }
+
+  // Which run each trace is, and its spans for the run page's timeline.
+  const linked = traces.filter((t) => runOf.has(t) && !known.has(t.traceId));
+  await tx.$executeRaw`
+    INSERT INTO otel_traces (evaluation_id, trace_id, live_run_id)
+    SELECT ${evaluation.id}::uuid, x.trace_id, x.live_run_id
+      FROM unnest(${linked.map((t) => t.traceId)}::text[], ${linked.map((t) => runOf.get(t)!)}::bigint[]) AS x(trace_id, live_run_id)
+    ON CONFLICT DO NOTHING`;
+  const spans = traces.flatMap((t) => (runOf.has(t) ? t.spans.map((span) => ({ run: runOf.get(t)!, traceId: t.traceId, span })) : []));
+  await tx.$executeRaw`
+    INSERT INTO live_run_spans (live_run_id, span_id, trace_id, parent_span_id, name, start_at, end_at, status_code, attributes)
+    SELECT x.* FROM unnest(${spans.map((s) => s.run)}::bigint[], ${spans.map((s) => s.span.spanId)}::text[], ${spans.map((s) => s.traceId)}::text[],
+                           ${spans.map((s) => s.span.parentSpanId)}::text[], ${spans.map((s) => s.span.name)}::text[],
+                           ${spans.map((s) => new Date(s.span.startMs))}::timestamptz[], ${spans.map((s) => new Date(s.span.endMs))}::timestamptz[],
+                           ${spans.map((s) => s.span.statusCode)}::int[], ${spans.map((s) => JSON.stringify(s.span.attributes))}::jsonb[])
+           AS x(live_run_id, span_id, trace_id, parent_span_id, name, start_at, end_at, status_code, attributes)
+    ON CONFLICT DO NOTHING`;
+  return rejected;
+}
