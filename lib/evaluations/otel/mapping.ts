@@ -227,10 +227,14 @@ export function planTraces(batch: readonly OtlpResourceSpans[]): Plan {
   const agentTraces = new Set<string>();
   const rejected: SpanRefusal[] = [];
   for (const { spans } of batch) for (const span of spans) if (isAgentData(span)) agentTraces.add(span.traceId);
+  const seen = new Set<string>();
   for (const { resource, spans } of batch) {
     const evaluation = text(resource[ATTR.evaluation]);
     const harness = text(resource[ATTR.serviceName]);
     for (const span of spans) {
+      // A span twice in one request (an exporter's retry merged into a batch) counts once.
+      if (seen.has(`${span.traceId}:${span.spanId}`)) continue;
+      seen.add(`${span.traceId}:${span.spanId}`);
       if (!agentTraces.has(span.traceId)) {
         rejected.push({
           spanId: span.spanId,

@@ -28,39 +28,21 @@ export interface OtlpResourceSpans {
   spans: OtlpSpan[];
 }
 
-type AnyValueJson = {
-  stringValue?: string;
-  boolValue?: boolean;
-  intValue?: string | number;
-  doubleValue?: number | string;
-  bytesValue?: string;
-  arrayValue?: { values?: AnyValueJson[] };
-  kvlistValue?: { values?: KeyValueJson[] };
-};
-type KeyValueJson = { key: string; value?: AnyValueJson };
-
-const int64 = z.union([z.string().regex(/^-?\d+$/, "must be an integer"), z.number().int("must be an integer")]);
-const anyValueSchema: z.ZodType<AnyValueJson> = z.lazy(() =>
-  z.object({
-    stringValue: z.string().optional(),
-    boolValue: z.boolean().optional(),
-    intValue: int64.optional(),
-    doubleValue: z.union([z.number(), z.string()]).optional(),
-    bytesValue: z.string().optional(),
-    arrayValue: z.object({ values: z.array(anyValueSchema).optional() }).optional(),
-    kvlistValue: z.object({ values: z.array(keyValueSchema).optional() }).optional(),
-  }),
-);
-const keyValueSchema: z.ZodType<KeyValueJson> = z.lazy(() => z.object({ key: z.string(), value: anyValueSchema.optional() }));
-const attributesSchema = z.array(keyValueSchema).optional();
-
+// An attribute's value (AnyValue) is read by valueOf below, not by zod: a request holds thousands of
+// them, and a recursive zod schema took a third of the receiver's time. Its shape is checked all the same.
+const attributesSchema = z.array(z.object({ key: z.string(), value: z.unknown().optional() })).optional();
+type KeyValues = z.infer<typeof attributesSchema>;
 const hexId = (bytes: number, what: string) =>
   z
     .string(`${what} is required`)
     .regex(new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`), `${what} must be ${bytes} bytes (${bytes * 2} hex digits)`)
     .refine((id) => !/^0+$/.test(id), `${what} must not be all zeros`)
     .transform((id) => id.toLowerCase());
-const unixNano = z.union([z.string().regex(/^\d+$/, "must be nanoseconds since the epoch"), z.number().int().min(0)]);
+// int64 nanoseconds: a string, or a JSON number (past 2^53 it has lost its last digits, not its milliseconds).
+const unixNano = z.union([
+  z.string().regex(/^\d+$/, "must be nanoseconds since the epoch"),
+  z.number().min(0, "must be nanoseconds since the epoch"),
+]);
 // OTLP/JSON sends enums as numbers; some senders write their names.
 const statusCode = z
   .union([z.literal(0), z.literal(1), z.literal(2), z.enum(["STATUS_CODE_UNSET", "STATUS_CODE_OK", "STATUS_CODE_ERROR"])])
@@ -94,23 +76,57 @@ export const exportTraceServiceRequestSchema = z.object({
     .optional(),
 });
 
-const nanosToMs = (nanos: string | number) => Number(BigInt(nanos) / 1_000_000n);
+const nanosToMs = (nanos: string | number) =>
+  typeof nanos === "number" ? Math.floor(nanos / 1_000_000) : Number(BigInt(nanos) / 1_000_000n);
 
-function valueOf(value: AnyValueJson | undefined): AttributeValue {
-  if (!value) return null;
-  if (value.stringValue !== undefined) return value.stringValue;
-  if (value.boolValue !== undefined) return value.boolValue;
-  if (value.intValue !== undefined) return Number(value.intValue);
-  if (value.doubleValue !== undefined) return Number(value.doubleValue);
-  if (value.bytesValue !== undefined) return value.bytesValue;
-  if (value.arrayValue) return (value.arrayValue.values ?? []).map(valueOf);
-  if (value.kvlistValue) return attributesOf(value.kvlistValue.values);
-  return null;
+const MALFORMED = Symbol("malformed AnyValue");
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
+const INTEGER = /^-?\d+$/;
+
+/** OTLP's AnyValue as a plain value; MALFORMED when it is not one (a value of the wrong type, or no known field). */
+function valueOf(value: unknown): AttributeValue | typeof MALFORMED {
+  if (value === undefined) return null;
+  if (!isRecord(value)) return MALFORMED;
+  if ("stringValue" in value) return typeof value.stringValue === "string" ? value.stringValue : MALFORMED;
+  if ("boolValue" in value) return typeof value.boolValue === "boolean" ? value.boolValue : MALFORMED;
+  if ("intValue" in value) {
+    const int = value.intValue;
+    return (typeof int === "number" && Number.isInteger(int)) || (typeof int === "string" && INTEGER.test(int)) ? Number(int) : MALFORMED;
+  }
+  if ("doubleValue" in value) {
+    const double = typeof value.doubleValue === "string" ? Number(value.doubleValue) : value.doubleValue;
+    return typeof double === "number" && !Number.isNaN(double) ? double : MALFORMED;
+  }
+  if ("bytesValue" in value) return typeof value.bytesValue === "string" ? value.bytesValue : MALFORMED;
+  if ("arrayValue" in value) {
+    const values = isRecord(value.arrayValue) ? (value.arrayValue.values ?? []) : MALFORMED;
+    if (!Array.isArray(values)) return MALFORMED;
+    const items = values.map(valueOf);
+    return items.includes(MALFORMED) ? MALFORMED : (items as AttributeValue[]);
+  }
+  if ("kvlistValue" in value) {
+    const values = isRecord(value.kvlistValue) ? (value.kvlistValue.values ?? []) : MALFORMED;
+    if (!Array.isArray(values)) return MALFORMED;
+    const entries: Record<string, AttributeValue> = {};
+    for (const entry of values) {
+      if (!isRecord(entry) || typeof entry.key !== "string") return MALFORMED;
+      const item = valueOf(entry.value);
+      if (item === MALFORMED) return MALFORMED;
+      entries[entry.key] = item;
+    }
+    return entries;
+  }
+  return Object.keys(value).length === 0 ? null : MALFORMED;
 }
 
-function attributesOf(list: KeyValueJson[] | undefined): Attributes {
+/** The attributes as a record; 400 naming the first value that is not an AnyValue. */
+function attributesOf(list: KeyValues, where: () => string): Attributes {
   const attributes: Attributes = {};
-  for (const { key, value } of list ?? []) attributes[key] = valueOf(value);
+  for (const [index, { key, value }] of (list ?? []).entries()) {
+    const plain = valueOf(value);
+    if (plain === MALFORMED) throw invalid(`${where()}.attributes[${index}].value: must be an OTLP AnyValue (stringValue, intValue, …)`);
+    attributes[key] = plain;
+  }
   return attributes;
 }
 
@@ -125,21 +141,21 @@ export function spansOfRequest(body: unknown): OtlpResourceSpans[] {
       .replace(/^\./, "");
     throw invalid(`${field}: ${issueMessage(issue)}`, field);
   }
-  return (parsed.data.resourceSpans ?? []).map((resourceSpans) => ({
-    resource: attributesOf(resourceSpans.resource?.attributes),
-    spans: (resourceSpans.scopeSpans ?? []).flatMap((scope) =>
-      (scope.spans ?? []).map((span): OtlpSpan => ({
+  return (parsed.data.resourceSpans ?? []).map((resourceSpans, r) => ({
+    resource: attributesOf(resourceSpans.resource?.attributes, () => `resourceSpans[${r}].resource`),
+    spans: (resourceSpans.scopeSpans ?? []).flatMap((scope, c) =>
+      (scope.spans ?? []).map((span, i): OtlpSpan => ({
         traceId: span.traceId,
         spanId: span.spanId,
         parentSpanId: span.parentSpanId ? span.parentSpanId.toLowerCase() : null,
         name: span.name,
         startMs: nanosToMs(span.startTimeUnixNano),
         endMs: nanosToMs(span.endTimeUnixNano),
-        attributes: attributesOf(span.attributes),
-        events: (span.events ?? []).map((event) => ({
+        attributes: attributesOf(span.attributes, () => `resourceSpans[${r}].scopeSpans[${c}].spans[${i}]`),
+        events: (span.events ?? []).map((event, e) => ({
           name: event.name,
           atMs: nanosToMs(event.timeUnixNano),
-          attributes: attributesOf(event.attributes),
+          attributes: attributesOf(event.attributes, () => `resourceSpans[${r}].scopeSpans[${c}].spans[${i}].events[${e}]`),
         })),
         statusCode: span.status?.code ?? 0,
         ...(span.status?.message ? { statusMessage: span.status.message } : {}),
