@@ -1,3 +1,4 @@
+import type { ReactNode } from "react";
 import { EffectIdentityCells } from "@/components/effects/effect-identity-cells";
 import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -12,7 +13,16 @@ import { RefreshWhileOpen } from "./refresh-while-open";
 const evidenceText = (evidence: unknown) => (typeof evidence === "string" ? evidence : JSON.stringify(evidence));
 
 /** A live run that has no stored record yet (open): what its events say so far, refreshed every few seconds. */
-export function LiveRunView({ evaluation, run }: { evaluation: { id: string; name: string }; run: LiveRun }) {
+/** `children`: what else the page shows of the run (its OpenTelemetry spans), after its effects. */
+export function LiveRunView({
+  evaluation,
+  run,
+  children,
+}: {
+  evaluation: { id: string; name: string };
+  run: LiveRun;
+  children?: ReactNode;
+}) {
   const start = Date.parse(run.record.startedAt);
   const since = (iso: string) => formatOffset(Date.parse(iso) - start);
   const effects = run.record.effects ?? [];
@@ -100,6 +110,7 @@ export function LiveRunView({ evaluation, run }: { evaluation: { id: string; nam
           </DataTable>
         )}
       </Section>
+      {children}
     </>
   );
 }

@@ -6,6 +6,7 @@ import { EffectIdentityCells } from "@/components/effects/effect-identity-cells"
 import { LiveRunView } from "@/components/runs/live-run-view";
 import { LabelExplanation } from "@/components/runs/run-labels";
 import { RunTimeline } from "@/components/runs/run-timeline";
+import { SpanTimeline } from "@/components/runs/span-timeline";
 import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Facts } from "@/components/ui/facts";
@@ -19,6 +20,8 @@ import { getDb } from "@/lib/db/client";
 import { INHERITED_LABELS } from "@/lib/evaluations/display";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
 import { getLiveRun } from "@/lib/evaluations/live/live-runs";
+import { MAX_SPANS_SHOWN, runSpans } from "@/lib/evaluations/otel/run-spans";
+import { spanTimeline } from "@/lib/evaluations/otel/span-timeline";
 import { effectIntervals, evaluationRunTimeline, explainEvaluationRun } from "@/lib/evaluations/run-timeline";
 
 export const dynamic = "force-dynamic";
@@ -31,16 +34,25 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
   const externalId = decodeURIComponent(encoded);
   await requirePagePermission("results:read", `/evaluations/${id}/runs/${encoded}`);
   const db = getDb();
-  const [evaluation, run] = await Promise.all([
+  const [evaluation, run, spans] = await Promise.all([
     db.evaluation.findUnique({ where: { id }, select: { name: true } }),
     getEvaluationRun(db, id, externalId),
+    runSpans(db, id, externalId),
   ]);
   if (!evaluation) notFound();
   if (!run) {
     // A live run still open has no stored record yet: its events so far.
     const live = await getLiveRun(db, id, externalId);
     if (!live) notFound();
-    return <LiveRunView evaluation={{ id, name: evaluation.name }} run={live} />;
+    return (
+      <LiveRunView evaluation={{ id, name: evaluation.name }} run={live}>
+        {spans.length > 0 ? (
+          <Section title={`Trace (${spans.length} spans)`} description="The run's OpenTelemetry spans so far, each under its parent.">
+            <SpanTimeline rows={spanTimeline(spans, Date.parse(live.record.startedAt))} truncated={spans.length >= MAX_SPANS_SHOWN} />
+          </Section>
+        ) : null}
+      </LiveRunView>
+    );
   }
   const start = run.startedAt.getTime();
   const since = (at: Date | null) => (at ? formatOffset(at.getTime() - start) : "not recorded");
@@ -117,6 +129,15 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
       >
         <RunTimeline events={evaluationRunTimeline(run)} role="single" />
       </Section>
+
+      {spans.length > 0 ? (
+        <Section
+          title={`Trace (${spans.length} spans)`}
+          description="The run's OpenTelemetry spans as received over OTLP, each under its parent: tool spans are the effects below."
+        >
+          <SpanTimeline rows={spanTimeline(spans, start)} truncated={spans.length >= MAX_SPANS_SHOWN} />
+        </Section>
+      ) : null}
 
       <Section
         title={`Open-effects records (${run.effects.length})`}
