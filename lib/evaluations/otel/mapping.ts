@@ -1,7 +1,8 @@
 // From OpenTelemetry spans to live-run evidence (issue 24 §2), pure. The table in docs/otel.md is
 // this file's; the GenAI semantic conventions it reads are those of semconv 1.38 (Development status).
 //
-// - A run is a trace. Its name is `boundary_lab.run.id` (on any of its spans, or the resource), else
+// - A run is a trace. Its name is `boundary_lab.run.id` (on any of its spans, or the resource; the
+//   AI SDK's `ai.telemetry.metadata.boundary_lab.run.id` too), else
 //   the trace id; its task `boundary_lab.task.id`, else `gen_ai.agent.name` (else, in the receiver,
 //   the resource's `service.name`). A later batch of the trace may name both while the run is open.
 // - An effect is an `execute_tool` span (`gen_ai.operation.name`) or a Vercel AI SDK `ai.toolCall`
@@ -109,6 +110,9 @@ export interface Plan {
   rejected: SpanRefusal[];
 }
 
+/** An attribute as set on the span, or as the Vercel AI SDK passes telemetry metadata (`ai.telemetry.metadata.<name>`). */
+const own = (attributes: Attributes, name: string): AttributeValue | undefined =>
+  attributes[name] ?? attributes[`ai.telemetry.metadata.${name}`];
 const text = (value: AttributeValue | undefined): string | undefined =>
   typeof value === "string" && value.trim().length > 0 ? value : typeof value === "number" ? String(value) : undefined;
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -118,7 +122,7 @@ const isToolSpan = (span: OtlpSpan) =>
 const isAgentData = (span: OtlpSpan) =>
   isToolSpan(span) ||
   typeof span.attributes[ATTR.operation] === "string" ||
-  Object.keys(span.attributes).some((key) => key.startsWith("boundary_lab.")) ||
+  Object.keys(span.attributes).some((key) => key.startsWith("boundary_lab.") || key.startsWith("ai.telemetry.metadata.boundary_lab.")) ||
   span.events.some((event) => Object.values(EVENT).includes(event.name as never));
 
 function argumentsOf(span: OtlpSpan): Record<string, unknown> | undefined {
@@ -265,9 +269,9 @@ export function planTraces(batch: readonly OtlpResourceSpans[]): Plan {
         traces.set(key, trace);
       }
       trace.startedAtMs = Math.min(trace.startedAtMs, span.startMs);
-      trace.runId ??= text(span.attributes[ATTR.runId]);
-      const task = text(span.attributes[ATTR.taskId]) ?? text(span.attributes[ATTR.agentName]);
-      if (task && (trace.taskId === undefined || text(span.attributes[ATTR.taskId]))) trace.taskId = task;
+      trace.runId ??= text(own(span.attributes, ATTR.runId));
+      const task = text(own(span.attributes, ATTR.taskId)) ?? text(span.attributes[ATTR.agentName]);
+      if (task && (trace.taskId === undefined || text(own(span.attributes, ATTR.taskId)))) trace.taskId = task;
       trace.spans.push({
         spanId: span.spanId,
         parentSpanId: span.parentSpanId,

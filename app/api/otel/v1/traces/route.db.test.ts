@@ -5,7 +5,10 @@ import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { NodeTracerProvider, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-node";
+import { generateText, stepCountIs, tool } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { z } from "zod";
 import { DelayedWriteClient } from "@/lib/delayed-write/client";
 import type { ServiceProcess } from "@/lib/delayed-write/spawn";
 import { spawnDelayedWriteService } from "@/lib/delayed-write/spawn";
@@ -280,4 +283,73 @@ describe("POST /api/otel/v1/traces with OpenTelemetry's exporters", () => {
     expect(noKey.status).toBe(401);
     expect(await database.db.liveRun.count()).toBe(before);
   });
+
+  it("audits an agent built on the Vercel AI SDK (its mock model) whose tool's write is still pending when the run is scored", async () => {
+    const name = "otel ai sdk";
+    const { id } = await lab.createEvaluation({ name, effectPolicy: { tools: { send_money: "async_handle" } } });
+    const provider = tracerProvider(new ProtobufExporter({ url: tracesUrl(), headers: { authorization: `Bearer ${key}` } }), name);
+    provider.register(); // the AI SDK's spans nest under the harness's through the global context manager
+    const tracer = provider.getTracer("ai-agent");
+    const usage = {
+      inputTokens: { total: 10, noCache: 10, cacheRead: undefined, cacheWrite: undefined },
+      outputTokens: { total: 5, text: 5, reasoning: undefined },
+    };
+    const model = new MockLanguageModelV3({
+      doGenerate: [
+        {
+          content: [
+            { type: "tool-call", toolCallId: "ai-call-1", toolName: "send_money", input: JSON.stringify({ to: "bob", amount: 5 }) },
+          ],
+          finishReason: { unified: "tool-calls", raw: undefined },
+          usage,
+          warnings: [],
+        },
+        { content: [{ type: "text", text: "Sent." }], finishReason: { unified: "stop", raw: undefined }, usage, warnings: [] },
+      ],
+    });
+    let handle = "";
+    await tracer.startActiveSpan(
+      "invoke_agent ai-sdk",
+      { attributes: { "gen_ai.operation.name": "invoke_agent", "boundary_lab.task.id": "transfer" } },
+      async (root) => {
+        const result = await generateText({
+          model,
+          prompt: "Send bob 5",
+          tools: {
+            send_money: tool({
+              inputSchema: z.object({ to: z.string(), amount: z.number() }),
+              execute: async ({ to, amount }) => {
+                const write = await bank.write({ namespace: "ai-bank", key: to, value: 100 + amount, delayMs: 1_500, mode: "async" });
+                handle = write.operation.handle;
+                // The tool says on its own span (the AI SDK's ai.toolCall) that the write is acknowledged, not applied.
+                trace.getActiveSpan()?.setAttributes({
+                  "boundary_lab.effect.status": "pending",
+                  "boundary_lab.effect.handle": handle,
+                  "boundary_lab.effect.surface": `bank://${to}`,
+                });
+                return { accepted: handle };
+              },
+            }),
+          },
+          stopWhen: stepCountIs(3),
+          experimental_telemetry: { isEnabled: true, tracer, metadata: { "boundary_lab.run.id": "ai-1" } },
+        });
+        expect(result.text).toBe("Sent.");
+        root.addEvent("gen_ai.evaluation.result", { "gen_ai.evaluation.score.label": "success" });
+        root.end();
+      },
+    );
+    await provider.forceFlush();
+    const run = await getEvaluationRun(database.db, id, "ai-1");
+    expect(run).toMatchObject({
+      finality: "unresolved",
+      unresolvedReason: "pending_at_scoring",
+      unresolvedTool: "send_money",
+      taskId: "transfer",
+    });
+    expect(run?.effects.map((e) => [e.effect_id, e.tool, e.status_at_scoring, e.handle])).toEqual([
+      ["ai-call-1", "send_money", "pending", handle],
+    ]);
+    await provider.shutdown();
+  }, 60_000);
 });
