@@ -20,18 +20,14 @@
 // recorderOverheadP99Ms, recorderHttpOverheadP50Ms, recorderHttpOverheadP99Ms, load} and prints it
 // with the targets (≥ 5,000 events/s; recorder ≤ 2 ms p50, ≤ 10 ms p99), never asserted.
 import { spawn } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { createAccount, createApiKey } from "../lib/auth/accounts";
-import { startEmbeddedPostgres } from "../lib/db/embedded";
-import { ensureMigrated } from "../lib/db/migrate";
-import { createPrisma } from "../lib/db/prisma";
 import { evaluationClient } from "../lib/evaluations/client";
 import { liveEventsAnswerSchema } from "../lib/evaluations/live/schemas";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { serveBankOverHttp } from "../lib/testing/mcp-bank";
-import { percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
+import { percentile, reportFigures, requireProductionBuild, startBenchApi } from "../lib/testing/bench-web";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
@@ -101,19 +97,7 @@ async function concurrently<T>(items: readonly T[], clients: number, work: (item
 }
 
 async function main(): Promise<void> {
-  const database = await startEmbeddedPostgres(dataDir, log);
-  stack.onStop("PostgreSQL", () => database.stop());
-  await ensureMigrated(database.url, log);
-  const db = createPrisma(database.url);
-  stack.onStop("database client", () => db.$disconnect());
-  const { origin, auth } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack });
-  const editor = await createAccount(auth, {
-    email: "bench@live.test",
-    password: "a password for the benchmark",
-    name: "bench",
-    role: "editor",
-  });
-  const { key } = await createApiKey(auth, editor.id, "bench:live");
+  const { origin, key } = await startBenchApi("bench:live", dataDir, log, stack);
   const client = evaluationClient({ baseUrl: origin, apiKey: key });
   const { id } = await client.createEvaluation({ name: "bench:live", effectPolicy: { tools: { "bank.send_money": "async_handle" } } });
 
@@ -205,14 +189,10 @@ async function main(): Promise<void> {
     recorderHttpOverheadP99Ms: Number((percentile(httpThroughRecorder, 99) - percentile(httpDirect, 99)).toFixed(2)),
     load: loadavg().map((l) => Number(l.toFixed(2))),
   };
-  console.log(JSON.stringify(result, null, 2));
+  reportFigures(result, values.json, log);
   console.log(
     `targets: eventsPerSecond ≥ 5,000 (${result.eventsPerSecond.toLocaleString("en-US")}); recorder overhead (stdio and HTTP) ≤ 2 ms p50, ≤ 10 ms p99`,
   );
-  if (values.json) {
-    writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
-    log(`wrote ${values.json}`);
-  }
   await stack.shutdown(0, "done");
 }
 

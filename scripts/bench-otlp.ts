@@ -16,13 +16,9 @@
 //
 // Writes FILE as {runs, spans, spansPerSecond, runsPerSecond, ingestApiRunsPerSecond, ratio, load}
 // and prints it; the target is printed, never asserted.
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { createAccount, createApiKey } from "../lib/auth/accounts";
-import { startEmbeddedPostgres } from "../lib/db/embedded";
-import { ensureMigrated } from "../lib/db/migrate";
-import { createPrisma } from "../lib/db/prisma";
 import { evaluationClient } from "../lib/evaluations/client";
 import { liveEventSchema } from "../lib/evaluations/live/schemas";
 import { liveRunRecord } from "../lib/evaluations/live/timeline";
@@ -30,7 +26,7 @@ import { planTraces } from "../lib/evaluations/otel/mapping";
 import { encodeTraceRequest } from "../lib/evaluations/otel/otlp-wire";
 import { spansOfRequest } from "../lib/evaluations/otel/spans";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
-import { requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
+import { reportFigures, requireProductionBuild, startBenchApi } from "../lib/testing/bench-web";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 
 const log = (line: string) => console.error(`bench:otlp: ${line}`);
@@ -127,19 +123,7 @@ const chunks = <T>(items: readonly T[], size: number) =>
   Array.from({ length: Math.ceil(items.length / size) }, (_, i) => items.slice(i * size, (i + 1) * size));
 
 async function main(): Promise<void> {
-  const database = await startEmbeddedPostgres(dataDir, log);
-  stack.onStop("PostgreSQL", () => database.stop());
-  await ensureMigrated(database.url, log);
-  const db = createPrisma(database.url);
-  stack.onStop("database client", () => db.$disconnect());
-  const { origin, auth } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack });
-  const editor = await createAccount(auth, {
-    email: "bench@otlp.test",
-    password: "a password for the benchmark",
-    name: "bench",
-    role: "editor",
-  });
-  const { key } = await createApiKey(auth, editor.id, "bench:otlp");
+  const { origin, key } = await startBenchApi("bench:otlp", dataDir, log, stack);
   const client = evaluationClient({ baseUrl: origin, apiKey: key });
   const effectPolicy = { tools: { "bank.send_money": "async_handle" as const } };
   const { id: ingested } = await client.createEvaluation({ name: "bench:otlp ingest API", effectPolicy });
@@ -196,12 +180,8 @@ async function main(): Promise<void> {
     ratio: Number((runsPerSecond / ingestApiRunsPerSecond).toFixed(3)),
     load: loadavg().map((l) => Number(l.toFixed(2))),
   };
-  console.log(JSON.stringify(result, null, 2));
+  reportFigures(result, values.json, log);
   console.log(`target: ratio ≥ 0.5 (${result.ratio})`);
-  if (values.json) {
-    writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
-    log(`wrote ${values.json}`);
-  }
   await stack.shutdown(0, "done");
 }
 

@@ -102,25 +102,31 @@ function post(url: string, body: unknown, headers: Record<string, string> = {}) 
   });
 }
 
+/** The recorder in front of `upstream` on a free port, its events and suggestions kept here rather than sent. */
+async function recorderBefore(upstream: URL) {
+  const delivered: RecordedEvent[] = [];
+  const suggested: string[] = [];
+  const outbox = new EventOutbox(
+    path.join(mkdtempSync(path.join(tmpdir(), "bl-http-recorder-")), "run.jsonl"),
+    async (events) => void delivered.push(...events),
+    () => {},
+  );
+  const recorder = await startHttpRecorder({
+    upstream,
+    listen: { port: 0, host: "127.0.0.1" },
+    outbox,
+    sink: { suggest: async (source, tools) => void suggested.push(...tools.map((t) => `${source} ${t.tool} ${t.suggestedClass}`)) },
+    pollBoundMs: 10_000,
+    pollIntervalMs: 20,
+    log: () => {},
+  });
+  return { recorder, delivered, suggested };
+}
+
 describe("the Streamable HTTP recorder", () => {
   it("passes the server's answers on byte for byte and records from them; polls the task in the agent's session with its headers", async () => {
     const upstream = await handWrittenServer();
-    const delivered: RecordedEvent[] = [];
-    const suggested: string[] = [];
-    const outbox = new EventOutbox(
-      path.join(mkdtempSync(path.join(tmpdir(), "bl-http-recorder-")), "run.jsonl"),
-      async (events) => void delivered.push(...events),
-      () => {},
-    );
-    const recorder = await startHttpRecorder({
-      upstream: upstream.url,
-      listen: { port: 0, host: "127.0.0.1" },
-      outbox,
-      sink: { suggest: async (source, tools) => void suggested.push(...tools.map((t) => `${source} ${t.tool} ${t.suggestedClass}`)) },
-      pollBoundMs: 10_000,
-      pollIntervalMs: 20,
-      log: () => {},
-    });
+    const { recorder, delivered, suggested } = await recorderBefore(upstream.url);
     expect(recorder.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const session = { "mcp-session-id": "S1", authorization: "Bearer agent-token", "mcp-protocol-version": "2025-11-25" };
 
@@ -166,21 +172,7 @@ describe("the Streamable HTTP recorder", () => {
 
   it("keeps apart the calls of two sessions that use the same JSON-RPC ids", async () => {
     const upstream = await handWrittenServer();
-    const delivered: RecordedEvent[] = [];
-    const outbox = new EventOutbox(
-      path.join(mkdtempSync(path.join(tmpdir(), "bl-http-recorder-")), "run.jsonl"),
-      async (events) => void delivered.push(...events),
-      () => {},
-    );
-    const recorder = await startHttpRecorder({
-      upstream: upstream.url,
-      listen: { port: 0, host: "127.0.0.1" },
-      outbox,
-      sink: { suggest: async () => {} },
-      pollBoundMs: 10_000,
-      pollIntervalMs: 20,
-      log: () => {},
-    });
+    const { recorder, delivered } = await recorderBefore(upstream.url);
     for (const session of ["S1", "S2"])
       await post(
         recorder.url,

@@ -1,13 +1,16 @@
 // What the HTTP benchmarks share: a production build to serve, and the web server on a free
 // loopback port against the benchmark's own database, with a secret of its own and an account maker.
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { Pool } from "undici";
+import { createAccount, createApiKey } from "../auth/accounts";
 import { createAuth, type Auth } from "../auth/auth";
+import { startEmbeddedPostgres } from "../db/embedded";
 import { freePort } from "../db/free-port";
-import type { Db } from "../db/prisma";
+import { ensureMigrated } from "../db/migrate";
+import { createPrisma, type Db } from "../db/prisma";
 import { readServerEnv } from "../env";
 import { spawnWebServer } from "../web/spawn";
 import { stopChild, type orderedShutdown } from "./ordered-shutdown";
@@ -105,6 +108,42 @@ export async function startBenchWeb(options: {
       if (Date.now() > deadline) throw new Error(`the web server did not answer within ${READY_TIMEOUT_MS / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, 250));
     }
+  }
+}
+
+/**
+ * What the API benchmarks stand on: a fresh embedded PostgreSQL in `dataDir`, migrated; the web server
+ * on it (startBenchWeb); an editor's API key for `bench`. Every part is stopped with `stack`.
+ */
+export async function startBenchApi(
+  bench: string,
+  dataDir: string,
+  log: (line: string) => void,
+  stack: ReturnType<typeof orderedShutdown>,
+) {
+  const database = await startEmbeddedPostgres(dataDir, log);
+  stack.onStop("PostgreSQL", () => database.stop());
+  await ensureMigrated(database.url, log);
+  const db = createPrisma(database.url);
+  stack.onStop("database client", () => db.$disconnect());
+  const web = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack });
+  const name = bench.replace(/[^a-z]/g, "");
+  const editor = await createAccount(web.auth, {
+    email: `${name}@bench.test`,
+    password: "a password for the benchmark",
+    name,
+    role: "editor",
+  });
+  const { key } = await createApiKey(web.auth, editor.id, bench);
+  return { ...web, db, key };
+}
+
+/** Prints a benchmark's figures and writes them to `file` when one was named. */
+export function reportFigures(figures: object, file: string | undefined, log: (line: string) => void): void {
+  console.log(JSON.stringify(figures, null, 2));
+  if (file) {
+    writeFileSync(file, `${JSON.stringify(figures, null, 2)}\n`);
+    log(`wrote ${file}`);
   }
 }
 
