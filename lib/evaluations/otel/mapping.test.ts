@@ -106,6 +106,7 @@ describe("planTraces", () => {
       ["effect_status", "tc-1", "completed", ""],
     ]);
     expect(trace.events[0]!.event).toMatchObject({ surface: "acct:alice" });
+    expect(trace.asyncTools).toEqual(["send_money"]); // its span said pending, with a handle
     expect(trace.events[3]!.event).toMatchObject({ evidence: { span: "aaaaaaaaaaaaaaa2", message: "timeout" } });
     expect(trace.taskId).toBeUndefined(); // no task id, no agent name: the receiver takes the resource's service.name
   });

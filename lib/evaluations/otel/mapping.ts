@@ -96,6 +96,8 @@ export interface TracePlan {
   taskId?: string;
   startedAtMs: number;
   events: { spanId: string; event: LiveEvent }[];
+  /** Tools whose span said its call was acknowledged before applied (pending, with a handle): suggested async_handle. */
+  asyncTools: string[];
   score?: PlannedScore;
   spans: SpanRow[];
 }
@@ -140,10 +142,11 @@ const statusOf = (value: AttributeValue | undefined): StatusAtScoring | undefine
   typeof value === "string" && (STATUSES_AT_SCORING as readonly string[]).includes(value) ? (value as StatusAtScoring) : undefined;
 
 /** The events one span adds to its run; a refusal (the whole span) when it cannot be used as sent. */
-function eventsOfSpan(span: OtlpSpan): { events: LiveEvent[]; score?: PlannedScore } | { refusal: string } {
+function eventsOfSpan(span: OtlpSpan): { events: LiveEvent[]; score?: PlannedScore; asyncTool?: string } | { refusal: string } {
   const events: LiveEvent[] = [];
   let score: PlannedScore | undefined;
   let ownEffect: string | undefined;
+  let asyncTool: string | undefined;
   if (isToolSpan(span)) {
     const tool = text(span.attributes[ATTR.toolName]) ?? text(span.attributes[ATTR.aiToolName]);
     if (!tool) return { refusal: `an execute_tool span needs ${ATTR.toolName} (span ${span.spanId})` };
@@ -154,6 +157,7 @@ function eventsOfSpan(span: OtlpSpan): { events: LiveEvent[]; score?: PlannedSco
     ownEffect = callId ?? span.spanId;
     const surface = text(span.attributes[ATTR.effectSurface]);
     const handle = text(span.attributes[ATTR.effectHandle]);
+    if (status === "pending" && handle) asyncTool = tool;
     const args = argumentsOf(span);
     events.push({
       eventId: `${span.spanId}.requested`,
@@ -222,7 +226,7 @@ function eventsOfSpan(span: OtlpSpan): { events: LiveEvent[]; score?: PlannedSco
       };
     }
   }
-  return { events, ...(score && { score }) };
+  return { events, ...(score && { score }), ...(asyncTool && { asyncTool }) };
 }
 
 /** The request's traces as runs, and every span it cannot use with the reason; resources are grouped by the evaluation they name. */
@@ -262,6 +266,7 @@ export function planTraces(batch: readonly OtlpResourceSpans[]): Plan {
           traceId: span.traceId,
           startedAtMs: span.startMs,
           events: [],
+          asyncTools: [],
           spans: [],
         };
         const runId = text(resource[ATTR.runId]);
@@ -287,6 +292,7 @@ export function planTraces(batch: readonly OtlpResourceSpans[]): Plan {
         continue;
       }
       trace.events.push(...made.events.map((event) => ({ spanId: span.spanId, event })));
+      if (made.asyncTool && !trace.asyncTools.includes(made.asyncTool)) trace.asyncTools.push(made.asyncTool);
       if (made.score && (!trace.score || made.score.atMs < trace.score.atMs)) trace.score = made.score;
     }
   }

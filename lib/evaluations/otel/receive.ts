@@ -12,6 +12,7 @@ import { rowsOf } from "../../db/rows";
 import type { CopyTx } from "../../db/sql-transaction";
 import { DomainError, notFound } from "../../errors";
 import { createEvaluation, EvaluationNameTakenError } from "../create-evaluation";
+import { storeToolSuggestions, toolSuggestionSchema } from "../tool-suggestions";
 import { storeBatchIn } from "../ingest/store";
 import { validRun } from "../ingest/validate";
 import { enqueueExpireLiveRunJob } from "../live/live-run-job";
@@ -101,6 +102,19 @@ export async function receiveTraces(db: Db, createdById: string, batch: readonly
   for (const [ref, traces] of byEvaluation) {
     const evaluation = evaluations.get(ref)!;
     rejected.push(...(await inTransaction(db, (tx) => storeTraces(tx, evaluation, traces))));
+    // As the MCP recorder does: a class to suggest for the tools the spans showed acknowledged before applied (no figure changes until an editor accepts it).
+    const asyncTools = [...new Set(traces.flatMap((t) => t.asyncTools))].filter(
+      (tool) => toolSuggestionSchema.shape.tool.safeParse(tool).success,
+    );
+    if (asyncTools.length > 0)
+      await storeToolSuggestions(db, evaluation.id, {
+        source: `otel:${traces[0]!.harness ?? "otlp"}`.slice(0, 200),
+        tools: asyncTools.map((tool) => ({
+          tool,
+          suggestedClass: "async_handle",
+          reason: "a span said its call was acknowledged before it was applied (boundary_lab.effect.status pending, with a handle)",
+        })),
+      });
   }
   return { runs: plan.traces.length, rejected };
 }

@@ -32,15 +32,17 @@ const EVALUATION = "otel bank";
 
 beforeAll(async () => {
   ({ database, key } = await routeTestDatabase(inject("embeddedAdminUrl"), "editor", "otel"));
-  const [otlp, evaluations, summary] = await Promise.all([
+  const [otlp, evaluations, summary, suggestions] = await Promise.all([
     import("./route"),
     import("@/app/api/v1/evaluations/route"),
     import("@/app/api/v1/evaluations/[id]/summary/route"),
+    import("@/app/api/v1/evaluations/[id]/tool-suggestions/route"),
   ]);
   api = await serveRoutes([
     { path: /^\/api\/otel\/v1\/traces$/, methods: { POST: otlp.POST } },
     { path: /^\/api\/v1\/evaluations$/, methods: { POST: evaluations.POST } },
     { path: /^\/api\/v1\/evaluations\/(?<id>[^/]+)\/summary$/, methods: { GET: summary.GET } },
+    { path: /^\/api\/v1\/evaluations\/(?<id>[^/]+)\/tool-suggestions$/, methods: { GET: suggestions.GET } },
   ]);
   lab = evaluationClient({ baseUrl: api.origin, apiKey: key });
   service = await spawnDelayedWriteService();
@@ -143,6 +145,10 @@ describe("POST /api/otel/v1/traces with OpenTelemetry's exporters", () => {
     const evaluation = await database.db.evaluation.findUniqueOrThrow({ where: { name: EVALUATION }, select: { id: true } });
     // B read alice after A's write to her account, with no reset between: one unit.
     expect((await lab.summary(evaluation.id)).units).toMatchObject({ runRows: 2, analysisUnits: 1 });
+    // The transfer's spans said pending with a handle: async_handle suggested, from the harness's service.
+    expect((await lab.toolSuggestions(evaluation.id)).map((t) => [t.tool, t.suggestedClass, t.source])).toEqual([
+      ["send_money", "async_handle", "otel:bank-agents"],
+    ]);
     // Every span of A's trace is kept for its timeline, whichever request brought it.
     const spans = await database.db.liveRunSpan.findMany({ where: { liveRun: { externalId: "A" } }, select: { name: true } });
     expect(spans.map((s) => s.name).sort()).toEqual([
