@@ -196,7 +196,14 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
         RETURNING id::text, external_id, expires_at`,
     ).map((r) => [r.external_id, r]),
   );
-  const fresh = unseen.filter((t, i) => created.has(runName(t)) && unseen.findIndex((u) => runName(u) === runName(t)) === i);
+  // The first trace of each new run's name takes the quick way; another naming the same run finds it below.
+  const claimed = new Set<string>();
+  const fresh: TracePlan[] = [];
+  for (const trace of unseen)
+    if (created.has(runName(trace)) && !claimed.has(runName(trace))) {
+      claimed.add(runName(trace));
+      fresh.push(trace);
+    }
   const freshRuns = fresh.map((trace) => ({ trace, run: created.get(runName(trace))! }));
   const records = [];
   const eventRows: Record<keyof typeof EVENT_COLUMNS, string | null>[] = [];
@@ -310,7 +317,8 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
       })),
     );
   await tx.copyRows("live_run_spans", spanRows(fresh), SPAN_COLUMNS);
-  const later = spanRows(traces.filter((t) => runOf.has(t) && !freshRuns.some((f) => f.trace === t)));
+  const freshSet = new Set(fresh);
+  const later = spanRows(traces.filter((t) => runOf.has(t) && !freshSet.has(t)));
   if (later.length > 0)
     await tx.$executeRaw`
       INSERT INTO live_run_spans (live_run_id, span_id, trace_id, parent_span_id, name, start_at, end_at, status_code, attributes)

@@ -130,15 +130,19 @@ function attributesOf(list: KeyValues, where: () => string): Attributes {
   return attributes;
 }
 
+/** A place in the request as OTLP's field names write it: `resourceSpans[0].scopeSpans[0].spans[3].traceId`. */
+export const fieldPath = (path: readonly PropertyKey[]) =>
+  path
+    .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
+    .join("")
+    .replace(/^\./, "");
+
 /** The request's spans by resource; 400 naming the field for anything the schema refuses (nothing is then stored). */
 export function spansOfRequest(body: unknown): OtlpResourceSpans[] {
   const parsed = exportTraceServiceRequestSchema.safeParse(body);
   if (!parsed.success) {
     const issue = parsed.error.issues[0]!;
-    const field = issue.path
-      .map((p) => (typeof p === "number" ? `[${p}]` : `.${String(p)}`))
-      .join("")
-      .replace(/^\./, "");
+    const field = fieldPath(issue.path);
     throw invalid(`${field}: ${issueMessage(issue)}`, field);
   }
   return (parsed.data.resourceSpans ?? []).map((resourceSpans, r) => ({

@@ -5,7 +5,7 @@ import { authenticateRequest } from "@/lib/auth/guard";
 import { getDb } from "@/lib/db/client";
 import { DomainError, invalid, type ErrorKind } from "@/lib/errors";
 import { receiveTraces } from "@/lib/evaluations/otel/receive";
-import { spansOfRequest } from "@/lib/evaluations/otel/spans";
+import { fieldPath, spansOfRequest } from "@/lib/evaluations/otel/spans";
 import {
   decodeTraceRequest,
   encodeStatus,
@@ -53,10 +53,7 @@ export async function POST(request: Request): Promise<Response> {
     const body = await readBodyBytes(request, MAX_OTLP_BODY_BYTES);
     const resourceSpans = spansOfRequest(decodeTraceRequest(body, encoding, request.headers.get("content-encoding")));
     const unstorable = findUnstorable(resourceSpans);
-    if (unstorable)
-      throw invalid(
-        `resourceSpans${unstorable.path.map((p) => (typeof p === "number" ? `[${p}]` : `.${p}`)).join("")}: ${unstorable.message}`,
-      );
+    if (unstorable) throw invalid(`${fieldPath(["resourceSpans", ...unstorable.path])}: ${unstorable.message}`);
     const { rejected } = await receiveTraces(getDb(), principal.userId, resourceSpans);
     const spans = new Set(rejected.map((r) => r.spanId));
     return new Response(encodeTraceResponse(encoding, { count: spans.size, message: rejected[0]?.reason ?? "" }), {
