@@ -145,6 +145,7 @@ function ImportReportView({ report }: { report: ImportReport }) {
       <p>
         {report.files} file(s): {report.imported} imported, {report.unchanged} unchanged (already imported), {report.skipped.length}{" "}
         skipped, {report.failed.length} failed; {report.runs} run(s).
+        {report.incomplete.length > 0 && ` ${report.incomplete.length} imported incomplete.`}
       </p>
       {report.evaluations.length > 0 && (
         <ul className="list-disc pl-6">
@@ -169,6 +170,19 @@ function ImportReportView({ report }: { report: ImportReport }) {
               <Td>{f.file}</Td>
               <Td>failed (an importer bug)</Td>
               <Td>{f.error}</Td>
+            </tr>
+          ))}
+        </DataTable>
+      )}
+      {report.incomplete.length > 0 && (
+        <DataTable caption="Imported incomplete: the log holds fewer samples than it says it completed" columns={["File", "Samples held", "Missing"]} testId="import-incomplete">
+          {report.incomplete.map((f, i) => (
+            <tr key={`i${i}`}>
+              <Td>{f.file}</Td>
+              <Td>
+                incomplete: {f.found}/{f.expected}
+              </Td>
+              <Td>{f.missing.length > 0 ? f.missing.join(", ") + (f.missing.length < f.expected - f.found ? ", …" : "") : `${f.expected - f.found} unnamed`}</Td>
             </tr>
           ))}
         </DataTable>

@@ -119,6 +119,7 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
     else {
       report[outcome.status] += 1;
       report.runs += outcome.log.runs.length;
+      if (outcome.log.incomplete) report.incomplete.push({ file: outcome.file, ...outcome.log.incomplete });
     }
     options.onFile?.(outcome);
   };

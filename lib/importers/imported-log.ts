@@ -18,6 +18,8 @@ export interface ImportedLog {
   unknownTools: string[];
   /** Samples that are not runs, with why (unreadable, or no time recorded for them); an unscored sample is a run (finality unscored). */
   leftOut: { sample: string; reason: string }[];
+  /** The log says it completed more samples than it holds (an archive missing entries): how many, and which where it names them. */
+  incomplete?: { expected: number; found: number; missing: string[] };
 }
 
 /** A file that is not imported, with a reason a person can act on. */

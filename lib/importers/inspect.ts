@@ -25,6 +25,8 @@ export const inspectHeaderSchema = z.looseObject({
   }),
   stats: z.looseObject({ started_at: timeSchema.nullish(), completed_at: timeSchema.nullish() }).nullish(),
   error: z.looseObject({ message: z.string().nullish() }).nullish(),
+  /** How many samples the log says it completed (header.json, or the `.json` log). */
+  results: z.looseObject({ completed_samples: z.number().int().nonnegative().nullish() }).nullish(),
 });
 type InspectHeader = z.infer<typeof inspectHeaderSchema>;
 
@@ -58,6 +60,13 @@ export const inspectSampleSchema = z.looseObject({
   transcript: z.looseObject({ events: z.array(eventSchema).nullish() }).nullish(),
 });
 type InspectSample = z.infer<typeof inspectSampleSchema>;
+
+/** A sample's key in a log: its id and epoch, as Inspect's summaries name it. */
+const sampleKeySchema = z.looseObject({ id: z.union([z.string(), z.number()]), epoch: z.number().int() });
+const sampleKey = (sample: { id: string | number; epoch: number }) => `${sample.id} epoch ${sample.epoch}`;
+
+/** At most this many missing samples are named (the count says how many there are). */
+const MISSING_NAMED = 20;
 
 /** An Inspect `.json` log or `.eval` header, told by its own fields. */
 export function looksLikeInspect(value: unknown): boolean {
@@ -261,12 +270,16 @@ export function inspectLogReader(
   const threshold = options.threshold ?? DEFAULT_SCORE_THRESHOLD;
   const runs: RunRecord[] = [];
   const leftOut: ImportedLog["leftOut"] = [];
+  // Every sample the log holds (a run or not): checked, at the end, against what the log says it completed.
+  const found = new Set<string>();
   const mappings = new Set<string>();
   let scoredFromLog = 0;
   let unscored = 0;
   let index = 0;
   return {
     add(raw: unknown): void {
+      const key = sampleKeySchema.safeParse(raw);
+      if (key.success) found.add(sampleKey(key.data));
       const parsed = inspectSampleSchema.safeParse(raw);
       if (!parsed.success) {
         leftOut.push({ sample: `#${index}`, reason: `not a readable sample: ${firstIssue(parsed.error)}` });
@@ -282,14 +295,36 @@ export function inspectLogReader(
       }
       index += 1;
     },
-    finish(): ImportedLog {
+    /**
+     * The log's runs. `summaries`: the samples the log lists as completed (an `.eval`'s summaries.json
+     * or its journal's), each of which must be found with header.results.completed_samples.
+     */
+    finish(summaries: readonly unknown[] = []): ImportedLog {
+      const listed = new Set(summaries.flatMap((s) => {
+        const key = sampleKeySchema.safeParse(s);
+        return key.success ? [sampleKey(key.data)] : [];
+      }));
+      const expected = Math.max(listed.size, header.results?.completed_samples ?? 0, found.size);
+      const missing = [...listed].filter((key) => !found.has(key));
+      const incomplete =
+        expected > found.size ? { expected, found: found.size, missing: missing.slice(0, MISSING_NAMED) } : undefined;
       if (runs.length === 0) {
+        if (found.size === 0 && incomplete)
+          throw new SkippedLog(
+            `nothing to import: incomplete: the log says it completed ${expected} sample(s) but holds none${missing.length > 0 ? ` (missing: ${incomplete.missing.join(", ")}${missing.length > MISSING_NAMED ? ", …" : ""})` : ""}`,
+          );
         const why = leftOut[0]
           ? `${leftOut.length} sample(s), none a run: ${leftOut[0].reason}`
           : `no samples${header.status === "success" ? "" : ` (status ${header.status})`}`;
         throw new SkippedLog(`nothing to import: ${why}`);
       }
       const notes = [...mappings];
+      if (incomplete)
+        notes.push(
+          `incomplete: the log says it completed ${incomplete.expected} sample(s) but holds ${incomplete.found}` +
+            (missing.length > 0 ? ` (missing: ${incomplete.missing.join(", ")}${missing.length > MISSING_NAMED ? ", …" : ""})` : "") +
+            ": the samples it holds are imported, the missing ones are not runs",
+        );
       if (unscored > 0)
         notes.push(
           `${unscored} sample(s) have no readable score: stored as unscored runs (no endpoint label), counted on their own and in no rate`,
@@ -312,6 +347,7 @@ export function inspectLogReader(
         notes,
         unknownTools: [],
         leftOut,
+        ...(incomplete && { incomplete }),
       };
     },
   };

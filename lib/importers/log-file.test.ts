@@ -1,11 +1,12 @@
 import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
+import { inflateRawSync } from "node:zlib";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { AGENTDOJO_RUNS, INSPECT_LOGS, importLogFile } from "../testing/importer-fixtures";
 import { SkippedLog } from "./imported-log";
 import { MAX_WHOLE_JSON_BYTES, readLogFile } from "./log-file";
-import { zipArchive } from "../testing/zip";
+import { storedEntries, zipArchive, type ZipEntry } from "../testing/zip";
 
 /** 1.1 GB: what a zip's directory claims, never written. */
 const GB_1_1 = Math.round(1.1 * 1024 ** 3);
@@ -158,5 +159,85 @@ describe("a log file's format, told from its content", () => {
     await expect(importLogFile(file("cut.json", cut.slice(0, cut.length - 40)))).rejects.toThrow(
       /the file ends at byte \d+ in the middle of its JSON \(inside an element of samples\): is it truncated\?/,
     );
+  });
+});
+
+describe("Inspect .eval archives as current Inspect writes them", () => {
+  const ZSTANDARD_LOG = `${INSPECT_LOGS}tests__helpers_fixtures_legacy_retry-2-then-success.eval`;
+  const STREAMING_LOG = `${INSPECT_LOGS}tests_log_test_eval_log_log_streaming.eval`;
+  /** A real archive's entries as stored (Zstandard or deflate), some left out or changed. */
+  const rebuilt = async (from: string, change: (entries: ZipEntry[]) => ZipEntry[]) =>
+    zipArchive(change([...(await storedEntries(from))].map(([name, stored]) => ({ name, stored }))));
+
+  it("Zstandard entries (compression method 93, what current Inspect writes) import as deflate ones do", async () => {
+    const stored = await storedEntries(ZSTANDARD_LOG);
+    expect(new Set([...stored.values()].map((e) => e.method))).toEqual(new Set([93]));
+    const log = await importLogFile(ZSTANDARD_LOG);
+    expect(log.format).toBe("inspect-eval");
+    expect(log.evaluation.name).toBe("Inspect task · mockllm/test · NHBw2w5NYTbuW8GyUMzpqx");
+    expect(log.runs).toHaveLength(1);
+    expect(log.runs[0]).toMatchObject({ externalId: "NHBw2w5NYTbuW8GyUMzpqx/1/epoch 1", startedAt: "2026-05-06T17:47:39.035Z" });
+    expect(log.incomplete).toBeUndefined();
+  });
+
+  it("a Zstandard entry that inflates past the size its directory declares is refused as damaged, as a deflate one is", async () => {
+    const lying = await rebuilt(ZSTANDARD_LOG, (entries) =>
+      entries.map((e) => (e.name === "samples/1_epoch_1.json" ? { ...e, claimedSize: 100 } : e)),
+    );
+    await expect(importLogFile(file("zstd-lying.eval", lying))).rejects.toThrow(
+      "the archive is damaged (samples/1_epoch_1.json): it inflates past the 100 bytes its directory declares",
+    );
+    const short = await rebuilt(ZSTANDARD_LOG, (entries) =>
+      entries.map((e) => (e.name === "samples/1_epoch_1.json" ? { ...e, claimedSize: 20_000 } : e)),
+    );
+    await expect(importLogFile(file("zstd-short.eval", short))).rejects.toThrow(
+      "the archive is damaged (samples/1_epoch_1.json): it inflates to 9615 bytes, not the 20000 its directory declares",
+    );
+  });
+
+  it("an archive missing a sample its summaries list: imported, and reported incomplete with the count and the sample", async () => {
+    const missing = await rebuilt(STREAMING_LOG, (entries) => entries.filter((e) => e.name !== "samples/2_epoch_2.json"));
+    const log = await importLogFile(file("missing-sample.eval", missing));
+    expect(log.runs).toHaveLength(3);
+    expect(log.incomplete).toEqual({ expected: 4, found: 3, missing: ["2 epoch 2"] });
+    expect(log.notes).toContain(
+      "incomplete: the log says it completed 4 sample(s) but holds 3 (missing: 2 epoch 2): the samples it holds are imported, the missing ones are not runs",
+    );
+    // Without summaries.json, the header's completed count still tells.
+    const noSummaries = await rebuilt(STREAMING_LOG, (entries) =>
+      entries.filter((e) => e.name !== "samples/2_epoch_2.json" && !e.name.includes("summaries")),
+    );
+    expect((await importLogFile(file("missing-no-summaries.eval", noSummaries))).incomplete).toEqual({ expected: 4, found: 3, missing: [] });
+    // Every sample there: complete.
+    expect((await importLogFile(STREAMING_LOG)).incomplete).toBeUndefined();
+  });
+
+  it("an archive that lists a sample and holds none: skipped, saying so", async () => {
+    const empty = await rebuilt(ZSTANDARD_LOG, (entries) => entries.filter((e) => !e.name.startsWith("samples/")));
+    await expect(importLogFile(file("zstd-no-samples.eval", empty))).rejects.toThrow(
+      "nothing to import: incomplete: the log says it completed 1 sample(s) but holds none (missing: 1 epoch 1)",
+    );
+  });
+
+  it("a sample whose id holds a `/` is found in its nested entry, beside plain ones", async () => {
+    // The real log's sample 2 epoch 1 given the id of METR's inspect-action sample: Inspect writes it to samples/terraform/tmp_epoch_1.json.
+    const stored = await storedEntries(STREAMING_LOG);
+    const read = (name: string) => JSON.parse(inflateRawSync(stored.get(name)!.compressed).toString("utf8")) as Record<string, unknown>;
+    const renamed = { ...read("samples/2_epoch_1.json"), id: "terraform/tmp" };
+    const summaries = (read("summaries.json") as unknown as { id: unknown; epoch: number }[]).map((s) =>
+      s.id === 2 && s.epoch === 1 ? { ...s, id: "terraform/tmp" } : s,
+    );
+    const nested = await rebuilt(STREAMING_LOG, (entries) =>
+      entries.map((e) =>
+        e.name === "samples/2_epoch_1.json"
+          ? { name: "samples/terraform/tmp_epoch_1.json", data: JSON.stringify(renamed) }
+          : e.name === "summaries.json"
+            ? { name: e.name, data: JSON.stringify(summaries) }
+            : e,
+      ),
+    );
+    const log = await importLogFile(file("nested.eval", nested));
+    expect(log.runs.map((r) => r.taskId).sort()).toEqual(["popularity/1", "popularity/1", "popularity/2", "popularity/terraform/tmp"]);
+    expect(log.incomplete).toBeUndefined();
   });
 });

@@ -5,11 +5,14 @@
 // whole; a larger one is read as it streams (json-stream.ts), field by field and sample by sample;
 // an archive is read entry by entry, with bounds on the entry count and the uncompressed sizes
 // checked from its directory before anything is inflated, so that a zip bomb is refused, not inflated.
+// Entries are deflate (older Inspect) or Zstandard (method 93, what current Inspect writes).
 import { closeSync, createReadStream, createWriteStream, fstatSync, openSync, readSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { Decompress } from "fzstd";
 import yauzl from "yauzl";
 import { importAgentDojoLog, looksLikeAgentDojo } from "./agentdojo";
 import { SkippedLog, type ImportedLog } from "./imported-log";
@@ -136,10 +139,45 @@ function headlessReason(entries: readonly yauzl.Entry[], samples: readonly yauzl
   return `a zip archive of ${entries.length} entr${entries.length === 1 ? "y" : "ies"} (${someNames(entries)}), none of them a log file (.json, .eval) and no header.json or _journal/start.json: neither an Inspect .eval log nor a zip of logs`;
 }
 
+/** The zip compression method of Zstandard (APPNOTE 4.4.5), which yauzl does not inflate itself. */
+const ZSTANDARD = 93;
+
+/**
+ * A Zstandard entry's bytes inflated (fzstd), held to the size the directory declares as yauzl
+ * holds a deflate entry: output past it stops the read at once, and output short of it is damage.
+ */
+async function* inflateZstandard(raw: AsyncIterable<Buffer>, entry: yauzl.Entry): AsyncGenerator<Buffer> {
+  const out: Buffer[] = [];
+  let inflated = 0;
+  const decoder = new Decompress((data) => {
+    inflated += data.length;
+    if (inflated > entry.uncompressedSize)
+      throw new SkippedLog(`the archive is damaged (${entry.fileName}): it inflates past the ${entry.uncompressedSize} bytes its directory declares`);
+    out.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
+  });
+  try {
+    for await (const chunk of raw) {
+      decoder.push(chunk);
+      yield* out.splice(0);
+    }
+    decoder.push(new Uint8Array(0), true);
+  } catch (error) {
+    throw error instanceof SkippedLog ? error : new SkippedLog(`the archive is damaged (${entry.fileName}): Zstandard: ${(error as Error).message}`);
+  }
+  yield* out.splice(0);
+  if (inflated !== entry.uncompressedSize)
+    throw new SkippedLog(
+      `the archive is damaged (${entry.fileName}): it inflates to ${inflated} bytes, not the ${entry.uncompressedSize} its directory declares`,
+    );
+}
+
 function entryStream(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<NodeJS.ReadableStream> {
+  const zstandard = entry.compressionMethod === ZSTANDARD && !entry.isEncrypted();
   return new Promise((resolve, reject) =>
-    zip.openReadStream(entry, (error, stream) =>
-      error ? reject(new SkippedLog(`the archive is damaged (${entry.fileName}): ${error.message}`)) : resolve(stream),
+    zip.openReadStream(entry, zstandard ? { decodeFileData: false } : {}, (error, stream) =>
+      error
+        ? reject(new SkippedLog(`the archive is damaged (${entry.fileName}): ${error.message}`))
+        : resolve(zstandard ? Readable.from(inflateZstandard(stream, entry)) : stream),
     ),
   );
 }
@@ -154,7 +192,11 @@ async function readEntryJson(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<un
   return parseJson(Buffer.concat(chunks).toString("utf8"), entry.fileName);
 }
 
-const SAMPLE_ENTRY = /^samples\/[^/]+\.json$/;
+/** A sample's entry: `samples/{id}_epoch_{n}.json`, in folders below samples/ when its id holds a `/`. */
+const SAMPLE_ENTRY = /^samples\/.+\.json$/;
+/** The samples the log lists as completed: summaries.json once it ends, its journal's pieces while it runs. */
+const SUMMARIES_ENTRY = "summaries.json";
+const JOURNAL_SUMMARIES_ENTRY = /^_journal\/summaries\/[^/]+\.json$/;
 /** Inside a zip of logs: the log files (folders and other files are passed over, as a directory's are). */
 const BUNDLED_LOG = /\.(json|eval)$/i;
 
@@ -202,13 +244,19 @@ async function readArchive(file: string, name: string, options: InspectOptions):
       if (samples.length > 0 || logs.length === 0) throw new SkippedLog(headlessReason(entries, samples));
       return await unpackBundle(zip, name, logs);
     }
-    refuseBomb([headerEntry, ...samples], MAX_JSON_VALUE_BYTES);
+    const summaryEntries = named(SUMMARIES_ENTRY) ? [named(SUMMARIES_ENTRY)!] : entries.filter((e) => JOURNAL_SUMMARIES_ENTRY.test(e.fileName));
+    refuseBomb([headerEntry, ...summaryEntries, ...samples], MAX_JSON_VALUE_BYTES);
     const start = await readEntryJson(zip, headerEntry);
     const header =
       headerEntry.fileName === "header.json" ? start : start && typeof start === "object" ? { status: "started", ...start } : start;
     const reader = inspectLogReader("inspect-eval", header, options);
     for (const sample of samples) reader.add(await readEntryJson(zip, sample));
-    return reader.finish();
+    const summaries: unknown[] = [];
+    for (const entry of summaryEntries) {
+      const listed = await readEntryJson(zip, entry);
+      if (Array.isArray(listed)) summaries.push(...listed);
+    }
+    return reader.finish(summaries);
   } finally {
     zip.close();
   }

@@ -9,6 +9,7 @@ describe("import reports added up", () => {
       unchanged: 0,
       skipped: [{ file: "a.txt", reason: "not JSON" }],
       failed: [],
+      incomplete: [],
       runs: 3,
       evaluations: [{ id: "e1", name: "one", runs: 3 }],
     };
@@ -18,6 +19,7 @@ describe("import reports added up", () => {
       unchanged: 1,
       skipped: [],
       failed: [{ file: "b.json", error: "bug" }],
+      incomplete: [{ file: "b.eval", expected: 100, found: 99, missing: ["17 epoch 1"] }],
       runs: 5,
       evaluations: [
         { id: "e1", name: "one", runs: 1 },
@@ -30,6 +32,7 @@ describe("import reports added up", () => {
       unchanged: 1,
       skipped: [{ file: "a.txt", reason: "not JSON" }],
       failed: [{ file: "b.json", error: "bug" }],
+      incomplete: [{ file: "b.eval", expected: 100, found: 99, missing: ["17 epoch 1"] }],
       runs: 8,
       evaluations: [
         { id: "e1", name: "one", runs: 4 },

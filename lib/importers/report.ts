@@ -11,6 +11,10 @@ export const importReportSchema = z.strictObject({
   skipped: z.array(z.strictObject({ file: z.string(), reason: z.string() })),
   /** A bug in the importer: the file should have imported. */
   failed: z.array(z.strictObject({ file: z.string(), error: z.string() })),
+  /** Imported, but the log holds fewer samples than it says it completed: how many, and which where it names them. */
+  incomplete: z.array(
+    z.strictObject({ file: z.string(), expected: z.number().int(), found: z.number().int(), missing: z.array(z.string()) }),
+  ),
   /** Runs in the imported and unchanged files. */
   runs: z.number().int(),
   evaluations: z.array(z.strictObject({ id: z.string(), name: z.string(), runs: z.number().int() })),
@@ -23,6 +27,7 @@ export const emptyImportReport = (): ImportReport => ({
   unchanged: 0,
   skipped: [],
   failed: [],
+  incomplete: [],
   runs: 0,
   evaluations: [],
 });
@@ -41,6 +46,7 @@ export function addImportReports(a: ImportReport, b: ImportReport): ImportReport
     unchanged: a.unchanged + b.unchanged,
     skipped: [...a.skipped, ...b.skipped],
     failed: [...a.failed, ...b.failed],
+    incomplete: [...a.incomplete, ...b.incomplete],
     runs: a.runs + b.runs,
     evaluations: [...evaluations.values()],
   };

@@ -1,12 +1,43 @@
 // A zip archive written by hand (deflated) for the importer's tests: archives the
 // importer must refuse (too many entries, sizes that lie) cannot come from a well-behaved zip tool.
+// An entry may also be copied as it is compressed in a real archive (a Zstandard one, which Node cannot write).
 import { crc32, deflateRawSync } from "node:zlib";
+import yauzl from "yauzl";
 
-export interface ZipEntry {
+/** An entry as a real archive holds it: its compression method, its compressed bytes, the CRC and size of what they inflate to. */
+export interface StoredEntry {
+  method: number;
+  compressed: Buffer;
+  crc: number;
+  size: number;
+}
+
+export type ZipEntry = {
   name: string;
-  data: Buffer | string;
   /** The size the directory claims it inflates to (default: its real size). */
   claimedSize?: number;
+} & ({ data: Buffer | string } | { stored: StoredEntry });
+
+/** Every entry of a real archive as it is stored (nothing inflated), by name. */
+export async function storedEntries(file: string): Promise<Map<string, StoredEntry>> {
+  const zip = await yauzl.openPromise(file, { lazyEntries: true, autoClose: false });
+  const entries = new Map<string, StoredEntry>();
+  try {
+    for await (const entry of zip.eachEntry()) {
+      const chunks: Buffer[] = [];
+      for await (const chunk of await zip.openReadStreamPromise(entry, { decodeFileData: false })) chunks.push(chunk as Buffer);
+      entries.set(entry.fileName, { method: entry.compressionMethod, compressed: Buffer.concat(chunks), crc: entry.crc32, size: entry.uncompressedSize });
+    }
+  } finally {
+    zip.close();
+  }
+  return entries;
+}
+
+function storedOf(entry: ZipEntry): StoredEntry {
+  if ("stored" in entry) return entry.stored;
+  const raw = Buffer.from(entry.data);
+  return { method: 8, compressed: deflateRawSync(raw), crc: crc32(raw), size: raw.length };
 }
 
 /** The archive's bytes: local headers and data, the central directory, the end record. */
@@ -16,25 +47,23 @@ export function zipArchive(entries: readonly ZipEntry[]): Buffer {
   let offset = 0;
   for (const entry of entries) {
     const name = Buffer.from(entry.name);
-    const raw = Buffer.from(entry.data);
-    const crc = crc32(raw);
-    const data = deflateRawSync(raw);
+    const { method, compressed: data, crc, size } = storedOf(entry);
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
     local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(8, 8); // deflate
+    local.writeUInt16LE(method, 8);
     local.writeUInt32LE(crc, 14);
     local.writeUInt32LE(data.length, 18);
-    local.writeUInt32LE(entry.claimedSize ?? raw.length, 22);
+    local.writeUInt32LE(entry.claimedSize ?? size, 22);
     local.writeUInt16LE(name.length, 26);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE(20, 4);
     central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(8, 10);
+    central.writeUInt16LE(method, 10);
     central.writeUInt32LE(crc, 16);
     central.writeUInt32LE(data.length, 20);
-    central.writeUInt32LE(entry.claimedSize ?? raw.length, 24);
+    central.writeUInt32LE(entry.claimedSize ?? size, 24);
     central.writeUInt16LE(name.length, 28);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, data);
