@@ -175,14 +175,22 @@ function ImportReportView({ report }: { report: ImportReport }) {
         </DataTable>
       )}
       {report.incomplete.length > 0 && (
-        <DataTable caption="Imported incomplete: the log holds fewer samples than it says it completed" columns={["File", "Samples held", "Missing"]} testId="import-incomplete">
+        <DataTable
+          caption="Imported incomplete: the log holds fewer samples than it says it completed"
+          columns={["File", "Samples held", "Missing"]}
+          testId="import-incomplete"
+        >
           {report.incomplete.map((f, i) => (
             <tr key={`i${i}`}>
               <Td>{f.file}</Td>
               <Td>
                 incomplete: {f.found}/{f.expected}
               </Td>
-              <Td>{f.missing.length > 0 ? f.missing.join(", ") + (f.missing.length < f.expected - f.found ? ", …" : "") : `${f.expected - f.found} unnamed`}</Td>
+              <Td>
+                {f.missing.length > 0
+                  ? f.missing.join(", ") + (f.missing.length < f.expected - f.found ? ", …" : "")
+                  : `${f.expected - f.found} unnamed`}
+              </Td>
             </tr>
           ))}
         </DataTable>

@@ -30,8 +30,8 @@ describe("imported traces", () => {
     await loadGroundTruthTraces(db);
     const report = await importLogs(db, [AGENTDOJO_RUNS, INSPECT_LOGS, HAND_MADE]);
     expect(report.failed).toEqual([]);
-    // 31 runs, 11 of them with tool calls, no two with one sequence (read from the fixtures).
-    expect(await db.evaluationRun.count()).toBe(31);
+    // 32 runs (the Zstandard log's without calls), 11 of them with tool calls, no two with one sequence (read from the fixtures).
+    expect(await db.evaluationRun.count()).toBe(32);
     expect(await db.evaluationRun.count({ where: { traceId: { not: null } } })).toBe(11);
     const traces = await imported();
     expect(traces).toHaveLength(11);

@@ -76,8 +76,8 @@ describe("importing the fixture folders", () => {
 
   it("imports every importable file, skips the rest with their reasons, fails none", async () => {
     first = importReportSchema.parse(await importLogs(db, PATHS));
-    // Unscored samples are runs: tool_call_error's one sample, popularity's ten, events-cancelled's two.
-    expect(first).toMatchObject({ files: 19, imported: 16, unchanged: 0, failed: [], runs: 31 });
+    // Unscored samples are runs: tool_call_error's one sample, popularity's ten, events-cancelled's two, the Zstandard log's one.
+    expect(first).toMatchObject({ files: 20, imported: 17, unchanged: 0, failed: [], incomplete: [], runs: 32 });
     expect(first.skipped.map((s) => [base(s.file), s.reason.split(":")[0]]).sort()).toEqual(
       [
         ["no-header.eval", "a zip archive with Inspect sample entries (samples/7_epoch_2.json) but no header.json or _journal/start.json"],
@@ -102,14 +102,15 @@ describe("importing the fixture folders", () => {
         ["Inspect ... · ... · ...", 1],
         ["Inspect popularity · openai/gpt-4o-mini · dPiJifoWeEQBrfWsAopzWr", 10],
         ["Inspect popularity · m/z · T3", 1],
+        ["Inspect task · mockllm/test · NHBw2w5NYTbuW8GyUMzpqx", 1],
       ].sort(),
     );
   });
 
   it("stores the runs with their labels, effects and audit", async () => {
     const runs = await storedRuns();
-    expect(runs).toHaveLength(31);
-    expect(runs.filter((r) => r.finality === "unscored").map((r) => [r.externalId, r.endpointLabel])).toHaveLength(13);
+    expect(runs).toHaveLength(32);
+    expect(runs.filter((r) => r.finality === "unscored").map((r) => [r.externalId, r.endpointLabel])).toHaveLength(14);
     expect(runs.filter((r) => r.finality === "unscored").every((r) => r.endpointLabel === null)).toBe(true);
     const byId = new Map(runs.map((r) => [r.externalId, r]));
     // AgentDojo: writes sync_confirmed by the registry, so every AgentDojo run is final.
@@ -143,10 +144,10 @@ describe("importing the fixture folders", () => {
   it("a second import changes nothing and says so: every row of every table the import writes is the same", async () => {
     const before = await everyRow();
     const second = importReportSchema.parse(await importLogs(db, PATHS));
-    expect(second).toEqual({ ...first, imported: 0, unchanged: 16 });
+    expect(second).toEqual({ ...first, imported: 0, unchanged: 17 });
     expect(await everyRow()).toEqual(before);
-    expect(before.evaluation_runs).toHaveLength(31);
-    expect(await db.evaluation.count()).toBe(15);
+    expect(before.evaluation_runs).toHaveLength(32);
+    expect(await db.evaluation.count()).toBe(16);
   });
 
   it("--evaluation puts every run in one evaluation", async () => {

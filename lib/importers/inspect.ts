@@ -297,17 +297,20 @@ export function inspectLogReader(
     },
     /**
      * The log's runs. `summaries`: the samples the log lists as completed (an `.eval`'s summaries.json
-     * or its journal's), each of which must be found with header.results.completed_samples.
+     * or its journal's), each of which must be found, as many as its header.results.completed_samples.
      */
     finish(summaries: readonly unknown[] = []): ImportedLog {
-      const listed = new Set(summaries.flatMap((s) => {
-        const key = sampleKeySchema.safeParse(s);
-        return key.success ? [sampleKey(key.data)] : [];
-      }));
-      const expected = Math.max(listed.size, header.results?.completed_samples ?? 0, found.size);
+      const listed = new Set(
+        summaries.flatMap((s) => {
+          const key = sampleKeySchema.safeParse(s);
+          return key.success ? [sampleKey(key.data)] : [];
+        }),
+      );
+      // An archive's header counts the entries it wrote; a `.json` log is whole or fails to parse (and one written without samples says so by holding none).
+      const completed = format === "inspect-eval" ? (header.results?.completed_samples ?? 0) : 0;
+      const expected = Math.max(listed.size, completed, found.size);
       const missing = [...listed].filter((key) => !found.has(key));
-      const incomplete =
-        expected > found.size ? { expected, found: found.size, missing: missing.slice(0, MISSING_NAMED) } : undefined;
+      const incomplete = expected > found.size ? { expected, found: found.size, missing: missing.slice(0, MISSING_NAMED) } : undefined;
       if (runs.length === 0) {
         if (found.size === 0 && incomplete)
           throw new SkippedLog(

@@ -207,7 +207,11 @@ describe("Inspect .eval archives as current Inspect writes them", () => {
     const noSummaries = await rebuilt(STREAMING_LOG, (entries) =>
       entries.filter((e) => e.name !== "samples/2_epoch_2.json" && !e.name.includes("summaries")),
     );
-    expect((await importLogFile(file("missing-no-summaries.eval", noSummaries))).incomplete).toEqual({ expected: 4, found: 3, missing: [] });
+    expect((await importLogFile(file("missing-no-summaries.eval", noSummaries))).incomplete).toEqual({
+      expected: 4,
+      found: 3,
+      missing: [],
+    });
     // Every sample there: complete.
     expect((await importLogFile(STREAMING_LOG)).incomplete).toBeUndefined();
   });
@@ -239,5 +243,69 @@ describe("Inspect .eval archives as current Inspect writes them", () => {
     const log = await importLogFile(file("nested.eval", nested));
     expect(log.runs.map((r) => r.taskId).sort()).toEqual(["popularity/1", "popularity/1", "popularity/2", "popularity/terraform/tmp"]);
     expect(log.incomplete).toBeUndefined();
+  });
+});
+
+describe("a log's text encoding", () => {
+  const AGENTDOJO_LOG = `${AGENTDOJO_RUNS}runs__gpt-4o-2024-05-13__banking__user_task_0__none__none.json`;
+  const utf8 = readFileSync(AGENTDOJO_LOG);
+  const text = utf8.toString("utf8");
+  const swapped = (bytes: Buffer) => {
+    const copy = Buffer.from(bytes);
+    copy.swap16();
+    return copy;
+  };
+
+  it("UTF-8 with a byte-order mark, UTF-16 LE and BE with theirs (a PowerShell redirect): the same run as the UTF-8 log", async () => {
+    const plain = await importLogFile(AGENTDOJO_LOG);
+    const utf16le = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le")]);
+    for (const [name, bytes] of [
+      ["bom.json", Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), utf8])],
+      ["utf16le.json", utf16le],
+      ["utf16be.json", swapped(utf16le)],
+    ] as const) {
+      const log = await importLogFile(file(name, bytes));
+      expect(log.runs, name).toEqual(plain.runs);
+    }
+  });
+
+  it("bytes that are not UTF-8: refused at the first one's offset, never replaced", async () => {
+    const at = text.indexOf("user_task_0");
+    const broken = Buffer.from(utf8);
+    broken[at] = 0xff;
+    await expect(importLogFile(file("latin.json", broken))).rejects.toThrow(
+      `the file is not UTF-8: byte ${at} (0xff) cannot be read as one; save it as UTF-8 (or UTF-16 with a byte-order mark) and import it again`,
+    );
+    // A U+FFFD the file holds is text, not damage: the bad byte after it is the one named.
+    const withReplacement = Buffer.concat([Buffer.from('{"note": "\uFFFD", "x": "'), Buffer.from([0xc3, 0x28]), Buffer.from('"}')]);
+    await expect(importLogFile(file("replacement.json", withReplacement))).rejects.toThrow("the file is not UTF-8: byte 22 (0xc3)");
+  });
+
+  it("a large file streams with the same check, a character cut between two chunks included", async () => {
+    const { samples: _s, ...fields } = JSON.parse(
+      readFileSync(`${INSPECT_LOGS}tests_log_test_eval_log_log_formats.json`, "utf8"),
+    ) as Record<string, unknown>;
+    // "é" (2 bytes) repeated, so that some land across the 1 MB chunk boundaries: valid, it imports.
+    const padded = Buffer.from(JSON.stringify({ ...fields, plan: { padding: "é".repeat(MAX_WHOLE_JSON_BYTES / 2 + 7) }, samples: [] }));
+    await expect(importLogFile(file("large-utf8.json", padded))).rejects.toThrow("nothing to import");
+    const bad = Buffer.from(padded);
+    const offset = bad.length - 100;
+    bad[offset] = 0xfe;
+    await expect(importLogFile(file("large-bad.json", bad))).rejects.toThrow(
+      `the file is not UTF-8: byte ${offset} (0xfe) cannot be read as one`,
+    );
+  });
+
+  it("UTF-16 that is not (an odd number of bytes, a lone surrogate): refused, saying so", async () => {
+    const odd = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(text, "utf16le"), Buffer.from([0x20])]);
+    await expect(importLogFile(file("odd.json", odd))).rejects.toThrow("the file is not UTF-16LE: it ends inside a character");
+  });
+
+  it("a git-lfs pointer (a clone without `git lfs pull`): named as one, with its object", async () => {
+    const pointer =
+      "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n";
+    await expect(importLogFile(file("pointer.eval", pointer))).rejects.toThrow(
+      "a git-lfs pointer (sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393, 12345 bytes), not the log itself: fetch the file with `git lfs pull` and import it again",
+    );
   });
 });

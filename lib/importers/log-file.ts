@@ -6,6 +6,9 @@
 // an archive is read entry by entry, with bounds on the entry count and the uncompressed sizes
 // checked from its directory before anything is inflated, so that a zip bomb is refused, not inflated.
 // Entries are deflate (older Inspect) or Zstandard (method 93, what current Inspect writes).
+// Text is UTF-8 (a byte-order mark allowed) or UTF-16 with its byte-order mark (what a PowerShell
+// redirect writes), transcoded first; bytes that are not UTF-8 are refused at their offset, never replaced.
+import { isUtf8 } from "node:buffer";
 import { closeSync, createReadStream, createWriteStream, fstatSync, openSync, readSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -31,6 +34,57 @@ const MB = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
 /** A size as a person reads it: exact bytes below a megabyte, megabytes (rounded) above. */
 const sizeOf = (bytes: number) => (bytes < 1024 * 1024 ? `${bytes} bytes` : MB(bytes));
 const hex = (bytes: Buffer) => [...bytes.subarray(0, 8)].map((b) => b.toString(16).padStart(2, "0")).join(" ");
+
+/** The offset of the first byte of `bytes` that is not UTF-8, or -1: the text before it decodes whole, so its encoded length is the offset. */
+function firstNonUtf8(bytes: Buffer): number {
+  const text = bytes.toString("utf8");
+  for (let at = text.indexOf("\uFFFD"); at !== -1; at = text.indexOf("\uFFFD", at + 1)) {
+    const offset = Buffer.byteLength(text.slice(0, at));
+    if (!(bytes[offset] === 0xef && bytes[offset + 1] === 0xbf && bytes[offset + 2] === 0xbd)) return offset; // not a U+FFFD the file holds
+  }
+  return -1;
+}
+
+const notUtf8 = (what: string, offset: number, byte: number | undefined) =>
+  new SkippedLog(
+    `${what} is not UTF-8: byte ${offset}${byte === undefined ? " ends it inside a character" : ` (0x${byte.toString(16).padStart(2, "0")}) cannot be read as one`}; save it as UTF-8 (or UTF-16 with a byte-order mark) and import it again`,
+  );
+
+/** Refuses bytes that are not UTF-8, naming the first one's offset (`base`: where `bytes` starts in the file). */
+function requireUtf8(bytes: Buffer, what: string, base = 0): void {
+  if (isUtf8(bytes)) return;
+  const offset = firstNonUtf8(bytes);
+  throw notUtf8(what, base + (offset === -1 ? bytes.length : offset), offset === -1 ? undefined : bytes[offset]);
+}
+
+/** How many bytes at the end of `bytes` begin a character that the next chunk completes (0 to 3). */
+function unfinishedTail(bytes: Buffer): number {
+  for (let back = 1; back <= Math.min(3, bytes.length); back++) {
+    const byte = bytes[bytes.length - back]!;
+    if ((byte & 0xc0) === 0x80) continue; // a continuation byte: look further back for its lead
+    const length = byte >= 0xf0 ? 4 : byte >= 0xe0 ? 3 : byte >= 0xc0 ? 2 : 1;
+    return length > back ? back : 0;
+  }
+  return 0;
+}
+
+/** A streamed file's chunks checked to be UTF-8, a character cut between two chunks included. */
+function utf8Checker(what: string) {
+  let carry = Buffer.alloc(0);
+  let base = 0;
+  return {
+    feed(chunk: Buffer): void {
+      const bytes = carry.length > 0 ? Buffer.concat([carry, chunk]) : chunk;
+      const whole = bytes.length - unfinishedTail(bytes);
+      requireUtf8(bytes.subarray(0, whole), what, base);
+      carry = Buffer.from(bytes.subarray(whole));
+      base += whole;
+    },
+    end(): void {
+      if (carry.length > 0) throw notUtf8(what, base, undefined);
+    },
+  };
+}
 
 function parseJson(text: string, what: string): unknown {
   try {
@@ -65,7 +119,12 @@ function importDocument(document: unknown, name: string, options: InspectOptions
 
 async function streamJson(file: string, handlers: JsonStreamHandlers): Promise<void> {
   const stream = jsonObjectStream(handlers);
-  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) stream.feed(chunk as Buffer);
+  const utf8 = utf8Checker("the file");
+  for await (const chunk of createReadStream(file, { highWaterMark: 1024 * 1024 })) {
+    utf8.feed(chunk as Buffer);
+    stream.feed(chunk as Buffer);
+  }
+  utf8.end();
   stream.end();
 }
 
@@ -152,7 +211,9 @@ async function* inflateZstandard(raw: AsyncIterable<Buffer>, entry: yauzl.Entry)
   const decoder = new Decompress((data) => {
     inflated += data.length;
     if (inflated > entry.uncompressedSize)
-      throw new SkippedLog(`the archive is damaged (${entry.fileName}): it inflates past the ${entry.uncompressedSize} bytes its directory declares`);
+      throw new SkippedLog(
+        `the archive is damaged (${entry.fileName}): it inflates past the ${entry.uncompressedSize} bytes its directory declares`,
+      );
     out.push(Buffer.from(data.buffer, data.byteOffset, data.byteLength));
   });
   try {
@@ -162,7 +223,9 @@ async function* inflateZstandard(raw: AsyncIterable<Buffer>, entry: yauzl.Entry)
     }
     decoder.push(new Uint8Array(0), true);
   } catch (error) {
-    throw error instanceof SkippedLog ? error : new SkippedLog(`the archive is damaged (${entry.fileName}): Zstandard: ${(error as Error).message}`);
+    throw error instanceof SkippedLog
+      ? error
+      : new SkippedLog(`the archive is damaged (${entry.fileName}): Zstandard: ${(error as Error).message}`);
   }
   yield* out.splice(0);
   if (inflated !== entry.uncompressedSize)
@@ -189,7 +252,9 @@ async function readEntryJson(zip: yauzl.ZipFile, entry: yauzl.Entry): Promise<un
   } catch (error) {
     throw error instanceof SkippedLog ? error : new SkippedLog(`the archive is damaged (${entry.fileName}): ${(error as Error).message}`);
   }
-  return parseJson(Buffer.concat(chunks).toString("utf8"), entry.fileName);
+  const bytes = Buffer.concat(chunks);
+  requireUtf8(bytes, entry.fileName);
+  return parseJson(bytes.toString("utf8"), entry.fileName);
 }
 
 /** A sample's entry: `samples/{id}_epoch_{n}.json`, in folders below samples/ when its id holds a `/`. */
@@ -244,7 +309,9 @@ async function readArchive(file: string, name: string, options: InspectOptions):
       if (samples.length > 0 || logs.length === 0) throw new SkippedLog(headlessReason(entries, samples));
       return await unpackBundle(zip, name, logs);
     }
-    const summaryEntries = named(SUMMARIES_ENTRY) ? [named(SUMMARIES_ENTRY)!] : entries.filter((e) => JOURNAL_SUMMARIES_ENTRY.test(e.fileName));
+    const summaryEntries = named(SUMMARIES_ENTRY)
+      ? [named(SUMMARIES_ENTRY)!]
+      : entries.filter((e) => JOURNAL_SUMMARIES_ENTRY.test(e.fileName));
     refuseBomb([headerEntry, ...summaryEntries, ...samples], MAX_JSON_VALUE_BYTES);
     const start = await readEntryJson(zip, headerEntry);
     const header =
@@ -291,7 +358,68 @@ export async function readLogFile(file: string, options: InspectOptions = {}, na
   const { size, bytes } = headOrWhole(file);
   if (size === 0) throw new SkippedLog("the file is empty");
   if (bytes.subarray(0, 4).equals(ZIP_MAGIC)) return readArchive(file, name, options);
+  const utf16 = utf16Of(bytes);
+  if (utf16) return readUtf16(file, utf16, options, name);
+  refuseIfLfsPointer(bytes);
   refuseIfNotJsonObject(bytes);
   if (size > MAX_WHOLE_JSON_BYTES) return importLargeJson(file, name, options);
+  requireUtf8(bytes, "the file");
   return importDocument(parseJson(bytes.toString("utf8"), "the file"), name, options);
+}
+
+// --- text encodings ---------------------------------------------------------------------------
+
+const LFS_POINTER = Buffer.from("version https://git-lfs.github.com/spec/v1");
+
+/** A git-lfs pointer stands where the log should be when a repository was cloned without `git lfs pull`. */
+function refuseIfLfsPointer(head: Buffer): void {
+  if (!head.subarray(0, LFS_POINTER.length).equals(LFS_POINTER)) return;
+  const text = head.toString("utf8", 0, Math.min(head.length, 1024));
+  const oid = /^oid (\S+)$/m.exec(text)?.[1];
+  const size = /^size (\d+)$/m.exec(text)?.[1];
+  throw new SkippedLog(
+    `a git-lfs pointer${oid ? ` (${oid}${size ? `, ${size} bytes` : ""})` : ""}, not the log itself: fetch the file with \`git lfs pull\` and import it again`,
+  );
+}
+
+/** UTF-16 told by its byte-order mark (without one, UTF-16 cannot be told from binary). */
+function utf16Of(head: Buffer): "utf-16le" | "utf-16be" | null {
+  if (head[0] === 0xff && head[1] === 0xfe) return "utf-16le";
+  if (head[0] === 0xfe && head[1] === 0xff) return "utf-16be";
+  return null;
+}
+
+/** A UTF-16 file transcoded to UTF-8 in a temporary file (as it streams: a large log is never held whole), then read as any other. */
+async function readUtf16(file: string, encoding: "utf-16le" | "utf-16be", options: InspectOptions, name: string): Promise<ImportedLog> {
+  const dir = await mkdtemp(path.join(tmpdir(), "bl-utf16-"));
+  try {
+    const target = path.join(dir, "log.json");
+    const decoder = new TextDecoder(encoding, { fatal: true, ignoreBOM: false });
+    let offset = 0;
+    const transcode = async function* (chunks: AsyncIterable<Buffer>) {
+      for await (const chunk of chunks) {
+        try {
+          yield Buffer.from(decoder.decode(chunk, { stream: true }));
+        } catch {
+          throw new SkippedLog(
+            `the file is not ${encoding.toUpperCase()}: a character in bytes ${offset}–${offset + chunk.length} cannot be read as one`,
+          );
+        }
+        offset += chunk.length;
+      }
+      try {
+        yield Buffer.from(decoder.decode());
+      } catch {
+        throw new SkippedLog(
+          `the file is not ${encoding.toUpperCase()}: it ends inside a character (an odd number of bytes, or half a surrogate pair)`,
+        );
+      }
+    };
+    await pipeline(createReadStream(file, { highWaterMark: 1024 * 1024 }), transcode, createWriteStream(target));
+    const read = await readLogFile(target, options, name);
+    if ("dir" in read) throw new SkippedLog("a UTF-16 file holding a zip archive: not a log file");
+    return read;
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
 }

@@ -26,7 +26,12 @@ export async function storedEntries(file: string): Promise<Map<string, StoredEnt
     for await (const entry of zip.eachEntry()) {
       const chunks: Buffer[] = [];
       for await (const chunk of await zip.openReadStreamPromise(entry, { decodeFileData: false })) chunks.push(chunk as Buffer);
-      entries.set(entry.fileName, { method: entry.compressionMethod, compressed: Buffer.concat(chunks), crc: entry.crc32, size: entry.uncompressedSize });
+      entries.set(entry.fileName, {
+        method: entry.compressionMethod,
+        compressed: Buffer.concat(chunks),
+        crc: entry.crc32,
+        size: entry.uncompressedSize,
+      });
     }
   } finally {
     zip.close();
