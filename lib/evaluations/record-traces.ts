@@ -38,7 +38,8 @@ const PASS_RUNS = 5_000;
  * Records the call sequences of the evaluation's runs that have none yet. Returns how many runs it
  * linked. An imported trace's suite is the AgentDojo suite of the first run that made it (its task
  * id's `suite/` part) for an AgentDojo evaluation, else the evaluation's benchmark (or name); its task
- * is that run's task id. Its calls' stateChanging comes from the evaluation's current effect policy,
+ * is that run's user task (the task id's second part: an attacked run's id goes on to its attack) or,
+ * outside AgentDojo, its task id. Its calls' stateChanging comes from the evaluation's current effect policy,
  * which cannot change during a pass (a share lock; setEffectPolicy takes it exclusively).
  */
 export async function recordImportedTraces(db: Db, evaluationId: string): Promise<number> {
@@ -157,7 +158,7 @@ async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> 
       ), hashed AS (
         SELECT seq.*, imported_trace_hash(calls) AS hash,
                CASE WHEN ${agentDojo} AND position('/' in task_id) > 0 THEN split_part(task_id, '/', 1) ELSE ${suite} END AS suite,
-               CASE WHEN ${agentDojo} AND position('/' in task_id) > 0 THEN substring(task_id from position('/' in task_id) + 1) ELSE task_id END AS task
+               CASE WHEN ${agentDojo} AND position('/' in task_id) > 0 THEN split_part(task_id, '/', 2) ELSE task_id END AS task
           FROM seq
       ), inserted AS (
         INSERT INTO traces (id, source, benchmark_version, suite, task, kind, prompt, calls, call_count, state_changing_count, content_hash)

@@ -45,6 +45,8 @@ export function looksLikeAgentDojo(value: unknown): boolean {
 
 /** The tool name kept for a call whose function name is empty (models do that). */
 export const EMPTY_TOOL_NAME = "(empty function name)";
+/** What AgentDojo itself writes for such a call's name (`agentdojo.functions_runtime.EMPTY_FUNCTION_NAME`). */
+const AGENTDOJO_EMPTY_FUNCTION_NAME = "<empty-function-name>";
 
 /** Read-only and sync_confirmed, per tool, for every suite (no tool name has two classes across suites). */
 export function agentDojoEffectPolicy(): EffectPolicy {
@@ -138,7 +140,8 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
   const toolCalls: NonNullable<RunRecord["toolCalls"]> = [];
   const effects: EffectRecord[] = [];
   calls.forEach(({ call, answer }, position) => {
-    const tool = call.function.trim() || EMPTY_TOOL_NAME;
+    const name = call.function.trim();
+    const tool = name === "" || name === AGENTDOJO_EMPTY_FUNCTION_NAME ? EMPTY_TOOL_NAME : name;
     const callId = call.id?.trim() || undefined;
     const args = call.args ?? undefined;
     // An unanswered call has no outcome: the log does not say whether it ran.
@@ -149,7 +152,8 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
           ? { outcome: "error" as const, error: answer.error.slice(0, 4_000) }
           : { outcome: "ok" as const };
     toolCalls.push({ tool, ...(callId && { callId }), ...(args && { arguments: args }), ...outcome });
-    if (!known.has(tool)) unknownTools.add(tool);
+    // A call without a name is no tool (AgentDojo answers it with an error): kept as a call, never listed as a tool to classify.
+    if (!known.has(tool) && tool !== EMPTY_TOOL_NAME) unknownTools.add(tool);
     if (!writes.has(tool)) return;
     effects.push({
       effectId: `call-${position}`,
@@ -175,7 +179,8 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
 
   const run = runRecordSchema.safeParse({
     externalId: [pipeline, suite, log.user_task_id, attack ?? "none", injection ?? "none"].join("/"),
-    taskId: `${suite}/${log.user_task_id}`,
+    // Under an attack, the task is the pair (user task, injection task) AgentDojo scores: its variants are different tasks for pass^k, not repeated trials.
+    taskId: attack ? `${suite}/${log.user_task_id}/${attack}/${injection ?? "none"}` : `${suite}/${log.user_task_id}`,
     ...(attack && { groupId: `${attack}/${injection ?? "none"}` }),
     startedAt,
     endedAt: scoredAt,
