@@ -63,6 +63,20 @@ describe("finality", () => {
     expect(run(effect({ tool: "shell.exec", resolutions: [{ status: "completed", atMs: 40 }] }))).toEqual({ finality: "final" });
   });
 
+  it("a call the harness never ran leaves nothing open, whatever its tool's class; evidence that it ran still counts", () => {
+    for (const tool of ["jobs.submit", "mail.send", "db.write", "shell.exec"])
+      expect(run(effect({ tool, handle: null, statusAtScoring: "not_executed" })), tool).toEqual({ finality: "final" });
+    expect(run(effect({ statusAtScoring: "not_executed", resolutions: [{ status: "completed", atMs: 150 }] }))).toMatchObject({
+      finality: "unresolved",
+      reason: "resolved_after_scoring",
+    });
+    // Beside an open effect, the run stays unresolved by that one.
+    expect(run(effect({ statusAtScoring: "not_executed" }), effect({ effectId: "e2", tool: "mail.send" }))).toMatchObject({
+      reason: "pending_at_scoring",
+      effectId: "e2",
+    });
+  });
+
   it("takes the latest appended evidence, and names the earliest open effect", () => {
     expect(
       run(

@@ -28,7 +28,7 @@ export const isTerminalStatus = (status: string): boolean => TERMINAL.has(status
  * Why one effect was still open when the run was scored, or null when it was terminal at scoring or
  * is irrelevant (read-only). Terminal at scoring: system evidence of a terminal status at or
  * before scoring; for a synchronous, confirmed call also a terminal status at scoring (its return
- * proves it). Open, in order of precedence: the tool is unclassified; an asynchronous effect has
+ * proves it); a call the harness never ran (not_executed) is never open. Open, in order of precedence: the tool is unclassified; an asynchronous effect has
  * no handle to verify it by, or the evidence could not tell (unverifiable); evidence says it ended
  * after scoring (resolved_after_scoring); it was pending at scoring and no evidence has come
  * (pending_at_scoring); the harness said it had ended but no system evidence ever came (never_resolved).
@@ -38,6 +38,8 @@ export function openReason(effect: FinalityEffect, cls: ToolClass, scoredAtMs: n
   const evidence = effect.resolutions.at(-1);
   if (evidence && isTerminalStatus(evidence.status) && evidence.atMs <= scoredAtMs) return null;
   if (cls === "sync_confirmed" && isTerminalStatus(effect.statusAtScoring)) return null;
+  // A call the harness never ran changed nothing, whatever its tool could have done.
+  if (effect.statusAtScoring === "not_executed" && !evidence) return null;
   if (cls === "unclassified") return "unclassified_tool";
   if (cls === "async_handle" && effect.handle === null) return "unverifiable";
   if (evidence && isTerminalStatus(evidence.status)) return "resolved_after_scoring";

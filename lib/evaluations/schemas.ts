@@ -14,8 +14,15 @@ export const EFFECT_CLASSES = ["read_only", "sync_confirmed", "async_handle", "e
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
 export type ToolClass = EffectClass | "unclassified";
 
-/** What the harness saw of an effect when the run was scored. */
-export const STATUSES_AT_SCORING = ["pending", "completed", "failed", "cancelled", "unknown"] as const;
+/** What a harness can see of a call it ran (a live run's effect_status, an OTLP span's). */
+export const EFFECT_STATUSES = ["pending", "completed", "failed", "cancelled", "unknown"] as const;
+export type EffectStatus = (typeof EFFECT_STATUSES)[number];
+/**
+ * What the harness saw of an effect when the run was scored. `not_executed`: the harness never ran
+ * the call (AgentDojo's last turn, left when its loop stopped; an Inspect call with no result after a
+ * limit): it leaves nothing open and touches no surface.
+ */
+export const STATUSES_AT_SCORING = [...EFFECT_STATUSES, "not_executed"] as const;
 export type StatusAtScoring = (typeof STATUSES_AT_SCORING)[number];
 
 /** How an effect ended, by system evidence; `cancelled` means confirmed cancelled (unable to commit), `unknown` that the check could not tell. */
@@ -176,7 +183,16 @@ export const effectRecordSchema = z.strictObject({
   public: z.boolean("public must be true or false").optional(),
   notes: text("notes", 4_000).optional(),
   resolution: resolutionSchema.optional(),
-});
+})
+  // A call that never ran was never answered and wrote nothing.
+  .refine((effect) => effect.statusAtScoring !== "not_executed" || effect.surface === undefined, {
+    path: ["surface"],
+    message: "an effect that was not executed touches no surface",
+  })
+  .refine((effect) => effect.statusAtScoring !== "not_executed" || effect.acknowledgedAt === undefined, {
+    path: ["acknowledgedAt"],
+    message: "an effect that was not executed was never acknowledged",
+  });
 export type EffectRecord = z.infer<typeof effectRecordSchema>;
 
 export const touchSchema = z.strictObject({

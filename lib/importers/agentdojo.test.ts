@@ -134,13 +134,37 @@ describe("AgentDojo run logs (hand-made variants)", () => {
     expect(log.unknownTools).toEqual(["get_current_year"]);
   });
 
-  it("a call without its tool message has an unknown status (the audit will call it unverifiable, not invent an outcome)", () => {
+  it("a call without its tool message, before the log's end, has an unknown status (the audit will call it unverifiable, not invent an outcome)", () => {
     const value = read(HAND_MADE_ATTACKED) as { messages: unknown[] };
-    value.messages = value.messages.slice(0, -1); // drop the answer to update_password
+    // Drop the answer to update_password; the model's final answer follows.
+    value.messages = [...value.messages.slice(0, -1), { role: "assistant", content: "done", tool_calls: null }];
     const run = onlyRun(importAgentDojoLog(value, HAND_MADE_ATTACKED).runs);
     expect(run.effects!.at(-1)).toMatchObject({ tool: "update_password", statusAtScoring: "unknown" });
     expect(run.effects!.at(-1)!.acknowledgedAt).toBeUndefined();
     expect(run.toolCalls!.find((c) => c.tool === "update_password")).not.toHaveProperty("outcome");
+  });
+
+  it("a log that ends with a model turn of calls: AgentDojo's loop never executed them, so they are not executed effects (nothing open)", () => {
+    const value = read(HAND_MADE_ATTACKED) as { messages: unknown[] };
+    value.messages = value.messages.slice(0, -1); // the turn [update_password, get_balance] is the log's last message
+    const log = importAgentDojoLog(value, HAND_MADE_ATTACKED);
+    const run = onlyRun(log.runs);
+    expect(run.effects!.map((e) => [e.tool, e.statusAtScoring])).toEqual([
+      ["send_money", "failed"],
+      ["update_password", "not_executed"],
+    ]);
+    expect(run.effects!.at(-1)!.acknowledgedAt).toBeUndefined();
+    expect(run.effects!.at(-1)!.notes).toContain("never ran");
+    expect(run.toolCalls!.slice(-2).map((c) => [c.tool, c.outcome])).toEqual([
+      ["update_password", undefined],
+      ["get_balance", undefined],
+    ]);
+    expect(log.notes).toContain(
+      "the log ends with a model turn of calls, which AgentDojo's loop never executes: they are recorded as not executed",
+    );
+    // The same ending after an error (the run stopped mid-way): the log cannot say whether they ran.
+    const errored = onlyRun(importAgentDojoLog({ ...value, error: "ConnectionError" }, HAND_MADE_ATTACKED).runs);
+    expect(errored.effects!.at(-1)!.statusAtScoring).toBe("unknown");
   });
 
   it("empty messages and an error file (context_length_exceeded): a failure with no calls, the error noted", () => {

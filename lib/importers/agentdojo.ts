@@ -75,21 +75,35 @@ interface Call {
   call: FunctionCall;
   /** null: no tool message answered it (the run stopped first). */
   answer: { error: string | null } | null;
+  /** A call of the last model turn, which AgentDojo's loop never executes (notExecutedTurn). */
+  notExecuted: boolean;
+}
+
+/**
+ * AgentDojo's tool loop (`ToolsExecutionLoop`) executes a turn's calls, then asks the model again, at
+ * most `max_iters` times; when it stops, the last model turn's calls have not been executed, and the
+ * task is scored after the loop. So a log that ends with a model turn of calls (nothing after it, and
+ * no error that stopped the run mid-way) holds calls that provably never ran.
+ */
+function endsWithUnexecutedTurn(log: AgentDojoLog): boolean {
+  const last = log.messages.at(-1);
+  return !log.error && last?.role === "assistant" && (last.tool_calls ?? []).length > 0;
 }
 
 /** Calls in order, each with the tool message that answered it: the tool messages after a turn answer its calls in order. */
 function callsOf(log: AgentDojoLog): Call[] {
   const calls: Call[] = [];
   let unanswered: Call[] = [];
+  const lastTurn = endsWithUnexecutedTurn(log) ? log.messages.at(-1) : undefined;
   for (const message of log.messages) {
     if (message.role === "assistant") {
-      unanswered = (message.tool_calls ?? []).map((call) => ({ call, answer: null }));
+      unanswered = (message.tool_calls ?? []).map((call) => ({ call, answer: null, notExecuted: message === lastTurn }));
       calls.push(...unanswered);
     } else if (message.role === "tool") {
       const answered = unanswered.shift();
       const answer = { error: message.error || null };
       if (answered) answered.answer = answer;
-      else if (message.tool_call) calls.push({ call: message.tool_call, answer }); // a tool message without its turn: its own copy of the call
+      else if (message.tool_call) calls.push({ call: message.tool_call, answer, notExecuted: false }); // a tool message without its turn: its own copy of the call
     }
   }
   return calls;
@@ -103,6 +117,9 @@ function timestampMs(value: string | null | undefined): number | null {
   const ms = Date.parse(`${value.trim().replace(" ", "T")}Z`);
   return Number.isFinite(ms) ? ms : null;
 }
+
+const NOT_EXECUTED_NOTE =
+  "the log ends with this model turn: AgentDojo's tool loop stopped (its last iteration) without executing its calls, and scored the run after the loop, so this call never ran";
 
 const SYNC_NOTE =
   "AgentDojo runs its tools in-process and synchronously: the call returned before the agent's next step, so its return proves the effect terminal before scoring";
@@ -139,7 +156,7 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
   const calls = callsOf(log);
   const toolCalls: NonNullable<RunRecord["toolCalls"]> = [];
   const effects: EffectRecord[] = [];
-  calls.forEach(({ call, answer }, position) => {
+  calls.forEach(({ call, answer, notExecuted }, position) => {
     const name = call.function.trim();
     const tool = name === "" || name === AGENTDOJO_EMPTY_FUNCTION_NAME ? EMPTY_TOOL_NAME : name;
     const callId = call.id?.trim() || undefined;
@@ -164,9 +181,10 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
       controller: `AgentDojo ${suite} environment (in-process)`,
       requestedAt: startedAt,
       ...(answer && { acknowledgedAt: startedAt }),
-      statusAtScoring: answer === null ? "unknown" : answer.error ? "failed" : "completed",
-      notes:
-        answer === null
+      statusAtScoring: notExecuted ? "not_executed" : answer === null ? "unknown" : answer.error ? "failed" : "completed",
+      notes: notExecuted
+        ? NOT_EXECUTED_NOTE
+        : answer === null
           ? "no tool message answered this call: the log does not say whether it ran"
           : answer.error
             ? `${SYNC_NOTE}; it raised ${answer.error}`
@@ -176,6 +194,8 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
   if (unknownTools.size > 0)
     notes.push(`tools AgentDojo's ${suite} suite does not have (invented by the model) are kept in the tool calls and given no effect`);
   if (log.error) notes.push(`the run ended with error: ${log.error}`);
+  if (calls.some((c) => c.notExecuted))
+    notes.push("the log ends with a model turn of calls, which AgentDojo's loop never executes: they are recorded as not executed");
 
   const run = runRecordSchema.safeParse({
     externalId: [pipeline, suite, log.user_task_id, attack ?? "none", injection ?? "none"].join("/"),

@@ -4,7 +4,7 @@
 // Names are a contract: harnesses write them.
 import { z } from "zod";
 import { int4, UnparsedItems } from "../../http/storable";
-import { evidenceSchema, FINALITIES, LABELS, STATUSES_AT_SCORING, text, time } from "../schemas";
+import { EFFECT_STATUSES, evidenceSchema, FINALITIES, LABELS, text, time } from "../schemas";
 
 /** Open until the harness scores it (`scored`) or closes it without a score (`unscored`), or until its timeout stores it unscored (`expired`). */
 export const LIVE_RUN_STATES = ["open", "scored", "unscored", "expired"] as const;
@@ -53,7 +53,7 @@ export const effectStatusEventSchema = z.strictObject({
   type: z.literal("effect_status"),
   at: time("at"),
   effectId: text("effectId", 200),
-  status: z.enum(STATUSES_AT_SCORING, `status must be one of ${STATUSES_AT_SCORING.join(", ")}`),
+  status: z.enum(EFFECT_STATUSES, `status must be one of ${EFFECT_STATUSES.join(", ")}`),
   evidence: evidenceSchema.optional(),
   handle: text("handle").optional(),
 });

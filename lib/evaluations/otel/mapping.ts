@@ -14,7 +14,7 @@
 //   `gen_ai.evaluation.result`, the run's score (its label, else its value against a threshold).
 // - Each event's id is made from its span's id, so a span sent again adds nothing.
 // A trace with none of this is not an agent run: its spans are counted as rejected, with the reason.
-import { LABELS, STATUSES_AT_SCORING, type StatusAtScoring } from "../schemas";
+import { EFFECT_STATUSES, LABELS, type EffectStatus } from "../schemas";
 
 type Label = (typeof LABELS)[number];
 import type { LiveEvent } from "../live/schemas";
@@ -138,8 +138,8 @@ function argumentsOf(span: OtlpSpan): Record<string, unknown> | undefined {
   }
 }
 
-const statusOf = (value: AttributeValue | undefined): StatusAtScoring | undefined =>
-  typeof value === "string" && (STATUSES_AT_SCORING as readonly string[]).includes(value) ? (value as StatusAtScoring) : undefined;
+const statusOf = (value: AttributeValue | undefined): EffectStatus | undefined =>
+  typeof value === "string" && (EFFECT_STATUSES as readonly string[]).includes(value) ? (value as EffectStatus) : undefined;
 
 /** The events one span adds to its run; a refusal (the whole span) when it cannot be used as sent. */
 function eventsOfSpan(span: OtlpSpan): { events: LiveEvent[]; score?: PlannedScore; asyncTool?: string } | { refusal: string } {
@@ -153,7 +153,7 @@ function eventsOfSpan(span: OtlpSpan): { events: LiveEvent[]; score?: PlannedSco
     const callId = text(span.attributes[ATTR.toolCallId]) ?? text(span.attributes[ATTR.aiToolCallId]);
     const declared = span.attributes[ATTR.effectStatus];
     const status = declared === undefined ? (span.statusCode === 2 ? "failed" : "completed") : statusOf(declared);
-    if (!status) return { refusal: `${ATTR.effectStatus} must be one of ${STATUSES_AT_SCORING.join(", ")} (span ${span.spanId})` };
+    if (!status) return { refusal: `${ATTR.effectStatus} must be one of ${EFFECT_STATUSES.join(", ")} (span ${span.spanId})` };
     ownEffect = callId ?? span.spanId;
     const surface = text(span.attributes[ATTR.effectSurface]);
     const handle = text(span.attributes[ATTR.effectHandle]);
@@ -188,7 +188,7 @@ function eventsOfSpan(span: OtlpSpan): { events: LiveEvent[]; score?: PlannedSco
       const effectId = text(attributes[ATTR.effectId]) ?? ownEffect;
       if (!effectId) return { refusal: `a ${EVENT.effectStatus} event off a tool span needs ${ATTR.effectId} ${where}` };
       const status = statusOf(attributes[ATTR.effectStatus]);
-      if (!status) return { refusal: `${ATTR.effectStatus} must be one of ${STATUSES_AT_SCORING.join(", ")} ${where}` };
+      if (!status) return { refusal: `${ATTR.effectStatus} must be one of ${EFFECT_STATUSES.join(", ")} ${where}` };
       const evidence = text(attributes[ATTR.evidence]);
       const handle = text(attributes[ATTR.effectHandle]);
       events.push({ eventId, type: "effect_status", at, effectId, status, ...(evidence && { evidence }), ...(handle && { handle }) });
