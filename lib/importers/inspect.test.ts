@@ -51,6 +51,50 @@ describe("Inspect .json logs", () => {
     expect(run!.toolCalls![0]).toMatchObject({ tool: "web_browser_go", arguments: { url: "https://www.aisi.gov.uk/" } });
   });
 
+  const BROWSER = `${INSPECT_LOGS}tests_analysis_test_logs_2025-05-12T20-27-36-04-00_browser.json`;
+  type BrowserLog = {
+    samples: { events: { event: string; id?: string }[]; messages: { role: string; tool_calls?: unknown[] | null }[] }[];
+  } & Record<string, unknown>;
+  const browserWith = (change: (sample: BrowserLog["samples"][number]) => void) => {
+    const document = read(BROWSER) as BrowserLog;
+    change(document.samples[0]!);
+    const log = importInspectLog("inspect-json", document, document.samples, {});
+    for (const run of log.runs) runRecordSchema.parse(run);
+    return log.runs[0]!;
+  };
+
+  it("events without tool events (as the R package vitals writes them): the calls from the messages, answered, not lost", () => {
+    const run = browserWith((sample) => (sample.events = sample.events.filter((e) => e.event !== "tool")));
+    expect(run.toolCalls!.map((c) => [c.tool, c.outcome])).toEqual([
+      ["web_browser_go", "ok"],
+      ["web_browser_click", "ok"],
+      ["web_browser_click", "ok"],
+      ["web_browser_click", "ok"],
+    ]);
+    expect(run.effects!.map((e) => e.statusAtScoring)).toEqual(["completed", "completed", "completed", "completed"]);
+  });
+
+  it("a call the last model turn asked for, with no tool event or message (a limit ended the sample): not executed, and never counted twice", () => {
+    const run = browserWith((sample) => {
+      sample.messages[sample.messages.length - 1] = {
+        role: "assistant",
+        content: "",
+        tool_calls: [{ id: "call_after_limit", function: "web_browser_type", arguments: { element_id: 3, text: "x" } }],
+      };
+    });
+    // The four tool events' calls once each (their messages carry the same ids), then the one only the messages hold.
+    expect(run.toolCalls!.map((c) => c.callId)).toEqual([
+      "call_35FTpd6shR9efioDgeEBZ33s",
+      "call_O6fzXOPUvPtYflWdOH94RTWy",
+      "call_53eNweGanOHt6jGWAo2UuNCG",
+      "call_C0cGhnh5y5RCIBs9vTJCLgxW",
+      "call_after_limit",
+    ]);
+    expect(run.effects!.at(-1)).toMatchObject({ effectId: "call_after_limit", tool: "web_browser_type", statusAtScoring: "not_executed" });
+    expect(run.effects!.at(-1)!.acknowledgedAt).toBeUndefined();
+    expect(run.toolCalls!.at(-1)).not.toHaveProperty("outcome");
+  });
+
   it("an older log with its timeline in `transcript`: scored at that score event", () => {
     const log = importJson(`${INSPECT_LOGS}tests_log_test_eval_log_log_formats.json`);
     expect(log.runs).toHaveLength(1);

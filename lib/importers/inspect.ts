@@ -105,6 +105,8 @@ interface Call {
   completedAt?: string;
   /** undefined: nothing says the call returned. */
   error?: string | null;
+  /** The sample ended with the model turn that asked for it (a limit, an error): no tool event or message says it ran, and none could come. */
+  notExecuted?: boolean;
 }
 
 function callsFromEvents(events: readonly z.infer<typeof eventSchema>[]): Call[] {
@@ -127,10 +129,16 @@ function callsFromEvents(events: readonly z.infer<typeof eventSchema>[]): Call[]
   });
 }
 
-/** Older logs: assistant `tool_calls`, answered by `tool` messages with the same `tool_call_id`; a tool message with no call before it stands for its call. */
+/**
+ * Older logs (and logs without tool events, as the R package vitals writes them): assistant
+ * `tool_calls`, answered by `tool` messages with the same `tool_call_id`; a tool message with no call
+ * before it stands for its call. The calls of a last assistant message went unexecuted: Inspect runs a
+ * turn's calls, and adds their tool messages, before anything else.
+ */
 function callsFromMessages(messages: readonly z.infer<typeof messageSchema>[]): Call[] {
   const calls: Call[] = [];
   const byId = new Map<string, Call>();
+  const last = messages.at(-1);
   for (const message of messages) {
     if (message.role === "assistant") {
       for (const call of message.tool_calls ?? []) {
@@ -138,6 +146,7 @@ function callsFromMessages(messages: readonly z.infer<typeof messageSchema>[]): 
           ...(call.id && { callId: call.id }),
           tool: call.function,
           ...(call.arguments && { arguments: call.arguments }),
+          ...(message === last && { notExecuted: true }),
         };
         calls.push(entry);
         if (call.id) byId.set(call.id, entry);
@@ -152,8 +161,24 @@ function callsFromMessages(messages: readonly z.infer<typeof messageSchema>[]): 
   return calls;
 }
 
+/**
+ * A sample's calls: its tool events, and the calls its messages hold that no tool event records (never
+ * one twice: a message call without an id is taken only when the timeline records no call at all).
+ */
+function callsOfSample(
+  timeline: readonly z.infer<typeof eventSchema>[] | undefined,
+  messages: readonly z.infer<typeof messageSchema>[],
+): Call[] {
+  const fromMessages = callsFromMessages(messages);
+  const fromEvents = timeline ? callsFromEvents(timeline) : [];
+  if (fromEvents.length === 0) return fromMessages;
+  const recorded = new Set(fromEvents.flatMap((c) => (c.callId ? [c.callId] : [])));
+  return [...fromEvents, ...fromMessages.filter((c) => c.callId !== undefined && !recorded.has(c.callId))];
+}
+
 /** What an effect's status was when the sample was scored (an unscored sample: when its log ends). */
 function statusAtScoring(call: Call, scoredAt: string | undefined): EffectRecord["statusAtScoring"] {
+  if (call.notExecuted && call.error === undefined) return "not_executed";
   if (call.error) return "failed";
   if (call.completedAt !== undefined)
     return scoredAt === undefined || Date.parse(call.completedAt) <= Date.parse(scoredAt) ? "completed" : "pending";
@@ -207,7 +232,7 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
   const scoredAt = unscoredReason ? undefined : scoreTime ? iso(scoreTime) : (timed.at(-1) ?? (logEnd ? iso(logEnd) : startedAt));
   if (!startedAt) return { leftOut: "the log records no time for this sample (no events, no stats.started_at)" };
 
-  const calls = timeline ? callsFromEvents(events) : callsFromMessages(sample.messages ?? []);
+  const calls = callsOfSample(timeline ?? undefined, sample.messages ?? []);
   const ids = calls.map((c) => c.callId);
   const effects: EffectRecord[] = calls.map((call, position) => {
     const uniqueId = call.callId && ids.indexOf(call.callId) === ids.lastIndexOf(call.callId);
@@ -221,6 +246,10 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
       ...(call.completedAt && { acknowledgedAt: call.completedAt }),
       statusAtScoring: statusAtScoring(call, scoredAt),
       ...(call.error && { notes: `the call returned an error: ${call.error}`.slice(0, 4_000) }),
+      ...(call.notExecuted &&
+        call.error === undefined && {
+          notes: "the sample ended with the model turn that asked for this call (a limit or an error): Inspect never executed it",
+        }),
     };
   });
   const taskRun = header.eval.task_id ?? header.eval.run_id ?? header.eval.task;
