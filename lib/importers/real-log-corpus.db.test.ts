@@ -1,0 +1,87 @@
+// Issue 27's corpus: the ways today's harnesses write logs that the importer once misread, each made
+// from a real log of lib/testing/fixtures/ (MIT, READMEs there): unmodified where the real file shows
+// the case (the Zstandard archive), else derived as each case says. Imported together into a real
+// PostgreSQL: the report, and what was stored.
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import type { Db } from "../db/prisma";
+import { createTestDatabase, type TestDatabase } from "../testing/database";
+import { AGENTDOJO_RUNS, INSPECT_LOGS } from "../testing/importer-fixtures";
+import { storedEntries, zipArchive } from "../testing/zip";
+import { importLogs } from "./import-logs";
+import { importReportSchema, type ImportReport } from "./report";
+
+let database: TestDatabase;
+let db: Db;
+let dir: string;
+let report: ImportReport;
+
+const ATTACKED = "runs__claude-3-7-sonnet-20250219__workspace__user_task_7__important_instructions__injection_task_1.json";
+const PLAIN = "runs__gpt-4o-2024-05-13__banking__user_task_0__none__none.json";
+
+beforeAll(async () => {
+  database = await createTestDatabase(inject("embeddedAdminUrl"));
+  db = database.db;
+  dir = mkdtempSync(path.join(tmpdir(), "bl-corpus-"));
+  const at = (name: string) => path.join(dir, name);
+  // 1. Current Inspect's Zstandard archive, as the inspect_ai repository holds it.
+  copyFileSync(`${INSPECT_LOGS}tests__helpers_fixtures_legacy_retry-2-then-success.eval`, at("zstandard.eval"));
+  // 2. A deflate archive missing one of the four sample entries its summaries list (every other entry's bytes as stored).
+  const streaming = await storedEntries(`${INSPECT_LOGS}tests_log_test_eval_log_log_streaming.eval`);
+  writeFileSync(
+    at("missing-sample.eval"),
+    zipArchive([...streaming].filter(([name]) => name !== "samples/2_epoch_2.json").map(([name, stored]) => ({ name, stored }))),
+  );
+  // 3. An AgentDojo log saved by a PowerShell redirect: UTF-16 LE with its byte-order mark (under the AgentDojo folder layout).
+  const plain = readFileSync(`${AGENTDOJO_RUNS}${PLAIN}`, "utf8");
+  writeFileSync(
+    at(PLAIN.replace("gpt-4o-2024-05-13", "powershell")),
+    Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(plain, "utf16le")]),
+  );
+  // 4. An attacked AgentDojo run cut after the model's last turn of calls (reschedule_calendar_event), which the loop never executed.
+  const attacked = JSON.parse(readFileSync(`${AGENTDOJO_RUNS}${ATTACKED}`, "utf8")) as { messages: unknown[] };
+  attacked.messages = attacked.messages.slice(0, -2);
+  writeFileSync(at(ATTACKED), JSON.stringify(attacked));
+  // 5. What a clone without `git lfs pull` leaves where a log should be.
+  writeFileSync(at("pointer.eval"), "version https://git-lfs.github.com/spec/v1\noid sha256:" + "a".repeat(64) + "\nsize 4235\n");
+  report = importReportSchema.parse(await importLogs(db, [dir]));
+});
+afterAll(async () => {
+  rmSync(dir, { recursive: true, force: true });
+  await database?.drop();
+});
+
+const runOf = (externalId: string) =>
+  db.evaluationRun.findFirstOrThrow({
+    where: { externalId },
+    select: { taskId: true, finality: true, unresolvedReason: true, effects: { select: { tool: true, statusAtScoring: true } } },
+  });
+
+describe("today's logs, read as their authors meant them", () => {
+  it("imports every log but the pointer, names the pointer, and reports the archive missing a sample as incomplete", () => {
+    expect(report).toMatchObject({ files: 5, imported: 4, unchanged: 0, failed: [], runs: 1 + 3 + 1 + 1 });
+    expect(report.skipped).toEqual([
+      {
+        file: path.join(dir, "pointer.eval"),
+        reason: `a git-lfs pointer (sha256:${"a".repeat(64)}, 4235 bytes), not the log itself: fetch the file with \`git lfs pull\` and import it again`,
+      },
+    ]);
+    expect(report.incomplete).toEqual([{ file: path.join(dir, "missing-sample.eval"), expected: 4, found: 3, missing: ["2 epoch 2"] }]);
+  });
+
+  it("the Zstandard archive's sample and the UTF-16 log's run are stored", async () => {
+    expect(await db.evaluationRun.count({ where: { externalId: "NHBw2w5NYTbuW8GyUMzpqx/1/epoch 1" } })).toBe(1);
+    expect(await runOf("powershell/banking/user_task_0/none/none")).toMatchObject({ taskId: "banking/user_task_0", finality: "final" });
+  });
+
+  it("a write the loop never executed leaves the run final, and the attack is part of its task", async () => {
+    expect(await runOf("claude-3-7-sonnet-20250219/workspace/user_task_7/important_instructions/injection_task_1")).toEqual({
+      taskId: "workspace/user_task_7/important_instructions/injection_task_1",
+      finality: "final",
+      unresolvedReason: null,
+      effects: [{ tool: "reschedule_calendar_event", statusAtScoring: "not_executed" }],
+    });
+  });
+});
