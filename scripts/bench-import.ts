@@ -3,14 +3,15 @@
 //  1. A fresh embedded PostgreSQL in a temp folder (never the user's data), migrated.
 //  2. N run logs (default 20,000) written to the temp folder by lib/testing/agentdojo-corpus.ts: the
 //     five real fixtures mutated into every variant of their README, 29 pipelines, one file each,
-//     a tenth of them error files that are skipped. Not timed.
+//     a tenth of them error files that are skipped; and N/100 more, Inspect `.eval` archives with
+//     Zstandard entries (lib/testing/zstandard-corpus.ts: current Inspect's, each its own log). Not timed.
 //  3. `importLogs` on the folder, as `npm run import` runs it (the same process, one database
 //     client): seconds = wall time of the whole import, from walking the folder to the report.
 //  4. The same import again (every file unchanged), timed apart.
 //
-// Writes FILE as {files, seconds, filesPerSecond, runsPerSecond, peakRssMb} (the first import;
+// Writes FILE as {files, zstandardArchives, seconds, filesPerSecond, runsPerSecond, peakRssMb} (the first import;
 // peakRssMb is this process's maximum resident set, PostgreSQL apart) and prints them with the
-// targets (≥ 600 files/s, < 1 GB), never asserted.
+// targets (≥ 1,000 files/s (issue 27), < 1 GB), never asserted.
 import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -20,6 +21,7 @@ import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma } from "../lib/db/prisma";
 import { importLogs } from "../lib/importers/import-logs";
 import { CORPUS_VARIANTS, writeAgentDojoCorpus } from "../lib/testing/agentdojo-corpus";
+import { writeZstandardEvalCopies } from "../lib/testing/zstandard-corpus";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 
 const log = (line: string) => console.error(`bench:import: ${line}`);
@@ -42,6 +44,8 @@ async function main(): Promise<void> {
   stack.onStop("corpus", async () => rmSync(corpus, { recursive: true, force: true }));
   const made = writeAgentDojoCorpus(corpus, FILES);
   log(`wrote ${made.files.toLocaleString("en-US")} logs (${CORPUS_VARIANTS.map((v, k) => `${v}: ${made.perVariant[k]}`).join("; ")})`);
+  const zstandard = await writeZstandardEvalCopies(corpus, Math.floor(FILES / 100));
+  log(`and ${zstandard.toLocaleString("en-US")} Inspect .eval archives with Zstandard entries`);
 
   let done = 0;
   const onFile = () => {
@@ -68,6 +72,7 @@ async function main(): Promise<void> {
   const round = (x: number) => Math.round(x * 10) / 10;
   const figures = {
     files: report.files,
+    zstandardArchives: zstandard,
     seconds: round(seconds),
     filesPerSecond: Math.round(report.files / seconds),
     runsPerSecond: Math.round(report.runs / seconds),
@@ -77,7 +82,7 @@ async function main(): Promise<void> {
   console.log(
     [
       `${figures.files.toLocaleString("en-US")} files (${report.runs} runs, ${report.skipped.length} skipped, ${report.failed.length} failed) in ${figures.seconds} s`,
-      `${figures.filesPerSecond} files/s, ${figures.runsPerSecond} runs/s (target ≥ 600 files/s): ${verdict(figures.filesPerSecond >= 600)}`,
+      `${figures.filesPerSecond} files/s, ${figures.runsPerSecond} runs/s (target ≥ 1,000 files/s): ${verdict(figures.filesPerSecond >= 1_000)}`,
       `peak RSS ${figures.peakRssMb} MB (target < 1024 MB): ${verdict(figures.peakRssMb < 1024)}; after the second import ${peakRssMb()} MB`,
     ].join("\n"),
   );

@@ -53,7 +53,7 @@ describe("Inspect .json logs", () => {
 
   const BROWSER = `${INSPECT_LOGS}tests_analysis_test_logs_2025-05-12T20-27-36-04-00_browser.json`;
   type BrowserLog = {
-    samples: { events: { event: string; id?: string }[]; messages: { role: string; tool_calls?: unknown[] | null }[] }[];
+    samples: { events: { event: string; id?: string }[]; messages: { role: string; content?: unknown; tool_calls?: unknown[] | null }[] }[];
   } & Record<string, unknown>;
   const browserWith = (change: (sample: BrowserLog["samples"][number]) => void) => {
     const document = read(BROWSER) as BrowserLog;
