@@ -10,7 +10,7 @@ import { MAX_UPLOAD_BYTES } from "../lib/importers/import-upload";
 import { importReportSchema } from "../lib/importers/report";
 import { AGENTDOJO_RUNS, INSPECT_LOGS } from "../lib/testing/importer-fixtures";
 import { writeLargeInspectLog } from "../lib/testing/large-inspect-log";
-import { zipArchive } from "../lib/testing/zip";
+import { storedEntries, zipArchive } from "../lib/testing/zip";
 
 // Logs imported from the browser: an Inspect log and a zip of two more logs (one of them cut short)
 // uploaded at once, the report with the file not imported; then the Inspect evaluation, where
@@ -154,6 +154,28 @@ test("a 200 MB log streamed to the API, with no content-length, imports whole", 
     runs: 2_000,
     evaluations: [{ name: "Inspect e2e-upload-200mb · ollama/llama3.1 · e2e-upload-200mb", runs: 2_000 }],
   });
+});
+
+test("current Inspect's Zstandard archive and an archive missing a sample, uploaded from the page: both imported, the second reported incomplete", async ({
+  page,
+}) => {
+  const missing = path.join(largeDir, "missing-sample.eval");
+  const streaming = await storedEntries(`${INSPECT_LOGS}tests_log_test_eval_log_log_streaming.eval`);
+  writeFileSync(
+    missing,
+    zipArchive([...streaming].filter(([name]) => name !== "samples/2_epoch_2.json").map(([name, stored]) => ({ name, stored }))),
+  );
+  await page.goto("/evaluations/import");
+  await page
+    .getByTestId("import-files")
+    .setInputFiles([`${INSPECT_LOGS}tests__helpers_fixtures_legacy_retry-2-then-success.eval`, missing]);
+  await page.getByTestId("import-submit").click();
+  const report = page.getByTestId("import-report");
+  await expect(report).toContainText("0 skipped, 0 failed; 4 run(s). 1 imported incomplete.", { timeout: 30_000 });
+  await expect(report).toContainText("Inspect task · mockllm/test · NHBw2w5NYTbuW8GyUMzpqx: 1 run(s)");
+  const incomplete = page.getByTestId("import-incomplete");
+  await expect(incomplete.getByRole("row", { name: /missing-sample\.eval/ })).toContainText("incomplete: 3/4");
+  await expect(incomplete.getByRole("row", { name: /missing-sample\.eval/ })).toContainText("2 epoch 2");
 });
 
 test("a 12 MB log uploaded from the import page imports whole", async ({ page }) => {
