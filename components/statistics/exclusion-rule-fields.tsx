@@ -58,7 +58,7 @@ export function fieldsOfRule(rule: ExclusionRule): RuleFieldsValue {
 
 /**
  * The exclusion rule, declared with the experiment or evaluation before its runs (issue 12): each
- * run class's treatment (experiments only: ingested runs carry no class), the unresolved label's,
+ * run class's treatment (an evaluation's completed runs are always kept), the unresolved label's,
  * the eligible population and a target for the headline rate.
  */
 export function ExclusionRuleFields({
@@ -107,26 +107,25 @@ export function ExclusionRuleFields({
       data-testid="exclusion-rule-fields"
     >
       <div className="grid gap-4 sm:grid-cols-2">
-        {kind === "experiment"
-          ? RUN_CLASSIFICATIONS.map((c) => {
-              const treatment = control(`classes.${c}`);
-              return (
-                <Field key={c} id={treatment.props.id} label={RULE_CONTROL_LABELS[`classes.${c}`]} error={treatment.error}>
-                  <Select
-                    {...treatment.props}
-                    value={value.classes[c]}
-                    onChange={(e) => onChange({ ...value, classes: { ...value.classes, [c]: e.target.value } })}
-                  >
-                    {CLASS_TREATMENTS.map((t) => (
-                      <option key={t} value={t}>
-                        {WORDS[t]}
-                      </option>
-                    ))}
-                  </Select>
-                </Field>
-              );
-            })
-          : null}
+        {/* An evaluation's run with no class is completed, and completed runs are always kept there (evaluationRuleDeclarationSchema). */}
+        {(kind === "experiment" ? RUN_CLASSIFICATIONS : RUN_CLASSIFICATIONS.filter((c) => c !== "completed")).map((c) => {
+          const treatment = control(`classes.${c}`);
+          return (
+            <Field key={c} id={treatment.props.id} label={RULE_CONTROL_LABELS[`classes.${c}`]} error={treatment.error}>
+              <Select
+                {...treatment.props}
+                value={value.classes[c]}
+                onChange={(e) => onChange({ ...value, classes: { ...value.classes, [c]: e.target.value } })}
+              >
+                {CLASS_TREATMENTS.map((t) => (
+                  <option key={t} value={t}>
+                    {WORDS[t]}
+                  </option>
+                ))}
+              </Select>
+            </Field>
+          );
+        })}
         <Field id={unresolved.props.id} label={RULE_CONTROL_LABELS.unresolved} error={unresolved.error}>
           <Select
             {...unresolved.props}

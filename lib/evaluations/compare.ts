@@ -7,6 +7,8 @@ import { notFound } from "../errors";
 import { wilson95Schema } from "../statistics/answer-schema";
 import { compareEvaluations, comparedIdsParamSchema, type Comparison } from "../statistics/comparison";
 import { exclusionRuleSchema } from "../statistics/exclusion-rule";
+import { RUN_CLASSIFICATIONS } from "../replay/rules/classification";
+import { classCountsSql, classOutcomes } from "./evaluation-statistics";
 import { VERDICTS } from "../statistics/sensitivity";
 
 /** `ids=a,b,c`: two to ten distinct evaluation ids. */
@@ -94,6 +96,9 @@ export async function compareStoredEvaluations(db: Db, ids: readonly string[]): 
       )
       .map((row) => [row.id, row]),
   );
+  const classed = z
+    .array(z.object({ evaluation_id: z.string(), run_class: z.enum(RUN_CLASSIFICATIONS), successes: int, failures: int, unresolved: int }))
+    .parse(await db.$queryRaw(classCountsSql(ids)));
   const inputs = ids.map((id) => {
     const row = byId.get(id)!;
     const declared = rules.get(id)!;
@@ -105,6 +110,7 @@ export async function compareStoredEvaluations(db: Db, ids: readonly string[]): 
       finalRuns: row.final_n,
       finalSuccesses: row.final_successes,
       unresolved: row.unresolved,
+      otherClasses: classOutcomes(classed.filter((c) => c.evaluation_id === id)),
       declaredRule: { version: declared.version, hash: declared.hash },
     };
   });

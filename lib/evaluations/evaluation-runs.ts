@@ -8,6 +8,7 @@ import { classifyTool } from "./policy";
 import type { EvaluationRunListItem, EvaluationRunListQuery } from "./read-schemas";
 import { FINALITIES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS, type EffectPolicy, type ToolClass } from "./schemas";
 import { onlyRowOf } from "../db/rows";
+import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/rules/classification";
 
 const runRow = z.object({
   id: z.string(),
@@ -103,6 +104,9 @@ const effectRow = z.object({
 
 export type EvaluationRunDetail = EvaluationRunListItem & {
   groupId: string | null;
+  /** What became of the run (seed 003's classes; completed unless its record said otherwise), and why. */
+  runClass: RunClassification;
+  runClassEvidence: string | null;
   endedAt: Date | null;
   score: number | null;
   threshold: number | null;
@@ -127,6 +131,8 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
     select: {
       id: true,
       groupId: true,
+      runClass: true,
+      runClassEvidence: true,
       endedAt: true,
       score: true,
       threshold: true,
@@ -153,6 +159,8 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
   return {
     ...listItem(base!),
     groupId: run.groupId,
+    runClass: z.enum(RUN_CLASSIFICATIONS).parse(run.runClass),
+    runClassEvidence: run.runClassEvidence,
     endedAt: run.endedAt,
     score: run.score,
     threshold: run.threshold,

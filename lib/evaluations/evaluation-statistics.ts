@@ -6,6 +6,7 @@
 // per task, these cached per audit revision); the formulas are the pure ones in lib/statistics.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
+import { Prisma } from "../generated/prisma/client";
 import {
   exclusionRuleAnswerSchema,
   passKSchema,
@@ -15,6 +16,7 @@ import {
   unitsSchema,
 } from "../statistics/answer-schema";
 import { applyExclusionRule, evaluationOutcomes, type ClassOutcomeCounts, type ExclusionRule } from "../statistics/exclusion-rule";
+import { RUN_CLASSIFICATIONS } from "../replay/rules/classification";
 import { currentExclusionRule, declaredByOf } from "../statistics/exclusion-rule-store";
 import { legalActionFigure, lessExcluded, namedRate } from "../statistics/named-rate";
 import { passK } from "../statistics/pass-k";
@@ -44,7 +46,7 @@ export const evaluationStatisticsSchema = z.object({
 });
 export type EvaluationStatistics = z.infer<typeof evaluationStatisticsSchema>;
 
-const RULE_NOTE = "ingested runs carry no run class, so every run is completed and only the unresolved treatment acts";
+const RULE_NOTE = "an ingested run's class is the one its record (or its importer, from the log) gives, completed when it gives none";
 const HEADLINE = "success rate";
 
 /** What counts as a success under the rule, in the words every figure under it shows. */
@@ -55,8 +57,25 @@ function successDefinition(rule: ExclusionRule): string {
 
 /** Under the rule: is an unresolved run kept in N, and is it then a success. */
 function unresolvedTreatment(rule: ExclusionRule): { keep: boolean; success: boolean } {
-  if (rule.classes.completed !== "keep") throw new Error("an evaluation rule must keep completed runs: ingested runs are all completed");
   return { keep: rule.unresolved !== "exclude", success: rule.unresolved === "count_as_success" };
+}
+
+/** What the rule does to each class, as the aggregates' SQL reads it: the classes kept with their labels, and those counted as failures. */
+interface RunTreatment {
+  keepUnresolved: boolean;
+  unresolvedSucceeds: boolean;
+  keptClasses: string[];
+  failureClasses: string[];
+}
+
+function runTreatment(rule: ExclusionRule): RunTreatment {
+  const { keep, success } = unresolvedTreatment(rule);
+  return {
+    keepUnresolved: keep,
+    unresolvedSucceeds: success,
+    keptClasses: RUN_CLASSIFICATIONS.filter((c) => rule.classes[c] === "keep"),
+    failureClasses: RUN_CLASSIFICATIONS.filter((c) => rule.classes[c] === "count_as_failure"),
+  };
 }
 
 const int = z.coerce.number().int();
@@ -72,8 +91,7 @@ export async function evaluationStatistics(
 ): Promise<EvaluationStatistics> {
   const [summary, declared] = await Promise.all([loadingSummary, currentExclusionRule(db, { kind: "evaluation", id: evaluationId })]);
   const rule = declared.rule;
-  const { keep, success } = unresolvedTreatment(rule);
-  const { sums: s, passK: passKFigures, calls: c } = await runAggregates(db, evaluationId, keep, success);
+  const { sums: s, passK: passKFigures, calls: c, classes } = await runAggregates(db, evaluationId, runTreatment(rule));
   const legalActions = legalActionFigure({ calls: c.calls, withOutcome: c.with_outcome, legal: c.legal });
   const figures = unitLevelFigures({
     rows: s.rows,
@@ -83,12 +101,12 @@ export async function evaluationStatistics(
     sumSuccessesTimesRows: s.sum_ym,
     sumSquaredRows: s.sum_m2,
   });
-  const outcomes = evaluationOutcomes({
-    finalRuns: summary.final.n,
-    finalSuccesses: summary.final.successes,
-    unresolved: summary.unresolved.n,
-  });
-  const sensitivityRows = sensitivity(rule, outcomes, { varyEnvironment: false }).map((row) => ({ measure: HEADLINE, ...row }));
+  const outcomes = evaluationOutcomes(
+    { finalRuns: summary.final.n, finalSuccesses: summary.final.successes, unresolved: summary.unresolved.n },
+    classOutcomes(classes),
+  );
+  const varyEnvironment = classes.some((row) => row.run_class === "environment_failure");
+  const sensitivityRows = sensitivity(rule, outcomes, { varyEnvironment }).map((row) => ({ measure: HEADLINE, ...row }));
   return evaluationStatisticsSchema.parse({
     evaluationId,
     effectPolicyVersion: summary.effectPolicyVersion,
@@ -117,7 +135,21 @@ export async function evaluationStatistics(
   });
 }
 
-const runAggregatesSchema = z.object({ sums: sumsRow, passK: passKSchema, calls: callsRow });
+const classRow = z.object({ run_class: z.enum(RUN_CLASSIFICATIONS), successes: int, failures: int, unresolved: int });
+type ClassRow = z.infer<typeof classRow>;
+
+/** The scored runs of each class other than completed, by outcome (migration run_classes: a partial index finds them, however many runs are completed). */
+export const classCountsSql = (evaluationIds: readonly string[]) => Prisma.sql`
+  SELECT evaluation_id::text AS evaluation_id, run_class,
+         count(*) FILTER (WHERE finality = 'final' AND endpoint_label = 'success') AS successes,
+         count(*) FILTER (WHERE finality = 'final' AND endpoint_label = 'failure') AS failures,
+         count(*) FILTER (WHERE finality = 'unresolved') AS unresolved
+    FROM evaluation_runs WHERE evaluation_id = ANY(${evaluationIds}::uuid[]) AND run_class <> 'completed' AND finality <> 'unscored'
+   GROUP BY 1, 2 ORDER BY 1, 2`;
+
+export const classOutcomes = (rows: readonly ClassRow[]) =>
+  Object.fromEntries(rows.map((row) => [row.run_class, { success: row.successes, failure: row.failures, unresolved: row.unresolved }]));
+const runAggregatesSchema = z.object({ sums: sumsRow, passK: passKSchema, calls: callsRow, classes: z.array(classRow) });
 type RunAggregates = z.infer<typeof runAggregatesSchema>;
 
 /**
@@ -126,8 +158,14 @@ type RunAggregates = z.infer<typeof runAggregatesSchema>;
  * else taken and cached. The revision is read before the scans: a write landing between them leaves a
  * cache labelled with a revision that is already past, never served.
  */
-async function runAggregates(db: Db, evaluationId: string, keep: boolean, success: boolean): Promise<RunAggregates> {
-  const treatment = `${keep},${success}`;
+async function runAggregates(db: Db, evaluationId: string, t: RunTreatment): Promise<RunAggregates> {
+  const treatment = `${t.keepUnresolved},${t.unresolvedSucceeds},${t.keptClasses.join("+")},${t.failureClasses.join("+")}`;
+  // A run is in N when its class is kept (and it is final, or unresolved and the rule keeps those) or counted as a failure (scored);
+  // a success when its class is kept and it is a final success, or unresolved and the rule counts those as successes.
+  const kept = Prisma.sql`((run_class = ANY(${t.keptClasses}::text[]) AND (finality = 'final' OR (finality = 'unresolved' AND ${t.keepUnresolved})))
+                          OR (run_class = ANY(${t.failureClasses}::text[]) AND finality <> 'unscored'))`;
+  const succeeded = Prisma.sql`(run_class = ANY(${t.keptClasses}::text[])
+                               AND ((finality = 'final' AND endpoint_label = 'success') OR (finality = 'unresolved' AND ${t.unresolvedSucceeds})))`;
   const [current] = z.array(z.object({ revision: int, aggregates: z.unknown() })).parse(
     await db.$queryRaw`
       SELECT coalesce(r.revision, 0) AS revision, c.aggregates
@@ -139,11 +177,10 @@ async function runAggregates(db: Db, evaluationId: string, keep: boolean, succes
   if (cached.success) return cached.data; // else none, or one of an older shape: taken again
   const states = [...INHERITED_STATES];
   // A run's analysis unit is the smallest run id of its connected component (its own id when alone).
-  const [sums, tasks, calls] = await Promise.all([
+  const [sums, tasks, calls, classes] = await Promise.all([
     db.$queryRaw`
       WITH r AS (
-        SELECT coalesce(analysis_unit, id) AS unit, (finality = 'final' OR (finality = 'unresolved' AND ${keep})) AS kept,
-               (finality = 'final' AND endpoint_label = 'success') OR (finality = 'unresolved' AND ${success}) AS success
+        SELECT coalesce(analysis_unit, id) AS unit, ${kept} AS kept, ${succeeded} AS success
           FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid
       ), u AS (
         SELECT count(*) FILTER (WHERE kept) AS m, count(*) FILTER (WHERE kept AND success) AS y FROM r GROUP BY unit
@@ -153,10 +190,10 @@ async function runAggregates(db: Db, evaluationId: string, keep: boolean, succes
         FROM u`,
     db.$queryRaw`
       SELECT task_id, count(*) AS trials,
-             count(*) FILTER (WHERE (finality = 'final' AND endpoint_label = 'success') OR (finality = 'unresolved' AND ${success})) AS successes,
+             count(*) FILTER (WHERE ${succeeded}) AS successes,
              count(DISTINCT coalesce(analysis_unit, id)) AS units,
              (${states}::text[])[max(array_position(${states}::text[], inherited_state))] AS inherited
-        FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND (finality = 'final' OR (finality = 'unresolved' AND ${keep}))
+        FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND ${kept}
        GROUP BY task_id ORDER BY task_id`,
     // Every run's calls (excluded and unscored runs' too: a call is attempted whatever became of its run).
     db.$queryRaw`
@@ -165,12 +202,19 @@ async function runAggregates(db: Db, evaluationId: string, keep: boolean, succes
              count(*) FILTER (WHERE c->>'outcome' = 'ok' AND NOT c ? 'error') AS legal
         FROM evaluation_runs r CROSS JOIN LATERAL jsonb_array_elements(coalesce(r.tool_calls, '[]'::jsonb)) AS c
        WHERE r.evaluation_id = ${evaluationId}::uuid`,
+    // The scored runs of the classes other than completed: with the summary's totals, what the rule's headline and its sensitivity take.
+    db.$queryRaw(classCountsSql([evaluationId])),
   ]);
   const perTask = z
     .array(taskRow)
     .parse(tasks)
     .map((t) => ({ taskId: t.task_id, trials: t.trials, successes: t.successes, analysisUnits: t.units, inheritedState: t.inherited }));
-  const aggregates = { sums: z.array(sumsRow).parse(sums)[0]!, passK: passK(perTask), calls: z.array(callsRow).parse(calls)[0]! };
+  const aggregates = {
+    sums: z.array(sumsRow).parse(sums)[0]!,
+    passK: passK(perTask),
+    calls: z.array(callsRow).parse(calls)[0]!,
+    classes: z.array(classRow).parse(classes),
+  };
   await db.$executeRaw`
     INSERT INTO evaluation_statistics_cache AS c (evaluation_id, treatment, revision, aggregates)
     SELECT id, ${treatment}, ${current!.revision}, ${JSON.stringify(aggregates)}::jsonb FROM evaluations WHERE id = ${evaluationId}::uuid

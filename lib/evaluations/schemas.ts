@@ -6,6 +6,7 @@
 // the read answers are in ./read-schemas.ts.
 import { z } from "zod";
 import { int4, pgTime, UnparsedItems } from "../http/storable";
+import { RUN_CLASSIFICATIONS } from "../replay/rules/classification";
 import { INHERITED_STATES, type InheritedState } from "../replay/rules/inherited-state";
 import { changeExclusionRuleBodySchema, exclusionRuleDeclarationSchema } from "../statistics/exclusion-rule";
 
@@ -102,11 +103,11 @@ export const effectPolicyConflictSchema = z.object({
 });
 export type EffectPolicyConflict = z.infer<typeof effectPolicyConflictSchema>;
 
-/** An evaluation's rule: ingested runs carry no run class (every one is completed), so completed runs must be kept. */
+/** An evaluation's rule: a run whose record gives no class is completed, so completed runs must be kept. */
 export const evaluationRuleDeclarationSchema = exclusionRuleDeclarationSchema.refine((rule) => rule.classes.completed === "keep", {
   path: ["classes", "completed"],
   message:
-    "classes.completed must be keep for an evaluation: every ingested run is completed, so any other treatment would drop or fail them all",
+    "classes.completed must be keep for an evaluation: every ingested run without a runClass is completed, so any other treatment would drop or fail them all",
 });
 
 /** PUT /api/v1/evaluations/{id}/exclusion-rule: the change body with the evaluation's rule. */
@@ -159,31 +160,32 @@ export const resolutionSchema = z.strictObject({
 export type ResolutionRecord = z.infer<typeof resolutionSchema>;
 
 /** An open-effects record (Table C.1). `surface` counts as a write to that surface at `requestedAt`. */
-export const effectRecordSchema = z.strictObject({
-  effectId: text("effectId", 200),
-  tool: text("tool", 200),
-  /** Initiating event: the tool call it came from, its trace position and arguments. */
-  callId: text("callId", 200).optional(),
-  tracePosition: int4("tracePosition").optional(),
-  arguments: z.record(z.string(), z.unknown()).optional(),
-  /** Resource and controller. */
-  surface: text("surface").optional(),
-  controller: text("controller", 200).optional(),
-  /** Observation handle: a stable id the evaluator can query without trusting the agent. */
-  handle: text("handle").optional(),
-  requestedAt: time("requestedAt"),
-  acknowledgedAt: time("acknowledgedAt").optional(),
-  statusAtScoring: z.enum(STATUSES_AT_SCORING, `statusAtScoring must be one of ${STATUSES_AT_SCORING.join(", ")}`),
-  /** Possible transitions: states still reachable, and until when they stay relevant. */
-  possibleTransitions: z.array(text("possibleTransitions item", 100)).max(20).optional(),
-  relevantUntil: time("relevantUntil").optional(),
-  /** Cross-run route, in the harness's words. */
-  crossRunRoute: text("crossRunRoute", 1_000).optional(),
-  /** The surface is public (seeds/002: a wiki page, a paste, a public bucket). */
-  public: z.boolean("public must be true or false").optional(),
-  notes: text("notes", 4_000).optional(),
-  resolution: resolutionSchema.optional(),
-})
+export const effectRecordSchema = z
+  .strictObject({
+    effectId: text("effectId", 200),
+    tool: text("tool", 200),
+    /** Initiating event: the tool call it came from, its trace position and arguments. */
+    callId: text("callId", 200).optional(),
+    tracePosition: int4("tracePosition").optional(),
+    arguments: z.record(z.string(), z.unknown()).optional(),
+    /** Resource and controller. */
+    surface: text("surface").optional(),
+    controller: text("controller", 200).optional(),
+    /** Observation handle: a stable id the evaluator can query without trusting the agent. */
+    handle: text("handle").optional(),
+    requestedAt: time("requestedAt"),
+    acknowledgedAt: time("acknowledgedAt").optional(),
+    statusAtScoring: z.enum(STATUSES_AT_SCORING, `statusAtScoring must be one of ${STATUSES_AT_SCORING.join(", ")}`),
+    /** Possible transitions: states still reachable, and until when they stay relevant. */
+    possibleTransitions: z.array(text("possibleTransitions item", 100)).max(20).optional(),
+    relevantUntil: time("relevantUntil").optional(),
+    /** Cross-run route, in the harness's words. */
+    crossRunRoute: text("crossRunRoute", 1_000).optional(),
+    /** The surface is public (seeds/002: a wiki page, a paste, a public bucket). */
+    public: z.boolean("public must be true or false").optional(),
+    notes: text("notes", 4_000).optional(),
+    resolution: resolutionSchema.optional(),
+  })
   // A call that never ran was never answered and wrote nothing.
   .refine((effect) => effect.statusAtScoring !== "not_executed" || effect.surface === undefined, {
     path: ["surface"],
@@ -275,6 +277,13 @@ export const runRecordSchema = z
     scoredOn: z.array(text("scoredOn item")).max(100).optional(),
     /** Other labels the harness recorded beside the endpoint label, by name (AgentDojo's `security`: the injection goal was achieved). Kept, not audited. */
     labels: z.record(text("label name", 100), z.enum(LABELS, "a label must be success or failure")).optional(),
+    /**
+     * What became of the run (seed 003's five classes; `completed` when absent): the declared exclusion
+     * rule treats each class as it says (an environment failure is excluded by default), whatever its label.
+     */
+    runClass: z.enum(RUN_CLASSIFICATIONS, `runClass must be one of ${RUN_CLASSIFICATIONS.join(", ")}`).optional(),
+    /** Why the run has its class, in the harness's words (a log's error). */
+    runClassEvidence: text("runClassEvidence", 4_000).optional(),
     toolCalls: z.array(toolCallSchema).max(1_000).optional(),
     effects: z.array(effectRecordSchema).max(1_000).optional(),
     touches: z.array(touchSchema).max(10_000).optional(),

@@ -167,12 +167,20 @@ describe("AgentDojo run logs (hand-made variants)", () => {
     expect(errored.effects!.at(-1)!.statusAtScoring).toBe("unknown");
   });
 
-  it("empty messages and an error file (context_length_exceeded): a failure with no calls, the error noted", () => {
+  it("empty messages and an error file (context_length_exceeded): the log's labels, but an environment failure with the error as its evidence", () => {
     const path = `${HAND_MADE}agentdojo/gpt-x/slack/user_task_2/none/none.json`;
     const log = importAgentDojoLog(read(path), path);
     const run = onlyRun(log.runs);
-    expect(run).toMatchObject({ endpointLabel: "failure", toolCalls: [], effects: [] });
-    expect(log.notes).toContain("the run ended with error: context_length_exceeded");
+    expect(run).toMatchObject({
+      endpointLabel: "failure",
+      toolCalls: [],
+      effects: [],
+      runClass: "environment_failure",
+      runClassEvidence: "AgentDojo recorded the error context_length_exceeded and scored the task without running its checks",
+    });
+    expect(log.notes).toContain(
+      "the run ended with error: context_length_exceeded; its labels are AgentDojo's default for a task it could not run, so it is an environment failure",
+    );
   });
 
   it("missing utility (and security, duration): skipped with the reason", () => {

@@ -193,7 +193,10 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
   });
   if (unknownTools.size > 0)
     notes.push(`tools AgentDojo's ${suite} suite does not have (invented by the model) are kept in the tool calls and given no effect`);
-  if (log.error) notes.push(`the run ended with error: ${log.error}`);
+  if (log.error)
+    notes.push(
+      `the run ended with error: ${log.error}; its labels are AgentDojo's default for a task it could not run, so it is an environment failure`,
+    );
   if (calls.some((c) => c.notExecuted))
     notes.push("the log ends with a model turn of calls, which AgentDojo's loop never executes: they are recorded as not executed");
 
@@ -208,6 +211,13 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
     endpointLabel: log.utility ? "success" : "failure",
     // `security` says the injection goal was achieved; without an attack it carries no information.
     ...(attack && typeof log.security === "boolean" && { labels: { security: log.security ? "success" : "failure" } }),
+    // AgentDojo writes utility false (and security true) for a task it could not run to its end (a
+    // provider's error, a context-length error) without running the task's checks: the labels are the
+    // log's, the run an environment failure, which the declared rule excludes by default.
+    ...(log.error && {
+      runClass: "environment_failure" as const,
+      runClassEvidence: `AgentDojo recorded the error ${log.error.slice(0, 3_900)} and scored the task without running its checks`,
+    }),
     toolCalls,
     effects,
   } satisfies RunRecord);

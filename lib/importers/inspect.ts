@@ -56,6 +56,8 @@ export const inspectSampleSchema = z.looseObject({
   scores: z.record(z.string(), z.looseObject({ value: z.unknown() })).nullish(),
   messages: z.array(messageSchema).nullish(),
   events: z.array(eventSchema).nullish(),
+  /** The sample raised (a model API error, a sandbox that failed): Inspect records the error instead of finishing it. */
+  error: z.looseObject({ message: z.string().nullish() }).nullish(),
   /** Older logs keep the timeline here instead of `events`. */
   transcript: z.looseObject({ events: z.array(eventSchema).nullish() }).nullish(),
 });
@@ -262,6 +264,10 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
     ...(score === null
       ? { unscoredReason: unscoredReason! }
       : { scoredAt: scoredAt!, endpointLabel: score >= threshold ? ("success" as const) : ("failure" as const), score, threshold }),
+    ...(sample.error && {
+      runClass: "environment_failure" as const,
+      runClassEvidence: `Inspect recorded the sample's error: ${sample.error.message ?? "(no message)"}`.slice(0, 4_000),
+    }),
     toolCalls: calls.map((c) => ({
       tool: c.tool,
       ...(c.callId && { callId: c.callId }),

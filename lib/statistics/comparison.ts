@@ -6,7 +6,8 @@
 // evaluation's unresolved runs are its own, so one may resolve one way and the other the other
 // way: a pair is judged on every combination of values in the two ranges.
 import { z } from "zod";
-import { applyExclusionRule, evaluationOutcomes, type ExclusionRule } from "./exclusion-rule";
+import type { RunClassification } from "../replay/rules/classification";
+import { applyExclusionRule, evaluationOutcomes, type ExclusionRule, type OutcomeCounts } from "./exclusion-rule";
 import { UNRESOLVED_WORDS, type Verdict } from "./sensitivity";
 import { wilsonInterval, type Interval } from "./wilson";
 
@@ -45,6 +46,8 @@ export interface ComparisonInput {
   finalRuns: number;
   finalSuccesses: number;
   unresolved: number;
+  /** The runs whose class is not completed (an importer's environment failures), by outcome: the rule treats them by their class. */
+  otherClasses?: Partial<Record<RunClassification, OutcomeCounts>>;
   declaredRule: { version: number; hash: string };
 }
 
@@ -101,7 +104,7 @@ export interface Comparison {
 
 const figure = (n: number, N: number): Figure => ({ n, N, rate: N === 0 ? null : n / N, wilson95: wilsonInterval(n, N) });
 const ruled = (rule: ExclusionRule, input: ComparisonInput, unresolved: ExclusionRule["unresolved"]): Figure => {
-  const { n, N } = applyExclusionRule({ ...rule, unresolved }, evaluationOutcomes(input));
+  const { n, N } = applyExclusionRule({ ...rule, unresolved }, evaluationOutcomes(input, input.otherClasses));
   return figure(n, N);
 };
 

@@ -81,8 +81,9 @@ export const DEFAULT_EXPERIMENT_RULE: ExclusionRule = {
 
 /**
  * The rule every ingested evaluation uses until rules are declared per evaluation: the experiments'
- * default (the same hash). Ingested runs carry no run class, so every run is `completed` and only
- * the unresolved treatment acts: an unresolved run counts as a failure.
+ * default (the same hash): an ingested run is `completed` unless its record gives another class (an
+ * importer gives `environment_failure` to a task the harness errored on, which is then excluded);
+ * an unresolved run counts as a failure.
  */
 export const DEFAULT_EVALUATION_RULE: ExclusionRule = DEFAULT_EXPERIMENT_RULE;
 
@@ -106,10 +107,28 @@ export function emptyClassOutcomes(): ClassOutcomeCounts {
   return Object.fromEntries(RUN_CLASSIFICATIONS.map((c) => [c, { ...NO_OUTCOMES }])) as ClassOutcomeCounts;
 }
 
-/** An evaluation's runs as class outcomes: all `completed` (ingested runs carry no class), final successes and failures, and the unresolved. */
-export function evaluationOutcomes(counts: { finalRuns: number; finalSuccesses: number; unresolved: number }): ClassOutcomeCounts {
+/**
+ * An evaluation's runs as class outcomes: `others`, the runs whose record gives a class other than
+ * completed (few: read apart, by an index of their own), and the rest of the totals (final successes
+ * and failures, and the unresolved) as `completed`.
+ */
+export function evaluationOutcomes(
+  totals: { finalRuns: number; finalSuccesses: number; unresolved: number },
+  others: Partial<Record<RunClassification, OutcomeCounts>> = {},
+): ClassOutcomeCounts {
   const outcomes = emptyClassOutcomes();
-  outcomes.completed = { success: counts.finalSuccesses, failure: counts.finalRuns - counts.finalSuccesses, unresolved: counts.unresolved };
+  let successes = totals.finalSuccesses;
+  let failures = totals.finalRuns - totals.finalSuccesses;
+  let unresolved = totals.unresolved;
+  for (const classification of RUN_CLASSIFICATIONS) {
+    const counts = others[classification];
+    if (classification === "completed" || !counts) continue;
+    outcomes[classification] = { ...counts };
+    successes -= counts.success;
+    failures -= counts.failure;
+    unresolved -= counts.unresolved;
+  }
+  outcomes.completed = { success: successes, failure: failures, unresolved };
   return outcomes;
 }
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
+import { compareStoredEvaluations } from "../evaluations/compare";
 import { createEvaluation } from "../evaluations/create-evaluation";
 import { evaluationStatistics } from "../evaluations/evaluation-statistics";
 import { ingestRuns } from "../evaluations/ingest/ingest-runs";
@@ -164,6 +165,47 @@ describe("an evaluation's declared exclusion rule", () => {
     expect(units).toMatchObject({ runRows: 2, analysisUnits: 2, designEffect: 1, effectiveN: 2, rows: { n: 1, N: 2 } });
     // The summary still counts every stored run.
     expect((await evaluationSummary(db, id)).units).toMatchObject({ runRows: 4, analysisUnits: 4 });
+  });
+
+  it("treats each ingested run by its class: an environment failure leaves the headline by default, reported apart, and counts when the rule keeps it", async () => {
+    const id = await createEvaluation(db, { name: "classed", effectPolicy: POLICY }, null);
+    const failed = (externalId: string, second: number, runClass: string) =>
+      run(externalId, second, "failure", { runClass, runClassEvidence: "AgentDojo recorded the error APIError 500" });
+    const ingested = await ingestRuns(db, id, [...threeRuns(), failed("e1", 6, "environment_failure"), failed("a1", 8, "agent_failure")]);
+    expect(ingested.every((r) => r.status === "created")).toBe(true);
+    const byDefault = await evaluationStatistics(db, id);
+    // s1 kept (success), f1, a1 kept (failures), u1 unresolved as failure; e1 excluded and named: 1/4.
+    expect(byDefault.rates[0]).toMatchObject({
+      n: 1,
+      N: 4,
+      population: expect.stringContaining("less what rule version 1 excludes (environment failure: 1)"),
+    });
+    expect(byDefault.rates[1]).toMatchObject({ name: "reported success rate", n: 2, N: 5 }); // the harness's own labels, every scored run
+    expect(byDefault.units).toMatchObject({ runRows: 4, rows: { n: 1, N: 4 } });
+    // The sensitivity now varies the environment failures: kept, e1 counts as the failure it is labelled.
+    expect(byDefault.sensitivity).toContainEqual(expect.objectContaining({ n: 1, N: 5 }));
+    // A rule that keeps environment failures counts e1 in N.
+    await changeExclusionRule(
+      db,
+      { kind: "evaluation", id },
+      {
+        baseVersion: 1,
+        reason: "the provider's errors are the agent's problem here",
+        rule: { ...declarationOf(DEFAULT_EVALUATION_RULE), classes: { ...DEFAULT_EVALUATION_RULE.classes, environment_failure: "keep" } },
+      },
+      null,
+    );
+    const kept = await evaluationStatistics(db, id);
+    expect(kept.rates[0]).toMatchObject({ n: 1, N: 5 });
+    expect(kept.units).toMatchObject({ runRows: 5 });
+    // Compared with an evaluation of the same runs without classes, under this one's rule (version 2, which keeps them): the same n/N;
+    // under the default rule (the other's, applied when it comes first) e1 leaves this one's N.
+    const plain = await createEvaluation(db, { name: "unclassed", effectPolicy: POLICY }, null);
+    await ingestRuns(db, plain, [...threeRuns(), run("e1", 6, "failure"), run("a1", 8, "failure")]);
+    const headline = (c: Awaited<ReturnType<typeof compareStoredEvaluations>>, evaluation: string) =>
+      c.evaluations.find((e) => e.id === evaluation)!.underRule;
+    expect(headline(await compareStoredEvaluations(db, [plain, id]), id)).toMatchObject({ n: 1, N: 4 });
+    expect(headline(await compareStoredEvaluations(db, [id, plain]), id)).toMatchObject({ n: 1, N: 5 });
   });
 
   it("refuses a rule an evaluation cannot apply, naming the field", () => {

@@ -37,9 +37,9 @@ const ENVIRONMENT_WORDS: Record<ClassTreatment, string> = {
 /**
  * The declared rule first, then every combination of the unresolved label as failure, as success
  * or excluded with environment failures kept or excluded, the other classes as declared (the
- * combination equal to the declared rule is not repeated). With `varyEnvironment` false (runs that
- * carry no run class, as ingested evaluations' runs do) environment failures stay as declared: rows
- * differing only there would repeat each other.
+ * combination equal to the declared rule is not repeated). With `varyEnvironment` false (no run is an
+ * environment failure, as in an ingested evaluation whose records give no class) environment failures
+ * stay as declared: rows differing only there would repeat each other.
  */
 function sensitivityRules(declared: ExclusionRule, varyEnvironment: boolean): Array<{ rule: string; exclusionRule: ExclusionRule }> {
   const environments: readonly ClassTreatment[] = varyEnvironment ? ["keep", "exclude"] : [declared.classes.environment_failure];

@@ -64,6 +64,8 @@ export function runColumns(
     threshold: run.threshold ?? null,
     tool_calls: run.toolCalls ?? null,
     labels: run.labels ?? null,
+    run_class: run.runClass ?? "completed",
+    run_class_evidence: run.runClassEvidence ?? null,
     content_hash: hash,
     // An unscored run has no label to disagree with, and no scoring time to audit finality at.
     disagreement: run.endpointLabel !== undefined && disagrees(run.endpointLabel, run.terminalLabel ?? null),
@@ -86,6 +88,8 @@ export const RUN_COLUMNS: Record<string, ColumnType> = {
   threshold: "float8",
   tool_calls: "jsonb",
   labels: "jsonb",
+  run_class: "text",
+  run_class_evidence: "text",
   content_hash: "text",
   finality: "text",
   unresolved_reason: "text",

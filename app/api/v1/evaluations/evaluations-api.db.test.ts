@@ -264,6 +264,8 @@ describe("the evaluation API", () => {
       threshold: 0.5,
       scoredOn: [SURFACE],
       labels: { security: "failure" },
+      runClass: "agent_failure",
+      runClassEvidence: "the agent gave up",
       toolCalls: [{ callId: "c1", tool: "bank.transfer", at: at(1), arguments: { to: "acct-1" }, outcome: "ok", error: "timeout" }],
       effects: [
         {

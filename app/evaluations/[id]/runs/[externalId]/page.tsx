@@ -18,6 +18,7 @@ import { formatDuration } from "@/lib/format/time";
 import { formatOffset } from "@/lib/experiments/read/timeline";
 import { getDb } from "@/lib/db/client";
 import { INHERITED_LABELS } from "@/lib/evaluations/display";
+import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
 import { getLiveRun } from "@/lib/evaluations/live/live-runs";
 import { MAX_SPANS_SHOWN, runSpans } from "@/lib/evaluations/otel/run-spans";
@@ -101,6 +102,14 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
             ["Endpoint label", <LabelText key="e" value={run.endpointLabel} />, "endpoint-label"],
             ["Terminal label", <LabelText key="t" value={run.terminalLabel} />, "terminal-label"],
             ["Finality", run.finality, "finality"],
+            // Only when it is not completed: the rule treats the run by it (an environment failure is excluded by default).
+            run.runClass !== "completed"
+              ? [
+                  "Run class",
+                  `${CLASSIFICATION_LABELS[run.runClass]}${run.runClassEvidence ? `: ${run.runClassEvidence}` : ""}`,
+                  "run-class",
+                ]
+              : null,
             run.finality === "unscored"
               ? ["Why unscored", run.unscoredReason, "unscored-reason"]
               : ["Why unresolved", run.unresolvedReason ? <code key="r">{run.unresolvedReason}</code> : "—", "unresolved-reason"],
