@@ -95,6 +95,19 @@ describe("Inspect .json logs", () => {
     expect(run.toolCalls!.at(-1)).not.toHaveProperty("outcome");
   });
 
+  it("partial credit: the log's own mean named beside the thresholded success rate, saying which is which", () => {
+    const document = read(BROWSER) as BrowserLog & { results: { scores: unknown[] } };
+    const sample = document.samples[0]! as unknown as { scores: Record<string, { value: unknown }>; events: { event: string }[] };
+    sample.scores = { partial: { value: 0.577 } };
+    sample.events = sample.events.filter((e) => e.event !== "score");
+    document.results = { ...document.results, scores: [{ name: "partial", metrics: { mean: { name: "mean", value: 0.577 } } }] };
+    const log = importInspectLog("inspect-json", document, document.samples, {});
+    expect(log.runs[0]).toMatchObject({ endpointLabel: "failure", score: 0.577, threshold: 1 });
+    expect(log.notes).toContain(
+      "the log's own figures, as Inspect computed them: partial mean 0.577; the success rate here is another figure, the share of samples whose first scorer's score is at or above 1 (1 sample(s) have partial credit, which a mean counts in part and the success rate as failures)",
+    );
+  });
+
   it("an older log with its timeline in `transcript`: scored at that score event", () => {
     const log = importJson(`${INSPECT_LOGS}tests_log_test_eval_log_log_formats.json`);
     expect(log.runs).toHaveLength(1);

@@ -26,7 +26,17 @@ export const inspectHeaderSchema = z.looseObject({
   stats: z.looseObject({ started_at: timeSchema.nullish(), completed_at: timeSchema.nullish() }).nullish(),
   error: z.looseObject({ message: z.string().nullish() }).nullish(),
   /** How many samples the log says it completed (header.json, or the `.json` log). */
-  results: z.looseObject({ completed_samples: z.number().int().nonnegative().nullish() }).nullish(),
+  results: z
+    .looseObject({
+      completed_samples: z.number().int().nonnegative().nullish(),
+      /** The log's own figures per scorer (accuracy, mean, stderr...), as Inspect computed them over its scores. */
+      scores: z
+        .array(
+          z.looseObject({ name: z.string(), metrics: z.record(z.string(), z.looseObject({ value: z.number().nullable() })).nullish() }),
+        )
+        .nullish(),
+    })
+    .nullish(),
 });
 type InspectHeader = z.infer<typeof inspectHeaderSchema>;
 
@@ -310,6 +320,8 @@ export function inspectLogReader(
   const mappings = new Set<string>();
   let scoredFromLog = 0;
   let unscored = 0;
+  // Scores strictly between 0 and 1 (partial credit): the log's mean counts them in part, the success rate here not at all below the threshold.
+  let partialCredit = 0;
   let index = 0;
   return {
     add(raw: unknown): void {
@@ -324,6 +336,8 @@ export function inspectLogReader(
         else {
           runs.push(outcome.run);
           if (outcome.mapping) mappings.add(outcome.mapping);
+          const score = outcome.run.score;
+          if (score !== undefined && score > 0 && score < 1) partialCredit += 1;
           if (outcome.scoredFrom === "log") scoredFromLog += 1;
           if (outcome.scoredFrom === "unscored") unscored += 1;
         }
@@ -366,6 +380,19 @@ export function inspectLogReader(
       if (unscored > 0)
         notes.push(
           `${unscored} sample(s) have no readable score: stored as unscored runs (no endpoint label), counted on their own and in no rate`,
+        );
+      // The figures the log itself headlines, beside which the success rate here is a different one: say which is which.
+      const own = (header.results?.scores ?? []).flatMap((scorer) =>
+        Object.entries(scorer.metrics ?? {}).flatMap(([metric, { value }]) =>
+          value === null ? [] : [`${scorer.name} ${metric} ${value}`],
+        ),
+      );
+      if (own.length > 0)
+        notes.push(
+          `the log's own figures, as Inspect computed them: ${own.join(", ")}; the success rate here is another figure, the share of samples whose first scorer's score is at or above ${threshold}` +
+            (partialCredit > 0
+              ? ` (${partialCredit} sample(s) have partial credit, which a mean counts in part and the success rate as failures)`
+              : ""),
         );
       if (scoredFromLog > 0)
         notes.push(`${scoredFromLog} sample(s) have no score event: scored at their last event, or the log's completion time`);
