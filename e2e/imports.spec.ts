@@ -176,6 +176,12 @@ test("current Inspect's Zstandard archive and an archive missing a sample, uploa
   const incomplete = page.getByTestId("import-incomplete");
   await expect(incomplete.getByRole("row", { name: /missing-sample\.eval/ })).toContainText("incomplete: 3/4");
   await expect(incomplete.getByRole("row", { name: /missing-sample\.eval/ })).toContainText("2 epoch 2");
+  // The log's own figures (Inspect's accuracy over its scores) beside the thresholded success rates, saying which is which.
+  await report.getByRole("link", { name: /WckPjG7ovQZLAiZF2fZpog/ }).click();
+  const figures = page.getByTestId("harness-metrics");
+  await expect(figures.getByRole("row", { name: /accuracy/ })).toContainText("0.75");
+  await expect(figures.getByRole("row", { name: /stderr/ })).toContainText("0.25");
+  await expect(page.getByTestId("harness-metrics-note")).toContainText("The success rates above are another figure");
 });
 
 test("a 12 MB log uploaded from the import page imports whole", async ({ page }) => {

@@ -7,6 +7,8 @@ import type { StoredToolSuggestion } from "@/lib/evaluations/tool-suggestions";
 import { UnitsPanel, UnresolvedPanel } from "./audit-panels";
 import { EffectPolicyPanel } from "./effect-policy-panel";
 import { EvaluationFigures } from "./evaluation-figures";
+import { HarnessMetricsPanel } from "./harness-metrics-panel";
+import type { HarnessMetric } from "@/lib/evaluations/harness-metrics";
 
 /** An evaluation's audit: the figures, unresolved runs, units and the policy; on its page and behind a share link (no run links, no editing). */
 export function EvaluationReport({
@@ -20,6 +22,7 @@ export function EvaluationReport({
   linksToRuns,
   resetsOverriddenByCanary,
   suggestions,
+  harnessMetrics = [],
 }: {
   evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy">;
   summary: EvaluationSummary;
@@ -34,6 +37,8 @@ export function EvaluationReport({
   resetsOverriddenByCanary?: number;
   /** Tool classes recorders suggested (on the evaluation's own page). */
   suggestions?: StoredToolSuggestion[];
+  /** What the harness reported itself for its logs (on the evaluation's own page). */
+  harnessMetrics?: readonly HarnessMetric[];
 }) {
   const runsOf = linksToRuns ? evaluation.id : null;
   return (
@@ -42,6 +47,7 @@ export function EvaluationReport({
       <UnresolvedPanel evaluationId={runsOf} unresolved={summary.unresolved} runs={summary.reported.n} />
       <UnitsPanel evaluationId={runsOf} units={summary.units} largest={largestUnits} resetsOverriddenByCanary={resetsOverriddenByCanary} />
       {statistics ? <StatisticsPanel {...statistics} ruleChange={edits ? { kind: "evaluation", id: evaluation.id } : undefined} /> : null}
+      <HarnessMetricsPanel metrics={harnessMetrics} />
       <EffectPolicyPanel evaluation={evaluation} tools={tools} versions={versions} edits={edits} suggestions={suggestions} />
     </>
   );

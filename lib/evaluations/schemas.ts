@@ -284,6 +284,11 @@ export const runRecordSchema = z
     runClass: z.enum(RUN_CLASSIFICATIONS, `runClass must be one of ${RUN_CLASSIFICATIONS.join(", ")}`).optional(),
     /** Why the run has its class, in the harness's words (a log's error). */
     runClassEvidence: text("runClassEvidence", 4_000).optional(),
+    /** Every scorer's value as the harness recorded it, by scorer (the label comes from one of them, against the threshold); kept, not audited. */
+    scorerValues: z
+      .record(text("scorer name", 200), z.unknown())
+      .refine((values) => Object.keys(values).length <= 50, "scorerValues may name at most 50 scorers")
+      .optional(),
     toolCalls: z.array(toolCallSchema).max(1_000).optional(),
     effects: z.array(effectRecordSchema).max(1_000).optional(),
     touches: z.array(touchSchema).max(10_000).optional(),

@@ -16,6 +16,7 @@ import { findUnstorable, truncateText } from "../http/storable";
 import { SkippedLog, type ImportedLog } from "./imported-log";
 import type { InspectOptions } from "./inspect";
 import { readLogFile, type LogBundle } from "./log-file";
+import { storeHarnessMetrics } from "../evaluations/harness-metrics";
 import { emptyImportReport, type ImportReport } from "./report";
 
 export type FileOutcome =
@@ -180,6 +181,12 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
       for (const { file } of batch.files) done({ file, status: "failed", error: `runs stored, traces not recorded: ${error.message}` });
       return;
     }
+    // What the harness reported itself for each log, beside the runs (idempotent: a log imported again replaces its figures).
+    await storeHarnessMetrics(
+      db,
+      batch.evaluation.id,
+      batch.files.flatMap((f) => f.log.harnessMetrics ?? []),
+    );
     const changed = new Set(results.filter((r) => r.status !== "unchanged").map((r) => r.externalId));
     for (const { file, log } of batch.files) {
       batch.evaluation.runs += log.runs.length;

@@ -1,6 +1,7 @@
 // What every importer turns one log file into: the runs to ingest (the run record of
 // lib/evaluations/schemas.ts, nothing more), the evaluation they belong to by default, and what a
 // person should know about the mapping (notes, tools the harness does not know, samples left out).
+import type { HarnessMetric } from "../evaluations/harness-metrics";
 import type { CreateEvaluationBody, RunRecord } from "../evaluations/schemas";
 
 export const LOG_FORMATS = ["agentdojo", "inspect-json", "inspect-eval"] as const;
@@ -20,6 +21,8 @@ export interface ImportedLog {
   leftOut: { sample: string; reason: string }[];
   /** The log says it completed more samples than it holds (an archive missing entries): how many, and which where it names them. */
   incomplete?: { expected: number; found: number; missing: string[] };
+  /** The figures the harness reported itself for the log (Inspect's results.scores[].metrics), stored with the evaluation. */
+  harnessMetrics?: HarnessMetric[];
 }
 
 /** A file that is not imported, with a reason a person can act on. */

@@ -274,6 +274,10 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
     ...(score === null
       ? { unscoredReason: unscoredReason! }
       : { scoredAt: scoredAt!, endpointLabel: score >= threshold ? ("success" as const) : ("failure" as const), score, threshold }),
+    ...(sample.scores &&
+      Object.keys(sample.scores).length > 0 && {
+        scorerValues: Object.fromEntries(Object.entries(sample.scores).map(([scorer, s]) => [scorer, s.value ?? null])),
+      }),
     ...(sample.error && {
       runClass: "environment_failure" as const,
       runClassEvidence: `Inspect recorded the sample's error: ${sample.error.message ?? "(no message)"}`.slice(0, 4_000),
@@ -382,11 +386,14 @@ export function inspectLogReader(
           `${unscored} sample(s) have no readable score: stored as unscored runs (no endpoint label), counted on their own and in no rate`,
         );
       // The figures the log itself headlines, beside which the success rate here is a different one: say which is which.
-      const own = (header.results?.scores ?? []).flatMap((scorer) =>
+      const harnessMetrics = (header.results?.scores ?? []).flatMap((scorer) =>
         Object.entries(scorer.metrics ?? {}).flatMap(([metric, { value }]) =>
-          value === null ? [] : [`${scorer.name} ${metric} ${value}`],
+          value === null
+            ? []
+            : [{ source: header.eval.task_id ?? header.eval.run_id ?? header.eval.task, scorer: scorer.name, metric, value }],
         ),
       );
+      const own = harnessMetrics.map((m) => `${m.scorer} ${m.metric} ${m.value}`);
       if (own.length > 0)
         notes.push(
           `the log's own figures, as Inspect computed them: ${own.join(", ")}; the success rate here is another figure, the share of samples whose first scorer's score is at or above ${threshold}` +
@@ -413,6 +420,7 @@ export function inspectLogReader(
         unknownTools: [],
         leftOut,
         ...(incomplete && { incomplete }),
+        ...(harnessMetrics.length > 0 && { harnessMetrics }),
       };
     },
   };

@@ -10,6 +10,7 @@ import type { Db } from "../db/prisma";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { AGENTDOJO_RUNS, INSPECT_LOGS } from "../testing/importer-fixtures";
 import { storedEntries, zipArchive } from "../testing/zip";
+import { listHarnessMetrics } from "../evaluations/harness-metrics";
 import { importLogs } from "./import-logs";
 import { importReportSchema, type ImportReport } from "./report";
 
@@ -74,6 +75,22 @@ describe("today's logs, read as their authors meant them", () => {
   it("the Zstandard archive's sample and the UTF-16 log's run are stored", async () => {
     expect(await db.evaluationRun.count({ where: { externalId: "NHBw2w5NYTbuW8GyUMzpqx/1/epoch 1" } })).toBe(1);
     expect(await runOf("powershell/banking/user_task_0/none/none")).toMatchObject({ taskId: "banking/user_task_0", finality: "final" });
+  });
+
+  it("the harness's own figures are stored by the log, and every scorer's value with its run", async () => {
+    const evaluationId = report.evaluations.find((e) => e.name.includes("WckPjG7ovQZLAiZF2fZpog"))!.id;
+    expect(await listHarnessMetrics(db, evaluationId)).toEqual([
+      { source: "WckPjG7ovQZLAiZF2fZpog", scorer: "match", metric: "accuracy", value: 0.75 },
+      { source: "WckPjG7ovQZLAiZF2fZpog", scorer: "match", metric: "stderr", value: 0.25 },
+    ]);
+    const run = await db.evaluationRun.findFirstOrThrow({
+      where: { evaluationId, externalId: { endsWith: "/1/epoch 1" } },
+      select: { scorerValues: true, endpointLabel: true },
+    });
+    expect(run).toEqual({ scorerValues: { match: "I" }, endpointLabel: "failure" });
+    // Imported again: the figures replaced, not added to.
+    await importLogs(db, [dir]);
+    expect(await listHarnessMetrics(db, evaluationId)).toHaveLength(2);
   });
 
   it("a write the loop never executed leaves the run final, and the attack is part of its task", async () => {

@@ -20,6 +20,7 @@ import { getEvaluation, listEffectPolicyVersions } from "@/lib/evaluations/get-e
 import type { EvaluationDetail } from "@/lib/evaluations/read-schemas";
 import { evaluationSummary } from "@/lib/evaluations/summary";
 import { listToolSuggestions } from "@/lib/evaluations/tool-suggestions";
+import { listHarnessMetrics } from "@/lib/evaluations/harness-metrics";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Evaluation" };
@@ -78,6 +79,7 @@ const loadAudit = (db: Db, id: string, evaluation: Promise<EvaluationDetail | nu
     resetsOverriddenByCanary(db, id),
     exclusionRuleHistory(db, { kind: "evaluation", id }),
     listToolSuggestions(db, id),
+    listHarnessMetrics(db, id),
   ]);
 };
 
@@ -90,7 +92,7 @@ async function Audit({
   edits: boolean;
   results: ReturnType<typeof loadAudit>;
 }) {
-  const [summary, units, tools, versions, statistics, overridden, rules, suggestions] = await results;
+  const [summary, units, tools, versions, statistics, overridden, rules, suggestions, harnessMetrics] = await results;
   return (
     <EvaluationReport
       evaluation={evaluation}
@@ -103,6 +105,7 @@ async function Audit({
       linksToRuns
       resetsOverriddenByCanary={overridden}
       suggestions={suggestions}
+      harnessMetrics={harnessMetrics}
     />
   );
 }

@@ -66,6 +66,7 @@ export function runColumns(
     labels: run.labels ?? null,
     run_class: run.runClass ?? "completed",
     run_class_evidence: run.runClassEvidence ?? null,
+    scorer_values: run.scorerValues ?? null,
     content_hash: hash,
     // An unscored run has no label to disagree with, and no scoring time to audit finality at.
     disagreement: run.endpointLabel !== undefined && disagrees(run.endpointLabel, run.terminalLabel ?? null),
@@ -90,6 +91,7 @@ export const RUN_COLUMNS: Record<string, ColumnType> = {
   labels: "jsonb",
   run_class: "text",
   run_class_evidence: "text",
+  scorer_values: "jsonb",
   content_hash: "text",
   finality: "text",
   unresolved_reason: "text",
