@@ -10,6 +10,7 @@ import type { Db } from "../db/prisma";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { AGENTDOJO_RUNS, INSPECT_LOGS } from "../testing/importer-fixtures";
 import { storedEntries, zipArchive } from "../testing/zip";
+import { evaluationStatistics } from "../evaluations/evaluation-statistics";
 import { listHarnessMetrics } from "../evaluations/harness-metrics";
 import { importLogs } from "./import-logs";
 import { importReportSchema, type ImportReport } from "./report";
@@ -45,7 +46,12 @@ beforeAll(async () => {
   const attacked = JSON.parse(readFileSync(`${AGENTDOJO_RUNS}${ATTACKED}`, "utf8")) as { messages: unknown[] };
   attacked.messages = attacked.messages.slice(0, -2);
   writeFileSync(at(ATTACKED), JSON.stringify(attacked));
-  // 5. What a clone without `git lfs pull` leaves where a log should be.
+  // 5. A task AgentDojo could not run (a provider's error): its default labels, utility false and security true, and the error.
+  writeFileSync(
+    at(PLAIN.replace("gpt-4o-2024-05-13", "errored")),
+    JSON.stringify({ ...JSON.parse(plain), utility: false, error: "InternalServerError: 500" }),
+  );
+  // 6. What a clone without `git lfs pull` leaves where a log should be.
   writeFileSync(at("pointer.eval"), "version https://git-lfs.github.com/spec/v1\noid sha256:" + "a".repeat(64) + "\nsize 4235\n");
   report = importReportSchema.parse(await importLogs(db, [dir]));
 });
@@ -62,7 +68,7 @@ const runOf = (externalId: string) =>
 
 describe("today's logs, read as their authors meant them", () => {
   it("imports every log but the pointer, names the pointer, and reports the archive missing a sample as incomplete", () => {
-    expect(report).toMatchObject({ files: 5, imported: 4, unchanged: 0, failed: [], runs: 1 + 3 + 1 + 1 });
+    expect(report).toMatchObject({ files: 6, imported: 5, unchanged: 0, failed: [], runs: 1 + 3 + 1 + 1 + 1 });
     expect(report.skipped).toEqual([
       {
         file: path.join(dir, "pointer.eval"),
@@ -91,6 +97,21 @@ describe("today's logs, read as their authors meant them", () => {
     // Imported again: the figures replaced, not added to.
     await importLogs(db, [dir]);
     expect(await listHarnessMetrics(db, evaluationId)).toHaveLength(2);
+  });
+
+  it("a task the harness could not run is an environment failure with its error, which the default rule leaves out of the headline", async () => {
+    const run = await db.evaluationRun.findFirstOrThrow({
+      where: { externalId: "errored/banking/user_task_0/none/none" },
+      select: { evaluationId: true, endpointLabel: true, runClass: true, runClassEvidence: true },
+    });
+    expect(run).toMatchObject({
+      endpointLabel: "failure",
+      runClass: "environment_failure",
+      runClassEvidence: "AgentDojo recorded the error InternalServerError: 500 and scored the task without running its checks",
+    });
+    const { rates } = await evaluationStatistics(db, run.evaluationId);
+    expect(rates[0]).toMatchObject({ n: 0, N: 0, population: expect.stringContaining("environment failure: 1") });
+    expect(rates[1]).toMatchObject({ name: "reported success rate", n: 0, N: 1 });
   });
 
   it("a write the loop never executed leaves the run final, and the attack is part of its task", async () => {
