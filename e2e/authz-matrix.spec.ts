@@ -168,6 +168,22 @@ const ROUTES: RouteCase[] = [
     status: 400,
   },
   { route: "/api/v1/evaluations/[id]", method: "GET", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}`, allowed: SIGNED_IN, status: 404 },
+  // An unknown evaluation: nothing to delete (404 past authorization).
+  {
+    route: "/api/v1/evaluations/[id]",
+    method: "DELETE",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}`,
+    allowed: RUNS_EXPERIMENTS,
+    status: 404,
+  },
+  {
+    route: "/api/v1/evaluations/[id]/export",
+    method: "GET",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/export?format=csv`,
+    allowed: SIGNED_IN,
+    status: 404,
+  },
+  { route: "/api/v1/admin/audit-log", method: "GET", url: () => "/api/v1/admin/audit-log", allowed: ADMIN, status: 200 },
   {
     route: "/api/v1/evaluations/[id]/runs",
     method: "GET",

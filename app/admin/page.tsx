@@ -6,9 +6,11 @@ import { NewUserForm, ResetPasswordButton, RoleSelect } from "@/components/accou
 import { ShareLinksTable } from "@/components/share-links-table";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
+import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader, Section } from "@/components/ui/page-header";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
+import { listAuditLog } from "@/lib/audit-log/audit-log";
 import { listAccounts, listApiKeys } from "@/lib/auth/accounts";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { MIN_PASSWORD_LENGTH } from "@/lib/auth/schemas";
@@ -18,18 +20,32 @@ import { listShareLinks, shareLinksDisabled } from "@/lib/share/share-links";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Admin" };
 
+const AUDIT_LOG_SHOWN = 50;
+
+/** An entry's details in words: the counts that went with the act. */
+function auditDetails(details: Record<string, unknown>): string {
+  const parts = [];
+  if (typeof details.runs === "number") parts.push(`${details.runs.toLocaleString("en-US")} runs deleted`);
+  if (typeof details.openLiveRuns === "number" && details.openLiveRuns > 0) parts.push(`${details.openLiveRuns} open live runs`);
+  return parts.join(", ");
+}
+
 export default async function AdminPage() {
   const principal = await requirePagePermission("users:admin", "/admin");
   const db = getDb();
-  const [users, keys, links, disabled] = await Promise.all([
+  const [users, keys, links, disabled, audit] = await Promise.all([
     listAccounts(db),
     listApiKeys(db),
     listShareLinks(db, {}),
     shareLinksDisabled(db),
+    listAuditLog(db, { limit: AUDIT_LOG_SHOWN }),
   ]);
   return (
     <>
-      <PageHeader title="Admin" description="Accounts and their roles, every API key, and every share link on this instance." />
+      <PageHeader
+        title="Admin"
+        description="Accounts and their roles, every API key, every share link on this instance, and the audit log of what cannot be undone."
+      />
 
       <Section
         id="users"
@@ -145,6 +161,39 @@ export default async function AdminPage() {
           }
         />
         <ShareLinksTable links={links} showCreator />
+      </Section>
+
+      <Section
+        id="audit-log"
+        title="Audit log"
+        description={`What was done that cannot be undone, newest first (the latest ${AUDIT_LOG_SHOWN}; every entry through GET /api/v1/admin/audit-log).`}
+      >
+        {audit.entries.length === 0 ? (
+          <EmptyState title="Nothing has been deleted on this instance." />
+        ) : (
+          <DataTable
+            caption={`Audit log (${audit.entries.length}${audit.nextCursor ? "+" : ""})`}
+            testId="audit-log"
+            columns={["When", "Who", "Action", "What", "Details"]}
+          >
+            {audit.entries.map((entry) => (
+              <tr key={entry.id}>
+                <Td>
+                  <Time iso={entry.at} />
+                </Td>
+                <Td>{entry.actorEmail}</Td>
+                <Td>
+                  <code>{entry.action}</code>
+                </Td>
+                <RowHead>
+                  {entry.resourceType} {typeof entry.details.name === "string" ? entry.details.name : ""}{" "}
+                  <span className="font-mono text-xs text-muted-foreground">{entry.resourceId}</span>
+                </RowHead>
+                <Td>{auditDetails(entry.details)}</Td>
+              </tr>
+            ))}
+          </DataTable>
+        )}
       </Section>
     </>
   );

@@ -51,7 +51,7 @@ export function PolicyVersionForm({
   const [baseVersion, setBaseVersion] = useState(version);
   const [error, setError] = useState<string>();
   const [conflict, setConflict] = useState<{ message: string; details: EffectPolicyConflict }>();
-  const [saved, setSaved] = useState<number>();
+  const [saved, setSaved] = useState<{ version: number; unchanged: boolean }>();
   const [busy, setBusy] = useState(false);
   const named = new Set(rows.map((r) => r.tool.trim()));
   const toAdd = suggested.filter((s) => !rows.some((r) => r.tool.trim() === s.tool && r.effectClass === s.effectClass));
@@ -73,7 +73,11 @@ export function PolicyVersionForm({
     if (!parsed.success) return setError(fieldErrors(parsed.error.issues, input, FIELDS).tools ?? parsed.error.issues[0]?.message);
     setError(undefined);
     setBusy(true);
-    const answer = await callApi<{ version: number }>(`/api/v1/evaluations/${evaluationId}/effect-policy`, "PUT", parsed.data);
+    const answer = await callApi<{ version: number; unchanged?: true }>(
+      `/api/v1/evaluations/${evaluationId}/effect-policy`,
+      "PUT",
+      parsed.data,
+    );
     setBusy(false);
     if (!answer.ok) {
       const details = answer.code === "edit_conflict" ? effectPolicyConflictSchema.safeParse(answer.details) : undefined;
@@ -81,7 +85,7 @@ export function PolicyVersionForm({
       return setError(serverFieldError(answer.field, answer.message, FIELDS).message);
     }
     setBaseVersion(answer.data.version);
-    setSaved(answer.data.version);
+    setSaved({ version: answer.data.version, unchanged: answer.data.unchanged === true });
     router.refresh();
   }
 
@@ -146,7 +150,11 @@ export function PolicyVersionForm({
       ) : null}
       {saved ? (
         <Alert tone="success" role="status" data-testid="policy-saved">
-          <p>Saved as version {saved}; the figures above are recomputed.</p>
+          <p>
+            {saved.unchanged
+              ? `Nothing to save: the policy classifies every tool as version ${saved.version} does, so no version was made.`
+              : `Saved as version ${saved.version}; the figures above are recomputed.`}
+          </p>
         </Alert>
       ) : null}
       <Button type="submit" variant="primary" disabled={busy}>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { classifyTool, globMatches } from "./policy";
+import { classesToAdopt, classifyTool, globMatches, samePolicy } from "./policy";
 
 describe("effect policy", () => {
   const policy = {
@@ -42,5 +42,30 @@ describe("effect policy", () => {
       }
     }
     expect(compared).toBe(364 * 63);
+  });
+});
+
+describe("classesToAdopt", () => {
+  const importer = { tools: { send_money: "async_handle", get_balance: "read_only", "calendar.*": "sync_confirmed", update_password: "external" } } as const;
+  it("adopts every class an empty policy leaves unclassified", () => {
+    expect(classesToAdopt({ tools: {} }, importer)).toEqual(importer.tools);
+  });
+  it("keeps the evaluation's class of a tool it names or matches by a pattern, and adopts the rest", () => {
+    expect(classesToAdopt({ tools: { send_money: "external", "update_*": "read_only" } }, importer)).toEqual({
+      get_balance: "read_only",
+      "calendar.*": "sync_confirmed",
+    });
+  });
+  it("adopts nothing the policy already holds", () => {
+    expect(classesToAdopt(importer, importer)).toEqual({});
+  });
+});
+
+describe("samePolicy", () => {
+  it("compares names and classes, not their order", () => {
+    expect(samePolicy({ tools: { a: "read_only", b: "external" } }, { tools: { b: "external", a: "read_only" } })).toBe(true);
+    expect(samePolicy({ tools: { a: "read_only" } }, { tools: { a: "external" } })).toBe(false);
+    expect(samePolicy({ tools: { a: "read_only" } }, { tools: { a: "read_only", b: "external" } })).toBe(false);
+    expect(samePolicy({ tools: {} }, { tools: {} })).toBe(true);
   });
 });

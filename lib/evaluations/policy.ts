@@ -49,3 +49,25 @@ export function toolClassifier(policy: EffectPolicy): (tool: string) => ToolClas
     return cls;
   };
 }
+
+/**
+ * The classes an importer offers (its built-in policy) that an existing evaluation's policy leaves
+ * unclassified: what a log imported into that evaluation adds, so that its tools keep the classes
+ * the importer knows. A tool the policy names, or a pattern of it matches, keeps the evaluation's
+ * class; an offered pattern is adopted only when the policy does not name that pattern itself.
+ */
+export function classesToAdopt(current: EffectPolicy, offered: EffectPolicy): EffectPolicy["tools"] {
+  const adopted: EffectPolicy["tools"] = {};
+  for (const [tool, cls] of Object.entries(offered.tools)) {
+    if (Object.hasOwn(current.tools, tool)) continue;
+    if (!tool.includes("*") && classifyTool(current, tool) !== "unclassified") continue;
+    adopted[tool] = cls;
+  }
+  return adopted;
+}
+
+/** Whether two policies classify by the same rules (the same names and patterns, each to the same class). */
+export function samePolicy(a: EffectPolicy, b: EffectPolicy): boolean {
+  const keys = Object.keys(a.tools);
+  return keys.length === Object.keys(b.tools).length && keys.every((k) => Object.hasOwn(b.tools, k) && b.tools[k] === a.tools[k]);
+}

@@ -1,4 +1,5 @@
 import type { Db } from "../db/prisma";
+import { samePolicy } from "./policy";
 import { conflict, notFound } from "../errors";
 import { recordImportedTracesInTransaction, unlinkRunsWithOtherMarks } from "./record-traces";
 import { recomputeFinality } from "./audit/finality-store";
@@ -11,14 +12,15 @@ import type { EffectPolicyConflict, SetEffectPolicyBody } from "./schemas";
  * Separation does not depend on the policy. Runs whose library trace marks its calls' writes
  * otherwise than the new policy move to the trace that marks them as it does (traces never change).
  * A `baseVersion` other than the current version is refused (409 with both policies), checked under
- * the evaluation's row lock: two saves from one version cannot both pass.
+ * the evaluation's row lock: two saves from one version cannot both pass. A policy that classifies
+ * exactly as the current one makes no version (`unchanged`): a save without an edit changes nothing.
  */
 export async function setEffectPolicy(
   db: Db,
   evaluationId: string,
   { baseVersion, ...policy }: SetEffectPolicyBody,
   createdById: string | null,
-): Promise<{ version: number }> {
+): Promise<{ version: number; unchanged?: true }> {
   return db.$transaction(
     async (tx) => {
       const current = await currentPolicy(tx, evaluationId, "update");
@@ -34,6 +36,7 @@ export async function setEffectPolicy(
           } satisfies EffectPolicyConflict,
         );
       }
+      if (samePolicy(current.policy, policy)) return { version: current.version, unchanged: true as const };
       const version = current.version + 1;
       await tx.evaluationEffectPolicy.create({ data: { evaluationId, version, tools: policy.tools, createdById } });
       await tx.evaluation.update({ where: { id: evaluationId }, data: { effectPolicyVersion: version } });

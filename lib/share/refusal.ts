@@ -40,7 +40,7 @@ export function shareRefusal(lookup: SharedLookup): ShareRefusal | null {
         kind: "gone",
         code: "resource_gone",
         title: "Result deleted",
-        message: "The result this live link followed no longer exists.",
+        message: "The result this link shows no longer exists: it was deleted. Ask the sender whether it was replaced.",
       };
     case "disabled":
       return {

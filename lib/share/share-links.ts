@@ -297,7 +297,10 @@ function refusalOf(link: { revokedAt: Date | null; expiresAt: Date | null }, now
   }
 }
 
-/** The frozen snapshot as stored, or the live content as it is now; null when a live resource is gone. */
+/**
+ * The frozen snapshot as stored, or the live content as it is now; null when the resource is gone. A
+ * frozen link of a deleted resource is gone too: deleting a result takes back what was shared of it.
+ */
 async function contentShown(
   db: Db,
   link: ShareLink,
@@ -305,6 +308,7 @@ async function contentShown(
 ): Promise<{ content: ShareContent; contentHash: string; snapshotAt: string } | null> {
   if (link.mode === "frozen") {
     if (link.snapshot === null || link.contentHash === null) throw new Error(`frozen share link ${link.id} has no snapshot`);
+    if (!(await shareResourceExists(db, link.resourceType as ShareResourceType, link.resourceId, link.resourceIds))) return null;
     return { content: link.snapshot as unknown as ShareContent, contentHash: link.contentHash, snapshotAt: link.createdAt.toISOString() };
   }
   const content = await loadShareContent(db, link.resourceType as ShareResourceType, link.resourceId, link.resourceIds);

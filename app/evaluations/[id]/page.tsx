@@ -1,8 +1,9 @@
-import { List } from "lucide-react";
+import { Download, List } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
+import { DeleteEvaluationButton } from "@/components/evaluations/delete-evaluation-button";
 import { EvaluationReport } from "@/components/evaluations/evaluation-report";
 import { SharePanel } from "@/components/share/share-panel";
 import { buttonClass } from "@/components/ui/button";
@@ -13,6 +14,7 @@ import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
+import { storedRunCount } from "@/lib/evaluations/delete-evaluation";
 import { evaluationTools, largestUnits, resetsOverriddenByCanary } from "@/lib/evaluations/evaluation-runs";
 import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
 import { exclusionRuleHistory } from "@/lib/statistics/exclusion-rule-store";
@@ -33,7 +35,8 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
   const loadingEvaluation = getEvaluation(db, id);
   const results = loadAudit(db, id, loadingEvaluation);
   results.catch(() => {}); // an unknown id ends the page (404) before the audit awaits them
-  const evaluation = await loadingEvaluation;
+  const edits = can(principal.role, "evaluation:write");
+  const [evaluation, runs] = await Promise.all([loadingEvaluation, edits ? storedRunCount(db, id) : null]);
   if (!evaluation) notFound();
   return (
     <>
@@ -53,14 +56,35 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
         }
         description={evaluation.description ? <span className="whitespace-pre-line">{evaluation.description}</span> : undefined}
         actions={
-          <Link href={`/evaluations/${id}/runs`} className={buttonClass({ size: "sm" })}>
-            <List aria-hidden="true" />
-            Browse its runs
-          </Link>
+          <>
+            <Link href={`/evaluations/${id}/runs`} className={buttonClass({ size: "sm" })}>
+              <List aria-hidden="true" />
+              Browse its runs
+            </Link>
+            <a
+              href={`/api/v1/evaluations/${id}/export?format=csv`}
+              download
+              className={buttonClass({ size: "sm" })}
+              data-testid="export-csv"
+            >
+              <Download aria-hidden="true" />
+              Export CSV
+            </a>
+            <a
+              href={`/api/v1/evaluations/${id}/export?format=json`}
+              download
+              className={buttonClass({ size: "sm" })}
+              data-testid="export-json"
+            >
+              <Download aria-hidden="true" />
+              JSON
+            </a>
+            {runs !== null ? <DeleteEvaluationButton id={id} name={evaluation.name} runs={runs} /> : null}
+          </>
         }
       />
       <Suspense fallback={<PageLoading label="Loading the evaluation's audit…" />}>
-        <Audit evaluation={evaluation} edits={can(principal.role, "evaluation:write")} results={results} />
+        <Audit evaluation={evaluation} edits={edits} results={results} />
       </Suspense>
       {can(principal.role, "share:create") ? <SharePanel resourceType="evaluation" resourceId={id} /> : null}
     </>

@@ -1,5 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
+import { deleteEvaluation, deleteEvaluationQuerySchema } from "@/lib/evaluations/delete-evaluation";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
@@ -12,3 +13,14 @@ export const GET = apiRoute({ permission: "results:read", params: evaluationIdSc
   if (!evaluation) throw notFound(`evaluation ${params.id}`);
   return Response.json(evaluation);
 });
+
+/**
+ * Deletes the evaluation with every run and record of it, and says so in the audit log:
+ * `200 {id, name, runs, openLiveRuns, deletedAt}`. `?expectedRuns=N` (the count a confirmation named):
+ * 409 `run_count_changed` when it holds another number now, nothing deleted.
+ */
+export const DELETE = apiRoute(
+  { permission: "evaluation:write", params: evaluationIdSchema, query: deleteEvaluationQuerySchema },
+  async ({ params, query, principal }) =>
+    Response.json(await deleteEvaluation(getDb(), { userId: principal.userId, email: principal.email }, params.id, query)),
+);
