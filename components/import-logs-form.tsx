@@ -146,6 +146,8 @@ function ImportReportView({ report }: { report: ImportReport }) {
         {report.files} file(s): {report.imported} imported, {report.unchanged} unchanged (already imported), {report.skipped.length}{" "}
         skipped, {report.failed.length} failed; {report.runs} run(s).
         {report.incomplete.length > 0 && ` ${report.incomplete.length} imported incomplete.`}
+        {report.policyVersions.length > 0 &&
+          ` ${report.policyVersions.length} effect-policy version(s) made with the importer's classes (below).`}
       </p>
       {report.evaluations.length > 0 && (
         <ul className="list-disc pl-6">
@@ -155,6 +157,25 @@ function ImportReportView({ report }: { report: ImportReport }) {
             </li>
           ))}
         </ul>
+      )}
+      {report.policyVersions.length > 0 && (
+        <DataTable
+          caption="Effect-policy versions made: the importer's classes for tools the evaluation's policy left unclassified (its own classes kept)"
+          columns={["Evaluation", "Version", "Classes added"]}
+          testId="import-policy-versions"
+        >
+          {report.policyVersions.map((p, i) => (
+            <tr key={`p${i}`}>
+              <Td>{p.evaluation}</Td>
+              <Td>{p.version}</Td>
+              <Td>
+                {Object.entries(p.adopted)
+                  .map(([tool, cls]) => `${tool}: ${cls}`)
+                  .join(", ")}
+              </Td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       {report.skipped.length + report.failed.length > 0 && (
         <DataTable caption="Files not imported" columns={["File", "Outcome", "Why"]} testId="import-not-imported">

@@ -29,7 +29,9 @@ test("an editor exports an evaluation's runs, deletes it after a confirmation na
   await page.goto(`/evaluations/${id}`);
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-csv").click()]);
   expect(download.suggestedFilename()).toBe(`evaluation-${id}.csv`);
-  const csv = readFileSync(await download.path(), "utf8").replace(/^\uFEFF/, "").split("\r\n");
+  const csv = readFileSync(await download.path(), "utf8")
+    .replace(/^\uFEFF/, "")
+    .split("\r\n");
   expect(csv[0]).toMatch(/^externalId,taskId,groupId,attempt,runClass,/);
   expect(csv.slice(1, 4).map((line) => line.split(",")[0])).toEqual(["m1", "m2", "m3"]);
 

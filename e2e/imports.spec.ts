@@ -133,6 +133,48 @@ test("an editor uploads logs, reads the report, and classifies an Inspect tool t
   await expect(page.getByTestId("stat-unresolved")).toContainText("0/1 runs unresolved, of all scored runs");
 });
 
+test("logs uploaded into an evaluation that exists keep the importer's tool classes, as a policy version the report names; saving it unchanged makes none", async ({
+  page,
+}) => {
+  test.setTimeout(120_000);
+  const name = "existing evaluation for an upload (e2e)";
+  const created = await fetch(`${BASE_URL}/api/v1/evaluations`, {
+    method: "POST",
+    headers: { ...bearer(accounts().users.editor.apiKey), "content-type": "application/json" },
+    body: JSON.stringify({ name, effectPolicy: { tools: { my_own_tool: "read_only" } } }),
+  });
+  expect(created.status).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+
+  await page.goto("/evaluations/import");
+  await page
+    .getByTestId("import-files")
+    .setInputFiles([
+      `${AGENTDOJO_RUNS}runs__gpt-4o-2024-05-13__banking__user_task_0__none__none.json`,
+      `${AGENTDOJO_RUNS}runs__gpt-4o-2024-05-13__banking__user_task_13__important_instructions__injection_task_7.json`,
+    ]);
+  await page.getByLabel("Evaluation (optional)").fill(name);
+  await page.getByTestId("import-submit").click();
+  const report = page.getByTestId("import-report");
+  await expect(report).toContainText("2 file(s): 2 imported");
+  await expect(report).toContainText("1 effect-policy version(s) made with the importer's classes");
+  const versions = page.getByTestId("import-policy-versions");
+  await expect(versions).toContainText(name);
+  await expect(versions).toContainText("send_money: sync_confirmed");
+  await expect(versions).not.toContainText("my_own_tool");
+
+  // The runs keep AgentDojo's classes: none is unresolved for want of one.
+  await page.goto(`/evaluations/${id}`);
+  await expect(page.getByTestId("policy-version")).toHaveText("effect policy version 2");
+  await expect(page.getByTestId("stat-unresolved")).toContainText("0/2 runs unresolved, of all scored runs");
+
+  // Saving the policy without an edit makes no version, and says so.
+  await page.getByRole("button", { name: "Save as a new version" }).click();
+  await expect(page.getByTestId("policy-saved")).toContainText("Nothing to save");
+  await page.reload();
+  await expect(page.getByTestId("policy-version")).toHaveText("effect policy version 2");
+});
+
 test("a 200 MB log streamed to the API, with no content-length, imports whole", async () => {
   test.setTimeout(300_000);
   const file = path.join(largeDir, "upload-200mb.json");

@@ -46,7 +46,9 @@ describe("effect policy", () => {
 });
 
 describe("classesToAdopt", () => {
-  const importer = { tools: { send_money: "async_handle", get_balance: "read_only", "calendar.*": "sync_confirmed", update_password: "external" } } as const;
+  const importer = {
+    tools: { send_money: "async_handle", get_balance: "read_only", "calendar.*": "sync_confirmed", update_password: "external" },
+  } as const;
   it("adopts every class an empty policy leaves unclassified", () => {
     expect(classesToAdopt({ tools: {} }, importer)).toEqual(importer.tools);
   });

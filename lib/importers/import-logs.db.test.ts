@@ -156,6 +156,42 @@ describe("importing the fixture folders", () => {
   });
 });
 
+describe("importing into an evaluation that exists (issue 26 item 2)", () => {
+  it("keeps the evaluation's own classes and adds the importer's for the tools its policy leaves unclassified, as a version the report names", async () => {
+    const { createEvaluation } = await import("../evaluations/create-evaluation");
+    const { getEvaluation } = await import("../evaluations/get-evaluation");
+    const { agentDojoEffectPolicy } = await import("./agentdojo");
+    const id = await createEvaluation(db, { name: "named on the form", effectPolicy: { tools: { send_money: "external" } } }, null);
+    const report = importReportSchema.parse(await importLogs(db, [AGENTDOJO_RUNS], { evaluationName: "named on the form" }));
+    const { send_money: _kept, ...adopted } = agentDojoEffectPolicy().tools;
+    expect(report.policyVersions).toEqual([{ evaluation: "named on the form", version: 2, adopted }]);
+    const evaluation = (await getEvaluation(db, id))!;
+    expect(evaluation.effectPolicyVersion).toBe(2);
+    expect(evaluation.effectPolicy.tools).toEqual({ ...adopted, send_money: "external" });
+    // No imported run is left unresolved for want of a class: every tool the logs call is classified.
+    const unclassified = await db.evaluationRun.count({ where: { evaluationId: id, unresolvedReason: "unclassified_tool" } });
+    expect(unclassified).toBe(0);
+    // Imported again: nothing new to adopt, no version made.
+    const again = importReportSchema.parse(await importLogs(db, [AGENTDOJO_RUNS], { evaluationName: "named on the form" }));
+    expect(again.policyVersions).toEqual([]);
+    expect((await getEvaluation(db, id))!.effectPolicyVersion).toBe(2);
+  });
+
+  it("a policy saved unchanged makes no version", async () => {
+    const { createEvaluation } = await import("../evaluations/create-evaluation");
+    const id = await createEvaluation(
+      db,
+      { name: "saved unchanged", effectPolicy: { tools: { a: "read_only", "b.*": "external" } } },
+      null,
+    );
+    expect(await setEffectPolicy(db, id, { tools: { "b.*": "external", a: "read_only" }, baseVersion: 1 }, null)).toEqual({
+      version: 1,
+      unchanged: true,
+    });
+    expect(await setEffectPolicy(db, id, { tools: { a: "external" }, baseVersion: 1 }, null)).toEqual({ version: 2 });
+  });
+});
+
 describe("an Inspect log with unscored samples", () => {
   // The browser fixture's one sample (scored "C" by a score event, four web_browser_go calls), written
   // three times into a new log: as it is, and twice (sample 2 epoch 1, sample 1 epoch 2) without its

@@ -8,7 +8,11 @@
 import { readdir, rm, stat } from "node:fs/promises";
 import path from "node:path";
 import type { Db } from "../db/prisma";
+import { DomainError } from "../errors";
 import { createEvaluation, EvaluationNameTakenError } from "../evaluations/create-evaluation";
+import { getEvaluation } from "../evaluations/get-evaluation";
+import { classesToAdopt } from "../evaluations/policy";
+import { setEffectPolicy } from "../evaluations/set-effect-policy";
 import { ingestRuns } from "../evaluations/ingest/ingest-runs";
 import { recordImportedTraces, UnlinkedRunsError } from "../evaluations/record-traces";
 import { EVALUATION_NAME_MAX, MAX_RUNS_PER_BATCH } from "../evaluations/schemas";
@@ -99,6 +103,8 @@ interface Evaluation {
   id: string;
   name: string;
   runs: number;
+  /** The tools whose importer class was offered to it already (by this import). */
+  offered: Set<string>;
 }
 
 /** The files waiting to be stored in one evaluation. */
@@ -137,16 +143,53 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
       if (unstorable) throw new Error(`the log's evaluation ${unstorable.path.join(".")} ${unstorable.message}`);
       const existing = await db.evaluation.findUnique({ where: { name }, select: { id: true } });
       // Another import may create the name between the lookup and the insert: its evaluation is this one.
+      let created = false;
       const id =
         existing?.id ??
-        (await createEvaluation(db, { ...log.evaluation, name }, options.createdById ?? null).catch((error: unknown) => {
-          if (error instanceof EvaluationNameTakenError) return error.existing.id;
-          throw error;
-        }));
-      evaluation = { id, name, runs: 0 };
+        (await createEvaluation(db, { ...log.evaluation, name }, options.createdById ?? null).then(
+          (made) => ((created = true), made),
+          (error: unknown) => {
+            if (error instanceof EvaluationNameTakenError) return error.existing.id;
+            throw error;
+          },
+        ));
+      evaluation = { id, name, runs: 0, offered: new Set(created ? Object.keys(log.evaluation.effectPolicy?.tools ?? {}) : []) };
       evaluations.set(name, evaluation);
     }
+    await adoptImporterClasses(evaluation, log);
     return evaluation;
+  };
+
+  /**
+   * An evaluation that existed before the log (named on the form, or an earlier import's) keeps its
+   * policy, and gains the importer's classes for the tools that policy leaves unclassified, as a new
+   * version the report names: imported runs keep the classes the importer knows (issue 26 item 2).
+   */
+  const adoptImporterClasses = async (evaluation: Evaluation, log: ImportedLog) => {
+    const offered = log.evaluation.effectPolicy?.tools ?? {};
+    const unseen = Object.keys(offered).filter((tool) => !evaluation.offered.has(tool));
+    if (unseen.length === 0) return;
+    for (const tool of unseen) evaluation.offered.add(tool);
+    for (let attempt = 1; ; attempt++) {
+      const current = await getEvaluation(db, evaluation.id);
+      if (!current) throw new Error(`evaluation ${evaluation.name} was deleted while the import ran`);
+      const adopted = classesToAdopt(current.effectPolicy, { tools: Object.fromEntries(unseen.map((tool) => [tool, offered[tool]!])) });
+      if (Object.keys(adopted).length === 0) return;
+      try {
+        const { version } = await setEffectPolicy(
+          db,
+          evaluation.id,
+          { tools: { ...current.effectPolicy.tools, ...adopted }, baseVersion: current.effectPolicyVersion },
+          options.createdById ?? null,
+        );
+        report.policyVersions.push({ evaluation: evaluation.name, version, adopted });
+        return;
+      } catch (error) {
+        // Someone saved a version meanwhile: adopt against theirs.
+        if (attempt < 3 && error instanceof DomainError && error.code === "edit_conflict") continue;
+        throw error;
+      }
+    }
   };
 
   /** Stores one batch; its files are reported once it is. A batch the database refuses is stored again file by file, so that only the bad file fails. */
@@ -259,6 +302,6 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
   await importFiles(files, false);
   for (const waiting of [...pending.values()]) await flush(waiting);
   await writing;
-  report.evaluations = [...evaluations.values()];
+  report.evaluations = [...evaluations.values()].map(({ id, name, runs }) => ({ id, name, runs }));
   return report;
 }

@@ -12,6 +12,7 @@ describe("import reports added up", () => {
       incomplete: [],
       runs: 3,
       evaluations: [{ id: "e1", name: "one", runs: 3 }],
+      policyVersions: [{ evaluation: "one", version: 2, adopted: { send_money: "async_handle" as const } }],
     };
     const b = {
       files: 2,
@@ -25,6 +26,7 @@ describe("import reports added up", () => {
         { id: "e1", name: "one", runs: 1 },
         { id: "e2", name: "two", runs: 4 },
       ],
+      policyVersions: [],
     };
     expect(addImportReports(addImportReports(emptyImportReport(), a), b)).toEqual({
       files: 4,
@@ -38,6 +40,7 @@ describe("import reports added up", () => {
         { id: "e1", name: "one", runs: 4 },
         { id: "e2", name: "two", runs: 4 },
       ],
+      policyVersions: [{ evaluation: "one", version: 2, adopted: { send_money: "async_handle" } }],
     });
     expect(a.evaluations[0]!.runs).toBe(3); // the inputs are left as they were
   });

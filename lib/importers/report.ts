@@ -1,6 +1,7 @@
 // The import report (`npm run import`, `POST /api/v1/imports`, the upload page), and the sum of
 // several: the upload page sends one file per request and shows one report at the end.
 import { z } from "zod";
+import { EFFECT_CLASSES } from "../evaluations/schemas";
 
 /** Exactly these fields. */
 export const importReportSchema = z.strictObject({
@@ -18,6 +19,13 @@ export const importReportSchema = z.strictObject({
   /** Runs in the imported and unchanged files. */
   runs: z.number().int(),
   evaluations: z.array(z.strictObject({ id: z.string(), name: z.string(), runs: z.number().int() })),
+  /**
+   * Effect-policy versions the import made: an evaluation that existed before the logs gained the
+   * importer's classes for the tools its policy left unclassified (its own classes unchanged).
+   */
+  policyVersions: z.array(
+    z.strictObject({ evaluation: z.string(), version: z.number().int(), adopted: z.record(z.string(), z.enum(EFFECT_CLASSES)) }),
+  ),
 });
 export type ImportReport = z.infer<typeof importReportSchema>;
 
@@ -30,6 +38,7 @@ export const emptyImportReport = (): ImportReport => ({
   incomplete: [],
   runs: 0,
   evaluations: [],
+  policyVersions: [],
 });
 
 /** Two reports as one: counts added, lists joined, an evaluation's runs added up under its id. */
@@ -49,5 +58,6 @@ export function addImportReports(a: ImportReport, b: ImportReport): ImportReport
     incomplete: [...a.incomplete, ...b.incomplete],
     runs: a.runs + b.runs,
     evaluations: [...evaluations.values()],
+    policyVersions: [...a.policyVersions, ...b.policyVersions],
   };
 }

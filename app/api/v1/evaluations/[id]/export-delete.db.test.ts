@@ -36,8 +36,22 @@ beforeAll(async () => {
   const db = database.db;
   doomed = await createEvaluation(db, { name: "doomed import", effectPolicy: { tools: { "bank.transfer": "async_handle" } } }, null);
   await ingestRuns(db, doomed, [
-    { externalId: "a1", taskId: "t1", startedAt: at(0), scoredAt: at(1), endpointLabel: "success", touches: [{ surface: "db:shared", op: "write", at: at(0) }] },
-    { externalId: "a2", taskId: "t1", startedAt: at(10), scoredAt: at(11), endpointLabel: "failure", touches: [{ surface: "db:shared", op: "read", at: at(10) }] },
+    {
+      externalId: "a1",
+      taskId: "t1",
+      startedAt: at(0),
+      scoredAt: at(1),
+      endpointLabel: "success",
+      touches: [{ surface: "db:shared", op: "write", at: at(0) }],
+    },
+    {
+      externalId: "a2",
+      taskId: "t1",
+      startedAt: at(10),
+      scoredAt: at(11),
+      endpointLabel: "failure",
+      touches: [{ surface: "db:shared", op: "read", at: at(10) }],
+    },
     {
       externalId: "b1",
       taskId: "t2",
@@ -85,7 +99,8 @@ const exportOf = (id: string, format: string, role: keyof typeof keys = "viewer"
   exportRoute.GET(new Request(`${ORIGIN}/api/v1/evaluations/${id}/export?format=${format}`, { headers: bearer(role) }), params(id));
 const remove = (id: string, role: keyof typeof keys, query = "") =>
   route.DELETE(new Request(`${ORIGIN}/api/v1/evaluations/${id}${query}`, { method: "DELETE", headers: bearer(role) }), params(id));
-const auditLog = (role: keyof typeof keys) => auditRoute.GET(new Request(`${ORIGIN}/api/v1/admin/audit-log`, { headers: bearer(role) }), params(""));
+const auditLog = (role: keyof typeof keys) =>
+  auditRoute.GET(new Request(`${ORIGIN}/api/v1/admin/audit-log`, { headers: bearer(role) }), params(""));
 
 /** Rows of the evaluation left in each table that holds its data. */
 async function rowsLeft(id: string): Promise<Record<string, number>> {
@@ -124,7 +139,14 @@ describe("GET /api/v1/evaluations/{id}/export", () => {
     const runs = (await response.json()) as Record<string, unknown>[];
     expect(runs.map((r) => Object.keys(r))).toEqual(runs.map(() => [...EVALUATION_EXPORT_COLUMNS]));
     const [a1, a2, b1] = runs;
-    expect(a1).toMatchObject({ externalId: "a1", taskId: "t1", finality: "final", analysisUnitRuns: 2, inheritedState: "none", effects: 0 });
+    expect(a1).toMatchObject({
+      externalId: "a1",
+      taskId: "t1",
+      finality: "final",
+      analysisUnitRuns: 2,
+      inheritedState: "none",
+      effects: 0,
+    });
     expect(a2).toMatchObject({ externalId: "a2", analysisUnit: a1!.analysisUnit, analysisUnitRuns: 2, inheritedState: "internal" });
     expect(b1).toMatchObject({
       externalId: "b1",
