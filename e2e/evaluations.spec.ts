@@ -84,7 +84,10 @@ test("an evaluation created in the form shows the worked example's figures and t
   expect(await seriousViolations(page)).toEqual([]);
   await page.getByTestId("evaluation-run-link").click();
   await expect(page).toHaveURL(new RegExp(`/evaluations/${id}/runs/r1$`));
-  await expect(page.getByTestId("unresolved-reason")).toHaveText("resolved_after_scoring");
+  await expect(page.getByTestId("unresolved-reason")).toContainText("resolved_after_scoring: resolved, but after the run was scored");
+  await expect(page.getByTestId("unresolved-class")).toHaveText(
+    "bank.transfer is asynchronous: acknowledged before it is applied, so only evidence checked by its handle ends it.",
+  );
   await expect(page.getByTestId("label-explanation")).toContainText(
     "effect e1 (bank.transfer) was open at scoring — resolved, but after the run was scored",
   );
@@ -153,4 +156,89 @@ test("a taken name is refused on the name field; a policy version saved meanwhil
   await expect(page.getByLabel("Tool name or pattern, row 2")).toHaveCount(0);
   await expect(page.getByText("Edited from version 4.")).toBeVisible();
   await expect(page.getByRole("heading", { name: "Effect policy, version 4" })).toBeVisible();
+});
+
+test("a run's page says which class holds its label open, and a log without times reads as such, not 1970", async ({ page }) => {
+  const client = evaluationClient({ baseUrl: BASE_URL, apiKey: accounts().users.editor.apiKey });
+  const { id } = await client.createEvaluation({ name: "external tools (e2e)", effectPolicy: { tools: { "update_*": "external" } } });
+  // As AgentDojo's importer stores a log with no time: the run starts at the epoch and is scored `duration` later.
+  const epoch = (ms: number) => new Date(ms).toISOString();
+  await client.ingestRuns(id, [
+    {
+      externalId: "no-times",
+      taskId: "banking/user_task_2",
+      startedAt: epoch(0),
+      scoredAt: epoch(4188),
+      endpointLabel: "success",
+      effects: [{ effectId: "c1", tool: "update_password", requestedAt: epoch(1200), statusAtScoring: "completed" }],
+    },
+  ]);
+  await page.goto(`/evaluations/${id}/runs/no-times`);
+  await expect(page.getByTestId("unresolved-reason")).toContainText("never_resolved: the harness said it ended; no system evidence came");
+  await expect(page.getByTestId("unresolved-class")).toHaveText(
+    "update_password is external: it acts outside what the run's record can confirm, so only resolution evidence recorded for it ends it (a status the harness reported is not enough).",
+  );
+  const effect = page.getByTestId("run-effects").getByRole("row").filter({ hasText: "update_password" });
+  await expect(effect.getByTestId("effect-class")).toHaveText("external");
+  await expect(effect).toContainText("+1.20 s to still open: the harness reported completed, but an external tool needs recorded evidence");
+  await expect(page.getByTestId("run-started")).toHaveText(
+    "not recorded (the log holds no time: the times below count from the run's start)",
+  );
+  await expect(page.getByText("Jan 1, 1970")).toHaveCount(0);
+  await expect(page.getByText("1970-01-01")).toHaveCount(0);
+  await expect(page.getByText("+4.19 s").first()).toBeVisible();
+  await expect(page.getByText(".000 ms")).toHaveCount(0);
+  await expect(page.getByRole("table", { name: /^Timeline/ })).toHaveAccessibleName("Timeline: time since this run's start");
+  expect(await seriousViolations(page)).toEqual([]);
+});
+
+test("an editor records an effect's resolution from the run page, and is warned before classing a tool with recorded effects read-only", async ({
+  page,
+}) => {
+  const client = evaluationClient({ baseUrl: BASE_URL, apiKey: accounts().users.editor.apiKey });
+  const { id } = await client.createEvaluation({
+    name: "resolution form (e2e)",
+    effectPolicy: { tools: { "bank.transfer": "async_handle" } },
+  });
+  await client.ingestRuns(id, [
+    {
+      externalId: "pending",
+      taskId: "t",
+      startedAt: at(0),
+      scoredAt: at(2),
+      endpointLabel: "success",
+      effects: [{ effectId: "tx", tool: "bank.transfer", handle: "op-7", requestedAt: at(1), statusAtScoring: "pending" }],
+    },
+  ]);
+  await page.goto(`/evaluations/${id}/runs/pending`);
+  await expect(page.getByTestId("unresolved-reason")).toContainText("pending_at_scoring");
+  const form = page.getByTestId("resolution-form");
+  // Every bad field named beside itself, nothing sent.
+  await form.getByLabel("When it happened").fill("yesterday");
+  await form.getByRole("button", { name: "Record resolution" }).click();
+  await expect(form.locator("#resolution-evidence-error")).toContainText("Evidence must not be empty");
+  await expect(form.locator("#resolution-at-error")).toContainText("When it happened");
+  await form.getByLabel("When it happened").fill(at(9));
+  await form.getByLabel("Evidence").fill("ledger entry 991");
+  await form.getByLabel("Verified by (optional)").fill("reconciler");
+  await form.getByRole("button", { name: "Record resolution" }).click();
+  await expect(page.getByTestId("toast").filter({ hasText: "Resolution of tx recorded" })).toBeVisible();
+  await expect(page.getByTestId("unresolved-reason")).toContainText("resolved_after_scoring");
+  await expect(page.getByTestId("run-effects")).toContainText("ledger entry 991, verified by reconciler (posted later)");
+
+  await page.goto(`/evaluations/${id}`);
+  await page.getByLabel("Class, row 1").selectOption("read_only");
+  await expect(page.getByTestId("policy-read-only-writes")).toHaveText(
+    "bank.transfer has 1 recorded effect: classed read-only, they never hold a label open and the trace library calls its calls read-only. Keep read-only only if the tool changes nothing.",
+  );
+  await page.getByLabel("Class, row 1").selectOption("external");
+  await expect(page.getByTestId("policy-read-only-writes")).toHaveCount(0);
+});
+
+test("an evaluation without runs says so, not that every label is final", async ({ page }) => {
+  const client = evaluationClient({ baseUrl: BASE_URL, apiKey: accounts().users.editor.apiKey });
+  const { id } = await client.createEvaluation({ name: "empty (e2e)" });
+  await page.goto(`/evaluations/${id}`);
+  await expect(page.getByTestId("stat-unresolved")).toContainText("No scored run yet: nothing to be final or unresolved.");
+  await expect(page.getByTestId("stat-unresolved")).not.toContainText("is final");
 });

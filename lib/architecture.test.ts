@@ -137,6 +137,7 @@ export const LIB_LAYERS = [
   "lib/replay/rules",
   "lib/jobs",
   "lib/delayed-write",
+  "lib/audit-log",
   "lib/auth",
   "lib/http",
   "lib/db",

@@ -122,6 +122,7 @@ export function EffectPolicyPanel({
           policy={evaluation.effectPolicy}
           version={evaluation.effectPolicyVersion}
           unclassified={tools.filter((t) => t.class === "unclassified").map((t) => t.tool)}
+          recordedEffects={Object.fromEntries(tools.filter((t) => t.effects > 0).map((t) => [t.tool, t.effects]))}
           suggested={open.map((s) => ({ tool: s.tool, effectClass: s.suggestedClass }))}
         />
       ) : null}

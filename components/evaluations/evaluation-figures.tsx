@@ -39,7 +39,13 @@ export function EvaluationFigures({ summary }: { summary: Omit<EvaluationSummary
           value={percent(unresolved.n, reported.n)}
           ratio={{ n: unresolved.n, of: reported.n, what: "runs unresolved, of all scored runs" }}
           interval={formatWilson95(unresolved.n, reported.n)}
-          meaning={reasons.length ? `By reason: ${reasons.join("; ")}.` : "Every run's label is final."}
+          meaning={
+            reasons.length
+              ? `By reason: ${reasons.join("; ")}.`
+              : reported.n === 0
+                ? "No scored run yet: nothing to be final or unresolved."
+                : "Every scored run's label is final."
+          }
           tone={unresolved.n ? "warning" : undefined}
           testId="stat-unresolved"
         />

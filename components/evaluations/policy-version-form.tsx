@@ -5,6 +5,7 @@ import { useState } from "react";
 import { callApi } from "@/components/api-client";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
+import { globMatches } from "@/lib/evaluations/policy";
 import { policyFromRows, policyRowsOf, type PolicyRow } from "@/lib/evaluations/policy-rows";
 import {
   effectPolicyConflictSchema,
@@ -25,6 +26,14 @@ const policyLine = (policy: EffectPolicy) =>
     .map(([tool, cls]) => `${tool} → ${cls}`)
     .join("; ") || "no tool named";
 
+/** The tools with recorded effects that a read-only row names or matches. */
+function readOnlyWithEffects(rows: readonly PolicyRow[], recordedEffects: Record<string, number>): { tool: string; effects: number }[] {
+  const patterns = rows.filter((r) => r.effectClass === "read_only" && r.tool.trim() !== "").map((r) => r.tool.trim());
+  return Object.entries(recordedEffects)
+    .filter(([tool, effects]) => effects > 0 && patterns.some((pattern) => globMatches(pattern, tool)))
+    .map(([tool, effects]) => ({ tool, effects }));
+}
+
 /**
  * Saves the rows as the policy's next version (PUT …/effect-policy), which recomputes every run's
  * audit; then the page reloads its figures. It sends the version it was opened at (then the one it
@@ -37,11 +46,14 @@ export function PolicyVersionForm({
   version,
   unclassified,
   suggested = [],
+  recordedEffects = {},
 }: {
   evaluationId: string;
   policy: EffectPolicy;
   version: number;
   unclassified: string[];
+  /** Tools the runs recorded effects of (possible writes), with how many: a read-only row matching one is warned about. */
+  recordedEffects?: Record<string, number>;
   /** Classes recorders suggest that this version does not hold: one button puts them into the rows. */
   suggested?: PolicyRow[];
 }) {
@@ -54,6 +66,7 @@ export function PolicyVersionForm({
   const [saved, setSaved] = useState<{ version: number; unchanged: boolean }>();
   const [busy, setBusy] = useState(false);
   const named = new Set(rows.map((r) => r.tool.trim()));
+  const readOnlyWrites = readOnlyWithEffects(rows, recordedEffects);
   const toAdd = suggested.filter((s) => !rows.some((r) => r.tool.trim() === s.tool && r.effectClass === s.effectClass));
 
   /** The suggested classes into the rows: a tool's row takes the suggested class, a tool without one gets a row. */
@@ -155,6 +168,16 @@ export function PolicyVersionForm({
               ? `Nothing to save: the policy classifies every tool as version ${saved.version} does, so no version was made.`
               : `Saved as version ${saved.version}; the figures above are recomputed.`}
           </p>
+        </Alert>
+      ) : null}
+      {readOnlyWrites.length > 0 ? (
+        <Alert tone="warning" role="status" data-testid="policy-read-only-writes">
+          {readOnlyWrites.map(({ tool, effects }) => (
+            <p key={tool}>
+              {tool} has {effects} recorded effect{effects === 1 ? "" : "s"}: classed read-only, they never hold a label open and the trace
+              library calls its calls read-only. Keep read-only only if the tool changes nothing.
+            </p>
+          ))}
         </Alert>
       ) : null}
       <Button type="submit" variant="primary" disabled={busy}>

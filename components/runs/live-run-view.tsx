@@ -6,7 +6,7 @@ import { Facts } from "@/components/ui/facts";
 import { PageHeader, Section } from "@/components/ui/page-header";
 import { DataTable, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
-import { formatOffset } from "@/lib/experiments/read/timeline";
+import { formatElapsed } from "@/lib/format/time";
 import type { LiveRunView as LiveRun } from "@/lib/evaluations/live/live-runs";
 import { RefreshWhileOpen } from "./refresh-while-open";
 
@@ -24,7 +24,7 @@ export function LiveRunView({
   children?: ReactNode;
 }) {
   const start = Date.parse(run.record.startedAt);
-  const since = (iso: string) => formatOffset(Date.parse(iso) - start);
+  const since = (iso: string) => formatElapsed(Date.parse(iso) - start);
   const effects = run.record.effects ?? [];
   const surfaceEvents = [
     ...(run.record.touches ?? []).map((t) => ({ at: t.at, what: `${t.op} ${t.surface}` })),

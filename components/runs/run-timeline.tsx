@@ -1,6 +1,7 @@
 import { EmptyState } from "@/components/ui/empty-state";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { formatOffset, type TimelineEvent } from "@/lib/experiments/read/timeline";
+import { formatElapsed } from "@/lib/format/time";
 import { cn } from "@/components/ui/cn";
 
 const KIND_LABELS: Record<TimelineEvent["kind"], string> = {
@@ -27,13 +28,24 @@ const KIND_LABELS: Record<TimelineEvent["kind"], string> = {
  * (never a raw service-clock reading). The bar repeats the offset visually (hidden from screen
  * readers, which get the number).
  */
-export function RunTimeline({ events, role }: { events: readonly TimelineEvent[]; role: string }) {
+export function RunTimeline({
+  events,
+  role,
+  offsets = "ms",
+}: {
+  events: readonly TimelineEvent[];
+  role: string;
+  /** "ms": a replay's service clock, to the microsecond; "elapsed": an agent's run, in the unit that fits. */
+  offsets?: "ms" | "elapsed";
+}) {
   if (events.length === 0) return <EmptyState title="No event could be read from this run's evidence" />;
+  const paired = events.some((e) => e.actor !== role);
+  const formatAt = offsets === "ms" ? formatOffset : formatElapsed;
   const first = Math.min(0, ...events.map((e) => e.offsetMs));
   const span = Math.max(...events.map((e) => e.offsetMs)) - first || 1;
   return (
     <DataTable
-      caption="Timeline: time since this run's start (events of the paired run included)"
+      caption={`Timeline: time since this run's start${paired ? " (events of the paired run included)" : ""}`}
       columns={[
         "Since start",
         "Event",
@@ -47,7 +59,7 @@ export function RunTimeline({ events, role }: { events: readonly TimelineEvent[]
     >
       {events.map((event, i) => (
         <tr key={i} className={event.actor === role ? undefined : "text-muted-foreground"}>
-          <RowHead className="text-right tabular-nums whitespace-nowrap">{formatOffset(event.offsetMs)}</RowHead>
+          <RowHead className="text-right tabular-nums whitespace-nowrap">{formatAt(event.offsetMs)}</RowHead>
           <Td className="whitespace-nowrap">{KIND_LABELS[event.kind]}</Td>
           <Td>
             {event.actor === "single" ? "this trial" : event.actor === role ? `${event.actor} (this run)` : `${event.actor} (paired run)`}

@@ -1,7 +1,6 @@
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { cn } from "@/components/ui/cn";
-import { formatOffset } from "@/lib/experiments/read/timeline";
-import { formatDuration } from "@/lib/format/time";
+import { formatDuration, formatElapsed } from "@/lib/format/time";
 import type { SpanRow } from "@/lib/evaluations/otel/span-timeline";
 
 const STATUS = ["unset", "ok", "error"] as const;
@@ -34,7 +33,7 @@ export function SpanTimeline({ rows, truncated }: { rows: readonly SpanRow[]; tr
             <span className="font-normal">{row.name || <em>unnamed span</em>}</span>
             {row.tool ? <code className="ml-2 text-xs text-muted-foreground">{row.tool}</code> : null}
           </RowHead>
-          <Td className="tabular-nums whitespace-nowrap">{formatOffset(row.offsetMs)}</Td>
+          <Td className="tabular-nums whitespace-nowrap">{formatElapsed(row.offsetMs)}</Td>
           <Td className="tabular-nums whitespace-nowrap">{formatDuration(row.durationMs)}</Td>
           <Td className={cn(row.statusCode === 2 && "font-medium text-danger")}>{STATUS[row.statusCode] ?? row.statusCode}</Td>
           <Td aria-hidden="true" className="min-w-48">

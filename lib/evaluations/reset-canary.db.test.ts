@@ -68,7 +68,7 @@ describe("canary checks of ingested resets", () => {
       [false, "posted"],
       [true, "posted"],
     ]);
-    expect(explainEvaluationRun(detail).notes).toContain(
+    expect(explainEvaluationRun(detail, () => "read_only").notes).toContain(
       `Its verified reset of ${SURFACE} counts as not verified: a canary planted before it was found after it, so it breaks no route between runs.`,
     );
     expect(evaluationRunTimeline(detail).find((e) => e.kind === "reset")?.label).toBe(

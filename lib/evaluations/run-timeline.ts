@@ -1,8 +1,9 @@
 // An evaluation run's events as time since its start, and why its label is what it is. Pure: the
 // run page reads the stored record through these.
 import type { TimelineEvent } from "../experiments/read/timeline";
-import { REASON_LABELS } from "./display";
+import { CLASS_EXPLANATIONS, REASON_LABELS } from "./display";
 import type { EvaluationRunDetail } from "./evaluation-runs";
+import type { ToolClass } from "./schemas";
 
 type Draft = Omit<TimelineEvent, "offsetMs" | "actor">;
 const RESOLUTION_KINDS = { completed: "application", failed: "failure", cancelled: "cancellation", unknown: "inconclusive" } as const;
@@ -83,8 +84,12 @@ function resetVerdict(reset: EvaluationRunDetail["resets"][number]): string {
   return `${reset.verified ? "verified" : "not verified"}${checked}`;
 }
 
-/** Why the run's label is final or unresolved, and what a disagreement means, in sentences. */
-export function explainEvaluationRun(run: EvaluationRunDetail): { summary: string; notes: string[] } {
+/**
+ * Why the run's label is final or unresolved, and what a disagreement means, in sentences; an
+ * unresolved run names its open tool's class (under `classOf`, the evaluation's policy), which is
+ * what decides whether a status the harness reported ends the effect.
+ */
+export function explainEvaluationRun(run: EvaluationRunDetail, classOf: (tool: string) => ToolClass): { summary: string; notes: string[] } {
   const notes: string[] = [];
   if (run.terminalLabel && run.disagreement)
     notes.push(`The terminal label (${run.terminalLabel}) differs from the endpoint label (${run.endpointLabel}): a disagreement.`);
@@ -108,8 +113,10 @@ export function explainEvaluationRun(run: EvaluationRunDetail): { summary: strin
       notes,
     };
   const reason = run.unresolvedReason ? REASON_LABELS[run.unresolvedReason] : "an effect was open";
+  const tool = run.unresolvedTool;
+  const cls = tool === null ? "" : ` ${tool} is ${CLASS_EXPLANATIONS[classOf(tool)]}.`;
   return {
-    summary: `Unresolved, not failed: effect ${run.unresolvedEffectId ?? "?"} (${run.unresolvedTool ?? "unknown tool"}) was open at scoring — ${reason}. The endpoint label (${run.endpointLabel}) counts only in the reported rate.`,
+    summary: `Unresolved, not failed: effect ${run.unresolvedEffectId ?? "?"} (${tool ?? "unknown tool"}) was open at scoring — ${reason}.${cls} The endpoint label (${run.endpointLabel}) counts only in the reported rate.`,
     notes,
   };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, formatLocal, formatRelative, formatSinceStart, formatUtc } from "./time";
+import { formatDuration, formatLocal, formatRelative, formatSinceStart, formatUtc, formatElapsed } from "./time";
 
 describe("time", () => {
   it("writes UTC exactly, and local time in the zone asked for", () => {
@@ -26,5 +26,12 @@ describe("time", () => {
     expect(formatDuration(7_500_000)).toBe("2 h 5 min");
     expect(formatSinceStart(1025.4, 1000)).toBe("+25.4 ms after the run's start");
     expect(formatSinceStart(null, 1000)).toBe("none");
+  });
+  it("writes an offset from a run's start at an agent's scale, never a thousand milliseconds with three decimals", () => {
+    expect(formatElapsed(0)).toBe("+0 ms");
+    expect(formatElapsed(812)).toBe("+812 ms");
+    expect(formatElapsed(4188)).toBe("+4.19 s");
+    expect(formatElapsed(200_000)).toBe("+3 min 20 s");
+    expect(formatElapsed(-1500)).toBe("−1.50 s");
   });
 });

@@ -58,3 +58,9 @@ export function formatSinceStart(ms: number | null, startMs: number): string {
   const delta = ms - startMs;
   return `${delta < 0 ? "−" : "+"}${formatDuration(Math.abs(delta))} ${delta < 0 ? "before" : "after"} the run's start`;
 }
+
+/** An offset from a run's start at the scale of an agent's run: "+0 ms", "+812 ms", "+4.19 s", "+3 min 20 s". */
+export function formatElapsed(ms: number): string {
+  if (ms === 0) return "+0 ms";
+  return `${ms < 0 ? "−" : "+"}${formatDuration(Math.abs(ms))}`;
+}

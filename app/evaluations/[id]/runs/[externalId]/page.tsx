@@ -3,6 +3,7 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { LabelText } from "@/components/runs/label-text";
 import { EffectIdentityCells } from "@/components/effects/effect-identity-cells";
+import { ResolutionForm } from "@/components/evaluations/resolution-form";
 import { LiveRunView } from "@/components/runs/live-run-view";
 import { LabelExplanation } from "@/components/runs/run-labels";
 import { RunTimeline } from "@/components/runs/run-timeline";
@@ -14,10 +15,14 @@ import { PageHeader, Section } from "@/components/ui/page-header";
 import { DataTable, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
-import { formatDuration } from "@/lib/format/time";
-import { formatOffset } from "@/lib/experiments/read/timeline";
+import { can } from "@/lib/auth/permissions";
+import { formatDuration, formatElapsed } from "@/lib/format/time";
 import { getDb } from "@/lib/db/client";
-import { INHERITED_LABELS } from "@/lib/evaluations/display";
+import { CLASS_EXPLANATIONS, INHERITED_LABELS, REASON_LABELS, timesRecorded } from "@/lib/evaluations/display";
+import { isTerminalStatus } from "@/lib/evaluations/finality";
+import { getEvaluation } from "@/lib/evaluations/get-evaluation";
+import { toolClassifier } from "@/lib/evaluations/policy";
+import type { ToolClass } from "@/lib/evaluations/schemas";
 import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
 import { getLiveRun } from "@/lib/evaluations/live/live-runs";
@@ -30,13 +35,22 @@ export const metadata: Metadata = { title: "Evaluation run" };
 
 const evidenceText = (evidence: unknown) => (typeof evidence === "string" ? evidence : JSON.stringify(evidence));
 
+/** An open interval with no end: why a status the harness reported did not end it, when it reported one. */
+function stillOpen(cls: ToolClass, statusAtScoring: string): string {
+  if (cls === "sync_confirmed" && isTerminalStatus(statusAtScoring)) return `its ${statusAtScoring} return at scoring`;
+  if (statusAtScoring === "not_executed") return "never executed";
+  if (isTerminalStatus(statusAtScoring))
+    return `still open: the harness reported ${statusAtScoring}, but ${/^[aeiou]/.test(cls) ? "an" : "a"} ${cls.replace("_", " ")} tool needs recorded evidence`;
+  return "still open (no terminal evidence)";
+}
+
 export default async function EvaluationRunPage({ params }: { params: Promise<{ id: string; externalId: string }> }) {
   const { id, externalId: encoded } = await params;
   const externalId = decodeURIComponent(encoded);
-  await requirePagePermission("results:read", `/evaluations/${id}/runs/${encoded}`);
+  const principal = await requirePagePermission("results:read", `/evaluations/${id}/runs/${encoded}`);
   const db = getDb();
   const [evaluation, run, spans] = await Promise.all([
-    db.evaluation.findUnique({ where: { id }, select: { name: true } }),
+    getEvaluation(db, id),
     getEvaluationRun(db, id, externalId),
     runSpans(db, id, externalId),
   ]);
@@ -56,8 +70,10 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
     );
   }
   const start = run.startedAt.getTime();
-  const since = (at: Date | null) => (at ? formatOffset(at.getTime() - start) : "not recorded");
-  const explanation = explainEvaluationRun(run);
+  const since = (at: Date | null) => (at ? formatElapsed(at.getTime() - start) : "not recorded");
+  // The audit is recomputed with every policy version, so the current policy is the one its labels were made under.
+  const classOf = toolClassifier(evaluation.effectPolicy);
+  const explanation = explainEvaluationRun(run, classOf);
   const intervals = new Map(effectIntervals(run).map((i) => [i.effectId, i]));
 
   return (
@@ -91,7 +107,15 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
             ["External id", <code key="id">{run.externalId}</code>],
             ["Task", <code key="t">{run.taskId}</code>],
             run.groupId ? ["Group", <code key="g">{run.groupId}</code>] : null,
-            ["Started", <Time key="s" iso={run.startedAt.toISOString()} />],
+            [
+              "Started",
+              timesRecorded(run.startedAt) ? (
+                <Time key="s" iso={run.startedAt.toISOString()} />
+              ) : (
+                "not recorded (the log holds no time: the times below count from the run's start)"
+              ),
+              "run-started",
+            ],
             ["Scored", since(run.scoredAt)],
             ["Ended", since(run.endedAt)],
             run.score !== null ? ["Score", `${run.score}${run.threshold !== null ? ` (threshold ${run.threshold})` : ""}`] : null,
@@ -112,7 +136,22 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
               : null,
             run.finality === "unscored"
               ? ["Why unscored", run.unscoredReason, "unscored-reason"]
-              : ["Why unresolved", run.unresolvedReason ? <code key="r">{run.unresolvedReason}</code> : "—", "unresolved-reason"],
+              : [
+                  "Why unresolved",
+                  run.unresolvedReason ? (
+                    <span key="r">
+                      <code>{run.unresolvedReason}</code>: {REASON_LABELS[run.unresolvedReason]}
+                      {run.unresolvedTool ? (
+                        <span className="block text-muted-foreground" data-testid="unresolved-class">
+                          {run.unresolvedTool} is {CLASS_EXPLANATIONS[classOf(run.unresolvedTool)]}.
+                        </span>
+                      ) : null}
+                    </span>
+                  ) : (
+                    "—"
+                  ),
+                  "unresolved-reason",
+                ],
             [
               "Analysis unit",
               run.analysisUnit ? (
@@ -136,7 +175,7 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
         title="Timeline"
         description="Every timed event of the record, as time since the run's start; the scoring marker is the row “scoring”."
       >
-        <RunTimeline events={evaluationRunTimeline(run)} role="single" />
+        <RunTimeline events={evaluationRunTimeline(run)} role="single" offsets="elapsed" />
       </Section>
 
       {spans.length > 0 ? (
@@ -157,22 +196,30 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
         ) : (
           <DataTable
             caption="Effects, their open interval and the evidence that resolved them"
-            columns={["Effect", "Tool", "Surface, handle", "Status at scoring", "Open interval", "Resolution evidence"]}
+            columns={["Effect", "Tool", "Surface, handle", "Class", "Status at scoring", "Open interval", "Resolution evidence"]}
             testId="run-effects"
           >
             {run.effects.map((effect) => {
               const interval = intervals.get(effect.effect_id)!;
+              const cls = classOf(effect.tool);
               return (
                 <tr key={effect.effect_id}>
                   <EffectIdentityCells
                     effect={{ effectId: effect.effect_id, tool: effect.tool, surface: effect.surface, handle: effect.handle }}
                   />
+                  <Td data-testid="effect-class">{cls}</Td>
                   <Td>{effect.status_at_scoring}</Td>
                   <Td className="tabular-nums">
-                    {formatOffset(interval.fromMs)} to{" "}
-                    {interval.toMs === null
-                      ? "still open (no terminal evidence)"
-                      : `${formatOffset(interval.toMs)} (${formatDuration(interval.toMs - interval.fromMs)})`}
+                    {cls === "read_only" ? (
+                      "none: read-only"
+                    ) : (
+                      <>
+                        {formatElapsed(interval.fromMs)} to{" "}
+                        {interval.toMs === null
+                          ? stillOpen(cls, effect.status_at_scoring)
+                          : `${formatElapsed(interval.toMs)} (${formatDuration(interval.toMs - interval.fromMs)})`}
+                      </>
+                    )}
                     {interval.toMs !== null && interval.endedByScoring !== null ? (
                       <span className="block text-xs text-muted-foreground">
                         {interval.endedByScoring ? "ended by scoring" : "ended after scoring"}
@@ -184,7 +231,7 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
                       ? "none"
                       : effect.resolutions.map((r, i) => (
                           <p key={i}>
-                            {r.status} at {formatOffset(Date.parse(r.at) - start)}: {evidenceText(r.evidence)}
+                            {r.status} at {formatElapsed(Date.parse(r.at) - start)}: {evidenceText(r.evidence)}
                             {r.verifiedBy ? `, verified by ${r.verifiedBy}` : ""} (
                             {r.source === "posted" ? "posted later" : "in the record"})
                           </p>
@@ -196,6 +243,19 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
           </DataTable>
         )}
       </Section>
+
+      {can(principal.role, "evaluation:write") && run.effects.length > 0 ? (
+        <Section
+          title="Record resolution evidence"
+          description="Evidence of how an effect ended, found after the run (a ledger entry, a reconciliation): appended to its record, never overwriting, and the run's audit recomputed with it."
+        >
+          <ResolutionForm
+            evaluationId={id}
+            runExternalId={run.externalId}
+            effects={run.effects.filter((e) => classOf(e.tool) !== "read_only").map((e) => ({ effectId: e.effect_id, tool: e.tool }))}
+          />
+        </Section>
+      ) : null}
     </>
   );
 }
