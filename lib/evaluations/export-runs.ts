@@ -7,61 +7,34 @@ import { oneOf } from "../http/pagination";
 
 export const evaluationExportQuerySchema = z.strictObject({ format: oneOf("format", ["csv", "json"]).default("csv") });
 
-const exportRow = z.object({
-  id: z.string(),
-  external_id: z.string(),
-  task_id: z.string(),
-  group_id: z.string().nullable(),
+/** A run as exported: its record's identity and outcome, the audit's labels, and its analysis unit (a run alone is its own unit of 1). */
+const exportedRun = z.object({
+  externalId: z.string(),
+  taskId: z.string(),
+  groupId: z.string().nullable(),
   attempt: z.number().int().nullable(),
-  run_class: z.string(),
-  run_class_evidence: z.string().nullable(),
-  started_at: z.date(),
-  scored_at: z.date().nullable(),
-  ended_at: z.date().nullable(),
-  endpoint_label: z.string().nullable(),
-  unscored_reason: z.string().nullable(),
+  runClass: z.string(),
+  runClassEvidence: z.string().nullable(),
+  startedAt: z.date(),
+  scoredAt: z.date().nullable(),
+  endedAt: z.date().nullable(),
+  endpointLabel: z.string().nullable(),
+  unscoredReason: z.string().nullable(),
   score: z.number().nullable(),
   threshold: z.number().nullable(),
-  terminal_label: z.string().nullable(),
+  terminalLabel: z.string().nullable(),
   finality: z.string(),
-  unresolved_reason: z.string().nullable(),
-  unresolved_effect_id: z.string().nullable(),
-  unresolved_tool: z.string().nullable(),
+  unresolvedReason: z.string().nullable(),
+  unresolvedEffectId: z.string().nullable(),
+  unresolvedTool: z.string().nullable(),
   disagreement: z.boolean(),
-  analysis_unit: z.string(),
-  analysis_unit_runs: z.number().int(),
-  inherited_state: z.string(),
+  analysisUnit: z.string(),
+  analysisUnitRuns: z.number().int(),
+  inheritedState: z.string(),
   effects: z.number().int(),
-  audit_policy_version: z.number().int(),
+  effectPolicyVersion: z.number().int(),
 });
-
-/** A run as exported: its record's identity and outcome, the audit's labels, and its analysis unit (a run alone is its own unit of 1). */
-export interface ExportedRun {
-  externalId: string;
-  taskId: string;
-  groupId: string | null;
-  attempt: number | null;
-  runClass: string;
-  runClassEvidence: string | null;
-  startedAt: Date;
-  scoredAt: Date | null;
-  endedAt: Date | null;
-  endpointLabel: string | null;
-  unscoredReason: string | null;
-  score: number | null;
-  threshold: number | null;
-  terminalLabel: string | null;
-  finality: string;
-  unresolvedReason: string | null;
-  unresolvedEffectId: string | null;
-  unresolvedTool: string | null;
-  disagreement: boolean;
-  analysisUnit: string;
-  analysisUnitRuns: number;
-  inheritedState: string;
-  effects: number;
-  effectPolicyVersion: number;
-}
+export type ExportedRun = z.infer<typeof exportedRun>;
 
 export const EVALUATION_EXPORT_COLUMNS = [
   "externalId",
@@ -95,45 +68,21 @@ export async function* evaluationRunBatches(db: Db, evaluationId: string, batchS
   let after = "0";
   for (;;) {
     const rows = rowsOf(
-      exportRow,
+      exportedRun.extend({ id: z.string() }),
       await db.$queryRaw`
-        SELECT r.id::text, r.external_id, r.task_id, r.group_id, r.attempt, r.run_class, r.run_class_evidence, r.started_at, r.scored_at, r.ended_at,
-               r.endpoint_label, r.unscored_reason, r.score, r.threshold, r.terminal_label, r.finality, r.unresolved_reason,
-               r.unresolved_effect_id, r.unresolved_tool, r.disagreement, coalesce(r.analysis_unit, r.id)::text AS analysis_unit,
-               coalesce(u.runs, 1) AS analysis_unit_runs, r.inherited_state,
-               (SELECT count(*)::int FROM evaluation_effects e WHERE e.run_id = r.id) AS effects, r.audit_policy_version
+        SELECT r.id::text, r.external_id AS "externalId", r.task_id AS "taskId", r.group_id AS "groupId", r.attempt, r.run_class AS "runClass",
+               r.run_class_evidence AS "runClassEvidence", r.started_at AS "startedAt", r.scored_at AS "scoredAt", r.ended_at AS "endedAt",
+               r.endpoint_label AS "endpointLabel", r.unscored_reason AS "unscoredReason", r.score, r.threshold, r.terminal_label AS "terminalLabel",
+               r.finality, r.unresolved_reason AS "unresolvedReason", r.unresolved_effect_id AS "unresolvedEffectId",
+               r.unresolved_tool AS "unresolvedTool", r.disagreement, coalesce(r.analysis_unit, r.id)::text AS "analysisUnit",
+               coalesce(u.runs, 1) AS "analysisUnitRuns", r.inherited_state AS "inheritedState",
+               (SELECT count(*)::int FROM evaluation_effects e WHERE e.run_id = r.id) AS effects, r.audit_policy_version AS "effectPolicyVersion"
           FROM evaluation_runs r
           LEFT JOIN evaluation_units u ON u.evaluation_id = r.evaluation_id AND u.unit = r.analysis_unit
          WHERE r.evaluation_id = ${evaluationId}::uuid AND r.id > ${after}::bigint
          ORDER BY r.id LIMIT ${batchSize}`,
     );
-    if (rows.length > 0)
-      yield rows.map((r) => ({
-        externalId: r.external_id,
-        taskId: r.task_id,
-        groupId: r.group_id,
-        attempt: r.attempt,
-        runClass: r.run_class,
-        runClassEvidence: r.run_class_evidence,
-        startedAt: r.started_at,
-        scoredAt: r.scored_at,
-        endedAt: r.ended_at,
-        endpointLabel: r.endpoint_label,
-        unscoredReason: r.unscored_reason,
-        score: r.score,
-        threshold: r.threshold,
-        terminalLabel: r.terminal_label,
-        finality: r.finality,
-        unresolvedReason: r.unresolved_reason,
-        unresolvedEffectId: r.unresolved_effect_id,
-        unresolvedTool: r.unresolved_tool,
-        disagreement: r.disagreement,
-        analysisUnit: r.analysis_unit,
-        analysisUnitRuns: r.analysis_unit_runs,
-        inheritedState: r.inherited_state,
-        effects: r.effects,
-        effectPolicyVersion: r.audit_policy_version,
-      }));
+    if (rows.length > 0) yield rows.map(({ id: _id, ...run }) => run);
     if (rows.length < batchSize) return;
     after = rows.at(-1)!.id;
   }
