@@ -30,7 +30,7 @@ const COLUMNS: GridColumn[] = [
   { header: "Created" },
   { header: "Grid" },
   { header: "Runs stored / expected", numeric: true },
-  { header: "Disagreements / finality trials", numeric: true },
+  { header: "Endpoint ≠ terminal (async policies, delay > 0)", numeric: true },
   { header: "Exposures / separation pairs", numeric: true },
 ];
 
@@ -129,7 +129,7 @@ async function ExperimentList({ query, runs }: { query: ExperimentListQuery; run
             e.createdAt.getTime(),
             e.grid ? e.grid.schedules * e.grid.repetitions * e.grid.delaysMs.length : null,
             e.storedRuns,
-            rate(e.disagreements, e.finalityTrials),
+            rate(e.asyncDisagreements, e.asyncTrials),
             rate(e.exposures, e.pairs),
           ],
           cells: [
@@ -149,7 +149,7 @@ async function ExperimentList({ query, runs }: { query: ExperimentListQuery; run
               <span className="text-muted-foreground">config unreadable</span>
             ),
             e.totalRuns === null ? e.storedRuns : ratio(e.storedRuns, e.totalRuns),
-            ratio(e.disagreements, e.finalityTrials),
+            ratio(e.asyncDisagreements, e.asyncTrials),
             ratio(e.exposures, e.pairs),
           ],
         }))}

@@ -177,6 +177,13 @@ const ROUTES: RouteCase[] = [
     status: 404,
   },
   {
+    route: "/api/v1/evaluations/[id]/runs/[externalId]",
+    method: "GET",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/runs/${encodeURIComponent("no/such/run")}`,
+    allowed: SIGNED_IN,
+    status: 404,
+  },
+  {
     route: "/api/v1/evaluations/[id]/export",
     method: "GET",
     url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/export?format=csv`,

@@ -40,6 +40,19 @@ test("the form refuses a bad field inline and writes nothing; the paper grid the
   await expect(page).toHaveURL(/\/experiments\/[0-9a-f-]{36}$/);
   const progress = page.getByTestId("experiment-progress");
   await expect(progress).toBeVisible();
+  // While it runs, the headline follows the runs stored (the page refreshes its results), and the
+  // shared-state card never says the grid lacks what it holds.
+  await expect
+    .poll(
+      async () => {
+        const state = await page.getByTestId("progress-state").textContent();
+        const runs = (await page.getByTestId("stat-runs").textContent()) ?? "";
+        return state === "running" && !/\b0\/3600/.test(runs) ? "refreshed while running" : `${state}: ${runs}`;
+      },
+      { timeout: 60_000 },
+    )
+    .toBe("refreshed while running");
+  await expect(page.getByTestId("stat-exposure")).not.toContainText("not in this grid");
   await expect(page.getByTestId("progress-state")).toHaveText("completed", { timeout: 120_000 });
   await expect(progress).toHaveAttribute("value", "3600");
   await expect(page.getByText("3600/3600 runs stored (100%)")).toBeVisible();
@@ -106,6 +119,19 @@ test("the form refuses a bad field inline and writes nothing; the paper grid the
   expect(lines).toContain(`finality,reconciliation,recorded_successes_nonzero_delay,150,150,1,${wilson(150, 150)}`);
   expect(lines).toContain(`separation,shared,exposures_per_pair,150,200,0.75,${wilson(150, 200)}`);
   expect(lines).toContain("separation,grouped,analysis_units_per_run_row,200,400,0.5,,");
+
+  // The list names the headline's figure over the headline's population: one denominator for one figure.
+  const headline = /(\d+)\/(\d+)/.exec((await page.getByTestId("stat-disagreement").textContent()) ?? "")!;
+  const id = page.url().split("/").at(-1)!;
+  await page.goto("/");
+  const row = page
+    .getByTestId("experiments")
+    .getByRole("row")
+    .filter({ has: page.locator(`a[href="/experiments/${id}"]`) });
+  await expect(row).toContainText(`${headline[1]}/${headline[2]}`);
+  await expect(
+    page.getByTestId("experiments").getByRole("columnheader", { name: /Endpoint ≠ terminal \(async policies, delay > 0\)/ }),
+  ).toBeVisible();
 });
 
 test("a viewer sees no way to start an experiment, and the form's page refuses them", async ({ browser }) => {

@@ -242,3 +242,26 @@ test("an evaluation without runs says so, not that every label is final", async 
   await expect(page.getByTestId("stat-unresolved")).toContainText("No scored run yet: nothing to be final or unresolved.");
   await expect(page.getByTestId("stat-unresolved")).not.toContainText("is final");
 });
+
+test("a long transcript is paged and a long output collapses, opening on request", async ({ page }) => {
+  const client = evaluationClient({ baseUrl: BASE_URL, apiKey: accounts().users.editor.apiKey });
+  const { id } = await client.createEvaluation({ name: "long transcript (e2e)" });
+  const messages = Array.from({ length: 250 }, (_, i) =>
+    i === 1
+      ? { role: "tool" as const, content: `page ${"x".repeat(4_990)} end`, toolCallId: "c0" }
+      : { role: "assistant" as const, content: `message ${i + 1}` },
+  );
+  await client.ingestRuns(id, [{ externalId: "long", taskId: "t", startedAt: at(0), scoredAt: at(1), endpointLabel: "success", messages }]);
+  await page.goto(`/evaluations/${id}/runs/long`);
+  const transcript = page.getByTestId("transcript");
+  await expect(transcript).toContainText("Messages 1–200 of 250");
+  const long = transcript.getByTestId("transcript-message").nth(1);
+  await expect(long.getByText("… show all 5,000 characters")).toBeVisible();
+  await expect(long.getByText(/ end$/)).toBeHidden();
+  await long.getByText("… show all 5,000 characters").click();
+  await expect(long.getByText(/ end$/)).toBeVisible();
+  await transcript.getByRole("link", { name: "Later messages (50 more)" }).click();
+  await expect(page.getByTestId("transcript")).toContainText("Messages 201–250 of 250");
+  await expect(page.getByTestId("transcript-message").first()).toContainText("message 201");
+  await expect(page.getByTestId("transcript").getByRole("link", { name: "Earlier messages" })).toBeVisible();
+});

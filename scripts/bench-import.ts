@@ -9,9 +9,10 @@
 //     client): seconds = wall time of the whole import, from walking the folder to the report.
 //  4. The same import again (every file unchanged), timed apart.
 //
-// Writes FILE as {files, zstandardArchives, seconds, filesPerSecond, runsPerSecond, peakRssMb} (the first import;
-// peakRssMb is this process's maximum resident set, PostgreSQL apart) and prints them with the
-// targets (≥ 1,000 files/s (issue 27), < 1 GB), never asserted.
+// Writes FILE as {files, zstandardArchives, seconds, filesPerSecond, runsPerSecond, peakRssMb,
+// messages, transcriptBytesPerRun} (the first import; peakRssMb is this process's maximum resident set,
+// PostgreSQL apart; transcriptBytesPerRun is the messages table with its TOAST and index over the runs
+// stored, issue 26) and prints them with the targets (≥ 1,000 files/s (issue 27), < 1 GB), never asserted.
 import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -69,6 +70,9 @@ async function main(): Promise<void> {
     `second import: ${again.imported} imported, ${again.unchanged} unchanged in ${againSeconds.toFixed(1)} s (${Math.round(again.files / againSeconds)} files/s)`,
   );
 
+  const [stored] = await db.$queryRaw<{ runs: number; messages: number; bytes: number }[]>`
+    SELECT (SELECT count(*)::int FROM evaluation_runs) AS runs, (SELECT count(*)::int FROM evaluation_run_messages) AS messages,
+           pg_total_relation_size('evaluation_run_messages')::float8 AS bytes`;
   const round = (x: number) => Math.round(x * 10) / 10;
   const figures = {
     files: report.files,
@@ -77,6 +81,8 @@ async function main(): Promise<void> {
     filesPerSecond: Math.round(report.files / seconds),
     runsPerSecond: Math.round(report.runs / seconds),
     peakRssMb: rssAfterFirst,
+    messages: stored!.messages,
+    transcriptBytesPerRun: Math.round(stored!.bytes / Math.max(1, stored!.runs)),
   };
   const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
   console.log(
@@ -84,6 +90,7 @@ async function main(): Promise<void> {
       `${figures.files.toLocaleString("en-US")} files (${report.runs} runs, ${report.skipped.length} skipped, ${report.failed.length} failed) in ${figures.seconds} s`,
       `${figures.filesPerSecond} files/s, ${figures.runsPerSecond} runs/s (target ≥ 1,000 files/s): ${verdict(figures.filesPerSecond >= 1_000)}`,
       `peak RSS ${figures.peakRssMb} MB (target < 1024 MB): ${verdict(figures.peakRssMb < 1024)}; after the second import ${peakRssMb()} MB`,
+      `transcripts: ${figures.messages.toLocaleString("en-US")} messages, ${figures.transcriptBytesPerRun.toLocaleString("en-US")} bytes per run stored (table, TOAST and index)`,
     ].join("\n"),
   );
   if (values.json) {

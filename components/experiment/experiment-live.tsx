@@ -15,6 +15,7 @@ import type { ExperimentStatus } from "@/lib/experiments/progress";
 
 const FINAL = new Set(["completed", "failed", "cancelled", "interrupted"]);
 const POLL_MS = 1_000;
+const RESULTS_REFRESH_MS = 5_000;
 
 /**
  * The experiment's progress and its cancel button, polled (TanStack Query) while it is queued or
@@ -61,6 +62,13 @@ function Progress({
       router.refresh();
     }
   }, [data.state, router]);
+  // While it runs, the server-rendered headline and tables follow the runs stored, at most every RESULTS_REFRESH_MS.
+  const refreshedAt = useRef(0);
+  useEffect(() => {
+    if (FINAL.has(data.state) || data.progress.done === 0 || Date.now() - refreshedAt.current < RESULTS_REFRESH_MS) return;
+    refreshedAt.current = Date.now();
+    router.refresh();
+  }, [data.progress.done, data.state, router]);
 
   async function cancel() {
     const result = await callApi<{ state: string }>(`/api/v1/experiments/${initial.id}/cancel`, "POST");

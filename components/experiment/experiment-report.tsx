@@ -126,7 +126,13 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
           value={shared ? percent(shared.exposures, shared.pairs) : "—"}
           ratio={shared ? { n: shared.exposures, of: shared.pairs, what: "pairs" } : undefined}
           interval={shared ? formatWilson95(shared.exposures, shared.pairs) : null}
-          meaning={shared ? "A/B pairs where A's write changed the value scored in B." : "Shared state is not in this grid."}
+          meaning={
+            shared
+              ? "A/B pairs where A's write changed the value scored in B."
+              : grid.separationConditions.includes("shared")
+                ? "No shared-state pair is stored yet."
+                : "Shared state is not in this grid."
+          }
           testId="stat-exposure"
         />
         <StatCard

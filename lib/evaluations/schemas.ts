@@ -250,6 +250,27 @@ export const toolCallSchema = z.strictObject({
 });
 export type ToolCallRecord = z.infer<typeof toolCallSchema>;
 
+/** A transcript message's text is cut to this many characters by the importers (a fetched web page as a tool's output). */
+export const MESSAGE_CONTENT_MAX = 100_000;
+export const MESSAGE_ROLES = ["system", "user", "assistant", "tool"] as const;
+/**
+ * One message of the run's conversation, as the harness logged it (Inspect's sample messages,
+ * AgentDojo's messages): who spoke, the text, the tool calls an assistant message made (id, tool,
+ * arguments), and the call a tool message answers. Kept to be read, not audited.
+ */
+export const messageSchema = z.strictObject({
+  role: z.enum(MESSAGE_ROLES, `role must be one of ${MESSAGE_ROLES.join(", ")}`),
+  content: z.string("content must be text").max(MESSAGE_CONTENT_MAX, `content may hold at most ${MESSAGE_CONTENT_MAX} characters`),
+  toolCalls: z
+    .array(z.strictObject({ id: text("toolCalls id", 200), tool: text("tool", 200), arguments: z.unknown().optional() }))
+    .max(100)
+    .optional(),
+  toolCallId: text("toolCallId", 200).optional(),
+});
+export type MessageRecord = z.infer<typeof messageSchema>;
+/** Messages one run may hold. */
+export const MAX_RUN_MESSAGES = 2_000;
+
 /**
  * One run as the harness recorded it. Refused (with the field named): times out of order (scored,
  * ended or an effect requested before the run started; acknowledged or resolved before requested),
@@ -290,6 +311,8 @@ export const runRecordSchema = z
       .refine((values) => Object.keys(values).length <= 50, "scorerValues may name at most 50 scorers")
       .optional(),
     toolCalls: z.array(toolCallSchema).max(1_000).optional(),
+    /** The conversation (the transcript the run page shows), in order. */
+    messages: z.array(messageSchema).max(MAX_RUN_MESSAGES, `messages may hold at most ${MAX_RUN_MESSAGES}`).optional(),
     effects: z.array(effectRecordSchema).max(1_000).optional(),
     touches: z.array(touchSchema).max(10_000).optional(),
     resets: z.array(resetSchema).max(1_000).optional(),

@@ -9,6 +9,9 @@ import { EXPERIMENT_KINDS, type ExperimentKind, type ExperimentListQuery } from 
 
 const int = z.coerce.number().int();
 
+/** A finality cell the experiment page's headline counts: an asynchronous policy at a nonzero delay. */
+const ASYNC_NONZERO = Prisma.sql`test = 'finality' AND delay_ms > 0 AND left(condition, 5) <> 'sync_'`;
+
 /** The grid part of a stored config; read forgivingly so that one odd row cannot break the list. */
 const gridSchema = z.object({ delaysMs: z.array(z.number()), schedules: z.number(), repetitions: z.number() });
 
@@ -23,6 +26,8 @@ const row = z.object({
   stored_runs: int,
   finality_trials: int,
   disagreements: int,
+  async_disagreements: int,
+  async_trials: int,
   pairs: int,
   exposures: int,
 });
@@ -43,6 +48,12 @@ export interface ExperimentListItem {
   /** Finality trials of every policy whose endpoint label differs from the terminal label. */
   disagreements: number;
   finalityTrials: number;
+  /**
+   * The same over the experiment page's headline population, asynchronous policies at a nonzero
+   * delay (a synchronous policy or a zero delay cannot disagree): the list shows this one.
+   */
+  asyncDisagreements: number;
+  asyncTrials: number;
   /** Separation pairs of every condition where A's write changed the value scored in B. */
   exposures: number;
   pairs: number;
@@ -83,6 +94,9 @@ export async function listExperiments(
        SELECT coalesce(sum(runs), 0) AS stored_runs,
               coalesce(sum(runs) FILTER (WHERE test = 'finality'), 0) AS finality_trials,
               coalesce(sum(disagreements) FILTER (WHERE test = 'finality'), 0) AS disagreements,
+              -- The headline's population (the experiment page's): asynchronous policies at a nonzero delay.
+              coalesce(sum(disagreements) FILTER (WHERE ${ASYNC_NONZERO}), 0) AS async_disagreements,
+              coalesce(sum(runs) FILTER (WHERE ${ASYNC_NONZERO}), 0) AS async_trials,
               (SELECT coalesce(sum(groups), 0) FROM run_summary_group_counts g WHERE g.experiment_id = page.id AND g.test = 'separation') AS pairs,
               coalesce(sum(exposures) FILTER (WHERE test = 'separation' AND role = 'B'), 0) AS exposures
          FROM run_summary_cells c WHERE c.experiment_id = page.id
@@ -106,6 +120,8 @@ export async function listExperiments(
         totalRuns: config.success ? expectedRunCount(config.data) : null,
         disagreements: r.disagreements,
         finalityTrials: r.finality_trials,
+        asyncDisagreements: r.async_disagreements,
+        asyncTrials: r.async_trials,
         exposures: r.exposures,
         pairs: r.pairs,
       };

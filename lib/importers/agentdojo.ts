@@ -4,7 +4,8 @@
 // call raised), never an invented open effect. Each task runs on a fresh copy of the suite's
 // environment, so effects name no shared surface.
 import { z } from "zod";
-import { runRecordSchema, type EffectPolicy, type EffectRecord, type RunRecord } from "../evaluations/schemas";
+import { boundedContent, boundedMessages, contentText, roleOf } from "./transcript";
+import { runRecordSchema, type EffectPolicy, type EffectRecord, type MessageRecord, type RunRecord } from "../evaluations/schemas";
 import { AGENTDOJO_READ_TOOLS, AGENTDOJO_SUITES, AGENTDOJO_WRITE_TOOLS, type AgentDojoSuite } from "../traces/agentdojo-tools";
 import { SkippedLog, firstIssue, type ImportedLog } from "./imported-log";
 
@@ -17,6 +18,8 @@ type FunctionCall = z.infer<typeof functionCallSchema>;
 
 const messageSchema = z.looseObject({
   role: z.string(),
+  content: z.unknown().optional(),
+  tool_call_id: z.string().nullish(),
   tool_calls: z.array(functionCallSchema).nullish(),
   tool_call: functionCallSchema.nullish(),
   error: z.string().nullish(),
@@ -110,6 +113,41 @@ function callsOf(log: AgentDojoLog): Call[] {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/**
+ * The log's messages as the run's transcript: an assistant turn's calls with their ids (AgentDojo's
+ * own, else the call's position), a tool message tied to the call it answers (its tool_call_id, else
+ * the turn's calls in order, as callsOf reads them) with its error as its text when it failed.
+ */
+function transcriptOf(log: AgentDojoLog): MessageRecord[] {
+  const messages: MessageRecord[] = [];
+  let unanswered: string[] = [];
+  let position = 0;
+  for (const message of log.messages) {
+    const role = roleOf(message.role);
+    if (!role) continue;
+    const content = boundedContent(contentText(message.content));
+    if (role === "assistant") {
+      const calls = (message.tool_calls ?? []).map((call) => ({
+        id: (call.id?.trim() || `call-${position}`).slice(0, 200),
+        tool: (call.function.trim() || AGENTDOJO_EMPTY_FUNCTION_NAME).slice(0, 200),
+        ...(call.args && { arguments: call.args }),
+        position: position++,
+      }));
+      unanswered = calls.map((c) => c.id);
+      messages.push({ role, content, ...(calls.length > 0 && { toolCalls: calls.map(({ position: _, ...call }) => call) }) });
+    } else if (role === "tool") {
+      const answers = message.tool_call_id?.trim() || message.tool_call?.id?.trim() || unanswered[0];
+      unanswered = unanswered.filter((id) => id !== answers);
+      messages.push({
+        role,
+        content: message.error ? boundedContent(message.error) : content,
+        ...(answers && { toolCallId: answers.slice(0, 200) }),
+      });
+    } else messages.push({ role, content });
+  }
+  return boundedMessages(messages);
+}
 
 /** `YYYY-MM-DD HH:MM:SS` (AgentDojo writes no zone; read as UTC). */
 function timestampMs(value: string | null | undefined): number | null {
@@ -219,6 +257,7 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
       runClassEvidence: `AgentDojo recorded the error ${log.error.slice(0, 3_900)} and scored the task without running its checks`,
     }),
     toolCalls,
+    messages: transcriptOf(log),
     effects,
   } satisfies RunRecord);
   // The log's own values can exceed the record's limits (a tool name of 300 characters).

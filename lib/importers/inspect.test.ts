@@ -157,6 +157,20 @@ describe("Inspect .json logs", () => {
       ["bash_3", "bash", "failed", "2025-02-07T00:00:00.000Z"],
     ]);
     expect(run!.effects![2]!.notes).toBe("the call returned an error: timeout: timed out");
+    // The transcript keeps every message: the turn's two calls by their ids, each tool message with the call it answers.
+    expect(run!.messages).toEqual([
+      { role: "user", content: "go" },
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [
+          { id: "bash_1", tool: "bash", arguments: { cmd: "ls" } },
+          { id: "bash_2", tool: "write_file", arguments: { path: "a" } },
+        ],
+      },
+      { role: "tool", content: "a b", toolCallId: "bash_1" },
+      { role: "tool", content: "...", toolCallId: "bash_3" },
+    ]);
     expect(log.notes).toContain("the log's status is error (RuntimeError: sandbox died): its samples are imported");
     expect(log.notes.some((n) => n.includes("no score event"))).toBe(true);
   });

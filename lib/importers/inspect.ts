@@ -2,7 +2,8 @@
 // and epoch. Inspect says nothing about what its tools change, so every tool call becomes an effect
 // of an `unclassified` tool (the evaluation's policy names none) until the user classifies it.
 import { z } from "zod";
-import { runRecordSchema, type EffectRecord, type RunRecord, type ToolCallRecord } from "../evaluations/schemas";
+import { boundedContent, boundedMessages, contentText, roleOf } from "./transcript";
+import { runRecordSchema, type EffectRecord, type MessageRecord, type RunRecord, type ToolCallRecord } from "../evaluations/schemas";
 import { SkippedLog, firstIssue, type ImportedLog, type LogFormat } from "./imported-log";
 
 /** Inspect's log versions this importer reads (2 in `.json`, 2 or 3 in `.eval` headers). */
@@ -52,6 +53,7 @@ const toolEventSchema = eventSchema.extend({
 const scoreEventSchema = eventSchema.extend({ score: z.looseObject({ value: z.unknown() }), intermediate: z.boolean().nullish() });
 const messageSchema = z.looseObject({
   role: z.string(),
+  content: z.unknown().optional(),
   tool_calls: z
     .array(z.looseObject({ id: z.string().nullish(), function: z.string(), arguments: z.record(z.string(), z.unknown()).nullish() }))
     .nullish(),
@@ -173,6 +175,29 @@ function callsFromMessages(messages: readonly z.infer<typeof messageSchema>[]): 
   return calls;
 }
 
+/** The sample's messages as the run's transcript: an assistant's calls by their ids, a tool message by the call it answers (its error as its text when it failed). */
+function transcriptOf(messages: readonly z.infer<typeof messageSchema>[]): MessageRecord[] {
+  const transcript: MessageRecord[] = [];
+  for (const message of messages) {
+    const role = roleOf(message.role);
+    if (!role) continue;
+    const content = boundedContent(contentText(message.content));
+    const calls = (message.tool_calls ?? []).map((call, i) => ({
+      id: (call.id?.trim() || `call-${transcript.length}-${i}`).slice(0, 200),
+      tool: (call.function.trim() || "(unnamed tool)").slice(0, 200),
+      ...(call.arguments && { arguments: call.arguments }),
+    }));
+    const error = message.error?.message ? boundedContent(`${message.error.type ?? "error"}: ${message.error.message}`) : null;
+    transcript.push({
+      role,
+      content: role === "tool" && error && content === "" ? error : content,
+      ...(role === "assistant" && calls.length > 0 && { toolCalls: calls }),
+      ...(role === "tool" && message.tool_call_id?.trim() && { toolCallId: message.tool_call_id.trim().slice(0, 200) }),
+    });
+  }
+  return boundedMessages(transcript);
+}
+
 /**
  * A sample's calls: its tool events, and the calls its messages hold that no tool event records (never
  * one twice: a message call without an id is taken only when the timeline records no call at all).
@@ -289,6 +314,7 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
       ...(c.arguments && { arguments: c.arguments }),
       ...callOutcome(c),
     })),
+    messages: transcriptOf(sample.messages ?? []),
     effects,
   } satisfies RunRecord);
   // The log's own values can exceed the record's limits (a 300-character sample id): that sample is left out, saying which.

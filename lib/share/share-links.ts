@@ -297,9 +297,13 @@ function refusalOf(link: { revokedAt: Date | null; expiresAt: Date | null }, now
   }
 }
 
+/** Resources whose deletion takes back their frozen links too: an evaluation, and a comparison of evaluations (issue 26). */
+const FROZEN_GONE_WITH_RESOURCE: ReadonlySet<string> = new Set(["evaluation", "comparison"]);
+
 /**
  * The frozen snapshot as stored, or the live content as it is now; null when the resource is gone. A
- * frozen link of a deleted resource is gone too: deleting a result takes back what was shared of it.
+ * frozen link of a deleted evaluation (or a comparison holding one) is gone too; a frozen link of an
+ * experiment or run keeps what was shared.
  */
 async function contentShown(
   db: Db,
@@ -308,7 +312,11 @@ async function contentShown(
 ): Promise<{ content: ShareContent; contentHash: string; snapshotAt: string } | null> {
   if (link.mode === "frozen") {
     if (link.snapshot === null || link.contentHash === null) throw new Error(`frozen share link ${link.id} has no snapshot`);
-    if (!(await shareResourceExists(db, link.resourceType as ShareResourceType, link.resourceId, link.resourceIds))) return null;
+    if (
+      FROZEN_GONE_WITH_RESOURCE.has(link.resourceType) &&
+      !(await shareResourceExists(db, link.resourceType as ShareResourceType, link.resourceId, link.resourceIds))
+    )
+      return null;
     return { content: link.snapshot as unknown as ShareContent, contentHash: link.contentHash, snapshotAt: link.createdAt.toISOString() };
   }
   const content = await loadShareContent(db, link.resourceType as ShareResourceType, link.resourceId, link.resourceIds);

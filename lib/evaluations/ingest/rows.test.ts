@@ -106,6 +106,30 @@ describe("a run's children", () => {
       evaluation_touches: 0,
       evaluation_resets: 0,
       evaluation_reset_canaries: 0,
+      evaluation_run_messages: 0,
     });
+  });
+
+  it("of a run with messages are one row per message, in order, with its tool calls and the call it answers", () => {
+    const rows = childRows("ev", "9", {
+      ...worked(0),
+      messages: [
+        { role: "user", content: "Pay my rent" },
+        { role: "assistant", content: "", toolCalls: [{ id: "c1", tool: "send_money", arguments: { amount: 1100 } }] },
+        { role: "tool", content: "done", toolCallId: "c1" },
+      ],
+    });
+    expect(rows.evaluation_run_messages).toEqual([
+      { run_id: "9", position: 0, role: "user", content: "Pay my rent", tool_calls: null, tool_call_id: null },
+      {
+        run_id: "9",
+        position: 1,
+        role: "assistant",
+        content: "",
+        tool_calls: [{ id: "c1", tool: "send_money", arguments: { amount: 1100 } }],
+        tool_call_id: null,
+      },
+      { run_id: "9", position: 2, role: "tool", content: "done", tool_calls: null, tool_call_id: "c1" },
+    ]);
   });
 });

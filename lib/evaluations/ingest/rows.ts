@@ -150,6 +150,7 @@ export const CHILD_COLUMNS = {
     evidence: "jsonb",
     source: "text",
   },
+  evaluation_run_messages: { run_id: "bigint", position: "int", role: "text", content: "text", tool_calls: "jsonb", tool_call_id: "text" },
 } as const satisfies Record<string, Record<string, ColumnType>>;
 export type ChildTable = keyof typeof CHILD_COLUMNS;
 export const CHILD_TABLES = Object.keys(CHILD_COLUMNS) as ChildTable[];
@@ -159,9 +160,10 @@ export const DETACHED_CHILD_TABLES = [
   "evaluation_touches",
   "evaluation_resets",
   "evaluation_reset_canaries",
+  "evaluation_run_messages",
 ] as const satisfies readonly ChildTable[];
 
-/** A run's effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt), resets and their canary checks, as rows. */
+/** A run's effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt), resets and their canary checks, and its messages, as rows. */
 export function childRows(evaluationId: string, id: string, run: RunRecord): Record<ChildTable, Record<string, unknown>[]> {
   return {
     evaluation_effects: (run.effects ?? []).map((e) => ({
@@ -244,5 +246,13 @@ export function childRows(evaluationId: string, id: string, run: RunRecord): Rec
           ]
         : [],
     ),
+    evaluation_run_messages: (run.messages ?? []).map((m, position) => ({
+      run_id: id,
+      position,
+      role: m.role,
+      content: m.content,
+      tool_calls: m.toolCalls ?? null,
+      tool_call_id: m.toolCallId ?? null,
+    })),
   };
 }

@@ -165,7 +165,8 @@ async function deleteDetachedChildren(tx: CopyTx, unused: readonly string[]): Pr
   await tx.$executeRaw`
     WITH resolutions AS (DELETE FROM evaluation_effect_resolutions WHERE run_id = ANY(${unused}::bigint[])),
          touches AS (DELETE FROM evaluation_touches WHERE run_id = ANY(${unused}::bigint[])),
-         resets AS (DELETE FROM evaluation_resets WHERE run_id = ANY(${unused}::bigint[]))
+         resets AS (DELETE FROM evaluation_resets WHERE run_id = ANY(${unused}::bigint[])),
+         messages AS (DELETE FROM evaluation_run_messages WHERE run_id = ANY(${unused}::bigint[]))
     DELETE FROM evaluation_reset_canaries WHERE run_id = ANY(${unused}::bigint[])`;
 }
 
@@ -263,6 +264,7 @@ async function storeWithChanges(
   await tx.$executeRaw`DELETE FROM evaluation_resets WHERE run_id = ANY(${updated}::bigint[])`;
   await tx.$executeRaw`DELETE FROM evaluation_effect_resolutions WHERE run_id = ANY(${updated}::bigint[]) AND source = 'record'`;
   await tx.$executeRaw`DELETE FROM evaluation_reset_canaries WHERE run_id = ANY(${updated}::bigint[]) AND source = 'record'`;
+  await tx.$executeRaw`DELETE FROM evaluation_run_messages WHERE run_id = ANY(${updated}::bigint[])`;
   const changed = valid.filter((v) => idOf.has(v.run.externalId)).map((v) => ({ run: v.run, id: idOf.get(v.run.externalId)! }));
   await insertChildren(tx, evaluationId, changed);
   const surfaces = [...new Set([...oldSurfaces, ...changed.flatMap((c) => surfacesOf(c.run))])];

@@ -267,6 +267,10 @@ describe("the evaluation API", () => {
       runClass: "agent_failure",
       runClassEvidence: "the agent gave up",
       toolCalls: [{ callId: "c1", tool: "bank.transfer", at: at(1), arguments: { to: "acct-1" }, outcome: "ok", error: "timeout" }],
+      messages: [
+        { role: "assistant", content: "paying", toolCalls: [{ id: "c1", tool: "bank.transfer", arguments: { to: "acct-1" } }] },
+        { role: "tool", content: "done", toolCallId: "c1" },
+      ],
       effects: [
         {
           effectId: "e-full",
@@ -371,7 +375,13 @@ describe("the evaluation API", () => {
       }
     }
     // Keys of the free-form records, stored as jsonb.
-    for (const record of ["labels", "toolCalls.0.arguments", "effects.0.arguments", "effects.0.resolution.evidence"]) {
+    for (const record of [
+      "labels",
+      "toolCalls.0.arguments",
+      "messages.0.toolCalls.0.arguments",
+      "effects.0.arguments",
+      "effects.0.resolution.evidence",
+    ]) {
       const path = record.split(".");
       await refuse(
         withValue(scored, path, (v) => ({ ...(v as object), "bad\u0000key": "x" })),

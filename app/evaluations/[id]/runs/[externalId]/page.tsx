@@ -7,6 +7,7 @@ import { ResolutionForm } from "@/components/evaluations/resolution-form";
 import { LiveRunView } from "@/components/runs/live-run-view";
 import { LabelExplanation } from "@/components/runs/run-labels";
 import { RunTimeline } from "@/components/runs/run-timeline";
+import { Transcript } from "@/components/runs/transcript";
 import { SpanTimeline } from "@/components/runs/span-timeline";
 import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -26,6 +27,7 @@ import type { ToolClass } from "@/lib/evaluations/schemas";
 import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
 import { getLiveRun } from "@/lib/evaluations/live/live-runs";
+import { MESSAGES_PAGE, runMessages } from "@/lib/evaluations/run-messages";
 import { MAX_SPANS_SHOWN, runSpans } from "@/lib/evaluations/otel/run-spans";
 import { spanTimeline } from "@/lib/evaluations/otel/span-timeline";
 import { effectIntervals, evaluationRunTimeline, explainEvaluationRun } from "@/lib/evaluations/run-timeline";
@@ -44,8 +46,15 @@ function stillOpen(cls: ToolClass, statusAtScoring: string): string {
   return "still open (no terminal evidence)";
 }
 
-export default async function EvaluationRunPage({ params }: { params: Promise<{ id: string; externalId: string }> }) {
+export default async function EvaluationRunPage({
+  params,
+  searchParams,
+}: {
+  params: Promise<{ id: string; externalId: string }>;
+  searchParams: Promise<Record<string, string | string[] | undefined>>;
+}) {
   const { id, externalId: encoded } = await params;
+  const messagesFrom = Number(/^\d{1,9}$/.exec(String((await searchParams).messages ?? ""))?.[0] ?? 0);
   const externalId = decodeURIComponent(encoded);
   const principal = await requirePagePermission("results:read", `/evaluations/${id}/runs/${encoded}`);
   const db = getDb();
@@ -75,6 +84,17 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
   const classOf = toolClassifier(evaluation.effectPolicy);
   const explanation = explainEvaluationRun(run, classOf);
   const intervals = new Map(effectIntervals(run).map((i) => [i.effectId, i]));
+  const transcript = await runMessages(db, run.id, messagesFrom, MESSAGES_PAGE);
+  const audits = new Map(
+    run.effects.flatMap((effect) => {
+      if (!effect.call_id) return [];
+      const interval = intervals.get(effect.effect_id)!;
+      const cls = classOf(effect.tool);
+      const open =
+        interval.toMs === null ? stillOpen(cls, effect.status_at_scoring) : `open for ${formatDuration(interval.toMs - interval.fromMs)}`;
+      return [[effect.call_id, { effectId: effect.effect_id, cls, statusAtScoring: effect.status_at_scoring, interval: open }] as const];
+    }),
+  );
 
   return (
     <>
@@ -169,6 +189,18 @@ export default async function EvaluationRunPage({ params }: { params: Promise<{ 
 
       <Section title="Labels and why">
         <LabelExplanation explanation={explanation} tone={run.finality === "final" ? "info" : "warning"} />
+      </Section>
+
+      <Section
+        id="transcript"
+        title={`Transcript (${transcript.messageCount} messages)`}
+        description="The conversation as the harness logged it; each tool call shows the effect it made and how the audit counts it."
+      >
+        <Transcript
+          page={transcript}
+          audits={audits}
+          pageHref={(from) => `/evaluations/${id}/runs/${encoded}?messages=${from}#transcript`}
+        />
       </Section>
 
       <Section
