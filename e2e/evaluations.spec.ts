@@ -248,7 +248,7 @@ test("a long transcript is paged and a long output collapses, opening on request
   const { id } = await client.createEvaluation({ name: "long transcript (e2e)" });
   const messages = Array.from({ length: 250 }, (_, i) =>
     i === 1
-      ? { role: "tool" as const, content: `page ${"x".repeat(4_990)} end`, toolCallId: "c0" }
+      ? { role: "tool" as const, content: `page ${"x".repeat(4_991)} end`, toolCallId: "c0" }
       : { role: "assistant" as const, content: `message ${i + 1}` },
   );
   await client.ingestRuns(id, [{ externalId: "long", taskId: "t", startedAt: at(0), scoredAt: at(1), endpointLabel: "success", messages }]);
