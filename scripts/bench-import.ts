@@ -71,7 +71,7 @@ async function main(): Promise<void> {
   );
 
   const [stored] = await db.$queryRaw<{ runs: number; messages: number; bytes: number }[]>`
-    SELECT (SELECT count(*)::int FROM evaluation_runs) AS runs, (SELECT count(*)::int FROM evaluation_run_messages) AS messages,
+    SELECT (SELECT count(*)::int FROM evaluation_runs) AS runs, (SELECT coalesce(sum(count), 0)::int FROM evaluation_run_messages) AS messages,
            pg_total_relation_size('evaluation_run_messages')::float8 AS bytes`;
   const round = (x: number) => Math.round(x * 10) / 10;
   const figures = {

@@ -4,7 +4,8 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { onlyRowOf, rowsOf } from "../db/rows";
 import { optional, wholeNumber } from "../http/pagination";
-import { MESSAGE_ROLES, type MessageRecord } from "./schemas";
+import { MESSAGES_PER_CHUNK } from "./ingest/rows";
+import { messageSchema, type MessageRecord } from "./schemas";
 
 export const MESSAGES_PAGE = 200;
 export const MAX_MESSAGES_PAGE = 500;
@@ -28,31 +29,23 @@ export interface RunMessagesPage {
   nextMessagesFrom: number | null;
 }
 
-const messageRow = z.object({
-  position: z.number().int(),
-  role: z.enum(MESSAGE_ROLES),
-  content: z.string(),
-  tool_calls: z.array(z.object({ id: z.string(), tool: z.string(), arguments: z.unknown().optional() })).nullable(),
-  tool_call_id: z.string().nullable(),
-});
+const chunkRow = z.object({ first_position: z.number().int(), messages: z.array(messageSchema) });
 
-/** Messages `from` on (at most `limit`) of the run with this stored id, and how many it holds. */
+/** Messages `from` on (at most `limit`) of the run with this stored id, and how many it holds: only the chunks of the page are read. */
 export async function runMessages(db: Db, runId: string, from: number, limit: number): Promise<RunMessagesPage> {
-  const [rows, { n }] = await Promise.all([
+  const [chunks, { n }] = await Promise.all([
     db.$queryRaw`
-      SELECT position, role, content, tool_calls, tool_call_id FROM evaluation_run_messages
-       WHERE run_id = ${runId}::bigint AND position >= ${from} ORDER BY position LIMIT ${limit}`.then((r) => rowsOf(messageRow, r)),
-    db.$queryRaw`SELECT count(*)::int AS n FROM evaluation_run_messages WHERE run_id = ${runId}::bigint`.then((r) =>
+      SELECT first_position, messages FROM evaluation_run_messages
+       WHERE run_id = ${runId}::bigint AND chunk BETWEEN ${Math.floor(from / MESSAGES_PER_CHUNK)} AND ${Math.floor((from + limit - 1) / MESSAGES_PER_CHUNK)}
+       ORDER BY chunk`.then((r) => rowsOf(chunkRow, r)),
+    // The chunks' counts alone: no message is read for the total.
+    db.$queryRaw`SELECT coalesce(sum(count), 0)::int AS n FROM evaluation_run_messages WHERE run_id = ${runId}::bigint`.then((r) =>
       onlyRowOf(z.object({ n: z.number() }), r),
     ),
   ]);
-  const messages = rows.map((r) => ({
-    position: r.position,
-    role: r.role,
-    content: r.content,
-    ...(r.tool_calls && { toolCalls: r.tool_calls }),
-    ...(r.tool_call_id !== null && { toolCallId: r.tool_call_id }),
-  }));
+  const messages = chunks
+    .flatMap((chunk) => chunk.messages.map((message, i) => ({ position: chunk.first_position + i, ...message })))
+    .filter((m) => m.position >= from && m.position < from + limit);
   const last = messages.at(-1);
   return { messages, messageCount: n, nextMessagesFrom: last && last.position + 1 < n ? last.position + 1 : null };
 }

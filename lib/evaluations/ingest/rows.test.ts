@@ -110,26 +110,21 @@ describe("a run's children", () => {
     });
   });
 
-  it("of a run with messages are one row per message, in order, with its tool calls and the call it answers", () => {
-    const rows = childRows("ev", "9", {
-      ...worked(0),
-      messages: [
-        { role: "user", content: "Pay my rent" },
-        { role: "assistant", content: "", toolCalls: [{ id: "c1", tool: "send_money", arguments: { amount: 1100 } }] },
-        { role: "tool", content: "done", toolCallId: "c1" },
-      ],
-    });
-    expect(rows.evaluation_run_messages).toEqual([
-      { run_id: "9", position: 0, role: "user", content: "Pay my rent", tool_calls: null, tool_call_id: null },
-      {
-        run_id: "9",
-        position: 1,
-        role: "assistant",
-        content: "",
-        tool_calls: [{ id: "c1", tool: "send_money", arguments: { amount: 1100 } }],
-        tool_call_id: null,
-      },
-      { run_id: "9", position: 2, role: "tool", content: "done", tool_calls: null, tool_call_id: "c1" },
+  it("of a run with messages are its messages in order, in chunks of 50 (a short conversation is one row)", () => {
+    const messages = Array.from({ length: 120 }, (_, i) =>
+      i % 2 === 0
+        ? { role: "assistant" as const, content: `turn ${i}`, toolCalls: [{ id: `c${i}`, tool: "send_money", arguments: { amount: i } }] }
+        : { role: "tool" as const, content: `done ${i}`, toolCallId: `c${i - 1}` },
+    );
+    const rows = childRows("ev", "9", { ...worked(0), messages });
+    expect(rows.evaluation_run_messages.map((r) => [r.run_id, r.chunk, r.first_position, r.count])).toEqual([
+      ["9", 0, 0, 50],
+      ["9", 1, 50, 50],
+      ["9", 2, 100, 20],
+    ]);
+    expect(rows.evaluation_run_messages.flatMap((r) => r.messages as unknown[])).toEqual(messages);
+    expect(childRows("ev", "9", { ...worked(0), messages: messages.slice(0, 3) }).evaluation_run_messages).toEqual([
+      { run_id: "9", chunk: 0, first_position: 0, count: 3, messages: messages.slice(0, 3) },
     ]);
   });
 });

@@ -8,6 +8,9 @@ import type { ValidRun } from "./validate";
 
 const ms = (iso: string) => Date.parse(iso);
 
+/** A run's messages are stored in chunks of this many (migration run_messages): a page reads a few rows, a short conversation is one. */
+export const MESSAGES_PER_CHUNK = 50;
+
 /** The surfaces a run touches: the separation audit recomputes them. */
 export function surfacesOf(run: RunRecord): string[] {
   return [
@@ -150,7 +153,7 @@ export const CHILD_COLUMNS = {
     evidence: "jsonb",
     source: "text",
   },
-  evaluation_run_messages: { run_id: "bigint", position: "int", role: "text", content: "text", tool_calls: "jsonb", tool_call_id: "text" },
+  evaluation_run_messages: { run_id: "bigint", chunk: "int", first_position: "int", count: "int", messages: "jsonb" },
 } as const satisfies Record<string, Record<string, ColumnType>>;
 export type ChildTable = keyof typeof CHILD_COLUMNS;
 export const CHILD_TABLES = Object.keys(CHILD_COLUMNS) as ChildTable[];
@@ -246,13 +249,9 @@ export function childRows(evaluationId: string, id: string, run: RunRecord): Rec
           ]
         : [],
     ),
-    evaluation_run_messages: (run.messages ?? []).map((m, position) => ({
-      run_id: id,
-      position,
-      role: m.role,
-      content: m.content,
-      tool_calls: m.toolCalls ?? null,
-      tool_call_id: m.toolCallId ?? null,
-    })),
+    evaluation_run_messages: Array.from({ length: Math.ceil((run.messages ?? []).length / MESSAGES_PER_CHUNK) }, (_, chunk) => {
+      const messages = run.messages!.slice(chunk * MESSAGES_PER_CHUNK, (chunk + 1) * MESSAGES_PER_CHUNK);
+      return { run_id: id, chunk, first_position: chunk * MESSAGES_PER_CHUNK, count: messages.length, messages };
+    }),
   };
 }
