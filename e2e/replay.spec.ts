@@ -43,8 +43,9 @@ test("the experiment list leads to Table 2 with exact counts", async ({ page }) 
   expect(rows[0]).toMatchObject({
     State: "completed",
     Grid: "1 schedule × delays {0, 25} ms × 2 repetitions",
-    // snapshot 2 + reconciliation 2 of 6 policies x 4 trials; shared 2 + grouped 2 of 6 conditions x 4 pairs
-    "Disagreements / finality trials": "4/24",
+    // snapshot 2 + reconciliation 2 of the 3 asynchronous policies x 2 trials at the nonzero delay (the
+    // experiment page's headline population); shared 2 + grouped 2 of 6 conditions x 4 pairs
+    "Endpoint ≠ terminal (async policies, delay > 0)": "4/6",
     "Exposures / separation pairs": "4/24",
   });
   // Local time with a relative form; the exact UTC time is on hover and in the datetime attribute.
