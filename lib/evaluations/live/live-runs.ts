@@ -13,6 +13,7 @@ import { conflict, notFound } from "../../errors";
 import { storeBatchIn } from "../ingest/store";
 import { validRun } from "../ingest/validate";
 import { FINALITIES, runRecordSchema, type RunRecord, type StatusAtScoring, STATUSES_AT_SCORING } from "../schemas";
+import { moveFirstBatch } from "./first-batch";
 import { enqueueExpireLiveRunJob } from "./live-run-job";
 import {
   liveEventSchema,
@@ -142,7 +143,14 @@ async function expire(tx: CopyTx, evaluationId: string, row: LiveRunRow): Promis
 async function eventsOf(tx: CopyTx, liveRunId: string): Promise<LiveEvent[]> {
   return rowsOf(
     z.object({ body: liveEventSchema }),
-    await tx.$queryRaw`SELECT body FROM live_run_events WHERE live_run_id = ${liveRunId}::bigint ORDER BY at, id`,
+    // A run's events are rows, or its first batch's array not yet moved (first-batch.ts): never both.
+    await tx.$queryRaw`
+      SELECT body FROM (
+        SELECT body, at, id AS k FROM live_run_events WHERE live_run_id = ${liveRunId}::bigint
+        UNION ALL
+        SELECT e, (e->>'at')::timestamptz, n FROM live_runs, jsonb_array_elements(first_events::jsonb) WITH ORDINALITY AS x(e, n)
+         WHERE id = ${liveRunId}::bigint
+      ) AS events ORDER BY at, k`,
   ).map((r) => r.body);
 }
 
@@ -187,6 +195,7 @@ export async function recordEventsIn(
   items: readonly unknown[],
 ): Promise<LiveEventsAnswer> {
   {
+    await moveFirstBatch(tx, row.id);
     const ids = items.flatMap((item) => {
       const id = (item as { eventId?: unknown } | null)?.eventId;
       // Only ids PostgreSQL can take are looked up: an unstorable one is refused at admission, naming its field.
@@ -387,7 +396,7 @@ export async function openLiveRuns(db: Db, evaluationId: string, limit = 20): Pr
     }),
     await db.$queryRaw`
       SELECT r.external_id, r.task_id, r.opened_at, r.expires_at, count(*) OVER () AS total,
-             (SELECT count(*) FROM live_run_events e WHERE e.live_run_id = r.id) AS events
+             (SELECT count(*) FROM live_run_events e WHERE e.live_run_id = r.id) + coalesce(jsonb_array_length(r.first_events::jsonb), 0) AS events
         FROM live_runs r WHERE r.evaluation_id = ${evaluationId}::uuid AND r.state = 'open'
        ORDER BY r.opened_at DESC, r.id DESC LIMIT ${limit}`,
   );

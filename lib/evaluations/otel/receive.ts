@@ -1,9 +1,9 @@
 // The OTLP receiver's store (issue 24): a request's traces into the live-run store (lib/evaluations/live/),
 // so a trace is a live run under the same rules as one sent through the live-run routes. Each
 // evaluation's traces go in one transaction. A trace seen for the first time whose run is new takes
-// the quick way: its events admitted against an empty run (pure), stored in one statement with every
-// other such trace's, and, when it carries its score, its record stored with theirs through one
-// ingestion batch. A trace seen before (or naming a run opened otherwise) goes the live-run routes' way,
+// the quick way: its events admitted against an empty run (pure), its run opened with its events and
+// spans kept whole on it (lib/evaluations/live/first-batch.ts) in one statement with every other such
+// trace's, and, when it carries its score, its record stored with theirs through one ingestion batch. A trace seen before (or naming a run opened otherwise) goes the live-run routes' way,
 // one run at a time. A span that cannot be used is rejected with its reason; a span sent again adds nothing.
 import { z } from "zod";
 import { canonicalJson } from "../../content-hash";
@@ -119,25 +119,18 @@ export async function receiveTraces(db: Db, createdById: string, batch: readonly
   return { runs: plan.traces.length, rejected };
 }
 
-const EVENT_COLUMNS = {
-  live_run_id: "bigint",
-  event_id: "text",
-  type: "text",
-  at: "timestamptz",
-  effect_id: "text",
-  body: "text",
-} as const;
-const SPAN_COLUMNS = {
-  live_run_id: "bigint",
-  span_id: "text",
-  trace_id: "text",
-  parent_span_id: "text",
-  name: "text",
-  start_at: "timestamptz",
-  end_at: "timestamptz",
-  status_code: "int",
-  attributes: "jsonb",
-} as const;
+/** A trace's spans as live_run_spans' columns (but the run's id): the rows, or the first batch's array (first-batch.ts). */
+const spanRowsOf = (trace: TracePlan) =>
+  trace.spans.map((span) => ({
+    span_id: span.spanId,
+    trace_id: trace.traceId,
+    parent_span_id: span.parentSpanId,
+    name: span.name,
+    start_at: new Date(span.startMs).toISOString(),
+    end_at: new Date(span.endMs).toISOString(),
+    status_code: span.statusCode,
+    attributes: span.attributes,
+  }));
 
 const runName = (trace: TracePlan) => trace.runId ?? trace.traceId;
 const taskOf = (trace: TracePlan) => trace.taskId ?? trace.harness ?? "otel";
@@ -178,37 +171,14 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
     }
   const scoreOf = (trace: TracePlan) => scores.get(trace) as ScoreLiveRunBody | undefined;
 
-  // New runs, opened (and scored, when the trace says so) in one statement.
-  const created = new Map(
-    rowsOf(
-      z.object({ id: z.string(), external_id: z.string(), expires_at: z.date() }),
-      await tx.$queryRaw`
-        INSERT INTO live_runs (evaluation_id, external_id, task_id, started_at, expires_at, timeout_seconds, state, outcome, scored_at, closed_at)
-        SELECT ${evaluation.id}::uuid, x.external_id, x.task_id, x.started_at, now() + ${evaluation.timeoutSeconds}::int * interval '1 second',
-               ${evaluation.timeoutSeconds}::int, CASE WHEN x.outcome IS NULL THEN 'open' ELSE 'scored' END, x.outcome, x.scored_at,
-               CASE WHEN x.outcome IS NULL THEN NULL ELSE now() END
-          FROM unnest(${unseen.map(runName)}::text[], ${unseen.map(taskOf)}::text[],
-                      ${unseen.map((t) => new Date(t.startedAtMs))}::timestamptz[],
-                      ${unseen.map((t) => (scoreOf(t) ? canonicalJson(scoreOf(t)) : null))}::jsonb[],
-                      ${unseen.map((t) => scoreOf(t)?.at ?? null)}::timestamptz[]) AS x(external_id, task_id, started_at, outcome, scored_at)
-         WHERE NOT EXISTS (SELECT 1 FROM evaluation_runs WHERE evaluation_id = ${evaluation.id}::uuid AND external_id = x.external_id)
-        ON CONFLICT (evaluation_id, external_id) DO NOTHING
-        RETURNING id::text, external_id, expires_at`,
-    ).map((r) => [r.external_id, r]),
-  );
-  // The first trace of each new run's name takes the quick way; another naming the same run finds it below.
-  const claimed = new Set<string>();
-  const fresh: TracePlan[] = [];
-  for (const trace of unseen)
-    if (created.has(runName(trace)) && !claimed.has(runName(trace))) {
-      claimed.add(runName(trace));
-      fresh.push(trace);
-    }
-  const freshRuns = fresh.map((trace) => ({ trace, run: created.get(runName(trace))! }));
-  const records = [];
-  const eventRows: Record<keyof typeof EVENT_COLUMNS, string | null>[] = [];
-  for (const { trace, run } of freshRuns) {
-    const admission = admitEvents(
+  // The first trace of each new run's name takes the quick way: its events admitted against an empty run
+  // (pure), the run opened (and scored, when the trace says so) with every other such run in one
+  // statement, its events and spans kept whole on it (first-batch.ts). Another trace naming the same run finds it below.
+  const firstOfName = new Map<string, TracePlan>();
+  for (const trace of unseen) if (!firstOfName.has(runName(trace))) firstOfName.set(runName(trace), trace);
+  const candidates = [...firstOfName.values()].map((trace) => ({
+    trace,
+    admission: admitEvents(
       {
         startedAtMs: trace.startedAtMs,
         effects: new Map(),
@@ -217,17 +187,41 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
         storedById: new Map(),
       },
       trace.events.map((e) => e.event),
-    );
+    ),
+  }));
+  // One JSON parameter (a text array of JSON documents costs an escape of every quote on the way).
+  const newRuns = candidates.map(({ trace, admission }) => ({
+    external_id: runName(trace),
+    task_id: taskOf(trace),
+    started_at: new Date(trace.startedAtMs).toISOString(),
+    outcome: scoreOf(trace) ?? null,
+    scored_at: scoreOf(trace)?.at ?? null,
+    clock_skew_events: admission.flagged.length,
+    first_events: admission.accepted.map((a) => a.event),
+    first_spans: spanRowsOf(trace),
+  }));
+  const created = new Map(
+    rowsOf(
+      z.object({ id: z.string(), external_id: z.string(), expires_at: z.date() }),
+      await tx.$queryRaw`
+        INSERT INTO live_runs (evaluation_id, external_id, task_id, started_at, expires_at, timeout_seconds, state, outcome, scored_at, closed_at,
+                               clock_skew_events, first_events, first_spans)
+        SELECT ${evaluation.id}::uuid, x.external_id, x.task_id, x.started_at, now() + ${evaluation.timeoutSeconds}::int * interval '1 second',
+               ${evaluation.timeoutSeconds}::int, CASE WHEN x.outcome IS NULL THEN 'open' ELSE 'scored' END, x.outcome, x.scored_at,
+               CASE WHEN x.outcome IS NULL THEN NULL ELSE now() END, x.clock_skew_events, x.first_events::text, x.first_spans::text
+          FROM json_to_recordset(${JSON.stringify(newRuns)}::json)
+               AS x(external_id text, task_id text, started_at timestamptz, outcome jsonb, scored_at timestamptz, clock_skew_events int,
+                    first_events json, first_spans json)
+         WHERE NOT EXISTS (SELECT 1 FROM evaluation_runs WHERE evaluation_id = ${evaluation.id}::uuid AND external_id = x.external_id)
+        ON CONFLICT (evaluation_id, external_id) DO NOTHING
+        RETURNING id::text, external_id, expires_at`,
+    ).map((r) => [r.external_id, r]),
+  );
+  const fresh = candidates.filter((c) => created.has(runName(c.trace)));
+  const records = [];
+  for (const { trace, admission } of fresh) {
+    const run = created.get(runName(trace))!;
     for (const error of admission.errors) rejected.push({ spanId: trace.events[error.index]!.spanId, reason: error.message });
-    for (const { event, canonical } of admission.accepted)
-      eventRows.push({
-        live_run_id: run.id,
-        event_id: event.eventId,
-        type: event.type,
-        at: event.at,
-        effect_id: "effectId" in event ? event.effectId : null,
-        body: canonical,
-      });
     const score = scoreOf(trace);
     if (score)
       records.push(
@@ -241,8 +235,6 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
       );
     else await enqueueExpireLiveRunJob(tx, run.id, run.expires_at);
   }
-  // The runs are new in this transaction: nothing can conflict, so COPY (several times faster than INSERT).
-  await tx.copyRows("live_run_events", eventRows, EVENT_COLUMNS);
   if (records.length > 0)
     await storeBatchIn(
       tx,
@@ -252,7 +244,7 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
     );
 
   // Traces seen before, or naming a run that exists: the live-run routes' way, one run at a time.
-  const runOf = new Map<TracePlan, string>(freshRuns.map(({ trace, run }) => [trace, run.id]));
+  const runOf = new Map<TracePlan, string>(fresh.map(({ trace }) => [trace, created.get(runName(trace))!.id]));
   for (const trace of traces) {
     if (runOf.has(trace)) continue;
     let name = known.get(trace.traceId) ?? runName(trace);
@@ -302,23 +294,10 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
     SELECT ${evaluation.id}::uuid, x.trace_id, x.live_run_id
       FROM unnest(${linked.map((t) => t.traceId)}::text[], ${linked.map((t) => runOf.get(t)!)}::bigint[]) AS x(trace_id, live_run_id)
     ON CONFLICT DO NOTHING`;
-  const spanRows = (of: readonly TracePlan[]) =>
-    of.flatMap((trace) =>
-      trace.spans.map((span) => ({
-        live_run_id: runOf.get(trace)!,
-        span_id: span.spanId,
-        trace_id: trace.traceId,
-        parent_span_id: span.parentSpanId,
-        name: span.name,
-        start_at: new Date(span.startMs).toISOString(),
-        end_at: new Date(span.endMs).toISOString(),
-        status_code: span.statusCode,
-        attributes: span.attributes,
-      })),
-    );
-  await tx.copyRows("live_run_spans", spanRows(fresh), SPAN_COLUMNS);
-  const freshSet = new Set(fresh);
-  const later = spanRows(traces.filter((t) => runOf.has(t) && !freshSet.has(t)));
+  const freshSet = new Set(fresh.map((c) => c.trace));
+  const later = traces
+    .filter((t) => runOf.has(t) && !freshSet.has(t))
+    .flatMap((trace) => spanRowsOf(trace).map((row) => ({ live_run_id: runOf.get(trace)!, ...row })));
   if (later.length > 0)
     await tx.$executeRaw`
       INSERT INTO live_run_spans (live_run_id, span_id, trace_id, parent_span_id, name, start_at, end_at, status_code, attributes)

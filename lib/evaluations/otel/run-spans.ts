@@ -21,10 +21,15 @@ export async function runSpans(db: Db, evaluationId: string, externalId: string)
   return rowsOf(
     spanRow,
     await db.$queryRaw`
+      WITH run AS (SELECT id, first_spans FROM live_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ${externalId}),
+           spans AS (
+             SELECT s.* FROM live_run_spans s JOIN run ON run.id = s.live_run_id
+             UNION ALL -- the first request's spans while they are kept whole (lib/evaluations/live/first-batch.ts)
+             SELECT s.* FROM run, jsonb_populate_recordset(NULL::live_run_spans, run.first_spans::jsonb) AS s
+           )
       SELECT s.span_id, s.parent_span_id, s.name, s.start_at, s.end_at, s.status_code,
              coalesce(s.attributes->>'gen_ai.tool.name', s.attributes->>'ai.toolCall.name') AS tool
-        FROM live_run_spans s JOIN live_runs r ON r.id = s.live_run_id
-       WHERE r.evaluation_id = ${evaluationId}::uuid AND r.external_id = ${externalId}
+        FROM spans s
        ORDER BY s.start_at, s.span_id
        LIMIT ${MAX_SPANS_SHOWN}`,
   ).map((row) => ({

@@ -14,6 +14,8 @@ import type { ServiceProcess } from "@/lib/delayed-write/spawn";
 import { spawnDelayedWriteService } from "@/lib/delayed-write/spawn";
 import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
+import { getLiveRun } from "@/lib/evaluations/live/live-runs";
+import { runSpans } from "@/lib/evaluations/otel/run-spans";
 import { encodeTraceRequest } from "@/lib/evaluations/otel/otlp-wire";
 import type { TestDatabase } from "@/lib/testing/database";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";
@@ -189,7 +191,98 @@ describe("POST /api/otel/v1/traces with OpenTelemetry's exporters", () => {
       ["call_search_1", "search_flights", "completed", null],
       ["call_book_1", "book_flight", "pending", "booking-op-42"],
     ]);
-    expect(await database.db.liveRunEvent.count({ where: { liveRun: { evaluationId: id } } })).toBe(5);
+    expect((await getLiveRun(database.db, id, "fixture-run-1"))?.eventCount).toBe(5);
+  });
+
+  it("keeps a trace's first request whole on its run, and moves it into rows when more of the trace arrives", async () => {
+    const str = (k: string, v: string) => ({ key: k, value: { stringValue: v } });
+    const traceId = "5b8efff798038103d269b633813fc60c";
+    const at = (ms: number) => `${BigInt(Date.parse("2026-12-05T10:00:00Z") + ms) * 1_000_000n}`;
+    const tool = (spanId: string, callId: string, surface: string, start: number) => ({
+      traceId,
+      spanId,
+      parentSpanId: "eee19b7ec3c1b174",
+      name: "execute_tool send_money",
+      startTimeUnixNano: at(start),
+      endTimeUnixNano: at(start + 10),
+      attributes: [
+        str("gen_ai.operation.name", "execute_tool"),
+        str("gen_ai.tool.name", "send_money"),
+        str("gen_ai.tool.call.id", callId),
+        str("boundary_lab.effect.surface", surface),
+      ],
+    });
+    const request = (spans: unknown[]) => ({
+      resourceSpans: [{ resource: { attributes: [str("boundary_lab.evaluation", "otel first batch")] }, scopeSpans: [{ spans }] }],
+    });
+    const post = async (body: object) => {
+      const answer = await fetch(tracesUrl(), {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toEqual({});
+    };
+    await post(request([tool("eee19b7ec3c1b175", "call-1", "bank://alice", 10), tool("eee19b7ec3c1b176", "call-2", "bank://bob", 30)]));
+    const id = await evaluationIdOf("otel first batch");
+    const stored = async () => {
+      const run = await database.db.liveRun.findUniqueOrThrow({
+        where: { evaluationId_externalId: { evaluationId: id, externalId: traceId } },
+        select: { id: true, firstEvents: true, firstSpans: true, _count: { select: { events: true, spans: true } } },
+      });
+      const view = (await getLiveRun(database.db, id, traceId))!;
+      return {
+        firstEvents: run.firstEvents === null ? null : (JSON.parse(run.firstEvents) as unknown[]).length,
+        firstSpans: run.firstSpans === null ? null : (JSON.parse(run.firstSpans) as unknown[]).length,
+        eventRows: run._count.events,
+        spanRows: run._count.spans,
+        eventCount: view.eventCount,
+        effects: (view.record.effects ?? []).map((e) => [e.effectId, e.statusAtScoring]),
+        spans: (await runSpans(database.db, id, traceId)).map((span) => span.spanId),
+      };
+    };
+    // One request: the run's 4 events (2 requested, 2 completed) and 2 spans kept whole, no rows.
+    expect(await stored()).toEqual({
+      firstEvents: 4,
+      firstSpans: 2,
+      eventRows: 0,
+      spanRows: 0,
+      eventCount: 4,
+      effects: [
+        ["call-1", "completed"],
+        ["call-2", "completed"],
+      ],
+      spans: ["eee19b7ec3c1b175", "eee19b7ec3c1b176"],
+    });
+    // More of the trace (a third call, and the first span again): the first batch moves into rows, in order, and nothing is twice.
+    await post(request([tool("eee19b7ec3c1b177", "call-3", "bank://carol", 50), tool("eee19b7ec3c1b175", "call-1", "bank://alice", 10)]));
+    expect(await stored()).toEqual({
+      firstEvents: null,
+      firstSpans: null,
+      eventRows: 6,
+      spanRows: 3,
+      eventCount: 6,
+      effects: [
+        ["call-1", "completed"],
+        ["call-2", "completed"],
+        ["call-3", "completed"],
+      ],
+      spans: ["eee19b7ec3c1b175", "eee19b7ec3c1b176", "eee19b7ec3c1b177"],
+    });
+    const events = await database.db.liveRunEvent.findMany({
+      where: { liveRun: { evaluationId: id } },
+      orderBy: { id: "asc" },
+      select: { type: true, effectId: true },
+    });
+    expect(events.map((e) => `${e.type} ${e.effectId}`)).toEqual([
+      "effect_requested call-1",
+      "effect_status call-1",
+      "effect_requested call-2",
+      "effect_status call-2",
+      "effect_requested call-3",
+      "effect_status call-3",
+    ]);
   });
 
   it("counts the spans it cannot use in partialSuccess, naming the first reason, and stores the rest", async () => {
