@@ -45,3 +45,49 @@ test("an imported run's call sequence is an imported trace with its writes marke
   await page.getByTestId("trace-runs").getByRole("link", { name: EXTERNAL_ID }).click();
   await expect(page).toHaveURL(/\/evaluations\/[0-9a-f-]{36}\/runs\//);
 });
+
+test("runs with AgentDojo's task ids are filed under their suite whatever the benchmark says, counted on the ground truth, and an unclassified tool is not called read-only", async ({
+  page,
+  editorApi,
+}) => {
+  test.setTimeout(120_000);
+  const created = await editorApi.post("/api/v1/evaluations", {
+    data: {
+      name: "mixed suites (traces spec)",
+      benchmark: "AgentDojo (mixed suites)",
+      effectPolicy: { tools: { send_money: "sync_confirmed", get_balance: "read_only" } },
+    },
+  });
+  expect(created.status()).toBe(201);
+  const { id } = (await created.json()) as { id: string };
+  const run = {
+    externalId: "mixed-1",
+    taskId: "workspace/user_task_30",
+    startedAt: "2026-12-01T10:00:00.000Z",
+    scoredAt: "2026-12-01T10:00:05.000Z",
+    endpointLabel: "success",
+    toolCalls: [
+      { tool: "get_balance", arguments: { account: "mixed" } },
+      { tool: "mystery_tool", arguments: { n: 1 } },
+    ],
+  };
+  expect((await editorApi.post(`/api/v1/evaluations/${id}/runs`, { data: { runs: [run] } })).status()).toBe(200);
+
+  // The worker's record_traces job files it under workspace, not under the benchmark's words.
+  const row = page.getByTestId("traces").getByRole("row").filter({ hasText: "workspace/user_task_30" });
+  await expect(async () => {
+    await page.goto("/traces?source=imported&suite=workspace");
+    await expect(row).toHaveCount(1, { timeout: 1_000 });
+  }).toPass({ timeout: 60_000 });
+  // mystery_tool, which no policy classes, is a call that may change state (the audit holds its run open), not "none".
+  await expect(row).toContainText("mystery_tool");
+  await row.getByTestId("trace-link").click();
+  await expect(page.getByTestId("trace-write-count")).toContainText("1 of 2 calls change state");
+  await expect(page.getByTestId("trace-calls").locator('tr[data-state-changing="true"]')).toContainText("mystery_tool");
+
+  // The ground-truth trace of workspace/user_task_30 counts the run.
+  await page.goto("/traces?source=ground_truth&task=workspace/user_task_30");
+  const groundTruth = page.getByTestId("traces").getByRole("row").filter({ hasText: "workspace/user_task_30" });
+  await expect(groundTruth.getByRole("cell").last()).toHaveText("1");
+  expect(await seriousViolations(page)).toEqual([]);
+});

@@ -13,6 +13,8 @@ import { at } from "../testing/evaluation-example";
 import { useTestDatabase } from "../testing/use-test-database";
 import { recordTracesTask } from "../worker/tasks";
 import { recordImportedTraces, recordImportedTracesInTransaction } from "./record-traces";
+import { DomainError } from "../errors";
+import { listTraces, loadGroundTruthTraces, resolveTraceSelection } from "../traces/library";
 
 // The trace library kept in step with the runs, on a real PostgreSQL: runs ingested through the API
 // get their traces from a record_traces job; a pass that loses a sequence to a concurrent one still
@@ -144,17 +146,17 @@ describe("imported traces kept in step with runs and policies", () => {
     expect(await links(second)).toEqual(before);
     const tracesBefore = await importedTraces();
 
-    // update_password becomes a write: only p3's trace disagrees, and p3 of A alone moves.
-    const writesPassword: EffectPolicy = { tools: { ...POLICY.tools, update_password: "external" } };
-    await setEffectPolicy(db, first, writesPassword, null);
+    // update_password, unclassified (so marked as a call that may write), becomes read-only: only p3's trace disagrees, and p3 of A alone moves.
+    const readsPassword: EffectPolicy = { tools: { ...POLICY.tools, update_password: "read_only" } };
+    await setEffectPolicy(db, first, readsPassword, null);
     const after = await links(first);
     expect(after).toMatchObject({ p1: before.p1, p2: before.p2 });
     expect(after.p3).not.toBe(before.p3);
     expect(await links(second)).toEqual(before);
     const moved = await db.trace.findUniqueOrThrow({ where: { id: after.p3! } });
-    expect(moved).toMatchObject({ task: "bank/p3", stateChangingCount: 1 });
+    expect(moved).toMatchObject({ task: "bank/p3", stateChangingCount: 0 });
     expect((moved.calls as Array<{ function: string; stateChanging: boolean }>).map((c) => [c.function, c.stateChanging])).toEqual([
-      ["update_password", true],
+      ["update_password", false],
       ["read_balance", false],
     ]);
     // The traces made before are as they were (an experiment may have replayed them); one was added.
@@ -163,11 +165,42 @@ describe("imported traces kept in step with runs and policies", () => {
     expect(tracesAfter).toHaveLength(tracesBefore.length + 1);
 
     // B under the same policy: its p3 joins the trace A's p3 made, rather than a second one.
-    await setEffectPolicy(db, second, writesPassword, null);
+    await setEffectPolicy(db, second, readsPassword, null);
     expect(await links(second)).toEqual(after);
     // A back under its first policy: its p3 returns to its first trace.
     await setEffectPolicy(db, first, POLICY, null);
     expect(await links(first)).toEqual(before);
     expect(await importedTraces()).toEqual(tracesAfter);
+  });
+
+  it("files runs with AgentDojo's task ids under their suite whatever the benchmark says, counts them on the ground truth, and refuses to replay a trace that only reads", async () => {
+    await loadGroundTruthTraces(db);
+    const mixed = await createEvaluation(db, { name: "mixed suites", benchmark: "AgentDojo (mixed suites)", effectPolicy: POLICY }, null);
+    await ingestRuns(db, mixed, [
+      { ...run("m1", [["send_money", { amount: 7 }]]), taskId: "banking/user_task_1" },
+      { ...run("m2", [["read_balance", { account: "m" }]]), taskId: "banking/user_task_1/important_instructions/injection_task_2" },
+      { ...run("m3", [["read_balance", { account: "z" }]]), taskId: "checkout-3" },
+    ]);
+    await recordImportedTraces(db, mixed);
+    const mine = await db.evaluationRun.findMany({
+      where: { evaluationId: mixed },
+      select: { externalId: true, trace: { select: { suite: true, task: true } } },
+    });
+    expect(Object.fromEntries(mine.map((r) => [r.externalId, r.trace]))).toEqual({
+      m1: { suite: "banking", task: "user_task_1" },
+      m2: { suite: "banking", task: "user_task_1" },
+      m3: { suite: "AgentDojo (mixed suites)", task: "checkout-3" },
+    });
+    // The ground-truth trace of banking/user_task_1 counts both runs of that task, the attacked one too.
+    const groundTruth = (await listTraces(db, { source: "ground_truth", task: "banking/user_task_1", limit: 1 })).traces[0]!;
+    expect(groundTruth.linkedRuns).toBe(2);
+    // m3 only read: its trace has no call to replay as a write.
+    const readOnly = await db.evaluationRun.findFirstOrThrow({
+      where: { evaluationId: mixed, externalId: "m3" },
+      select: { traceId: true },
+    });
+    const refused = await resolveTraceSelection(db, { ids: [readOnly.traceId!] }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(DomainError);
+    expect(refused).toMatchObject({ kind: "invalid", field: "traceSelection.ids" });
   });
 });

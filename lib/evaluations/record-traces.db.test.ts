@@ -1,7 +1,6 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
-import { DomainError } from "../errors";
 import { ingestRuns } from "./ingest/ingest-runs";
 import { importLogs } from "../importers/import-logs";
 import { useTestDatabase } from "../testing/use-test-database";
@@ -42,8 +41,8 @@ describe("imported traces", () => {
       stateChangingCount: 2,
       writes: ["update_password", "update_user_info"],
     });
-    // Inspect runs: the evaluation's benchmark as suite, the task id as task; their tools are unclassified, so not state-changing.
-    expect(traces.find((t) => t.suite === "deploy")).toMatchObject({ task: "deploy/1", callCount: 3, stateChangingCount: 0, writes: [] });
+    // Inspect runs: the evaluation's benchmark as suite, the task id as task; their tools are unclassified, so calls that may write, as the audit counts them.
+    expect(traces.find((t) => t.suite === "deploy")).toMatchObject({ task: "deploy/1", callCount: 3, stateChangingCount: 3 });
     // The ground truth is still there beside them.
     expect((await listTraces(db, { source: "ground_truth", limit: 500 })).traces).toHaveLength(97 + 35);
   });
@@ -88,16 +87,12 @@ describe("imported traces", () => {
     ]);
   });
 
-  it("replays an imported trace with a state-changing call by id, and refuses one without", async () => {
+  it("replays an imported trace with a state-changing call by id", async () => {
     const traces = await imported();
     const banking13 = traces.find((t) => t.suite === "banking" && t.task === "user_task_13")!;
     const [replay] = await resolveTraceSelection(db, { ids: [banking13.id] });
     expect(replay).toMatchObject({ taskId: "banking/user_task_13" });
     expect(replay!.calls.map((c) => c.function)).toEqual(["read_file", "update_password", "update_user_info"]);
-    const readOnly = traces.find((t) => t.suite === "deploy")!;
-    const refused = await resolveTraceSelection(db, { ids: [readOnly.id] }).catch((e: unknown) => e);
-    expect(refused).toBeInstanceOf(DomainError);
-    expect(refused).toMatchObject({ kind: "invalid", field: "traceSelection.ids" });
   });
 
   it("links a run sent again with other calls to its new sequence's trace", async () => {

@@ -16,8 +16,19 @@ import type { EffectPolicy, ToolClass } from "./schemas";
 /** Runs with calls and no trace yet: the predicate of the partial index evaluation_runs_untraced_idx (keep them equal). */
 const UNTRACED = Prisma.sql`er.trace_id IS NULL AND jsonb_typeof(er.tool_calls) = 'array' AND er.tool_calls <> '[]'::jsonb`;
 
-/** Classes whose calls change state; read_only does not, and an unclassified tool is counted as not state-changing. */
-const STATE_CHANGING: ReadonlySet<ToolClass> = new Set(["sync_confirmed", "async_handle", "external"]);
+/**
+ * Classes whose calls change state, or may: read_only alone does not. An unclassified tool counts as
+ * one that may, as the audit counts it (its runs stay unresolved until it is classed), so the library
+ * never calls a call read-only that the audit holds open.
+ */
+const STATE_CHANGING: ReadonlySet<ToolClass> = new Set(["sync_confirmed", "async_handle", "external", "unclassified"]);
+
+/**
+ * An AgentDojo task id, whatever the evaluation's benchmark says: `suite/user_task_N` (an attacked
+ * run's goes on with its attack and injection task), or an injection task's. Keep equal to the
+ * ground-truth link in lib/traces/library.ts.
+ */
+const AGENTDOJO_TASK_ID = "^[a-z_]+/(user|injection)_task_[0-9]+(/|$)";
 
 /** The tools of `tools` that change state under the policy's classifier. Pure. */
 export function stateChangingTools(tools: readonly string[], classOf: (tool: string) => ToolClass): string[] {
@@ -36,10 +47,11 @@ const PASS_RUNS = 5_000;
 
 /**
  * Records the call sequences of the evaluation's runs that have none yet. Returns how many runs it
- * linked. An imported trace's suite is the AgentDojo suite of the first run that made it (its task
- * id's `suite/` part) for an AgentDojo evaluation, else the evaluation's benchmark (or name); its task
- * is that run's user task (the task id's second part: an attacked run's id goes on to its attack) or,
- * outside AgentDojo, its task id. Its calls' stateChanging comes from the evaluation's current effect policy,
+ * linked. An imported trace's suite is the AgentDojo suite of the first run that made it when that
+ * run's task id has AgentDojo's shape (`banking/user_task_3`, whatever the evaluation's free-text
+ * benchmark says), else the evaluation's benchmark (or name); its task is that run's user task (the
+ * task id's second part: an attacked run's id goes on to its attack) or, outside that shape, its task
+ * id. The first evaluation to make a sequence fixes its trace's suite: a trace is shared, never changed. Its calls' stateChanging comes from the evaluation's current effect policy,
  * which cannot change during a pass (a share lock; setEffectPolicy takes it exclusively).
  */
 export async function recordImportedTraces(db: Db, evaluationId: string): Promise<number> {
@@ -142,7 +154,6 @@ async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> 
     );
   if (!evaluation || evaluation.runs.length === 0) return { seen: 0, linked: 0 };
   const writes = stateChangingTools(evaluation.tools, toolClassifier({ tools: evaluation.policy } as EffectPolicy));
-  const agentDojo = evaluation.benchmark?.toLowerCase() === "agentdojo";
   const suite = evaluation.benchmark ?? evaluation.name;
   const [pass] = z.tuple([z.object({ seen: count, linked: count })]).parse(
     await tx.$queryRaw`
@@ -157,8 +168,8 @@ async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> 
          GROUP BY er.id, er.task_id, er.content_hash
       ), hashed AS (
         SELECT seq.*, imported_trace_hash(calls) AS hash,
-               CASE WHEN ${agentDojo} AND position('/' in task_id) > 0 THEN split_part(task_id, '/', 1) ELSE ${suite} END AS suite,
-               CASE WHEN ${agentDojo} AND position('/' in task_id) > 0 THEN split_part(task_id, '/', 2) ELSE task_id END AS task
+               CASE WHEN task_id ~ ${AGENTDOJO_TASK_ID} THEN split_part(task_id, '/', 1) ELSE ${suite} END AS suite,
+               CASE WHEN task_id ~ ${AGENTDOJO_TASK_ID} THEN split_part(task_id, '/', 2) ELSE task_id END AS task
           FROM seq
       ), inserted AS (
         INSERT INTO traces (id, source, benchmark_version, suite, task, kind, prompt, calls, call_count, state_changing_count, content_hash)
