@@ -1,6 +1,6 @@
 "use client";
 import { useState } from "react";
-import { FormAlert } from "@/components/ui/alert";
+import { Alert, FormAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, Input, describedBy } from "@/components/ui/field";
 import { DataTable, Td } from "@/components/ui/table";
@@ -149,8 +149,21 @@ function ImportReportView({ report }: { report: ImportReport }) {
         {report.policyVersions.length > 0 &&
           ` ${report.policyVersions.length} effect-policy version(s) made with the importer's classes (below).`}
       </p>
+      {report.elsewhere.length > 0 && (
+        <Alert tone="warning" title="Some of these runs are in another evaluation too" data-testid="import-elsewhere">
+          <ul className="list-disc pl-6">
+            {report.elsewhere.map((e) => (
+              <li key={`${e.evaluationId} ${e.alsoInId}`}>
+                {e.runs} run(s) stored in <a href={`/evaluations/${e.evaluationId}`}>{e.evaluation}</a> are also in{" "}
+                <a href={`/evaluations/${e.alsoInId}`}>{e.alsoIn}</a>, with the same content: the same log imported twice counts them in
+                both. Delete the evaluation you did not mean from its page if so.
+              </li>
+            ))}
+          </ul>
+        </Alert>
+      )}
       {report.evaluations.length > 0 && (
-        <ul className="list-disc pl-6">
+        <ul className="list-disc pl-6" data-testid="import-evaluations">
           {report.evaluations.map((e) => (
             <li key={e.id}>
               <a href={`/evaluations/${e.id}`}>{e.name}</a>: {e.runs} run(s)

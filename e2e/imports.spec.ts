@@ -181,7 +181,8 @@ test("an imported run reads like Inspect View: its conversation with each tool c
   await page.getByTestId("import-files").setInputFiles(`${AGENTDOJO_RUNS}runs__gpt-4o-2024-05-13__banking__user_task_0__none__none.json`);
   await page.getByLabel("Evaluation (optional)").fill("transcripts (e2e)");
   await page.getByTestId("import-submit").click();
-  await page.getByTestId("import-report").getByRole("link", { name: "transcripts (e2e)" }).click();
+  // The evaluation the report lists (its warning links it too: this log went into other evaluations before).
+  await page.getByTestId("import-evaluations").getByRole("link", { name: "transcripts (e2e)" }).click();
   await expect(page).toHaveURL(/\/evaluations\/[0-9a-f-]{36}$/);
   const id = page.url().split("/").at(-1)!;
   const externalId = "gpt-4o-2024-05-13/banking/user_task_0/none/none";
@@ -296,4 +297,24 @@ test("an upload past the 1 GB cap gets a JSON 413 naming the cap, while it is st
   expect(streamed).toMatchObject({ status: 413, body: refusal });
   expect(streamed.sent).toBeGreaterThan(MAX_UPLOAD_BYTES);
   expect(streamed.sent).toBeLessThan(total);
+});
+
+test("a log imported into a second evaluation is reported as held by the first too, with links to both", async ({ page }) => {
+  const log = `${AGENTDOJO_RUNS}runs__meta-llama_Llama-3.3-70B-Instruct__slack__user_task_0__important_instructions__injection_task_1.json`;
+  const upload = async (evaluation: string) => {
+    await page.goto("/evaluations/import");
+    await page.getByTestId("import-files").setInputFiles(log);
+    await page.getByLabel("Evaluation (optional)").fill(evaluation);
+    await page.getByTestId("import-submit").click();
+    await expect(page.getByTestId("import-report")).toContainText("1 file(s): 1 imported");
+  };
+  await upload("held first (e2e)");
+  await expect(page.getByTestId("import-elsewhere")).toHaveCount(0);
+  await upload("held second (e2e)");
+  const elsewhere = page.getByTestId("import-elsewhere");
+  await expect(elsewhere).toContainText("Some of these runs are in another evaluation too");
+  await expect(elsewhere).toContainText("1 run(s) stored in held second (e2e) are also in held first (e2e), with the same content");
+  expect(await seriousViolations(page)).toEqual([]);
+  await elsewhere.getByRole("link", { name: "held first (e2e)" }).click();
+  await expect(page.getByRole("heading", { level: 1 })).toContainText("held first (e2e)");
 });

@@ -153,6 +153,23 @@ describe("importing the fixture folders", () => {
   it("--evaluation puts every run in one evaluation", async () => {
     const report = await importLogs(db, [AGENTDOJO_RUNS], { evaluationName: "all AgentDojo fixtures" });
     expect(report).toMatchObject({ files: 5, imported: 5, runs: 5, evaluations: [{ name: "all AgentDojo fixtures", runs: 5 }] });
+    // The same logs went by default into their pipelines' evaluations first: the report names each and how many runs it holds too.
+    const into = report.evaluations[0]!.id;
+    const expected = await db.evaluationRun.groupBy({
+      by: ["evaluationId"],
+      where: {
+        evaluationId: { not: into },
+        externalId: {
+          in: (await db.evaluationRun.findMany({ where: { evaluationId: into }, select: { externalId: true } })).map((r) => r.externalId),
+        },
+      },
+      _count: true,
+    });
+    expect(first.elsewhere).toEqual([]);
+    expect(
+      report.elsewhere.map((e) => [e.evaluationId, e.evaluation, e.alsoInId, e.alsoIn.startsWith("AgentDojo "), e.runs]).sort(),
+    ).toEqual(expected.map((g) => [into, "all AgentDojo fixtures", g.evaluationId, true, g._count]).sort());
+    expect(report.elsewhere.reduce((sum, e) => sum + e.runs, 0)).toBe(5);
   });
 });
 

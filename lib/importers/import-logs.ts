@@ -21,7 +21,8 @@ import { SkippedLog, type ImportedLog } from "./imported-log";
 import type { InspectOptions } from "./inspect";
 import { readLogFile, type LogBundle } from "./log-file";
 import { storeHarnessMetrics } from "../evaluations/harness-metrics";
-import { emptyImportReport, type ImportReport } from "./report";
+import { runsHeldElsewhere } from "./elsewhere";
+import { addElsewhere, emptyImportReport, type ImportReport } from "./report";
 
 export type FileOutcome =
   | { file: string; status: "imported" | "unchanged"; log: ImportedLog; evaluation: string }
@@ -230,6 +231,8 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
       batch.evaluation.id,
       batch.files.flatMap((f) => f.log.harnessMetrics ?? []),
     );
+    const stored = batch.files.flatMap((f) => f.log.runs.map((run) => run.externalId));
+    report.elsewhere = addElsewhere(report.elsewhere, await runsHeldElsewhere(db, batch.evaluation, stored));
     const changed = new Set(results.filter((r) => r.status !== "unchanged").map((r) => r.externalId));
     for (const { file, log } of batch.files) {
       batch.evaluation.runs += log.runs.length;

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { addImportReports, emptyImportReport } from "./report";
 
 describe("import reports added up", () => {
-  it("adds counts, joins lists, and adds an evaluation's runs under its id", () => {
+  it("adds counts, joins lists, and adds an evaluation's runs under its id and a pair's runs held elsewhere", () => {
     const a = {
       files: 2,
       imported: 1,
@@ -13,6 +13,7 @@ describe("import reports added up", () => {
       runs: 3,
       evaluations: [{ id: "e1", name: "one", runs: 3 }],
       policyVersions: [{ evaluation: "one", version: 2, adopted: { send_money: "async_handle" as const } }],
+      elsewhere: [{ evaluationId: "e1", evaluation: "one", alsoInId: "e9", alsoIn: "nine", runs: 2 }],
     };
     const b = {
       files: 2,
@@ -27,6 +28,10 @@ describe("import reports added up", () => {
         { id: "e2", name: "two", runs: 4 },
       ],
       policyVersions: [],
+      elsewhere: [
+        { evaluationId: "e1", evaluation: "one", alsoInId: "e9", alsoIn: "nine", runs: 1 },
+        { evaluationId: "e2", evaluation: "two", alsoInId: "e1", alsoIn: "one", runs: 4 },
+      ],
     };
     expect(addImportReports(addImportReports(emptyImportReport(), a), b)).toEqual({
       files: 4,
@@ -41,7 +46,12 @@ describe("import reports added up", () => {
         { id: "e2", name: "two", runs: 4 },
       ],
       policyVersions: [{ evaluation: "one", version: 2, adopted: { send_money: "async_handle" } }],
+      elsewhere: [
+        { evaluationId: "e1", evaluation: "one", alsoInId: "e9", alsoIn: "nine", runs: 3 },
+        { evaluationId: "e2", evaluation: "two", alsoInId: "e1", alsoIn: "one", runs: 4 },
+      ],
     });
     expect(a.evaluations[0]!.runs).toBe(3); // the inputs are left as they were
+    expect(a.elsewhere[0]!.runs).toBe(2);
   });
 });

@@ -26,6 +26,19 @@ export const importReportSchema = z.strictObject({
   policyVersions: z.array(
     z.strictObject({ evaluation: z.string(), version: z.number().int(), adopted: z.record(z.string(), z.enum(EFFECT_CLASSES)) }),
   ),
+  /**
+   * Runs this import stored in one evaluation that another evaluation holds too, with the same content
+   * (the same log imported under two names, or once named and once by default): how many, per pair.
+   */
+  elsewhere: z.array(
+    z.strictObject({
+      evaluationId: z.string(),
+      evaluation: z.string(),
+      alsoInId: z.string(),
+      alsoIn: z.string(),
+      runs: z.number().int(),
+    }),
+  ),
 });
 export type ImportReport = z.infer<typeof importReportSchema>;
 
@@ -39,6 +52,7 @@ export const emptyImportReport = (): ImportReport => ({
   runs: 0,
   evaluations: [],
   policyVersions: [],
+  elsewhere: [],
 });
 
 /** Two reports as one: counts added, lists joined, an evaluation's runs added up under its id. */
@@ -59,5 +73,17 @@ export function addImportReports(a: ImportReport, b: ImportReport): ImportReport
     runs: a.runs + b.runs,
     evaluations: [...evaluations.values()],
     policyVersions: [...a.policyVersions, ...b.policyVersions],
+    elsewhere: addElsewhere(a.elsewhere, b.elsewhere),
   };
+}
+
+/** Two lists of runs held elsewhere as one: a pair's runs added up. */
+export function addElsewhere(a: ImportReport["elsewhere"], b: ImportReport["elsewhere"]): ImportReport["elsewhere"] {
+  const pairs = new Map(a.map((e) => [`${e.evaluationId} ${e.alsoInId}`, { ...e }]));
+  for (const e of b) {
+    const seen = pairs.get(`${e.evaluationId} ${e.alsoInId}`);
+    if (seen) seen.runs += e.runs;
+    else pairs.set(`${e.evaluationId} ${e.alsoInId}`, { ...e });
+  }
+  return [...pairs.values()];
 }
