@@ -154,3 +154,31 @@ test("two reviewers code blind, see agreement, an editor reconciles, and Table 3
   await editorApi.dispose();
   expect(accounts().users.reviewer.email).toBe("reviewer@e2e.test");
 });
+
+test("a cell one reviewer coded says what its consensus waits for; saving confirms the version, and the history names its author", async ({
+  browser,
+}) => {
+  const editorApi = await apiAs("editor");
+  const { protocols, matrix } = (await (await editorApi.get("/api/v1/protocols")).json()) as Matrix;
+  // A reference protocol the paper left uncoded on this field (its seeds give no code).
+  const uncoded = protocols.find((p) => matrix[p.name]?.["separate_evidence"] === undefined && p.name !== "OSWorld")!;
+  expect(uncoded).toBeDefined();
+  const context = await browser.newContext({ storageState: await storageStateFor("reviewer") });
+  const page = await context.newPage();
+  await page.goto(`/protocols/${uncoded.id}`);
+  await expect(page.getByTestId("consensus-hint-separate_evidence")).toContainText("0 reviewers have coded it so far");
+  const form = page.getByTestId("code-form-separate_evidence");
+  await form.getByLabel("Code").selectOption("NR");
+  await form.getByLabel("Source location").fill("Paper Sec. 3");
+  await form.getByRole("button", { name: "Save code" }).click();
+  await expect(page.getByText("Saved as version 1").first()).toBeVisible();
+  await expect(page.getByTestId("history-separate_evidence")).toContainText("Version 1 (create)");
+  await expect(page.getByTestId("history-separate_evidence").getByTestId("history-author")).toHaveText(
+    `by ${accounts().users.reviewer.email}`,
+  );
+  await expect(page.getByTestId("consensus-hint-separate_evidence")).toContainText(
+    "a consensus is set by a reconciler (an editor or admin) under Reconcile, usually once two reviewers have coded the cell; 1 reviewer has coded it so far.",
+  );
+  await context.close();
+  await editorApi.dispose();
+});

@@ -17,6 +17,8 @@ export interface HistoryEntry {
   kind: string;
   createdAt: string;
   reason: string;
+  /** The author's email; null for a revision no account made (the paper's seeded codes). */
+  author: string | null;
   diff: { key: string; before: string; after: string }[];
 }
 
@@ -66,6 +68,7 @@ export function CodeHistory({
                 </span>
                 {h.version === currentVersion ? <Badge tone="info">current</Badge> : null}
                 <Time iso={h.createdAt} />
+                {h.author ? <span data-testid="history-author">by {h.author}</span> : null}
                 <span className="text-muted-foreground">: {h.reason}</span>
               </summary>
               <ul className="mt-2 space-y-1 pl-4 text-sm">

@@ -101,6 +101,12 @@ export async function protocolView(db: Db, viewer: Viewer, protocolId: string) {
     where: { consensusId: { in: protocol.consensus.map((c) => c.id) } },
     orderBy: { version: "asc" },
   });
+  // Who made each revision, by email (a revision's author may have coded nothing the viewer sees).
+  const authorIds = [...new Set([...histories, ...consensusHistory].map((h) => h.authorId).filter((a): a is string => a !== null))];
+  const authors = new Map(
+    (await db.user.findMany({ where: { id: { in: authorIds } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]),
+  );
+  const authorOf = (h: { authorId: string | null }) => (h.authorId === null ? null : (authors.get(h.authorId) ?? "a deleted account"));
   const fields = REVIEW_FIELDS.map((field) => {
     const fieldCodes = codes.filter((c) => c.field === field);
     const consensus = protocol.consensus.find((c) => c.field === field) ?? null;
@@ -110,7 +116,9 @@ export async function protocolView(db: Db, viewer: Viewer, protocolId: string) {
       field,
       mine,
       /** The viewer's own cell's revisions, oldest first. */
-      history: mine ? histories.filter((h) => h.codeId === mine.id) : [],
+      history: mine ? histories.filter((h) => h.codeId === mine.id).map((h) => ({ ...h, author: authorOf(h) })) : [],
+      /** How many human reviewers have coded this cell (a count, so shown while blind too). */
+      coders: human.length,
       others: blind
         ? []
         : fieldCodes
@@ -125,7 +133,9 @@ export async function protocolView(db: Db, viewer: Viewer, protocolId: string) {
         version: consensus.version,
         fromPaper: consensus.fromPaper,
       },
-      consensusHistory: consensus ? consensusHistory.filter((h) => h.consensusId === consensus.id) : [],
+      consensusHistory: consensus
+        ? consensusHistory.filter((h) => h.consensusId === consensus.id).map((h) => ({ ...h, author: authorOf(h) }))
+        : [],
     };
   });
   const revisions = await db.reviewProtocolRevision.findMany({ where: { protocolId }, orderBy: { version: "asc" } });

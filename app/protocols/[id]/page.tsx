@@ -128,7 +128,10 @@ export default async function ProtocolPage({ params }: { params: Promise<{ id: s
                           {f.consensus.fromPaper ? <Badge>the paper&apos;s reference code</Badge> : null}
                         </>
                       ) : (
-                        "uncoded"
+                        <span data-testid={`consensus-hint-${f.field}`}>
+                          uncoded: a consensus is set by a reconciler (an editor or admin) under Reconcile, usually once two reviewers have
+                          coded the cell; {f.coders === 1 ? "1 reviewer has" : `${f.coders} reviewers have`} coded it so far.
+                        </span>
                       )}
                     </span>,
                   ],
@@ -187,6 +190,7 @@ export default async function ProtocolPage({ params }: { params: Promise<{ id: s
                       kind: h.kind,
                       createdAt: h.createdAt.toISOString(),
                       reason: h.reason,
+                      author: h.author,
                       diff: ledgerDiff(h.previous as Record<string, unknown> | null, h.next as Record<string, unknown>),
                     }))}
                   />
@@ -215,7 +219,8 @@ export default async function ProtocolPage({ params }: { params: Promise<{ id: s
                       <ol data-testid={`consensus-history-${f.field}`} className="mt-2 space-y-1 text-sm">
                         {[...f.consensusHistory].reverse().map((h) => (
                           <li key={h.id}>
-                            Version {h.version}, <Time iso={h.createdAt.toISOString()} />: {h.reason} — {(h.next as { code: string }).code}
+                            Version {h.version}, <Time iso={h.createdAt.toISOString()} />
+                            {h.author ? ` by ${h.author}` : ""}: {h.reason} — {(h.next as { code: string }).code}
                           </li>
                         ))}
                       </ol>
