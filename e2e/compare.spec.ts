@@ -57,6 +57,19 @@ test("three ingested evaluations compared from the list: one pair flips within i
   await expect(page.getByTestId("pair-verdict")).toContainText("holds across the justified range");
   await page.goto(`/evaluations/compare?ids=${ids.A}`);
   await expect(page.getByRole("alert").filter({ hasText: "cannot be applied" })).toContainText("ids must name at least two evaluations");
+  // Below the refusal, a picker with the one named already ticked.
+  const picker = page.getByTestId("compare-picker");
+  await expect(picker.getByLabel(`${tag} A`)).toBeChecked();
+
+  // Without ids: no error, a picker of the newest evaluations; ticking two compares them.
+  await page.goto("/evaluations/compare");
+  await expect(page.getByRole("alert").filter({ hasText: "cannot be applied" })).toHaveCount(0);
+  await expect(picker).toContainText("Choose two or more evaluations to compare");
+  await picker.getByLabel(`${tag} A`).check();
+  await picker.getByLabel(`${tag} C`).check();
+  expect(await seriousViolations(page)).toEqual([]);
+  await picker.getByRole("button", { name: "Compare" }).click();
+  await expect(page.getByTestId("pair-verdict")).toContainText("holds across the justified range");
 });
 
 // A rule declared in the new-evaluation form (unresolved as success, a 60 % target) on B's runs:

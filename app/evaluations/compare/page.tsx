@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
+import { ComparePicker } from "@/components/evaluations/compare-picker";
 import { FilterError } from "@/components/runs/list-chrome";
 import { ComparisonReport } from "@/components/statistics/comparison-report";
 import { PageHeader } from "@/components/ui/page-header";
@@ -10,9 +11,12 @@ import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
 import { getDb } from "@/lib/db/client";
 import { DomainError } from "@/lib/errors";
 import { compareQuerySchema, compareStoredEvaluations } from "@/lib/evaluations/compare";
+import { listEvaluations } from "@/lib/evaluations/list-evaluations";
 import type { SearchParams } from "@/lib/http/input";
 
 export const dynamic = "force-dynamic";
+/** How many of the newest evaluations the picker offers. */
+const PICKER_SIZE = 100;
 export const metadata: Metadata = { title: "Compare evaluations" };
 
 export default async function CompareEvaluationsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
@@ -29,13 +33,19 @@ export default async function CompareEvaluationsPage({ searchParams }: { searchP
       description="Rates, justified ranges and intervals side by side under one exclusion rule, and whether each difference survives the bounds."
     />
   );
-  if (!parsed.ok)
+  if (!parsed.ok) {
+    const page = await listEvaluations(getDb(), { limit: PICKER_SIZE });
     return (
       <>
         {header}
-        <FilterError message={parsed.message} resetHref="/evaluations" resetLabel="Choose evaluations to compare" />
+        {/* No ids at all is where a reader starts: a picker, not an error. */}
+        {ids === "" ? null : (
+          <FilterError message={parsed.message} resetHref="/evaluations" resetLabel="Choose evaluations on the evaluations page" />
+        )}
+        <ComparePicker evaluations={page.evaluations} checked={new Set(ids.split(","))} more={page.nextCursor !== null} />
       </>
     );
+  }
   const comparison = await compareStoredEvaluations(getDb(), parsed.query.ids).catch((error: unknown) => {
     if (error instanceof DomainError && error.kind === "not_found") notFound();
     throw error;
