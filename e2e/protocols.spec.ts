@@ -215,6 +215,9 @@ test("the paper's published codes can be counted as one more rater, and left out
   const context = await browser.newContext({ storageState: await storageStateFor("viewer") });
   const page = await context.newPage();
   await page.goto("/protocols");
+  // The reference protocols' cells the paper gives no code for say why they are uncoded, and why Table 3 falls short of the paper's.
+  await expect(page.getByTestId("matrix-uncoded-note")).toContainText("no consensus yet");
+  await expect(page.getByTestId("table3-uncoded-note")).toContainText("so some cells start uncoded here");
   const toggle = page.getByTestId("paper-rater-toggle");
   await expect(toggle).toHaveText("Count the paper as a rater");
   await expect(page.getByText("the paper's codes are not a rater here.")).toBeVisible();

@@ -2,6 +2,7 @@ import Link from "next/link";
 import { Alert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
+import { cn } from "@/components/ui/cn";
 import { CODE_INFO, FIELD_INFO, REVIEW_CODES, REVIEW_FIELDS } from "@/lib/review/codes";
 import type { ConsensusMatrix, Table3Row } from "@/lib/review/table3";
 import { CodeBadge } from "./code-badge";
@@ -18,31 +19,48 @@ export function MatrixTable({
   matrix: ConsensusMatrix;
   caption: string;
 }) {
+  const uncoded = protocols.some((p) => REVIEW_FIELDS.some((f) => !matrix[p.name]?.[f]));
   return (
-    <DataTable caption={caption} testId="protocol-matrix" columns={["Protocol", ...REVIEW_FIELDS.map((f) => FIELD_INFO[f].label)]}>
-      {protocols.map((p) => (
-        <tr key={p.name}>
-          <RowHead>
-            <span className="inline-flex flex-wrap items-center gap-2">
-              {p.id ? <Link href={`/protocols/${p.id}`}>{p.name}</Link> : p.name}
-              {p.fromPaper ? <Badge>reference</Badge> : null}
-              {p.retired ? <Badge tone="warning">retired</Badge> : null}
-            </span>
-          </RowHead>
-          {REVIEW_FIELDS.map((f) => {
-            const code = matrix[p.name]?.[f];
-            return <Td key={f}>{code ? <CodeBadge code={code} /> : <em className="text-muted-foreground">uncoded</em>}</Td>;
-          })}
-        </tr>
-      ))}
-    </DataTable>
+    <div className="space-y-2">
+      <DataTable caption={caption} testId="protocol-matrix" columns={["Protocol", ...REVIEW_FIELDS.map((f) => FIELD_INFO[f].label)]}>
+        {protocols.map((p) => (
+          <tr key={p.name}>
+            <RowHead>
+              <span className="inline-flex flex-wrap items-center gap-2">
+                {p.id ? <Link href={`/protocols/${p.id}`}>{p.name}</Link> : p.name}
+                {p.fromPaper ? <Badge>reference</Badge> : null}
+                {p.retired ? <Badge tone="warning">retired</Badge> : null}
+              </span>
+            </RowHead>
+            {REVIEW_FIELDS.map((f) => {
+              const code = matrix[p.name]?.[f];
+              return <Td key={f}>{code ? <CodeBadge code={code} /> : <em className="text-muted-foreground">uncoded</em>}</Td>;
+            })}
+          </tr>
+        ))}
+      </DataTable>
+      {uncoded ? (
+        <p className="text-sm text-muted-foreground" data-testid="matrix-uncoded-note">
+          <em>uncoded</em>: no consensus yet. Reviewers code a cell (blind until they have coded the protocol's three fields), then an
+          editor reconciles their codes; a reference protocol starts with the paper&apos;s codes only where the paper publishes them.
+        </p>
+      ) : null}
+    </div>
   );
 }
 
 /** Table 3 from the consensus beside the paper's counts, and every mismatch with the cells behind it. */
 export function Table3Table({ rows }: { rows: Table3Row[] }) {
+  const uncoded = rows.some((r) => r.uncoded > 0);
   return (
     <div className="space-y-3">
+      {uncoded ? (
+        <p className="text-sm" data-testid="table3-uncoded-note">
+          The paper publishes Table 3&apos;s counts over its ten protocols but not every protocol&apos;s code, so some cells start uncoded
+          here. Until reviewers code them and an editor reconciles, a count can fall short of the paper&apos;s: ≠ marks each count that
+          differs, and the list below names the cells behind it.
+        </p>
+      ) : null}
       <DataTable
         caption="Protocols per code and field: this instance's consensus (the paper's published count)"
         testId="table3"
@@ -55,7 +73,8 @@ export function Table3Table({ rows }: { rows: Table3Row[] }) {
             {REVIEW_CODES.map((c) => {
               const differs = row.counts[c] !== row.paper[c];
               return (
-                <Td key={c} numeric className={differs ? "font-semibold text-danger" : undefined}>
+                // A shortfall that uncoded cells can explain is a warning; a difference among coded cells alone, an error.
+                <Td key={c} numeric className={differs ? cn("font-semibold", row.uncoded > 0 ? "text-warning" : "text-danger") : undefined}>
                   {row.counts[c]} ({row.paper[c]}){differs ? " ≠" : ""}
                 </Td>
               );

@@ -73,6 +73,16 @@ describe("argumentStatus", () => {
     expect(argumentStatus(argument(), { open_work: "NA" }, states()).flags.map((f) => f.rule)).toEqual(["open_work_na_with_open_routes"]);
   });
 
+  it("flags question 3 answered in words with no route listed", () => {
+    const remaining = { answer: "Nothing: every run gets a fresh VM." };
+    const withoutRoutes = argument({ routes: [], questions: { ...argument().questions, remaining } });
+    expect(argumentStatus(withoutRoutes, {}, states()).flags.map((f) => f.rule)).toEqual(["remaining_without_routes"]);
+    // With its routes listed, or unanswered, nothing is flagged.
+    const withRoutes = argument({ questions: { ...argument().questions, remaining } });
+    expect(argumentStatus(withRoutes, {}, states()).flags).toEqual([]);
+    expect(argumentStatus(argument({ routes: [] }), {}, states()).flags).toEqual([]);
+  });
+
   it("flags separation coded E without question-4 evidence", () => {
     expect(argumentStatus(argument(), { separate_evidence: "E" }, states()).flags.map((f) => f.rule)).toEqual([
       "separation_explicit_without_evidence",

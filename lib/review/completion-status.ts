@@ -22,7 +22,8 @@ export interface ArgumentFlag {
     | "open_work_na_with_open_routes"
     | "separation_explicit_without_evidence"
     | "evidence_not_completed"
-    | "evidence_missing";
+    | "evidence_missing"
+    | "remaining_without_routes";
   message: string;
 }
 
@@ -77,6 +78,14 @@ export function argumentStatus(
     flags.push({
       rule: "open_work_na_with_open_routes",
       message: `Open work is coded NA (the execution model excludes unfinished operations), but the argument lists ${openRoutes.map(({ i }) => routeName(i)).join(", ")} in scope.`,
+    });
+  }
+  // Question 3's routes are its structured answer: text alone counts it answered, but says nothing the checks above can read.
+  if (questions.find((q) => q.key === "remaining")!.answered && argument.routes.length === 0) {
+    flags.push({
+      rule: "remaining_without_routes",
+      message:
+        "Question 3 is answered in words but lists no route: add each thing that can remain active after the endpoint or reach another run (in scope or out, with its reason), so the checks against the review codes can read it.",
     });
   }
   if (consensus.separate_evidence === "E" && argument.evidence.length === 0) {

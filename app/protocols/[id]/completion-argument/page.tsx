@@ -81,7 +81,10 @@ export default async function CompletionArgumentPage({ params }: { params: Promi
             )}
             {view.protocol.retired ? <Badge tone="warning">retired</Badge> : null}
             <span>
-              Review codes (consensus): {REVIEW_FIELDS.map((f) => `${FIELD_INFO[f].label} ${view.consensus[f] ?? "uncoded"}`).join(" · ")}
+              Review codes (consensus):{" "}
+              {REVIEW_FIELDS.map(
+                (f) => `${FIELD_INFO[f].label} ${view.consensus[f] ?? "uncoded (awaiting reviewers' codes and a reconciliation)"}`,
+              ).join(" · ")}
             </span>
           </span>
         }
