@@ -25,8 +25,8 @@ const STATE_CHANGING: ReadonlySet<ToolClass> = new Set(["sync_confirmed", "async
 
 /**
  * An AgentDojo task id, whatever the evaluation's benchmark says: `suite/user_task_N` (an attacked
- * run's goes on with its attack and injection task), or an injection task's. Keep equal to the
- * ground-truth link in lib/traces/library.ts.
+ * run's goes on with its attack and injection task), or an injection task's. The ground-truth link in
+ * lib/traces/library.ts matches the same runs by their first two parts.
  */
 const AGENTDOJO_TASK_ID = "^[a-z_]+/(user|injection)_task_[0-9]+(/|$)";
 

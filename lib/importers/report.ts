@@ -55,14 +55,19 @@ export const emptyImportReport = (): ImportReport => ({
   elsewhere: [],
 });
 
+/** Two lists as one, the runs of entries with one key added up (the inputs left as they were). */
+function addRunsBy<T extends { runs: number }>(a: readonly T[], b: readonly T[], key: (entry: T) => string): T[] {
+  const merged = new Map(a.map((e) => [key(e), { ...e }]));
+  for (const e of b) {
+    const seen = merged.get(key(e));
+    if (seen) seen.runs += e.runs;
+    else merged.set(key(e), { ...e });
+  }
+  return [...merged.values()];
+}
+
 /** Two reports as one: counts added, lists joined, an evaluation's runs added up under its id. */
 export function addImportReports(a: ImportReport, b: ImportReport): ImportReport {
-  const evaluations = new Map(a.evaluations.map((e) => [e.id, { ...e }]));
-  for (const e of b.evaluations) {
-    const seen = evaluations.get(e.id);
-    if (seen) seen.runs += e.runs;
-    else evaluations.set(e.id, { ...e });
-  }
   return {
     files: a.files + b.files,
     imported: a.imported + b.imported,
@@ -71,19 +76,12 @@ export function addImportReports(a: ImportReport, b: ImportReport): ImportReport
     failed: [...a.failed, ...b.failed],
     incomplete: [...a.incomplete, ...b.incomplete],
     runs: a.runs + b.runs,
-    evaluations: [...evaluations.values()],
+    evaluations: addRunsBy(a.evaluations, b.evaluations, (e) => e.id),
     policyVersions: [...a.policyVersions, ...b.policyVersions],
     elsewhere: addElsewhere(a.elsewhere, b.elsewhere),
   };
 }
 
 /** Two lists of runs held elsewhere as one: a pair's runs added up. */
-export function addElsewhere(a: ImportReport["elsewhere"], b: ImportReport["elsewhere"]): ImportReport["elsewhere"] {
-  const pairs = new Map(a.map((e) => [`${e.evaluationId} ${e.alsoInId}`, { ...e }]));
-  for (const e of b) {
-    const seen = pairs.get(`${e.evaluationId} ${e.alsoInId}`);
-    if (seen) seen.runs += e.runs;
-    else pairs.set(`${e.evaluationId} ${e.alsoInId}`, { ...e });
-  }
-  return [...pairs.values()];
-}
+export const addElsewhere = (a: ImportReport["elsewhere"], b: ImportReport["elsewhere"]) =>
+  addRunsBy(a, b, (e) => `${e.evaluationId} ${e.alsoInId}`);

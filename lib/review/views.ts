@@ -89,10 +89,6 @@ export async function protocolView(db: Db, viewer: Viewer, protocolId: string) {
   const protocol = await db.reviewProtocol.findUnique({ where: { id: protocolId }, include: { consensus: true } });
   if (!protocol) return null;
   const { codes, blind } = await visibleCodes(db, viewer, protocolId);
-  const ids = [...new Set(codes.map((c) => c.reviewerId).filter((r): r is string => r !== null))];
-  const names = new Map(
-    (await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]),
-  );
   const histories = await db.reviewCodeRevision.findMany({
     where: { codeId: { in: codes.map((c) => c.id) } },
     orderBy: [{ codeId: "asc" }, { version: "asc" }],
@@ -101,12 +97,14 @@ export async function protocolView(db: Db, viewer: Viewer, protocolId: string) {
     where: { consensusId: { in: protocol.consensus.map((c) => c.id) } },
     orderBy: { version: "asc" },
   });
-  // Who made each revision, by email (a revision's author may have coded nothing the viewer sees).
-  const authorIds = [...new Set([...histories, ...consensusHistory].map((h) => h.authorId).filter((a): a is string => a !== null))];
-  const authors = new Map(
-    (await db.user.findMany({ where: { id: { in: authorIds } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]),
+  // Reviewers and revision authors by email, in one lookup (a revision's author may have coded nothing the viewer sees).
+  const ids = [...new Set([...codes.map((c) => c.reviewerId), ...[...histories, ...consensusHistory].map((h) => h.authorId)])].filter(
+    (id): id is string => id !== null,
   );
-  const authorOf = (h: { authorId: string | null }) => (h.authorId === null ? null : (authors.get(h.authorId) ?? "a deleted account"));
+  const names = new Map(
+    (await db.user.findMany({ where: { id: { in: ids } }, select: { id: true, email: true } })).map((u) => [u.id, u.email]),
+  );
+  const authorOf = (h: { authorId: string | null }) => (h.authorId === null ? null : (names.get(h.authorId) ?? "a deleted account"));
   const fields = REVIEW_FIELDS.map((field) => {
     const fieldCodes = codes.filter((c) => c.field === field);
     const consensus = protocol.consensus.find((c) => c.field === field) ?? null;

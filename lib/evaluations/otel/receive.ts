@@ -3,8 +3,8 @@
 // evaluation's traces go in one transaction. A trace seen for the first time whose run is new takes
 // the quick way: its events admitted against an empty run (pure), its run opened with its events and
 // spans kept whole on it (lib/evaluations/live/first-batch.ts) in one statement with every other such
-// trace's, and, when it carries its score, its record stored with theirs through one ingestion batch. A trace seen before (or naming a run opened otherwise) goes the live-run routes' way,
-// one run at a time. A span that cannot be used is rejected with its reason; a span sent again adds nothing.
+// trace's, and, when it carries its score, its record stored with theirs through one ingestion batch.
+// A trace seen before (or naming a run opened otherwise) goes the live-run routes' way, one run at a time. A span that cannot be used is rejected with its reason; a span sent again adds nothing.
 import { z } from "zod";
 import { canonicalJson } from "../../content-hash";
 import type { Db } from "../../db/prisma";
@@ -217,10 +217,12 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
         RETURNING id::text, external_id, expires_at`,
     ).map((r) => [r.external_id, r]),
   );
-  const fresh = candidates.filter((c) => created.has(runName(c.trace)));
+  const fresh = candidates.flatMap((c) => {
+    const run = created.get(runName(c.trace));
+    return run ? [{ ...c, run }] : [];
+  });
   const records = [];
-  for (const { trace, admission } of fresh) {
-    const run = created.get(runName(trace))!;
+  for (const { trace, admission, run } of fresh) {
     for (const error of admission.errors) rejected.push({ spanId: trace.events[error.index]!.spanId, reason: error.message });
     const score = scoreOf(trace);
     if (score)
@@ -244,7 +246,7 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
     );
 
   // Traces seen before, or naming a run that exists: the live-run routes' way, one run at a time.
-  const runOf = new Map<TracePlan, string>(fresh.map(({ trace }) => [trace, created.get(runName(trace))!.id]));
+  const runOf = new Map<TracePlan, string>(fresh.map(({ trace, run }) => [trace, run.id]));
   for (const trace of traces) {
     if (runOf.has(trace)) continue;
     let name = known.get(trace.traceId) ?? runName(trace);
