@@ -50,6 +50,23 @@ test("three ingested evaluations compared from the list: one pair flips within i
   await expect(page.getByTestId("ranking-endpoint")).toHaveText(`${tag} B${tag} A${tag} C`);
   await expect(page.getByTestId("ranking-finalOnly")).toHaveText(`${tag} A${tag} B${tag} C`);
   await expect(page.getByTestId("comparison-rule")).toContainText("Every evaluation declared rule version 1");
+  // The interval plot: per evaluation a reported and a final-only dot with Wilson whiskers, over the justified range.
+  const plot = page.getByTestId("comparison-interval-plot");
+  await expect(plot.getByRole("img", { name: /^Each evaluation's rates/ })).toHaveAttribute(
+    "aria-label",
+    new RegExp(
+      `${tag} B: reported 17/20 \\(95% Wilson 64\\.0%–94\\.8%\\), final-only 8/11 \\(95% Wilson 43\\.4%–90\\.3%\\), justified range 8/20 to 17/20`,
+    ),
+  );
+  await plot.scrollIntoViewIfNeeded();
+  await expect(plot.locator(".recharts-wrapper > svg.recharts-surface")).toBeVisible({ timeout: 20_000 });
+  await expect(plot.locator(".recharts-errorBar")).toHaveCount(6);
+  // Two bands per evaluation: the justified range and its interval.
+  await expect(plot.locator(".recharts-reference-area")).toHaveCount(6);
+  // One row per evaluation in the table's order (the checkboxes sent C, B, A), each named on the axis.
+  await expect(plot.locator(".recharts-yAxis-tick-labels text")).toHaveText([`${tag}C`, `${tag}B`, `${tag}A`]);
+  await expect(plot.locator(".recharts-legend-item-text")).toHaveText(["Reported (endpoint)", "Final-only"]);
+  await plot.screenshot({ path: "test-results/comparison-interval-plot.png" });
   expect(await seriousViolations(page)).toEqual([]);
 
   // The same page from the API's form of the query; too few ids are refused in words.

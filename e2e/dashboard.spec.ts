@@ -102,7 +102,17 @@ test("the form refuses a bad field inline and writes nothing; the paper grid the
       .filter({ hasText: /^cancellation$/ })
       .first(),
   ).toBeVisible();
-  await expect(page.getByRole("img", { name: /Cross-run exposure/ })).toHaveAttribute("aria-label", /shared state: 150\/200/);
+  await expect(page.getByRole("img", { name: /Cross-run exposure/ })).toHaveAttribute(
+    "aria-label",
+    /shared state: 150\/200 \(95% Wilson 68\.6%–80\.5%\)/,
+  );
+  // Every drawn rate carries its Wilson whisker: one per separation condition on the exposure chart, 0/200 included.
+  await expect(
+    page
+      .locator("figure.chart")
+      .filter({ has: page.getByRole("img", { name: /Cross-run exposure/ }) })
+      .locator(".recharts-errorBar"),
+  ).toHaveCount(6);
   await page.screenshot({ path: "test-results/experiment-dashboard.png", fullPage: true });
 
   // The Table 2 CSV opens as a spreadsheet would read it: a header and one figure per row.

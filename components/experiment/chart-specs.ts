@@ -2,7 +2,10 @@
 // and its text alternative: the same n/N figures in words, so no number lives only in a picture.
 import type { FinalityDelayRow } from "@/lib/experiments/read/experiment-aggregates";
 import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/format/replay-labels";
+import type { ComparisonAnswer } from "@/lib/evaluations/compare";
 import type { EvaluationSummary } from "@/lib/evaluations/read-schemas";
+import { intervalWords } from "@/lib/statistics/whiskers";
+import { wilsonInterval } from "@/lib/statistics/wilson";
 import type { ReplaySummary } from "@/lib/replay/rules/summary-schema";
 
 export type ChartSpec =
@@ -11,7 +14,14 @@ export type ChartSpec =
   | { kind: "exposure"; separation: ReplaySummary["separation"] }
   | { kind: "units"; separation: ReplaySummary["separation"] }
   | { kind: "delays"; delays: ReplaySummary["delays"] }
-  | { kind: "evaluationRates"; summary: Pick<EvaluationSummary, "reported" | "final" | "bounds"> };
+  | { kind: "evaluationRates"; summary: Pick<EvaluationSummary, "reported" | "final" | "bounds"> }
+  | { kind: "comparison"; evaluations: ComparisonAnswer["evaluations"] };
+
+/** n/N with its Wilson interval in words, as every chart's text alternative gives a drawn rate. */
+const ratioWithInterval = (n: number, of: number) => `${n}/${of} (${intervalWords(wilsonInterval(n, of))})`;
+
+/** The chart's drawn height in px: the comparison plot grows with its evaluations, the others are fixed. */
+export const chartHeight = (spec: ChartSpec) => (spec.kind === "comparison" ? 96 + 64 * spec.evaluations.length : 300);
 
 /** A chart's title and its text alternative (n/N figures in words). */
 export function chartText(spec: ChartSpec): { title: string; description: string } {
@@ -19,19 +29,19 @@ export function chartText(spec: ChartSpec): { title: string; description: string
     case "disagreement":
       return {
         title: "Endpoint-versus-terminal disagreement by nominal delay, per finality policy",
-        description: `Share of a policy's trials at that delay whose endpoint label differs from the terminal label; policies with identical figures share one line. ${spec.rows
-          .map((r) => `${POLICY_LABELS[r.policy]} at ${r.delayMs} ms: ${r.disagreements}/${r.trials}`)
+        description: `Share of a policy's trials at that delay whose endpoint label differs from the terminal label, whiskers its 95% Wilson interval; policies with identical figures share one line. ${spec.rows
+          .map((r) => `${POLICY_LABELS[r.policy]} at ${r.delayMs} ms: ${ratioWithInterval(r.disagreements, r.trials)}`)
           .join("; ")}.`,
       };
     case "successes":
       return {
         title: "Recorded successes per finality policy, against the synchronous controls",
-        description: `Share of each policy's trials recorded as success. ${spec.finality.map((f) => `${POLICY_LABELS[f.policy]}: ${f.successes}/${f.trials}`).join("; ")}.`,
+        description: `Share of each policy's trials recorded as success, whiskers its 95% Wilson interval. ${spec.finality.map((f) => `${POLICY_LABELS[f.policy]}: ${ratioWithInterval(f.successes, f.trials)}`).join("; ")}.`,
       };
     case "exposure":
       return {
         title: "Cross-run exposure per separation condition",
-        description: `Share of each condition's A/B pairs where A's write changed the value scored in B. ${spec.separation.map((s) => `${CONDITION_LABELS[s.condition]}: ${s.exposures}/${s.pairs}`).join("; ")}.`,
+        description: `Share of each condition's A/B pairs where A's write changed the value scored in B, whiskers its 95% Wilson interval. ${spec.separation.map((s) => `${CONDITION_LABELS[s.condition]}: ${ratioWithInterval(s.exposures, s.pairs)}`).join("; ")}.`,
       };
     case "units":
       return {
@@ -49,9 +59,19 @@ export function chartText(spec: ChartSpec): { title: string; description: string
       const { reported, final, bounds } = spec.summary;
       return {
         title: "Reported against final-only success rate, with the bounds of the true rate",
-        description: `Reported counts every run as the harness recorded it; final-only counts final runs; the true rate over all runs lies between unresolved counted as failures and as successes. Reported: ${reported.successes}/${reported.n}; final only: ${final.successes}/${final.n}; bounds: ${bounds.lower.successes}/${bounds.lower.n} to ${bounds.upper.successes}/${bounds.upper.n}.`,
+        description: `Bars are the rates with their 95% Wilson intervals as whiskers; the shaded band is where the true rate over all runs lies, between unresolved runs counted as failures and as successes (bounds, not a confidence interval). Reported (every run as the harness recorded it): ${ratioWithInterval(reported.successes, reported.n)}; final only: ${ratioWithInterval(final.successes, final.n)}; bounds: ${bounds.lower.successes}/${bounds.lower.n} to ${bounds.upper.successes}/${bounds.upper.n}.`,
       };
     }
+    case "comparison":
+      return {
+        title: "Each evaluation's rates with their intervals and the justified range",
+        description: `Dots are the reported (endpoint) and final-only success rates, whiskers their 95% Wilson intervals; the dark band is the justified range (unresolved runs counted as failures, then as successes) and the light band its interval. ${spec.evaluations
+          .map(
+            (e) =>
+              `${e.name}: reported ${e.reported.n}/${e.reported.N} (${intervalWords(e.reported.wilson95)}), final-only ${e.finalOnly.n}/${e.finalOnly.N} (${intervalWords(e.finalOnly.wilson95)}), justified range ${e.justifiedRange.lower.n}/${e.justifiedRange.lower.N} to ${e.justifiedRange.upper.n}/${e.justifiedRange.upper.N} (${intervalWords(e.justifiedRange.wilson95)})`,
+          )
+          .join("; ")}.`,
+      };
   }
 }
 

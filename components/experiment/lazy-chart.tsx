@@ -3,17 +3,18 @@
 import dynamic from "next/dynamic";
 import { Skeleton } from "@/components/ui/skeleton";
 import { useNearViewport } from "@/components/ui/use-near-viewport";
-import type { ChartSpec } from "./chart-specs";
+import { chartHeight, type ChartSpec } from "./chart-specs";
 
 // The chart module (with Recharts) is fetched only when a chart comes near the viewport; until then
 // the figure shows its caption and text alternative, rendered by the server.
-const ExperimentChart = dynamic(() => import("./charts"), { ssr: false, loading: () => <Skeleton className="h-[300px] w-full" /> });
+const ExperimentChart = dynamic(() => import("./charts"), { ssr: false, loading: () => <Skeleton className="h-full w-full" /> });
 
 export function LazyChart({ spec }: { spec: ChartSpec }) {
   const { ref, near } = useNearViewport<HTMLDivElement>();
+  // The space the chart will take is kept from the start, so that nothing below it moves when it draws.
   return (
-    <div ref={ref} className="min-h-[300px]">
-      {near ? <ExperimentChart spec={spec} /> : <Skeleton className="h-[300px] w-full" />}
+    <div ref={ref} style={{ height: chartHeight(spec) }}>
+      {near ? <ExperimentChart spec={spec} /> : <Skeleton className="h-full w-full" />}
     </div>
   );
 }

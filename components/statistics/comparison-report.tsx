@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { ChartFigure } from "@/components/experiment/chart-figure";
 import { Alert } from "@/components/ui/alert";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Section } from "@/components/ui/page-header";
@@ -89,6 +90,9 @@ export function ComparisonReport({
             </tr>
           ))}
         </DataTable>
+        <div className="mt-4" data-testid="comparison-interval-plot">
+          <ChartFigure spec={{ kind: "comparison", evaluations: comparison.evaluations }} />
+        </div>
       </Section>
       <Section
         title="Ranking"

@@ -1,24 +1,19 @@
 "use client";
 
 import { Bar, BarChart, CartesianGrid, ErrorBar, ReferenceLine, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import { AXIS, TOOLTIP, WHISKER, barShape } from "@/components/ui/chart-parts";
 import type { SensitivityRowAnswer } from "@/lib/statistics/answer-schema";
+import { whiskerOffsets } from "@/lib/statistics/whiskers";
 
 // Recharts draws in the browser only, and this module is loaded only when the chart scrolls into
 // view (lazy-sensitivity-chart.tsx). Each bar is one rule's headline rate with its Wilson interval;
 // the dashed line is the declared target, when there is one.
 
-const AXIS = { fill: "var(--muted-foreground)", fontSize: 11 };
-const TOOLTIP = {
-  contentStyle: { background: "var(--card)", border: "1px solid var(--border)", color: "var(--foreground)", borderRadius: 6, fontSize: 12 },
-  itemStyle: { color: "var(--foreground)" },
-};
-
 export default function SensitivityChart({ rows, threshold }: { rows: SensitivityRowAnswer[]; threshold?: number }) {
   const data = rows.map((row) => ({
     rule: row.rule,
     rate: row.rate ?? 0,
-    // ErrorBar takes [below, above] the bar's value.
-    interval: row.wilson95 && row.rate !== null ? [row.rate - row.wilson95[0], row.wilson95[1] - row.rate] : [0, 0],
+    interval: whiskerOffsets(row.rate, row.wilson95),
     label: `${row.n}/${row.N}`,
   }));
   return (
@@ -34,8 +29,8 @@ export default function SensitivityChart({ rows, threshold }: { rows: Sensitivit
             "rate",
           ]}
         />
-        <Bar dataKey="rate" fill="var(--chart-1)" isAnimationActive={false}>
-          <ErrorBar dataKey="interval" width={6} stroke="var(--foreground)" />
+        <Bar dataKey="rate" fill="var(--chart-1)" shape={barShape} isAnimationActive={false}>
+          <ErrorBar dataKey="interval" direction="y" {...WHISKER} />
         </Bar>
         {threshold === undefined ? null : (
           <ReferenceLine
