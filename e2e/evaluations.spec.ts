@@ -74,8 +74,17 @@ test("an evaluation created in the form shows the worked example's figures and t
   await expect(page.getByTestId("unresolved-by-tool")).toContainText("bank.transfer");
   await expect(page.getByTestId("largest-units")).toContainText("service:banking.balance");
   await expect(page.getByTestId("tools-seen")).toContainText("async_handle");
-  await expect(page.getByRole("img", { name: /Reported: 3\/3; final only: 2\/2; bounds: 2\/3 to 3\/3/ })).toBeAttached();
+  await expect(page.getByRole("img", { name: /^Reported against final-only/ })).toHaveAttribute(
+    "aria-label",
+    /Reported \(every run as the harness recorded it\): 3\/3 \(95% Wilson 43\.9%–100\.0%\); final only: 2\/2 \(95% Wilson 34\.2%–100\.0%\); bounds: 2\/3 to 3\/3/,
+  );
   await drawCharts(page);
+  // Each bar carries its Wilson whisker; the bounds of the true rate are their own labelled band, not a whisker.
+  const ratesChart = page.locator("figure.chart").filter({ has: page.getByRole("img", { name: /^Reported against final-only/ }) });
+  await expect(ratesChart.locator(".recharts-errorBar")).toHaveCount(2);
+  await expect(ratesChart.locator(".recharts-reference-area")).toHaveCount(1);
+  await expect(ratesChart.locator("svg text").filter({ hasText: "True rate over all runs: 67%–100% (bounds)" })).toBeVisible();
+  await ratesChart.screenshot({ path: "test-results/evaluation-rates-chart.png" });
   expect(await seriousViolations(page)).toEqual([]);
 
   // The unresolved run, from the list filtered by finality.
@@ -264,4 +273,33 @@ test("a long transcript is paged and a long output collapses, opening on request
   await expect(page.getByTestId("transcript")).toContainText("Messages 201–250 of 250");
   await expect(page.getByTestId("transcript-message").first()).toContainText("message 201");
   await expect(page.getByTestId("transcript").getByRole("link", { name: "Earlier messages" })).toBeVisible();
+});
+
+test("the policy editor flags every bad row at once, each with its reason, and a fixed row stops being flagged", async ({ page }) => {
+  await page.goto("/evaluations/new");
+  await page.getByLabel("Name", { exact: true }).fill(`rows flagged (e2e) ${Date.now()}`);
+  for (const tool of ["", "db.update", "mail.send", "db.update"]) {
+    await page.getByRole("button", { name: "Add a tool" }).click();
+    const row = await page.getByTestId("policy-row").count();
+    await page.getByLabel(`Tool name or pattern, row ${row}`).fill(tool);
+  }
+  await page.getByRole("button", { name: "Create evaluation" }).click();
+  await expect(page.locator("#effectPolicy-error")).toHaveText("Effect policy: 2 rows need attention (rows 1, 4); each says why below it");
+  await expect(page.getByTestId("policy-row-error")).toHaveText([
+    "Row 1 has no tool name: enter a tool's name or a pattern with *, or remove the row.",
+    "Row 4 repeats “db.update” from row 2: keep one.",
+  ]);
+  await expect(page.getByLabel("Tool name or pattern, row 1")).toHaveAttribute("aria-invalid", "true");
+  await expect(page.getByLabel("Tool name or pattern, row 1")).toHaveAccessibleDescription(/Row 1 has no tool name/);
+  await expect(page.getByLabel("Tool name or pattern, row 3")).not.toHaveAttribute("aria-invalid", "true");
+  expect(await seriousViolations(page)).toEqual([]);
+
+  // Fixing a row clears its flag at once; the last fixed, the evaluation is created.
+  await page.getByLabel("Tool name or pattern, row 1").fill("bank.transfer");
+  await expect(page.getByTestId("policy-row-error")).toHaveText(["Row 4 repeats “db.update” from row 2: keep one."]);
+  await page.getByRole("button", { name: "Remove row 4 (db.update)" }).click();
+  await expect(page.getByTestId("policy-row-error")).toHaveCount(0);
+  await page.getByRole("button", { name: "Create evaluation" }).click();
+  await expect(page).toHaveURL(/\/evaluations\/[0-9a-f-]{36}$/);
+  await expect(page.getByTestId("policy-declared")).toContainText("bank.transfer");
 });

@@ -3,7 +3,7 @@
 import { Plus, Trash2 } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Fieldset, Input, Select } from "@/components/ui/field";
-import type { PolicyRow } from "@/lib/evaluations/policy-rows";
+import { policyFromRows, type PolicyRow } from "@/lib/evaluations/policy-rows";
 import { EFFECT_CLASSES, type EffectClass } from "@/lib/evaluations/schemas";
 
 const CLASS_MEANINGS: Record<EffectClass, string> = {
@@ -16,7 +16,8 @@ const CLASS_MEANINGS: Record<EffectClass, string> = {
 /**
  * The effect policy as editable rows (tool name or `*` pattern → class): add, change, remove. The
  * rows are the caller's state; `policyFromRows` turns them into the body. `suggestions` are tools
- * seen in the runs that no row names yet, offered as one-click rows.
+ * seen in the runs that no row names yet, offered as one-click rows. Once the form has shown an error,
+ * every bad row says why below it, and stops saying so as soon as it is fixed.
  */
 export function EffectPolicyEditor({
   id,
@@ -33,43 +34,55 @@ export function EffectPolicyEditor({
 }) {
   const update = (index: number, change: Partial<PolicyRow>) => onChange(rows.map((row, i) => (i === index ? { ...row, ...change } : row)));
   const add = (tool = "") => onChange([...rows, { tool, effectClass: "async_handle" }]);
+  const checked = error ? policyFromRows(rows) : null;
+  const rowProblems = new Map(checked && !checked.ok ? checked.problems.map((p) => [p.row, p.belowRow]) : []);
   const hint =
     "An exact name beats a pattern; a longer pattern a shorter one. A tool no row names is unclassified: relevant, never silently read-only.";
   return (
     <Fieldset id={id} legend="Effect policy" hint={hint} error={error} data-field={id} tabIndex={-1} className="space-y-3">
       {rows.length === 0 ? <p className="text-sm text-muted-foreground">No tool is named: every tool is unclassified.</p> : null}
       <ol className="space-y-2" data-testid="policy-rows">
-        {rows.map((row, i) => (
-          <li key={i} className="grid grid-cols-[minmax(0,1fr)_minmax(0,1fr)_auto] items-center gap-2">
-            <Input
-              aria-label={`Tool name or pattern, row ${i + 1}`}
-              value={row.tool}
-              onChange={(e) => update(i, { tool: e.target.value })}
-              placeholder="e.g. bank.transfer or bank.*"
-              autoComplete="off"
-              aria-invalid={error ? true : undefined}
-            />
-            <Select
-              aria-label={`Class, row ${i + 1}`}
-              value={row.effectClass}
-              onChange={(e) => update(i, { effectClass: e.target.value as EffectClass })}
-            >
-              {EFFECT_CLASSES.map((cls) => (
-                <option key={cls} value={cls}>
-                  {CLASS_MEANINGS[cls]}
-                </option>
-              ))}
-            </Select>
-            <Button
-              size="sm"
-              variant="ghost"
-              onClick={() => onChange(rows.filter((_, j) => j !== i))}
-              aria-label={`Remove row ${i + 1}${row.tool ? ` (${row.tool})` : ""}`}
-            >
-              <Trash2 aria-hidden="true" />
-            </Button>
-          </li>
-        ))}
+        {rows.map((row, i) => {
+          const problem = rowProblems.get(i + 1);
+          const problemId = `${id}-row-${i + 1}-error`;
+          return (
+            <li key={i} className="grid grid-cols-[minmax(0,1fr)_minmax(0,1fr)_auto] items-center gap-2" data-testid="policy-row">
+              <Input
+                aria-label={`Tool name or pattern, row ${i + 1}`}
+                value={row.tool}
+                onChange={(e) => update(i, { tool: e.target.value })}
+                placeholder="e.g. bank.transfer or bank.*"
+                autoComplete="off"
+                aria-invalid={problem ? true : undefined}
+                aria-describedby={problem ? problemId : undefined}
+              />
+              <Select
+                aria-label={`Class, row ${i + 1}`}
+                value={row.effectClass}
+                onChange={(e) => update(i, { effectClass: e.target.value as EffectClass })}
+              >
+                {EFFECT_CLASSES.map((cls) => (
+                  <option key={cls} value={cls}>
+                    {CLASS_MEANINGS[cls]}
+                  </option>
+                ))}
+              </Select>
+              <Button
+                size="sm"
+                variant="ghost"
+                onClick={() => onChange(rows.filter((_, j) => j !== i))}
+                aria-label={`Remove row ${i + 1}${row.tool ? ` (${row.tool})` : ""}`}
+              >
+                <Trash2 aria-hidden="true" />
+              </Button>
+              {problem ? (
+                <p id={problemId} className="col-span-3 text-sm font-medium text-danger" data-testid="policy-row-error">
+                  {problem}
+                </p>
+              ) : null}
+            </li>
+          );
+        })}
       </ol>
       <div className="flex flex-wrap items-center gap-2">
         <Button size="sm" onClick={() => add()}>

@@ -18,6 +18,13 @@ describe("the effect-policy editor's rows", () => {
     expect(policyFromRows([{ tool: "  ", effectClass: "read_only" }])).toEqual({
       ok: false,
       message: "Effect policy: row 1 has no tool name; enter a tool's name or a pattern with *, or remove the row",
+      problems: [
+        {
+          row: 1,
+          message: "row 1 has no tool name; enter a tool's name or a pattern with *, or remove the row",
+          belowRow: "Row 1 has no tool name: enter a tool's name or a pattern with *, or remove the row.",
+        },
+      ],
     });
     expect(
       policyFromRows([
@@ -25,7 +32,36 @@ describe("the effect-policy editor's rows", () => {
         { tool: "email.send", effectClass: "external" },
         { tool: "db.update ", effectClass: "read_only" },
       ]),
-    ).toEqual({ ok: false, message: "Effect policy: “db.update” appears twice (rows 1 and 3); keep one" });
+    ).toEqual({
+      ok: false,
+      message: "Effect policy: “db.update” appears twice (rows 1 and 3); keep one",
+      problems: [
+        {
+          row: 3,
+          message: "“db.update” appears twice (rows 1 and 3); keep one",
+          belowRow: "Row 3 repeats “db.update” from row 1: keep one.",
+        },
+      ],
+    });
+  });
+
+  it("flag every bad row at once, not only the first", () => {
+    const made = policyFromRows([
+      { tool: "", effectClass: "read_only" },
+      { tool: "db.update", effectClass: "sync_confirmed" },
+      { tool: "db.update", effectClass: "external" },
+      { tool: "mail.send", effectClass: "sometimes" as never },
+      { tool: " db.update", effectClass: "read_only" },
+    ]);
+    expect(made.ok).toBe(false);
+    if (made.ok) return;
+    expect(made.message).toBe("Effect policy: 4 rows need attention (rows 1, 3, 4, 5); each says why below it");
+    expect(made.problems.map((p) => p.belowRow)).toEqual([
+      "Row 1 has no tool name: enter a tool's name or a pattern with *, or remove the row.",
+      "Row 3 repeats “db.update” from row 2: keep one.",
+      "Row 4's class must be one of read_only, sync_confirmed, async_handle, external.",
+      "Row 5 repeats “db.update” from row 2: keep one.",
+    ]);
   });
 
   it("make an empty policy from no rows: every tool unclassified", () => {
