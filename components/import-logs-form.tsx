@@ -3,6 +3,7 @@ import { useState } from "react";
 import { Alert, FormAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, Input, describedBy } from "@/components/ui/field";
+import { FileDropZone } from "@/components/ui/file-drop-zone";
 import { DataTable, Td } from "@/components/ui/table";
 import { addImportReports, emptyImportReport, importReportSchema, type ImportReport } from "@/lib/importers/report";
 
@@ -71,6 +72,8 @@ export function ImportLogsForm() {
     }
     setProgress(null);
     setReport(sum);
+    // Sent: the report now says what became of each file, and the next drop starts a new batch.
+    setFiles([]);
   }
 
   const busy = progress !== null;
@@ -82,16 +85,7 @@ export function ImportLogsForm() {
           label="Log files"
           hint="AgentDojo run logs (.json), Inspect logs (.json, .eval), or a zip of them; several files at once."
         >
-          <input
-            id="import-files"
-            type="file"
-            multiple
-            accept=".json,.eval,.zip,application/json,application/zip"
-            disabled={busy}
-            onChange={(e) => setFiles([...(e.target.files ?? [])])}
-            aria-describedby={describedBy("import-files", { hint: true })}
-            data-testid="import-files"
-          />
+          <FileDropZone files={files} onFiles={setFiles} disabled={busy} />
         </Field>
         <Field
           id="import-evaluation"

@@ -318,3 +318,38 @@ test("a log imported into a second evaluation is reported as held by the first t
   await elsewhere.getByRole("link", { name: "held first (e2e)" }).click();
   await expect(page.getByRole("heading", { level: 1 })).toContainText("held first (e2e)");
 });
+
+test("logs dropped on the upload zone are listed with their sizes, removable, and imported", async ({ page }) => {
+  const names = [
+    "runs__claude-3-7-sonnet-20250219__workspace__user_task_7__important_instructions__injection_task_1.json",
+    "runs__gpt-4o-2024-05-13__banking__user_task_13__important_instructions__injection_task_7.json",
+  ];
+  await page.goto("/evaluations/import");
+  // A drop as the browser delivers it: a DataTransfer holding the files.
+  const drop = await page.evaluateHandle(
+    (files) => {
+      const transfer = new DataTransfer();
+      for (const f of files) transfer.items.add(new File([f.text], f.name, { type: "application/json" }));
+      return transfer;
+    },
+    names.map((name) => ({ name, text: readFileSync(`${AGENTDOJO_RUNS}${name}`, "utf8") })),
+  );
+  const zone = page.getByTestId("import-dropzone");
+  await expect(zone).toContainText("Drop log files here, or click to choose");
+  await zone.dispatchEvent("dragover", { dataTransfer: drop });
+  await expect(zone).toHaveAttribute("data-over", "true");
+  await zone.dispatchEvent("drop", { dataTransfer: drop });
+  const chosen = page.getByTestId("import-chosen");
+  await expect(chosen.getByRole("listitem")).toHaveCount(2);
+  await expect(chosen).toContainText(new RegExp(`${names[0]} \\(\\d+\\.\\d KB\\)`));
+  // The same files dropped again are not listed twice; one is removed before sending.
+  await zone.dispatchEvent("drop", { dataTransfer: drop });
+  await expect(chosen.getByRole("listitem")).toHaveCount(2);
+  await page.getByRole("button", { name: `Remove ${names[1]}` }).click();
+  await expect(chosen.getByRole("listitem")).toHaveCount(1);
+  await page.getByLabel("Evaluation (optional)").fill("dropped logs (e2e)");
+  await page.getByTestId("import-submit").click();
+  await expect(page.getByTestId("import-report")).toContainText("1 file(s): 1 imported");
+  await expect(page.getByTestId("import-chosen")).toHaveCount(0);
+  expect(await seriousViolations(page)).toEqual([]);
+});
