@@ -79,7 +79,18 @@ export default async function ProtocolPage({ params }: { params: Promise<{ id: s
                     "—"
                   ),
                 ],
-                ["Status", retired ? `retired ${p.retiredAt?.slice(0, 10)}` : "active"],
+                [
+                  "Status",
+                  retired && p.retiredAt ? (
+                    <span key="retired">
+                      retired <Time iso={p.retiredAt} />
+                    </span>
+                  ) : retired ? (
+                    "retired"
+                  ) : (
+                    "active"
+                  ),
+                ],
               ]}
             />
             {can(principal.role, "protocol:write") ? <ProtocolForm key={p.version} existing={p} /> : null}
