@@ -1,7 +1,7 @@
 import { mkdirSync, copyFileSync } from "node:fs";
 import type { Page } from "@playwright/test";
 import { accounts } from "./accounts";
-import { drawCharts, seriousViolations } from "./page-checks";
+import { drawCharts, seriousViolations, timeProblems } from "./page-checks";
 import { apiAs, expect, storageStateFor, test } from "./fixtures";
 import { COMPARISON_POLICY, comparisonExample } from "../lib/testing/comparison-example";
 
@@ -13,7 +13,7 @@ test.describe.configure({ mode: "default" });
 
 // One test per theme, each with its own time: axe over every page is slow on a loaded machine.
 for (const colorScheme of ["light", "dark"] as const)
-  test(`every page passes axe with no serious or critical violation, in the ${colorScheme} theme`, async ({ browser }) => {
+  test(`every page passes axe with no serious or critical violation and shows local times with UTC on hover, in the ${colorScheme} theme`, async ({ browser }) => {
     test.setTimeout(420_000); // sixteen pages, on a machine several checkouts share
     const { experimentId, runId, traceId } = accounts();
     const editor = await apiAs("editor");
@@ -59,7 +59,7 @@ for (const colorScheme of ["light", "dark"] as const)
     for (const path of signedIn) {
       await page.goto(path);
       await drawCharts(page);
-      found[`${colorScheme} ${path}`] = await seriousViolations(page);
+      found[`${colorScheme} ${path}`] = [...(await seriousViolations(page)), ...(await timeProblems(page))];
     }
     // A dialog open (focus trapped inside, labelled by its title).
     await page.goto(`/experiments/${experimentId}`);

@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { promisify } from "node:util";
 import { accounts } from "./accounts";
 import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
-import { drawCharts, seriousViolations } from "./page-checks";
+import { drawCharts, seriousViolations, timeProblems } from "./page-checks";
 import { evaluationClient } from "../lib/evaluations/client";
 import { at, workedExample } from "../lib/testing/evaluation-example";
 
@@ -86,6 +86,7 @@ test("an evaluation created in the form shows the worked example's figures and t
   await expect(ratesChart.locator("svg text").filter({ hasText: "True rate over all runs: 67%–100% (bounds)" })).toBeVisible();
   await ratesChart.screenshot({ path: "test-results/evaluation-rates-chart.png" });
   expect(await seriousViolations(page)).toEqual([]);
+  expect(await timeProblems(page)).toEqual([]);
 
   // The unresolved run, from the list filtered by finality.
   await page.goto(`/evaluations/${id}/runs?finality=unresolved`);
@@ -103,6 +104,7 @@ test("an evaluation created in the form shows the worked example's figures and t
   await expect(page.getByTestId("run-effects")).toContainText("ledger entry 8812");
   await expect(page.getByTestId("run-effects")).toContainText("ended after scoring");
   expect(await seriousViolations(page)).toEqual([]);
+  expect(await timeProblems(page)).toEqual([]);
 
   // A frozen share link: the same figures for a reader without an account.
   const shared = await page.request.post("/api/v1/share-links", {

@@ -56,7 +56,14 @@ export function StatisticsPanel({
     <Section
       title="Statistics"
       id="statistics"
-      description={`Every rate is n/N with its 95% Wilson interval, under ${rule}: ${exclusionRule.declaredBy}.`}
+      description={
+        <>
+          Every rate is n/N with its 95% Wilson interval, under {rule}: version {exclusionRule.version}, stored{" "}
+          <Time iso={exclusionRule.declared.at} />
+          {exclusionRule.declared.by ? ` by ${exclusionRule.declared.by}` : ""}: {exclusionRule.declared.reason}
+          {exclusionRule.declared.note ? ` (${exclusionRule.declared.note})` : ""}.
+        </>
+      }
       data-testid="statistics"
     >
       <DataTable

@@ -17,7 +17,7 @@ import {
 } from "../statistics/answer-schema";
 import { applyExclusionRule, evaluationOutcomes, type ClassOutcomeCounts, type ExclusionRule } from "../statistics/exclusion-rule";
 import { RUN_CLASSIFICATIONS } from "../replay/rules/classification";
-import { currentExclusionRule, declaredByOf } from "../statistics/exclusion-rule-store";
+import { currentExclusionRule, whoDeclared } from "../statistics/exclusion-rule-store";
 import { legalActionFigure, lessExcluded, namedRate } from "../statistics/named-rate";
 import { passK } from "../statistics/pass-k";
 import { sensitivity, thresholdChecks } from "../statistics/sensitivity";
@@ -127,7 +127,7 @@ export async function evaluationStatistics(
       hash: declared.hash,
       canonical: declared.canonical,
       rule,
-      declaredBy: `${declaredByOf(declared)} (${RULE_NOTE})`,
+      ...whoDeclared(declared, RULE_NOTE),
     },
     sensitivity: sensitivityRows,
     legalActions,

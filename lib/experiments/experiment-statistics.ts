@@ -10,7 +10,7 @@ import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../replay/rules/config
 import { CONDITION_LABELS, POLICY_LABELS } from "../format/replay-labels";
 import type { ReplaySummary } from "../replay/rules/summary-schema";
 import { applyExclusionRule, emptyClassOutcomes, type ClassOutcomeCounts, type ExclusionRule } from "../statistics/exclusion-rule";
-import { currentExclusionRule, declaredByOf } from "../statistics/exclusion-rule-store";
+import { currentExclusionRule, whoDeclared } from "../statistics/exclusion-rule-store";
 import { completionOutcomes, completionRate, lessExcluded, namedRate, type NamedRate } from "../statistics/named-rate";
 import { INHERITED_STATES } from "../replay/rules/inherited-state";
 import { passK, type TaskTrials } from "../statistics/pass-k";
@@ -126,7 +126,7 @@ export async function experimentStatistics(db: Db, experimentId: string): Promis
       hash: declared.hash,
       canonical: declared.canonical,
       rule,
-      declaredBy: declaredByOf(declared),
+      ...whoDeclared(declared),
     },
     thresholdChecks: thresholdChecks(rule.threshold, sensitivityRows),
   });

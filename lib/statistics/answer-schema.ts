@@ -40,7 +40,10 @@ export const exclusionRuleAnswerSchema = z.object({
   hash: z.string(),
   canonical: z.string(),
   rule: exclusionRuleSchema,
+  /** Who declared it, when and why, in words (the instant as ISO 8601). */
   declaredBy: z.string(),
+  /** The same, in parts, for pages that show the instant in the reader's time. */
+  declared: z.object({ at: z.string(), by: z.string().nullable(), reason: z.string(), note: z.string().nullable() }),
 });
 
 export const sensitivityRowSchema = z.object({

@@ -137,7 +137,11 @@ export async function currentExclusionRule(db: Db, subject: RuleSubject): Promis
   return toVersion(row);
 }
 
-/** The words the statistics answers give for where their rule came from. */
-export function declaredByOf(version: RuleVersion): string {
-  return `version ${version.version}, stored ${version.createdAt}${version.createdBy ? ` by ${version.createdBy}` : ""}: ${version.reason}`;
+/** Where a statistics answer's rule came from, in words (`declaredBy`) and in parts (`declared`); `note` qualifies the reason. */
+export function whoDeclared(version: RuleVersion, note: string | null = null) {
+  const by = version.createdBy ? ` by ${version.createdBy}` : "";
+  return {
+    declaredBy: `version ${version.version}, stored ${version.createdAt}${by}: ${version.reason}${note ? ` (${note})` : ""}`,
+    declared: { at: version.createdAt, by: version.createdBy, reason: version.reason, note },
+  };
 }

@@ -81,6 +81,14 @@ describe("an evaluation's declared exclusion rule", () => {
       hash: exclusionRuleIdentity({ ...AS_SUCCESS, version: 1 }).hash,
       declaredBy: expect.stringContaining("declared at creation"),
     });
+    // The same in parts, for pages that show the instant in the reader's time.
+    expect(declared.exclusionRule.declared).toEqual({
+      at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/),
+      by: null,
+      reason: expect.stringContaining("declared at creation"),
+      note: expect.stringContaining("an ingested run's class is the one its record"),
+    });
+    expect(declared.exclusionRule.declaredBy).toContain(declared.exclusionRule.declared.at);
     // Unresolved as success: s1 and u1 of 3 = 2/3, over the declared population.
     expect(declared.rates[0]).toMatchObject({
       name: "success rate (rule version 1)",
