@@ -13,7 +13,9 @@ test.describe.configure({ mode: "default" });
 
 // One test per theme, each with its own time: axe over every page is slow on a loaded machine.
 for (const colorScheme of ["light", "dark"] as const)
-  test(`every page passes axe with no serious or critical violation and shows local times with UTC on hover, in the ${colorScheme} theme`, async ({ browser }) => {
+  test(`every page passes axe with no serious or critical violation and shows local times with UTC on hover, in the ${colorScheme} theme`, async ({
+    browser,
+  }) => {
     test.setTimeout(420_000); // sixteen pages, on a machine several checkouts share
     const { experimentId, runId, traceId } = accounts();
     const editor = await apiAs("editor");
