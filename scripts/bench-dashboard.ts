@@ -23,14 +23,20 @@
 //
 //  6. First-load JavaScript of every page (scripts/first-load-js.ts): the gzip bytes of every script
 //     the page's HTML loads, fetched as an admin (so that every page and control renders), /login
-//     and a share link's page without an account. Budget: 200 KB per page.
+//     and a share link's page without an account. Budget: 200 KB per page. The pages include an
+//     evaluation made by importing one real AgentDojo log, its run page (the transcript) and the
+//     comparison page.
+//  7. The same pages in Chromium (scripts/first-load-js-browser.ts), a fresh context each at
+//     1440×900: the served bytes of every script fetched by the load event and by network idle, and
+//     the page's HTML bytes. Budgets: 200 KB by load, 300 KB by idle, 150 KB of HTML.
 //
 // Prints tables and writes FILE as { runs, page: { p50Ms, p95Ms, bytes }, summaryApi: { … },
-// firstLoadJsGzipBytes: { PAGE: bytes } }.
+// firstLoadJsGzipBytes: { PAGE: bytes }, firstLoadJsByLoadBytes: { PAGE: bytes },
+// firstLoadJsByIdleBytes: { PAGE: bytes }, pageBytes: { PAGE: bytes } }.
 // Nothing is asserted. Every process started here is stopped at the end, on error and on SIGINT or
 // SIGTERM, and the temp folder is removed.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
@@ -45,7 +51,9 @@ import { replaySummarySchema } from "../lib/replay/rules/summary-schema";
 import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
+import { AGENTDOJO_RUNS } from "../lib/testing/importer-fixtures";
 import { firstLoadJsGzipBytes } from "./first-load-js";
+import { firstLoadInChromium, launchChromium } from "./first-load-js-browser";
 
 const log = (line: string) => console.error(`bench:dashboard: ${line}`);
 
@@ -56,6 +64,8 @@ const values = parseBenchFlags("bench:dashboard", {
 const RUNS = values.runs;
 const REQUESTS = values.requests;
 const WARMUP_REQUESTS = 5;
+/** A real AgentDojo log (the largest of the shared fixtures): its run page has a transcript to show. */
+const BENCH_LOG = `${AGENTDOJO_RUNS}runs__meta-llama_Llama-3.3-70B-Instruct__slack__user_task_0__important_instructions__injection_task_1.json`;
 const STOP_TIMEOUT_MS = 15_000;
 
 requireProductionBuild("bench:dashboard", log);
@@ -116,7 +126,7 @@ async function main(): Promise<void> {
   const exact = isDeepStrictEqual(fast.summary, reference.summary);
   if (!exact) log(`the summary differs from the reference:\n${JSON.stringify(fast.summary)}\n${JSON.stringify(reference.summary)}`);
 
-  const { auth, pool } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack });
+  const { auth, pool, origin } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack });
   const viewer = await createAccount(auth, {
     email: "bench@dashboard.test",
     password: randomBytes(18).toString("base64url"),
@@ -161,6 +171,20 @@ async function main(): Promise<void> {
   });
   const shareBody = (await shareResponse.body.json()) as { url?: string };
   if (shareResponse.statusCode !== 201 || !shareBody.url) throw new Error(`creating a share link answered ${shareResponse.statusCode}`);
+  // An evaluation from one real AgentDojo log (its run page shows the transcript), and a second to compare with.
+  const evaluationIds: string[] = [];
+  for (const name of ["bench evaluation", "bench evaluation (compared)"]) {
+    const imported = await pool.request({
+      path: `/api/v1/imports?${new URLSearchParams({ file: path.basename(BENCH_LOG), evaluation: name })}`,
+      method: "POST",
+      headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/octet-stream" },
+      body: readFileSync(BENCH_LOG),
+    });
+    const report = (await imported.body.text()).slice(0, 500);
+    if (imported.statusCode !== 200) throw new Error(`importing ${BENCH_LOG} answered ${imported.statusCode}: ${report}`);
+    evaluationIds.push((await db.evaluation.findFirstOrThrow({ where: { name }, select: { id: true } })).id);
+  }
+  const importedRun = await db.evaluationRun.findFirstOrThrow({ where: { evaluationId: evaluationIds[0] }, select: { externalId: true } });
   const firstLoadPages: [string, string, string | null][] = [
     ["/", "/", adminKey],
     ["/experiments/<id>", `/experiments/${experimentId}`, adminKey],
@@ -168,6 +192,14 @@ async function main(): Promise<void> {
     ["/runs/<id>", `/runs/${run.id}`, adminKey],
     ["/effects", "/effects", adminKey],
     ["/evaluations", "/evaluations", adminKey],
+    ["/evaluations/<id>", `/evaluations/${evaluationIds[0]}`, adminKey],
+    [
+      "/evaluations/<id>/runs/<externalId>",
+      `/evaluations/${evaluationIds[0]}/runs/${encodeURIComponent(importedRun.externalId)}`,
+      adminKey,
+    ],
+    ["/evaluations/compare", `/evaluations/compare?ids=${evaluationIds.join(",")}`, adminKey],
+    ["/evaluations/import", "/evaluations/import", adminKey],
     ["/protocols", "/protocols", adminKey],
     ["/experiments/new", "/experiments/new", adminKey],
     ["/account", "/account", adminKey],
@@ -188,6 +220,18 @@ async function main(): Promise<void> {
     );
     firstLoadJs[label] = measured.bytes;
   }
+  const byLoad: Record<string, number> = {};
+  const byIdle: Record<string, number> = {};
+  const pageBytes: Record<string, number> = {};
+  const browser = await launchChromium();
+  stack.onStop("Chromium", () => browser.close());
+  for (const [label, pathname, bearer] of firstLoadPages) {
+    const measured = await firstLoadInChromium(browser, `${origin}${pathname}`, bearer ? { authorization: `Bearer ${bearer}` } : {});
+    byLoad[label] = measured.byLoadBytes;
+    byIdle[label] = measured.byIdleBytes;
+    pageBytes[label] = measured.htmlBytes;
+  }
+  await browser.close();
   const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
   const firstLoadWidth = Math.max(...Object.keys(firstLoadJs).map((k) => k.length));
 
@@ -216,11 +260,38 @@ async function main(): Promise<void> {
         ([label, bytes]) => `  ${label.padEnd(firstLoadWidth)}  ${kb(bytes).padStart(9)}${bytes > 200 * 1024 ? "  OVER 200 KB" : ""}`,
       ),
       `(target: ≤ 200 KB on every page; largest ${kb(Math.max(...Object.values(firstLoadJs)))})`,
+      "",
+      "In Chromium (1440×900, nothing cached): served bytes of the scripts fetched by the load event and by network idle; HTML bytes:",
+      `  ${"page".padEnd(firstLoadWidth)}  ${"by load".padStart(9)}  ${"by idle".padStart(9)}  ${"HTML".padStart(9)}`,
+      ...firstLoadPages.map(
+        ([label]) =>
+          `  ${label.padEnd(firstLoadWidth)}  ${kb(byLoad[label]!).padStart(9)}  ${kb(byIdle[label]!).padStart(9)}  ${kb(pageBytes[label]!).padStart(9)}${[
+            byLoad[label]! > 200 * 1024 ? " OVER 200 KB BY LOAD" : "",
+            byIdle[label]! > 300 * 1024 ? " OVER 300 KB BY IDLE" : "",
+            pageBytes[label]! > 150 * 1024 ? " HTML OVER 150 KB" : "",
+          ].join("")}`,
+      ),
+      "(targets: ≤ 200 KB by load, ≤ 300 KB by network idle, ≤ 150 KB of HTML on every page)",
     ].join("\n"),
   );
 
   if (values.json) {
-    writeFileSync(values.json, `${JSON.stringify({ runs: loaded.runs, page, summaryApi, firstLoadJsGzipBytes: firstLoadJs }, null, 2)}\n`);
+    writeFileSync(
+      values.json,
+      `${JSON.stringify(
+        {
+          runs: loaded.runs,
+          page,
+          summaryApi,
+          firstLoadJsGzipBytes: firstLoadJs,
+          firstLoadJsByLoadBytes: byLoad,
+          firstLoadJsByIdleBytes: byIdle,
+          pageBytes,
+        },
+        null,
+        2,
+      )}\n`,
+    );
     log(`wrote ${values.json}`);
   }
   await stack.shutdown(0, "done");
