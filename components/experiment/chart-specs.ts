@@ -20,9 +20,6 @@ export type ChartSpec =
 /** n/N with its Wilson interval in words, as every chart's text alternative gives a drawn rate. */
 const ratioWithInterval = (n: number, of: number) => `${n}/${of} (${intervalWords(wilsonInterval(n, of))})`;
 
-/** The chart's drawn height in px: the comparison plot grows with its evaluations, the others are fixed. */
-export const chartHeight = (spec: ChartSpec) => (spec.kind === "comparison" ? 96 + 64 * spec.evaluations.length : 300);
-
 /** A chart's title and its text alternative (n/N figures in words). */
 export function chartText(spec: ChartSpec): { title: string; description: string } {
   switch (spec.kind) {

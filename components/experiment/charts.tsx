@@ -20,7 +20,8 @@ import { AXIS, TOOLTIP, WHISKER, barShape } from "@/components/ui/chart-parts";
 import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/format/replay-labels";
 import { intervalWords, whiskerOffsets, wilsonWhisker } from "@/lib/statistics/whiskers";
 import { wilsonInterval } from "@/lib/statistics/wilson";
-import { chartHeight, coincidentSeries, type ChartSpec } from "./chart-specs";
+import { chartHeight } from "./chart-height";
+import { coincidentSeries, type ChartSpec } from "./chart-specs";
 
 // Recharts draws in the browser only (STACK.md), and this module is loaded only when a chart scrolls
 // into view (lazy-chart.tsx): the page's first load carries none of it. Colours are the theme's

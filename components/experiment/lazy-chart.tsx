@@ -3,7 +3,8 @@
 import dynamic from "next/dynamic";
 import { Skeleton } from "@/components/ui/skeleton";
 import { useNearViewport } from "@/components/ui/use-near-viewport";
-import { chartHeight, type ChartSpec } from "./chart-specs";
+import { chartHeight } from "./chart-height";
+import type { ChartSpec } from "./chart-specs";
 
 // The chart module (with Recharts) is fetched only when a chart comes near the viewport; until then
 // the figure shows its caption and text alternative, rendered by the server.

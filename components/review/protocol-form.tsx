@@ -8,7 +8,7 @@ import { Button } from "@/components/ui/button";
 import { Field, Input, Textarea, describedBy } from "@/components/ui/field";
 import { useToast } from "@/components/ui/toast";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
-import { createProtocolSchema, PROTOCOL_LIMITS, updateProtocolSchema } from "@/lib/review/schemas";
+import { PROTOCOL_LIMITS } from "@/lib/review/protocol-limits";
 
 const FIELDS: Record<string, FieldSpec> = {
   name: { label: "Name", allowed: `a name, at most ${PROTOCOL_LIMITS.name} characters` },
@@ -50,6 +50,8 @@ export function ProtocolForm({ existing }: { existing?: Existing }) {
     const body = existing
       ? { ...fields, expectedVersion: existing.version, reason: text("reason"), ...(retired === undefined ? {} : { retired }) }
       : fields;
+    // The API's own schemas, fetched on the first submit: zod stays out of the page's first load.
+    const { createProtocolSchema, updateProtocolSchema } = await import("@/lib/review/schemas");
     const schema = existing ? updateProtocolSchema : createProtocolSchema;
     const parsed = schema.safeParse(body);
     if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues, body, FIELDS));

@@ -1,4 +1,3 @@
-import { z } from "zod";
 import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/rules/classification";
 import type { FinalityPolicy, SeparationCondition } from "../replay/rules/config";
 import { ratio } from "./numbers";
@@ -30,13 +29,6 @@ export const CLASSIFICATION_LABELS: Record<RunClassification, string> = {
   environment_failure: "environment failure",
   missing_evidence: "missing evidence",
 };
-
-const experimentId = z.guid();
-
-/** Whether a URL segment can name an experiment at all (a canonical 8-4-4-4-12 hex uuid). */
-export function isExperimentId(raw: string): boolean {
-  return experimentId.safeParse(raw).success;
-}
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
 

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { PROTOCOL_LIMITS } from "./protocol-limits";
 import { int4, pgDate } from "../http/storable";
 import { codeNeedsBasis, REVIEW_CODES, REVIEW_FIELDS } from "./codes";
 
@@ -42,7 +43,6 @@ export const consensusSchema = z.strictObject({
 export type ConsensusInput = z.infer<typeof consensusSchema>;
 
 /** Text limits of a protocol's own description, named in every error. */
-export const PROTOCOL_LIMITS = { name: 200, benchmarkVersion: 100, scope: 4000, source: 2000, sources: 20 } as const;
 
 const httpUrl = z
   .string()

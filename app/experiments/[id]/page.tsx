@@ -22,7 +22,7 @@ import { canaryResults } from "@/lib/canary/store";
 import { getDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
 import { experimentStatus } from "@/lib/experiments/progress";
-import { isExperimentId } from "@/lib/format/replay-labels";
+import { isExperimentId } from "@/lib/experiments/experiment-id";
 import { experimentSummary } from "@/lib/replay/store/summary";
 import { replayConfigSchema } from "@/lib/replay/rules/config";
 import { PAPER_TRACE } from "@/lib/replay/rules/trace";

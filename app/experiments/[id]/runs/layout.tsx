@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { experimentExists } from "@/lib/experiments/read/runs";
 import { getDb } from "@/lib/db/client";
-import { isExperimentId } from "@/lib/format/replay-labels";
+import { isExperimentId } from "@/lib/experiments/experiment-id";
 
 /**
  * Checked here, outside loading.tsx's Suspense boundary: once the loading state is sent the status is

@@ -16,7 +16,7 @@ import { experimentTitle } from "@/lib/format/runs";
 import type { SearchParams } from "@/lib/http/input";
 import { listRuns, runsViewExperiment } from "@/lib/experiments/read/runs";
 import { getDb } from "@/lib/db/client";
-import { isExperimentId } from "@/lib/format/replay-labels";
+import { isExperimentId } from "@/lib/experiments/experiment-id";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Runs" };
