@@ -44,31 +44,53 @@ export function PageHeader({
   );
 }
 
-/** A titled part of a page (an h2), with an optional line of explanation and actions. */
+/**
+ * A titled part of a page (an h2), with an optional one-line caption, a "How to read this" disclosure
+ * for the longer explanation (closed, so that the figures come first), and actions.
+ */
 export function Section({
   title,
   description,
+  howToRead,
   actions,
   children,
   id,
   ...props
-}: { title: ReactNode; description?: ReactNode; actions?: ReactNode; children: ReactNode; id?: string } & Omit<
-  React.HTMLAttributes<HTMLElement>,
-  "title"
->) {
+}: {
+  title: ReactNode;
+  description?: ReactNode;
+  howToRead?: ReactNode;
+  actions?: ReactNode;
+  children: ReactNode;
+  id?: string;
+} & Omit<React.HTMLAttributes<HTMLElement>, "title">) {
   const headingId = id ? `${id}-title` : undefined;
   return (
-    <section className="mt-10 space-y-3" aria-labelledby={headingId} id={id} {...props}>
+    // scroll-mt: a contents link's jump leaves the heading below the sticky header and contents bar.
+    <section className="mt-10 scroll-mt-28 space-y-3" aria-labelledby={headingId} id={id} {...props}>
       <div className="flex flex-wrap items-end justify-between gap-2">
         <div className="min-w-0 space-y-1">
           <h2 id={headingId} className="text-lg font-semibold tracking-tight">
             {title}
           </h2>
           {description ? <div className="max-w-3xl text-sm text-muted-foreground">{description}</div> : null}
+          {howToRead ? <HowToRead topic={title}>{howToRead}</HowToRead> : null}
         </div>
         {actions ? <div className="flex flex-wrap items-center gap-2">{actions}</div> : null}
       </div>
       {children}
     </section>
+  );
+}
+
+/** The full explanation of a part of a page, closed until asked for; `topic` names the part for screen readers. */
+export function HowToRead({ topic, children }: { topic: ReactNode; children: ReactNode }) {
+  return (
+    <details className="max-w-3xl text-sm text-muted-foreground" data-testid="how-to-read">
+      <summary className="w-fit cursor-pointer text-link underline-offset-2 hover:underline">
+        How to read this<span className="sr-only">: {topic}</span>
+      </summary>
+      <div className="mt-1 space-y-1">{children}</div>
+    </details>
   );
 }

@@ -48,6 +48,11 @@ export function StatCard({
   );
 }
 
-export function StatGrid({ children, className }: { children: ReactNode; className?: string }) {
-  return <div className={cn("grid gap-3 sm:grid-cols-2 xl:grid-cols-4", className)}>{children}</div>;
+/** The headline figures; `id` makes them a contents bar's target (scroll-mt: clear of the sticky bars). */
+export function StatGrid({ children, className, id }: { children: ReactNode; className?: string; id?: string }) {
+  return (
+    <div id={id} className={cn("grid scroll-mt-28 gap-3 sm:grid-cols-2 xl:grid-cols-4", className)}>
+      {children}
+    </div>
+  );
 }
