@@ -36,7 +36,8 @@ export function UnresolvedPanel({
     <Section
       title={`Unresolved runs (${ratio(unresolved.n, runs)})`}
       id="unresolved"
-      description="A run is unresolved, not failed, when a relevant effect was still open at scoring; the reason is its earliest open effect's."
+      description="Unresolved, not failed: a relevant effect was still open at scoring."
+      howToRead="A run is unresolved, not failed, when a relevant effect was still open at scoring; the reason is its earliest open effect's."
     >
       {unresolved.n === 0 ? (
         <EmptyState title="No run is unresolved">
@@ -105,7 +106,8 @@ export function UnitsPanel({
     <Section
       title="Analysis units"
       id="units"
-      description={`${units.runRows} run rows form ${units.analysisUnits} analysis units: runs connected through a surface (one writes, the other reads or is scored on it later, no verified reset between) are one unit.`}
+      description={`${units.runRows} run rows form ${units.analysisUnits} analysis units.`}
+      howToRead={`${units.runRows} run rows form ${units.analysisUnits} analysis units: runs connected through a surface (one writes, the other reads or is scored on it later, no verified reset between) are one unit.`}
     >
       {resetsOverriddenByCanary > 0 ? (
         <Alert tone="warning" className="mb-3" data-testid="canary-overridden-resets">

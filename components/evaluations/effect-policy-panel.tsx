@@ -33,7 +33,8 @@ export function EffectPolicyPanel({
     <Section
       title={`Effect policy, version ${evaluation.effectPolicyVersion}`}
       id="policy"
-      description="How each tool's effects end. A tool the policy does not name is unclassified: relevant, and its runs unresolved, never silently read-only."
+      description="How each tool's effects end; a tool it does not name is unclassified."
+      howToRead="How each tool's effects end. A tool the policy does not name is unclassified: relevant, and its runs unresolved, never silently read-only."
     >
       <div className="grid gap-4 lg:grid-cols-2">
         {declared.length === 0 ? (

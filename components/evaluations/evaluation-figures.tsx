@@ -16,7 +16,8 @@ export function EvaluationFigures({ summary }: { summary: Omit<EvaluationSummary
   const reasons = UNRESOLVED_REASONS.filter((r) => unresolved.byReason[r]).map((r) => `${REASON_LABELS[r]}: ${unresolved.byReason[r]}`);
   return (
     <>
-      <StatGrid>
+      {/* Five to a row on a wide screen: nine cards in two rows, so that the rates' chart starts on the first screen. */}
+      <StatGrid id="headline" className="xl:grid-cols-5">
         <StatCard
           label="Reported success rate"
           value={percent(reported.successes, reported.n)}

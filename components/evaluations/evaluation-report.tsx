@@ -1,4 +1,5 @@
 import { StatisticsPanel } from "@/components/statistics/statistics-panel";
+import type { PageContents } from "@/lib/format/contents";
 import type { EvaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
 import type { RuleVersion } from "@/lib/statistics/answer-schema";
 import type { EvaluationDetail, EvaluationSummary } from "@/lib/evaluations/read-schemas";
@@ -10,7 +11,19 @@ import { EvaluationFigures } from "./evaluation-figures";
 import { HarnessMetricsPanel } from "./harness-metrics-panel";
 import type { HarnessMetric } from "@/lib/evaluations/harness-metrics";
 
-/** An evaluation's audit: the figures, unresolved runs, units and the policy; on its page and behind a share link (no run links, no editing). */
+/** The evaluation page's contents bar: the audit's sections, and the page's sharing panel, by group in page order. */
+export const EVALUATION_CONTENTS: PageContents = {
+  Headline: ["headline"],
+  Results: ["rates", "harness-metrics"],
+  Statistics: ["statistics"],
+  Runs: ["unresolved", "units"],
+  Settings: ["policy", "sharing"],
+};
+
+/**
+ * An evaluation's audit: the figures, the statistics, unresolved runs, units and the policy, in the contents
+ * bar's order (EVALUATION_CONTENTS); on its page and behind a share link (no run links, no editing).
+ */
 export function EvaluationReport({
   evaluation,
   summary,
@@ -44,10 +57,10 @@ export function EvaluationReport({
   return (
     <>
       <EvaluationFigures summary={summary} />
+      <HarnessMetricsPanel metrics={harnessMetrics} />
+      {statistics ? <StatisticsPanel {...statistics} ruleChange={edits ? { kind: "evaluation", id: evaluation.id } : undefined} /> : null}
       <UnresolvedPanel evaluationId={runsOf} unresolved={summary.unresolved} runs={summary.reported.n} />
       <UnitsPanel evaluationId={runsOf} units={summary.units} largest={largestUnits} resetsOverriddenByCanary={resetsOverriddenByCanary} />
-      {statistics ? <StatisticsPanel {...statistics} ruleChange={edits ? { kind: "evaluation", id: evaluation.id } : undefined} /> : null}
-      <HarnessMetricsPanel metrics={harnessMetrics} />
       <EffectPolicyPanel evaluation={evaluation} tools={tools} versions={versions} edits={edits} suggestions={suggestions} />
     </>
   );

@@ -9,6 +9,7 @@ import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import type { FinalityDelayRow } from "@/lib/experiments/read/experiment-aggregates";
 import { table2Comparison, type Table2Grid, type Table2Status } from "@/lib/experiments/read/paper-table2";
+import type { PageContents } from "@/lib/format/contents";
 import { formatDuration } from "@/lib/format/time";
 import { FINALITY_POLICIES, SEPARATION_CONDITIONS, replayConfigSchema } from "@/lib/replay/rules/config";
 import {
@@ -76,6 +77,15 @@ function gridOf(config: unknown, summary: ReplaySummary): Table2Grid {
     : { ...summary.config, finalityPolicies: [...FINALITY_POLICIES], separationConditions: [...SEPARATION_CONDITIONS] };
 }
 
+/** The live page's contents bar: the report's sections (its slots' included) by group, in page order. */
+export const EXPERIMENT_CONTENTS: PageContents = {
+  Headline: ["headline", "progress"],
+  Results: ["table2", "finality", "separation", "delays", "trace-results"],
+  Statistics: ["statistics"],
+  Runs: ["accounting", "checks"],
+  Settings: ["facts", "config", "sharing"],
+};
+
 export interface ExperimentReportProps {
   experiment: ExperimentFacts;
   summary: ReplaySummary;
@@ -91,10 +101,28 @@ export interface ExperimentReportProps {
   exports?: ReactNode;
   /** Live page only: the sharing panel. */
   sharing?: ReactNode;
+  /** Live page only: the results per trace (an experiment of library traces), after the paper's tables. */
+  traceResults?: ReactNode;
+  /** Live page only: the statistics, between the results and the runs' accounting. */
+  statistics?: ReactNode;
 }
 
-/** Headline figures, Table 2, finality and separation with their charts, delays, accounting and checks: the live page and the shared view. */
-export function ExperimentReport({ experiment, summary, byDelay, unresolved, config, live, exports, sharing }: ExperimentReportProps) {
+/**
+ * Headline figures, Table 2, finality and separation with their charts, delays, accounting and checks, then the
+ * experiment's facts and config: the live page and the shared view. The order is the contents bar's (EXPERIMENT_CONTENTS).
+ */
+export function ExperimentReport({
+  experiment,
+  summary,
+  byDelay,
+  unresolved,
+  config,
+  live,
+  exports,
+  sharing,
+  traceResults,
+  statistics,
+}: ExperimentReportProps) {
   const progress = progressOf(experiment.state);
   const grid = gridOf(config, summary);
   const table2 = table2Comparison(summary, grid, progress);
@@ -112,7 +140,7 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
 
   return (
     <>
-      <StatGrid>
+      <StatGrid id="headline">
         <StatCard
           label="Endpoint ≠ terminal"
           value={percent(disagreements.n, disagreements.of)}
@@ -162,41 +190,26 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
 
       {live}
 
-      <Section id="facts" title="About this experiment" description={null}>
-        <Facts
-          items={[
-            ["Grid", describeGrid(summary.config)],
-            ["Created", <Time key="c" iso={experiment.createdAt} />],
-            ["Finished", experiment.finishedAt ? <Time key="f" iso={experiment.finishedAt} /> : "not finished"],
-            ["Replay wall time", experiment.wallMs === null ? "not recorded" : formatDuration(experiment.wallMs)],
-            [
-              "Implementation checks",
-              checksPending ? (
-                <Badge tone="neutral">pending</Badge>
-              ) : (
-                <Badge tone={tally.allPassed ? "success" : "danger"}>{tally.text}</Badge>
-              ),
-              "experiment-checks",
-            ],
-          ]}
-        />
-      </Section>
-
-      {sharing}
-
       <Section
         id="table2"
         title="Table 2 reproduction"
         description={
           <>
             <p>
-              Each row against what the paper&apos;s rules predict for <strong>this</strong> grid ({describeGrid(summary.config)}).{" "}
               {paperGrid
-                ? "This is the paper's grid, so the prediction is the paper's published figure."
-                : "The paper's published figures are for its own grid (5 schedules × delays {0, 25, 100, 250} ms × 10 repetitions) and are not shown here."}
+                ? "Each row against the paper's published figure."
+                : "Each row against what the paper's rules predict for this grid."}
             </p>
             {progress === "running" ? <p>The experiment is still running: rows are pending until every run is stored.</p> : null}
           </>
+        }
+        howToRead={
+          <p>
+            Each row against what the paper&apos;s rules predict for <strong>this</strong> grid ({describeGrid(summary.config)}).{" "}
+            {paperGrid
+              ? "This is the paper's grid, so the prediction is the paper's published figure."
+              : "The paper's published figures are for its own grid (5 schedules × delays {0, 25, 100, 250} ms × 10 repetitions) and are not shown here."}
+          </p>
         }
         actions={exports}
       >
@@ -231,7 +244,8 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
       <Section
         id="finality"
         title="Outcome finality"
-        description="Each figure is n/N of the policy's trials (or of its trials at a nonzero delay). A disagreement is a trial whose endpoint label differs from its terminal label."
+        description="Each figure is n/N of the policy's trials."
+        howToRead="Each figure is n/N of the policy's trials (or of its trials at a nonzero delay). A disagreement is a trial whose endpoint label differs from its terminal label."
       >
         {summary.finality.length === 0 ? (
           <EmptyState title={progress === "running" ? "No finality trial stored yet" : "No finality trials stored for this experiment"} />
@@ -269,7 +283,8 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
       <Section
         id="separation"
         title="Cross-unit separation"
-        description="Exposures are n/N of the condition's A/B pairs: A's write changed the value scored in B. Analysis units are the run rows an analysis may count as separate; grouped analysis counts each connected pair once. B's mean score is the mean over the condition's scored B runs."
+        description="Exposures are n/N of the condition's A/B pairs."
+        howToRead="Exposures are n/N of the condition's A/B pairs: A's write changed the value scored in B. Analysis units are the run rows an analysis may count as separate; grouped analysis counts each connected pair once. B's mean score is the mean over the condition's scored B runs."
       >
         {summary.separation.length === 0 ? (
           <EmptyState title={progress === "running" ? "No separation pair stored yet" : "No separation pairs stored for this experiment"} />
@@ -322,6 +337,10 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
         )}
       </Section>
 
+      {traceResults}
+
+      {statistics}
+
       <Section id="accounting" title="Run accounting" description="Every stored run by classification, as n/N of all stored runs.">
         <DataTable
           caption="Every stored run by classification (n/N of all stored runs)"
@@ -365,6 +384,26 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
         )}
       </Section>
 
+      <Section id="facts" title="About this experiment" description={null}>
+        <Facts
+          items={[
+            ["Grid", describeGrid(summary.config)],
+            ["Created", <Time key="c" iso={experiment.createdAt} />],
+            ["Finished", experiment.finishedAt ? <Time key="f" iso={experiment.finishedAt} /> : "not finished"],
+            ["Replay wall time", experiment.wallMs === null ? "not recorded" : formatDuration(experiment.wallMs)],
+            [
+              "Implementation checks",
+              checksPending ? (
+                <Badge tone="neutral">pending</Badge>
+              ) : (
+                <Badge tone={tally.allPassed ? "success" : "danger"}>{tally.text}</Badge>
+              ),
+              "experiment-checks",
+            ],
+          ]}
+        />
+      </Section>
+
       <Section id="config" title="Config">
         <details className="rounded-lg border border-border bg-card p-4">
           <summary className="cursor-pointer text-sm font-medium">The experiment&apos;s config as stored</summary>
@@ -373,6 +412,8 @@ export function ExperimentReport({ experiment, summary, byDelay, unresolved, con
           </pre>
         </details>
       </Section>
+
+      {sharing}
     </>
   );
 }

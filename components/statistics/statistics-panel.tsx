@@ -56,7 +56,8 @@ export function StatisticsPanel({
     <Section
       title="Statistics"
       id="statistics"
-      description={
+      description={`Every rate is n/N with its 95% Wilson interval, under exclusion rule version ${exclusionRule.version}.`}
+      howToRead={
         <>
           Every rate is n/N with its 95% Wilson interval, under {rule}: version {exclusionRule.version}, stored{" "}
           <Time iso={exclusionRule.declared.at} />

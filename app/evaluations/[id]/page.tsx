@@ -4,9 +4,10 @@ import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
 import { DeleteEvaluationButton } from "@/components/evaluations/delete-evaluation-button";
-import { EvaluationReport } from "@/components/evaluations/evaluation-report";
+import { EVALUATION_CONTENTS, EvaluationReport } from "@/components/evaluations/evaluation-report";
 import { SharePanel } from "@/components/share/share-panel";
 import { buttonClass } from "@/components/ui/button";
+import { ContentsBar } from "@/components/ui/contents-bar";
 import { PageHeader } from "@/components/ui/page-header";
 import { PageLoading } from "@/components/ui/skeleton";
 import { Time } from "@/components/ui/time";
@@ -83,6 +84,7 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
           </>
         }
       />
+      <ContentsBar contents={EVALUATION_CONTENTS} />
       <Suspense fallback={<PageLoading label="Loading the evaluation's audit…" />}>
         <Audit evaluation={evaluation} edits={edits} results={results} />
       </Suspense>

@@ -2,15 +2,16 @@ import { List } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
-import { Suspense } from "react";
+import { Suspense, type ReactNode } from "react";
 import { Alert } from "@/components/ui/alert";
 import { CanaryReport } from "@/components/experiment/canary-report";
 import { EditLabels } from "@/components/experiment/edit-labels";
 import { ExperimentLive } from "@/components/experiment/experiment-live";
-import { ExperimentReport } from "@/components/experiment/experiment-report";
+import { EXPERIMENT_CONTENTS, ExperimentReport } from "@/components/experiment/experiment-report";
 import { SharePanel } from "@/components/share/share-panel";
 import { StateBadge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
+import { ContentsBar } from "@/components/ui/contents-bar";
 import { PageHeader } from "@/components/ui/page-header";
 import { PageLoading } from "@/components/ui/skeleton";
 import { requirePagePermission } from "@/lib/auth/guard";
@@ -46,7 +47,10 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
   const db = getDb();
   // The results' queries start now, beside the header's: the report awaits them behind its loading state.
   const results = loadResults(db, id);
-  results.catch(() => {}); // an unknown id ends the page (404) before the report awaits them
+  const statistics = loadStatistics(db, id);
+  // An unknown id ends the page (404) before the report awaits them.
+  results.catch(() => {});
+  statistics.catch(() => {});
   const experiment = await db.experiment.findUnique({
     where: { id },
     select: {
@@ -66,6 +70,13 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
   const { name, notes } = experiment;
   const edits = can(principal.role, "experiment:run");
   const canary = experiment.kind === "canary";
+  const traceResults = libraryTraces(experiment.config) ? storedExperimentTraceResults(db, id) : null;
+  traceResults?.catch(() => {}); // awaited behind the report's loading state
+  const statisticsSection = (
+    <Suspense fallback={<PageLoading label="Loading the statistics…" />}>
+      <Statistics experimentId={id} loading={statistics} edits={edits} />
+    </Suspense>
+  );
   return (
     <>
       <PageHeader
@@ -99,21 +110,33 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
         }
       />
       {/* The header (and the 404) come first; the report streams in behind a loading state. */}
-      <Suspense fallback={<PageLoading label="Loading the experiment's results…" />}>
-        {canary ? (
-          <CanaryExperiment experimentId={id} error={experiment.error} principal={principal} />
-        ) : (
-          <Report experiment={experiment} principal={principal} results={results} />
-        )}
-      </Suspense>
-      <Suspense fallback={<PageLoading label="Loading the statistics…" />}>
-        <Statistics experimentId={id} edits={edits} />
-      </Suspense>
-      {libraryTraces(experiment.config) ? (
-        <Suspense fallback={<PageLoading label="Loading the results per trace…" />}>
-          <PerTrace experimentId={id} />
-        </Suspense>
-      ) : null}
+      {canary ? (
+        <>
+          <Suspense fallback={<PageLoading label="Loading the experiment's results…" />}>
+            <CanaryExperiment experimentId={id} error={experiment.error} principal={principal} />
+          </Suspense>
+          {statisticsSection}
+        </>
+      ) : (
+        <>
+          <ContentsBar contents={EXPERIMENT_CONTENTS} />
+          <Suspense fallback={<PageLoading label="Loading the experiment's results…" />}>
+            <Report
+              experiment={experiment}
+              principal={principal}
+              results={results}
+              statistics={statisticsSection}
+              traceResults={
+                traceResults ? (
+                  <Suspense fallback={<PageLoading label="Loading the results per trace…" />}>
+                    <PerTrace loading={traceResults} />
+                  </Suspense>
+                ) : null
+              }
+            />
+          </Suspense>
+        </>
+      )}
     </>
   );
 }
@@ -124,28 +147,34 @@ function libraryTraces(config: unknown): boolean {
   return parsed.success && (parsed.data.traces.length > 1 || parsed.data.traces[0]!.taskId !== PAPER_TRACE.taskId);
 }
 
-/** The statistics answer (rates with intervals, units, pass^k, sensitivity) under the stored rule, with the rule's versions. */
-async function Statistics({ experimentId, edits }: { experimentId: string; edits: boolean }) {
-  const db = getDb();
-  const [statistics, rules] = await Promise.all([
-    cachedExperimentStatistics(db, experimentId),
-    exclusionRuleHistory(db, { kind: "experiment", id: experimentId }),
-  ]);
+/** The statistics answer (rates with intervals, units, pass^k, sensitivity) under the stored rule, and the rule's versions. */
+const loadStatistics = (db: Db, id: string) =>
+  Promise.all([cachedExperimentStatistics(db, id), exclusionRuleHistory(db, { kind: "experiment", id })]);
+
+async function Statistics({
+  experimentId,
+  loading,
+  edits,
+}: {
+  experimentId: string;
+  loading: ReturnType<typeof loadStatistics>;
+  edits: boolean;
+}) {
+  const [statistics, rules] = await loading;
   return statistics ? (
-    <div className="mt-6">
-      <StatisticsPanel
-        {...statistics}
-        ruleHistory={rules.versions}
-        ruleChange={edits ? { kind: "experiment", id: experimentId } : undefined}
-      />
-    </div>
+    <StatisticsPanel
+      {...statistics}
+      ruleHistory={rules.versions}
+      ruleChange={edits ? { kind: "experiment", id: experimentId } : undefined}
+    />
   ) : null;
 }
 
-async function PerTrace({ experimentId }: { experimentId: string }) {
-  const results = await storedExperimentTraceResults(getDb(), experimentId);
+async function PerTrace({ loading }: { loading: ReturnType<typeof storedExperimentTraceResults> }) {
+  const results = await loading;
   return results ? (
-    <div className="mt-6">
+    // An id and scroll margin of its own: the contents bar counts it among the results.
+    <div id="trace-results" className="mt-10 scroll-mt-28">
       <TraceResultsPanel results={results} />
     </div>
   ) : null;
@@ -183,6 +212,8 @@ async function Report({
   experiment,
   principal,
   results,
+  statistics,
+  traceResults,
 }: {
   experiment: {
     id: string;
@@ -195,6 +226,8 @@ async function Report({
   };
   principal: Principal;
   results: ReturnType<typeof loadResults>;
+  statistics: ReactNode;
+  traceResults: ReactNode;
 }) {
   const { id, config, ...facts } = experiment;
   const [summary, status, byDelay, unresolved] = await results;
@@ -215,6 +248,8 @@ async function Report({
         ) : null
       }
       sharing={can(principal.role, "share:create") ? <SharePanel resourceType="experiment" resourceId={id} /> : null}
+      statistics={statistics}
+      traceResults={traceResults}
       exports={
         <p className="flex items-center gap-2 text-sm">
           <span className="text-muted-foreground">Download:</span>
