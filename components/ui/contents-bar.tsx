@@ -35,10 +35,14 @@ export function ContentsBar({ contents }: { contents: PageContents }) {
     schedule();
     window.addEventListener("scroll", schedule, { passive: true });
     window.addEventListener("resize", schedule);
+    // The page grows as its sections stream in (on a first load or a client-side navigation), with nothing scrolled.
+    const growth = new ResizeObserver(schedule);
+    growth.observe(document.body);
     return () => {
       cancelAnimationFrame(frame);
       window.removeEventListener("scroll", schedule);
       window.removeEventListener("resize", schedule);
+      growth.disconnect();
     };
   }, [contents]);
 
