@@ -11,7 +11,8 @@
 //  3. For each route, one checked request (it must answer 200), a 2 s warm-up, then autocannon with
 //     CONNECTIONS connections (default 20) for DURATION seconds (default 10), one route at a time:
 //     /api/health (no account), /api/v1/me (API key), the experiment's summary (API key), the
-//     experiment page (session cookie), the share link's page (anonymous).
+//     experiment page, one of its runs' page, an evaluation's page (imported from a real AgentDojo
+//     log) and its run's page with the transcript (session cookie), the share link's page (anonymous).
 //
 // Prints a table and writes FILE as {routes: [{path, auth, requestsPerSecond, p50Ms, p99Ms, non2xx}]}
 // (plus errors and timeouts per route). Targets are printed beside the figures, never asserted.
@@ -28,7 +29,7 @@ import { replayConfigSchema } from "../lib/replay/rules/config";
 import { table2Mismatches } from "../lib/replay/rules/expected-table2";
 import { replayExperiment } from "../lib/replay/run/run-experiment";
 import { createShareLink } from "../lib/share/share-links";
-import { requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
+import { importBenchEvaluation, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { startReplayWorker } from "../lib/worker/job-worker";
@@ -127,6 +128,8 @@ async function main(): Promise<void> {
     { defaultExpiryDays: 14 },
   );
 
+  const evaluation = await importBenchEvaluation(db, origin, key, "bench:api evaluation");
+  const run = await db.run.findFirstOrThrow({ where: { experimentId: summary.experimentId }, select: { id: true } });
   const bearer = { authorization: `Bearer ${key}` };
   const routes: Array<{ path: string; label: string; auth: Auth; headers: Record<string, string> }> = [
     { path: "/api/health", label: "/api/health", auth: "none", headers: {} },
@@ -138,6 +141,14 @@ async function main(): Promise<void> {
       headers: bearer,
     },
     { path: `/experiments/${summary.experimentId}`, label: "/experiments/<id>", auth: "session", headers: { cookie } },
+    { path: `/runs/${run.id}`, label: "/runs/<id>", auth: "session", headers: { cookie } },
+    { path: `/evaluations/${evaluation.evaluationId}`, label: "/evaluations/<id>", auth: "session", headers: { cookie } },
+    {
+      path: `/evaluations/${evaluation.evaluationId}/runs/${encodeURIComponent(evaluation.externalId)}`,
+      label: "/evaluations/<id>/runs/<externalId>",
+      auth: "session",
+      headers: { cookie },
+    },
     { path: `/s/${token}`, label: "/s/<token>", auth: "none", headers: {} },
   ];
   const figures: RouteFigures[] = [];
@@ -171,6 +182,12 @@ async function main(): Promise<void> {
       "",
       `/api/v1/me with a key at ${((100 * me.requestsPerSecond) / health.requestsPerSecond).toFixed(0)}% of /api/health's rate (target ≥ 80%): ${verdict(me.requestsPerSecond >= 0.8 * health.requestsPerSecond)}`,
       `summary ${summaryFigures.requestsPerSecond.toFixed(1)} requests/s, p99 ${summaryFigures.p99Ms} ms (target ≥ 200/s, p99 ≤ 200 ms): ${verdict(summaryFigures.requestsPerSecond >= 200 && summaryFigures.p99Ms <= 200)}`,
+      ...figures
+        .filter((f) => !f.path.startsWith("/api/"))
+        .map(
+          (f) =>
+            `${f.path} ${f.requestsPerSecond.toFixed(1)} requests/s, p99 ${f.p99Ms} ms (target ≥ 60/s, p99 ≤ 500 ms): ${verdict(f.requestsPerSecond >= 60 && f.p99Ms <= 500)}`,
+        ),
       `non-2xx answers, errors and timeouts: ${figures.reduce((n, f) => n + f.non2xx + f.errors + f.timeouts, 0)} (target 0)`,
     ].join("\n"),
   );

@@ -36,7 +36,7 @@
 // Nothing is asserted. Every process started here is stopped at the end, on error and on SIGINT or
 // SIGTERM, and the temp folder is removed.
 import { randomBytes } from "node:crypto";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
@@ -48,10 +48,9 @@ import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma, type Db } from "../lib/db/prisma";
 import { experimentSummary } from "../lib/replay/store/summary";
 import { replaySummarySchema } from "../lib/replay/rules/summary-schema";
-import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
+import { importBenchEvaluation, measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
-import { AGENTDOJO_RUNS } from "../lib/testing/importer-fixtures";
 import { firstLoadJsGzipBytes } from "./first-load-js";
 import { firstLoadInChromium, launchChromium } from "./first-load-js-browser";
 
@@ -64,8 +63,6 @@ const values = parseBenchFlags("bench:dashboard", {
 const RUNS = values.runs;
 const REQUESTS = values.requests;
 const WARMUP_REQUESTS = 5;
-/** A real AgentDojo log (the largest of the shared fixtures): its run page has a transcript to show. */
-const BENCH_LOG = `${AGENTDOJO_RUNS}runs__meta-llama_Llama-3.3-70B-Instruct__slack__user_task_0__important_instructions__injection_task_1.json`;
 const STOP_TIMEOUT_MS = 15_000;
 
 requireProductionBuild("bench:dashboard", log);
@@ -172,19 +169,8 @@ async function main(): Promise<void> {
   const shareBody = (await shareResponse.body.json()) as { url?: string };
   if (shareResponse.statusCode !== 201 || !shareBody.url) throw new Error(`creating a share link answered ${shareResponse.statusCode}`);
   // An evaluation from one real AgentDojo log (its run page shows the transcript), and a second to compare with.
-  const evaluationIds: string[] = [];
-  for (const name of ["bench evaluation", "bench evaluation (compared)"]) {
-    const imported = await pool.request({
-      path: `/api/v1/imports?${new URLSearchParams({ file: path.basename(BENCH_LOG), evaluation: name })}`,
-      method: "POST",
-      headers: { authorization: `Bearer ${adminKey}`, "content-type": "application/octet-stream" },
-      body: readFileSync(BENCH_LOG),
-    });
-    const report = (await imported.body.text()).slice(0, 500);
-    if (imported.statusCode !== 200) throw new Error(`importing ${BENCH_LOG} answered ${imported.statusCode}: ${report}`);
-    evaluationIds.push((await db.evaluation.findFirstOrThrow({ where: { name }, select: { id: true } })).id);
-  }
-  const importedRun = await db.evaluationRun.findFirstOrThrow({ where: { evaluationId: evaluationIds[0] }, select: { externalId: true } });
+  const evaluation = await importBenchEvaluation(db, origin, adminKey, "bench evaluation");
+  const compared = await importBenchEvaluation(db, origin, adminKey, "bench evaluation (compared)");
   const firstLoadPages: [string, string, string | null][] = [
     ["/", "/", adminKey],
     ["/experiments/<id>", `/experiments/${experimentId}`, adminKey],
@@ -192,13 +178,13 @@ async function main(): Promise<void> {
     ["/runs/<id>", `/runs/${run.id}`, adminKey],
     ["/effects", "/effects", adminKey],
     ["/evaluations", "/evaluations", adminKey],
-    ["/evaluations/<id>", `/evaluations/${evaluationIds[0]}`, adminKey],
+    ["/evaluations/<id>", `/evaluations/${evaluation.evaluationId}`, adminKey],
     [
       "/evaluations/<id>/runs/<externalId>",
-      `/evaluations/${evaluationIds[0]}/runs/${encodeURIComponent(importedRun.externalId)}`,
+      `/evaluations/${evaluation.evaluationId}/runs/${encodeURIComponent(evaluation.externalId)}`,
       adminKey,
     ],
-    ["/evaluations/compare", `/evaluations/compare?ids=${evaluationIds.join(",")}`, adminKey],
+    ["/evaluations/compare", `/evaluations/compare?ids=${evaluation.evaluationId},${compared.evaluationId}`, adminKey],
     ["/evaluations/import", "/evaluations/import", adminKey],
     ["/protocols", "/protocols", adminKey],
     ["/experiments/new", "/experiments/new", adminKey],

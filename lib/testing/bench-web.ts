@@ -1,7 +1,7 @@
 // What the HTTP benchmarks share: a production build to serve, and the web server on a free
 // loopback port against the benchmark's own database, with a secret of its own and an account maker.
 import { randomBytes } from "node:crypto";
-import { existsSync, readdirSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { createInterface } from "node:readline";
 import { Pool } from "undici";
@@ -13,6 +13,7 @@ import { ensureMigrated } from "../db/migrate";
 import { createPrisma, type Db } from "../db/prisma";
 import { readServerEnv } from "../env";
 import { spawnWebServer } from "../web/spawn";
+import { AGENTDOJO_RUNS } from "./importer-fixtures";
 import { stopChild, type orderedShutdown } from "./ordered-shutdown";
 
 const BUILD_ID = path.resolve(".next/BUILD_ID");
@@ -186,4 +187,29 @@ export async function measureGets(
     bytes = Math.max(bytes, body.length);
   }
   return { p50Ms: round(percentile(latencies, 50)), p95Ms: round(percentile(latencies, 95)), bytes };
+}
+
+/** A real AgentDojo log (the largest of the shared fixtures): its run page has a transcript to show. */
+const BENCH_LOG = `${AGENTDOJO_RUNS}runs__meta-llama_Llama-3.3-70B-Instruct__slack__user_task_0__important_instructions__injection_task_1.json`;
+
+/**
+ * An evaluation named `name` made by uploading the bench's real AgentDojo log through the import API
+ * (as an editor's upload would), and the external id of its run: the evaluation and run pages to measure.
+ */
+export async function importBenchEvaluation(
+  db: Db,
+  origin: string,
+  apiKey: string,
+  name: string,
+): Promise<{ evaluationId: string; externalId: string }> {
+  const imported = await fetch(`${origin}/api/v1/imports?${new URLSearchParams({ file: path.basename(BENCH_LOG), evaluation: name })}`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${apiKey}`, "content-type": "application/octet-stream" },
+    body: readFileSync(BENCH_LOG),
+  });
+  if (imported.status !== 200)
+    throw new Error(`importing ${BENCH_LOG} answered ${imported.status}: ${(await imported.text()).slice(0, 500)}`);
+  const { id } = await db.evaluation.findFirstOrThrow({ where: { name }, select: { id: true } });
+  const run = await db.evaluationRun.findFirstOrThrow({ where: { evaluationId: id }, select: { externalId: true } });
+  return { evaluationId: id, externalId: run.externalId };
 }
