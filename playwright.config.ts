@@ -1,4 +1,5 @@
 import { defineConfig } from "@playwright/test";
+import { CHROMIUM_LAUNCH_OPTIONS } from "./lib/testing/chromium";
 
 // Browser tests (e2e/*.spec.ts) against the production build: run `npx next build` first.
 // e2e/serve.ts starts its own embedded PostgreSQL, delayed-write service and replay, so no
@@ -22,19 +23,7 @@ export default defineConfig({
   use: {
     baseURL,
     browserName: "chromium",
-    // Debian's Chromium; `npx playwright install` is never used on these machines (docs/stack.md).
-    launchOptions: {
-      executablePath: "/usr/bin/chromium",
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-      ],
-    },
+    launchOptions: CHROMIUM_LAUNCH_OPTIONS,
     screenshot: "only-on-failure",
     trace: "retain-on-failure",
   },

@@ -5,6 +5,7 @@
 // HTML (its streamed payload included) is counted separately, uncompressed.
 import { gzipSync } from "node:zlib";
 import { chromium, type Browser } from "@playwright/test";
+import { CHROMIUM_LAUNCH_OPTIONS } from "../lib/testing/chromium";
 
 export interface BrowserFirstLoad {
   byLoadBytes: number;
@@ -14,9 +15,9 @@ export interface BrowserFirstLoad {
   htmlBytes: number;
 }
 
-/** Chromium as the browser tests start it (Debian's, headless). */
+/** Chromium as the browser tests start it. */
 export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: "/usr/bin/chromium", args: ["--headless", "--no-sandbox", "--disable-gpu"] });
+  return chromium.launch(CHROMIUM_LAUNCH_OPTIONS);
 }
 
 /** Loads `url` in a fresh context (so nothing is cached), at 1440×900, with `headers` on every request. */

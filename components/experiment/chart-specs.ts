@@ -4,8 +4,7 @@ import type { FinalityDelayRow } from "@/lib/experiments/read/experiment-aggrega
 import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/format/replay-labels";
 import type { ComparisonAnswer } from "@/lib/evaluations/compare";
 import type { EvaluationSummary } from "@/lib/evaluations/read-schemas";
-import { intervalWords } from "@/lib/statistics/whiskers";
-import { wilsonInterval } from "@/lib/statistics/wilson";
+import { intervalWords, wilsonInterval } from "@/lib/statistics/wilson";
 import type { ReplaySummary } from "@/lib/replay/rules/summary-schema";
 
 export type ChartSpec =

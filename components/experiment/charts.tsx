@@ -18,8 +18,8 @@ import {
 } from "recharts";
 import { AXIS, TOOLTIP, WHISKER, barShape } from "@/components/ui/chart-parts";
 import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/format/replay-labels";
-import { intervalWords, whiskerOffsets, wilsonWhisker } from "@/lib/statistics/whiskers";
-import { wilsonInterval } from "@/lib/statistics/wilson";
+import { whiskerOffsets, wilsonWhisker } from "@/lib/statistics/whiskers";
+import { intervalWords, wilsonInterval } from "@/lib/statistics/wilson";
 import { chartHeight } from "./chart-height";
 import { coincidentSeries, type ChartSpec } from "./chart-specs";
 

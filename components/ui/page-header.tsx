@@ -84,7 +84,7 @@ export function Section({
 }
 
 /** The full explanation of a part of a page, closed until asked for; `topic` names the part for screen readers. */
-export function HowToRead({ topic, children }: { topic: ReactNode; children: ReactNode }) {
+function HowToRead({ topic, children }: { topic: ReactNode; children: ReactNode }) {
   return (
     <details className="max-w-3xl text-sm text-muted-foreground" data-testid="how-to-read">
       <summary className="w-fit cursor-pointer text-link underline-offset-2 hover:underline">

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { intervalWords, whiskerOffsets, wilsonWhisker } from "./whiskers";
+import { whiskerOffsets, wilsonWhisker } from "./whiskers";
 import { wilsonInterval } from "./wilson";
 
 describe("whiskers", () => {
@@ -26,10 +26,5 @@ describe("whiskers", () => {
     expect(wilsonWhisker(0, 0)).toEqual([0, 0]);
     expect(whiskerOffsets(null, [0.1, 0.2])).toEqual([0, 0]);
     expect(whiskerOffsets(0.5, null)).toEqual([0, 0]);
-  });
-
-  it("names the interval in words, or says there is none", () => {
-    expect(intervalWords([0.686, 0.805])).toBe("95% Wilson 68.6%–80.5%");
-    expect(intervalWords(null)).toBe("no interval (N = 0)");
   });
 });

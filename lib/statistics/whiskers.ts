@@ -12,10 +12,3 @@ export function whiskerOffsets(rate: number | null, interval: Interval | null): 
 export function wilsonWhisker(successes: number, trials: number): [below: number, above: number] {
   return whiskerOffsets(trials === 0 ? null : successes / trials, wilsonInterval(successes, trials));
 }
-
-/** "95% Wilson 68.6%–80.5%" for a tooltip line; "no runs" without an interval. */
-export function intervalWords(interval: Interval | null): string {
-  if (!interval) return "no interval (N = 0)";
-  const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
-  return `95% Wilson ${percent(interval[0])}–${percent(interval[1])}`;
-}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { WILSON_Z_95, formatWilson95, wilsonForProportion, wilsonInterval } from "./wilson";
+import { WILSON_Z_95, formatWilson95, intervalWords, wilsonForProportion, wilsonInterval } from "./wilson";
 
 // z² = 1.959963984540054² = 3.841458820694125 throughout.
 
@@ -54,5 +54,10 @@ describe("the Wilson interval", () => {
     expect(formatWilson95(150, 200)).toBe("95% Wilson [68.6%, 80.5%]"); // [0.685659, 0.804918] above
     expect(formatWilson95(0, 150)).toBe("95% Wilson [0.0%, 2.5%]"); // upper 0.024970
     expect(formatWilson95(0, 0)).toBeNull();
+  });
+
+  it("names an interval in words for a chart, or says there is none", () => {
+    expect(intervalWords([0.686, 0.805])).toBe("95% Wilson 68.6%–80.5%");
+    expect(intervalWords(null)).toBe("no interval (N = 0)");
   });
 });

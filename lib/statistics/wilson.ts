@@ -37,10 +37,17 @@ export function wilsonInterval(successes: number, trials: number): Interval | nu
   return wilsonForProportion(trials === 0 ? 0 : successes / trials, trials);
 }
 
+const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
+
 /** "95% Wilson [68.6%, 80.5%]" for n/N, or null when N = 0: how pages print the interval beside n/N. */
 export function formatWilson95(successes: number, trials: number): string | null {
   const interval = wilsonInterval(successes, trials);
   if (!interval) return null;
-  const percent = (value: number) => `${(100 * value).toFixed(1)}%`;
   return `95% Wilson [${percent(interval[0])}, ${percent(interval[1])}]`;
+}
+
+/** "95% Wilson 68.6%–80.5%", as a chart's tooltip and text alternative name a whisker; "no interval (N = 0)" without one. */
+export function intervalWords(interval: Interval | null): string {
+  if (!interval) return "no interval (N = 0)";
+  return `95% Wilson ${percent(interval[0])}–${percent(interval[1])}`;
 }
