@@ -120,6 +120,8 @@ test("an admin shares an experiment from its page, copies the link, sees its use
   const page = await context.newPage();
   await page.goto(`/experiments/${accounts().experimentId}`);
   const panel = page.locator("#sharing");
+  // The panel streams in with the report (at the page's end), then loads its list: wait for both.
+  await expect(panel.getByRole("button", { name: "Share read-only link…" })).toBeVisible();
   await expect(panel.getByRole("status", { name: "Loading share links" })).toHaveCount(0); // the list has loaded
   const rowsBefore = await panel.getByTestId("share-link-row").count();
   await panel.getByRole("button", { name: "Share read-only link…" }).click();
