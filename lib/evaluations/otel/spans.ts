@@ -32,11 +32,18 @@ export interface OtlpResourceSpans {
 // them, and a recursive zod schema took a third of the receiver's time. Its shape is checked all the same.
 const attributesSchema = z.array(z.object({ key: z.string(), value: z.unknown().optional() })).optional();
 type KeyValues = z.infer<typeof attributesSchema>;
+/** What is wrong with an id, in the words of both readers (this schema's, and otlp-wire.ts's of protobuf bytes). */
+export const idMessages = (bytes: number, what: string) => ({
+  required: `${what} is required`,
+  size: `${what} must be ${bytes} bytes (${bytes * 2} hex digits)`,
+  zeros: `${what} must not be all zeros`,
+});
+export const PARENT_SPAN_ID_MESSAGE = "parentSpanId must be empty or 8 bytes (16 hex digits)";
 const hexId = (bytes: number, what: string) =>
   z
-    .string(`${what} is required`)
-    .regex(new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`), `${what} must be ${bytes} bytes (${bytes * 2} hex digits)`)
-    .refine((id) => !/^0+$/.test(id), `${what} must not be all zeros`)
+    .string(idMessages(bytes, what).required)
+    .regex(new RegExp(`^[0-9a-fA-F]{${bytes * 2}}$`), idMessages(bytes, what).size)
+    .refine((id) => !/^0+$/.test(id), idMessages(bytes, what).zeros)
     .transform((id) => id.toLowerCase());
 // int64 nanoseconds: a string, or a JSON number (past 2^53 it has lost its last digits, not its milliseconds).
 const unixNano = z.union([
@@ -55,7 +62,7 @@ const spanSchema = z.object({
   spanId: hexId(8, "spanId"),
   parentSpanId: z
     .string()
-    .regex(/^([0-9a-fA-F]{16})?$/, "parentSpanId must be empty or 8 bytes (16 hex digits)")
+    .regex(/^([0-9a-fA-F]{16})?$/, PARENT_SPAN_ID_MESSAGE)
     .optional(),
   name: z.string().default(""),
   startTimeUnixNano: unixNano,
@@ -119,14 +126,18 @@ function valueOf(value: unknown): AttributeValue | typeof MALFORMED {
   return Object.keys(value).length === 0 ? null : MALFORMED;
 }
 
+/** An AnyValue in OTLP/JSON's shape as a plain value; 400 naming `field` when it is not one. */
+export function plainValue(value: unknown, field: () => string): AttributeValue {
+  const plain = valueOf(value);
+  if (plain === MALFORMED) throw invalid(`${field()}: must be an OTLP AnyValue (stringValue, intValue, …)`);
+  return plain;
+}
+
 /** The attributes as a record; 400 naming the first value that is not an AnyValue. */
 function attributesOf(list: KeyValues, where: () => string): Attributes {
   const attributes: Attributes = {};
-  for (const [index, { key, value }] of (list ?? []).entries()) {
-    const plain = valueOf(value);
-    if (plain === MALFORMED) throw invalid(`${where()}.attributes[${index}].value: must be an OTLP AnyValue (stringValue, intValue, …)`);
-    attributes[key] = plain;
-  }
+  for (const [index, { key, value }] of (list ?? []).entries())
+    attributes[key] = plainValue(value, () => `${where()}.attributes[${index}].value`);
   return attributes;
 }
 

@@ -5,13 +5,13 @@ import { authenticateRequest } from "@/lib/auth/guard";
 import { getDb } from "@/lib/db/client";
 import { DomainError, invalid, type ErrorKind } from "@/lib/errors";
 import { receiveTraces } from "@/lib/evaluations/otel/receive";
-import { fieldPath, spansOfRequest } from "@/lib/evaluations/otel/spans";
+import { fieldPath } from "@/lib/evaluations/otel/spans";
 import {
-  decodeTraceRequest,
   encodeStatus,
   encodeTraceResponse,
   encodingOf,
   MAX_OTLP_BODY_BYTES,
+  resourceSpansOf,
   type OtlpEncoding,
 } from "@/lib/evaluations/otel/otlp-wire";
 import { refuseCrossSiteWrite } from "@/lib/http/cross-site";
@@ -51,7 +51,7 @@ export async function POST(request: Request): Promise<Response> {
         `send OTLP as application/x-protobuf or application/json (content-type ${request.headers.get("content-type") ?? "missing"})`,
       );
     const body = await readBodyBytes(request, MAX_OTLP_BODY_BYTES);
-    const resourceSpans = spansOfRequest(decodeTraceRequest(body, encoding, request.headers.get("content-encoding")));
+    const resourceSpans = resourceSpansOf(body, encoding, request.headers.get("content-encoding"));
     const unstorable = findUnstorable(resourceSpans);
     if (unstorable) throw invalid(`${fieldPath(["resourceSpans", ...unstorable.path])}: ${unstorable.message}`);
     const { rejected } = await receiveTraces(getDb(), principal.userId, resourceSpans);
