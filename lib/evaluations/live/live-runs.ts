@@ -251,7 +251,7 @@ export async function recordEventsIn(
         SELECT ${row.id}::bigint, x.event_id, x.type, x.at, x.effect_id, x.body
           FROM unnest(${accepted.map((a) => a.event.eventId)}::text[], ${accepted.map((a) => a.event.type)}::text[],
                       ${accepted.map((a) => a.event.at)}::timestamptz[], ${accepted.map((a) => ("effectId" in a.event ? a.event.effectId : null))}::text[],
-                      ${accepted.map((a) => a.canonical)}::jsonb[]) AS x(event_id, type, at, effect_id, body)`;
+                      ${accepted.map((a) => canonicalJson(a.event))}::jsonb[]) AS x(event_id, type, at, effect_id, body)`;
       await tx.$executeRaw`
         UPDATE live_runs SET clock_skew_events = clock_skew_events + ${admission.flagged.length}::int, last_event_at = now() WHERE id = ${row.id}::bigint`;
       if (row.state !== "open") await storeRecord(tx, evaluationId, row);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { canonicalJson } from "../../content-hash";
 import { auditFinality, type FinalityEffect } from "../finality";
 import { runRecordSchema, type RunRecord } from "../schemas";
 import { admitEvents, liveRunRecord, type StoredEvidence } from "./timeline";
@@ -77,9 +78,12 @@ describe("admitEvents", () => {
     const stored: StoredEvidence = { ...empty, effects: new Map([["t1", T0 + 1000]]), storedById: new Map() };
     const within = admitEvents(empty, [first, { ...first }, { ...first, tool: "other" }]);
     expect([within.accepted.length, within.duplicates, within.errors.map((e) => e.code)]).toEqual([1, 1, ["event_id_conflict"]]);
-    const canonical = within.accepted[0]!.canonical;
-    const again = admitEvents({ ...stored, storedById: new Map([["e1", canonical]]) }, [{ ...first }]);
+    // Stored as the live-run store keeps it: the event's canonical JSON.
+    const storedById = new Map([["e1", canonicalJson(within.accepted[0]!.event)]]);
+    const again = admitEvents({ ...stored, storedById }, [{ ...first }]);
     expect([again.accepted.length, again.duplicates, again.errors]).toEqual([0, 1, []]);
+    const changed = admitEvents({ ...stored, storedById }, [{ ...first, tool: "other" }]);
+    expect([changed.accepted.length, changed.duplicates, changed.errors.map((e) => e.code)]).toEqual([0, 0, ["event_id_conflict"]]);
   });
 
   it("refuses a second request of one effect and a status before its effect's request", () => {
@@ -241,6 +245,21 @@ describe("liveRunRecord", () => {
     });
     expect(record.startedAt).toBe(at(1));
     expect(runRecordSchema.safeParse(record).success).toBe(true);
+  });
+
+  it("writes every time in UTC as toISOString does, whichever offset an event was sent with", () => {
+    const record = liveRunRecord(
+      head,
+      events([
+        { ...requested("r", "t1", 1), at: "2026-12-04T11:00:01+01:00" },
+        { ...status("s1", "t1", "completed", 2), at: "2026-12-04T05:00:02.5-05:00" },
+        { eventId: "y", type: "touch", at: at(4), surface: "acct:alice", op: "read" },
+      ]),
+      { scoredAtMs: T0 + 6000, endpointLabel: "success" },
+    );
+    expect(record.effects![0]).toMatchObject({ requestedAt: at(1), acknowledgedAt: at(2.5), resolution: { at: at(2.5) } });
+    expect(record.toolCalls![0]!.at).toBe(at(1));
+    expect(record.touches![0]!.at).toBe(at(4));
   });
 
   it("stores a run closed without a score as unscored, its effects at their latest status", () => {

@@ -32,7 +32,6 @@ export interface StoredEvidence {
 export interface AdmittedEvent {
   index: number;
   event: LiveEvent;
-  canonical: string;
 }
 
 export interface Admission {
@@ -76,13 +75,14 @@ export function admitEvents(stored: StoredEvidence, items: readonly unknown[]): 
   const effects = new Map(stored.effects);
   const statuses = new Map<string, StatusPoint[]>([...stored.statuses].map(([id, points]) => [id, [...points]]));
   const counts = { ...stored.counts };
-  const seen = new Map(stored.storedById);
+  // An event's canonical JSON is made only when its id comes again (most never do; making it for each was a fifth of admission's time).
+  const seen = new Map<string, string | LiveEvent>(stored.storedById);
+  const canonicalOf = (event: string | LiveEvent) => (typeof event === "string" ? event : canonicalJson(event));
   const requestsFirst = [...parsed].sort((a, b) => rank(a.event) - rank(b.event) || a.index - b.index);
   for (const { index, event } of requestsFirst) {
-    const canonical = canonicalJson(event);
     const earlier = seen.get(event.eventId);
     if (earlier !== undefined) {
-      if (earlier === canonical) admission.duplicates++;
+      if (canonicalOf(earlier) === canonicalJson(event)) admission.duplicates++;
       else refuse(index, "event_id_conflict", `eventId ${event.eventId} was sent before with other content`, "eventId");
       continue;
     }
@@ -92,11 +92,11 @@ export function admitEvents(stored: StoredEvidence, items: readonly unknown[]): 
       refuse(index, refusal.code, refusal.message, refusal.field);
       continue;
     }
-    seen.set(event.eventId, canonical);
+    seen.set(event.eventId, event);
     if (event.type === "effect_requested") effects.set(event.effectId, atMs);
     if (event.type === "effect_status") insertInTimeOrder(statuses, event.effectId, { status: event.status, atMs });
     if (event.type !== "effect_status") counts[event.type]++;
-    admission.accepted.push({ index, event, canonical });
+    admission.accepted.push({ index, event });
     if (atMs < stored.startedAtMs)
       admission.flagged.push({
         index,
@@ -181,6 +181,8 @@ export type LiveOutcome =
   | { unscoredReason: string };
 
 const iso = (ms: number) => new Date(ms).toISOString();
+/** toISOString's form: an event's time already in it is used as sent (a Date per time was a third of making a record). */
+const ISO_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
 /**
  * The run record a live run's events make (stored events, in time order, ties in arrival order).
@@ -191,14 +193,17 @@ const iso = (ms: number) => new Date(ms).toISOString();
  * admission, the times kept as sent).
  */
 export function liveRunRecord(head: LiveRunHead, events: readonly LiveEvent[], outcome: LiveOutcome): RunRecord {
-  const timed = events.map((event, order) => ({ event, atMs: Date.parse(event.at), order }));
+  const timed = events.map((event, order) => {
+    const atMs = Date.parse(event.at);
+    return { event, atMs, at: ISO_FORM.test(event.at) ? event.at : iso(atMs), order };
+  });
   timed.sort((a, b) => a.atMs - b.atMs || a.order - b.order);
   const scoredAtMs = "scoredAtMs" in outcome ? outcome.scoredAtMs : Number.POSITIVE_INFINITY;
-  const statusesOf = new Map<string, { event: Extract<LiveEvent, { type: "effect_status" }>; atMs: number }[]>();
-  for (const { event, atMs } of timed) {
+  const statusesOf = new Map<string, { event: Extract<LiveEvent, { type: "effect_status" }>; atMs: number; at: string }[]>();
+  for (const { event, atMs, at } of timed) {
     if (event.type !== "effect_status") continue;
     const statuses = statusesOf.get(event.effectId) ?? [];
-    statuses.push({ event, atMs });
+    statuses.push({ event, atMs, at });
     statusesOf.set(event.effectId, statuses);
   }
   const startedAtMs = timed.reduce((earliest, t) => Math.min(earliest, t.atMs), Math.min(head.startedAtMs, scoredAtMs));
@@ -215,7 +220,7 @@ export function liveRunRecord(head: LiveRunHead, events: readonly LiveEvent[], o
     touches: [],
     resets: [],
   };
-  for (const { event, atMs } of timed) {
+  for (const { event, at } of timed) {
     if (event.type === "effect_requested") {
       const statuses = statusesOf.get(event.effectId) ?? [];
       const atScoring = statuses.filter((s) => s.atMs <= scoredAtMs).at(-1);
@@ -230,13 +235,13 @@ export function liveRunRecord(head: LiveRunHead, events: readonly LiveEvent[], o
         ...(event.surface !== undefined && { surface: event.surface }),
         ...(handle !== undefined && { handle }),
         ...(event.public !== undefined && { public: event.public }),
-        requestedAt: iso(atMs),
-        ...(statuses[0] && { acknowledgedAt: iso(statuses[0].atMs) }),
+        requestedAt: at,
+        ...(statuses[0] && { acknowledgedAt: statuses[0].at }),
         statusAtScoring: atScoring?.event.status ?? "pending",
         ...(terminal && {
           resolution: {
             status: terminal.event.status as "completed" | "failed" | "cancelled",
-            at: iso(terminal.atMs),
+            at: terminal.at,
             evidence: terminal.event.evidence ?? { liveRunEvent: terminal.event.eventId },
             verifiedBy: "live run",
           },
@@ -245,20 +250,20 @@ export function liveRunRecord(head: LiveRunHead, events: readonly LiveEvent[], o
       record.toolCalls!.push({
         ...(event.callId !== undefined && { callId: event.callId }),
         tool: event.tool,
-        at: iso(atMs),
+        at,
         ...(event.arguments !== undefined && { arguments: event.arguments }),
       });
     } else if (event.type === "touch") {
       record.touches!.push({
         surface: event.surface,
         op: event.op,
-        at: iso(atMs),
+        at,
         ...(event.public !== undefined && { public: event.public }),
       });
     } else if (event.type === "reset") {
       record.resets!.push({
         surface: event.surface,
-        at: iso(atMs),
+        at,
         verified: event.verified,
         ...(event.evidence !== undefined && { evidence: event.evidence }),
       });
