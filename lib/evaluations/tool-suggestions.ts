@@ -4,6 +4,7 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { rowsOf } from "../db/rows";
+import type { SqlTx } from "../db/sql-transaction";
 import { notFound } from "../errors";
 import { EFFECT_CLASSES, text } from "./schemas";
 
@@ -42,7 +43,11 @@ export type StoredToolSuggestion = z.infer<typeof storedToolSuggestionSchema>;
 export const toolSuggestionsAnswerSchema = z.object({ suggestions: z.array(storedToolSuggestionSchema) });
 
 /** Stores the suggestions (the last one of a tool wins within a body); 404 for an unknown evaluation. */
-export async function storeToolSuggestions(db: Db, evaluationId: string, body: PostToolSuggestionsBody): Promise<{ stored: number }> {
+export async function storeToolSuggestions(
+  db: Pick<SqlTx, "$executeRaw">,
+  evaluationId: string,
+  body: PostToolSuggestionsBody,
+): Promise<{ stored: number }> {
   const byTool = new Map(body.tools.map((t) => [t.tool, t]));
   const tools = [...byTool.values()];
   const stored = await db.$executeRaw`

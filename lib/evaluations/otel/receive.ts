@@ -3,8 +3,10 @@
 // evaluation's traces go in one transaction. A trace seen for the first time whose run is new takes
 // the quick way: its events admitted against an empty run (pure), its run opened with its events and
 // spans kept whole on it (lib/evaluations/live/first-batch.ts) in one statement with every other such
-// trace's, and, when it carries its score, its record stored with theirs through one ingestion batch.
-// A trace seen before (or naming a run opened otherwise) goes the live-run routes' way, one run at a time. A span that cannot be used is rejected with its reason; a span sent again adds nothing.
+// trace's, and, when it carries its score, its record stored with theirs through one ingestion batch,
+// last (that batch holds the evaluation's audit lock to the commit). A trace seen before (or naming a
+// run opened otherwise) goes the live-run routes' way, one run at a time. A span that cannot be used
+// is rejected with its reason; a span sent again adds nothing.
 import { z } from "zod";
 import { canonicalJson } from "../../content-hash";
 import type { Db } from "../../db/prisma";
@@ -19,7 +21,7 @@ import { enqueueExpireLiveRunJob } from "../live/live-run-job";
 import { inTransaction, lockOpenedRun, recordEventsIn, scoreIn, type LiveRunRow } from "../live/live-runs";
 import { openLiveRunBodySchema, type ScoreLiveRunBody } from "../live/schemas";
 import { admitEvents, liveRunRecord } from "../live/timeline";
-import { runRecordSchema } from "../schemas";
+import { runRecordSchema, type RunRecord } from "../schemas";
 import { planTraces, type SpanRefusal, type TracePlan } from "./mapping";
 import type { OtlpResourceSpans } from "./spans";
 
@@ -101,20 +103,24 @@ export async function receiveTraces(db: Db, createdById: string, batch: readonly
   for (const trace of plan.traces) byEvaluation.set(trace.evaluation, [...(byEvaluation.get(trace.evaluation) ?? []), trace]);
   for (const [ref, traces] of byEvaluation) {
     const evaluation = evaluations.get(ref)!;
-    rejected.push(...(await inTransaction(db, (tx) => storeTraces(tx, evaluation, traces))));
     // As the MCP recorder does: a class to suggest for the tools the spans showed acknowledged before applied (no figure changes until an editor accepts it).
     const asyncTools = [...new Set(traces.flatMap((t) => t.asyncTools))].filter(
       (tool) => toolSuggestionSchema.shape.tool.safeParse(tool).success,
     );
-    if (asyncTools.length > 0)
-      await storeToolSuggestions(db, evaluation.id, {
-        source: `otel:${traces[0]!.harness ?? "otlp"}`.slice(0, 200),
-        tools: asyncTools.map((tool) => ({
-          tool,
-          suggestedClass: "async_handle",
-          reason: "a span said its call was acknowledged before it was applied (boundary_lab.effect.status pending, with a handle)",
-        })),
-      });
+    const stored = await inTransaction(db, async (tx) => {
+      const refusals = await storeTraces(tx, evaluation, traces);
+      if (asyncTools.length > 0)
+        await storeToolSuggestions(tx, evaluation.id, {
+          source: `otel:${traces[0]!.harness ?? "otlp"}`.slice(0, 200),
+          tools: asyncTools.map((tool) => ({
+            tool,
+            suggestedClass: "async_handle",
+            reason: "a span said its call was acknowledged before it was applied (boundary_lab.effect.status pending, with a handle)",
+          })),
+        });
+      return refusals;
+    });
+    rejected.push(...stored);
   }
   return { runs: plan.traces.length, rejected };
 }
@@ -189,7 +195,8 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
       trace.events.map((e) => e.event),
     ),
   }));
-  // One JSON parameter (a text array of JSON documents costs an escape of every quote on the way).
+  // One JSON parameter (a text array of JSON documents costs an escape of every quote on the way), each run's
+  // events and spans JSON text in it: as text PostgreSQL copies them, as json it parsed them all again.
   const newRuns = candidates.map(({ trace, admission }) => ({
     external_id: runName(trace),
     task_id: taskOf(trace),
@@ -197,8 +204,8 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
     outcome: scoreOf(trace) ?? null,
     scored_at: scoreOf(trace)?.at ?? null,
     clock_skew_events: admission.flagged.length,
-    first_events: admission.accepted.map((a) => a.event),
-    first_spans: spanRowsOf(trace),
+    first_events: JSON.stringify(admission.accepted.map((a) => a.event)),
+    first_spans: JSON.stringify(spanRowsOf(trace)),
   }));
   const created = new Map(
     rowsOf(
@@ -208,10 +215,10 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
                                clock_skew_events, first_events, first_spans)
         SELECT ${evaluation.id}::uuid, x.external_id, x.task_id, x.started_at, now() + ${evaluation.timeoutSeconds}::int * interval '1 second',
                ${evaluation.timeoutSeconds}::int, CASE WHEN x.outcome IS NULL THEN 'open' ELSE 'scored' END, x.outcome, x.scored_at,
-               CASE WHEN x.outcome IS NULL THEN NULL ELSE now() END, x.clock_skew_events, x.first_events::text, x.first_spans::text
+               CASE WHEN x.outcome IS NULL THEN NULL ELSE now() END, x.clock_skew_events, x.first_events, x.first_spans
           FROM json_to_recordset(${JSON.stringify(newRuns)}::json)
                AS x(external_id text, task_id text, started_at timestamptz, outcome jsonb, scored_at timestamptz, clock_skew_events int,
-                    first_events json, first_spans json)
+                    first_events text, first_spans text)
          WHERE NOT EXISTS (SELECT 1 FROM evaluation_runs WHERE evaluation_id = ${evaluation.id}::uuid AND external_id = x.external_id)
         ON CONFLICT (evaluation_id, external_id) DO NOTHING
         RETURNING id::text, external_id, expires_at`,
@@ -221,30 +228,23 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
     const run = created.get(runName(c.trace));
     return run ? [{ ...c, run }] : [];
   });
-  const records = [];
+  const records: { runId: string; record: RunRecord }[] = [];
   for (const { trace, admission, run } of fresh) {
     for (const error of admission.errors) rejected.push({ spanId: trace.events[error.index]!.spanId, reason: error.message });
     const score = scoreOf(trace);
     if (score)
-      records.push(
-        runRecordSchema.parse(
+      records.push({
+        runId: run.id,
+        record: runRecordSchema.parse(
           liveRunRecord(
             { externalId: run.external_id, taskId: taskOf(trace), groupId: null, attempt: null, startedAtMs: trace.startedAtMs },
             admission.accepted.map((a) => a.event),
             { scoredAtMs: Date.parse(score.at!), endpointLabel: score.endpointLabel!, score: score.score, threshold: score.threshold },
           ),
         ),
-      );
+      });
     else await enqueueExpireLiveRunJob(tx, run.id, run.expires_at);
   }
-  if (records.length > 0)
-    await storeBatchIn(
-      tx,
-      evaluation.id,
-      records.map((record, i) => validRun(i, record)),
-      "job",
-    );
-
   // Traces seen before, or naming a run that exists: the live-run routes' way, one run at a time.
   const runOf = new Map<TracePlan, string>(fresh.map(({ trace, run }) => [trace, run.id]));
   for (const trace of traces) {
@@ -307,5 +307,16 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
              AS x(live_run_id bigint, span_id text, trace_id text, parent_span_id text, name text, start_at timestamptz, end_at timestamptz,
                   status_code int, attributes jsonb)
       ON CONFLICT DO NOTHING`;
+  // The new runs' records last: from here to the commit the evaluation's audit lock is held, and its other requests wait.
+  // A run another trace of this request added events to above is stored already, with all of them (recordEventsIn).
+  const addedTo = new Set(traces.filter((t) => runOf.has(t) && !freshSet.has(t)).map((t) => runOf.get(t)!));
+  const stored = records.filter((r) => !addedTo.has(r.runId));
+  if (stored.length > 0)
+    await storeBatchIn(
+      tx,
+      evaluation.id,
+      stored.map(({ record }, i) => validRun(i, record)),
+      "job",
+    );
   return rejected;
 }

@@ -285,6 +285,69 @@ describe("POST /api/otel/v1/traces with OpenTelemetry's exporters", () => {
     ]);
   });
 
+  it("stores a run that two traces of one request name with the evidence of both (the later one's status after scoring counts)", async () => {
+    await lab.createEvaluation({ name: "otel two traces", effectPolicy: { tools: { send_money: "async_handle" } } });
+    const str = (k: string, v: string) => ({ key: k, value: { stringValue: v } });
+    const at = (ms: number) => `${BigInt(Date.parse("2026-12-05T11:00:00Z") + ms) * 1_000_000n}`;
+    const scored = {
+      traceId: "6b8efff798038103d269b633813fc601",
+      spanId: "aaa19b7ec3c1b101",
+      name: "invoke_agent banker",
+      startTimeUnixNano: at(0),
+      endTimeUnixNano: at(1_000),
+      attributes: [
+        str("gen_ai.operation.name", "invoke_agent"),
+        str("boundary_lab.run.id", "shared-run"),
+        str("boundary_lab.task.id", "pay"),
+      ],
+      events: [{ name: "gen_ai.evaluation.result", timeUnixNano: at(900), attributes: [str("gen_ai.evaluation.score.label", "success")] }],
+    };
+    const send = {
+      traceId: scored.traceId,
+      spanId: "aaa19b7ec3c1b102",
+      parentSpanId: scored.spanId,
+      name: "execute_tool send_money",
+      startTimeUnixNano: at(10),
+      endTimeUnixNano: at(20),
+      attributes: [
+        str("gen_ai.operation.name", "execute_tool"),
+        str("gen_ai.tool.name", "send_money"),
+        str("gen_ai.tool.call.id", "pay-1"),
+        str("boundary_lab.effect.status", "pending"),
+        str("boundary_lab.effect.handle", "op-pay-1"),
+      ],
+    };
+    // Another trace of the same run (its checker's), in the same request: the write completed after scoring.
+    const check = {
+      traceId: "6b8efff798038103d269b633813fc602",
+      spanId: "aaa19b7ec3c1b103",
+      name: "check transfer",
+      startTimeUnixNano: at(2_000),
+      endTimeUnixNano: at(2_100),
+      attributes: [str("boundary_lab.run.id", "shared-run")],
+      events: [
+        {
+          name: "boundary_lab.effect.status",
+          timeUnixNano: at(2_050),
+          attributes: [str("boundary_lab.effect.id", "pay-1"), str("boundary_lab.effect.status", "completed")],
+        },
+      ],
+    };
+    const answer = await fetch(tracesUrl(), {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/x-protobuf" },
+      body: encodeTraceRequest({
+        resourceSpans: [
+          { resource: { attributes: [str("boundary_lab.evaluation", "otel two traces")] }, scopeSpans: [{ spans: [scored, send, check] }] },
+        ],
+      }),
+    });
+    expect(answer.status).toBe(200);
+    const run = await getEvaluationRun(database.db, await evaluationIdOf("otel two traces"), "shared-run");
+    expect(run).toMatchObject({ finality: "unresolved", unresolvedReason: "resolved_after_scoring", endpointLabel: "success" });
+    expect(run?.effects.map((e) => [e.effect_id, e.status_at_scoring, e.handle])).toEqual([["pay-1", "pending", "op-pay-1"]]);
+  });
+
   it("counts the spans it cannot use in partialSuccess, naming the first reason, and stores the rest", async () => {
     const request = {
       resourceSpans: [
