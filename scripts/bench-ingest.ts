@@ -1,4 +1,4 @@
-// `npm run bench:ingest -- --json FILE [--runs N] [--clients N]`: evaluation ingestion through the
+// `npm run bench:ingest -- --json FILE [--runs N] [--clients N] [--web N]`: evaluation ingestion through the
 // HTTP API against PostgreSQL's own COPY, and the evaluation page and summary at that size.
 //
 //  1. A fresh embedded PostgreSQL in a temp folder (never the user's data), migrated; the web server
@@ -10,7 +10,10 @@
 //     tasks; two to four tool calls), sent in batches of 1,000 by CLIENTS concurrent clients
 //     (default 4) as the typed client (lib/evaluations/client.ts) sends them, the bodies serialised
 //     before the clock starts: validation, the audit and storage all run, as for any harness.
-//     ingestRunsPerSecond = N / wall time of the whole ingest.
+//     ingestRunsPerSecond = N / wall time of the whole ingest. With `--web W` (default 1) W web
+//     processes of one instance (one secret, one database) serve the clients, client c the (c mod W)th,
+//     as a load balancer would spread them (docs/scaling.md). Then the database's growth: in all and
+//     the eight tables or indexes that grew most, per million runs (`storage`).
 //  3. Evaluation B, and the same rows (A's stored runs, effects, resolutions, touches, resets,
 //     surface links, unit sizes and surface stats; B's id, run ids shifted past A's; the tool counts
 //     follow by their triggers, as for any writer) loaded with COPY … FROM STDIN,
@@ -21,7 +24,8 @@
 //     then the first-load JavaScript of each evaluation page (scripts/first-load-js.ts), printed.
 //
 // Writes FILE as {runs, ingestRunsPerSecond, copyRunsPerSecond, ratio, page: {p50Ms, p95Ms, bytes},
-// summaryApi: {p50Ms, p95Ms, bytes}, policyChangeMs, recordTracesMs} (5: a new policy version through the API, after the
+// summaryApi: {p50Ms, p95Ms, bytes}, policyChangeMs, recordTracesMs, webProcesses,
+// storage: {databaseBytes, bytesPerMillionRuns, largestRelations: [{name, kind, bytesPerMillionRuns}]}} (5: a new policy version through the API, after the
 // runs' traces are recorded as the worker would) and prints the same with the targets (ratio ≥ 0.5; p95 ≤ 200 ms
 // and ≤ 150 KB), never asserted. The clients share the machine with the server and PostgreSQL.
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -29,11 +33,12 @@ import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import pg from "pg";
+import { z } from "zod";
 import { Pool } from "undici";
 import { createAccount, createApiKey } from "../lib/auth/accounts";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { ensureMigrated } from "../lib/db/migrate";
-import { createPrisma } from "../lib/db/prisma";
+import { createPrisma, type Db } from "../lib/db/prisma";
 import { evaluationClient } from "../lib/evaluations/client";
 import { createEvaluation } from "../lib/evaluations/create-evaluation";
 import { evaluationTools, largestUnits } from "../lib/evaluations/evaluation-runs";
@@ -54,9 +59,11 @@ const log = (line: string) => console.error(`bench:ingest: ${line}`);
 const values = parseBenchFlags("bench:ingest", {
   runs: { default: 1_000_000, min: 1, max: 10_000_000 },
   clients: { default: 4, min: 1, max: 64 },
+  web: { default: 1, min: 1, max: 4 },
 });
 const RUNS = values.runs;
 const CLIENTS = values.clients;
+const WEB_PROCESSES = values.web;
 const BATCH = 1_000;
 const COPY_CHUNK_RUNS = 20_000;
 const REQUESTS = 50;
@@ -107,13 +114,44 @@ async function copyStatements(client: pg.Client): Promise<Map<string, string[]>>
   return columns;
 }
 
+/** The database's size, and each table's (with its TOAST) and index's, in bytes: one query. */
+async function databaseSize(db: Db): Promise<{ total: number; relations: Map<string, { kind: "table" | "index"; bytes: number }> }> {
+  const rows = z
+    .array(z.object({ name: z.string(), kind: z.enum(["table", "index"]), bytes: z.coerce.number(), total: z.coerce.number() }))
+    .parse(
+      await db.$queryRaw`
+        SELECT c.relname AS name, CASE c.relkind WHEN 'i' THEN 'index' ELSE 'table' END AS kind,
+               CASE c.relkind WHEN 'i' THEN pg_relation_size(c.oid) ELSE pg_table_size(c.oid) END AS bytes,
+               pg_database_size(current_database()) AS total
+          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+         WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i')`,
+    );
+  return { total: rows[0]?.total ?? 0, relations: new Map(rows.map((r) => [r.name, { kind: r.kind, bytes: r.bytes }])) };
+}
+
+/** What RUNS runs added: in all, and the eight relations that grew most, each per million runs. */
+function sizeGrowth(before: Awaited<ReturnType<typeof databaseSize>>, after: Awaited<ReturnType<typeof databaseSize>>) {
+  const perMillion = (bytes: number) => Math.round((bytes * 1_000_000) / RUNS);
+  const largestRelations = [...after.relations]
+    .map(([name, { kind, bytes }]) => ({ name, kind, grew: bytes - (before.relations.get(name)?.bytes ?? 0) }))
+    .sort((a, b) => b.grew - a.grew)
+    .slice(0, 8)
+    .map(({ name, kind, grew }) => ({ name, kind, bytesPerMillionRuns: perMillion(grew) }));
+  return { databaseBytes: after.total, bytesPerMillionRuns: perMillion(after.total - before.total), largestRelations };
+}
+
 async function main(): Promise<void> {
   const database = await startEmbeddedPostgres(dataDir, log);
   stack.onStop("PostgreSQL", () => database.stop());
   await ensureMigrated(database.url, log);
   const db = createPrisma(database.url);
   stack.onStop("database client", () => db.$disconnect());
-  const { origin, auth, pool } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack });
+  const { origin, auth, pool, authSecret } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack });
+  // More web processes of the same instance (its secret, its database), for the clients to share.
+  const origins = [origin];
+  for (let i = 1; i < WEB_PROCESSES; i++)
+    origins.push((await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack, authSecret })).origin);
+  const sizeBefore = await databaseSize(db);
   const editor = await createAccount(auth, {
     email: "bench@ingest.test",
     password: "a password for the benchmark",
@@ -139,10 +177,11 @@ async function main(): Promise<void> {
   log(
     `made ${batches.toLocaleString("en-US")} request bodies, ${Math.round(bodies.reduce((sum, body) => sum + body.length, 0) / 1e6).toLocaleString("en-US")} MB`,
   );
-  const ingestPool = new Pool(origin, { connections: CLIENTS });
-  stack.onStop("ingest HTTP clients", () => ingestPool.close());
-  const ingestBody = async (body: Buffer) => {
-    const response = await ingestPool.request({
+  // Client c sends to web process c mod WEB_PROCESSES, as a load balancer would spread them.
+  const ingestPools = origins.map((o) => new Pool(o, { connections: Math.ceil(CLIENTS / WEB_PROCESSES) }));
+  stack.onStop("ingest HTTP clients", async () => void (await Promise.all(ingestPools.map((p) => p.close()))));
+  const ingestBody = async (client: number, body: Buffer) => {
+    const response = await ingestPools[client % WEB_PROCESSES]!.request({
       path: `/api/v1/evaluations/${viaApi}/runs`,
       method: "POST",
       headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
@@ -157,9 +196,9 @@ async function main(): Promise<void> {
   const clientCpu = process.cpuUsage();
   const started = performance.now();
   await Promise.all(
-    Array.from({ length: CLIENTS }, async () => {
+    Array.from({ length: CLIENTS }, async (_, c) => {
       for (let b = nextBatch++; b < batches; b = nextBatch++) {
-        const { results } = await ingestBody(bodies[b]!);
+        const { results } = await ingestBody(c, bodies[b]!);
         errors += results.filter((r) => r.status === "error").length;
         done += results.length;
         if (Math.floor((10 * done) / RUNS) > Math.floor((10 * (done - results.length)) / RUNS))
@@ -173,7 +212,16 @@ async function main(): Promise<void> {
   bodies.length = 0;
   if (errors) throw new Error(`${errors} runs were refused: the generator makes only valid runs`);
   const ingestRunsPerSecond = Math.round(RUNS / (ingestMs / 1000));
-  log(`API: ${RUNS.toLocaleString("en-US")} runs in ${(ingestMs / 1000).toFixed(1)} s, ${ingestRunsPerSecond} runs/s`);
+  log(
+    `API: ${RUNS.toLocaleString("en-US")} runs in ${(ingestMs / 1000).toFixed(1)} s, ${ingestRunsPerSecond} runs/s (${WEB_PROCESSES} web process${WEB_PROCESSES > 1 ? "es" : ""})`,
+  );
+  // What the ingested runs take on disk (before the COPY's copy of them), and where it grows.
+  const storage = sizeGrowth(sizeBefore, await databaseSize(db));
+  log(
+    `the ingested runs take ${Math.round(storage.bytesPerMillionRuns / 1e6).toLocaleString("en-US")} MB per million runs; largest growth:`,
+  );
+  for (const r of storage.largestRelations)
+    log(`  ${r.name} (${r.kind}): ${Math.round(r.bytesPerMillionRuns / 1e6).toLocaleString("en-US")} MB per million runs`);
 
   // 3. The same rows with COPY.
   const viaCopy = await createEvaluation(db, { name: "bench:ingest via COPY", effectPolicy: { tools: { ...POLICY.tools } } }, editor.id);
@@ -311,6 +359,8 @@ async function main(): Promise<void> {
     summaryApi: summary,
     policyChangeMs,
     recordTracesMs: tracesMs,
+    webProcesses: WEB_PROCESSES,
+    storage,
   };
   const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
   const within = (f: typeof page) => f.p95Ms <= 200 && f.bytes <= 150 * 1024;

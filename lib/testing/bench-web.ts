@@ -45,6 +45,7 @@ export function requireProductionBuild(name: string, log: (line: string) => void
 
 export interface BenchWeb {
   origin: string;
+  authSecret: string;
   /** Better Auth on the benchmark's database with the web server's secret: accounts and keys made here work there. */
   auth: Auth;
   /** One keep-alive connection to the server. */
@@ -62,13 +63,15 @@ export async function startBenchWeb(options: {
   log: (line: string) => void;
   stack: ReturnType<typeof orderedShutdown>;
   env?: Record<string, string>;
+  /** The instance's secret: the web processes of one instance share it (a session made by one is good in another). */
+  authSecret?: string;
   /** Told of each line the web server writes (it is also logged). */
   onLine?: (line: string) => void;
 }): Promise<BenchWeb> {
   const { db, databaseUrl, dataDir, log, stack } = options;
   const port = await freePort();
   const origin = `http://127.0.0.1:${port}`;
-  const authSecret = randomBytes(32).toString("base64url");
+  const authSecret = options.authSecret ?? randomBytes(32).toString("base64url");
   const auth = createAuth(
     db,
     readServerEnv({ BOUNDARY_LAB_URL: origin, BETTER_AUTH_SECRET: authSecret, BOUNDARY_LAB_DATA_DIR: dataDir }),
@@ -104,7 +107,7 @@ export async function startBenchWeb(options: {
       const response = await pool.request({ path: "/api/health", method: "GET" });
       await response.body.dump();
       log(`web server up at ${origin}`);
-      return { origin, auth, pool };
+      return { origin, authSecret, auth, pool };
     } catch {
       if (Date.now() > deadline) throw new Error(`the web server did not answer within ${READY_TIMEOUT_MS / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, 250));
