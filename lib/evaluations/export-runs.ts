@@ -76,8 +76,11 @@ export async function* evaluationRunBatches(db: Db, evaluationId: string, batchS
                r.finality, r.unresolved_reason AS "unresolvedReason", r.unresolved_effect_id AS "unresolvedEffectId",
                r.unresolved_tool AS "unresolvedTool", r.disagreement, coalesce(r.analysis_unit, r.id)::text AS "analysisUnit",
                coalesce(u.runs, 1) AS "analysisUnitRuns", r.inherited_state AS "inheritedState",
-               (SELECT count(*)::int FROM evaluation_effects e WHERE e.run_id = r.id) AS effects, r.audit_policy_version AS "effectPolicyVersion"
+               (SELECT count(*)::int FROM evaluation_effects e WHERE e.run_id = r.id) AS effects,
+               -- Every run's finality is under the current version (a recompute writes only the runs it changes).
+               ev.effect_policy_version AS "effectPolicyVersion"
           FROM evaluation_runs r
+          JOIN evaluations ev ON ev.id = r.evaluation_id
           LEFT JOIN evaluation_units u ON u.evaluation_id = r.evaluation_id AND u.unit = r.analysis_unit
          WHERE r.evaluation_id = ${evaluationId}::uuid AND r.id > ${after}::bigint
          ORDER BY r.id LIMIT ${batchSize}`,

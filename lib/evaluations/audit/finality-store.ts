@@ -1,27 +1,24 @@
 // Finality as stored: recomputed from a run's effects and every resolution appended for them (a late
-// resolution, a new policy version). Ingestion audits a new run's finality from its record (ingest/rows.ts).
+// resolution, a new policy version), in SQL. Ingestion audits a new run's finality from its record (ingest/rows.ts).
 import { z } from "zod";
-import { auditFinality, type FinalityEffect } from "../finality";
-import { finalityColumns } from "../ingest/rows";
 import { toolClassifier } from "../policy";
-import { RESOLUTION_STATUSES, STATUSES_AT_SCORING, type EffectPolicy } from "../schemas";
+import type { EffectPolicy } from "../schemas";
 import type { Tx } from "./lock";
 
-const msNumber = z.coerce.number();
-const effectRow = z.object({
-  run_id: z.string(),
-  scored_ms: msNumber,
-  effect_id: z.string().nullable(),
-  tool: z.string().nullable(),
-  handle: z.string().nullable(),
-  requested_ms: msNumber.nullable(),
-  status_at_scoring: z.enum(STATUSES_AT_SCORING).nullable(),
-  resolutions: z.array(z.object({ status: z.enum(RESOLUTION_STATUSES), atMs: z.number() })),
-});
+const TERMINAL = ["completed", "failed", "cancelled"];
 
 /**
- * Recomputes the finality of stored runs from their effects and every resolution appended for
- * them, under `policy` (version `version`): the runs named, or every run of the evaluation in chunks.
+ * Recomputes the finality of stored runs from their effects and every resolution appended for them,
+ * under `policy` (version `version`): the runs named, or every run of the evaluation, CHUNK runs a
+ * statement. The rule is auditFinality's (lib/evaluations/finality.ts: openReason per effect, the
+ * earliest open one by request time, then id) written in SQL, so that no run is read into this process:
+ * a million runs' effects read, audited here and written back took 86 µs a run. The tools' classes come
+ * from the policy's own classifier (its patterns), passed in; the caller holds what keeps new effects
+ * out meanwhile (the policy's row lock, or the evaluation's audit lock). Effect ids tie-break in code
+ * point order (COLLATE "C"), the rule's JavaScript order for every id without characters past U+FFFF.
+ * lib/testing/finality-reference.ts is the rule applied in JavaScript, which this must equal (its test).
+ * A run whose finality does not change is not written: its audit_policy_version stays the version its
+ * columns were written under; every figure is under the evaluation's current version (the export says so).
  */
 export async function recomputeFinality(
   tx: Tx,
@@ -29,50 +26,61 @@ export async function recomputeFinality(
   policy: { version: number; policy: EffectPolicy },
   runIds: readonly string[] | "all",
 ): Promise<void> {
+  const CHUNK = 50_000;
+  const ids = runIds === "all" ? null : runIds;
+  const [{ tools }] = z.tuple([z.object({ tools: z.array(z.string()) })]).parse(
+    await tx.$queryRaw`
+      SELECT ARRAY(SELECT DISTINCT tool FROM evaluation_effects
+                    WHERE evaluation_id = ${evaluationId}::uuid AND (${ids}::bigint[] IS NULL OR run_id = ANY(${ids}::bigint[]))) AS tools`,
+  );
   const classOf = toolClassifier(policy.policy);
-  const CHUNK = 5_000;
-  let after = "0";
-  for (;;) {
-    const ids = runIds === "all" ? null : runIds;
-    const rows = z.array(effectRow).parse(
+  for (let after = "0"; ;) {
+    const [chunk] = z.tuple([z.object({ runs: z.number(), last: z.string().nullable() })]).parse(
       await tx.$queryRaw`
         WITH chunk AS (
           -- An unscored run has no scoring time to audit at: it stays unscored under every policy.
           SELECT id, scored_at FROM evaluation_runs
            WHERE evaluation_id = ${evaluationId}::uuid AND id > ${after}::bigint AND scored_at IS NOT NULL
              AND (${ids}::bigint[] IS NULL OR id = ANY(${ids}::bigint[]))
-           ORDER BY id LIMIT ${CHUNK})
-        SELECT c.id::text AS run_id, extract(epoch FROM c.scored_at) * 1000 AS scored_ms, e.effect_id, e.tool, e.handle,
-               extract(epoch FROM e.requested_at) * 1000 AS requested_ms, e.status_at_scoring,
-               coalesce((SELECT json_agg(json_build_object('status', s.status, 'atMs', extract(epoch FROM s.at) * 1000) ORDER BY s.id)
-                           FROM evaluation_effect_resolutions s WHERE s.run_id = e.run_id AND s.effect_id = e.effect_id), '[]'::json) AS resolutions
-          FROM chunk c LEFT JOIN evaluation_effects e ON e.run_id = c.id
-         ORDER BY c.id`,
+           ORDER BY id LIMIT ${CHUNK}
+        ), classes AS (
+          SELECT * FROM unnest(${tools}::text[], ${tools.map(classOf)}::text[]) AS c(tool, cls)
+        ), open_effects AS (
+          -- openReason: null for an effect closed at scoring or irrelevant, else why it was open.
+          SELECT DISTINCT ON (e.run_id) e.run_id, e.effect_id, e.tool, reason
+            FROM chunk JOIN evaluation_effects e ON e.run_id = chunk.id JOIN classes c ON c.tool = e.tool
+            -- The evidence: the last resolution appended.
+            LEFT JOIN LATERAL (SELECT s.status, s.at FROM evaluation_effect_resolutions s
+                                WHERE s.run_id = e.run_id AND s.effect_id = e.effect_id ORDER BY s.id DESC LIMIT 1) ev ON TRUE
+           CROSS JOIN LATERAL (SELECT CASE
+                WHEN c.cls = 'read_only' THEN NULL
+                WHEN ev.status = ANY(${TERMINAL}::text[]) AND ev.at <= chunk.scored_at THEN NULL
+                WHEN c.cls = 'sync_confirmed' AND e.status_at_scoring = ANY(${TERMINAL}::text[]) THEN NULL
+                WHEN e.status_at_scoring = 'not_executed' AND ev.status IS NULL THEN NULL
+                WHEN c.cls = 'unclassified' THEN 'unclassified_tool'
+                WHEN c.cls = 'async_handle' AND e.handle IS NULL THEN 'unverifiable'
+                WHEN ev.status = ANY(${TERMINAL}::text[]) THEN 'resolved_after_scoring'
+                WHEN ev.status = 'unknown' OR e.status_at_scoring = 'unknown' THEN 'unverifiable'
+                WHEN e.status_at_scoring = 'pending' THEN 'pending_at_scoring'
+                ELSE 'never_resolved' END AS reason) x
+           WHERE x.reason IS NOT NULL
+           ORDER BY e.run_id, e.requested_at, e.effect_id COLLATE "C"
+        ), audited AS (
+          SELECT chunk.id, CASE WHEN o.run_id IS NULL THEN 'final' ELSE 'unresolved' END AS finality, o.reason, o.effect_id, o.tool
+            FROM chunk LEFT JOIN open_effects o ON o.run_id = chunk.id
+        ), updated AS (
+          -- Only the runs whose finality changes are written: rewriting a run (its row, every index, the
+          -- count triggers' transition tables) cost 45 µs, most of a recompute where few runs change.
+          UPDATE evaluation_runs r
+             SET finality = a.finality, unresolved_reason = a.reason, unresolved_effect_id = a.effect_id, unresolved_tool = a.tool,
+                 audit_policy_version = ${policy.version}
+            FROM audited a
+           WHERE r.id = a.id
+             AND (r.finality, r.unresolved_reason, r.unresolved_effect_id, r.unresolved_tool) IS DISTINCT FROM (a.finality, a.reason, a.effect_id, a.tool)
+        )
+        SELECT count(*)::int AS runs, max(id)::text AS last FROM chunk`,
     );
-    if (rows.length === 0) return;
-    const runs = new Map<string, { scoredAtMs: number; effects: FinalityEffect[] }>();
-    for (const row of rows) {
-      let run = runs.get(row.run_id);
-      if (!run) runs.set(row.run_id, (run = { scoredAtMs: row.scored_ms, effects: [] }));
-      if (row.effect_id !== null) {
-        run.effects.push({
-          effectId: row.effect_id,
-          tool: row.tool!,
-          handle: row.handle,
-          requestedAtMs: row.requested_ms!,
-          statusAtScoring: row.status_at_scoring!,
-          resolutions: row.resolutions,
-        });
-      }
-    }
-    const updates = [...runs].map(([id, run]) => ({ id, ...finalityColumns(auditFinality(run, classOf)) }));
-    await tx.$executeRaw`
-      UPDATE evaluation_runs r
-         SET finality = x.finality, unresolved_reason = x.unresolved_reason, unresolved_effect_id = x.unresolved_effect_id,
-             unresolved_tool = x.unresolved_tool, audit_policy_version = ${policy.version}
-        FROM json_to_recordset(${JSON.stringify(updates)}::json) AS x(id bigint, finality text, unresolved_reason text, unresolved_effect_id text, unresolved_tool text)
-       WHERE r.id = x.id`;
-    after = updates.at(-1)!.id;
-    if (runs.size < CHUNK) return;
+    if (chunk.runs < CHUNK || chunk.last === null) return;
+    after = chunk.last;
   }
 }
