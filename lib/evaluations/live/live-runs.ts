@@ -12,7 +12,7 @@ import { sqlTransaction, type CopyTx } from "../../db/sql-transaction";
 import { conflict, notFound } from "../../errors";
 import { storeBatchIn } from "../ingest/store";
 import { validRun } from "../ingest/validate";
-import { FINALITIES, runRecordSchema, type RunRecord, type StatusAtScoring, STATUSES_AT_SCORING } from "../schemas";
+import { FINALITIES, type RunRecord, type StatusAtScoring, STATUSES_AT_SCORING } from "../schemas";
 import { moveFirstBatch } from "./first-batch";
 import { enqueueExpireLiveRunJob } from "./live-run-job";
 import {
@@ -169,7 +169,7 @@ const outcomeOf = (row: LiveRunRow): LiveOutcome => {
 
 /** The closed run's record remade from all its events and stored as an ingested run's (created, updated, or unchanged). */
 async function storeRecord(tx: CopyTx, evaluationId: string, row: LiveRunRow): Promise<RunRecord> {
-  const record = runRecordSchema.parse(liveRunRecord(head(row), await eventsOf(tx, row.id), outcomeOf(row)));
+  const record = liveRunRecord(head(row), await eventsOf(tx, row.id), outcomeOf(row));
   await storeBatchIn(tx, evaluationId, [validRun(0, record)], "job");
   return record;
 }

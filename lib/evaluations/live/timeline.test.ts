@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../content-hash";
 import { auditFinality, type FinalityEffect } from "../finality";
 import { runRecordSchema, type RunRecord } from "../schemas";
+import { seededRandom } from "../../testing/seeded-random";
 import { admitEvents, liveRunRecord, type StoredEvidence } from "./timeline";
 import type { LiveEvent } from "./schemas";
 
@@ -267,5 +268,78 @@ describe("liveRunRecord", () => {
     expect(runRecordSchema.parse(record)).toMatchObject({ unscoredReason: "TimeoutError" });
     expect(record.scoredAt).toBeUndefined();
     expect(record.effects![0]!.statusAtScoring).toBe("failed");
+  });
+});
+
+describe("liveRunRecord over random runs", () => {
+  // Stored without a second parse (receive.ts, live-runs.ts): whatever events were admitted, the record is valid as it is.
+  it("makes a record runRecordSchema accepts unchanged from any admitted events, scored or not", () => {
+    const rand = seededRandom(24);
+    const pick = <T>(items: readonly T[]) => items[Math.floor(rand() * items.length)]!;
+    const padded = (word: string) => pick(["", " ", "\t"]) + word + pick(["", " ", "\n"]);
+    const time = (s: number) => {
+      const ms = T0 + Math.round(s * 1000);
+      const offset = pick([0, 60, -300]);
+      if (offset === 0) return pick([new Date(ms).toISOString(), new Date(ms).toISOString().replace(".000Z", "Z")]);
+      const local = new Date(ms + offset * 60_000).toISOString().slice(0, 23);
+      const sign = offset > 0 ? "+" : "-";
+      return `${local}${sign}${String(Math.abs(offset) / 60).padStart(2, "0")}:00`;
+    };
+    for (let run = 0; run < 300; run++) {
+      const list: object[] = [];
+      const effects = Math.floor(rand() * 5);
+      for (let e = 0; e < effects; e++) {
+        const requestedAt = rand() * 20 - 5;
+        list.push({
+          eventId: padded(`r${e}`),
+          type: "effect_requested",
+          at: time(requestedAt),
+          effectId: padded(`t${e}`),
+          tool: padded(pick(["send_money", "bank.read"])),
+          ...(rand() < 0.5 && { surface: padded(`acct:${e}`) }),
+          ...(rand() < 0.3 && { handle: padded(`op-${e}`) }),
+          ...(rand() < 0.3 && { callId: padded(`call-${e}`) }),
+          ...(rand() < 0.3 && { arguments: { amount: e, note: " kept as sent " } }),
+        });
+        for (let s = 0; s < Math.floor(rand() * 4); s++)
+          list.push({
+            eventId: `s${e}.${s}`,
+            type: "effect_status",
+            at: time(requestedAt + rand() * 30 - 3),
+            effectId: `t${e}`,
+            status: pick(["pending", "running", "completed", "failed", "cancelled", "unknown"]),
+            ...(rand() < 0.3 && { evidence: pick([" read back ", { op: e }]) }),
+            ...(rand() < 0.2 && { handle: ` task-${e} ` }),
+          });
+      }
+      for (let t = 0; t < Math.floor(rand() * 3); t++)
+        list.push({
+          eventId: `x${t}`,
+          type: "touch",
+          at: time(rand() * 30 - 5),
+          surface: padded(`acct:${t}`),
+          op: pick(["read", "write"]),
+        });
+      if (rand() < 0.3)
+        list.push({
+          eventId: "z",
+          type: "reset",
+          at: time(rand() * 30),
+          surface: padded("acct:0"),
+          verified: rand() < 0.5,
+          evidence: " wiped ",
+        });
+      const admission = admitEvents(empty, list);
+      const outcome =
+        rand() < 0.2
+          ? { unscoredReason: "TimeoutError" }
+          : { scoredAtMs: T0 + Math.round((rand() * 30 - 10) * 1000), endpointLabel: pick(["success", "failure"] as const), score: rand() };
+      const record = liveRunRecord(
+        { ...head, startedAtMs: T0 + Math.round(rand() * 10_000) },
+        admission.accepted.map((a) => a.event),
+        outcome,
+      );
+      expect(runRecordSchema.parse(record), `run ${run}: ${JSON.stringify(list)}`).toEqual(record);
+    }
   });
 });

@@ -30,6 +30,23 @@ const only = (batch: OtlpResourceSpans[]) => {
 };
 
 describe("planTraces", () => {
+  it("reads names as the live-run schemas take them, trimmed: the run stored under a name is the one its record names", () => {
+    const { trace } = only(
+      resource(
+        [
+          span("aaaaaaaaaaaaaaa1", {
+            attributes: { "gen_ai.operation.name": "invoke_agent", "boundary_lab.run.id": " run-7 ", "boundary_lab.task.id": "\ttask-1\n" },
+          }),
+          tool("aaaaaaaaaaaaaaa2", { "gen_ai.tool.name": " get_balance ", "boundary_lab.effect.surface": "   " }),
+        ],
+        { "boundary_lab.evaluation": " bank ", "service.name": " agents " },
+      ),
+    );
+    expect(trace).toMatchObject({ evaluation: "bank", harness: "agents", runId: "run-7", taskId: "task-1" });
+    expect(trace.events[0]!.event).toMatchObject({ tool: "get_balance" });
+    expect(trace.events[0]!.event).not.toHaveProperty("surface");
+  });
+
   it("makes an execute_tool span an effect requested at its start and completed at its end, named by its tool call id", () => {
     const { trace, rejected } = only(
       resource([

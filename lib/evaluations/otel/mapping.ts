@@ -115,8 +115,9 @@ export interface Plan {
 /** An attribute as set on the span, or as the Vercel AI SDK passes telemetry metadata (`ai.telemetry.metadata.<name>`). */
 const own = (attributes: Attributes, name: string): AttributeValue | undefined =>
   attributes[name] ?? attributes[`ai.telemetry.metadata.${name}`];
+/** An attribute's text as the live-run schemas take it (trimmed): the run's names are stored as they are read here. */
 const text = (value: AttributeValue | undefined): string | undefined =>
-  typeof value === "string" && value.trim().length > 0 ? value : typeof value === "number" ? String(value) : undefined;
+  typeof value === "string" ? value.trim() || undefined : typeof value === "number" ? String(value) : undefined;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 const isToolSpan = (span: OtlpSpan) =>
@@ -206,7 +207,7 @@ function eventsOfSpan(span: OtlpSpan): { events: LiveEvent[]; score?: PlannedSco
       const evidence = text(attributes[ATTR.evidence]);
       events.push({ eventId, type: "reset", at, surface, verified, ...(evidence && { evidence }) });
     } else if (event.name === EVENT.evaluationResult && score === undefined) {
-      const word = text(attributes[ATTR.scoreLabel])?.trim().toLowerCase();
+      const word = text(attributes[ATTR.scoreLabel])?.toLowerCase();
       const label = word === undefined ? undefined : LABEL_WORDS[word];
       const raw = attributes[ATTR.scoreValue];
       const value = typeof raw === "number" && Number.isFinite(raw) ? raw : undefined;

@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { canonicalJson } from "../../content-hash";
 import type { Db } from "../../db/prisma";
+import { packedText, packTexts } from "../../db/packed-texts";
 import { rowsOf } from "../../db/rows";
 import type { CopyTx } from "../../db/sql-transaction";
 import { DomainError, notFound } from "../../errors";
@@ -21,7 +22,7 @@ import { enqueueExpireLiveRunJob } from "../live/live-run-job";
 import { inTransaction, lockOpenedRun, recordEventsIn, scoreIn, type LiveRunRow } from "../live/live-runs";
 import { openLiveRunBodySchema, type ScoreLiveRunBody } from "../live/schemas";
 import { admitEvents, liveRunRecord } from "../live/timeline";
-import { runRecordSchema, type RunRecord } from "../schemas";
+import type { RunRecord } from "../schemas";
 import { planTraces, type SpanRefusal, type TracePlan } from "./mapping";
 import type { OtlpResourceSpans } from "./spans";
 
@@ -195,8 +196,8 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
       trace.events.map((e) => e.event),
     ),
   }));
-  // One JSON parameter (a text array of JSON documents costs an escape of every quote on the way), each run's
-  // events and spans JSON text in it: as text PostgreSQL copies them, as json it parsed them all again.
+  // Each run's events and spans as JSON text, packed as bytes (packed-texts.ts): run n's are texts 2n - 1 and 2n.
+  // As text PostgreSQL copies them; as json it parsed them all again.
   const newRuns = candidates.map(({ trace, admission }) => ({
     external_id: runName(trace),
     task_id: taskOf(trace),
@@ -204,21 +205,26 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
     outcome: scoreOf(trace) ?? null,
     scored_at: scoreOf(trace)?.at ?? null,
     clock_skew_events: admission.flagged.length,
-    first_events: JSON.stringify(admission.accepted.map((a) => a.event)),
-    first_spans: JSON.stringify(spanRowsOf(trace)),
   }));
+  const firstBatches = packTexts(
+    candidates.flatMap(({ trace, admission }) => [
+      JSON.stringify(admission.accepted.map((a) => a.event)),
+      JSON.stringify(spanRowsOf(trace)),
+    ]),
+  );
   const created = new Map(
     rowsOf(
       z.object({ id: z.string(), external_id: z.string(), expires_at: z.date() }),
       await tx.$queryRaw`
+        WITH packed AS (${firstBatches})
         INSERT INTO live_runs (evaluation_id, external_id, task_id, started_at, expires_at, timeout_seconds, state, outcome, scored_at, closed_at,
                                clock_skew_events, first_events, first_spans)
         SELECT ${evaluation.id}::uuid, x.external_id, x.task_id, x.started_at, now() + ${evaluation.timeoutSeconds}::int * interval '1 second',
                ${evaluation.timeoutSeconds}::int, CASE WHEN x.outcome IS NULL THEN 'open' ELSE 'scored' END, x.outcome, x.scored_at,
-               CASE WHEN x.outcome IS NULL THEN NULL ELSE now() END, x.clock_skew_events, x.first_events, x.first_spans
-          FROM json_to_recordset(${JSON.stringify(newRuns)}::json)
-               AS x(external_id text, task_id text, started_at timestamptz, outcome jsonb, scored_at timestamptz, clock_skew_events int,
-                    first_events text, first_spans text)
+               CASE WHEN x.outcome IS NULL THEN NULL ELSE now() END, x.clock_skew_events, ${packedText("2 * x.n - 1")}, ${packedText("2 * x.n")}
+          FROM ROWS FROM (json_to_recordset(${JSON.stringify(newRuns)}::json)
+                 AS (external_id text, task_id text, started_at timestamptz, outcome jsonb, scored_at timestamptz, clock_skew_events int))
+               WITH ORDINALITY AS x(external_id, task_id, started_at, outcome, scored_at, clock_skew_events, n), packed
          WHERE NOT EXISTS (SELECT 1 FROM evaluation_runs WHERE evaluation_id = ${evaluation.id}::uuid AND external_id = x.external_id)
         ON CONFLICT (evaluation_id, external_id) DO NOTHING
         RETURNING id::text, external_id, expires_at`,
@@ -235,12 +241,10 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
     if (score)
       records.push({
         runId: run.id,
-        record: runRecordSchema.parse(
-          liveRunRecord(
-            { externalId: run.external_id, taskId: taskOf(trace), groupId: null, attempt: null, startedAtMs: trace.startedAtMs },
-            admission.accepted.map((a) => a.event),
-            { scoredAtMs: Date.parse(score.at!), endpointLabel: score.endpointLabel!, score: score.score, threshold: score.threshold },
-          ),
+        record: liveRunRecord(
+          { externalId: run.external_id, taskId: taskOf(trace), groupId: null, attempt: null, startedAtMs: trace.startedAtMs },
+          admission.accepted.map((a) => a.event),
+          { scoredAtMs: Date.parse(score.at!), endpointLabel: score.endpointLabel!, score: score.score, threshold: score.threshold },
         ),
       });
     else await enqueueExpireLiveRunJob(tx, run.id, run.expires_at);
