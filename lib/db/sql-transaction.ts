@@ -19,6 +19,12 @@ export interface CopyTx extends SqlTx {
   copyRows(table: string, rows: readonly Record<string, unknown>[], columns: Readonly<Record<string, ColumnType>>): Promise<void>;
   /** Lines already in COPY's text format (pg-copy.ts copyFormat), each ending in a newline. */
   copyLines(table: string, names: readonly string[], text: string): Promise<void>;
+  /**
+   * $queryRaw as the named prepared statement `name` (one text per name): PostgreSQL keeps its plan on the
+   * connection, for a statement run once a batch whose planning costs more than its run (each connection
+   * is the pool's own, never shared through a transaction-pooling proxy).
+   */
+  $queryPrepared<T = unknown>(name: string, query: Prisma.Sql): Promise<T>;
 }
 
 const statement = (query: TemplateStringsArray | Prisma.Sql, values: unknown[]): Prisma.Sql =>
@@ -39,6 +45,9 @@ export async function sqlTransaction<T>(pool: pg.Pool, work: (tx: CopyTx) => Pro
     async $queryRaw<R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
       const sql = statement(query, values);
       return (await client.query(sql.text, sql.values as unknown[])).rows as R;
+    },
+    async $queryPrepared<R>(name: string, query: Prisma.Sql) {
+      return (await client.query({ name, text: query.text, values: query.values as unknown[] })).rows as R;
     },
     async $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
       const sql = statement(query, values);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { Db } from "../../db/prisma";
+import { poolOf, type Db } from "../../db/prisma";
+import { sqlTransaction } from "../../db/sql-transaction";
 import { Prisma } from "../../generated/prisma/client";
 import { seededRandom } from "../../testing/seeded-random";
 import { useTestDatabase } from "../../testing/use-test-database";
@@ -90,12 +91,14 @@ describe("the set-based linking SQL", () => {
             firstWriteMs: spans.get(runId)?.firstWriteMs ?? null,
             lastReadMs: spans.get(runId)?.lastReadMs ?? null,
           }));
-        const found = (await storedLinkCandidates(db, id, [range], batch)).map(({ surface, runId, firstWriteMs, lastReadMs }) => ({
-          surface,
-          runId,
-          firstWriteMs,
-          lastReadMs,
-        }));
+        const found = (await sqlTransaction(poolOf(db), (tx) => storedLinkCandidates(tx, id, [range], batch))).map(
+          ({ surface, runId, firstWriteMs, lastReadMs }) => ({
+            surface,
+            runId,
+            firstWriteMs,
+            lastReadMs,
+          }),
+        );
         const byRun = (a: { runId: string }, b: { runId: string }) => Number(a.runId) - Number(b.runId);
         expect(found.sort(byRun), JSON.stringify(range)).toEqual(expected.sort(byRun));
         compared += expected.length;

@@ -14,6 +14,7 @@ import { packedText, packTexts } from "../../db/packed-texts";
 import { rowsOf } from "../../db/rows";
 import type { CopyTx } from "../../db/sql-transaction";
 import { DomainError, notFound } from "../../errors";
+import { Prisma } from "../../generated/prisma/client";
 import { createEvaluation, EvaluationNameTakenError } from "../create-evaluation";
 import { storeToolSuggestions, toolSuggestionSchema } from "../tool-suggestions";
 import { storeBatchIn } from "../ingest/store";
@@ -215,7 +216,10 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
   const created = new Map(
     rowsOf(
       z.object({ id: z.string(), external_id: z.string(), expires_at: z.date() }),
-      await tx.$queryRaw`
+      // Prepared: planning it took ~4.5 ms a request.
+      await tx.$queryPrepared(
+        "otel-open-runs",
+        Prisma.sql`
         WITH packed AS (${firstBatches})
         INSERT INTO live_runs (evaluation_id, external_id, task_id, started_at, expires_at, timeout_seconds, state, outcome, scored_at, closed_at,
                                clock_skew_events, first_events, first_spans)
@@ -228,6 +232,7 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
          WHERE NOT EXISTS (SELECT 1 FROM evaluation_runs WHERE evaluation_id = ${evaluation.id}::uuid AND external_id = x.external_id)
         ON CONFLICT (evaluation_id, external_id) DO NOTHING
         RETURNING id::text, external_id, expires_at`,
+      ),
     ).map((r) => [r.external_id, r]),
   );
   const fresh = candidates.flatMap((c) => {
