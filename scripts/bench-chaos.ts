@@ -18,16 +18,27 @@
 //   duplicate    stored runs beyond one per natural key;
 //   env. failures  runs stored as environment failures; voided attempts (retried, kept as evidence).
 // Between rounds it waits until every child runs and the queue is empty.
+//
+// Then `--recompute-rounds N` (default 2) rounds of a killed policy recompute (issue 25 item 1): an
+// evaluation of 200,000 synthetic runs (ingested in process), a new effect-policy version saved, and
+// once a random share (25-75%) of its runs is computed, every replay worker SIGKILLed (the job's
+// holder among them). Per round: the share computed at the kill, the time from the kill to the version
+// applied (the supervisor restarts the workers, the heartbeat frees the dead one's job, a new one goes
+// on from the last chunk committed), whether every run's finality then equals the rule applied in
+// JavaScript (lib/testing/finality-reference.ts), and the chunks' results left behind (none expected).
 import { randomInt } from "node:crypto";
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { parseArgs } from "node:util";
+import { isDeepStrictEqual, parseArgs } from "node:util";
 import pg from "pg";
 import { z } from "zod";
 import { spawnEmbeddedPostgres, type EmbeddedProcess } from "../lib/db/embedded-process";
 import { freePort } from "../lib/db/free-port";
 import { createPrisma, type Db } from "../lib/db/prisma";
+import { createEvaluation } from "../lib/evaluations/create-evaluation";
+import { ingestRuns } from "../lib/evaluations/ingest/ingest-runs";
+import { setEffectPolicy } from "../lib/evaluations/set-effect-policy";
 import { createQueuedExperiment } from "../lib/experiments/create-experiment";
 import { runnableJobCount } from "../lib/jobs/queue";
 import { replayConfigSchema } from "../lib/replay/rules/config";
@@ -38,13 +49,17 @@ import { experimentSummary } from "../lib/replay/store/summary";
 import { SERVICE_NAME, replayWorkerName } from "../lib/supervisor/stack-children";
 import { requireProductionBuild } from "../lib/testing/bench-web";
 import { chaosReport, faultKindOf, faultProgressOf, formatChaosTable, type FaultKind, type RoundResult } from "../lib/testing/chaos-report";
+import { finalityReference } from "../lib/testing/finality-reference";
+import { storedFinality } from "../lib/testing/random-runs";
 import { seededRandom } from "../lib/testing/seeded-random";
+import { POLICY, syntheticRun } from "../lib/testing/synthetic-evaluation-runs";
 import { startSupervisedStack, type SupervisedStack } from "../lib/testing/supervised-stack";
 
 const flags = z
   .object({
     json: z.string().min(1).optional(),
     rounds: z.coerce.number().int().min(1).max(1_000).default(10),
+    "recompute-rounds": z.coerce.number().int().min(0).max(100).default(2),
     seed: z.coerce
       .number()
       .int()
@@ -52,7 +67,12 @@ const flags = z
       .max(2 ** 32 - 1)
       .default(() => randomInt(2 ** 32 - 1)),
   })
-  .parse(parseArgs({ options: { json: { type: "string" }, rounds: { type: "string" }, seed: { type: "string" } }, strict: true }).values);
+  .parse(
+    parseArgs({
+      options: { json: { type: "string" }, rounds: { type: "string" }, "recompute-rounds": { type: "string" }, seed: { type: "string" } },
+      strict: true,
+    }).values,
+  );
 
 const WORKERS = 2;
 const STACK_READY_TIMEOUT_MS = 180_000;
@@ -220,6 +240,72 @@ async function runRound(round: number): Promise<RoundResult> {
   }
 }
 
+const RECOMPUTE_RUNS = 200_000;
+const RECOMPUTE_TIMEOUT_MS = 10 * 60_000;
+
+interface RecomputeRound {
+  round: number;
+  runs: number;
+  killedAtRunsDone: number;
+  runsTotal: number;
+  killedWorkers: number;
+  appliedAfterKillMs: number | null;
+  equalsRule: boolean;
+  leftoverResults: number;
+}
+
+/** One killed recompute: the evaluation ingested, a version saved, the workers killed mid-way, the outcome checked. */
+async function runRecomputeRound(round: number): Promise<RecomputeRound> {
+  const db = createPrisma(postgres!.url, 4);
+  try {
+    const id = await createEvaluation(db, { name: `chaos recompute ${round}`, effectPolicy: POLICY }, null);
+    for (let from = 0; from < RECOMPUTE_RUNS; from += 1_000)
+      await ingestRuns(
+        db,
+        id,
+        Array.from({ length: 1_000 }, (_, k) => syntheticRun(from + k)),
+      );
+    const policy = { tools: { ...POLICY.tools, "files.write": "external" as const } };
+    const { version } = await setEffectPolicy(db, id, policy, null);
+    const share = 0.25 + random() * 0.5;
+    const progress = () =>
+      db.evaluationPolicyRecompute.findUniqueOrThrow({ where: { evaluationId_version: { evaluationId: id, version } } });
+    const reached = await until(
+      async () => {
+        const row = await progress();
+        return row.runsDone >= share * row.runsTotal && row.appliedAt === null ? row : null;
+      },
+      RECOMPUTE_TIMEOUT_MS,
+      20,
+    );
+    if (!reached)
+      throw new Error(`recompute round ${round}: ${Math.round(share * 100)}% of the runs were not computed before the version was applied`);
+    const killedAt = performance.now();
+    for (let i = 1; i <= WORKERS; i++) process.kill(stack!.child(replayWorkerName(i)).pid!, "SIGKILL");
+    log(`recompute round ${round}: every replay worker killed at ${reached.runsDone}/${reached.runsTotal} runs computed`);
+    const applied = await until(
+      async () => ((await progress()).appliedAt ? performance.now() - killedAt : null),
+      RECOMPUTE_TIMEOUT_MS,
+      100,
+    );
+    // The job goes on after the apply (the results dropped, the traces moved): wait for it to finish.
+    await until(async () => ((await runnableJobCount(db)) === 0 ? true : null), RECOMPUTE_TIMEOUT_MS, 250);
+    const equalsRule = isDeepStrictEqual(await storedFinality(db, id), await finalityReference(db, id, policy));
+    return {
+      round,
+      runs: RECOMPUTE_RUNS,
+      killedAtRunsDone: reached.runsDone,
+      runsTotal: reached.runsTotal,
+      killedWorkers: WORKERS,
+      appliedAfterKillMs: applied === null ? null : Math.round(applied),
+      equalsRule,
+      leftoverResults: await db.evaluationRecomputedFinality.count({ where: { evaluationId: id } }),
+    };
+  } finally {
+    await db.$disconnect();
+  }
+}
+
 /** Every child running and no job left to run (a duplicate finalize job of the last round, say): the next round starts clean. */
 async function settle(): Promise<void> {
   const running = await until(
@@ -256,11 +342,30 @@ try {
     log(`round ${round}: ${result.state}, Table 2 ${result.table2Exact ? "exact" : "NOT exact"}, ${(result.wallMs / 1000).toFixed(1)} s`);
     results.push(result);
   }
-  const report = { seed: flags.seed, ...chaosReport(results) };
+  const recomputes: RecomputeRound[] = [];
+  for (let round = 1; round <= flags["recompute-rounds"]; round++) {
+    await settle();
+    const result = await runRecomputeRound(round);
+    log(
+      `recompute round ${round}: applied ${result.appliedAfterKillMs === null ? "never" : `${result.appliedAfterKillMs} ms after the kill`}, ` +
+        `every run ${result.equalsRule ? "equal to" : "NOT equal to"} the rule, ${result.leftoverResults} results left`,
+    );
+    recomputes.push(result);
+  }
+  const report = { seed: flags.seed, ...chaosReport(results), recomputes };
   console.log(
     `bench:chaos, seed ${flags.seed}: the paper grid (${expectedRunCount(replayConfigSchema.parse({}))} runs) per round through ${WORKERS} supervised replay workers, one fault a round`,
   );
   console.log(formatChaosTable(report));
+  if (recomputes.length > 0) {
+    console.log(`\nA policy recompute of ${RECOMPUTE_RUNS.toLocaleString("en-US")} runs, every replay worker SIGKILLed mid-way:`);
+    console.log("| round | computed at the kill | applied after the kill | every run equal to the rule | results left |");
+    console.log("|---|---:|---:|---|---:|");
+    for (const r of recomputes)
+      console.log(
+        `| ${r.round} | ${r.killedAtRunsDone.toLocaleString("en-US")}/${r.runsTotal.toLocaleString("en-US")} | ${r.appliedAfterKillMs === null ? "never" : `${(r.appliedAfterKillMs / 1000).toFixed(1)} s`} | ${r.equalsRule ? "yes" : "NO"} | ${r.leftoverResults} |`,
+      );
+  }
   console.log(
     `bench wall time ${((performance.now() - benchStart) / 1000).toFixed(1)} s; 1-min load average ${loadBefore.toFixed(2)} before the rounds, ${loadavg()[0]!.toFixed(2)} at the end (${availableParallelism()} cores)`,
   );

@@ -20,7 +20,7 @@ export function EffectPolicyPanel({
   edits,
   suggestions = [],
 }: {
-  evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy">;
+  evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy" | "pendingPolicy">;
   tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
   versions: { version: number; tools: Record<string, string>; createdAt: Date }[];
   edits: boolean;
@@ -120,8 +120,8 @@ export function EffectPolicyPanel({
       {edits ? (
         <LazyPolicyVersionForm
           evaluationId={evaluation.id}
-          policy={evaluation.effectPolicy}
-          version={evaluation.effectPolicyVersion}
+          policy={evaluation.pendingPolicy?.policy ?? evaluation.effectPolicy}
+          version={evaluation.pendingPolicy?.version ?? evaluation.effectPolicyVersion}
           unclassified={tools.filter((t) => t.class === "unclassified").map((t) => t.tool)}
           recordedEffects={Object.fromEntries(tools.filter((t) => t.effects > 0).map((t) => [t.tool, t.effects]))}
           suggested={open.map((s) => ({ tool: s.tool, effectClass: s.suggestedClass }))}

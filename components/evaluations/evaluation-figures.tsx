@@ -96,7 +96,11 @@ export function EvaluationFigures({ summary }: { summary: Omit<EvaluationSummary
         <StatCard
           label="Effect policy"
           value={`version ${summary.effectPolicyVersion}`}
-          meaning="Every figure on this page was computed under this version."
+          meaning={
+            summary.pendingPolicy
+              ? `Every figure on this page was computed under this version; version ${summary.pendingPolicy.version} is being recomputed.`
+              : "Every figure on this page was computed under this version."
+          }
           tone="muted"
           testId="stat-policy"
         />

@@ -37,7 +37,7 @@ export function EvaluationReport({
   suggestions,
   harnessMetrics = [],
 }: {
-  evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy">;
+  evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy" | "pendingPolicy">;
   summary: EvaluationSummary;
   largestUnits: { unit: string; runs: number; surfaces: string[] }[];
   tools: { tool: string; class: ToolClass; effects: number; calls: number }[];

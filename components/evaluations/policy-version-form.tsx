@@ -35,8 +35,8 @@ function readOnlyWithEffects(rows: readonly PolicyRow[], recordedEffects: Record
 }
 
 /**
- * Saves the rows as the policy's next version (PUT …/effect-policy), which recomputes every run's
- * audit; then the page reloads its figures. It sends the version it was opened at (then the one it
+ * Saves the rows as the policy's next version (PUT …/effect-policy), whose recompute runs as a job:
+ * the page shows its progress and reloads its figures once it is applied. It sends the version it was opened at (then the one it
  * saved): a version saved meanwhile by someone else is refused (409) and shown beside these rows,
  * to load it or to save these rows over it.
  */
@@ -123,7 +123,8 @@ export function PolicyVersionForm({
         Save a new policy version
       </h3>
       <p className="text-sm text-muted-foreground">
-        Edited from version {baseVersion}. The earlier versions stay; every run&apos;s finality is recomputed under the new one.
+        Edited from version {baseVersion}. The earlier versions stay; every run&apos;s finality is recomputed under the new one in the
+        background, and the figures above change to it all at once when it is done.
       </p>
       {toAdd.length > 0 ? (
         <Button size="sm" onClick={addSuggested} data-testid="add-suggested-classes">
@@ -166,7 +167,7 @@ export function PolicyVersionForm({
           <p>
             {saved.unchanged
               ? `Nothing to save: the policy classifies every tool as version ${saved.version} does, so no version was made.`
-              : `Saved as version ${saved.version}; the figures above are recomputed.`}
+              : `Saved as version ${saved.version}; its recompute has started and the figures above change to it when it is applied.`}
           </p>
         </Alert>
       ) : null}
@@ -181,7 +182,7 @@ export function PolicyVersionForm({
         </Alert>
       ) : null}
       <Button type="submit" variant="primary" disabled={busy}>
-        {busy ? "Saving and recomputing…" : "Save as a new version"}
+        {busy ? "Saving…" : "Save as a new version"}
       </Button>
     </form>
   );

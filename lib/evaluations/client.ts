@@ -6,10 +6,12 @@ import { evaluationStatisticsSchema, type EvaluationStatistics } from "./evaluat
 import { evaluationDetailSchema, evaluationSummarySchema, type EvaluationDetail, type EvaluationSummary } from "./read-schemas";
 import {
   ingestResponseSchema,
+  setEffectPolicyAnswerSchema,
   type CreateEvaluationBody,
   type EffectPolicy,
   type IngestResponse,
   type PostResolutionBody,
+  type SetEffectPolicyAnswer,
   type SetEffectPolicyBody,
 } from "./schemas";
 import {
@@ -84,8 +86,8 @@ export function evaluationClient(options: EvaluationClientOptions) {
         body,
       ),
     /** With `baseVersion`, refused (409 edit_conflict) when the policy is no longer at that version. */
-    setEffectPolicy: (id: string, policy: EffectPolicy, baseVersion?: number): Promise<{ version: number }> =>
-      call("PUT", `${at(id)}/effect-policy`, z.object({ version: z.number().int() }), {
+    setEffectPolicy: (id: string, policy: EffectPolicy, baseVersion?: number): Promise<SetEffectPolicyAnswer> =>
+      call("PUT", `${at(id)}/effect-policy`, setEffectPolicyAnswerSchema, {
         ...policy,
         ...(baseVersion === undefined ? {} : { baseVersion }),
       } satisfies SetEffectPolicyBody),

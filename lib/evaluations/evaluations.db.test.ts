@@ -11,6 +11,7 @@ import { evaluationStatistics } from "./evaluation-statistics";
 import { evaluationTools, largestUnits, listEvaluationRuns } from "./evaluation-runs";
 import { ingestRuns } from "./ingest/ingest-runs";
 import { setEffectPolicy } from "./set-effect-policy";
+import { applyPendingPolicy } from "./policy-recompute/recompute";
 import { evaluationSummary } from "./summary";
 
 // The worked example of docs/evaluations.md, stored and audited on a real PostgreSQL.
@@ -46,8 +47,9 @@ describe("an evaluation, stored and audited", () => {
     // r1's write settled at 10:00:08 only now that evidence came; the posted resolution survived the update.
     expect(await db.evaluationEffectResolution.count({ where: { evaluationId: id, source: "posted" } })).toBe(1);
 
-    // A new policy version recomputes finality: bank.transfer read-only makes every run final.
-    expect(await setEffectPolicy(db, id, { tools: { "bank.*": "read_only" } }, null)).toEqual({ version: 2 });
+    // A new policy version recomputes finality (its job): bank.transfer read-only makes every run final.
+    expect(await setEffectPolicy(db, id, { tools: { "bank.*": "read_only" } }, null)).toMatchObject({ version: 2, appliedVersion: 1 });
+    await applyPendingPolicy(db, id);
     expect(await evaluationSummary(db, id)).toMatchObject({ effectPolicyVersion: 2, final: { successes: 3, n: 3 }, unresolved: { n: 0 } });
     expect(await db.evaluationEffectPolicy.count({ where: { evaluationId: id } })).toBe(2);
 
@@ -86,6 +88,7 @@ describe("an evaluation, stored and audited", () => {
     const late = await served();
     expect(late.units.analysisUnits).toBe(2);
     await setEffectPolicy(db, id, { tools: { "bank.*": "read_only" } }, null);
+    await applyPendingPolicy(db, id);
     expect(await served()).not.toEqual(late);
   });
 

@@ -15,6 +15,8 @@ const evaluationRow = z.object({
   live_run_timeout_seconds: z.number().int(),
   score_threshold: z.number().nullable(),
   tools: z.unknown(),
+  pending_policy_version: z.number().int().nullable(),
+  pending_tools: z.unknown(),
 });
 
 /** An evaluation and its current effect policy, or null: one round trip (the page's header waits for it). */
@@ -23,9 +25,10 @@ export async function getEvaluation(db: Db, evaluationId: string): Promise<Evalu
   const [row] = z.array(evaluationRow).parse(
     await db.$queryRaw`
       SELECT e.id::text AS id, e.name, e.description, e.harness, e.benchmark, u.email AS created_by, e.created_at, e.effect_policy_version,
-             e.live_run_timeout_seconds, e.score_threshold, p.tools
+             e.live_run_timeout_seconds, e.score_threshold, p.tools, e.pending_policy_version, pending.tools AS pending_tools
         FROM evaluations e
         JOIN evaluation_effect_policies p ON p.evaluation_id = e.id AND p.version = e.effect_policy_version
+        LEFT JOIN evaluation_effect_policies pending ON pending.evaluation_id = e.id AND pending.version = e.pending_policy_version
         LEFT JOIN users u ON u.id = e.created_by_id
        WHERE e.id = ${evaluationId}::uuid`,
   );
@@ -40,6 +43,10 @@ export async function getEvaluation(db: Db, evaluationId: string): Promise<Evalu
     createdAt: row.created_at.toISOString(),
     effectPolicyVersion: row.effect_policy_version,
     effectPolicy: effectPolicySchema.parse({ tools: row.tools }),
+    pendingPolicy:
+      row.pending_policy_version === null
+        ? null
+        : { version: row.pending_policy_version, policy: effectPolicySchema.parse({ tools: row.pending_tools }) },
     liveRunTimeoutSeconds: row.live_run_timeout_seconds,
     scoreThreshold: row.score_threshold,
   };

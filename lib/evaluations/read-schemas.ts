@@ -28,11 +28,22 @@ const count = z.number().int().min(0);
 /** n out of N, the population named by the key that holds it. */
 const ratio = z.object({ successes: count, n: count });
 
+/** A policy version saved and not yet applied: its recompute's progress (runs computed of the scored runs). */
+export const pendingPolicySchema = z.object({
+  version: z.number().int().min(1),
+  runsDone: count,
+  runsTotal: count,
+  requestedAt: z.string(),
+});
+export type PendingPolicy = z.infer<typeof pendingPolicySchema>;
+
 /** GET /api/v1/evaluations/{id}/summary: every figure an SQL aggregate over the stored audit (lib/evaluations/summary.ts). */
 export const evaluationSummarySchema = z.object({
   evaluationId: z.uuid(),
   /** The effect-policy version every figure below was computed under. */
   effectPolicyVersion: z.number().int().min(1),
+  /** A newer version saved and being recomputed, with its progress in scored runs; its figures replace these all at once when it is applied. */
+  pendingPolicy: pendingPolicySchema.nullable().default(null),
   /** Every stored run, unscored ones included. */
   runs: count,
   /** Runs the harness recorded no score for (finality unscored): in no rate below, counted here on their own. */
@@ -65,6 +76,11 @@ export const evaluationDetailSchema = z.object({
   createdAt: z.string(),
   effectPolicyVersion: z.number().int(),
   effectPolicy: effectPolicySchema,
+  /** The version saved after the applied one and being recomputed, with its policy (an edit starts from it); null when none. */
+  pendingPolicy: z
+    .object({ version: z.number().int().min(1), policy: effectPolicySchema })
+    .nullable()
+    .default(null),
   /** How long a live run may stay open before it is stored unscored. */
   liveRunTimeoutSeconds: z.number().int(),
   /** A run's score at or above which it is a success, for scores sent without a label; null: none declared. */

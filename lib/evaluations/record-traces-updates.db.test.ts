@@ -7,6 +7,7 @@ import { createEvaluation } from "./create-evaluation";
 import { ingestRuns } from "./ingest/ingest-runs";
 import type { EffectPolicy } from "./schemas";
 import { setEffectPolicy } from "./set-effect-policy";
+import { applyPendingPolicy } from "./policy-recompute/recompute";
 import { RECORD_TRACES_JOB, recordTracesJobKey } from "./record-traces-job";
 import { runnableJobCount } from "../jobs/queue";
 import { at } from "../testing/evaluation-example";
@@ -149,6 +150,7 @@ describe("imported traces kept in step with runs and policies", () => {
     // update_password, unclassified (so marked as a call that may write), becomes read-only: only p3's trace disagrees, and p3 of A alone moves.
     const readsPassword: EffectPolicy = { tools: { ...POLICY.tools, update_password: "read_only" } };
     await setEffectPolicy(db, first, readsPassword, null);
+    await applyPendingPolicy(db, first);
     const after = await links(first);
     expect(after).toMatchObject({ p1: before.p1, p2: before.p2 });
     expect(after.p3).not.toBe(before.p3);
@@ -166,9 +168,11 @@ describe("imported traces kept in step with runs and policies", () => {
 
     // B under the same policy: its p3 joins the trace A's p3 made, rather than a second one.
     await setEffectPolicy(db, second, readsPassword, null);
+    await applyPendingPolicy(db, second);
     expect(await links(second)).toEqual(after);
     // A back under its first policy: its p3 returns to its first trace.
     await setEffectPolicy(db, first, POLICY, null);
+    await applyPendingPolicy(db, first);
     expect(await links(first)).toEqual(before);
     expect(await importedTraces()).toEqual(tracesAfter);
   });

@@ -96,6 +96,19 @@ export const setEffectPolicyBodySchema = effectPolicySchema.extend({
 });
 export type SetEffectPolicyBody = z.infer<typeof setEffectPolicyBodySchema>;
 
+/**
+ * PUT …/effect-policy's answer: the version saved (or the latest, `unchanged`), the version every figure
+ * is under until the new one is applied (`appliedVersion`), and the recompute's progress in scored runs
+ * (null when nothing is pending). GET …/summary's `pendingPolicy` follows it until it is applied.
+ */
+export const setEffectPolicyAnswerSchema = z.object({
+  version: z.number().int().min(1),
+  unchanged: z.literal(true).optional(),
+  appliedVersion: z.number().int().min(1),
+  recompute: z.object({ runsDone: z.number().int(), runsTotal: z.number().int() }).nullable(),
+});
+export type SetEffectPolicyAnswer = z.infer<typeof setEffectPolicyAnswerSchema>;
+
 /** The 409's `details` when baseVersion is stale: the current version with its policy, and the policy refused. */
 export const effectPolicyConflictSchema = z.object({
   current: z.object({ version: z.number().int().min(1), policy: effectPolicySchema }),

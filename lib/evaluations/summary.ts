@@ -4,12 +4,17 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { notFound } from "../errors";
 import { trueRateBounds } from "./finality";
+import { underOneAppliedVersion } from "./policy-recompute/read";
 import type { EvaluationSummary } from "./read-schemas";
 import { UNRESOLVED_REASONS } from "./schemas";
 
 const int = z.coerce.number().int();
 const totals = z.object({
   version: int,
+  pending_version: int.nullable(),
+  runs_done: int.nullable(),
+  runs_total: int.nullable(),
+  requested_at: z.date().nullable(),
   runs: int,
   unscored: int,
   reported_successes: int,
@@ -23,13 +28,19 @@ const totals = z.object({
   public: int,
 });
 
-/** The summary of one evaluation; throws notFound for an unknown id. */
+/** The summary of one evaluation, every figure under one applied policy version; throws notFound for an unknown id. */
 export async function evaluationSummary(db: Db, evaluationId: string): Promise<EvaluationSummary> {
+  return underOneAppliedVersion(db, evaluationId, () => readSummary(db, evaluationId));
+}
+
+async function readSummary(db: Db, evaluationId: string): Promise<EvaluationSummary> {
   const [rows, unresolvedRows, largestRows] = await Promise.all([
     // From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
     db.$queryRaw`
-      SELECT e.effect_policy_version AS version, counts.*
-        FROM evaluations e CROSS JOIN LATERAL (
+      SELECT e.effect_policy_version AS version, e.pending_policy_version AS pending_version, r.runs_done, r.runs_total, r.requested_at, counts.*
+        FROM evaluations e
+        LEFT JOIN evaluation_policy_recomputes r ON r.evaluation_id = e.id AND r.version = e.pending_policy_version
+       CROSS JOIN LATERAL (
           SELECT coalesce(sum(n), 0) AS runs,
                  coalesce(sum(n) FILTER (WHERE finality = 'unscored'), 0) AS unscored,
                  coalesce(sum(n) FILTER (WHERE endpoint_label = 'success'), 0) AS reported_successes,
@@ -62,6 +73,15 @@ export async function evaluationSummary(db: Db, evaluationId: string): Promise<E
   return {
     evaluationId,
     effectPolicyVersion: t.version,
+    pendingPolicy:
+      t.pending_version === null
+        ? null
+        : {
+            version: t.pending_version,
+            runsDone: t.runs_done ?? 0,
+            runsTotal: t.runs_total ?? 0,
+            requestedAt: t.requested_at!.toISOString(),
+          },
     runs: t.runs,
     unscored: t.unscored,
     reported: { successes: t.reported_successes, n: scored },

@@ -6,6 +6,7 @@ import type { Db } from "../db/prisma";
 import { evaluationStatistics } from "../evaluations/evaluation-statistics";
 import { listEvaluationRuns } from "../evaluations/evaluation-runs";
 import { setEffectPolicy } from "../evaluations/set-effect-policy";
+import { applyPendingPolicy } from "../evaluations/policy-recompute/recompute";
 import { evaluationSummary } from "../evaluations/summary";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { AGENTDOJO_RUNS, HAND_MADE, INSPECT_LOGS } from "../testing/importer-fixtures";
@@ -182,6 +183,9 @@ describe("importing into an evaluation that exists (issue 26 item 2)", () => {
     const report = importReportSchema.parse(await importLogs(db, [AGENTDOJO_RUNS], { evaluationName: "named on the form" }));
     const { send_money: _kept, ...adopted } = agentDojoEffectPolicy().tools;
     expect(report.policyVersions).toEqual([{ evaluation: "named on the form", version: 2, adopted }]);
+    // The runs went in under version 1; version 2 is the job's to apply.
+    expect((await getEvaluation(db, id))!.pendingPolicy).toEqual({ version: 2, policy: { tools: { ...adopted, send_money: "external" } } });
+    await applyPendingPolicy(db, id);
     const evaluation = (await getEvaluation(db, id))!;
     expect(evaluation.effectPolicyVersion).toBe(2);
     expect(evaluation.effectPolicy.tools).toEqual({ ...adopted, send_money: "external" });
@@ -204,8 +208,10 @@ describe("importing into an evaluation that exists (issue 26 item 2)", () => {
     expect(await setEffectPolicy(db, id, { tools: { "b.*": "external", a: "read_only" }, baseVersion: 1 }, null)).toEqual({
       version: 1,
       unchanged: true,
+      appliedVersion: 1,
+      recompute: null,
     });
-    expect(await setEffectPolicy(db, id, { tools: { a: "external" }, baseVersion: 1 }, null)).toEqual({ version: 2 });
+    expect(await setEffectPolicy(db, id, { tools: { a: "external" }, baseVersion: 1 }, null)).toMatchObject({ version: 2 });
   });
 });
 
@@ -292,6 +298,7 @@ describe("an Inspect log with unscored samples", () => {
 
   it("keeps them unscored when the policy changes, while the scored run becomes final", async () => {
     await setEffectPolicy(db, evaluationId, { tools: { "web_browser_*": "sync_confirmed" } }, null);
+    await applyPendingPolicy(db, evaluationId);
     const summary = await evaluationSummary(db, evaluationId);
     expect(summary).toMatchObject({
       runs: 3,

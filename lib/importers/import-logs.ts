@@ -174,13 +174,15 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
     for (let attempt = 1; ; attempt++) {
       const current = await getEvaluation(db, evaluation.id);
       if (!current) throw new Error(`evaluation ${evaluation.name} was deleted while the import ran`);
-      const adopted = classesToAdopt(current.effectPolicy, { tools: Object.fromEntries(unseen.map((tool) => [tool, offered[tool]!])) });
+      // From the latest version saved: one still being recomputed is the one the next builds on.
+      const latest = current.pendingPolicy ?? { version: current.effectPolicyVersion, policy: current.effectPolicy };
+      const adopted = classesToAdopt(latest.policy, { tools: Object.fromEntries(unseen.map((tool) => [tool, offered[tool]!])) });
       if (Object.keys(adopted).length === 0) return;
       try {
         const { version } = await setEffectPolicy(
           db,
           evaluation.id,
-          { tools: { ...current.effectPolicy.tools, ...adopted }, baseVersion: current.effectPolicyVersion },
+          { tools: { ...latest.policy.tools, ...adopted }, baseVersion: latest.version },
           options.createdById ?? null,
         );
         report.policyVersions.push({ evaluation: evaluation.name, version, adopted });

@@ -1,3 +1,4 @@
+import { underOneAppliedVersion } from "../evaluations/policy-recompute/read";
 import type { Db } from "../db/prisma";
 import { Prisma, type OpenEffect, type Run } from "../generated/prisma/client";
 import { finalityByDelay, unresolvedRuns, type FinalityDelayRow } from "../experiments/read/experiment-aggregates";
@@ -260,7 +261,12 @@ async function loadCompletionArgumentContent(db: Db, protocolId: string): Promis
   ) as CompletionArgumentShareContent;
 }
 
+/** An evaluation's snapshot, every part of it under one applied policy version. */
 async function loadEvaluationContent(db: Db, id: string): Promise<EvaluationShareContent | null> {
+  return underOneAppliedVersion(db, id, () => readEvaluationContent(db, id));
+}
+
+async function readEvaluationContent(db: Db, id: string): Promise<EvaluationShareContent | null> {
   const evaluation = await getEvaluation(db, id);
   if (!evaluation) return null;
   // Deleted between the two reads: as gone as one never found.

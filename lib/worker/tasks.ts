@@ -11,6 +11,8 @@ import type { Trace } from "../replay/rules/trace";
 import { finalizeExperiment, unitStored } from "../replay/store/persist";
 import { attemptsPerRun, runUnitWithRule } from "../replay/run/run-grid";
 import { recordImportedTraces } from "../evaluations/record-traces";
+import { RECOMPUTE_POLICY_JOB, recomputePolicyPayloadSchema } from "../evaluations/policy-recompute/job";
+import { applyPendingPolicy } from "../evaluations/policy-recompute/recompute";
 import { EXPIRE_LIVE_RUN_JOB, expireLiveRunPayloadSchema } from "../evaluations/live/live-run-job";
 import { expireLiveRun } from "../evaluations/live/live-runs";
 import type { CompletionCheck } from "./completion-check";
@@ -59,9 +61,30 @@ export function expireLiveRunTask(db: Db, log: (line: string) => void): Task {
 }
 
 /**
+ * The recompute_effect_policy job: the evaluation's pending policy version computed chunk by chunk and
+ * applied. A worker shutting down stops between chunks and fails the attempt, so the job is retried and
+ * goes on from the last chunk committed.
+ */
+export function recomputePolicyTask(db: Db, log: (line: string) => void, handedBack: () => boolean): Task {
+  return async (payload, helpers) => {
+    const parsed = recomputePolicyPayloadSchema.safeParse(payload);
+    if (!parsed.success) {
+      log(`job ${helpers.job.id}: invalid ${RECOMPUTE_POLICY_JOB} payload, not retried`);
+      return;
+    }
+    await applyPendingPolicy(db, parsed.data.evaluationId, {
+      afterStep: (step) => {
+        if (step === "applied") log(`evaluation ${parsed.data.evaluationId}: its pending effect-policy version is applied`);
+        if (handedBack()) throw new Error("handed back at shutdown; the recompute goes on from its last chunk");
+      },
+    });
+  };
+}
+
+/**
  * The worker's jobs: replay one unit and store it, close an experiment whose runs are all stored,
- * run one canary trial (lib/canary/), record an evaluation's ingested runs in the trace library, and
- * store a live run that outlived its timeout as unscored.
+ * run one canary trial (lib/canary/), record an evaluation's ingested runs in the trace library,
+ * store a live run that outlived its timeout as unscored, and recompute an evaluation under a new effect-policy version.
  */
 export function replayTaskList(deps: TaskDependencies): TaskList {
   const context = (experimentId: string, config: ReplayConfig, trace: Trace): ReplayContext => ({
@@ -135,5 +158,6 @@ export function replayTaskList(deps: TaskDependencies): TaskList {
     },
     [RECORD_TRACES_JOB]: recordTracesTask(deps.db, deps.log),
     [EXPIRE_LIVE_RUN_JOB]: expireLiveRunTask(deps.db, deps.log),
+    [RECOMPUTE_POLICY_JOB]: recomputePolicyTask(deps.db, deps.log, deps.handedBack),
   };
 }

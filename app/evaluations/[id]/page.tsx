@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { Suspense } from "react";
+import { PolicyRecomputeProgress } from "@/components/evaluations/policy-recompute-progress";
 import { DeleteEvaluationButton } from "@/components/evaluations/delete-evaluation-button";
 import { EVALUATION_CONTENTS, EvaluationReport } from "@/components/evaluations/evaluation-report";
 import { SharePanel } from "@/components/share/share-panel";
@@ -20,8 +21,8 @@ import { evaluationTools, largestUnits, resetsOverriddenByCanary } from "@/lib/e
 import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
 import { exclusionRuleHistory } from "@/lib/statistics/exclusion-rule-store";
 import { getEvaluation, listEffectPolicyVersions } from "@/lib/evaluations/get-evaluation";
-import type { EvaluationDetail } from "@/lib/evaluations/read-schemas";
 import { evaluationSummary } from "@/lib/evaluations/summary";
+import { underOneAppliedVersion } from "@/lib/evaluations/policy-recompute/read";
 import { listToolSuggestions } from "@/lib/evaluations/tool-suggestions";
 import { listHarnessMetrics } from "@/lib/evaluations/harness-metrics";
 
@@ -33,11 +34,10 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
   const principal = await requirePagePermission("results:read", `/evaluations/${id}`);
   const db = getDb();
   // The audit's queries start beside the header's: the audit awaits them behind its loading state.
-  const loadingEvaluation = getEvaluation(db, id);
-  const results = loadAudit(db, id, loadingEvaluation);
+  const results = loadAudit(db, id);
   results.catch(() => {}); // an unknown id ends the page (404) before the audit awaits them
   const edits = can(principal.role, "evaluation:write");
-  const [evaluation, runs] = await Promise.all([loadingEvaluation, edits ? storedRunCount(db, id) : null]);
+  const [evaluation, runs] = await Promise.all([getEvaluation(db, id), edits ? storedRunCount(db, id) : null]);
   if (!evaluation) notFound();
   return (
     <>
@@ -48,7 +48,9 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
           <>
             <span>harness {evaluation.harness ?? "not given"}</span>
             <span>benchmark {evaluation.benchmark ?? "not given"}</span>
-            <span data-testid="policy-version">effect policy version {evaluation.effectPolicyVersion}</span>
+            <Suspense fallback={<span>effect policy version {evaluation.effectPolicyVersion}</span>}>
+              <AppliedPolicyVersion results={results} />
+            </Suspense>
             <span>
               created <Time iso={evaluation.createdAt} />
               {evaluation.createdBy ? ` by ${evaluation.createdBy}` : ""}
@@ -86,52 +88,67 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
       />
       <ContentsBar contents={EVALUATION_CONTENTS} />
       <Suspense fallback={<PageLoading label="Loading the evaluation's audit…" />}>
-        <Audit evaluation={evaluation} edits={edits} results={results} />
+        <Audit edits={edits} results={results} />
       </Suspense>
       {can(principal.role, "share:create") ? <SharePanel resourceType="evaluation" resourceId={id} /> : null}
     </>
   );
 }
 
-/** The summary, the largest units, the tools seen (under the policy, once read), the policy's versions, the statistics and the recorders' suggestions, queried in parallel. */
-const loadAudit = (db: Db, id: string, evaluation: Promise<EvaluationDetail | null>) => {
-  const summary = evaluationSummary(db, id); // read once, for the cards and the statistics
-  return Promise.all([
-    summary,
-    largestUnits(db, id),
-    evaluation.then((e) => (e ? evaluationTools(db, id, e.effectPolicy) : [])),
-    listEffectPolicyVersions(db, id),
-    evaluationStatistics(db, id, summary),
-    resetsOverriddenByCanary(db, id),
-    exclusionRuleHistory(db, { kind: "evaluation", id }),
-    listToolSuggestions(db, id),
-    listHarnessMetrics(db, id),
-  ]);
-};
+/**
+ * The evaluation (again: its applied policy read with the figures), the summary, the largest units, the
+ * tools seen under the policy, the policy's versions, the statistics and the recorders' suggestions,
+ * queried in parallel, all under one applied policy version (a new one applied meanwhile: read again).
+ */
+const loadAudit = (db: Db, id: string) =>
+  underOneAppliedVersion(db, id, () => {
+    const summary = evaluationSummary(db, id); // read once, for the cards and the statistics
+    const evaluation = getEvaluation(db, id);
+    return Promise.all([
+      evaluation,
+      summary,
+      largestUnits(db, id),
+      evaluation.then((e) => (e ? evaluationTools(db, id, e.effectPolicy) : [])),
+      listEffectPolicyVersions(db, id),
+      evaluationStatistics(db, id, summary),
+      resetsOverriddenByCanary(db, id),
+      exclusionRuleHistory(db, { kind: "evaluation", id }),
+      listToolSuggestions(db, id),
+      listHarnessMetrics(db, id),
+    ]);
+  });
 
-async function Audit({
-  evaluation,
-  edits,
-  results,
-}: {
-  evaluation: EvaluationDetail;
-  edits: boolean;
-  results: ReturnType<typeof loadAudit>;
-}) {
-  const [summary, units, tools, versions, statistics, overridden, rules, suggestions, harnessMetrics] = await results;
+/** The header's policy version, as the audit below read it (a version applied between the two reads shows the audit's). */
+async function AppliedPolicyVersion({ results }: { results: ReturnType<typeof loadAudit> }) {
+  const [evaluation] = await results;
+  return <span data-testid="policy-version">effect policy version {evaluation?.effectPolicyVersion}</span>;
+}
+
+async function Audit({ edits, results }: { edits: boolean; results: ReturnType<typeof loadAudit> }) {
+  const [evaluation, summary, units, tools, versions, statistics, overridden, rules, suggestions, harnessMetrics] = await results;
+  if (!evaluation) notFound(); // deleted since the header's read
   return (
-    <EvaluationReport
-      evaluation={evaluation}
-      summary={summary}
-      largestUnits={units}
-      tools={tools}
-      versions={versions}
-      statistics={{ ...statistics, ruleHistory: rules.versions }}
-      edits={edits}
-      linksToRuns
-      resetsOverriddenByCanary={overridden}
-      suggestions={suggestions}
-      harnessMetrics={harnessMetrics}
-    />
+    <>
+      {summary.pendingPolicy ? (
+        <PolicyRecomputeProgress
+          evaluationId={evaluation.id}
+          appliedVersion={summary.effectPolicyVersion}
+          initial={summary.pendingPolicy}
+        />
+      ) : null}
+      <EvaluationReport
+        evaluation={evaluation}
+        summary={summary}
+        largestUnits={units}
+        tools={tools}
+        versions={versions}
+        statistics={{ ...statistics, ruleHistory: rules.versions }}
+        edits={edits}
+        linksToRuns
+        resetsOverriddenByCanary={overridden}
+        suggestions={suggestions}
+        harnessMetrics={harnessMetrics}
+      />
+    </>
   );
 }

@@ -109,7 +109,7 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
             }
           />
           <EvaluationReport
-            evaluation={content.evaluation}
+            evaluation={{ ...content.evaluation, pendingPolicy: null }}
             summary={content.summary}
             largestUnits={content.largestUnits}
             tools={content.tools}

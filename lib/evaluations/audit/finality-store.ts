@@ -1,6 +1,7 @@
 // Finality as stored: recomputed from a run's effects and every resolution appended for them (a late
 // resolution, a new policy version), in SQL. Ingestion audits a new run's finality from its record (ingest/rows.ts).
 import { z } from "zod";
+import { Prisma } from "../../generated/prisma/client";
 import { toolClassifier } from "../policy";
 import type { EffectPolicy } from "../schemas";
 import type { Tx } from "./lock";
@@ -26,23 +27,63 @@ export async function recomputeFinality(
   policy: { version: number; policy: EffectPolicy },
   runIds: readonly string[] | "all",
 ): Promise<void> {
-  const CHUNK = 50_000;
   const ids = runIds === "all" ? null : runIds;
+  const tools = await effectTools(tx, evaluationId, ids);
+  for (let after = "0"; ;) {
+    const [chunk] = chunkResult.parse(
+      await tx.$queryRaw`
+        WITH ${auditedChunk(evaluationId, policy.policy, tools, after, ids)}, updated AS (
+          -- Only the runs whose finality changes are written: rewriting a run (its row, every index, the
+          -- count triggers' transition tables) cost 45 µs, most of a recompute where few runs change.
+          UPDATE evaluation_runs r
+             SET finality = a.finality, unresolved_reason = a.reason, unresolved_effect_id = a.effect_id, unresolved_tool = a.tool,
+                 audit_policy_version = ${policy.version}
+            FROM audited a
+           WHERE r.id = a.id AND a.changed
+        )
+        SELECT count(*)::int AS runs, max(id)::text AS last FROM chunk`,
+    );
+    if (chunk.runs < FINALITY_CHUNK || chunk.last === null) return;
+    after = chunk.last;
+  }
+}
+
+/** Runs one statement audits at most: a statement over every run of a large evaluation held its snapshot and memory for minutes. */
+export const FINALITY_CHUNK = 50_000;
+
+/** How many runs a chunk took, and the last run id of it (the next chunk starts after it). */
+export const chunkResult = z.tuple([z.object({ runs: z.number(), last: z.string().nullable() })]);
+
+/** The tools of the evaluation's effects (of the runs named, or of all): the classifier's patterns are applied to each in JavaScript. */
+export async function effectTools(tx: Tx, evaluationId: string, ids: readonly string[] | null): Promise<string[]> {
   const [{ tools }] = z.tuple([z.object({ tools: z.array(z.string()) })]).parse(
     await tx.$queryRaw`
       SELECT ARRAY(SELECT DISTINCT tool FROM evaluation_effects
                     WHERE evaluation_id = ${evaluationId}::uuid AND (${ids}::bigint[] IS NULL OR run_id = ANY(${ids}::bigint[]))) AS tools`,
   );
-  const classOf = toolClassifier(policy.policy);
-  for (let after = "0"; ;) {
-    const [chunk] = z.tuple([z.object({ runs: z.number(), last: z.string().nullable() })]).parse(
-      await tx.$queryRaw`
-        WITH chunk AS (
+  return tools;
+}
+
+/**
+ * The CTEs `chunk` (the next `limit` scored runs after run id `after`, of those named or of
+ * all) and `audited` (each one's finality columns under `policy`, and `changed`: whether they differ
+ * from the run's stored ones), for a statement to write where it needs them.
+ */
+export function auditedChunk(
+  evaluationId: string,
+  policy: EffectPolicy,
+  tools: readonly string[],
+  after: string,
+  ids: readonly string[] | null,
+  limit = FINALITY_CHUNK,
+): Prisma.Sql {
+  const classOf = toolClassifier(policy);
+  return Prisma.sql`chunk AS (
           -- An unscored run has no scoring time to audit at: it stays unscored under every policy.
-          SELECT id, scored_at FROM evaluation_runs
+          SELECT id, scored_at, finality, unresolved_reason, unresolved_effect_id, unresolved_tool FROM evaluation_runs
            WHERE evaluation_id = ${evaluationId}::uuid AND id > ${after}::bigint AND scored_at IS NOT NULL
              AND (${ids}::bigint[] IS NULL OR id = ANY(${ids}::bigint[]))
-           ORDER BY id LIMIT ${CHUNK}
+           ORDER BY id LIMIT ${limit}
         ), classes AS (
           SELECT * FROM unnest(${tools}::text[], ${tools.map(classOf)}::text[]) AS c(tool, cls)
         ), open_effects AS (
@@ -65,22 +106,11 @@ export async function recomputeFinality(
                 ELSE 'never_resolved' END AS reason) x
            WHERE x.reason IS NOT NULL
            ORDER BY e.run_id, e.requested_at, e.effect_id COLLATE "C"
-        ), audited AS (
-          SELECT chunk.id, CASE WHEN o.run_id IS NULL THEN 'final' ELSE 'unresolved' END AS finality, o.reason, o.effect_id, o.tool
+        ), fresh AS (
+          SELECT chunk.id, CASE WHEN o.run_id IS NULL THEN 'final' ELSE 'unresolved' END AS finality, o.reason, o.effect_id, o.tool,
+                 (chunk.finality, chunk.unresolved_reason, chunk.unresolved_effect_id, chunk.unresolved_tool) AS stored
             FROM chunk LEFT JOIN open_effects o ON o.run_id = chunk.id
-        ), updated AS (
-          -- Only the runs whose finality changes are written: rewriting a run (its row, every index, the
-          -- count triggers' transition tables) cost 45 µs, most of a recompute where few runs change.
-          UPDATE evaluation_runs r
-             SET finality = a.finality, unresolved_reason = a.reason, unresolved_effect_id = a.effect_id, unresolved_tool = a.tool,
-                 audit_policy_version = ${policy.version}
-            FROM audited a
-           WHERE r.id = a.id
-             AND (r.finality, r.unresolved_reason, r.unresolved_effect_id, r.unresolved_tool) IS DISTINCT FROM (a.finality, a.reason, a.effect_id, a.tool)
-        )
-        SELECT count(*)::int AS runs, max(id)::text AS last FROM chunk`,
-    );
-    if (chunk.runs < CHUNK || chunk.last === null) return;
-    after = chunk.last;
-  }
+        ), audited AS (
+          SELECT id, finality, reason, effect_id, tool, stored IS DISTINCT FROM (finality, reason, effect_id, tool) AS changed FROM fresh
+        )`;
 }

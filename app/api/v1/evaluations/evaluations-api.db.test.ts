@@ -14,6 +14,7 @@ import { MAX_JSON_DEPTH } from "@/lib/http/input";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 import { at, SURFACE, WORKED_POLICY as POLICY, workedExample } from "@/lib/testing/evaluation-example";
 import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
+import { applyPendingPolicy } from "@/lib/evaluations/policy-recompute/recompute";
 
 // The evaluation API through its typed client, against the route handlers themselves (auth,
 // parsing, error mapping) on a real PostgreSQL: the worked example of docs/evaluations.md, idempotence,
@@ -117,6 +118,7 @@ describe("the evaluation API", () => {
     const expected = {
       evaluationId: id,
       effectPolicyVersion: 1,
+      pendingPolicy: null,
       runs: 3,
       unscored: 0,
       reported: { successes: 3, n: 3 },
@@ -151,7 +153,8 @@ describe("the evaluation API", () => {
     expect(await refusal(viewer.ingestRuns(id, workedExample()))).toMatchObject({ status: 403, code: "forbidden" });
     expect(await refusal(viewer.setEffectPolicy(id, POLICY))).toMatchObject({ status: 403 });
     // A new policy version is named by the summary.
-    expect(await editor.setEffectPolicy(id, { tools: { "bank.*": "external" } })).toEqual({ version: 2 });
+    expect(await editor.setEffectPolicy(id, { tools: { "bank.*": "external" } })).toMatchObject({ version: 2, appliedVersion: 1 });
+    await applyPendingPolicy(db, id);
     expect(await viewer.summary(id)).toMatchObject({
       effectPolicyVersion: 2,
       final: { successes: 2, n: 2 },

@@ -4,6 +4,7 @@ import type { Db } from "@/lib/db/prisma";
 import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
+import { applyPendingPolicy } from "@/lib/evaluations/policy-recompute/recompute";
 import type { EffectPolicy } from "@/lib/evaluations/schemas";
 import { evaluationSummary } from "@/lib/evaluations/summary";
 import type { TestDatabase } from "@/lib/testing/database";
@@ -70,7 +71,10 @@ describe("PUT /api/v1/evaluations/{id}/effect-policy with baseVersion", () => {
     const id = await createEvaluation(db, { name: "policy versions", effectPolicy: WORKED_POLICY }, null);
     await ingestRuns(db, id, workedExample());
 
-    expect(await editor.setEffectPolicy(id, READS, 1)).toEqual({ version: 2 });
+    expect(await editor.setEffectPolicy(id, READS, 1)).toEqual({ version: 2, appliedVersion: 1, recompute: { runsDone: 0, runsTotal: 3 } });
+    // The figures move to version 2 once its job applies it.
+    expect((await stored(id)).summary).toMatchObject({ effectPolicyVersion: 1, pendingPolicy: { version: 2 } });
+    await applyPendingPolicy(db, id);
     const before = await stored(id);
     expect(before).toMatchObject({ current: 2, summary: { effectPolicyVersion: 2 } });
 
@@ -91,7 +95,8 @@ describe("PUT /api/v1/evaluations/{id}/effect-policy with baseVersion", () => {
     expect(await stored(id)).toEqual(before);
 
     // The JSON contract {tools} stays: without a base version the policy applies to whatever is current.
-    expect(await put(id, EXTERNAL)).toEqual({ status: 200, json: { version: 3 } });
+    expect(await put(id, EXTERNAL)).toMatchObject({ status: 200, json: { version: 3, appliedVersion: 2 } });
+    await applyPendingPolicy(db, id);
     expect(await stored(id)).toMatchObject({
       current: 3,
       versions: [{ version: 1 }, { version: 2 }, { version: 3, tools: EXTERNAL.tools }],
@@ -130,7 +135,8 @@ describe("PUT /api/v1/evaluations/{id}/effect-policy with baseVersion", () => {
     expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
     const won = answers.find((a) => a.status === 200)!;
     const lost = answers.find((a) => a.status === 409)!;
-    expect(won.json).toEqual({ version: 2 });
+    expect(won.json).toMatchObject({ version: 2 });
+    await applyPendingPolicy(db, id);
     const { current } = await stored(id);
     expect(current).toBe(2);
     const storedPolicy = (

@@ -1,5 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
+import { underOneAppliedVersion } from "@/lib/evaluations/policy-recompute/read";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
 
@@ -7,5 +8,5 @@ export const dynamic = "force-dynamic";
 
 /** Rates with their populations and Wilson intervals, rows against analysis units with the design effect, pass^k where trials are separate, the exclusion rule and its sensitivity (docs/statistics.md). */
 export const GET = apiRoute({ permission: "results:read", params: evaluationIdSchema }, async ({ params }) =>
-  Response.json(await evaluationStatistics(getDb(), params.id)),
+  Response.json(await underOneAppliedVersion(getDb(), params.id, () => evaluationStatistics(getDb(), params.id))),
 );

@@ -1,0 +1,181 @@
+// A new effect-policy version applied in the background (issue 25 item 1). Saving it stores the
+// version as pending (set-effect-policy.ts); this job computes every scored run's finality under it
+// into evaluation_recomputed_finality, one chunk a transaction, without the audit's locks, so that
+// ingestion goes on and every figure stays under the applied version; then one transaction applies
+// it: under the evaluation's locks it computes again the runs the chunks could not see (stored or
+// resolved since), writes the runs whose finality changes and makes the version current. A reader
+// sees the old version's figures or the new one's, never a mix (read.ts checks a read's version).
+import { z } from "zod";
+import type { Db } from "../../db/prisma";
+import { onlyRowOf } from "../../db/rows";
+import { auditedChunk, chunkResult, effectTools, FINALITY_CHUNK, recomputeFinality } from "../audit/finality-store";
+import { lockEvaluationAudit, type Tx } from "../audit/lock";
+import { recordImportedTraces, unlinkRunsWithOtherMarks } from "../record-traces";
+import { effectPolicySchema, type EffectPolicy } from "../schemas";
+
+/** A step's transaction: a chunk of 50,000 runs, or the apply at a million runs, on a loaded machine. */
+const STEP_TRANSACTION = { timeout: 600_000, maxWait: 60_000 };
+
+const pendingRow = z.object({
+  version: z.number().int(),
+  tools: z.unknown(),
+  computed: z.boolean(),
+  after_run_id: z.string(),
+  resolution_high_water: z.string(),
+});
+
+/** The pending version, its policy and its progress, or null when none is (or the evaluation is gone). */
+async function pendingVersion(tx: Tx, evaluationId: string, lock: "none" | "update") {
+  const rows =
+    lock === "update" ? await tx.$queryRaw`SELECT pending_policy_version FROM evaluations WHERE id = ${evaluationId}::uuid FOR UPDATE` : [];
+  if (
+    lock === "update" &&
+    z.array(z.object({ pending_policy_version: z.number().nullable() })).parse(rows)[0]?.pending_policy_version == null
+  )
+    return null;
+  const [row] = z.array(pendingRow).parse(
+    await tx.$queryRaw`
+      SELECT e.pending_policy_version AS version, p.tools, r.computed, r.after_run_id::text, r.resolution_high_water::text
+        FROM evaluations e
+        JOIN evaluation_effect_policies p ON p.evaluation_id = e.id AND p.version = e.pending_policy_version
+        JOIN evaluation_policy_recomputes r ON r.evaluation_id = e.id AND r.version = e.pending_policy_version
+       WHERE e.id = ${evaluationId}::uuid`,
+  );
+  return row ? { ...row, policy: effectPolicySchema.parse({ tools: row.tools }) } : null;
+}
+
+/** What one step did: computed a chunk, applied the version, or found nothing pending. */
+export type RecomputeStep = "chunk" | "applied" | "idle";
+
+/**
+ * One step, in its own transaction: the next chunk of runs computed under the pending version, or,
+ * once every chunk is, the version applied. Steps of one evaluation are serialised (an advisory
+ * lock), so that two jobs for it (one running when a newer version was saved) share the work.
+ */
+export async function recomputeStep(db: Db, evaluationId: string, chunkRuns = FINALITY_CHUNK): Promise<RecomputeStep> {
+  return db.$transaction(async (tx) => {
+    await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`policy-recompute:${evaluationId}`}, 0))`;
+    const pending = await pendingVersion(tx, evaluationId, "none");
+    if (!pending) return "idle";
+    if (!pending.computed) {
+      await computeChunk(tx, evaluationId, pending, chunkRuns);
+      return "chunk";
+    }
+    return (await applyVersion(tx, evaluationId, pending.version)) ? "applied" : "idle";
+  }, STEP_TRANSACTION);
+}
+
+async function computeChunk(
+  tx: Tx,
+  evaluationId: string,
+  pending: { version: number; policy: EffectPolicy; after_run_id: string },
+  chunkRuns: number,
+): Promise<void> {
+  const tools = await effectTools(tx, evaluationId, null);
+  const [chunk] = chunkResult.parse(
+    await tx.$queryRaw`
+      WITH ${auditedChunk(evaluationId, pending.policy, tools, pending.after_run_id, null, chunkRuns)}, stored AS (
+        INSERT INTO evaluation_recomputed_finality
+               (evaluation_id, version, run_id, finality, unresolved_reason, unresolved_effect_id, unresolved_tool, changed)
+        SELECT ${evaluationId}::uuid, ${pending.version}, id, finality, reason, effect_id, tool, changed FROM audited
+      )
+      SELECT count(*)::int AS runs, max(id)::text AS last FROM chunk`,
+  );
+  await tx.$executeRaw`
+    UPDATE evaluation_policy_recomputes
+       SET runs_done = runs_done + ${chunk.runs}, after_run_id = coalesce(${chunk.last}::bigint, after_run_id), computed = ${chunk.runs < chunkRuns}
+     WHERE evaluation_id = ${evaluationId}::uuid AND version = ${pending.version}`;
+}
+
+/**
+ * Applies `version` once every chunk is computed: under the evaluation's row lock (ingestion's batches,
+ * resolutions and trace passes hold it shared) and its audit lock. Runs no chunk saw (a batch that
+ * committed after the chunk of its ids) and runs resolved since the version was saved are computed
+ * again here; the others get their chunk's result where it changed them. False when a newer version
+ * was saved meanwhile (its recompute goes on instead).
+ */
+async function applyVersion(tx: Tx, evaluationId: string, version: number): Promise<boolean> {
+  const pending = await pendingVersion(tx, evaluationId, "update");
+  if (pending?.version !== version) return false;
+  await lockEvaluationAudit(tx, evaluationId);
+  const { again } = onlyRowOf(
+    z.object({ again: z.array(z.string()) }),
+    await tx.$queryRaw`
+      SELECT ARRAY(
+        SELECT r.id::text FROM evaluation_runs r
+         WHERE r.evaluation_id = ${evaluationId}::uuid AND r.scored_at IS NOT NULL
+           AND NOT EXISTS (SELECT 1 FROM evaluation_recomputed_finality s
+                            WHERE s.evaluation_id = ${evaluationId}::uuid AND s.version = ${version} AND s.run_id = r.id)
+        UNION
+        SELECT run_id::text FROM evaluation_effect_resolutions
+         WHERE id > ${pending.resolution_high_water}::bigint AND evaluation_id = ${evaluationId}::uuid) AS again`,
+  );
+  await tx.$executeRaw`
+    UPDATE evaluation_runs r
+       SET finality = s.finality, unresolved_reason = s.unresolved_reason, unresolved_effect_id = s.unresolved_effect_id,
+           unresolved_tool = s.unresolved_tool, audit_policy_version = ${version}
+      FROM evaluation_recomputed_finality s
+     WHERE s.evaluation_id = ${evaluationId}::uuid AND s.version = ${version} AND s.changed AND r.id = s.run_id
+       AND NOT (s.run_id = ANY(${again}::bigint[]))`;
+  if (again.length > 0) await recomputeFinality(tx, evaluationId, { version, policy: pending.policy }, again);
+  await tx.$executeRaw`UPDATE evaluations SET effect_policy_version = ${version}, pending_policy_version = NULL WHERE id = ${evaluationId}::uuid`;
+  await tx.$executeRaw`
+    UPDATE evaluation_policy_recomputes
+       SET applied_at = now(), runs_done = (SELECT count(*) FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND scored_at IS NOT NULL),
+           runs_total = (SELECT count(*) FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND scored_at IS NOT NULL)
+     WHERE evaluation_id = ${evaluationId}::uuid AND version = ${version}`;
+  return true;
+}
+
+/** The chunks' results of versions applied or superseded: deleted after the apply, outside its locks. */
+async function dropSettledResults(db: Db, evaluationId: string): Promise<void> {
+  await db.$executeRaw`
+    DELETE FROM evaluation_recomputed_finality s
+     USING evaluation_policy_recomputes r
+     WHERE r.evaluation_id = ${evaluationId}::uuid AND s.evaluation_id = r.evaluation_id AND s.version = r.version
+       AND (r.applied_at IS NOT NULL OR r.superseded_at IS NOT NULL)`;
+}
+
+/**
+ * After a version is applied: the runs whose trace marks its calls' writes otherwise than the version
+ * does are unlinked, then linked again in bounded passes (record-traces.ts), under a share lock on the
+ * evaluation so that no newer version is applied meanwhile.
+ */
+async function relinkTraces(db: Db, evaluationId: string): Promise<void> {
+  const applied = await db.$transaction(async (tx) => {
+    const [row] = z.array(z.object({ version: z.number().int(), tools: z.unknown() })).parse(
+      await tx.$queryRaw`
+        SELECT e.effect_policy_version AS version, p.tools
+          FROM evaluations e
+          JOIN evaluation_policy_recomputes r ON r.evaluation_id = e.id AND r.version = e.effect_policy_version AND r.traces_relinked_at IS NULL
+          JOIN evaluation_effect_policies p ON p.evaluation_id = e.id AND p.version = e.effect_policy_version
+         WHERE e.id = ${evaluationId}::uuid
+           FOR SHARE OF e`,
+    );
+    if (row) await unlinkRunsWithOtherMarks(tx, evaluationId, effectPolicySchema.parse({ tools: row.tools }));
+    return row?.version ?? null;
+  }, STEP_TRANSACTION);
+  if (applied === null) return;
+  await recordImportedTraces(db, evaluationId);
+  await db.$executeRaw`
+    UPDATE evaluation_policy_recomputes SET traces_relinked_at = now() WHERE evaluation_id = ${evaluationId}::uuid AND version = ${applied}`;
+}
+
+/**
+ * The job's work: steps until the pending version is applied (or none is), then the settled results
+ * dropped and the trace links moved. `afterStep` runs between steps (the worker stops there when it
+ * is shutting down; a test dies there to show a retried job resumes).
+ */
+export async function applyPendingPolicy(
+  db: Db,
+  evaluationId: string,
+  options: { chunkRuns?: number; afterStep?: (step: RecomputeStep) => void | Promise<void> } = {},
+): Promise<void> {
+  for (;;) {
+    const step = await recomputeStep(db, evaluationId, options.chunkRuns);
+    await options.afterStep?.(step);
+    if (step !== "chunk") break;
+  }
+  await dropSettledResults(db, evaluationId);
+  await relinkTraces(db, evaluationId);
+}
