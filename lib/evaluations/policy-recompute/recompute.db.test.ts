@@ -100,9 +100,28 @@ describe("a new effect-policy version, recomputed by its job", () => {
           expect((await ingestRuns(db, id, last)).filter((r) => r.status === "error")).toEqual([]);
         }
         if (++chunks !== 2) return;
-        // Between two chunks: a batch ingested and resolutions appended to runs computed already.
+        // Between two chunks: a batch ingested, runs computed already re-sent with other effects (one of
+        // them now unscored), and resolutions appended to runs computed already.
         expect((await ingestRuns(db, id, late)).filter((r) => r.status === "error")).toEqual([]);
-        expect(await postLateResolutions(db, id, runs.slice(0, 100), 19, 1)).toBeGreaterThan(50);
+        const computed = runs.slice(0, 50).filter((run) => run.scoredAt);
+        const resent = computed
+          .filter((run) => run.effects!.length > 0)
+          .slice(0, 16)
+          .map((run, i) => ({
+            ...run,
+            effects:
+              i % 2 === 0
+                ? []
+                : run.effects!.map(({ resolution: _dropped, ...effect }) => ({ ...effect, statusAtScoring: "unknown" as const })),
+          }));
+        const {
+          scoredAt: _scoredAt,
+          endpointLabel: _label,
+          ...crashed
+        } = computed.find((run) => !resent.some((r) => r.externalId === run.externalId))!;
+        const answers = await ingestRuns(db, id, [...resent, { ...crashed, unscoredReason: "crashed when re-run" }]);
+        expect(answers.map((r) => r.status)).toEqual(Array(17).fill("updated"));
+        expect(await postLateResolutions(db, id, runs.slice(50, 100), 19, 1)).toBeGreaterThan(20);
         // Still under version 1, the new runs too.
         expect(await auditVersions(id)).toEqual([1]);
         expect(await storedFinality(db, id)).toEqual(await finalityReference(db, id, FIRST));

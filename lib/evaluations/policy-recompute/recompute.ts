@@ -76,8 +76,8 @@ async function computeChunk(
     await tx.$queryRaw`
       WITH ${auditedChunk(evaluationId, pending.policy, tools, pending.after_run_id, null, chunkRuns)}, stored AS (
         INSERT INTO evaluation_recomputed_finality
-               (evaluation_id, version, run_id, finality, unresolved_reason, unresolved_effect_id, unresolved_tool, changed)
-        SELECT ${evaluationId}::uuid, ${pending.version}, id, finality, reason, effect_id, tool, changed FROM audited
+               (evaluation_id, version, run_id, finality, unresolved_reason, unresolved_effect_id, unresolved_tool, changed, content_key)
+        SELECT ${evaluationId}::uuid, ${pending.version}, id, finality, reason, effect_id, tool, changed, hashtextextended(content_hash, 0) FROM audited
       )
       SELECT count(*)::int AS runs, max(id)::text AS last FROM chunk`,
   );
@@ -90,8 +90,9 @@ async function computeChunk(
 /**
  * Applies `version` once every chunk is computed: under the evaluation's row lock (ingestion's batches,
  * resolutions and trace passes hold it shared) and its audit lock. Runs no chunk saw (a batch that
- * committed after the chunk of its ids) and runs resolved since the version was saved are computed
- * again here; the others get their chunk's result where it changed them. False when a newer version
+ * committed after the chunk of its ids), runs re-sent with other content since their chunk (their
+ * content key differs) and runs resolved since the version was saved are computed again here; the
+ * others get their chunk's result where it changed them. False when a newer version
  * was saved meanwhile (its recompute goes on instead).
  */
 async function applyVersion(tx: Tx, evaluationId: string, version: number): Promise<boolean> {
@@ -105,7 +106,8 @@ async function applyVersion(tx: Tx, evaluationId: string, version: number): Prom
         SELECT r.id::text FROM evaluation_runs r
          WHERE r.evaluation_id = ${evaluationId}::uuid AND r.scored_at IS NOT NULL
            AND NOT EXISTS (SELECT 1 FROM evaluation_recomputed_finality s
-                            WHERE s.evaluation_id = ${evaluationId}::uuid AND s.version = ${version} AND s.run_id = r.id)
+                            WHERE s.evaluation_id = ${evaluationId}::uuid AND s.version = ${version} AND s.run_id = r.id
+                              AND s.content_key = hashtextextended(r.content_hash, 0))
         UNION
         SELECT run_id::text FROM evaluation_effect_resolutions
          WHERE id > ${pending.resolution_high_water}::bigint AND evaluation_id = ${evaluationId}::uuid) AS again`,
@@ -116,14 +118,14 @@ async function applyVersion(tx: Tx, evaluationId: string, version: number): Prom
            unresolved_tool = s.unresolved_tool, audit_policy_version = ${version}
       FROM evaluation_recomputed_finality s
      WHERE s.evaluation_id = ${evaluationId}::uuid AND s.version = ${version} AND s.changed AND r.id = s.run_id
-       AND NOT (s.run_id = ANY(${again}::bigint[]))`;
+       AND s.content_key = hashtextextended(r.content_hash, 0) AND NOT (s.run_id = ANY(${again}::bigint[]))`;
   if (again.length > 0) await recomputeFinality(tx, evaluationId, { version, policy: pending.policy }, again);
   await tx.$executeRaw`UPDATE evaluations SET effect_policy_version = ${version}, pending_policy_version = NULL WHERE id = ${evaluationId}::uuid`;
+  // Every scored run is under it now: those ingested meanwhile are counted in (from the trigger-kept counts).
   await tx.$executeRaw`
-    UPDATE evaluation_policy_recomputes
-       SET applied_at = now(), runs_done = (SELECT count(*) FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND scored_at IS NOT NULL),
-           runs_total = (SELECT count(*) FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND scored_at IS NOT NULL)
-     WHERE evaluation_id = ${evaluationId}::uuid AND version = ${version}`;
+    UPDATE evaluation_policy_recomputes r SET applied_at = now(), runs_done = scored.n, runs_total = scored.n
+      FROM (SELECT coalesce(sum(n), 0)::int AS n FROM evaluation_run_counts WHERE evaluation_id = ${evaluationId}::uuid AND finality <> 'unscored') scored
+     WHERE r.evaluation_id = ${evaluationId}::uuid AND r.version = ${version}`;
   return true;
 }
 

@@ -27,7 +27,8 @@ CREATE TABLE "evaluation_policy_recomputes" (
 );
 
 -- Each computed run's finality under the version, until it is applied (then deleted). `changed`: it
--- differed from the run's stored audit when computed.
+-- differed from the run's stored audit when computed. Every computed run has a row: a run without one
+-- when the version is applied committed after its chunk, and is computed again then.
 CREATE TABLE "evaluation_recomputed_finality" (
     "evaluation_id" UUID NOT NULL,
     "version" INTEGER NOT NULL,
@@ -37,6 +38,8 @@ CREATE TABLE "evaluation_recomputed_finality" (
     "unresolved_effect_id" TEXT,
     "unresolved_tool" TEXT,
     "changed" BOOLEAN NOT NULL,
+    -- hashtextextended(content_hash, 0) of the run as computed: a run re-sent with other content since is computed again.
+    "content_key" BIGINT NOT NULL,
 
     CONSTRAINT "evaluation_recomputed_finality_pkey" PRIMARY KEY ("evaluation_id","version","run_id")
 );
