@@ -1,7 +1,8 @@
 // An evaluation's runs as a download (issue 26): one row per run with its audit and its analysis
 // unit, in stored order, read in keyset batches so that memory holds one batch whatever the size.
 import { z } from "zod";
-import type { Db } from "../db/prisma";
+import { poolOf, type Db } from "../db/prisma";
+import { Prisma } from "../generated/prisma/client";
 import { rowsOf } from "../db/rows";
 import { oneOf } from "../http/pagination";
 
@@ -63,13 +64,38 @@ export const EVALUATION_EXPORT_COLUMNS = [
   "effectPolicyVersion",
 ] as const satisfies readonly (keyof ExportedRun)[];
 
-/** Every run of the evaluation, `batchSize` at a time, in stored order. */
+/**
+ * Every run of the evaluation, `batchSize` at a time, in stored order, all read in one snapshot (a
+ * read-only REPEATABLE READ transaction on a connection of its own, held until the last batch or until
+ * the consumer stops): a policy version applied while a large evaluation streams out changes none of
+ * its rows, so no export mixes two versions (issue 25 item 1), and runs ingested meanwhile are not in it.
+ */
 export async function* evaluationRunBatches(db: Db, evaluationId: string, batchSize = 1_000): AsyncGenerator<ExportedRun[]> {
-  let after = "0";
-  for (;;) {
-    const rows = rowsOf(
-      exportedRun.extend({ id: z.string() }),
-      await db.$queryRaw`
+  const client = await poolOf(db).connect();
+  let broken: Error | undefined;
+  let committed = false;
+  const onLost = (error: Error) => (broken ??= error);
+  client.on("error", onLost);
+  try {
+    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    for (let after = "0"; ;) {
+      const batch = batchQuery(evaluationId, after, batchSize);
+      const rows = rowsOf(exportedRun.extend({ id: z.string() }), (await client.query(batch.text, batch.values as unknown[])).rows);
+      if (rows.length > 0) yield rows.map(({ id: _id, ...run }) => run);
+      if (rows.length < batchSize) break;
+      after = rows.at(-1)!.id;
+    }
+    await client.query("COMMIT");
+    committed = true;
+  } finally {
+    // A consumer that stopped early leaves the transaction open: the connection goes back rolled back, or is discarded.
+    if (!committed && !broken) await client.query("ROLLBACK").catch((error: Error) => (broken = error));
+    if (!broken) client.removeListener("error", onLost);
+    client.release(broken);
+  }
+}
+
+const batchQuery = (evaluationId: string, after: string, batchSize: number) => Prisma.sql`
         SELECT r.id::text, r.external_id AS "externalId", r.task_id AS "taskId", r.group_id AS "groupId", r.attempt, r.run_class AS "runClass",
                r.run_class_evidence AS "runClassEvidence", r.started_at AS "startedAt", r.scored_at AS "scoredAt", r.ended_at AS "endedAt",
                r.endpoint_label AS "endpointLabel", r.unscored_reason AS "unscoredReason", r.score, r.threshold, r.terminal_label AS "terminalLabel",
@@ -77,16 +103,10 @@ export async function* evaluationRunBatches(db: Db, evaluationId: string, batchS
                r.unresolved_tool AS "unresolvedTool", r.disagreement, coalesce(r.analysis_unit, r.id)::text AS "analysisUnit",
                coalesce(u.runs, 1) AS "analysisUnitRuns", r.inherited_state AS "inheritedState",
                (SELECT count(*)::int FROM evaluation_effects e WHERE e.run_id = r.id) AS effects,
-               -- Every run's finality is under the current version (a recompute writes only the runs it changes).
+               -- Every run's finality is under the applied version (a recompute writes only the runs it changes).
                ev.effect_policy_version AS "effectPolicyVersion"
           FROM evaluation_runs r
           JOIN evaluations ev ON ev.id = r.evaluation_id
           LEFT JOIN evaluation_units u ON u.evaluation_id = r.evaluation_id AND u.unit = r.analysis_unit
          WHERE r.evaluation_id = ${evaluationId}::uuid AND r.id > ${after}::bigint
-         ORDER BY r.id LIMIT ${batchSize}`,
-    );
-    if (rows.length > 0) yield rows.map(({ id: _id, ...run }) => run);
-    if (rows.length < batchSize) return;
-    after = rows.at(-1)!.id;
-  }
-}
+         ORDER BY r.id LIMIT ${batchSize}`;

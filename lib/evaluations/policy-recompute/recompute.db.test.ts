@@ -9,6 +9,7 @@ import { FIRST, postLateResolutions, randomRuns, SECOND, storedFinality } from "
 import { useTestDatabase } from "../../testing/use-test-database";
 import { recomputePolicyTask } from "../../worker/tasks";
 import { createEvaluation } from "../create-evaluation";
+import { evaluationRunBatches, type ExportedRun } from "../export-runs";
 import { ingestRuns } from "../ingest/ingest-runs";
 import type { EffectPolicy } from "../schemas";
 import { setEffectPolicy } from "../set-effect-policy";
@@ -194,6 +195,36 @@ describe("a new effect-policy version, recomputed by its job", () => {
     expect((await evaluationSummary(db, id)).effectPolicyVersion).toBe(2);
     expect(await storedFinality(db, id)).toEqual(await finalityReference(db, id, SECOND));
     expect(await runnableJobCount(db, [recomputePolicyJobKey(id)])).toBe(0);
+  });
+});
+
+describe("an export streamed while a version is applied", () => {
+  it("reads every batch in the snapshot of its first: one version, its finality as it was", async () => {
+    const { id } = await ingestedEvaluation("exported across an apply", 120, 43);
+    await setEffectPolicy(db, id, SECOND, null);
+    const before = await storedFinality(db, id);
+    const underSecond = await finalityReference(db, id, SECOND);
+    const exported: ExportedRun[] = [];
+    for await (const batch of evaluationRunBatches(db, id, 25)) {
+      // After the first batch: the new version applied, and a run ingested.
+      if (exported.length === 0) {
+        await applyPendingPolicy(db, id);
+        await ingestRuns(db, id, randomRuns(121, 47).slice(120));
+      }
+      exported.push(...batch);
+    }
+    expect(exported).toHaveLength(120);
+    expect(new Set(exported.map((run) => run.effectPolicyVersion))).toEqual(new Set([1]));
+    // Every scored run's audit as it was before the apply, which changed it.
+    const audits = (columns: Iterable<{ finality: string; unresolved_reason: string | null; unresolved_tool: string | null }>) =>
+      [...columns].map((c) => `${c.finality}/${c.unresolved_reason}/${c.unresolved_tool}`).sort();
+    const exportedAudits = audits(
+      exported
+        .filter((run) => run.finality !== "unscored")
+        .map((run) => ({ finality: run.finality, unresolved_reason: run.unresolvedReason, unresolved_tool: run.unresolvedTool })),
+    );
+    expect(exportedAudits).toEqual(audits(before.values()));
+    expect(exportedAudits).not.toEqual(audits(underSecond.values()));
   });
 });
 

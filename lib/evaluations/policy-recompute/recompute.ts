@@ -10,7 +10,8 @@ import type { Db } from "../../db/prisma";
 import { onlyRowOf } from "../../db/rows";
 import { auditedChunk, chunkResult, effectTools, FINALITY_CHUNK, recomputeFinality } from "../audit/finality-store";
 import { lockEvaluationAudit, type Tx } from "../audit/lock";
-import { recordImportedTraces, unlinkRunsWithOtherMarks } from "../record-traces";
+import { toolClassifier } from "../policy";
+import { recordImportedTraces, stateChangingTools, unlinkRunsWithOtherMarks } from "../record-traces";
 import { effectPolicySchema, type EffectPolicy } from "../schemas";
 
 /** A step's transaction: a chunk of 50,000 runs, or the apply at a million runs, on a loaded machine. */
@@ -154,13 +155,38 @@ async function relinkTraces(db: Db, evaluationId: string): Promise<void> {
          WHERE e.id = ${evaluationId}::uuid
            FOR SHARE OF e`,
     );
-    if (row) await unlinkRunsWithOtherMarks(tx, evaluationId, effectPolicySchema.parse({ tools: row.tools }));
-    return row?.version ?? null;
+    if (!row) return null;
+    const policy = effectPolicySchema.parse({ tools: row.tools });
+    if (await marksMayDiffer(tx, evaluationId, row.version, policy)) await unlinkRunsWithOtherMarks(tx, evaluationId, policy);
+    return row.version;
   }, STEP_TRANSACTION);
   if (applied === null) return;
   await recordImportedTraces(db, evaluationId);
   await db.$executeRaw`
     UPDATE evaluation_policy_recomputes SET traces_relinked_at = now() WHERE evaluation_id = ${evaluationId}::uuid AND version = ${applied}`;
+}
+
+/**
+ * Whether a run's trace may mark its calls' writes otherwise than `policy` (version `version`) does:
+ * its trace was made under a version applied since the last one whose links were moved (or version 1),
+ * and one of those classes a called tool as changing state where `policy` does not, or the reverse.
+ * When none does (the usual new version: a tool moved between two classes that both change state),
+ * the unlink's read of every linked trace's calls (25 s at 1,000,000 runs) is skipped.
+ */
+async function marksMayDiffer(tx: Tx, evaluationId: string, version: number, policy: EffectPolicy): Promise<boolean> {
+  const { tools, earlier } = onlyRowOf(
+    z.object({ tools: z.array(z.string()), earlier: z.array(z.unknown()) }),
+    await tx.$queryRaw`
+      SELECT ARRAY(SELECT tool FROM evaluation_tool_counts WHERE evaluation_id = ${evaluationId}::uuid AND calls > 0) AS tools,
+             ARRAY(SELECT p.tools FROM evaluation_effect_policies p
+                     LEFT JOIN evaluation_policy_recomputes r ON r.evaluation_id = p.evaluation_id AND r.version = p.version
+                    WHERE p.evaluation_id = ${evaluationId}::uuid AND p.version < ${version} AND r.superseded_at IS NULL
+                      AND p.version >= coalesce((SELECT max(version) FROM evaluation_policy_recomputes
+                                                  WHERE evaluation_id = ${evaluationId}::uuid AND version < ${version} AND traces_relinked_at IS NOT NULL), 1)) AS earlier`,
+  );
+  const marks = (p: EffectPolicy) => stateChangingTools(tools, toolClassifier(p)).join("\n");
+  const now = marks(policy);
+  return earlier.some((tools) => marks(effectPolicySchema.parse({ tools })) !== now);
 }
 
 /**
