@@ -113,10 +113,10 @@ export function auditedChunk(
            WHERE x.reason IS NOT NULL
            ORDER BY e.run_id, e.requested_at, e.effect_id COLLATE "C"
         ), fresh AS (
-          SELECT chunk.id, chunk.content_hash, CASE WHEN o.run_id IS NULL THEN 'final' ELSE 'unresolved' END AS finality, o.reason, o.effect_id, o.tool,
+          SELECT chunk.id, CASE WHEN o.run_id IS NULL THEN 'final' ELSE 'unresolved' END AS finality, o.reason, o.effect_id, o.tool,
                  (chunk.finality, chunk.unresolved_reason, chunk.unresolved_effect_id, chunk.unresolved_tool) AS stored
             FROM chunk LEFT JOIN open_effects o ON o.run_id = chunk.id
         ), audited AS (
-          SELECT id, content_hash, finality, reason, effect_id, tool, stored IS DISTINCT FROM (finality, reason, effect_id, tool) AS changed FROM fresh
+          SELECT id, finality, reason, effect_id, tool, stored IS DISTINCT FROM (finality, reason, effect_id, tool) AS changed FROM fresh
         )`;
 }

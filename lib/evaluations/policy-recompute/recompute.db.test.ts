@@ -41,7 +41,11 @@ async function ingestedEvaluation(name: string, count: number, seed: number) {
 
 const recomputeRow = async (evaluationId: string, version: number) =>
   db.evaluationPolicyRecompute.findUniqueOrThrow({ where: { evaluationId_version: { evaluationId, version } } });
-const chunkResults = async (evaluationId: string) => db.evaluationRecomputedFinality.count({ where: { evaluationId } });
+/** The chunks computed and the changed runs kept, of every version of the evaluation. */
+const chunkResults = async (evaluationId: string) => ({
+  chunks: await db.evaluationRecomputeChunk.count({ where: { evaluationId } }),
+  changed: await db.evaluationRecomputedFinality.count({ where: { evaluationId } }),
+});
 const auditVersions = async (evaluationId: string) =>
   z
     .array(z.object({ v: z.number() }))
@@ -74,7 +78,7 @@ describe("a new effect-policy version, recomputed by its job", () => {
     expect(after).toMatchObject({ effectPolicyVersion: 2, pendingPolicy: null, runs: before.runs });
     expect(after.unresolved.n).not.toBe(before.unresolved.n);
     expect(await recomputeRow(id, 2)).toMatchObject({ runsDone: scored, runsTotal: scored, appliedAt: expect.any(Date) });
-    expect(await chunkResults(id)).toBe(0);
+    expect(await chunkResults(id)).toEqual({ chunks: 0, changed: 0 });
     // Nothing is left to do: a job run again finds no version pending.
     steps.length = 0;
     await applyPendingPolicy(db, id, { afterStep: (step) => void steps.push(step) });
@@ -145,7 +149,9 @@ describe("a new effect-policy version, recomputed by its job", () => {
     });
     await expect(killed).rejects.toThrow("killed");
     expect(await recomputeRow(id, 2)).toMatchObject({ runsDone: 120, appliedAt: null });
-    expect(await chunkResults(id)).toBe(120);
+    const kept = await chunkResults(id);
+    expect(kept.chunks).toBe(3);
+    expect(kept.changed).toBeGreaterThan(0);
     expect((await evaluationSummary(db, id)).effectPolicyVersion).toBe(1);
 
     const steps: RecomputeStep[] = [];
@@ -175,7 +181,7 @@ describe("a new effect-policy version, recomputed by its job", () => {
     expect((await evaluationSummary(db, id)).effectPolicyVersion).toBe(3);
     expect(await storedFinality(db, id)).toEqual(await finalityReference(db, id, THIRD));
     expect(await recomputeRow(id, 2)).toMatchObject({ appliedAt: null, supersededAt: expect.any(Date) });
-    expect(await chunkResults(id)).toBe(0);
+    expect(await chunkResults(id)).toEqual({ chunks: 0, changed: 0 });
   });
 
   it("runs as the worker's recompute_effect_policy job, enqueued by the save", async () => {

@@ -1,6 +1,7 @@
 // A new effect-policy version applied in the background (issue 25 item 1). Saving it stores the
-// version as pending (set-effect-policy.ts); this job computes every scored run's finality under it
-// into evaluation_recomputed_finality, one chunk a transaction, without the audit's locks, so that
+// version as pending (set-effect-policy.ts); this job computes every scored run's finality under it,
+// one chunk a transaction, keeping the runs it changes (evaluation_recomputed_finality) and what each
+// chunk saw (evaluation_recompute_chunks), without the audit's locks, so that
 // ingestion goes on and every figure stays under the applied version; then one transaction applies
 // it: under the evaluation's locks it computes again the runs the chunks could not see (stored or
 // resolved since), writes the runs whose finality changes and makes the version current. A reader
@@ -77,8 +78,12 @@ async function computeChunk(
     await tx.$queryRaw`
       WITH ${auditedChunk(evaluationId, pending.policy, tools, pending.after_run_id, null, chunkRuns)}, stored AS (
         INSERT INTO evaluation_recomputed_finality
-               (evaluation_id, version, run_id, finality, unresolved_reason, unresolved_effect_id, unresolved_tool, changed, content_key)
-        SELECT ${evaluationId}::uuid, ${pending.version}, id, finality, reason, effect_id, tool, changed, hashtextextended(content_hash, 0) FROM audited
+               (evaluation_id, version, run_id, finality, unresolved_reason, unresolved_effect_id, unresolved_tool)
+        SELECT ${evaluationId}::uuid, ${pending.version}, id, finality, reason, effect_id, tool FROM audited WHERE changed
+      ), covered AS (
+        INSERT INTO evaluation_recompute_chunks (evaluation_id, version, after_run_id, last_run_id, runs, content_xor)
+        SELECT ${evaluationId}::uuid, ${pending.version}, ${pending.after_run_id}::bigint, max(id), count(*), bit_xor(hashtextextended(content_hash, 0))
+          FROM chunk HAVING count(*) > 0
       )
       SELECT count(*)::int AS runs, max(id)::text AS last FROM chunk`,
   );
@@ -90,25 +95,36 @@ async function computeChunk(
 
 /**
  * Applies `version` once every chunk is computed: under the evaluation's row lock (ingestion's batches,
- * resolutions and trace passes hold it shared) and its audit lock. Runs no chunk saw (a batch that
- * committed after the chunk of its ids), runs re-sent with other content since their chunk (their
- * content key differs) and runs resolved since the version was saved are computed again here; the
- * others get their chunk's result where it changed them. False when a newer version
+ * resolutions and trace passes hold it shared) and its audit lock. The runs of a chunk whose range
+ * changed since (its count of scored runs or the exclusive or of their content keys), the runs past
+ * the last chunk and the runs resolved since the version was saved are computed again here; the others
+ * get their chunk's result where it changed them (a run it left as it was has none). False when a newer version
  * was saved meanwhile (its recompute goes on instead).
  */
 async function applyVersion(tx: Tx, evaluationId: string, version: number): Promise<boolean> {
   const pending = await pendingVersion(tx, evaluationId, "update");
   if (pending?.version !== version) return false;
   await lockEvaluationAudit(tx, evaluationId);
+  // Runs to compute again: those of every chunk whose range holds other scored runs now than it saw (a
+  // batch committed after it, a run re-sent with other content, or scored or unscored since), those
+  // past the last chunk, and those resolved since the version was saved.
   const { again } = onlyRowOf(
     z.object({ again: z.array(z.string()) }),
     await tx.$queryRaw`
+      WITH chunks AS (
+        SELECT c.after_run_id, c.last_run_id, c.runs, c.content_xor,
+               (SELECT count(*) FROM evaluation_runs r WHERE r.evaluation_id = ${evaluationId}::uuid AND r.id > c.after_run_id AND r.id <= c.last_run_id AND r.scored_at IS NOT NULL) AS runs_now,
+               (SELECT coalesce(bit_xor(hashtextextended(r.content_hash, 0)), 0) FROM evaluation_runs r
+                 WHERE r.evaluation_id = ${evaluationId}::uuid AND r.id > c.after_run_id AND r.id <= c.last_run_id AND r.scored_at IS NOT NULL) AS xor_now
+          FROM evaluation_recompute_chunks c WHERE c.evaluation_id = ${evaluationId}::uuid AND c.version = ${version}
+      ), stale AS (
+        SELECT after_run_id, last_run_id FROM chunks WHERE runs_now <> runs OR xor_now <> content_xor
+        UNION ALL
+        SELECT coalesce((SELECT max(last_run_id) FROM chunks), 0), 9223372036854775807
+      )
       SELECT ARRAY(
-        SELECT r.id::text FROM evaluation_runs r
-         WHERE r.evaluation_id = ${evaluationId}::uuid AND r.scored_at IS NOT NULL
-           AND NOT EXISTS (SELECT 1 FROM evaluation_recomputed_finality s
-                            WHERE s.evaluation_id = ${evaluationId}::uuid AND s.version = ${version} AND s.run_id = r.id
-                              AND s.content_key = hashtextextended(r.content_hash, 0))
+        SELECT r.id::text FROM stale JOIN evaluation_runs r
+            ON r.evaluation_id = ${evaluationId}::uuid AND r.id > stale.after_run_id AND r.id <= stale.last_run_id AND r.scored_at IS NOT NULL
         UNION
         SELECT run_id::text FROM evaluation_effect_resolutions
          WHERE id > ${pending.resolution_high_water}::bigint AND evaluation_id = ${evaluationId}::uuid) AS again`,
@@ -118,8 +134,7 @@ async function applyVersion(tx: Tx, evaluationId: string, version: number): Prom
        SET finality = s.finality, unresolved_reason = s.unresolved_reason, unresolved_effect_id = s.unresolved_effect_id,
            unresolved_tool = s.unresolved_tool, audit_policy_version = ${version}
       FROM evaluation_recomputed_finality s
-     WHERE s.evaluation_id = ${evaluationId}::uuid AND s.version = ${version} AND s.changed AND r.id = s.run_id
-       AND s.content_key = hashtextextended(r.content_hash, 0) AND NOT (s.run_id = ANY(${again}::bigint[]))`;
+     WHERE s.evaluation_id = ${evaluationId}::uuid AND s.version = ${version} AND r.id = s.run_id AND NOT (s.run_id = ANY(${again}::bigint[]))`;
   if (again.length > 0) await recomputeFinality(tx, evaluationId, { version, policy: pending.policy }, again);
   await tx.$executeRaw`UPDATE evaluations SET effect_policy_version = ${version}, pending_policy_version = NULL WHERE id = ${evaluationId}::uuid`;
   // Every scored run is under it now: those ingested meanwhile are counted in (from the trigger-kept counts).
@@ -130,12 +145,17 @@ async function applyVersion(tx: Tx, evaluationId: string, version: number): Prom
   return true;
 }
 
-/** The chunks' results of versions applied or superseded: deleted after the apply, outside its locks. */
+/** The chunks and their results of versions applied or superseded: deleted after the apply, outside its locks. */
 async function dropSettledResults(db: Db, evaluationId: string): Promise<void> {
   await db.$executeRaw`
     DELETE FROM evaluation_recomputed_finality s
      USING evaluation_policy_recomputes r
      WHERE r.evaluation_id = ${evaluationId}::uuid AND s.evaluation_id = r.evaluation_id AND s.version = r.version
+       AND (r.applied_at IS NOT NULL OR r.superseded_at IS NOT NULL)`;
+  await db.$executeRaw`
+    DELETE FROM evaluation_recompute_chunks c
+     USING evaluation_policy_recomputes r
+     WHERE r.evaluation_id = ${evaluationId}::uuid AND c.evaluation_id = r.evaluation_id AND c.version = r.version
        AND (r.applied_at IS NOT NULL OR r.superseded_at IS NOT NULL)`;
 }
 

@@ -26,9 +26,8 @@ CREATE TABLE "evaluation_policy_recomputes" (
     CONSTRAINT "evaluation_policy_recomputes_pkey" PRIMARY KEY ("evaluation_id","version")
 );
 
--- Each computed run's finality under the version, until it is applied (then deleted). `changed`: it
--- differed from the run's stored audit when computed. Every computed run has a row: a run without one
--- when the version is applied committed after its chunk, and is computed again then.
+-- The runs whose finality a chunk found changed under the version, with it, until the version is
+-- applied (then deleted). Runs it leaves as they are have no row: storing every run cost more than computing it.
 CREATE TABLE "evaluation_recomputed_finality" (
     "evaluation_id" UUID NOT NULL,
     "version" INTEGER NOT NULL,
@@ -37,15 +36,28 @@ CREATE TABLE "evaluation_recomputed_finality" (
     "unresolved_reason" TEXT,
     "unresolved_effect_id" TEXT,
     "unresolved_tool" TEXT,
-    "changed" BOOLEAN NOT NULL,
-    -- hashtextextended(content_hash, 0) of the run as computed: a run re-sent with other content since is computed again.
-    "content_key" BIGINT NOT NULL,
 
     CONSTRAINT "evaluation_recomputed_finality_pkey" PRIMARY KEY ("evaluation_id","version","run_id")
 );
 
+-- Each chunk computed: its run-id range, how many scored runs it saw there and the exclusive or of
+-- their content keys (hashtextextended(content_hash, 0)). A range that holds other runs when the version is
+-- applied (a batch that committed after its chunk, a run re-sent with other content, or scored or
+-- unscored since) is computed again then, whole.
+CREATE TABLE "evaluation_recompute_chunks" (
+    "evaluation_id" UUID NOT NULL,
+    "version" INTEGER NOT NULL,
+    "after_run_id" BIGINT NOT NULL,
+    "last_run_id" BIGINT NOT NULL,
+    "runs" INTEGER NOT NULL,
+    "content_xor" BIGINT NOT NULL,
+
+    CONSTRAINT "evaluation_recompute_chunks_pkey" PRIMARY KEY ("evaluation_id","version","last_run_id")
+);
+
 ALTER TABLE "evaluation_policy_recomputes" ADD CONSTRAINT "evaluation_policy_recomputes_evaluation_id_fkey" FOREIGN KEY ("evaluation_id") REFERENCES "evaluations"("id") ON DELETE CASCADE ON UPDATE CASCADE;
 ALTER TABLE "evaluation_recomputed_finality" ADD CONSTRAINT "evaluation_recomputed_finality_recompute_fkey" FOREIGN KEY ("evaluation_id", "version") REFERENCES "evaluation_policy_recomputes"("evaluation_id", "version") ON DELETE CASCADE ON UPDATE CASCADE;
+ALTER TABLE "evaluation_recompute_chunks" ADD CONSTRAINT "evaluation_recompute_chunks_recompute_fkey" FOREIGN KEY ("evaluation_id", "version") REFERENCES "evaluation_policy_recomputes"("evaluation_id", "version") ON DELETE CASCADE ON UPDATE CASCADE;
 
 -- Every version saved before this migration was applied in its request.
 INSERT INTO "evaluation_policy_recomputes" ("evaluation_id", "version", "runs_total", "runs_done", "computed", "resolution_high_water", "requested_at", "applied_at", "traces_relinked_at")
