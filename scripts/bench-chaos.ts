@@ -265,6 +265,8 @@ async function runRecomputeRound(round: number): Promise<RecomputeRound> {
         id,
         Array.from({ length: 1_000 }, (_, k) => syntheticRun(from + k)),
       );
+    // The runs' traces recorded first (their record_traces jobs): the fault is the recompute's alone.
+    await until(async () => ((await runnableJobCount(db)) === 0 ? true : null), RECOMPUTE_TIMEOUT_MS, 250);
     const policy = { tools: { ...POLICY.tools, "files.write": "external" as const } };
     const { version } = await setEffectPolicy(db, id, policy, null);
     const share = 0.25 + random() * 0.5;

@@ -130,8 +130,14 @@ async function untilAllLinked(evaluationId: string, pass: () => Promise<Pass>): 
 
 const count = z.coerce.number().int();
 
-/** One pass over up to PASS_RUNS of the evaluation's untraced runs, under a share lock on the evaluation (its policy cannot change meanwhile). */
+/**
+ * One pass over up to PASS_RUNS of the evaluation's untraced runs, under a share lock on the evaluation
+ * (its policy cannot change meanwhile), after the passes of the evaluation's other jobs (an advisory
+ * lock): two passes over the same untraced runs each waited for the other's row locks and linked few of
+ * them (a job running when a batch enqueued the next one, or a policy recompute's links, beside it).
+ */
 async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> {
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`record-traces:${evaluationId}`}, 0))`;
   // One round trip when nothing is new: the evaluation, its current policy, the pass's runs and the tools they call.
   const [evaluation] = z
     .array(
