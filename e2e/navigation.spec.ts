@@ -92,6 +92,36 @@ test("the experiment page: headline and Table 2 on the first screen, a contents 
   }
 });
 
+test("the experiment page's statistics come from its API after the page; tables of runs and effects travel as data", async ({ page }) => {
+  const { experimentId } = accounts();
+  // The page's HTML holds the section's heading, not its tables (issue 25: a page's HTML within 150 KB).
+  const html = await (await page.request.get(`/experiments/${experimentId}`)).text();
+  expect(html).toContain('data-testid="statistics-pending"');
+  expect(html).not.toContain('data-testid="statistics-rates"');
+  const answer = (await (await page.request.get(`/api/v1/experiments/${experimentId}/statistics`)).json()) as {
+    rates: { name: string; n: number; N: number }[];
+  };
+  expect(answer.rates.length).toBeGreaterThan(0);
+
+  await page.goto(`/experiments/${experimentId}`);
+  const rates = page.getByTestId("statistics-rates");
+  for (const rate of answer.rates)
+    await expect(rates.locator("tr", { has: page.getByRole("rowheader", { name: rate.name, exact: true }) })).toContainText(
+      `${rate.n}/${rate.N}`,
+    );
+  await expect(page.getByTestId("statistics-pending")).toHaveCount(0);
+  await expect(page.getByTestId("exclusion-rule-history")).toContainText("declared at creation");
+
+  // A grid's cells are data: no element of theirs is deferred to a chunk the HTML fills in by script
+  // ($RS), which cost a script and a hidden copy per cell (341 on a page of 50 effects; the page's own
+  // layout has two).
+  for (const path of [`/experiments/${experimentId}/runs`, "/effects"]) {
+    const listed = await (await page.request.get(path)).text();
+    expect(listed, path).toMatch(/<tbody>(<tr>.*?<\/tr>){10,}/);
+    expect(listed.split("$RS(").length - 1, path).toBeLessThanOrEqual(4);
+  }
+});
+
 test("the evaluation page: headline and the rates on the first screen, a contents bar to each group, explanations on request", async ({
   page,
 }) => {

@@ -1,7 +1,4 @@
-import Link from "next/link";
-import { Badge } from "@/components/ui/badge";
 import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
-import { Time } from "@/components/ui/time";
 import type { EffectListRow } from "@/lib/experiments/read/effects";
 import { describeRun, shortId } from "@/lib/format/runs";
 import { formatDuration } from "@/lib/format/time";
@@ -15,7 +12,7 @@ const COLUMNS: GridColumn[] = [
   { header: "Experiment" },
   { header: "Initiated" },
   { header: "Resolved after", numeric: true },
-  { header: "Cross-run route" },
+  { header: "Cross-run route", className: "min-w-40" },
 ];
 
 const STATUS_TONE = { completed: "success", failed: "danger", cancelled: "warning", unresolved: "neutral" } as const;
@@ -51,27 +48,19 @@ export function EffectsTable({ effects, caption }: { effects: readonly EffectLis
             effect.crossRunRoute,
           ],
           cells: [
-            <code key="h">{effect.observationHandle}</code>,
-            <Badge
-              key="t"
-              tone={STATUS_TONE[effect.terminalStatus]}
-              className={effect.terminalStatus === "unresolved" ? "italic" : undefined}
-            >
-              {effect.terminalStatus}
-            </Badge>,
+            { code: effect.observationHandle },
+            {
+              badge: STATUS_TONE[effect.terminalStatus],
+              text: effect.terminalStatus,
+              ...(effect.terminalStatus === "unresolved" ? { italic: true } : {}),
+            },
             effect.endpointStatus,
-            <code key="a">{effect.action}</code>,
-            <Link key="r" href={`/runs/${effect.runId}`}>
-              {describeRun(run)}
-            </Link>,
-            <Link key="x" href={`/experiments/${effect.experimentId}`} aria-label={`Experiment ${effect.experimentId}`}>
-              <code>{shortId(effect.experimentId)}</code>
-            </Link>,
-            effect.initiatedAt ? <Time key="i" iso={effect.initiatedAt} /> : <span className="text-muted-foreground">no clock origin</span>,
+            { code: effect.action },
+            { href: `/runs/${effect.runId}`, text: describeRun(run) },
+            { href: `/experiments/${effect.experimentId}`, code: shortId(effect.experimentId), label: `Experiment ${effect.experimentId}` },
+            effect.initiatedAt ? { time: effect.initiatedAt } : { muted: "no clock origin" },
             resolvedAfter === null ? "unresolved" : formatDuration(resolvedAfter),
-            <span key="c" className="block min-w-40">
-              {effect.crossRunRoute}
-            </span>,
+            effect.crossRunRoute,
           ],
         };
       })}

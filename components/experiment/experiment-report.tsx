@@ -1,4 +1,4 @@
-import { Fragment, type ReactNode } from "react";
+import type { ReactNode } from "react";
 import { Alert } from "@/components/ui/alert";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -39,21 +39,9 @@ export interface ExperimentFacts {
 
 /** A snake_case name that may wrap after each underscore (the text itself is unchanged). */
 function BreakableName({ name }: { name: string }) {
+  // One flat list of words and <wbr>s: this table travels to the browser as elements too.
   const parts = name.split("_");
-  return (
-    <code>
-      {parts.map((part, i) => (
-        <Fragment key={i}>
-          {part}
-          {i < parts.length - 1 ? (
-            <>
-              _<wbr />
-            </>
-          ) : null}
-        </Fragment>
-      ))}
-    </code>
-  );
+  return <code>{parts.flatMap((part, i) => (i < parts.length - 1 ? [`${part}_`, <wbr key={i} />] : [part]))}</code>;
 }
 
 /** Where the experiment is: still producing runs, stopped before all of them, or complete. */

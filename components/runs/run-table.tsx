@@ -1,9 +1,8 @@
-import Link from "next/link";
 import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
 import { conditionLabel, describeRun, shortId } from "@/lib/format/runs";
 import type { RunListRow } from "@/lib/experiments/read/runs";
 import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
-import { AgreementText, ExposureText, LabelText } from "./label-text";
+import { agreementCell, exposureCell, labelCell } from "./label-text";
 
 const COLUMNS: GridColumn[] = [
   { header: "Run", rowHeader: true },
@@ -46,18 +45,22 @@ export function RunTable({ runs, caption, sortNote }: { runs: readonly RunListRo
         ],
         cells: [
           // The accessible name starts with the visible text, then says which run it is.
-          <Link key="run" href={`/runs/${run.id}`} aria-label={`Run ${shortId(run.id)}: ${describeRun(run)}`} className="whitespace-nowrap">
-            Run <code>{shortId(run.id)}</code>
-          </Link>,
+          {
+            href: `/runs/${run.id}`,
+            text: "Run ",
+            code: shortId(run.id),
+            label: `Run ${shortId(run.id)}: ${describeRun(run)}`,
+            nowrap: true,
+          },
           conditionLabel(run.condition),
           run.delayMs,
           `${run.scheduleId}, ${run.repetition}`,
           run.role,
-          <LabelText key="endpoint" value={run.endpointLabel} />,
-          <LabelText key="terminal" value={run.terminalLabel} />,
-          <LabelText key="recorded" value={run.recordedLabel} />,
-          <AgreementText key="agreement" value={run.agreement} />,
-          <ExposureText key="exposure" value={run.exposure} />,
+          labelCell(run.endpointLabel),
+          labelCell(run.terminalLabel),
+          labelCell(run.recordedLabel),
+          agreementCell(run.agreement),
+          exposureCell(run.exposure),
           CLASSIFICATION_LABELS[run.classification],
           run.measuredDelayMs === null ? "none" : run.measuredDelayMs.toFixed(3),
         ],

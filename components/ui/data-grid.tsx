@@ -12,6 +12,7 @@ import {
 import { ArrowDown, ArrowUp, ArrowUpDown, Columns3 } from "lucide-react";
 import { useMemo, useRef, useState, type ReactNode } from "react";
 import { cn } from "./cn";
+import { renderCell, type GridCell } from "./grid-cell";
 import { tableClass } from "./table";
 
 /** A column of a DataGrid: plain data, so that a server component can describe it. */
@@ -28,10 +29,10 @@ export interface GridColumn {
   className?: string;
 }
 
-/** A row: its cells already rendered (on the server), and the values its columns sort by. */
+/** A row: its cells (data, or elements for a small table), and the values its columns sort by. */
 export interface GridRow {
   key: string;
-  cells: ReactNode[];
+  cells: (GridCell | ReactNode)[];
   sort: (string | number | null)[];
   className?: string;
 }
@@ -177,7 +178,7 @@ export function DataGrid({
                 {visibleColumns.map((column) => {
                   const index = Number(column.id);
                   const spec = columns[index]!;
-                  const content = row.original.cells[index];
+                  const content = renderCell(row.original.cells[index]);
                   return spec.rowHeader ? (
                     <th key={column.id} scope="row" className={spec.className}>
                       {content}

@@ -29,8 +29,7 @@ import { replayConfigSchema } from "@/lib/replay/rules/config";
 import { PAPER_TRACE } from "@/lib/replay/rules/trace";
 import { storedExperimentTraceResults } from "@/lib/replay/store/trace-results";
 import { TraceResultsPanel } from "@/components/experiment/trace-results";
-import { StatisticsPanel } from "@/components/statistics/statistics-panel";
-import { cachedExperimentStatistics } from "@/lib/experiments/experiment-statistics";
+import { ExperimentStatistics } from "@/components/statistics/experiment-statistics";
 import { exclusionRuleHistory } from "@/lib/statistics/exclusion-rule-store";
 
 export const dynamic = "force-dynamic";
@@ -47,10 +46,10 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
   const db = getDb();
   // The results' queries start now, beside the header's: the report awaits them behind its loading state.
   const results = loadResults(db, id);
-  const statistics = loadStatistics(db, id);
+  const rules = exclusionRuleHistory(db, { kind: "experiment", id });
   // An unknown id ends the page (404) before the report awaits them.
   results.catch(() => {});
-  statistics.catch(() => {});
+  rules.catch(() => {});
   const experiment = await db.experiment.findUnique({
     where: { id },
     select: {
@@ -74,7 +73,7 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
   traceResults?.catch(() => {}); // awaited behind the report's loading state
   const statisticsSection = (
     <Suspense fallback={<PageLoading label="Loading the statistics…" />}>
-      <Statistics experimentId={id} loading={statistics} edits={edits} />
+      <Statistics experimentId={id} state={experiment.state} rules={rules} edits={edits} />
     </Suspense>
   );
   return (
@@ -147,27 +146,24 @@ function libraryTraces(config: unknown): boolean {
   return parsed.success && (parsed.data.traces.length > 1 || parsed.data.traces[0]!.taskId !== PAPER_TRACE.taskId);
 }
 
-/** The statistics answer (rates with intervals, units, pass^k, sensitivity) under the stored rule, and the rule's versions. */
-const loadStatistics = (db: Db, id: string) =>
-  Promise.all([cachedExperimentStatistics(db, id), exclusionRuleHistory(db, { kind: "experiment", id })]);
-
+/**
+ * The statistics (rates with intervals, units, pass^k, sensitivity) under the stored rule, fetched by
+ * the browser from the API; the rule's versions from here. The rule's version and the experiment's
+ * state name the answer's revision: a refreshed page with another fetches it again.
+ */
 async function Statistics({
   experimentId,
-  loading,
+  state,
+  rules,
   edits,
 }: {
   experimentId: string;
-  loading: ReturnType<typeof loadStatistics>;
+  state: string;
+  rules: ReturnType<typeof exclusionRuleHistory>;
   edits: boolean;
 }) {
-  const [statistics, rules] = await loading;
-  return statistics ? (
-    <StatisticsPanel
-      {...statistics}
-      ruleHistory={rules.versions}
-      ruleChange={edits ? { kind: "experiment", id: experimentId } : undefined}
-    />
-  ) : null;
+  const { current, versions } = await rules;
+  return <ExperimentStatistics experimentId={experimentId} revision={`${current.version}/${state}`} ruleHistory={versions} edits={edits} />;
 }
 
 async function PerTrace({ loading }: { loading: ReturnType<typeof storedExperimentTraceResults> }) {

@@ -3,10 +3,9 @@ import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { FilterSelect, plainOptions } from "@/components/runs/filter-select";
-import { LabelText } from "@/components/runs/label-text";
+import { labelCell } from "@/components/runs/label-text";
 import { OpenLiveRuns } from "@/components/runs/open-live-runs";
 import { FilterError, FilterForm, ListSummary, Pager } from "@/components/runs/list-chrome";
-import { Badge } from "@/components/ui/badge";
 import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Input, Label } from "@/components/ui/field";
@@ -129,46 +128,20 @@ export default async function EvaluationRunsPage({
                   r.inheritedState,
                 ],
                 cells: [
-                  <Link key="id" href={`${path}/${encodeURIComponent(r.externalId)}`} data-testid="evaluation-run-link">
-                    <code>{r.externalId}</code>
-                  </Link>,
-                  <code key="task">{r.taskId}</code>,
+                  { href: `${path}/${encodeURIComponent(r.externalId)}`, code: r.externalId, testId: "evaluation-run-link" },
+                  { code: r.taskId },
                   r.attempt ?? "",
-                  <LabelText key="e" value={r.endpointLabel} />,
-                  <LabelText key="t" value={r.terminalLabel} />,
-                  r.finality === "final" ? (
-                    "final"
-                  ) : r.finality === "unscored" ? (
-                    <Badge key="f" tone="warning">
-                      unscored
-                    </Badge>
-                  ) : (
-                    <LabelText key="f" value="unresolved" />
-                  ),
-                  r.unresolvedReason ? (
-                    <span key="r" title={REASON_LABELS[r.unresolvedReason]}>
-                      {r.unresolvedReason}
-                    </span>
-                  ) : r.unscoredReason ? (
-                    <span key="r">{r.unscoredReason}</span>
-                  ) : (
-                    ""
-                  ),
-                  r.unresolvedTool ? <code key="tool">{r.unresolvedTool}</code> : "",
-                  r.analysisUnit ? (
-                    <Link key="u" href={`${path}?unit=${r.analysisUnit}`}>
-                      {r.analysisUnit}
-                    </Link>
-                  ) : (
-                    ""
-                  ),
-                  r.inheritedState === "none" ? (
-                    "none"
-                  ) : (
-                    <Badge key="i" tone="danger">
-                      {r.inheritedState}
-                    </Badge>
-                  ),
+                  labelCell(r.endpointLabel),
+                  labelCell(r.terminalLabel),
+                  r.finality === "final"
+                    ? "final"
+                    : r.finality === "unscored"
+                      ? { badge: "warning", text: "unscored" }
+                      : labelCell("unresolved"),
+                  r.unresolvedReason ? { text: r.unresolvedReason, title: REASON_LABELS[r.unresolvedReason] } : (r.unscoredReason ?? ""),
+                  r.unresolvedTool ? { code: r.unresolvedTool } : "",
+                  r.analysisUnit ? { href: `${path}?unit=${r.analysisUnit}`, text: r.analysisUnit } : "",
+                  r.inheritedState === "none" ? "none" : { badge: "danger", text: r.inheritedState },
                 ],
               }))}
             />
