@@ -149,6 +149,7 @@ test("a declared rule from the form, a comparison under one rule, shared and ope
   // The editor declares B's rule's next version on its page: a reason is required; then unresolved
   // runs count as failures, and the headline names version 2 (8/20), with version 1 kept below.
   await page.goto(`/evaluations/${declared}`);
+  await page.getByTestId("open-rule-change").click();
   const change = page.getByTestId("exclusion-rule-change");
   await change.getByLabel("Unresolved runs").selectOption("count_as_failure");
   await change.getByRole("button", { name: "Save as a new rule version" }).click();

@@ -142,6 +142,10 @@ test("a taken name is refused on the name field; a policy version saved meanwhil
 
   // The form opened at version 1; version 2 is saved by someone else before it is sent.
   await page.goto(`/evaluations/${id}`);
+  // The editor (its module and schemas) comes when opened, not with the page.
+  await expect(page.getByTestId("open-policy-form")).toHaveAttribute("aria-expanded", "false");
+  await expect(page.getByRole("button", { name: "Save as a new version" })).toHaveCount(0);
+  await page.getByTestId("open-policy-form").click();
   await page.getByRole("button", { name: "Add a tool" }).click();
   await page.getByLabel("Tool name or pattern, row 2").fill("bank.transfer");
   await page.getByLabel("Class, row 2").selectOption("external");
@@ -238,6 +242,7 @@ test("an editor records an effect's resolution from the run page, and is warned 
   await expect(page.getByTestId("run-effects")).toContainText("ledger entry 991, verified by reconciler (posted later)");
 
   await page.goto(`/evaluations/${id}`);
+  await page.getByTestId("open-policy-form").click();
   await page.getByLabel("Class, row 1").selectOption("read_only");
   await expect(page.getByTestId("policy-read-only-writes")).toHaveText(
     "bank.transfer has 1 recorded effect: classed read-only, they never hold a label open and the trace library calls its calls read-only. Keep read-only only if the tool changes nothing.",

@@ -117,6 +117,7 @@ test("an editor uploads logs, reads the report, and classifies an Inspect tool t
   await expect(page.getByTestId("tools-seen")).toContainText("web_browser_click");
 
   // Classify web_browser_go: the run's open effect is now web_browser_click's.
+  await page.getByTestId("open-policy-form").click();
   await page.getByRole("button", { name: "Add a row for web_browser_go (seen in the runs, unclassified)" }).click();
   await page.getByLabel("Class, row 1").selectOption("sync_confirmed");
   await page.getByRole("button", { name: "Save as a new version" }).click();
@@ -168,6 +169,7 @@ test("logs uploaded into an evaluation that exists keep the importer's tool clas
   await expect(page.getByTestId("stat-unresolved")).toContainText("0/2 runs unresolved, of all scored runs");
 
   // Saving the policy without an edit makes no version, and says so.
+  await page.getByTestId("open-policy-form").click();
   await page.getByRole("button", { name: "Save as a new version" }).click();
   await expect(page.getByTestId("policy-saved")).toContainText("Nothing to save");
   await page.reload();

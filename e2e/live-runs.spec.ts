@@ -76,6 +76,7 @@ test.describe("a recorder's tool-class suggestions", () => {
     const table = page.getByTestId("tool-suggestions");
     await expect(table).toContainText("Suggested by recorders: 1 of 2 not in this version");
     await expect(table.getByRole("row", { name: /bank\.send_money/ })).toContainText("unclassified");
+    await page.getByTestId("open-policy-form").click();
     await page.getByTestId("add-suggested-classes").click();
     await page.getByRole("button", { name: "Save as a new version" }).click();
     await expect(page.getByTestId("policy-saved")).toContainText("Saved as version 2");

@@ -1,13 +1,16 @@
 // The web app's process (`npm start` runs it; so do the browser tests and the Docker image): Next's
-// production server behind two edge rules, the client's address (lib/http/client-address.ts) and
-// well-formed paths (lib/http/well-formed-path.ts).
+// production server behind three edge rules, the client's address (lib/http/client-address.ts),
+// well-formed paths (lib/http/well-formed-path.ts) and static chunks in Brotli (lib/http/brotli-static.ts).
 // Needs `next build` first. SIGTERM or SIGINT stops taking connections and exits once the
 // requests in flight are answered (at most 10 s).
 import { createServer } from "node:http";
+import path from "node:path";
 import next from "next";
 import { surviveConnectionLoss } from "../lib/db/connection-loss";
 import { readServerEnv } from "../lib/env";
+import { withBrotliStatic } from "../lib/http/brotli-static";
 import { trustedProxies, withClientAddress } from "../lib/http/client-address";
+import { SECURITY_HEADERS } from "../lib/http/security-headers";
 import { withWellFormedPaths } from "../lib/http/well-formed-path";
 import { stallLine, watchEventLoop } from "../lib/web/event-loop-watch";
 
@@ -21,7 +24,10 @@ watchEventLoop(env.EVENT_LOOP_STALL_MS, (held) => console.warn(stallLine(held)))
 
 const app = next({ dev: false, dir: process.cwd(), hostname: env.WEB_HOST, port: env.PORT });
 await app.prepare();
-const server = createServer(withWellFormedPaths(withClientAddress(app.getRequestHandler(), trust)));
+const staticDir = path.join(process.cwd(), ".next", "static");
+const server = createServer(
+  withWellFormedPaths(withClientAddress(withBrotliStatic(app.getRequestHandler(), { staticDir, headers: SECURITY_HEADERS }), trust)),
+);
 // Node closes an idle keep-alive connection after 5 s, and a client that reuses it at that moment gets
 // ECONNRESET (CI saw it: a Playwright request after a 5 s pause). Idle connections live longer than a
 // reverse proxy's usual 60 s idle timeout instead, so the client or proxy is the side that closes them.

@@ -7,6 +7,7 @@ import type { EvaluationDetail } from "@/lib/evaluations/read-schemas";
 import { toolClassifier } from "@/lib/evaluations/policy";
 import type { ToolClass } from "@/lib/evaluations/schemas";
 import type { StoredToolSuggestion } from "@/lib/evaluations/tool-suggestions";
+import { OpenOnRequest } from "@/components/ui/open-on-request";
 import { LazyPolicyVersionForm } from "./lazy-policy-version-form";
 
 /**
@@ -118,14 +119,16 @@ export function EffectPolicyPanel({
         </details>
       ) : null}
       {edits ? (
-        <LazyPolicyVersionForm
-          evaluationId={evaluation.id}
-          policy={evaluation.pendingPolicy?.policy ?? evaluation.effectPolicy}
-          version={evaluation.pendingPolicy?.version ?? evaluation.effectPolicyVersion}
-          unclassified={tools.filter((t) => t.class === "unclassified").map((t) => t.tool)}
-          recordedEffects={Object.fromEntries(tools.filter((t) => t.effects > 0).map((t) => [t.tool, t.effects]))}
-          suggested={open.map((s) => ({ tool: s.tool, effectClass: s.suggestedClass }))}
-        />
+        <OpenOnRequest label="Declare a new version of the policy" testId="open-policy-form">
+          <LazyPolicyVersionForm
+            evaluationId={evaluation.id}
+            policy={evaluation.pendingPolicy?.policy ?? evaluation.effectPolicy}
+            version={evaluation.pendingPolicy?.version ?? evaluation.effectPolicyVersion}
+            unclassified={tools.filter((t) => t.class === "unclassified").map((t) => t.tool)}
+            recordedEffects={Object.fromEntries(tools.filter((t) => t.effects > 0).map((t) => [t.tool, t.effects]))}
+            suggested={open.map((s) => ({ tool: s.tool, effectClass: s.suggestedClass }))}
+          />
+        </OpenOnRequest>
       ) : null}
     </Section>
   );

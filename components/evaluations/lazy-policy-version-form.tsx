@@ -3,7 +3,7 @@
 import dynamic from "next/dynamic";
 import { Skeleton } from "@/components/ui/skeleton";
 
-/** The new-version form (with the policy's zod schema) is fetched after the page loads: it sits below the fold, and the page keeps within its 200 KB first-load budget. */
+/** The new-version form (with the policy's zod schema) is fetched when the reader opens it (OpenOnRequest), not with the page. */
 export const LazyPolicyVersionForm = dynamic(() => import("./policy-version-form").then((m) => m.PolicyVersionForm), {
   ssr: false,
   loading: () => <Skeleton className="h-48 w-full" />,

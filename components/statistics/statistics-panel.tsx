@@ -13,6 +13,7 @@ import type {
 } from "@/lib/statistics/answer-schema";
 import type { ExclusionRule } from "@/lib/statistics/exclusion-rule";
 import { Time } from "@/components/ui/time";
+import { OpenOnRequest } from "@/components/ui/open-on-request";
 import { LazyExclusionRuleChange } from "./lazy-exclusion-rule-change";
 import { LazySensitivityChart } from "./lazy-sensitivity-chart";
 import type { Interval } from "@/lib/statistics/wilson";
@@ -201,7 +202,11 @@ export function StatisticsPanel({
           ))}
         </DataTable>
       ) : null}
-      {ruleChange && ruleHistory?.[0] ? <LazyExclusionRuleChange subject={ruleChange} current={ruleHistory[0]} /> : null}
+      {ruleChange && ruleHistory?.[0] ? (
+        <OpenOnRequest label="Declare a new version of the rule" testId="open-rule-change">
+          <LazyExclusionRuleChange subject={ruleChange} current={ruleHistory[0]} />
+        </OpenOnRequest>
+      ) : null}
     </Section>
   );
 }
