@@ -104,4 +104,4 @@ HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=5 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 3000) + '/api/health').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
 # workers/web.ts: Next's production server behind the client-address rule; PORT and WEB_HOST
 # (0.0.0.0) from the environment. Behind a reverse proxy, set TRUSTED_PROXIES to its address.
-CMD ["node", "--import", "tsx", "workers/web.ts"]
+CMD ["node", "--max-semi-space-size=128", "--import", "tsx", "workers/web.ts"]
