@@ -1,7 +1,7 @@
 "use client";
 
 import dynamic from "next/dynamic";
-import { useCallback, useEffect, useState, type ReactNode } from "react";
+import { useCallback, useEffect, useRef, useState, type ReactNode } from "react";
 import { callApi } from "@/components/api-client";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
@@ -35,9 +35,13 @@ export function ExperimentStatistics({
   edits: boolean;
 }) {
   const [loaded, setLoaded] = useState<Loaded>({ state: "loading" });
+  // Only the latest request's answer is shown: one sent before a refresh may come back after the next.
+  const latest = useRef(0);
   const load = useCallback(async () => {
+    const request = ++latest.current;
     void loadPanel();
     const answer = await callApi<StatisticsAnswer>(`/api/v1/experiments/${experimentId}/statistics`, "GET");
+    if (request !== latest.current) return;
     if (answer.ok) setLoaded({ state: "loaded", answer: answer.data });
     else if (answer.status === 404) setLoaded({ state: "absent" });
     else setLoaded({ state: "failed", message: answer.message });

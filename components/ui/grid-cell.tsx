@@ -22,8 +22,7 @@ export type GridCell =
 
 /** A cell as the table shows it: data cells rendered here, elements (small tables) as given. */
 export function renderCell(cell: GridCell | ReactNode): ReactNode {
-  if (cell === null || typeof cell !== "object" || isValidElement(cell) || Array.isArray(cell) || !isDataCell(cell))
-    return cell as ReactNode;
+  if (!isDataCell(cell)) return cell as ReactNode;
   if ("href" in cell)
     return (
       <Link href={cell.href} aria-label={cell.label} data-testid={cell.testId} className={cell.nowrap ? "whitespace-nowrap" : undefined}>
@@ -44,6 +43,8 @@ export function renderCell(cell: GridCell | ReactNode): ReactNode {
   return <span title={cell.title}>{cell.text}</span>;
 }
 
-function isDataCell(cell: object): cell is Exclude<GridCell, string | number | null> {
-  return "href" in cell || "code" in cell || "muted" in cell || "time" in cell || "badge" in cell || "title" in cell;
+/** A cell given as data (an object of GridCell's shapes), not as text, a number or an element. */
+function isDataCell(cell: GridCell | ReactNode): cell is Exclude<GridCell, string | number | null> {
+  if (cell === null || typeof cell !== "object" || isValidElement(cell) || Array.isArray(cell)) return false;
+  return ["href", "code", "muted", "time", "badge", "title"].some((key) => key in cell);
 }
