@@ -15,7 +15,7 @@
 //     as a load balancer would spread them (docs/scaling.md). Then the database's growth: in all and
 //     the eight tables or indexes that grew most, per million runs (`storage`).
 //  3. Evaluation B, and the same rows (A's stored runs, effects, resolutions, touches, resets,
-//     surface links, unit sizes and surface stats; B's id, run ids shifted past A's; the tool counts
+//     surface links, unit sizes, surface stats and trace links; B's id, run ids shifted past A's; the tool counts
 //     follow by their triggers, as for any writer) loaded with COPY … FROM STDIN,
 //     20,000 runs a chunk, one connection. The chunks are formatted before their COPY; only the COPY
 //     statements are timed. copyRunsPerSecond = N / their summed time. B's summary must equal A's.
@@ -87,6 +87,7 @@ const COPIED_TABLES = [
   "evaluation_surface_links",
   "evaluation_units",
   "evaluation_surfaces",
+  "evaluation_run_traces",
 ] as const;
 /** Columns holding a run id: shifted with the runs. */
 const RUN_ID_COLUMNS = new Set(["run_id", "analysis_unit", "link_group", "unit", "first_writer", "last_reader"]);
@@ -100,6 +101,7 @@ const CHUNK_COLUMN: Record<(typeof COPIED_TABLES)[number], string> = {
   evaluation_surface_links: "run_id",
   evaluation_units: "unit",
   evaluation_surfaces: "coalesce(first_writer, last_reader)",
+  evaluation_run_traces: "run_id",
 };
 
 async function copyStatements(client: pg.Client): Promise<Map<string, string[]>> {

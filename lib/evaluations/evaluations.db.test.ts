@@ -169,8 +169,9 @@ describe("an evaluation, stored and audited", () => {
     expect(await db.evaluationRun.count({ where: { evaluationId: id } })).toBe(300);
     // The stored children are exactly the runs' own (run 250's the changed version's): none copied twice, none orphaned.
     const expected = [...runs.slice(0, 250), changed, ...runs.slice(251)];
-    const [stored] = await db.$queryRaw<{ touches: bigint; resolutions: bigint; effects: bigint; orphans: bigint }[]>`
+    const [stored] = await db.$queryRaw<{ touches: bigint; resolutions: bigint; effects: bigint; links: bigint; orphans: bigint }[]>`
       SELECT (SELECT count(*) FROM evaluation_touches WHERE evaluation_id = ${id}::uuid) AS touches,
+             (SELECT count(*) FROM evaluation_run_traces WHERE evaluation_id = ${id}::uuid) AS links,
              (SELECT count(*) FROM evaluation_effect_resolutions WHERE evaluation_id = ${id}::uuid) AS resolutions,
              (SELECT count(*) FROM evaluation_effects WHERE evaluation_id = ${id}::uuid) AS effects,
              (SELECT count(*) FROM evaluation_effect_resolutions s WHERE s.evaluation_id = ${id}::uuid AND NOT EXISTS (SELECT 1 FROM evaluation_runs r WHERE r.id = s.run_id)) AS orphans`;
@@ -178,6 +179,8 @@ describe("an evaluation, stored and audited", () => {
       touches: BigInt(expected.reduce((n, r) => n + (r.touches?.length ?? 0), 0)),
       resolutions: BigInt(expected.reduce((n, r) => n + (r.effects ?? []).filter((e) => e.resolution).length, 0)),
       effects: BigInt(expected.reduce((n, r) => n + (r.effects?.length ?? 0), 0)),
+      // one trace link per run with calls (every synthetic run makes two to four)
+      links: 300n,
       orphans: 0n,
     });
     expect(

@@ -17,9 +17,10 @@ it("links an evaluation's untraced runs in passes of bounded size until none is 
   for (let b = 0; b < runs.length; b += 1_000) await ingestRuns(db, id, runs.slice(b, b + 1_000), { traces: "caller" });
   // More untraced runs than one pass takes (5,000): every one linked, over more than one pass.
   expect(await recordImportedTraces(db, id)).toBe(5_300);
-  const [left] = await db.$queryRaw<
-    { n: bigint }[]
-  >`SELECT count(*) AS n FROM evaluation_runs WHERE evaluation_id = ${id}::uuid AND trace_id IS NULL`;
+  // Every run made calls (two to four): each has its link, and every link its trace.
+  const [left] = await db.$queryRaw<{ n: bigint }[]>`
+    SELECT count(*) AS n FROM evaluation_runs r LEFT JOIN evaluation_run_traces l ON l.run_id = r.id
+     WHERE r.evaluation_id = ${id}::uuid AND l.trace_id IS NULL`;
   expect(left!.n).toBe(0n);
   expect(await recordImportedTraces(db, id)).toBe(0);
 });

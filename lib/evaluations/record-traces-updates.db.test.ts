@@ -37,8 +37,11 @@ const run = (externalId: string, calls: Array<[string, Record<string, unknown>]>
 
 /** Each run's trace id, by external id. */
 async function links(evaluationId: string): Promise<Record<string, string | null>> {
-  const runs = await db.evaluationRun.findMany({ where: { evaluationId }, select: { externalId: true, traceId: true } });
-  return Object.fromEntries(runs.map((r) => [r.externalId, r.traceId]));
+  const runs = await db.evaluationRun.findMany({
+    where: { evaluationId },
+    select: { externalId: true, traceLink: { select: { traceId: true } } },
+  });
+  return Object.fromEntries(runs.map((r) => [r.externalId, r.traceLink?.traceId ?? null]));
 }
 
 const importedTraces = () => db.trace.findMany({ where: { source: "imported" }, orderBy: { id: "asc" } });
@@ -106,6 +109,40 @@ describe("imported traces kept in step with runs and policies", () => {
     expect(firstLinked).toBe(2);
     expect(await linkingSecond).toBe(2);
     expect(await links(second)).toEqual(await links(first));
+  });
+
+  it("keeps a re-sent run's link while its calls are the same, makes a new unlinked one when they change, and drops it when they are gone", async () => {
+    const id = await createEvaluation(db, { name: "re-sent", effectPolicy: POLICY }, null);
+    const same = run("r1", [["send_money", { amount: 1 }]]);
+    const changing = run("r2", [["send_money", { amount: 2 }]]);
+    const emptied = run("r3", [["read_balance", {}]]);
+    await ingestRuns(db, id, [same, changing, emptied], { traces: "caller" });
+    expect(await recordImportedTraces(db, id)).toBe(3);
+    const before = await links(id);
+    const linkRows = () =>
+      db.evaluationRunTrace.findMany({
+        where: { evaluationId: id },
+        select: { run: { select: { externalId: true } } },
+        orderBy: { runId: "asc" },
+      });
+    expect((await linkRows()).map((l) => l.run.externalId)).toEqual(["r1", "r2", "r3"]);
+
+    // All three re-sent with other content: r1 a new score only, r2 another amount, r3 without calls.
+    await ingestRuns(
+      db,
+      id,
+      [{ ...same, score: 0.9 }, run("r2", [["send_money", { amount: 20 }]]), { ...run("r3", []), toolCalls: undefined }],
+      {
+        traces: "caller",
+      },
+    );
+    expect(await links(id)).toEqual({ r1: before.r1, r2: null, r3: null });
+    expect((await linkRows()).map((l) => l.run.externalId)).toEqual(["r1", "r2"]);
+    expect(await recordImportedTraces(db, id)).toBe(1);
+    const after = await links(id);
+    expect(after.r1).toBe(before.r1);
+    expect(after.r2).not.toBeNull();
+    expect(after.r2).not.toBe(before.r2);
   });
 
   it("has a migration that rehashes existing imported traces as the trace step hashes them", async () => {
@@ -188,9 +225,9 @@ describe("imported traces kept in step with runs and policies", () => {
     await recordImportedTraces(db, mixed);
     const mine = await db.evaluationRun.findMany({
       where: { evaluationId: mixed },
-      select: { externalId: true, trace: { select: { suite: true, task: true } } },
+      select: { externalId: true, traceLink: { select: { trace: { select: { suite: true, task: true } } } } },
     });
-    expect(Object.fromEntries(mine.map((r) => [r.externalId, r.trace]))).toEqual({
+    expect(Object.fromEntries(mine.map((r) => [r.externalId, r.traceLink?.trace]))).toEqual({
       m1: { suite: "banking", task: "user_task_1" },
       m2: { suite: "banking", task: "user_task_1" },
       m3: { suite: "AgentDojo (mixed suites)", task: "checkout-3" },
@@ -201,9 +238,9 @@ describe("imported traces kept in step with runs and policies", () => {
     // m3 only read: its trace has no call to replay as a write.
     const readOnly = await db.evaluationRun.findFirstOrThrow({
       where: { evaluationId: mixed, externalId: "m3" },
-      select: { traceId: true },
+      select: { traceLink: { select: { traceId: true } } },
     });
-    const refused = await resolveTraceSelection(db, { ids: [readOnly.traceId!] }).catch((e: unknown) => e);
+    const refused = await resolveTraceSelection(db, { ids: [readOnly.traceLink!.traceId!] }).catch((e: unknown) => e);
     expect(refused).toBeInstanceOf(DomainError);
     expect(refused).toMatchObject({ kind: "invalid", field: "traceSelection.ids" });
   });

@@ -19,7 +19,8 @@ const BANKING_0 = path.join(AGENTDOJO_RUNS, "runs__gpt-4o-2024-05-13__banking__u
 async function library() {
   return db.$queryRaw`
     SELECT (SELECT json_agg(t ORDER BY t.content_hash) FROM traces t WHERE source = 'imported') AS traces,
-           (SELECT json_agg(json_build_array(external_id, evaluation_id, trace_id) ORDER BY external_id, evaluation_id) FROM evaluation_runs) AS links`;
+           (SELECT json_agg(json_build_array(r.external_id, r.evaluation_id, l.trace_id) ORDER BY r.external_id, r.evaluation_id)
+              FROM evaluation_runs r LEFT JOIN evaluation_run_traces l ON l.run_id = r.id) AS links`;
 }
 
 const imported = async () => (await listTraces(db, { source: "imported", limit: 100 })).traces;
@@ -31,7 +32,9 @@ describe("imported traces", () => {
     expect(report.failed).toEqual([]);
     // 32 runs (the Zstandard log's without calls), 11 of them with tool calls, no two with one sequence (read from the fixtures).
     expect(await db.evaluationRun.count()).toBe(32);
-    expect(await db.evaluationRun.count({ where: { traceId: { not: null } } })).toBe(11);
+    expect(await db.evaluationRunTrace.count({ where: { traceId: { not: null } } })).toBe(11);
+    // Runs without calls have no link to set.
+    expect(await db.evaluationRunTrace.count()).toBe(11);
     const traces = await imported();
     expect(traces).toHaveLength(11);
     expect(traces.every((t) => t.source === "imported" && t.linkedRuns === 1 && /^[0-9a-f]{64}$/.test(t.contentHash!))).toBe(true);
@@ -67,7 +70,11 @@ describe("imported traces", () => {
 
   it("changes nothing when the same files are imported again, and heals a run left without its trace", async () => {
     const before = await library();
-    await db.evaluationRun.updateMany({ where: { externalId: { contains: "banking/user_task_0/" } }, data: { traceId: null } });
+    const unlinked = await db.evaluationRunTrace.updateMany({
+      where: { run: { externalId: { contains: "banking/user_task_0/" } } },
+      data: { traceId: null },
+    });
+    expect(unlinked.count).toBe(1);
     const report = await importLogs(db, [AGENTDOJO_RUNS, INSPECT_LOGS, HAND_MADE]);
     expect(report).toMatchObject({ imported: 0, failed: [] });
     expect(await library()).toEqual(before);
@@ -76,7 +83,7 @@ describe("imported traces", () => {
   it("shares one trace between runs with one call sequence", async () => {
     // The same log into a second evaluation: a second run with the first one's sequence.
     await importLogs(db, [BANKING_0], { evaluationName: "AgentDojo copy" });
-    expect(await db.evaluationRun.count({ where: { traceId: { not: null } } })).toBe(12);
+    expect(await db.evaluationRunTrace.count({ where: { traceId: { not: null } } })).toBe(12);
     const traces = await imported();
     expect(traces).toHaveLength(11);
     const shared = traces.find((t) => t.suite === "banking" && t.task === "user_task_0")!;
@@ -101,9 +108,9 @@ describe("imported traces", () => {
     const changed = { ...run, toolCalls: run.toolCalls!.map((c, i) => (i === 0 ? { ...c, arguments: { file_path: "other.txt" } } : c)) };
     const evaluation = await db.evaluation.findFirstOrThrow({ where: { name: "AgentDojo gpt-4o-2024-05-13" } });
     await ingestRuns(db, evaluation.id, [changed]);
-    expect(await db.evaluationRun.findFirstOrThrow({ where: { evaluationId: evaluation.id, externalId: run.externalId } })).toMatchObject({
-      traceId: null,
-    });
+    expect(
+      await db.evaluationRunTrace.findFirstOrThrow({ where: { run: { evaluationId: evaluation.id, externalId: run.externalId } } }),
+    ).toMatchObject({ traceId: null });
     expect(await recordImportedTraces(db, evaluation.id)).toBe(1);
     const traces = await imported();
     expect(traces).toHaveLength(12);
@@ -122,7 +129,7 @@ describe("imported traces", () => {
       `CREATE FUNCTION refuse_link() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN PERFORM nextval('link_attempts'); RETURN NULL; END $$`,
     );
     await db.$executeRawUnsafe(
-      `CREATE TRIGGER refuse_link BEFORE UPDATE OF trace_id ON evaluation_runs FOR EACH ROW WHEN (NEW.trace_id IS NOT NULL) EXECUTE FUNCTION refuse_link()`,
+      `CREATE TRIGGER refuse_link BEFORE UPDATE OF trace_id ON evaluation_run_traces FOR EACH ROW WHEN (NEW.trace_id IS NOT NULL) EXECUTE FUNCTION refuse_link()`,
     );
     const attempts = async () => Number((await db.$queryRaw<{ n: bigint }[]>`SELECT last_value AS n FROM link_attempts`)[0]!.n);
     try {
@@ -140,12 +147,12 @@ describe("imported traces", () => {
       expect(refused).toMatchObject({ evaluationId: evaluation.id, unlinked: 1 });
       expect(await attempts()).toBe(20);
     } finally {
-      await db.$executeRawUnsafe(`DROP TRIGGER refuse_link ON evaluation_runs`);
+      await db.$executeRawUnsafe(`DROP TRIGGER refuse_link ON evaluation_run_traces`);
       await db.$executeRawUnsafe(`DROP FUNCTION refuse_link`);
       await db.$executeRawUnsafe(`DROP SEQUENCE link_attempts`);
     }
     expect(await importLogs(db, [BANKING_0], { evaluationName: "Unlinkable" })).toMatchObject({ unchanged: 1, failed: [] });
-    expect(await db.evaluationRun.findFirstOrThrow({ where: { evaluation: { name: "Unlinkable" } } })).toMatchObject({
+    expect(await db.evaluationRunTrace.findFirstOrThrow({ where: { run: { evaluation: { name: "Unlinkable" } } } })).toMatchObject({
       traceId: expect.any(String),
     });
   });

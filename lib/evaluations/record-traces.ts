@@ -1,20 +1,17 @@
 // Imported runs' call sequences in the trace library (issue 11 item 4): one trace of source
 // `imported` per distinct ordered (function, arguments, stateChanging) sequence, shared by every run
-// that made it, and each run's trace_id pointing at it. A trace's write marks are part of its
+// that made it, and each run's link (evaluation_run_traces) pointing at it. A trace's write marks are part of its
 // identity (its content_hash, the SQL function imported_trace_hash): two evaluations whose policies
 // mark one sequence differently get two traces, and a trace never changes once made, so an
-// experiment that replayed it stays reproducible. Set-based and keyed on the evaluation's runs
+// experiment that replayed it stays reproducible. Set-based and keyed on the evaluation's links
 // without a trace yet, so it is idempotent, heals a run an earlier pass left unlinked, and costs one
-// query when nothing is new. Runs without tool calls get no trace.
+// query when nothing is new. Runs without tool calls have no link row and get no trace.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import type { SqlTx } from "../db/sql-transaction";
 import { Prisma } from "../generated/prisma/client";
 import { toolClassifier } from "./policy";
 import type { EffectPolicy, ToolClass } from "./schemas";
-
-/** Runs with calls and no trace yet: the predicate of the partial index evaluation_runs_untraced_idx (keep them equal). */
-const UNTRACED = Prisma.sql`er.trace_id IS NULL AND jsonb_typeof(er.tool_calls) = 'array' AND er.tool_calls <> '[]'::jsonb`;
 
 /**
  * Classes whose calls change state, or may: read_only alone does not. An unclassified tool counts as
@@ -72,8 +69,9 @@ export async function recordImportedTracesInTransaction(tx: SqlTx, evaluationId:
  * agrees keep it, and no trace is modified. Returns how many runs it unlinked.
  */
 export async function unlinkRunsWithOtherMarks(tx: SqlTx, evaluationId: string, policy: EffectPolicy): Promise<number> {
+  // Per imported trace, one probe of evaluation_run_traces_trace_idx: there are far fewer traces than runs.
   const linkedTraces = Prisma.sql`SELECT t.id, t.calls FROM traces t
-     WHERE t.source = 'imported' AND t.id IN (SELECT er.trace_id FROM evaluation_runs er WHERE er.evaluation_id = ${evaluationId}::uuid)`;
+     WHERE t.source = 'imported' AND EXISTS (SELECT 1 FROM evaluation_run_traces l WHERE l.trace_id = t.id AND l.evaluation_id = ${evaluationId}::uuid)`;
   const [{ tools }] = z
     .tuple([z.object({ tools: z.array(z.string()) })])
     .parse(
@@ -81,7 +79,7 @@ export async function unlinkRunsWithOtherMarks(tx: SqlTx, evaluationId: string, 
     );
   const writes = stateChangingTools(tools, toolClassifier(policy));
   return tx.$executeRaw`
-    UPDATE evaluation_runs SET trace_id = NULL
+    UPDATE evaluation_run_traces SET trace_id = NULL
      WHERE evaluation_id = ${evaluationId}::uuid AND trace_id IN (
        SELECT t.id FROM (${linkedTraces}) t
         WHERE EXISTS (SELECT 1 FROM jsonb_array_elements(t.calls) AS c WHERE (c->>'stateChanging')::boolean IS DISTINCT FROM ((c->>'function') = ANY(${writes}::text[]))))`;
@@ -151,7 +149,13 @@ async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> 
     )
     .parse(
       await tx.$queryRaw`
-        WITH chunk AS (SELECT er.id, er.tool_calls FROM evaluation_runs er WHERE er.evaluation_id = ${evaluationId}::uuid AND ${UNTRACED} LIMIT ${PASS_RUNS})
+        -- The untraced links first, then one probe of each one's run: joined, the planner merged the links with
+        -- every run of the evaluation up to the last one, and pass k read k × PASS_RUNS runs.
+        WITH chunk AS (
+          SELECT er.id, er.tool_calls
+            FROM (SELECT l.run_id FROM evaluation_run_traces l
+                   WHERE l.evaluation_id = ${evaluationId}::uuid AND l.trace_id IS NULL ORDER BY l.run_id LIMIT ${PASS_RUNS}) l
+           CROSS JOIN LATERAL (SELECT id, tool_calls FROM evaluation_runs WHERE id = l.run_id OFFSET 0) er)
         SELECT e.name, e.benchmark, p.tools AS policy, ARRAY(SELECT id::text FROM chunk) AS runs,
                ARRAY(SELECT DISTINCT c->>'tool' FROM chunk CROSS JOIN LATERAL jsonb_array_elements(chunk.tool_calls) AS c) AS tools
           FROM evaluations e JOIN evaluation_effect_policies p ON p.evaluation_id = e.id AND p.version = e.effect_policy_version
@@ -164,14 +168,14 @@ async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> 
   const [pass] = z.tuple([z.object({ seen: count, linked: count })]).parse(
     await tx.$queryRaw`
       WITH seq AS (
-        SELECT er.id, er.task_id, er.content_hash AS run_hash,
+        SELECT er.id, er.task_id,
                jsonb_agg(jsonb_build_object('function', c->>'tool', 'args', coalesce(c->'arguments', '{}'::jsonb), 'result', NULL,
                                             'error', c->>'error', 'stateChanging', (c->>'tool') = ANY(${writes}::text[])) ORDER BY i) AS calls,
                count(*) AS call_count, count(*) FILTER (WHERE (c->>'tool') = ANY(${writes}::text[])) AS state_changing_count
           FROM unnest(${evaluation.runs}::bigint[]) AS pass(id) JOIN evaluation_runs er ON er.id = pass.id
          CROSS JOIN LATERAL jsonb_array_elements(er.tool_calls) WITH ORDINALITY AS x(c, i)
-         WHERE ${UNTRACED}
-         GROUP BY er.id, er.task_id, er.content_hash
+         WHERE jsonb_typeof(er.tool_calls) = 'array'
+         GROUP BY er.id, er.task_id
       ), hashed AS (
         SELECT seq.*, imported_trace_hash(calls) AS hash,
                CASE WHEN task_id ~ ${AGENTDOJO_TASK_ID} THEN split_part(task_id, '/', 1) ELSE ${suite} END AS suite,
@@ -184,11 +188,12 @@ async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> 
         ON CONFLICT (content_hash) DO NOTHING
         RETURNING id, content_hash
       ), linked AS (
-        -- Only a run still untraced and unchanged since it was read (a concurrent ingest may have re-sent it).
-        UPDATE evaluation_runs er SET trace_id = coalesce(inserted.id, existing.id)
+        -- Only a link still untraced and the one read: a run re-sent with other calls meanwhile had its link deleted
+        -- and a new one made (lib/evaluations/ingest/store.ts), which this update skips and the next pass sees.
+        UPDATE evaluation_run_traces l SET trace_id = coalesce(inserted.id, existing.id)
           FROM hashed LEFT JOIN inserted ON inserted.content_hash = hashed.hash LEFT JOIN traces existing ON existing.content_hash = hashed.hash
-         WHERE er.id = hashed.id AND er.trace_id IS NULL AND er.content_hash = hashed.run_hash AND coalesce(inserted.id, existing.id) IS NOT NULL
-        RETURNING er.id
+         WHERE l.run_id = hashed.id AND l.trace_id IS NULL AND coalesce(inserted.id, existing.id) IS NOT NULL
+        RETURNING l.run_id
       )
       SELECT (SELECT count(*) FROM hashed) AS seen, (SELECT count(*) FROM linked) AS linked`,
   );

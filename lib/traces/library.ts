@@ -20,15 +20,15 @@ export const GROUND_TRUTH_VERSION = "v1.2.1";
 
 /**
  * The imported runs that used a trace (`t`): an imported trace's are the runs whose call sequence it is
- * (trace_id); a ground-truth trace's are the runs whose task id starts with its `suite/task`
+ * (their link in evaluation_run_traces); a ground-truth trace's are the runs whose task id starts with its `suite/task`
  * (an attacked run's goes on with its attack and injection task), whatever their evaluation's
  * free-text benchmark says: that shape is AgentDojo's (lib/evaluations/record-traces.ts files them so).
  */
 const LINKED_RUNS = Prisma.sql`evaluation_runs er JOIN evaluations e ON e.id = er.evaluation_id`;
-/** Kept apart per source so that each count uses its index (trace_id, or the user task's expression: migration 20261204110000_user_task_index). */
+/** Kept apart per source so that each count uses its index (evaluation_run_traces_trace_idx, or the user task's expression: migration 20261204110000_user_task_index). */
 function linkedTo(imported: boolean, t: { id: Prisma.Sql; suite: Prisma.Sql; task: Prisma.Sql }): Prisma.Sql {
   return imported
-    ? Prisma.sql`er.trace_id = ${t.id}`
+    ? Prisma.sql`er.id IN (SELECT l.run_id FROM evaluation_run_traces l WHERE l.trace_id = ${t.id})`
     : Prisma.sql`split_part(er.task_id, '/', 1) || '/' || split_part(er.task_id, '/', 2) = ${t.suite} || '/' || ${t.task}`;
 }
 

@@ -107,7 +107,15 @@ describe("a run's children", () => {
       evaluation_resets: 0,
       evaluation_reset_canaries: 0,
       evaluation_run_messages: 0,
+      evaluation_run_traces: 0,
     });
+  });
+
+  it("of a run with calls is one trace link, its trace left to a pass; a run without calls, or with none listed, has none", () => {
+    const calls = [{ tool: "read_file", arguments: { path: "a" } }];
+    expect(childRows("ev", "7", { ...worked(0), toolCalls: calls }).evaluation_run_traces).toEqual([{ run_id: "7", evaluation_id: "ev" }]);
+    expect(childRows("ev", "7", { ...worked(0), toolCalls: [] }).evaluation_run_traces).toEqual([]);
+    expect(childRows("ev", "7", { ...worked(0), toolCalls: undefined }).evaluation_run_traces).toEqual([]);
   });
 
   it("of a run with messages are its messages in order, in chunks of 50 (a short conversation is one row)", () => {

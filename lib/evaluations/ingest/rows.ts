@@ -154,6 +154,8 @@ export const CHILD_COLUMNS = {
     source: "text",
   },
   evaluation_run_messages: { run_id: "bigint", chunk: "int", first_position: "int", count: "int", messages: "jsonb" },
+  /** A run with calls awaits its trace (lib/evaluations/record-traces.ts): trace_id is left null. */
+  evaluation_run_traces: { run_id: "bigint", evaluation_id: "uuid" },
 } as const satisfies Record<string, Record<string, ColumnType>>;
 export type ChildTable = keyof typeof CHILD_COLUMNS;
 export const CHILD_TABLES = Object.keys(CHILD_COLUMNS) as ChildTable[];
@@ -164,9 +166,13 @@ export const DETACHED_CHILD_TABLES = [
   "evaluation_resets",
   "evaluation_reset_canaries",
   "evaluation_run_messages",
+  "evaluation_run_traces",
 ] as const satisfies readonly ChildTable[];
 
-/** A run's effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt), resets and their canary checks, and its messages, as rows. */
+/**
+ * A run's effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt), resets and their canary checks,
+ * its messages, and its trace link when it made calls, as rows.
+ */
 export function childRows(evaluationId: string, id: string, run: RunRecord): Record<ChildTable, Record<string, unknown>[]> {
   return {
     evaluation_effects: (run.effects ?? []).map((e) => ({
@@ -253,5 +259,6 @@ export function childRows(evaluationId: string, id: string, run: RunRecord): Rec
       const messages = run.messages!.slice(chunk * MESSAGES_PER_CHUNK, (chunk + 1) * MESSAGES_PER_CHUNK);
       return { run_id: id, chunk, first_position: chunk * MESSAGES_PER_CHUNK, count: messages.length, messages };
     }),
+    evaluation_run_traces: (run.toolCalls ?? []).length > 0 ? [{ run_id: id, evaluation_id: evaluationId }] : [],
   };
 }

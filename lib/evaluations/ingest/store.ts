@@ -166,7 +166,8 @@ async function deleteDetachedChildren(tx: CopyTx, unused: readonly string[]): Pr
     WITH resolutions AS (DELETE FROM evaluation_effect_resolutions WHERE run_id = ANY(${unused}::bigint[])),
          touches AS (DELETE FROM evaluation_touches WHERE run_id = ANY(${unused}::bigint[])),
          resets AS (DELETE FROM evaluation_resets WHERE run_id = ANY(${unused}::bigint[])),
-         messages AS (DELETE FROM evaluation_run_messages WHERE run_id = ANY(${unused}::bigint[]))
+         messages AS (DELETE FROM evaluation_run_messages WHERE run_id = ANY(${unused}::bigint[])),
+         links AS (DELETE FROM evaluation_run_traces WHERE run_id = ANY(${unused}::bigint[]))
     DELETE FROM evaluation_reset_canaries WHERE run_id = ANY(${unused}::bigint[])`;
 }
 
@@ -224,8 +225,13 @@ async function storeWithChanges(
     postedFor.set(key, [...(postedFor.get(key) ?? []), { status: p.status, atMs: p.at_ms }]);
   }
   const runRows = valid.map((v) => runColumns(v, classOf, postedFor));
-  const written = z.array(z.object({ id: z.string(), external_id: z.string(), inserted: z.boolean() })).parse(
+  // `before` reads the runs as they were before the statement (its CTEs share one snapshot): whether a re-sent run's calls changed.
+  const upserted = z.array(z.object({ id: z.string(), external_id: z.string(), inserted: z.boolean(), calls_changed: z.boolean() })).parse(
     await tx.$queryRaw`
+      WITH before AS (
+        SELECT r.id, r.tool_calls FROM unnest(${externalIds}::text[]) AS x(external_id)
+         CROSS JOIN LATERAL (SELECT id, tool_calls FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = x.external_id OFFSET 0) r
+      ), written AS (
       INSERT INTO evaluation_runs (id, analysis_unit, evaluation_id, external_id, task_id, group_id, attempt, started_at, ended_at, scored_at, endpoint_label,
                                    unscored_reason, terminal_label, score, threshold, tool_calls, labels, run_class, run_class_evidence, scorer_values, content_hash, finality,
                                    unresolved_reason, unresolved_effect_id, unresolved_tool, disagreement, audit_policy_version)
@@ -241,12 +247,13 @@ async function storeWithChanges(
              run_class = EXCLUDED.run_class, run_class_evidence = EXCLUDED.run_class_evidence, scorer_values = EXCLUDED.scorer_values,
              content_hash = EXCLUDED.content_hash, finality = EXCLUDED.finality, unresolved_reason = EXCLUDED.unresolved_reason,
              unresolved_effect_id = EXCLUDED.unresolved_effect_id, unresolved_tool = EXCLUDED.unresolved_tool,
-             disagreement = EXCLUDED.disagreement, audit_policy_version = EXCLUDED.audit_policy_version, updated_at = now(),
-             -- a run whose calls changed is linked to its new sequence's trace by the importer's next step (lib/evaluations/record-traces.ts)
-             trace_id = CASE WHEN evaluation_runs.tool_calls IS NOT DISTINCT FROM EXCLUDED.tool_calls THEN evaluation_runs.trace_id END
+             disagreement = EXCLUDED.disagreement, audit_policy_version = EXCLUDED.audit_policy_version, updated_at = now()
        WHERE evaluation_runs.content_hash <> EXCLUDED.content_hash
-      RETURNING id::text AS id, external_id, (xmax = 0) AS inserted`,
+      RETURNING id, external_id, (xmax = 0) AS inserted, tool_calls)
+      SELECT w.id::text AS id, w.external_id, w.inserted, b.tool_calls IS DISTINCT FROM w.tool_calls AS calls_changed
+        FROM written w LEFT JOIN before b ON b.id = w.id`,
   );
+  const written = upserted.map(({ id, external_id, inserted }) => ({ id, external_id, inserted }));
   const idOf = new Map(written.map((w) => [w.external_id, w.id]));
   const updated = written.filter((w) => !w.inserted).map((w) => w.id);
   // The surfaces the changed runs' old versions touched are recomputed too; their own record's children are replaced.
@@ -265,21 +272,30 @@ async function storeWithChanges(
   await tx.$executeRaw`DELETE FROM evaluation_effect_resolutions WHERE run_id = ANY(${updated}::bigint[]) AND source = 'record'`;
   await tx.$executeRaw`DELETE FROM evaluation_reset_canaries WHERE run_id = ANY(${updated}::bigint[]) AND source = 'record'`;
   await tx.$executeRaw`DELETE FROM evaluation_run_messages WHERE run_id = ANY(${updated}::bigint[])`;
+  // A re-sent run keeps its trace link while its calls are the same; one whose calls changed gets a new row (a trace
+  // pass that read the old one finds it deleted and leaves it) for the next pass (lib/evaluations/record-traces.ts).
+  const relinked = new Set(upserted.filter((w) => w.calls_changed).map((w) => w.id));
+  await tx.$executeRaw`DELETE FROM evaluation_run_traces WHERE run_id = ANY(${[...relinked]}::bigint[])`;
   const changed = valid.filter((v) => idOf.has(v.run.externalId)).map((v) => ({ run: v.run, id: idOf.get(v.run.externalId)! }));
-  await insertChildren(tx, evaluationId, changed);
+  await insertChildren(tx, evaluationId, changed, relinked);
   const surfaces = [...new Set([...oldSurfaces, ...changed.flatMap((c) => surfacesOf(c.run))])];
   await refreshSurfaceStats(tx, evaluationId, surfaces);
   await recomputeSeparation(tx, evaluationId, surfaces, updated);
   return written;
 }
 
-/** The children of stored runs: one COPY per table. */
-async function insertChildren(tx: CopyTx, evaluationId: string, runs: { run: RunRecord; id: string }[]): Promise<void> {
+/** The children of stored runs: one COPY per table; a trace link only for the runs in `relinked` (new, or their calls changed). */
+async function insertChildren(
+  tx: CopyTx,
+  evaluationId: string,
+  runs: { run: RunRecord; id: string }[],
+  relinked: ReadonlySet<string>,
+): Promise<void> {
   const rows = runs.map(({ run, id }) => childRows(evaluationId, id, run));
   for (const table of CHILD_TABLES)
     await tx.copyRows(
       table,
-      rows.flatMap((r) => r[table]),
+      rows.flatMap((r) => r[table]).filter((row) => table !== "evaluation_run_traces" || relinked.has(String(row.run_id))),
       CHILD_COLUMNS[table],
     );
 }
