@@ -84,6 +84,10 @@ export function auditedChunk(
   limit = FINALITY_CHUNK,
 ): Prisma.Sql {
   const classOf = toolClassifier(policy);
+  // A chunk's effects as one range of the effects' key: joined to the chunk alone, the planner hashed every
+  // effect of the table for each chunk (650 against 410 ms a chunk of 50,000 runs at 1,000,000).
+  const effectsOfRange =
+    ids === null ? Prisma.sql`AND e.run_id > ${after}::bigint AND e.run_id <= (SELECT max(id) FROM chunk)` : Prisma.empty;
   return Prisma.sql`chunk AS (
           -- An unscored run has no scoring time to audit at: it stays unscored under every policy.
           SELECT id, scored_at, finality, unresolved_reason, unresolved_effect_id, unresolved_tool, content_hash FROM evaluation_runs
@@ -110,7 +114,7 @@ export function auditedChunk(
                 WHEN ev.status = 'unknown' OR e.status_at_scoring = 'unknown' THEN 'unverifiable'
                 WHEN e.status_at_scoring = 'pending' THEN 'pending_at_scoring'
                 ELSE 'never_resolved' END AS reason) x
-           WHERE x.reason IS NOT NULL
+           WHERE x.reason IS NOT NULL ${effectsOfRange}
            ORDER BY e.run_id, e.requested_at, e.effect_id COLLATE "C"
         ), fresh AS (
           SELECT chunk.id, CASE WHEN o.run_id IS NULL THEN 'final' ELSE 'unresolved' END AS finality, o.reason, o.effect_id, o.tool,

@@ -112,11 +112,12 @@ async function applyVersion(tx: Tx, evaluationId: string, version: number): Prom
     z.object({ again: z.array(z.string()) }),
     await tx.$queryRaw`
       WITH chunks AS (
-        SELECT c.after_run_id, c.last_run_id, c.runs, c.content_xor,
-               (SELECT count(*) FROM evaluation_runs r WHERE r.evaluation_id = ${evaluationId}::uuid AND r.id > c.after_run_id AND r.id <= c.last_run_id AND r.scored_at IS NOT NULL) AS runs_now,
-               (SELECT coalesce(bit_xor(hashtextextended(r.content_hash, 0)), 0) FROM evaluation_runs r
-                 WHERE r.evaluation_id = ${evaluationId}::uuid AND r.id > c.after_run_id AND r.id <= c.last_run_id AND r.scored_at IS NOT NULL) AS xor_now
-          FROM evaluation_recompute_chunks c WHERE c.evaluation_id = ${evaluationId}::uuid AND c.version = ${version}
+        -- One read of each chunk's range for both figures (two subqueries read every run twice: 1.8 s at 1,000,000).
+        SELECT c.after_run_id, c.last_run_id, c.runs, c.content_xor, now.runs_now, now.xor_now
+          FROM evaluation_recompute_chunks c
+         CROSS JOIN LATERAL (SELECT count(*) AS runs_now, coalesce(bit_xor(hashtextextended(r.content_hash, 0)), 0) AS xor_now FROM evaluation_runs r
+                              WHERE r.evaluation_id = ${evaluationId}::uuid AND r.id > c.after_run_id AND r.id <= c.last_run_id AND r.scored_at IS NOT NULL) now
+         WHERE c.evaluation_id = ${evaluationId}::uuid AND c.version = ${version}
       ), stale AS (
         SELECT after_run_id, last_run_id FROM chunks WHERE runs_now <> runs OR xor_now <> content_xor
         UNION ALL
