@@ -38,6 +38,10 @@ describe("imported traces", () => {
     const traces = await imported();
     expect(traces).toHaveLength(11);
     expect(traces.every((t) => t.source === "imported" && t.linkedRuns === 1 && /^[0-9a-f]{64}$/.test(t.contentHash!))).toBe(true);
+    // A pass hashes each run's calls itself: the same hash as the one definition, imported_trace_hash, of the trace's calls.
+    const [{ differing }] = await db.$queryRaw<[{ differing: bigint }]>`
+      SELECT count(*) AS differing FROM traces WHERE source = 'imported' AND content_hash IS DISTINCT FROM imported_trace_hash(calls)`;
+    expect(differing).toBe(0n);
     // AgentDojo runs: the suite from the task id, the writes from AgentDojo's policy (update_password and update_user_info change state).
     expect(traces.find((t) => t.suite === "banking" && t.task === "user_task_13")).toMatchObject({
       callCount: 3,

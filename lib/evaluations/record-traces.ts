@@ -167,35 +167,46 @@ async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> 
   const suite = evaluation.benchmark ?? evaluation.name;
   const [pass] = z.tuple([z.object({ seen: count, linked: count })]).parse(
     await tx.$queryRaw`
+      -- Each run's sequence hashed as imported_trace_hash hashes a trace's calls (a db test holds them equal); the calls
+      -- are built only for the first run of each sequence the library lacks (building them for every run, then
+      -- hashing them, was most of a pass).
       WITH seq AS (
         SELECT er.id, er.task_id,
-               jsonb_agg(jsonb_build_object('function', c->>'tool', 'args', coalesce(c->'arguments', '{}'::jsonb), 'result', NULL,
-                                            'error', c->>'error', 'stateChanging', (c->>'tool') = ANY(${writes}::text[])) ORDER BY i) AS calls,
-               count(*) AS call_count, count(*) FILTER (WHERE (c->>'tool') = ANY(${writes}::text[])) AS state_changing_count
+               encode(sha256(convert_to(jsonb_agg(jsonb_build_array(c->'tool', coalesce(c->'arguments', '{}'::jsonb),
+                                                                    (c->>'tool') = ANY(${writes}::text[])) ORDER BY i)::text, 'UTF8')), 'hex') AS hash
           FROM unnest(${evaluation.runs}::bigint[]) AS pass(id) JOIN evaluation_runs er ON er.id = pass.id
          CROSS JOIN LATERAL jsonb_array_elements(er.tool_calls) WITH ORDINALITY AS x(c, i)
          WHERE jsonb_typeof(er.tool_calls) = 'array'
          GROUP BY er.id, er.task_id
-      ), hashed AS (
-        SELECT seq.*, imported_trace_hash(calls) AS hash,
-               CASE WHEN task_id ~ ${AGENTDOJO_TASK_ID} THEN split_part(task_id, '/', 1) ELSE ${suite} END AS suite,
-               CASE WHEN task_id ~ ${AGENTDOJO_TASK_ID} THEN split_part(task_id, '/', 2) ELSE task_id END AS task
-          FROM seq
+      ), firsts AS (
+        SELECT DISTINCT ON (hash) id, task_id, hash FROM seq ORDER BY hash, id
       ), inserted AS (
         INSERT INTO traces (id, source, benchmark_version, suite, task, kind, prompt, calls, call_count, state_changing_count, content_hash)
-        SELECT DISTINCT ON (hash) gen_random_uuid(), 'imported', '', suite, task, 'user', '', calls, call_count, state_changing_count, hash
-          FROM hashed ORDER BY hash, id
+        SELECT gen_random_uuid(), 'imported', '',
+               CASE WHEN f.task_id ~ ${AGENTDOJO_TASK_ID} THEN split_part(f.task_id, '/', 1) ELSE ${suite} END,
+               CASE WHEN f.task_id ~ ${AGENTDOJO_TASK_ID} THEN split_part(f.task_id, '/', 2) ELSE f.task_id END,
+               'user', '', made.calls, made.call_count, made.state_changing_count, f.hash
+          FROM firsts f JOIN evaluation_runs er ON er.id = f.id
+         CROSS JOIN LATERAL (
+           SELECT jsonb_agg(jsonb_build_object('function', c->>'tool', 'args', coalesce(c->'arguments', '{}'::jsonb), 'result', NULL,
+                                               'error', c->>'error', 'stateChanging', (c->>'tool') = ANY(${writes}::text[])) ORDER BY i) AS calls,
+                  count(*) AS call_count, count(*) FILTER (WHERE (c->>'tool') = ANY(${writes}::text[])) AS state_changing_count
+             FROM jsonb_array_elements(er.tool_calls) WITH ORDINALITY AS x(c, i)) made
+         WHERE NOT EXISTS (SELECT 1 FROM traces t WHERE t.content_hash = f.hash)
         ON CONFLICT (content_hash) DO NOTHING
         RETURNING id, content_hash
+      ), trace_of AS (
+        SELECT f.hash, coalesce(inserted.id, existing.id) AS trace_id
+          FROM firsts f LEFT JOIN inserted ON inserted.content_hash = f.hash LEFT JOIN traces existing ON existing.content_hash = f.hash
       ), linked AS (
         -- Only a link still untraced and the one read: a run re-sent with other calls meanwhile had its link deleted
         -- and a new one made (lib/evaluations/ingest/store.ts), which this update skips and the next pass sees.
-        UPDATE evaluation_run_traces l SET trace_id = coalesce(inserted.id, existing.id)
-          FROM hashed LEFT JOIN inserted ON inserted.content_hash = hashed.hash LEFT JOIN traces existing ON existing.content_hash = hashed.hash
-         WHERE l.run_id = hashed.id AND l.trace_id IS NULL AND coalesce(inserted.id, existing.id) IS NOT NULL
+        UPDATE evaluation_run_traces l SET trace_id = trace_of.trace_id
+          FROM seq JOIN trace_of ON trace_of.hash = seq.hash
+         WHERE l.run_id = seq.id AND l.trace_id IS NULL AND trace_of.trace_id IS NOT NULL
         RETURNING l.run_id
       )
-      SELECT (SELECT count(*) FROM hashed) AS seen, (SELECT count(*) FROM linked) AS linked`,
+      SELECT (SELECT count(*) FROM seq) AS seen, (SELECT count(*) FROM linked) AS linked`,
   );
   return pass;
 }
