@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
@@ -42,6 +43,13 @@ describe("imported traces", () => {
     const [{ differing }] = await db.$queryRaw<[{ differing: bigint }]>`
       SELECT count(*) AS differing FROM traces WHERE source = 'imported' AND content_hash IS DISTINCT FROM imported_trace_hash(calls)`;
     expect(differing).toBe(0n);
+    // The hash is the SHA-256 of the triples' JSON text, as before call_sequence_hash held it (stored hashes stay valid).
+    const [hashes] = await db.$queryRaw<[{ one: string; none: string }]>`
+      SELECT imported_trace_hash('[{"function": "a", "args": {"x": 1}, "stateChanging": true}]') AS one, imported_trace_hash('[]') AS none`;
+    expect(hashes).toEqual({
+      one: createHash("sha256").update('[["a", {"x": 1}, true]]').digest("hex"),
+      none: createHash("sha256").update("[]").digest("hex"),
+    });
     // AgentDojo runs: the suite from the task id, the writes from AgentDojo's policy (update_password and update_user_info change state).
     expect(traces.find((t) => t.suite === "banking" && t.task === "user_task_13")).toMatchObject({
       callCount: 3,

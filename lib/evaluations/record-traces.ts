@@ -167,13 +167,13 @@ async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> 
   const suite = evaluation.benchmark ?? evaluation.name;
   const [pass] = z.tuple([z.object({ seen: count, linked: count })]).parse(
     await tx.$queryRaw`
-      -- Each run's sequence hashed as imported_trace_hash hashes a trace's calls (a db test holds them equal); the calls
-      -- are built only for the first run of each sequence the library lacks (building them for every run, then
-      -- hashing them, was most of a pass).
+      -- Each run's sequence hashed straight from its calls by call_sequence_hash, the hash imported_trace_hash gives the
+      -- trace made of them (a db test holds them equal); the calls are built only for the first run of each sequence
+      -- the library lacks (building them for every run, then hashing them, was most of a pass).
       WITH seq AS (
         SELECT er.id, er.task_id,
-               encode(sha256(convert_to(jsonb_agg(jsonb_build_array(c->'tool', coalesce(c->'arguments', '{}'::jsonb),
-                                                                    (c->>'tool') = ANY(${writes}::text[])) ORDER BY i)::text, 'UTF8')), 'hex') AS hash
+               call_sequence_hash(jsonb_agg(jsonb_build_array(c->'tool', coalesce(c->'arguments', '{}'::jsonb),
+                                                              (c->>'tool') = ANY(${writes}::text[])) ORDER BY i)) AS hash
           FROM unnest(${evaluation.runs}::bigint[]) AS pass(id) JOIN evaluation_runs er ON er.id = pass.id
          CROSS JOIN LATERAL jsonb_array_elements(er.tool_calls) WITH ORDINALITY AS x(c, i)
          WHERE jsonb_typeof(er.tool_calls) = 'array'
