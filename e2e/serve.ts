@@ -28,7 +28,9 @@ import { orderedShutdown, stopChild } from "../lib/testing/ordered-shutdown";
 const PORT = Number(process.env.PORT ?? 3107);
 const BASE_URL = `http://127.0.0.1:${PORT}`;
 const AUTH_SECRET = randomBytes(32).toString("base64url");
-const STOP_TIMEOUT_MS = 10_000;
+// The web app answers its requests in flight for up to 10 s after SIGTERM (workers/web.ts), and its
+// processes' primary exits after the last of them: a bound of 10 s raced it.
+const STOP_TIMEOUT_MS = 15_000;
 
 const log = (line: string) => console.error(`e2e-serve: ${line}`);
 

@@ -2,9 +2,11 @@
 // with its own data folder and embedded PostgreSQL, beside e2e/serve.ts's stack. A replay worker and
 // then the delayed-write service are SIGKILLed; the web app must answer every request throughout,
 // /api/health must name the dead child until a new one runs, and experiments must still complete
-// exactly. Then SIGTERM must stop everything in order. Needs `npx next build` first.
+// exactly. Then one of the web app's two processes is SIGKILLed: the other must serve every new
+// connection while a new one is forked. Then SIGTERM must stop everything in order. Needs `npx next build` first.
 import { execFile } from "node:child_process";
 import { chmodSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { get as httpGet } from "node:http";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -14,7 +16,7 @@ import { experimentStatusSchema } from "../lib/experiments/progress";
 import { replayConfigSchema, type ReplayConfigInput } from "../lib/replay/rules/config";
 import { table2Mismatches } from "../lib/replay/rules/expected-table2";
 import { replaySummarySchema } from "../lib/replay/rules/summary-schema";
-import { SERVICE_NAME, replayWorkerName } from "../lib/supervisor/stack-children";
+import { SERVICE_NAME, WEB_NAME, replayWorkerName } from "../lib/supervisor/stack-children";
 import { startSupervisedStack, type SupervisedStack } from "../lib/testing/supervised-stack";
 
 test.describe.configure({ mode: "serial" });
@@ -113,7 +115,12 @@ test.beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), "bl-supervisor-"));
   // The embedded PostgreSQL runs as the postgres user, which must be able to enter the folder.
   chmodSync(dataDir, 0o755);
-  stack = await startSupervisedStack({ dataDir, port: await freePort(), env: { REPLAY_WORKERS: "1" }, readyTimeoutMs: 180_000 });
+  stack = await startSupervisedStack({
+    dataDir,
+    port: await freePort(),
+    env: { REPLAY_WORKERS: "1", WEB_PROCESSES: "2" },
+    readyTimeoutMs: 180_000,
+  });
   api = await request.newContext({ baseURL: stack.baseUrl, extraHTTPHeaders: { authorization: `Bearer ${await createApiKey()}` } });
 });
 
@@ -171,6 +178,40 @@ test("a SIGKILLed delayed-write service: the web app answers throughout, health 
   const created = await api.post("/api/v1/experiments", { data: grid });
   expect(created.status()).toBe(201);
   await expectCompletedExactly(((await created.json()) as { id: string }).id, grid);
+});
+
+/** GET `path` on a connection of its own (as a client does after its old one is reset): the status, or null for no answer. */
+function getOnNewConnection(baseUrl: string, pathname: string): Promise<number | null> {
+  return new Promise((resolve) => {
+    const req = httpGet(new URL(pathname, baseUrl), { agent: false, timeout: 10_000 }, (res) => {
+      res.resume();
+      res.on("end", () => resolve(res.statusCode ?? null));
+    });
+    req.on("error", () => resolve(null));
+    req.on("timeout", () => req.destroy());
+  });
+}
+
+test("a SIGKILLed web process: the other answers, its primary forks a new one, and the web app never goes down", async () => {
+  test.setTimeout(120_000);
+  const primary = stack!.child(WEB_NAME).pid!;
+  const processes = async () => (await execFileAsync("pgrep", ["-P", String(primary)])).stdout.trim().split("\n").map(Number);
+  const before = await processes();
+  expect(before).toHaveLength(2);
+  process.kill(before[0]!, "SIGKILL");
+  // A connection the primary handed to the killed process before it saw the exit is reset (a client
+  // retries it on a new one); once it has seen it, every new connection goes to the process still running.
+  await expect
+    .poll(() => stack!.output.some((line) => line.includes(`(pid ${before[0]}) exited (SIGKILL): restarting, again in 250 ms`)), {
+      timeout: 10_000,
+    })
+    .toBe(true);
+  const answers = await Promise.all(Array.from({ length: 20 }, () => getOnNewConnection(stack!.baseUrl, "/login")));
+  expect(answers).toEqual(Array.from({ length: 20 }, () => 200));
+  await expect.poll(async () => (await processes()).filter((pid) => !before.includes(pid)).length, { timeout: 30_000 }).toBe(1);
+  expect(await processes()).toHaveLength(2);
+  expect(stack!.child(WEB_NAME)).toMatchObject({ state: "running", restarts: 0, pid: primary });
+  expect(await getOnNewConnection(stack!.baseUrl, "/login")).toBe(200);
 });
 
 test("SIGTERM stops the web app, the worker, the service and PostgreSQL in order, and exits 0", async () => {

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { describe, expect, it } from "vitest";
 import { baseUrlOf, readDelayedWriteEnv, readServerEnv, readWorkerEnv } from "./env";
 
@@ -12,7 +13,14 @@ describe("readServerEnv", () => {
       WEB_HOST: "0.0.0.0",
       REPLAY_WORKERS: 1,
       EVENT_LOOP_STALL_MS: 100,
+      WEB_PROCESSES: Math.min(availableParallelism(), 4),
     });
+  });
+  it("reads how many web processes serve the port: at least one, the cores (at most 4) by default", () => {
+    expect(readServerEnv({ WEB_PROCESSES: "3" }).WEB_PROCESSES).toBe(3);
+    expect(() => readServerEnv({ WEB_PROCESSES: "0" })).toThrow(/WEB_PROCESSES/);
+    expect(readServerEnv({}).WEB_PROCESSES).toBeGreaterThanOrEqual(1);
+    expect(readServerEnv({}).WEB_PROCESSES).toBeLessThanOrEqual(4);
   });
   it("reads how long a hold of the web server's thread must be to be logged (0: never)", () => {
     expect(readServerEnv({ EVENT_LOOP_STALL_MS: "20" }).EVENT_LOOP_STALL_MS).toBe(20);

@@ -1,3 +1,4 @@
+import { availableParallelism } from "node:os";
 import { z } from "zod";
 
 /** Server environment, parsed once. Every variable is optional: the defaults start an embedded stack. */
@@ -38,6 +39,16 @@ export const serverEnvSchema = z.object({
   WEB_HOST: z.string().min(1).default("0.0.0.0"),
   /** The web server logs each time its one thread was held this long or longer (0: never): a request that blocks every other. */
   EVENT_LOOP_STALL_MS: z.coerce.number().int().min(0).max(60_000).default(100),
+  /**
+   * Web processes serving PORT together (node:cluster), each with its own thread: a page's rendering
+   * holds one process's thread for ~25 ms, so one process uses one core. Default: the cores, at most 4.
+   */
+  WEB_PROCESSES: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(32)
+    .default(() => Math.min(availableParallelism(), 4)),
   /** Replay worker processes `npm start` supervises (0: workers run elsewhere, started with `npm run worker`). */
   REPLAY_WORKERS: z.coerce.number().int().min(0).max(32).default(1),
   /**

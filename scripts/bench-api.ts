@@ -6,7 +6,7 @@
 //     worker (idle, so that /api/health answers 200); an admin with an API key, a session (signed in
 //     over HTTP) and a frozen share link of the experiment.
 //  2. The web server (workers/web.ts, the production build: run `npx next build` first) on a free
-//     loopback port, with the share-link lookup limit raised for the benchmark
+//     loopback port, as `npm start` runs it (WEB_PROCESSES processes, the machine's cores by default), with the share-link lookup limit raised for the benchmark
 //     (SHARE_LOOKUPS_PER_MINUTE).
 //  3. For each route, one checked request (it must answer 200), a 2 s warm-up, then autocannon with
 //     CONNECTIONS connections (default 20) for DURATION seconds (default 10), one route at a time:
@@ -14,7 +14,7 @@
 //     experiment page, one of its runs' page, an evaluation's page (imported from a real AgentDojo
 //     log) and its run's page with the transcript (session cookie), the share link's page (anonymous).
 //
-// Prints a table and writes FILE as {routes: [{path, auth, requestsPerSecond, p50Ms, p99Ms, non2xx}]}
+// Prints a table and writes FILE as {webProcesses, routes: [{path, auth, requestsPerSecond, p50Ms, p99Ms, non2xx}]}
 // (plus errors and timeouts per route). Targets are printed beside the figures, never asserted.
 import autocannon from "autocannon";
 import { mkdtempSync, writeFileSync } from "node:fs";
@@ -99,7 +99,7 @@ async function main(): Promise<void> {
   const worker = await startReplayWorker({ databaseUrl: database.url, serviceUrl: service.url, concurrency: 4 });
   stack.onStop("replay worker", () => worker.stop(5_000));
 
-  const { origin, auth } = await startBenchWeb({
+  const { origin, auth, webProcesses } = await startBenchWeb({
     db,
     databaseUrl: database.url,
     dataDir,
@@ -174,7 +174,7 @@ async function main(): Promise<void> {
   const verdict = (ok: boolean) => (ok ? "met" : "NOT met");
   console.log(
     [
-      `${CONNECTIONS} connections, ${DURATION_S} s per route after ${WARMUP_S} s of warm-up; the paper's experiment (${summary.experimentId}), Table 2 ${mismatches.length === 0 ? "exact" : "NOT exact"}`,
+      `${webProcesses} web processes (WEB_PROCESSES), ${CONNECTIONS} connections, ${DURATION_S} s per route after ${WARMUP_S} s of warm-up; the paper's experiment (${summary.experimentId}), Table 2 ${mismatches.length === 0 ? "exact" : "NOT exact"}`,
       "",
       line(header),
       `|${widths.map((w, i) => (i < 2 ? "-".repeat(w + 2) : `${"-".repeat(w + 1)}:`)).join("|")}|`,
@@ -192,7 +192,7 @@ async function main(): Promise<void> {
     ].join("\n"),
   );
   if (values.json) {
-    writeFileSync(values.json, `${JSON.stringify({ routes: figures }, null, 2)}\n`);
+    writeFileSync(values.json, `${JSON.stringify({ webProcesses, routes: figures }, null, 2)}\n`);
     log(`wrote ${values.json}`);
   }
   await stack.shutdown(0, "done");

@@ -153,11 +153,13 @@ async function main(): Promise<void> {
   await ensureMigrated(database.url, log);
   const db = createPrisma(database.url);
   stack.onStop("database client", () => db.$disconnect());
-  const { origin, auth, pool, authSecret } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack });
+  // Each server one process (WEB_PROCESSES=1), so that --web W compares W processes with one.
+  const oneProcess = { WEB_PROCESSES: "1" };
+  const { origin, auth, pool, authSecret } = await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack, env: oneProcess });
   // More web processes of the same instance (its secret, its database), for the clients to share.
   const origins = [origin];
   for (let i = 1; i < WEB_PROCESSES; i++)
-    origins.push((await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack, authSecret })).origin);
+    origins.push((await startBenchWeb({ db, databaseUrl: database.url, dataDir, log, stack, authSecret, env: oneProcess })).origin);
   const sizeBefore = await databaseSize(db);
   const editor = await createAccount(auth, {
     email: "bench@ingest.test",

@@ -15,6 +15,7 @@ import {
 } from "./accounts";
 import { createAuth, type Auth } from "./auth";
 import type { Role } from "./permissions";
+import { siblingMessageSchema, type ForgetPrincipals } from "../web/sibling-messages";
 import { PrincipalResolver, resolvePrincipal } from "./principal";
 import { resetAccountPassword } from "./reset-account-password";
 import { setAccountActive } from "./set-account-active";
@@ -178,6 +179,38 @@ describe("cached principals", () => {
     await db.user.update({ where: { id: viewer.id }, data: { banned: true } });
     here.forgetUser(viewer.id);
     expect(await here.resolve(byKey)).toBeNull();
+  });
+
+  it("tells the instance's other processes what it forgot, and they forget it at once", async () => {
+    const editor = await createAccount(auth, { email: "cache-siblings@example.test", password: PASSWORD, role: "editor" });
+    const { key, apiKey } = await createApiKey(auth, editor.id, "siblings");
+    const byKey = new Headers({ authorization: `Bearer ${key}` });
+    // Two web processes, wired as the primary relays their messages (lib/web/sibling-messages.ts).
+    const sibling = resolver();
+    const announced: ForgetPrincipals[] = [];
+    const here = new PrincipalResolver(auth, db, {
+      ttlMs: TTL_MS,
+      now: () => now,
+      announce: (forget) => (announced.push(forget), sibling.forget(forget)),
+    });
+    expect(await here.resolve(byKey)).not.toBeNull();
+    expect(await sibling.resolve(byKey)).not.toBeNull();
+
+    await db.user.update({ where: { id: editor.id }, data: { banned: true } });
+    here.forgetUser(editor.id);
+    expect(await sibling.resolve(byKey)).toBeNull(); // within the TTL, refused because it heard
+    await db.user.update({ where: { id: editor.id }, data: { banned: false } });
+    here.forgetUser(editor.id);
+    expect(await sibling.resolve(byKey)).not.toBeNull();
+
+    await revokeApiKey(db, apiKey.id, { userId: editor.id, isAdmin: false });
+    here.forgetApiKey(apiKey.id);
+    expect(await sibling.resolve(byKey)).toBeNull();
+    here.clear();
+    expect(announced).toEqual([{ userId: editor.id }, { userId: editor.id }, { apiKeyId: apiKey.id }, { all: true }]);
+    expect(siblingMessageSchema.parse({ type: "boundary-lab:forget-principals", forget: announced[2] }).forget).toEqual({
+      apiKeyId: apiKey.id,
+    });
   });
 
   it("looks a credential up once per TTL, however many requests carry it at once", async () => {

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { getSessionCookie } from "better-auth/cookies";
 import { LRUCache } from "lru-cache";
 import type { Db } from "../db/prisma";
+import type { ForgetPrincipals } from "../web/sibling-messages";
 import type { Auth } from "./auth";
 import { isRole, type Role } from "./permissions";
 
@@ -69,8 +70,9 @@ async function lookUpPrincipal(auth: Auth, db: Db, headers: Headers): Promise<Lo
 /**
  * How long a verified API key or session (or the refusal of one) is trusted in a web process
  * before PostgreSQL is asked again: a key revoked, a user deactivated or a session signed out in
- * another process stops working within this bound everywhere. In the process that made the change
- * it stops at once (forgetUser, forgetApiKey, clear).
+ * another instance's process stops working within this bound everywhere. In the process that made the
+ * change it stops at once (forgetUser, forgetApiKey, clear), and in the web processes beside it as soon
+ * as they hear it (`announce`, lib/web/sibling-messages.ts).
  */
 export const PRINCIPAL_CACHE_TTL_MS = 2_000;
 /** API keys' usage counters (`request_count`, `last_request`) are written this often, not per request. */
@@ -85,6 +87,8 @@ export interface PrincipalResolverOptions {
   maxEntries?: number;
   /** Milliseconds, for expiry: a value, so that tests move time without sleeping. */
   now?: () => number;
+  /** Told what forgetUser, forgetApiKey and clear dropped, for the instance's other web processes. */
+  announce?: (forget: ForgetPrincipals) => void;
 }
 
 /**
@@ -95,6 +99,7 @@ export interface PrincipalResolverOptions {
 export class PrincipalResolver {
   private readonly ttlMs: number;
   private readonly now: () => number;
+  private readonly announce: ((forget: ForgetPrincipals) => void) | undefined;
   private readonly cache: LRUCache<string, Cached>;
   private readonly loading = new Map<string, Promise<Cached>>();
   private usage = new Map<string, { count: number; lastAt: Date }>();
@@ -106,6 +111,7 @@ export class PrincipalResolver {
   ) {
     this.ttlMs = options.ttlMs ?? PRINCIPAL_CACHE_TTL_MS;
     this.now = options.now ?? Date.now;
+    this.announce = options.announce;
     // Bounded: made-up credentials are cached as refusals too, and must not grow the process.
     this.cache = new LRUCache({ max: options.maxEntries ?? 10_000 });
   }
@@ -136,17 +142,29 @@ export class PrincipalResolver {
 
   /** After a change to this user (role, deactivation or reactivation, password, sessions ended) made in this process. */
   forgetUser(userId: string): void {
-    for (const [key, entry] of this.cache.entries()) if (entry.userId === userId) this.cache.delete(key);
+    this.forgetAndAnnounce({ userId });
   }
 
   /** After this key was revoked in this process. */
   forgetApiKey(apiKeyId: string): void {
-    for (const [key, entry] of this.cache.entries()) if (entry.apiKeyId === apiKeyId) this.cache.delete(key);
+    this.forgetAndAnnounce({ apiKeyId });
   }
 
   /** After any change through Better Auth's own endpoints (sign-in, sign-out, password change). */
   clear(): void {
-    this.cache.clear();
+    this.forgetAndAnnounce({ all: true });
+  }
+
+  /** Drops the cached principals `forget` names, in this process only: what a sibling process announced. */
+  forget(forget: ForgetPrincipals): void {
+    if ("all" in forget) return this.cache.clear();
+    for (const [key, entry] of this.cache.entries())
+      if ("userId" in forget ? entry.userId === forget.userId : entry.apiKeyId === forget.apiKeyId) this.cache.delete(key);
+  }
+
+  private forgetAndAnnounce(forget: ForgetPrincipals): void {
+    this.forget(forget);
+    this.announce?.(forget);
   }
 
   private recordUse(apiKeyId: string): void {

@@ -3,6 +3,7 @@ import "server-only";
 import { databaseUrl, getDb } from "../db/client";
 import { readServerEnv } from "../env";
 import { createAuth, type Auth } from "./auth";
+import { onSiblingMessage, tellSiblings } from "../web/sibling-messages";
 import { API_KEY_USAGE_FLUSH_MS, PrincipalResolver } from "./principal";
 
 const holder = globalThis as typeof globalThis & { boundaryLabAuth?: Auth; boundaryLabPrincipals?: PrincipalResolver };
@@ -16,7 +17,8 @@ export function getAuth(): Auth {
 /** This process's cached principals; API keys' usage counters are written every API_KEY_USAGE_FLUSH_MS. */
 export function getPrincipalResolver(): PrincipalResolver {
   if (holder.boundaryLabPrincipals) return holder.boundaryLabPrincipals;
-  const resolver = new PrincipalResolver(getAuth(), getDb());
+  const resolver = new PrincipalResolver(getAuth(), getDb(), { announce: tellSiblings });
+  onSiblingMessage((forget) => resolver.forget(forget));
   setInterval(() => {
     resolver.flushUsage().catch((error: unknown) => console.error(`api key usage: ${(error as Error).message}`));
   }, API_KEY_USAGE_FLUSH_MS).unref();

@@ -11,7 +11,7 @@ import { startEmbeddedPostgres } from "../db/embedded";
 import { freePort } from "../db/free-port";
 import { ensureMigrated } from "../db/migrate";
 import { createPrisma, type Db } from "../db/prisma";
-import { readServerEnv } from "../env";
+import { readServerEnv, serverEnvSchema } from "../env";
 import { spawnWebServer } from "../web/spawn";
 import { AGENTDOJO_RUNS } from "./importer-fixtures";
 import { stopChild, type orderedShutdown } from "./ordered-shutdown";
@@ -50,6 +50,8 @@ export interface BenchWeb {
   auth: Auth;
   /** One keep-alive connection to the server. */
   pool: Pool;
+  /** How many processes serve it (WEB_PROCESSES: its env's, else the product's default). */
+  webProcesses: number;
 }
 
 /**
@@ -99,6 +101,7 @@ export async function startBenchWeb(options: {
   }
   web.once("exit", (code, signal) => void stack.shutdown(stack.stopping() ? 0 : 1, `the web server exited (${signal ?? code})`));
 
+  const webProcesses = serverEnvSchema.shape.WEB_PROCESSES.parse(options.env?.WEB_PROCESSES ?? process.env.WEB_PROCESSES);
   const pool = new Pool(origin, { connections: 1 });
   stack.onStop("HTTP client", () => pool.close());
   const deadline = Date.now() + READY_TIMEOUT_MS;
@@ -106,8 +109,8 @@ export async function startBenchWeb(options: {
     try {
       const response = await pool.request({ path: "/api/health", method: "GET" });
       await response.body.dump();
-      log(`web server up at ${origin}`);
-      return { origin, authSecret, auth, pool };
+      log(`web server up at ${origin} (${webProcesses} process${webProcesses > 1 ? "es" : ""})`);
+      return { origin, authSecret, auth, pool, webProcesses };
     } catch {
       if (Date.now() > deadline) throw new Error(`the web server did not answer within ${READY_TIMEOUT_MS / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, 250));
