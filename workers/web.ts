@@ -2,7 +2,7 @@
 // production server behind three edge rules, the client's address (lib/http/client-address.ts),
 // well-formed paths (lib/http/well-formed-path.ts) and static chunks in Brotli (lib/http/brotli-static.ts).
 // Needs `next build` first. With WEB_PROCESSES above 1 (the default: the machine's cores, at most 4) this
-// process is the primary of that many such servers on one port (lib/web/web-processes.ts). SIGTERM or
+// process is the primary of that many such servers on one port (lib/supervisor/web-processes.ts). SIGTERM or
 // SIGINT stops taking connections and exits once the requests in flight are answered (at most 10 s).
 import cluster from "node:cluster";
 import { createServer } from "node:http";
@@ -16,7 +16,7 @@ import { trustedProxies, withClientAddress } from "../lib/http/client-address";
 import { SECURITY_HEADERS } from "../lib/http/security-headers";
 import { withWellFormedPaths } from "../lib/http/well-formed-path";
 import { stallLine, watchEventLoop } from "../lib/web/event-loop-watch";
-import { runWebProcesses } from "../lib/web/web-processes";
+import { runWebProcesses } from "../lib/supervisor/web-processes";
 
 const STOP_TIMEOUT_MS = 10_000;
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;

@@ -15,7 +15,7 @@ import {
 } from "./accounts";
 import { createAuth, type Auth } from "./auth";
 import type { Role } from "./permissions";
-import { siblingMessageSchema, type ForgetPrincipals } from "../web/sibling-messages";
+import { siblingMessageSchema, type ForgetPrincipals } from "./sibling-messages";
 import { PrincipalResolver, resolvePrincipal } from "./principal";
 import { resetAccountPassword } from "./reset-account-password";
 import { setAccountActive } from "./set-account-active";
@@ -185,7 +185,7 @@ describe("cached principals", () => {
     const editor = await createAccount(auth, { email: "cache-siblings@example.test", password: PASSWORD, role: "editor" });
     const { key, apiKey } = await createApiKey(auth, editor.id, "siblings");
     const byKey = new Headers({ authorization: `Bearer ${key}` });
-    // Two web processes, wired as the primary relays their messages (lib/web/sibling-messages.ts).
+    // Two web processes, wired as the primary relays their messages (lib/auth/sibling-messages.ts).
     const sibling = resolver();
     const announced: ForgetPrincipals[] = [];
     const here = new PrincipalResolver(auth, db, {

@@ -2,7 +2,7 @@ import { createHash } from "node:crypto";
 import { getSessionCookie } from "better-auth/cookies";
 import { LRUCache } from "lru-cache";
 import type { Db } from "../db/prisma";
-import type { ForgetPrincipals } from "../web/sibling-messages";
+import type { ForgetPrincipals } from "./sibling-messages";
 import type { Auth } from "./auth";
 import { isRole, type Role } from "./permissions";
 
@@ -72,7 +72,7 @@ async function lookUpPrincipal(auth: Auth, db: Db, headers: Headers): Promise<Lo
  * before PostgreSQL is asked again: a key revoked, a user deactivated or a session signed out in
  * another instance's process stops working within this bound everywhere. In the process that made the
  * change it stops at once (forgetUser, forgetApiKey, clear), and in the web processes beside it as soon
- * as they hear it (`announce`, lib/web/sibling-messages.ts).
+ * as they hear it (`announce`, lib/auth/sibling-messages.ts).
  */
 export const PRINCIPAL_CACHE_TTL_MS = 2_000;
 /** API keys' usage counters (`request_count`, `last_request`) are written this often, not per request. */

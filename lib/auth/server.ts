@@ -3,7 +3,7 @@ import "server-only";
 import { databaseUrl, getDb } from "../db/client";
 import { readServerEnv } from "../env";
 import { createAuth, type Auth } from "./auth";
-import { onSiblingMessage, tellSiblings } from "../web/sibling-messages";
+import { onSiblingMessage, tellSiblings } from "./sibling-messages";
 import { API_KEY_USAGE_FLUSH_MS, PrincipalResolver } from "./principal";
 
 const holder = globalThis as typeof globalThis & { boundaryLabAuth?: Auth; boundaryLabPrincipals?: PrincipalResolver };

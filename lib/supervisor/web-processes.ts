@@ -1,12 +1,12 @@
 // The primary of WEB_PROCESSES web processes (node:cluster) serving one port: a page's rendering holds
 // a process's one thread, so one process renders on one core whatever the machine has. The primary
 // serves nothing. It forks the processes and relays what one asks the others to forget
-// (lib/web/sibling-messages.ts). It restarts a process that dies (lib/supervisor/restart-policy.ts), and
+// (lib/auth/sibling-messages.ts). It restarts a process that dies (lib/supervisor/restart-policy.ts), and
 // exits 1 when one dies before it listened. On SIGTERM or SIGINT it passes the signal on and exits once
 // they have finished.
 import cluster, { type Worker } from "node:cluster";
 import { decideRestart, NO_CRASHES, type CrashHistory } from "../supervisor/restart-policy";
-import { siblingMessageSchema } from "./sibling-messages";
+import { siblingMessageSchema } from "../auth/sibling-messages";
 
 /** A process that has not exited this long after the signal is killed (each finishes its requests within 10 s). */
 const STOP_TIMEOUT_MS = 15_000;
