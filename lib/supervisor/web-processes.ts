@@ -5,7 +5,7 @@
 // exits 1 when one dies before it listened. On SIGTERM or SIGINT it passes the signal on and exits once
 // they have finished.
 import cluster, { type Worker } from "node:cluster";
-import { decideRestart, NO_CRASHES, type CrashHistory } from "../supervisor/restart-policy";
+import { decideRestart, NO_CRASHES, type CrashHistory } from "./restart-policy";
 import { siblingMessageSchema } from "../auth/sibling-messages";
 
 /** A process that has not exited this long after the signal is killed (each finishes its requests within 10 s). */
