@@ -4,9 +4,14 @@ import { z } from "zod";
 // that changes under its caller fails here, naming the row and column, instead of turning into a
 // wrong figure further on. (Prisma returns count(*) as a bigint; node-postgres returns it as text.)
 
-/** Every row of a raw query's result, each parsed by `row`. */
+// One array schema per row schema, made on first use: building a zod schema costs more than parsing a few rows with it.
+const arrays = new WeakMap<z.ZodType, z.ZodArray<z.ZodType>>();
+
+/** Every row of a raw query's result, each parsed by `row` (a schema made once, at module level, not per call). */
 export function rowsOf<Row extends z.ZodType>(row: Row, rows: unknown): z.output<Row>[] {
-  return z.array(row).parse(rows);
+  let array = arrays.get(row);
+  if (!array) arrays.set(row, (array = z.array(row)));
+  return array.parse(rows) as z.output<Row>[];
 }
 
 /** The one row of a query that always returns exactly one (an aggregate, a RETURNING of one key). */

@@ -7,6 +7,8 @@ import { recomputeSeparation } from "./audit/separation-recompute";
 import type { PostResetCanaryBody } from "./schemas";
 import { onlyRowOf } from "../db/rows";
 
+const resetRows = z.array(z.object({ run_id: z.string(), at: z.date(), verified: z.boolean() }));
+
 /**
  * Appends a canary check to one of a run's resets (never overwriting what is stored) and recomputes
  * separation on the reset's surface: a found canary makes the reset break no route
@@ -24,7 +26,7 @@ export async function appendResetCanary(
     async (tx) => {
       if (!(await currentPolicy(tx, evaluationId, "share"))) throw notFound("evaluation");
       await lockEvaluationAudit(tx, evaluationId);
-      const resets = z.array(z.object({ run_id: z.string(), at: z.date(), verified: z.boolean() })).parse(
+      const resets = resetRows.parse(
         await tx.$queryRaw`
           SELECT x.run_id::text AS run_id, x.at, x.verified
             FROM evaluation_resets x JOIN evaluation_runs r ON r.id = x.run_id

@@ -191,6 +191,9 @@ export async function resetsOverriddenByCanary(db: Db, evaluationId: string): Pr
   return n;
 }
 
+const unitRows = z.array(z.object({ unit: z.string(), runs: z.coerce.number().int(), surfaces: z.array(z.string()) }));
+const toolCountRows = z.array(z.object({ tool: z.string(), effects: z.coerce.number().int(), calls: z.coerce.number().int() }));
+
 /** The largest analysis units with more than one run: their unit id (smallest run id), size, and the surfaces that connect them (kept on the unit). */
 export async function largestUnits(
   db: Db,
@@ -201,7 +204,7 @@ export async function largestUnits(
     SELECT unit::text AS unit, runs, coalesce(surfaces, '{}') AS surfaces FROM evaluation_units
      WHERE evaluation_id = ${evaluationId}::uuid
      ORDER BY runs DESC, unit LIMIT ${limit}`;
-  return z.array(z.object({ unit: z.string(), runs: z.coerce.number().int(), surfaces: z.array(z.string()) })).parse(rows);
+  return unitRows.parse(rows);
 }
 
 /**
@@ -214,7 +217,7 @@ export async function evaluationTools(
   evaluationId: string,
   policy: EffectPolicy,
 ): Promise<{ tool: string; class: ToolClass; effects: number; calls: number }[]> {
-  const rows = z.array(z.object({ tool: z.string(), effects: z.coerce.number().int(), calls: z.coerce.number().int() })).parse(
+  const rows = toolCountRows.parse(
     await db.$queryRaw`
       SELECT tool, effects, calls FROM evaluation_tool_counts
        WHERE evaluation_id = ${evaluationId}::uuid AND (effects > 0 OR calls > 0) ORDER BY tool`,

@@ -152,6 +152,8 @@ export const classOutcomes = (rows: readonly ClassRow[]) =>
 const runAggregatesSchema = z.object({ sums: sumsRow, passK: passKSchema, calls: callsRow, classes: z.array(classRow) });
 type RunAggregates = z.infer<typeof runAggregatesSchema>;
 
+const cachedAggregatesRows = z.array(z.object({ revision: int, aggregates: z.unknown() }));
+
 /**
  * The figures of the three aggregates that scan every run (sums per analysis unit; pass^k from one row per task; tool calls by outcome), read from the
  * cache while the evaluation's audit revision (bumped by triggers on every write to its runs) stands,
@@ -166,7 +168,7 @@ async function runAggregates(db: Db, evaluationId: string, t: RunTreatment): Pro
                           OR (run_class = ANY(${t.failureClasses}::text[]) AND finality <> 'unscored'))`;
   const succeeded = Prisma.sql`(run_class = ANY(${t.keptClasses}::text[])
                                AND ((finality = 'final' AND endpoint_label = 'success') OR (finality = 'unresolved' AND ${t.unresolvedSucceeds})))`;
-  const [current] = z.array(z.object({ revision: int, aggregates: z.unknown() })).parse(
+  const [current] = cachedAggregatesRows.parse(
     await db.$queryRaw`
       SELECT coalesce(r.revision, 0) AS revision, c.aggregates
         FROM (SELECT 1) one

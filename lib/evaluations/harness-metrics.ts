@@ -1,7 +1,9 @@
 // The figures a harness reported itself for a log it wrote (Inspect's results.scores[].metrics: a
 // scorer's accuracy, mean, stderr), stored by the log with the evaluation its runs went to, and
 // shown beside the success rates, which are thresholded: a mean counts partial credit in part.
+import { z } from "zod";
 import type { Db } from "../db/prisma";
+import { rowsOf } from "../db/rows";
 
 export interface HarnessMetric {
   /** The log: Inspect's task id (or run id). */
@@ -10,6 +12,8 @@ export interface HarnessMetric {
   metric: string;
   value: number;
 }
+
+const metricRow = z.object({ source: z.string(), scorer: z.string(), metric: z.string(), value: z.number() });
 
 /** Stores a log's figures, replacing what an earlier import of the same log stored. */
 export async function storeHarnessMetrics(db: Db, evaluationId: string, metrics: readonly HarnessMetric[]): Promise<void> {
@@ -24,10 +28,10 @@ export async function storeHarnessMetrics(db: Db, evaluationId: string, metrics:
 
 /** The evaluation's harness figures, by log, scorer and metric. */
 export async function listHarnessMetrics(db: Db, evaluationId: string): Promise<HarnessMetric[]> {
-  const rows = await db.evaluationHarnessMetric.findMany({
-    where: { evaluationId },
-    orderBy: [{ source: "asc" }, { scorer: "asc" }, { metric: "asc" }],
-    select: { source: true, scorer: true, metric: true, value: true },
-  });
-  return rows;
+  // Raw SQL on the evaluation page's path: Prisma compiles a model query on every call (~0.5 ms of CPU).
+  return rowsOf(
+    metricRow,
+    await db.$queryRaw`SELECT source, scorer, metric, value FROM evaluation_harness_metrics
+                        WHERE evaluation_id = ${evaluationId}::uuid ORDER BY source, scorer, metric`,
+  );
 }

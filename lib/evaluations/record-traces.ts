@@ -127,6 +127,7 @@ async function untilAllLinked(evaluationId: string, pass: () => Promise<Pass>): 
 }
 
 const count = z.coerce.number().int();
+const passRow = z.tuple([z.object({ seen: count, linked: count })]);
 
 /**
  * One pass over up to PASS_RUNS of the evaluation's untraced runs, under a share lock on the evaluation
@@ -165,7 +166,7 @@ async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> 
   if (!evaluation || evaluation.runs.length === 0) return { seen: 0, linked: 0 };
   const writes = stateChangingTools(evaluation.tools, toolClassifier({ tools: evaluation.policy } as EffectPolicy));
   const suite = evaluation.benchmark ?? evaluation.name;
-  const [pass] = z.tuple([z.object({ seen: count, linked: count })]).parse(
+  const [pass] = passRow.parse(
     await tx.$queryRaw`
       -- Each run's sequence hashed straight from its calls by call_sequence_hash, the hash imported_trace_hash gives the
       -- trace made of them (a db test holds them equal); the calls are built only for the first run of each sequence

@@ -27,13 +27,17 @@ const totals = z.object({
   internal: int,
   public: int,
 });
+const totalsRows = z.array(totals);
+const unresolvedRowsSchema = z.array(z.object({ reason: z.enum(UNRESOLVED_REASONS), tool: z.string(), n: int }));
+const largestRowsSchema = z.array(z.object({ n: int }));
 
 /** The summary of one evaluation, every figure under one applied policy version; throws notFound for an unknown id. */
 export async function evaluationSummary(db: Db, evaluationId: string): Promise<EvaluationSummary> {
-  return underOneAppliedVersion(db, evaluationId, () => readSummary(db, evaluationId));
+  return underOneAppliedVersion(db, evaluationId, () => readEvaluationSummary(db, evaluationId));
 }
 
-async function readSummary(db: Db, evaluationId: string): Promise<EvaluationSummary> {
+/** The summary without a version check of its own: for a caller whose whole read is under underOneAppliedVersion already. */
+export async function readEvaluationSummary(db: Db, evaluationId: string): Promise<EvaluationSummary> {
   const [rows, unresolvedRows, largestRows] = await Promise.all([
     // From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
     db.$queryRaw`
@@ -59,15 +63,15 @@ async function readSummary(db: Db, evaluationId: string): Promise<EvaluationSumm
        WHERE evaluation_id = ${evaluationId}::uuid AND finality = 'unresolved' GROUP BY 1, 2 HAVING sum(n) > 0`,
     db.$queryRaw`SELECT runs AS n FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid ORDER BY runs DESC LIMIT 1`,
   ]);
-  const t = z.array(totals).parse(rows)[0];
+  const t = totalsRows.parse(rows)[0];
   if (!t) throw notFound("evaluation");
   const byReason: EvaluationSummary["unresolved"]["byReason"] = {};
   const byTool: Record<string, number> = {};
-  for (const row of z.array(z.object({ reason: z.enum(UNRESOLVED_REASONS), tool: z.string(), n: int })).parse(unresolvedRows)) {
+  for (const row of unresolvedRowsSchema.parse(unresolvedRows)) {
     byReason[row.reason] = (byReason[row.reason] ?? 0) + row.n;
     byTool[row.tool] = (byTool[row.tool] ?? 0) + row.n;
   }
-  const largest = z.array(z.object({ n: int })).parse(largestRows)[0]?.n ?? (t.runs > 0 ? 1 : 0);
+  const largest = largestRowsSchema.parse(largestRows)[0]?.n ?? (t.runs > 0 ? 1 : 0);
   // Unscored runs have no label: every rate's population is the scored runs; they are counted on their own.
   const scored = t.runs - t.unscored;
   return {

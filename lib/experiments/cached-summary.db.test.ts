@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { loadSyntheticExperiment } from "../testing/synthetic-runs";
 import { experimentSummary } from "../replay/store/summary";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
-import { cachedExperimentSummary } from "./cached-summary";
+import { cachedExperimentResults, cachedExperimentSummary } from "./cached-summary";
+import { finalityByDelay, unresolvedRuns } from "./read/experiment-aggregates";
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -41,5 +42,30 @@ describe("the summary of a finished experiment", () => {
 
   it("is null for an unknown experiment", async () => {
     expect(await cachedExperimentSummary(database.db, "00000000-0000-4000-8000-000000000000")).toBeNull();
+  });
+});
+
+describe("the experiment page's results", () => {
+  it("are the summary, finality by delay and unresolved runs as computed directly, then served from memory while it is finished", async () => {
+    const { db } = database;
+    const { experimentId } = await loadSyntheticExperiment(db, grid);
+    const direct = {
+      summary: await experimentSummary(db, experimentId),
+      byDelay: await finalityByDelay(db, experimentId),
+      unresolved: await unresolvedRuns(db, experimentId),
+    };
+    expect(direct.byDelay.length).toBeGreaterThan(0);
+    const first = await cachedExperimentResults(db, experimentId);
+    expect(first).toEqual(direct);
+    await db.run.deleteMany({ where: { experimentId, test: "finality", delayMs: 25 } });
+    expect(await cachedExperimentResults(db, experimentId)).toEqual(first);
+    await db.experiment.update({ where: { id: experimentId }, data: { state: "running" }, select: { id: true } });
+    const running = await cachedExperimentResults(db, experimentId);
+    expect(running?.byDelay).toEqual(await finalityByDelay(db, experimentId));
+    expect(running?.byDelay).not.toEqual(first?.byDelay);
+  });
+
+  it("are null for an unknown experiment", async () => {
+    expect(await cachedExperimentResults(database.db, "00000000-0000-4000-8000-000000000000")).toBeNull();
   });
 });

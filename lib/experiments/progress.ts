@@ -25,9 +25,29 @@ export const experimentStatusSchema = z.object({
 });
 export type ExperimentStatus = z.infer<typeof experimentStatusSchema>;
 
+const storedPerCondition = z.array(z.object({ condition: z.string(), n: int }));
+const experimentRows = z.array(
+  z.object({
+    id: z.string(),
+    kind: z.enum(["replay", "canary"]),
+    name: z.string().nullable(),
+    notes: z.string().nullable(),
+    state: z.enum(EXPERIMENT_STATES),
+    error: z.string().nullable(),
+    created_at: z.date(),
+    started_at: z.date().nullable(),
+    finished_at: z.date().nullable(),
+    config: z.unknown(),
+  }),
+);
+
 /** An experiment's state and its progress per condition, counted in SQL from the runs stored so far. */
 export async function experimentStatus(db: Db, experimentId: string): Promise<ExperimentStatus | null> {
-  const experiment = await db.experiment.findUnique({ where: { id: experimentId } });
+  // Raw SQL: the experiment page and its live progress ask on every request, and Prisma compiles a model query on every call.
+  const [experiment] = experimentRows.parse(
+    await db.$queryRaw`SELECT id::text AS id, kind, name, notes, state, error, created_at, started_at, finished_at, config
+                         FROM experiments WHERE id = ${experimentId}::uuid`,
+  );
   if (!experiment) return null;
   const labels = {
     id: experiment.id,
@@ -36,17 +56,15 @@ export async function experimentStatus(db: Db, experimentId: string): Promise<Ex
     notes: experiment.notes,
     state: experiment.state,
     error: experiment.error,
-    createdAt: experiment.createdAt.toISOString(),
-    startedAt: experiment.startedAt?.toISOString() ?? null,
-    finishedAt: experiment.finishedAt?.toISOString() ?? null,
+    createdAt: experiment.created_at.toISOString(),
+    startedAt: experiment.started_at?.toISOString() ?? null,
+    finishedAt: experiment.finished_at?.toISOString() ?? null,
   };
   if (experiment.kind === "canary") {
     const canary = canaryConfigSchema.parse(experiment.config);
-    const trials = z
-      .array(z.object({ condition: z.string(), n: int }))
-      .parse(
-        await db.$queryRaw`SELECT condition, count(DISTINCT trial) AS n FROM canary_results WHERE experiment_id = ${experimentId}::uuid GROUP BY condition`,
-      );
+    const trials = storedPerCondition.parse(
+      await db.$queryRaw`SELECT condition, count(DISTINCT trial) AS n FROM canary_results WHERE experiment_id = ${experimentId}::uuid GROUP BY condition`,
+    );
     const conditions = canary.conditions.map((condition) => ({
       condition,
       total: canary.trials,
@@ -59,7 +77,7 @@ export async function experimentStatus(db: Db, experimentId: string): Promise<Ex
     });
   }
   const config = replayConfigSchema.parse(experiment.config);
-  const stored = z.array(z.object({ condition: z.string(), n: int })).parse(
+  const stored = storedPerCondition.parse(
     // The runs' counts that triggers keep exact in every writer's transaction (run_summary_cells): the same as counting the runs, at any size.
     await db.$queryRaw`SELECT condition, sum(runs)::bigint AS n FROM run_summary_cells WHERE experiment_id = ${experimentId}::uuid GROUP BY condition HAVING sum(runs) > 0`,
   );

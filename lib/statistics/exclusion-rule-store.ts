@@ -5,7 +5,7 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { conflict, notFound } from "../errors";
-import type { Prisma } from "../generated/prisma/client";
+import { Prisma } from "../generated/prisma/client";
 import type { RuleHistory, RuleVersion } from "./answer-schema";
 import { exclusionRuleSchema, type ChangeExclusionRuleBody, type ExclusionRule, type ExclusionRuleDeclaration } from "./exclusion-rule";
 import { exclusionRuleIdentity } from "./exclusion-rule-hash";
@@ -92,49 +92,53 @@ export async function changeExclusionRule(
   });
 }
 
-const versionSelect = {
-  version: true,
-  rule: true,
-  canonical: true,
-  hash: true,
-  reason: true,
-  createdAt: true,
-  createdBy: { select: { email: true } },
-} satisfies Prisma.ExclusionRuleVersionSelect;
+const versionRow = z.object({
+  version: z.number().int(),
+  rule: z.unknown(),
+  canonical: z.string(),
+  hash: z.string(),
+  reason: z.string(),
+  created_by: z.string().nullable(),
+  created_at: z.date(),
+});
 
-function toVersion(row: Prisma.ExclusionRuleVersionGetPayload<{ select: typeof versionSelect }>): RuleVersion {
-  return {
+/**
+ * The subject's versions, newest first, `limit` of them at most. Raw SQL: the experiment and evaluation
+ * pages read these on every request, and Prisma compiles a model query on every call (~0.5 ms of CPU).
+ */
+async function ruleVersions(db: Db, subject: RuleSubject, limit: number | null): Promise<RuleVersion[]> {
+  const owner =
+    subject.kind === "experiment" ? Prisma.sql`v.experiment_id = ${subject.id}::uuid` : Prisma.sql`v.evaluation_id = ${subject.id}::uuid`;
+  const rows = rowsOf(
+    versionRow,
+    await db.$queryRaw`
+      SELECT v.version, v.rule, v.canonical, v.hash, v.reason, u.email AS created_by, v.created_at
+        FROM exclusion_rule_versions v LEFT JOIN users u ON u.id = v.created_by_id
+       WHERE ${owner} ORDER BY v.version DESC LIMIT ${limit}`,
+  );
+  return rows.map((row) => ({
     version: row.version,
     hash: row.hash,
     canonical: row.canonical,
     rule: exclusionRuleSchema.parse(row.rule),
     reason: row.reason,
-    createdBy: row.createdBy?.email ?? null,
-    createdAt: row.createdAt.toISOString(),
-  };
+    createdBy: row.created_by,
+    createdAt: row.created_at.toISOString(),
+  }));
 }
 
 /** Every version, newest first, and the current one (the highest); 404 for an unknown subject. */
 export async function exclusionRuleHistory(db: Db, subject: RuleSubject): Promise<RuleHistory> {
-  const rows = await db.exclusionRuleVersion.findMany({
-    where: subjectWhere(subject),
-    orderBy: { version: "desc" },
-    select: versionSelect,
-  });
-  if (rows.length === 0) throw notFound(subject.kind);
-  const versions = rows.map(toVersion);
+  const versions = await ruleVersions(db, subject, null);
+  if (versions.length === 0) throw notFound(subject.kind);
   return { current: versions[0]!, versions };
 }
 
 /** The current version alone (one indexed row); 404 for an unknown subject. */
 export async function currentExclusionRule(db: Db, subject: RuleSubject): Promise<RuleVersion> {
-  const row = await db.exclusionRuleVersion.findFirst({
-    where: subjectWhere(subject),
-    orderBy: { version: "desc" },
-    select: versionSelect,
-  });
-  if (!row) throw notFound(subject.kind);
-  return toVersion(row);
+  const [current] = await ruleVersions(db, subject, 1);
+  if (!current) throw notFound(subject.kind);
+  return current;
 }
 
 /** Where a statistics answer's rule came from, in words (`declaredBy`) and in parts (`declared`); `note` qualifies the reason. */

@@ -21,7 +21,7 @@ import { evaluationTools, largestUnits, resetsOverriddenByCanary } from "@/lib/e
 import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
 import { exclusionRuleHistory } from "@/lib/statistics/exclusion-rule-store";
 import { getEvaluation, listEffectPolicyVersions } from "@/lib/evaluations/get-evaluation";
-import { evaluationSummary } from "@/lib/evaluations/summary";
+import { readEvaluationSummary } from "@/lib/evaluations/summary";
 import { underOneAppliedVersion } from "@/lib/evaluations/policy-recompute/read";
 import { listToolSuggestions } from "@/lib/evaluations/tool-suggestions";
 import { listHarnessMetrics } from "@/lib/evaluations/harness-metrics";
@@ -102,7 +102,7 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
  */
 const loadAudit = (db: Db, id: string) =>
   underOneAppliedVersion(db, id, () => {
-    const summary = evaluationSummary(db, id); // read once, for the cards and the statistics
+    const summary = readEvaluationSummary(db, id); // read once, for the cards and the statistics, under the version read around them all
     const evaluation = getEvaluation(db, id);
     return Promise.all([
       evaluation,

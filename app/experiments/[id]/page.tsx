@@ -17,14 +17,14 @@ import { PageLoading } from "@/components/ui/skeleton";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import type { Principal } from "@/lib/auth/principal";
-import { finalityByDelay, unresolvedRuns } from "@/lib/experiments/read/experiment-aggregates";
+import { cachedExperimentResults } from "@/lib/experiments/cached-summary";
+import { experimentPageFacts } from "@/lib/experiments/read/experiment-facts";
 import { conditionLabel, experimentTitle, shortId } from "@/lib/format/runs";
 import { canaryResults } from "@/lib/canary/store";
 import { getDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
 import { experimentStatus } from "@/lib/experiments/progress";
 import { isExperimentId } from "@/lib/experiments/experiment-id";
-import { experimentSummary } from "@/lib/replay/store/summary";
 import { replayConfigSchema } from "@/lib/replay/rules/config";
 import { PAPER_TRACE } from "@/lib/replay/rules/trace";
 import { storedExperimentTraceResults } from "@/lib/replay/store/trace-results";
@@ -50,21 +50,7 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
   // An unknown id ends the page (404) before the report awaits them.
   results.catch(() => {});
   rules.catch(() => {});
-  const experiment = await db.experiment.findUnique({
-    where: { id },
-    select: {
-      id: true,
-      kind: true,
-      name: true,
-      notes: true,
-      createdAt: true,
-      finishedAt: true,
-      state: true,
-      error: true,
-      wallMs: true,
-      config: true,
-    },
-  });
+  const experiment = await experimentPageFacts(db, id);
   if (!experiment) notFound();
   const { name, notes } = experiment;
   const edits = can(principal.role, "experiment:run");
@@ -199,9 +185,11 @@ async function CanaryExperiment({ experimentId, error, principal }: { experiment
   );
 }
 
-/** The experiment's summary, status, finality by delay and unresolved runs, queried in parallel. */
-const loadResults = (db: Db, id: string) =>
-  Promise.all([experimentSummary(db, id), experimentStatus(db, id), finalityByDelay(db, id), unresolvedRuns(db, id)]);
+/**
+ * The experiment's results (summary, finality by delay, unresolved runs: computed once per process for a
+ * finished experiment, lib/experiments/cached-summary.ts) and its status, queried in parallel.
+ */
+const loadResults = (db: Db, id: string) => Promise.all([cachedExperimentResults(db, id), experimentStatus(db, id)]);
 
 /** The experiment's summary, progress and charts: the slow part of the page. */
 async function Report({
@@ -226,7 +214,9 @@ async function Report({
   traceResults: ReactNode;
 }) {
   const { id, config, ...facts } = experiment;
-  const [summary, status, byDelay, unresolved] = await results;
+  const [found, status] = await results;
+  if (!found) notFound(); // deleted since the header's read
+  const { summary, byDelay, unresolved } = found;
   return (
     <ExperimentReport
       experiment={{ id, ...facts, createdAt: facts.createdAt.toISOString(), finishedAt: facts.finishedAt?.toISOString() ?? null }}

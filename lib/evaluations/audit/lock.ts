@@ -8,6 +8,9 @@ import { EFFECT_CLASSES, type EffectPolicy } from "../schemas";
 /** Prisma's interactive transactions, or ingestion's own on node-postgres (lib/db/sql-transaction.ts). */
 export type Tx = SqlTx;
 
+const versionRows = z.array(z.object({ version: z.number().int() }));
+const policyRow = z.tuple([z.object({ tools: z.record(z.string(), z.enum(EFFECT_CLASSES)) })]);
+
 /** Serialises the audit's read-modify-write of one evaluation's units (until the transaction ends). */
 export async function lockEvaluationAudit(tx: Tx, evaluationId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`evaluation-audit:${evaluationId}`}, 0))`;
@@ -26,10 +29,10 @@ export async function currentPolicy(
     lock === "share"
       ? await tx.$queryRaw`SELECT effect_policy_version AS version FROM evaluations WHERE id = ${evaluationId}::uuid FOR SHARE`
       : await tx.$queryRaw`SELECT effect_policy_version AS version FROM evaluations WHERE id = ${evaluationId}::uuid FOR UPDATE`;
-  const version = z.array(z.object({ version: z.number().int() })).parse(locked)[0]?.version;
+  const version = versionRows.parse(locked)[0]?.version;
   if (version === undefined) return null;
   const rows =
     await tx.$queryRaw`SELECT tools FROM evaluation_effect_policies WHERE evaluation_id = ${evaluationId}::uuid AND version = ${version}`;
-  const [{ tools }] = z.tuple([z.object({ tools: z.record(z.string(), z.enum(EFFECT_CLASSES)) })]).parse(rows);
+  const [{ tools }] = policyRow.parse(rows);
   return { version, policy: { tools } };
 }

@@ -78,6 +78,7 @@ export async function surfaceHistories(tx: Tx, evaluationId: string, surfaces: r
   return [...histories.values()];
 }
 
+const memberRows = z.array(z.object({ id: z.string(), unit: z.string().nullable() }));
 const linkRow = z.object({
   surface: z.string(),
   link_group: z.string(),
@@ -129,7 +130,7 @@ export async function recomputeSeparation(
   const reached = [...new Set([...runIds, ...before.map((r) => r.run_id), ...links.map((l) => l.run_id)])];
   if (reached.length === 0) return;
   // Every run of the units those runs were in: a unit may split as well as merge.
-  const members = z.array(z.object({ id: z.string(), unit: z.string().nullable() })).parse(
+  const members = memberRows.parse(
     await tx.$queryRaw`
       SELECT id::text AS id, analysis_unit::text AS unit FROM evaluation_runs
        WHERE evaluation_id = ${evaluationId}::uuid

@@ -196,6 +196,8 @@ async function storeNewRuns(tx: CopyTx, evaluationId: string, fresh: readonly Pr
   return runs.map(({ id, run }) => ({ id, external_id: run.externalId, inserted: true }));
 }
 
+const upsertedRows = z.array(z.object({ id: z.string(), external_id: z.string(), inserted: z.boolean(), calls_changed: z.boolean() }));
+
 /**
  * A batch that re-sends stored runs with changes (and perhaps new ones): upserted by content hash,
  * the changed runs' children replaced, and the separation of every surface they touch, before and
@@ -226,7 +228,7 @@ async function storeWithChanges(
   }
   const runRows = valid.map((v) => runColumns(v, classOf, postedFor));
   // `before` reads the runs as they were before the statement (its CTEs share one snapshot): whether a re-sent run's calls changed.
-  const upserted = z.array(z.object({ id: z.string(), external_id: z.string(), inserted: z.boolean(), calls_changed: z.boolean() })).parse(
+  const upserted = upsertedRows.parse(
     await tx.$queryRaw`
       WITH before AS (
         SELECT r.id, r.tool_calls FROM unnest(${externalIds}::text[]) AS x(external_id)

@@ -285,10 +285,12 @@ export async function scoreLiveRun(db: Db, evaluationId: string, externalId: str
   });
 }
 
+const scoredAtRow = z.tuple([z.object({ scored_at: z.date().nullable() })]);
+
 /** Closes an open run the caller has locked with `body` (a score, or unscoredReason) and stores its record. */
 export async function scoreIn(tx: CopyTx, evaluationId: string, row: LiveRunRow, body: ScoreLiveRunBody): Promise<void> {
   const state: LiveRunState = body.unscoredReason === undefined ? "scored" : "unscored";
-  const [{ scored_at }] = z.tuple([z.object({ scored_at: z.date().nullable() })]).parse(
+  const [{ scored_at }] = scoredAtRow.parse(
     await tx.$queryRaw`
         UPDATE live_runs SET state = ${state}, outcome = ${canonicalJson(body)}::jsonb, closed_at = now(),
                scored_at = CASE WHEN ${state} = 'scored' THEN coalesce(${body.at ?? null}::timestamptz, now()) END

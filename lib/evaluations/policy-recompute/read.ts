@@ -4,10 +4,12 @@ import type { Db } from "../../db/prisma";
 /** Reads of one answer that find the applied version moving under them this many times in a row: a bug, not a race. */
 const MAX_READS = 5;
 
+const versionRows = z.array(z.object({ version: z.number().int() }));
+
 async function appliedVersion(db: Db, evaluationId: string): Promise<number | null> {
-  const [row] = z
-    .array(z.object({ version: z.number().int() }))
-    .parse(await db.$queryRaw`SELECT effect_policy_version AS version FROM evaluations WHERE id = ${evaluationId}::uuid`);
+  const [row] = versionRows.parse(
+    await db.$queryRaw`SELECT effect_policy_version AS version FROM evaluations WHERE id = ${evaluationId}::uuid`,
+  );
   return row?.version ?? null;
 }
 

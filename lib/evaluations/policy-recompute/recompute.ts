@@ -26,15 +26,14 @@ const pendingRow = z.object({
   resolution_high_water: z.string(),
 });
 
+const lockedPendingRows = z.array(z.object({ pending_policy_version: z.number().nullable() }));
+const appliedPolicyRows = z.array(z.object({ version: z.number().int(), tools: z.unknown() }));
+
 /** The pending version, its policy and its progress, or null when none is (or the evaluation is gone). */
 async function pendingVersion(tx: Tx, evaluationId: string, lock: "none" | "update") {
   const rows =
     lock === "update" ? await tx.$queryRaw`SELECT pending_policy_version FROM evaluations WHERE id = ${evaluationId}::uuid FOR UPDATE` : [];
-  if (
-    lock === "update" &&
-    z.array(z.object({ pending_policy_version: z.number().nullable() })).parse(rows)[0]?.pending_policy_version == null
-  )
-    return null;
+  if (lock === "update" && lockedPendingRows.parse(rows)[0]?.pending_policy_version == null) return null;
   const [row] = z.array(pendingRow).parse(
     await tx.$queryRaw`
       SELECT e.pending_policy_version AS version, p.tools, r.computed, r.after_run_id::text, r.resolution_high_water::text
@@ -167,7 +166,7 @@ async function dropSettledResults(db: Db, evaluationId: string): Promise<void> {
  */
 async function relinkTraces(db: Db, evaluationId: string): Promise<void> {
   const applied = await db.$transaction(async (tx) => {
-    const [row] = z.array(z.object({ version: z.number().int(), tools: z.unknown() })).parse(
+    const [row] = appliedPolicyRows.parse(
       await tx.$queryRaw`
         SELECT e.effect_policy_version AS version, p.tools
           FROM evaluations e

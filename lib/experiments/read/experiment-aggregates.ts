@@ -5,6 +5,7 @@ import { rowsOf } from "../../db/rows";
 
 const int = z.coerce.number().int();
 const rowSchema = z.object({ policy: z.enum(FINALITY_POLICIES), delay_ms: int, trials: int, successes: int, disagreements: int });
+const countRow = z.object({ n: z.number() });
 
 export interface FinalityDelayRow {
   policy: (typeof FINALITY_POLICIES)[number];
@@ -28,16 +29,19 @@ export async function finalityByDelay(db: Db, experimentId: string): Promise<Fin
            sum(disagreements)::bigint AS disagreements
       FROM run_summary_cells WHERE experiment_id = ${experimentId}::uuid AND test = 'finality'
      GROUP BY condition, delay_ms HAVING sum(runs) > 0 ORDER BY condition, delay_ms`;
-  return z
-    .array(rowSchema)
-    .parse(rows)
-    .map((r) => ({ policy: r.policy, delayMs: r.delay_ms, trials: r.trials, successes: r.successes, disagreements: r.disagreements }));
+  return rowsOf(rowSchema, rows).map((r) => ({
+    policy: r.policy,
+    delayMs: r.delay_ms,
+    trials: r.trials,
+    successes: r.successes,
+    disagreements: r.disagreements,
+  }));
 }
 
 /** Stored runs whose terminal label is unresolved, whatever their classification (a count in SQL, from run_summary_cells). */
 export async function unresolvedRuns(db: Db, experimentId: string): Promise<number> {
   const [row] = rowsOf(
-    z.object({ n: z.number() }),
+    countRow,
     await db.$queryRaw`
     SELECT coalesce(sum(unresolved), 0)::int AS n FROM run_summary_cells WHERE experiment_id = ${experimentId}::uuid`,
   );
