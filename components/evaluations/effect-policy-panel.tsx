@@ -1,7 +1,6 @@
-import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Section } from "@/components/ui/page-header";
-import { DataTable, RowHead, Td } from "@/components/ui/table";
+import { RowsTable } from "@/components/ui/rows-table";
 import { Time } from "@/components/ui/time";
 import type { EvaluationDetail } from "@/lib/evaluations/read-schemas";
 import { toolClassifier } from "@/lib/evaluations/policy";
@@ -43,65 +42,46 @@ export function EffectPolicyPanel({
             <p>Every tool is unclassified.</p>
           </EmptyState>
         ) : (
-          <DataTable
+          <RowsTable
             caption={`Declared in version ${evaluation.effectPolicyVersion}`}
             columns={["Tool or pattern", "Class"]}
             testId="policy-declared"
-          >
-            {declared.map(([tool, cls]) => (
-              <tr key={tool}>
-                <RowHead>
-                  <code>{tool}</code>
-                </RowHead>
-                <Td>{cls}</Td>
-              </tr>
-            ))}
-          </DataTable>
+            rows={declared.map(([tool, cls]) => [{ code: tool }, cls])}
+          />
         )}
         {tools.length === 0 ? (
           <EmptyState title="No tool seen yet">
             <p>The runs name no tool in their effects or tool calls.</p>
           </EmptyState>
         ) : (
-          <DataTable
+          <RowsTable
             caption="Tools seen in the runs"
             columns={["Tool", "Effects", "Tool calls", "Class"]}
             numericColumns={[1, 2]}
             testId="tools-seen"
-          >
-            {tools.map((t) => (
-              <tr key={t.tool}>
-                <RowHead>
-                  <code>{t.tool}</code>
-                </RowHead>
-                <Td numeric>{t.effects}</Td>
-                <Td numeric>{t.calls}</Td>
-                <Td>{t.class === "unclassified" ? <Badge tone="warning">unclassified</Badge> : t.class}</Td>
-              </tr>
-            ))}
-          </DataTable>
+            rows={tools.map((t) => [
+              { code: t.tool },
+              t.effects,
+              t.calls,
+              t.class === "unclassified" ? { badge: "warning", text: "unclassified" } : t.class,
+            ])}
+          />
         )}
       </div>
       {suggestions.length > 0 ? (
-        <DataTable
+        <RowsTable
           caption={`Suggested by recorders: ${open.length} of ${suggestions.length} not in this version. A suggestion counts only once saved into a version.`}
           columns={["Tool", "Suggested class", "Why", "From", "In this version"]}
           testId="tool-suggestions"
-        >
-          {suggestions.map((s) => (
-            <tr key={`${s.tool}\u0000${s.source}`}>
-              <RowHead>
-                <code>{s.tool}</code>
-              </RowHead>
-              <Td>{s.suggestedClass}</Td>
-              <Td className="[overflow-wrap:anywhere]">{s.reason}</Td>
-              <Td>
-                <code>{s.source}</code>
-              </Td>
-              <Td>{classOf(s.tool) === s.suggestedClass ? "accepted" : <Badge tone="warning">{classOf(s.tool)}</Badge>}</Td>
-            </tr>
-          ))}
-        </DataTable>
+          cellClassNames={{ 2: "[overflow-wrap:anywhere]" }}
+          rows={suggestions.map((s) => [
+            { code: s.tool },
+            s.suggestedClass,
+            s.reason,
+            { code: s.source },
+            classOf(s.tool) === s.suggestedClass ? "accepted" : { badge: "warning", text: classOf(s.tool) },
+          ])}
+        />
       ) : null}
       {versions.length > 1 ? (
         <details className="rounded-lg border border-border bg-card p-4">

@@ -5,7 +5,7 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Facts } from "@/components/ui/facts";
 import { Section } from "@/components/ui/page-header";
 import { StatCard, StatGrid } from "@/components/ui/stat-card";
-import { DataTable, RowHead, Td } from "@/components/ui/table";
+import { RowsTable } from "@/components/ui/rows-table";
 import { Time } from "@/components/ui/time";
 import type { FinalityDelayRow } from "@/lib/experiments/read/experiment-aggregates";
 import { table2Comparison, type Table2Grid, type Table2Status } from "@/lib/experiments/read/paper-table2";
@@ -35,13 +35,6 @@ export interface ExperimentFacts {
   finishedAt: string | null;
   wallMs: number | null;
   error: string | null;
-}
-
-/** A snake_case name that may wrap after each underscore (the text itself is unchanged). */
-function BreakableName({ name }: { name: string }) {
-  // One flat list of words and <wbr>s: this table travels to the browser as elements too.
-  const parts = name.split("_");
-  return <code>{parts.flatMap((part, i) => (i < parts.length - 1 ? [`${part}_`, <wbr key={i} />] : [part]))}</code>;
 }
 
 /** Where the experiment is: still producing runs, stopped before all of them, or complete. */
@@ -201,7 +194,7 @@ export function ExperimentReport({
         }
         actions={exports}
       >
-        <DataTable
+        <RowsTable
           caption="Table 2: predicted against reproduced"
           columns={[
             "Test",
@@ -212,21 +205,15 @@ export function ExperimentReport({
           ]}
           testId="table2"
           numericColumns={[2, 3]}
-        >
-          {table2.map((row) => (
-            <tr key={row.condition}>
-              <Td>{row.test}</Td>
-              <RowHead>{row.condition}</RowHead>
-              <Td numeric>{row.expected ?? <span className="text-muted-foreground">not in this grid</span>}</Td>
-              <Td numeric>
-                {row.reproduced ?? <span className="text-muted-foreground">{progress === "running" ? "pending" : "not in this grid"}</span>}
-              </Td>
-              <Td>
-                <Badge tone={STATUS[row.status].tone}>{STATUS[row.status].text}</Badge>
-              </Td>
-            </tr>
-          ))}
-        </DataTable>
+          rowHeaderColumn={1}
+          rows={table2.map((row) => [
+            row.test,
+            row.condition,
+            row.expected ?? { muted: "not in this grid" },
+            row.reproduced ?? { muted: progress === "running" ? "pending" : "not in this grid" },
+            { badge: STATUS[row.status].tone, text: STATUS[row.status].text },
+          ])}
+        />
       </Section>
 
       <Section
@@ -239,7 +226,7 @@ export function ExperimentReport({
           <EmptyState title={progress === "running" ? "No finality trial stored yet" : "No finality trials stored for this experiment"} />
         ) : (
           <>
-            <DataTable
+            <RowsTable
               caption="Outcome finality by policy"
               columns={[
                 "Policy",
@@ -249,17 +236,14 @@ export function ExperimentReport({
                 "Disagreements at nonzero delay",
               ]}
               numericColumns={[1, 2, 3, 4]}
-            >
-              {summary.finality.map((f) => (
-                <tr key={f.policy}>
-                  <RowHead>{POLICY_LABELS[f.policy]}</RowHead>
-                  <Td numeric>{ratio(f.successes, f.trials)}</Td>
-                  <Td numeric>{ratio(f.successesNonzeroDelay, f.trialsNonzeroDelay)}</Td>
-                  <Td numeric>{ratio(f.disagreements, f.trials)}</Td>
-                  <Td numeric>{ratio(f.disagreementsNonzeroDelay, f.trialsNonzeroDelay)}</Td>
-                </tr>
-              ))}
-            </DataTable>
+              rows={summary.finality.map((f) => [
+                POLICY_LABELS[f.policy],
+                ratio(f.successes, f.trials),
+                ratio(f.successesNonzeroDelay, f.trialsNonzeroDelay),
+                ratio(f.disagreements, f.trials),
+                ratio(f.disagreementsNonzeroDelay, f.trialsNonzeroDelay),
+              ])}
+            />
             <div className="grid gap-4 xl:grid-cols-2">
               <ChartFigure spec={{ kind: "disagreement", rows: byDelay }} />
               <ChartFigure spec={{ kind: "successes", finality: summary.finality }} />
@@ -278,21 +262,18 @@ export function ExperimentReport({
           <EmptyState title={progress === "running" ? "No separation pair stored yet" : "No separation pairs stored for this experiment"} />
         ) : (
           <>
-            <DataTable
+            <RowsTable
               caption="Cross-unit separation by condition"
               columns={["Condition", "Exposures / pairs", "Run rows", "Analysis units", "B's mean score"]}
               numericColumns={[1, 2, 3, 4]}
-            >
-              {summary.separation.map((s) => (
-                <tr key={s.condition}>
-                  <RowHead>{CONDITION_LABELS[s.condition]}</RowHead>
-                  <Td numeric>{ratio(s.exposures, s.pairs)}</Td>
-                  <Td numeric>{s.runRows}</Td>
-                  <Td numeric>{s.analysisUnits}</Td>
-                  <Td numeric>{formatMeanScore(s.meanScoreB)}</Td>
-                </tr>
-              ))}
-            </DataTable>
+              rows={summary.separation.map((s) => [
+                CONDITION_LABELS[s.condition],
+                ratio(s.exposures, s.pairs),
+                s.runRows,
+                s.analysisUnits,
+                formatMeanScore(s.meanScoreB),
+              ])}
+            />
             <div className="grid gap-4 xl:grid-cols-2">
               <ChartFigure spec={{ kind: "exposure", separation: summary.separation }} />
               <ChartFigure spec={{ kind: "units", separation: summary.separation }} />
@@ -306,20 +287,12 @@ export function ExperimentReport({
           <EmptyState title={progress === "running" ? "No measured delay yet" : "No measured delays stored for this experiment"} />
         ) : (
           <div className="grid gap-4 xl:grid-cols-2">
-            <DataTable
+            <RowsTable
               caption="Measured delay of each applied write, by nominal delay"
               columns={["Nominal delay", "Median measured", "p99 measured", "Writes measured (n)"]}
               numericColumns={[1, 2, 3]}
-            >
-              {summary.delays.map((d) => (
-                <tr key={d.nominalMs}>
-                  <RowHead>{d.nominalMs} ms</RowHead>
-                  <Td numeric>{formatMs(d.medianMs)}</Td>
-                  <Td numeric>{formatMs(d.p99Ms)}</Td>
-                  <Td numeric>{d.n}</Td>
-                </tr>
-              ))}
-            </DataTable>
+              rows={summary.delays.map((d) => [`${d.nominalMs} ms`, formatMs(d.medianMs), formatMs(d.p99Ms), d.n])}
+            />
             <ChartFigure spec={{ kind: "delays", delays: summary.delays }} />
           </div>
         )}
@@ -330,22 +303,15 @@ export function ExperimentReport({
       {statistics}
 
       <Section id="accounting" title="Run accounting" description="Every stored run by classification, as n/N of all stored runs.">
-        <DataTable
+        <RowsTable
           caption="Every stored run by classification (n/N of all stored runs)"
           columns={["Classification", "Runs"]}
           numericColumns={[1]}
-        >
-          {accountingRows(summary.classifications).map((row) => (
-            <tr key={row.classification}>
-              <RowHead>{row.label}</RowHead>
-              <Td numeric>{row.runs}</Td>
-            </tr>
-          ))}
-          <tr>
-            <RowHead>Unresolved terminal label (any classification above)</RowHead>
-            <Td numeric>{ratio(unresolved, stored)}</Td>
-          </tr>
-        </DataTable>
+          rows={[
+            ...accountingRows(summary.classifications).map((row) => [row.label, row.runs]),
+            ["Unresolved terminal label (any classification above)", ratio(unresolved, stored)],
+          ]}
+        />
       </Section>
 
       <Section id="checks" title="Implementation checks" description="The replay's own guarantees, checked once every run is stored.">
@@ -356,19 +322,16 @@ export function ExperimentReport({
             <EmptyState title="No implementation checks stored for this experiment" />
           )
         ) : (
-          <DataTable caption={`Implementation checks: ${tally.text}`} columns={["Check", "Result", "Evidence"]}>
-            {summary.checks.map((c) => (
-              <tr key={c.name}>
-                <RowHead>
-                  <BreakableName name={c.name} />
-                </RowHead>
-                <Td>
-                  <Badge tone={c.passed ? "success" : "danger"}>{c.passed ? "pass" : "FAIL"}</Badge>
-                </Td>
-                <Td className="min-w-40 [overflow-wrap:anywhere]">{c.evidence}</Td>
-              </tr>
-            ))}
-          </DataTable>
+          <RowsTable
+            caption={`Implementation checks: ${tally.text}`}
+            columns={["Check", "Result", "Evidence"]}
+            cellClassNames={{ 2: "min-w-40 [overflow-wrap:anywhere]" }}
+            rows={summary.checks.map((c) => [
+              { breakable: c.name },
+              { badge: c.passed ? "success" : "danger", text: c.passed ? "pass" : "FAIL" },
+              c.evidence,
+            ])}
+          />
         )}
       </Section>
 

@@ -1,5 +1,6 @@
 import { Alert } from "@/components/ui/alert";
 import { Section } from "@/components/ui/page-header";
+import { RowsTable } from "@/components/ui/rows-table";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { percent, ratio } from "@/lib/format/numbers";
 import type {
@@ -68,22 +69,14 @@ export function StatisticsPanel({
       }
       data-testid="statistics"
     >
-      <DataTable
+      <RowsTable
         caption="Rates, each over its own population"
         columns={["Rate", "Population", "n/N", "Rate", "95% Wilson"]}
         numericColumns={[2, 3, 4]}
         testId="statistics-rates"
-      >
-        {rates.map((r) => (
-          <tr key={r.name}>
-            <RowHead>{r.name}</RowHead>
-            <Td className="text-muted-foreground">{r.population}</Td>
-            <Td numeric>{ratio(r.n, r.N)}</Td>
-            <Td numeric>{percent(r.n, r.N)}</Td>
-            <Td numeric>{intervalText(r.wilson95)}</Td>
-          </tr>
-        ))}
-      </DataTable>
+        cellClassNames={{ 1: "text-muted-foreground" }}
+        rows={rates.map((r) => [r.name, r.population, ratio(r.n, r.N), percent(r.n, r.N), intervalText(r.wilson95)])}
+      />
       {legalActions && !legalActions.available ? (
         <Alert tone="info" title="The legal-action rate is not computed" role="note" data-testid="statistics-legal-actions-refused">
           <p>{legalActions.reason}.</p>
@@ -130,22 +123,13 @@ export function StatisticsPanel({
           <p>{passK.reason}.</p>
         </Alert>
       )}
-      <DataTable
-        caption={`Sensitivity: the headline under the declared rule and each alternative`}
+      <RowsTable
+        caption="Sensitivity: the headline under the declared rule and each alternative"
         columns={["Measure", "Rule", "n/N", "Rate", "95% Wilson"]}
         numericColumns={[2, 3, 4]}
         testId="statistics-sensitivity"
-      >
-        {sensitivity.map((row) => (
-          <tr key={`${row.measure}/${row.rule}`}>
-            <RowHead>{row.measure}</RowHead>
-            <Td>{row.rule}</Td>
-            <Td numeric>{ratio(row.n, row.N)}</Td>
-            <Td numeric>{percent(row.n, row.N)}</Td>
-            <Td numeric>{intervalText(row.wilson95)}</Td>
-          </tr>
-        ))}
-      </DataTable>
+        rows={sensitivity.map((row) => [row.measure, row.rule, ratio(row.n, row.N), percent(row.n, row.N), intervalText(row.wilson95)])}
+      />
       {thresholdChecks.length > 0 ? (
         warnings.length > 0 ? (
           <Alert tone="warning" title="A conclusion changes between rules" role="alert" data-testid="statistics-threshold-warnings">

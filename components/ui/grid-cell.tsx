@@ -14,6 +14,7 @@ export type GridCell =
   | number
   | null
   | { code: string }
+  | { breakable: string }
   | { muted: string }
   | { text: string; title: string }
   | { time: string }
@@ -31,6 +32,7 @@ export function renderCell(cell: GridCell | ReactNode): ReactNode {
       </Link>
     );
   if ("code" in cell) return <code>{cell.code}</code>;
+  if ("breakable" in cell) return <BreakableName name={cell.breakable} />;
   if ("muted" in cell) return <span className="text-muted-foreground">{cell.muted}</span>;
   if ("time" in cell) return <Time iso={cell.time} />;
   if ("badge" in cell)
@@ -46,5 +48,11 @@ export function renderCell(cell: GridCell | ReactNode): ReactNode {
 /** A cell given as data (an object of GridCell's shapes), not as text, a number or an element. */
 function isDataCell(cell: GridCell | ReactNode): cell is Exclude<GridCell, string | number | null> {
   if (cell === null || typeof cell !== "object" || isValidElement(cell) || Array.isArray(cell)) return false;
-  return ["href", "code", "muted", "time", "badge", "title"].some((key) => key in cell);
+  return ["href", "code", "breakable", "muted", "time", "badge", "title"].some((key) => key in cell);
+}
+
+/** A snake_case name that may wrap after each underscore (the text itself is unchanged). */
+function BreakableName({ name }: { name: string }) {
+  const parts = name.split("_");
+  return <code>{parts.flatMap((part, i) => (i < parts.length - 1 ? [`${part}_`, <wbr key={i} />] : [part]))}</code>;
 }
