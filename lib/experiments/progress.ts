@@ -27,13 +27,7 @@ export type ExperimentStatus = z.infer<typeof experimentStatusSchema>;
 
 const storedPerCondition = z.array(z.object({ condition: z.string(), n: int }));
 const experimentRows = z.array(
-  z.object({
-    id: z.string(),
-    kind: z.enum(["replay", "canary"]),
-    name: z.string().nullable(),
-    notes: z.string().nullable(),
-    state: z.enum(EXPERIMENT_STATES),
-    error: z.string().nullable(),
+  experimentStatusSchema.pick({ id: true, kind: true, name: true, notes: true, state: true, error: true }).extend({
     created_at: z.date(),
     started_at: z.date().nullable(),
     finished_at: z.date().nullable(),

@@ -18,7 +18,7 @@ import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import type { Principal } from "@/lib/auth/principal";
 import { cachedExperimentResults } from "@/lib/experiments/cached-summary";
-import { experimentPageFacts } from "@/lib/experiments/read/experiment-facts";
+import { experimentPageFacts, type ExperimentPageFacts } from "@/lib/experiments/read/experiment-facts";
 import { conditionLabel, experimentTitle, shortId } from "@/lib/format/runs";
 import { canaryResults } from "@/lib/canary/store";
 import { getDb } from "@/lib/db/client";
@@ -199,27 +199,19 @@ async function Report({
   statistics,
   traceResults,
 }: {
-  experiment: {
-    id: string;
-    createdAt: Date;
-    finishedAt: Date | null;
-    state: string;
-    error: string | null;
-    wallMs: number | null;
-    config: unknown;
-  };
+  experiment: ExperimentPageFacts;
   principal: Principal;
   results: ReturnType<typeof loadResults>;
   statistics: ReactNode;
   traceResults: ReactNode;
 }) {
-  const { id, config, ...facts } = experiment;
+  const { id, config, state, error, wallMs, createdAt, finishedAt } = experiment;
   const [found, status] = await results;
   if (!found) notFound(); // deleted since the header's read
   const { summary, byDelay, unresolved } = found;
   return (
     <ExperimentReport
-      experiment={{ id, ...facts, createdAt: facts.createdAt.toISOString(), finishedAt: facts.finishedAt?.toISOString() ?? null }}
+      experiment={{ id, state, error, wallMs, createdAt: createdAt.toISOString(), finishedAt: finishedAt?.toISOString() ?? null }}
       summary={summary}
       byDelay={byDelay}
       unresolved={unresolved}
