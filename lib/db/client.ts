@@ -1,9 +1,10 @@
 // The web process's Prisma client. Server code only: never import this from a client component.
 import "server-only";
 import { readServerEnv } from "../env";
-import { createPrisma, type Db } from "./prisma";
+import { createPrisma, poolOf, type Db } from "./prisma";
+import { poolSql, type SqlClient } from "./sql-transaction";
 
-const holder = globalThis as typeof globalThis & { boundaryLabDb?: Db };
+const holder = globalThis as typeof globalThis & { boundaryLabDb?: Db; boundaryLabSql?: SqlClient };
 
 /**
  * One Prisma client per web process, created on first use (so `next build` needs no database) and
@@ -12,6 +13,12 @@ const holder = globalThis as typeof globalThis & { boundaryLabDb?: Db };
 export function getDb(): Db {
   holder.boundaryLabDb ??= createPrisma(databaseUrl());
   return holder.boundaryLabDb;
+}
+
+/** Raw SQL on getDb()'s pool without Prisma's client in between: for the pages' read-only raw queries. */
+export function getSql(): SqlClient {
+  holder.boundaryLabSql ??= poolSql(poolOf(getDb()));
+  return holder.boundaryLabSql;
 }
 
 /** The web process's database: DATABASE_URL, which `npm start` sets for it. */

@@ -5,6 +5,7 @@
 import { z } from "zod";
 import { recordAudit, type AuditActor } from "../audit-log/audit-log";
 import type { Db } from "../db/prisma";
+import type { SqlClient } from "../db/sql-transaction";
 import { onlyRowOf, rowsOf } from "../db/rows";
 import { conflict, notFound } from "../errors";
 
@@ -28,10 +29,12 @@ export interface DeletedEvaluation {
   deletedAt: string;
 }
 
+const runsRow = z.object({ runs: z.number() });
+
 /** The evaluation's stored runs, from the trigger-kept counts (exact in the writer's transaction, flat in the number of runs). */
-export async function storedRunCount(db: Pick<Db, "$queryRaw">, id: string): Promise<number> {
+export async function storedRunCount(db: Pick<SqlClient, "$queryRaw">, id: string): Promise<number> {
   return onlyRowOf(
-    z.object({ runs: z.number() }),
+    runsRow,
     await db.$queryRaw`SELECT coalesce(sum(n), 0)::int AS runs FROM evaluation_run_counts WHERE evaluation_id = ${id}::uuid`,
   ).runs;
 }

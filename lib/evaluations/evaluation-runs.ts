@@ -2,6 +2,7 @@
 // open-effects records, resolutions, touches and resets, the largest analysis units, the tools seen.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
+import type { SqlClient } from "../db/sql-transaction";
 import { Prisma } from "../generated/prisma/client";
 import { encodeCursor } from "../http/pagination";
 import { classifyTool } from "./policy";
@@ -186,10 +187,12 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
   };
 }
 
+const countRow = z.object({ n: z.number() });
+
 /** Verified resets that a canary check found did not hold, in the evaluation: they break no route. */
-export async function resetsOverriddenByCanary(db: Db, evaluationId: string): Promise<number> {
+export async function resetsOverriddenByCanary(db: SqlClient, evaluationId: string): Promise<number> {
   const { n } = onlyRowOf(
-    z.object({ n: z.number() }),
+    countRow,
     await db.$queryRaw`
     SELECT count(*)::int AS n FROM evaluation_resets x
      WHERE x.evaluation_id = ${evaluationId}::uuid AND x.verified
@@ -203,7 +206,7 @@ const toolCountRows = z.array(z.object({ tool: z.string(), effects: z.coerce.num
 
 /** The largest analysis units with more than one run: their unit id (smallest run id), size, and the surfaces that connect them (kept on the unit). */
 export async function largestUnits(
-  db: Db,
+  db: SqlClient,
   evaluationId: string,
   limit = 10,
 ): Promise<{ unit: string; runs: number; surfaces: string[] }[]> {
@@ -220,7 +223,7 @@ export async function largestUnits(
  * keep (evaluation_tool_counts), not a scan of every run.
  */
 export async function evaluationTools(
-  db: Db,
+  db: SqlClient,
   evaluationId: string,
   policy: EffectPolicy,
 ): Promise<{ tool: string; class: ToolClass; effects: number; calls: number }[]> {

@@ -5,7 +5,7 @@
 // trigger-maintained counts; one GROUP BY per analysis unit reduced to five sums in SQL; one row
 // per task, these cached per audit revision); the formulas are the pure ones in lib/statistics.
 import { z } from "zod";
-import type { Db } from "../db/prisma";
+import type { SqlClient } from "../db/sql-transaction";
 import { Prisma } from "../generated/prisma/client";
 import {
   exclusionRuleAnswerSchema,
@@ -85,7 +85,7 @@ const taskRow = z.object({ task_id: z.string(), trials: int, successes: int, uni
 
 /** The statistics of one evaluation under its current declared exclusion rule; throws notFound for an unknown id. `loadingSummary`: its summary, when the caller reads it anyway (the page). */
 export async function evaluationStatistics(
-  db: Db,
+  db: SqlClient,
   evaluationId: string,
   loadingSummary: Promise<EvaluationSummary> = evaluationSummary(db, evaluationId),
 ): Promise<EvaluationStatistics> {
@@ -160,7 +160,7 @@ const cachedAggregatesRows = z.array(z.object({ revision: int, aggregates: z.unk
  * else taken and cached. The revision is read before the scans: a write landing between them leaves a
  * cache labelled with a revision that is already past, never served.
  */
-async function runAggregates(db: Db, evaluationId: string, t: RunTreatment): Promise<RunAggregates> {
+async function runAggregates(db: SqlClient, evaluationId: string, t: RunTreatment): Promise<RunAggregates> {
   const treatment = `${t.keepUnresolved},${t.unresolvedSucceeds},${t.keptClasses.join("+")},${t.failureClasses.join("+")}`;
   // A run is in N when its class is kept (and it is final, or unresolved and the rule keeps those) or counted as a failure (scored);
   // a success when its class is kept and it is a final success, or unresolved and the rule counts those as successes.

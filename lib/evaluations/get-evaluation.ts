@@ -1,5 +1,5 @@
 import { z } from "zod";
-import type { Db } from "../db/prisma";
+import type { SqlClient } from "../db/sql-transaction";
 import type { EvaluationDetail } from "./read-schemas";
 import { effectPolicySchema } from "./schemas";
 
@@ -24,7 +24,7 @@ const policyVersionRows = z.array(z.object({ version: z.number().int(), tools: z
 const uuid = z.uuid();
 
 /** An evaluation and its current effect policy, or null: one round trip (the page's header waits for it). */
-export async function getEvaluation(db: Db, evaluationId: string): Promise<EvaluationDetail | null> {
+export async function getEvaluation(db: SqlClient, evaluationId: string): Promise<EvaluationDetail | null> {
   if (!uuid.safeParse(evaluationId).success) return null; // no such evaluation (a page's path may hold anything)
   const [row] = evaluationRows.parse(
     await db.$queryRaw`
@@ -58,7 +58,7 @@ export async function getEvaluation(db: Db, evaluationId: string): Promise<Evalu
 
 /** Every version of the evaluation's effect policy, oldest first. */
 export async function listEffectPolicyVersions(
-  db: Db,
+  db: SqlClient,
   evaluationId: string,
 ): Promise<{ version: number; tools: Record<string, string>; createdAt: Date }[]> {
   // Raw SQL on the evaluation page's path: Prisma compiles a model query on every call (~0.5 ms of CPU).
@@ -71,7 +71,7 @@ export async function listEffectPolicyVersions(
 const existsRows = z.array(z.object({ exists: z.boolean() }));
 
 /** Whether the evaluation exists: raw SQL, as every page under /evaluations/<id> asks first (Prisma compiles a model query on every call). */
-export async function evaluationExists(db: Db, evaluationId: string): Promise<boolean> {
+export async function evaluationExists(db: SqlClient, evaluationId: string): Promise<boolean> {
   const [row] = existsRows.parse(await db.$queryRaw`SELECT EXISTS (SELECT 1 FROM evaluations WHERE id = ${evaluationId}::uuid) AS exists`);
   return row?.exists ?? false;
 }

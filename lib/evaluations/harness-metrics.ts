@@ -3,6 +3,7 @@
 // shown beside the success rates, which are thresholded: a mean counts partial credit in part.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
+import type { SqlClient } from "../db/sql-transaction";
 import { rowsOf } from "../db/rows";
 
 export interface HarnessMetric {
@@ -27,7 +28,7 @@ export async function storeHarnessMetrics(db: Db, evaluationId: string, metrics:
 }
 
 /** The evaluation's harness figures, by log, scorer and metric. */
-export async function listHarnessMetrics(db: Db, evaluationId: string): Promise<HarnessMetric[]> {
+export async function listHarnessMetrics(db: SqlClient, evaluationId: string): Promise<HarnessMetric[]> {
   // Raw SQL on the evaluation page's path: Prisma compiles a model query on every call (~0.5 ms of CPU).
   return rowsOf(
     metricRow,

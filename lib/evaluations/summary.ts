@@ -1,7 +1,7 @@
 // The headline figures of an evaluation (issue 10 §3), each an SQL aggregate over the audit stored
 // on its runs (counted by triggers into evaluation_run_counts): never rows pulled into JavaScript to count.
 import { z } from "zod";
-import type { Db } from "../db/prisma";
+import type { SqlClient } from "../db/sql-transaction";
 import { notFound } from "../errors";
 import { trueRateBounds } from "./finality";
 import { underOneAppliedVersion } from "./policy-recompute/read";
@@ -32,12 +32,12 @@ const unresolvedRowsSchema = z.array(z.object({ reason: z.enum(UNRESOLVED_REASON
 const largestRowsSchema = z.array(z.object({ n: int }));
 
 /** The summary of one evaluation, every figure under one applied policy version; throws notFound for an unknown id. */
-export async function evaluationSummary(db: Db, evaluationId: string): Promise<EvaluationSummary> {
+export async function evaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
   return underOneAppliedVersion(db, evaluationId, () => readEvaluationSummary(db, evaluationId));
 }
 
 /** The summary without a version check of its own: for a caller whose whole read is under underOneAppliedVersion already. */
-export async function readEvaluationSummary(db: Db, evaluationId: string): Promise<EvaluationSummary> {
+export async function readEvaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
   const [rows, unresolvedRows, largestRows] = await Promise.all([
     // From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
     db.$queryRaw`

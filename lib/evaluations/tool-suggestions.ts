@@ -2,7 +2,7 @@
 // sees which calls are answered with a task. A suggestion changes no figure: it is shown beside the
 // effect policy, and a user accepts it by saving it into a new policy version.
 import { z } from "zod";
-import type { Db } from "../db/prisma";
+import type { SqlClient } from "../db/sql-transaction";
 import { rowsOf } from "../db/rows";
 import type { SqlTx } from "../db/sql-transaction";
 import { notFound } from "../errors";
@@ -63,17 +63,19 @@ export async function storeToolSuggestions(
   return { stored };
 }
 
+const suggestionRow = z.object({
+  tool: z.string(),
+  source: z.string(),
+  suggested_class: z.enum(EFFECT_CLASSES),
+  reason: z.string(),
+  annotations: toolAnnotationsSchema.nullable(),
+  updated_at: z.date(),
+});
+
 /** The evaluation's suggestions by tool, then source. */
-export async function listToolSuggestions(db: Db, evaluationId: string): Promise<StoredToolSuggestion[]> {
+export async function listToolSuggestions(db: SqlClient, evaluationId: string): Promise<StoredToolSuggestion[]> {
   return rowsOf(
-    z.object({
-      tool: z.string(),
-      source: z.string(),
-      suggested_class: z.enum(EFFECT_CLASSES),
-      reason: z.string(),
-      annotations: toolAnnotationsSchema.nullable(),
-      updated_at: z.date(),
-    }),
+    suggestionRow,
     await db.$queryRaw`
       SELECT tool, source, suggested_class, reason, annotations, updated_at FROM evaluation_tool_suggestions
        WHERE evaluation_id = ${evaluationId}::uuid ORDER BY tool, source`,

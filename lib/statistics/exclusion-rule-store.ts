@@ -4,6 +4,7 @@
 // why, from the version the editor saw (a stale one is refused, 409). Old versions are kept.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
+import type { SqlClient } from "../db/sql-transaction";
 import { conflict, notFound } from "../errors";
 import { Prisma } from "../generated/prisma/client";
 import type { RuleHistory, RuleVersion } from "./answer-schema";
@@ -106,7 +107,7 @@ const versionRow = z.object({
  * The subject's versions, newest first, `limit` of them at most. Raw SQL: the experiment and evaluation
  * pages read these on every request, and Prisma compiles a model query on every call (~0.5 ms of CPU).
  */
-async function ruleVersions(db: Db, subject: RuleSubject, limit: number | null): Promise<RuleVersion[]> {
+async function ruleVersions(db: SqlClient, subject: RuleSubject, limit: number | null): Promise<RuleVersion[]> {
   const owner =
     subject.kind === "experiment" ? Prisma.sql`v.experiment_id = ${subject.id}::uuid` : Prisma.sql`v.evaluation_id = ${subject.id}::uuid`;
   const rows = rowsOf(
@@ -128,14 +129,14 @@ async function ruleVersions(db: Db, subject: RuleSubject, limit: number | null):
 }
 
 /** Every version, newest first, and the current one (the highest); 404 for an unknown subject. */
-export async function exclusionRuleHistory(db: Db, subject: RuleSubject): Promise<RuleHistory> {
+export async function exclusionRuleHistory(db: SqlClient, subject: RuleSubject): Promise<RuleHistory> {
   const versions = await ruleVersions(db, subject, null);
   if (versions.length === 0) throw notFound(subject.kind);
   return { current: versions[0]!, versions };
 }
 
 /** The current version alone (one indexed row); 404 for an unknown subject. */
-export async function currentExclusionRule(db: Db, subject: RuleSubject): Promise<RuleVersion> {
+export async function currentExclusionRule(db: SqlClient, subject: RuleSubject): Promise<RuleVersion> {
   const [current] = await ruleVersions(db, subject, 1);
   if (!current) throw notFound(subject.kind);
   return current;

@@ -1,7 +1,7 @@
 import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { requirePagePermission } from "@/lib/auth/guard";
-import { getDb } from "@/lib/db/client";
+import { getSql } from "@/lib/db/client";
 import { evaluationExists } from "@/lib/evaluations/get-evaluation";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
 
@@ -13,6 +13,6 @@ export default async function EvaluationLayout({ children, params }: { children:
   const { id } = await params;
   await requirePagePermission("results:read", `/evaluations/${id}`);
   if (!evaluationIdSchema.safeParse({ id }).success) notFound();
-  if (!(await evaluationExists(getDb(), id))) notFound();
+  if (!(await evaluationExists(getSql(), id))) notFound();
   return children;
 }

@@ -14,8 +14,8 @@ import { PageLoading } from "@/components/ui/skeleton";
 import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
-import { getDb } from "@/lib/db/client";
-import type { Db } from "@/lib/db/prisma";
+import { getSql } from "@/lib/db/client";
+import type { SqlClient } from "@/lib/db/sql-transaction";
 import { storedRunCount } from "@/lib/evaluations/delete-evaluation";
 import { evaluationTools, largestUnits, resetsOverriddenByCanary } from "@/lib/evaluations/evaluation-runs";
 import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
@@ -32,7 +32,8 @@ export const metadata: Metadata = { title: "Evaluation" };
 export default async function EvaluationPage({ params }: { params: Promise<{ id: string }> }) {
   const { id } = await params;
   const principal = await requirePagePermission("results:read", `/evaluations/${id}`);
-  const db = getDb();
+  // Its reads are raw SQL, on the pool without Prisma's client (getSql).
+  const db = getSql();
   // The audit's queries start beside the header's: the audit awaits them behind its loading state.
   const results = loadAudit(db, id);
   results.catch(() => {}); // an unknown id ends the page (404) before the audit awaits them
@@ -100,7 +101,7 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
  * tools seen under the policy, the policy's versions, the statistics and the recorders' suggestions,
  * queried in parallel, all under one applied policy version (a new one applied meanwhile: read again).
  */
-const loadAudit = (db: Db, id: string) =>
+const loadAudit = (db: SqlClient, id: string) =>
   underOneAppliedVersion(db, id, () => {
     const summary = readEvaluationSummary(db, id); // read once, for the cards and the statistics, under the version read around them all
     const evaluation = getEvaluation(db, id);

@@ -1,12 +1,12 @@
 import { z } from "zod";
-import type { Db } from "../../db/prisma";
+import type { SqlClient } from "../../db/sql-transaction";
 
 /** Reads of one answer that find the applied version moving under them this many times in a row: a bug, not a race. */
 const MAX_READS = 5;
 
 const versionRows = z.array(z.object({ version: z.number().int() }));
 
-async function appliedVersion(db: Db, evaluationId: string): Promise<number | null> {
+async function appliedVersion(db: SqlClient, evaluationId: string): Promise<number | null> {
   const [row] = versionRows.parse(
     await db.$queryRaw`SELECT effect_policy_version AS version FROM evaluations WHERE id = ${evaluationId}::uuid`,
   );
@@ -20,7 +20,7 @@ async function appliedVersion(db: Db, evaluationId: string): Promise<number | nu
  * answer mixes figures of two versions (issue 25 item 1). Each query may still see runs ingested
  * meanwhile, as any read of a growing evaluation does.
  */
-export async function underOneAppliedVersion<T>(db: Db, evaluationId: string, read: () => Promise<T>): Promise<T> {
+export async function underOneAppliedVersion<T>(db: SqlClient, evaluationId: string, read: () => Promise<T>): Promise<T> {
   for (let reads = 1; ; reads++) {
     const before = await appliedVersion(db, evaluationId);
     const value = await read();
