@@ -22,14 +22,19 @@ export type SqlTx = SqlClient;
  * above). For the pages' reads: Prisma's client spends ~0.1 ms of CPU on each raw query it passes on.
  */
 export function poolSql(pool: pg.Pool): SqlClient {
+  return sqlOn(pool);
+}
+
+/** $queryRaw and $executeRaw on a pool (each statement on its own) or on one checked-out connection. */
+function sqlOn(queryable: pg.Pool | pg.PoolClient): SqlClient {
   return {
     async $queryRaw<R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
       const sql = statement(query, values);
-      return (await pool.query(sql.text, sql.values as unknown[])).rows as R;
+      return (await queryable.query(sql.text, sql.values as unknown[])).rows as R;
     },
     async $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
       const sql = statement(query, values);
-      return (await pool.query(sql.text, sql.values as unknown[])).rowCount ?? 0;
+      return (await queryable.query(sql.text, sql.values as unknown[])).rowCount ?? 0;
     },
   };
 }
@@ -60,18 +65,11 @@ export async function sqlTransaction<T>(pool: pg.Pool, work: (tx: CopyTx) => Pro
   const onLost = (error: Error) => (broken ??= error);
   client.on("error", onLost);
   const tx: CopyTx = {
+    ...sqlOn(client),
     copyRows: (table, rows, columns) => copyRows(client, table, rows, columns),
     copyLines: (table, names, text) => copyLines(client, table, names, text),
-    async $queryRaw<R>(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
-      const sql = statement(query, values);
-      return (await client.query(sql.text, sql.values as unknown[])).rows as R;
-    },
     async $queryPrepared<R>(name: string, query: Prisma.Sql) {
       return (await client.query({ name, text: query.text, values: query.values as unknown[] })).rows as R;
-    },
-    async $executeRaw(query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) {
-      const sql = statement(query, values);
-      return (await client.query(sql.text, sql.values as unknown[])).rowCount ?? 0;
     },
   };
   try {
