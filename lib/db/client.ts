@@ -8,10 +8,11 @@ const holder = globalThis as typeof globalThis & { boundaryLabDb?: Db; boundaryL
 
 /**
  * One Prisma client per web process, created on first use (so `next build` needs no database) and
- * kept on globalThis so that dev-mode reloads do not open a new pool each time.
+ * kept on globalThis so that dev-mode reloads do not open a new pool each time. Its statements, and
+ * getSql's, are prepared once per connection (lib/db/prepared-statements.ts).
  */
 export function getDb(): Db {
-  holder.boundaryLabDb ??= createPrisma(databaseUrl());
+  holder.boundaryLabDb ??= createPrisma(databaseUrl(), 10, { preparedStatements: true });
   return holder.boundaryLabDb;
 }
 

@@ -1,6 +1,7 @@
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "../generated/prisma/client";
+import { preparedStatementName } from "./prepared-statements";
 
 export type Db = PrismaClient;
 
@@ -11,12 +12,20 @@ const POOLS = Symbol.for("boundary-lab.prisma-pools");
 const holder = globalThis as typeof globalThis & { [POOLS]?: WeakMap<PrismaClient, pg.Pool> };
 const pools = (holder[POOLS] ??= new WeakMap<PrismaClient, pg.Pool>());
 
-/** A Prisma client on the JS engine through node-postgres (no engine binary, docs/stack.md), on a pool poolOf() gives too. */
-export function createPrisma(connectionString: string, max = 10): PrismaClient {
+/**
+ * A Prisma client on the JS engine through node-postgres (no engine binary, docs/stack.md), on a pool
+ * poolOf() gives too. `preparedStatements`: every statement named (lib/db/prepared-statements.ts), for
+ * the web process, whose reads repeat; writers' batches keep a plan made for their own parameters.
+ */
+export function createPrisma(connectionString: string, max = 10, options: { preparedStatements?: boolean } = {}): PrismaClient {
   // Idle connections let the process exit; one lost while idle (PostgreSQL restarted, a test database dropped) is replaced on next use.
   const pool = new pg.Pool({ connectionString, max, allowExitOnIdle: true });
   pool.on("error", () => {});
-  const client = new PrismaClient({ adapter: new PrismaPg(pool) });
+  const adapter = new PrismaPg(
+    pool,
+    options.preparedStatements ? { statementNameGenerator: (query) => preparedStatementName(query.sql, query.args.length) } : undefined,
+  );
+  const client = new PrismaClient({ adapter });
   pools.set(client, pool);
   return client;
 }
