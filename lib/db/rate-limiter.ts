@@ -5,12 +5,23 @@ import { RateLimiterPostgres } from "rate-limiter-flexible";
 
 const holder = globalThis as typeof globalThis & { boundaryLabLimiterPools?: Map<string, pg.Pool> };
 
-/** One small pool per database for every limiter of the process (a limit check is one statement). */
+/**
+ * One small pool per database for every limiter of the process (a limit check is one statement). Its
+ * commits do not wait for the write-ahead log's flush (synchronous_commit off): a counter is a
+ * minute's tally whose last increments a crash may lose, and waiting on the flush, with the row locked,
+ * queued every share-link lookup of one address behind the one before it.
+ */
 function poolFor(databaseUrl: string): pg.Pool {
   const pools = (holder.boundaryLabLimiterPools ??= new Map());
   let pool = pools.get(databaseUrl);
   if (!pool) {
-    pool = new pg.Pool({ connectionString: databaseUrl, max: 4, idleTimeoutMillis: 10_000, allowExitOnIdle: true });
+    pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: 4,
+      idleTimeoutMillis: 10_000,
+      allowExitOnIdle: true,
+      options: "-c synchronous_commit=off",
+    });
     // An idle connection lost (PostgreSQL restarted) must not end the process; the next check reconnects.
     pool.on("error", (error: Error) => console.error(`rate limiter: ${error.message}`));
     pools.set(databaseUrl, pool);
