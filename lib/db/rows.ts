@@ -21,5 +21,10 @@ export function onlyRowOf<Row extends z.ZodType>(row: Row, rows: unknown): z.out
   return only;
 }
 
+const existsRow = z.object({ exists: z.boolean() });
+
+/** The answer of a `SELECT EXISTS (…) AS exists`: the pages' existence checks, asked on every request. */
+export const existsAnswer = (rows: unknown): boolean => onlyRowOf(existsRow, rows).exists;
+
 /** A count or sum as a number, whichever way the driver returns it (int, bigint or numeric text). */
 export const countColumn = z.coerce.number().int().min(0);

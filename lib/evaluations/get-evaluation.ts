@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { existsAnswer } from "../db/rows";
 import type { SqlClient } from "../db/sql-transaction";
 import type { EvaluationDetail } from "./read-schemas";
 import { effectPolicySchema } from "./schemas";
@@ -68,10 +69,7 @@ export async function listEffectPolicyVersions(
   return rows.map((row) => ({ version: row.version, tools: row.tools, createdAt: row.created_at }));
 }
 
-const existsRows = z.array(z.object({ exists: z.boolean() }));
-
 /** Whether the evaluation exists: raw SQL, as every page under /evaluations/<id> asks first (Prisma compiles a model query on every call). */
 export async function evaluationExists(db: SqlClient, evaluationId: string): Promise<boolean> {
-  const [row] = existsRows.parse(await db.$queryRaw`SELECT EXISTS (SELECT 1 FROM evaluations WHERE id = ${evaluationId}::uuid) AS exists`);
-  return row?.exists ?? false;
+  return existsAnswer(await db.$queryRaw`SELECT EXISTS (SELECT 1 FROM evaluations WHERE id = ${evaluationId}::uuid) AS exists`);
 }

@@ -8,7 +8,7 @@ import { agreementOf, explainRun, type RunExplanation } from "./explain";
 import { RUN_CONDITIONS, RUN_ROLES, type RunCursor, type RunFilters } from "./filters";
 import { encodeCursor } from "../../http/pagination";
 import { runTimeline, writeIntervals, type TimelineEvent, type WriteInterval } from "./timeline";
-import { onlyRowOf, rowsOf } from "../../db/rows";
+import { existsAnswer, rowsOf } from "../../db/rows";
 
 const nullableText = z.string().nullable();
 const nullableMs = z.number().nullable();
@@ -217,16 +217,14 @@ export async function* runBatches(db: Db, experimentId: string, filters: RunFilt
 
 // The existence checks and the paired run in raw SQL: every run page asks them, and Prisma compiles a
 // model query on every call (~0.5 ms of CPU).
-const existsRow = z.object({ exists: z.boolean() });
 const pairedRow = z.object({ id: z.string(), role: z.string() });
 
 export async function runExists(db: Db, runId: string): Promise<boolean> {
-  return onlyRowOf(existsRow, await db.$queryRaw`SELECT EXISTS (SELECT 1 FROM runs WHERE id = ${runId}::uuid) AS exists`).exists;
+  return existsAnswer(await db.$queryRaw`SELECT EXISTS (SELECT 1 FROM runs WHERE id = ${runId}::uuid) AS exists`);
 }
 
 export async function experimentExists(db: Db, experimentId: string): Promise<boolean> {
-  return onlyRowOf(existsRow, await db.$queryRaw`SELECT EXISTS (SELECT 1 FROM experiments WHERE id = ${experimentId}::uuid) AS exists`)
-    .exists;
+  return existsAnswer(await db.$queryRaw`SELECT EXISTS (SELECT 1 FROM experiments WHERE id = ${experimentId}::uuid) AS exists`);
 }
 
 /** The experiment a runs view belongs to, with the grid its filter choices come from; null when unknown. */
