@@ -4,6 +4,7 @@ import { experimentSummary } from "../replay/store/summary";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { cachedExperimentResults, cachedExperimentSummary } from "./cached-summary";
 import { finalityByDelay, unresolvedRuns } from "./read/experiment-aggregates";
+import { experimentPageFacts } from "./read/experiment-facts";
 
 let database: TestDatabase;
 beforeAll(async () => {
@@ -63,6 +64,20 @@ describe("the experiment page's results", () => {
     const running = await cachedExperimentResults(db, experimentId);
     expect(running?.byDelay).toEqual(await finalityByDelay(db, experimentId));
     expect(running?.byDelay).not.toEqual(first?.byDelay);
+  });
+
+  it("share the summary's cache (one computation, held once) and answer the same from the experiment's row as from its id", async () => {
+    const { db } = database;
+    const { experimentId } = await loadSyntheticExperiment(db, grid);
+    const facts = await experimentPageFacts(db, experimentId);
+    expect(facts).toMatchObject({ id: experimentId, kind: "replay", state: "completed", exclusionRuleVersion: 1 });
+    const fromRow = await cachedExperimentResults(db, facts!);
+    expect(fromRow).toEqual(await cachedExperimentResults(db, experimentId));
+    expect(fromRow?.summary).toBe(await cachedExperimentSummary(db, experimentId));
+    // The row is what the cache is keyed by: a row read before the experiment was finished anew still finds the old entry.
+    await db.experiment.update({ where: { id: experimentId }, data: { finishedAt: new Date(Date.now() + 1_000) }, select: { id: true } });
+    expect(await cachedExperimentResults(db, facts!)).toBe(fromRow);
+    expect(await cachedExperimentResults(db, experimentId)).not.toBe(fromRow);
   });
 
   it("are null for an unknown experiment", async () => {

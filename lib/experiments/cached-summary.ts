@@ -5,6 +5,7 @@ import { rowsOf } from "../db/rows";
 import { experimentSummary } from "../replay/store/summary";
 import { replaySummarySchema, type ReplaySummary } from "../replay/rules/summary-schema";
 import { finalityByDelay, unresolvedRuns, type FinalityDelayRow } from "./read/experiment-aggregates";
+import type { ExperimentPageFacts } from "./read/experiment-facts";
 
 /**
  * A finished experiment's aggregates never change: `completed` and `failed` are set once, after
@@ -22,52 +23,66 @@ const keyRow = z.object({
   exclusion_rule_version: z.number().int(),
 });
 
+/** What a finished experiment's aggregates are keyed by: read here, or passed in by a caller that read the experiment's row already (the experiment page). */
+export type ExperimentCacheKey = Pick<ExperimentPageFacts, "id" | "kind" | "state" | "finishedAt" | "exclusionRuleVersion">;
+
+async function readCacheKey(db: Db, experimentId: string): Promise<ExperimentCacheKey | null> {
+  // Raw SQL: asked on every request, and Prisma compiles a model query on every call (~0.5 ms of CPU).
+  const [row] = rowsOf(
+    keyRow,
+    await db.$queryRaw`SELECT kind, state, finished_at, exclusion_rule_version FROM experiments WHERE id = ${experimentId}::uuid`,
+  );
+  return row
+    ? { id: experimentId, kind: row.kind, state: row.state, finishedAt: row.finished_at, exclusionRuleVersion: row.exclusion_rule_version }
+    : null;
+}
+
 /**
  * A per-process cache of one aggregate of finished replay experiments: `compute` runs once per
  * finished experiment, every time for the others; null when there is no such experiment, or when it
- * is of another kind (a canary experiment has its own results: lib/canary/store.ts).
+ * is of another kind (a canary experiment has its own results: lib/canary/store.ts). Given the
+ * experiment's id, it reads the key; given the key, it reads nothing more.
  */
 export function finishedExperimentCache<T extends {}>(
-  compute: (db: Db, experimentId: string) => Promise<T>,
-): (db: Db, experimentId: string) => Promise<T | null> {
+  compute: (db: Db, experimentId: string, key: ExperimentCacheKey) => Promise<T>,
+): (db: Db, experiment: string | ExperimentCacheKey) => Promise<T | null> {
   const finished = new LRUCache<string, T>({ max: 200 });
-  return async (db, experimentId) => {
-    // Raw SQL: asked on every request of the experiment page, and Prisma compiles a model query on every call (~0.5 ms of CPU).
-    const [row] = rowsOf(
-      keyRow,
-      await db.$queryRaw`SELECT kind, state, finished_at, exclusion_rule_version FROM experiments WHERE id = ${experimentId}::uuid`,
-    );
-    if (!row || row.kind !== "replay") return null;
+  return async (db, experiment) => {
+    const key = typeof experiment === "string" ? await readCacheKey(db, experiment) : experiment;
+    if (!key || key.kind !== "replay") return null;
     // Keyed by the rule version too: a new version of the declared exclusion rule changes the statistics.
-    const key =
-      IMMUTABLE_STATES.has(row.state) && row.finished_at
-        ? `${experimentId}@${row.finished_at.toISOString()}/rule ${row.exclusion_rule_version}`
+    const cacheKey =
+      IMMUTABLE_STATES.has(key.state) && key.finishedAt
+        ? `${key.id}@${key.finishedAt.toISOString()}/rule ${key.exclusionRuleVersion}`
         : null;
-    const hit = key ? finished.get(key) : undefined;
+    const hit = cacheKey ? finished.get(cacheKey) : undefined;
     if (hit) return hit;
-    const value = await compute(db, experimentId);
-    if (key) finished.set(key, value);
+    const value = await compute(db, key.id, key);
+    if (cacheKey) finished.set(cacheKey, value);
     return value;
   };
 }
 
 /** The experiment's summary, or null when there is no such experiment. One small query when it is finished and seen before. */
-export const cachedExperimentSummary: (db: Db, experimentId: string) => Promise<ReplaySummary | null> = finishedExperimentCache(
-  // Checked against its schema as the API promises it (once per finished experiment).
-  async (db, experimentId) => replaySummarySchema.parse(await experimentSummary(db, experimentId)),
-);
+export const cachedExperimentSummary: (db: Db, experiment: string | ExperimentCacheKey) => Promise<ReplaySummary | null> =
+  finishedExperimentCache(
+    // Checked against its schema as the API promises it (once per finished experiment).
+    async (db, experimentId) => replaySummarySchema.parse(await experimentSummary(db, experimentId)),
+  );
 
 /** What the experiment page shows of a replay's results: its summary, finality by delay and unresolved runs; null as above. */
 export const cachedExperimentResults: (
   db: Db,
-  experimentId: string,
+  experiment: string | ExperimentCacheKey,
 ) => Promise<{ summary: ReplaySummary; byDelay: FinalityDelayRow[]; unresolved: number } | null> = finishedExperimentCache(
-  async (db, experimentId) => {
+  async (db, experimentId, key) => {
     const [summary, byDelay, unresolved] = await Promise.all([
-      experimentSummary(db, experimentId),
+      // The summary's own cache: computed once and held once for both.
+      cachedExperimentSummary(db, key),
       finalityByDelay(db, experimentId),
       unresolvedRuns(db, experimentId),
     ]);
-    return { summary, byDelay, unresolved };
+    // Never null: the key is a replay experiment's, which the summary's cache answers.
+    return { summary: summary!, byDelay, unresolved };
   },
 );

@@ -3,6 +3,7 @@ import type { Db } from "../db/prisma";
 import { canaryConfigSchema } from "../canary/config";
 import { replayConfigSchema } from "../replay/rules/config";
 import { expectedRunCount } from "../replay/rules/grid";
+import { experimentPageFacts, type ExperimentPageFacts } from "./read/experiment-facts";
 import { EXPERIMENT_STATES } from "./schemas";
 
 const int = z.coerce.number().int();
@@ -26,23 +27,16 @@ export const experimentStatusSchema = z.object({
 export type ExperimentStatus = z.infer<typeof experimentStatusSchema>;
 
 const storedPerCondition = z.array(z.object({ condition: z.string(), n: int }));
-const experimentRows = z.array(
-  experimentStatusSchema.pick({ id: true, kind: true, name: true, notes: true, state: true, error: true }).extend({
-    created_at: z.date(),
-    started_at: z.date().nullable(),
-    finished_at: z.date().nullable(),
-    config: z.unknown(),
-  }),
-);
 
 /** An experiment's state and its progress per condition, counted in SQL from the runs stored so far. */
 export async function experimentStatus(db: Db, experimentId: string): Promise<ExperimentStatus | null> {
-  // Raw SQL: the experiment page and its live progress ask on every request, and Prisma compiles a model query on every call.
-  const [experiment] = experimentRows.parse(
-    await db.$queryRaw`SELECT id::text AS id, kind, name, notes, state, error, created_at, started_at, finished_at, config
-                         FROM experiments WHERE id = ${experimentId}::uuid`,
-  );
-  if (!experiment) return null;
+  const experiment = await experimentPageFacts(db, experimentId);
+  return experiment ? experimentStatusOf(db, experiment) : null;
+}
+
+/** The status of an experiment whose row is read already (the experiment page's): its progress counted in SQL from the runs stored so far. */
+export async function experimentStatusOf(db: Db, experiment: ExperimentPageFacts): Promise<ExperimentStatus> {
+  const experimentId = experiment.id;
   const labels = {
     id: experiment.id,
     kind: experiment.kind,
@@ -50,9 +44,9 @@ export async function experimentStatus(db: Db, experimentId: string): Promise<Ex
     notes: experiment.notes,
     state: experiment.state,
     error: experiment.error,
-    createdAt: experiment.created_at.toISOString(),
-    startedAt: experiment.started_at?.toISOString() ?? null,
-    finishedAt: experiment.finished_at?.toISOString() ?? null,
+    createdAt: experiment.createdAt.toISOString(),
+    startedAt: experiment.startedAt?.toISOString() ?? null,
+    finishedAt: experiment.finishedAt?.toISOString() ?? null,
   };
   if (experiment.kind === "canary") {
     const canary = canaryConfigSchema.parse(experiment.config);

@@ -23,7 +23,7 @@ import { conditionLabel, experimentTitle, shortId } from "@/lib/format/runs";
 import { canaryResults } from "@/lib/canary/store";
 import { getDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
-import { experimentStatus } from "@/lib/experiments/progress";
+import { experimentStatusOf, type ExperimentStatus } from "@/lib/experiments/progress";
 import { isExperimentId } from "@/lib/experiments/experiment-id";
 import { replayConfigSchema } from "@/lib/replay/rules/config";
 import { PAPER_TRACE } from "@/lib/replay/rules/trace";
@@ -44,14 +44,15 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
   const principal = await requirePagePermission("results:read", `/experiments/${id}`);
   if (!isExperimentId(id)) notFound();
   const db = getDb();
-  // The results' queries start now, beside the header's: the report awaits them behind its loading state.
-  const results = loadResults(db, id);
+  // The rule's query starts now, beside the header's; the statistics await it behind their loading state.
   const rules = exclusionRuleHistory(db, { kind: "experiment", id });
-  // An unknown id ends the page (404) before the report awaits them.
-  results.catch(() => {});
+  // An unknown id ends the page (404) before the statistics await it.
   rules.catch(() => {});
   const experiment = await experimentPageFacts(db, id);
   if (!experiment) notFound();
+  // Read from the header's row (not read again): the report awaits them behind its loading state.
+  const results = loadResults(db, experiment);
+  results.catch(() => {});
   const { name, notes } = experiment;
   const edits = can(principal.role, "experiment:run");
   const canary = experiment.kind === "canary";
@@ -98,7 +99,7 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
       {canary ? (
         <>
           <Suspense fallback={<PageLoading label="Loading the experiment's results…" />}>
-            <CanaryExperiment experimentId={id} error={experiment.error} principal={principal} />
+            <CanaryExperiment experiment={experiment} principal={principal} />
           </Suspense>
           {statisticsSection}
         </>
@@ -163,9 +164,10 @@ async function PerTrace({ loading }: { loading: ReturnType<typeof storedExperime
 }
 
 /** A canary experiment: why it failed (a trial out of attempts), its progress in trials, then the table per condition and surface. */
-async function CanaryExperiment({ experimentId, error, principal }: { experimentId: string; error: string | null; principal: Principal }) {
+async function CanaryExperiment({ experiment, principal }: { experiment: ExperimentPageFacts; principal: Principal }) {
   const db = getDb();
-  const [status, results] = await Promise.all([experimentStatus(db, experimentId), canaryResults(db, experimentId)]);
+  const { error } = experiment;
+  const [status, results] = await Promise.all([experimentStatusOf(db, experiment), canaryResults(db, experiment.id)]);
   return (
     <>
       {error ? (
@@ -173,23 +175,29 @@ async function CanaryExperiment({ experimentId, error, principal }: { experiment
           <p>{error}</p>
         </Alert>
       ) : null}
-      {status ? (
-        <ExperimentLive
-          initial={status}
-          canCancel={can(principal.role, "experiment:cancel")}
-          conditionLabels={Object.fromEntries(status.conditions.map((c) => [c.condition, conditionLabel(c.condition)]))}
-        />
-      ) : null}
+      <LiveProgress status={status} principal={principal} />
       {results ? <CanaryReport results={results} /> : null}
     </>
   );
 }
 
+/** The experiment's progress per condition, kept live while it runs; a cancel button for those who may. */
+function LiveProgress({ status, principal }: { status: ExperimentStatus; principal: Principal }) {
+  return (
+    <ExperimentLive
+      initial={status}
+      canCancel={can(principal.role, "experiment:cancel")}
+      conditionLabels={Object.fromEntries(status.conditions.map((c) => [c.condition, conditionLabel(c.condition)]))}
+    />
+  );
+}
+
 /**
  * The experiment's results (summary, finality by delay, unresolved runs: computed once per process for a
- * finished experiment, lib/experiments/cached-summary.ts) and its status, queried in parallel.
+ * finished experiment, lib/experiments/cached-summary.ts) and its status, queried in parallel from its row.
  */
-const loadResults = (db: Db, id: string) => Promise.all([cachedExperimentResults(db, id), experimentStatus(db, id)]);
+const loadResults = (db: Db, experiment: ExperimentPageFacts) =>
+  Promise.all([cachedExperimentResults(db, experiment), experimentStatusOf(db, experiment)]);
 
 /** The experiment's summary, progress and charts: the slow part of the page. */
 async function Report({
@@ -207,7 +215,7 @@ async function Report({
 }) {
   const { id, config, state, error, wallMs, createdAt, finishedAt } = experiment;
   const [found, status] = await results;
-  if (!found) notFound(); // deleted since the header's read
+  if (!found) notFound(); // not a replay experiment (no other kind reaches here)
   const { summary, byDelay, unresolved } = found;
   return (
     <ExperimentReport
@@ -216,15 +224,7 @@ async function Report({
       byDelay={byDelay}
       unresolved={unresolved}
       config={config}
-      live={
-        status ? (
-          <ExperimentLive
-            initial={status}
-            canCancel={can(principal.role, "experiment:cancel")}
-            conditionLabels={Object.fromEntries(status.conditions.map((c) => [c.condition, conditionLabel(c.condition)]))}
-          />
-        ) : null
-      }
+      live={<LiveProgress status={status} principal={principal} />}
       sharing={can(principal.role, "share:create") ? <SharePanel resourceType="experiment" resourceId={id} /> : null}
       statistics={statistics}
       traceResults={traceResults}
