@@ -18,8 +18,14 @@
 //     experiment page, one of its runs' page, an evaluation's page (imported from a real AgentDojo
 //     log) and its run's page with the transcript (session cookie), the share link's page (anonymous).
 //
-// Prints a table and writes FILE as {webProcesses, warmupSeconds, routes: [{path, auth, requestsPerSecond, p50Ms, p99Ms, non2xx}]}
-// (plus errors and timeouts per route). Targets are printed beside the figures, never asserted.
+//  4. Around each route's measured seconds, the CPU time of the web app's process tree and of
+//     PostgreSQL's (from /proc) and of this process (the load generator), per request: where the two
+//     cores went, in figures that do not move with the host's speed as requests/s do (this VM's
+//     /api/health rate has ranged from 263 to 797 requests/s on the same code).
+//
+// Prints a table and writes FILE as {webProcesses, warmupSeconds, routes: [{path, auth, requestsPerSecond, p50Ms, p99Ms, non2xx,
+// webCpuMsPerRequest, postgresCpuMsPerRequest, clientCpuMsPerRequest}]} (plus errors and timeouts per route).
+// Targets are printed beside the figures, never asserted.
 import autocannon from "autocannon";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -36,6 +42,7 @@ import { createShareLink } from "../lib/share/share-links";
 import { importBenchEvaluation, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
+import { postmasterPid, treeCpuMs } from "../lib/testing/process-cpu";
 import { startReplayWorker } from "../lib/worker/job-worker";
 
 const log = (line: string) => console.error(`bench:api: ${line}`);
@@ -63,6 +70,10 @@ interface RouteFigures {
   non2xx: number;
   errors: number;
   timeouts: number;
+  /** CPU milliseconds per request of the web processes, PostgreSQL's and this process's (the load generator), over the measured seconds. */
+  webCpuMsPerRequest: number;
+  postgresCpuMsPerRequest: number;
+  clientCpuMsPerRequest: number;
 }
 
 interface Route {
@@ -81,10 +92,19 @@ async function warm(origin: string, route: Route, seconds: number): Promise<void
   if (seconds > 0) await autocannon({ url, connections: CONNECTIONS, duration: seconds, headers: route.headers });
 }
 
-async function measure(origin: string, route: Route): Promise<RouteFigures> {
+/** Where the CPU goes: the web app's process tree and PostgreSQL's, read from /proc around the measured seconds. */
+interface CpuTrees {
+  web: number;
+  postgres: number;
+}
+
+async function measure(origin: string, route: Route, trees: CpuTrees): Promise<RouteFigures> {
   const url = `${origin}${route.path}`;
   await warm(origin, route, ROUTE_WARMUP_S);
+  const before = { web: treeCpuMs([trees.web]), postgres: treeCpuMs([trees.postgres]), client: process.cpuUsage() };
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers: route.headers });
+  const client = process.cpuUsage(before.client);
+  const perRequest = (ms: number) => Math.round((ms / Math.max(result.requests.total, 1)) * 100) / 100;
   return {
     path: route.label,
     auth: route.auth,
@@ -94,6 +114,9 @@ async function measure(origin: string, route: Route): Promise<RouteFigures> {
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
+    webCpuMsPerRequest: perRequest(treeCpuMs([trees.web]) - before.web),
+    postgresCpuMsPerRequest: perRequest(treeCpuMs([trees.postgres]) - before.postgres),
+    clientCpuMsPerRequest: perRequest((client.user + client.system) / 1000),
   };
 }
 
@@ -114,7 +137,7 @@ async function main(): Promise<void> {
   const worker = await startReplayWorker({ databaseUrl: database.url, serviceUrl: service.url, concurrency: 4 });
   stack.onStop("replay worker", () => worker.stop(5_000));
 
-  const { origin, auth, webProcesses } = await startBenchWeb({
+  const { origin, auth, webProcesses, pid } = await startBenchWeb({
     db,
     databaseUrl: database.url,
     dataDir,
@@ -171,13 +194,13 @@ async function main(): Promise<void> {
   const figures: RouteFigures[] = [];
   for (const route of routes) {
     log(`${route.label}: ${CONNECTIONS} connections for ${DURATION_S} s`);
-    figures.push(await measure(origin, route));
+    figures.push(await measure(origin, route, { web: pid, postgres: postmasterPid(dataDir) }));
   }
 
   const health = figures[0]!;
   const me = figures[1]!;
   const summaryFigures = figures[2]!;
-  const header = ["GET", "auth", "requests/s", "p50", "p99", "non-2xx"];
+  const header = ["GET", "auth", "requests/s", "p50", "p99", "non-2xx", "CPU ms/request: web", "PostgreSQL", "client"];
   const rows = figures.map((f) => [
     f.path,
     f.auth,
@@ -185,6 +208,9 @@ async function main(): Promise<void> {
     `${f.p50Ms} ms`,
     `${f.p99Ms} ms`,
     String(f.non2xx + f.errors + f.timeouts),
+    f.webCpuMsPerRequest.toFixed(2),
+    f.postgresCpuMsPerRequest.toFixed(2),
+    f.clientCpuMsPerRequest.toFixed(2),
   ]);
   const widths = header.map((_, i) => Math.max(header[i]!.length, ...rows.map((r) => r[i]!.length)));
   const line = (r: string[]) => `| ${r.map((c, i) => (i < 2 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join(" | ")} |`;

@@ -52,6 +52,8 @@ export interface BenchWeb {
   pool: Pool;
   /** How many processes serve it (WEB_PROCESSES: its env's, else the product's default). */
   webProcesses: number;
+  /** The web app's process (the primary of several): with its descendants, every process that serves it. */
+  pid: number;
 }
 
 /**
@@ -110,7 +112,7 @@ export async function startBenchWeb(options: {
       const response = await pool.request({ path: "/api/health", method: "GET" });
       await response.body.dump();
       log(`web server up at ${origin} (${webProcesses} process${webProcesses > 1 ? "es" : ""})`);
-      return { origin, authSecret, auth, pool, webProcesses };
+      return { origin, authSecret, auth, pool, webProcesses, pid: web.pid! };
     } catch {
       if (Date.now() > deadline) throw new Error(`the web server did not answer within ${READY_TIMEOUT_MS / 1000} s`);
       await new Promise((resolve) => setTimeout(resolve, 250));
