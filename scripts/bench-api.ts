@@ -21,7 +21,7 @@
 //  4. Around each route's measured seconds, the CPU time of the web app's process tree and of
 //     PostgreSQL's (from /proc) and of this process (the load generator), per request: where the two
 //     cores went, in figures that do not move with the host's speed as requests/s do (this VM's
-//     /api/health rate has ranged from 263 to 797 requests/s on the same code).
+//     /api/health rate has ranged from 263 to 916 requests/s on the same code).
 //
 // Prints a table and writes FILE as {webProcesses, warmupSeconds, routes: [{path, auth, requestsPerSecond, p50Ms, p99Ms, non2xx,
 // webCpuMsPerRequest, postgresCpuMsPerRequest, clientCpuMsPerRequest}]} (plus errors and timeouts per route).
@@ -31,7 +31,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createAccount, createApiKey } from "../lib/auth/accounts";
-import { startEmbeddedPostgres } from "../lib/db/embedded";
+import { readPostmasterPid, startEmbeddedPostgres } from "../lib/db/embedded";
 import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma } from "../lib/db/prisma";
 import { spawnDelayedWriteService } from "../lib/delayed-write/spawn";
@@ -42,7 +42,7 @@ import { createShareLink } from "../lib/share/share-links";
 import { importBenchEvaluation, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
-import { postmasterPid, treeCpuMs } from "../lib/testing/process-cpu";
+import { treeCpuMs } from "../lib/testing/process-cpu";
 import { startReplayWorker } from "../lib/worker/job-worker";
 
 const log = (line: string) => console.error(`bench:api: ${line}`);
@@ -101,7 +101,7 @@ interface CpuTrees {
 async function measure(origin: string, route: Route, trees: CpuTrees): Promise<RouteFigures> {
   const url = `${origin}${route.path}`;
   await warm(origin, route, ROUTE_WARMUP_S);
-  const before = { web: treeCpuMs([trees.web]), postgres: treeCpuMs([trees.postgres]), client: process.cpuUsage() };
+  const before = { web: treeCpuMs(trees.web), postgres: treeCpuMs(trees.postgres), client: process.cpuUsage() };
   const result = await autocannon({ url, connections: CONNECTIONS, duration: DURATION_S, headers: route.headers });
   const client = process.cpuUsage(before.client);
   const perRequest = (ms: number) => Math.round((ms / Math.max(result.requests.total, 1)) * 100) / 100;
@@ -114,8 +114,8 @@ async function measure(origin: string, route: Route, trees: CpuTrees): Promise<R
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
-    webCpuMsPerRequest: perRequest(treeCpuMs([trees.web]) - before.web),
-    postgresCpuMsPerRequest: perRequest(treeCpuMs([trees.postgres]) - before.postgres),
+    webCpuMsPerRequest: perRequest(treeCpuMs(trees.web) - before.web),
+    postgresCpuMsPerRequest: perRequest(treeCpuMs(trees.postgres) - before.postgres),
     clientCpuMsPerRequest: perRequest((client.user + client.system) / 1000),
   };
 }
@@ -191,10 +191,13 @@ async function main(): Promise<void> {
   ];
   if (values.warmup > 0) log(`warming every route for ${values.warmup} s before measuring any`);
   for (const route of routes) await warm(origin, route, values.warmup);
+  const postmaster = readPostmasterPid(dataDir);
+  if (!postmaster) throw new Error(`no postmaster.pid in ${dataDir}`);
+  const trees = { web: pid, postgres: postmaster.pid };
   const figures: RouteFigures[] = [];
   for (const route of routes) {
     log(`${route.label}: ${CONNECTIONS} connections for ${DURATION_S} s`);
-    figures.push(await measure(origin, route, { web: pid, postgres: postmasterPid(dataDir) }));
+    figures.push(await measure(origin, route, trees));
   }
 
   const health = figures[0]!;

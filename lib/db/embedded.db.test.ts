@@ -5,7 +5,7 @@ import { once } from "node:events";
 import path from "node:path";
 import pg from "pg";
 import { afterEach, describe, expect, it } from "vitest";
-import { firstFolderClosedToOthers, isProcessRunning, startEmbeddedPostgres } from "./embedded";
+import { firstFolderClosedToOthers, isProcessRunning, readPostmasterPid, startEmbeddedPostgres } from "./embedded";
 import { spawnEmbeddedPostgres } from "./embedded-process";
 
 const folders: string[] = [];
@@ -40,7 +40,7 @@ async function query(url: string, sql: string): Promise<unknown[]> {
   }
 }
 
-const postmasterPid = (dir: string) => Number(readFileSync(path.join(dir, "postmaster.pid"), "utf8").split("\n")[0]);
+const postmasterPid = (dir: string) => readPostmasterPid(dir)!.pid;
 const alive = isProcessRunning;
 
 describe("embedded PostgreSQL", () => {

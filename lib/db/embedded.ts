@@ -184,16 +184,23 @@ async function loadEmbeddedPostgres() {
   return EmbeddedPostgres;
 }
 
+/** What `databaseDir`'s postmaster.pid says (its first two lines: the postmaster's pid and the folder it serves); null when there is none. */
+export function readPostmasterPid(databaseDir: string): { pid: number; dataDir: string } | null {
+  const pidFile = path.join(databaseDir, "postmaster.pid");
+  if (!existsSync(pidFile)) return null;
+  const [pidLine, dirLine] = readFileSync(pidFile, "utf8").split("\n");
+  return { pid: Number(pidLine), dataDir: dirLine?.trim() ?? "" };
+}
+
 /**
  * If a previous Node process was SIGKILLed, its postmaster may still hold the data folder.
  * Stop it only after confirming that the pid in postmaster.pid serves exactly this folder.
  */
 async function stopStalePostmaster(databaseDir: string, log: (line: string) => void): Promise<void> {
-  const pidFile = path.join(databaseDir, "postmaster.pid");
-  if (!existsSync(pidFile)) return;
-  const [pidLine, dirLine] = readFileSync(pidFile, "utf8").split("\n");
-  const pid = Number(pidLine);
-  if (!Number.isInteger(pid) || pid <= 0 || dirLine?.trim() !== databaseDir) return;
+  const postmaster = readPostmasterPid(databaseDir);
+  if (!postmaster) return;
+  const { pid } = postmaster;
+  if (!Number.isInteger(pid) || pid <= 0 || postmaster.dataDir !== databaseDir) return;
   let cmdline = "";
   try {
     cmdline = readFileSync(`/proc/${pid}/cmdline`, "utf8");

@@ -2,7 +2,6 @@
 // a figure that, unlike requests per second, does not move with how busy the machine's host is.
 import { execFileSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import path from "node:path";
 
 const TICKS_PER_SECOND = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" }).trim());
 
@@ -31,23 +30,22 @@ function processTimes(): Map<number, ProcessTimes> {
 }
 
 /**
- * The CPU milliseconds that `roots` and all their descendants have spent so far. A child that exits
+ * The CPU milliseconds that `root` and all its descendants have spent so far. A child that exits
  * and is reaped moves its time into its parent's, so the difference of two readings counts it once.
  */
-export function treeCpuMs(roots: readonly number[]): number {
+export function treeCpuMs(root: number): number {
   const times = processTimes();
   const children = new Map<number, number[]>();
-  for (const [pid, { parent }] of times) children.set(parent, [...(children.get(parent) ?? []), pid]);
+  for (const [pid, { parent }] of times) {
+    const siblings = children.get(parent);
+    if (siblings) siblings.push(pid);
+    else children.set(parent, [pid]);
+  }
   let ticks = 0;
-  const pending = roots.filter((pid) => times.has(pid));
+  const pending = times.has(root) ? [root] : [];
   for (let pid = pending.pop(); pid !== undefined; pid = pending.pop()) {
     ticks += times.get(pid)!.ticks;
     pending.push(...(children.get(pid) ?? []));
   }
   return (ticks * 1000) / TICKS_PER_SECOND;
-}
-
-/** The postmaster of the cluster whose data folder is `databaseDir` (its first line of postmaster.pid). */
-export function postmasterPid(databaseDir: string): number {
-  return Number(readFileSync(path.join(databaseDir, "postmaster.pid"), "utf8").split("\n")[0]);
 }

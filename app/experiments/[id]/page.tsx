@@ -50,12 +50,13 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
   rules.catch(() => {});
   const experiment = await experimentPageFacts(db, id);
   if (!experiment) notFound();
-  // Read from the header's row (not read again): the report awaits them behind its loading state.
-  const results = loadResults(db, experiment);
-  results.catch(() => {});
   const { name, notes } = experiment;
   const edits = can(principal.role, "experiment:run");
   const canary = experiment.kind === "canary";
+  // A replay's results, from the header's row (not read again): the report awaits them behind its
+  // loading state. A canary experiment has its own (CanaryExperiment).
+  const results = canary ? null : loadResults(db, experiment);
+  results?.catch(() => {});
   const traceResults = libraryTraces(experiment.config) ? storedExperimentTraceResults(db, id) : null;
   traceResults?.catch(() => {}); // awaited behind the report's loading state
   const statisticsSection = (
@@ -96,7 +97,7 @@ export default async function ExperimentPage({ params }: { params: Promise<{ id:
         }
       />
       {/* The header (and the 404) come first; the report streams in behind a loading state. */}
-      {canary ? (
+      {results === null ? (
         <>
           <Suspense fallback={<PageLoading label="Loading the experiment's results…" />}>
             <CanaryExperiment experiment={experiment} principal={principal} />
