@@ -57,8 +57,12 @@ async function checkContents(page: Page, { headline, mainTable, name }: { headli
   await expect(bar.getByTestId("contents-statistics")).toHaveAttribute("aria-current", "location");
   await expect(bar.locator("[aria-current]")).toHaveCount(1);
 
-  await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
-  await expect(bar.getByTestId("contents-settings")).toHaveAttribute("aria-current", "location");
+  // Scrolled again until it holds: sections that load after the page (the statistics, charts) can lengthen it
+  // after one scroll to the bottom (CI saw it).
+  await expect(async () => {
+    await page.evaluate(() => window.scrollTo(0, document.documentElement.scrollHeight));
+    await expect(bar.getByTestId("contents-settings")).toHaveAttribute("aria-current", "location", { timeout: 1_000 });
+  }).toPass();
 }
 
 /** A closed disclosure hides its text until opened; opened, the text is read in full. */
