@@ -88,15 +88,21 @@ describe("McpObserver", () => {
         effectId: "call-8",
         status: "pending",
         handle: "t-1",
-        evidence: { task: "t-1" },
       },
     ]);
     expect(answer.poll).toEqual([{ taskId: "t-1", effectId: "call-8" }]);
     expect(answer.suggestions).toMatchObject([{ tool: "send_money", suggestedClass: "async_handle" }]);
     expect(observer.polled("t-1", { status: "working" }, T(3)).events).toEqual([]); // no change, no event
     expect(observer.isSettled("t-1")).toBe(false);
+    // The task's status read by its handle is evidence, naming how it was read.
     expect(observer.polled("t-1", { status: "completed" }, T(4)).events).toMatchObject([
-      { eventId: "call-8-status-2", status: "completed", at: T(4) },
+      {
+        eventId: "call-8-status-2",
+        status: "completed",
+        at: T(4),
+        evidence: { task: "t-1", status: "completed" },
+        source: "MCP tasks/get (the recorder's poll)",
+      },
     ]);
     expect([observer.isSettled("t-1"), observer.completedAt("t-1")]).toEqual([true, T(4)]);
     // What the task wrote, from its result: a write touch of each linked resource, at its completion.
@@ -111,9 +117,10 @@ describe("McpObserver", () => {
   it("records an error answer as failed, a resources/read as a read touch, and ignores the traffic it does not audit", () => {
     const observer = new McpObserver();
     observer.fromAgent({ jsonrpc: "2.0", id: "a", method: "tools/call", params: { name: "send_money" } }, T(1));
-    expect(observer.fromServer({ jsonrpc: "2.0", id: "a", error: { code: -32602, message: "bad amount" } }, T(2)).events).toMatchObject([
-      { effectId: "call-a", status: "failed", evidence: { error: { code: -32602, message: "bad amount" } } },
-    ]);
+    const failed = observer.fromServer({ jsonrpc: "2.0", id: "a", error: { code: -32602, message: "bad amount" } }, T(2)).events;
+    expect(failed).toMatchObject([{ effectId: "call-a", status: "failed", detail: "JSON-RPC error -32602: bad amount" }]);
+    // The server's answer to a call is its word about its own call, never evidence.
+    expect(failed[0]).not.toHaveProperty("evidence");
     expect(
       observer.fromAgent({ jsonrpc: "2.0", id: "b", method: "resources/read", params: { uri: "bank://accounts/carol" } }, T(3)).events,
     ).toEqual([{ eventId: "touch-1", type: "touch", at: T(3), surface: "bank://accounts/carol", op: "read" }]);

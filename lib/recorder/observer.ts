@@ -6,11 +6,12 @@
 // - tools/list: each tool's annotations; read-only → read_only, open-world → external, otherwise
 //   sync_confirmed until one of its calls is answered with a task (then async_handle).
 // - tools/call: an effect requested at the request (callId the JSON-RPC id, its arguments); at the
-//   answer a status: failed for an error, pending with the task's id as handle for a task (MCP
-//   2025-11-25 tasks), completed otherwise. Resources the answer links are touches (a task's, from
+//   answer a status, the server's word and never evidence: failed for an error, pending with the
+//   task's id as handle for a task (MCP 2025-11-25 tasks), completed otherwise. Resources the answer links are touches (a task's, from
 //   its result once completed: written when it was applied).
-// - a task's status (tasks/get answers, the recorder's own polls, notifications/tasks/status):
-//   working and input_required are pending; completed, failed and cancelled are terminal.
+// - a task's status (tasks/get answers, the recorder's own polls, notifications/tasks/status): evidence
+//   read by the effect's handle, with its source; working and input_required are pending; completed,
+//   failed and cancelled are terminal.
 // - resources/read: a touch (read) of its URI.
 import type { ToolSuggestion } from "../evaluations/tool-suggestions";
 
@@ -95,7 +96,7 @@ export class McpObserver {
     const observation: Observation = { events: [], poll: [], suggestions: [] };
     if (message.method === "notifications/tasks/status") {
       const params = record(message.params) ?? {};
-      this.taskStatus(text(params.taskId), params.status, at, observation);
+      this.taskStatus(text(params.taskId), params.status, at, observation, "MCP notifications/tasks/status");
       return observation;
     }
     if (message.id === undefined) return observation;
@@ -107,14 +108,15 @@ export class McpObserver {
     if (request.method === "initialize") this.serverName = text(record(result?.serverInfo)?.name) ?? this.serverName;
     else if (request.method === "tools/list") this.listTools(result, observation);
     else if (request.method === "tools/call") this.callAnswered(key, request, message, at, observation);
-    else if (request.method === "tasks/get") this.taskStatus(text(request.params.taskId), result?.status, at, observation);
+    else if (request.method === "tasks/get")
+      this.taskStatus(text(request.params.taskId), result?.status, at, observation, "MCP tasks/get (the agent's)");
     return observation;
   }
 
   /** The answer to one of the recorder's own tasks/get polls. */
   polled(taskId: string, result: Record<string, unknown> | undefined, at: string): Observation {
     const observation: Observation = { events: [], poll: [], suggestions: [] };
-    this.taskStatus(taskId, result?.status, at, observation);
+    this.taskStatus(taskId, result?.status, at, observation, "MCP tasks/get (the recorder's poll)");
     return observation;
   }
 
@@ -201,11 +203,12 @@ export class McpObserver {
     const result = record(message.result);
     const task = record(result?.task);
     const taskId = text(task?.taskId);
+    // The call's answer is the server's word about its own call, never evidence: it proves an effect terminal only for a sync_confirmed tool.
     if (message.error || !result) {
-      push(observation, this.status(effectId, "failed", at, { evidence: { error: message.error ?? "no result" } }));
+      push(observation, this.status(effectId, "failed", at, { detail: errorDetail(message.error) }));
     } else if (taskId) {
       this.effectOfTask.set(taskId, effectId);
-      push(observation, this.status(effectId, statusOfTask(task?.status), at, { handle: taskId, evidence: { task: taskId } }));
+      push(observation, this.status(effectId, statusOfTask(task?.status), at, { handle: taskId }));
       if (!this.isSettled(taskId)) observation.poll.push({ taskId, effectId });
       if (this.tools.get(tool)?.suggestedClass !== "async_handle") {
         const suggestion: ToolSuggestion = {
@@ -218,7 +221,15 @@ export class McpObserver {
         observation.suggestions.push(suggestion);
       }
     } else {
-      push(observation, this.status(effectId, result.isError === true ? "failed" : "completed", at));
+      push(
+        observation,
+        this.status(
+          effectId,
+          result.isError === true ? "failed" : "completed",
+          at,
+          result.isError === true ? { detail: "the tool answered isError" } : {},
+        ),
+      );
     }
     if (!taskId) this.linkedResources(tool, result, at, observation);
   }
@@ -238,12 +249,16 @@ export class McpObserver {
     }
   }
 
-  private taskStatus(taskId: string | undefined, status: unknown, at: string, observation: Observation) {
+  /** A task's status read by its id (the effect's handle): evidence, with how it was read as its source. */
+  private taskStatus(taskId: string | undefined, status: unknown, at: string, observation: Observation, source: string) {
     const effectId = taskId ? this.effectOfTask.get(taskId) : undefined;
     if (!effectId) return;
-    push(observation, this.status(effectId, statusOfTask(status), at, { evidence: { task: taskId, status } }));
+    push(observation, this.status(effectId, statusOfTask(status), at, { evidence: { task: taskId, status }, source }));
   }
 }
+
+const errorDetail = (error: JsonRpcMessage["error"]): string =>
+  error ? `JSON-RPC error ${error.code ?? "(no code)"}: ${(error.message ?? "(no message)").slice(0, 3_900)}` : "answered with no result";
 
 const push = (observation: Observation, event: RecordedEvent | null) => {
   if (event) observation.events.push(event);

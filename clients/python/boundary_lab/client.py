@@ -217,11 +217,17 @@ class LiveRun:
             event["handle"] = handle
         self._event(event)
 
-    def status(self, effect_id: str, status: str, evidence: Any = None) -> None:
-        """What became of an effect: pending, completed, failed, cancelled or unknown."""
+    def status(self, effect_id: str, status: str, evidence: Any = None, source: Optional[str] = None) -> None:
+        """What became of an effect: pending, completed, failed, cancelled or unknown.
+
+        Without `evidence` the status is the harness's word (what the tool returned): it makes an effect
+        terminal only for a `sync_confirmed` tool. With `evidence` (what a check by the effect's handle
+        read, and `source`, who read it) it is a resolution, for any class."""
         event: Dict[str, Any] = {"type": "effect_status", "effectId": effect_id, "status": status}
         if evidence is not None:
             event["evidence"] = evidence
+        if source is not None:
+            event["source"] = source
         self._event(event)
 
     def touch(self, surface: str, op: str) -> None:

@@ -153,7 +153,7 @@ class BankScenario(unittest.TestCase):
             scored = run.score("success")
             # After the endpoint, as the recorder does: the transfer followed to its end, its writes recorded then.
             self.assertTrue(bank.wait(handles))
-            run.status(f"{run_id}-send", "completed")
+            run.status(f"{run_id}-send", "completed", evidence={"operation": handles[0], "status": "completed"}, source="bank operations API")
             run.touch("bank://accounts/alice", "write")
             run.touch("bank://accounts/bob", "write")
         return scored

@@ -85,10 +85,25 @@ describe("live runs", () => {
       effectId: "tx",
       tool: "bank.transfer",
     });
-    const later = await recordLiveEvents(db, evaluationId, "a", [
+    // The harness's word that it completed is not evidence: the transfer stays pending at scoring.
+    const said = await recordLiveEvents(db, evaluationId, "a", [
       { eventId: "3", type: "effect_status", at: at(9), effectId: "tx", status: "completed" },
     ]);
-    expect(later).toMatchObject({ accepted: 1, errors: [], state: "scored" });
+    expect(said).toMatchObject({ accepted: 1, errors: [], state: "scored" });
+    const unproven = await getEvaluationRun(db, evaluationId, "a");
+    expect([unproven?.finality, unproven?.unresolvedReason]).toEqual(["unresolved", "pending_at_scoring"]);
+    // Evidence read by its handle resolves it, after scoring.
+    await recordLiveEvents(db, evaluationId, "a", [
+      {
+        eventId: "4",
+        type: "effect_status",
+        at: at(9),
+        effectId: "tx",
+        status: "completed",
+        evidence: "task-1 completed",
+        source: "bank API",
+      },
+    ]);
     const run = await getEvaluationRun(db, evaluationId, "a");
     expect([run?.finality, run?.unresolvedReason]).toEqual(["unresolved", "resolved_after_scoring"]);
     // The same score sent again answers the same; another score is refused.

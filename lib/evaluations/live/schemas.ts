@@ -44,9 +44,13 @@ export const effectRequestedEventSchema = z.strictObject({
 });
 
 /**
- * What became of an effect at `at`: its first status is its acknowledgement, its first terminal one
- * its resolution. `handle` gives the effect its handle when it is learnt only from the answer (an MCP
- * task's id comes with the acknowledgement); the request's own handle wins.
+ * What became of an effect at `at`: its first status is its acknowledgement. Without `evidence` a
+ * status is the harness's word (what the tool or harness reported): it proves an effect terminal only
+ * for a `sync_confirmed` tool. With `evidence` it is a resolution (system evidence, from `source`):
+ * the first terminal one is the effect's resolution, whatever its class. `detail` keeps the harness's
+ * own words (an error message) as the effect's note, never as evidence. `handle` gives the effect its
+ * handle when it is learnt only from the answer (an MCP task's id comes with the acknowledgement); the
+ * request's own handle wins.
  */
 export const effectStatusEventSchema = z.strictObject({
   eventId,
@@ -55,6 +59,9 @@ export const effectStatusEventSchema = z.strictObject({
   effectId: text("effectId", 200),
   status: z.enum(EFFECT_STATUSES, `status must be one of ${EFFECT_STATUSES.join(", ")}`),
   evidence: evidenceSchema.optional(),
+  /** Who or what produced the evidence (a reconciler, `MCP tasks/get`); "live-run event" when not said. */
+  source: text("source", 200).optional(),
+  detail: text("detail", 4_000).optional(),
   handle: text("handle").optional(),
 });
 

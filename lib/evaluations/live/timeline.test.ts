@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../content-hash";
 import { auditFinality, type FinalityEffect } from "../finality";
-import { runRecordSchema, type RunRecord } from "../schemas";
+import { runRecordSchema, type RunRecord, type ToolClass } from "../schemas";
 import { seededRandom } from "../../testing/seeded-random";
 import { admitEvents, liveRunRecord, type StoredEvidence } from "./timeline";
 import type { LiveEvent } from "./schemas";
@@ -154,7 +154,7 @@ describe("admitEvents", () => {
 const head = { externalId: "run-1", taskId: "task-1", groupId: null, attempt: null, startedAtMs: T0 };
 const events = (list: object[]) => admitEvents(empty, list).accepted.map((a) => a.event as LiveEvent);
 /** The finality ingestion computes from a record (lib/evaluations/ingest/rows.ts does the same). */
-const finalityOf = (record: RunRecord, cls: "async_handle" | "sync_confirmed" = "async_handle") =>
+const finalityOf = (record: RunRecord, cls: ToolClass = "async_handle") =>
   auditFinality(
     {
       scoredAtMs: Date.parse(record.scoredAt!),
@@ -186,27 +186,58 @@ describe("liveRunRecord", () => {
     expect(finalityOf(record)).toEqual({ finality: "unresolved", reason: "pending_at_scoring", effectId: "t1", tool: "send_money" });
   });
 
-  it("takes the first terminal status as the resolution: after scoring it is resolved_after_scoring, never final", () => {
-    const record = liveRunRecord(head, events([...transfer, status("s2", "t1", "completed", 9)]), {
-      scoredAtMs: T0 + 3000,
-      endpointLabel: "success",
-    });
+  it("takes the first terminal status that carries evidence as the resolution, with its source: after scoring it is resolved_after_scoring", () => {
+    const record = liveRunRecord(
+      head,
+      events([...transfer, { ...status("s2", "t1", "completed", 9), evidence: "ledger 8812", source: "reconciler" }]),
+      { scoredAtMs: T0 + 3000, endpointLabel: "success" },
+    );
     expect(record.effects![0]).toMatchObject({
       statusAtScoring: "pending",
-      resolution: { status: "completed", at: at(9), verifiedBy: "live run" },
+      resolution: { status: "completed", at: at(9), evidence: "ledger 8812", verifiedBy: "reconciler" },
     });
     expect(finalityOf(record)).toMatchObject({ finality: "unresolved", reason: "resolved_after_scoring" });
   });
 
-  it("is final when every effect was terminal by the scoring time", () => {
-    const record = liveRunRecord(head, events([...transfer, status("s2", "t1", "completed", 2.5)]), {
+  it("is final when every effect's evidence was terminal by the scoring time, whatever its class", () => {
+    const record = liveRunRecord(head, events([...transfer, { ...status("s2", "t1", "completed", 2.5), evidence: { ledger: 8812 } }]), {
       scoredAtMs: T0 + 3000,
       endpointLabel: "failure",
       score: 0.25,
     });
-    expect(record.effects![0]!.statusAtScoring).toBe("completed");
-    expect(finalityOf(record)).toEqual({ finality: "final" });
+    expect(record.effects![0]).toMatchObject({ statusAtScoring: "completed", resolution: { verifiedBy: "live-run event" } });
+    for (const cls of ["async_handle", "sync_confirmed", "external", "unclassified"] as const)
+      expect(finalityOf(record, cls), cls).toEqual({ finality: "final" });
     expect(record).toMatchObject({ scoredAt: at(3), endpointLabel: "failure", score: 0.25 });
+  });
+
+  it("keeps a terminal status without evidence as the harness's word: it closes only a sync_confirmed effect", () => {
+    const record = liveRunRecord(head, events([...transfer, { ...status("s2", "t1", "completed", 2.5), detail: "tool said done" }]), {
+      scoredAtMs: T0 + 3000,
+      endpointLabel: "success",
+    });
+    expect(record.effects![0]).toMatchObject({ statusAtScoring: "completed", notes: "tool said done" });
+    expect(record.effects![0]!.resolution).toBeUndefined();
+    expect(finalityOf(record, "sync_confirmed")).toEqual({ finality: "final" });
+    // The handle is there (task-77), but nothing was read by it.
+    expect(finalityOf(record, "async_handle")).toMatchObject({ finality: "unresolved", reason: "never_resolved" });
+    expect(finalityOf(record, "external")).toMatchObject({ finality: "unresolved", reason: "never_resolved" });
+    expect(finalityOf(record, "unclassified")).toMatchObject({ finality: "unresolved", reason: "unclassified_tool" });
+    expect(finalityOf(record, "read_only")).toEqual({ finality: "final" });
+  });
+
+  it("takes evidence that could not tell (unknown) as the resolution when no terminal evidence came", () => {
+    const record = liveRunRecord(
+      head,
+      events([
+        ...transfer,
+        { ...status("s2", "t1", "unknown", 2.5), evidence: "ledger unreachable" },
+        status("s3", "t1", "completed", 2.8),
+      ]),
+      { scoredAtMs: T0 + 3000, endpointLabel: "success" },
+    );
+    expect(record.effects![0]!.resolution).toMatchObject({ status: "unknown", evidence: "ledger unreachable" });
+    expect(finalityOf(record)).toMatchObject({ finality: "unresolved", reason: "unverifiable" });
   });
 
   it("takes an effect's handle from its first status that gives one when its request had none (an MCP task's id)", () => {
@@ -215,7 +246,7 @@ describe("liveRunRecord", () => {
       events([
         requested("r", "t1", 1),
         { ...status("s1", "t1", "pending", 2), handle: "task-9" },
-        { ...status("s2", "t1", "completed", 3), handle: "other" },
+        { ...status("s2", "t1", "completed", 3), handle: "other", evidence: { task: "task-9" } },
       ]),
       { scoredAtMs: T0 + 4000, endpointLabel: "success" },
     );
@@ -253,7 +284,7 @@ describe("liveRunRecord", () => {
       head,
       events([
         { ...requested("r", "t1", 1), at: "2026-12-04T11:00:01+01:00" },
-        { ...status("s1", "t1", "completed", 2), at: "2026-12-04T05:00:02.5-05:00" },
+        { ...status("s1", "t1", "completed", 2), at: "2026-12-04T05:00:02.5-05:00", evidence: "read back" },
         { eventId: "y", type: "touch", at: at(4), surface: "acct:alice", op: "read" },
       ]),
       { scoredAtMs: T0 + 6000, endpointLabel: "success" },

@@ -4,7 +4,7 @@
 import { canonicalJson } from "../../content-hash";
 import { issueMessage } from "../../http/input";
 import { findUnstorable, printable } from "../../http/storable";
-import type { EffectRecord, RunRecord, StatusAtScoring } from "../schemas";
+import type { EffectRecord, ResolutionStatus, RunRecord, StatusAtScoring } from "../schemas";
 import { isTerminalStatus } from "../finality";
 import { liveEventSchema, type EventRefusal, type LiveEvent } from "./schemas";
 
@@ -181,6 +181,19 @@ export type LiveOutcome =
   | { unscoredReason: string };
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+/** The source a resolution names when the status that carried its evidence did not say one. */
+export const LIVE_EVIDENCE_SOURCE = "live-run event";
+
+/**
+ * An effect's resolution among its statuses (in time order): the first terminal status that carries
+ * evidence, else the latest evidence that could not tell (`unknown`). A status without evidence is the
+ * harness's word and never a resolution: a tool's own "done" is not system evidence.
+ */
+function resolutionOf<S extends { event: Extract<LiveEvent, { type: "effect_status" }> }>(statuses: readonly S[]): S | undefined {
+  const evidenced = statuses.filter((s) => s.event.evidence !== undefined);
+  return evidenced.find((s) => isTerminalStatus(s.event.status)) ?? evidenced.findLast((s) => s.event.status === "unknown");
+}
 /** toISOString's form: an event's time already in it is used as sent (a Date per time was a third of making a record). */
 const ISO_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 
@@ -188,7 +201,7 @@ const ISO_FORM = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
  * The run record a live run's events make (stored events, in time order, ties in arrival order).
  * An effect's status at scoring is its last status at or before the scoring time (`pending` when it
  * had none yet); its acknowledgement is its first status; its resolution is its first terminal
- * status, as evidence from the run's own record. An unscored run's effects carry their latest status.
+ * status that carries evidence (resolutionOf). An unscored run's effects carry their latest status.
  * The run starts at the earliest of its declared start and its events (clock skew is flagged at
  * admission, the times kept as sent). Made from admitted events and a head and outcome their own
  * schemas took, the record is one runRecordSchema accepts as it is (held by its test over random
@@ -226,7 +239,8 @@ export function liveRunRecord(head: LiveRunHead, events: readonly LiveEvent[], o
     if (event.type === "effect_requested") {
       const statuses = statusesOf.get(event.effectId) ?? [];
       const atScoring = statuses.filter((s) => s.atMs <= scoredAtMs).at(-1);
-      const terminal = statuses.find((s) => isTerminalStatus(s.event.status));
+      const resolution = resolutionOf(statuses);
+      const detail = statuses.findLast((s) => s.event.detail !== undefined)?.event.detail;
       const handle = event.handle ?? statuses.find((s) => s.event.handle !== undefined)?.event.handle;
       effects.push({
         effectId: event.effectId,
@@ -240,12 +254,13 @@ export function liveRunRecord(head: LiveRunHead, events: readonly LiveEvent[], o
         requestedAt: at,
         ...(statuses[0] && { acknowledgedAt: statuses[0].at }),
         statusAtScoring: atScoring?.event.status ?? "pending",
-        ...(terminal && {
+        ...(detail !== undefined && { notes: detail }),
+        ...(resolution && {
           resolution: {
-            status: terminal.event.status as "completed" | "failed" | "cancelled",
-            at: terminal.at,
-            evidence: terminal.event.evidence ?? { liveRunEvent: terminal.event.eventId },
-            verifiedBy: "live run",
+            status: resolution.event.status as ResolutionStatus,
+            at: resolution.at,
+            evidence: resolution.event.evidence!,
+            verifiedBy: resolution.event.source ?? LIVE_EVIDENCE_SOURCE,
           },
         }),
       });

@@ -85,7 +85,6 @@ describe("planTraces", () => {
         at: new Date(T0 + 20).toISOString(),
         effectId: "call-1",
         status: "completed",
-        evidence: { span: "aaaaaaaaaaaaaaa2" },
       },
     ]);
     expect(trace.spans.map((s) => s.spanId)).toEqual(["aaaaaaaaaaaaaaa1", "aaaaaaaaaaaaaaa2"]);
@@ -124,7 +123,9 @@ describe("planTraces", () => {
     ]);
     expect(trace.events[0]!.event).toMatchObject({ surface: "acct:alice" });
     expect(trace.asyncTools).toEqual(["send_money"]); // its span said pending, with a handle
-    expect(trace.events[3]!.event).toMatchObject({ evidence: { span: "aaaaaaaaaaaaaaa2", message: "timeout" } });
+    // A span's end is the harness's word: its message is kept as the effect's note, never as evidence.
+    expect(trace.events[3]!.event).toMatchObject({ detail: "timeout" });
+    expect(trace.events.some((e) => "evidence" in e.event)).toBe(false);
     expect(trace.taskId).toBeUndefined(); // no task id, no agent name: the receiver takes the resource's service.name
   });
 

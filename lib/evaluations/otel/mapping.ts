@@ -7,7 +7,7 @@
 //   the resource's `service.name`). A later batch of the trace may name both while the run is open.
 // - An effect is an `execute_tool` span (`gen_ai.operation.name`) or a Vercel AI SDK `ai.toolCall`
 //   span: requested at its start, its first status at its end (`boundary_lab.effect.status` when the
-//   span says it, else `failed` on an error status, else `completed`). Its id is the tool call's id,
+//   span says it, else `failed` on an error status, else `completed`): the harness's word, not evidence. Its id is the tool call's id,
 //   else the span's; `boundary_lab.effect.handle` / `.surface` give its handle and surface.
 // - Span events: `boundary_lab.effect.status` (a later status; `boundary_lab.effect.id` names the
 //   effect when the event is not on its own span), `boundary_lab.touch`, `boundary_lab.reset`, and
@@ -171,13 +171,15 @@ function eventsOfSpan(span: OtlpSpan): { events: LiveEvent[]; score?: PlannedSco
       ...(callId && { callId }),
       ...(args && { arguments: args }),
     });
+    const detail = span.statusMessage?.trim().slice(0, 4_000);
     events.push({
       eventId: `${span.spanId}.ended`,
       type: "effect_status",
       at: iso(span.endMs),
       effectId: ownEffect,
       status,
-      evidence: { span: span.spanId, ...(span.statusMessage && { message: span.statusMessage }) },
+      // A span's end is the harness's word (the tool returned), never evidence: it proves terminal only for a sync_confirmed tool.
+      ...(detail && { detail }),
     });
   }
   for (const [index, event] of span.events.entries()) {
@@ -192,7 +194,17 @@ function eventsOfSpan(span: OtlpSpan): { events: LiveEvent[]; score?: PlannedSco
       if (!status) return { refusal: `${ATTR.effectStatus} must be one of ${EFFECT_STATUSES.join(", ")} ${where}` };
       const evidence = text(attributes[ATTR.evidence]);
       const handle = text(attributes[ATTR.effectHandle]);
-      events.push({ eventId, type: "effect_status", at, effectId, status, ...(evidence && { evidence }), ...(handle && { handle }) });
+      const source = evidence ? { source: `OTLP span ${span.spanId}` } : {};
+      events.push({
+        eventId,
+        type: "effect_status",
+        at,
+        effectId,
+        status,
+        ...(evidence && { evidence }),
+        ...source,
+        ...(handle && { handle }),
+      });
     } else if (event.name === EVENT.touch) {
       const surface = text(attributes[ATTR.surface]);
       const op = attributes[ATTR.op];

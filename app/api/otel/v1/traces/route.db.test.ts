@@ -329,7 +329,11 @@ describe("POST /api/otel/v1/traces with OpenTelemetry's exporters", () => {
         {
           name: "boundary_lab.effect.status",
           timeUnixNano: at(2_050),
-          attributes: [str("boundary_lab.effect.id", "pay-1"), str("boundary_lab.effect.status", "completed")],
+          attributes: [
+            str("boundary_lab.effect.id", "pay-1"),
+            str("boundary_lab.effect.status", "completed"),
+            str("boundary_lab.evidence", "ledger entry 8812"),
+          ],
         },
       ],
     };
