@@ -1,7 +1,7 @@
 import { ChartFigure } from "@/components/experiment/chart-figure";
 import { Section } from "@/components/ui/page-header";
 import { StatCard, StatGrid } from "@/components/ui/stat-card";
-import { REASON_LABELS } from "@/lib/evaluations/display";
+import { finalBasisSentence, REASON_LABELS, separationBasisSentence } from "@/lib/evaluations/display";
 import type { EvaluationSummary } from "@/lib/evaluations/read-schemas";
 import { UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
 import { percent, ratio } from "@/lib/format/numbers";
@@ -105,9 +105,36 @@ export function EvaluationFigures({ summary }: { summary: Omit<EvaluationSummary
           testId="stat-policy"
         />
       </StatGrid>
+      <BasisNote summary={summary} />
       <Section title="Reported against final-only" id="rates">
         <ChartFigure spec={{ kind: "evaluationRates", summary: { reported, final, bounds } }} />
       </Section>
     </>
+  );
+}
+
+/**
+ * What the final labels and the units rest on, in two sentences, with each declared design's statement.
+ * Absent from frozen share links taken before the audit named its bases.
+ */
+function BasisNote({
+  summary,
+}: {
+  summary: Partial<Pick<EvaluationSummary, "finalBasis" | "harnessDesigns">> & Pick<EvaluationSummary, "final" | "units">;
+}) {
+  const { finalBasis, harnessDesigns } = summary;
+  if (!finalBasis || !harnessDesigns) return null;
+  return (
+    <div className="mt-3 space-y-1 text-sm text-muted-foreground" data-testid="final-basis">
+      <p>
+        <span className="font-medium text-foreground">What the figures rest on.</span>{" "}
+        {finalBasisSentence({ ...summary, finalBasis, harnessDesigns })} {separationBasisSentence({ ...summary, harnessDesigns })}
+      </p>
+      {harnessDesigns.map((d) => (
+        <p key={d.design} className="text-xs">
+          {d.harness}&apos;s design, declared by {d.runs.toLocaleString("en-US")} run{d.runs === 1 ? "" : "s"}: {d.statement}
+        </p>
+      ))}
+    </div>
   );
 }

@@ -7,7 +7,7 @@ import { Prisma } from "../generated/prisma/client";
 import { encodeCursor } from "../http/pagination";
 import { classifyTool } from "./policy";
 import type { EvaluationRunListItem, EvaluationRunListQuery } from "./read-schemas";
-import { FINALITIES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS, type EffectPolicy, type ToolClass } from "./schemas";
+import { FINALITIES, FINALITY_BASES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS, type EffectPolicy, type ToolClass } from "./schemas";
 import { onlyRowOf, rowsOf } from "../db/rows";
 import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/rules/classification";
 
@@ -25,6 +25,8 @@ const runRow = z.object({
   unresolved_reason: z.enum(UNRESOLVED_REASONS).nullable(),
   unresolved_effect_id: z.string().nullable(),
   unresolved_tool: z.string().nullable(),
+  finality_basis: z.enum(FINALITY_BASES).nullable(),
+  harness_design: z.string().nullable(),
   disagreement: z.boolean(),
   analysis_unit: z.string().nullable(),
   inherited_state: z.enum(INHERITED_STATES),
@@ -44,13 +46,15 @@ const listItem = (r: z.infer<typeof runRow>): EvaluationRunListItem => ({
   unresolvedReason: r.unresolved_reason,
   unresolvedEffectId: r.unresolved_effect_id,
   unresolvedTool: r.unresolved_tool,
+  finalityBasis: r.finality_basis,
+  harnessDesign: r.harness_design,
   disagreement: r.disagreement,
   analysisUnit: r.analysis_unit,
   inheritedState: r.inherited_state,
 });
 
 const RUN_COLUMNS = Prisma.sql`id::text AS id, external_id, task_id, attempt, started_at, scored_at, endpoint_label, unscored_reason, terminal_label, finality, unresolved_reason,
-  unresolved_effect_id, unresolved_tool, disagreement, analysis_unit::text AS analysis_unit, inherited_state`;
+  unresolved_effect_id, unresolved_tool, finality_basis, harness_design, disagreement, analysis_unit::text AS analysis_unit, inherited_state`;
 
 /** One page of an evaluation's runs under the filters, in stored order: `{runs, nextCursor}`. */
 export async function listEvaluationRuns(

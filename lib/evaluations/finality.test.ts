@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { disagrees } from "../replay/rules/labels";
-import { auditFinality, openReason, trueRateBounds, type FinalityEffect } from "./finality";
+import { auditFinality, finalityBasis, openReason, trueRateBounds, type FinalityEffect } from "./finality";
 import { toolClassifier } from "./policy";
 
 // Hand-made runs: scored at t=100 ms, effects requested at t=10.
@@ -106,5 +106,28 @@ describe("finality", () => {
       lower: { successes: 4, n: 10 },
       upper: { successes: 7, n: 10 },
     });
+  });
+
+  it("names what a final run rests on: evidence, the harness's declared design or the policy's class, or nothing to wait for", () => {
+    const basis = (declares: boolean, ...effects: FinalityEffect[]) => finalityBasis({ scoredAtMs: 100, effects }, classOf, declares);
+    const evidenced = effect({ resolutions: [{ status: "completed", atMs: 90 }] });
+    const returned = effect({ effectId: "e2", tool: "db.write", statusAtScoring: "completed" });
+    const read = effect({ effectId: "e3", tool: "search.web", statusAtScoring: "completed" });
+    const neverRan = effect({ effectId: "e4", tool: "mail.send", statusAtScoring: "not_executed" });
+    expect(basis(false, evidenced)).toBe("recorded_evidence");
+    // A read-only tool beside evidence does not weaken it; a returned status does.
+    expect(basis(false, evidenced, read)).toBe("recorded_evidence");
+    expect(basis(false, evidenced, returned)).toBe("policy_class");
+    expect(basis(true, evidenced, returned)).toBe("harness_design");
+    expect(basis(false, read)).toBe("policy_class");
+    expect(basis(false, neverRan)).toBe("no_effects");
+    expect(basis(false)).toBe("no_effects");
+    // A declared design stands behind every run of its harness without evidence, even one that called nothing.
+    expect(basis(true)).toBe("harness_design");
+    expect(basis(true, evidenced)).toBe("recorded_evidence");
+    // Evidence of a sync_confirmed call closes it by evidence, not by its return.
+    expect(basis(false, effect({ tool: "db.write", statusAtScoring: "completed", resolutions: [{ status: "completed", atMs: 50 }] }))).toBe(
+      "recorded_evidence",
+    );
   });
 });

@@ -2,7 +2,7 @@
 // relevant effect (by the declared policy) was terminal at scoring; otherwise it is unresolved, with
 // the reason, and it is not a failure. Pure: times are epoch milliseconds passed in as values. A disagreement is
 // counted by lib/replay/rules/labels.ts's `disagrees`, exactly as Table 2 counts it.
-import type { ResolutionStatus, StatusAtScoring, ToolClass, UnresolvedReason } from "./schemas";
+import type { FinalityBasis, ResolutionStatus, StatusAtScoring, ToolClass, UnresolvedReason } from "./schemas";
 
 export interface FinalityResolution {
   status: ResolutionStatus;
@@ -61,6 +61,33 @@ export function auditFinality(
     if (reason) return { finality: "unresolved", reason, effectId: effect.effectId, tool: effect.tool };
   }
   return { finality: "final" };
+}
+
+/** How one effect of a final run was closed at scoring, by openReason's rule. */
+function closedBy(effect: FinalityEffect, cls: ToolClass, scoredAtMs: number): "class" | "evidence" | "status" | "not_run" {
+  if (cls === "read_only") return "class";
+  const evidence = effect.resolutions.at(-1);
+  if (evidence && isTerminalStatus(evidence.status) && evidence.atMs <= scoredAtMs) return "evidence";
+  if (cls === "sync_confirmed" && isTerminalStatus(effect.statusAtScoring)) return "status";
+  return "not_run";
+}
+
+/**
+ * What a final run's finality rests on. The harness's word (a sync_confirmed tool's returned status)
+ * is the weakest link: a run that needed it rests on the harness's declared design when it declares
+ * one, else on the policy's class. Otherwise evidence recorded for its effects, when it had any; else
+ * the class alone (read-only tools), or nothing at all (no effect ran). A declared design stands
+ * behind every run of its harness that recorded evidence for none of its effects.
+ */
+export function finalityBasis(
+  run: { scoredAtMs: number; effects: readonly FinalityEffect[] },
+  classOf: (tool: string) => ToolClass,
+  declaresDesign: boolean,
+): FinalityBasis {
+  const closed = new Set(run.effects.map((effect) => closedBy(effect, classOf(effect.tool), run.scoredAtMs)));
+  if (!closed.has("status") && closed.has("evidence")) return "recorded_evidence";
+  if (declaresDesign) return "harness_design";
+  return closed.has("status") || closed.has("class") ? "policy_class" : "no_effects";
 }
 
 /** Bounds of the true success rate over all runs: unresolved runs counted as failures, then as successes. */

@@ -8,10 +8,12 @@ import { INHERITED_STATES, type InheritedState } from "../replay/rules/inherited
 import {
   EVALUATION_NAME_MAX,
   FINALITIES,
+  FINALITY_BASES,
   UNRESOLVED_REASONS,
   effectPolicySchema,
   text,
   type Finality,
+  type FinalityBasis,
   type UnresolvedReason,
 } from "./schemas";
 
@@ -62,6 +64,10 @@ export const evaluationSummarySchema = z.object({
   /** Runs that received another run's state (inherited_state internal or public), of all runs. */
   exposures: z.object({ n: count, of: count }),
   inheritedState: z.record(z.enum(INHERITED_STATES), count),
+  /** What the final runs rest on (lib/evaluations/finality.ts finalityBasis), by basis: each final run in one. */
+  finalBasis: z.partialRecord(z.enum(FINALITY_BASES), count).default({}),
+  /** The harness designs stored runs declare: each with its runs and the statement it rests on. */
+  harnessDesigns: z.array(z.object({ design: z.string(), harness: z.string(), statement: z.string(), runs: count })).default([]),
 });
 export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;
 
@@ -116,6 +122,10 @@ export interface EvaluationRunListItem {
   unresolvedReason: UnresolvedReason | null;
   unresolvedEffectId: string | null;
   unresolvedTool: string | null;
+  /** What a final run rests on (null unless final). */
+  finalityBasis: FinalityBasis | null;
+  /** The harness design the run declares (lib/evaluations/harness-design.ts), or null. */
+  harnessDesign: string | null;
   disagreement: boolean;
   analysisUnit: string | null;
   inheritedState: InheritedState;

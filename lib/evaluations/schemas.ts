@@ -8,6 +8,7 @@ import { z } from "zod";
 import { int4, pgTime, UnparsedItems } from "../http/storable";
 import { RUN_CLASSIFICATIONS } from "../replay/rules/classification";
 import { INHERITED_STATES, type InheritedState } from "../replay/rules/inherited-state";
+import { HARNESS_DESIGN_KEYS } from "./harness-design";
 import { changeExclusionRuleBodySchema, exclusionRuleDeclarationSchema } from "../statistics/exclusion-rule";
 
 /** How a tool's effects end (issue 10 §1). A tool the policy does not name is `unclassified`, never read-only. */
@@ -44,6 +45,15 @@ export const UNRESOLVED_REASONS = [
   "unclassified_tool",
 ] as const;
 export type UnresolvedReason = (typeof UNRESOLVED_REASONS)[number];
+
+/**
+ * What a final run's finality rests on (finality.ts finalityBasis): evidence recorded for its effects
+ * (`recorded_evidence`); the harness's own word, under a design the run declares (`harness_design`);
+ * the policy's class alone, a read-only tool or a sync_confirmed tool's returned status
+ * (`policy_class`); or nothing to wait for, no effect that ran (`no_effects`).
+ */
+export const FINALITY_BASES = ["recorded_evidence", "harness_design", "policy_class", "no_effects"] as const;
+export type FinalityBasis = (typeof FINALITY_BASES)[number];
 
 /** seeds/002: what a run could have inherited from other runs (one order, lib/replay/rules/inherited-state.ts). */
 export { INHERITED_STATES, type InheritedState };
@@ -318,6 +328,8 @@ export const runRecordSchema = z
     runClass: z.enum(RUN_CLASSIFICATIONS, `runClass must be one of ${RUN_CLASSIFICATIONS.join(", ")}`).optional(),
     /** Why the run has its class, in the harness's words (a log's error). */
     runClassEvidence: text("runClassEvidence", 4_000).optional(),
+    /** The harness design the run declares (lib/evaluations/harness-design.ts): what its harness's own word about its tools rests on. */
+    harnessDesign: z.enum(HARNESS_DESIGN_KEYS, `harnessDesign must be one of ${HARNESS_DESIGN_KEYS.join(", ")}`).optional(),
     /** Every scorer's value as the harness recorded it, by scorer (the label comes from one of them, against the threshold); kept, not audited. */
     scorerValues: z
       .record(text("scorer name", 200), z.unknown())

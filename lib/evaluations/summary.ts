@@ -6,7 +6,8 @@ import { notFound } from "../errors";
 import { trueRateBounds } from "./finality";
 import { underOneAppliedVersion } from "./policy-recompute/read";
 import type { EvaluationSummary } from "./read-schemas";
-import { UNRESOLVED_REASONS } from "./schemas";
+import { HARNESS_DESIGNS, isHarnessDesign, type HarnessDesign } from "./harness-design";
+import { FINALITY_BASES, UNRESOLVED_REASONS } from "./schemas";
 
 const int = z.coerce.number().int();
 const totals = z.object({
@@ -30,6 +31,7 @@ const totals = z.object({
 const totalsRows = z.array(totals);
 const unresolvedRowsSchema = z.array(z.object({ reason: z.enum(UNRESOLVED_REASONS), tool: z.string(), n: int }));
 const largestRowsSchema = z.array(z.object({ n: int }));
+const basisRowsSchema = z.array(z.object({ basis: z.enum(FINALITY_BASES).nullable(), design: z.string(), n: int }));
 
 /** The summary of one evaluation, every figure under one applied policy version; throws notFound for an unknown id. */
 export async function evaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
@@ -38,7 +40,7 @@ export async function evaluationSummary(db: SqlClient, evaluationId: string): Pr
 
 /** The summary without a version check of its own: for a caller whose whole read is under underOneAppliedVersion already. */
 export async function readEvaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
-  const [rows, unresolvedRows, largestRows] = await Promise.all([
+  const [rows, unresolvedRows, largestRows, basisRows] = await Promise.all([
     // From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
     db.$queryRaw`
       SELECT e.effect_policy_version AS version, e.pending_policy_version AS pending_version, r.runs_done, r.runs_total, r.requested_at, counts.*
@@ -62,6 +64,9 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
       SELECT unresolved_reason AS reason, unresolved_tool AS tool, sum(n) AS n FROM evaluation_run_counts
        WHERE evaluation_id = ${evaluationId}::uuid AND finality = 'unresolved' GROUP BY 1, 2 HAVING sum(n) > 0`,
     db.$queryRaw`SELECT runs AS n FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid ORDER BY runs DESC LIMIT 1`,
+    db.$queryRaw`
+      SELECT nullif(finality_basis, '') AS basis, harness_design AS design, sum(n) AS n FROM evaluation_run_counts
+       WHERE evaluation_id = ${evaluationId}::uuid GROUP BY 1, 2 HAVING sum(n) > 0`,
   ]);
   const t = totalsRows.parse(rows)[0];
   if (!t) throw notFound("evaluation");
@@ -72,6 +77,12 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
     byTool[row.tool] = (byTool[row.tool] ?? 0) + row.n;
   }
   const largest = largestRowsSchema.parse(largestRows)[0]?.n ?? (t.runs > 0 ? 1 : 0);
+  const finalBasis: EvaluationSummary["finalBasis"] = {};
+  const designRuns = new Map<HarnessDesign, number>();
+  for (const row of basisRowsSchema.parse(basisRows)) {
+    if (row.basis !== null) finalBasis[row.basis] = (finalBasis[row.basis] ?? 0) + row.n;
+    if (isHarnessDesign(row.design)) designRuns.set(row.design, (designRuns.get(row.design) ?? 0) + row.n);
+  }
   // Unscored runs have no label: every rate's population is the scored runs; they are counted on their own.
   const scored = t.runs - t.unscored;
   return {
@@ -96,5 +107,7 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
     units: { runRows: t.runs, analysisUnits: t.units, largest },
     exposures: { n: t.internal + t.public, of: t.runs },
     inheritedState: { none: t.runs - t.internal - t.public, internal: t.internal, public: t.public },
+    finalBasis,
+    harnessDesigns: [...designRuns].map(([design, runs]) => ({ design, ...HARNESS_DESIGNS[design], runs })),
   };
 }

@@ -256,6 +256,8 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
       runClass: "environment_failure" as const,
       runClassEvidence: `AgentDojo recorded the error ${log.error.slice(0, 3_900)} and scored the task without running its checks`,
     }),
+    // Its tools' returns are final by AgentDojo's design, not by evidence in the log: the run says so.
+    harnessDesign: "agentdojo",
     toolCalls,
     messages: transcriptOf(log),
     effects,

@@ -11,7 +11,10 @@ import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { AGENTDOJO_RUNS, INSPECT_LOGS } from "../testing/importer-fixtures";
 import { storedEntries, zipArchive } from "../testing/zip";
 import { evaluationStatistics } from "../evaluations/evaluation-statistics";
+import { finalBasisSentence } from "../evaluations/display";
+import { HARNESS_DESIGNS } from "../evaluations/harness-design";
 import { listHarnessMetrics } from "../evaluations/harness-metrics";
+import { evaluationSummary } from "../evaluations/summary";
 import { importLogs } from "./import-logs";
 import { importReportSchema, type ImportReport } from "./report";
 
@@ -81,6 +84,17 @@ describe("today's logs, read as their authors meant them", () => {
   it("the Zstandard archive's sample and the UTF-16 log's run are stored", async () => {
     expect(await db.evaluationRun.count({ where: { externalId: "NHBw2w5NYTbuW8GyUMzpqx/1/epoch 1" } })).toBe(1);
     expect(await runOf("powershell/banking/user_task_0/none/none")).toMatchObject({ taskId: "banking/user_task_0", finality: "final" });
+  });
+
+  it("an AgentDojo run is final by AgentDojo's design, said as such; an Inspect run declares no design", async () => {
+    const idOf = (fragment: string) => report.evaluations.find((e) => e.name.includes(fragment))!.id;
+    const agentdojo = await evaluationSummary(db, idOf("AgentDojo powershell"));
+    expect(agentdojo).toMatchObject({ final: { n: 1 }, finalBasis: { harness_design: 1 } });
+    expect(agentdojo.harnessDesigns).toEqual([{ design: "agentdojo", ...HARNESS_DESIGNS.agentdojo, runs: 1 }]);
+    expect(finalBasisSentence(agentdojo)).toBe("1 final: 1 by AgentDojo's design, 0 by recorded evidence.");
+    const inspect = await evaluationSummary(db, idOf("WckPjG7ovQZLAiZF2fZpog"));
+    expect(inspect.harnessDesigns).toEqual([]);
+    expect(inspect.finalBasis.harness_design).toBeUndefined();
   });
 
   it("the harness's own figures are stored by the log, and every scorer's value with its run", async () => {

@@ -1,10 +1,10 @@
-// Stored runs' finality as the pure rule (lib/evaluations/finality.ts, auditFinality) gives it from
+// Stored runs' finality and its basis as the pure rules (lib/evaluations/finality.ts, auditFinality and finalityBasis) give them from
 // their effects and every resolution appended for them: the way recomputeFinality worked before it was
 // one SQL statement. Kept as the reference that statement must equal, in its tests. Reads every effect
 // of the evaluation into this process, so never on a request path.
 import { z } from "zod";
 import type { Db } from "../db/prisma";
-import { auditFinality, type FinalityEffect } from "../evaluations/finality";
+import { auditFinality, finalityBasis, type FinalityEffect } from "../evaluations/finality";
 import { finalityColumns } from "../evaluations/ingest/rows";
 import { toolClassifier } from "../evaluations/policy";
 import { RESOLUTION_STATUSES, STATUSES_AT_SCORING, type EffectPolicy } from "../evaluations/schemas";
@@ -12,6 +12,7 @@ import { RESOLUTION_STATUSES, STATUSES_AT_SCORING, type EffectPolicy } from "../
 const effectRow = z.object({
   run_id: z.string(),
   scored_ms: z.coerce.number(),
+  declares_design: z.boolean(),
   effect_id: z.string().nullable(),
   tool: z.string().nullable(),
   handle: z.string().nullable(),
@@ -28,17 +29,17 @@ export async function finalityReference(
 ): Promise<Map<string, ReturnType<typeof finalityColumns>>> {
   const rows = z.array(effectRow).parse(
     await db.$queryRaw`
-      SELECT r.id::text AS run_id, extract(epoch FROM r.scored_at) * 1000 AS scored_ms, e.effect_id, e.tool, e.handle,
+      SELECT r.id::text AS run_id, extract(epoch FROM r.scored_at) * 1000 AS scored_ms, r.harness_design IS NOT NULL AS declares_design, e.effect_id, e.tool, e.handle,
              extract(epoch FROM e.requested_at) * 1000 AS requested_ms, e.status_at_scoring,
              coalesce((SELECT json_agg(json_build_object('status', s.status, 'atMs', extract(epoch FROM s.at) * 1000) ORDER BY s.id)
                          FROM evaluation_effect_resolutions s WHERE s.run_id = e.run_id AND s.effect_id = e.effect_id), '[]'::json) AS resolutions
         FROM evaluation_runs r LEFT JOIN evaluation_effects e ON e.run_id = r.id
        WHERE r.evaluation_id = ${evaluationId}::uuid AND r.scored_at IS NOT NULL`,
   );
-  const runs = new Map<string, { scoredAtMs: number; effects: FinalityEffect[] }>();
+  const runs = new Map<string, { scoredAtMs: number; declaresDesign: boolean; effects: FinalityEffect[] }>();
   for (const row of rows) {
     let run = runs.get(row.run_id);
-    if (!run) runs.set(row.run_id, (run = { scoredAtMs: row.scored_ms, effects: [] }));
+    if (!run) runs.set(row.run_id, (run = { scoredAtMs: row.scored_ms, declaresDesign: row.declares_design, effects: [] }));
     if (row.effect_id !== null)
       run.effects.push({
         effectId: row.effect_id,
@@ -50,5 +51,7 @@ export async function finalityReference(
       });
   }
   const classOf = toolClassifier(policy);
-  return new Map([...runs].map(([id, run]) => [id, finalityColumns(auditFinality(run, classOf))]));
+  return new Map(
+    [...runs].map(([id, run]) => [id, finalityColumns(auditFinality(run, classOf), () => finalityBasis(run, classOf, run.declaresDesign))]),
+  );
 }

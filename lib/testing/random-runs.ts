@@ -17,7 +17,7 @@ export const SECOND: EffectPolicy = {
 export const T0 = Date.parse("2026-12-01T00:00:00Z");
 export const iso = (ms: number) => new Date(ms).toISOString();
 
-/** `count` runs from `seed`: effects of every status at scoring, with and without handles and record resolutions; a twentieth unscored. */
+/** `count` runs from `seed`: effects of every status at scoring, with and without handles and record resolutions; a twentieth unscored, a fifth declaring a harness design. */
 export function randomRuns(count: number, seed: number): RunRecord[] {
   const random = seededRandom(seed);
   const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
@@ -45,6 +45,7 @@ export function randomRuns(count: number, seed: number): RunRecord[] {
       taskId: `task-${i % 7}`,
       startedAt: iso(start),
       ...(unscored ? { unscoredReason: "crashed" } : { scoredAt: iso(scored), endpointLabel: pick(["success", "failure"] as const) }),
+      ...(random() < 0.2 && { harnessDesign: "agentdojo" as const }),
       effects,
     };
   });
@@ -61,11 +62,12 @@ export const storedFinality = async (db: Db, evaluationId: string) =>
           unresolved_reason: z.string().nullable(),
           unresolved_effect_id: z.string().nullable(),
           unresolved_tool: z.string().nullable(),
+          finality_basis: z.string().nullable(),
         }),
       )
       .parse(
         await db.$queryRaw`
-          SELECT id::text, finality, unresolved_reason, unresolved_effect_id, unresolved_tool
+          SELECT id::text, finality, unresolved_reason, unresolved_effect_id, unresolved_tool, finality_basis
             FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND scored_at IS NOT NULL`,
       )
       .map(({ id, ...columns }) => [id, columns]),

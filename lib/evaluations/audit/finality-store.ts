@@ -37,7 +37,7 @@ export async function recomputeFinality(
           -- count triggers' transition tables) cost 45 µs, most of a recompute where few runs change.
           UPDATE evaluation_runs r
              SET finality = a.finality, unresolved_reason = a.reason, unresolved_effect_id = a.effect_id, unresolved_tool = a.tool,
-                 audit_policy_version = ${policy.version}
+                 finality_basis = a.basis, audit_policy_version = ${policy.version}
             FROM audited a
            WHERE r.id = a.id AND a.changed
         )
@@ -90,15 +90,16 @@ export function auditedChunk(
     ids === null ? Prisma.sql`AND e.run_id > ${after}::bigint AND e.run_id <= (SELECT max(id) FROM chunk)` : Prisma.empty;
   return Prisma.sql`chunk AS (
           -- An unscored run has no scoring time to audit at: it stays unscored under every policy.
-          SELECT id, scored_at, finality, unresolved_reason, unresolved_effect_id, unresolved_tool, content_hash FROM evaluation_runs
+          SELECT id, scored_at, finality, unresolved_reason, unresolved_effect_id, unresolved_tool, finality_basis, harness_design, content_hash
+            FROM evaluation_runs
            WHERE evaluation_id = ${evaluationId}::uuid AND id > ${after}::bigint AND scored_at IS NOT NULL
              AND (${ids}::bigint[] IS NULL OR id = ANY(${ids}::bigint[]))
            ORDER BY id LIMIT ${limit}
         ), classes AS (
           SELECT * FROM unnest(${tools}::text[], ${tools.map(classOf)}::text[]) AS c(tool, cls)
-        ), open_effects AS (
-          -- openReason: null for an effect closed at scoring or irrelevant, else why it was open.
-          SELECT DISTINCT ON (e.run_id) e.run_id, e.effect_id, e.tool, reason
+        ), judged AS (
+          -- openReason: null for an effect closed at scoring or irrelevant, else why it was open; and how a closed one was closed (finalityBasis).
+          SELECT e.run_id, e.effect_id, e.tool, e.requested_at, x.reason, x.closed_by
             FROM chunk JOIN evaluation_effects e ON e.run_id = chunk.id JOIN classes c ON c.tool = e.tool
             -- The evidence: the last resolution appended.
             LEFT JOIN LATERAL (SELECT s.status, s.at FROM evaluation_effect_resolutions s
@@ -113,14 +114,30 @@ export function auditedChunk(
                 WHEN ev.status = ANY(${TERMINAL}::text[]) THEN 'resolved_after_scoring'
                 WHEN ev.status = 'unknown' OR e.status_at_scoring = 'unknown' THEN 'unverifiable'
                 WHEN e.status_at_scoring = 'pending' THEN 'pending_at_scoring'
-                ELSE 'never_resolved' END AS reason) x
-           WHERE x.reason IS NOT NULL ${effectsOfRange}
-           ORDER BY e.run_id, e.requested_at, e.effect_id COLLATE "C"
+                ELSE 'never_resolved' END AS reason,
+              CASE
+                WHEN c.cls = 'read_only' THEN 'class'
+                WHEN ev.status = ANY(${TERMINAL}::text[]) AND ev.at <= chunk.scored_at THEN 'evidence'
+                WHEN c.cls = 'sync_confirmed' AND e.status_at_scoring = ANY(${TERMINAL}::text[]) THEN 'status'
+                ELSE 'not_run' END AS closed_by) x
+           WHERE TRUE ${effectsOfRange}
+        ), open_effects AS (
+          SELECT DISTINCT ON (run_id) run_id, effect_id, tool, reason FROM judged WHERE reason IS NOT NULL
+           ORDER BY run_id, requested_at, effect_id COLLATE "C"
+        ), closings AS (
+          SELECT run_id, bool_or(closed_by = 'status') AS by_status, bool_or(closed_by = 'evidence') AS by_evidence,
+                 bool_or(closed_by = 'class') AS by_class
+            FROM judged GROUP BY run_id
         ), fresh AS (
           SELECT chunk.id, CASE WHEN o.run_id IS NULL THEN 'final' ELSE 'unresolved' END AS finality, o.reason, o.effect_id, o.tool,
-                 (chunk.finality, chunk.unresolved_reason, chunk.unresolved_effect_id, chunk.unresolved_tool) AS stored
-            FROM chunk LEFT JOIN open_effects o ON o.run_id = chunk.id
+                 CASE WHEN o.run_id IS NOT NULL THEN NULL
+                      WHEN NOT coalesce(k.by_status, false) AND coalesce(k.by_evidence, false) THEN 'recorded_evidence'
+                      WHEN chunk.harness_design IS NOT NULL THEN 'harness_design'
+                      WHEN coalesce(k.by_status, false) OR coalesce(k.by_class, false) THEN 'policy_class'
+                      ELSE 'no_effects' END AS basis,
+                 (chunk.finality, chunk.unresolved_reason, chunk.unresolved_effect_id, chunk.unresolved_tool, chunk.finality_basis) AS stored
+            FROM chunk LEFT JOIN open_effects o ON o.run_id = chunk.id LEFT JOIN closings k ON k.run_id = chunk.id
         ), audited AS (
-          SELECT id, finality, reason, effect_id, tool, stored IS DISTINCT FROM (finality, reason, effect_id, tool) AS changed FROM fresh
+          SELECT id, finality, reason, effect_id, tool, basis, stored IS DISTINCT FROM (finality, reason, effect_id, tool, basis) AS changed FROM fresh
         )`;
 }

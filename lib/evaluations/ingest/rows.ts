@@ -2,8 +2,8 @@
 // from its record), its children's rows, the surfaces it touches. Pure: store.ts formats and writes them.
 import type { ColumnType } from "../../db/unnest-rows";
 import { disagrees } from "../../replay/rules/labels";
-import { auditFinality, type FinalityEffect, type FinalityResolution, type RunFinality } from "../finality";
-import type { RunRecord, ToolClass } from "../schemas";
+import { auditFinality, finalityBasis, type FinalityEffect, type FinalityResolution, type RunFinality } from "../finality";
+import type { FinalityBasis, RunRecord, ToolClass } from "../schemas";
 import type { ValidRun } from "./validate";
 
 const ms = (iso: string) => Date.parse(iso);
@@ -21,19 +21,35 @@ export function surfacesOf(run: RunRecord): string[] {
   ];
 }
 
-/** The columns a run's finality fills (at ingestion, and when the audit recomputes it: audit/finality-store.ts). */
-export function finalityColumns(finality: RunFinality) {
+/** The columns a run's finality fills (at ingestion, and when the audit recomputes it: audit/finality-store.ts); a final run's with its basis. */
+export function finalityColumns(finality: RunFinality, basis: () => FinalityBasis) {
   return finality.finality === "final"
-    ? { finality: "final", unresolved_reason: null, unresolved_effect_id: null, unresolved_tool: null }
+    ? { finality: "final", unresolved_reason: null, unresolved_effect_id: null, unresolved_tool: null, finality_basis: basis() }
     : {
         finality: "unresolved",
         unresolved_reason: finality.reason,
         unresolved_effect_id: finality.effectId,
         unresolved_tool: finality.tool,
+        finality_basis: null,
       };
 }
 
-const UNSCORED_COLUMNS = { finality: "unscored", unresolved_reason: null, unresolved_effect_id: null, unresolved_tool: null } as const;
+const UNSCORED_COLUMNS = {
+  finality: "unscored",
+  unresolved_reason: null,
+  unresolved_effect_id: null,
+  unresolved_tool: null,
+  finality_basis: null,
+} as const;
+
+/** A scored run's finality columns under `classOf`. */
+function auditedColumns(
+  run: { scoredAtMs: number; effects: readonly FinalityEffect[] },
+  classOf: (tool: string) => ToolClass,
+  declaresDesign: boolean,
+) {
+  return finalityColumns(auditFinality(run, classOf), () => finalityBasis(run, classOf, declaresDesign));
+}
 
 /** A run's own columns, its finality audited from its record and the resolutions posted for it earlier. */
 export function runColumns(
@@ -73,7 +89,10 @@ export function runColumns(
     content_hash: hash,
     // An unscored run has no label to disagree with, and no scoring time to audit finality at.
     disagreement: run.endpointLabel !== undefined && disagrees(run.endpointLabel, run.terminalLabel ?? null),
-    ...(run.scoredAt === undefined ? UNSCORED_COLUMNS : finalityColumns(auditFinality({ scoredAtMs: ms(run.scoredAt), effects }, classOf))),
+    harness_design: run.harnessDesign ?? null,
+    ...(run.scoredAt === undefined
+      ? UNSCORED_COLUMNS
+      : auditedColumns({ scoredAtMs: ms(run.scoredAt), effects }, classOf, run.harnessDesign !== undefined)),
   };
 }
 
@@ -100,6 +119,8 @@ export const RUN_COLUMNS: Record<string, ColumnType> = {
   unresolved_reason: "text",
   unresolved_effect_id: "text",
   unresolved_tool: "text",
+  finality_basis: "text",
+  harness_design: "text",
   disagreement: "boolean",
 };
 

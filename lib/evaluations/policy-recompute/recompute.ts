@@ -77,8 +77,8 @@ async function computeChunk(
     await tx.$queryRaw`
       WITH ${auditedChunk(evaluationId, pending.policy, tools, pending.after_run_id, null, chunkRuns)}, stored AS (
         INSERT INTO evaluation_recomputed_finality
-               (evaluation_id, version, run_id, finality, unresolved_reason, unresolved_effect_id, unresolved_tool)
-        SELECT ${evaluationId}::uuid, ${pending.version}, id, finality, reason, effect_id, tool FROM audited WHERE changed
+               (evaluation_id, version, run_id, finality, unresolved_reason, unresolved_effect_id, unresolved_tool, finality_basis)
+        SELECT ${evaluationId}::uuid, ${pending.version}, id, finality, reason, effect_id, tool, basis FROM audited WHERE changed
       ), covered AS (
         INSERT INTO evaluation_recompute_chunks (evaluation_id, version, after_run_id, last_run_id, runs, content_xor)
         SELECT ${evaluationId}::uuid, ${pending.version}, ${pending.after_run_id}::bigint, max(id), count(*), bit_xor(hashtextextended(content_hash, 0))
@@ -132,7 +132,7 @@ async function applyVersion(tx: Tx, evaluationId: string, version: number): Prom
   await tx.$executeRaw`
     UPDATE evaluation_runs r
        SET finality = s.finality, unresolved_reason = s.unresolved_reason, unresolved_effect_id = s.unresolved_effect_id,
-           unresolved_tool = s.unresolved_tool, audit_policy_version = ${version}
+           unresolved_tool = s.unresolved_tool, finality_basis = s.finality_basis, audit_policy_version = ${version}
       FROM evaluation_recomputed_finality s
      WHERE s.evaluation_id = ${evaluationId}::uuid AND s.version = ${version} AND r.id = s.run_id AND NOT (s.run_id = ANY(${again}::bigint[]))`;
   if (again.length > 0) await recomputeFinality(tx, evaluationId, { version, policy: pending.policy }, again);

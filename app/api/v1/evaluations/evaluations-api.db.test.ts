@@ -129,6 +129,9 @@ describe("the evaluation API", () => {
       units: { runRows: 3, analysisUnits: 1, largest: 3 },
       exposures: { n: 2, of: 3 },
       inheritedState: { none: 1, internal: 2, public: 0 },
+      // r2 is final by the evidence of its transfer's completion; r3 had nothing to wait for.
+      finalBasis: { recorded_evidence: 1, no_effects: 1 },
+      harnessDesigns: [],
     };
     expect(await viewer.summary(id)).toEqual(expected);
 

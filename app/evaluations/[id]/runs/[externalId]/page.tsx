@@ -19,7 +19,7 @@ import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import { formatDuration, formatElapsed } from "@/lib/format/time";
 import { getDb } from "@/lib/db/client";
-import { CLASS_EXPLANATIONS, INHERITED_LABELS, REASON_LABELS, timesRecorded } from "@/lib/evaluations/display";
+import { CLASS_EXPLANATIONS, INHERITED_LABELS, REASON_LABELS, runBasisText, timesRecorded } from "@/lib/evaluations/display";
 import { isTerminalStatus } from "@/lib/evaluations/finality";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
 import { toolClassifier } from "@/lib/evaluations/policy";
@@ -146,6 +146,7 @@ export default async function EvaluationRunPage({
             ["Endpoint label", <LabelText key="e" value={run.endpointLabel} />, "endpoint-label"],
             ["Terminal label", <LabelText key="t" value={run.terminalLabel} />, "terminal-label"],
             ["Finality", run.finality, "finality"],
+            run.finality === "final" ? ["Final because", runBasisText(run), "finality-basis"] : null,
             // Only when it is not completed: the rule treats the run by it (an environment failure is excluded by default).
             run.runClass !== "completed"
               ? [
