@@ -3,8 +3,8 @@ import { Section } from "@/components/ui/page-header";
 import { RowsTable } from "@/components/ui/rows-table";
 import { Time } from "@/components/ui/time";
 import type { EvaluationDetail } from "@/lib/evaluations/read-schemas";
-import { toolClassifier } from "@/lib/evaluations/policy";
-import type { ToolClass } from "@/lib/evaluations/schemas";
+import { describeEntry, entryClass, entryTemplates, toolClassifier } from "@/lib/evaluations/policy";
+import type { ToolClass, ToolEntry } from "@/lib/evaluations/schemas";
 import type { StoredToolSuggestion } from "@/lib/evaluations/tool-suggestions";
 import { OpenOnRequest } from "@/components/ui/open-on-request";
 import { LazyPolicyVersionForm } from "./lazy-policy-version-form";
@@ -22,7 +22,7 @@ export function EffectPolicyPanel({
 }: {
   evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy" | "pendingPolicy">;
   tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
-  versions: { version: number; tools: Record<string, string>; createdAt: Date }[];
+  versions: { version: number; tools: Record<string, ToolEntry>; createdAt: Date }[];
   edits: boolean;
   suggestions?: StoredToolSuggestion[];
 }) {
@@ -44,9 +44,17 @@ export function EffectPolicyPanel({
         ) : (
           <RowsTable
             caption={`Declared in version ${evaluation.effectPolicyVersion}`}
-            columns={["Tool or pattern", "Class"]}
+            columns={["Tool or pattern", "Class", "Reads", "Writes"]}
             testId="policy-declared"
-            rows={declared.map(([tool, cls]) => [{ code: tool }, cls])}
+            rows={declared.map(([tool, entry]) => {
+              const { reads, writes } = entryTemplates(entry);
+              return [
+                { code: tool },
+                entryClass(entry),
+                reads === undefined ? null : { code: reads },
+                writes === undefined ? null : { code: writes },
+              ];
+            })}
           />
         )}
         {tools.length === 0 ? (
@@ -91,7 +99,7 @@ export function EffectPolicyPanel({
               <li key={v.version}>
                 Version {v.version}, <Time iso={v.createdAt.toISOString()} />:{" "}
                 {Object.entries(v.tools)
-                  .map(([tool, cls]) => `${tool} → ${cls}`)
+                  .map(([tool, entry]) => `${tool} → ${describeEntry(entry)}`)
                   .join("; ") || "no tool named"}
               </li>
             ))}

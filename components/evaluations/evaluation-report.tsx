@@ -3,7 +3,7 @@ import type { PageContents } from "@/lib/format/contents";
 import type { EvaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
 import type { RuleVersion } from "@/lib/statistics/answer-schema";
 import type { EvaluationDetail, EvaluationSummary } from "@/lib/evaluations/read-schemas";
-import type { ToolClass } from "@/lib/evaluations/schemas";
+import type { ToolClass, ToolEntry } from "@/lib/evaluations/schemas";
 import type { StoredToolSuggestion } from "@/lib/evaluations/tool-suggestions";
 import { UnitsPanel, UnresolvedPanel } from "./audit-panels";
 import { EffectPolicyPanel } from "./effect-policy-panel";
@@ -41,7 +41,7 @@ export function EvaluationReport({
   summary: EvaluationSummary;
   largestUnits: { unit: string; runs: number; surfaces: string[] }[];
   tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
-  versions?: { version: number; tools: Record<string, string>; createdAt: Date }[];
+  versions?: { version: number; tools: Record<string, ToolEntry>; createdAt: Date }[];
   /** On the evaluation's own page; a share link's content is the audit alone. */
   statistics?: EvaluationStatistics & { ruleHistory: RuleVersion[] };
   edits?: boolean;

@@ -5,7 +5,7 @@ import { useState } from "react";
 import { callApi } from "@/components/api-client";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
-import { globMatches } from "@/lib/evaluations/policy";
+import { describeEntry, globMatches } from "@/lib/evaluations/policy";
 import { policyFromRows, policyRowsOf, type PolicyRow } from "@/lib/evaluations/policy-rows";
 import {
   effectPolicyConflictSchema,
@@ -23,7 +23,7 @@ const FIELDS: Record<string, FieldSpec> = {
 /** A policy as one line: `tool → class; …`. */
 const policyLine = (policy: EffectPolicy) =>
   Object.entries(policy.tools)
-    .map(([tool, cls]) => `${tool} → ${cls}`)
+    .map(([tool, entry]) => `${tool} → ${describeEntry(entry)}`)
     .join("; ") || "no tool named";
 
 /** The tools with recorded effects that a read-only row names or matches. */
