@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { useTestDatabase } from "../testing/use-test-database";
 import { createEvaluation } from "./create-evaluation";
+import { getEvaluationRun } from "./evaluation-runs";
 import { ingestRuns } from "./ingest/ingest-runs";
 import { openLiveRun, recordLiveEvents, scoreLiveRun } from "./live/live-runs";
 import { applyPendingPolicy } from "./policy-recompute/recompute";
@@ -113,6 +114,10 @@ describe("surfaces from a tool's arguments", () => {
     expect(await separation(id)).toEqual(ONE_UNIT);
     const summary = await evaluationSummary(db, id);
     expect(summary.final.n).toBe(2);
+    // The run's page and API tell a derived touch from a recorded one.
+    expect((await getEvaluationRun(db, id, "fs-2"))?.touches).toEqual([
+      { surface: "fs:a.txt", op: "read", at: new Date(at(11)), public: false, derived: true },
+    ]);
 
     // fs-2 re-sent reading another file: the changed path derives its touches again.
     const [, fs2] = ingestedRuns();

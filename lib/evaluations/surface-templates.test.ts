@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { callSurfacer } from "./policy";
 import { effectPolicySchema } from "./schemas";
-import { parseSurfaceTemplate, renderSurfaceTemplate, SURFACE_MAX, templateParts, unrenderedNote } from "./surface-templates";
+import { callSurfaceText, parseSurfaceTemplate, renderSurfaceTemplate, SURFACE_MAX, templateParts } from "./surface-templates";
 
 describe("a surface template", () => {
   it("parses into text and the arguments it names, in order", () => {
@@ -43,11 +43,13 @@ describe("a surface template", () => {
     expect(renderSurfaceTemplate(templateParts("fs:{path}"), { path: long })).toEqual({ reason: "too_long", length: SURFACE_MAX + 3 });
   });
 
-  it("says in the run page's words why a call touched nothing", () => {
-    expect(unrenderedNote("write_file", { op: "write", template: "fs:{path}", rendered: { reason: "absent", argument: "path" } })).toBe(
+  it("says in the run page's words what a call touched, or why nothing", () => {
+    expect(callSurfaceText("write_file", { op: "write", template: "fs:{path}", rendered: { reason: "absent", argument: "path" } })).toBe(
       "write_file's writes template fs:{path} needs argument path; this call has none",
     );
-    expect(unrenderedNote("read_text_file", { op: "read", template: "fs:{path}", rendered: { surface: "fs:a.txt" } })).toBeNull();
+    expect(callSurfaceText("read_text_file", { op: "read", template: "fs:{path}", rendered: { surface: "fs:a.txt" } })).toBe(
+      "reads fs:a.txt (read_text_file's template fs:{path})",
+    );
   });
 });
 

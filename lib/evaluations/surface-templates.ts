@@ -80,10 +80,10 @@ export interface CallSurface {
   rendered: RenderedSurface;
 }
 
-/** Why a call touches nothing by a template, in the run page's words. */
-export function unrenderedNote(tool: string, { op, template, rendered }: CallSurface): string | null {
+/** What a call touched by a template, or why nothing, in the run page's words. */
+export function callSurfaceText(tool: string, { op, template, rendered }: CallSurface): string {
   const field = op === "read" ? "reads" : "writes";
-  if ("surface" in rendered) return null;
+  if ("surface" in rendered) return `${field} ${rendered.surface} (${tool}'s template ${template})`;
   if (rendered.reason === "too_long")
     return `${tool}'s ${field} template ${template} makes a name of ${rendered.length} characters from this call; a surface holds at most ${SURFACE_MAX}`;
   return rendered.reason === "absent"
