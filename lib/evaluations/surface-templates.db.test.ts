@@ -6,10 +6,12 @@ import { createEvaluation } from "./create-evaluation";
 import { getEvaluationRun } from "./evaluation-runs";
 import { ingestRuns } from "./ingest/ingest-runs";
 import { openLiveRun, recordLiveEvents, scoreLiveRun } from "./live/live-runs";
+import { toolClassifier } from "./policy";
 import { applyPendingPolicy } from "./policy-recompute/recompute";
 import type { EffectPolicy, RunRecord } from "./schemas";
 import { setEffectPolicy } from "./set-effect-policy";
 import { evaluationSummary } from "./summary";
+import { templateSuggestions } from "./template-suggestions";
 
 // Surfaces from a tool's arguments on a real PostgreSQL: run fs-1 writes a.txt (write_file, then
 // edit_file), run fs-2, with no reset between, reads it (read_text_file). Nothing in either record
@@ -167,6 +169,24 @@ describe("surfaces from a tool's arguments", () => {
       expect(await touches(id)).toEqual(DERIVED);
       expect(await separation(id)).toEqual(ONE_UNIT);
     }
+  });
+
+  it("are suggested from the calls' argument names and MCP's annotations for tools without templates, and applied only once saved", async () => {
+    const id = await createEvaluation(db, { name: "fs suggested", effectPolicy: CLASSES_ONLY }, null);
+    await ingestRuns(db, id, ingestedRuns());
+    // As the page reads them from the MCP recorder's suggestions: edit_file annotated destructiveHint.
+    const annotations = new Map([["edit_file", { destructiveHint: true }]]);
+    const suggested = await templateSuggestions(db, id, CLASSES_ONLY, toolClassifier(CLASSES_ONLY), annotations);
+    expect(suggested.map(({ tool, op, template }) => ({ tool, op, template }))).toEqual([
+      { tool: "edit_file", op: "writes", template: "fs:{path}" },
+      { tool: "read_text_file", op: "reads", template: "fs:{path}" },
+      { tool: "write_file", op: "writes", template: "fs:{path}" },
+    ]);
+    expect(suggested[0]!.reason).toBe("argument path looks like it names state; annotated destructiveHint");
+    expect(await touches(id)).toEqual([]);
+    expect(await separation(id)).toEqual(TWO_UNITS);
+    // Once the templates are in the policy, nothing is left to suggest.
+    expect(await templateSuggestions(db, id, TEMPLATED, toolClassifier(TEMPLATED), annotations)).toEqual([]);
   });
 
   it("touch nothing for a call without the argument the template names", async () => {
