@@ -113,7 +113,7 @@ export function classesToAdopt(current: EffectPolicy, offered: EffectPolicy): Ef
 }
 
 /** Whether two entries say the same: one class and the same templates (a bare class is an object without templates). */
-export function sameEntry(a: ToolEntry, b: ToolEntry): boolean {
+function sameEntry(a: ToolEntry, b: ToolEntry): boolean {
   const [ta, tb] = [entryTemplates(a), entryTemplates(b)];
   return entryClass(a) === entryClass(b) && ta.reads === tb.reads && ta.writes === tb.writes;
 }

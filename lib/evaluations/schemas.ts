@@ -81,19 +81,19 @@ export const toolPatternSchema = text("tool name", 200).superRefine((pattern, ct
 const effectClassSchema = z.enum(EFFECT_CLASSES, `an effect class must be one of ${EFFECT_CLASSES.join(", ")}`);
 
 /** A surface template (surface-templates.ts): text with `{argument}` names, refused with why when its braces do not pair or a name is blank. */
-export const surfaceTemplateSchema = text("a surface template").superRefine((template, ctx) => {
+const surfaceTemplateSchema = text("a surface template").superRefine((template, ctx) => {
   const parsed = parseSurfaceTemplate(template);
   if ("problem" in parsed)
     ctx.addIssue({ code: "custom", message: `a surface template's braces must pair around an argument's name: ${parsed.problem}` });
 });
 
 /** A class with the surfaces its calls touch, by templates over their arguments: `{"class": "sync_confirmed", "writes": "fs:{path}"}`. */
-export const toolSurfacesSchema = z.strictObject({
+const toolSurfacesSchema = z.strictObject({
   class: effectClassSchema,
   reads: surfaceTemplateSchema.optional(),
   writes: surfaceTemplateSchema.optional(),
 });
-export type ToolSurfaces = z.infer<typeof toolSurfacesSchema>;
+type ToolSurfaces = z.infer<typeof toolSurfacesSchema>;
 export type ToolEntry = EffectClass | ToolSurfaces;
 
 /**
