@@ -14,7 +14,7 @@ const CLASS_MEANINGS: Record<EffectClass, string> = {
 };
 
 /**
- * The effect policy as editable rows (tool name or `*` pattern → class): add, change, remove. The
+ * The effect policy as editable rows (tool name or `*` pattern → class, and optional surface templates): add, change, remove. The
  * rows are the caller's state; `policyFromRows` turns them into the body. `suggestions` are tools
  * seen in the runs that no row names yet, offered as one-click rows. Once the form has shown an error,
  * every bad row says why below it, and stops saying so as soon as it is fixed.
@@ -37,7 +37,8 @@ export function EffectPolicyEditor({
   const checked = error ? policyFromRows(rows) : null;
   const rowProblems = new Map(checked && !checked.ok ? checked.problems.map((p) => [p.row, p.belowRow]) : []);
   const hint =
-    "An exact name beats a pattern; a longer pattern a shorter one. A tool no row names is unclassified: relevant, never silently read-only.";
+    "An exact name beats a pattern; a longer pattern a shorter one. A tool no row names is unclassified: relevant, never silently read-only. " +
+    "A row's reads and writes templates name the state each call touches from its arguments: fs:{path} is the call's argument path after fs: (docs/evaluations.md).";
   return (
     <Fieldset id={id} legend="Effect policy" hint={hint} error={error} data-field={id} tabIndex={-1} className="space-y-3">
       {rows.length === 0 ? <p className="text-sm text-muted-foreground">No tool is named: every tool is unclassified.</p> : null}
@@ -75,6 +76,24 @@ export function EffectPolicyEditor({
               >
                 <Trash2 aria-hidden="true" />
               </Button>
+              <div className="col-span-2 grid grid-cols-2 gap-2">
+                <Input
+                  aria-label={`Reads template, row ${i + 1}`}
+                  value={row.reads ?? ""}
+                  onChange={(e) => update(i, { reads: e.target.value })}
+                  placeholder="reads, e.g. fs:{path} (optional)"
+                  autoComplete="off"
+                  className="font-mono text-xs"
+                />
+                <Input
+                  aria-label={`Writes template, row ${i + 1}`}
+                  value={row.writes ?? ""}
+                  onChange={(e) => update(i, { writes: e.target.value })}
+                  placeholder="writes, e.g. fs:{path} (optional)"
+                  autoComplete="off"
+                  className="font-mono text-xs"
+                />
+              </div>
               {problem ? (
                 <p id={problemId} className="col-span-3 text-sm font-medium text-danger" data-testid="policy-row-error">
                   {problem}

@@ -3,9 +3,10 @@ import { Section } from "@/components/ui/page-header";
 import { RowsTable } from "@/components/ui/rows-table";
 import { Time } from "@/components/ui/time";
 import type { EvaluationDetail } from "@/lib/evaluations/read-schemas";
-import { toolClassifier } from "@/lib/evaluations/policy";
-import type { ToolClass } from "@/lib/evaluations/schemas";
+import { describeEntry, entryClass, entryTemplates, toolClassifier } from "@/lib/evaluations/policy";
+import type { ToolClass, ToolEntry } from "@/lib/evaluations/schemas";
 import type { StoredToolSuggestion } from "@/lib/evaluations/tool-suggestions";
+import type { TemplateSuggestion } from "@/lib/evaluations/template-suggestions";
 import { OpenOnRequest } from "@/components/ui/open-on-request";
 import { LazyPolicyVersionForm } from "./lazy-policy-version-form";
 
@@ -19,12 +20,15 @@ export function EffectPolicyPanel({
   versions,
   edits,
   suggestions = [],
+  templateSuggestions = [],
 }: {
   evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy" | "pendingPolicy">;
   tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
-  versions: { version: number; tools: Record<string, string>; createdAt: Date }[];
+  versions: { version: number; tools: Record<string, ToolEntry>; createdAt: Date }[];
   edits: boolean;
   suggestions?: StoredToolSuggestion[];
+  /** Surface templates suggested for tools whose entry has none: shown, and offered to the form, never applied. */
+  templateSuggestions?: TemplateSuggestion[];
 }) {
   const declared = Object.entries(evaluation.effectPolicy.tools);
   const classOf = toolClassifier(evaluation.effectPolicy);
@@ -44,9 +48,17 @@ export function EffectPolicyPanel({
         ) : (
           <RowsTable
             caption={`Declared in version ${evaluation.effectPolicyVersion}`}
-            columns={["Tool or pattern", "Class"]}
+            columns={["Tool or pattern", "Class", "Reads", "Writes"]}
             testId="policy-declared"
-            rows={declared.map(([tool, cls]) => [{ code: tool }, cls])}
+            rows={declared.map(([tool, entry]) => {
+              const { reads, writes } = entryTemplates(entry);
+              return [
+                { code: tool },
+                entryClass(entry),
+                reads === undefined ? null : { code: reads },
+                writes === undefined ? null : { code: writes },
+              ];
+            })}
           />
         )}
         {tools.length === 0 ? (
@@ -83,6 +95,15 @@ export function EffectPolicyPanel({
           ])}
         />
       ) : null}
+      {templateSuggestions.length > 0 ? (
+        <RowsTable
+          caption={`Surface templates suggested from the latest runs' argument names: ${templateSuggestions.length}. A template counts only once saved into a version.`}
+          columns={["Tool", "Suggested", "Why"]}
+          testId="template-suggestions"
+          cellClassNames={{ 2: "[overflow-wrap:anywhere]" }}
+          rows={templateSuggestions.map((s) => [{ code: s.tool }, { code: `${s.op} ${s.template}` }, s.reason])}
+        />
+      ) : null}
       {versions.length > 1 ? (
         <details className="rounded-lg border border-border bg-card p-4">
           <summary className="cursor-pointer text-sm font-medium">Every version ({versions.length})</summary>
@@ -91,7 +112,7 @@ export function EffectPolicyPanel({
               <li key={v.version}>
                 Version {v.version}, <Time iso={v.createdAt.toISOString()} />:{" "}
                 {Object.entries(v.tools)
-                  .map(([tool, cls]) => `${tool} → ${cls}`)
+                  .map(([tool, entry]) => `${tool} → ${describeEntry(entry)}`)
                   .join("; ") || "no tool named"}
               </li>
             ))}
@@ -107,6 +128,7 @@ export function EffectPolicyPanel({
             unclassified={tools.filter((t) => t.class === "unclassified").map((t) => t.tool)}
             recordedEffects={Object.fromEntries(tools.filter((t) => t.effects > 0).map((t) => [t.tool, t.effects]))}
             suggested={open.map((s) => ({ tool: s.tool, effectClass: s.suggestedClass }))}
+            suggestedTemplates={templateSuggestions}
           />
         </OpenOnRequest>
       ) : null}

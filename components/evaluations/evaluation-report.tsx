@@ -3,8 +3,9 @@ import type { PageContents } from "@/lib/format/contents";
 import type { EvaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
 import type { RuleVersion } from "@/lib/statistics/answer-schema";
 import type { EvaluationDetail, EvaluationSummary } from "@/lib/evaluations/read-schemas";
-import type { ToolClass } from "@/lib/evaluations/schemas";
+import type { ToolClass, ToolEntry } from "@/lib/evaluations/schemas";
 import type { StoredToolSuggestion } from "@/lib/evaluations/tool-suggestions";
+import type { TemplateSuggestion } from "@/lib/evaluations/template-suggestions";
 import { UnitsPanel, UnresolvedPanel } from "./audit-panels";
 import { EffectPolicyPanel } from "./effect-policy-panel";
 import { EvaluationFigures } from "./evaluation-figures";
@@ -35,13 +36,14 @@ export function EvaluationReport({
   linksToRuns,
   resetsOverriddenByCanary,
   suggestions,
+  templateSuggestions,
   harnessMetrics = [],
 }: {
   evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy" | "pendingPolicy">;
   summary: EvaluationSummary;
   largestUnits: { unit: string; runs: number; surfaces: string[] }[];
   tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
-  versions?: { version: number; tools: Record<string, string>; createdAt: Date }[];
+  versions?: { version: number; tools: Record<string, ToolEntry>; createdAt: Date }[];
   /** On the evaluation's own page; a share link's content is the audit alone. */
   statistics?: EvaluationStatistics & { ruleHistory: RuleVersion[] };
   edits?: boolean;
@@ -50,6 +52,8 @@ export function EvaluationReport({
   resetsOverriddenByCanary?: number;
   /** Tool classes recorders suggested (on the evaluation's own page). */
   suggestions?: StoredToolSuggestion[];
+  /** Surface templates suggested for tools whose entry has none (template-suggestions.ts). */
+  templateSuggestions?: TemplateSuggestion[];
   /** What the harness reported itself for its logs (on the evaluation's own page). */
   harnessMetrics?: readonly HarnessMetric[];
 }) {
@@ -61,7 +65,14 @@ export function EvaluationReport({
       {statistics ? <StatisticsPanel {...statistics} ruleChange={edits ? { kind: "evaluation", id: evaluation.id } : undefined} /> : null}
       <UnresolvedPanel evaluationId={runsOf} unresolved={summary.unresolved} runs={summary.reported.n} />
       <UnitsPanel evaluationId={runsOf} units={summary.units} largest={largestUnits} resetsOverriddenByCanary={resetsOverriddenByCanary} />
-      <EffectPolicyPanel evaluation={evaluation} tools={tools} versions={versions} edits={edits} suggestions={suggestions} />
+      <EffectPolicyPanel
+        evaluation={evaluation}
+        tools={tools}
+        versions={versions}
+        edits={edits}
+        suggestions={suggestions}
+        templateSuggestions={templateSuggestions}
+      />
     </>
   );
 }

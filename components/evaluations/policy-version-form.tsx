@@ -5,7 +5,7 @@ import { useState } from "react";
 import { callApi } from "@/components/api-client";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
-import { globMatches } from "@/lib/evaluations/policy";
+import { describeEntry, globMatches } from "@/lib/evaluations/policy";
 import { policyFromRows, policyRowsOf, type PolicyRow } from "@/lib/evaluations/policy-rows";
 import {
   effectPolicyConflictSchema,
@@ -14,6 +14,7 @@ import {
   type EffectPolicyConflict,
 } from "@/lib/evaluations/schemas";
 import { fieldErrors, messageAfterField, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
+import type { TemplateSuggestion } from "@/lib/evaluations/template-suggestions";
 import { EffectPolicyEditor } from "./effect-policy-editor";
 
 const FIELDS: Record<string, FieldSpec> = {
@@ -23,7 +24,7 @@ const FIELDS: Record<string, FieldSpec> = {
 /** A policy as one line: `tool → class; …`. */
 const policyLine = (policy: EffectPolicy) =>
   Object.entries(policy.tools)
-    .map(([tool, cls]) => `${tool} → ${cls}`)
+    .map(([tool, entry]) => `${tool} → ${describeEntry(entry)}`)
     .join("; ") || "no tool named";
 
 /** The tools with recorded effects that a read-only row names or matches. */
@@ -46,6 +47,7 @@ export function PolicyVersionForm({
   version,
   unclassified,
   suggested = [],
+  suggestedTemplates = [],
   recordedEffects = {},
 }: {
   evaluationId: string;
@@ -56,6 +58,8 @@ export function PolicyVersionForm({
   recordedEffects?: Record<string, number>;
   /** Classes recorders suggest that this version does not hold: one button puts them into the rows. */
   suggested?: PolicyRow[];
+  /** Surface templates suggested for tools whose entry has none: one button puts them into the rows. */
+  suggestedTemplates?: TemplateSuggestion[];
 }) {
   const router = useRouter();
   const [rows, setRows] = useState<PolicyRow[]>(() => policyRowsOf(policy));
@@ -68,6 +72,23 @@ export function PolicyVersionForm({
   const named = new Set(rows.map((r) => r.tool.trim()));
   const readOnlyWrites = readOnlyWithEffects(rows, recordedEffects);
   const toAdd = suggested.filter((s) => !rows.some((r) => r.tool.trim() === s.tool && r.effectClass === s.effectClass));
+  const templatesToAdd = suggestedTemplates.filter((s) => !rows.some((r) => r.tool.trim() === s.tool && r[s.op]?.trim()));
+
+  /** The suggested templates into the rows: a tool's row takes the template where it has none, a tool without a row gets one (its suggested class, else the editor's default). */
+  function addSuggestedTemplates() {
+    const next = rows.map((r) => ({ ...r }));
+    for (const s of templatesToAdd) {
+      const row = next.find((r) => r.tool.trim() === s.tool);
+      if (row) row[s.op] = s.template;
+      else
+        next.push({
+          tool: s.tool,
+          effectClass: suggested.find((c) => c.tool === s.tool)?.effectClass ?? "async_handle",
+          [s.op]: s.template,
+        });
+    }
+    setRows(next);
+  }
 
   /** The suggested classes into the rows: a tool's row takes the suggested class, a tool without one gets a row. */
   function addSuggested() {
@@ -129,6 +150,11 @@ export function PolicyVersionForm({
       {toAdd.length > 0 ? (
         <Button size="sm" onClick={addSuggested} data-testid="add-suggested-classes">
           Put the {toAdd.length} suggested class{toAdd.length === 1 ? "" : "es"} into these rows
+        </Button>
+      ) : null}
+      {templatesToAdd.length > 0 ? (
+        <Button size="sm" onClick={addSuggestedTemplates} data-testid="add-suggested-templates">
+          Put the {templatesToAdd.length} suggested surface template{templatesToAdd.length === 1 ? "" : "s"} into these rows
         </Button>
       ) : null}
       <EffectPolicyEditor

@@ -116,7 +116,13 @@ const detailRow = runRow.extend({
   threshold: z.number().nullable(),
   tool_calls: z.unknown(),
 });
-const touchRow = z.object({ surface: z.string(), op: z.enum(["read", "write", "score"]), at: z.date(), public: z.boolean() });
+const touchRow = z.object({
+  surface: z.string(),
+  op: z.enum(["read", "write", "score"]),
+  at: z.date(),
+  public: z.boolean(),
+  derived: z.boolean(),
+});
 const resetRow = z.object({ surface: z.string(), at: z.date(), verified: z.boolean(), evidence: z.unknown() });
 const canaryRow = z.object({
   surface: z.string(),
@@ -137,7 +143,8 @@ export type EvaluationRunDetail = EvaluationRunListItem & {
   threshold: number | null;
   toolCalls: unknown;
   effects: (Omit<z.infer<typeof effectRow>, "resolutions"> & { resolutions: z.infer<typeof effectRow>["resolutions"] })[];
-  touches: { surface: string; op: "read" | "write" | "score"; at: Date; public: boolean }[];
+  /** `derived`: made by the policy's surface templates from a call's arguments, not recorded by the harness. */
+  touches: { surface: string; op: "read" | "write" | "score"; at: Date; public: boolean; derived: boolean }[];
   /** With every canary check of the reset, oldest first: one found means the reset did not hold. */
   resets: { surface: string; at: Date; verified: boolean; evidence: unknown; canaries: ResetCanaryCheck[] }[];
 };
@@ -160,7 +167,7 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
   );
   if (!run) return null;
   const [touches, resets, canaries, effects] = await Promise.all([
-    db.$queryRaw`SELECT surface, op, at, public FROM evaluation_touches WHERE run_id = ${run.id}::bigint ORDER BY at, id`,
+    db.$queryRaw`SELECT surface, op, at, public, derived FROM evaluation_touches WHERE run_id = ${run.id}::bigint ORDER BY at, id`,
     db.$queryRaw`SELECT surface, at, verified, evidence FROM evaluation_resets WHERE run_id = ${run.id}::bigint ORDER BY at, id`,
     db.$queryRaw`SELECT surface, reset_at, planted, found, evidence, source FROM evaluation_reset_canaries WHERE run_id = ${run.id}::bigint ORDER BY id`,
     db.$queryRaw`

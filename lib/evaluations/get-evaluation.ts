@@ -2,7 +2,7 @@ import { z } from "zod";
 import { existsAnswer } from "../db/rows";
 import type { SqlClient } from "../db/sql-transaction";
 import type { EvaluationDetail } from "./read-schemas";
-import { effectPolicySchema } from "./schemas";
+import { effectPolicySchema, toolEntrySchema, type ToolEntry } from "./schemas";
 
 const evaluationRow = z.object({
   id: z.string(),
@@ -21,7 +21,9 @@ const evaluationRow = z.object({
 });
 
 const evaluationRows = z.array(evaluationRow);
-const policyVersionRows = z.array(z.object({ version: z.number().int(), tools: z.record(z.string(), z.string()), created_at: z.date() }));
+const policyVersionRows = z.array(
+  z.object({ version: z.number().int(), tools: z.record(z.string(), toolEntrySchema), created_at: z.date() }),
+);
 const uuid = z.uuid();
 
 /** An evaluation and its current effect policy, or null: one round trip (the page's header waits for it). */
@@ -61,7 +63,7 @@ export async function getEvaluation(db: SqlClient, evaluationId: string): Promis
 export async function listEffectPolicyVersions(
   db: SqlClient,
   evaluationId: string,
-): Promise<{ version: number; tools: Record<string, string>; createdAt: Date }[]> {
+): Promise<{ version: number; tools: Record<string, ToolEntry>; createdAt: Date }[]> {
   // Raw SQL on the evaluation page's path: Prisma compiles a model query on every call (~0.5 ms of CPU).
   const rows = policyVersionRows.parse(
     await db.$queryRaw`SELECT version, tools, created_at FROM evaluation_effect_policies WHERE evaluation_id = ${evaluationId}::uuid ORDER BY version`,

@@ -64,6 +64,36 @@ describe("the effect-policy editor's rows", () => {
     ]);
   });
 
+  it("make an object entry of a row with a template, its class alone of one without, and come back as rows", () => {
+    const made = policyFromRows([
+      { tool: "write_file", effectClass: "sync_confirmed", writes: " fs:{path} ", reads: " " },
+      { tool: "read_text_file", effectClass: "read_only", reads: "fs:{path}" },
+      { tool: "get_time", effectClass: "read_only", reads: "", writes: "" },
+    ]);
+    expect(made).toEqual({
+      ok: true,
+      policy: {
+        tools: {
+          write_file: { class: "sync_confirmed", writes: "fs:{path}" },
+          read_text_file: { class: "read_only", reads: "fs:{path}" },
+          get_time: "read_only",
+        },
+      },
+    });
+    expect(made.ok && policyRowsOf(made.policy)).toEqual([
+      { tool: "write_file", effectClass: "sync_confirmed", writes: "fs:{path}" },
+      { tool: "read_text_file", effectClass: "read_only", reads: "fs:{path}" },
+      { tool: "get_time", effectClass: "read_only" },
+    ]);
+  });
+
+  it("name a template the schema would refuse by its row", () => {
+    const made = policyFromRows([{ tool: "write_file", effectClass: "sync_confirmed", writes: "fs:{path" }]);
+    expect(made.ok === false && made.problems.map((p) => p.belowRow)).toEqual([
+      "Row 1's writes template: the { at position 4 is never closed (write {name} around each argument's name).",
+    ]);
+  });
+
   it("make an empty policy from no rows: every tool unclassified", () => {
     expect(policyFromRows([])).toEqual({ ok: true, policy: { tools: {} } });
   });

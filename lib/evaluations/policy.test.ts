@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { classesToAdopt, classifyTool, globMatches, samePolicy } from "./policy";
+import { classesToAdopt, classifyTool, describeEntry, globMatches, samePolicy, sameTemplates } from "./policy";
+import type { EffectPolicy } from "./schemas";
 
 describe("effect policy", () => {
   const policy = {
@@ -12,6 +13,16 @@ describe("effect policy", () => {
     expect(classifyTool(policy, "mail.send")).toBe("external");
     expect(classifyTool(policy, "shell.exec")).toBe("unclassified");
     expect(classifyTool({ tools: {} }, "anything")).toBe("unclassified");
+  });
+  it("reads an object entry's class as a string entry's, exact names and patterns alike", () => {
+    const templated: EffectPolicy = {
+      tools: { write_file: { class: "sync_confirmed", writes: "fs:{path}" }, "read_*": { class: "read_only", reads: "fs:{path}" } },
+    };
+    expect(classifyTool(templated, "write_file")).toBe("sync_confirmed");
+    expect(classifyTool(templated, "read_text_file")).toBe("read_only");
+    expect(classifyTool(templated, "edit_file")).toBe("unclassified");
+    expect(describeEntry(templated.tools.write_file!)).toBe("sync_confirmed, writes fs:{path}");
+    expect(describeEntry("external")).toBe("external");
   });
   it("treats pattern characters other than * literally", () => {
     expect(classifyTool({ tools: { "a.b": "read_only" } } as const, "aXb")).toBe("unclassified");
@@ -69,5 +80,25 @@ describe("samePolicy", () => {
     expect(samePolicy({ tools: { a: "read_only" } }, { tools: { a: "external" } })).toBe(false);
     expect(samePolicy({ tools: { a: "read_only" } }, { tools: { a: "read_only", b: "external" } })).toBe(false);
     expect(samePolicy({ tools: {} }, { tools: {} })).toBe(true);
+  });
+  it("compares templates too; an object without templates is its class", () => {
+    const writes: EffectPolicy = { tools: { w: { class: "sync_confirmed", writes: "fs:{path}" } } };
+    expect(samePolicy(writes, { tools: { w: { writes: "fs:{path}", class: "sync_confirmed" } } })).toBe(true);
+    expect(samePolicy(writes, { tools: { w: "sync_confirmed" } })).toBe(false);
+    expect(samePolicy(writes, { tools: { w: { class: "sync_confirmed", writes: "fs:{file}" } } })).toBe(false);
+    expect(samePolicy({ tools: { w: { class: "external" } } }, { tools: { w: "external" } })).toBe(true);
+  });
+});
+
+describe("sameTemplates", () => {
+  const templated: EffectPolicy = { tools: { w: { class: "sync_confirmed", writes: "fs:{path}" }, r: "read_only" } };
+  it("holds across a change of classes alone, and between policies without templates", () => {
+    expect(sameTemplates(templated, { tools: { w: { class: "external", writes: "fs:{path}" }, r: "external" } })).toBe(true);
+    expect(sameTemplates({ tools: { a: "read_only" } }, { tools: { b: "external", "*": "read_only" } })).toBe(true);
+  });
+  it("fails when a template, or the names and patterns that decide which entry governs a tool, change", () => {
+    expect(sameTemplates(templated, { tools: { w: "sync_confirmed", r: "read_only" } })).toBe(false);
+    expect(sameTemplates(templated, { tools: { w: { class: "sync_confirmed", writes: "fs:{file}" }, r: "read_only" } })).toBe(false);
+    expect(sameTemplates(templated, { ...templated, tools: { ...templated.tools, "w*": "external" } })).toBe(false);
   });
 });

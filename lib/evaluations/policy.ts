@@ -1,5 +1,7 @@
-// The declared effect policy (issue 10 §1): which class each tool's effects belong to. Pure.
-import type { EffectPolicy, ToolClass } from "./schemas";
+// The declared effect policy (issue 10 §1): which class each tool's effects belong to, and the surfaces
+// its calls touch by templates over their arguments (surface-templates.ts). Pure.
+import type { EffectClass, EffectPolicy, ToolClass, ToolEntry } from "./schemas";
+import { renderSurfaceTemplate, templateParts, type CallSurface, type TemplatePart } from "./surface-templates";
 
 /**
  * Whether `tool` matches `pattern`, where `*` matches any run of characters and everything else is
@@ -25,19 +27,40 @@ export function globMatches(pattern: string, tool: string): boolean {
   return true;
 }
 
-/**
- * A tool's class under a policy: its exact name if the policy names it, else the longest pattern
- * that matches it, else `unclassified` (never silently read-only).
- */
-export function classifyTool(policy: EffectPolicy, tool: string): ToolClass {
-  const exact = Object.hasOwn(policy.tools, tool) ? policy.tools[tool] : undefined;
-  if (exact) return exact;
-  let best: { length: number; cls: ToolClass } | null = null;
-  for (const [pattern, cls] of Object.entries(policy.tools)) {
+/** An entry's class, whichever form it has. */
+export const entryClass = (entry: ToolEntry): EffectClass => (typeof entry === "string" ? entry : entry.class);
+
+/** An entry's templates (none for a bare class). */
+export const entryTemplates = (entry: ToolEntry): { reads?: string; writes?: string } =>
+  typeof entry === "string"
+    ? {}
+    : { ...(entry.reads !== undefined && { reads: entry.reads }), ...(entry.writes !== undefined && { writes: entry.writes }) };
+
+/** An entry in words: its class, then its templates (`sync_confirmed, writes fs:{path}`). */
+export function describeEntry(entry: ToolEntry): string {
+  const { reads, writes } = entryTemplates(entry);
+  return [
+    entryClass(entry),
+    ...(reads === undefined ? [] : [`reads ${reads}`]),
+    ...(writes === undefined ? [] : [`writes ${writes}`]),
+  ].join(", ");
+}
+
+/** The entry that governs `tool`: its exact name if the policy names it, else the longest pattern that matches it, else none. */
+export function toolEntry(policy: EffectPolicy, tool: string): ToolEntry | null {
+  if (Object.hasOwn(policy.tools, tool)) return policy.tools[tool]!;
+  let best: { length: number; entry: ToolEntry } | null = null;
+  for (const [pattern, entry] of Object.entries(policy.tools)) {
     if (pattern.includes("*") && globMatches(pattern, tool) && (!best || pattern.length > best.length))
-      best = { length: pattern.length, cls };
+      best = { length: pattern.length, entry };
   }
-  return best?.cls ?? "unclassified";
+  return best?.entry ?? null;
+}
+
+/** A tool's class under a policy: its entry's class, else `unclassified` (never silently read-only). */
+export function classifyTool(policy: EffectPolicy, tool: string): ToolClass {
+  const entry = toolEntry(policy, tool);
+  return entry === null ? "unclassified" : entryClass(entry);
 }
 
 /** A classifier bound to one policy, remembering each tool's class (a batch names few tools many times). */
@@ -48,6 +71,29 @@ export function toolClassifier(policy: EffectPolicy): (tool: string) => ToolClas
     if (!cls) known.set(tool, (cls = classifyTool(policy, tool)));
     return cls;
   };
+}
+
+/**
+ * The surfaces a call touches under a policy, by its tool's templates and its arguments (a tool whose
+ * entry has none touches nothing this way). Bound to one policy, each tool's templates parsed once.
+ */
+export function callSurfacer(policy: EffectPolicy): (tool: string, args: Readonly<Record<string, unknown>> | undefined) => CallSurface[] {
+  const known = new Map<string, { op: "read" | "write"; template: string; parts: TemplatePart[] }[]>();
+  const templatesOf = (tool: string) => {
+    let templates = known.get(tool);
+    if (!templates) {
+      const entry = toolEntry(policy, tool);
+      const { reads, writes } = entry === null ? {} : entryTemplates(entry);
+      templates = [
+        ...(reads === undefined ? [] : [{ op: "read" as const, template: reads, parts: templateParts(reads) }]),
+        ...(writes === undefined ? [] : [{ op: "write" as const, template: writes, parts: templateParts(writes) }]),
+      ];
+      known.set(tool, templates);
+    }
+    return templates;
+  };
+  return (tool, args) =>
+    templatesOf(tool).map(({ op, template, parts }) => ({ op, template, rendered: renderSurfaceTemplate(parts, args) }));
 }
 
 /**
@@ -66,8 +112,32 @@ export function classesToAdopt(current: EffectPolicy, offered: EffectPolicy): Ef
   return adopted;
 }
 
-/** Whether two policies classify by the same rules (the same names and patterns, each to the same class). */
+/** Whether two entries say the same: one class and the same templates (a bare class is an object without templates). */
+function sameEntry(a: ToolEntry, b: ToolEntry): boolean {
+  const [ta, tb] = [entryTemplates(a), entryTemplates(b)];
+  return entryClass(a) === entryClass(b) && ta.reads === tb.reads && ta.writes === tb.writes;
+}
+
+/** Whether two policies classify by the same rules (the same names and patterns, each to the same class and templates). */
 export function samePolicy(a: EffectPolicy, b: EffectPolicy): boolean {
   const keys = Object.keys(a.tools);
-  return keys.length === Object.keys(b.tools).length && keys.every((k) => Object.hasOwn(b.tools, k) && b.tools[k] === a.tools[k]);
+  return keys.length === Object.keys(b.tools).length && keys.every((k) => Object.hasOwn(b.tools, k) && sameEntry(a.tools[k]!, b.tools[k]!));
+}
+
+/**
+ * Whether two policies surely derive the same surfaces from every call: neither has a template, or
+ * both name the same tools and patterns (so the same entry governs each tool) with the same templates
+ * each. A change of classes alone keeps them; any other change counts as one, to be re-derived.
+ */
+export function sameTemplates(a: EffectPolicy, b: EffectPolicy): boolean {
+  const templated = (p: EffectPolicy) =>
+    Object.values(p.tools).some((entry) => typeof entry !== "string" && (entry.reads ?? entry.writes) !== undefined);
+  if (!templated(a) && !templated(b)) return true;
+  const keys = Object.keys(a.tools);
+  return (
+    keys.length === Object.keys(b.tools).length &&
+    keys.every(
+      (k) => Object.hasOwn(b.tools, k) && JSON.stringify(entryTemplates(a.tools[k]!)) === JSON.stringify(entryTemplates(b.tools[k]!)),
+    )
+  );
 }

@@ -11,7 +11,7 @@ import type { Db } from "../db/prisma";
 import type { SqlTx } from "../db/sql-transaction";
 import { Prisma } from "../generated/prisma/client";
 import { toolClassifier } from "./policy";
-import type { EffectPolicy, ToolClass } from "./schemas";
+import { toolEntrySchema, type EffectPolicy, type ToolClass } from "./schemas";
 
 /**
  * Classes whose calls change state, or may: read_only alone does not. An unclassified tool counts as
@@ -143,7 +143,7 @@ async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> 
       z.object({
         name: z.string(),
         benchmark: z.string().nullable(),
-        policy: z.record(z.string(), z.string()),
+        policy: z.record(z.string(), toolEntrySchema),
         runs: z.array(z.string()),
         tools: z.array(z.string()),
       }),
@@ -164,7 +164,7 @@ async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> 
            FOR SHARE OF e`,
     );
   if (!evaluation || evaluation.runs.length === 0) return { seen: 0, linked: 0 };
-  const writes = stateChangingTools(evaluation.tools, toolClassifier({ tools: evaluation.policy } as EffectPolicy));
+  const writes = stateChangingTools(evaluation.tools, toolClassifier({ tools: evaluation.policy }));
   const suite = evaluation.benchmark ?? evaluation.name;
   const [pass] = passRow.parse(
     await tx.$queryRaw`

@@ -43,7 +43,7 @@ export function evaluationRunTimeline(run: EvaluationRunDetail): TimelineEvent[]
     drafts.push({
       kind: touch.op === "write" ? "write" : "read",
       atMs: touch.at.getTime(),
-      label: `${touch.op === "score" ? "scored on" : touch.op} ${touch.surface}${touch.public ? " (public)" : ""}`,
+      label: `${touch.op === "score" ? "scored on" : touch.op} ${touch.surface}${touch.public ? " (public)" : ""}${touch.derived ? " (by the policy's template)" : ""}`,
     });
   for (const reset of run.resets)
     drafts.push({ kind: "reset", atMs: reset.at.getTime(), label: `Reset of ${reset.surface}, ${resetVerdict(reset)}` });

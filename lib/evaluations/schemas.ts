@@ -10,6 +10,7 @@ import { RUN_CLASSIFICATIONS } from "../replay/rules/classification";
 import { INHERITED_STATES, type InheritedState } from "../replay/rules/inherited-state";
 import { HARNESS_DESIGN_KEYS } from "./harness-design";
 import { changeExclusionRuleBodySchema, exclusionRuleDeclarationSchema } from "../statistics/exclusion-rule";
+import { parseSurfaceTemplate } from "./surface-templates";
 
 /** How a tool's effects end (issue 10 §1). A tool the policy does not name is `unclassified`, never read-only. */
 export const EFFECT_CLASSES = ["read_only", "sync_confirmed", "async_handle", "external"] as const;
@@ -87,10 +88,43 @@ export const toolPatternSchema = text("tool name", 200).superRefine((pattern, ct
     });
 });
 
-/** `{tools: {NAME or PATTERN: CLASS}}`; every stored version is kept (evaluation_effect_policies). */
-export const effectPolicySchema = z.strictObject({
-  tools: z.record(toolPatternSchema, z.enum(EFFECT_CLASSES, `an effect class must be one of ${EFFECT_CLASSES.join(", ")}`)),
+const effectClassSchema = z.enum(EFFECT_CLASSES, `an effect class must be one of ${EFFECT_CLASSES.join(", ")}`);
+
+/** A surface template (surface-templates.ts): text with `{argument}` names, refused with why when its braces do not pair or a name is blank. */
+const surfaceTemplateSchema = text("a surface template").superRefine((template, ctx) => {
+  const parsed = parseSurfaceTemplate(template);
+  if ("problem" in parsed)
+    ctx.addIssue({ code: "custom", message: `a surface template's braces must pair around an argument's name: ${parsed.problem}` });
 });
+
+/** A class with the surfaces its calls touch, by templates over their arguments: `{"class": "sync_confirmed", "writes": "fs:{path}"}`. */
+const toolSurfacesSchema = z.strictObject({
+  class: effectClassSchema,
+  reads: surfaceTemplateSchema.optional(),
+  writes: surfaceTemplateSchema.optional(),
+});
+type ToolSurfaces = z.infer<typeof toolSurfacesSchema>;
+export type ToolEntry = EffectClass | ToolSurfaces;
+
+/**
+ * A policy entry: a class, or an object with a class and templates. Dispatched on the value's type
+ * rather than a union, so that a refusal names the entry's own field (`tools.write_file.writes`)
+ * with its own message instead of the union's "Invalid input".
+ */
+export const toolEntrySchema = z.unknown().transform((value, ctx): ToolEntry => {
+  const schema = typeof value === "object" && value !== null && !Array.isArray(value) ? toolSurfacesSchema : effectClassSchema;
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  // Forwarded as they are (an unknown key stays unrecognized_keys, which parseInput names by the key).
+  for (const issue of parsed.error.issues) ctx.addIssue(issue as z.core.$ZodRawIssue);
+  return z.NEVER;
+});
+
+/**
+ * `{tools: {NAME or PATTERN: CLASS or {class, reads?, writes?}}}`; every stored version is kept
+ * (evaluation_effect_policies), each entry as it was sent.
+ */
+export const effectPolicySchema = z.strictObject({ tools: z.record(toolPatternSchema, toolEntrySchema) });
 export type EffectPolicy = z.infer<typeof effectPolicySchema>;
 
 /**

@@ -9,10 +9,10 @@ import { effectPolicySchema, type EffectPolicyConflict, type SetEffectPolicyAnsw
 /**
  * Stores a new effect-policy version (the previous ones stay) as the evaluation's pending version and
  * enqueues its recompute (lib/evaluations/policy-recompute/): the answer comes at once, every figure
- * stays under the applied version until the job applies the new one. Separation does not depend on
- * the policy. A `baseVersion` other than the latest version saved (pending or applied) is refused (409
+ * stays under the applied version until the job applies the new one. Separation depends on the policy
+ * only through its surface templates, whose touches the job derives again when a version changes them. A `baseVersion` other than the latest version saved (pending or applied) is refused (409
  * with both policies), checked under the evaluation's row lock: two saves from one version cannot both
- * pass. A policy that classifies exactly as the latest one makes no version (`unchanged`). A version
+ * pass. A policy that says exactly what the latest one does (classes and templates) makes no version (`unchanged`). A version
  * saved while another is pending supersedes it: only the newest is recomputed and applied.
  */
 export async function setEffectPolicy(

@@ -1,7 +1,7 @@
 // The import report (`npm run import`, `POST /api/v1/imports`, the upload page), and the sum of
 // several: the upload page sends one file per request and shows one report at the end.
 import { z } from "zod";
-import { EFFECT_CLASSES } from "../evaluations/schemas";
+import { toolEntrySchema } from "../evaluations/schemas";
 
 /** Exactly these fields. */
 export const importReportSchema = z.strictObject({
@@ -24,7 +24,7 @@ export const importReportSchema = z.strictObject({
    * importer's classes for the tools its policy left unclassified (its own classes unchanged).
    */
   policyVersions: z.array(
-    z.strictObject({ evaluation: z.string(), version: z.number().int(), adopted: z.record(z.string(), z.enum(EFFECT_CLASSES)) }),
+    z.strictObject({ evaluation: z.string(), version: z.number().int(), adopted: z.record(z.string(), toolEntrySchema) }),
   ),
   /**
    * Runs this import stored in one evaluation that another evaluation holds too, with the same content

@@ -23,7 +23,10 @@ import { exclusionRuleHistory } from "@/lib/statistics/exclusion-rule-store";
 import { getEvaluation, listEffectPolicyVersions } from "@/lib/evaluations/get-evaluation";
 import { readEvaluationSummary } from "@/lib/evaluations/summary";
 import { underOneAppliedVersion } from "@/lib/evaluations/policy-recompute/read";
-import { listToolSuggestions } from "@/lib/evaluations/tool-suggestions";
+import { listToolSuggestions, type StoredToolSuggestion, type ToolAnnotations } from "@/lib/evaluations/tool-suggestions";
+import { templateSuggestions, type TemplateSuggestion } from "@/lib/evaluations/template-suggestions";
+import { toolClassifier } from "@/lib/evaluations/policy";
+import type { EffectPolicy } from "@/lib/evaluations/schemas";
 import { listHarnessMetrics } from "@/lib/evaluations/harness-metrics";
 
 export const dynamic = "force-dynamic";
@@ -105,6 +108,7 @@ const loadAudit = (db: SqlClient, id: string) =>
   underOneAppliedVersion(db, id, () => {
     const summary = readEvaluationSummary(db, id); // read once, for the cards and the statistics, under the version read around them all
     const evaluation = getEvaluation(db, id);
+    const toolSuggestions = listToolSuggestions(db, id);
     return Promise.all([
       evaluation,
       summary,
@@ -114,8 +118,9 @@ const loadAudit = (db: SqlClient, id: string) =>
       evaluationStatistics(db, id, summary),
       resetsOverriddenByCanary(db, id),
       exclusionRuleHistory(db, { kind: "evaluation", id }),
-      listToolSuggestions(db, id),
+      toolSuggestions,
       listHarnessMetrics(db, id),
+      Promise.all([evaluation, toolSuggestions]).then(([e, suggested]) => (e ? suggestedTemplates(db, id, e.effectPolicy, suggested) : [])),
     ]);
   });
 
@@ -126,7 +131,8 @@ async function AppliedPolicyVersion({ results }: { results: ReturnType<typeof lo
 }
 
 async function Audit({ edits, results }: { edits: boolean; results: ReturnType<typeof loadAudit> }) {
-  const [evaluation, summary, units, tools, versions, statistics, overridden, rules, suggestions, harnessMetrics] = await results;
+  const [evaluation, summary, units, tools, versions, statistics, overridden, rules, suggestions, harnessMetrics, templates] =
+    await results;
   if (!evaluation) notFound(); // deleted since the header's read
   return (
     <>
@@ -148,8 +154,21 @@ async function Audit({ edits, results }: { edits: boolean; results: ReturnType<t
         linksToRuns
         resetsOverriddenByCanary={overridden}
         suggestions={suggestions}
+        templateSuggestions={templates}
         harnessMetrics={harnessMetrics}
       />
     </>
   );
+}
+
+/** Surface templates suggested for the tools the policy gives none, with the recorders' annotations (tool-suggestions.ts). */
+function suggestedTemplates(
+  db: SqlClient,
+  id: string,
+  policy: EffectPolicy,
+  suggested: readonly StoredToolSuggestion[],
+): Promise<TemplateSuggestion[]> {
+  const annotationsOf = new Map<string, ToolAnnotations>();
+  for (const s of suggested) if (s.annotations && !annotationsOf.has(s.tool)) annotationsOf.set(s.tool, s.annotations);
+  return templateSuggestions(db, id, policy, toolClassifier(policy), annotationsOf);
 }

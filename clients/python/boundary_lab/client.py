@@ -105,7 +105,8 @@ class Client:
         harness: Optional[str] = None,
         **fields: Any,
     ) -> str:
-        """Creates an evaluation and answers its id. `effect_policy` is `{"tools": {NAME: CLASS}}`;
+        """Creates an evaluation and answers its id. `effect_policy` is `{"tools": {NAME: CLASS}}`, an entry
+        also `{"class": CLASS, "reads": "fs:{path}", "writes": ...}` (surfaces from a call's arguments);
         other fields of the API's body (`description`, `benchmark`, `liveRunTimeoutSeconds`, ...) pass through."""
         body: Dict[str, Any] = {"name": name, **fields}
         if effect_policy is not None:

@@ -3,13 +3,13 @@
 // is an SQL aggregate. Every writer of an evaluation's audit first takes the locks below.
 import { z } from "zod";
 import type { SqlTx } from "../../db/sql-transaction";
-import { EFFECT_CLASSES, type EffectPolicy } from "../schemas";
+import { toolEntrySchema, type EffectPolicy } from "../schemas";
 
 /** Prisma's interactive transactions, or ingestion's own on node-postgres (lib/db/sql-transaction.ts). */
 export type Tx = SqlTx;
 
 const versionRows = z.array(z.object({ version: z.number().int() }));
-const policyRow = z.tuple([z.object({ tools: z.record(z.string(), z.enum(EFFECT_CLASSES)) })]);
+const policyRow = z.tuple([z.object({ tools: z.record(z.string(), toolEntrySchema) })]);
 
 /** Serialises the audit's read-modify-write of one evaluation's units (until the transaction ends). */
 export async function lockEvaluationAudit(tx: Tx, evaluationId: string): Promise<void> {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { at, SURFACE, WORKED_POLICY, workedExample } from "../../testing/evaluation-example";
-import { toolClassifier } from "../policy";
+import { callSurfacer, toolClassifier } from "../policy";
 import type { RunRecord } from "../schemas";
-import { childRows, runColumns, surfacesOf } from "./rows";
+import { childRows, policyTouches, runColumns, surfacesOf, withDerivedTouches } from "./rows";
 
 const classOf = toolClassifier(WORKED_POLICY);
 const worked = (i: number) => workedExample()[i] as RunRecord;
@@ -59,7 +59,7 @@ describe("a run's children", () => {
         { surface: "db:other", at: at(14), verified: false },
       ],
     };
-    const rows = childRows("ev", "42", run);
+    const rows = childRows("ev", "42", run, []);
     expect(rows.evaluation_effects.map((e) => [e.run_id, e.evaluation_id, e.effect_id, e.surface, e.public])).toEqual([
       ["42", "ev", "e2", SURFACE, false],
     ]);
@@ -76,8 +76,8 @@ describe("a run's children", () => {
       },
     ]);
     expect(rows.evaluation_touches).toEqual([
-      { run_id: "42", evaluation_id: "ev", surface: SURFACE, op: "read", at: at(11), public: false },
-      { run_id: "42", evaluation_id: "ev", surface: "grader:db", op: "score", at: at(15), public: false },
+      { run_id: "42", evaluation_id: "ev", surface: SURFACE, op: "read", at: at(11), public: false, derived: false },
+      { run_id: "42", evaluation_id: "ev", surface: "grader:db", op: "score", at: at(15), public: false, derived: false },
     ]);
     expect(rows.evaluation_resets.map((r) => [r.surface, r.verified])).toEqual([
       [SURFACE, true],
@@ -95,11 +95,11 @@ describe("a run's children", () => {
         source: "record",
       },
     ]);
-    expect(surfacesOf(run)).toEqual([SURFACE, SURFACE, SURFACE, "db:other", "grader:db"]);
+    expect(surfacesOf(run, [])).toEqual([SURFACE, SURFACE, SURFACE, "db:other", "grader:db"]);
   });
 
   it("of a run without resolutions, resets or scoredOn are its effects and touches only", () => {
-    const rows = childRows("ev", "7", worked(0));
+    const rows = childRows("ev", "7", worked(0), []);
     expect(Object.fromEntries(Object.entries(rows).map(([table, r]) => [table, r.length]))).toEqual({
       evaluation_effects: 1,
       evaluation_effect_resolutions: 0,
@@ -113,9 +113,11 @@ describe("a run's children", () => {
 
   it("of a run with calls is one trace link, its trace left to a pass; a run without calls, or with none listed, has none", () => {
     const calls = [{ tool: "read_file", arguments: { path: "a" } }];
-    expect(childRows("ev", "7", { ...worked(0), toolCalls: calls }).evaluation_run_traces).toEqual([{ run_id: "7", evaluation_id: "ev" }]);
-    expect(childRows("ev", "7", { ...worked(0), toolCalls: [] }).evaluation_run_traces).toEqual([]);
-    expect(childRows("ev", "7", { ...worked(0), toolCalls: undefined }).evaluation_run_traces).toEqual([]);
+    expect(childRows("ev", "7", { ...worked(0), toolCalls: calls }, []).evaluation_run_traces).toEqual([
+      { run_id: "7", evaluation_id: "ev" },
+    ]);
+    expect(childRows("ev", "7", { ...worked(0), toolCalls: [] }, []).evaluation_run_traces).toEqual([]);
+    expect(childRows("ev", "7", { ...worked(0), toolCalls: undefined }, []).evaluation_run_traces).toEqual([]);
   });
 
   it("of a run with messages are its messages in order, in chunks of 50 (a short conversation is one row)", () => {
@@ -124,15 +126,107 @@ describe("a run's children", () => {
         ? { role: "assistant" as const, content: `turn ${i}`, toolCalls: [{ id: `c${i}`, tool: "send_money", arguments: { amount: i } }] }
         : { role: "tool" as const, content: `done ${i}`, toolCallId: `c${i - 1}` },
     );
-    const rows = childRows("ev", "9", { ...worked(0), messages });
+    const rows = childRows("ev", "9", { ...worked(0), messages }, []);
     expect(rows.evaluation_run_messages.map((r) => [r.run_id, r.chunk, r.first_position, r.count])).toEqual([
       ["9", 0, 0, 50],
       ["9", 1, 50, 50],
       ["9", 2, 100, 20],
     ]);
     expect(rows.evaluation_run_messages.flatMap((r) => r.messages as unknown[])).toEqual(messages);
-    expect(childRows("ev", "9", { ...worked(0), messages: messages.slice(0, 3) }).evaluation_run_messages).toEqual([
+    expect(childRows("ev", "9", { ...worked(0), messages: messages.slice(0, 3) }, []).evaluation_run_messages).toEqual([
       { run_id: "9", chunk: 0, first_position: 0, count: 3, messages: messages.slice(0, 3) },
     ]);
+  });
+});
+
+describe("the touches a run's calls make by their tools' templates", () => {
+  const surfacer = callSurfacer({
+    tools: {
+      write_file: { class: "sync_confirmed", writes: "fs:{path}" },
+      edit_file: { class: "sync_confirmed", writes: "fs:{path}" },
+      read_text_file: { class: "read_only", reads: "fs:{path}" },
+    },
+  });
+  const run = (fields: Partial<RunRecord>): RunRecord => ({
+    externalId: "fs-1",
+    taskId: "t",
+    startedAt: at(0),
+    endedAt: at(9),
+    scoredAt: at(10),
+    endpointLabel: "success",
+    ...fields,
+  });
+  const effect = (effectId: string, tool: string, requested: number, args?: Record<string, unknown>, callId?: string) => ({
+    effectId,
+    tool,
+    ...(callId && { callId }),
+    ...(args && { arguments: args }),
+    requestedAt: at(requested),
+    statusAtScoring: "completed" as const,
+  });
+
+  it("are a write or read at each effect's request, one per call however many records it has", () => {
+    const recorded = run({
+      effects: [
+        effect("e1", "write_file", 1, { path: "a.txt", content: "balance=100" }, "c1"),
+        effect("e2", "edit_file", 2, { path: "a.txt" }, "c2"),
+      ],
+      toolCalls: [
+        { callId: "c1", tool: "write_file", at: at(1), arguments: { path: "a.txt" } },
+        { callId: "c2", tool: "edit_file", at: at(2), arguments: { path: "a.txt" } },
+        { callId: "c3", tool: "read_text_file", at: at(3), arguments: { path: "a.txt" } },
+      ],
+    });
+    const derived = policyTouches(recorded, surfacer);
+    expect(derived).toEqual([
+      { surface: "fs:a.txt", op: "write", at: at(1) },
+      { surface: "fs:a.txt", op: "write", at: at(2) },
+      { surface: "fs:a.txt", op: "read", at: at(3) },
+    ]);
+    const rows = childRows("ev", "1", recorded, derived).evaluation_touches;
+    expect(rows.map((t) => [t.op, t.derived])).toEqual([
+      ["write", true],
+      ["write", true],
+      ["read", true],
+    ]);
+    expect(surfacesOf(recorded, derived)).toEqual(["fs:a.txt", "fs:a.txt", "fs:a.txt"]);
+    expect(withDerivedTouches(recorded, derived).touches).toEqual(derived);
+  });
+
+  it("pair calls and effects without callIds by their order per tool, and touch nothing for a call never run", () => {
+    // The live record's effects and calls, without callIds: each call is its effect's.
+    const live = run({
+      effects: [
+        effect("e1", "write_file", 1, { path: "a.txt" }),
+        { ...effect("e2", "write_file", 2, { path: "b.txt" }), statusAtScoring: "not_executed" },
+      ],
+      toolCalls: [
+        { tool: "write_file", at: at(1), arguments: { path: "a.txt" } },
+        { tool: "write_file", at: at(2), arguments: { path: "b.txt" } },
+        { tool: "write_file", arguments: { path: "c.txt" } },
+        { tool: "read_text_file", arguments: { path: "a.txt" }, outcome: "rejected" },
+      ],
+    });
+    // The third call has no effect and no time: a write at the run's start.
+    expect(policyTouches(live, surfacer)).toEqual([
+      { surface: "fs:a.txt", op: "write", at: at(1) },
+      { surface: "fs:c.txt", op: "write", at: at(0) },
+    ]);
+  });
+
+  it("place a call with no time of its own where it connects the most: a read at the run's end", () => {
+    // AgentDojo logs read-only calls as tool calls alone, untimed.
+    const imported = run({ endedAt: undefined, toolCalls: [{ tool: "read_text_file", arguments: { path: "a.txt" } }] });
+    expect(policyTouches(imported, surfacer)).toEqual([{ surface: "fs:a.txt", op: "read", at: at(10) }]);
+  });
+
+  it("are none for a call without the argument, and a public effect's are public", () => {
+    const recorded = run({
+      effects: [
+        { ...effect("e1", "write_file", 1, { file: "a.txt" }), public: true },
+        { ...effect("e2", "edit_file", 2, { path: "p" }), public: true },
+      ],
+    });
+    expect(policyTouches(recorded, surfacer)).toEqual([{ surface: "fs:p", op: "write", at: at(2), public: true }]);
   });
 });

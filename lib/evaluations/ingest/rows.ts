@@ -3,7 +3,8 @@
 import type { ColumnType } from "../../db/unnest-rows";
 import { disagrees } from "../../replay/rules/labels";
 import { auditFinality, finalityBasis, type FinalityEffect, type FinalityResolution, type RunFinality } from "../finality";
-import type { FinalityBasis, RunRecord, ToolClass } from "../schemas";
+import type { FinalityBasis, RunRecord, ToolClass, TouchRecord } from "../schemas";
+import type { CallSurface } from "../surface-templates";
 import type { ValidRun } from "./validate";
 
 const ms = (iso: string) => Date.parse(iso);
@@ -11,10 +12,59 @@ const ms = (iso: string) => Date.parse(iso);
 /** A run's messages are stored in chunks of this many (migration run_messages): a page reads a few rows, a short conversation is one. */
 export const MESSAGES_PER_CHUNK = 50;
 
-/** The surfaces a run touches: the separation audit recomputes them. */
-export function surfacesOf(run: RunRecord): string[] {
+/** What a call touches by its tool's templates under the policy (policy.ts, callSurfacer). */
+export type CallSurfacer = (tool: string, args: Readonly<Record<string, unknown>> | undefined) => CallSurface[];
+
+/**
+ * The touches a run's calls make by their tools' templates (derived, told apart from recorded ones
+ * when stored). Each call counts once: its effect when it has one (a read or write at the effect's
+ * request; an effect never executed touches nothing), else its tool call (one the harness rejected
+ * never ran). A tool call is its effect's when they share a callId, or, without callIds, when it is
+ * the k-th call of its tool without one and the effect the k-th such effect. A tool call with no time
+ * of its own is placed where it connects the most: a write at the run's start, a read at its end.
+ */
+export function policyTouches(run: RunRecord, surfacer: CallSurfacer): TouchRecord[] {
+  const touches: TouchRecord[] = [];
+  const add = (
+    tool: string,
+    args: Readonly<Record<string, unknown>> | undefined,
+    at: { read: string; write: string },
+    isPublic: boolean,
+  ) => {
+    for (const { op, rendered } of surfacer(tool, args))
+      if ("surface" in rendered) touches.push({ surface: rendered.surface, op, at: at[op], ...(isPublic && { public: true }) });
+  };
+  const effectCallIds = new Set<string>();
+  const effectsWithoutCallId = new Map<string, number>();
+  for (const e of run.effects ?? []) {
+    if (e.callId !== undefined) effectCallIds.add(e.callId);
+    else effectsWithoutCallId.set(e.tool, (effectsWithoutCallId.get(e.tool) ?? 0) + 1);
+    if (e.statusAtScoring !== "not_executed") add(e.tool, e.arguments, { read: e.requestedAt, write: e.requestedAt }, e.public === true);
+  }
+  const end = run.endedAt ?? run.scoredAt ?? run.startedAt;
+  for (const call of run.toolCalls ?? []) {
+    if (call.callId !== undefined ? effectCallIds.has(call.callId) : takeOne(effectsWithoutCallId, call.tool)) continue;
+    if (call.outcome !== "rejected") add(call.tool, call.arguments, { read: call.at ?? end, write: call.at ?? run.startedAt }, false);
+  }
+  return touches;
+}
+
+/** Takes one from a tool's count: whether it had one left. */
+function takeOne(counts: Map<string, number>, tool: string): boolean {
+  const left = counts.get(tool) ?? 0;
+  if (left > 0) counts.set(tool, left - 1);
+  return left > 0;
+}
+
+/** The run as the separation audit reads it: its recorded touches, then those its policy derives from its calls. */
+export const withDerivedTouches = (run: RunRecord, derived: readonly TouchRecord[]): RunRecord =>
+  derived.length === 0 ? run : { ...run, touches: [...(run.touches ?? []), ...derived] };
+
+/** The surfaces a run touches (`derived`: by its policy's templates): the separation audit recomputes them. */
+export function surfacesOf(run: RunRecord, derived: readonly TouchRecord[]): string[] {
   return [
     ...(run.touches ?? []).map((t) => t.surface),
+    ...derived.map((t) => t.surface),
     ...(run.effects ?? []).flatMap((e) => (e.surface ? [e.surface] : [])),
     ...(run.resets ?? []).map((r) => r.surface),
     ...(run.scoredOn ?? []),
@@ -155,7 +205,16 @@ export const CHILD_COLUMNS = {
     verified_by: "text",
     source: "text",
   },
-  evaluation_touches: { run_id: "bigint", evaluation_id: "uuid", surface: "text", op: "text", at: "timestamptz", public: "boolean" },
+  /** `derived`: made by the policy's templates from a call's arguments (policyTouches), re-derived with each policy version that changes them. */
+  evaluation_touches: {
+    run_id: "bigint",
+    evaluation_id: "uuid",
+    surface: "text",
+    op: "text",
+    at: "timestamptz",
+    public: "boolean",
+    derived: "boolean",
+  },
   evaluation_resets: {
     run_id: "bigint",
     evaluation_id: "uuid",
@@ -191,10 +250,16 @@ export const DETACHED_CHILD_TABLES = [
 ] as const satisfies readonly ChildTable[];
 
 /**
- * A run's effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt), resets and their canary checks,
+ * A run's effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt; `derived`, those its policy's
+ * templates make: policyTouches), resets and their canary checks,
  * its messages, and its trace link when it made calls, as rows.
  */
-export function childRows(evaluationId: string, id: string, run: RunRecord): Record<ChildTable, Record<string, unknown>[]> {
+export function childRows(
+  evaluationId: string,
+  id: string,
+  run: RunRecord,
+  derived: readonly TouchRecord[],
+): Record<ChildTable, Record<string, unknown>[]> {
   return {
     evaluation_effects: (run.effects ?? []).map((e) => ({
       run_id: id,
@@ -240,6 +305,16 @@ export function childRows(evaluationId: string, id: string, run: RunRecord): Rec
         op: t.op,
         at: t.at,
         public: t.public ?? false,
+        derived: false,
+      })),
+      ...derived.map((t) => ({
+        run_id: id,
+        evaluation_id: evaluationId,
+        surface: t.surface,
+        op: t.op,
+        at: t.at,
+        public: t.public ?? false,
+        derived: true,
       })),
       ...(run.scoredAt === undefined
         ? []
@@ -250,6 +325,7 @@ export function childRows(evaluationId: string, id: string, run: RunRecord): Rec
             op: "score",
             at: run.scoredAt,
             public: false,
+            derived: false,
           }))),
     ],
     evaluation_resets: (run.resets ?? []).map((r) => ({

@@ -14,17 +14,20 @@ import { recomputeSeparation } from "../audit/separation-recompute";
 import { addRunsToSeparation } from "../audit/separation-incremental";
 import { refreshSurfaceStats } from "../audit/surface-stats-store";
 import type { FinalityResolution } from "../finality";
-import { toolClassifier } from "../policy";
-import { RESOLUTION_STATUSES, type RunRecord, type ToolClass } from "../schemas";
+import { callSurfacer, toolClassifier } from "../policy";
+import { RESOLUTION_STATUSES, type RunRecord, type ToolClass, type TouchRecord } from "../schemas";
 import { inSlices } from "./in-slices";
 import {
   CHILD_COLUMNS,
   CHILD_TABLES,
   childRows,
   DETACHED_CHILD_TABLES,
+  policyTouches,
   RUN_COLUMNS,
   runColumns,
   surfacesOf,
+  withDerivedTouches,
+  type CallSurfacer,
   type ChildTable,
 } from "./rows";
 import type { ValidRun } from "./validate";
@@ -56,6 +59,7 @@ export async function storeBatchIn(tx: CopyTx, evaluationId: string, valid: read
   const policy = await currentPolicy(tx, evaluationId, "share");
   if (!policy) throw notFound("evaluation");
   const classOf = toolClassifier(policy.policy);
+  const surfacer = callSurfacer(policy.policy);
   // Made before the audit lock, while another batch of the evaluation may hold it: the one thread's
   // formatting of every row (and the batch's surface spans) then overlaps that batch's statements
   // instead of following them. Runs stored already (a re-send) are not prepared; the lock decides.
@@ -65,13 +69,14 @@ export async function storeBatchIn(tx: CopyTx, evaluationId: string, valid: read
     evaluationId,
     policy.version,
     classOf,
+    surfacer,
     valid.filter((v) => !storedBefore.has(v.run.externalId)),
   );
   // The rows no counter or audit reads for the batch's own runs go in now, in parallel with the
   // batch that holds the lock (their run keys are checked at commit: migration deferred_child_run_keys).
   for (const table of DETACHED_CHILD_TABLES)
     await tx.copyLines(table, CHILD_FORMATS[table].names, prepared.map((p) => p.children[table]).join(""));
-  const preparedSurfaces = batchSurfaces(prepared.map((p) => ({ id: p.id, run: p.valid.run })));
+  const preparedSurfaces = batchSurfaces(prepared.map((p) => ({ id: p.id, run: p.audited })));
   // Batches of one evaluation are stored one at a time (their validation runs in parallel, before):
   // the separation audit reads and rewrites runs another batch may be writing.
   await lockEvaluationAudit(tx, evaluationId);
@@ -84,7 +89,7 @@ export async function storeBatchIn(tx: CopyTx, evaluationId: string, valid: read
   if (unused.length > 0) await deleteDetachedChildren(tx, unused);
   // The surfaces made before the lock are the batch's while none of its prepared runs proved stored.
   const written = resent
-    ? await storeWithChanges(tx, evaluationId, policy.version, classOf, valid)
+    ? await storeWithChanges(tx, evaluationId, policy.version, classOf, surfacer, valid)
     : await storeNewRuns(
         tx,
         evaluationId,
@@ -111,10 +116,14 @@ async function storedHashes(tx: CopyTx, evaluationId: string, valid: readonly Va
   );
 }
 
-/** A valid run ready to be copied in if it proves new: its id, its row as COPY text but for its unit and inherited state (decided under the audit lock), its children's COPY text. */
+/**
+ * A valid run ready to be copied in if it proves new: its id, the record the separation audit reads (with the touches its policy
+ * derives), its row as COPY text but for its unit and inherited state (decided under the audit lock), its children's COPY text.
+ */
 interface PreparedRun {
   id: string;
   valid: ValidRun;
+  audited: RunRecord;
   line: string;
   children: Record<ChildTable, string>;
 }
@@ -131,6 +140,7 @@ async function prepareNewRuns(
   evaluationId: string,
   policyVersion: number,
   classOf: (tool: string) => ToolClass,
+  surfacer: CallSurfacer,
   valid: readonly ValidRun[],
 ): Promise<PreparedRun[]> {
   const ids = z
@@ -142,12 +152,14 @@ async function prepareNewRuns(
   const prepared: PreparedRun[] = [];
   await inSlices(valid, (v, k) => {
     const id = ids[k]!;
-    const rows = childRows(evaluationId, id, v.run);
+    const derived = policyTouches(v.run, surfacer);
+    const rows = childRows(evaluationId, id, v.run, derived);
     const children = {} as Record<ChildTable, string>;
     for (const table of CHILD_TABLES) children[table] = rows[table].map((row) => `${CHILD_FORMATS[table].line(row)}\n`).join("");
     prepared.push({
       id,
       valid: v,
+      audited: withDerivedTouches(v.run, derived),
       line: NEW_RUN_FORMAT.line({
         id,
         evaluation_id: evaluationId,
@@ -178,7 +190,7 @@ async function deleteDetachedChildren(tx: CopyTx, unused: readonly string[]): Pr
  */
 async function storeNewRuns(tx: CopyTx, evaluationId: string, fresh: readonly PreparedRun[], surfaces?: BatchSurfaces): Promise<Written[]> {
   if (fresh.length === 0) return [];
-  const runs = fresh.map((p) => ({ id: p.id, run: p.valid.run }));
+  const runs = fresh.map((p) => ({ id: p.id, run: p.audited }));
   const { audit, slow } = await addRunsToSeparation(tx, evaluationId, runs, surfaces);
   await tx.copyLines(
     "evaluation_runs",
@@ -208,6 +220,7 @@ async function storeWithChanges(
   evaluationId: string,
   policyVersion: number,
   classOf: (tool: string) => ToolClass,
+  surfacer: CallSurfacer,
   valid: readonly ValidRun[],
 ): Promise<Written[]> {
   const externalIds = valid.map((v) => v.run.externalId);
@@ -279,9 +292,11 @@ async function storeWithChanges(
   // pass that read the old one finds it deleted and leaves it) for the next pass (lib/evaluations/record-traces.ts).
   const relinked = new Set(upserted.filter((w) => w.calls_changed).map((w) => w.id));
   await tx.$executeRaw`DELETE FROM evaluation_run_traces WHERE run_id = ANY(${[...relinked]}::bigint[])`;
-  const changed = valid.filter((v) => idOf.has(v.run.externalId)).map((v) => ({ run: v.run, id: idOf.get(v.run.externalId)! }));
+  const changed = valid
+    .filter((v) => idOf.has(v.run.externalId))
+    .map((v) => ({ run: v.run, id: idOf.get(v.run.externalId)!, derived: policyTouches(v.run, surfacer) }));
   await insertChildren(tx, evaluationId, changed, relinked);
-  const surfaces = [...new Set([...oldSurfaces, ...changed.flatMap((c) => surfacesOf(c.run))])];
+  const surfaces = [...new Set([...oldSurfaces, ...changed.flatMap((c) => surfacesOf(c.run, c.derived))])];
   await refreshSurfaceStats(tx, evaluationId, surfaces);
   await recomputeSeparation(tx, evaluationId, surfaces, updated);
   return written;
@@ -291,10 +306,10 @@ async function storeWithChanges(
 async function insertChildren(
   tx: CopyTx,
   evaluationId: string,
-  runs: { run: RunRecord; id: string }[],
+  runs: { run: RunRecord; id: string; derived: TouchRecord[] }[],
   relinked: ReadonlySet<string>,
 ): Promise<void> {
-  const rows = runs.map(({ run, id }) => childRows(evaluationId, id, run));
+  const rows = runs.map(({ run, id, derived }) => childRows(evaluationId, id, run, derived));
   for (const table of CHILD_TABLES)
     await tx.copyRows(
       table,

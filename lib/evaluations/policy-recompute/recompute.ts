@@ -4,14 +4,16 @@
 // chunk saw (evaluation_recompute_chunks), without the audit's locks, so that
 // ingestion goes on and every figure stays under the applied version; then one transaction applies
 // it: under the evaluation's locks it computes again the runs the chunks could not see (stored or
-// resolved since), writes the runs whose finality changes and makes the version current. A reader
+// resolved since), writes the runs whose finality changes, derives again the touches of its surface
+// templates when they changed (with the separation they decide), and makes the version current. A reader
 // sees the old version's figures or the new one's, never a mix (read.ts checks a read's version).
 import { z } from "zod";
 import type { Db } from "../../db/prisma";
 import { onlyRowOf } from "../../db/rows";
 import { auditedChunk, chunkResult, effectTools, FINALITY_CHUNK, recomputeFinality } from "../audit/finality-store";
 import { lockEvaluationAudit, type Tx } from "../audit/lock";
-import { toolClassifier } from "../policy";
+import { rederiveTouches } from "../audit/derived-touches";
+import { sameTemplates, toolClassifier } from "../policy";
 import { recordImportedTraces, stateChangingTools, unlinkRunsWithOtherMarks } from "../record-traces";
 import { effectPolicySchema, type EffectPolicy } from "../schemas";
 
@@ -136,6 +138,8 @@ async function applyVersion(tx: Tx, evaluationId: string, version: number): Prom
       FROM evaluation_recomputed_finality s
      WHERE s.evaluation_id = ${evaluationId}::uuid AND s.version = ${version} AND r.id = s.run_id AND NOT (s.run_id = ANY(${again}::bigint[]))`;
   if (again.length > 0) await recomputeFinality(tx, evaluationId, { version, policy: pending.policy }, again);
+  // Surfaces from arguments: made again, and separation with them, only when the templates changed (a change of classes leaves them).
+  if (!sameTemplates(await appliedPolicy(tx, evaluationId), pending.policy)) await rederiveTouches(tx, evaluationId, pending.policy);
   await tx.$executeRaw`UPDATE evaluations SET effect_policy_version = ${version}, pending_policy_version = NULL WHERE id = ${evaluationId}::uuid`;
   // Every scored run is under it now: those ingested meanwhile are counted in (from the trigger-kept counts).
   await tx.$executeRaw`
@@ -143,6 +147,17 @@ async function applyVersion(tx: Tx, evaluationId: string, version: number): Prom
       FROM (SELECT coalesce(sum(n), 0)::int AS n FROM evaluation_run_counts WHERE evaluation_id = ${evaluationId}::uuid AND finality <> 'unscored') scored
      WHERE r.evaluation_id = ${evaluationId}::uuid AND r.version = ${version}`;
   return true;
+}
+
+/** The version in force until the pending one is applied. */
+async function appliedPolicy(tx: Tx, evaluationId: string): Promise<EffectPolicy> {
+  const { tools } = onlyRowOf(
+    z.object({ tools: z.unknown() }),
+    await tx.$queryRaw`
+      SELECT p.tools FROM evaluations e JOIN evaluation_effect_policies p ON p.evaluation_id = e.id AND p.version = e.effect_policy_version
+       WHERE e.id = ${evaluationId}::uuid`,
+  );
+  return effectPolicySchema.parse({ tools });
 }
 
 /** The chunks and their results of versions applied or superseded: deleted after the apply, outside its locks. */

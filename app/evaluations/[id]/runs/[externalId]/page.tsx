@@ -22,7 +22,8 @@ import { getDb } from "@/lib/db/client";
 import { CLASS_EXPLANATIONS, INHERITED_LABELS, REASON_LABELS, runBasisText, timesRecorded } from "@/lib/evaluations/display";
 import { isTerminalStatus } from "@/lib/evaluations/finality";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
-import { toolClassifier } from "@/lib/evaluations/policy";
+import { callSurfacer, toolClassifier } from "@/lib/evaluations/policy";
+import { callSurfaceText } from "@/lib/evaluations/surface-templates";
 import type { ToolClass } from "@/lib/evaluations/schemas";
 import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
@@ -82,6 +83,7 @@ export default async function EvaluationRunPage({
   const since = (at: Date | null) => (at ? formatElapsed(at.getTime() - start) : "not recorded");
   // The audit is recomputed with every policy version, so the current policy is the one its labels were made under.
   const classOf = toolClassifier(evaluation.effectPolicy);
+  const surfacesOfCall = callSurfacer(evaluation.effectPolicy);
   const explanation = explainEvaluationRun(run, classOf);
   const intervals = new Map(effectIntervals(run).map((i) => [i.effectId, i]));
   const transcript = await runMessages(db, run.id, messagesFrom, MESSAGES_PAGE);
@@ -229,7 +231,16 @@ export default async function EvaluationRunPage({
         ) : (
           <DataTable
             caption="Effects, their open interval and the evidence that resolved them"
-            columns={["Effect", "Tool", "Surface, handle", "Class", "Status at scoring", "Open interval", "Resolution evidence"]}
+            columns={[
+              "Effect",
+              "Tool",
+              "Surface, handle",
+              "Class",
+              "By the policy's templates",
+              "Status at scoring",
+              "Open interval",
+              "Resolution evidence",
+            ]}
             testId="run-effects"
           >
             {run.effects.map((effect) => {
@@ -241,6 +252,11 @@ export default async function EvaluationRunPage({
                     effect={{ effectId: effect.effect_id, tool: effect.tool, surface: effect.surface, handle: effect.handle }}
                   />
                   <Td data-testid="effect-class">{cls}</Td>
+                  <Td data-testid="effect-template-surfaces" className="[overflow-wrap:anywhere]">
+                    {templateSurfaces(effect, surfacesOfCall).map((text) => (
+                      <p key={text}>{text}</p>
+                    ))}
+                  </Td>
                   <Td>{effect.status_at_scoring}</Td>
                   <Td className="tabular-nums">
                     {cls === "read_only" ? (
@@ -291,4 +307,17 @@ export default async function EvaluationRunPage({
       ) : null}
     </>
   );
+}
+
+/** What an effect touched by its tool's templates, or why nothing, one line each; an effect never executed touched nothing. */
+function templateSurfaces(
+  effect: { tool: string; arguments: unknown; status_at_scoring: string },
+  surfacesOfCall: ReturnType<typeof callSurfacer>,
+): string[] {
+  if (effect.status_at_scoring === "not_executed") return [];
+  const args =
+    effect.arguments !== null && typeof effect.arguments === "object" && !Array.isArray(effect.arguments)
+      ? (effect.arguments as Record<string, unknown>)
+      : undefined;
+  return surfacesOfCall(effect.tool, args).map((surface) => callSurfaceText(effect.tool, surface));
 }

@@ -146,4 +146,37 @@ describe("PUT /api/v1/evaluations/{id}/effect-policy with baseVersion", () => {
       error: { code: "edit_conflict", details: { current: { version: 2, policy: { tools: storedPolicy } } } },
     });
   });
+
+  it("stores entries with surface templates as sent, beside plain classes, and refuses a bad template naming its field", async () => {
+    const id = await createEvaluation(db, { name: "templates", effectPolicy: WORKED_POLICY }, null);
+    const templated = {
+      tools: {
+        write_file: { class: "sync_confirmed", writes: "fs:{path}" },
+        "read_*": { class: "read_only", reads: "fs:{path}" },
+        "bank.*": "external",
+      },
+    } satisfies EffectPolicy;
+    expect(await editor.setEffectPolicy(id, templated, 1)).toMatchObject({ version: 2 });
+    expect(
+      (await db.evaluationEffectPolicy.findUniqueOrThrow({ where: { evaluationId_version: { evaluationId: id, version: 2 } } })).tools,
+    ).toEqual(templated.tools);
+    // The same entries again: nothing to save.
+    expect(await put(id, templated)).toMatchObject({ status: 200, json: { version: 2, unchanged: true } });
+
+    for (const [tools, field] of [
+      [{ write_file: { class: "sync_confirmed", writes: "fs:{path" } }, "tools.write_file.writes"],
+      [{ "read_*": { class: "read_only", reads: "fs:{}" } }, "tools.read_*.reads"],
+      [{ write_file: { class: "writes", writes: "fs:{path}" } }, "tools.write_file.class"],
+    ] as const)
+      expect(await put(id, { tools, baseVersion: 2 })).toMatchObject({ status: 400, json: { error: { field } } });
+    expect(await put(id, { tools: { write_file: { class: "sync_confirmed", writes: "fs:{path" } } })).toMatchObject({
+      json: {
+        error: {
+          message:
+            "body.tools.write_file.writes: a surface template's braces must pair around an argument's name: the { at position 4 is never closed",
+        },
+      },
+    });
+    expect((await stored(id)).versions).toHaveLength(2);
+  });
 });

@@ -5,7 +5,7 @@ import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
 
-/** Stores `{tools: {NAME: CLASS}, baseVersion?}` as the next policy version and recomputes every run's audit: `{version}`; 409 when the policy changed since baseVersion. */
+/** Stores `{tools: {NAME: CLASS or {class, reads?, writes?}}, baseVersion?}` as the next policy version and recomputes every run's audit: `{version}`; 409 when the policy changed since baseVersion. */
 export const PUT = apiRoute(
   { permission: "evaluation:write", params: evaluationIdSchema, body: setEffectPolicyBodySchema },
   async ({ principal, params, body }) => Response.json(await setEffectPolicy(getDb(), params.id, body, principal.userId)),
