@@ -34,6 +34,7 @@ export async function createEvaluation(db: Db, body: CreateEvaluationBody, creat
           effectPolicyVersion: 1,
           liveRunTimeoutSeconds: body.liveRunTimeoutSeconds,
           scoreThreshold: body.scoreThreshold,
+          labelMap: body.labelMap,
         },
         select: { id: true },
       });

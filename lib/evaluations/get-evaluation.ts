@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { existsAnswer } from "../db/rows";
 import type { SqlClient } from "../db/sql-transaction";
+import { notFound } from "../errors";
 import type { EvaluationDetail } from "./read-schemas";
-import { effectPolicySchema, toolEntrySchema, type ToolEntry } from "./schemas";
+import { effectPolicySchema, labelMapSchema, toolEntrySchema, type ToolEntry, type UpdateEvaluationScoringBody } from "./schemas";
 
 const evaluationRow = z.object({
   id: z.string(),
@@ -15,6 +16,7 @@ const evaluationRow = z.object({
   effect_policy_version: z.number().int(),
   live_run_timeout_seconds: z.number().int(),
   score_threshold: z.number().nullable(),
+  label_map: labelMapSchema.nullable(),
   tools: z.unknown(),
   pending_policy_version: z.number().int().nullable(),
   pending_tools: z.unknown(),
@@ -32,7 +34,7 @@ export async function getEvaluation(db: SqlClient, evaluationId: string): Promis
   const [row] = evaluationRows.parse(
     await db.$queryRaw`
       SELECT e.id::text AS id, e.name, e.description, e.harness, e.benchmark, u.email AS created_by, e.created_at, e.effect_policy_version,
-             e.live_run_timeout_seconds, e.score_threshold, p.tools, e.pending_policy_version, pending.tools AS pending_tools
+             e.live_run_timeout_seconds, e.score_threshold, e.label_map, p.tools, e.pending_policy_version, pending.tools AS pending_tools
         FROM evaluations e
         JOIN evaluation_effect_policies p ON p.evaluation_id = e.id AND p.version = e.effect_policy_version
         LEFT JOIN evaluation_effect_policies pending ON pending.evaluation_id = e.id AND pending.version = e.pending_policy_version
@@ -56,6 +58,7 @@ export async function getEvaluation(db: SqlClient, evaluationId: string): Promis
         : { version: row.pending_policy_version, policy: effectPolicySchema.parse({ tools: row.pending_tools }) },
     liveRunTimeoutSeconds: row.live_run_timeout_seconds,
     scoreThreshold: row.score_threshold,
+    labelMap: row.label_map,
   };
 }
 
@@ -74,4 +77,15 @@ export async function listEffectPolicyVersions(
 /** Whether the evaluation exists: raw SQL, as every page under /evaluations/<id> asks first (Prisma compiles a model query on every call). */
 export async function evaluationExists(db: SqlClient, evaluationId: string): Promise<boolean> {
   return existsAnswer(await db.$queryRaw`SELECT EXISTS (SELECT 1 FROM evaluations WHERE id = ${evaluationId}::uuid) AS exists`);
+}
+
+/** Sets how the evaluation reads scores sent without a success/failure label (PATCH /api/v1/evaluations/{id}); 404 for an unknown one. */
+export async function updateEvaluationScoring(db: SqlClient, evaluationId: string, body: UpdateEvaluationScoringBody): Promise<EvaluationDetail> {
+  const updated = await db.$queryRaw`
+    UPDATE evaluations
+       SET score_threshold = CASE WHEN ${body.scoreThreshold !== undefined} THEN ${body.scoreThreshold ?? null}::float8 ELSE score_threshold END,
+           label_map = CASE WHEN ${body.labelMap !== undefined} THEN ${body.labelMap === undefined || body.labelMap === null ? null : JSON.stringify(body.labelMap)}::jsonb ELSE label_map END
+     WHERE id = ${evaluationId}::uuid RETURNING id`;
+  if (z.array(z.unknown()).parse(updated).length === 0) throw notFound(`evaluation ${evaluationId}`);
+  return (await getEvaluation(db, evaluationId))!;
 }

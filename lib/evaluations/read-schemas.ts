@@ -9,6 +9,7 @@ import {
   EVALUATION_NAME_MAX,
   FINALITIES,
   FINALITY_BASES,
+  LABELS,
   UNRESOLVED_REASONS,
   effectPolicySchema,
   text,
@@ -91,6 +92,8 @@ export const evaluationDetailSchema = z.object({
   liveRunTimeoutSeconds: z.number().int(),
   /** A run's score at or above which it is a success, for scores sent without a label; null: none declared. */
   scoreThreshold: z.number().nullable(),
+  /** The evaluator's own labels as success or failure; null: none declared. */
+  labelMap: z.record(z.string(), z.enum(LABELS)).nullable().default(null),
 });
 export type EvaluationDetail = z.infer<typeof evaluationDetailSchema>;
 

@@ -179,6 +179,22 @@ export const liveRunTimeoutSecondsSchema = z
   .min(1, "liveRunTimeoutSeconds must be at least 1")
   .max(MAX_LIVE_RUN_TIMEOUT_SECONDS, `liveRunTimeoutSeconds must be at most ${MAX_LIVE_RUN_TIMEOUT_SECONDS} (a week)`);
 
+/** Most labels one labelMap may name. */
+export const MAX_LABEL_MAP_ENTRIES = 100;
+
+/**
+ * How an evaluator's own labels read as success or failure (OpenTelemetry's gen_ai.evaluation.result
+ * carries free text, e.g. `relevant`): `{LABEL: "success" | "failure"}`, labels compared trimmed and
+ * in lower case. Given on the evaluation, or per trace by the resource attribute `boundary_lab.label_map`.
+ */
+export const labelMapSchema = z
+  .record(
+    text("labelMap label", 200).transform((label) => label.toLowerCase()),
+    z.enum(LABELS, "a labelMap value must be success or failure"),
+  )
+  .refine((map) => Object.keys(map).length <= MAX_LABEL_MAP_ENTRIES, `labelMap may name at most ${MAX_LABEL_MAP_ENTRIES} labels`);
+export type LabelMap = z.infer<typeof labelMapSchema>;
+
 /** POST /api/v1/evaluations */
 export const createEvaluationBodySchema = z.strictObject({
   name: text("name", EVALUATION_NAME_MAX),
@@ -195,8 +211,22 @@ export const createEvaluationBodySchema = z.strictObject({
   liveRunTimeoutSeconds: liveRunTimeoutSecondsSchema.optional(),
   /** A run's score at or above which it is a success, for scores sent without a label (OTLP's gen_ai.evaluation.result). */
   scoreThreshold: z.number("scoreThreshold must be a number").finite("scoreThreshold must be a finite number").optional(),
+  /** The evaluator's own labels as success or failure, for scores sent with a free-text label (OTLP's gen_ai.evaluation.result). */
+  labelMap: labelMapSchema.optional(),
 });
 export type CreateEvaluationBody = z.infer<typeof createEvaluationBodySchema>;
+
+/** PATCH /api/v1/evaluations/{id}: how scores sent without a success/failure label are read; null clears one. */
+export const updateEvaluationScoringBodySchema = z
+  .strictObject({
+    scoreThreshold: z.number("scoreThreshold must be a number").finite("scoreThreshold must be a finite number").nullable().optional(),
+    labelMap: labelMapSchema.nullable().optional(),
+  })
+  .refine((body) => body.scoreThreshold !== undefined || body.labelMap !== undefined, {
+    message: "give scoreThreshold or labelMap (null clears one)",
+    path: ["labelMap"],
+  });
+export type UpdateEvaluationScoringBody = z.infer<typeof updateEvaluationScoringBodySchema>;
 
 export const evaluationIdSchema = z.strictObject({ id: z.uuid("id must be an evaluation id (a UUID)") });
 export const effectResolutionPathSchema = z.strictObject({

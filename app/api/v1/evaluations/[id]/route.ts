@@ -1,8 +1,8 @@
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { deleteEvaluation, deleteEvaluationQuerySchema } from "@/lib/evaluations/delete-evaluation";
-import { getEvaluation } from "@/lib/evaluations/get-evaluation";
-import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { getEvaluation, updateEvaluationScoring } from "@/lib/evaluations/get-evaluation";
+import { evaluationIdSchema, updateEvaluationScoringBodySchema } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";
@@ -13,6 +13,12 @@ export const GET = apiRoute({ permission: "results:read", params: evaluationIdSc
   if (!evaluation) throw notFound(`evaluation ${params.id}`);
   return Response.json(evaluation);
 });
+
+/** How the evaluation reads scores sent without a success/failure label: `{scoreThreshold?, labelMap?}` (null clears one); answers the evaluation. */
+export const PATCH = apiRoute(
+  { permission: "evaluation:write", params: evaluationIdSchema, body: updateEvaluationScoringBodySchema },
+  async ({ params, body }) => Response.json(await updateEvaluationScoring(getDb(), params.id, body)),
+);
 
 /**
  * Deletes the evaluation with every run and record of it, and says so in the audit log:

@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "evaluations" ADD COLUMN     "label_map" JSONB;
+
