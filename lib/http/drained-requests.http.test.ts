@@ -1,4 +1,6 @@
+import { execFile } from "node:child_process";
 import { connect } from "node:net";
+import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { serveRoutes } from "../testing/route-server";
@@ -92,6 +94,22 @@ describe("a body over its route's limit", () => {
       expect(answeredAfterLimitMs!).toBeLessThan(1_000);
     },
   );
+
+  it("Python's urllib, sending 10 MB with and without a length, reads the 413", async () => {
+    const script = [
+      "import sys, urllib.request, urllib.error",
+      "body = b' ' * 10_000_000",
+      "for data in (body, iter([body[i:i + 65536] for i in range(0, len(body), 65536)])):",
+      "    headers = {'content-type': 'application/json'}",
+      "    if not isinstance(data, bytes): headers['transfer-encoding'] = 'chunked'",
+      "    try: urllib.request.urlopen(urllib.request.Request(sys.argv[1], data=data, headers=headers), timeout=30)",
+      "    except urllib.error.HTTPError as e: print(e.code, e.read().decode())",
+    ].join("\n");
+    const { stdout } = await promisify(execFile)("python3", ["-c", script, `${api.origin}/api/v1/small`]);
+    const lines = stdout.trim().split("\n");
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(line).toMatch(/^413 \{"error":\{"code":"body_too_large"/);
+  });
 
   it("a body within the limit is read as ever, and fetch reads a 413 too", async () => {
     const ok = await fetch(`${api.origin}/api/v1/small`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
