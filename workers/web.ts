@@ -21,6 +21,7 @@ import { SECURITY_HEADERS } from "../lib/http/security-headers";
 import { withWellFormedPaths } from "../lib/http/well-formed-path";
 import { stallLine, watchEventLoop } from "../lib/web/event-loop-watch";
 import { runWebProcesses } from "../lib/supervisor/web-processes";
+import { stopWithSupervisor } from "../lib/supervisor/with-supervisor";
 
 const STOP_TIMEOUT_MS = 10_000;
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -75,4 +76,6 @@ async function serve() {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  // A process of several is stopped by their primary (web-processes.ts), which watches the supervisor itself.
+  if (cluster.isPrimary) stopWithSupervisor(() => stop("its supervisor is gone"));
 }
