@@ -2,6 +2,7 @@
 // PORT (default 4100) and HOST (default 127.0.0.1) choose where it listens.
 import { createDelayedWriteServer } from "../lib/delayed-write/server";
 import { readDelayedWriteEnv } from "../lib/env";
+import { stopWithSupervisor } from "../lib/supervisor/with-supervisor";
 
 const env = readDelayedWriteEnv();
 
@@ -22,3 +23,4 @@ function shutdown(signal: string) {
 }
 process.on("SIGTERM", () => shutdown("SIGTERM"));
 process.on("SIGINT", () => shutdown("SIGINT"));
+stopWithSupervisor(() => shutdown("its supervisor is gone"));

@@ -8,6 +8,7 @@ import { openDatabase } from "../lib/db/database";
 import { readWorkerEnv } from "../lib/env";
 import { readStackStatus, stackStatusFile } from "../lib/supervisor/stack-status";
 import { startReplayWorker } from "../lib/worker/job-worker";
+import { stopWithSupervisor } from "../lib/supervisor/with-supervisor";
 
 const log = (line: string) => console.log(`worker: ${line}`);
 const env = readWorkerEnv();
@@ -52,3 +53,4 @@ async function shutdown(signal: string) {
 }
 process.on("SIGTERM", () => void shutdown("SIGTERM"));
 process.on("SIGINT", () => void shutdown("SIGINT"));
+stopWithSupervisor(() => void shutdown("its supervisor is gone"));

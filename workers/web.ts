@@ -1,6 +1,8 @@
 // The web app's process (`npm start` runs it; so do the browser tests and the Docker image): Next's
-// production server behind three edge rules, the client's address (lib/http/client-address.ts),
-// well-formed paths (lib/http/well-formed-path.ts) and static chunks in Brotli (lib/http/brotli-static.ts).
+// production server behind five edge rules, a request's body drained before its connection closes
+// (lib/http/drained-requests.ts), well-formed paths (lib/http/well-formed-path.ts), the client's address
+// (lib/http/client-address.ts), static chunks in Brotli (lib/http/brotli-static.ts) and the API's JSON 405
+// (lib/http/method-refusals.ts).
 // Needs `next build` first. With WEB_PROCESSES above 1 (the default: the machine's cores, at most 4) this
 // process is the primary of that many such servers on one port (lib/supervisor/web-processes.ts). SIGTERM or
 // SIGINT stops taking connections and exits once the requests in flight are answered (at most 10 s).
@@ -13,10 +15,13 @@ import { authSecret } from "../lib/auth/secret";
 import { readServerEnv } from "../lib/env";
 import { withBrotliStatic } from "../lib/http/brotli-static";
 import { trustedProxies, withClientAddress } from "../lib/http/client-address";
+import { withDrainedRequests } from "../lib/http/drained-requests";
+import { withJsonMethodRefusals } from "../lib/http/method-refusals";
 import { SECURITY_HEADERS } from "../lib/http/security-headers";
 import { withWellFormedPaths } from "../lib/http/well-formed-path";
 import { stallLine, watchEventLoop } from "../lib/web/event-loop-watch";
 import { runWebProcesses } from "../lib/supervisor/web-processes";
+import { stopWithSupervisor } from "../lib/supervisor/with-supervisor";
 
 const STOP_TIMEOUT_MS = 10_000;
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -36,8 +41,16 @@ async function serve() {
   const app = next({ dev: false, dir: process.cwd(), hostname: env.WEB_HOST, port: env.PORT });
   await app.prepare();
   const staticDir = path.join(process.cwd(), ".next", "static");
+  // The drain outermost: every answer, the edge's own included, waits for its request's body before the connection closes.
   const server = createServer(
-    withWellFormedPaths(withClientAddress(withBrotliStatic(app.getRequestHandler(), { staticDir, headers: SECURITY_HEADERS }), trust)),
+    withDrainedRequests(
+      withWellFormedPaths(
+        withClientAddress(
+          withBrotliStatic(withJsonMethodRefusals(app.getRequestHandler()), { staticDir, headers: SECURITY_HEADERS }),
+          trust,
+        ),
+      ),
+    ),
   );
   // Node closes an idle keep-alive connection after 5 s, and a client that reuses it at that moment gets
   // ECONNRESET (CI saw it: a Playwright request after a 5 s pause). Idle connections live longer than a
@@ -63,4 +76,6 @@ async function serve() {
   };
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  // A process of several is stopped by their primary (web-processes.ts), which watches the supervisor itself.
+  if (cluster.isPrimary) stopWithSupervisor(() => stop("its supervisor is gone"));
 }

@@ -72,6 +72,17 @@ describe("accounts", () => {
       field: "email",
     });
     expect(await db.user.count({ where: { email: "dup@example.test" } })).toBe(1);
+    // Two creations of one address at once: one account, the other a 409 too.
+    const both = await Promise.allSettled(
+      [0, 1].map(() => createAccount(auth, { email: "race@example.test", password: PASSWORD, role: "viewer" })),
+    );
+    expect(both.filter((r) => r.status === "fulfilled")).toHaveLength(1);
+    expect(await refusal(Promise.reject((both.find((r) => r.status === "rejected") as PromiseRejectedResult).reason))).toEqual({
+      kind: "conflict",
+      code: "email_taken",
+      field: "email",
+    });
+    expect(await db.user.count({ where: { email: "race@example.test" } })).toBe(1);
   });
 
   it("never demotes the last admin, and ends a user's sessions when their role changes", async () => {

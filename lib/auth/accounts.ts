@@ -1,5 +1,5 @@
 // Users and API keys, over Better Auth. Callers check permissions first (lib/auth/guard.ts).
-import { APIError } from "better-auth/api";
+import { isAPIError } from "better-auth/api";
 import type { Db } from "../db/prisma";
 import { conflict, forbidden, notFound } from "../errors";
 import type { Prisma, User } from "../generated/prisma/client";
@@ -47,10 +47,21 @@ export async function createAccount(auth: Auth, input: NewUser): Promise<Account
     });
     return accountView({ ...user, role: input.role, createdAt: new Date(user.createdAt), banned: false, banReason: null });
   } catch (error) {
-    if (error instanceof APIError && /already exists/i.test(error.message))
-      throw conflict("email_taken", `email: an account with ${input.email} already exists`, "email");
+    if (isTakenEmail(error)) throw conflict("email_taken", `email: an account with ${input.email} already exists`, "email");
     throw error;
   }
+}
+
+const TAKEN_EMAIL_CODES = new Set(["USER_ALREADY_EXISTS", "USER_ALREADY_EXISTS_USE_ANOTHER_EMAIL"]);
+
+/**
+ * Better Auth's refusal of a taken email, told by its code: in the web app its APIError may be
+ * another bundled copy's class than the one imported here (instanceof failed, a 500). Or the users'
+ * unique email, when two creations of one address both passed Better Auth's check.
+ */
+function isTakenEmail(error: unknown): boolean {
+  const { body, code } = (error ?? {}) as { body?: { code?: unknown }; code?: unknown };
+  return (isAPIError(error) && TAKEN_EMAIL_CODES.has(String(body?.code))) || code === "P2002";
 }
 
 /** "blad": one first-run setup, and one change to who is an active admin, at a time. */

@@ -9,8 +9,9 @@ const POOLS = Symbol.for("boundary-lab.prisma-pools");
 
 // On globalThis: Next bundles this module more than once (pages, route handlers), and getDb's one
 // client (lib/db/client.ts) may have been made by another copy than the one asking for its pool.
-const holder = globalThis as typeof globalThis & { [POOLS]?: WeakMap<PrismaClient, pg.Pool> };
-const pools = (holder[POOLS] ??= new WeakMap<PrismaClient, pg.Pool>());
+// A client that follows another (followingPrisma) finds its pool when asked, so each entry is a lookup.
+const holder = globalThis as typeof globalThis & { [POOLS]?: WeakMap<PrismaClient, () => pg.Pool> };
+const pools = (holder[POOLS] ??= new WeakMap<PrismaClient, () => pg.Pool>());
 
 /**
  * A Prisma client on the JS engine through node-postgres (no engine binary, docs/stack.md), on a pool
@@ -26,13 +27,29 @@ export function createPrisma(connectionString: string, max = 10, options: { prep
     options.preparedStatements ? { statementNameGenerator: (query) => preparedStatementName(query.sql, query.args.length) } : undefined,
   );
   const client = new PrismaClient({ adapter });
-  pools.set(client, pool);
+  pools.set(client, () => pool);
   return client;
+}
+
+/**
+ * A client that is always `current()`: whatever holds it follows when the client behind it is
+ * replaced (the worker's renewal after an outage), and poolOf() gives the current one's pool.
+ */
+export function followingPrisma(current: () => PrismaClient): PrismaClient {
+  const following = new Proxy({} as PrismaClient, {
+    get: (_, key) => {
+      const client = current();
+      const value: unknown = Reflect.get(client, key);
+      return typeof value === "function" ? value.bind(client) : value;
+    },
+  });
+  pools.set(following, () => poolOf(current()));
+  return following;
 }
 
 /** The node-postgres pool under a client from createPrisma (lib/db/sql-transaction.ts). */
 export function poolOf(db: PrismaClient): pg.Pool {
   const pool = pools.get(db);
-  if (!pool) throw new Error("poolOf: this Prisma client was not made by createPrisma");
-  return pool;
+  if (!pool) throw new Error("poolOf: this Prisma client was not made by createPrisma or followingPrisma");
+  return pool();
 }

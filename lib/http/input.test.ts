@@ -89,13 +89,14 @@ async function refusalOf(promise: Promise<unknown>): Promise<DomainError> {
 }
 
 describe("readJsonBody", () => {
-  it("stops reading a chunked body as soon as it passes the limit, cancels it, and answers 413 naming the limit", async () => {
+  it("stops reading a chunked body as soon as it passes the limit, leaves the rest to the edge, and answers 413 naming the limit", async () => {
     // 60 MB in 64 KB chunks, no content-length: the fifth chunk passes 256 KB, and nothing after it is pulled.
     const { body, counter } = streamedBody(960, 64 * 1024);
     const error = await refusalOf(readJsonBody(post(body), 256 * 1024));
     expect(error).toMatchObject({ kind: "too_large", code: "body_too_large", message: "body exceeds 262144 bytes (the limit)" });
     expect(counter.pulled).toBe(5);
-    expect(counter.cancelled).toBe(true);
+    // Not cancelled: that destroyed the connection under the client; the web server's edge drops the rest (drained-requests.ts).
+    expect(counter.cancelled).toBe(false);
   });
 
   it("reads a chunked body up to the limit exactly, across chunks, as JSON", async () => {
@@ -146,7 +147,7 @@ describe("readJsonBody", () => {
       message: "send the body as application/json (content-type missing)",
     });
     expect(counter.pulled).toBe(1);
-    expect(counter.cancelled).toBe(true);
+    expect(counter.cancelled).toBe(false);
   });
 
   it("accepts JSON types with parameters and +json types; an empty body is {} whatever its type", async () => {

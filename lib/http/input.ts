@@ -74,8 +74,8 @@ const notJson = (contentType: string | null) =>
 
 /**
  * Reads a request's JSON body within the size and depth limits, before any schema sees it. The size
- * is counted while the body streams: past `maxBytes` the stream is cancelled and the answer is 413,
- * so a chunked body with no content-length is never held whole. A non-empty body that is not JSON
+ * is counted while the body streams: past `maxBytes` reading stops and the answer is 413, so a
+ * chunked body with no content-length is never held whole. A non-empty body that is not JSON
  * is a 415; an empty body is `{}` whatever its type (routes like cancel are sent none).
  */
 export async function readJsonBody(request: Request, maxBytes = DEFAULT_MAX_BODY_BYTES): Promise<unknown> {
@@ -108,8 +108,9 @@ export async function readJsonBody(request: Request, maxBytes = DEFAULT_MAX_BODY
     }
     text += decode();
   } catch (error) {
-    // The rest of the body is not wanted: stop its producer rather than let it be read.
-    await reader.cancel().catch(() => undefined);
+    // The rest of the body is left unread, for the web server's edge to read and drop after the answer
+    // (drained-requests.ts): cancelled here, it destroyed the connection under a client still sending.
+    reader.releaseLock();
     throw error;
   }
   return parseJsonText(text);
@@ -157,7 +158,7 @@ export function queryObject(params: URLSearchParams): SearchParams {
 /** A query flag written `?all=true` (or `false`); anything else is refused, naming the parameter. */
 export const queryFlag = (name: string) => z.enum(["true", "false"], `${name} must be true or false`).transform((v) => v === "true");
 
-/** A request's body as bytes, counted while it streams: past `maxBytes` the stream is cancelled and the answer is 413. */
+/** A request's body as bytes, counted while it streams: past `maxBytes` reading stops (the rest is left as readJsonBody leaves it) and the answer is 413. */
 export async function readBodyBytes(request: Request, maxBytes: number): Promise<Buffer> {
   if (Number(request.headers.get("content-length") ?? 0) > maxBytes) throw tooLarge(maxBytes);
   if (!request.body) return Buffer.alloc(0);
@@ -167,7 +168,7 @@ export async function readBodyBytes(request: Request, maxBytes: number): Promise
   for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
     received += chunk.value.length;
     if (received > maxBytes) {
-      await reader.cancel().catch(() => undefined);
+      reader.releaseLock();
       throw tooLarge(maxBytes);
     }
     chunks.push(chunk.value);

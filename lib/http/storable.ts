@@ -121,6 +121,10 @@ const MAX_OFFSET_MINUTES = 15 * 60 + 59;
 /** The instants a time may name: 0001-01-01 to 9999-12-31 in UTC (PostgreSQL has no year 0000, and a later year becomes `+010000` in JavaScript's ISO form, which PostgreSQL refuses). */
 const FIRST_MS = Date.parse("0001-01-01T00:00:00Z");
 const LAST_MS = Date.parse("9999-12-31T23:59:59.999Z");
+export const STORABLE_TIME_RANGE = "between 0001-01-01 and 9999-12-31 (in UTC)";
+
+/** Whether PostgreSQL's timestamptz stores this instant (epoch milliseconds) and JavaScript writes it in the ISO form PostgreSQL reads. */
+export const isStorableInstant = (ms: number) => ms >= FIRST_MS && ms <= LAST_MS;
 
 /**
  * An ISO-8601 time with a zone that PostgreSQL stores, and that reads back as the same ISO form: an
@@ -133,9 +137,7 @@ export const pgTime = (field: string, message: string) =>
       ctx.addIssue({ code: "custom", message: `${field}'s offset from UTC must be at most ±15:59` });
       return;
     }
-    const ms = Date.parse(value);
-    if (!(ms >= FIRST_MS && ms <= LAST_MS))
-      ctx.addIssue({ code: "custom", message: `${field} must be between 0001-01-01 and 9999-12-31 (in UTC)` });
+    if (!isStorableInstant(Date.parse(value))) ctx.addIssue({ code: "custom", message: `${field} must be ${STORABLE_TIME_RANGE}` });
   });
 
 /** A calendar date (YYYY-MM-DD) PostgreSQL's `date` stores: years 0001 to 9999. */

@@ -19,7 +19,8 @@ export interface SupervisedChildOptions {
  * One supervised process (the thin shell around restart-policy.ts): started, watched until ready,
  * restarted after an unexpected exit as the policy says, stopped with SIGTERM (then SIGKILL).
  * Each child runs in a process group of its own, so that a Ctrl-C in the terminal reaches only
- * the supervisor, which stops the children in order.
+ * the supervisor, which stops the children in order; and each stops by itself when the supervisor
+ * is gone without stopping it (with-supervisor.ts).
  */
 export class SupervisedChild {
   private process: ChildProcess | null = null;
@@ -50,7 +51,8 @@ export class SupervisedChild {
   start(): void {
     const child = spawn(process.execPath, this.spec.args, {
       env: { ...process.env, ...this.spec.env },
-      stdio: ["ignore", "pipe", "pipe"],
+      // The IPC channel is never used for messages: it closes when this process ends, however it ends, and the child stops with it (with-supervisor.ts).
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
       detached: true,
     });
     this.process = child;

@@ -2,11 +2,12 @@
 // a process's one thread, so one process renders on one core whatever the machine has. The primary
 // serves nothing. It forks the processes and relays what one asks the others to forget
 // (lib/auth/sibling-messages.ts). It restarts a process that dies (lib/supervisor/restart-policy.ts), and
-// exits 1 when one dies before it listened. On SIGTERM or SIGINT it passes the signal on and exits once
-// they have finished.
+// exits 1 when one dies before it listened. On SIGTERM or SIGINT, or once its supervisor is gone, it
+// passes the signal on and exits once they have finished.
 import cluster, { type Worker } from "node:cluster";
 import { decideRestart, NO_CRASHES, type CrashHistory } from "./restart-policy";
 import { siblingMessageSchema } from "../auth/sibling-messages";
+import { stopWithSupervisor } from "./with-supervisor";
 
 /** A process that has not exited this long after the signal is killed (each finishes its requests within 10 s). */
 const STOP_TIMEOUT_MS = 15_000;
@@ -60,4 +61,5 @@ export function runWebProcesses(count: number, log: (line: string) => void): voi
   }
   process.on("SIGTERM", () => stop("SIGTERM"));
   process.on("SIGINT", () => stop("SIGINT"));
+  stopWithSupervisor(() => stop("SIGTERM"));
 }

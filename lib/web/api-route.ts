@@ -7,7 +7,7 @@ import { authenticateRequest } from "../auth/guard";
 import type { Permission } from "../auth/permissions";
 import type { Principal } from "../auth/principal";
 import { readServerEnv } from "../env";
-import { DomainError, invalid } from "../errors";
+import { DomainError, invalid, notFound } from "../errors";
 import { refuseCrossSiteWrite } from "../http/cross-site";
 import { errorBody, INTERNAL_ERROR_BODY, statusOf } from "../http/errors";
 import { DEFAULT_MAX_BODY_BYTES, parseInput, queryObject, readJsonBody } from "../http/input";
@@ -88,4 +88,10 @@ export function apiRoute<
       return Response.json(INTERNAL_ERROR_BODY, { status: 500, headers: { "cache-control": "no-store" } });
     }
   };
+}
+
+/** The answer for an /api/ path no route serves (app/api/[...path]/route.ts): a 404 in the API's shape, whatever the method. */
+export async function unknownApiPath(request: Request): Promise<Response> {
+  const refusal = notFound(`API route ${new URL(request.url).pathname}`);
+  return Response.json(errorBody(refusal), { status: statusOf(refusal.kind), headers: { "cache-control": "no-store" } });
 }

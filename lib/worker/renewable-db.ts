@@ -1,4 +1,4 @@
-import { createPrisma, type Db } from "../db/prisma";
+import { createPrisma, followingPrisma, type Db } from "../db/prisma";
 
 /** Connections per worker client: the batch writer, the experiment cache and the heartbeat. */
 const POOL_SIZE = 8;
@@ -21,12 +21,7 @@ export class RenewableDb {
 
   constructor(private readonly databaseUrl: string) {
     this.current = createPrisma(databaseUrl, POOL_SIZE);
-    this.db = new Proxy({} as Db, {
-      get: (_, key) => {
-        const value: unknown = Reflect.get(this.current, key);
-        return typeof value === "function" ? value.bind(this.current) : value;
-      },
-    });
+    this.db = followingPrisma(() => this.current);
   }
 
   renew(): void {

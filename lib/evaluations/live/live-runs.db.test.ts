@@ -202,6 +202,29 @@ describe("live runs", () => {
     expect((await getEvaluationRun(db, evaluationId, "d"))?.finality).toBe("unscored");
   });
 
+  it("stores an overdue run unscored before refusing a score or an open of it with 409 live_run_expired", async () => {
+    const evaluationId = await newEvaluation({ liveRunTimeoutSeconds: 1 });
+    for (const externalId of ["scored-late", "opened-late"]) await openLiveRun(db, evaluationId, { externalId, taskId: "t" });
+    await db.$executeRaw`UPDATE live_runs SET expires_at = now() - interval '1 second' WHERE evaluation_id = ${evaluationId}::uuid`;
+    const expired = (externalId: string) => ({
+      kind: "conflict",
+      code: "live_run_expired",
+      field: "externalId",
+      message: `live run ${externalId} was not scored within 1 s of opening (the evaluation's liveRunTimeoutSeconds) and is stored unscored`,
+    });
+    await expect(scoreLiveRun(db, evaluationId, "scored-late", { endpointLabel: "success" })).rejects.toMatchObject(expired("scored-late"));
+    await expect(openLiveRun(db, evaluationId, { externalId: "opened-late", taskId: "t" })).rejects.toMatchObject(expired("opened-late"));
+    for (const externalId of ["scored-late", "opened-late"]) {
+      const run = await getEvaluationRun(db, evaluationId, externalId);
+      expect([run?.finality, run?.unscoredReason]).toEqual(["unscored", expect.stringContaining("not scored within 1 s")]);
+      expect((await getLiveRun(db, evaluationId, externalId))?.state).toBe("expired");
+    }
+    expect(await figures(evaluationId)).toMatchObject({ runs: 2, unscored: 2 });
+    // Sent again, the score is refused the same way and the run is stored once.
+    await expect(scoreLiveRun(db, evaluationId, "scored-late", { endpointLabel: "success" })).rejects.toMatchObject(expired("scored-late"));
+    expect(await figures(evaluationId)).toMatchObject({ runs: 2, unscored: 2 });
+  });
+
   it("closes a run without a score as unscored with the harness's reason, and refuses to open a run ingested already", async () => {
     const evaluationId = await newEvaluation();
     await openLiveRun(db, evaluationId, { externalId: "e", taskId: "t" });

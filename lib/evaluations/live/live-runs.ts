@@ -9,7 +9,7 @@ import { retryOnTransactionConflict } from "../../db/isolate-refusals";
 import { countColumn, onlyRowOf, rowsOf } from "../../db/rows";
 import { unstorableTextReason } from "../../http/storable";
 import { sqlTransaction, type CopyTx } from "../../db/sql-transaction";
-import { conflict, notFound } from "../../errors";
+import { conflict, DomainError, notFound } from "../../errors";
 import { storeBatchIn } from "../ingest/store";
 import { validRun } from "../ingest/validate";
 import { FINALITIES, type RunRecord, type StatusAtScoring, STATUSES_AT_SCORING } from "../schemas";
@@ -59,6 +59,16 @@ const head = (row: LiveRunRow): LiveRunHead => ({
 export const inTransaction = <T>(db: Db, work: (tx: CopyTx) => Promise<T>) =>
   retryOnTransactionConflict(() => sqlTransaction(poolOf(db), work));
 
+/**
+ * inTransaction for a write that may find its run overdue: the refusal `work` returns is thrown only
+ * once the transaction has committed, so the expiry it stored stands (thrown inside, it would be rolled back with it).
+ */
+async function inTransactionRefusingAfterCommit<T>(db: Db, work: (tx: CopyTx) => Promise<T | DomainError>): Promise<T> {
+  const answer = await inTransaction(db, work);
+  if (answer instanceof DomainError) throw answer;
+  return answer;
+}
+
 const expiredReason = (row: Pick<LiveRunRow, "timeout_seconds">) =>
   `not scored within ${row.timeout_seconds} s of opening (the evaluation's liveRunTimeoutSeconds)`;
 
@@ -67,7 +77,7 @@ const expiredReason = (row: Pick<LiveRunRow, "timeout_seconds">) =>
  * 404 for an unknown evaluation; 409 when the run was ingested, is closed, or is open for another task.
  */
 export async function openLiveRun(db: Db, evaluationId: string, body: OpenLiveRunBody): Promise<OpenLiveRunAnswer> {
-  return inTransaction(db, async (tx) => {
+  return inTransactionRefusingAfterCommit(db, async (tx) => {
     const evaluation = rowsOf(
       z.object({ timeout: z.number() }),
       await tx.$queryRaw`SELECT live_run_timeout_seconds AS timeout FROM evaluations WHERE id = ${evaluationId}::uuid FOR SHARE`,
@@ -87,12 +97,17 @@ export async function openLiveRun(db: Db, evaluationId: string, body: OpenLiveRu
       await enqueueExpireLiveRunJob(tx, inserted.id, inserted.expires_at);
       return { externalId: body.externalId, created: true, state: "open" };
     }
-    const existing = await lockRun(tx, evaluationId, body.externalId);
-    if (!existing)
-      throw conflict("run_exists", `run ${body.externalId} was ingested into this evaluation already: it is not a live run`, "externalId");
-    if (existing.state !== "open") throw closedConflict(existing);
+    const locked = await lockRun(tx, evaluationId, body.externalId);
+    if (!locked)
+      return conflict("run_exists", `run ${body.externalId} was ingested into this evaluation already: it is not a live run`, "externalId");
+    const existing = locked.due ? await expire(tx, evaluationId, locked) : locked;
+    if (existing.state !== "open") return closedConflict(existing);
     if (existing.task_id !== body.taskId)
-      throw conflict("live_run_conflict", `live run ${body.externalId} is open for task ${existing.task_id}, not ${body.taskId}`, "taskId");
+      return conflict(
+        "live_run_conflict",
+        `live run ${body.externalId} is open for task ${existing.task_id}, not ${body.taskId}`,
+        "taskId",
+      );
     return { externalId: body.externalId, created: false, state: "open" };
   });
 }
@@ -271,13 +286,13 @@ const statusOf = (status: string | null): StatusAtScoring => z.enum(STATUSES_AT_
 /**
  * Scores the run (or closes it unscored) at `at`, the server's time when absent, and stores its
  * record; answers its finality as the audit has it. The same score sent again answers the same;
- * 409 for a run closed otherwise or stored unscored by its timeout.
+ * 409 for a run closed otherwise or stored unscored by its timeout (its expiry stored first).
  */
 export async function scoreLiveRun(db: Db, evaluationId: string, externalId: string, body: ScoreLiveRunBody): Promise<ScoreLiveRunAnswer> {
-  return inTransaction(db, async (tx) => {
+  return inTransactionRefusingAfterCommit(db, async (tx) => {
     const row = await lockOpenedRun(tx, evaluationId, externalId);
     if (row.state !== "open") {
-      if (row.state === "expired" || canonicalJson(row.outcome) !== canonicalJson(body)) throw closedConflict(row);
+      if (row.state === "expired" || canonicalJson(row.outcome) !== canonicalJson(body)) return closedConflict(row);
       return finalityOf(tx, evaluationId, externalId);
     }
     await scoreIn(tx, evaluationId, row, body);

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { describe, expect, it } from "vitest";
 import { encodeTraceRequest, resourceSpansOf } from "./otlp-wire";
-import { spansOfRequest } from "./spans";
+import { OTLP_REQUEST_LIMITS, refuseOverLimits, spansOfRequest, type OtlpSpan } from "./spans";
 
 // The protobuf reader reads the decoded message straight into plain spans: it must read every request
 // exactly as the OTLP/JSON reader reads the same request, and refuse what it refuses, naming the field.
@@ -97,6 +97,76 @@ describe("resourceSpansOf", () => {
     );
     expect(() => resourceSpansOf(Buffer.from("not protobuf at all"), "protobuf", null)).toThrow(
       /not an OTLP ExportTraceServiceRequest in protobuf/,
+    );
+  });
+
+  it("refuses a span's or an event's time past year 9999, naming the field, in both readers", () => {
+    const at = "resourceSpans[0].scopeSpans[0].spans[1]";
+    const withTimes = (span: Record<string, unknown>) => {
+      const request = structuredClone(everyKind);
+      Object.assign(request.resourceSpans[0]!.scopeSpans[0]!.spans[1]!, span);
+      return request;
+    };
+    const cases: [Record<string, unknown>, string][] = [
+      [{ startTimeUnixNano: "10000000000000000000000" }, `${at}.startTimeUnixNano`],
+      [{ startTimeUnixNano: 1e22 }, `${at}.startTimeUnixNano`],
+      [{ endTimeUnixNano: "253402300800000000000" }, `${at}.endTimeUnixNano`], // 10000-01-01
+      [{ events: [{ timeUnixNano: "10000000000000000000000000", name: "gen_ai.evaluation.result" }] }, `${at}.events[0].timeUnixNano`],
+    ];
+    for (const [span, field] of cases) {
+      const request = withTimes(span);
+      for (const read of [() => spansOfRequest(request), () => resourceSpansOf(Buffer.from(JSON.stringify(request)), "json", null)])
+        expect(read).toThrow(
+          expect.objectContaining({
+            kind: "invalid",
+            field,
+            message: `${field}: must be a time between 0001-01-01 and 9999-12-31 (in UTC), in nanoseconds since the epoch`,
+          }),
+        );
+    }
+    // The last instant PostgreSQL stores is taken.
+    const last = spansOfRequest(withTimes({ endTimeUnixNano: "253402300799999000000" }))[0]!.spans[1]!;
+    expect(new Date(last.endMs).toISOString()).toBe("9999-12-31T23:59:59.999Z");
+  });
+
+  it("refuses a request over a limit of OTLP_REQUEST_LIMITS with 413 naming it", () => {
+    const span: OtlpSpan = {
+      traceId: "5b8efff798038103d269b633813fc60c",
+      spanId: "eee19b7ec3c1b174",
+      parentSpanId: null,
+      name: "",
+      startMs: 0,
+      endMs: 0,
+      attributes: { "gen_ai.operation.name": "execute_tool" },
+      events: [],
+      statusCode: 0,
+    };
+    const request = (spans: OtlpSpan[], resource = {}) => [{ resource, spans }];
+    const { spans, events, attributeBytes } = OTLP_REQUEST_LIMITS;
+    expect(() => refuseOverLimits(request(Array<OtlpSpan>(spans).fill(span)))).not.toThrow();
+    expect(() => refuseOverLimits(request(Array<OtlpSpan>(spans + 1).fill(span)))).toThrow(
+      expect.objectContaining({
+        kind: "too_large",
+        code: "too_many_spans",
+        message: expect.stringContaining(`at most ${spans} a request`),
+      }),
+    );
+    const event = { name: "boundary_lab.touch", atMs: 0, attributes: {} };
+    expect(() => refuseOverLimits(request([{ ...span, events: Array(events + 1).fill(event) }]))).toThrow(
+      expect.objectContaining({
+        kind: "too_large",
+        code: "too_many_events",
+        message: expect.stringContaining(`at most ${events} a request`),
+      }),
+    );
+    // Keys and text as UTF-8 bytes, nested values included: "é" is two.
+    const big = { k: [{ nested: "é".repeat(attributeBytes / 2) }] };
+    expect(() => refuseOverLimits(request([span], big))).toThrow(
+      expect.objectContaining({
+        kind: "too_large",
+        code: "attributes_too_large",
+        message: expect.stringContaining(`at most ${attributeBytes}`),
+      }),
     );
   });
 });

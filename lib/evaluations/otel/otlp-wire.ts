@@ -12,7 +12,9 @@ import {
   idMessages,
   PARENT_SPAN_ID_MESSAGE,
   plainValue,
+  refuseOverLimits,
   spansOfRequest,
+  storableTimeMs,
   type Attributes,
   type OtlpResourceSpans,
   type OtlpSpan,
@@ -106,14 +108,17 @@ function inflated(body: Buffer, contentEncoding: string | null): Buffer {
  */
 export function resourceSpansOf(body: Buffer, encoding: OtlpEncoding, contentEncoding: string | null): OtlpResourceSpans[] {
   const bytes = inflated(body, contentEncoding);
-  if (encoding === "json") return spansOfRequest(parseJsonText(bytes.toString("utf8")));
-  let message: TraceRequestMessage;
+  const request = encoding === "json" ? spansOfRequest(parseJsonText(bytes.toString("utf8"))) : spansOfMessage(decoded(bytes));
+  refuseOverLimits(request);
+  return request;
+}
+
+function decoded(bytes: Buffer): TraceRequestMessage {
   try {
-    message = ExportTraceServiceRequest.decode(bytes) as TraceRequestMessage;
+    return ExportTraceServiceRequest.decode(bytes) as TraceRequestMessage;
   } catch (error) {
     throw refused("malformed_body", `the body is not an OTLP ExportTraceServiceRequest in protobuf: ${(error as Error).message}`);
   }
-  return spansOfMessage(message);
 }
 
 // The decoded message read straight into plain spans, with spans.ts's checks and words: its shape is
@@ -169,12 +174,12 @@ function spansOfMessage(message: TraceRequestMessage): OtlpResourceSpans[] {
           spanId: hexIdOf(span.spanId, 8, "spanId", `${at}.spanId`),
           parentSpanId: parent && parent.length === 8 ? Buffer.from(parent.buffer, parent.byteOffset, 8).toString("hex") : null,
           name: span.name,
-          startMs: nanosToMs(span.startTimeUnixNano),
-          endMs: nanosToMs(span.endTimeUnixNano),
+          startMs: storableTimeMs(nanosToMs(span.startTimeUnixNano), () => `${at}.startTimeUnixNano`),
+          endMs: storableTimeMs(nanosToMs(span.endTimeUnixNano), () => `${at}.endTimeUnixNano`),
           attributes: attributesOfMessage(span.attributes, () => at),
           events: span.events.map((event, e) => ({
             name: event.name,
-            atMs: nanosToMs(event.timeUnixNano),
+            atMs: storableTimeMs(nanosToMs(event.timeUnixNano), () => `${at}.events[${e}].timeUnixNano`),
             attributes: attributesOfMessage(event.attributes, () => `${at}.events[${e}]`),
           })),
           statusCode: statusCodeOf(span.status?.code ?? 0, `${at}.status.code`),

@@ -1,19 +1,19 @@
 // The OTLP receiver's store (issue 24): a request's traces into the live-run store (lib/evaluations/live/),
-// so a trace is a live run under the same rules as one sent through the live-run routes. Each
-// evaluation's traces go in one transaction. A trace seen for the first time whose run is new takes
-// the quick way: its events admitted against an empty run (pure), its run opened with its events and
-// spans kept whole on it (lib/evaluations/live/first-batch.ts) in one statement with every other such
-// trace's, and, when it carries its score, its record stored with theirs through one ingestion batch,
-// last (that batch holds the evaluation's audit lock to the commit). A trace seen before (or naming a
-// run opened otherwise) goes the live-run routes' way, one run at a time. A span that cannot be used
-// is rejected with its reason; a span sent again adds nothing.
+// so a trace is a live run under the same rules as one sent through the live-run routes. A trace
+// seen for the first time whose run is new takes the quick way: its events admitted against an empty
+// run (pure), its run opened with its events and spans kept whole on it (lib/evaluations/live/first-batch.ts)
+// in one statement with every other such trace's, and, when it carries its score, its record stored
+// with theirs through one ingestion batch, last (that batch holds the evaluation's audit lock to the
+// commit). A trace seen before (or naming a run opened otherwise) goes the live-run routes' way, one
+// run at a time. A span that cannot be used is rejected with its reason; a span sent again adds
+// nothing. The whole request is one transaction, answered once it has committed.
 import { z } from "zod";
 import { canonicalJson } from "../../content-hash";
 import type { Db } from "../../db/prisma";
 import { packedText, packTexts } from "../../db/packed-texts";
 import { rowsOf } from "../../db/rows";
 import type { CopyTx } from "../../db/sql-transaction";
-import { DomainError, notFound } from "../../errors";
+import { DomainError, invalid, notFound } from "../../errors";
 import { Prisma } from "../../generated/prisma/client";
 import { createEvaluation, EvaluationNameTakenError } from "../create-evaluation";
 import { storeToolSuggestions, toolSuggestionSchema } from "../tool-suggestions";
@@ -23,8 +23,8 @@ import { enqueueExpireLiveRunJob } from "../live/live-run-job";
 import { inTransaction, lockOpenedRun, recordEventsIn, scoreIn, type LiveRunRow } from "../live/live-runs";
 import { openLiveRunBodySchema, type ScoreLiveRunBody } from "../live/schemas";
 import { admitEvents, liveRunRecord } from "../live/timeline";
-import type { RunRecord } from "../schemas";
-import { planTraces, type SpanRefusal, type TracePlan } from "./mapping";
+import { createEvaluationBodySchema, type CreateEvaluationBody, type RunRecord } from "../schemas";
+import { ATTR, planTraces, type SpanRefusal, type TracePlan } from "./mapping";
 import type { OtlpResourceSpans } from "./spans";
 
 export interface ReceivedTraces {
@@ -52,23 +52,34 @@ async function evaluationBy(db: Db, where: { id: string } | { name: string }): P
   return rows[0] ? { id: rows[0].id, scoreThreshold: rows[0].score_threshold, timeoutSeconds: rows[0].timeout } : null;
 }
 
-/** The evaluations the request names: every id must exist (else 404, before anything is stored); a name is created on first use. */
+/**
+ * The evaluation a name creates, as the API would take it: a name the API refuses (too long) is a 400
+ * naming the attribute; a harness (the resource's service.name) the API refuses is left out.
+ */
+function creationOf(name: string, harness: string | undefined): CreateEvaluationBody {
+  const named = createEvaluationBodySchema.shape.name.safeParse(name);
+  if (!named.success) throw invalid(`${ATTR.evaluation}: ${named.error.issues[0]!.message}`, ATTR.evaluation);
+  const harnessTaken = harness !== undefined && createEvaluationBodySchema.shape.harness.safeParse(harness).success;
+  return { name: named.data, ...(harnessTaken && { harness }) };
+}
+
+/** The evaluations the request names: every id must exist and every name be one the API takes (else 404 or 400, before anything is stored); a name is created on first use. */
 async function resolveEvaluations(db: Db, traces: readonly TracePlan[], createdById: string): Promise<Map<string, Evaluation>> {
   const refs = new Map<string, string | undefined>();
   for (const trace of traces) if (!refs.has(trace.evaluation)) refs.set(trace.evaluation, trace.harness);
   const resolved = new Map<string, Evaluation>();
-  for (const ref of refs.keys())
+  const creations = new Map<string, CreateEvaluationBody>();
+  for (const [ref, harness] of refs)
     if (UUID.test(ref)) {
       const found = await evaluationBy(db, { id: ref });
       if (!found) throw notFound(`evaluation ${ref} (the resource attribute boundary_lab.evaluation)`, "boundary_lab.evaluation");
       resolved.set(ref, found);
-    }
-  for (const [ref, harness] of refs) {
-    if (resolved.has(ref)) continue;
+    } else creations.set(ref, creationOf(ref, harness));
+  for (const [ref, creation] of creations) {
     let found = await evaluationBy(db, { name: ref });
     if (!found) {
       try {
-        await createEvaluation(db, { name: ref, ...(harness && { harness }) }, createdById);
+        await createEvaluation(db, creation, createdById);
       } catch (error) {
         if (!(error instanceof EvaluationNameTakenError)) throw error; // created meanwhile by another request
       }
@@ -96,21 +107,32 @@ function scoreBody(trace: TracePlan, evaluation: Evaluation): ScoreLiveRunBody |
   };
 }
 
-/** Stores the request's spans by resource; answers how many traces became runs and every span rejected. */
+/**
+ * Stores the request's spans by resource; answers how many traces became runs and every span rejected.
+ * The whole request is one transaction (an evaluation named for the first time is created before it:
+ * a retry finds it), so its answer comes only once everything it stored has committed.
+ */
 export async function receiveTraces(db: Db, createdById: string, batch: readonly OtlpResourceSpans[]): Promise<ReceivedTraces> {
   const plan = planTraces(batch);
-  const rejected = [...plan.rejected];
   const evaluations = await resolveEvaluations(db, plan.traces, createdById);
   const byEvaluation = new Map<string, TracePlan[]>();
-  for (const trace of plan.traces) byEvaluation.set(trace.evaluation, [...(byEvaluation.get(trace.evaluation) ?? []), trace]);
-  for (const [ref, traces] of byEvaluation) {
-    const evaluation = evaluations.get(ref)!;
-    // As the MCP recorder does: a class to suggest for the tools the spans showed acknowledged before applied (no figure changes until an editor accepts it).
-    const asyncTools = [...new Set(traces.flatMap((t) => t.asyncTools))].filter(
-      (tool) => toolSuggestionSchema.shape.tool.safeParse(tool).success,
-    );
-    const stored = await inTransaction(db, async (tx) => {
-      const refusals = await storeTraces(tx, evaluation, traces);
+  for (const trace of plan.traces) {
+    const id = evaluations.get(trace.evaluation)!.id;
+    const traces = byEvaluation.get(id);
+    if (traces) traces.push(trace);
+    else byEvaluation.set(id, [trace]);
+  }
+  // In one order of evaluations, so that two requests naming the same ones cannot deadlock on their locks.
+  const ordered = [...byEvaluation].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const stored = await inTransaction(db, async (tx) => {
+    const refusals: SpanRefusal[][] = [];
+    for (const [, traces] of ordered) {
+      const evaluation = evaluations.get(traces[0]!.evaluation)!;
+      refusals.push(await storeTraces(tx, evaluation, traces));
+      // As the MCP recorder does: a class to suggest for the tools the spans showed acknowledged before applied (no figure changes until an editor accepts it).
+      const asyncTools = [...new Set(traces.flatMap((t) => t.asyncTools))].filter(
+        (tool) => toolSuggestionSchema.shape.tool.safeParse(tool).success,
+      );
       if (asyncTools.length > 0)
         await storeToolSuggestions(tx, evaluation.id, {
           source: `otel:${traces[0]!.harness ?? "otlp"}`.slice(0, 200),
@@ -120,11 +142,16 @@ export async function receiveTraces(db: Db, createdById: string, batch: readonly
             reason: "a span said its call was acknowledged before it was applied (boundary_lab.effect.status pending, with a handle)",
           })),
         });
-      return refusals;
-    });
-    rejected.push(...stored);
-  }
-  return { runs: plan.traces.length, rejected };
+    }
+    return refusals;
+  });
+  // flat(), not push(...): a trace of 100,000 refused spans is more arguments than a call takes.
+  return { runs: plan.traces.length, rejected: [plan.rejected, ...stored].flat() };
+}
+
+/** Every span of the trace refused for one reason. */
+function refuseTrace(rejected: SpanRefusal[], trace: TracePlan, reason: string): void {
+  for (const span of trace.spans) rejected.push({ spanId: span.spanId, reason });
 }
 
 /** A trace's spans as live_run_spans' columns (but the run's id): the rows, or the first batch's array (first-batch.ts). */
@@ -150,8 +177,11 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
     const open = openLiveRunBodySchema.safeParse({ externalId: runName(trace), taskId: taskOf(trace) });
     if (open.success) return true;
     const issue = open.error.issues[0]!;
-    const reason = `trace ${trace.traceId}: ${issue.path[0] === "externalId" ? "boundary_lab.run.id" : "its task"}: ${issue.message}`;
-    rejected.push(...trace.spans.map((span) => ({ spanId: span.spanId, reason })));
+    refuseTrace(
+      rejected,
+      trace,
+      `trace ${trace.traceId}: ${issue.path[0] === "externalId" ? "boundary_lab.run.id" : "its task"}: ${issue.message}`,
+    );
     return false;
   });
   await tx.$queryRaw`SELECT 1 FROM evaluations WHERE id = ${evaluation.id}::uuid FOR SHARE`;
@@ -280,8 +310,7 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
       row = await lockOpenedRun(tx, evaluation.id, name);
     } catch (error) {
       if (!(error instanceof DomainError) || error.kind !== "not_found") throw error;
-      const reason = `run ${name} was ingested into this evaluation already: it is not a live run`;
-      rejected.push(...trace.spans.map((span) => ({ spanId: span.spanId, reason })));
+      refuseTrace(rejected, trace, `run ${name} was ingested into this evaluation already: it is not a live run`);
       continue;
     }
     runOf.set(trace, row.id);

@@ -3,8 +3,9 @@
 // otlp-decode.ts) checked with one zod schema, then made plain: hex ids, times in epoch
 // milliseconds, attributes as a flat record of values. Unknown fields are ignored, as OTLP asks.
 import { z } from "zod";
-import { invalid } from "../../errors";
+import { DomainError, invalid } from "../../errors";
 import { issueMessage } from "../../http/input";
+import { isStorableInstant, STORABLE_TIME_RANGE } from "../../http/storable";
 
 export type AttributeValue = string | number | boolean | null | AttributeValue[] | { [key: string]: AttributeValue };
 export type Attributes = Record<string, AttributeValue>;
@@ -86,6 +87,13 @@ export const exportTraceServiceRequestSchema = z.object({
 const nanosToMs = (nanos: string | number) =>
   typeof nanos === "number" ? Math.floor(nanos / 1_000_000) : Number(BigInt(nanos) / 1_000_000n);
 
+/** A span's or event's time in epoch milliseconds, checked here: past year 9999 it has no ISO form PostgreSQL reads (400 naming the field). */
+export function storableTimeMs(ms: number, field: () => string): number {
+  if (isStorableInstant(ms)) return ms;
+  const name = field();
+  throw invalid(`${name}: must be a time ${STORABLE_TIME_RANGE}, in nanoseconds since the epoch`, name);
+}
+
 const MALFORMED = Symbol("malformed AnyValue");
 const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === "object" && !Array.isArray(value);
 const INTEGER = /^-?\d+$/;
@@ -159,22 +167,81 @@ export function spansOfRequest(body: unknown): OtlpResourceSpans[] {
   return (parsed.data.resourceSpans ?? []).map((resourceSpans, r) => ({
     resource: attributesOf(resourceSpans.resource?.attributes, () => `resourceSpans[${r}].resource`),
     spans: (resourceSpans.scopeSpans ?? []).flatMap((scope, c) =>
-      (scope.spans ?? []).map((span, i): OtlpSpan => ({
-        traceId: span.traceId,
-        spanId: span.spanId,
-        parentSpanId: span.parentSpanId ? span.parentSpanId.toLowerCase() : null,
-        name: span.name,
-        startMs: nanosToMs(span.startTimeUnixNano),
-        endMs: nanosToMs(span.endTimeUnixNano),
-        attributes: attributesOf(span.attributes, () => `resourceSpans[${r}].scopeSpans[${c}].spans[${i}]`),
-        events: (span.events ?? []).map((event, e) => ({
-          name: event.name,
-          atMs: nanosToMs(event.timeUnixNano),
-          attributes: attributesOf(event.attributes, () => `resourceSpans[${r}].scopeSpans[${c}].spans[${i}].events[${e}]`),
-        })),
-        statusCode: span.status?.code ?? 0,
-        ...(span.status?.message ? { statusMessage: span.status.message } : {}),
-      })),
+      (scope.spans ?? []).map((span, i): OtlpSpan => {
+        const at = () => `resourceSpans[${r}].scopeSpans[${c}].spans[${i}]`;
+        return {
+          traceId: span.traceId,
+          spanId: span.spanId,
+          parentSpanId: span.parentSpanId ? span.parentSpanId.toLowerCase() : null,
+          name: span.name,
+          startMs: storableTimeMs(nanosToMs(span.startTimeUnixNano), () => `${at()}.startTimeUnixNano`),
+          endMs: storableTimeMs(nanosToMs(span.endTimeUnixNano), () => `${at()}.endTimeUnixNano`),
+          attributes: attributesOf(span.attributes, at),
+          events: (span.events ?? []).map((event, e) => ({
+            name: event.name,
+            atMs: storableTimeMs(nanosToMs(event.timeUnixNano), () => `${at()}.events[${e}].timeUnixNano`),
+            attributes: attributesOf(event.attributes, () => `${at()}.events[${e}]`),
+          })),
+          statusCode: span.status?.code ?? 0,
+          ...(span.status?.message ? { statusMessage: span.status.message } : {}),
+        };
+      }),
     ),
   }));
+}
+
+/**
+ * What one request may hold, beyond its body's bytes (otlp-wire.ts): spans, span events, and the bytes
+ * of its attributes (keys and text as UTF-8, a number or boolean 8). Each is checked before anything
+ * is stored; a request past one is refused whole (413 naming the limit): send fewer spans a request.
+ */
+export const OTLP_REQUEST_LIMITS = { spans: 100_000, events: 50_000, attributeBytes: 16 * 1024 * 1024 } as const;
+
+const tooLarge = (code: string, message: string) => new DomainError("too_large", code, message);
+
+/** The UTF-8 bytes of attributes' keys and texts (a number or boolean 8), nested values included; walked without recursion. */
+function attributeBytes(attributes: Attributes): number {
+  let bytes = 0;
+  const pending: AttributeValue[] = [attributes];
+  while (pending.length > 0) {
+    const value = pending.pop()!;
+    if (typeof value === "string") bytes += Buffer.byteLength(value);
+    else if (typeof value === "number" || typeof value === "boolean") bytes += 8;
+    else if (Array.isArray(value)) for (const item of value) pending.push(item);
+    else if (value !== null)
+      for (const [key, item] of Object.entries(value)) {
+        bytes += Buffer.byteLength(key);
+        pending.push(item);
+      }
+  }
+  return bytes;
+}
+
+/** 413 naming the limit when the request holds more than OTLP_REQUEST_LIMITS allows. */
+export function refuseOverLimits(request: readonly OtlpResourceSpans[]): void {
+  const limits = OTLP_REQUEST_LIMITS;
+  let spans = 0;
+  let events = 0;
+  let bytes = 0;
+  for (const { resource, spans: list } of request) {
+    bytes += attributeBytes(resource);
+    spans += list.length;
+    for (const span of list) {
+      events += span.events.length;
+      bytes += attributeBytes(span.attributes);
+      for (const event of span.events) bytes += attributeBytes(event.attributes);
+    }
+  }
+  if (spans > limits.spans)
+    throw tooLarge("too_many_spans", `the request holds ${spans} spans: at most ${limits.spans} a request (export in smaller batches)`);
+  if (events > limits.events)
+    throw tooLarge(
+      "too_many_events",
+      `the request holds ${events} span events: at most ${limits.events} a request (export in smaller batches)`,
+    );
+  if (bytes > limits.attributeBytes)
+    throw tooLarge(
+      "attributes_too_large",
+      `the request's attributes hold ${bytes} bytes: at most ${limits.attributeBytes} a request (keys and text as UTF-8; export in smaller batches)`,
+    );
 }

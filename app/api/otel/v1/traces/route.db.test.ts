@@ -17,6 +17,8 @@ import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
 import { getLiveRun } from "@/lib/evaluations/live/live-runs";
 import { runSpans } from "@/lib/evaluations/otel/run-spans";
 import { encodeTraceRequest } from "@/lib/evaluations/otel/otlp-wire";
+import { OTLP_REQUEST_LIMITS } from "@/lib/evaluations/otel/spans";
+import { EVALUATION_NAME_MAX } from "@/lib/evaluations/schemas";
 import type { TestDatabase } from "@/lib/testing/database";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";
 import { serveRoutes } from "@/lib/testing/route-server";
@@ -448,6 +450,110 @@ describe("POST /api/otel/v1/traces with OpenTelemetry's exporters", () => {
     const noKey = await send("{}", "application/json", "Bearer nope");
     expect(noKey.status).toBe(401);
     expect(await database.db.liveRun.count()).toBe(before);
+  });
+
+  describe("at the edge of what one request may hold", () => {
+    const str = (k: string, v: string) => ({ key: k, value: { stringValue: v } });
+    const traceId = "7b8efff798038103d269b633813fc60c";
+    const toolSpan = (n: number, extra: Record<string, unknown> = {}) => ({
+      traceId,
+      spanId: (n + 1).toString(16).padStart(16, "0"),
+      startTimeUnixNano: "1764842400000000000",
+      endTimeUnixNano: "1764842400100000000",
+      attributes: [str("gen_ai.operation.name", "execute_tool"), str("gen_ai.tool.name", "ping")],
+      ...extra,
+    });
+    const requestOf = (evaluation: string, spans: object[]) => ({
+      resourceSpans: [{ resource: { attributes: [str("boundary_lab.evaluation", evaluation)] }, scopeSpans: [{ spans }] }],
+    });
+    const post = (request: object) =>
+      fetch(tracesUrl(), {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json", "content-encoding": "gzip" },
+        body: new Uint8Array(gzipSync(JSON.stringify(request))),
+      });
+
+    it("refuses a time past year 9999 with 400 naming the field, storing nothing", async () => {
+      const before = await database.db.liveRun.count();
+      const late = await post(requestOf("otlp late", [toolSpan(0, { startTimeUnixNano: "10000000000000000000000" })]));
+      expect(late.status).toBe(400);
+      expect(await late.json()).toEqual({
+        code: 3,
+        message:
+          "resourceSpans[0].scopeSpans[0].spans[0].startTimeUnixNano: must be a time between 0001-01-01 and 9999-12-31 (in UTC), in nanoseconds since the epoch",
+      });
+      const score = {
+        timeUnixNano: "10000000000000000000000000",
+        name: "gen_ai.evaluation.result",
+        attributes: [str("gen_ai.evaluation.score.label", "success")],
+      };
+      const lateScore = await post(requestOf("otlp late", [toolSpan(0, { events: [score] })]));
+      expect(lateScore.status).toBe(400);
+      expect(await lateScore.json()).toMatchObject({
+        code: 3,
+        message: expect.stringMatching(/^resourceSpans\[0\]\.scopeSpans\[0\]\.spans\[0\]\.events\[0\]\.timeUnixNano: /),
+      });
+      expect(await database.db.liveRun.count()).toBe(before);
+      expect(await database.db.evaluation.count({ where: { name: "otlp late" } })).toBe(0);
+    });
+
+    it("refuses an evaluation name longer than the API takes with 400 naming boundary_lab.evaluation, creating no evaluation", async () => {
+      const evaluations = await database.db.evaluation.count();
+      for (const length of [EVALUATION_NAME_MAX + 1, 300, 5_000]) {
+        const answer = await post(requestOf("n".repeat(length), [toolSpan(0)]));
+        expect(answer.status).toBe(400);
+        expect(await answer.json()).toEqual({
+          code: 3,
+          message: `boundary_lab.evaluation: name must be at most ${EVALUATION_NAME_MAX} characters`,
+        });
+      }
+      expect(await database.db.evaluation.count()).toBe(evaluations);
+      // At the API's limit the name is taken.
+      expect((await post(requestOf("n".repeat(EVALUATION_NAME_MAX), [toolSpan(0)]))).status).toBe(200);
+    });
+
+    it("refuses attributes over the request's limit with 413 naming it", async () => {
+      const bulky = toolSpan(0, {
+        attributes: [str("gen_ai.operation.name", "execute_tool"), str("blob", "x".repeat(OTLP_REQUEST_LIMITS.attributeBytes))],
+      });
+      const answer = await post(requestOf("otlp bulky", [bulky]));
+      expect(answer.status).toBe(413);
+      expect(await answer.json()).toMatchObject({
+        code: 8,
+        message: expect.stringContaining(`at most ${OTLP_REQUEST_LIMITS.attributeBytes} a request`),
+      });
+      expect(await database.db.evaluation.count({ where: { name: "otlp bulky" } })).toBe(0);
+    });
+
+    it(
+      "answers 100,000 tool spans of one trace once they are stored: the run scored with the 1,000 effects a run holds, the rest counted rejected",
+      { timeout: 180_000 },
+      async () => {
+        const spans = Array.from({ length: OTLP_REQUEST_LIMITS.spans }, (_, n) => toolSpan(n));
+        spans[0] = toolSpan(0, {
+          events: [
+            {
+              timeUnixNano: "1764842400200000000",
+              name: "gen_ai.evaluation.result",
+              attributes: [str("gen_ai.evaluation.score.label", "success")],
+            },
+          ],
+        });
+        const answer = await post(requestOf("otlp hundred thousand", spans));
+        expect(answer.status).toBe(200);
+        expect(await answer.json()).toEqual({
+          partialSuccess: {
+            rejectedSpans: String(OTLP_REQUEST_LIMITS.spans - 1_000),
+            errorMessage: expect.stringContaining("at most 1000"),
+          },
+        });
+        const id = await evaluationIdOf("otlp hundred thousand");
+        expect(await database.db.liveRun.findMany({ where: { evaluationId: id }, select: { externalId: true, state: true } })).toEqual([
+          { externalId: traceId, state: "scored" },
+        ]);
+        expect((await getEvaluationRun(database.db, id, traceId))?.effects).toHaveLength(1_000);
+      },
+    );
   });
 
   it("audits an agent built on the Vercel AI SDK (its mock model) whose tool's write is still pending when the run is scored", async () => {
