@@ -22,7 +22,7 @@ import path from "node:path";
 import { evaluationClient } from "../lib/evaluations/client";
 import { liveEventSchema } from "../lib/evaluations/live/schemas";
 import { liveRunRecord } from "../lib/evaluations/live/timeline";
-import { planTraces } from "../lib/evaluations/otel/mapping";
+import { planTraces, readScore } from "../lib/evaluations/otel/mapping";
 import { encodeTraceRequest } from "../lib/evaluations/otel/otlp-wire";
 import { spansOfRequest } from "../lib/evaluations/otel/spans";
 import { parseBenchFlags } from "../lib/testing/bench-flags";
@@ -136,7 +136,7 @@ async function main(): Promise<void> {
     liveRunRecord(
       { externalId: trace.runId!, taskId: trace.taskId!, groupId: null, attempt: null, startedAtMs: trace.startedAtMs },
       trace.events.map((e) => liveEventSchema.parse(e.event)),
-      { scoredAtMs: trace.score!.atMs, endpointLabel: trace.score!.label! },
+      { scoredAtMs: trace.score!.atMs, endpointLabel: readScore(trace.score!, { labelMap: null, scoreThreshold: null }).endpointLabel! },
     ),
   );
   const spans = values.runs * (TOOL_SPANS + 1);

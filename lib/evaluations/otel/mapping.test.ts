@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { planTraces } from "./mapping";
+import { planTraces, readScore, type PlannedScore } from "./mapping";
 import type { OtlpResourceSpans, OtlpSpan } from "./spans";
 
 // The OTLP mapping (docs/otel.md's table), span by span, with no database and no network.
@@ -167,7 +167,7 @@ describe("planTraces", () => {
     );
     expect(rejected).toEqual([]);
     expect(trace.taskId).toBe("transfer");
-    expect(trace.score).toEqual({ spanId: "aaaaaaaaaaaaaaa2", atMs: T0 + 200, name: "task", label: "success", value: 1 });
+    expect(trace.score).toEqual({ spanId: "aaaaaaaaaaaaaaa2", atMs: T0 + 200, name: "task", label: "pass", value: 1 });
     expect(trace.events.slice(2).map((e) => e.event)).toEqual([
       { eventId: "aaaaaaaaaaaaaaa1.event-0", type: "touch", at: new Date(T0 + 5).toISOString(), surface: "acct:bob", op: "read" },
       {
@@ -230,5 +230,57 @@ describe("planTraces", () => {
           "trace 1af7651916cd43dd8448eb211c80319c is not an agent run (no gen_ai.operation.name, ai.toolCall span or boundary_lab data)",
       },
     ]);
+  });
+});
+
+describe("readScore", () => {
+  const result = (fields: Partial<PlannedScore>): PlannedScore => ({ spanId: "aaaaaaaaaaaaaaa9", atMs: T0, ...fields });
+  const none = { labelMap: null, scoreThreshold: null };
+  const at = new Date(T0).toISOString();
+
+  it("reads a free-text label by the trace's label map, then the evaluation's, then the conventions' words", () => {
+    const evaluation = { labelMap: { relevant: "success", irrelevant: "failure" } as const, scoreThreshold: null };
+    expect(readScore(result({ label: "relevant" }), evaluation)).toEqual({ endpointLabel: "success", at });
+    expect(readScore(result({ label: "relevant" }), evaluation, { relevant: "failure" })).toEqual({ endpointLabel: "failure", at });
+    expect(readScore(result({ label: "pass", value: 0.2 }), none)).toEqual({ endpointLabel: "success", at, score: 0.2 });
+    // An evaluation may read a conventional word its own way.
+    expect(readScore(result({ label: "pass" }), { labelMap: { pass: "failure" }, scoreThreshold: null })).toEqual({
+      endpointLabel: "failure",
+      at,
+    });
+  });
+
+  it("judges a value against the threshold when no label reads, and stores an unreadable result unscored with the reason, never open", () => {
+    expect(readScore(result({ label: "relevant", value: 0.9 }), { labelMap: null, scoreThreshold: 0.5 })).toEqual({
+      endpointLabel: "success",
+      at,
+      score: 0.9,
+      threshold: 0.5,
+    });
+    expect(readScore(result({ label: "relevant" }), none)).toEqual({
+      at,
+      unscoredReason:
+        "gen_ai.evaluation.score.label \"relevant\" is in no labelMap (the evaluation's, or the resource's boundary_lab.label_map) and is neither success nor failure (nor success, pass, passed, correct, true, failure, fail, failed, incorrect, false) (span aaaaaaaaaaaaaaa9)",
+    });
+    expect(readScore(result({ value: 3 }), none)).toEqual({
+      at,
+      unscoredReason:
+        "gen_ai.evaluation.score.value 3 has no label, and the evaluation declares no scoreThreshold to judge it by (span aaaaaaaaaaaaaaa9)",
+    });
+  });
+
+  it("takes a resource's boundary_lab.label_map, and refuses its spans when it is not one, naming it", () => {
+    const scored = span("aaaaaaaaaaaaaaa1", {
+      attributes: { "boundary_lab.task.id": "t" },
+      events: [{ name: "gen_ai.evaluation.result", atMs: T0 + 5, attributes: { "gen_ai.evaluation.score.label": "Relevant" } }],
+    });
+    const mapped = only(resource([scored], { "boundary_lab.evaluation": "bank", "boundary_lab.label_map": '{"RELEVANT": "success"}' }));
+    expect(mapped.trace.labelMap).toEqual({ relevant: "success" });
+    expect(readScore(mapped.trace.score!, none, mapped.trace.labelMap)).toMatchObject({ endpointLabel: "success" });
+    const refused = planTraces(resource([scored], { "boundary_lab.evaluation": "bank", "boundary_lab.label_map": '{"relevant": "yes"}' }));
+    expect(refused.traces).toEqual([]);
+    expect(refused.rejected[0]!.reason).toMatch(
+      /^the resource attribute boundary_lab\.label_map is not a label map \(a labelMap value must be success or failure\)/,
+    );
   });
 });

@@ -14,7 +14,8 @@
 //   `gen_ai.evaluation.result`, the run's score (its label, else its value against a threshold).
 // - Each event's id is made from its span's id, so a span sent again adds nothing.
 // A trace with none of this is not an agent run: its spans are counted as rejected, with the reason.
-import { EFFECT_STATUSES, LABELS, type EffectStatus } from "../schemas";
+import type { ScoreLiveRunBody } from "../live/schemas";
+import { EFFECT_STATUSES, labelMapSchema, LABELS, type EffectStatus, type LabelMap } from "../schemas";
 
 type Label = (typeof LABELS)[number];
 import type { LiveEvent } from "../live/schemas";
@@ -32,6 +33,7 @@ export const ATTR = {
   op: "boundary_lab.op",
   verified: "boundary_lab.verified",
   evidence: "boundary_lab.evidence",
+  labelMap: "boundary_lab.label_map",
   serviceName: "service.name",
   operation: "gen_ai.operation.name",
   agentName: "gen_ai.agent.name",
@@ -81,7 +83,8 @@ export interface PlannedScore {
   spanId: string;
   atMs: number;
   name?: string;
-  label?: Label;
+  /** `gen_ai.evaluation.score.label` as sent, trimmed and in lower case: read by readScore against the label maps. */
+  label?: string;
   value?: number;
 }
 
@@ -99,6 +102,8 @@ export interface TracePlan {
   /** Tools whose span said its call was acknowledged before applied (pending, with a handle): suggested async_handle. */
   asyncTools: string[];
   score?: PlannedScore;
+  /** The resource's `boundary_lab.label_map`: its labels read before the evaluation's. */
+  labelMap?: LabelMap;
   spans: SpanRow[];
 }
 
@@ -219,14 +224,10 @@ function eventsOfSpan(span: OtlpSpan): { events: LiveEvent[]; score?: PlannedSco
       const evidence = text(attributes[ATTR.evidence]);
       events.push({ eventId, type: "reset", at, surface, verified, ...(evidence && { evidence }) });
     } else if (event.name === EVENT.evaluationResult && score === undefined) {
-      const word = text(attributes[ATTR.scoreLabel])?.toLowerCase();
-      const label = word === undefined ? undefined : LABEL_WORDS[word];
+      // A label is read when the run is scored (readScore: the evaluation's label map is the receiver's to know).
+      const label = text(attributes[ATTR.scoreLabel])?.toLowerCase();
       const raw = attributes[ATTR.scoreValue];
       const value = typeof raw === "number" && Number.isFinite(raw) ? raw : undefined;
-      if (word !== undefined && label === undefined && value === undefined)
-        return {
-          refusal: `${ATTR.scoreLabel} "${word}" is neither ${LABELS.join(" nor ")} (nor ${Object.keys(LABEL_WORDS).join(", ")}) ${where}`,
-        };
       if (label === undefined && value === undefined)
         return { refusal: `a ${EVENT.evaluationResult} event needs ${ATTR.scoreLabel} or ${ATTR.scoreValue} ${where}` };
       const name = text(attributes[ATTR.evaluationName]);
@@ -252,6 +253,7 @@ export function planTraces(batch: readonly OtlpResourceSpans[]): Plan {
   for (const { resource, spans } of batch) {
     const evaluation = text(resource[ATTR.evaluation]);
     const harness = text(resource[ATTR.serviceName]);
+    const labelMap = resourceLabelMap(resource[ATTR.labelMap]);
     for (const span of spans) {
       // A span twice in one request (an exporter's retry merged into a batch) counts once.
       if (seen.has(`${span.traceId}:${span.spanId}`)) continue;
@@ -270,6 +272,10 @@ export function planTraces(batch: readonly OtlpResourceSpans[]): Plan {
         });
         continue;
       }
+      if ("refusal" in labelMap) {
+        rejected.push({ spanId: span.spanId, reason: labelMap.refusal });
+        continue;
+      }
       const key = `${evaluation}\u0000${span.traceId}`;
       let trace = traces.get(key);
       if (!trace) {
@@ -281,6 +287,7 @@ export function planTraces(batch: readonly OtlpResourceSpans[]): Plan {
           events: [],
           asyncTools: [],
           spans: [],
+          ...(labelMap.map && { labelMap: labelMap.map }),
         };
         const runId = text(resource[ATTR.runId]);
         if (runId) trace.runId = runId;
@@ -310,4 +317,51 @@ export function planTraces(batch: readonly OtlpResourceSpans[]): Plan {
     }
   }
   return { traces: [...traces.values()], rejected };
+}
+
+/** A resource's `boundary_lab.label_map` (a JSON object of labels to success or failure), or why its spans cannot be used. */
+function resourceLabelMap(value: AttributeValue | undefined): { map?: LabelMap } | { refusal: string } {
+  if (value === undefined) return {};
+  const refusal = (why: string) => ({
+    refusal: `the resource attribute ${ATTR.labelMap} ${why}, e.g. {"relevant": "success", "irrelevant": "failure"}`,
+  });
+  if (typeof value !== "string") return refusal("must be a JSON object as a string");
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value);
+  } catch {
+    return refusal("is not JSON");
+  }
+  const map = labelMapSchema.safeParse(parsed);
+  return map.success ? { map: map.data } : refusal(`is not a label map (${map.error.issues[0]!.message})`);
+}
+
+/**
+ * How a trace's gen_ai.evaluation.result scores its run: its label by the trace's label map, then the
+ * evaluation's, then the conventions' words (pass, fail, ...); else its value against the evaluation's
+ * threshold. A result none of these can read closes the run unscored with the reason, never leaves it
+ * open (an open run is in no figure until its timeout).
+ */
+export function readScore(
+  score: PlannedScore,
+  evaluation: { labelMap: LabelMap | null; scoreThreshold: number | null },
+  traceMap?: LabelMap,
+): ScoreLiveRunBody {
+  const at = new Date(score.atMs).toISOString();
+  const word = score.label;
+  const label = word === undefined ? undefined : (traceMap?.[word] ?? evaluation.labelMap?.[word] ?? LABEL_WORDS[word]);
+  const value = score.value === undefined ? {} : { score: score.value };
+  if (label) return { endpointLabel: label, at, ...value };
+  if (score.value !== undefined && evaluation.scoreThreshold !== null)
+    return {
+      endpointLabel: score.value >= evaluation.scoreThreshold ? "success" : "failure",
+      at,
+      ...value,
+      threshold: evaluation.scoreThreshold,
+    };
+  const unread =
+    word === undefined
+      ? `${ATTR.scoreValue} ${score.value} has no label, and the evaluation declares no scoreThreshold to judge it by`
+      : `${ATTR.scoreLabel} "${word}" is in no labelMap (the evaluation's, or the resource's ${ATTR.labelMap}) and is neither ${LABELS.join(" nor ")} (nor ${Object.keys(LABEL_WORDS).join(", ")})${score.value === undefined ? "" : ", and the evaluation declares no scoreThreshold for its value"}`;
+  return { unscoredReason: `${unread} (span ${score.spanId})`.slice(0, 1_000), at };
 }

@@ -22,9 +22,9 @@ import { validRun } from "../ingest/validate";
 import { enqueueExpireLiveRunJob } from "../live/live-run-job";
 import { inTransaction, lockOpenedRun, recordEventsIn, scoreIn, type LiveRunRow } from "../live/live-runs";
 import { openLiveRunBodySchema, type ScoreLiveRunBody } from "../live/schemas";
-import { admitEvents, liveRunRecord } from "../live/timeline";
-import { createEvaluationBodySchema, type CreateEvaluationBody, type RunRecord } from "../schemas";
-import { ATTR, planTraces, type SpanRefusal, type TracePlan } from "./mapping";
+import { admitEvents, liveRunRecord, type LiveOutcome } from "../live/timeline";
+import { createEvaluationBodySchema, labelMapSchema, type CreateEvaluationBody, type LabelMap, type RunRecord } from "../schemas";
+import { ATTR, planTraces, readScore, type SpanRefusal, type TracePlan } from "./mapping";
 import type { OtlpResourceSpans } from "./spans";
 
 export interface ReceivedTraces {
@@ -36,20 +36,27 @@ export interface ReceivedTraces {
 interface Evaluation {
   id: string;
   scoreThreshold: number | null;
+  labelMap: LabelMap | null;
   timeoutSeconds: number;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const evaluationRow = z.object({ id: z.string(), score_threshold: z.number().nullable(), timeout: z.number() });
+const evaluationRow = z.object({
+  id: z.string(),
+  score_threshold: z.number().nullable(),
+  label_map: labelMapSchema.nullable(),
+  timeout: z.number(),
+});
 
 async function evaluationBy(db: Db, where: { id: string } | { name: string }): Promise<Evaluation | null> {
   const rows = rowsOf(
     evaluationRow,
     "id" in where
-      ? await db.$queryRaw`SELECT id::text, score_threshold, live_run_timeout_seconds AS timeout FROM evaluations WHERE id = ${where.id}::uuid`
-      : await db.$queryRaw`SELECT id::text, score_threshold, live_run_timeout_seconds AS timeout FROM evaluations WHERE name = ${where.name}`,
+      ? await db.$queryRaw`SELECT id::text, score_threshold, label_map, live_run_timeout_seconds AS timeout FROM evaluations WHERE id = ${where.id}::uuid`
+      : await db.$queryRaw`SELECT id::text, score_threshold, label_map, live_run_timeout_seconds AS timeout FROM evaluations WHERE name = ${where.name}`,
   );
-  return rows[0] ? { id: rows[0].id, scoreThreshold: rows[0].score_threshold, timeoutSeconds: rows[0].timeout } : null;
+  const row = rows[0];
+  return row ? { id: row.id, scoreThreshold: row.score_threshold, labelMap: row.label_map, timeoutSeconds: row.timeout } : null;
 }
 
 /**
@@ -90,22 +97,11 @@ async function resolveEvaluations(db: Db, traces: readonly TracePlan[], createdB
   return resolved;
 }
 
-/** The score a trace's gen_ai.evaluation.result gives, or why it cannot be used. */
-function scoreBody(trace: TracePlan, evaluation: Evaluation): ScoreLiveRunBody | { refusal: string } {
-  const score = trace.score!;
-  const at = new Date(score.atMs).toISOString();
-  if (score.label) return { endpointLabel: score.label, at, ...(score.value !== undefined && { score: score.value }) };
-  if (evaluation.scoreThreshold === null)
-    return {
-      refusal: `gen_ai.evaluation.result has a score value but no label, and the evaluation declares no scoreThreshold to judge it by (span ${score.spanId})`,
-    };
-  return {
-    endpointLabel: score.value! >= evaluation.scoreThreshold ? "success" : "failure",
-    score: score.value!,
-    threshold: evaluation.scoreThreshold,
-    at,
-  };
-}
+/** A score's body as the outcome a live run's record is made with: a result no label map could read stores the run unscored. */
+const liveOutcomeOf = (score: ScoreLiveRunBody): LiveOutcome =>
+  score.unscoredReason !== undefined
+    ? { unscoredReason: score.unscoredReason }
+    : { scoredAtMs: Date.parse(score.at!), endpointLabel: score.endpointLabel!, score: score.score, threshold: score.threshold };
 
 /**
  * Stores the request's spans by resource; answers how many traces became runs and every span rejected.
@@ -201,13 +197,8 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
     ).map((r) => [r.trace_id, r.external_id]),
   );
   const unseen = traces.filter((t) => !known.has(t.traceId));
-  const scores = new Map(traces.filter((t) => t.score).map((t) => [t, scoreBody(t, evaluation)]));
-  for (const [trace, body] of scores)
-    if ("refusal" in body) {
-      rejected.push({ spanId: trace.score!.spanId, reason: body.refusal });
-      scores.delete(trace);
-    }
-  const scoreOf = (trace: TracePlan) => scores.get(trace) as ScoreLiveRunBody | undefined;
+  const scores = new Map(traces.filter((t) => t.score).map((t) => [t, readScore(t.score!, evaluation, t.labelMap)]));
+  const scoreOf = (trace: TracePlan) => scores.get(trace);
 
   // The first trace of each new run's name takes the quick way: its events admitted against an empty run
   // (pure), the run opened (and scored, when the trace says so) with every other such run in one
@@ -234,7 +225,7 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
     task_id: taskOf(trace),
     started_at: new Date(trace.startedAtMs).toISOString(),
     outcome: scoreOf(trace) ?? null,
-    scored_at: scoreOf(trace)?.at ?? null,
+    scored_at: scoreOf(trace)?.endpointLabel === undefined ? null : scoreOf(trace)!.at,
     clock_skew_events: admission.flagged.length,
   }));
   const firstBatches = packTexts(
@@ -254,7 +245,8 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
         INSERT INTO live_runs (evaluation_id, external_id, task_id, started_at, expires_at, timeout_seconds, state, outcome, scored_at, closed_at,
                                clock_skew_events, first_events, first_spans)
         SELECT ${evaluation.id}::uuid, x.external_id, x.task_id, x.started_at, now() + ${evaluation.timeoutSeconds}::int * interval '1 second',
-               ${evaluation.timeoutSeconds}::int, CASE WHEN x.outcome IS NULL THEN 'open' ELSE 'scored' END, x.outcome, x.scored_at,
+               ${evaluation.timeoutSeconds}::int, CASE WHEN x.outcome IS NULL THEN 'open' WHEN x.outcome ? 'unscoredReason' THEN 'unscored' ELSE 'scored' END,
+               x.outcome, x.scored_at,
                CASE WHEN x.outcome IS NULL THEN NULL ELSE now() END, x.clock_skew_events, ${packedText("2 * x.n - 1")}, ${packedText("2 * x.n")}
           FROM ROWS FROM (json_to_recordset(${JSON.stringify(newRuns)}::json)
                  AS (external_id text, task_id text, started_at timestamptz, outcome jsonb, scored_at timestamptz, clock_skew_events int))
@@ -279,7 +271,7 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
         record: liveRunRecord(
           { externalId: run.external_id, taskId: taskOf(trace), groupId: null, attempt: null, startedAtMs: trace.startedAtMs },
           admission.accepted.map((a) => a.event),
-          { scoredAtMs: Date.parse(score.at!), endpointLabel: score.endpointLabel!, score: score.score, threshold: score.threshold },
+          liveOutcomeOf(score),
         ),
       });
     else await enqueueExpireLiveRunJob(tx, run.id, run.expires_at);

@@ -36,15 +36,17 @@ const EVALUATION = "otel bank";
 
 beforeAll(async () => {
   ({ database, key } = await routeTestDatabase(inject("embeddedAdminUrl"), "editor", "otel"));
-  const [otlp, evaluations, summary, suggestions] = await Promise.all([
+  const [otlp, evaluations, evaluation, summary, suggestions] = await Promise.all([
     import("./route"),
     import("@/app/api/v1/evaluations/route"),
+    import("@/app/api/v1/evaluations/[id]/route"),
     import("@/app/api/v1/evaluations/[id]/summary/route"),
     import("@/app/api/v1/evaluations/[id]/tool-suggestions/route"),
   ]);
   api = await serveRoutes([
     { path: /^\/api\/otel\/v1\/traces$/, methods: { POST: otlp.POST } },
     { path: /^\/api\/v1\/evaluations$/, methods: { POST: evaluations.POST } },
+    { path: /^\/api\/v1\/evaluations\/(?<id>[^/]+)$/, methods: { PATCH: evaluation.PATCH } },
     { path: /^\/api\/v1\/evaluations\/(?<id>[^/]+)\/summary$/, methods: { GET: summary.GET } },
     { path: /^\/api\/v1\/evaluations\/(?<id>[^/]+)\/tool-suggestions$/, methods: { GET: suggestions.GET } },
   ]);
@@ -194,6 +196,60 @@ describe("POST /api/otel/v1/traces with OpenTelemetry's exporters", () => {
       ["call_book_1", "book_flight", "pending", "booking-op-42"],
     ]);
     expect((await getLiveRun(database.db, id, "fixture-run-1"))?.eventCount).toBe(5);
+  });
+
+  it("reads an evaluator's own labels by the evaluation's labelMap, and stores a result it cannot read unscored with the reason, never open", async () => {
+    const { id } = await lab.createEvaluation({ name: "otlp labels", labelMap: { Relevant: "success" } });
+    const str = (k: string, v: string) => ({ key: k, value: { stringValue: v } });
+    const ns = (ms: number) => `${BigInt(Date.parse("2026-12-05T12:00:00Z") + ms) * 1_000_000n}`;
+    const judged = (n: number, label: string) => ({
+      traceId: `7b8efff798038103d269b633813fc6${String(n).padStart(2, "0")}`,
+      spanId: `bbb19b7ec3c1b1${String(n).padStart(2, "0")}`,
+      name: "invoke_agent judge",
+      startTimeUnixNano: ns(0),
+      endTimeUnixNano: ns(1_000),
+      attributes: [
+        str("gen_ai.operation.name", "invoke_agent"),
+        str("boundary_lab.run.id", `judged-${n}`),
+        str("boundary_lab.task.id", "answer"),
+      ],
+      events: [{ name: "gen_ai.evaluation.result", timeUnixNano: ns(900), attributes: [str("gen_ai.evaluation.score.label", label)] }],
+    });
+    const send = (spans: object[]) =>
+      fetch(tracesUrl(), {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          resourceSpans: [{ resource: { attributes: [str("boundary_lab.evaluation", id)] }, scopeSpans: [{ spans }] }],
+        }),
+      });
+    expect((await send([judged(1, "relevant"), judged(2, "meh")])).status).toBe(200);
+    const runOf = (n: number) => getEvaluationRun(database.db, id, `judged-${n}`);
+    expect(await runOf(1)).toMatchObject({ finality: "final", endpointLabel: "success" });
+    expect(await runOf(2)).toMatchObject({
+      finality: "unscored",
+      unscoredReason: expect.stringMatching(/^gen_ai\.evaluation\.score\.label "meh" is in no labelMap/),
+    });
+    // The label map changed: later results read by it (a run seen before takes the live-run routes' way).
+    const patched = await fetch(`${api.origin}/api/v1/evaluations/${id}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ labelMap: { meh: "failure" } }),
+    });
+    expect(patched.status).toBe(200);
+    expect(await patched.json()).toMatchObject({ id, labelMap: { meh: "failure" } });
+    const opened = { ...judged(3, "meh"), events: [] };
+    expect((await send([opened])).status).toBe(200);
+    expect((await getLiveRun(database.db, id, "judged-3"))?.state).toBe("open");
+    expect((await send([{ ...judged(3, "meh"), spanId: "bbb19b7ec3c1b199" }])).status).toBe(200);
+    expect(await runOf(3)).toMatchObject({ finality: "final", endpointLabel: "failure" });
+    const refused = await fetch(`${api.origin}/api/v1/evaluations/${id}`, {
+      method: "PATCH",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: JSON.stringify({ labelMap: { meh: "maybe" } }),
+    });
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toMatchObject({ error: { field: "labelMap.meh" } });
   });
 
   it("keeps a trace's first request whole on its run, and moves it into rows when more of the trace arrives", async () => {
