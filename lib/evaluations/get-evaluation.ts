@@ -80,7 +80,11 @@ export async function evaluationExists(db: SqlClient, evaluationId: string): Pro
 }
 
 /** Sets how the evaluation reads scores sent without a success/failure label (PATCH /api/v1/evaluations/{id}); 404 for an unknown one. */
-export async function updateEvaluationScoring(db: SqlClient, evaluationId: string, body: UpdateEvaluationScoringBody): Promise<EvaluationDetail> {
+export async function updateEvaluationScoring(
+  db: SqlClient,
+  evaluationId: string,
+  body: UpdateEvaluationScoringBody,
+): Promise<EvaluationDetail> {
   const updated = await db.$queryRaw`
     UPDATE evaluations
        SET score_threshold = CASE WHEN ${body.scoreThreshold !== undefined} THEN ${body.scoreThreshold ?? null}::float8 ELSE score_threshold END,
