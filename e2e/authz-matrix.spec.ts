@@ -168,6 +168,15 @@ const ROUTES: RouteCase[] = [
     status: 400,
   },
   { route: "/api/v1/evaluations/[id]", method: "GET", url: () => `/api/v1/evaluations/${UNKNOWN_UUID}`, allowed: SIGNED_IN, status: 404 },
+  // An empty change: refused (400) past authorization, nothing written.
+  {
+    route: "/api/v1/evaluations/[id]",
+    method: "PATCH",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}`,
+    body: {},
+    allowed: RUNS_EXPERIMENTS,
+    status: 400,
+  },
   // An unknown evaluation: nothing to delete (404 past authorization).
   {
     route: "/api/v1/evaluations/[id]",
@@ -278,6 +287,14 @@ const ROUTES: RouteCase[] = [
     method: "POST",
     url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/live-runs/r1/events`,
     body: {},
+    allowed: RUNS_EXPERIMENTS,
+    status: 400,
+  },
+  {
+    route: "/api/v1/evaluations/[id]/live-runs/[externalId]/recorders/[recorderId]",
+    method: "PUT",
+    url: () => `/api/v1/evaluations/${UNKNOWN_UUID}/live-runs/r1/recorders/rec-1`,
+    body: { stopped: "yes" },
     allowed: RUNS_EXPERIMENTS,
     status: 400,
   },

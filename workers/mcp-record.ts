@@ -16,16 +16,34 @@
 // SIGTERM, then follows the tasks still working within the bound and sends what is left; a second
 // signal exits at once (unsent events stay on disk for the next recorder of the run).
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { appendFileSync, mkdirSync } from "node:fs";
+import path from "node:path";
 import { parseArgs } from "node:util";
 import { z } from "zod";
 import { boundaryLabSink } from "../lib/recorder/boundary-lab-sink";
 import { recorderEnvSchema, recorderFlagsSchema, spoolFileOf } from "../lib/recorder/flags";
 import { McpObserver } from "../lib/recorder/observer";
 import { EventOutbox } from "../lib/recorder/outbox";
+import { RecorderPresence } from "../lib/recorder/presence";
 import { startHttpRecorder } from "../lib/recorder/http-proxy";
 import { runStdioRecorder } from "../lib/recorder/stdio-proxy";
 
-const log = (line: string) => process.stderr.write(`mcp:record: ${line}\n`);
+// The agent owns stderr: once it has gone, writing there fails (EPIPE), and the recorder, still following
+// tasks, must not die of it. Its lines go on to a log beside the spool (named on stderr at the start).
+let stderrOpen = true;
+process.stderr.on("error", () => (stderrOpen = false));
+process.stdout.on("error", () => undefined);
+let logFile: string | null = null;
+const log = (line: string) => {
+  const text = `mcp:record: ${line}\n`;
+  if (stderrOpen) process.stderr.write(text);
+  try {
+    if (logFile) appendFileSync(logFile, `${new Date().toISOString()} ${text}`);
+  } catch {
+    logFile = null; // a log that cannot be written is not a reason to stop recording
+  }
+};
 const USAGE = [
   "usage: npm run mcp:record -- --evaluation ID --run EXTERNAL_ID [--task TASK] [--api URL] [--spool DIR] -- COMMAND ARGS...",
   "   or: npm run mcp:record -- --evaluation ID --run EXTERNAL_ID [--task TASK] [--api URL] [--spool DIR] --listen PORT --upstream URL [--host HOST]",
@@ -82,7 +100,15 @@ async function main(): Promise<void> {
   if (!env.success) refuse(env.error.issues[0]!.message);
   if (!httpMode && process.env[DETACHED] !== "1") return passStdioTo(process.argv.slice(1));
   const { evaluation, run, task, api, spool } = flags.data;
+  // One id per recorder process: its effect ids and its heartbeats never collide with another recorder's of the run.
+  const recorderId = `rec-${randomBytes(4).toString("hex")}`;
+  const spoolFile = spoolFileOf({ spool, evaluation, run });
+  mkdirSync(path.dirname(spoolFile), { recursive: true });
+  logFile = `${spoolFile}.${recorderId}.log`;
+  log(`recorder ${recorderId} of run ${run}; its log: ${logFile}`);
   const sink = boundaryLabSink({
+    recorderId,
+    kind: httpMode ? "mcp http" : "mcp stdio",
     api: api ?? env.data.BOUNDARY_LAB_URL,
     apiKey: env.data.BOUNDARY_LAB_API_KEY,
     evaluationId: evaluation,
@@ -91,14 +117,17 @@ async function main(): Promise<void> {
     startedAt: new Date().toISOString(),
     log,
   });
-  const outbox = new EventOutbox(spoolFileOf({ spool, evaluation, run }), (events) => sink.deliver(events), log);
-  const recording = { outbox, sink, pollBoundMs: flags.data["poll-bound-seconds"] * 1000, log };
+  const outbox = new EventOutbox(spoolFile, (events) => sink.deliver(events), log);
+  const presence = new RecorderPresence(sink, outbox, log);
+  outbox.onDelivered = () => void presence.beat();
+  const recording = { outbox, sink, presence, pollBoundMs: flags.data["poll-bound-seconds"] * 1000, log };
   if (!httpMode) {
-    await runStdioRecorder({ ...recording, upstream: { command: command!, args }, observer: new McpObserver() });
+    await runStdioRecorder({ ...recording, upstream: { command: command!, args }, observer: new McpObserver(`${recorderId}-`) });
     return;
   }
   const recorder = await startHttpRecorder({
     ...recording,
+    idPrefix: `${recorderId}-`,
     upstream: new URL(flags.data.upstream!),
     listen: { port: flags.data.listen!, host: flags.data.host },
   });

@@ -3,7 +3,7 @@
 // sent; a run already closed takes them as later evidence. Anything but a 2xx throws, so that the
 // outbox keeps the batch and sends it again.
 import { z } from "zod";
-import { liveEventsAnswerSchema } from "../evaluations/live/schemas";
+import { liveEventsAnswerSchema, type RecorderHeartbeatBody } from "../evaluations/live/schemas";
 import type { ToolSuggestion } from "../evaluations/tool-suggestions";
 import type { RecordedEvent } from "./observer";
 
@@ -14,6 +14,10 @@ export interface SinkOptions {
   externalId: string;
   taskId: string;
   startedAt: string;
+  /** This recorder's id among the run's recorders (its heartbeats'). */
+  recorderId: string;
+  /** What it records, e.g. "mcp stdio". */
+  kind: string;
   log: (line: string) => void;
   fetch?: typeof fetch;
 }
@@ -26,9 +30,9 @@ export function boundaryLabSink(options: SinkOptions) {
   const run = `${evaluation}/live-runs/${encodeURIComponent(options.externalId)}`;
   let opened = false;
 
-  async function post(url: string, body: unknown): Promise<{ status: number; json: unknown }> {
+  async function post(url: string, body: unknown, method = "POST"): Promise<{ status: number; json: unknown }> {
     const response = await send(url, {
-      method: "POST",
+      method,
       headers: { authorization: `Bearer ${options.apiKey}`, "content-type": "application/json" },
       body: JSON.stringify(body),
     });
@@ -60,6 +64,12 @@ export function boundaryLabSink(options: SinkOptions) {
       if (answer.status !== 200) throw failure("sending events", answer);
       // Refused events are refused for a reason sending them again will not change: said, not retried.
       for (const error of liveEventsAnswerSchema.parse(answer.json).errors) options.log(`Boundary Lab refused an event: ${error.message}`);
+    },
+    /** Says the recorder is alive and everything it observed up to `flushedThrough` has been delivered (`stopped` at its end). */
+    async heartbeat(body: RecorderHeartbeatBody): Promise<void> {
+      await open();
+      const answer = await post(`${run}/recorders/${encodeURIComponent(options.recorderId)}`, { kind: options.kind, ...body }, "PUT");
+      if (answer.status !== 200) throw failure("sending a heartbeat", answer);
     },
     async suggest(source: string, tools: ToolSuggestion[]): Promise<void> {
       const answer = await post(`${evaluation}/tool-suggestions`, { source, tools });

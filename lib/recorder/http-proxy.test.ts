@@ -8,6 +8,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { startHttpRecorder } from "./http-proxy";
 import type { RecordedEvent } from "./observer";
 import { EventOutbox } from "./outbox";
+import { RecorderPresence } from "./presence";
+import type { RecorderHeartbeatBody } from "../evaluations/live/schemas";
 
 // The Streamable HTTP recorder over real sockets, in front of a hand-written MCP endpoint that answers
 // the way servers may: a session id on initialize, a gzip-encoded JSON batch, an SSE stream cut in the
@@ -111,22 +113,24 @@ async function recorderBefore(upstream: URL) {
     async (events) => void delivered.push(...events),
     () => {},
   );
+  const heartbeats: RecorderHeartbeatBody[] = [];
   const recorder = await startHttpRecorder({
     upstream,
     listen: { port: 0, host: "127.0.0.1" },
     outbox,
     sink: { suggest: async (source, tools) => void suggested.push(...tools.map((t) => `${source} ${t.tool} ${t.suggestedClass}`)) },
+    presence: new RecorderPresence({ heartbeat: async (body) => void heartbeats.push(body) }, outbox, () => {}),
     pollBoundMs: 10_000,
     pollIntervalMs: 20,
     log: () => {},
   });
-  return { recorder, delivered, suggested };
+  return { recorder, delivered, suggested, heartbeats };
 }
 
 describe("the Streamable HTTP recorder", () => {
   it("passes the server's answers on byte for byte and records from them; polls the task in the agent's session with its headers", async () => {
     const upstream = await handWrittenServer();
-    const { recorder, delivered, suggested } = await recorderBefore(upstream.url);
+    const { recorder, delivered, suggested, heartbeats } = await recorderBefore(upstream.url);
     expect(recorder.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
     const session = { "mcp-session-id": "S1", authorization: "Bearer agent-token", "mcp-protocol-version": "2025-11-25" };
 
@@ -153,6 +157,10 @@ describe("the Streamable HTTP recorder", () => {
     ]);
 
     expect(await recorder.stop(10_000)).toEqual({ unsent: 0 });
+    // Registered before it took a request; its last heartbeat says it stopped, everything it saw delivered.
+    expect(heartbeats[0]).toEqual({ flushedThrough: expect.any(String) });
+    expect(heartbeats.at(-1)).toEqual({ flushedThrough: expect.any(String), stopped: true });
+    expect(Date.parse(heartbeats.at(-1)!.flushedThrough!)).toBeGreaterThanOrEqual(Date.parse(delivered.at(-1)!.at));
     const own = upstream.seen.slice(3);
     expect(own.map((r) => JSON.parse(r.body).method)).toEqual(["tasks/get", "tasks/get", "tasks/result"]);
     for (const request of own)

@@ -12,6 +12,7 @@ import type { Readable } from "node:stream";
 import zlib from "node:zlib";
 import { createParser } from "eventsource-parser";
 import { EventSourceParserStream } from "eventsource-parser/stream";
+import type { RecorderPresence } from "./presence";
 import { McpObserver, type JsonRpcMessage } from "./observer";
 import { ASK_TIMEOUT_MS, OWN_ID, Recording, now, type Channel, type RecordingOptions } from "./recording";
 
@@ -19,6 +20,10 @@ export interface HttpRecorderOptions extends RecordingOptions {
   /** The MCP server's endpoint, e.g. http://localhost:8080/mcp. */
   upstream: URL;
   listen: { port: number; host: string };
+  /** Registers the recorder with its run before it takes a request, and says when it stops. */
+  presence: Pick<RecorderPresence, "start" | "stop">;
+  /** Keeps this recorder's effect ids apart from another recorder's of the same run. */
+  idPrefix?: string;
 }
 
 export interface HttpRecorder {
@@ -90,7 +95,8 @@ export async function startHttpRecorder(options: HttpRecorderOptions): Promise<H
 
   const observerOf = (session: string) => {
     let observer = observers.get(session);
-    if (!observer) observers.set(session, (observer = new McpObserver(observers.size === 0 ? "" : `s${observers.size + 1}-`)));
+    const prefix = `${options.idPrefix ?? ""}${observers.size === 0 ? "" : `s${observers.size + 1}-`}`;
+    if (!observer) observers.set(session, (observer = new McpObserver(prefix)));
     return observer;
   };
 
@@ -189,6 +195,7 @@ export async function startHttpRecorder(options: HttpRecorderOptions): Promise<H
       agentResponse.destroy();
     });
   });
+  await options.presence.start();
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.listen.port, options.listen.host, () => resolve());
@@ -205,7 +212,9 @@ export async function startHttpRecorder(options: HttpRecorderOptions): Promise<H
       await closed;
       if (recording.following > 0) log(`stopped listening; following ${recording.following} task(s) until terminal`);
       await recording.settle();
-      return recording.finish(drainMs);
+      const finished = await recording.finish(drainMs);
+      await options.presence.stop();
+      return finished;
     },
   };
 }

@@ -20,6 +20,8 @@ export class EventOutbox {
   private running: Promise<void> | null = null;
   private closed = false;
   private wake: (() => void) | null = null;
+  /** Called after every batch Boundary Lab took (the recorder's heartbeat says so at once). */
+  onDelivered: (() => void) | null = null;
 
   constructor(
     private readonly spoolFile: string,
@@ -40,6 +42,12 @@ export class EventOutbox {
     appendFileSync(this.spoolFile, lines.map((line) => `${line}\n`).join(""));
     this.lines.push(...lines);
     this.start();
+  }
+
+  /** The observation time of the first event not yet taken by Boundary Lab (everything observed before it has been). */
+  oldestUnsentAt(): string | undefined {
+    const line = this.lines[this.sent];
+    return line === undefined ? undefined : (JSON.parse(line) as RecordedEvent).at;
   }
 
   /** Events spooled but not yet taken by Boundary Lab. */
@@ -73,6 +81,7 @@ export class EventOutbox {
         await this.deliver(batch.map((line) => JSON.parse(line) as RecordedEvent));
         this.sent += batch.length;
         writeFileSync(this.markFile, String(this.sent));
+        this.onDelivered?.();
         backoff = BACKOFF_MS.first;
       } catch (error) {
         this.log(`outbox: ${batch.length} event(s) not sent (${(error as Error).message}); kept on disk, retrying in ${backoff} ms`);

@@ -8,12 +8,15 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import type { JSONRPCMessage } from "@modelcontextprotocol/sdk/types.js";
 import type { McpObserver, JsonRpcMessage } from "./observer";
+import type { RecorderPresence } from "./presence";
 import { ASK_TIMEOUT_MS, OWN_ID, Recording, now, sleep, type Channel, type RecordingOptions } from "./recording";
 
 export interface StdioRecorderOptions extends RecordingOptions {
   upstream: { command: string; args: string[]; env?: Record<string, string>; cwd?: string };
   agent?: { stdin: Readable; stdout: Writable };
   observer: McpObserver;
+  /** Registers the recorder with its run before the agent's first message is passed on, and says when it stops. */
+  presence: Pick<RecorderPresence, "start" | "stop">;
   /** How long to wait for the outbox to empty at the end; what is left stays on disk for the next run. */
   drainMs?: number;
 }
@@ -53,9 +56,14 @@ export async function runStdioRecorder(options: StdioRecorderOptions): Promise<{
   const channel: Channel = { ask, isOpen: () => true };
 
   const agentGone = new Promise<void>((resolve) => (agent.onclose = resolve));
+  // The run is opened and this recorder registered before the agent's first message is passed on (bounded):
+  // a score that follows the agent's last call then finds the run, and waits for what this recorder saw.
+  const registered = options.presence.start();
   agent.onmessage = (message: JSONRPCMessage) => {
-    void upstream.send(message).catch((error: Error) => log(`to the server: ${error.message}`));
-    recording.record(observer, observer.fromAgent(message as JsonRpcMessage, now()), channel);
+    const at = now();
+    // Each waits on the same promise: once it has settled they go on in the order they came.
+    void registered.then(() => upstream.send(message)).catch((error: Error) => log(`to the server: ${error.message}`));
+    recording.record(observer, observer.fromAgent(message as JsonRpcMessage, at), channel);
   };
   upstream.onmessage = (message: JSONRPCMessage) => {
     const id = (message as JsonRpcMessage).id;
@@ -83,5 +91,7 @@ export async function runStdioRecorder(options: StdioRecorderOptions): Promise<{
   if (recording.following > 0) log(`the agent has gone; following ${recording.following} task(s) until terminal`);
   await recording.settle();
   await upstream.close();
-  return recording.finish(options.drainMs ?? 30_000);
+  const finished = await recording.finish(options.drainMs ?? 30_000);
+  await options.presence.stop();
+  return finished;
 }

@@ -9,6 +9,7 @@ import { getEvaluationRun } from "../evaluation-runs";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { evaluationSummary } from "../summary";
 import { expireLiveRun, getLiveRun, openLiveRun, openLiveRuns, recordLiveEvents, scoreLiveRun } from "./live-runs";
+import { liveRunRecorders, recorderFlags, recorderHeartbeat, SCORE_WAITS_FOR_RECORDERS_MS } from "./recorders";
 
 // Live runs on a real PostgreSQL: recorded as they happen, they are audited exactly as the same
 // runs ingested after the fact; later evidence, timeouts and refusals as issue 23 §1 states them.
@@ -237,5 +238,66 @@ describe("live runs", () => {
     expect(refusal).toBeInstanceOf(DomainError);
     expect(refusal).toMatchObject({ kind: "conflict", code: "run_exists", field: "externalId" });
     await expect(recordLiveEvents(db, evaluationId, "nope", [])).rejects.toMatchObject({ kind: "not_found", field: "externalId" });
+  });
+});
+
+describe("a score and the run's recorders", () => {
+  it("opens a run it names that was never opened (a score may overtake its recorder), for the task of its name", async () => {
+    const evaluationId = await newEvaluation();
+    expect(await scoreLiveRun(db, evaluationId, "early", { endpointLabel: "success", at: at(3) })).toEqual({
+      finality: "final",
+    });
+    expect(await getEvaluationRun(db, evaluationId, "early")).toMatchObject({
+      taskId: "early",
+      finality: "final",
+      endpointLabel: "success",
+    });
+    // An ingested run is no live run: still refused.
+    await ingestRuns(db, evaluationId, workedExample());
+    await expect(scoreLiveRun(db, evaluationId, "r1", { endpointLabel: "success" })).rejects.toMatchObject({ code: "run_exists" });
+  });
+
+  it("waits for a live recorder to deliver what it saw up to the score, and past the bound never answers final", async () => {
+    const evaluationId = await newEvaluation();
+    await openLiveRun(db, evaluationId, { externalId: "rec", taskId: "t", startedAt: at(0) });
+    await recorderHeartbeat(db, evaluationId, "rec", "rec-1", { kind: "mcp stdio", flushedThrough: at(1) });
+    // The recorder delivers the transfer's acknowledgement and says it is flushed through the score while the score waits.
+    const delivered = (async () => {
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await recordLiveEvents(db, evaluationId, "rec", [
+        { eventId: "1", type: "effect_requested", at: at(2), effectId: "tx", tool: "bank.transfer", handle: "task-1" },
+        { eventId: "2", type: "effect_status", at: at(2), effectId: "tx", status: "pending" },
+      ]);
+      await recorderHeartbeat(db, evaluationId, "rec", "rec-1", { flushedThrough: at(4) });
+    })();
+    expect(await scoreLiveRun(db, evaluationId, "rec", { endpointLabel: "success", at: at(3) })).toEqual({
+      finality: "unresolved",
+      reason: "pending_at_scoring",
+      effectId: "tx",
+      tool: "bank.transfer",
+    });
+    await delivered;
+
+    // A recorder that never catches up: the score is stored, and answered as evidence still arriving, not final.
+    await openLiveRun(db, evaluationId, { externalId: "lagging", taskId: "t", startedAt: at(0) });
+    await recorderHeartbeat(db, evaluationId, "lagging", "rec-2", { kind: "mcp stdio", flushedThrough: at(1) });
+    const started = Date.now();
+    expect(await scoreLiveRun(db, evaluationId, "lagging", { endpointLabel: "success", at: at(3) })).toEqual({
+      finality: "unresolved",
+      reason: "evidence_arriving",
+      awaiting: ["rec-2"],
+    });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(SCORE_WAITS_FOR_RECORDERS_MS);
+    expect(await getEvaluationRun(db, evaluationId, "lagging")).toMatchObject({ endpointLabel: "success" });
+    // A recorder that said it stopped is not waited for.
+    await openLiveRun(db, evaluationId, { externalId: "stopped", taskId: "t", startedAt: at(0) });
+    await recorderHeartbeat(db, evaluationId, "stopped", "rec-3", { kind: "mcp stdio", flushedThrough: at(1), stopped: true });
+    // Scored now (the server's time), after the recorder said it stopped: the run page flags it.
+    expect(await scoreLiveRun(db, evaluationId, "stopped", { endpointLabel: "success" })).toEqual({ finality: "final" });
+    const { scoredAt } = (await getEvaluationRun(db, evaluationId, "stopped"))!;
+    expect(recorderFlags(await liveRunRecorders(db, evaluationId, "stopped"), scoredAt)).toEqual([
+      { recorderId: "rec-3", kind: "mcp stdio", problem: "stopped_before_score" },
+    ]);
+    await expect(recorderHeartbeat(db, evaluationId, "never-opened", "rec-4", {})).rejects.toMatchObject({ kind: "not_found" });
   });
 });

@@ -15,6 +15,7 @@ import { validRun } from "../ingest/validate";
 import { FINALITIES, type RunRecord, type StatusAtScoring, STATUSES_AT_SCORING } from "../schemas";
 import { moveFirstBatch } from "./first-batch";
 import { enqueueExpireLiveRunJob } from "./live-run-job";
+import { awaitRecorders } from "./recorders";
 import {
   liveEventSchema,
   LIVE_RUN_STATES,
@@ -289,7 +290,13 @@ const statusOf = (status: string | null): StatusAtScoring => z.enum(STATUSES_AT_
  * 409 for a run closed otherwise or stored unscored by its timeout (its expiry stored first).
  */
 export async function scoreLiveRun(db: Db, evaluationId: string, externalId: string, body: ScoreLiveRunBody): Promise<ScoreLiveRunAnswer> {
-  return inTransactionRefusingAfterCommit(db, async (tx) => {
+  // A score may overtake its recorder: the run it names is opened (for the task of its name) rather than refused.
+  await openLiveRun(db, evaluationId, { externalId, taskId: externalId }).catch((error: unknown) => {
+    if (!(error instanceof DomainError && ["live_run_conflict", "live_run_scored", "live_run_expired"].includes(error.code))) throw error;
+  });
+  // What the run's recorders saw up to the score is waited for (bounded); past the bound the answer is never final.
+  const awaiting = await awaitRecorders(db, evaluationId, externalId, body.at === undefined ? new Date() : new Date(body.at));
+  const answer = await inTransactionRefusingAfterCommit(db, async (tx) => {
     const row = await lockOpenedRun(tx, evaluationId, externalId);
     if (row.state !== "open") {
       if (row.state === "expired" || canonicalJson(row.outcome) !== canonicalJson(body)) return closedConflict(row);
@@ -298,6 +305,8 @@ export async function scoreLiveRun(db: Db, evaluationId: string, externalId: str
     await scoreIn(tx, evaluationId, row, body);
     return finalityOf(tx, evaluationId, externalId);
   });
+  if (awaiting.length === 0 || answer.finality === "unscored") return answer;
+  return { finality: "unresolved", reason: "evidence_arriving", awaiting };
 }
 
 const scoredAtRow = z.tuple([z.object({ scored_at: z.date().nullable() })]);

@@ -147,10 +147,12 @@ export type ScoreLiveRunBody = z.infer<typeof scoreLiveRunBodySchema>;
 
 export const scoreLiveRunAnswerSchema = z.object({
   finality: z.enum(FINALITIES),
-  /** The unresolved reason, or the unscored one. */
+  /** The unresolved reason, or the unscored one; `evidence_arriving` when a recorder of the run had not delivered what it saw up to the score in time. */
   reason: z.string().optional(),
   effectId: z.string().optional(),
   tool: z.string().optional(),
+  /** The recorders whose evidence up to the score had not arrived when it was answered (reason `evidence_arriving`). */
+  awaiting: z.array(z.string()).optional(),
 });
 export type ScoreLiveRunAnswer = z.infer<typeof scoreLiveRunAnswerSchema>;
 
@@ -158,3 +160,33 @@ export const liveRunPathSchema = z.strictObject({
   id: z.uuid("id must be an evaluation id (a UUID)"),
   externalId: text("externalId", 200),
 });
+
+/** PUT …/live-runs/{externalId}/recorders/{recorderId}: the path. */
+export const liveRunRecorderPathSchema = liveRunPathSchema.extend({
+  recorderId: z
+    .string("recorderId must be text")
+    .regex(/^[A-Za-z0-9._-]{1,100}$/, "recorderId must be 1 to 100 letters, digits, dots, dashes or underscores"),
+});
+
+/**
+ * A recorder's heartbeat (the MCP recorder sends one when it starts, after each batch it delivers and
+ * every second): `flushedThrough`, the time up to which everything it observed has reached Boundary
+ * Lab; `stopped` when it has finished. A score waits for the run's live recorders to have flushed
+ * through its time (SCORE_WAITS_FOR_RECORDERS_MS at the most).
+ */
+export const recorderHeartbeatBodySchema = z.strictObject({
+  kind: text("kind", 100).optional(),
+  flushedThrough: time("flushedThrough").optional(),
+  stopped: z.boolean("stopped must be true or false").optional(),
+});
+export type RecorderHeartbeatBody = z.infer<typeof recorderHeartbeatBodySchema>;
+
+export const liveRunRecorderSchema = z.object({
+  recorderId: z.string(),
+  kind: z.string(),
+  startedAt: z.iso.datetime(),
+  lastSeenAt: z.iso.datetime(),
+  flushedThrough: z.iso.datetime().nullable(),
+  stoppedAt: z.iso.datetime().nullable(),
+});
+export type LiveRunRecorder = z.infer<typeof liveRunRecorderSchema>;

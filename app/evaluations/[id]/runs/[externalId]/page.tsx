@@ -28,6 +28,8 @@ import type { ToolClass } from "@/lib/evaluations/schemas";
 import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
 import { getLiveRun } from "@/lib/evaluations/live/live-runs";
+import { liveRunRecorders, recorderFlags, type RecorderFlag } from "@/lib/evaluations/live/recorders";
+import type { LiveRunRecorder } from "@/lib/evaluations/live/schemas";
 import { MESSAGES_PAGE, runMessages } from "@/lib/evaluations/run-messages";
 import { MAX_SPANS_SHOWN, runSpans } from "@/lib/evaluations/otel/run-spans";
 import { spanTimeline } from "@/lib/evaluations/otel/span-timeline";
@@ -59,10 +61,11 @@ export default async function EvaluationRunPage({
   const externalId = decodeURIComponent(encoded);
   const principal = await requirePagePermission("results:read", `/evaluations/${id}/runs/${encoded}`);
   const db = getDb();
-  const [evaluation, run, spans] = await Promise.all([
+  const [evaluation, run, spans, recorders] = await Promise.all([
     getEvaluation(db, id),
     getEvaluationRun(db, id, externalId),
     runSpans(db, id, externalId),
+    liveRunRecorders(db, id, externalId),
   ]);
   if (!evaluation) notFound();
   if (!run) {
@@ -189,6 +192,8 @@ export default async function EvaluationRunPage({
           ]}
         />
       </div>
+
+      {recorders.length > 0 ? <RecordersSection recorders={recorders} flags={recorderFlags(recorders, run.scoredAt)} /> : null}
 
       <Section title="Labels and why">
         <LabelExplanation explanation={explanation} tone={run.finality === "final" ? "info" : "warning"} />
@@ -320,4 +325,53 @@ function templateSurfaces(
       ? (effect.arguments as Record<string, unknown>)
       : undefined;
   return surfacesOfCall(effect.tool, args).map((surface) => callSurfaceText(effect.tool, surface));
+}
+
+const FLAG_TEXT: Record<RecorderFlag["problem"], string> = {
+  stopped_before_score: "stopped before the run was scored: calls the agent made after it stopped are not in this record",
+  silent_before_score: "went silent before the run was scored (it died without saying so): calls after its last heartbeat may be missing",
+  not_flushed_at_score:
+    "had not delivered everything it saw up to the score when the run was scored: the score's answer said the evidence was still arriving",
+};
+
+/** The recorders that recorded the run (the MCP recorder: one per process), their last heartbeat, and what the audit should know about them. */
+function RecordersSection({ recorders, flags }: { recorders: LiveRunRecorder[]; flags: RecorderFlag[] }) {
+  return (
+    <Section
+      title="Recorders"
+      description="Each recorder of the run with its last heartbeat: until when everything it saw had reached Boundary Lab."
+    >
+      {flags.length > 0 ? (
+        <ul className="mb-3 space-y-1 text-sm text-warning" data-testid="recorder-flags">
+          {flags.map((flag) => (
+            <li key={flag.recorderId}>
+              <code>{flag.recorderId}</code> ({flag.kind}) {FLAG_TEXT[flag.problem]}.
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <DataTable
+        caption="The run's recorders"
+        columns={["Recorder", "Kind", "Started", "Last heartbeat", "Delivered through", "Stopped"]}
+        testId="run-recorders"
+      >
+        {recorders.map((r) => (
+          <tr key={r.recorderId}>
+            <Td>
+              <code>{r.recorderId}</code>
+            </Td>
+            <Td>{r.kind}</Td>
+            <Td>
+              <Time iso={r.startedAt} />
+            </Td>
+            <Td>
+              <Time iso={r.lastSeenAt} />
+            </Td>
+            <Td>{r.flushedThrough ? <Time iso={r.flushedThrough} /> : "nothing said yet"}</Td>
+            <Td>{r.stoppedAt ? <Time iso={r.stoppedAt} /> : "not said"}</Td>
+          </tr>
+        ))}
+      </DataTable>
+    </Section>
+  );
 }

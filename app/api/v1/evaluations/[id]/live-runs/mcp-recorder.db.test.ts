@@ -11,6 +11,7 @@ import type { ServiceProcess } from "@/lib/delayed-write/spawn";
 import { spawnDelayedWriteService } from "@/lib/delayed-write/spawn";
 import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
+import type { LiveRunRecorder } from "@/lib/evaluations/live/schemas";
 import { spoolFileOf } from "@/lib/recorder/flags";
 import type { TestDatabase } from "@/lib/testing/database";
 import { serveBankOverHttp } from "@/lib/testing/mcp-bank";
@@ -48,12 +49,13 @@ interface RecorderHarness {
 
 async function startRecorderHarness(adminUrl: string): Promise<RecorderHarness> {
   const { database, key } = await routeTestDatabase(adminUrl, "editor", "recorder");
-  const [open, events, score, read, suggestions] = await Promise.all([
+  const [open, events, score, read, suggestions, recorders] = await Promise.all([
     import("./route"),
     import("./[externalId]/events/route"),
     import("./[externalId]/score/route"),
     import("./[externalId]/route"),
     import("../tool-suggestions/route"),
+    import("./[externalId]/recorders/[recorderId]/route"),
   ]);
   const evaluations = await import("../../route");
   const summary = await import("../summary/route");
@@ -65,6 +67,10 @@ async function startRecorderHarness(adminUrl: string): Promise<RecorderHarness> 
     { path: /^\/api\/v1\/evaluations\/(?<id>[^/]+)\/live-runs\/(?<externalId>[^/]+)$/, methods: { GET: read.GET } },
     { path: /^\/api\/v1\/evaluations\/(?<id>[^/]+)\/live-runs\/(?<externalId>[^/]+)\/events$/, methods: { POST: events.POST } },
     { path: /^\/api\/v1\/evaluations\/(?<id>[^/]+)\/live-runs\/(?<externalId>[^/]+)\/score$/, methods: { POST: score.POST } },
+    {
+      path: /^\/api\/v1\/evaluations\/(?<id>[^/]+)\/live-runs\/(?<externalId>[^/]+)\/recorders\/(?<recorderId>[^/]+)$/,
+      methods: { PUT: recorders.PUT },
+    },
   ]);
   const service = await spawnDelayedWriteService();
   return {
@@ -238,6 +244,94 @@ describe("the MCP recorder over stdio, on a real agent loop", () => {
   }, 120_000);
 });
 
+describe("the MCP recorder when the agent leaves, scores at once, or comes back", () => {
+  it("follows the task after the agent has gone (its pipes closed), and a score right after the last call waits for the recorder: never final", async () => {
+    const { id } = await harness.lab.createEvaluation({
+      name: "recorded bank, agent leaves",
+      effectPolicy: { tools: { get_balance: "read_only", send_money: "async_handle" } },
+    });
+    const node = (script: string) => ["--import", "tsx", path.resolve(script)];
+    const agent = spawn(
+      process.execPath,
+      [
+        ...node("lib/testing/mcp-agent-leaves.ts"),
+        `${harness.api.origin}/api/v1/evaluations/${id}/live-runs/gone/score`,
+        "--",
+        process.execPath,
+        ...node("workers/mcp-record.ts"),
+        ...["--evaluation", id, "--run", "gone", "--task", "transfer", "--api", harness.api.origin, "--spool", harness.spool, "--"],
+        process.execPath,
+        ...node("lib/testing/mcp-bank-server.ts"),
+      ],
+      {
+        env: {
+          ...process.env,
+          BOUNDARY_LAB_API_KEY: harness.key,
+          DELAYED_WRITE_URL: harness.service.url,
+          BANK_NAMESPACE: "bank-gone",
+          TRANSFER_DELAY_MS: String(TRANSFER_DELAY_MS),
+        },
+        stdio: ["ignore", "pipe", "inherit"],
+      },
+    );
+    let printed = "";
+    agent.stdout!.on("data", (chunk: Buffer) => (printed += chunk.toString()));
+    expect(await exited(agent)).toBe(0);
+    // Scored the moment the task was created: the score waited for the recorder's events up to it, so it
+    // counts the transfer acknowledged with its task (pending), not a run with no call (final) or no handle.
+    expect(JSON.parse(printed)).toEqual({
+      status: 200,
+      answer: {
+        finality: "unresolved",
+        reason: "pending_at_scoring",
+        effectId: expect.stringMatching(/^rec-[0-9a-f]{8}-/),
+        tool: "send_money",
+      },
+    });
+    // The agent and its pipes are gone; the recorder follows the task to its end all the same.
+    const resolved = await until(
+      "run gone resolved after scoring",
+      () => getEvaluationRun(harness.database.db, id, "gone"),
+      (run) => run?.unresolvedReason === "resolved_after_scoring",
+    );
+    expect(resolved?.effects.map((e) => e.tool)).toEqual(["get_balance", "send_money"]);
+    const recorders = await until(
+      "the recorder said it stopped",
+      () => liveRecorders(harness, id, "gone"),
+      (list) => list.length === 1 && list[0]!.stoppedAt !== null,
+    );
+    expect(recorders[0]).toMatchObject({ recorderId: expect.stringMatching(/^rec-[0-9a-f]{8}$/), kind: "mcp stdio" });
+  }, 120_000);
+
+  it("keeps apart the calls of two recorder sessions of one run (each recorder's effect ids its own)", async () => {
+    const { id } = await harness.lab.createEvaluation({
+      name: "recorded bank, two sessions",
+      effectPolicy: { tools: { get_balance: "read_only" } },
+    });
+    for (let session = 0; session < 2; session++) {
+      const agent = await agentThroughRecorder(id, "twice", "bank-twice");
+      await agent.callTool({ name: "get_balance", arguments: { account: "alice" } });
+      await until(
+        `session ${session + 1}'s call recorded`,
+        () => liveEffects(harness, id, "twice"),
+        (effects) => effects.length === session + 1,
+      );
+      await agent.close();
+    }
+    const effects = await liveEffects(harness, id, "twice");
+    expect(new Set(effects.map((e) => e.effectId)).size).toBe(2);
+    expect(await harness.lab.scoreLiveRun(id, "twice", { endpointLabel: "success" })).toEqual({ finality: "final" });
+  }, 120_000);
+});
+
+/** The recorders of a live run, with their last heartbeat. */
+async function liveRecorders(harness: RecorderHarness, evaluationId: string, run: string) {
+  const response = await fetch(`${harness.api.origin}/api/v1/evaluations/${evaluationId}/live-runs/${run}`, {
+    headers: { authorization: `Bearer ${harness.key}` },
+  });
+  return response.status === 200 ? ((await response.json()) as { recorders: LiveRunRecorder[] }).recorders : [];
+}
+
 /** `npm run mcp:record -- … --listen 0 --upstream URL` as a process; resolves with the URL it prints. */
 async function startRecorder(evaluationId: string, run: string, upstream: string): Promise<{ url: string; process: ChildProcess }> {
   const recorder = spawn(
@@ -336,7 +430,9 @@ describe("the MCP recorder in Streamable HTTP mode", () => {
       (recorded) => recorded.length > 0,
     );
     // No answer came: the recorder cannot know the call's outcome, so it stays open (unresolved if scored), never final.
-    expect(effects).toMatchObject([{ effectId: "call-7", tool: "send_money", statusAtScoring: "pending" }]);
+    expect(effects).toMatchObject([
+      { effectId: expect.stringMatching(/^rec-[0-9a-f]{8}-call-7$/), tool: "send_money", statusAtScoring: "pending" },
+    ]);
     const exit = exited(recorder.process);
     recorder.process.kill("SIGTERM");
     expect(await exit).toBe(0);

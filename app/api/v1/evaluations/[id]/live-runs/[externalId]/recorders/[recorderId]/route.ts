@@ -1,0 +1,12 @@
+import { getDb } from "@/lib/db/client";
+import { recorderHeartbeat } from "@/lib/evaluations/live/recorders";
+import { liveRunRecorderPathSchema, recorderHeartbeatBodySchema } from "@/lib/evaluations/live/schemas";
+import { apiRoute } from "@/lib/web/api-route";
+
+export const dynamic = "force-dynamic";
+
+/** A recorder's heartbeat `{kind?, flushedThrough?, stopped?}` (the first registers it): `200 {recorderId, kind, startedAt, lastSeenAt, flushedThrough, stoppedAt}`. */
+export const PUT = apiRoute(
+  { permission: "evaluation:write", params: liveRunRecorderPathSchema, body: recorderHeartbeatBodySchema },
+  async ({ params, body }) => Response.json(await recorderHeartbeat(getDb(), params.id, params.externalId, params.recorderId, body)),
+);
