@@ -6,8 +6,9 @@
 // - read_account (read-only): an account's balance (100 until written).
 // - deposit: adds `amount` to the account and returns.
 // - notify, queue_job, audit_log: return at once, writing nothing the ledger keeps.
-// - transfer: answered with an MCP task (MCP 2025-11-25) at once; the task completes `settleMs` later,
-//   when the ledger moves the money (a timer that keeps no process alive: a task of an hour never ends here).
+// - transfer: answered with an MCP task (MCP 2025-11-25) at once; the ledger moves the money and the
+//   task completes at once (`settle` "at_once"), once the file LEDGER_FILE.release exists
+//   ("when_released": the test releases it after scoring, whatever the machine's load), or never.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
@@ -16,6 +17,7 @@ import { z } from "zod";
 
 const ledgerFile = z.string().min(1).parse(process.env.LEDGER_FILE);
 const OPENING_BALANCE = 100;
+const releaseFile = `${ledgerFile}.release`;
 
 const balances = (): Record<string, number> =>
   existsSync(ledgerFile) ? z.record(z.string(), z.number()).parse(JSON.parse(readFileSync(ledgerFile, "utf8"))) : {};
@@ -53,17 +55,25 @@ for (const name of ["notify", "queue_job", "audit_log"])
 server.experimental.tasks.registerToolTask(
   "transfer",
   {
-    description: "Moves money out of an account; acknowledged with a task, applied settleMs later",
-    inputSchema: { from: z.string(), amount: z.number(), settleMs: z.number().int().min(0) },
+    description: "Moves money out of an account; acknowledged with a task, applied as `settle` says",
+    inputSchema: { from: z.string(), amount: z.number(), settle: z.enum(["at_once", "when_released", "never"]) },
     execution: { taskSupport: "required" },
   },
   {
-    async createTask({ from, amount, settleMs }, { taskStore, taskRequestedTtl }) {
+    async createTask({ from, amount, settle }, { taskStore, taskRequestedTtl }) {
       const task = await taskStore.createTask({ ttl: taskRequestedTtl ?? 3_600_000, pollInterval: 100 });
-      setTimeout(() => {
+      const apply = () => {
         setBalance(from, balanceOf(from) - amount);
         void taskStore.storeTaskResult(task.taskId, "completed", said(`moved ${amount} out of ${from}`));
-      }, settleMs).unref();
+      };
+      if (settle === "at_once") setTimeout(apply, 0);
+      if (settle === "when_released") {
+        const waiting = setInterval(() => {
+          if (!existsSync(releaseFile)) return;
+          clearInterval(waiting);
+          apply();
+        }, 50);
+      }
       return { task };
     },
     async getTask(_args, { taskId, taskStore }) {

@@ -22,11 +22,11 @@ export interface ScenarioRun {
   end: { endpointLabel: "success" | "failure"; terminalLabel?: "success" | "failure" } | { unscoredReason: string };
 }
 
-/** A task's delay in the ledger server when it settles after scoring, never, or before scoring. */
-export const SETTLE_MS: Record<Exclude<Answer, "returns">, number> = {
-  settles_before_scoring: 0,
-  settles_after_scoring: 2_000,
-  never_settles: 3_600_000,
+/** When the ledger server's task completes: at once (before the harness scores), once the test releases it after scoring, or never. */
+const SETTLE: Record<Exclude<Answer, "returns">, "at_once" | "when_released" | "never"> = {
+  settles_before_scoring: "at_once",
+  settles_after_scoring: "when_released",
+  never_settles: "never",
 };
 
 export const FIVE_WAY_POLICY: EffectPolicy = {
@@ -41,7 +41,7 @@ export const FIVE_WAY_POLICY: EffectPolicy = {
 
 const transfer = (from: string, answer: Exclude<Answer, "returns">): ScenarioCall => ({
   tool: "transfer",
-  arguments: { from, amount: 5, settleMs: SETTLE_MS[answer] },
+  arguments: { from, amount: 5, settle: SETTLE[answer] },
   answer,
 });
 const returning = (tool: string, args: Record<string, string | number>): ScenarioCall => ({ tool, arguments: args, answer: "returns" });

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -299,6 +299,8 @@ async function throughMcpRecorder(id: string) {
       (effects) => effects.length === scenarioRun.calls.length && effects.every((e) => e.acknowledgedAt !== undefined),
     );
     await lab.scoreLiveRun(id, externalId, scoreBody(scenarioRun.end));
+    // A transfer that settles after scoring is applied now, once the run is scored.
+    if (scenarioRun.calls.some((call) => call.answer === "settles_after_scoring")) writeFileSync(`${ledgerFile}.release`, "");
     await agent.close();
   }
   // The recorder follows the transfer left working after its run was scored, until it completes.
@@ -377,6 +379,9 @@ async function throughOtlp(id: string, encoding: "protobuf" | "json") {
       );
       span.end(at);
       if (call.answer === "settles_before_scoring") {
+        // The tool span first: a status event naming an effect whose span has not reached the receiver
+        // yet is refused (unknown_effect), and the exporter sends each span as it ends, concurrently.
+        await provider.forceFlush();
         const check = tracer.startSpan("check transfer", { startTime: new Date(times.settledBeforeMs(j)) }, inRun);
         check.addEvent("boundary_lab.effect.status", settledEvent(scenarioRun, j), new Date(times.settledBeforeMs(j)));
         check.end(new Date(times.settledBeforeMs(j)));
