@@ -55,7 +55,16 @@ export async function runStdioRecorder(options: StdioRecorderOptions): Promise<{
   // One connection: the server closing it ends every poll (recording.serverClosed).
   const channel: Channel = { ask, isOpen: () => true };
 
-  const agentGone = new Promise<void>((resolve) => (agent.onclose = resolve));
+  let agentPresent = true;
+  const agentGone = new Promise<void>((resolve) => (agent.onclose = resolve)).then(() => void (agentPresent = false));
+  // The agent's end of the pipe may close before its input is seen to end (its process gone): a message
+  // forwarded then (a server's task status notification) fails with EPIPE, which would end the recorder
+  // and the tasks it follows. The agent has gone.
+  agentOut.on("error", (error: Error) => {
+    if (agentPresent) log(`to the agent: ${error.message}; the agent has gone`);
+    agentPresent = false;
+    void agent.close();
+  });
   // The run is opened and this recorder registered before the agent's first message is passed on (bounded):
   // a score that follows the agent's last call then finds the run, and waits for what this recorder saw.
   const registered = options.presence.start();
@@ -71,7 +80,7 @@ export async function runStdioRecorder(options: StdioRecorderOptions): Promise<{
       answers.get(id)?.((message as JsonRpcMessage).result);
       return;
     }
-    void agent.send(message).catch((error: Error) => log(`to the agent: ${error.message}`));
+    if (agentPresent) void agent.send(message).catch((error: Error) => log(`to the agent: ${error.message}`));
     recording.record(observer, observer.fromServer(message as JsonRpcMessage, now()), channel);
   };
   upstream.onclose = () => {
