@@ -35,7 +35,7 @@ test("the Python client installs offline and its tests pass against a running in
     throw new Error(`python -m unittest failed:\n${error.stdout ?? ""}\n${error.stderr ?? ""}`);
   });
   // unittest reports on stderr: every test ran and passed.
-  expect(tests.stderr).toMatch(/Ran 10 tests in [0-9.]+s\n\nOK/);
+  expect(tests.stderr).toMatch(/Ran 17 tests in [0-9.]+s\n\nOK/);
   const imported = await run(`${venv}/bin/python`, ["-c", "import boundary_lab, os; print(os.path.dirname(boundary_lab.__file__))"], {
     cwd: venv,
   });
