@@ -6,11 +6,11 @@ cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export NEXT_TELEMETRY_DISABLED=1
 
-# Debian's Chromium for the browser tests; Debian's Python with venv, pip, setuptools and wheel for the
+# Debian's Chromium for the browser tests; Debian's Python with venv (and the pip it bundles) for the
 # Python client's offline install (e2e/python-client.spec.ts).
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
-/usr/bin/python3 -c "import venv, ensurepip, setuptools, wheel" 2>/dev/null || missing+=(python3 python3-venv python3-pip python3-setuptools python3-wheel)
+/usr/bin/python3 -c "import venv, ensurepip" 2>/dev/null || missing+=(python3 python3-venv)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "test: installing Debian packages: ${missing[*]}"
   if [ "$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi

@@ -10,6 +10,7 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import type { SqlTx } from "../db/sql-transaction";
 import { Prisma } from "../generated/prisma/client";
+import { lockEvaluationAudit } from "./audit/lock";
 import { toolClassifier } from "./policy";
 import { toolEntrySchema, type EffectPolicy, type ToolClass } from "./schemas";
 
@@ -131,12 +132,17 @@ const passRow = z.tuple([z.object({ seen: count, linked: count })]);
 
 /**
  * One pass over up to PASS_RUNS of the evaluation's untraced runs, under a share lock on the evaluation
- * (its policy cannot change meanwhile), after the passes of the evaluation's other jobs (an advisory
- * lock): two passes over the same untraced runs each waited for the other's row locks and linked few of
- * them (a job running when a batch enqueued the next one, or a policy recompute's links, beside it).
+ * (its policy cannot change meanwhile) and then its audit lock, in the order every writer of the
+ * evaluation's audit takes them (audit/lock.ts). The audit lock puts the pass after the evaluation's
+ * other passes (two passes over the same untraced runs each waited for the other's row locks and linked
+ * few of them) and after its ingest batches (a batch re-sending runs deletes the links a pass updates).
+ * The pass once took a lock of its own before the evaluation's row: against a writer holding the row and
+ * linking in its transaction, each waited for the other (40P01).
  */
 async function linkUntracedRuns(tx: SqlTx, evaluationId: string): Promise<Pass> {
-  await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`record-traces:${evaluationId}`}, 0))`;
+  const found = await tx.$queryRaw`SELECT 1 FROM evaluations WHERE id = ${evaluationId}::uuid FOR SHARE`;
+  if (!Array.isArray(found) || found.length === 0) return { seen: 0, linked: 0 };
+  await lockEvaluationAudit(tx, evaluationId);
   // One round trip when nothing is new: the evaluation, its current policy, the pass's runs and the tools they call.
   const [evaluation] = z
     .array(

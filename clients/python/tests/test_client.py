@@ -1,27 +1,34 @@
 """The client against a real Boundary Lab instance (BOUNDARY_LAB_URL, BOUNDARY_LAB_API_KEY of an
-editor), run by `npm test` (e2e/python-client.spec.ts); and its retries against a local server that
-fails first."""
+editor), run by `npm test` (e2e/python-client.spec.ts against the web app, and
+app/api/v1/evaluations/[id]/live-runs/python-client.db.test.ts against the route handlers); and its
+transport (retries, failures, the environment, background sending) against local servers."""
 
 import http.server
 import json
 import os
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 import unittest
+import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from typing import Any, List, Tuple
+from unittest import mock
 
-from boundary_lab import BoundaryLabError, Client
+from boundary_lab import BoundaryLabError, Client, EventsRefused
 
 POLICY = {"tools": {"bank.send_money": "async_handle", "bank.read": "read_only"}}
 
 
-def instance() -> Client:
-    url, key = os.environ.get("BOUNDARY_LAB_URL"), os.environ.get("BOUNDARY_LAB_API_KEY")
-    if not url or not key:
+def instance(background: bool = False) -> Client:
+    """The instance the environment names (BOUNDARY_LAB_URL, BOUNDARY_LAB_API_KEY), which Client reads itself."""
+    if not os.environ.get("BOUNDARY_LAB_URL") or not os.environ.get("BOUNDARY_LAB_API_KEY"):
         raise RuntimeError("set BOUNDARY_LAB_URL and BOUNDARY_LAB_API_KEY (an editor's key) to a running instance")
-    return Client(url, key, retries=2, backoff=0.05)
+    return Client(retries=2, backoff=0.05, background=background)
 
 
 def run_record(external_id: str, second: int = 0) -> dict:
@@ -94,12 +101,48 @@ class LiveRuns(unittest.TestCase):
                     run.score("success")
             self.assertEqual(self.client.summary(evaluation)["units"]["analysisUnits"], units)
 
-    def test_a_refused_event_raises_naming_its_field(self) -> None:
+    def test_a_refused_event_raises_events_refused_naming_the_event_and_its_field(self) -> None:
         with self.client.live_run(self.evaluation, "live-3", "transfer") as run:
-            with self.assertRaises(BoundaryLabError) as raised:
+            with self.assertRaises(EventsRefused) as raised:
                 run.status("never-requested", "completed")
-            self.assertEqual((raised.exception.code, raised.exception.field), ("unknown_effect", "events.0.effectId"))
+            refused = raised.exception
+            self.assertIsInstance(refused, BoundaryLabError)
+            self.assertEqual((refused.status, refused.code, refused.field), (None, "unknown_effect", "events.0.effectId"))
+            self.assertEqual([(r["event"]["effectId"], r["code"]) for r in refused.refusals], [("never-requested", "unknown_effect")])
             run.score("failure")
+
+
+class LiveRunsInTheBackground(unittest.TestCase):
+    def setUp(self) -> None:
+        self.client = instance(background=True)
+        self.addCleanup(self.client.close)
+        self.evaluation = self.client.create_evaluation(f"python background {uuid.uuid4()}", effect_policy=POLICY)
+
+    def test_events_sent_in_the_background_are_all_stored_before_the_score(self) -> None:
+        with self.client.live_run(self.evaluation, "bg-1", "transfer") as run:
+            run.touch("acct:alice", "read")
+            for i in range(50):
+                run.effect(f"read-{i}", "bank.read")
+                run.status(f"read-{i}", "completed")
+            run.effect("tx-1", "bank.send_money", surface="acct:alice", handle="task-41")
+            run.status("tx-1", "pending")
+            answer = run.score("success", 1.0)
+            self.assertEqual(answer, {"finality": "unresolved", "reason": "pending_at_scoring", "effectId": "tx-1", "tool": "bank.send_money"})
+            time.sleep(0.01)
+            run.status("tx-1", "completed", evidence={"ledger": 7})
+        summary = self.client.summary(self.evaluation)
+        self.assertEqual(summary["unresolved"]["byReason"], {"resolved_after_scoring": 1})
+
+    def test_a_refusal_met_in_the_background_is_raised_by_the_score_which_then_scores_when_sent_again(self) -> None:
+        with self.client.live_run(self.evaluation, "bg-2", "transfer") as run:
+            run.effect("tx-2", "bank.send_money", handle="task-42")
+            run.status("never-requested", "completed")
+            run.status("tx-2", "pending")
+            with self.assertRaises(EventsRefused) as raised:
+                run.score("failure")
+            self.assertEqual([(r["event"]["effectId"], r["code"]) for r in raised.exception.refusals], [("never-requested", "unknown_effect")])
+            self.assertIsNone(run.result)
+            self.assertEqual(run.score("failure")["reason"], "pending_at_scoring")
 
 
 class Bank:
@@ -208,13 +251,133 @@ class Retries(unittest.TestCase):
             self.assertEqual((raised.exception.status, FlakyServer.seen), (503, 2))
         finally:
             server.shutdown()
+            server.server_close()
 
-    def test_gives_up_on_a_refused_connection_after_its_retries(self) -> None:
+    def test_an_unreachable_instance_raises_boundary_lab_error_with_the_connection_error_as_cause(self) -> None:
         server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FlakyServer)
         port = server.server_port
         server.server_close()
-        with self.assertRaises(OSError):
+        with self.assertRaises(BoundaryLabError) as raised:
             Client(f"http://127.0.0.1:{port}", "key", retries=2, backoff=0.01).summary("e")
+        error = raised.exception
+        self.assertEqual((error.status, error.code), (None, "unreachable"))
+        self.assertIn("after 3 attempt(s)", error.message)
+        self.assertIsInstance(error.__cause__, urllib.error.URLError)
+        self.assertIsInstance(error.__cause__.reason, ConnectionRefusedError)
+
+
+class Recorded(http.server.BaseHTTPRequestHandler):
+    """A stand-in instance that answers as the live-run routes do and keeps every request it was sent:
+    (method, path, authorization, body). Events requests take `events_delay` seconds; GET answers `get_answer`."""
+
+    requests: List[Tuple[str, str, str, Any]] = []
+    events_delay = 0.0
+    get_answer = b'{"runs": 3}'
+
+    def _answer(self, payload: bytes, status: int = 200) -> None:
+        self.send_response(status)
+        self.send_header("content-type", "application/json")
+        self.send_header("content-length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+        Recorded.requests.append(("GET", self.path, self.headers.get("authorization", ""), None))
+        self._answer(Recorded.get_answer)
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        Recorded.requests.append(("POST", self.path, self.headers.get("authorization", ""), body))
+        if self.path.endswith("/events"):
+            time.sleep(Recorded.events_delay)
+            self._answer(json.dumps({"accepted": len(body["events"]), "errors": [], "state": "open"}).encode())
+        elif self.path.endswith("/score"):
+            self._answer(b'{"finality": "final"}')
+        else:
+            self._answer(b'{"state": "open"}')
+
+    def log_message(self, *_: object) -> None:
+        pass
+
+
+class Transport(unittest.TestCase):
+    def setUp(self) -> None:
+        Recorded.requests, Recorded.events_delay, Recorded.get_answer = [], 0.0, b'{"runs": 3}'
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Recorded)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.addCleanup(self.server.server_close)
+        self.addCleanup(self.server.shutdown)
+        self.url = f"http://127.0.0.1:{self.server.server_port}"
+
+    def events_sent(self) -> List[str]:
+        return [e["effectId"] for method, path, _, body in Recorded.requests if path.endswith("/events") for e in body["events"]]
+
+    def test_reads_its_instance_and_key_from_the_environment_and_refuses_to_start_without_them(self) -> None:
+        with mock.patch.dict(os.environ, {"BOUNDARY_LAB_URL": self.url + "/", "BOUNDARY_LAB_API_KEY": "key-from-env"}):
+            self.assertEqual(Client().summary("e"), {"runs": 3})
+            self.assertEqual(Client(api_key="key-given").base_url, self.url)
+        self.assertEqual([r[2] for r in Recorded.requests], ["Bearer key-from-env"])
+        with mock.patch.dict(os.environ, {"BOUNDARY_LAB_URL": "", "BOUNDARY_LAB_API_KEY": ""}):
+            for arguments, field in (((), "base_url"), ((self.url,), "api_key"), (("localhost:3000", "key"), "base_url")):
+                with self.assertRaises(BoundaryLabError) as raised:
+                    Client(*arguments)
+                self.assertEqual((raised.exception.status, raised.exception.code, raised.exception.field), (None, "not_configured", field))
+
+    def test_an_answer_that_is_not_json_raises_boundary_lab_error(self) -> None:
+        Recorded.get_answer = b"<html>a proxy's page</html>"
+        with self.assertRaises(BoundaryLabError) as raised:
+            Client(self.url, "key").summary("e")
+        self.assertEqual((raised.exception.status, raised.exception.code), (200, "invalid_answer"))
+        self.assertIsInstance(raised.exception.__cause__, ValueError)
+
+    def test_the_background_batches_events_in_order_and_sends_them_all_before_the_score(self) -> None:
+        Recorded.events_delay = 0.05
+        with Client(self.url, "key", background=True) as client:
+            started = time.monotonic()
+            with client.live_run("e", "r", "t") as run:
+                for i in range(200):
+                    run.effect(f"call-{i}", "tool")
+                recording = time.monotonic() - started
+                self.assertEqual(run.score("success"), {"finality": "final"})
+        # The agent did not wait for the 50 ms requests, which carried what was recorded meanwhile.
+        self.assertLess(recording, 5.0)
+        batches = [r for r in Recorded.requests if r[1].endswith("/events")]
+        self.assertLess(len(batches), 20)
+        self.assertEqual(self.events_sent(), [f"call-{i}" for i in range(200)])
+        self.assertTrue(Recorded.requests[-1][1].endswith("/score"))
+
+    def test_the_background_sends_what_is_left_at_interpreter_exit(self) -> None:
+        script = textwrap.dedent(
+            """
+            import sys
+            from boundary_lab import Client
+            run = Client(sys.argv[1], "key", background=True).live_run("e", "r", "t")
+            run.open()
+            for i in range(100):
+                run.effect(f"call-{i}", "tool")
+            """
+        )
+        Recorded.events_delay = 0.05
+        subprocess.run([sys.executable, "-c", script, self.url], check=True, timeout=60)
+        self.assertEqual(self.events_sent(), [f"call-{i}" for i in range(100)])
+
+    def test_the_background_keeps_events_it_could_not_send_for_the_next_flush(self) -> None:
+        client = Client(self.url, "key", background=True, retries=0)
+        self.addCleanup(client.close)
+        run = client.live_run("e", "r", "t")
+        run.open()
+        self.server.shutdown()
+        self.server.server_close()
+        run.effect("call-0", "tool")
+        with self.assertRaises(BoundaryLabError) as raised:
+            run.flush()
+        self.assertEqual(raised.exception.code, "unreachable")
+        restarted = http.server.ThreadingHTTPServer(("127.0.0.1", self.server.server_port), Recorded)
+        threading.Thread(target=restarted.serve_forever, daemon=True).start()
+        self.addCleanup(restarted.server_close)
+        self.addCleanup(restarted.shutdown)
+        run.flush()  # sends it, unless the background's own send, waiting for this flush's, just did
+        self.assertEqual(self.events_sent(), ["call-0"])
 
 
 if __name__ == "__main__":

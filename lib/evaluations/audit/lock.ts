@@ -11,7 +11,19 @@ export type Tx = SqlTx;
 const versionRows = z.array(z.object({ version: z.number().int() }));
 const policyRow = z.tuple([z.object({ tools: z.record(z.string(), toolEntrySchema) })]);
 
-/** Serialises the audit's read-modify-write of one evaluation's units (until the transaction ends). */
+/**
+ * Serialises the audit's read-modify-write of one evaluation's units (until the transaction ends).
+ *
+ * The lock order, one for every writer of an evaluation's audit and of its runs' trace links (ingest
+ * batches and live runs' records, resolutions, reset canaries, a policy's apply, record_traces passes):
+ *   1. the evaluation's row: shared (currentPolicy "share", or the pass's FOR SHARE) or exclusive (a
+ *      policy's apply, "update");
+ *   2. this advisory lock;
+ *   3. the rows of runs, their children and links.
+ * Nothing takes 2 without 1 first, nor 1 while holding 2: a record_traces pass that took its own
+ * advisory lock before the row deadlocked (40P01) with a writer holding the row and linking in its
+ * transaction (lib/evaluations/record-traces-lock-order.db.test.ts runs them side by side).
+ */
 export async function lockEvaluationAudit(tx: Tx, evaluationId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`evaluation-audit:${evaluationId}`}, 0))`;
 }
