@@ -38,7 +38,7 @@ let lab: EvaluationClient;
 
 beforeAll(async () => {
   ({ database, key } = await routeTestDatabase(inject("embeddedAdminUrl"), "editor", "five ways"));
-  const [evaluations, summary, statistics, runs, resolutions, suggestions, open, read, events, score, otlp] = await Promise.all([
+  const [evaluations, summary, statistics, runs, resolutions, suggestions, open, read, events, score, recorders, otlp] = await Promise.all([
     import("./route"),
     import("./[id]/summary/route"),
     import("./[id]/statistics/route"),
@@ -49,6 +49,7 @@ beforeAll(async () => {
     import("./[id]/live-runs/[externalId]/route"),
     import("./[id]/live-runs/[externalId]/events/route"),
     import("./[id]/live-runs/[externalId]/score/route"),
+    import("./[id]/live-runs/[externalId]/recorders/[recorderId]/route"),
     import("@/app/api/otel/v1/traces/route"),
   ]);
   const evaluation = String.raw`^\/api\/v1\/evaluations\/(?<id>[^/]+)`;
@@ -65,6 +66,7 @@ beforeAll(async () => {
     { path: new RegExp(`${liveRun}$`), methods: { GET: read.GET } },
     { path: new RegExp(`${liveRun}/events$`), methods: { POST: events.POST } },
     { path: new RegExp(`${liveRun}/score$`), methods: { POST: score.POST } },
+    { path: new RegExp(`${liveRun}/recorders/(?<recorderId>[^/]+)$`), methods: { PUT: recorders.PUT } },
   ]);
   lab = evaluationClient({ baseUrl: api.origin, apiKey: key });
 }, 120_000);

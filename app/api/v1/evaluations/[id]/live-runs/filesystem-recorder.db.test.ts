@@ -25,7 +25,7 @@ let lab: EvaluationClient;
 
 beforeAll(async () => {
   ({ database, key } = await routeTestDatabase(inject("embeddedAdminUrl"), "editor", "filesystem recorder"));
-  const [evaluations, summary, runs, suggestions, open, read, events, score] = await Promise.all([
+  const [evaluations, summary, runs, suggestions, open, read, events, score, recorders] = await Promise.all([
     import("../../route"),
     import("../summary/route"),
     import("../runs/route"),
@@ -34,6 +34,7 @@ beforeAll(async () => {
     import("./[externalId]/route"),
     import("./[externalId]/events/route"),
     import("./[externalId]/score/route"),
+    import("./[externalId]/recorders/[recorderId]/route"),
   ]);
   const evaluation = String.raw`^\/api\/v1\/evaluations\/(?<id>[^/]+)`;
   const liveRun = String.raw`${evaluation}\/live-runs\/(?<externalId>[^/]+)`;
@@ -46,6 +47,7 @@ beforeAll(async () => {
     { path: new RegExp(`${liveRun}$`), methods: { GET: read.GET } },
     { path: new RegExp(`${liveRun}/events$`), methods: { POST: events.POST } },
     { path: new RegExp(`${liveRun}/score$`), methods: { POST: score.POST } },
+    { path: new RegExp(`${liveRun}/recorders/(?<recorderId>[^/]+)$`), methods: { PUT: recorders.PUT } },
   ]);
   lab = evaluationClient({ baseUrl: api.origin, apiKey: key });
 }, 120_000);
