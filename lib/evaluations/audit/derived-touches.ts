@@ -5,7 +5,7 @@
 import { z } from "zod";
 import { onlyRowOf } from "../../db/rows";
 import { unnestRows } from "../../db/unnest-rows";
-import { policyTouches, CHILD_COLUMNS } from "../ingest/rows";
+import { policyTouches, CHILD_COLUMNS, touchRow } from "../ingest/rows";
 import { callSurfacer } from "../policy";
 import { STATUSES_AT_SCORING, TOOL_CALL_OUTCOMES, type EffectPolicy, type RunRecord } from "../schemas";
 import type { Tx } from "./lock";
@@ -82,17 +82,7 @@ export async function rederiveTouches(tx: Tx, evaluationId: string, policy: Effe
          ORDER BY r.id LIMIT ${DERIVE_CHUNK}`,
     );
     if (runs.length === 0) break;
-    const rows = runs.flatMap((row) =>
-      policyTouches(recordOf(row), surfacer).map((t) => ({
-        run_id: row.id,
-        evaluation_id: evaluationId,
-        surface: t.surface,
-        op: t.op,
-        at: t.at,
-        public: t.public ?? false,
-        derived: true,
-      })),
-    );
+    const rows = runs.flatMap((row) => policyTouches(recordOf(row), surfacer).map((t) => touchRow(row.id, evaluationId, t, true)));
     for (const row of rows) made.add(row.surface);
     if (rows.length > 0) {
       const columns = CHILD_COLUMNS.evaluation_touches;

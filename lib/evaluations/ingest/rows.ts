@@ -60,6 +60,17 @@ function takeOne(counts: Map<string, number>, tool: string): boolean {
 export const withDerivedTouches = (run: RunRecord, derived: readonly TouchRecord[]): RunRecord =>
   derived.length === 0 ? run : { ...run, touches: [...(run.touches ?? []), ...derived] };
 
+/** A touch's row (evaluation_touches); `derived` when the policy's templates made it from a call's arguments. */
+export const touchRow = (runId: string, evaluationId: string, touch: TouchRecord, derived: boolean) => ({
+  run_id: runId,
+  evaluation_id: evaluationId,
+  surface: touch.surface,
+  op: touch.op,
+  at: touch.at,
+  public: touch.public ?? false,
+  derived,
+});
+
 /** The surfaces a run touches (`derived`: by its policy's templates): the separation audit recomputes them. */
 export function surfacesOf(run: RunRecord, derived: readonly TouchRecord[]): string[] {
   return [
@@ -298,24 +309,8 @@ export function childRows(
         : [],
     ),
     evaluation_touches: [
-      ...(run.touches ?? []).map((t) => ({
-        run_id: id,
-        evaluation_id: evaluationId,
-        surface: t.surface,
-        op: t.op,
-        at: t.at,
-        public: t.public ?? false,
-        derived: false,
-      })),
-      ...derived.map((t) => ({
-        run_id: id,
-        evaluation_id: evaluationId,
-        surface: t.surface,
-        op: t.op,
-        at: t.at,
-        public: t.public ?? false,
-        derived: true,
-      })),
+      ...(run.touches ?? []).map((t) => touchRow(id, evaluationId, t, false)),
+      ...derived.map((t) => touchRow(id, evaluationId, t, true)),
       ...(run.scoredAt === undefined
         ? []
         : (run.scoredOn ?? []).map((surface) => ({

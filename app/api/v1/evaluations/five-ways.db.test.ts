@@ -19,6 +19,7 @@ import type { TestDatabase } from "@/lib/testing/database";
 import { FIVE_WAY_POLICY, SCENARIO, evidenceOf, iso, timesOf, type ScenarioRun } from "@/lib/testing/five-ways/scenario";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";
 import { serveRoutes } from "@/lib/testing/route-server";
+import { until } from "@/lib/testing/until";
 
 // The same runs, five ways in, the same figures. One scripted scenario (lib/testing/five-ways/scenario.ts:
 // 12 runs with every unresolved reason, a shared surface without a reset, a verified reset, evidence
@@ -203,17 +204,6 @@ async function throughPythonClient(id: string) {
 }
 
 // ---- 4. the MCP recorder in front of the ledger server, an agent on the MCP SDK's client
-
-/** Waits until `check` holds (the recorder sends in the background), or fails naming what was awaited. */
-async function until<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms; last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 interface RecordedEffect {
   tool: string;

@@ -10,6 +10,7 @@ import type { EffectPolicy } from "@/lib/evaluations/schemas";
 import type { TestDatabase } from "@/lib/testing/database";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";
 import { serveRoutes } from "@/lib/testing/route-server";
+import { until } from "@/lib/testing/until";
 
 // A server nobody on this project wrote: the MCP reference filesystem server
 // (@modelcontextprotocol/server-filesystem, a pinned dev dependency) behind `workers/mcp-record.ts`
@@ -65,17 +66,6 @@ const TEMPLATED: EffectPolicy = {
 };
 // Every call names the file the same way (relative to the server's one allowed folder), so that one file is one surface.
 const FILE = "a.txt";
-
-/** Waits until `check` holds (the recorder sends in the background), or fails naming what was awaited. */
-async function until<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms; last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 const get = async (url: string) => {
   const response = await fetch(`${api.origin}${url}`, { headers: { authorization: `Bearer ${key}` } });

@@ -17,6 +17,7 @@ import type { TestDatabase } from "@/lib/testing/database";
 import { serveBankOverHttp } from "@/lib/testing/mcp-bank";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";
 import { serveRoutes } from "@/lib/testing/route-server";
+import { until } from "@/lib/testing/until";
 
 // Issue 23 §4, the proof on a real agent loop: an agent built on the MCP SDK's client talks to the
 // tests' own bank (lib/testing/mcp-bank.ts, transfers applied by the delayed-write service after a
@@ -86,17 +87,6 @@ async function startRecorderHarness(adminUrl: string): Promise<RecorderHarness> 
       await database.drop();
     },
   };
-}
-
-/** Waits until `check` holds (the recorder sends in the background), or fails naming what was awaited. */
-async function until<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms; last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** A live run's effects as the run page reads them (none while it is not open yet). */
