@@ -115,7 +115,7 @@ export const toolEntrySchema = z.unknown().transform((value, ctx): ToolEntry => 
   const schema = typeof value === "object" && value !== null && !Array.isArray(value) ? toolSurfacesSchema : effectClassSchema;
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  // Forwarded as they are (an unknown key stays unrecognized_keys, which parseInput names by the key).
+  // Forwarded as they are (an unknown key stays unrecognized_keys, which parseInput names by its path).
   for (const issue of parsed.error.issues) ctx.addIssue(issue as z.core.$ZodRawIssue);
   return z.NEVER;
 });

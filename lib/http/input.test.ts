@@ -190,6 +190,11 @@ describe("parseInput and queries", () => {
       field: "extra",
       message: "unknown field(s) in query: extra",
     });
+    const nested = z.strictObject({ tools: z.record(z.string(), z.strictObject({ class: z.string() })) });
+    expect(refusal(() => parseInput(nested, { tools: { read_file: { class: "read_only", colour: "red" } } }, "body"))).toMatchObject({
+      field: "tools.read_file.colour",
+      message: "unknown field(s) in body: tools.read_file.colour",
+    });
   });
   it("reads ?all=true strictly", () => {
     const schema = z.strictObject({ all: queryFlag("all").default(false) });

@@ -134,8 +134,10 @@ export function parseInput<T extends z.ZodType>(schema: T, input: unknown, where
     return result.data;
   }
   const issue = result.error.issues[0]!;
+  // An unknown key inside an object is named by its whole path (tools.read_file.colour), as any other field is.
+  const path = issue.path.map((p) => printable(String(p)));
   const field =
-    issue.code === "unrecognized_keys" ? issue.keys.map(printable).join(", ") : issue.path.map((p) => printable(String(p))).join(".");
+    issue.code === "unrecognized_keys" ? issue.keys.map((key) => [...path, printable(key)].join(".")).join(", ") : path.join(".");
   const message =
     issue.code === "unrecognized_keys"
       ? `unknown field(s) in ${where}: ${field}`

@@ -28,7 +28,15 @@ import {
   type ScoreLiveRunAnswer,
   type ScoreLiveRunBody,
 } from "./schemas";
-import { admitEvents, liveRunRecord, type LiveOutcome, type LiveRunHead, type StatusPoint } from "./timeline";
+import {
+  admitEvents,
+  liveRunRecord,
+  type AdmissionOptions,
+  type HeldStatus,
+  type LiveOutcome,
+  type LiveRunHead,
+  type StatusPoint,
+} from "./timeline";
 
 const liveRunRow = z.object({
   id: z.string(),
@@ -203,12 +211,17 @@ export async function recordLiveEvents(
   return inTransaction(db, async (tx) => recordEventsIn(tx, evaluationId, await lockOpenedRun(tx, evaluationId, externalId), items));
 }
 
-/** recordLiveEvents inside the caller's transaction, on a run it has locked (the OTLP receiver's runs sent spans before). */
+/**
+ * recordLiveEvents inside the caller's transaction, on a run it has locked (the OTLP receiver's runs sent spans before,
+ * which holds statuses of effects not requested yet: admitEvents' options). Held statuses that an effect's request
+ * admitted now shows invalid are deleted and answered in `dropped`, whoever sent the request.
+ */
 export async function recordEventsIn(
   tx: CopyTx,
   evaluationId: string,
   row: LiveRunRow,
   items: readonly unknown[],
+  options: AdmissionOptions = {},
 ): Promise<LiveEventsAnswer> {
   {
     await moveFirstBatch(tx, row.id);
@@ -221,12 +234,14 @@ export async function recordEventsIn(
       rowsOf(
         z.object({
           type: z.enum(["effect_requested", "effect_status"]),
+          event_id: z.string(),
           effect_id: z.string(),
           at: z.date(),
           status: z.string().nullable(),
+          arrival: z.number(),
         }),
         await tx.$queryRaw`
-          SELECT type, effect_id, at, body->>'status' AS status FROM live_run_events
+          SELECT type, event_id, effect_id, at, body->>'status' AS status, (row_number() OVER (ORDER BY id))::int AS arrival FROM live_run_events
            WHERE live_run_id = ${row.id}::bigint AND type IN ('effect_requested', 'effect_status') ORDER BY at, id`,
       ),
       rowsOf(
@@ -240,15 +255,23 @@ export async function recordEventsIn(
     ];
     const effects = new Map<string, number>();
     const statuses = new Map<string, StatusPoint[]>();
+    const held = new Map<string, (HeldStatus & { arrival: number })[]>();
+    for (const r of effectRows) if (r.type === "effect_requested") effects.set(r.effect_id, r.at.getTime());
     for (const r of effectRows) {
-      if (r.type === "effect_requested") effects.set(r.effect_id, r.at.getTime());
-      else {
-        // Pushed, not copied: a run's statuses are read on every request of its events.
+      if (r.type === "effect_requested") continue;
+      const point = { status: statusOf(r.status), atMs: r.at.getTime() };
+      // Pushed, not copied: a run's statuses are read on every request of its events.
+      if (effects.has(r.effect_id)) {
         const points = statuses.get(r.effect_id) ?? [];
-        points.push({ status: statusOf(r.status), atMs: r.at.getTime() });
+        points.push(point);
         statuses.set(r.effect_id, points);
+      } else {
+        const waiting = held.get(r.effect_id) ?? [];
+        waiting.push({ ...point, eventId: r.event_id, arrival: r.arrival });
+        held.set(r.effect_id, waiting);
       }
     }
+    for (const waiting of held.values()) waiting.sort((a, b) => a.arrival - b.arrival);
     const count = (type: string) => countRows.find((c) => c.type === type)?.n ?? 0;
     const admission = admitEvents(
       {
@@ -257,10 +280,15 @@ export async function recordEventsIn(
         statuses,
         counts: { effect_requested: count("effect_requested"), touch: count("touch"), reset: count("reset") },
         storedById: new Map(reused.map((r) => [r.event_id, canonicalJson(r.body)])),
+        held,
       },
       items,
+      options,
     );
     const accepted = admission.accepted;
+    if (admission.dropped.length > 0)
+      await tx.$executeRaw`
+        DELETE FROM live_run_events WHERE live_run_id = ${row.id}::bigint AND event_id = ANY(${admission.dropped.map((d) => d.eventId)}::text[])`;
     if (accepted.length > 0) {
       await tx.$executeRaw`
         INSERT INTO live_run_events (live_run_id, event_id, type, at, effect_id, body)
@@ -277,6 +305,7 @@ export async function recordEventsIn(
       errors: admission.errors,
       duplicates: admission.duplicates,
       flagged: admission.flagged,
+      ...(admission.dropped.length > 0 && { dropped: admission.dropped }),
       state: row.state,
     };
   }

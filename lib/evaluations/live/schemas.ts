@@ -112,6 +112,16 @@ export const liveEventsAnswerSchema = z.object({
   errors: z.array(refusalSchema),
   duplicates: z.number(),
   flagged: z.array(z.object({ index: z.number(), code: z.literal("clock_skew"), message: z.string() })),
+  /**
+   * Statuses an earlier request had kept for an effect not requested yet (only the OTLP receiver keeps them) that this request's
+   * effect_requested shows invalid: deleted, each with the refusal it would have had (`before_request`, `leaves_terminal`).
+   * Absent when there are none.
+   */
+  dropped: z
+    .array(
+      z.object({ eventId: z.string(), effectId: z.string(), code: z.enum(["before_request", "leaves_terminal"]), message: z.string() }),
+    )
+    .optional(),
   state: z.enum(LIVE_RUN_STATES),
 });
 export type LiveEventsAnswer = z.infer<typeof liveEventsAnswerSchema>;

@@ -3,7 +3,7 @@ import { canonicalJson } from "../../content-hash";
 import { auditFinality, type FinalityEffect } from "../finality";
 import { runRecordSchema, type RunRecord, type ToolClass } from "../schemas";
 import { seededRandom } from "../../testing/seeded-random";
-import { admitEvents, liveRunRecord, type StoredEvidence } from "./timeline";
+import { admitEvents, liveRunRecord, type AdmissionOptions, type StoredEvidence } from "./timeline";
 import type { LiveEvent } from "./schemas";
 
 const T0 = Date.parse("2026-12-04T10:00:00.000Z");
@@ -30,6 +30,10 @@ const status = (eventId: string, effectId: string, value: string, s: number) => 
   effectId,
   status: value,
 });
+
+const head = { externalId: "run-1", taskId: "task-1", groupId: null, attempt: null, startedAtMs: T0 };
+const events = (list: object[], options: AdmissionOptions = {}) =>
+  admitEvents(empty, list, options).accepted.map((a) => a.event as LiveEvent);
 
 describe("admitEvents", () => {
   it("admits a status sent before its effect's request in the same batch, and keeps the request order of indexes", () => {
@@ -128,6 +132,65 @@ describe("admitEvents", () => {
     expect(late.errors.map((e) => e.code)).toEqual(["leaves_terminal"]);
   });
 
+  describe("statuses of effects not requested yet, held (the OTLP receiver's spans come in any order)", () => {
+    const hold = { holdStatusesOfUnknownEffects: true };
+
+    it("admits a status of an effect not requested yet when asked to hold it, and refuses it otherwise", () => {
+      const items = [status("s1", "later", "completed", 5)];
+      const held = admitEvents(empty, items, hold);
+      expect([held.accepted.map((a) => a.event.eventId), held.errors, held.dropped]).toEqual([["s1"], [], []]);
+      expect(admitEvents(empty, items).errors.map((e) => e.code)).toEqual(["unknown_effect"]);
+    });
+
+    it("checks held statuses when their effect's request comes, in arrival order, and drops the ones refused then", () => {
+      const stored: StoredEvidence = {
+        ...empty,
+        held: new Map([
+          [
+            "t1",
+            [
+              { eventId: "early", status: "completed", atMs: T0 + 1_000 },
+              { eventId: "done", status: "completed", atMs: T0 + 5_000 },
+              { eventId: "contradicts", status: "failed", atMs: T0 + 6_000 },
+            ],
+          ],
+        ]),
+      };
+      const admission = admitEvents(stored, [requested("r1", "t1", 2), status("ack", "t1", "pending", 3)], hold);
+      expect(admission.accepted.map((a) => a.event.eventId)).toEqual(["r1", "ack"]);
+      expect(admission.errors).toEqual([]);
+      expect(admission.dropped).toEqual([
+        { eventId: "early", effectId: "t1", code: "before_request", message: expect.stringContaining("before the effect was requested") },
+        { eventId: "contradicts", effectId: "t1", code: "leaves_terminal", message: expect.stringContaining("was completed at") },
+      ]);
+      // The held status admitted counts for what comes after it: a later status leaving its terminal state is refused.
+      const after = admitEvents(stored, [requested("r1", "t1", 2), status("reopen", "t1", "pending", 7)], hold);
+      expect(after.errors.map((e) => [e.index, e.code])).toEqual([[1, "leaves_terminal"]]);
+    });
+
+    it("checks held statuses when the request comes without holding (a live-run route's request to an OTLP run)", () => {
+      const stored: StoredEvidence = { ...empty, held: new Map([["t1", [{ eventId: "early", status: "completed", atMs: T0 }]]]) };
+      const admission = admitEvents(stored, [requested("r1", "t1", 2)]);
+      expect(admission.accepted.map((a) => a.event.eventId)).toEqual(["r1"]);
+      expect(admission.dropped.map((d) => [d.eventId, d.code])).toEqual([["early", "before_request"]]);
+    });
+
+    it("leaves held statuses alone when no request of their effect comes", () => {
+      const stored: StoredEvidence = { ...empty, held: new Map([["t1", [{ eventId: "early", status: "completed", atMs: T0 }]]]) };
+      const admission = admitEvents(stored, [requested("r2", "t2", 2), status("s2", "t2", "completed", 3)], hold);
+      expect([admission.accepted.length, admission.errors, admission.dropped]).toEqual([2, [], []]);
+    });
+
+    it("leaves a held status out of the record until its effect's request is among the events", () => {
+      const outcome = { scoredAtMs: T0 + 10_000, endpointLabel: "success" as const };
+      const heldOnly = liveRunRecord(head, events([status("s1", "t1", "completed", 3)], hold), outcome);
+      expect(heldOnly.effects).toEqual([]);
+      const withRequest = liveRunRecord(head, events([status("s1", "t1", "completed", 3), requested("r1", "t1", 1)], hold), outcome);
+      expect(withRequest.effects!.map((e) => [e.effectId, e.statusAtScoring])).toEqual([["t1", "completed"]]);
+      expect(runRecordSchema.parse(heldOnly)).toEqual(heldOnly);
+    });
+  });
+
   it("admits an event before the run's start and flags it as clock skew", () => {
     const admission = admitEvents({ ...empty, startedAtMs: T0 + 10_000 }, [requested("e1", "t1", 1)]);
     expect(admission.accepted).toHaveLength(1);
@@ -151,8 +214,6 @@ describe("admitEvents", () => {
   });
 });
 
-const head = { externalId: "run-1", taskId: "task-1", groupId: null, attempt: null, startedAtMs: T0 };
-const events = (list: object[]) => admitEvents(empty, list).accepted.map((a) => a.event as LiveEvent);
 /** The finality ingestion computes from a record (lib/evaluations/ingest/rows.ts does the same). */
 const finalityOf = (record: RunRecord, cls: ToolClass = "async_handle") =>
   auditFinality(

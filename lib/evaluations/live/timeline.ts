@@ -27,6 +27,31 @@ export interface StoredEvidence {
   counts: Readonly<Record<keyof typeof LIVE_RUN_LIMITS, number>>;
   /** The canonical JSON of stored events whose ids the batch reuses. */
   storedById: ReadonlyMap<string, string>;
+  /** Statuses kept for effects not requested yet, by effect, in arrival order (admitted with holdStatusesOfUnknownEffects). */
+  held?: ReadonlyMap<string, readonly HeldStatus[]>;
+}
+
+/** A stored status of an effect whose request had not come when it was admitted. */
+export interface HeldStatus {
+  eventId: string;
+  status: StatusAtScoring;
+  atMs: number;
+}
+
+/** A held status its effect's request showed invalid (timed before it, or leaving a terminal state): to be deleted, and reported. */
+export interface DroppedStatus {
+  eventId: string;
+  effectId: string;
+  code: "before_request" | "leaves_terminal";
+  message: string;
+}
+
+export interface AdmissionOptions {
+  /**
+   * Keep a status of an effect not requested yet (rather than refuse it, unknown_effect), to be checked
+   * when the request comes: the OTLP receiver's, whose spans come in any order. The live-run routes refuse it.
+   */
+  holdStatusesOfUnknownEffects?: boolean;
 }
 
 export interface AdmittedEvent {
@@ -41,6 +66,8 @@ export interface Admission {
   errors: EventRefusal[];
   /** Accepted events timed before the run's start. */
   flagged: { index: number; code: "clock_skew"; message: string }[];
+  /** Held statuses (stored.held) that an effect's request admitted now shows invalid. */
+  dropped: DroppedStatus[];
 }
 
 const LIMIT_NOUN = { effect_requested: "effects", touch: "touches", reset: "resets" } as const;
@@ -53,9 +80,13 @@ const LIMIT_NOUN = { effect_requested: "effects", touch: "touches", reset: "rese
  * timed before its request; a status that would move an effect out of a terminal state (a
  * different status after, or a terminal one before a different later status); an event over the
  * record's limits. An event before the run's start is admitted and flagged (clock skew).
+ * With holdStatusesOfUnknownEffects, a status of an effect not requested yet is admitted and held (a
+ * record leaves it out); when the effect's request is admitted, in this call or a later one, its held
+ * statuses are checked in their arrival order as if they had come just after it, and each one refused
+ * then is dropped (answered in `dropped`).
  */
-export function admitEvents(stored: StoredEvidence, items: readonly unknown[]): Admission {
-  const admission: Admission = { accepted: [], duplicates: 0, errors: [], flagged: [] };
+export function admitEvents(stored: StoredEvidence, items: readonly unknown[], options: AdmissionOptions = {}): Admission {
+  const admission: Admission = { accepted: [], duplicates: 0, errors: [], flagged: [], dropped: [] };
   const refuse = (index: number, code: string, message: string, field?: string) => {
     const path = field === undefined ? `events.${index}` : `events.${index}.${field}`;
     admission.errors.push({ index, code, message: `${path}: ${message}`, field: path });
@@ -87,14 +118,23 @@ export function admitEvents(stored: StoredEvidence, items: readonly unknown[]): 
       continue;
     }
     const atMs = Date.parse(event.at);
-    const refusal = refusalOf(event, atMs, effects, statuses, counts);
+    const held = event.type === "effect_status" && options.holdStatusesOfUnknownEffects === true && !effects.has(event.effectId);
+    const refusal = held ? null : refusalOf(event, atMs, effects, statuses, counts);
     if (refusal) {
       refuse(index, refusal.code, refusal.message, refusal.field);
       continue;
     }
     seen.set(event.eventId, event);
-    if (event.type === "effect_requested") effects.set(event.effectId, atMs);
-    if (event.type === "effect_status") insertInTimeOrder(statuses, event.effectId, { status: event.status, atMs });
+    if (event.type === "effect_requested") {
+      effects.set(event.effectId, atMs);
+      for (const status of stored.held?.get(event.effectId) ?? []) {
+        const dropped = statusRefusalOf(event.effectId, status.status, status.atMs, effects, statuses);
+        if (dropped)
+          admission.dropped.push({ eventId: status.eventId, effectId: event.effectId, code: dropped.code, message: dropped.message });
+        else insertInTimeOrder(statuses, event.effectId, { status: status.status, atMs: status.atMs });
+      }
+    }
+    if (event.type === "effect_status" && !held) insertInTimeOrder(statuses, event.effectId, { status: event.status, atMs });
     if (event.type !== "effect_status") counts[event.type]++;
     admission.accepted.push({ index, event });
     if (atMs < stored.startedAtMs)
@@ -134,27 +174,38 @@ function refusalOf(
       return { code: "too_many_events", message: `a run holds at most ${limit} ${LIMIT_NOUN[event.type]}`, field: "type" };
     return null;
   }
-  const requestedAtMs = effects.get(event.effectId);
-  if (requestedAtMs === undefined)
+  if (!effects.has(event.effectId))
     return { code: "unknown_effect", message: `effect ${event.effectId} has no effect_requested event in this run`, field: "effectId" };
+  return statusRefusalOf(event.effectId, event.status, atMs, effects, statuses);
+}
+
+/** Why a status of a requested effect cannot be admitted: timed before the request, or moving the effect out of a terminal state. */
+function statusRefusalOf(
+  effectId: string,
+  status: StatusAtScoring,
+  atMs: number,
+  effects: ReadonlyMap<string, number>,
+  statuses: ReadonlyMap<string, readonly StatusPoint[]>,
+): { code: "before_request" | "leaves_terminal"; message: string; field: string } | null {
+  const requestedAtMs = effects.get(effectId)!;
   if (atMs < requestedAtMs)
     return {
       code: "before_request",
       message: `the status is before the effect was requested (${new Date(requestedAtMs).toISOString()})`,
       field: "at",
     };
-  for (const point of statuses.get(event.effectId) ?? []) {
-    if (point.status === event.status) continue;
+  for (const point of statuses.get(effectId) ?? []) {
+    if (point.status === status) continue;
     if (isTerminalStatus(point.status) && point.atMs <= atMs)
       return {
         code: "leaves_terminal",
-        message: `effect ${event.effectId} was ${point.status} at ${new Date(point.atMs).toISOString()}: a status cannot move out of a terminal state`,
+        message: `effect ${effectId} was ${point.status} at ${new Date(point.atMs).toISOString()}: a status cannot move out of a terminal state`,
         field: "status",
       };
-    if (isTerminalStatus(event.status) && point.atMs >= atMs)
+    if (isTerminalStatus(status) && point.atMs >= atMs)
       return {
         code: "leaves_terminal",
-        message: `effect ${event.effectId} is ${point.status} at ${new Date(point.atMs).toISOString()}, after this ${event.status}: a status cannot move out of a terminal state`,
+        message: `effect ${effectId} is ${point.status} at ${new Date(point.atMs).toISOString()}, after this ${status}: a status cannot move out of a terminal state`,
         field: "status",
       };
   }

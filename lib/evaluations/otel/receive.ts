@@ -24,7 +24,7 @@ import { inTransaction, lockOpenedRun, recordEventsIn, scoreIn, type LiveRunRow 
 import { openLiveRunBodySchema, type ScoreLiveRunBody } from "../live/schemas";
 import { admitEvents, liveRunRecord, type LiveOutcome } from "../live/timeline";
 import { createEvaluationBodySchema, labelMapSchema, type CreateEvaluationBody, type LabelMap, type RunRecord } from "../schemas";
-import { ATTR, planTraces, readScore, type SpanRefusal, type TracePlan } from "./mapping";
+import { ATTR, EVENT, planTraces, readScore, type SpanRefusal, type TracePlan } from "./mapping";
 import type { OtlpResourceSpans } from "./spans";
 
 export interface ReceivedTraces {
@@ -163,6 +163,11 @@ const spanRowsOf = (trace: TracePlan) =>
     attributes: span.attributes,
   }));
 
+/** Spans come in any order: a status of an effect whose tool span has not come yet is kept for it (admitEvents). */
+const HOLD_STATUSES = { holdStatusesOfUnknownEffects: true } as const;
+/** The span an event came from: its id is `<spanId>.<which>` (mapping.ts). */
+const spanIdOfEvent = (eventId: string) => eventId.split(".")[0]!;
+
 const runName = (trace: TracePlan) => trace.runId ?? trace.traceId;
 const taskOf = (trace: TracePlan) => trace.taskId ?? trace.harness ?? "otel";
 
@@ -216,6 +221,7 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
         storedById: new Map(),
       },
       trace.events.map((e) => e.event),
+      HOLD_STATUSES,
     ),
   }));
   // Each run's events and spans as JSON text, packed as bytes (packed-texts.ts): run n's are texts 2n - 1 and 2n.
@@ -311,8 +317,16 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
       evaluation.id,
       row,
       trace.events.map((e) => e.event),
+      HOLD_STATUSES,
     );
     for (const error of answer.errors) rejected.push({ spanId: trace.events[error.index]!.spanId, reason: error.message });
+    for (const dropped of answer.dropped ?? []) {
+      const spanId = spanIdOfEvent(dropped.eventId);
+      rejected.push({
+        spanId,
+        reason: `the ${EVENT.effectStatus} event ${dropped.eventId} of span ${spanId}, kept until effect ${dropped.effectId}'s span came, is dropped: ${dropped.message}`,
+      });
+    }
     const score = scoreOf(trace);
     if (score && row.state === "open") await scoreIn(tx, evaluation.id, row, score);
     else if (score && canonicalJson(row.outcome) !== canonicalJson(score))

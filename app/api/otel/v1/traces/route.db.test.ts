@@ -410,6 +410,130 @@ describe("POST /api/otel/v1/traces with OpenTelemetry's exporters", () => {
     expect(run?.effects.map((e) => [e.effect_id, e.status_at_scoring, e.handle])).toEqual([["pay-1", "pending", "op-pay-1"]]);
   });
 
+  describe("evidence for an effect whose tool span has not arrived yet (exporters send children and siblings as they end)", () => {
+    const EVIDENCE_FIRST = "otel evidence first";
+    const str = (k: string, v: string) => ({ key: k, value: { stringValue: v } });
+    const at = (ms: number) => `${BigInt(Date.parse("2026-12-05T12:00:00Z") + ms) * 1_000_000n}`;
+    // Run n's trace: its agent span (scored at 900 ms), its transfer's tool span (10 to 20 ms, acknowledged pending) and a checker's
+    // span carrying the transfer's evidence at `evidenceAtMs`.
+    const spansOf = (n: number, evidenceAtMs: number) => {
+      const traceId = `7c8efff798038103d269b633813fc6${String(n).padStart(2, "0")}`;
+      const spanId = (k: number) => `bbb19b7ec3c1b${String(n).padStart(2, "0")}${k}`;
+      const runId = `evidence-first-${n}`;
+      const agent = {
+        traceId,
+        spanId: spanId(1),
+        name: "invoke_agent banker",
+        startTimeUnixNano: at(0),
+        endTimeUnixNano: at(1_000),
+        attributes: [str("gen_ai.operation.name", "invoke_agent"), str("boundary_lab.run.id", runId), str("boundary_lab.task.id", "pay")],
+        events: [
+          { name: "gen_ai.evaluation.result", timeUnixNano: at(900), attributes: [str("gen_ai.evaluation.score.label", "success")] },
+        ],
+      };
+      const send = {
+        traceId,
+        spanId: spanId(2),
+        parentSpanId: agent.spanId,
+        name: "execute_tool send_money",
+        startTimeUnixNano: at(10),
+        endTimeUnixNano: at(20),
+        attributes: [
+          str("gen_ai.operation.name", "execute_tool"),
+          str("gen_ai.tool.name", "send_money"),
+          str("gen_ai.tool.call.id", `${runId}-pay`),
+          str("boundary_lab.run.id", runId),
+          str("boundary_lab.effect.status", "pending"),
+          str("boundary_lab.effect.handle", `op-${runId}`),
+        ],
+      };
+      const check = {
+        traceId,
+        spanId: spanId(3),
+        parentSpanId: agent.spanId,
+        name: "check transfer",
+        startTimeUnixNano: at(evidenceAtMs - 5),
+        endTimeUnixNano: at(evidenceAtMs + 5),
+        attributes: [str("boundary_lab.run.id", runId)],
+        events: [
+          {
+            name: "boundary_lab.effect.status",
+            timeUnixNano: at(evidenceAtMs),
+            attributes: [
+              str("boundary_lab.effect.id", `${runId}-pay`),
+              str("boundary_lab.effect.status", "completed"),
+              str("boundary_lab.evidence", `ledger entry for ${runId}`),
+            ],
+          },
+        ],
+      };
+      return { runId, agent, send, check };
+    };
+    const post = async (spans: object[]) => {
+      const answer = await fetch(tracesUrl(), {
+        method: "POST",
+        headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+        body: JSON.stringify({
+          resourceSpans: [{ resource: { attributes: [str("boundary_lab.evaluation", EVIDENCE_FIRST)] }, scopeSpans: [{ spans }] }],
+        }),
+      });
+      expect(answer.status).toBe(200);
+      return (await answer.json()) as { partialSuccess?: { rejectedSpans?: string | number; errorMessage?: string } };
+    };
+    const runOf = async (runId: string) => getEvaluationRun(database.db, await evaluationIdOf(EVIDENCE_FIRST), runId);
+    const effectsOf = async (runId: string) =>
+      (await runOf(runId))?.effects.map((e) => ({ effectId: e.effect_id, statusAtScoring: e.status_at_scoring, handle: e.handle }));
+
+    beforeAll(async () => {
+      await lab.createEvaluation({ name: EVIDENCE_FIRST, effectPolicy: { tools: { send_money: "async_handle" } } });
+    });
+
+    it("keeps evidence that came a request before its tool span, scored in that first request: resolved_after_scoring once the tool span comes", async () => {
+      const { runId, agent, send, check } = spansOf(1, 2_000);
+      expect(await post([agent, check])).toEqual({});
+      expect(await post([send])).toEqual({});
+      expect(await runOf(runId)).toMatchObject({
+        finality: "unresolved",
+        unresolvedReason: "resolved_after_scoring",
+        endpointLabel: "success",
+      });
+      expect(await effectsOf(runId)).toEqual([{ effectId: `${runId}-pay`, statusAtScoring: "pending", handle: `op-${runId}` }]);
+    });
+
+    it("keeps evidence from before the score that came alone, first: the run is final once its tool span and score come", async () => {
+      const { runId, agent, send, check } = spansOf(2, 500);
+      expect(await post([check])).toEqual({});
+      expect(await post([send, agent])).toEqual({});
+      expect(await runOf(runId)).toMatchObject({ finality: "final", endpointLabel: "success" });
+      expect(await effectsOf(runId)).toEqual([{ effectId: `${runId}-pay`, statusAtScoring: "completed", handle: `op-${runId}` }]);
+    });
+
+    it("takes the evidence span and the tool span in one request in either order", async () => {
+      const late = spansOf(3, 2_000);
+      expect(await post([late.check, late.agent, late.send])).toEqual({});
+      expect(await runOf(late.runId)).toMatchObject({ finality: "unresolved", unresolvedReason: "resolved_after_scoring" });
+      const early = spansOf(4, 500);
+      expect(await post([early.send, early.check, early.agent])).toEqual({});
+      expect(await runOf(early.runId)).toMatchObject({ finality: "final" });
+    });
+
+    it("drops kept evidence that its tool span shows timed before the request, naming its span in the later request's partialSuccess", async () => {
+      const { runId, agent, send, check } = spansOf(5, 7);
+      expect(await post([check])).toEqual({});
+      const answer = await post([send, agent]);
+      expect(answer.partialSuccess?.errorMessage).toContain(`span ${check.spanId}`);
+      expect(answer.partialSuccess?.errorMessage).toContain("before the effect was requested");
+      expect(Number(answer.partialSuccess?.rejectedSpans)).toBe(1);
+      expect(await runOf(runId)).toMatchObject({ finality: "unresolved", unresolvedReason: "pending_at_scoring" });
+      const statuses = await database.db.liveRunEvent.findMany({
+        where: { liveRun: { externalId: runId }, type: "effect_status" },
+        select: { eventId: true },
+        orderBy: { id: "asc" },
+      });
+      expect(statuses.map((s) => s.eventId)).toEqual([`${send.spanId}.ended`]);
+    });
+  });
+
   it("counts the spans it cannot use in partialSuccess, naming the first reason, and stores the rest", async () => {
     const request = {
       resourceSpans: [
