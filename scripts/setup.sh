@@ -14,3 +14,6 @@ if [ ! -f lib/generated/prisma/client.ts ] || [ prisma/schema.prisma -nt lib/gen
   # generate reads the schema only; the URL is required by the config but never dialled
   DATABASE_URL="${DATABASE_URL:-postgresql://unused@127.0.0.1/unused}" npx prisma generate >/dev/null
 fi
+
+# The MCP recorder's entry point, one bundled file (`npm run mcp:record`, `npx boundary-lab-mcp-record`).
+node scripts/build-recorder.mjs --if-stale

@@ -4,7 +4,9 @@
 // server's: it talks to the proxy as it would to the server. Auth: BOUNDARY_LAB_API_KEY; the app at
 // --api, else BOUNDARY_LAB_URL (default http://localhost:3000). stdout is the MCP channel: every line
 // of the recorder's own goes to stderr. Exit codes: 0 done (events sent, or kept on disk for the next
-// recorder of the run), 2 invalid flags.
+// recorder of the run), 2 invalid flags. Built into one file, dist/mcp-record.mjs
+// (scripts/build-recorder.mjs), it starts with plain node in well under a second: `npm run mcp:record`
+// and `npx boundary-lab-mcp-record` run that file.
 //
 // An MCP client ends a stdio server by closing its stdin, then SIGTERM and SIGKILL two seconds apart,
 // but the tasks the agent left working must still be followed: so this process only passes stdio on,

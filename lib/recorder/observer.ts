@@ -113,6 +113,34 @@ export class McpObserver {
     return observation;
   }
 
+  /**
+   * The server's answer to the agent's request `id` passed on unread (too large to read): a tool call is
+   * completed (failed when its end says isError) as the server's word, with a note that it was not read.
+   */
+  unreadAnswer(id: string | number, detail: string, isError: boolean, at: string): Observation {
+    const observation: Observation = { events: [], poll: [], suggestions: [] };
+    const key = String(id);
+    const request = this.pending.get(key);
+    if (!request) return observation;
+    this.pending.delete(key);
+    const effectId = this.effectOfCall.get(key);
+    if (request.method === "tools/call" && effectId)
+      push(observation, this.status(effectId, isError ? "failed" : "completed", at, { detail }));
+    return observation;
+  }
+
+  /** The agent's request `id` will never be answered (the server went first): a tool call's outcome is unknown, and says why. */
+  unanswered(id: string | number, detail: string, at: string): Observation {
+    const observation: Observation = { events: [], poll: [], suggestions: [] };
+    const key = String(id);
+    const request = this.pending.get(key);
+    if (!request) return observation;
+    this.pending.delete(key);
+    const effectId = this.effectOfCall.get(key);
+    if (request.method === "tools/call" && effectId) push(observation, this.status(effectId, "unknown", at, { detail }));
+    return observation;
+  }
+
   /** The answer to one of the recorder's own tasks/get polls. */
   polled(taskId: string, result: Record<string, unknown> | undefined, at: string): Observation {
     const observation: Observation = { events: [], poll: [], suggestions: [] };
