@@ -48,6 +48,8 @@ const toolEventSchema = eventSchema.extend({
   function: z.string(),
   arguments: z.record(z.string(), z.unknown()).nullish(),
   error: toolErrorSchema,
+  /** The tool raised (Inspect 0.3.2xx): set without an `error` when the exception ended the sample. */
+  failed: z.boolean().nullish(),
   completed: timeSchema.nullish(),
 });
 const scoreEventSchema = eventSchema.extend({ score: z.looseObject({ value: z.unknown() }), intermediate: z.boolean().nullish() });
@@ -123,13 +125,20 @@ interface Call {
   notExecuted?: boolean;
 }
 
-function callsFromEvents(events: readonly z.infer<typeof eventSchema>[]): Call[] {
+/**
+ * A sample's tool events as calls. A call marked `failed` with no `error` raised an exception that ended
+ * the sample: the sample's error is the only message the log has for it.
+ */
+function callsFromEvents(events: readonly z.infer<typeof eventSchema>[], sampleError: string | undefined): Call[] {
   return events.flatMap((raw) => {
     if (raw.event !== "tool") return [];
     const event = toolEventSchema.safeParse(raw);
     if (!event.success) return [];
     const { id, function: tool, arguments: args, error, completed, timestamp } = event.data;
-    const failed = error ? `${error.type ?? "error"}: ${error.message ?? ""}`.trim() : null;
+    const raised = event.data.failed
+      ? `failed: ${sampleError ? `${sampleError} (the sample's error: the call records none of its own)` : "Inspect marked the call failed and recorded no error"}`
+      : null;
+    const failed = error ? `${error.type ?? "error"}: ${error.message ?? ""}`.trim() : raised;
     return [
       {
         ...(id && { callId: id }),
@@ -205,9 +214,10 @@ function transcriptOf(messages: readonly z.infer<typeof messageSchema>[]): Messa
 function callsOfSample(
   timeline: readonly z.infer<typeof eventSchema>[] | undefined,
   messages: readonly z.infer<typeof messageSchema>[],
+  sampleError: string | undefined,
 ): Call[] {
   const fromMessages = callsFromMessages(messages);
-  const fromEvents = timeline ? callsFromEvents(timeline) : [];
+  const fromEvents = timeline ? callsFromEvents(timeline, sampleError) : [];
   if (fromEvents.length === 0) return fromMessages;
   const recorded = new Set(fromEvents.flatMap((c) => (c.callId ? [c.callId] : [])));
   return [...fromEvents, ...fromMessages.filter((c) => c.callId !== undefined && !recorded.has(c.callId))];
@@ -269,7 +279,7 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
   const scoredAt = unscoredReason ? undefined : scoreTime ? iso(scoreTime) : (timed.at(-1) ?? (logEnd ? iso(logEnd) : startedAt));
   if (!startedAt) return { leftOut: "the log records no time for this sample (no events, no stats.started_at)" };
 
-  const calls = callsOfSample(timeline ?? undefined, sample.messages ?? []);
+  const calls = callsOfSample(timeline ?? undefined, sample.messages ?? [], sample.error?.message ?? undefined);
   const ids = calls.map((c) => c.callId);
   const effects: EffectRecord[] = calls.map((call, position) => {
     const uniqueId = call.callId && ids.indexOf(call.callId) === ids.lastIndexOf(call.callId);
