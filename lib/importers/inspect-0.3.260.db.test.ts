@@ -11,6 +11,7 @@ import type { Db } from "../db/prisma";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { INSPECT_LOGS } from "../testing/importer-fixtures";
 import { inspectJsonOf } from "../testing/zip";
+import { evaluationStatistics } from "../evaluations/evaluation-statistics";
 import { importLogs } from "./import-logs";
 import { importReportSchema, type ImportReport } from "./report";
 
@@ -99,5 +100,21 @@ describe("Inspect AI 0.3.260's own logs", () => {
         ]);
       }
     }
+  });
+
+  it("a sample stopped on a message or token limit is a protocol stop with the limit as evidence, counted in the statistics' headline", async () => {
+    const stopped = [
+      ...(await runsOf(SIGINT_TASK, "loop")).map((run) => [run.runClass, run.runClassEvidence]),
+      ...(await runsOf(`${SIGINT_TASK}-json`, "loop")).map((run) => [run.runClass, run.runClassEvidence]),
+    ];
+    expect(stopped).toEqual([
+      ...Array(4).fill(["protocol_stop", "Inspect stopped the sample at its message limit (8)"]),
+      ...Array(4).fill(["protocol_stop", "Inspect stopped the sample at its token limit (500)"]),
+    ]);
+    // No other sample of the log stopped on a limit.
+    expect(await db.evaluationRun.count({ where: { runClass: "protocol_stop" } })).toBe(8);
+    const evaluationId = report.evaluations.find((e) => e.name.endsWith(` · ${SIGINT_TASK}`))!.id;
+    const { rates } = await evaluationStatistics(db, evaluationId);
+    expect(rates[0]!.population).toContain("counting protocol stop: 4 (kept with their labels)");
   });
 });

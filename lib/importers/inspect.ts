@@ -72,6 +72,8 @@ export const inspectSampleSchema = z.looseObject({
   events: z.array(eventSchema).nullish(),
   /** The sample raised (a model API error, a sandbox that failed): Inspect records the error instead of finishing it. */
   error: z.looseObject({ message: z.string().nullish() }).nullish(),
+  /** The sample stopped on a declared budget (`{type: "message" | "token" | "time" | "working" | ..., limit}`). */
+  limit: z.unknown().optional(),
   /** Older logs keep the timeline here instead of `events`. */
   transcript: z.looseObject({ events: z.array(eventSchema).nullish() }).nullish(),
 });
@@ -223,6 +225,21 @@ function callsOfSample(
   return [...fromEvents, ...fromMessages.filter((c) => c.callId !== undefined && !recorded.has(c.callId))];
 }
 
+const limitSchema = z.looseObject({ type: z.string().min(1), limit: z.number().nullish() });
+
+/**
+ * The budget the sample stopped on, in words: its `limit` (an object in the sample, a bare type in a
+ * summary), else a `sample_limit` event. undefined when it ran to its end.
+ */
+function limitReached(sample: InspectSample, events: readonly z.infer<typeof eventSchema>[]): string | undefined {
+  const fromSample = limitSchema.safeParse(typeof sample.limit === "string" ? { type: sample.limit } : sample.limit);
+  const fromEvent = limitSchema.safeParse(events.findLast((e) => e.event === "sample_limit"));
+  const limit = fromSample.success ? fromSample.data : fromEvent.success ? fromEvent.data : undefined;
+  if (!limit) return undefined;
+  const value = typeof limit.limit === "number" ? ` (${limit.limit})` : "";
+  return `Inspect stopped the sample at its ${limit.type} limit${value}`;
+}
+
 /** What an effect's status was when the sample was scored (an unscored sample: when its log ends). */
 function statusAtScoring(call: Call, scoredAt: string | undefined): EffectRecord["statusAtScoring"] {
   if (call.notExecuted && call.error === undefined) return "not_executed";
@@ -279,6 +296,7 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
   const scoredAt = unscoredReason ? undefined : scoreTime ? iso(scoreTime) : (timed.at(-1) ?? (logEnd ? iso(logEnd) : startedAt));
   if (!startedAt) return { leftOut: "the log records no time for this sample (no events, no stats.started_at)" };
 
+  const limit = limitReached(sample, events);
   const calls = callsOfSample(timeline ?? undefined, sample.messages ?? [], sample.error?.message ?? undefined);
   const ids = calls.map((c) => c.callId);
   const effects: EffectRecord[] = calls.map((call, position) => {
@@ -313,10 +331,12 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
       Object.keys(sample.scores).length > 0 && {
         scorerValues: Object.fromEntries(Object.entries(sample.scores).map(([scorer, s]) => [scorer, s.value ?? null])),
       }),
-    ...(sample.error && {
-      runClass: "environment_failure" as const,
-      runClassEvidence: `Inspect recorded the sample's error: ${sample.error.message ?? "(no message)"}`.slice(0, 4_000),
-    }),
+    ...(sample.error
+      ? {
+          runClass: "environment_failure" as const,
+          runClassEvidence: `Inspect recorded the sample's error: ${sample.error.message ?? "(no message)"}`.slice(0, 4_000),
+        }
+      : limit && { runClass: "protocol_stop" as const, runClassEvidence: limit }),
     toolCalls: calls.map((c) => ({
       tool: c.tool,
       ...(c.callId && { callId: c.callId }),
