@@ -117,4 +117,26 @@ describe("Inspect AI 0.3.260's own logs", () => {
     const { rates } = await evaluationStatistics(db, evaluationId);
     expect(rates[0]!.population).toContain("counting protocol stop: 4 (kept with their labels)");
   });
+
+  it('a killed log (status started; in .json stats.started_at "") imports every readable sample, and the report names it incomplete', async () => {
+    expect(report.skipped).toEqual([]);
+    const missing = report.incomplete.map((entry) => [path.basename(entry.file), entry.expected, entry.found, entry.missing.length]);
+    expect(missing.sort()).toEqual([
+      ["killed.eval", 24, 2, 20],
+      ["killed.json", 24, 2, 20],
+    ]);
+    for (const task of [KILLED_TASK, `${KILLED_TASK}-json`]) {
+      const runs = await db.evaluationRun.findMany({
+        where: { externalId: { startsWith: `${task}/` } },
+        orderBy: { externalId: "asc" },
+        select: { externalId: true, endpointLabel: true, startedAt: true },
+      });
+      expect(runs.map((run) => [run.externalId, run.endpointLabel])).toEqual([
+        [`${task}/acct/with/slash/epoch 1`, "success"],
+        [`${task}/s1/epoch 1`, "success"],
+      ]);
+      // Timed by their own events, on the day Inspect wrote them.
+      expect(runs.every((run) => run.startedAt.toISOString().startsWith("2026-12-06T22:57"))).toBe(true);
+    }
+  });
 });

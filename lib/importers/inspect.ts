@@ -13,6 +13,8 @@ export const INSPECT_LOG_VERSIONS = [1, 2, 3];
 export const DEFAULT_SCORE_THRESHOLD = 1;
 
 const timeSchema = z.string().refine((s) => Number.isFinite(Date.parse(s)), "not a time");
+/** A log-level time: Inspect writes `""` for one it has not recorded yet (a `.json` log's `stats` until its eval finishes). */
+const logTimeSchema = z.preprocess((value) => (value === "" ? null : value), timeSchema.nullish());
 
 export const inspectHeaderSchema = z.looseObject({
   version: z.number().int(),
@@ -22,9 +24,12 @@ export const inspectHeaderSchema = z.looseObject({
     task_id: z.string().nullish(),
     run_id: z.string().nullish(),
     model: z.string().nullish(),
-    created: timeSchema.nullish(),
+    created: logTimeSchema,
+    /** What the eval set out to run: its samples (and their ids) times its epochs. */
+    dataset: z.looseObject({ samples: z.number().int().nonnegative().nullish(), sample_ids: z.array(z.unknown()).nullish() }).nullish(),
+    config: z.looseObject({ epochs: z.number().int().positive().nullish() }).nullish(),
   }),
-  stats: z.looseObject({ started_at: timeSchema.nullish(), completed_at: timeSchema.nullish() }).nullish(),
+  stats: z.looseObject({ started_at: logTimeSchema, completed_at: logTimeSchema }).nullish(),
   error: z.looseObject({ message: z.string().nullish() }).nullish(),
   /** How many samples the log says it completed (header.json, or the `.json` log). */
   results: z
@@ -417,8 +422,19 @@ export function inspectLogReader(
       );
       // An archive's header counts the entries it wrote; a `.json` log is whole or fails to parse (and one written without samples says so by holding none).
       const completed = format === "inspect-eval" ? (header.results?.completed_samples ?? 0) : 0;
-      const expected = Math.max(listed.size, completed, found.size);
-      const missing = [...listed].filter((key) => !found.has(key));
+      // A log Inspect never finished (killed, or still running): it holds the samples done by then, of every sample times every epoch it set out to run.
+      const unfinished = header.status === "started";
+      const epochs = header.eval.config?.epochs ?? 1;
+      const planned = unfinished ? (header.eval.dataset?.samples ?? 0) * epochs : 0;
+      const plannedKeys = unfinished
+        ? Array.from({ length: epochs }, (_, epoch) =>
+            (header.eval.dataset?.sample_ids ?? []).flatMap((id) =>
+              typeof id === "string" || typeof id === "number" ? [sampleKey({ id, epoch: epoch + 1 })] : [],
+            ),
+          ).flat()
+        : [];
+      const expected = Math.max(listed.size, completed, found.size, planned);
+      const missing = [...new Set([...listed, ...plannedKeys])].filter((key) => !found.has(key));
       const incomplete = expected > found.size ? { expected, found: found.size, missing: missing.slice(0, MISSING_NAMED) } : undefined;
       if (runs.length === 0) {
         if (found.size === 0 && incomplete)
@@ -431,7 +447,13 @@ export function inspectLogReader(
         throw new SkippedLog(`nothing to import: ${why}`);
       }
       const notes = [...mappings];
-      if (incomplete)
+      if (incomplete && unfinished)
+        notes.push(
+          `incomplete: killed or unfinished (status started: Inspect never finished the log); it set out to run ${incomplete.expected} sample(s) and holds ${incomplete.found}` +
+            (missing.length > 0 ? ` (missing: ${incomplete.missing.join(", ")}${missing.length > MISSING_NAMED ? ", …" : ""})` : "") +
+            ": the samples it holds are imported, the missing ones are not runs",
+        );
+      else if (incomplete)
         notes.push(
           `incomplete: the log says it completed ${incomplete.expected} sample(s) but holds ${incomplete.found}` +
             (missing.length > 0 ? ` (missing: ${incomplete.missing.join(", ")}${missing.length > MISSING_NAMED ? ", …" : ""})` : "") +
