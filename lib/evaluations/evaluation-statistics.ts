@@ -18,7 +18,7 @@ import {
 import { applyExclusionRule, evaluationOutcomes, type ClassOutcomeCounts, type ExclusionRule } from "../statistics/exclusion-rule";
 import { RUN_CLASSIFICATIONS } from "../replay/rules/classification";
 import { currentExclusionRule, whoDeclared } from "../statistics/exclusion-rule-store";
-import { legalActionFigure, lessExcluded, namedRate } from "../statistics/named-rate";
+import { countedClasses, legalActionFigure, lessExcluded, namedRate } from "../statistics/named-rate";
 import { passK } from "../statistics/pass-k";
 import { sensitivity, thresholdChecks } from "../statistics/sensitivity";
 import { unitLevelFigures } from "../statistics/unit-level";
@@ -230,7 +230,7 @@ function rates(rule: ExclusionRule, summary: EvaluationSummary, outcomes: ClassO
   return [
     namedRate(
       `${HEADLINE} (rule version ${rule.version})`,
-      `${rule.eligiblePopulation ?? "all scored runs"}${lessExcluded(rule, headline.excluded)}; ${successDefinition(rule)}`,
+      `${rule.eligiblePopulation ?? "all scored runs"}${lessExcluded(rule, headline.excluded)}${countedClasses(rule, outcomes)}; ${successDefinition(rule)}`,
       headline.n,
       headline.N,
     ),

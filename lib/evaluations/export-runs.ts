@@ -5,10 +5,14 @@ import { poolOf, type Db } from "../db/prisma";
 import { Prisma } from "../generated/prisma/client";
 import { rowsOf } from "../db/rows";
 import { oneOf } from "../http/pagination";
+import { timesRecorded } from "./display";
 
 export const evaluationExportQuerySchema = z.strictObject({ format: oneOf("format", ["csv", "json"]).default("csv") });
 
-/** A run as exported: its record's identity and outcome, the audit's labels, and its analysis unit (a run alone is its own unit of 1). */
+/**
+ * A run as exported: its record's identity and outcome, the audit's labels, and its analysis unit (a run alone is its own unit of 1).
+ * Its times are null (an empty CSV cell) when its log recorded none: the importer's stand-in start, the Unix epoch, and the times counted from it are not times.
+ */
 const exportedRun = z.object({
   externalId: z.string(),
   taskId: z.string(),
@@ -16,7 +20,7 @@ const exportedRun = z.object({
   attempt: z.number().int().nullable(),
   runClass: z.string(),
   runClassEvidence: z.string().nullable(),
-  startedAt: z.date(),
+  startedAt: z.date().nullable(),
   scoredAt: z.date().nullable(),
   endedAt: z.date().nullable(),
   endpointLabel: z.string().nullable(),
@@ -81,7 +85,7 @@ export async function* evaluationRunBatches(db: Db, evaluationId: string, batchS
     for (let after = "0"; ;) {
       const batch = batchQuery(evaluationId, after, batchSize);
       const rows = rowsOf(exportedRun.extend({ id: z.string() }), (await client.query(batch.text, batch.values as unknown[])).rows);
-      if (rows.length > 0) yield rows.map(({ id: _id, ...run }) => run);
+      if (rows.length > 0) yield rows.map(({ id: _id, ...run }) => withoutStandInTimes(run));
       if (rows.length < batchSize) break;
       after = rows.at(-1)!.id;
     }
@@ -93,6 +97,12 @@ export async function* evaluationRunBatches(db: Db, evaluationId: string, batchS
     if (!broken) client.removeListener("error", onLost);
     client.release(broken);
   }
+}
+
+/** The run with its times null when its log recorded none (display.ts `timesRecorded`, as the pages say "not recorded"). */
+function withoutStandInTimes(run: ExportedRun): ExportedRun {
+  if (run.startedAt === null || timesRecorded(run.startedAt)) return run;
+  return { ...run, startedAt: null, scoredAt: null, endedAt: null };
 }
 
 const batchQuery = (evaluationId: string, after: string, batchSize: number) => Prisma.sql`

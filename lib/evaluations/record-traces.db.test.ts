@@ -31,14 +31,22 @@ describe("imported traces", () => {
     await loadGroundTruthTraces(db);
     const report = await importLogs(db, [AGENTDOJO_RUNS, INSPECT_LOGS, HAND_MADE]);
     expect(report.failed).toEqual([]);
-    // 32 runs (the Zstandard log's without calls), 11 of them with tool calls, no two with one sequence (read from the fixtures).
-    expect(await db.evaluationRun.count()).toBe(32);
-    expect(await db.evaluationRunTrace.count({ where: { traceId: { not: null } } })).toBe(11);
+    // 58 runs (the Zstandard log's without calls), 37 of them with tool calls (read from the fixtures): 11 with sequences of
+    // their own, and Inspect 0.3.260's 26 ledger runs, whose 6 samples call the same sequence in every epoch and in both logs.
+    expect(await db.evaluationRun.count()).toBe(58);
+    expect(await db.evaluationRunTrace.count({ where: { traceId: { not: null } } })).toBe(37);
     // Runs without calls have no link to set.
-    expect(await db.evaluationRunTrace.count()).toBe(11);
+    expect(await db.evaluationRunTrace.count()).toBe(37);
     const traces = await imported();
-    expect(traces).toHaveLength(11);
-    expect(traces.every((t) => t.source === "imported" && t.linkedRuns === 1 && /^[0-9a-f]{64}$/.test(t.contentHash!))).toBe(true);
+    expect(traces).toHaveLength(17);
+    expect(traces.every((t) => t.source === "imported" && /^[0-9a-f]{64}$/.test(t.contentHash!))).toBe(true);
+    expect(traces.filter((t) => t.suite !== "ledger").every((t) => t.linkedRuns === 1)).toBe(true);
+    expect(
+      traces
+        .filter((t) => t.suite === "ledger")
+        .map((t) => t.linkedRuns)
+        .sort(),
+    ).toEqual([4, 4, 4, 4, 5, 5]);
     // A pass hashes each run's calls itself: the same hash as the one definition, imported_trace_hash, of the trace's calls.
     const [{ differing }] = await db.$queryRaw<[{ differing: bigint }]>`
       SELECT count(*) AS differing FROM traces WHERE source = 'imported' AND content_hash IS DISTINCT FROM imported_trace_hash(calls)`;
@@ -95,9 +103,9 @@ describe("imported traces", () => {
   it("shares one trace between runs with one call sequence", async () => {
     // The same log into a second evaluation: a second run with the first one's sequence.
     await importLogs(db, [BANKING_0], { evaluationName: "AgentDojo copy" });
-    expect(await db.evaluationRunTrace.count({ where: { traceId: { not: null } } })).toBe(12);
+    expect(await db.evaluationRunTrace.count({ where: { traceId: { not: null } } })).toBe(38);
     const traces = await imported();
-    expect(traces).toHaveLength(11);
+    expect(traces).toHaveLength(17);
     const shared = traces.find((t) => t.suite === "banking" && t.task === "user_task_0")!;
     expect(shared.linkedRuns).toBe(2);
     expect((await getTrace(db, shared.id))!.linkedRuns.runs.map((r) => r.evaluationName).sort()).toEqual([
@@ -125,7 +133,7 @@ describe("imported traces", () => {
     ).toMatchObject({ traceId: null });
     expect(await recordImportedTraces(db, evaluation.id)).toBe(1);
     const traces = await imported();
-    expect(traces).toHaveLength(12);
+    expect(traces).toHaveLength(18);
     expect(
       traces
         .filter((t) => t.suite === "banking" && t.task === "user_task_0")

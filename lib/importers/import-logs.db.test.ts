@@ -77,8 +77,13 @@ describe("importing the fixture folders", () => {
 
   it("imports every importable file, skips the rest with their reasons, fails none", async () => {
     first = importReportSchema.parse(await importLogs(db, PATHS));
-    // Unscored samples are runs: tool_call_error's one sample, popularity's ten, events-cancelled's two, the Zstandard log's one.
-    expect(first).toMatchObject({ files: 20, imported: 17, unchanged: 0, failed: [], incomplete: [], runs: 32 });
+    // Unscored samples are runs: tool_call_error's one sample, popularity's ten, events-cancelled's two, the Zstandard log's one,
+    // the ledger log's four crashed samples (Inspect 0.3.260: 24 samples, and the killed log's 2).
+    expect(first).toMatchObject({ files: 22, imported: 19, unchanged: 0, failed: [], runs: 58 });
+    // The killed log holds 2 of the 6 samples x 4 epochs it set out to run.
+    expect(first.incomplete.map((entry) => [base(entry.file), entry.expected, entry.found])).toEqual([
+      ["inspect-0.3.260_ledger_killed-2-samples.eval", 24, 2],
+    ]);
     expect(first.skipped.map((s) => [base(s.file), s.reason.split(":")[0]]).sort()).toEqual(
       [
         ["no-header.eval", "a zip archive with Inspect sample entries (samples/7_epoch_2.json) but no header.json or _journal/start.json"],
@@ -104,14 +109,16 @@ describe("importing the fixture folders", () => {
         ["Inspect popularity · openai/gpt-4o-mini · dPiJifoWeEQBrfWsAopzWr", 10],
         ["Inspect popularity · m/z · T3", 1],
         ["Inspect task · mockllm/test · NHBw2w5NYTbuW8GyUMzpqx", 1],
+        ["Inspect ledger · mockllm/model · nG4fzE4rvH6SKSc7WQKxuC", 24],
+        ["Inspect ledger · mockllm/model · V8LajxU7pm3EAJHnkcNYSN", 2],
       ].sort(),
     );
   });
 
   it("stores the runs with their labels, effects and audit", async () => {
     const runs = await storedRuns();
-    expect(runs).toHaveLength(32);
-    expect(runs.filter((r) => r.finality === "unscored").map((r) => [r.externalId, r.endpointLabel])).toHaveLength(14);
+    expect(runs).toHaveLength(58);
+    expect(runs.filter((r) => r.finality === "unscored").map((r) => [r.externalId, r.endpointLabel])).toHaveLength(18);
     expect(runs.filter((r) => r.finality === "unscored").every((r) => r.endpointLabel === null)).toBe(true);
     const byId = new Map(runs.map((r) => [r.externalId, r]));
     // AgentDojo: writes sync_confirmed by the registry, so every AgentDojo run is final.
@@ -145,10 +152,10 @@ describe("importing the fixture folders", () => {
   it("a second import changes nothing and says so: every row of every table the import writes is the same", async () => {
     const before = await everyRow();
     const second = importReportSchema.parse(await importLogs(db, PATHS));
-    expect(second).toEqual({ ...first, imported: 0, unchanged: 17 });
+    expect(second).toEqual({ ...first, imported: 0, unchanged: 19 });
     expect(await everyRow()).toEqual(before);
-    expect(before.evaluation_runs).toHaveLength(32);
-    expect(await db.evaluation.count()).toBe(16);
+    expect(before.evaluation_runs).toHaveLength(58);
+    expect(await db.evaluation.count()).toBe(18);
   });
 
   it("--evaluation puts every run in one evaluation", async () => {

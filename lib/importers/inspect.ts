@@ -13,6 +13,8 @@ export const INSPECT_LOG_VERSIONS = [1, 2, 3];
 export const DEFAULT_SCORE_THRESHOLD = 1;
 
 const timeSchema = z.string().refine((s) => Number.isFinite(Date.parse(s)), "not a time");
+/** A log-level time: Inspect writes `""` for one it has not recorded yet (a `.json` log's `stats` until its eval finishes). */
+const logTimeSchema = z.preprocess((value) => (value === "" ? null : value), timeSchema.nullish());
 
 export const inspectHeaderSchema = z.looseObject({
   version: z.number().int(),
@@ -22,9 +24,12 @@ export const inspectHeaderSchema = z.looseObject({
     task_id: z.string().nullish(),
     run_id: z.string().nullish(),
     model: z.string().nullish(),
-    created: timeSchema.nullish(),
+    created: logTimeSchema,
+    /** What the eval set out to run: its samples (and their ids) times its epochs. */
+    dataset: z.looseObject({ samples: z.number().int().nonnegative().nullish(), sample_ids: z.array(z.unknown()).nullish() }).nullish(),
+    config: z.looseObject({ epochs: z.number().int().positive().nullish() }).nullish(),
   }),
-  stats: z.looseObject({ started_at: timeSchema.nullish(), completed_at: timeSchema.nullish() }).nullish(),
+  stats: z.looseObject({ started_at: logTimeSchema, completed_at: logTimeSchema }).nullish(),
   error: z.looseObject({ message: z.string().nullish() }).nullish(),
   /** How many samples the log says it completed (header.json, or the `.json` log). */
   results: z
@@ -48,6 +53,8 @@ const toolEventSchema = eventSchema.extend({
   function: z.string(),
   arguments: z.record(z.string(), z.unknown()).nullish(),
   error: toolErrorSchema,
+  /** The tool raised (Inspect 0.3.2xx): set without an `error` when the exception ended the sample. */
+  failed: z.boolean().nullish(),
   completed: timeSchema.nullish(),
 });
 const scoreEventSchema = eventSchema.extend({ score: z.looseObject({ value: z.unknown() }), intermediate: z.boolean().nullish() });
@@ -70,6 +77,8 @@ export const inspectSampleSchema = z.looseObject({
   events: z.array(eventSchema).nullish(),
   /** The sample raised (a model API error, a sandbox that failed): Inspect records the error instead of finishing it. */
   error: z.looseObject({ message: z.string().nullish() }).nullish(),
+  /** The sample stopped on a declared budget (`{type: "message" | "token" | "time" | "working" | ..., limit}`). */
+  limit: z.unknown().optional(),
   /** Older logs keep the timeline here instead of `events`. */
   transcript: z.looseObject({ events: z.array(eventSchema).nullish() }).nullish(),
 });
@@ -123,13 +132,20 @@ interface Call {
   notExecuted?: boolean;
 }
 
-function callsFromEvents(events: readonly z.infer<typeof eventSchema>[]): Call[] {
+/**
+ * A sample's tool events as calls. A call marked `failed` with no `error` raised an exception that ended
+ * the sample: the sample's error is the only message the log has for it.
+ */
+function callsFromEvents(events: readonly z.infer<typeof eventSchema>[], sampleError: string | undefined): Call[] {
   return events.flatMap((raw) => {
     if (raw.event !== "tool") return [];
     const event = toolEventSchema.safeParse(raw);
     if (!event.success) return [];
     const { id, function: tool, arguments: args, error, completed, timestamp } = event.data;
-    const failed = error ? `${error.type ?? "error"}: ${error.message ?? ""}`.trim() : null;
+    const raised = event.data.failed
+      ? `failed: ${sampleError ? `${sampleError} (the sample's error: the call records none of its own)` : "Inspect marked the call failed and recorded no error"}`
+      : null;
+    const failed = error ? `${error.type ?? "error"}: ${error.message ?? ""}`.trim() : raised;
     return [
       {
         ...(id && { callId: id }),
@@ -205,12 +221,28 @@ function transcriptOf(messages: readonly z.infer<typeof messageSchema>[]): Messa
 function callsOfSample(
   timeline: readonly z.infer<typeof eventSchema>[] | undefined,
   messages: readonly z.infer<typeof messageSchema>[],
+  sampleError: string | undefined,
 ): Call[] {
   const fromMessages = callsFromMessages(messages);
-  const fromEvents = timeline ? callsFromEvents(timeline) : [];
+  const fromEvents = timeline ? callsFromEvents(timeline, sampleError) : [];
   if (fromEvents.length === 0) return fromMessages;
   const recorded = new Set(fromEvents.flatMap((c) => (c.callId ? [c.callId] : [])));
   return [...fromEvents, ...fromMessages.filter((c) => c.callId !== undefined && !recorded.has(c.callId))];
+}
+
+const limitSchema = z.looseObject({ type: z.string().min(1), limit: z.number().nullish() });
+
+/**
+ * The budget the sample stopped on, in words: its `limit` (an object in the sample, a bare type in a
+ * summary), else a `sample_limit` event. undefined when it ran to its end.
+ */
+function limitReached(sample: InspectSample, events: readonly z.infer<typeof eventSchema>[]): string | undefined {
+  const fromSample = limitSchema.safeParse(typeof sample.limit === "string" ? { type: sample.limit } : sample.limit);
+  const fromEvent = limitSchema.safeParse(events.findLast((e) => e.event === "sample_limit"));
+  const limit = fromSample.success ? fromSample.data : fromEvent.success ? fromEvent.data : undefined;
+  if (!limit) return undefined;
+  const value = typeof limit.limit === "number" ? ` (${limit.limit})` : "";
+  return `Inspect stopped the sample at its ${limit.type} limit${value}`;
 }
 
 /** What an effect's status was when the sample was scored (an unscored sample: when its log ends). */
@@ -269,7 +301,8 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
   const scoredAt = unscoredReason ? undefined : scoreTime ? iso(scoreTime) : (timed.at(-1) ?? (logEnd ? iso(logEnd) : startedAt));
   if (!startedAt) return { leftOut: "the log records no time for this sample (no events, no stats.started_at)" };
 
-  const calls = callsOfSample(timeline ?? undefined, sample.messages ?? []);
+  const limit = limitReached(sample, events);
+  const calls = callsOfSample(timeline ?? undefined, sample.messages ?? [], sample.error?.message ?? undefined);
   const ids = calls.map((c) => c.callId);
   const effects: EffectRecord[] = calls.map((call, position) => {
     const uniqueId = call.callId && ids.indexOf(call.callId) === ids.lastIndexOf(call.callId);
@@ -303,10 +336,12 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
       Object.keys(sample.scores).length > 0 && {
         scorerValues: Object.fromEntries(Object.entries(sample.scores).map(([scorer, s]) => [scorer, s.value ?? null])),
       }),
-    ...(sample.error && {
-      runClass: "environment_failure" as const,
-      runClassEvidence: `Inspect recorded the sample's error: ${sample.error.message ?? "(no message)"}`.slice(0, 4_000),
-    }),
+    ...(sample.error
+      ? {
+          runClass: "environment_failure" as const,
+          runClassEvidence: `Inspect recorded the sample's error: ${sample.error.message ?? "(no message)"}`.slice(0, 4_000),
+        }
+      : limit && { runClass: "protocol_stop" as const, runClassEvidence: limit }),
     toolCalls: calls.map((c) => ({
       tool: c.tool,
       ...(c.callId && { callId: c.callId }),
@@ -387,8 +422,19 @@ export function inspectLogReader(
       );
       // An archive's header counts the entries it wrote; a `.json` log is whole or fails to parse (and one written without samples says so by holding none).
       const completed = format === "inspect-eval" ? (header.results?.completed_samples ?? 0) : 0;
-      const expected = Math.max(listed.size, completed, found.size);
-      const missing = [...listed].filter((key) => !found.has(key));
+      // A log Inspect never finished (killed, or still running): it holds the samples done by then, of every sample times every epoch it set out to run.
+      const unfinished = header.status === "started";
+      const epochs = header.eval.config?.epochs ?? 1;
+      const planned = unfinished ? (header.eval.dataset?.samples ?? 0) * epochs : 0;
+      const plannedKeys = unfinished
+        ? Array.from({ length: epochs }, (_, epoch) =>
+            (header.eval.dataset?.sample_ids ?? []).flatMap((id) =>
+              typeof id === "string" || typeof id === "number" ? [sampleKey({ id, epoch: epoch + 1 })] : [],
+            ),
+          ).flat()
+        : [];
+      const expected = Math.max(listed.size, completed, found.size, planned);
+      const missing = [...new Set([...listed, ...plannedKeys])].filter((key) => !found.has(key));
       const incomplete = expected > found.size ? { expected, found: found.size, missing: missing.slice(0, MISSING_NAMED) } : undefined;
       if (runs.length === 0) {
         if (found.size === 0 && incomplete)
@@ -401,7 +447,13 @@ export function inspectLogReader(
         throw new SkippedLog(`nothing to import: ${why}`);
       }
       const notes = [...mappings];
-      if (incomplete)
+      if (incomplete && unfinished)
+        notes.push(
+          `incomplete: killed or unfinished (status started: Inspect never finished the log); it set out to run ${incomplete.expected} sample(s) and holds ${incomplete.found}` +
+            (missing.length > 0 ? ` (missing: ${incomplete.missing.join(", ")}${missing.length > MISSING_NAMED ? ", …" : ""})` : "") +
+            ": the samples it holds are imported, the missing ones are not runs",
+        );
+      else if (incomplete)
         notes.push(
           `incomplete: the log says it completed ${incomplete.expected} sample(s) but holds ${incomplete.found}` +
             (missing.length > 0 ? ` (missing: ${incomplete.missing.join(", ")}${missing.length > MISSING_NAMED ? ", …" : ""})` : "") +

@@ -15,6 +15,8 @@ import { finalBasisSentence } from "../evaluations/display";
 import { HARNESS_DESIGNS } from "../evaluations/harness-design";
 import { listHarnessMetrics } from "../evaluations/harness-metrics";
 import { evaluationSummary } from "../evaluations/summary";
+import { EVALUATION_EXPORT_COLUMNS, evaluationRunBatches } from "../evaluations/export-runs";
+import { exportResponse } from "../experiments/read/csv";
 import { importLogs } from "./import-logs";
 import { importReportSchema, type ImportReport } from "./report";
 
@@ -135,5 +137,29 @@ describe("today's logs, read as their authors meant them", () => {
       unresolvedReason: null,
       effects: [{ tool: "reschedule_calendar_event", statusAtScoring: "not_executed" }],
     });
+  });
+
+  it("exports a run whose log recorded no time with empty times (CSV) and null times (JSON), never the Unix epoch", async () => {
+    const exported = async (fragment: string, format: "csv" | "json") => {
+      const evaluationId = report.evaluations.find((e) => e.name.includes(fragment))!.id;
+      const batches = evaluationRunBatches(db, evaluationId);
+      return exportResponse({ format, batches, columns: EVALUATION_EXPORT_COLUMNS, filename: "runs" }).text();
+    };
+    const timeColumns = ["startedAt", "scoredAt", "endedAt"] as const;
+    // The AgentDojo log (older AgentDojo: no evaluation_timestamp) has no time; the Inspect log (unscored) has its events' times.
+    const [untimed] = JSON.parse(await exported("AgentDojo powershell", "json")) as Record<string, unknown>[];
+    expect(timeColumns.map((column) => untimed![column])).toEqual([null, null, null]);
+    const [timed] = JSON.parse(await exported("NHBw2w5NYTbuW8GyUMzpqx", "json")) as Record<string, unknown>[];
+    expect([timed!.startedAt, timed!.scoredAt, timed!.endedAt]).toEqual([
+      expect.stringMatching(/^20\d\d-/),
+      null,
+      expect.stringMatching(/^20\d\d-/),
+    ]);
+    const csv = await exported("AgentDojo powershell", "csv");
+    expect(csv).not.toContain("1970");
+    const [header, row] = csv.replace(/^\uFEFF/, "").split("\r\n");
+    const cells = Object.fromEntries(header!.split(",").map((column, i) => [column, row!.split(",")[i]]));
+    expect(timeColumns.map((column) => cells[column])).toEqual(["", "", ""]);
+    expect(cells).toMatchObject({ externalId: "powershell/banking/user_task_0/none/none", taskId: "banking/user_task_0" });
   });
 });

@@ -21,6 +21,22 @@ export function lessExcluded(rule: ExclusionRule, excluded: readonly ExcludedRun
   return `, less what rule version ${rule.version} excludes (${excluded.map((group) => `${EXCLUDED_GROUP_LABELS[group.name]}: ${group.N}`).join(", ")})`;
 }
 
+/**
+ * ", counting protocol stop: 4 (kept with their labels)" for a population's words: the classes other than
+ * completed whose runs the rule keeps in the denominator; empty when there are none.
+ */
+export function countedClasses(rule: ExclusionRule, outcomes: ClassOutcomeCounts): string {
+  const counted = RUN_CLASSIFICATIONS.flatMap((classification) => {
+    const treatment = rule.classes[classification];
+    const { success, failure, unresolved } = outcomes[classification];
+    const runs = success + failure + unresolved;
+    if (classification === "completed" || treatment === "exclude" || runs === 0) return [];
+    const how = treatment === "count_as_failure" ? "counted as failures" : "kept with their labels";
+    return [`${CLASSIFICATION_LABELS[classification]}: ${runs} (${how})`];
+  });
+  return counted.length === 0 ? "" : `, counting ${counted.join(", ")}`;
+}
+
 export interface NamedRate {
   name: string;
   /** What N counts, in words. */

@@ -1,7 +1,8 @@
 // A zip archive written by hand (deflated) for the importer's tests: archives the
 // importer must refuse (too many entries, sizes that lie) cannot come from a well-behaved zip tool.
 // An entry may also be copied as it is compressed in a real archive (a Zstandard one, which Node cannot write).
-import { crc32, deflateRawSync } from "node:zlib";
+import { crc32, deflateRawSync, inflateRawSync } from "node:zlib";
+import { decompress } from "fzstd";
 import yauzl from "yauzl";
 
 /** An entry as a real archive holds it: its compression method, its compressed bytes, the CRC and size of what they inflate to. */
@@ -37,6 +38,26 @@ export async function storedEntries(file: string): Promise<Map<string, StoredEnt
     zip.close();
   }
   return entries;
+}
+
+/** An entry's bytes as they were before the archive compressed them (stored, deflate or Zstandard). */
+export function inflatedEntry(entry: StoredEntry): Buffer {
+  if (entry.method === 0) return entry.compressed;
+  if (entry.method === 8) return inflateRawSync(entry.compressed);
+  if (entry.method === 93) return Buffer.from(decompress(entry.compressed));
+  throw new Error(`compression method ${entry.method} is not one Inspect writes`);
+}
+
+/**
+ * A real `.eval` archive as the `.json` log Inspect would have written for it: its header's fields
+ * (header.json, or a killed run's _journal/start.json) and its samples, in the order of their entries.
+ */
+export async function inspectJsonOf(file: string): Promise<Record<string, unknown> & { samples: Record<string, unknown>[] }> {
+  const entries = await storedEntries(file);
+  const json = (name: string) => JSON.parse(inflatedEntry(entries.get(name)!).toString("utf8")) as Record<string, unknown>;
+  const header = entries.has("header.json") ? json("header.json") : { ...json("_journal/start.json"), status: "started" };
+  const samples = [...entries.keys()].filter((name) => name.startsWith("samples/")).map(json);
+  return { ...header, samples };
 }
 
 function storedOf(entry: ZipEntry): StoredEntry {
