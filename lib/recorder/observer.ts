@@ -118,26 +118,23 @@ export class McpObserver {
    * completed (failed when its end says isError) as the server's word, with a note that it was not read.
    */
   unreadAnswer(id: string | number, detail: string, isError: boolean, at: string): Observation {
-    const observation: Observation = { events: [], poll: [], suggestions: [] };
-    const key = String(id);
-    const request = this.pending.get(key);
-    if (!request) return observation;
-    this.pending.delete(key);
-    const effectId = this.effectOfCall.get(key);
-    if (request.method === "tools/call" && effectId)
-      push(observation, this.status(effectId, isError ? "failed" : "completed", at, { detail }));
-    return observation;
+    return this.settleCall(id, isError ? "failed" : "completed", detail, at);
   }
 
   /** The agent's request `id` will never be answered (the server went first): a tool call's outcome is unknown, and says why. */
   unanswered(id: string | number, detail: string, at: string): Observation {
+    return this.settleCall(id, "unknown", detail, at);
+  }
+
+  /** Ends the agent's pending request `id` without reading an answer: a tool call gets `status` (the harness's word) with `detail`. */
+  private settleCall(id: string | number, status: "completed" | "failed" | "unknown", detail: string, at: string): Observation {
     const observation: Observation = { events: [], poll: [], suggestions: [] };
     const key = String(id);
     const request = this.pending.get(key);
     if (!request) return observation;
     this.pending.delete(key);
     const effectId = this.effectOfCall.get(key);
-    if (request.method === "tools/call" && effectId) push(observation, this.status(effectId, "unknown", at, { detail }));
+    if (request.method === "tools/call" && effectId) push(observation, this.status(effectId, status, at, { detail }));
     return observation;
   }
 

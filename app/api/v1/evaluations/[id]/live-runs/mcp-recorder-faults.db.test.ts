@@ -10,6 +10,7 @@ import type { LiveRunRecorder } from "@/lib/evaluations/live/schemas";
 import type { TestDatabase } from "@/lib/testing/database";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";
 import { serveRoutes } from "@/lib/testing/route-server";
+import { until } from "@/lib/testing/until";
 
 // The MCP recorder when its server misbehaves: an agent on the MCP SDK's client reaches a server that
 // prints a line that is not JSON-RPC, answers with 50 MiB in one line, and exits mid-call
@@ -66,17 +67,6 @@ async function liveRun(evaluationId: string, run: string): Promise<LiveRunView> 
     headers: { authorization: `Bearer ${key}` },
   });
   return response.status === 200 ? ((await response.json()) as LiveRunView) : { record: { effects: [] }, recorders: [] };
-}
-
-/** Waits until `check` holds (the recorder sends in the background), or fails naming what was awaited. */
-async function until<T>(what: string, read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`${what}: not reached in ${timeoutMs} ms; last ${JSON.stringify(value)}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 /** An agent's MCP client whose server is the built recorder in front of the faulty server. */
