@@ -70,6 +70,10 @@ test("an evaluation created in the form shows the worked example's figures and t
   await expect(page.getByTestId("stat-disagreements")).toContainText("1/1 runs with a terminal label");
   await expect(page.getByTestId("stat-units")).toContainText("1/3 units of run rows");
   await expect(page.getByTestId("stat-exposures")).toContainText("2/3 runs that received another run's state");
+  // What the finals and the units rest on: r2's transfer by its evidence, r3 with nothing to wait for.
+  await expect(page.getByTestId("final-basis")).toContainText("2 final: 1 by recorded evidence, 1 with no effect to wait for.");
+  await expect(page.getByTestId("final-basis")).toContainText("1 analysis unit of 3 runs, from the touches and resets recorded for them.");
+  await page.getByTestId("final-basis").screenshot({ path: "test-results/evaluation-final-basis.png" });
   await expect(page.getByTestId("unresolved-by-reason")).toContainText("resolved_after_scoring");
   await expect(page.getByTestId("unresolved-by-tool")).toContainText("bank.transfer");
   await expect(page.getByTestId("largest-units")).toContainText("service:banking.balance");
@@ -105,6 +109,9 @@ test("an evaluation created in the form shows the worked example's figures and t
   await expect(page.getByTestId("run-effects")).toContainText("ended after scoring");
   expect(await seriousViolations(page)).toEqual([]);
   expect(await timeProblems(page)).toEqual([]);
+  // A final run says what it rests on: r2's transfer, by the evidence its record holds (no verifier named).
+  await page.goto(`/evaluations/${id}/runs/r2`);
+  await expect(page.getByTestId("finality-basis")).toContainText("by recorded evidence, from an unnamed source");
 
   // A frozen share link: the same figures for a reader without an account.
   const shared = await page.request.post("/api/v1/share-links", {
