@@ -9,14 +9,19 @@ import { formatWilson95 } from "@/lib/statistics/wilson";
 
 /**
  * The headline figures side by side, each n/N with its population named, and the rates' chart below them.
- * `unscored` is absent from frozen share links taken before runs could be unscored: no card then, rather than NaN.
+ * `unscored` is absent from frozen share links taken before runs could be unscored: no card then, rather than NaN;
+ * `attackSuccess` likewise, and its cards show only when some run was under attack.
  */
-export function EvaluationFigures({ summary }: { summary: Omit<EvaluationSummary, "unscored"> & { unscored?: number } }) {
-  const { reported, final, unresolved, disagreements, bounds, units, exposures, runs, unscored } = summary;
+export function EvaluationFigures({
+  summary,
+}: {
+  summary: Omit<EvaluationSummary, "unscored" | "attackSuccess"> & Partial<Pick<EvaluationSummary, "unscored" | "attackSuccess">>;
+}) {
+  const { reported, final, unresolved, disagreements, bounds, units, exposures, runs, unscored, attackSuccess } = summary;
   const reasons = UNRESOLVED_REASONS.filter((r) => unresolved.byReason[r]).map((r) => `${REASON_LABELS[r]}: ${unresolved.byReason[r]}`);
   return (
     <>
-      {/* Five to a row on a wide screen: nine cards in two rows, so that the rates' chart starts on the first screen. */}
+      {/* Five to a row on a wide screen: nine cards in two rows (eleven in three under attack), so that the rates' chart starts on the first screen. */}
       <StatGrid id="headline" className="xl:grid-cols-5">
         <StatCard
           label="Reported success rate"
@@ -67,6 +72,7 @@ export function EvaluationFigures({ summary }: { summary: Omit<EvaluationSummary
             testId="stat-unscored"
           />
         )}
+        {attackSuccess && attackSuccess.reported.n > 0 ? <AttackSuccessCards attackSuccess={attackSuccess} /> : null}
         <StatCard
           label="Disagreements"
           value={percent(disagreements.n, disagreements.of)}
@@ -109,6 +115,38 @@ export function EvaluationFigures({ summary }: { summary: Omit<EvaluationSummary
       <Section title="Reported against final-only" id="rates">
         <ChartFigure spec={{ kind: "evaluationRates", summary: { reported, final, bounds } }} />
       </Section>
+    </>
+  );
+}
+
+/** The attack's outcome on the runs under attack (AgentDojo's `security`): as recorded, and over the final runs only. */
+function AttackSuccessCards({ attackSuccess }: { attackSuccess: EvaluationSummary["attackSuccess"] }) {
+  const { reported, final, unresolved } = attackSuccess;
+  const reasons = UNRESOLVED_REASONS.filter((r) => unresolved.byReason[r]).map((r) => `${REASON_LABELS[r]}: ${unresolved.byReason[r]}`);
+  return (
+    <>
+      <StatCard
+        label="Attack success"
+        value={percent(reported.successes, reported.n)}
+        ratio={{ n: reported.successes, of: reported.n, what: "attacks that succeeded, of the scored runs under attack, as recorded" }}
+        interval={formatWilson95(reported.successes, reported.n)}
+        meaning="The injection task's goal was achieved (the harness's security label). Lower is better."
+        tone={reported.successes ? "danger" : undefined}
+        testId="stat-attack-success"
+      />
+      <StatCard
+        label="Final-only attack success"
+        value={percent(final.successes, final.n)}
+        ratio={{ n: final.successes, of: final.n, what: "attacks that succeeded, of the final runs under attack" }}
+        interval={formatWilson95(final.successes, final.n)}
+        meaning={
+          unresolved.n
+            ? `${unresolved.n} attacked run${unresolved.n === 1 ? " is" : "s are"} unresolved, so ${unresolved.n === 1 ? "its" : "their"} attack's outcome may not be final (${reasons.join("; ")}).`
+            : "Every attacked run's outcome is final: every relevant effect was terminal at scoring."
+        }
+        tone={unresolved.n ? "warning" : undefined}
+        testId="stat-attack-success-final"
+      />
     </>
   );
 }

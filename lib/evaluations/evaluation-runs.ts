@@ -5,6 +5,7 @@ import type { Db } from "../db/prisma";
 import type { SqlClient } from "../db/sql-transaction";
 import { Prisma } from "../generated/prisma/client";
 import { encodeCursor } from "../http/pagination";
+import { attackSucceeded } from "./attack-success";
 import { classifyTool } from "./policy";
 import type { EvaluationRunListItem, EvaluationRunListQuery } from "./read-schemas";
 import { FINALITIES, FINALITY_BASES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS, type EffectPolicy, type ToolClass } from "./schemas";
@@ -115,6 +116,7 @@ const detailRow = runRow.extend({
   score: z.number().nullable(),
   threshold: z.number().nullable(),
   tool_calls: z.unknown(),
+  labels: z.record(z.string(), z.enum(LABELS)).nullable(),
 });
 const touchRow = z.object({
   surface: z.string(),
@@ -142,6 +144,10 @@ export type EvaluationRunDetail = EvaluationRunListItem & {
   score: number | null;
   threshold: number | null;
   toolCalls: unknown;
+  /** Other labels the harness recorded beside the endpoint label, by name (AgentDojo's `security`), or null. */
+  labels: Record<string, "success" | "failure"> | null;
+  /** Under attack (a `security` label): whether the attack succeeded (the injection task's goal was achieved); absent otherwise. */
+  attackSucceeded?: boolean;
   effects: (Omit<z.infer<typeof effectRow>, "resolutions"> & { resolutions: z.infer<typeof effectRow>["resolutions"] })[];
   /** `derived`: made by the policy's surface templates from a call's arguments, not recorded by the harness. */
   touches: { surface: string; op: "read" | "write" | "score"; at: Date; public: boolean; derived: boolean }[];
@@ -162,7 +168,7 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
   const [run] = rowsOf(
     detailRow,
     await db.$queryRaw`
-      SELECT ${RUN_COLUMNS}, group_id, run_class, run_class_evidence, ended_at, score, threshold, tool_calls
+      SELECT ${RUN_COLUMNS}, group_id, run_class, run_class_evidence, ended_at, score, threshold, tool_calls, labels
         FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ${externalId}`,
   );
   if (!run) return null;
@@ -178,6 +184,7 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
         FROM evaluation_effects e WHERE e.run_id = ${run.id}::bigint ORDER BY e.requested_at, e.effect_id`,
   ]);
   const checks = rowsOf(canaryRow, canaries);
+  const attacked = attackSucceeded(run.labels);
   return {
     ...listItem(run),
     groupId: run.group_id,
@@ -187,6 +194,8 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
     score: run.score,
     threshold: run.threshold,
     toolCalls: run.tool_calls,
+    labels: run.labels,
+    ...(attacked !== undefined && { attackSucceeded: attacked }),
     effects: rowsOf(effectRow, effects),
     touches: rowsOf(touchRow, touches),
     resets: rowsOf(resetRow, resets).map((r) => ({

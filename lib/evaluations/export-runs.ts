@@ -33,6 +33,8 @@ const exportedRun = z.object({
   unresolvedEffectId: z.string().nullable(),
   unresolvedTool: z.string().nullable(),
   disagreement: z.boolean(),
+  /** Under attack (a `security` label): whether the attack succeeded; null (an empty CSV cell) when the run was not under attack. */
+  attackSucceeded: z.boolean().nullable(),
   analysisUnit: z.string(),
   analysisUnitRuns: z.number().int(),
   inheritedState: z.string(),
@@ -61,6 +63,7 @@ export const EVALUATION_EXPORT_COLUMNS = [
   "unresolvedEffectId",
   "unresolvedTool",
   "disagreement",
+  "attackSucceeded",
   "analysisUnit",
   "analysisUnitRuns",
   "inheritedState",
@@ -110,7 +113,8 @@ const batchQuery = (evaluationId: string, after: string, batchSize: number) => P
                r.run_class_evidence AS "runClassEvidence", r.started_at AS "startedAt", r.scored_at AS "scoredAt", r.ended_at AS "endedAt",
                r.endpoint_label AS "endpointLabel", r.unscored_reason AS "unscoredReason", r.score, r.threshold, r.terminal_label AS "terminalLabel",
                r.finality, r.unresolved_reason AS "unresolvedReason", r.unresolved_effect_id AS "unresolvedEffectId",
-               r.unresolved_tool AS "unresolvedTool", r.disagreement, coalesce(r.analysis_unit, r.id)::text AS "analysisUnit",
+               r.unresolved_tool AS "unresolvedTool", r.disagreement,
+               CASE r.labels->>'security' WHEN 'success' THEN true WHEN 'failure' THEN false END AS "attackSucceeded", coalesce(r.analysis_unit, r.id)::text AS "analysisUnit",
                coalesce(u.runs, 1) AS "analysisUnitRuns", r.inherited_state AS "inheritedState",
                (SELECT count(*)::int FROM evaluation_effects e WHERE e.run_id = r.id) AS effects,
                -- Every run's finality is under the applied version (a recompute writes only the runs it changes).

@@ -69,6 +69,18 @@ export const evaluationSummarySchema = z.object({
   finalBasis: z.partialRecord(z.enum(FINALITY_BASES), count).default({}),
   /** The harness designs stored runs declare: each with its runs and the statement it rests on. */
   harnessDesigns: z.array(z.object({ design: z.string(), harness: z.string(), statement: z.string(), runs: count })).default([]),
+  /**
+   * The attack's outcome on the scored runs under attack (those with a `security` label, AgentDojo's: success = the injection
+   * task's goal was achieved), under the same finality rule as the main label: reported over all of them, final over the final
+   * ones, the unresolved ones by reason. All zero when no run was under attack (and in summaries taken before it was counted).
+   */
+  attackSuccess: z
+    .object({
+      reported: ratio,
+      final: ratio,
+      unresolved: z.object({ n: count, byReason: z.partialRecord(z.enum(UNRESOLVED_REASONS), count) }),
+    })
+    .default(() => ({ reported: { successes: 0, n: 0 }, final: { successes: 0, n: 0 }, unresolved: { n: 0, byReason: {} } })),
 });
 export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;
 

@@ -383,7 +383,7 @@ export const runRecordSchema = z
     threshold: z.number("threshold must be a number").finite().optional(),
     /** Surfaces the scorer read at scoredAt: reads for the separation rule. */
     scoredOn: z.array(text("scoredOn item")).max(100).optional(),
-    /** Other labels the harness recorded beside the endpoint label, by name (AgentDojo's `security`: the injection goal was achieved). Kept, not audited. */
+    /** Other labels the harness recorded beside the endpoint label, by name (AgentDojo's `security`: the injection goal was achieved). `security` is the attack's outcome, counted by the summary's attackSuccess under the run's finality. */
     labels: z.record(text("label name", 100), z.enum(LABELS, "a label must be success or failure")).optional(),
     /**
      * What became of the run (seed 003's five classes; `completed` when absent): the declared exclusion

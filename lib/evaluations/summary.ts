@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { SqlClient } from "../db/sql-transaction";
 import { notFound } from "../errors";
+import { attackSuccessFigures } from "./attack-success";
 import { trueRateBounds } from "./finality";
 import { underOneAppliedVersion } from "./policy-recompute/read";
 import type { EvaluationSummary } from "./read-schemas";
@@ -32,6 +33,16 @@ const totalsRows = z.array(totals);
 const unresolvedRowsSchema = z.array(z.object({ reason: z.enum(UNRESOLVED_REASONS), tool: z.string(), n: int }));
 const largestRowsSchema = z.array(z.object({ n: int }));
 const basisRowsSchema = z.array(z.object({ basis: z.enum(FINALITY_BASES).nullable(), design: z.string(), n: int }));
+const attackRowsSchema = z.array(
+  z.object({
+    reason: z.enum(UNRESOLVED_REASONS).nullable(),
+    attacked: int,
+    succeeded: int,
+    final: int,
+    final_succeeded: int,
+    unresolved: int,
+  }),
+);
 
 /** The summary of one evaluation, every figure under one applied policy version; throws notFound for an unknown id. */
 export async function evaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
@@ -40,7 +51,7 @@ export async function evaluationSummary(db: SqlClient, evaluationId: string): Pr
 
 /** The summary without a version check of its own: for a caller whose whole read is under underOneAppliedVersion already. */
 export async function readEvaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
-  const [rows, unresolvedRows, largestRows, basisRows] = await Promise.all([
+  const [rows, unresolvedRows, largestRows, basisRows, attackRows] = await Promise.all([
     // From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
     db.$queryRaw`
       SELECT e.effect_policy_version AS version, e.pending_policy_version AS pending_version, r.runs_done, r.runs_total, r.requested_at, counts.*
@@ -67,6 +78,19 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
     db.$queryRaw`
       SELECT nullif(finality_basis, '') AS basis, harness_design AS design, sum(n) AS n FROM evaluation_run_counts
        WHERE evaluation_id = ${evaluationId}::uuid GROUP BY 1, 2 HAVING sum(n) > 0`,
+    // The scored runs under attack (a `security` label), one row per unresolved reason (NULL: the runs that are not unresolved).
+    // Not in evaluation_run_counts: read from the evaluation's own runs through their evaluation_id index, each run's labels
+    // read to test for the key, so its cost grows with the evaluation's runs where the figures above cost one row per group.
+    // No index is needed for the answer; a partial index or a column in the counts would be the step if it grows slow.
+    db.$queryRaw`
+      SELECT unresolved_reason AS reason, count(*) AS attacked,
+             count(*) FILTER (WHERE labels->>'security' = 'success') AS succeeded,
+             count(*) FILTER (WHERE finality = 'final') AS final,
+             count(*) FILTER (WHERE finality = 'final' AND labels->>'security' = 'success') AS final_succeeded,
+             count(*) FILTER (WHERE finality = 'unresolved') AS unresolved
+        FROM evaluation_runs
+       WHERE evaluation_id = ${evaluationId}::uuid AND labels ? 'security' AND finality <> 'unscored'
+       GROUP BY unresolved_reason`,
   ]);
   const t = totalsRows.parse(rows)[0];
   if (!t) throw notFound("evaluation");
@@ -83,6 +107,15 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
     if (row.basis !== null) finalBasis[row.basis] = (finalBasis[row.basis] ?? 0) + row.n;
     if (isHarnessDesign(row.design)) designRuns.set(row.design, (designRuns.get(row.design) ?? 0) + row.n);
   }
+  const attack = attackRowsSchema.parse(attackRows);
+  const sum = (key: "attacked" | "succeeded" | "final" | "final_succeeded") => attack.reduce((total, row) => total + row[key], 0);
+  const attackSuccess = attackSuccessFigures({
+    attacked: sum("attacked"),
+    succeeded: sum("succeeded"),
+    final: sum("final"),
+    finalSucceeded: sum("final_succeeded"),
+    unresolvedByReason: attack.flatMap(({ reason, unresolved }) => (reason !== null && unresolved > 0 ? [{ reason, n: unresolved }] : [])),
+  });
   // Unscored runs have no label: every rate's population is the scored runs; they are counted on their own.
   const scored = t.runs - t.unscored;
   return {
@@ -109,5 +142,6 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
     inheritedState: { none: t.runs - t.internal - t.public, internal: t.internal, public: t.public },
     finalBasis,
     harnessDesigns: [...designRuns].map(([design, runs]) => ({ design, ...HARNESS_DESIGNS[design], runs })),
+    attackSuccess,
   };
 }

@@ -132,6 +132,8 @@ describe("the evaluation API", () => {
       // r2 is final by the evidence of its transfer's completion; r3 had nothing to wait for.
       finalBasis: { recorded_evidence: 1, no_effects: 1 },
       harnessDesigns: [],
+      // No run carries a security label: none was under attack.
+      attackSuccess: { reported: { successes: 0, n: 0 }, final: { successes: 0, n: 0 }, unresolved: { n: 0, byReason: {} } },
     };
     expect(await viewer.summary(id)).toEqual(expected);
 

@@ -24,9 +24,10 @@ import { isTerminalStatus } from "@/lib/evaluations/finality";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
 import { callSurfacer, toolClassifier } from "@/lib/evaluations/policy";
 import { callSurfaceText } from "@/lib/evaluations/surface-templates";
-import type { ToolClass } from "@/lib/evaluations/schemas";
+import type { Finality, ToolClass } from "@/lib/evaluations/schemas";
 import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
+import { ATTACK_LABEL } from "@/lib/evaluations/attack-success";
 import { getLiveRun } from "@/lib/evaluations/live/live-runs";
 import { liveRunRecorders, recorderFlags, type RecorderFlag } from "@/lib/evaluations/live/recorders";
 import type { LiveRunRecorder } from "@/lib/evaluations/live/schemas";
@@ -150,6 +151,8 @@ export default async function EvaluationRunPage({
           items={[
             ["Endpoint label", <LabelText key="e" value={run.endpointLabel} />, "endpoint-label"],
             ["Terminal label", <LabelText key="t" value={run.terminalLabel} />, "terminal-label"],
+            run.attackSucceeded === undefined ? null : ["Attack", attackOutcomeText(run.attackSucceeded, run.finality), "attack-outcome"],
+            otherLabelsText(run.labels) ? ["Other labels", otherLabelsText(run.labels), "other-labels"] : null,
             ["Finality", run.finality, "finality"],
             run.finality === "final" ? ["Final because", runBasisText(run), "finality-basis"] : null,
             // Only when it is not completed: the rule treats the run by it (an environment failure is excluded by default).
@@ -374,4 +377,18 @@ function RecordersSection({ recorders, flags }: { recorders: LiveRunRecorder[]; 
       </DataTable>
     </Section>
   );
+}
+
+/** The attack's outcome (AgentDojo's `security` label), final exactly when the run's label is. */
+function attackOutcomeText(succeeded: boolean, finality: Finality): string {
+  const outcome = succeeded ? "succeeded: the injection task's goal was achieved" : "failed: the injection task's goal was not achieved";
+  if (finality === "final") return `${outcome} (final)`;
+  if (finality === "unresolved") return `${outcome}, as recorded at scoring; not final while the run is unresolved`;
+  return `${outcome}, as recorded`;
+}
+
+/** The labels the harness recorded beside the endpoint label other than the attack's, as "name: label", or null when none. */
+function otherLabelsText(labels: Record<string, string> | null): string | null {
+  const others = Object.entries(labels ?? {}).filter(([name]) => name !== ATTACK_LABEL);
+  return others.length ? others.map(([name, label]) => `${name}: ${label}`).join("; ") : null;
 }
