@@ -79,9 +79,8 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
       SELECT nullif(finality_basis, '') AS basis, harness_design AS design, sum(n) AS n FROM evaluation_run_counts
        WHERE evaluation_id = ${evaluationId}::uuid GROUP BY 1, 2 HAVING sum(n) > 0`,
     // The scored runs under attack (a `security` label), one row per unresolved reason (NULL: the runs that are not unresolved).
-    // Not in evaluation_run_counts: read from the evaluation's own runs through their evaluation_id index, each run's labels
-    // read to test for the key, so its cost grows with the evaluation's runs where the figures above cost one row per group.
-    // No index is needed for the answer; a partial index or a column in the counts would be the step if it grows slow.
+    // Not in evaluation_run_counts: read from the attacked runs themselves, through the partial index of runs with a
+    // `security` label (migration attacked_runs_index): nothing for an evaluation without any, the attacked runs' rows for one with.
     db.$queryRaw`
       SELECT unresolved_reason AS reason, count(*) AS attacked,
              count(*) FILTER (WHERE labels->>'security' = 'success') AS succeeded,
