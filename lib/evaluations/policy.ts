@@ -1,4 +1,4 @@
-// The declared effect policy (issue 10 §1): which class each tool's effects belong to, and the surfaces
+// The declared effect policy: which class each tool's effects belong to, and the surfaces
 // its calls touch by templates over their arguments (surface-templates.ts). Pure.
 import type { EffectClass, EffectPolicy, ToolClass, ToolEntry } from "./schemas";
 import { renderSurfaceTemplate, templateParts, type CallSurface, type TemplatePart } from "./surface-templates";
