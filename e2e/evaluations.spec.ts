@@ -235,6 +235,10 @@ test("an editor records an effect's resolution from the run page, and is warned 
   await page.goto(`/evaluations/${id}/runs/pending`);
   await expect(page.getByTestId("unresolved-reason")).toContainText("pending_at_scoring");
   const form = page.getByTestId("resolution-form");
+  // No time is assumed: the form opens without one, and a resolution sent without it is refused naming the field.
+  await expect(form.getByLabel("When it happened")).toHaveValue("");
+  await form.getByRole("button", { name: "Record resolution" }).click();
+  await expect(form.locator("#resolution-at-error")).toContainText("When it happened");
   // Every bad field named beside itself, nothing sent.
   await form.getByLabel("When it happened").fill("yesterday");
   await form.getByRole("button", { name: "Record resolution" }).click();

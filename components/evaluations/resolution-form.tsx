@@ -40,7 +40,8 @@ export function ResolutionForm({
   const [value, setValue] = useState({
     effectId: effects[0]?.effectId ?? "",
     status: "completed",
-    at: new Date().toISOString(),
+    // Left for the editor to give: a default of now, saved unchanged, recorded an effect as ended when the form was opened.
+    at: "",
     evidence: "",
     verifiedBy: "",
   });
