@@ -319,20 +319,26 @@ const statusOf = (status: string | null): StatusAtScoring => z.enum(STATUSES_AT_
  * 409 for a run closed otherwise or stored unscored by its timeout (its expiry stored first).
  */
 export async function scoreLiveRun(db: Db, evaluationId: string, externalId: string, body: ScoreLiveRunBody): Promise<ScoreLiveRunAnswer> {
-  // A score may overtake its recorder: the run it names is opened (for the task of its name) rather than refused.
-  await openLiveRun(db, evaluationId, { externalId, taskId: externalId }).catch((error: unknown) => {
-    if (!(error instanceof DomainError && ["live_run_conflict", "live_run_scored", "live_run_expired"].includes(error.code))) throw error;
-  });
   // What the run's recorders saw up to the score is waited for (bounded); past the bound the answer is never final.
   const awaiting = await awaitRecorders(db, evaluationId, externalId, body.at === undefined ? new Date() : new Date(body.at));
-  const answer = await inTransactionRefusingAfterCommit(db, async (tx) => {
-    const row = await lockOpenedRun(tx, evaluationId, externalId);
-    if (row.state !== "open") {
-      if (row.state === "expired" || canonicalJson(row.outcome) !== canonicalJson(body)) return closedConflict(row);
+  const score = () =>
+    inTransactionRefusingAfterCommit(db, async (tx) => {
+      const row = await lockOpenedRun(tx, evaluationId, externalId);
+      if (row.state !== "open") {
+        if (row.state === "expired" || canonicalJson(row.outcome) !== canonicalJson(body)) return closedConflict(row);
+        return finalityOf(tx, evaluationId, externalId);
+      }
+      await scoreIn(tx, evaluationId, row, body);
       return finalityOf(tx, evaluationId, externalId);
-    }
-    await scoreIn(tx, evaluationId, row, body);
-    return finalityOf(tx, evaluationId, externalId);
+    });
+  const answer = await score().catch(async (error: unknown) => {
+    // A score may overtake its recorder: the run it names is opened (for the task of its name) and scored, not refused.
+    if (!(error instanceof DomainError && error.kind === "not_found" && error.field === "externalId")) throw error;
+    await openLiveRun(db, evaluationId, { externalId, taskId: externalId }).catch((refusal: unknown) => {
+      if (!(refusal instanceof DomainError && ["live_run_conflict", "live_run_scored", "live_run_expired"].includes(refusal.code)))
+        throw refusal;
+    });
+    return score();
   });
   if (awaiting.length === 0 || answer.finality === "unscored") return answer;
   return { finality: "unresolved", reason: "evidence_arriving", awaiting };
