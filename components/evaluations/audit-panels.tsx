@@ -8,26 +8,18 @@ import type { EvaluationSummary } from "@/lib/evaluations/read-schemas";
 import { UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
 import { ratio } from "@/lib/format/numbers";
 
-/** A count that opens the runs it counts; plain text where the reader has no account (a share link). */
-function RunsLink({
-  evaluationId,
-  filter,
-  children,
-}: {
-  evaluationId: string | null;
-  filter: Record<string, string>;
-  children: React.ReactNode;
-}) {
-  return evaluationId ? <Link href={`/evaluations/${evaluationId}/runs?${new URLSearchParams(filter)}`}>{children}</Link> : <>{children}</>;
+/** A count that opens the runs it counts (the evaluation's runs list, or its share link's). */
+function RunsLink({ runsHref, filter, children }: { runsHref: string; filter: Record<string, string>; children: React.ReactNode }) {
+  return <Link href={`${runsHref}?${new URLSearchParams(filter)}`}>{children}</Link>;
 }
 
 /** Unresolved runs by reason and by the open effect's tool, each count linking to those runs. */
 export function UnresolvedPanel({
-  evaluationId,
+  runsHref,
   unresolved,
   runs,
 }: {
-  evaluationId: string | null;
+  runsHref: string;
   unresolved: EvaluationSummary["unresolved"];
   runs: number;
 }) {
@@ -57,7 +49,7 @@ export function UnresolvedPanel({
                   <code>{reason}</code>: {REASON_LABELS[reason]}
                 </RowHead>
                 <Td numeric>
-                  <RunsLink evaluationId={evaluationId} filter={{ reason }}>
+                  <RunsLink runsHref={runsHref} filter={{ reason }}>
                     {ratio(unresolved.byReason[reason] ?? 0, unresolved.n)}
                   </RunsLink>
                 </Td>
@@ -76,7 +68,7 @@ export function UnresolvedPanel({
                   <code>{tool}</code>
                 </RowHead>
                 <Td numeric>
-                  <RunsLink evaluationId={evaluationId} filter={{ tool }}>
+                  <RunsLink runsHref={runsHref} filter={{ tool }}>
                     {ratio(n, unresolved.n)}
                   </RunsLink>
                 </Td>
@@ -91,12 +83,12 @@ export function UnresolvedPanel({
 
 /** Run rows against analysis units, and the largest connected groups with the surfaces that connect them. */
 export function UnitsPanel({
-  evaluationId,
+  runsHref,
   units,
   largest,
   resetsOverriddenByCanary = 0,
 }: {
-  evaluationId: string | null;
+  runsHref: string;
   units: EvaluationSummary["units"];
   largest: { unit: string; runs: number; surfaces: string[] }[];
   /** Verified resets whose canary was found after them: they break no route. */
@@ -131,7 +123,7 @@ export function UnitsPanel({
           {largest.map((u) => (
             <tr key={u.unit}>
               <RowHead>
-                <RunsLink evaluationId={evaluationId} filter={{ unit: u.unit }}>
+                <RunsLink runsHref={runsHref} filter={{ unit: u.unit }}>
                   unit {u.unit}
                 </RunsLink>
               </RowHead>

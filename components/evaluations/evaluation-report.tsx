@@ -23,7 +23,7 @@ export const EVALUATION_CONTENTS: PageContents = {
 
 /**
  * An evaluation's audit: the figures, the statistics, unresolved runs, units and the policy, in the contents
- * bar's order (EVALUATION_CONTENTS); on its page and behind a share link (no run links, no editing).
+ * bar's order (EVALUATION_CONTENTS); on its page and behind a share link (its runs under the link's token, no editing).
  */
 export function EvaluationReport({
   evaluation,
@@ -33,7 +33,7 @@ export function EvaluationReport({
   versions = [],
   statistics,
   edits = false,
-  linksToRuns,
+  runsHref,
   resetsOverriddenByCanary,
   suggestions,
   templateSuggestions,
@@ -47,7 +47,8 @@ export function EvaluationReport({
   /** On the evaluation's own page; a share link's content is the audit alone. */
   statistics?: EvaluationStatistics & { ruleHistory: RuleVersion[] };
   edits?: boolean;
-  linksToRuns: boolean;
+  /** The runs list its counts open: the evaluation's own, or its share link's. */
+  runsHref: string;
   /** Verified resets whose canary survived (the units panel says why they break no route). */
   resetsOverriddenByCanary?: number;
   /** Tool classes recorders suggested (on the evaluation's own page). */
@@ -57,14 +58,13 @@ export function EvaluationReport({
   /** What the harness reported itself for its logs (on the evaluation's own page). */
   harnessMetrics?: readonly HarnessMetric[];
 }) {
-  const runsOf = linksToRuns ? evaluation.id : null;
   return (
     <>
       <EvaluationFigures summary={summary} />
       <HarnessMetricsPanel metrics={harnessMetrics} />
       {statistics ? <StatisticsPanel {...statistics} ruleChange={edits ? { kind: "evaluation", id: evaluation.id } : undefined} /> : null}
-      <UnresolvedPanel evaluationId={runsOf} unresolved={summary.unresolved} runs={summary.reported.n} />
-      <UnitsPanel evaluationId={runsOf} units={summary.units} largest={largestUnits} resetsOverriddenByCanary={resetsOverriddenByCanary} />
+      <UnresolvedPanel runsHref={runsHref} unresolved={summary.unresolved} runs={summary.reported.n} />
+      <UnitsPanel runsHref={runsHref} units={summary.units} largest={largestUnits} resetsOverriddenByCanary={resetsOverriddenByCanary} />
       <EffectPolicyPanel
         evaluation={evaluation}
         tools={tools}

@@ -57,16 +57,34 @@ const listItem = (r: z.infer<typeof runRow>): EvaluationRunListItem => ({
 const RUN_COLUMNS = Prisma.sql`id::text AS id, external_id, task_id, attempt, started_at, scored_at, endpoint_label, unscored_reason, terminal_label, finality, unresolved_reason,
   unresolved_effect_id, unresolved_tool, finality_basis, harness_design, disagreement, analysis_unit::text AS analysis_unit, inherited_state`;
 
-/** One page of an evaluation's runs under the filters, in stored order: `{runs, nextCursor}`. */
+/** A frozen share link's view of the runs: those stored by `at`, audited under policy `policyVersion` then. */
+export interface RunsAsOf {
+  at: Date;
+  policyVersion: number;
+}
+
+/**
+ * One page of an evaluation's runs under the filters, in stored order: `{runs, nextCursor}`. With
+ * `asOf`, only the runs stored by then; its filters on the audit (finality, reason, tool) also keep
+ * the runs whose audit may have moved since (evidence recorded later, a newer policy), for the caller
+ * to audit as of then and keep or drop (lib/share/frozen-runs.ts).
+ */
 export async function listEvaluationRuns(
   db: Db,
   evaluationId: string,
   query: Omit<EvaluationRunListQuery, "limit"> & { limit: number },
+  { asOf }: { asOf?: RunsAsOf } = {},
 ): Promise<{ runs: EvaluationRunListItem[]; nextCursor: string | null }> {
   const conditions: Prisma.Sql[] = [Prisma.sql`evaluation_id = ${evaluationId}::uuid`];
-  if (query.finality) conditions.push(Prisma.sql`finality = ${query.finality}`);
-  if (query.reason) conditions.push(Prisma.sql`unresolved_reason = ${query.reason}`);
-  if (query.tool) conditions.push(Prisma.sql`unresolved_tool = ${query.tool}`);
+  if (asOf) conditions.push(Prisma.sql`created_at <= ${asOf.at}`);
+  const movedSince =
+    asOf &&
+    Prisma.sql`(audit_policy_version <> ${asOf.policyVersion}
+      OR EXISTS (SELECT 1 FROM evaluation_effect_resolutions s WHERE s.run_id = evaluation_runs.id AND s.recorded_at > ${asOf.at}))`;
+  const onAudit = (condition: Prisma.Sql) => (movedSince ? Prisma.sql`(${condition} OR ${movedSince})` : condition);
+  if (query.finality) conditions.push(onAudit(Prisma.sql`finality = ${query.finality}`));
+  if (query.reason) conditions.push(onAudit(Prisma.sql`unresolved_reason = ${query.reason}`));
+  if (query.tool) conditions.push(onAudit(Prisma.sql`unresolved_tool = ${query.tool}`));
   if (query.unit) conditions.push(Prisma.sql`analysis_unit = ${query.unit}::bigint`);
   if (query.inherited) conditions.push(Prisma.sql`inherited_state = ${query.inherited}`);
   if (query.cursor) conditions.push(Prisma.sql`id > ${query.cursor[0]}::bigint`);
@@ -117,6 +135,8 @@ const detailRow = runRow.extend({
   threshold: z.number().nullable(),
   tool_calls: z.unknown(),
   labels: z.record(z.string(), z.enum(LABELS)).nullable(),
+  created_at: z.date(),
+  updated_at: z.date(),
 });
 const touchRow = z.object({
   surface: z.string(),
@@ -148,6 +168,9 @@ export type EvaluationRunDetail = EvaluationRunListItem & {
   labels: Record<string, "success" | "failure"> | null;
   /** Under attack (a `security` label): whether the attack succeeded (the injection task's goal was achieved); absent otherwise. */
   attackSucceeded?: boolean;
+  /** When the run was first stored, and last re-sent with changes (a share link frozen between them no longer holds its record). */
+  createdAt: Date;
+  updatedAt: Date;
   effects: (Omit<z.infer<typeof effectRow>, "resolutions"> & { resolutions: z.infer<typeof effectRow>["resolutions"] })[];
   /** `derived`: made by the policy's surface templates from a call's arguments, not recorded by the harness. */
   touches: { surface: string; op: "read" | "write" | "score"; at: Date; public: boolean; derived: boolean }[];
@@ -168,7 +191,7 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
   const [run] = rowsOf(
     detailRow,
     await db.$queryRaw`
-      SELECT ${RUN_COLUMNS}, group_id, run_class, run_class_evidence, ended_at, score, threshold, tool_calls, labels
+      SELECT ${RUN_COLUMNS}, group_id, run_class, run_class_evidence, ended_at, score, threshold, tool_calls, labels, created_at, updated_at
         FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ${externalId}`,
   );
   if (!run) return null;
@@ -195,6 +218,8 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
     threshold: run.threshold,
     toolCalls: run.tool_calls,
     labels: run.labels,
+    createdAt: run.created_at,
+    updatedAt: run.updated_at,
     ...(attacked !== undefined && { attackSucceeded: attacked }),
     effects: rowsOf(effectRow, effects),
     touches: rowsOf(touchRow, touches),

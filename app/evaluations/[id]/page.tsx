@@ -151,7 +151,7 @@ async function Audit({ edits, results }: { edits: boolean; results: ReturnType<t
         versions={versions}
         statistics={{ ...statistics, ruleHistory: rules.versions }}
         edits={edits}
-        linksToRuns
+        runsHref={`/evaluations/${evaluation.id}/runs`}
         resetsOverriddenByCanary={overridden}
         suggestions={suggestions}
         templateSuggestions={templates}

@@ -1,5 +1,6 @@
 import { Eye } from "lucide-react";
 import type { Metadata } from "next";
+import Link from "next/link";
 import { headers } from "next/headers";
 import { EvaluationReport } from "@/components/evaluations/evaluation-report";
 import { CanaryReport } from "@/components/experiment/canary-report";
@@ -8,11 +9,14 @@ import { ComparisonReport } from "@/components/statistics/comparison-report";
 import { ArgumentBody, ArgumentGlance } from "@/components/review/argument-report";
 import { MatrixTable, Table3Table } from "@/components/review/matrix-report";
 import { RunReport } from "@/components/run-report";
+import { SharedRefusal } from "@/components/share/shared-notice";
 import { Alert } from "@/components/ui/alert";
+import { buttonClass } from "@/components/ui/button";
 import { StateBadge } from "@/components/ui/badge";
 import { PageHeader, Section } from "@/components/ui/page-header";
 import { Time } from "@/components/ui/time";
 import { experimentTitle } from "@/lib/format/runs";
+import { ratio } from "@/lib/format/numbers";
 import { getDb } from "@/lib/db/client";
 import { FIELD_INFO, REVIEW_FIELDS } from "@/lib/review/codes";
 import { lookUpShareLink } from "@/lib/share/access";
@@ -29,16 +33,7 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
   const { token } = await params;
   const opened = await lookUpShareLink(getDb(), await headers(), token);
   const refusal = shareRefusal(opened);
-  if (refusal || opened.status !== "ok") {
-    return (
-      <div className="mx-auto max-w-xl space-y-4 py-10">
-        <h1 className="text-2xl font-semibold">{refusal?.title}</h1>
-        <Alert tone="warning" role="alert" data-testid="share-refusal" data-code={refusal?.code}>
-          <p>{refusal?.message}</p>
-        </Alert>
-      </div>
-    );
-  }
+  if (refusal || opened.status !== "ok") return <SharedRefusal refusal={refusal!} />;
   const { link, content, contentHash, snapshotAt } = opened;
   const what =
     content.kind === "experiment" || content.kind === "canary_experiment" ? (
@@ -107,13 +102,27 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
                 <span>effect policy version {content.evaluation.effectPolicyVersion}</span>
               </>
             }
+            actions={
+              <>
+                <Link href={`/s/${token}/runs`} className={buttonClass({ size: "sm" })} data-testid="shared-runs-link">
+                  Its runs
+                </Link>
+                <Link
+                  href={`/s/${token}/runs?finality=unresolved`}
+                  className={buttonClass({ size: "sm" })}
+                  data-testid="shared-unresolved-link"
+                >
+                  Unresolved runs ({ratio(content.summary.unresolved.n, content.summary.reported.n)})
+                </Link>
+              </>
+            }
           />
           <EvaluationReport
             evaluation={{ ...content.evaluation, pendingPolicy: null }}
             summary={content.summary}
             largestUnits={content.largestUnits}
             tools={content.tools}
-            linksToRuns={false}
+            runsHref={`/s/${token}/runs`}
           />
         </>
       ) : content.kind === "completion_argument" ? (

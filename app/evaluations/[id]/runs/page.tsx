@@ -1,19 +1,18 @@
-import { ListX } from "lucide-react";
+import { Columns2, ListX } from "lucide-react";
 import type { Metadata } from "next";
 import Link from "next/link";
 import { notFound } from "next/navigation";
 import { FilterSelect, plainOptions } from "@/components/runs/filter-select";
-import { labelCell } from "@/components/runs/label-text";
 import { OpenLiveRuns } from "@/components/runs/open-live-runs";
 import { FilterError, FilterForm, ListSummary, Pager } from "@/components/runs/list-chrome";
-import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
+import { EvaluationRunsGrid } from "@/components/evaluations/evaluation-runs-grid";
+import { buttonClass } from "@/components/ui/button";
 import { EmptyState } from "@/components/ui/empty-state";
 import { Input, Label } from "@/components/ui/field";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
 import { getDb } from "@/lib/db/client";
-import { REASON_LABELS } from "@/lib/evaluations/display";
 import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
 import { openLiveRuns } from "@/lib/evaluations/live/live-runs";
 import { evaluationRunListQuerySchema, type EvaluationRunListQuery } from "@/lib/evaluations/read-schemas";
@@ -23,18 +22,7 @@ import type { SearchParams } from "@/lib/http/input";
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Evaluation runs" };
 
-const COLUMNS: GridColumn[] = [
-  { header: "Run (external id)", rowHeader: true },
-  { header: "Task" },
-  { header: "Attempt", numeric: true, hidden: true },
-  { header: "Endpoint label" },
-  { header: "Terminal label" },
-  { header: "Finality" },
-  { header: "Why unresolved" },
-  { header: "Open effect's tool" },
-  { header: "Unit", numeric: true },
-  { header: "Inherited state" },
-];
+const COMPARE_FORM = "compare-runs-form";
 
 type Filters = Omit<EvaluationRunListQuery, "cursor" | "limit">;
 const FILTER_KEYS = ["finality", "reason", "tool", "unit", "inherited"] as const satisfies readonly (keyof Filters)[];
@@ -108,42 +96,20 @@ export default async function EvaluationRunsPage({
             <ListSummary testId="evaluation-runs-count" exports={null}>
               {page.runs.length} run{page.runs.length === 1 ? "" : "s"} on this page{query?.unit ? `, unit ${query.unit}` : ""}
             </ListSummary>
-            <DataGrid
-              testId="evaluation-runs"
-              caption="Runs of this evaluation"
-              sortNote="Select a column heading to sort the runs on this page."
-              columns={COLUMNS}
-              rows={page.runs.map((r) => ({
-                key: r.id,
-                sort: [
-                  r.externalId,
-                  r.taskId,
-                  r.attempt,
-                  r.endpointLabel,
-                  r.terminalLabel,
-                  r.finality,
-                  r.unresolvedReason,
-                  r.unresolvedTool,
-                  r.analysisUnit === null ? null : Number(r.analysisUnit),
-                  r.inheritedState,
-                ],
-                cells: [
-                  { href: `${path}/${encodeURIComponent(r.externalId)}`, code: r.externalId, testId: "evaluation-run-link" },
-                  { code: r.taskId },
-                  r.attempt ?? "",
-                  labelCell(r.endpointLabel),
-                  labelCell(r.terminalLabel),
-                  r.finality === "final"
-                    ? "final"
-                    : r.finality === "unscored"
-                      ? { badge: "warning", text: "unscored" }
-                      : labelCell("unresolved"),
-                  r.unresolvedReason ? { text: r.unresolvedReason, title: REASON_LABELS[r.unresolvedReason] } : (r.unscoredReason ?? ""),
-                  r.unresolvedTool ? { code: r.unresolvedTool } : "",
-                  r.analysisUnit ? { href: `${path}?unit=${r.analysisUnit}`, text: r.analysisUnit } : "",
-                  r.inheritedState === "none" ? "none" : { badge: "danger", text: r.inheritedState },
-                ],
-              }))}
+            <form id={COMPARE_FORM} action={`/evaluations/${id}/compare-runs`} method="get" className="flex flex-wrap items-center gap-3">
+              <button type="submit" className={buttonClass({ size: "sm" })} data-testid="compare-runs-submit">
+                <Columns2 aria-hidden="true" />
+                Compare
+              </button>
+              <p className="text-sm text-muted-foreground">
+                Tick two runs: their transcripts side by side, turn by turn, each call&apos;s effect and audit beside the other&apos;s.
+              </p>
+            </form>
+            <EvaluationRunsGrid
+              runs={page.runs}
+              runHref={(externalId) => `${path}/${encodeURIComponent(externalId)}`}
+              unitHref={(unit) => `${path}?unit=${unit}`}
+              compareForm={COMPARE_FORM}
             />
             <Pager
               label="Pages of runs"
