@@ -32,6 +32,9 @@ interface RouteCase {
 
 let shareToken = "";
 let protocolId = "";
+/** An evaluation with one run, and a share link of it: its runs open under the token for anyone. */
+let evaluationId = "";
+let evaluationShareToken = "";
 const ROUTES: RouteCase[] = [
   { route: "/api/health", method: "GET", url: () => "/api/health", allowed: EVERYONE, status: 200 },
   // An empty OTLP export (no spans) is a success that stores nothing.
@@ -513,6 +516,9 @@ const PAGES: PageCase[] = [
   { url: () => "/account", allowed: SIGNED_IN },
   { url: () => "/admin", allowed: ADMIN },
   { url: () => `/s/${shareToken}`, allowed: EVERYONE },
+  { url: () => `/evaluations/${evaluationId}/compare-runs?a=r1&b=r1`, allowed: SIGNED_IN },
+  { url: () => `/s/${evaluationShareToken}/runs`, allowed: EVERYONE },
+  { url: () => `/s/${evaluationShareToken}/runs/r1`, allowed: EVERYONE },
 ];
 
 const clients = new Map<Caller, APIRequestContext>();
@@ -538,6 +544,22 @@ test.beforeAll(async () => {
   expect(created.status()).toBe(201);
   shareToken = new URL(((await created.json()) as { url: string }).url).pathname.split("/").pop()!;
   protocolId = ((await (await admin.get("/api/v1/protocols")).json()) as { protocols: { id: string }[] }).protocols[0]!.id;
+  const evaluation = await admin.post("/api/v1/evaluations", {
+    data: { name: `authz matrix ${Date.now()}`, effectPolicy: { tools: { "bank.transfer": "async_handle" } } },
+  });
+  expect(evaluation.status(), await evaluation.text()).toBe(201);
+  evaluationId = ((await evaluation.json()) as { id: string }).id;
+  const run = {
+    externalId: "r1",
+    taskId: "t1",
+    startedAt: "2026-12-01T10:00:00.000Z",
+    scoredAt: "2026-12-01T10:00:05.000Z",
+    endpointLabel: "success",
+  };
+  expect((await admin.post(`/api/v1/evaluations/${evaluationId}/runs`, { data: { runs: [run] } })).status()).toBe(200);
+  const evaluationLink = await admin.post("/api/v1/share-links", { data: { resourceType: "evaluation", resourceId: evaluationId } });
+  expect(evaluationLink.status()).toBe(201);
+  evaluationShareToken = new URL(((await evaluationLink.json()) as { url: string }).url).pathname.split("/").pop()!;
   clients.set(
     "otherShareToken",
     await request.newContext({
