@@ -64,9 +64,9 @@ test("a reviewer without an account opens the unresolved runs of a frozen evalua
   await expect(reader.getByTestId("evaluation-run-link")).toHaveText(["r1"]);
   expect(await seriousViolations(reader)).toEqual([]);
 
-  const opened = reader.waitForResponse((response) => response.url().endsWith(`/s/${token}/runs/r1`));
   await reader.getByTestId("evaluation-run-link").click();
-  const response = await opened;
+  await expect(reader).toHaveURL(new RegExp(`/s/${token}/runs/r1$`));
+  const response = await reader.request.get(`/s/${token}/runs/r1`);
   expect(response.headers()["referrer-policy"]).toBe("no-referrer");
   expect(response.headers()["x-robots-tag"]).toContain("noindex");
   // As frozen: still pending at scoring with no evidence, though the evidence posted since makes it resolved after scoring now.
@@ -143,10 +143,12 @@ test("two runs ticked on the runs list open side by side, aligned by turn, with 
   const turns = page.getByTestId("compare-turn");
   await expect(turns).toHaveCount(3);
   await expect(turns.nth(0)).toContainText("same in both runs");
-  // Turn 1: the same call, its effect pending at scoring in r1 and completed before scoring in r2.
+  // Turn 1: the same call, both pending at scoring; r1's transfer ended after it was scored (the evidence posted above), r2's before.
   await expect(turns.nth(1).getByTestId("turn-differs")).toContainText("1 of 1 tool calls differ");
-  await expect(turns.nth(1).getByTestId("call-differences")).toContainText("status at scoring: pending in a, completed in b");
-  await expect(turns.nth(1).getByTestId("call-audit").first()).toContainText("open at scoring: pending_at_scoring");
+  await expect(turns.nth(1).getByTestId("call-differences")).toHaveText(
+    "differs audit: open at scoring (resolved_after_scoring) in a, terminal at scoring in b",
+  );
+  await expect(turns.nth(1).getByTestId("call-audit").first()).toContainText("pending at scoring; open at scoring: resolved_after_scoring");
   await expect(turns.nth(1).getByTestId("call-audit").last()).toContainText("terminal at scoring (final)");
   await expect(turns.nth(2).getByTestId("turn-differs")).toContainText("the messages' text differs");
   expect(await seriousViolations(page)).toEqual([]);
