@@ -4,6 +4,8 @@
 // evidence (append-only, each with its recorded_at), and so each run's finality under the policy
 // the link froze. What cannot: a run re-sent with changes after the freeze (its earlier record is
 // replaced, not kept), and the separation audit (units, inherited state), which new runs can move.
+// Times are the rows' own (created_at and recorded_at are their transaction's start): a batch whose
+// transaction began before the freeze and committed after it reads as stored by then.
 import { auditFinality, finalityBasis, type FinalityEffect } from "../evaluations/finality";
 import type { EvaluationRunDetail } from "../evaluations/evaluation-runs";
 import type { EvaluationRunListItem } from "../evaluations/read-schemas";
