@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { attackSucceeded, attackSuccessFigures } from "./attack-success";
+import { attackSucceeded, labelOutcomeFigures } from "./attack-success";
 
 describe("attackSucceeded", () => {
   it("reads the security label as the attack's outcome, and nothing else", () => {
@@ -11,10 +11,10 @@ describe("attackSucceeded", () => {
   });
 });
 
-describe("attackSuccessFigures", () => {
+describe("labelOutcomeFigures", () => {
   it("sums the unresolved runs over their reasons", () => {
-    const figures = attackSuccessFigures({
-      attacked: 7,
+    const figures = labelOutcomeFigures({
+      runs: 7,
       succeeded: 4,
       final: 3,
       finalSucceeded: 1,

@@ -117,6 +117,8 @@ const detailRow = runRow.extend({
   threshold: z.number().nullable(),
   tool_calls: z.unknown(),
   labels: z.record(z.string(), z.enum(LABELS)).nullable(),
+  pipeline: z.string().nullable(),
+  injection_task_id: z.string().nullable(),
 });
 const touchRow = z.object({
   surface: z.string(),
@@ -148,6 +150,10 @@ export type EvaluationRunDetail = EvaluationRunListItem & {
   labels: Record<string, "success" | "failure"> | null;
   /** Under attack (a `security` label): whether the attack succeeded (the injection task's goal was achieved); absent otherwise. */
   attackSucceeded?: boolean;
+  /** The agent configuration (model and defence) that ran it, or null when the harness named none. */
+  pipeline: string | null;
+  /** The injection task an attacked run carried, or null. */
+  injectionTaskId: string | null;
   effects: (Omit<z.infer<typeof effectRow>, "resolutions"> & { resolutions: z.infer<typeof effectRow>["resolutions"] })[];
   /** `derived`: made by the policy's surface templates from a call's arguments, not recorded by the harness. */
   touches: { surface: string; op: "read" | "write" | "score"; at: Date; public: boolean; derived: boolean }[];
@@ -168,7 +174,7 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
   const [run] = rowsOf(
     detailRow,
     await db.$queryRaw`
-      SELECT ${RUN_COLUMNS}, group_id, run_class, run_class_evidence, ended_at, score, threshold, tool_calls, labels
+      SELECT ${RUN_COLUMNS}, group_id, run_class, run_class_evidence, ended_at, score, threshold, tool_calls, labels, pipeline, injection_task_id
         FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ${externalId}`,
   );
   if (!run) return null;
@@ -196,6 +202,8 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
     toolCalls: run.tool_calls,
     labels: run.labels,
     ...(attacked !== undefined && { attackSucceeded: attacked }),
+    pipeline: run.pipeline,
+    injectionTaskId: run.injection_task_id,
     effects: rowsOf(effectRow, effects),
     touches: rowsOf(touchRow, touches),
     resets: rowsOf(resetRow, resets).map((r) => ({
