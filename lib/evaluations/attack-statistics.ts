@@ -66,7 +66,7 @@ export async function attackStatistics(db: SqlClient, evaluationId: string, atta
   const [pipelines, injections, sums] = await Promise.all([
     // Every scored run, by pipeline and whether it was under attack (a security label).
     db.$queryRaw`
-      SELECT pipeline, labels ? ${ATTACK_LABEL} AS attacked, ${countsSql}
+      SELECT pipeline, coalesce(labels ? ${ATTACK_LABEL}, false) AS attacked, ${countsSql}
         FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND finality <> 'unscored'
        GROUP BY 1, 2`,
     // The attacked runs only (the partial index of runs with a security label, migration attacked_runs_index).
