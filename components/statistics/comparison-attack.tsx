@@ -9,7 +9,8 @@ import type { ComparisonAnswer } from "@/lib/evaluations/compare";
  * final-only and in its justified range with 95% Wilson intervals. Absent when no run of any was under attack.
  */
 export function ComparisonAttack({ evaluations }: { evaluations: ComparisonAnswer["evaluations"] }) {
-  if (evaluations.every((e) => e.attack.attackSuccess.reported.N === 0)) return null;
+  // A comparison frozen in a share link before these figures were kept has none.
+  if (evaluations.some((e) => e.attack === undefined) || evaluations.every((e) => e.attack.attackSuccess.reported.N === 0)) return null;
   return (
     <Section
       title="Utility and attack success"

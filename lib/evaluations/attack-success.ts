@@ -187,8 +187,8 @@ export function labelRates(outcomes: EvaluationSummary["outcomes"]): NamedRate[]
     const attack = name === ATTACK_LABEL;
     const rate = attack ? "attack success rate" : `label "${name}" success rate`;
     const carriers = attack
-      ? "scored runs under attack (a security label: success = the injection task's goal was achieved)"
-      : `scored runs that carry the label "${name}"`;
+      ? "runs under attack (a security label: success = the injection task's goal was achieved)"
+      : `runs that carry the label "${name}"`;
     return [
       namedRate(
         `${rate} (reported)`,
