@@ -46,7 +46,8 @@ test("the evaluation page gives utility, utility under attack and attack success
   await expect(cells("gpt-4o-2024-05-13").nth(1)).toHaveText(ONE_OF_ONE);
   await expect(cells("gpt-4o-2024-05-13").nth(4)).toHaveText(NONE_OF_ONE);
   await expect(cells("gpt-4o-2024-05-13").nth(7)).toHaveText(ONE_OF_ONE);
-  await expect(cells("claude-3-7-sonnet-20250219").nth(1)).toHaveText("0/0 — —");
+  await expect(cells("claude-3-7-sonnet-20250219").nth(1)).toHaveText("0/0 (no runs)");
+  await expect(cells("claude-3-7-sonnet-20250219").nth(3)).toHaveText("no runs");
   await expect(cells("claude-3-7-sonnet-20250219").nth(7)).toHaveText(NONE_OF_ONE);
   await expect(cells("meta-llama_Llama-3.3-70B-Instruct").nth(7)).toHaveText(ONE_OF_ONE);
 

@@ -6,12 +6,13 @@ import type { AttackStatistics } from "@/lib/evaluations/attack-statistics";
 import type { Figure, OutcomeFigures } from "@/lib/evaluations/attack-success";
 import { percent, ratio } from "@/lib/format/numbers";
 
-/** "7/12 58.3% [31.9%, 80.7%]": n/N, its rate and 95% Wilson interval. */
-export const figureText = (f: Figure) => `${ratio(f.n, f.N)} ${percent(f.n, f.N)} ${intervalText(f.wilson95)}`;
+/** "7/12 58.3% [31.9%, 80.7%]": n/N, its rate and 95% Wilson interval; "0/0 (no runs)" without runs. */
+export const figureText = (f: Figure) =>
+  f.N === 0 ? `${ratio(0, 0)} (no runs)` : `${ratio(f.n, f.N)} ${percent(f.n, f.N)} ${intervalText(f.wilson95)}`;
 
 /** "25.0%–41.7% [9.0%, 71.4%]": unresolved runs counted as failures, then as successes, and the interval spanning both. */
 export const rangeText = ({ justifiedRange: { lower, upper, wilson95 } }: OutcomeFigures) =>
-  `${percent(lower.n, lower.N)}–${percent(upper.n, upper.N)} ${intervalText(wilson95)}`;
+  lower.N === 0 ? "no runs" : `${percent(lower.n, lower.N)}–${percent(upper.n, upper.N)} ${intervalText(wilson95)}`;
 
 /** The three columns one outcome takes in a table: reported, final-only, justified range. */
 export const outcomeCells = (o: OutcomeFigures) => [figureText(o.reported), figureText(o.finalOnly), rangeText(o)];
