@@ -6,6 +6,7 @@ import type { EvaluationDetail, EvaluationSummary } from "@/lib/evaluations/read
 import type { ToolClass, ToolEntry } from "@/lib/evaluations/schemas";
 import type { StoredToolSuggestion } from "@/lib/evaluations/tool-suggestions";
 import type { TemplateSuggestion } from "@/lib/evaluations/template-suggestions";
+import { AttackPanel } from "./attack-panel";
 import { UnitsPanel, UnresolvedPanel } from "./audit-panels";
 import { EffectPolicyPanel } from "./effect-policy-panel";
 import { EvaluationFigures } from "./evaluation-figures";
@@ -16,7 +17,7 @@ import type { HarnessMetric } from "@/lib/evaluations/harness-metrics";
 export const EVALUATION_CONTENTS: PageContents = {
   Headline: ["headline"],
   Results: ["rates", "harness-metrics"],
-  Statistics: ["statistics"],
+  Statistics: ["statistics", "attack"],
   Runs: ["unresolved", "units"],
   Settings: ["policy", "sharing"],
 };
@@ -63,6 +64,7 @@ export function EvaluationReport({
       <EvaluationFigures summary={summary} />
       <HarnessMetricsPanel metrics={harnessMetrics} />
       {statistics ? <StatisticsPanel {...statistics} ruleChange={edits ? { kind: "evaluation", id: evaluation.id } : undefined} /> : null}
+      {statistics ? <AttackPanel attack={statistics.attack} /> : null}
       <UnresolvedPanel runsHref={runsHref} unresolved={summary.unresolved} runs={summary.reported.n} />
       <UnitsPanel runsHref={runsHref} units={summary.units} largest={largestUnits} resetsOverriddenByCanary={resetsOverriddenByCanary} />
       <EffectPolicyPanel

@@ -7,6 +7,7 @@ import { DataTable, RowHead, Td } from "@/components/ui/table";
 import type { ComparisonAnswer } from "@/lib/evaluations/compare";
 import { percent, ratio } from "@/lib/format/numbers";
 import type { Verdict } from "@/lib/statistics/sensitivity";
+import { ComparisonAttack } from "./comparison-attack";
 import { intervalText } from "./statistics-panel";
 
 const VERDICT_TONES: Record<Verdict, Tone> = {
@@ -174,6 +175,7 @@ export function ComparisonReport({
           ))}
         </DataTable>
       </Section>
+      <ComparisonAttack evaluations={comparison.evaluations} />
     </>
   );
 }

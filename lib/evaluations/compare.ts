@@ -10,6 +10,8 @@ import { exclusionRuleSchema } from "../statistics/exclusion-rule";
 import { RUN_CLASSIFICATIONS } from "../replay/rules/classification";
 import { classCountsSql, classOutcomes } from "./evaluation-statistics";
 import { VERDICTS } from "../statistics/sensitivity";
+import { attackTradeOffs } from "./attack-statistics";
+import { attackTradeOffSchema, type AttackTradeOff } from "./attack-success";
 
 /** `ids=a,b,c`: two to ten distinct evaluation ids. */
 export const compareQuerySchema = z.strictObject({
@@ -35,6 +37,8 @@ export const comparisonAnswerSchema = z.object({
       underRule: figure,
       justifiedRange: z.object({ lower: figure, upper: figure, wilson95: wilson95Schema }),
       rank: z.object({ endpoint: rank, finalOnly: rank }),
+      /** Utility without attack, utility under attack and attack success (runs with a security label), each reported, final-only and in its justified range. */
+      attack: attackTradeOffSchema,
     }),
   ),
   ranking: z.object({ endpoint: z.array(z.uuid()), finalOnly: z.array(z.uuid()), changed: z.boolean() }),
@@ -51,7 +55,7 @@ export const comparisonAnswerSchema = z.object({
   ),
   ruleSensitivity: z.array(z.object({ rule: z.string(), ranking: z.array(z.uuid()) })),
   ruleWarnings: z.array(z.string()),
-}) satisfies z.ZodType<Comparison>;
+}) satisfies z.ZodType<Comparison & { evaluations: Array<{ attack: AttackTradeOff }> }>;
 export type ComparisonAnswer = z.infer<typeof comparisonAnswerSchema>;
 
 const int = z.coerce.number().int();
@@ -115,7 +119,24 @@ export async function compareStoredEvaluations(db: Db, ids: readonly string[]): 
     };
   });
   const applied = rules.get(ids[0]!)!;
-  return comparisonAnswerSchema.parse(
-    compareEvaluations(inputs, applied.rule, { version: applied.version, hash: applied.hash }, inputs[0]!.name),
+  const comparison = compareEvaluations(inputs, applied.rule, { version: applied.version, hash: applied.hash }, inputs[0]!.name);
+  const attack = await attackTradeOffs(
+    db,
+    new Map(
+      rows.map((row) => [
+        row.id,
+        {
+          runs: row.runs,
+          successes: row.reported_successes,
+          final: row.final_n,
+          finalSuccesses: row.final_successes,
+          unresolved: row.unresolved,
+        },
+      ]),
+    ),
   );
+  return comparisonAnswerSchema.parse({
+    ...comparison,
+    evaluations: comparison.evaluations.map((evaluation) => ({ ...evaluation, attack: attack.get(evaluation.id)! })),
+  });
 }

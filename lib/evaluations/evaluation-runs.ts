@@ -137,6 +137,8 @@ const detailRow = runRow.extend({
   labels: z.record(z.string(), z.enum(LABELS)).nullable(),
   created_at: z.date(),
   updated_at: z.date(),
+  pipeline: z.string().nullable(),
+  injection_task_id: z.string().nullable(),
 });
 const touchRow = z.object({
   surface: z.string(),
@@ -171,6 +173,10 @@ export type EvaluationRunDetail = EvaluationRunListItem & {
   /** When the run was first stored, and last re-sent with changes (a share link frozen between them no longer holds its record). */
   createdAt: Date;
   updatedAt: Date;
+  /** The agent configuration (model and defence) that ran it, or null when the harness named none. */
+  pipeline: string | null;
+  /** The injection task an attacked run carried, or null. */
+  injectionTaskId: string | null;
   effects: (Omit<z.infer<typeof effectRow>, "resolutions"> & { resolutions: z.infer<typeof effectRow>["resolutions"] })[];
   /** `derived`: made by the policy's surface templates from a call's arguments, not recorded by the harness. */
   touches: { surface: string; op: "read" | "write" | "score"; at: Date; public: boolean; derived: boolean }[];
@@ -191,7 +197,8 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
   const [run] = rowsOf(
     detailRow,
     await db.$queryRaw`
-      SELECT ${RUN_COLUMNS}, group_id, run_class, run_class_evidence, ended_at, score, threshold, tool_calls, labels, created_at, updated_at
+      SELECT ${RUN_COLUMNS}, group_id, run_class, run_class_evidence, ended_at, score, threshold, tool_calls, labels, created_at, updated_at,
+             pipeline, injection_task_id
         FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ${externalId}`,
   );
   if (!run) return null;
@@ -221,6 +228,8 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
     createdAt: run.created_at,
     updatedAt: run.updated_at,
     ...(attacked !== undefined && { attackSucceeded: attacked }),
+    pipeline: run.pipeline,
+    injectionTaskId: run.injection_task_id,
     effects: rowsOf(effectRow, effects),
     touches: rowsOf(touchRow, touches),
     resets: rowsOf(resetRow, resets).map((r) => ({

@@ -22,6 +22,8 @@ import { countedClasses, legalActionFigure, lessExcluded, namedRate } from "../s
 import { passK } from "../statistics/pass-k";
 import { sensitivity, thresholdChecks } from "../statistics/sensitivity";
 import { unitLevelFigures } from "../statistics/unit-level";
+import { attackStatistics, attackStatisticsSchema } from "./attack-statistics";
+import { labelRates } from "./attack-success";
 import type { EvaluationSummary } from "./read-schemas";
 import { INHERITED_STATES } from "./schemas";
 import { evaluationSummary } from "./summary";
@@ -43,6 +45,8 @@ export const evaluationStatisticsSchema = z.object({
   ]),
   /** The rule's declared target for the headline rate, judged under every rule of `sensitivity`; empty without one. */
   thresholdChecks: z.array(thresholdCheckSchema),
+  /** Under attack (runs with a security label): attack success with its units, and utility beside it per pipeline and injection task; null without such runs. */
+  attack: attackStatisticsSchema,
 });
 export type EvaluationStatistics = z.infer<typeof evaluationStatisticsSchema>;
 
@@ -91,7 +95,10 @@ export async function evaluationStatistics(
 ): Promise<EvaluationStatistics> {
   const [summary, declared] = await Promise.all([loadingSummary, currentExclusionRule(db, { kind: "evaluation", id: evaluationId })]);
   const rule = declared.rule;
-  const { sums: s, passK: passKFigures, calls: c, classes } = await runAggregates(db, evaluationId, runTreatment(rule));
+  const [{ sums: s, passK: passKFigures, calls: c, classes }, attack] = await Promise.all([
+    runAggregates(db, evaluationId, runTreatment(rule)),
+    attackStatistics(db, evaluationId, summary.attackSuccess.reported.n),
+  ]);
   const legalActions = legalActionFigure({ calls: c.calls, withOutcome: c.with_outcome, legal: c.legal });
   const figures = unitLevelFigures({
     rows: s.rows,
@@ -110,7 +117,7 @@ export async function evaluationStatistics(
   return evaluationStatisticsSchema.parse({
     evaluationId,
     effectPolicyVersion: summary.effectPolicyVersion,
-    rates: [...rates(rule, summary, outcomes), ...(legalActions.available ? [legalActions.rate] : [])],
+    rates: [...rates(rule, summary, outcomes), ...(legalActions.available ? [legalActions.rate] : []), ...labelRates(summary.outcomes)],
     // The rows the rule keeps and their units, as the design effect counts them; every stored run is the summary's `units`.
     units: {
       runRows: figures.rows.N,
@@ -132,6 +139,7 @@ export async function evaluationStatistics(
     sensitivity: sensitivityRows,
     legalActions,
     thresholdChecks: thresholdChecks(rule.threshold, sensitivityRows),
+    attack,
   });
 }
 

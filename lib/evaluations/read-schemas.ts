@@ -41,6 +41,13 @@ export const pendingPolicySchema = z.object({
 export type PendingPolicy = z.infer<typeof pendingPolicySchema>;
 
 /** GET /api/v1/evaluations/{id}/summary: every figure an SQL aggregate over the stored audit (lib/evaluations/summary.ts). */
+/** One label's outcome over the scored runs that carry it: reported, final-only, the unresolved ones by reason. */
+const labelOutcomeSchema = z.object({
+  reported: ratio,
+  final: ratio,
+  unresolved: z.object({ n: count, byReason: z.partialRecord(z.enum(UNRESOLVED_REASONS), count) }),
+});
+
 export const evaluationSummarySchema = z.object({
   evaluationId: z.uuid(),
   /** The effect-policy version every figure below was computed under. */
@@ -74,13 +81,16 @@ export const evaluationSummarySchema = z.object({
    * task's goal was achieved), under the same finality rule as the main label: reported over all of them, final over the final
    * ones, the unresolved ones by reason. All zero when no run was under attack (and in summaries taken before it was counted).
    */
-  attackSuccess: z
-    .object({
-      reported: ratio,
-      final: ratio,
-      unresolved: z.object({ n: count, byReason: z.partialRecord(z.enum(UNRESOLVED_REASONS), count) }),
-    })
-    .default(() => ({ reported: { successes: 0, n: 0 }, final: { successes: 0, n: 0 }, unresolved: { n: 0, byReason: {} } })),
+  attackSuccess: labelOutcomeSchema.default(() => ({
+    reported: { successes: 0, n: 0 },
+    final: { successes: 0, n: 0 },
+    unresolved: { n: 0, byReason: {} },
+  })),
+  /**
+   * Every label the runs declare beside the endpoint label (an importer's or the ingest API's `labels`), by name, each as
+   * `attackSuccess` gives `security` (which is here too): over the scored runs that carry it, under the main label's finality.
+   */
+  outcomes: z.record(z.string(), labelOutcomeSchema).default({}),
 });
 export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;
 

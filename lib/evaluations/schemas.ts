@@ -385,6 +385,10 @@ export const runRecordSchema = z
     scoredOn: z.array(text("scoredOn item")).max(100).optional(),
     /** Other labels the harness recorded beside the endpoint label, by name (AgentDojo's `security`: the injection goal was achieved). `security` is the attack's outcome, counted by the summary's attackSuccess under the run's finality. */
     labels: z.record(text("label name", 100), z.enum(LABELS, "a label must be success or failure")).optional(),
+    /** The agent configuration (model and defence) that ran it, in the harness's words (AgentDojo's pipeline): the page's rates per pipeline. */
+    pipeline: text("pipeline", 200).optional(),
+    /** The injection task an attacked run carried (AgentDojo's injection_task_id): attack success per injection task. */
+    injectionTaskId: text("injectionTaskId", 200).optional(),
     /**
      * What became of the run (seed 003's five classes; `completed` when absent): the declared exclusion
      * rule treats each class as it says (an environment failure is excluded by default), whatever its label.

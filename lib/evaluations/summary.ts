@@ -3,7 +3,7 @@
 import { z } from "zod";
 import type { SqlClient } from "../db/sql-transaction";
 import { notFound } from "../errors";
-import { attackSuccessFigures } from "./attack-success";
+import { ATTACK_LABEL, labelOutcomeFigures } from "./attack-success";
 import { trueRateBounds } from "./finality";
 import { underOneAppliedVersion } from "./policy-recompute/read";
 import type { EvaluationSummary } from "./read-schemas";
@@ -33,10 +33,11 @@ const totalsRows = z.array(totals);
 const unresolvedRowsSchema = z.array(z.object({ reason: z.enum(UNRESOLVED_REASONS), tool: z.string(), n: int }));
 const largestRowsSchema = z.array(z.object({ n: int }));
 const basisRowsSchema = z.array(z.object({ basis: z.enum(FINALITY_BASES).nullable(), design: z.string(), n: int }));
-const attackRowsSchema = z.array(
+const labelRowsSchema = z.array(
   z.object({
+    name: z.string(),
     reason: z.enum(UNRESOLVED_REASONS).nullable(),
-    attacked: int,
+    runs: int,
     succeeded: int,
     final: int,
     final_succeeded: int,
@@ -51,7 +52,7 @@ export async function evaluationSummary(db: SqlClient, evaluationId: string): Pr
 
 /** The summary without a version check of its own: for a caller whose whole read is under underOneAppliedVersion already. */
 export async function readEvaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
-  const [rows, unresolvedRows, largestRows, basisRows, attackRows] = await Promise.all([
+  const [rows, unresolvedRows, largestRows, basisRows, labelRows] = await Promise.all([
     // From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
     db.$queryRaw`
       SELECT e.effect_policy_version AS version, e.pending_policy_version AS pending_version, r.runs_done, r.runs_total, r.requested_at, counts.*
@@ -78,18 +79,18 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
     db.$queryRaw`
       SELECT nullif(finality_basis, '') AS basis, harness_design AS design, sum(n) AS n FROM evaluation_run_counts
        WHERE evaluation_id = ${evaluationId}::uuid GROUP BY 1, 2 HAVING sum(n) > 0`,
-    // The scored runs under attack (a `security` label), one row per unresolved reason (NULL: the runs that are not unresolved).
-    // Not in evaluation_run_counts: read from the attacked runs themselves, through the partial index of runs with a
-    // `security` label (migration attacked_runs_index): nothing for an evaluation without any, the attacked runs' rows for one with.
+    // The scored runs' labels beside the endpoint label (`security`: the runs under attack), one row per label and unresolved reason
+    // (NULL: the runs that are not unresolved). Not in evaluation_run_counts: read from the labelled runs themselves, through the
+    // partial index of runs with labels (migration run_pipeline_injection_task): nothing for an evaluation without any.
     db.$queryRaw`
-      SELECT unresolved_reason AS reason, count(*) AS attacked,
-             count(*) FILTER (WHERE labels->>'security' = 'success') AS succeeded,
-             count(*) FILTER (WHERE finality = 'final') AS final,
-             count(*) FILTER (WHERE finality = 'final' AND labels->>'security' = 'success') AS final_succeeded,
-             count(*) FILTER (WHERE finality = 'unresolved') AS unresolved
-        FROM evaluation_runs
-       WHERE evaluation_id = ${evaluationId}::uuid AND labels ? 'security' AND finality <> 'unscored'
-       GROUP BY unresolved_reason`,
+      SELECT l.key AS name, r.unresolved_reason AS reason, count(*) AS runs,
+             count(*) FILTER (WHERE l.value = 'success') AS succeeded,
+             count(*) FILTER (WHERE r.finality = 'final') AS final,
+             count(*) FILTER (WHERE r.finality = 'final' AND l.value = 'success') AS final_succeeded,
+             count(*) FILTER (WHERE r.finality = 'unresolved') AS unresolved
+        FROM evaluation_runs r CROSS JOIN LATERAL jsonb_each_text(r.labels) AS l
+       WHERE r.evaluation_id = ${evaluationId}::uuid AND r.labels IS NOT NULL AND r.finality <> 'unscored'
+       GROUP BY 1, 2`,
   ]);
   const t = totalsRows.parse(rows)[0];
   if (!t) throw notFound("evaluation");
@@ -106,15 +107,23 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
     if (row.basis !== null) finalBasis[row.basis] = (finalBasis[row.basis] ?? 0) + row.n;
     if (isHarnessDesign(row.design)) designRuns.set(row.design, (designRuns.get(row.design) ?? 0) + row.n);
   }
-  const attack = attackRowsSchema.parse(attackRows);
-  const sum = (key: "attacked" | "succeeded" | "final" | "final_succeeded") => attack.reduce((total, row) => total + row[key], 0);
-  const attackSuccess = attackSuccessFigures({
-    attacked: sum("attacked"),
-    succeeded: sum("succeeded"),
-    final: sum("final"),
-    finalSucceeded: sum("final_succeeded"),
-    unresolvedByReason: attack.flatMap(({ reason, unresolved }) => (reason !== null && unresolved > 0 ? [{ reason, n: unresolved }] : [])),
-  });
+  const labelled = labelRowsSchema.parse(labelRows);
+  const outcomes: EvaluationSummary["outcomes"] = {};
+  for (const name of [...new Set(labelled.map((row) => row.name))].sort()) {
+    const rowsOf = labelled.filter((row) => row.name === name);
+    const sum = (key: "runs" | "succeeded" | "final" | "final_succeeded") => rowsOf.reduce((total, row) => total + row[key], 0);
+    outcomes[name] = labelOutcomeFigures({
+      runs: sum("runs"),
+      succeeded: sum("succeeded"),
+      final: sum("final"),
+      finalSucceeded: sum("final_succeeded"),
+      unresolvedByReason: rowsOf.flatMap(({ reason, unresolved }) =>
+        reason !== null && unresolved > 0 ? [{ reason, n: unresolved }] : [],
+      ),
+    });
+  }
+  const attackSuccess =
+    outcomes[ATTACK_LABEL] ?? labelOutcomeFigures({ runs: 0, succeeded: 0, final: 0, finalSucceeded: 0, unresolvedByReason: [] });
   // Unscored runs have no label: every rate's population is the scored runs; they are counted on their own.
   const scored = t.runs - t.unscored;
   return {
@@ -142,5 +151,6 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
     finalBasis,
     harnessDesigns: [...designRuns].map(([design, runs]) => ({ design, ...HARNESS_DESIGNS[design], runs })),
     attackSuccess,
+    outcomes,
   };
 }

@@ -249,6 +249,10 @@ export function importAgentDojoLog(value: unknown, path: string): ImportedLog {
     endpointLabel: log.utility ? "success" : "failure",
     // `security` says the injection goal was achieved; without an attack it carries no information.
     ...(attack && typeof log.security === "boolean" && { labels: { security: log.security ? "success" : "failure" } }),
+    // The model and defence that ran it: the page's utility and attack success per pipeline, within one evaluation too.
+    pipeline,
+    // Suite-qualified, as the task id is: injection_task_1 of banking is not slack's.
+    ...(attack && injection && { injectionTaskId: `${suite}/${injection}` }),
     // AgentDojo writes utility false (and security true) for a task it could not run to its end (a
     // provider's error, a context-length error) without running the task's checks: the labels are the
     // log's, the run an environment failure, which the declared rule excludes by default.

@@ -134,6 +134,7 @@ describe("the evaluation API", () => {
       harnessDesigns: [],
       // No run carries a security label: none was under attack.
       attackSuccess: { reported: { successes: 0, n: 0 }, final: { successes: 0, n: 0 }, unresolved: { n: 0, byReason: {} } },
+      outcomes: {},
     };
     expect(await viewer.summary(id)).toEqual(expected);
 
@@ -272,6 +273,8 @@ describe("the evaluation API", () => {
       threshold: 0.5,
       scoredOn: [SURFACE],
       labels: { security: "failure" },
+      pipeline: "gpt-guarded",
+      injectionTaskId: "banking/injection_task_1",
       runClass: "agent_failure",
       runClassEvidence: "the agent gave up",
       toolCalls: [{ callId: "c1", tool: "bank.transfer", at: at(1), arguments: { to: "acct-1" }, outcome: "ok", error: "timeout" }],

@@ -99,7 +99,10 @@ describe("GET /api/v1/evaluations/{id}/statistics", () => {
       "sensitivity",
       "legalActions",
       "thresholdChecks",
+      "attack",
     ]);
+    // No run here is under attack (none carries a security label).
+    expect(body.attack).toBeNull();
     const rate = (name: string) => body.rates.find((r: { name: string }) => r.name === name);
     const interval = (n: number, N: number) => wilsonInterval(n, N)!.map((v) => expect.closeTo(v, 12));
     expect(rate("success rate (rule version 1)")).toMatchObject({ n: 4, N: 7, wilson95: interval(4, 7) });
