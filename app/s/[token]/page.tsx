@@ -150,7 +150,12 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
             title="Protocol review: consensus codes"
             description="The consensus code of each protocol and field, and Table 3 computed from them."
           />
-          <MatrixTable protocols={content.protocols} matrix={content.consensus} caption="Consensus code per protocol and field" />
+          <MatrixTable
+            protocols={content.protocols}
+            matrix={content.consensus}
+            reviewers={content.consensusReviewers}
+            caption="Consensus code per protocol and field"
+          />
           <Section title="Table 3, computed from the consensus">
             <Table3Table rows={content.table3} />
           </Section>
