@@ -16,7 +16,7 @@ import { experimentTitle } from "@/lib/format/runs";
 import { getDb } from "@/lib/db/client";
 import { FIELD_INFO, REVIEW_FIELDS } from "@/lib/review/codes";
 import { lookUpShareLink } from "@/lib/share/access";
-import { shareRefusal } from "@/lib/share/refusal";
+import { shareRefusal, type ShareRefusal } from "@/lib/share/refusal";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Shared result", robots: { index: false, follow: false }, referrer: "no-referrer" };
@@ -34,7 +34,7 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
       <div className="mx-auto max-w-xl space-y-4 py-10">
         <h1 className="text-2xl font-semibold">{refusal?.title}</h1>
         <Alert tone="warning" role="alert" data-testid="share-refusal" data-code={refusal?.code}>
-          <p>{refusal?.message}</p>
+          <p>{refusal ? <RefusalMessage refusal={refusal} /> : null}</p>
         </Alert>
       </div>
     );
@@ -207,5 +207,18 @@ function SharedExperimentHeader({ experiment }: { experiment: { id: string; name
         </>
       }
     />
+  );
+}
+
+/** A refusal's words, the instant they name in the reader's time (the exact UTC instant on hover). */
+function RefusalMessage({ refusal }: { refusal: ShareRefusal }) {
+  if (!refusal.instant) return refusal.message;
+  const [before, after] = refusal.message.split(refusal.instant);
+  return (
+    <>
+      {before}
+      <Time iso={refusal.instant} relative={false} testId="share-refusal-time" />
+      {after}
+    </>
   );
 }
