@@ -159,6 +159,8 @@ test.describe("as an editor", () => {
     await page.goto(`/protocols/${protocolId}/completion-argument`);
     const form = page.getByTestId("argument-editor");
     await form.getByLabel("Answer to question 1", { exact: true }).fill("Task success per run.");
+    await form.getByLabel("Question 1: source location", { exact: true }).fill("README §1");
+    await form.getByLabel("Question 1: sources read on", { exact: true }).fill("2026-12-01");
     await form.getByTestId("editor-finality").getByRole("button", { name: "Add evidence" }).last().click();
     await form.getByLabel("Question 4 evidence, link 1: kind", { exact: true }).selectOption("evaluation");
     await form.getByLabel("Question 4 evidence, link 1: item", { exact: true }).selectOption(evaluationId);

@@ -67,7 +67,7 @@ export async function resolveEvidence(
       z.object({ id: z.string(), name: z.string(), runs: z.number(), scored: z.number(), final: z.number(), units: z.number() }),
       await db.$queryRaw`
       SELECT e.id::text, e.name, count(r.id)::int AS runs, (count(r.id) FILTER (WHERE r.finality <> 'unscored'))::int AS scored,
-             (count(r.id) FILTER (WHERE r.finality = 'final'))::int AS final, count(DISTINCT r.analysis_unit)::int AS units
+             (count(r.id) FILTER (WHERE r.finality = 'final'))::int AS final, count(DISTINCT coalesce(r.analysis_unit, r.id))::int AS units
       FROM evaluations e LEFT JOIN evaluation_runs r ON r.evaluation_id = e.id
       WHERE e.id = ANY(${evaluationIds}::uuid[]) GROUP BY e.id, e.name`,
     );
