@@ -31,7 +31,7 @@ export function formatLocal(iso: string, timeZone?: string): string {
       .formatToParts(new Date(iso))
       .map((part) => [part.type, part.value]),
   );
-  return `${parts.day} ${MONTHS[Number(parts.month) - 1]} ${parts.year}, ${parts.hour}:${parts.minute}`;
+  return `${Number(parts.day)} ${MONTHS[Number(parts.month) - 1]} ${parts.year}, ${parts.hour}:${parts.minute}`;
 }
 
 /** The same shape in UTC, saying so: what a page shows before the browser knows the reader's zone. */
