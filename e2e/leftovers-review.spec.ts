@@ -19,7 +19,13 @@ interface MatrixAnswer {
   }[];
 }
 
-const ledger = (code: string) => ({ code, sourceLocation: "README §2", citations: ["1"], sourcesReadOn: "2026-12-01" });
+const ledger = (code: string) => ({
+  code,
+  sourceLocation: "README §2",
+  basis: "The README says so in one line.",
+  citations: ["1"],
+  sourcesReadOn: "2026-12-01",
+});
 
 test("a consensus resting on one reviewer's code is marked with the reviewer count on the matrix, in Table 3 and in every export", async ({
   browser,

@@ -32,13 +32,14 @@ test.describe("in New York time", () => {
     await expect(onList).toHaveText(TIME_SHAPE);
     await expect(onList).toContainText(local);
     await expect(onList).not.toContainText("UTC");
+    const listed = (await onList.innerText()).split(" (")[0];
     await page.goto(`/evaluations/${id}`);
     const onPage = page.locator("main header time").first();
     await expect(onPage).toHaveAttribute("title", utc);
     await expect(onPage).toHaveText(TIME_SHAPE);
     await expect(onPage).toContainText(local);
     // The same instant in the same words on both.
-    expect((await onPage.innerText()).split(" (")[0]).toBe((await onList.innerText()).split(" (")[0]);
+    expect((await onPage.innerText()).split(" (")[0]).toBe(listed);
   });
 
   test("a revoked link's page gives the revocation in the reader's time, never a raw ISO instant", async ({ browser }) => {
