@@ -256,7 +256,7 @@ test("an editor records an effect's resolution from the run page, and is warned 
   await page.getByTestId("open-policy-form").click();
   await page.getByLabel("Class, row 1").selectOption("read_only");
   await expect(page.getByTestId("policy-read-only-writes")).toHaveText(
-    "bank.transfer has 1 recorded effect: classed read-only, they never hold a label open and the trace library calls its calls read-only. Keep read-only only if the tool changes nothing.",
+    "bank.transfer has 1 recorded effect that shows a write (a surface written, a handle to follow, or pending at scoring): classed read-only, they never hold a label open and the trace library calls its calls read-only. Keep read-only only if the tool changes nothing.",
   );
   await page.getByLabel("Class, row 1").selectOption("external");
   await expect(page.getByTestId("policy-read-only-writes")).toHaveCount(0);

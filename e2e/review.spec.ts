@@ -10,6 +10,8 @@ test.describe.configure({ mode: "serial" });
 interface Matrix {
   protocols: { id: string; name: string }[];
   matrix: Record<string, Record<string, string>>;
+  /** How many reviewers coded each cell: Table A.1 marks a consensus resting on fewer than two with a superscript 1. */
+  consensusReviewers: Record<string, Record<string, number>>;
   table3: { field: string; counts: Record<string, number> }[];
 }
 
@@ -119,14 +121,18 @@ test("two reviewers code blind, see agreement, an editor reconciles, and Table 3
   await editor.goto("/protocols");
   const openRow = editor.getByTestId("table3").getByRole("row", { name: /Open or descendant work/ });
   await expect(openRow.getByRole("cell").nth(1)).toHaveText("2 (2)"); // Partial: now equal to the paper's 2
-  await expect(openRow.getByRole("cell").nth(2)).toHaveText("2 (6) ≠"); // NR: 2 here, 6 in the paper
+  // NR: 2 here, 6 in the paper, with 2 cells uncoded and no count above the paper's: pending, not a difference.
+  await expect(openRow.getByRole("cell").nth(2)).toHaveText("2 (6)");
   await editor.screenshot({ path: "test-results/protocols.png", fullPage: true });
 
   // The LaTeX Table A.1 has exactly the matrix's cells.
-  const matrix = ((await (await editorApi.get("/api/v1/protocols")).json()) as Matrix).matrix;
+  const { matrix, consensusReviewers } = (await (await editorApi.get("/api/v1/protocols")).json()) as Matrix;
   const latex = await (await editorApi.get("/api/v1/protocols/export?format=latex-a1")).text();
+  const marked = (name: string, field: string) => ((consensusReviewers[name]?.[field] ?? 0) < 2 ? "$^{1}$" : "");
   for (const p of before.protocols) {
-    const cells = ["open_work", "reset_or_retention", "separate_evidence"].map((f) => matrix[p.name]?.[f] ?? "--");
+    const cells = ["open_work", "reset_or_retention", "separate_evidence"].map((f) =>
+      matrix[p.name]?.[f] ? `${matrix[p.name]![f]}${marked(p.name, f)}` : "--",
+    );
     expect(latex).toContain(`${p.name} & ${cells.join(" & ")} \\\\`);
   }
   expect(latex).toContain("OSWorld & P & E & P \\\\");

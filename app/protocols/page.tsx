@@ -56,6 +56,7 @@ export default async function ProtocolsPage({ searchParams }: { searchParams: Pr
       <MatrixTable
         protocols={view.protocols}
         matrix={view.matrix}
+        reviewers={show === "consensus" ? view.consensusReviewers : undefined}
         caption={`Codes per protocol and field (${tabs.find(([k]) => k === show)?.[1] ?? "consensus"})`}
       />
 

@@ -2,7 +2,6 @@ import { FilterSelect, plainOptions } from "@/components/runs/filter-select";
 import { FilterForm } from "@/components/runs/list-chrome";
 import { ENDPOINT_STATUSES, TERMINAL_STATUSES, type EffectFilters } from "@/lib/experiments/read/filters";
 import { experimentTitle } from "@/lib/format/runs";
-import { formatUtc } from "@/lib/format/time";
 
 /** The open-effects view's filters, in the URL (a link reproduces the view). */
 export function EffectFiltersForm({
@@ -14,7 +13,11 @@ export function EffectFiltersForm({
   filters: EffectFilters;
   experiments: readonly { id: string; name: string | null; createdAt: string }[];
 }) {
-  const choices = experiments.map((e) => ({ value: e.id, label: `${experimentTitle(e)} · ${formatUtc(e.createdAt)} UTC` }));
+  const choices: { value: string; label: string; at?: string }[] = experiments.map((e) => ({
+    value: e.id,
+    label: experimentTitle(e),
+    at: e.createdAt,
+  }));
   // A filtered experiment outside the list (older than its limit) stays selectable.
   if (filters.experiment && !experiments.some((e) => e.id === filters.experiment))
     choices.push({ value: filters.experiment, label: filters.experiment });

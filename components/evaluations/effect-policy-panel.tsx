@@ -23,7 +23,8 @@ export function EffectPolicyPanel({
   templateSuggestions = [],
 }: {
   evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy" | "pendingPolicy">;
-  tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
+  /** `writes`: of its effects, those that show a write (given to those who edit the policy). */
+  tools: { tool: string; class: ToolClass; effects: number; calls: number; writes?: number }[];
   versions: { version: number; tools: Record<string, ToolEntry>; createdAt: Date }[];
   edits: boolean;
   suggestions?: StoredToolSuggestion[];
@@ -126,7 +127,7 @@ export function EffectPolicyPanel({
             policy={evaluation.pendingPolicy?.policy ?? evaluation.effectPolicy}
             version={evaluation.pendingPolicy?.version ?? evaluation.effectPolicyVersion}
             unclassified={tools.filter((t) => t.class === "unclassified").map((t) => t.tool)}
-            recordedEffects={Object.fromEntries(tools.filter((t) => t.effects > 0).map((t) => [t.tool, t.effects]))}
+            writesByTool={Object.fromEntries(tools.flatMap((t) => (t.writes ? [[t.tool, t.writes]] : [])))}
             suggested={open.map((s) => ({ tool: s.tool, effectClass: s.suggestedClass }))}
             suggestedTemplates={templateSuggestions}
           />

@@ -5,7 +5,8 @@ import { useState } from "react";
 import { callApi } from "@/components/api-client";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
-import { describeEntry, globMatches } from "@/lib/evaluations/policy";
+import { describeEntry } from "@/lib/evaluations/policy";
+import { readOnlyRowsHidingWrites } from "@/lib/evaluations/read-only-warning";
 import { policyFromRows, policyRowsOf, type PolicyRow } from "@/lib/evaluations/policy-rows";
 import {
   effectPolicyConflictSchema,
@@ -27,14 +28,6 @@ const policyLine = (policy: EffectPolicy) =>
     .map(([tool, entry]) => `${tool} → ${describeEntry(entry)}`)
     .join("; ") || "no tool named";
 
-/** The tools with recorded effects that a read-only row names or matches. */
-function readOnlyWithEffects(rows: readonly PolicyRow[], recordedEffects: Record<string, number>): { tool: string; effects: number }[] {
-  const patterns = rows.filter((r) => r.effectClass === "read_only" && r.tool.trim() !== "").map((r) => r.tool.trim());
-  return Object.entries(recordedEffects)
-    .filter(([tool, effects]) => effects > 0 && patterns.some((pattern) => globMatches(pattern, tool)))
-    .map(([tool, effects]) => ({ tool, effects }));
-}
-
 /**
  * Saves the rows as the policy's next version (PUT …/effect-policy), whose recompute runs as a job:
  * the page shows its progress and reloads its figures once it is applied. It sends the version it was opened at (then the one it
@@ -48,14 +41,14 @@ export function PolicyVersionForm({
   unclassified,
   suggested = [],
   suggestedTemplates = [],
-  recordedEffects = {},
+  writesByTool = {},
 }: {
   evaluationId: string;
   policy: EffectPolicy;
   version: number;
   unclassified: string[];
-  /** Tools the runs recorded effects of (possible writes), with how many: a read-only row matching one is warned about. */
-  recordedEffects?: Record<string, number>;
+  /** Tools whose recorded effects show writes (read-only-warning.ts), with how many: a read-only row matching one is warned about. */
+  writesByTool?: Record<string, number>;
   /** Classes recorders suggest that this version does not hold: one button puts them into the rows. */
   suggested?: PolicyRow[];
   /** Surface templates suggested for tools whose entry has none: one button puts them into the rows. */
@@ -70,7 +63,7 @@ export function PolicyVersionForm({
   const [saved, setSaved] = useState<{ version: number; unchanged: boolean }>();
   const [busy, setBusy] = useState(false);
   const named = new Set(rows.map((r) => r.tool.trim()));
-  const readOnlyWrites = readOnlyWithEffects(rows, recordedEffects);
+  const readOnlyWrites = readOnlyRowsHidingWrites(rows, writesByTool);
   const toAdd = suggested.filter((s) => !rows.some((r) => r.tool.trim() === s.tool && r.effectClass === s.effectClass));
   const templatesToAdd = suggestedTemplates.filter((s) => !rows.some((r) => r.tool.trim() === s.tool && r[s.op]?.trim()));
 
@@ -199,10 +192,11 @@ export function PolicyVersionForm({
       ) : null}
       {readOnlyWrites.length > 0 ? (
         <Alert tone="warning" role="status" data-testid="policy-read-only-writes">
-          {readOnlyWrites.map(({ tool, effects }) => (
+          {readOnlyWrites.map(({ tool, writes }) => (
             <p key={tool}>
-              {tool} has {effects} recorded effect{effects === 1 ? "" : "s"}: classed read-only, they never hold a label open and the trace
-              library calls its calls read-only. Keep read-only only if the tool changes nothing.
+              {tool} has {writes} recorded effect{writes === 1 ? "" : "s"} that show{writes === 1 ? "s" : ""} a write (a surface written, a
+              handle to follow, or pending at scoring): classed read-only, they never hold a label open and the trace library calls its
+              calls read-only. Keep read-only only if the tool changes nothing.
             </p>
           ))}
         </Alert>

@@ -12,6 +12,7 @@ import { Panel } from "@/components/ui/card";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { useToast } from "@/components/ui/toast";
 import type { ExperimentStatus } from "@/lib/experiments/progress";
+import { publishProgress } from "./live-progress";
 
 const FINAL = new Set(["completed", "failed", "cancelled", "interrupted"]);
 const POLL_MS = 1_000;
@@ -55,6 +56,8 @@ function Progress({
     initialData: initial,
     refetchInterval: (query) => (FINAL.has(query.state.data?.state ?? "") ? false : POLL_MS),
   });
+  // The headline's "Runs stored" card shows this same answer (live-progress.tsx).
+  useEffect(() => publishProgress(initial.id, data.progress), [initial.id, data.progress]);
   const wasFinal = useRef(FINAL.has(initial.state));
   useEffect(() => {
     if (!wasFinal.current && FINAL.has(data.state)) {

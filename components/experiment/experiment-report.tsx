@@ -26,6 +26,7 @@ import { percent, ratio } from "@/lib/format/numbers";
 import type { ReplaySummary } from "@/lib/replay/rules/summary-schema";
 import { formatWilson95 } from "@/lib/statistics/wilson";
 import { ChartFigure } from "./chart-figure";
+import { RunsStoredCard } from "./live-progress";
 
 /** The experiment's facts shown beside its summary: plain JSON, so that a frozen share snapshot renders the same. */
 export interface ExperimentFacts {
@@ -144,12 +145,10 @@ export function ExperimentReport({
           }
           testId="stat-exposure"
         />
-        <StatCard
-          label="Runs stored"
-          value={percent(stored, expected)}
-          ratio={{ n: stored, of: expected, what: "runs of the grid" }}
+        <RunsStoredCard
+          experimentId={summary.experimentId}
+          initial={{ done: stored, total: expected }}
           meaning={`${describeGrid(summary.config)}, every selected policy and condition.`}
-          testId="stat-runs"
         />
         <StatCard
           label="Implementation checks"

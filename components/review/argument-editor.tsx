@@ -7,6 +7,7 @@ import { callApi } from "@/components/api-client";
 import { Alert, FormAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CharacterCounter, Field, Input, Select, Textarea } from "@/components/ui/field";
+import { TimeOption } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
 import {
   ARGUMENT_LIMITS,
@@ -28,6 +29,8 @@ export interface EvidenceOption {
   kind: EvidenceLink["kind"];
   id: string;
   label: string;
+  /** An instant the option's text ends with (an unnamed experiment's), in the reader's time. */
+  at?: string;
 }
 
 const KIND_LABELS: Record<EvidenceLink["kind"], string> = {
@@ -73,11 +76,15 @@ function EvidenceList({
               <option value="">Choose…</option>
               {options
                 .filter((o) => o.kind === link.kind)
-                .map((o) => (
-                  <option key={o.id} value={o.id}>
-                    {o.label}
-                  </option>
-                ))}
+                .map((o) =>
+                  o.at ? (
+                    <TimeOption key={o.id} value={o.id} label={o.label} iso={o.at} />
+                  ) : (
+                    <option key={o.id} value={o.id}>
+                      {o.label}
+                    </option>
+                  ),
+                )}
               {link.id && !options.some((o) => o.id === link.id) ? <option value={link.id}>{link.id}</option> : null}
             </Select>
           </Field>

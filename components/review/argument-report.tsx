@@ -3,6 +3,7 @@ import { Alert } from "@/components/ui/alert";
 import { Badge, StateBadge } from "@/components/ui/badge";
 import { Panel } from "@/components/ui/card";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
+import { Time } from "@/components/ui/time";
 import { QUESTIONS, ROUTE_KIND_LABELS, TREATMENT_LABELS, type CompletionArgument, type EvidenceLink } from "@/lib/review/completion-schema";
 import { evidenceKey, type ArgumentStatus, type EvidenceState } from "@/lib/review/completion-status";
 
@@ -10,7 +11,12 @@ import { evidenceKey, type ArgumentStatus, type EvidenceState } from "@/lib/revi
 
 type Evidence = Record<
   string,
-  EvidenceState & { label: string; href?: string | null; audit?: { runs: number; final: number; analysisUnits: number } }
+  EvidenceState & {
+    label: string;
+    at?: string;
+    href?: string | null;
+    audit?: { runs: number; final: number; analysisUnits: number; scored?: number };
+  }
 >;
 
 function LinkItem({ link, evidence, linkable }: { link: EvidenceLink; evidence: Evidence; linkable: boolean }) {
@@ -20,10 +26,18 @@ function LinkItem({ link, evidence, linkable }: { link: EvidenceLink; evidence: 
     <span className="inline-flex flex-wrap items-center gap-1.5" data-testid="evidence-link">
       <span className="text-muted-foreground">{kind}</span>
       {item?.exists && item.href && linkable ? <a href={item.href}>{item.label}</a> : <span>{item?.label ?? link.id}</span>}
+      {item?.at ? (
+        <span className="text-muted-foreground">
+          created <Time iso={item.at} relative={false} />
+        </span>
+      ) : null}
       {item?.state ? <StateBadge state={item.state} /> : null}
       {item?.audit ? (
         <span className="text-xs text-muted-foreground">
-          final {item.audit.final}/{item.audit.runs} runs, {item.audit.analysisUnits} analysis units
+          {item.audit.scored === undefined
+            ? `final ${item.audit.final}/${item.audit.runs} runs`
+            : `final ${item.audit.final}/${item.audit.scored} scored runs${item.audit.runs > item.audit.scored ? ` (${item.audit.runs} stored)` : ""}`}
+          , {item.audit.analysisUnits} analysis units
         </span>
       ) : null}
       {link.note ? <span>— {link.note}</span> : null}

@@ -9,9 +9,24 @@ export function SharedRefusal({ refusal }: { refusal: ShareRefusal }) {
     <div className="mx-auto max-w-xl space-y-4 py-10">
       <h1 className="text-2xl font-semibold">{refusal.title}</h1>
       <Alert tone="warning" role="alert" data-testid="share-refusal" data-code={refusal.code}>
-        <p>{refusal.message}</p>
+        <p>
+          <RefusalMessage refusal={refusal} />
+        </p>
       </Alert>
     </div>
+  );
+}
+
+/** A refusal's words, the instant they name in the reader's time (the exact UTC instant on hover). */
+function RefusalMessage({ refusal }: { refusal: ShareRefusal }) {
+  if (!refusal.instant) return refusal.message;
+  const [before, after] = refusal.message.split(refusal.instant);
+  return (
+    <>
+      {before}
+      <Time iso={refusal.instant} relative={false} testId="share-refusal-time" />
+      {after}
+    </>
   );
 }
 

@@ -93,7 +93,8 @@ export function AppShell({
           ) : null}
         </aside>
         <div className="min-w-0">
-          <header className="sticky top-0 z-30 flex flex-wrap items-center justify-between gap-x-4 gap-y-2 border-b border-border bg-card/95 px-4 py-2 backdrop-blur">
+          {/* Pinned from md up only: on a phone its wrapped rows would cover a third of the screen while scrolling. */}
+          <header className="z-30 flex md:sticky md:top-0 flex-wrap items-center justify-between gap-x-4 gap-y-2 border-b border-border bg-card/95 px-4 py-2 backdrop-blur">
             <div className="flex items-center gap-3 md:hidden">
               <Brand />
             </div>

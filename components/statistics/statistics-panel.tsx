@@ -83,7 +83,7 @@ export function StatisticsPanel({
         </Alert>
       ) : null}
       <DataTable
-        caption={`Rows against analysis units (${units.outcome}): N = ${units.rows.N} rows counted under the rule, of ${units.runRows} stored run rows in ${units.analysisUnits} analysis units; design effect ${units.designEffect === null ? "—" : units.designEffect.toFixed(2)}`}
+        caption={`Rows against analysis units (${units.outcome}): N = ${units.rows.N} rows counted under the rule, in ${units.countedUnits} analysis units (the effective N is at most that); of ${units.runRows} stored run rows, scored or not, in ${units.analysisUnits} analysis units; design effect ${units.designEffect === null ? "—" : units.designEffect.toFixed(2)}`}
         columns={["Counted over", "n/N", "Rate", "Effective N", "95% Wilson"]}
         numericColumns={[1, 2, 3, 4]}
         testId="statistics-units"

@@ -1,5 +1,6 @@
 import type { InputHTMLAttributes, ReactNode, SelectHTMLAttributes, TextareaHTMLAttributes } from "react";
 import { cn } from "./cn";
+import { FieldError } from "./field-error";
 
 export const controlClass = cn(
   "block w-full rounded-md border border-input bg-card px-3 py-1.5 text-sm text-foreground shadow-xs",
@@ -69,11 +70,7 @@ export function Field({
           ) : null}
         </div>
       ) : null}
-      {error ? (
-        <p id={`${id}-error`} role="alert" className="text-sm font-medium text-danger" data-testid="field-error">
-          {error}
-        </p>
-      ) : null}
+      {error ? <FieldError id={id} error={error} /> : null}
     </div>
   );
 }
@@ -113,11 +110,7 @@ export function Fieldset({
         </p>
       ) : null}
       {children}
-      {error ? (
-        <p id={`${id}-error`} role="alert" className="text-sm font-medium text-danger" data-testid="field-error">
-          {error}
-        </p>
-      ) : null}
+      {error ? <FieldError id={id} error={error} /> : null}
     </fieldset>
   );
 }

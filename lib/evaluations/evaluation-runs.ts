@@ -7,6 +7,7 @@ import { Prisma } from "../generated/prisma/client";
 import { encodeCursor } from "../http/pagination";
 import { attackSucceeded } from "./attack-success";
 import { classifyTool } from "./policy";
+import { STATUSES_SHOWING_A_WRITE } from "./read-only-warning";
 import type { EvaluationRunListItem, EvaluationRunListQuery } from "./read-schemas";
 import { FINALITIES, FINALITY_BASES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS, type EffectPolicy, type ToolClass } from "./schemas";
 import { onlyRowOf, rowsOf } from "../db/rows";
@@ -257,6 +258,7 @@ export async function resetsOverriddenByCanary(db: SqlClient, evaluationId: stri
 
 const unitRows = z.array(z.object({ unit: z.string(), runs: z.coerce.number().int(), surfaces: z.array(z.string()) }));
 const toolCountRows = z.array(z.object({ tool: z.string(), effects: z.coerce.number().int(), calls: z.coerce.number().int() }));
+const toolWriteRows = z.array(z.object({ tool: z.string(), writes: z.coerce.number().int() }));
 
 /** The largest analysis units with more than one run: their unit id (smallest run id), size, and the surfaces that connect them (kept on the unit). */
 export async function largestUnits(
@@ -274,17 +276,30 @@ export async function largestUnits(
 /**
  * The tools seen in the evaluation's effects and tool calls, each with how many effects and calls
  * name it and its class under `policy` (unclassified when it names none): from the counts triggers
- * keep (evaluation_tool_counts), not a scan of every run.
+ * keep (evaluation_tool_counts), not a scan of every run. `countWrites` (for those who edit the
+ * policy): also how many of each tool's effects show a write (read-only-warning.ts), one scan of the
+ * evaluation's effects.
  */
 export async function evaluationTools(
   db: SqlClient,
   evaluationId: string,
   policy: EffectPolicy,
-): Promise<{ tool: string; class: ToolClass; effects: number; calls: number }[]> {
-  const rows = toolCountRows.parse(
-    await db.$queryRaw`
+  { countWrites = false } = {},
+): Promise<{ tool: string; class: ToolClass; effects: number; calls: number; writes?: number }[]> {
+  const [rows, writes] = await Promise.all([
+    db.$queryRaw`
       SELECT tool, effects, calls FROM evaluation_tool_counts
        WHERE evaluation_id = ${evaluationId}::uuid AND (effects > 0 OR calls > 0) ORDER BY tool`,
-  );
-  return rows.map((row) => ({ ...row, class: classifyTool(policy, row.tool) }));
+    countWrites
+      ? db.$queryRaw`
+      SELECT tool, count(*) AS writes FROM evaluation_effects
+       WHERE evaluation_id = ${evaluationId}::uuid
+         AND (surface IS NOT NULL OR handle IS NOT NULL OR status_at_scoring = ANY(${[...STATUSES_SHOWING_A_WRITE]}::text[]))
+       GROUP BY tool`
+      : [],
+  ]);
+  const writesOf = new Map(toolWriteRows.parse(writes).map((row) => [row.tool, row.writes]));
+  return toolCountRows
+    .parse(rows)
+    .map((row) => ({ ...row, class: classifyTool(policy, row.tool), ...(countWrites && { writes: writesOf.get(row.tool) ?? 0 }) }));
 }

@@ -118,10 +118,11 @@ export async function evaluationStatistics(
     evaluationId,
     effectPolicyVersion: summary.effectPolicyVersion,
     rates: [...rates(rule, summary, outcomes), ...(legalActions.available ? [legalActions.rate] : []), ...labelRates(summary.outcomes)],
-    // The rows the rule keeps and their units, as the design effect counts them; every stored run is the summary's `units`.
+    // Every stored run and its units, as the summary's cards count them; the rows the rule keeps and their units, as the design effect counts them.
     units: {
-      runRows: figures.rows.N,
-      analysisUnits: figures.units.analysisUnits,
+      runRows: summary.units.runRows,
+      analysisUnits: summary.units.analysisUnits,
+      countedUnits: figures.units.analysisUnits,
       designEffect: figures.units.designEffect,
       effectiveN: figures.units.effectiveN,
       outcome: `${HEADLINE} under rule version ${rule.version}: ${successDefinition(rule)}`,

@@ -3,6 +3,7 @@ import { loadSyntheticExperiment } from "../testing/synthetic-runs";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { cachedExperimentStatistics, experimentStatistics } from "./experiment-statistics";
 import type { ExperimentStatistics } from "./statistics-schema";
+import { wilsonForProportion } from "../statistics/wilson";
 
 // The statistics GET /api/v1/experiments/{id}/statistics answers (the route returns this object
 // as it is), on the paper's grid stored as the replay stores it: 5 schedules × delays
@@ -90,11 +91,18 @@ describe("the paper experiment's statistics", () => {
   it("count connected pairs once and put rows-based and unit-based figures side by side", () => {
     // grouped: 400 run rows in 200 pairs; A scores 1 in all 200, B in the 50 unexposed: 250/400.
     // deff: exposed pairs y = 1, unexposed y = 2, m = 2: Σy² = 150 + 200 = 350, Σy·m = 300 + 200 = 500, Σm² = 800;
-    // (400²·350 − 2·250·400·500 + 250²·800)/(400·250·150) = (56e6 − 100e6 + 50e6)/15e6 = 0.4 → floored at 1
+    // (400²·350 − 2·250·400·500 + 250²·800)/(400·250·150) = (56e6 − 100e6 + 50e6)/15e6 = 0.4 → floored at N/G = 2: 200 pairs, 200 observations
     for (const name of ["grouped", "shared"]) {
       const units = condition(name).units;
-      expect(units).toMatchObject({ runRows: 400, analysisUnits: 200, designEffect: 1, effectiveN: 400, rows: { n: 250, N: 400 } });
-      expect(units.unitBasedWilson95).toEqual(units.rows.wilson95);
+      expect(units).toMatchObject({
+        runRows: 400,
+        analysisUnits: 200,
+        countedUnits: 200,
+        designEffect: 2,
+        effectiveN: 200,
+        rows: { n: 250, N: 400 },
+      });
+      expect(units.unitBasedWilson95).toEqual(wilsonForProportion(250 / 400, 200));
       expect(condition(name).inheritedState).toBe("internal");
     }
     // namespaced: 400 separate rows, all successes: deff = N/G = 400/400 = 1
@@ -104,8 +112,16 @@ describe("the paper experiment's statistics", () => {
     // the experiment: 3,600 rows; units 1,200 trials + 2·200 pairs + 4·400 rows = 3,200. Scored: 3,400 rows, 2,800 successes
     // (finality 50 + 200 + 50 + 3·200 = 900; separation 250 + 250 + 400 + 400 + 200 + 400 = 1,900); pooled
     // Σy² = 2,300 + 700 = 3,000, Σy·m = 2,300 + 1,000 = 3,300, Σm² = 2,600 + 1,600 = 4,200:
-    // (3400²·3000 − 2·2800·3400·3300 + 2800²·4200)/(3400·2800·600) = 4.776e9/5.712e9 = 0.836 → 1
-    expect(paper.units).toMatchObject({ runRows: 3600, analysisUnits: 3200, designEffect: 1, rows: { n: 2800, N: 3400 } });
+    // (3400²·3000 − 2·2800·3400·3300 + 2800²·4200)/(3400·2800·600) = 4.776e9/5.712e9 = 0.836 → floored at N/G: the scored rows
+    // are in 3,000 units (the no-write condition's 200 unscored A rows are units of their own), 3400/3000
+    expect(paper.units).toMatchObject({
+      runRows: 3600,
+      analysisUnits: 3200,
+      countedUnits: 3000,
+      effectiveN: 3000,
+      rows: { n: 2800, N: 3400 },
+    });
+    expect(paper.units.designEffect).toBeCloseTo(3400 / 3000, 12);
   });
 
   it("name the default rule with its version and hash, and show the same figure under every alternative here", () => {

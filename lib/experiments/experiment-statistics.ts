@@ -207,6 +207,7 @@ function unitsFigures(runRows: number, analysisUnits: number, sums: ClusterSums)
   return {
     runRows,
     analysisUnits,
+    countedUnits: figures.units.analysisUnits,
     designEffect: figures.units.designEffect,
     effectiveN: figures.units.effectiveN,
     outcome: SCORE_OUTCOME,

@@ -1,10 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, formatLocal, formatRelative, formatSinceStart, formatUtc, formatElapsed } from "./time";
+import { formatDuration, formatLocal, formatRelative, formatSinceStart, formatUtc, formatUtcShort, formatElapsed } from "./time";
 
 describe("time", () => {
   it("writes UTC exactly, and local time in the zone asked for", () => {
     expect(formatUtc("2026-11-30T14:03:22.512Z")).toBe("2026-11-30 14:03:22");
-    expect(formatLocal("2026-11-30T14:03:22.512Z", "Europe/Berlin")).toMatch(/15:03|3:03/);
+    expect(formatLocal("2026-11-30T14:03:22.512Z", "Europe/Berlin")).toBe("30 Nov 2026, 15:03");
+    expect(formatLocal("2026-12-06T22:52:34Z", "America/New_York")).toBe("6 Dec 2026, 17:52");
+    expect(formatLocal("2026-12-06T00:05:00Z", "Asia/Tokyo")).toBe("6 Dec 2026, 09:05");
+    // The server's rendering: the same shape in UTC, saying so.
+    expect(formatUtcShort("2026-12-06T22:52:34Z")).toBe("6 Dec 2026, 22:52 UTC");
   });
 
   it("says how long ago, in the largest whole unit", () => {

@@ -9,12 +9,33 @@ export function formatUtc(iso: string): string {
   return `${d.getUTCFullYear()}-${pad(d.getUTCMonth() + 1)}-${pad(d.getUTCDate())} ${pad(d.getUTCHours())}:${pad(d.getUTCMinutes())}:${pad(d.getUTCSeconds())}`;
 }
 
-/** The reader's local date and time, in their locale ("30 Nov 2026, 15:03"). */
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+
+/**
+ * A wall-clock time in one fixed shape, "30 Nov 2026, 15:03", in `timeZone` (the reader's own when
+ * not given). Fixed rather than the locale's own, so that the server's UTC rendering and the
+ * browser's local one differ only in the zone, never in shape, wherever a time is shown.
+ */
 export function formatLocal(iso: string, timeZone?: string): string {
-  return new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short", ...(timeZone ? { timeZone } : {}) }).format(
-    new Date(iso),
+  // Numbers only from Intl, names from here: ICU versions spell months differently ("Sep", "Sept"), and the server's text must be the browser's.
+  const parts = Object.fromEntries(
+    new Intl.DateTimeFormat("en-GB", {
+      year: "numeric",
+      month: "numeric",
+      day: "numeric",
+      hour: "2-digit",
+      minute: "2-digit",
+      hourCycle: "h23",
+      ...(timeZone ? { timeZone } : {}),
+    })
+      .formatToParts(new Date(iso))
+      .map((part) => [part.type, part.value]),
   );
+  return `${Number(parts.day)} ${MONTHS[Number(parts.month) - 1]} ${parts.year}, ${parts.hour}:${parts.minute}`;
 }
+
+/** The same shape in UTC, saying so: what a page shows before the browser knows the reader's zone. */
+export const formatUtcShort = (iso: string) => `${formatLocal(iso, "UTC")} UTC`;
 
 const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ["year", 365 * 24 * 3600_000],

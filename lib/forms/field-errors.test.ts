@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { replayConfigSchema } from "../replay/rules/config";
 import { experimentLabelsShape } from "../experiments/schemas";
 import { z } from "zod";
+import { createProtocolSchema } from "../review/schemas";
 import { fieldErrors, serverFieldError } from "./field-errors";
 
 const FIELDS = {
@@ -29,6 +30,21 @@ describe("fieldErrors", () => {
     expect(fieldErrors(replayConfigSchema.safeParse(input).error!.issues, input, FIELDS)).toEqual({
       delaysMs: "Delays (ms): each delay may appear only once",
       schedules: "Schedules must be a whole number; enter a whole number from 1 to 100",
+    });
+  });
+
+  it("never repeats a refinement's internal field name after the label", () => {
+    const input = { name: "Mine", sources: ["https://example.org/a", "ftp://example.org/b"] };
+    const errors = fieldErrors(createProtocolSchema.safeParse(input).error!.issues, input, {
+      name: { label: "Name" },
+      sources: { label: "Source links", allowed: "one http(s) URL per line" },
+    });
+    expect(errors).toEqual({ sources: "Source links: the second value (“ftp://example.org/b”): each source must be an http(s) URL" });
+    expect(
+      serverFieldError("sources.1", "body.sources.1: sources: each source must be an http(s) URL", { sources: { label: "Source links" } }),
+    ).toEqual({
+      key: "sources",
+      message: "Source links: the second value: each source must be an http(s) URL",
     });
   });
 

@@ -64,7 +64,8 @@ export function issueMessage(issue: IssueLike, input: unknown, spec: FieldSpec):
     case "invalid_format":
       return `${subject} must be ${spec.allowed ?? `a valid ${issue.format ?? "value"}`}`;
     case "custom":
-      return `${spec.label}: ${spec.custom ?? issue.message}`;
+      // A refinement's own message may start with the schema's name for the field ("sources: …"): the label says it instead.
+      return `${subject}: ${spec.custom ?? messageAfterField(issue.message, String(issue.path[0] ?? ""))}`;
     default:
       return `${subject}: ${spec.custom ?? "not accepted"}${allowed}`;
   }
@@ -110,6 +111,8 @@ export function serverFieldError(
  * after `field` goes too ("delaysMs.1: …" for delaysMs). Other messages are answered as they are.
  */
 export function messageAfterField(message: string, field: string): string {
-  const bare = message.replace(/^(body|query|path)\./, "");
-  return bare.startsWith(field) ? bare.slice(field.length).replace(/^[.\d]*:?\s*/, "") : bare;
+  let bare = message.replace(/^(body|query|path)\./, "");
+  // The path, then a refinement's own prefix ("sources.1: sources: each source …"): neither is a word the form shows.
+  while (field !== "" && bare.startsWith(field)) bare = bare.slice(field.length).replace(/^[.\d]*:?\s*/, "");
+  return bare;
 }

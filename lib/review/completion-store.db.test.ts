@@ -164,7 +164,7 @@ describe("evidence links", () => {
     expect(view.evidence[`evaluation:${evaluationId}`]).toMatchObject({
       exists: true,
       label: "nightly run",
-      audit: { runs: 0, final: 0, analysisUnits: 0 },
+      audit: { runs: 0, scored: 0, final: 0, analysisUnits: 0 },
     });
     // A viewer who may not see Ana's code sees the link, marked not available.
     const viewers = (await argumentView(db, { userId: "ben", seesAll: false }, protocolId))!;

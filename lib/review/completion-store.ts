@@ -19,8 +19,15 @@ export interface ResolvedEvidence extends EvidenceState {
   id: string;
   label: string;
   href: string | null;
-  /** An evaluation's audit: final runs of all, and its analysis units. */
-  audit?: { runs: number; final: number; analysisUnits: number };
+  /** An instant the label ends with (an unnamed experiment's creation), ISO 8601. */
+  at?: string;
+  /** An evaluation's audit: final runs of the scored runs (the evaluation page's denominator), every stored run, and its analysis units. */
+  audit?: {
+    runs: number;
+    final: number;
+    analysisUnits: number;
+    /** Absent from share snapshots taken before it was counted. */ scored?: number;
+  };
 }
 
 /**
@@ -47,7 +54,9 @@ export async function resolveEvidence(
         id: e.id,
         exists: true,
         state: e.state,
-        label: e.name ?? `Experiment of ${e.createdAt.toISOString().slice(0, 16).replace("T", " ")}`,
+        // An unnamed experiment is told by its time, shown in the reader's zone.
+        label: e.name ?? "Unnamed experiment",
+        ...(e.name ? {} : { at: e.createdAt.toISOString() }),
         href: `/experiments/${e.id}`,
       });
     }
@@ -55,9 +64,10 @@ export async function resolveEvidence(
   const evaluationIds = ids("evaluation");
   if (evaluationIds.length) {
     const audits = rowsOf(
-      z.object({ id: z.string(), name: z.string(), runs: z.number(), final: z.number(), units: z.number() }),
+      z.object({ id: z.string(), name: z.string(), runs: z.number(), scored: z.number(), final: z.number(), units: z.number() }),
       await db.$queryRaw`
-      SELECT e.id::text, e.name, count(r.id)::int AS runs, (count(r.id) FILTER (WHERE r.finality = 'final'))::int AS final, count(DISTINCT r.analysis_unit)::int AS units
+      SELECT e.id::text, e.name, count(r.id)::int AS runs, (count(r.id) FILTER (WHERE r.finality <> 'unscored'))::int AS scored,
+             (count(r.id) FILTER (WHERE r.finality = 'final'))::int AS final, count(DISTINCT coalesce(r.analysis_unit, r.id))::int AS units
       FROM evaluations e LEFT JOIN evaluation_runs r ON r.evaluation_id = e.id
       WHERE e.id = ANY(${evaluationIds}::uuid[]) GROUP BY e.id, e.name`,
     );
@@ -68,7 +78,7 @@ export async function resolveEvidence(
         exists: true,
         label: a.name,
         href: `/evaluations/${a.id}`,
-        audit: { runs: a.runs, final: a.final, analysisUnits: a.units },
+        audit: { runs: a.runs, scored: a.scored, final: a.final, analysisUnits: a.units },
       });
     }
   }

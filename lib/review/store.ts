@@ -9,6 +9,7 @@ import { assertNotRetired } from "./protocols";
 import { PAPER_SOURCES_READ_ON, REFERENCE_PROTOCOLS, TABLE_A1, TABLE_A2 } from "./reference-data";
 import type { ConsensusInput, Ledger, SaveCodeInput } from "./schemas";
 import { rowsOf } from "../db/rows";
+import type { CellReviewers } from "./table3";
 
 type Tx = Prisma.TransactionClient;
 
@@ -286,17 +287,31 @@ export async function loadPaperReference(db: Db): Promise<void> {
 }
 
 /**
- * The consensus matrix: protocol name → field → code, over every protocol (retired ones too).
+ * The consensus matrix: protocol name → field → code, over every protocol (retired ones too), and
+ * how many reviewers coded each cell (one stored code per reviewer and cell; the paper's is one).
  * `reference` names the paper's ten: Table 3 compares the paper's totals over those alone.
  */
-export async function consensusMatrix(
-  db: Db,
-): Promise<{ protocols: string[]; reference: string[]; matrix: Record<string, Partial<Record<ReviewField, Code>>> }> {
-  const protocols = await db.reviewProtocol.findMany({ orderBy: [{ position: "asc" }, { name: "asc" }], include: { consensus: true } });
+export async function consensusMatrix(db: Db): Promise<{
+  protocols: string[];
+  reference: string[];
+  matrix: Record<string, Partial<Record<ReviewField, Code>>>;
+  reviewers: CellReviewers;
+}> {
+  const [protocols, coded] = await Promise.all([
+    db.reviewProtocol.findMany({ orderBy: [{ position: "asc" }, { name: "asc" }], include: { consensus: true } }),
+    db.reviewCode.groupBy({ by: ["protocolId", "field"], _count: { _all: true } }),
+  ]);
+  const reviewers: CellReviewers = Object.fromEntries(protocols.map((p) => [p.name, {}]));
+  const names = new Map(protocols.map((p) => [p.id, p.name]));
+  for (const cell of coded) {
+    const name = names.get(cell.protocolId);
+    if (name) reviewers[name]![cell.field as ReviewField] = cell._count._all;
+  }
   return {
     protocols: protocols.map((p) => p.name),
     reference: protocols.filter((p) => p.fromPaper).map((p) => p.name),
     matrix: Object.fromEntries(protocols.map((p) => [p.name, Object.fromEntries(p.consensus.map((c) => [c.field, c.code as Code]))])),
+    reviewers,
   };
 }
 
@@ -307,6 +322,10 @@ export async function reviewLedger(db: Db) {
     orderBy: [{ protocol: { position: "asc" } }, { field: "asc" }, { fromPaper: "desc" }, { reviewerId: "asc" }],
   });
   const reviewers = new Map((await db.user.findMany({ select: { id: true, email: true } })).map((u) => [u.id, u.email]));
+  // How many reviewers coded each cell: the rows are every code, so they count them without another query.
+  const perCell = new Map<string, number>();
+  for (const c of codes) perCell.set(`${c.protocolId}/${c.field}`, (perCell.get(`${c.protocolId}/${c.field}`) ?? 0) + 1);
+  const reviewersOf = (protocolId: string, field: string) => perCell.get(`${protocolId}/${field}`) ?? 0;
   return codes.map((c) => ({
     protocol: c.protocol.name,
     field: c.field,
@@ -318,5 +337,6 @@ export async function reviewLedger(db: Db) {
     sourcesReadOn: c.sourcesReadOn.toISOString().slice(0, 10),
     version: c.version,
     consensus: c.protocol.consensus.find((k) => k.field === c.field)?.code ?? "",
+    consensusReviewers: reviewersOf(c.protocolId, c.field),
   }));
 }

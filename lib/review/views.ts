@@ -42,7 +42,7 @@ export async function matrixView(
     orderBy: [{ position: "asc" }, { name: "asc" }],
     include: { codes: { orderBy: CODE_ORDER } },
   });
-  const { matrix: consensus } = await consensusMatrix(db);
+  const { matrix: consensus, reviewers: consensusReviewers } = await consensusMatrix(db);
   const visible = protocols.map((p) => ({ protocol: p, ...applyBlindRule(p.codes, viewer) }));
   const matrix: ConsensusMatrix =
     show === "consensus"
@@ -78,7 +78,9 @@ export async function matrixView(
   return {
     protocols: protocols.map(protocolSummary),
     matrix,
-    table3: computeTable3(reference, consensus),
+    /** How many reviewers coded each cell: the matrix marks a consensus resting on one. */
+    consensusReviewers,
+    table3: computeTable3(reference, consensus, consensusReviewers),
     agreement,
     reviewers: users,
   };
@@ -88,7 +90,12 @@ export async function matrixView(
 export async function protocolView(db: Db, viewer: Viewer, protocolId: string) {
   const protocol = await db.reviewProtocol.findUnique({ where: { id: protocolId }, include: { consensus: true } });
   if (!protocol) return null;
-  const { codes, blind } = await visibleCodes(db, viewer, protocolId);
+  const [{ codes, blind }, counted] = await Promise.all([
+    visibleCodes(db, viewer, protocolId),
+    // Counted over every code, not the ones this viewer sees: one count for every role, shown while blind too.
+    db.reviewCode.groupBy({ by: ["field", "fromPaper"], where: { protocolId }, _count: { _all: true } }),
+  ]);
+  const codedBy = (field: ReviewField, paper: boolean) => counted.find((c) => c.field === field && c.fromPaper === paper)?._count._all ?? 0;
   const histories = await db.reviewCodeRevision.findMany({
     where: { codeId: { in: codes.map((c) => c.id) } },
     orderBy: [{ codeId: "asc" }, { version: "asc" }],
@@ -115,8 +122,10 @@ export async function protocolView(db: Db, viewer: Viewer, protocolId: string) {
       mine,
       /** The viewer's own cell's revisions, oldest first. */
       history: mine ? histories.filter((h) => h.codeId === mine.id).map((h) => ({ ...h, author: authorOf(h) })) : [],
-      /** How many human reviewers have coded this cell (a count, so shown while blind too). */
-      coders: human.length,
+      /** How many human reviewers have coded this cell, whoever asks (a count, so shown while blind too). */
+      coders: codedBy(field, false),
+      /** How many reviewers' codes the cell has, the paper's counted as one: a consensus resting on fewer than two is marked. */
+      reviewers: codedBy(field, false) + codedBy(field, true),
       others: blind
         ? []
         : fieldCodes

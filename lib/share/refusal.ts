@@ -7,6 +7,8 @@ export interface ShareRefusal {
   code: string;
   title: string;
   message: string;
+  /** The instant the message names (ISO 8601, as written in it): a page shows it in the reader's time. */
+  instant?: string;
 }
 
 /** Why a share link does not open, in words a reviewer without an account can act on. Null when it opens. */
@@ -27,6 +29,7 @@ export function shareRefusal(lookup: SharedLookup): ShareRefusal | null {
         code: "link_expired",
         title: "Link expired",
         message: `This share link expired at ${lookup.expiredAt}. Ask the sender for a new one.`,
+        instant: lookup.expiredAt,
       };
     case "revoked":
       return {
@@ -34,6 +37,7 @@ export function shareRefusal(lookup: SharedLookup): ShareRefusal | null {
         code: "link_revoked",
         title: "Link revoked",
         message: `This share link was revoked at ${lookup.revokedAt} by the person who shared it or an admin.`,
+        instant: lookup.revokedAt,
       };
     case "gone":
       return {

@@ -14,7 +14,7 @@ import type { ReplaySummary } from "../replay/rules/summary-schema";
 import type { ArgumentExport } from "../review/completion-export";
 import { argumentView, SHARED_READER } from "../review/completion-store";
 import { consensusMatrix } from "../review/store";
-import { computeTable3, type ConsensusMatrix, type Table3Row } from "../review/table3";
+import { computeTable3, type CellReviewers, type ConsensusMatrix, type Table3Row } from "../review/table3";
 import type { ShareResourceType } from "./schemas";
 import { canaryResults, type CanaryResults } from "../canary/store";
 
@@ -59,6 +59,8 @@ export interface ProtocolMatrixShareContent {
   kind: "protocol_matrix";
   protocols: { name: string; citation: string }[];
   consensus: ConsensusMatrix;
+  /** How many reviewers coded each cell (absent from links made before it was shared): a consensus resting on one is marked. */
+  consensusReviewers?: CellReviewers;
   table3: Table3Row[];
   /** Each protocol's completion argument, where one is written (links made before issue 13 have none). */
   arguments?: CompletionArgumentShareContent[];
@@ -226,7 +228,7 @@ export async function shareResourceExists(
 }
 
 async function loadProtocolMatrixContent(db: Db): Promise<ProtocolMatrixShareContent> {
-  const { protocols, reference, matrix } = await consensusMatrix(db);
+  const { protocols, reference, matrix, reviewers } = await consensusMatrix(db);
   const citations = new Map(
     (await db.reviewProtocol.findMany({ select: { name: true, citation: true } })).map((p) => [p.name, p.citation]),
   );
@@ -238,7 +240,8 @@ async function loadProtocolMatrixContent(db: Db): Promise<ProtocolMatrixShareCon
     kind: "protocol_matrix",
     protocols: protocols.map((name) => ({ name, citation: citations.get(name) ?? "" })),
     consensus: matrix,
-    table3: computeTable3(reference, matrix),
+    consensusReviewers: reviewers,
+    table3: computeTable3(reference, matrix, reviewers),
     arguments: args,
   };
 }

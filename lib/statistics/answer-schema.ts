@@ -14,9 +14,12 @@ export const rateSchema = z.object({ name: z.string(), population: z.string(), n
 const excludedSchema = z.object({ name: z.string(), n: count, N: count });
 
 export const unitsSchema = z.object({
+  /** Every stored run row, scored or not (the count the headline cards show). */
   runRows: count,
-  /** Connected runs count once as one analysis unit; every other run is its own. */
+  /** The analysis units of every stored run: connected runs count once as one unit; every other run is its own. */
   analysisUnits: count,
+  /** The analysis units with at least one row counted under the rule (`rows.N`): the G the effective N never exceeds. */
+  countedUnits: count,
   /** Kish's design effect of `outcome` (docs/statistics.md); null without rows. */
   designEffect: z.number().nullable(),
   effectiveN: z.number(),

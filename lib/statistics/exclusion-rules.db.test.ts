@@ -169,9 +169,9 @@ describe("an evaluation's declared exclusion rule", () => {
       { externalId: "n1", taskId: "t", startedAt: at(6), unscoredReason: "the harness scored nothing" },
     ]);
     const { units } = await evaluationStatistics(db, id);
-    // s1 and f1 kept, each its own unit; u1 excluded by the rule, n1 unscored: 2 rows in 2 units, 1/2, deff 1.
-    expect(units).toMatchObject({ runRows: 2, analysisUnits: 2, designEffect: 1, effectiveN: 2, rows: { n: 1, N: 2 } });
-    // The summary still counts every stored run.
+    // s1 and f1 kept, each its own unit; u1 excluded by the rule, n1 unscored: 2 rows in 2 units, 1/2, deff 1;
+    // of every stored run, 4 rows in 4 units, as the summary (the page's cards) counts them.
+    expect(units).toMatchObject({ runRows: 4, analysisUnits: 4, countedUnits: 2, designEffect: 1, effectiveN: 2, rows: { n: 1, N: 2 } });
     expect((await evaluationSummary(db, id)).units).toMatchObject({ runRows: 4, analysisUnits: 4 });
   });
 
@@ -189,7 +189,7 @@ describe("an evaluation's declared exclusion rule", () => {
       population: expect.stringContaining("less what rule version 1 excludes (environment failure: 1)"),
     });
     expect(byDefault.rates[1]).toMatchObject({ name: "reported success rate", n: 2, N: 5 }); // the harness's own labels, every scored run
-    expect(byDefault.units).toMatchObject({ runRows: 4, rows: { n: 1, N: 4 } });
+    expect(byDefault.units).toMatchObject({ runRows: 5, countedUnits: 4, rows: { n: 1, N: 4 } });
     // The sensitivity now varies the environment failures: kept, e1 counts as the failure it is labelled.
     expect(byDefault.sensitivity).toContainEqual(expect.objectContaining({ n: 1, N: 5 }));
     // A rule that keeps environment failures counts e1 in N.
@@ -205,7 +205,7 @@ describe("an evaluation's declared exclusion rule", () => {
     );
     const kept = await evaluationStatistics(db, id);
     expect(kept.rates[0]).toMatchObject({ n: 1, N: 5 });
-    expect(kept.units).toMatchObject({ runRows: 5 });
+    expect(kept.units).toMatchObject({ runRows: 5, countedUnits: 5, rows: { N: 5 } });
     // Compared with an evaluation of the same runs without classes, under this one's rule (version 2, which keeps them): the same n/N;
     // under the default rule (the other's, applied when it comes first) e1 leaves this one's N.
     const plain = await createEvaluation(db, { name: "unclassed", effectPolicy: POLICY }, null);

@@ -21,16 +21,25 @@ describe("the design effect", () => {
   });
 
   it("takes unequal units exactly", () => {
-    // units (1,1,1)(0)(1,0): N = 6, n = 4, y = (3,0,1), m = (3,1,2): Σy² = 10, Σy·m = 11, Σm² = 14
-    // (36·10 − 2·4·6·11 + 16·14)/(6·4·2) = (360 − 528 + 224)/48 = 56/48 = 7/6
-    // check by residuals: p = 2/3, y − p·m = 1, −2/3, −1/3, Σ² = 14/9; V_cluster = 14/9/36 = 14/324; V_binomial = (2/9)/6 = 12/324; ratio 7/6
-    expect(designEffect(clusterSums(units([1, 1, 1], [0], [1, 0])))).toBeCloseTo(7 / 6, 15);
+    // units (1,1,1)(0,0)(1): N = 6, n = 4, y = (3,0,1), m = (3,2,1): Σy² = 10, Σy·m = 10, Σm² = 14
+    // (36·10 − 2·4·6·10 + 16·14)/(6·4·2) = (360 − 480 + 224)/48 = 104/48 = 13/6, above N/G = 2
+    // check by residuals: p = 2/3, y − p·m = 1, −4/3, 1/3, Σ² = 26/9; V_cluster = 26/9/36 = 26/324; V_binomial = (2/9)/6 = 12/324; ratio 13/6
+    expect(designEffect(clusterSums(units([1, 1, 1], [0, 0], [1])))).toBeCloseTo(13 / 6, 15);
   });
 
-  it("is floored at 1 when a unit's rows disagree (the replay's grouped pairs: A succeeds, B fails)", () => {
+  it("is floored at N/G when a unit's rows disagree (the replay's grouped pairs: A succeeds, B fails)", () => {
     // (1,0)(1,0)(1,0)(1,1): N = 8, n = 5, Σy² = 3+4 = 7, Σy·m = 3·2+2·2 = 10, Σm² = 16
-    // (64·7 − 2·5·8·10 + 25·16)/(8·5·3) = (448 − 800 + 400)/120 = 0.4 → 1
-    expect(designEffect(clusterSums(units([1, 0], [1, 0], [1, 0], [1, 1])))).toBe(1);
+    // (64·7 − 2·5·8·10 + 25·16)/(8·5·3) = (448 − 800 + 400)/120 = 0.4 → N/G = 8/4 = 2
+    expect(designEffect(clusterSums(units([1, 0], [1, 0], [1, 0], [1, 1])))).toBe(2);
+  });
+
+  it("never lets the effective N pass the number of units, though the ratio alone is above 1", () => {
+    // (1,1,1)(0)(1,0)(1)(0)(1): N = 9, n = 6, G = 6, Σy² = 9+1+1+1 = 12, Σy·m = 9+2+1+1 = 13, Σm² = 9+1+4+1+1+1 = 17
+    // ratio (81·12 − 2·6·9·13 + 36·17)/(9·6·3) = (972 − 1404 + 612)/162 = 180/162 = 10/9: N/ratio = 8.1 rows "effective" of 6 units
+    const sums = clusterSums(units([1, 1, 1], [0], [1, 0], [1], [0], [1]));
+    expect(sums).toEqual({ rows: 9, successes: 6, units: 6, sumSquaredSuccesses: 12, sumSuccessesTimesRows: 13, sumSquaredRows: 17 });
+    expect(designEffect(sums)).toBe(1.5); // N/G = 9/6
+    expect(unitLevelFigures(sums).units.effectiveN).toBe(6);
   });
 
   it("is N/G when every row has the same outcome, and null without rows", () => {

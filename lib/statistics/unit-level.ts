@@ -7,10 +7,12 @@
 //   deff = V_cluster / V_binomial = (N²·Σy_j² − 2nN·Σy_j·m_j + n²·Σm_j²) / (N·n·(N − n))
 //
 // for analysis units j with m_j rows of which y_j succeeded. The last form is a ratio of integers,
-// computed exactly. Two choices (docs/statistics.md): deff is floored at 1, so a unit-based
-// interval is never narrower than the rows-based one; and when every row has the same outcome
-// (p = 0 or 1, both variances 0) it is N/G, the value it takes when every unit's rows agree, which
-// is what all-equal outcomes are consistent with: the effective size is then the number of units.
+// computed exactly. Two choices (docs/statistics.md): deff is floored at N/G, the mean unit size,
+// because connected runs are one observation: the effective size N/deff is then at most G, the
+// number of units (the ratio alone falls below N/G when a unit's rows disagree, and a floor at 1
+// let 9 rows in 6 units claim 7.71), and, as N/G ≥ 1, a unit-based interval is never narrower than
+// the rows-based one. When every row has the same outcome (p = 0 or 1, both variances 0) it is N/G
+// too: the effective size is the number of units.
 import { exactRatio } from "./exact";
 import { wilsonForProportion, wilsonInterval, type Interval } from "./wilson";
 
@@ -73,18 +75,19 @@ export function addClusterSums(...parts: readonly ClusterSums[]): ClusterSums {
   );
 }
 
-/** The design effect as the header defines it (≥ 1), or null when there are no rows. */
+/** The design effect as the header defines it (≥ N/G, so that N/deff ≤ G), or null when there are no rows. */
 export function designEffect(sums: ClusterSums): number | null {
   const { rows: N, successes: n, units: G } = sums;
   if (N === 0) return null;
-  if (n === 0 || n === N) return N / G;
+  const meanUnitSize = N / G;
+  if (n === 0 || n === N) return meanUnitSize;
   const bigN = BigInt(N);
   const bign = BigInt(n);
   const numerator =
     bigN * bigN * BigInt(sums.sumSquaredSuccesses) -
     2n * bign * bigN * BigInt(sums.sumSuccessesTimesRows) +
     bign * bign * BigInt(sums.sumSquaredRows);
-  return Math.max(1, exactRatio(numerator, bigN * bign * (bigN - bign)));
+  return Math.max(meanUnitSize, exactRatio(numerator, bigN * bign * (bigN - bign)));
 }
 
 export interface UnitLevelFigures {
@@ -96,7 +99,8 @@ export interface UnitLevelFigures {
 
 export function unitLevelFigures(sums: ClusterSums): UnitLevelFigures {
   const deff = designEffect(sums);
-  const effectiveN = deff === null ? 0 : sums.rows / deff;
+  // N / deff ≤ G by the floor; min() keeps a rounding error in the division from passing G.
+  const effectiveN = deff === null ? 0 : Math.min(sums.units, sums.rows / deff);
   return {
     rows: { n: sums.successes, N: sums.rows, wilson95: wilsonInterval(sums.successes, sums.rows) },
     units: {

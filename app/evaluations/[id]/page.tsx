@@ -28,6 +28,8 @@ import { templateSuggestions, type TemplateSuggestion } from "@/lib/evaluations/
 import { toolClassifier } from "@/lib/evaluations/policy";
 import type { EffectPolicy } from "@/lib/evaluations/schemas";
 import { listHarnessMetrics } from "@/lib/evaluations/harness-metrics";
+import { openLiveRuns } from "@/lib/evaluations/live/live-runs";
+import { OpenLiveRunsNote } from "@/components/evaluations/open-live-runs-note";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Evaluation" };
@@ -38,9 +40,9 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
   // Its reads are raw SQL, on the pool without Prisma's client (getSql).
   const db = getSql();
   // The audit's queries start beside the header's: the audit awaits them behind its loading state.
-  const results = loadAudit(db, id);
-  results.catch(() => {}); // an unknown id ends the page (404) before the audit awaits them
   const edits = can(principal.role, "evaluation:write");
+  const results = loadAudit(db, id, edits);
+  results.catch(() => {}); // an unknown id ends the page (404) before the audit awaits them
   const [evaluation, runs] = await Promise.all([getEvaluation(db, id), edits ? storedRunCount(db, id) : null]);
   if (!evaluation) notFound();
   return (
@@ -90,6 +92,9 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
           </>
         }
       />
+      <Suspense fallback={null}>
+        <OpenLiveRunsNote evaluationId={id} open={openLiveRuns(db, id, 1)} />
+      </Suspense>
       <ContentsBar contents={EVALUATION_CONTENTS} />
       <Suspense fallback={<PageLoading label="Loading the evaluation's audit…" />}>
         <Audit edits={edits} results={results} />
@@ -104,7 +109,7 @@ export default async function EvaluationPage({ params }: { params: Promise<{ id:
  * tools seen under the policy, the policy's versions, the statistics and the recorders' suggestions,
  * queried in parallel, all under one applied policy version (a new one applied meanwhile: read again).
  */
-const loadAudit = (db: SqlClient, id: string) =>
+const loadAudit = (db: SqlClient, id: string, edits: boolean) =>
   underOneAppliedVersion(db, id, () => {
     const summary = readEvaluationSummary(db, id); // read once, for the cards and the statistics, under the version read around them all
     const evaluation = getEvaluation(db, id);
@@ -113,7 +118,7 @@ const loadAudit = (db: SqlClient, id: string) =>
       evaluation,
       summary,
       largestUnits(db, id),
-      evaluation.then((e) => (e ? evaluationTools(db, id, e.effectPolicy) : [])),
+      evaluation.then((e) => (e ? evaluationTools(db, id, e.effectPolicy, { countWrites: edits }) : [])),
       listEffectPolicyVersions(db, id),
       evaluationStatistics(db, id, summary),
       resetsOverriddenByCanary(db, id),

@@ -19,6 +19,7 @@ import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
 import { FIELD_INFO, type ReviewCode } from "@/lib/review/codes";
 import { ledgerDiff } from "@/lib/review/diff";
+import { restsOnOneReviewer, reviewerCount } from "@/lib/review/table3";
 import { viewerOf } from "@/lib/review/route-input";
 import { protocolView } from "@/lib/review/views";
 
@@ -137,6 +138,11 @@ export default async function ProtocolPage({ params }: { params: Promise<{ id: s
                           <CodeBadge code={f.consensus.code} />
                           <span>{f.consensus.rationale}</span>
                           {f.consensus.fromPaper ? <Badge>the paper&apos;s reference code</Badge> : null}
+                          {restsOnOneReviewer(f.reviewers) ? (
+                            <Badge tone="warning" data-testid="single-reviewer">
+                              {reviewerCount(f.reviewers)}
+                            </Badge>
+                          ) : null}
                         </>
                       ) : (
                         <span data-testid={`consensus-hint-${f.field}`}>

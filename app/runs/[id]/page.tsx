@@ -16,6 +16,7 @@ import { can } from "@/lib/auth/permissions";
 import { runIdSchema } from "@/lib/experiments/read/filters";
 import { conditionLabel, describeRun, experimentTitle, shortId } from "@/lib/format/runs";
 import { loadRunDetail } from "@/lib/experiments/read/runs";
+import { scoringBeforeEndpoint } from "@/lib/experiments/read/timeline";
 import { formatDuration, formatSinceStart } from "@/lib/format/time";
 import { getDb } from "@/lib/db/client";
 import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
@@ -75,7 +76,7 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           items={[
             ["Started", run.startedAt ? <Time key="s" iso={run.startedAt} /> : "no service clock origin recorded"],
             ["Endpoint", formatSinceStart(run.endpointAtMs, run.startedAtMs)],
-            ["Scored", formatSinceStart(run.scoredAtMs, run.startedAtMs)],
+            ["Scored", <ScoredAt key="scored" run={run} />],
             ["Ended", formatSinceStart(run.endedAtMs, run.startedAtMs)],
             [
               "Measured delay",
@@ -150,6 +151,25 @@ export default async function RunPage({ params }: { params: Promise<{ id: string
           </pre>
         </details>
       </Section>
+    </>
+  );
+}
+
+/** When the run was scored, and why that precedes its endpoint when it does (a pair's run A, scored on its terminal label). */
+function ScoredAt({
+  run,
+}: {
+  run: { role: string; condition: string; startedAtMs: number; endpointAtMs: number | null; scoredAtMs: number | null };
+}) {
+  const early = scoringBeforeEndpoint(run);
+  return (
+    <>
+      {formatSinceStart(run.scoredAtMs, run.startedAtMs)}
+      {early ? (
+        <span className="block text-xs text-muted-foreground" data-testid="scored-before-endpoint">
+          {early}
+        </span>
+      ) : null}
     </>
   );
 }

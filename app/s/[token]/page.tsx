@@ -20,7 +20,7 @@ import { ratio } from "@/lib/format/numbers";
 import { getDb } from "@/lib/db/client";
 import { FIELD_INFO, REVIEW_FIELDS } from "@/lib/review/codes";
 import { lookUpShareLink } from "@/lib/share/access";
-import { shareRefusal } from "@/lib/share/refusal";
+import { shareRefusal, type ShareRefusal } from "@/lib/share/refusal";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Shared result", robots: { index: false, follow: false }, referrer: "no-referrer" };
@@ -159,7 +159,12 @@ export default async function SharedPage({ params }: { params: Promise<{ token: 
             title="Protocol review: consensus codes"
             description="The consensus code of each protocol and field, and Table 3 computed from them."
           />
-          <MatrixTable protocols={content.protocols} matrix={content.consensus} caption="Consensus code per protocol and field" />
+          <MatrixTable
+            protocols={content.protocols}
+            matrix={content.consensus}
+            reviewers={content.consensusReviewers}
+            caption="Consensus code per protocol and field"
+          />
           <Section title="Table 3, computed from the consensus">
             <Table3Table rows={content.table3} />
           </Section>

@@ -8,7 +8,7 @@ import { poolOf, type Db } from "../../db/prisma";
 import { retryOnTransactionConflict } from "../../db/isolate-refusals";
 import { countColumn, onlyRowOf, rowsOf } from "../../db/rows";
 import { unstorableTextReason } from "../../http/storable";
-import { sqlTransaction, type CopyTx } from "../../db/sql-transaction";
+import { sqlTransaction, type CopyTx, type SqlClient } from "../../db/sql-transaction";
 import { conflict, DomainError, notFound } from "../../errors";
 import { storeBatchIn } from "../ingest/store";
 import { validRun } from "../ingest/validate";
@@ -445,7 +445,7 @@ export interface OpenLiveRuns {
 }
 
 /** The evaluation's live runs still open (in no figure until scored), newest first. */
-export async function openLiveRuns(db: Db, evaluationId: string, limit = 20): Promise<OpenLiveRuns> {
+export async function openLiveRuns(db: SqlClient, evaluationId: string, limit = 20): Promise<OpenLiveRuns> {
   const rows = rowsOf(
     z.object({
       external_id: z.string(),

@@ -10,7 +10,16 @@ import {
   snapshotZeroDelay,
 } from "../../testing/test-support";
 import type { FinalityEvidence } from "../../replay/rules/records";
-import { describeEntry, formatOffset, parseRunEvidence, roughMs, runTimeline, writeIntervals, type TimelineEvent } from "./timeline";
+import {
+  describeEntry,
+  formatOffset,
+  parseRunEvidence,
+  roughMs,
+  runTimeline,
+  scoringBeforeEndpoint,
+  writeIntervals,
+  type TimelineEvent,
+} from "./timeline";
 
 const shape = (events: TimelineEvent[]) => events.map((e) => `${e.actor}:${e.kind}`);
 const at = (events: TimelineEvent[], kind: TimelineEvent["kind"], actor?: TimelineEvent["actor"]) =>
@@ -162,6 +171,26 @@ describe("runTimeline", () => {
     const run = { ...snapshotPending(), evidence: { zeta: [3, 1, 2] } };
     expect(parseRunEvidence(run.evidence)).toBeNull();
     expect(shape(runTimeline(run))).toEqual(["single:trace", "single:end"]);
+  });
+});
+
+describe("scoringBeforeEndpoint", () => {
+  it("explains a run A scored on its terminal label before its endpoint read, by the condition", () => {
+    const a = { role: "A", condition: "verified_reset", endpointAtMs: 1_223.4, scoredAtMs: 1_100.2 };
+    expect(scoringBeforeEndpoint(a)).toBe(
+      "Scored 123.2 ms before its endpoint, by design: run A's label is its terminal label, fixed the instant its last write became terminal, and under verified reset the pair reads A's endpoint only after waiting for A's writes to be terminal.",
+    );
+    expect(scoringBeforeEndpoint({ ...a, condition: "shared" })).toContain(
+      "its write was applied when acknowledged, before the endpoint read",
+    );
+  });
+
+  it("says nothing when scoring follows the endpoint, for B and single runs, or without both times", () => {
+    const a = { role: "A", condition: "verified_reset", endpointAtMs: 1_000, scoredAtMs: 1_100 };
+    expect(scoringBeforeEndpoint(a)).toBeNull();
+    expect(scoringBeforeEndpoint({ ...a, role: "B", scoredAtMs: 900 })).toBeNull();
+    expect(scoringBeforeEndpoint({ ...a, role: "single", scoredAtMs: 900 })).toBeNull();
+    expect(scoringBeforeEndpoint({ ...a, scoredAtMs: null })).toBeNull();
   });
 });
 

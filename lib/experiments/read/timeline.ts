@@ -196,6 +196,27 @@ function finalityEvents(ev: FinalityRunEvidence, run: TimelineRun): Draft[] {
   return events;
 }
 
+/**
+ * Why a replay run is scored before its own endpoint, in words, or null when it is not. Only a
+ * separation pair's run A can be: its recorded label is its terminal label, so its scoring instant is
+ * the one its last write became terminal, not a read. Under verified reset its endpoint read waits
+ * for that (the pair reads A's endpoint only once A's writes are terminal, then resets B's value); at
+ * delay 0 the write is applied on its acknowledgement, before the endpoint read.
+ */
+export function scoringBeforeEndpoint(run: {
+  role: string;
+  condition: string;
+  endpointAtMs: number | null;
+  scoredAtMs: number | null;
+}): string | null {
+  if (run.role !== "A" || run.endpointAtMs === null || run.scoredAtMs === null || run.scoredAtMs >= run.endpointAtMs) return null;
+  const why =
+    run.condition === "verified_reset"
+      ? "under verified reset the pair reads A's endpoint only after waiting for A's writes to be terminal"
+      : "its write was applied when acknowledged, before the endpoint read";
+  return `Scored ${roughMs(run.endpointAtMs - run.scoredAtMs)} before its endpoint, by design: run A's label is its terminal label, fixed the instant its last write became terminal, and ${why}.`;
+}
+
 function separationEvents(ev: SeparationRunEvidence, run: TimelineRun): Draft[] {
   const writes = writesOfEvidence(ev);
   const events: Draft[] = writes.flatMap((w, i) => {
@@ -215,7 +236,7 @@ function separationEvents(ev: SeparationRunEvidence, run: TimelineRun): Draft[] 
       kind: "scoring",
       actor: "A",
       atMs: run.scoredAtMs,
-      label: `Run A scored once its operation${writes.length === 1 ? " was" : "s were"} terminal: recorded label ${run.recordedLabel ?? "none"}`,
+      label: `Run A scored the instant its operation${writes.length === 1 ? " was" : "s were"} terminal (its terminal label is its recorded one, so this may precede its endpoint read): recorded label ${run.recordedLabel ?? "none"}`,
     });
   if (ev.reset) {
     events.push({

@@ -9,7 +9,6 @@ import { Badge } from "@/components/ui/badge";
 import { buttonClass } from "@/components/ui/button";
 import { PageHeader, Section } from "@/components/ui/page-header";
 import { Time } from "@/components/ui/time";
-import { formatUtc } from "@/lib/format/time";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
@@ -50,8 +49,9 @@ export default async function CompletionArgumentPage({ params }: { params: Promi
       ...experiments.map((e) => ({
         kind: "experiment" as const,
         id: e.id,
-        // An option holds text only, so an unnamed experiment's time is given in UTC, saying so.
-        label: `${e.name ?? `${formatUtc(e.createdAt.toISOString())} UTC`} (${e.state})`,
+        // An unnamed experiment is told by its time, which the editor writes in the reader's zone.
+        label: `${e.name ?? "Unnamed experiment"} (${e.state})`,
+        ...(e.name ? {} : { at: e.createdAt.toISOString() }),
       })),
       ...evaluations.map((e) => ({ kind: "evaluation" as const, id: e.id, label: e.name })),
       ...codes.map((c) => ({

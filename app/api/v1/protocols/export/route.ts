@@ -11,16 +11,17 @@ export const dynamic = "force-dynamic";
 const attachment = (name: string, type: string, body: string) =>
   new Response(body, { headers: { "content-type": `${type}; charset=utf-8`, "content-disposition": `attachment; filename="${name}"` } });
 
-/** The consensus matrix and every visible ledger (CSV, JSON), or Table 3 and Table A.1 in LaTeX. */
+/** The consensus matrix and every visible ledger (CSV, JSON), or Table 3 and Table A.1 in LaTeX; each marks a consensus resting on one reviewer, with the reviewer count. */
 export const GET = apiRoute({ permission: "review:reconcile", query: exportQuerySchema }, async ({ query }) => {
   const db = getDb();
-  const { protocols, reference, matrix } = await consensusMatrix(db);
-  if (query.format === "latex-table3") return attachment("table3.tex", "application/x-tex", table3Latex(computeTable3(reference, matrix)));
-  if (query.format === "latex-a1") return attachment("table-a1.tex", "application/x-tex", tableA1Latex(protocols, matrix));
+  const { protocols, reference, matrix, reviewers } = await consensusMatrix(db);
+  if (query.format === "latex-table3")
+    return attachment("table3.tex", "application/x-tex", table3Latex(computeTable3(reference, matrix, reviewers)));
+  if (query.format === "latex-a1") return attachment("table-a1.tex", "application/x-tex", tableA1Latex(protocols, matrix, reviewers));
   const ledger = await reviewLedger(db);
   if (query.format === "json")
     return Response.json(
-      { protocols, consensus: matrix, ledger },
+      { protocols, consensus: matrix, consensusReviewers: reviewers, ledger },
       { headers: { "content-disposition": 'attachment; filename="protocol-review.json"' } },
     );
   return csvResponse("protocol-review-ledger.csv", ledger, [
@@ -34,5 +35,6 @@ export const GET = apiRoute({ permission: "review:reconcile", query: exportQuery
     "sourcesReadOn",
     "version",
     "consensus",
+    "consensusReviewers",
   ]);
 });

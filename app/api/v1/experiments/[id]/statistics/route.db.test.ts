@@ -58,7 +58,7 @@ describe("GET /api/v1/experiments/{id}/statistics", () => {
       N: 150,
       wilson95: [0, expect.closeTo(0.02497, 5)],
     });
-    expect(body.units).toMatchObject({ runRows: 3600, analysisUnits: 3200, designEffect: 1 });
+    expect(body.units).toMatchObject({ runRows: 3600, analysisUnits: 3200, countedUnits: 3000, effectiveN: 3000 });
     expect(body.exclusionRule).toMatchObject({ version: 1, hash: "3beb10a452d0d8fc2218302a788c833633e5c1f7c4df9d32c1cd82668eb95509" });
     expect(body.sensitivity[0]).toMatchObject({ rule: "declared (version 1)", n: 3600, N: 3600, rate: 1 });
     const passKOf = (condition: string) => body.conditions.find((c: { condition: string }) => c.condition === condition).passK;
