@@ -10,12 +10,13 @@ import { UnitsPanel, UnresolvedPanel } from "./audit-panels";
 import { EffectPolicyPanel } from "./effect-policy-panel";
 import { EvaluationFigures } from "./evaluation-figures";
 import { HarnessMetricsPanel } from "./harness-metrics-panel";
+import { ScorerRatesPanel } from "./scorer-rates-panel";
 import type { HarnessMetric } from "@/lib/evaluations/harness-metrics";
 
 /** The evaluation page's contents bar: the audit's sections, and the page's sharing panel, by group in page order. */
 export const EVALUATION_CONTENTS: PageContents = {
   Headline: ["headline"],
-  Results: ["rates", "harness-metrics"],
+  Results: ["rates", "scorers", "harness-metrics"],
   Statistics: ["statistics"],
   Runs: ["unresolved", "units"],
   Settings: ["policy", "sharing"],
@@ -61,6 +62,7 @@ export function EvaluationReport({
   return (
     <>
       <EvaluationFigures summary={summary} />
+      <ScorerRatesPanel scorers={summary.scorers} />
       <HarnessMetricsPanel metrics={harnessMetrics} />
       {statistics ? <StatisticsPanel {...statistics} ruleChange={edits ? { kind: "evaluation", id: evaluation.id } : undefined} /> : null}
       <UnresolvedPanel evaluationId={runsOf} unresolved={summary.unresolved} runs={summary.reported.n} />

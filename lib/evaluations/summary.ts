@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { SqlClient } from "../db/sql-transaction";
 import { notFound } from "../errors";
 import { attackSuccessFigures } from "./attack-success";
+import { readScorerFigures, scorerRates } from "./scorer-rates";
 import { trueRateBounds } from "./finality";
 import { underOneAppliedVersion } from "./policy-recompute/read";
 import type { EvaluationSummary } from "./read-schemas";
@@ -51,7 +52,7 @@ export async function evaluationSummary(db: SqlClient, evaluationId: string): Pr
 
 /** The summary without a version check of its own: for a caller whose whole read is under underOneAppliedVersion already. */
 export async function readEvaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
-  const [rows, unresolvedRows, largestRows, basisRows, attackRows] = await Promise.all([
+  const [rows, unresolvedRows, largestRows, basisRows, attackRows, scorerFigures] = await Promise.all([
     // From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
     db.$queryRaw`
       SELECT e.effect_policy_version AS version, e.pending_policy_version AS pending_version, r.runs_done, r.runs_total, r.requested_at, counts.*
@@ -90,6 +91,7 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
         FROM evaluation_runs
        WHERE evaluation_id = ${evaluationId}::uuid AND labels ? 'security' AND finality <> 'unscored'
        GROUP BY unresolved_reason`,
+    readScorerFigures(db, evaluationId),
   ]);
   const t = totalsRows.parse(rows)[0];
   if (!t) throw notFound("evaluation");
@@ -142,5 +144,6 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
     finalBasis,
     harnessDesigns: [...designRuns].map(([design, runs]) => ({ design, ...HARNESS_DESIGNS[design], runs })),
     attackSuccess,
+    scorers: scorerRates(scorerFigures.counts, scorerFigures.metrics, scorerFigures.labelling),
   };
 }
