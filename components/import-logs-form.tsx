@@ -180,7 +180,11 @@ function ImportReportView({ report }: { report: ImportReport }) {
         </Alert>
       )}
       {report.unlabelled.length > 0 && (
-        <Alert tone="warning" title="Some runs have no label: their labelling scorer's values are not labels" data-testid="import-unlabelled">
+        <Alert
+          tone="warning"
+          title="Some runs have no label: their labelling scorer's values are not labels"
+          data-testid="import-unlabelled"
+        >
           <ul className="list-disc pl-6">
             {report.unlabelled.map((u) => (
               <li key={`${u.file} ${u.scorer}`}>

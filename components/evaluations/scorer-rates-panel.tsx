@@ -19,9 +19,9 @@ export function ScorerRatesPanel({ scorers }: { scorers: EvaluationSummary["scor
       howToRead={
         <p data-testid="scorers-note">
           The harness scored each run with these scorers; one labels the runs (the success rates above come from it). A scorer&apos;s rate
-          counts the runs whose value reads as a number at or above the run&apos;s threshold, of the runs whose value reads as a number
-          (a dict or a list is no label: counted as unreadable), as recorded and without the finality audit. The metrics are the
-          harness&apos;s own, as it computed them for each log.
+          counts the runs whose value reads as a number at or above the run&apos;s threshold, of the runs whose value reads as a number (a
+          dict or a list is no label: counted as unreadable), as recorded and without the finality audit. The metrics are the harness&apos;s
+          own, as it computed them for each log.
         </p>
       }
     >

@@ -59,7 +59,9 @@ describe.each(["json", "eval"] as const)("an Inspect .%s log with two scorers, t
     for (const run of runs) {
       expect(run.endpointLabel).toBeUndefined();
       expect(run.unscoredReason).toMatch(
-        new RegExp(`^score \\{"balance":[01],"note":[01]\\} \\(scorer ${RUBRIC}\\) is not a label, number or boolean: .*readable here: match\\)$`),
+        new RegExp(
+          `^score \\{"balance":[01],"note":[01]\\} \\(scorer ${RUBRIC}\\) is not a label, number or boolean: .*readable here: match\\)$`,
+        ),
       );
       expect(run.threshold).toBe(1); // kept on the unscored run: the summary's rate of match reads it
     }

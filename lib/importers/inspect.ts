@@ -473,7 +473,8 @@ export function inspectLogReader(
       if (!parsed.success) {
         leftOut.push({ sample: `#${index}`, reason: `not a readable sample: ${firstIssue(parsed.error)}` });
       } else {
-        for (const event of parsed.data.events ?? []) if (event.event === "score" && typeof event.scorer === "string") eventScorers.add(event.scorer);
+        for (const event of parsed.data.events ?? [])
+          if (event.event === "score" && typeof event.scorer === "string") eventScorers.add(event.scorer);
         for (const [scorer, s] of Object.entries(parsed.data.scores ?? {}))
           scorers.set(scorer, (scorers.get(scorer) ?? 0) + (scoreAsNumber(s.value) === null ? 0 : 1));
         const outcome = runOfSample(header, parsed.data, threshold, named);
@@ -599,7 +600,11 @@ export function inspectLogReader(
         ...(labellingScorer !== undefined && { labellingScorer: { source: logSource(header), scorer: labellingScorer } }),
         ...(labellingScorer !== undefined &&
           unreadable.has(labellingScorer) && {
-            unlabelled: { scorer: labellingScorer, runs: unreadable.get(labellingScorer)!, readable: readable.filter((s) => s !== labellingScorer) },
+            unlabelled: {
+              scorer: labellingScorer,
+              runs: unreadable.get(labellingScorer)!,
+              readable: readable.filter((s) => s !== labellingScorer),
+            },
           }),
       };
     },

@@ -13,29 +13,27 @@ ALTER TABLE "evaluation_labelling_scorers" ADD CONSTRAINT "evaluation_labelling_
 CREATE INDEX "evaluation_runs_scorer_values_idx" ON "evaluation_runs" ("evaluation_id") WHERE "scorer_values" IS NOT NULL;
 
 -- A scorer's value as a number, as lib/importers/inspect.ts scoreAsNumber reads it (Inspect's value_to_float):
--- C 1, I 0, P 0.5, N 0, yes/true 1, no/false 0, booleans, finite numbers and decimal strings; NULL for anything else.
-CREATE FUNCTION "score_as_number"(value JSONB) RETURNS DOUBLE PRECISION LANGUAGE plpgsql IMMUTABLE STRICT PARALLEL SAFE AS $$
-DECLARE
-  text_value TEXT;
-  result DOUBLE PRECISION;
-BEGIN
-  CASE jsonb_typeof(value)
-    WHEN 'boolean' THEN RETURN CASE WHEN value = 'true'::jsonb THEN 1 ELSE 0 END;
-    WHEN 'number' THEN result := (value #>> '{}')::double precision;
-    WHEN 'string' THEN
-      text_value := lower(regexp_replace(value #>> '{}', '^\s+|\s+$', '', 'g'));
-      CASE text_value
-        WHEN 'c', 'yes', 'true' THEN RETURN 1;
-        WHEN 'i', 'n', 'no', 'false' THEN RETURN 0;
-        WHEN 'p' THEN RETURN 0.5;
-        ELSE NULL;
-      END CASE;
-      IF text_value !~ '^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]+)?$' THEN RETURN NULL; END IF;
-      result := text_value::double precision;
-    ELSE RETURN NULL;
-  END CASE;
-  RETURN CASE WHEN result IN ('Infinity'::double precision, '-Infinity'::double precision) THEN NULL ELSE result END;
-EXCEPTION WHEN numeric_value_out_of_range THEN
-  -- Past float8's range: a number JavaScript reads as ±Infinity (no value) or, far below it, 0.
-  RETURN CASE WHEN (value #>> '{}') ~* 'e-' THEN 0 ELSE NULL END;
-END $$;
+-- C 1, I 0, P 0.5, N 0, yes/true 1, no/false 0, booleans, numbers and decimal strings within float8's normal range
+-- (past it NULL, as JavaScript's Infinity is no value, and below it 0), NULL for anything else. One SQL statement,
+-- read as numeric first so that no cast can fail on a stored value.
+CREATE FUNCTION "score_as_number"(value JSONB) RETURNS DOUBLE PRECISION LANGUAGE sql IMMUTABLE STRICT PARALLEL SAFE AS $$
+  SELECT CASE
+           WHEN n IS NULL THEN NULL
+           WHEN abs(n) > 1.7976931348623157e308 THEN NULL
+           WHEN abs(n) < 2.2250738585072014e-308 THEN 0
+           ELSE n::double precision
+         END
+    FROM (SELECT CASE jsonb_typeof(value)
+                   WHEN 'boolean' THEN CASE WHEN value = 'true'::jsonb THEN 1 ELSE 0 END
+                   WHEN 'number' THEN (value #>> '{}')::numeric
+                   WHEN 'string' THEN
+                     CASE
+                       WHEN t IN ('c', 'yes', 'true') THEN 1
+                       WHEN t IN ('i', 'n', 'no', 'false') THEN 0
+                       WHEN t = 'p' THEN 0.5
+                       WHEN t ~ '^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)(e[+-]?[0-9]{1,4})?$' THEN t::numeric
+                       WHEN t ~ '^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)e-[0-9]+$' THEN 0
+                     END
+                 END AS n
+            FROM (SELECT lower(regexp_replace(value #>> '{}', '^\s+|\s+$', '', 'g')) AS t) AS trimmed) AS read
+$$;
