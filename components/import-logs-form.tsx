@@ -17,7 +17,11 @@ interface Progress {
 function uploadOne(file: File, query: URLSearchParams, onProgress: (sentOfFile: number) => void): Promise<ImportReport> {
   return new Promise((resolve) => {
     const request = new XMLHttpRequest();
-    const asSkipped = (reason: string): ImportReport => ({ ...emptyImportReport(), files: 1, skipped: [{ file: file.name, reason }] });
+    const asSkipped = (reason: string, field?: string): ImportReport => ({
+      ...emptyImportReport(),
+      files: 1,
+      skipped: [{ file: file.name, reason, ...(field && { field }) }],
+    });
     request.open("POST", `/api/v1/imports?${new URLSearchParams({ ...Object.fromEntries(query), file: file.name })}`);
     request.setRequestHeader("content-type", "application/octet-stream");
     request.upload.onprogress = (event) => onProgress(event.loaded);
@@ -31,9 +35,12 @@ function uploadOne(file: File, query: URLSearchParams, onProgress: (sentOfFile: 
       }
       const report = importReportSchema.safeParse(body);
       if (request.status === 200 && report.success) return resolve(report.data);
-      const message = (body as { error?: { message?: string } } | null)?.error?.message ?? `the server answered ${request.status}`;
+      const refusal = (body as { error?: { message?: string; field?: string } } | null)?.error;
+      const message = refusal?.message ?? `the server answered ${request.status}`;
       resolve(
-        request.status >= 500 ? { ...emptyImportReport(), files: 1, failed: [{ file: file.name, error: message }] } : asSkipped(message),
+        request.status >= 500
+          ? { ...emptyImportReport(), files: 1, failed: [{ file: file.name, error: message }] }
+          : asSkipped(message, refusal?.field),
       );
     };
     request.send(file);
@@ -45,6 +52,7 @@ export function ImportLogsForm() {
   const [files, setFiles] = useState<File[]>([]);
   const [evaluation, setEvaluation] = useState("");
   const [threshold, setThreshold] = useState("");
+  const [scorer, setScorer] = useState("");
   const [progress, setProgress] = useState<Progress | null>(null);
   const [report, setReport] = useState<ImportReport | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -58,6 +66,7 @@ export function ImportLogsForm() {
     const query = new URLSearchParams({
       ...(evaluation.trim() && { evaluation: evaluation.trim() }),
       ...(threshold.trim() && { threshold: threshold.trim() }),
+      ...(scorer.trim() && { scorer: scorer.trim() }),
     });
     const total = files.reduce((sum, file) => sum + file.size, 0);
     let done = 0;
@@ -115,6 +124,20 @@ export function ImportLogsForm() {
             aria-describedby={describedBy("import-threshold", { hint: true })}
           />
         </Field>
+        <Field
+          id="import-scorer"
+          label="Labelling scorer (optional)"
+          hint="The Inspect scorer whose values label the runs, by its name in the log (e.g. match); left empty, the first scorer. Every scorer's rate is shown either way."
+        >
+          <Input
+            id="import-scorer"
+            value={scorer}
+            maxLength={200}
+            disabled={busy}
+            onChange={(e) => setScorer(e.target.value)}
+            aria-describedby={describedBy("import-scorer", { hint: true })}
+          />
+        </Field>
         <div id="import-error">
           <FormAlert text={error} />
         </div>
@@ -156,6 +179,24 @@ function ImportReportView({ report }: { report: ImportReport }) {
           </ul>
         </Alert>
       )}
+      {report.unlabelled.length > 0 && (
+        <Alert
+          tone="warning"
+          title="Some runs have no label: their labelling scorer's values are not labels"
+          data-testid="import-unlabelled"
+        >
+          <ul className="list-disc pl-6">
+            {report.unlabelled.map((u) => (
+              <li key={`${u.file} ${u.scorer}`}>
+                {u.file}: {u.runs} run(s) unscored, scorer <code>{u.scorer}</code> recorded values that are no label (a dict or a list).
+                {u.readable.length > 0
+                  ? ` Readable instead: ${u.readable.join(", ")}; import the file again with the labelling scorer set to one of them.`
+                  : " No other scorer of the log has readable values."}
+              </li>
+            ))}
+          </ul>
+        </Alert>
+      )}
       {report.evaluations.length > 0 && (
         <ul className="list-disc pl-6" data-testid="import-evaluations">
           {report.evaluations.map((e) => (
@@ -189,7 +230,7 @@ function ImportReportView({ report }: { report: ImportReport }) {
           {report.skipped.map((s, i) => (
             <tr key={`s${i}`}>
               <Td>{s.file}</Td>
-              <Td>skipped</Td>
+              <Td>{s.field ? `refused (${s.field})` : "skipped"}</Td>
               <Td>{s.reason}</Td>
             </tr>
           ))}

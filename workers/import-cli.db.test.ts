@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { importReportSchema } from "../lib/importers/report";
 import { createTestDatabase, type TestDatabase } from "../lib/testing/database";
 import { HAND_MADE, INSPECT_LOGS } from "../lib/testing/importer-fixtures";
+import { RUBRIC, twoScorerLedgerLog } from "../lib/testing/two-scorer-inspect-log";
 
 const run = promisify(execFile);
 const cli = (args: string[], env: Record<string, string> = {}) =>
@@ -46,5 +47,39 @@ describe("npm run import", () => {
       stderr: expect.stringContaining("--threshold must be a number"),
     });
     await expect(cli([])).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining("name at least one file or directory") });
+  });
+
+  it("--scorer: a log without it is not imported and the exit is 2; by default a dict-valued first scorer is said to label nothing", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), "bl-import-cli-scorer-"));
+    const log = path.join(dir, "ledger.eval");
+    writeFileSync(log, (await twoScorerLedgerLog()).eval);
+    const env = { DATABASE_URL: database.url };
+    const refused = await cli(["--scorer", "includes", "--evaluation", "cli scorer", log], env).catch((error: unknown) => error);
+    expect(refused).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining(`scorer: this log has no scorer named includes (its scorers: ${RUBRIC}, match)`),
+    });
+    expect((refused as { stderr: string }).stderr).toContain(
+      "import: --scorer includes: 1 log(s) have no such scorer and were not imported",
+    );
+    expect(await database.db.evaluation.count({ where: { name: "cli scorer" } })).toBe(0);
+    await expect(cli(["--scorer", "", log], env)).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining("--scorer must name a scorer"),
+    });
+
+    const byDefault = await cli(["--evaluation", "cli scorer", log], env);
+    expect(byDefault.stderr).toContain(
+      `their labelling scorer ${RUBRIC} (the first scorer, labelling by default) recorded a value that is no label`,
+    );
+    expect(byDefault.stderr).toContain("import again with --scorer match to label the runs by it");
+    const byMatch = await cli(["--evaluation", "cli scorer", "--scorer", "match", log], env);
+    expect(importReportSchema.parse(JSON.parse(byMatch.stdout))).toMatchObject({ imported: 1, unlabelled: [] });
+    const labels = await database.db.evaluationRun.groupBy({
+      by: ["endpointLabel"],
+      where: { evaluation: { name: "cli scorer" } },
+      _count: true,
+    });
+    expect(labels.find((l) => l.endpointLabel === "success")?._count).toBeGreaterThan(0);
   });
 });

@@ -1,8 +1,9 @@
-// `npm run import -- [--evaluation NAME] [--json REPORT] [--threshold X] PATH...`
+// `npm run import -- [--evaluation NAME] [--json REPORT] [--threshold X] [--scorer NAME] PATH...`
 // Imports AgentDojo run logs and Inspect logs (.json, .eval; directories recursively) into the
 // product's database (the server at DATABASE_URL, or the embedded one). Each file's outcome goes to
 // stderr as it is done; the report to stdout (and to REPORT).
-// Exit codes: 0 done (files may be skipped), 1 a file failed (an importer bug), 2 invalid flags.
+// Exit codes: 0 done (files may be skipped), 1 a file failed (an importer bug), 2 invalid flags (or a log
+// without the scorer --scorer names: that log is not imported, the others are).
 import { writeFileSync } from "node:fs";
 import { parseArgs } from "node:util";
 import { z } from "zod";
@@ -19,6 +20,7 @@ const flagsSchema = z.strictObject({
     .regex(/^-?\d+(\.\d+)?$/, "--threshold must be a number, e.g. 0.5")
     .transform(Number)
     .optional(),
+  scorer: z.string().trim().min(1, "--scorer must name a scorer").max(200, "--scorer must be at most 200 characters").optional(),
 });
 
 function describeOutcome(outcome: FileOutcome): string {
@@ -42,7 +44,7 @@ async function main(): Promise<number> {
       args: process.argv.slice(2),
       strict: true,
       allowPositionals: true,
-      options: { evaluation: { type: "string" }, json: { type: "string" }, threshold: { type: "string" } },
+      options: { evaluation: { type: "string" }, json: { type: "string" }, threshold: { type: "string" }, scorer: { type: "string" } },
     });
     const parsed = flagsSchema.safeParse(values);
     if (!parsed.success) throw new Error(parsed.error.issues[0]!.message);
@@ -51,7 +53,7 @@ async function main(): Promise<number> {
     paths = positionals;
   } catch (error) {
     console.error(
-      `import: ${(error as Error).message}\nusage: npm run import -- [--evaluation NAME] [--json REPORT] [--threshold X] PATH...`,
+      `import: ${(error as Error).message}\nusage: npm run import -- [--evaluation NAME] [--json REPORT] [--threshold X] [--scorer NAME] PATH...`,
     );
     return 2;
   }
@@ -61,12 +63,19 @@ async function main(): Promise<number> {
     const report = await importLogs(db, paths, {
       evaluationName: flags.evaluation,
       threshold: flags.threshold,
+      scorer: flags.scorer,
       onFile: (outcome) => console.error(describeOutcome(outcome)),
     });
     const json = `${JSON.stringify(report, null, 2)}\n`;
     console.log(json);
     if (flags.json) writeFileSync(flags.json, json);
-    return report.failed.length > 0 ? 1 : 0;
+    if (report.failed.length > 0) return 1;
+    const withoutScorer = report.skipped.filter((s) => s.field === "scorer");
+    if (withoutScorer.length > 0) {
+      console.error(`import: --scorer ${flags.scorer}: ${withoutScorer.length} log(s) have no such scorer and were not imported`);
+      return 2;
+    }
+    return 0;
   } finally {
     await db.$disconnect();
     await database.close();

@@ -11,12 +11,13 @@ import { UnitsPanel, UnresolvedPanel } from "./audit-panels";
 import { EffectPolicyPanel } from "./effect-policy-panel";
 import { EvaluationFigures } from "./evaluation-figures";
 import { HarnessMetricsPanel } from "./harness-metrics-panel";
+import { ScorerRatesPanel } from "./scorer-rates-panel";
 import type { HarnessMetric } from "@/lib/evaluations/harness-metrics";
 
 /** The evaluation page's contents bar: the audit's sections, and the page's sharing panel, by group in page order. */
 export const EVALUATION_CONTENTS: PageContents = {
   Headline: ["headline"],
-  Results: ["rates", "harness-metrics"],
+  Results: ["rates", "scorers", "harness-metrics"],
   Statistics: ["statistics", "attack"],
   Runs: ["unresolved", "units"],
   Settings: ["policy", "sharing"],
@@ -62,6 +63,7 @@ export function EvaluationReport({
   return (
     <>
       <EvaluationFigures summary={summary} />
+      <ScorerRatesPanel scorers={summary.scorers} />
       <HarnessMetricsPanel metrics={harnessMetrics} />
       {statistics ? <StatisticsPanel {...statistics} ruleChange={edits ? { kind: "evaluation", id: evaluation.id } : undefined} /> : null}
       {statistics ? <AttackPanel attack={statistics.attack} /> : null}

@@ -16,14 +16,14 @@ export interface HarnessMetric {
 
 const metricRow = z.object({ source: z.string(), scorer: z.string(), metric: z.string(), value: z.number() });
 
-/** Stores a log's figures, replacing what an earlier import of the same log stored. */
+/** Stores a log's figures, replacing what an earlier import of the same log stored (as text: a float array parameter loses the last digit). */
 export async function storeHarnessMetrics(db: Db, evaluationId: string, metrics: readonly HarnessMetric[]): Promise<void> {
   if (metrics.length === 0) return;
   await db.$executeRaw`
     INSERT INTO evaluation_harness_metrics (evaluation_id, source, scorer, metric, value)
     SELECT ${evaluationId}::uuid, x.source, x.scorer, x.metric, x.value
       FROM unnest(${metrics.map((m) => m.source)}::text[], ${metrics.map((m) => m.scorer)}::text[], ${metrics.map((m) => m.metric)}::text[],
-                  ${metrics.map((m) => m.value)}::float8[]) AS x(source, scorer, metric, value)
+                  ${metrics.map((m) => String(m.value))}::text[]::float8[]) AS x(source, scorer, metric, value)
     ON CONFLICT (evaluation_id, source, scorer, metric) DO UPDATE SET value = EXCLUDED.value, recorded_at = now()`;
 }
 

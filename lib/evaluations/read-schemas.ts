@@ -91,6 +91,26 @@ export const evaluationSummarySchema = z.object({
    * `attackSuccess` gives `security` (which is here too): over the scored runs that carry it, under the main label's finality.
    */
   outcomes: z.record(z.string(), labelOutcomeSchema).default({}),
+  /**
+   * Every scorer the runs were scored by (Inspect's `scores`), the labelling one(s) first: its successes of the runs whose value
+   * reads as a number (at or above the run's threshold; as the harness reported them, finality aside), the runs whose value is no
+   * label (a dict, a list, text), and its metrics as the harness computed them for each log (`metrics`: the one log's, null when
+   * several logs reported it). Empty when no run holds scorer values.
+   */
+  scorers: z
+    .array(
+      z.object({
+        name: z.string(),
+        /** It labelled the runs of at least one log. */
+        labelling: z.boolean(),
+        successes: count,
+        n: count,
+        unreadable: count,
+        metrics: z.record(z.string(), z.number()).nullable(),
+        metricsByLog: z.array(z.object({ source: z.string(), metrics: z.record(z.string(), z.number()) })),
+      }),
+    )
+    .default([]),
 });
 export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;
 

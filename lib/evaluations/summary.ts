@@ -4,6 +4,7 @@ import { z } from "zod";
 import type { SqlClient } from "../db/sql-transaction";
 import { notFound } from "../errors";
 import { ATTACK_LABEL, labelOutcomeFigures } from "./attack-success";
+import { readScorerFigures, scorerRates } from "./scorer-rates";
 import { trueRateBounds } from "./finality";
 import { underOneAppliedVersion } from "./policy-recompute/read";
 import type { EvaluationSummary } from "./read-schemas";
@@ -52,7 +53,7 @@ export async function evaluationSummary(db: SqlClient, evaluationId: string): Pr
 
 /** The summary without a version check of its own: for a caller whose whole read is under underOneAppliedVersion already. */
 export async function readEvaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
-  const [rows, unresolvedRows, largestRows, basisRows, labelRows] = await Promise.all([
+  const [rows, unresolvedRows, largestRows, basisRows, labelRows, scorerFigures] = await Promise.all([
     // From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
     db.$queryRaw`
       SELECT e.effect_policy_version AS version, e.pending_policy_version AS pending_version, r.runs_done, r.runs_total, r.requested_at, counts.*
@@ -91,6 +92,7 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
         FROM evaluation_runs r CROSS JOIN LATERAL jsonb_each_text(r.labels) AS l
        WHERE r.evaluation_id = ${evaluationId}::uuid AND r.labels IS NOT NULL AND r.finality <> 'unscored'
        GROUP BY 1, 2`,
+    readScorerFigures(db, evaluationId),
   ]);
   const t = totalsRows.parse(rows)[0];
   if (!t) throw notFound("evaluation");
@@ -152,5 +154,6 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
     harnessDesigns: [...designRuns].map(([design, runs]) => ({ design, ...HARNESS_DESIGNS[design], runs })),
     attackSuccess,
     outcomes,
+    scorers: scorerRates(scorerFigures.counts, scorerFigures.metrics, scorerFigures.labelling),
   };
 }

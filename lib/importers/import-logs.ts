@@ -18,15 +18,16 @@ import { recordImportedTraces, UnlinkedRunsError } from "../evaluations/record-t
 import { EVALUATION_NAME_MAX, MAX_RUNS_PER_BATCH } from "../evaluations/schemas";
 import { findUnstorable, truncateText } from "../http/storable";
 import { SkippedLog, type ImportedLog } from "./imported-log";
-import type { InspectOptions } from "./inspect";
+import { UnknownScorer, type InspectOptions } from "./inspect";
 import { readLogFile, type LogBundle } from "./log-file";
 import { storeHarnessMetrics } from "../evaluations/harness-metrics";
+import { storeLabellingScorers } from "../evaluations/scorer-rates";
 import { runsHeldElsewhere } from "./elsewhere";
 import { addElsewhere, emptyImportReport, type ImportReport } from "./report";
 
 export type FileOutcome =
   | { file: string; status: "imported" | "unchanged"; log: ImportedLog; evaluation: string }
-  | { file: string; status: "skipped"; reason: string }
+  | { file: string; status: "skipped"; reason: string; field?: string }
   | { file: string; status: "failed"; error: string };
 
 export interface ImportOptions extends InspectOptions {
@@ -94,7 +95,7 @@ async function parseFile(
       file: name,
       outcome:
         error instanceof SkippedLog
-          ? { file: name, status: "skipped", reason: error.message }
+          ? { file: name, status: "skipped", reason: error.message, ...(error instanceof UnknownScorer && { field: error.field }) }
           : { file: name, status: "failed", error: (error as Error).stack ?? String(error) },
     };
   }
@@ -122,12 +123,14 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
   const evaluations = new Map<string, Evaluation>();
   const done = (outcome: FileOutcome) => {
     report.files += 1;
-    if (outcome.status === "skipped") report.skipped.push({ file: outcome.file, reason: outcome.reason });
+    if (outcome.status === "skipped")
+      report.skipped.push({ file: outcome.file, reason: outcome.reason, ...(outcome.field && { field: outcome.field }) });
     else if (outcome.status === "failed") report.failed.push({ file: outcome.file, error: outcome.error });
     else {
       report[outcome.status] += 1;
       report.runs += outcome.log.runs.length;
       if (outcome.log.incomplete) report.incomplete.push({ file: outcome.file, ...outcome.log.incomplete });
+      if (outcome.log.unlabelled) report.unlabelled.push({ file: outcome.file, ...outcome.log.unlabelled });
     }
     options.onFile?.(outcome);
   };
@@ -232,6 +235,11 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
       db,
       batch.evaluation.id,
       batch.files.flatMap((f) => f.log.harnessMetrics ?? []),
+    );
+    await storeLabellingScorers(
+      db,
+      batch.evaluation.id,
+      batch.files.flatMap((f) => (f.log.labellingScorer ? [f.log.labellingScorer] : [])),
     );
     const stored = batch.files.flatMap((f) => f.log.runs.map((run) => run.externalId));
     report.elsewhere = addElsewhere(report.elsewhere, await runsHeldElsewhere(db, batch.evaluation, stored));

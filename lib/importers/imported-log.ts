@@ -23,6 +23,10 @@ export interface ImportedLog {
   incomplete?: { expected: number; found: number; missing: string[] };
   /** The figures the harness reported itself for the log (Inspect's results.scores[].metrics), stored with the evaluation. */
   harnessMetrics?: HarnessMetric[];
+  /** The scorer whose values labelled the log's runs (Inspect's: the one named on import, else the first), by the log. */
+  labellingScorer?: { source: string; scorer: string };
+  /** Runs left without a label because their labelling scorer's values are no label (dict-valued): which scorer, how many, and the scorers readable instead. */
+  unlabelled?: { scorer: string; runs: number; readable: string[] };
 }
 
 /** A file that is not imported, with a reason a person can act on. */

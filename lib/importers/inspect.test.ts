@@ -104,7 +104,7 @@ describe("Inspect .json logs", () => {
     const log = importInspectLog("inspect-json", document, document.samples, {});
     expect(log.runs[0]).toMatchObject({ endpointLabel: "failure", score: 0.577, threshold: 1 });
     expect(log.notes).toContain(
-      "the log's own figures, as Inspect computed them: partial mean 0.577; the success rate here is another figure, the share of samples whose first scorer's score is at or above 1 (1 sample(s) have partial credit, which a mean counts in part and the success rate as failures)",
+      "the log's own figures, as Inspect computed them: partial mean 0.577; the success rate here is another figure, the share of samples whose scorer partial's score is at or above 1 (1 sample(s) have partial credit, which a mean counts in part and the success rate as failures)",
     );
   });
 
@@ -205,8 +205,9 @@ describe("Inspect .json logs", () => {
     expect(importJson(`${HAND_MADE}inspect/events-cancelled.json`, 0.5).runs.map((r) => [r.endpointLabel, r.threshold])).toEqual([
       ["success", 0.5],
       ["success", 0.5],
-      [undefined, undefined],
-      [undefined, undefined],
+      // Unscored runs keep the threshold too: another scorer of theirs is counted against it.
+      [undefined, 0.5],
+      [undefined, 0.5],
     ]);
   });
 

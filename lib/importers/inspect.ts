@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { boundedContent, boundedMessages, contentText, roleOf } from "./transcript";
 import { runRecordSchema, type EffectRecord, type MessageRecord, type RunRecord, type ToolCallRecord } from "../evaluations/schemas";
+import type { HarnessMetric } from "../evaluations/harness-metrics";
 import { SkippedLog, firstIssue, type ImportedLog, type LogFormat } from "./imported-log";
 
 /** Inspect's log versions this importer reads (2 in `.json`, 2 or 3 in `.eval` headers). */
@@ -28,6 +29,8 @@ export const inspectHeaderSchema = z.looseObject({
     /** What the eval set out to run: its samples (and their ids) times its epochs. */
     dataset: z.looseObject({ samples: z.number().int().nonnegative().nullish(), sample_ids: z.array(z.unknown()).nullish() }).nullish(),
     config: z.looseObject({ epochs: z.number().int().positive().nullish() }).nullish(),
+    /** The task's scorers, in order (newer logs). */
+    scorers: z.array(z.looseObject({ name: z.string() })).nullish(),
   }),
   stats: z.looseObject({ started_at: logTimeSchema, completed_at: logTimeSchema }).nullish(),
   error: z.looseObject({ message: z.string().nullish() }).nullish(),
@@ -38,7 +41,14 @@ export const inspectHeaderSchema = z.looseObject({
       /** The log's own figures per scorer (accuracy, mean, stderr...), as Inspect computed them over its scores. */
       scores: z
         .array(
-          z.looseObject({ name: z.string(), metrics: z.record(z.string(), z.looseObject({ value: z.number().nullable() })).nullish() }),
+          z.looseObject({
+            /** The score's name: a sample's key in `scores`, or a key of a dict-valued scorer's value (its metrics given per key). */
+            name: z.string(),
+            /** The scorer that gave it (the name of the dict-valued scorer whose key `name` is). */
+            scorer: z.string().nullish(),
+            reducer: z.string().nullish(),
+            metrics: z.record(z.string(), z.looseObject({ value: z.number().nullable() })).nullish(),
+          }),
         )
         .nullish(),
     })
@@ -57,7 +67,12 @@ const toolEventSchema = eventSchema.extend({
   failed: z.boolean().nullish(),
   completed: timeSchema.nullish(),
 });
-const scoreEventSchema = eventSchema.extend({ score: z.looseObject({ value: z.unknown() }), intermediate: z.boolean().nullish() });
+const scoreEventSchema = eventSchema.extend({
+  score: z.looseObject({ value: z.unknown() }),
+  intermediate: z.boolean().nullish(),
+  /** The scorer that gave it (newer logs). */
+  scorer: z.string().nullish(),
+});
 const messageSchema = z.looseObject({
   role: z.string(),
   content: z.unknown().optional(),
@@ -99,12 +114,23 @@ export function looksLikeInspect(value: unknown): boolean {
 export interface InspectOptions {
   /** A numeric score at or above it is a success (DEFAULT_SCORE_THRESHOLD when not given). */
   threshold?: number;
+  /** The scorer whose value labels the runs (a key of the samples' `scores`); the first scorer when not given. */
+  scorer?: string;
 }
+
+/** A log without the scorer the import named: refused whole (no run of it is stored), naming the field. */
+export class UnknownScorer extends SkippedLog {
+  readonly field = "scorer";
+}
+
+/** A decimal number as text (what Python's float reads, less inf and nan): no hex, no binary. */
+const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/;
 
 /**
  * A score value as a number the way Inspect's own `value_to_float` reads it: C 1, I 0, P 0.5, N 0,
- * yes/true 1, no/false 0, numbers and numeric strings as they are. null for lists, objects and
- * other text: no label can be read from those.
+ * yes/true 1, no/false 0, numbers and decimal strings as they are. null for lists, objects and
+ * other text: no label can be read from those. The summary reads stored values with its SQL twin,
+ * score_as_number (migration scorer_rates).
  */
 export function scoreAsNumber(value: unknown): number | null {
   if (typeof value === "boolean") return value ? 1 : 0;
@@ -114,7 +140,7 @@ export function scoreAsNumber(value: unknown): number | null {
   const named: Record<string, number> = { c: 1, i: 0, p: 0.5, n: 0, yes: 1, true: 1, no: 0, false: 0 };
   if (text in named) return named[text]!;
   const number = Number(text);
-  return text !== "" && Number.isFinite(number) ? number : null;
+  return DECIMAL.test(text) && Number.isFinite(number) ? number : null;
 }
 
 const iso = (time: string) => new Date(time).toISOString();
@@ -265,13 +291,56 @@ function callOutcome(call: Call): Pick<ToolCallRecord, "outcome" | "error"> {
   return { outcome: refused ? "rejected" : "error", error: call.error.slice(0, 4_000) || "error" };
 }
 
-type SampleOutcome = { run: RunRecord; mapping: string | null; scoredFrom: "event" | "log" | "unscored" } | { leftOut: string };
+type SampleOutcome =
+  | {
+      run: RunRecord;
+      mapping: string | null;
+      scoredFrom: "event" | "log" | "unscored";
+      /** The labelling scorer recorded a value that is no label (a dict, a list, text): which scorer. */
+      unreadableScorer?: string;
+    }
+  | { leftOut: string };
+
+/** The scorers of a sample whose value reads as a number: those a run could be labelled by. */
+const readableScorers = (sample: InspectSample) =>
+  Object.entries(sample.scores ?? {}).flatMap(([scorer, s]) => (scoreAsNumber(s.value) === null ? [] : [scorer]));
+
+function unreadableScoreReason(scorer: string | undefined, value: unknown, sample: InspectSample): string {
+  const readable = readableScorers(sample);
+  const choose = readable.length > 0 ? `: choose the labelling scorer (--scorer; readable here: ${readable.join(", ")})` : "";
+  const shown = describe(value);
+  return `score ${shown.length > 300 ? `${shown.slice(0, 299)}…` : shown}${scorer ? ` (scorer ${scorer})` : ""} is not a label, number or boolean: no endpoint label can be read from it${choose}`;
+}
+
+const unreadableLabel = (labelling: { scorer?: string; value: unknown } | { unscoredReason: string }) =>
+  "value" in labelling && labelling.scorer !== undefined ? { unreadableScorer: labelling.scorer } : {};
 
 /** Why a sample with no score is stored unscored (finality unscored: no endpoint label, in no rate). */
 export const NO_SCORE_REASON =
   "no score event and no score: the sample was never scored (score the log with `inspect score`, then import it again)";
 
-function runOfSample(header: InspectHeader, sample: InspectSample, threshold: number): SampleOutcome {
+/** The labelling scorer's value of a sample: the named scorer's, else the first scorer's; without `scores`, the (named scorer's) last score event's. */
+function labellingScore(
+  sample: InspectSample,
+  scoreEvents: readonly z.infer<typeof scoreEventSchema>[],
+  named: string | undefined,
+): { scorer?: string; value: unknown } | { unscoredReason: string } {
+  const scores = Object.entries(sample.scores ?? {});
+  const lastScoreEvent = scoreEvents.at(-1);
+  if (named !== undefined) {
+    const entry = scores.find(([scorer]) => scorer === named);
+    if (entry) return { scorer: named, value: entry[1].value };
+    // A sample without `scores`: the named scorer's own score event, where the log names it.
+    const event = scores.length === 0 ? scoreEvents.findLast((e) => e.scorer === named) : undefined;
+    if (event) return { scorer: named, value: event.score.value };
+    return { unscoredReason: `scorer ${named} (the labelling scorer named) recorded no value for this sample` };
+  }
+  if (scores[0]) return { scorer: scores[0][0], value: scores[0][1].value };
+  if (lastScoreEvent) return { value: lastScoreEvent.score.value };
+  return { unscoredReason: NO_SCORE_REASON };
+}
+
+function runOfSample(header: InspectHeader, sample: InspectSample, threshold: number, named: string | undefined): SampleOutcome {
   const timeline = sample.events ?? sample.transcript?.events;
   const events = timeline ?? [];
   const scoreEvents = events
@@ -280,17 +349,16 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
       const parsed = scoreEventSchema.safeParse(e);
       return parsed.success && !parsed.data.intermediate ? [parsed.data] : [];
     });
-  // The first scorer is the primary one; without `scores`, the last score event's value.
-  const firstScorer = Object.entries(sample.scores ?? {})[0];
   const lastScoreEvent = scoreEvents.at(-1);
-  const value = firstScorer ? firstScorer[1].value : lastScoreEvent?.score.value;
-  const score = firstScorer || lastScoreEvent ? scoreAsNumber(value) : null;
+  const labelling = labellingScore(sample, scoreEvents, named);
+  const value = "value" in labelling ? labelling.value : undefined;
+  const score = "value" in labelling ? scoreAsNumber(value) : null;
   // A sample without a readable score is stored unscored, with the reason, rather than left out.
   const unscoredReason =
-    !firstScorer && !lastScoreEvent
-      ? NO_SCORE_REASON
+    "unscoredReason" in labelling
+      ? labelling.unscoredReason
       : score === null
-        ? `score ${describe(value)}${firstScorer ? ` (scorer ${firstScorer[0]})` : ""} is not a label, number or boolean: no endpoint label can be read from it`
+        ? unreadableScoreReason(labelling.scorer, value, sample)
         : undefined;
 
   const timed = events.flatMap((e) => (e.timestamp ? [iso(e.timestamp)] : []));
@@ -329,9 +397,11 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
     attempt: sample.epoch,
     startedAt,
     ...(timed.length > 0 && { endedAt: timed.at(-1)! }),
+    // The threshold on every run, scored or not: the summary's rate of each scorer reads it.
+    threshold,
     ...(score === null
       ? { unscoredReason: unscoredReason! }
-      : { scoredAt: scoredAt!, endpointLabel: score >= threshold ? ("success" as const) : ("failure" as const), score, threshold }),
+      : { scoredAt: scoredAt!, endpointLabel: score >= threshold ? ("success" as const) : ("failure" as const), score }),
     ...(sample.scores &&
       Object.keys(sample.scores).length > 0 && {
         scorerValues: Object.fromEntries(Object.entries(sample.scores).map(([scorer, s]) => [scorer, s.value ?? null])),
@@ -354,7 +424,7 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
   } satisfies RunRecord);
   // The log's own values can exceed the record's limits (a 300-character sample id): that sample is left out, saying which.
   if (!run.success) return { leftOut: `its values do not fit the run record: ${firstIssue(run.error)}` };
-  if (score === null) return { run: run.data, mapping: null, scoredFrom: "unscored" };
+  if (score === null) return { run: run.data, mapping: null, scoredFrom: "unscored", ...unreadableLabel(labelling) };
   return {
     run: run.data,
     mapping: `score ${describe(value)} read as ${score}: ${score >= threshold ? "success" : "failure"} at threshold ${threshold}`,
@@ -378,7 +448,14 @@ export function inspectLogReader(
   if (!INSPECT_LOG_VERSIONS.includes(header.version))
     throw new SkippedLog(`Inspect log version ${header.version} is unknown to this importer (it reads ${INSPECT_LOG_VERSIONS.join(", ")})`);
   const threshold = options.threshold ?? DEFAULT_SCORE_THRESHOLD;
+  const named = options.scorer;
   const runs: RunRecord[] = [];
+  // The samples' scorers, in the order they first appear, with how many samples each has a readable value in.
+  const scorers = new Map<string, number>();
+  // The labelling scorer that gave runs no label (a dict-valued one), and how many.
+  const unreadable = new Map<string, number>();
+  // Scorers named by score events (a sample without `scores` may still have them).
+  const eventScorers = new Set<string>();
   const leftOut: ImportedLog["leftOut"] = [];
   // Every sample the log holds (a run or not): checked, at the end, against what the log says it completed.
   const found = new Set<string>();
@@ -396,7 +473,11 @@ export function inspectLogReader(
       if (!parsed.success) {
         leftOut.push({ sample: `#${index}`, reason: `not a readable sample: ${firstIssue(parsed.error)}` });
       } else {
-        const outcome = runOfSample(header, parsed.data, threshold);
+        for (const event of parsed.data.events ?? [])
+          if (event.event === "score" && typeof event.scorer === "string") eventScorers.add(event.scorer);
+        for (const [scorer, s] of Object.entries(parsed.data.scores ?? {}))
+          scorers.set(scorer, (scorers.get(scorer) ?? 0) + (scoreAsNumber(s.value) === null ? 0 : 1));
+        const outcome = runOfSample(header, parsed.data, threshold, named);
         if ("leftOut" in outcome) leftOut.push({ sample: `${parsed.data.id} epoch ${parsed.data.epoch}`, reason: outcome.leftOut });
         else {
           runs.push(outcome.run);
@@ -405,6 +486,7 @@ export function inspectLogReader(
           if (score !== undefined && score > 0 && score < 1) partialCredit += 1;
           if (outcome.scoredFrom === "log") scoredFromLog += 1;
           if (outcome.scoredFrom === "unscored") unscored += 1;
+          if (outcome.unreadableScorer) unreadable.set(outcome.unreadableScorer, (unreadable.get(outcome.unreadableScorer) ?? 0) + 1);
         }
       }
       index += 1;
@@ -414,6 +496,19 @@ export function inspectLogReader(
      * or its journal's), each of which must be found, as many as its header.results.completed_samples.
      */
     finish(summaries: readonly unknown[] = []): ImportedLog {
+      const resultNames = [
+        ...(header.eval.scorers ?? []).map((s) => s.name),
+        // An entry's name is a key of a dict-valued scorer's value when it names its scorer apart: the scorer is the scorer.
+        ...(header.results?.scores ?? []).map((s) => s.scorer ?? s.name),
+        ...eventScorers,
+      ];
+      if (named !== undefined && !scorers.has(named) && !resultNames.includes(named)) {
+        const known = [...new Set([...scorers.keys(), ...resultNames])];
+        throw new UnknownScorer(
+          `scorer: this log has no scorer named ${named} (${known.length > 0 ? `its scorers: ${known.join(", ")}` : "it records no scorer"}): nothing of it was imported`,
+        );
+      }
+      const labellingScorer = named ?? scorers.keys().next().value;
       const listed = new Set(
         summaries.flatMap((s) => {
           const key = sampleKeySchema.safeParse(s);
@@ -463,18 +558,21 @@ export function inspectLogReader(
         notes.push(
           `${unscored} sample(s) have no readable score: stored as unscored runs (no endpoint label), counted on their own and in no rate`,
         );
+      const readable = [...scorers].filter(([, values]) => values > 0).map(([scorer]) => scorer);
+      for (const [scorer, n] of unreadable) {
+        notes.push(
+          `${n} sample(s) have no label: their labelling scorer ${scorer}${named === undefined ? " (the first scorer, labelling by default)" : ""} recorded a value that is no label, number or boolean (a dict or list): stored unscored` +
+            (readable.length > 0
+              ? `; scorer(s) with readable values: ${readable.join(", ")}: import again with --scorer ${readable[0]} to label the runs by it`
+              : ""),
+        );
+      }
       // The figures the log itself headlines, beside which the success rate here is a different one: say which is which.
-      const harnessMetrics = (header.results?.scores ?? []).flatMap((scorer) =>
-        Object.entries(scorer.metrics ?? {}).flatMap(([metric, { value }]) =>
-          value === null
-            ? []
-            : [{ source: header.eval.task_id ?? header.eval.run_id ?? header.eval.task, scorer: scorer.name, metric, value }],
-        ),
-      );
+      const harnessMetrics = harnessMetricsOf(header, new Set(scorers.keys()));
       const own = harnessMetrics.map((m) => `${m.scorer} ${m.metric} ${m.value}`);
       if (own.length > 0)
         notes.push(
-          `the log's own figures, as Inspect computed them: ${own.join(", ")}; the success rate here is another figure, the share of samples whose first scorer's score is at or above ${threshold}` +
+          `the log's own figures, as Inspect computed them: ${own.join(", ")}; the success rate here is another figure, the share of samples whose ${labellingScorer ? `scorer ${labellingScorer}'s` : "score event's"} score is at or above ${threshold}` +
             (partialCredit > 0
               ? ` (${partialCredit} sample(s) have partial credit, which a mean counts in part and the success rate as failures)`
               : ""),
@@ -499,9 +597,39 @@ export function inspectLogReader(
         leftOut,
         ...(incomplete && { incomplete }),
         ...(harnessMetrics.length > 0 && { harnessMetrics }),
+        ...(labellingScorer !== undefined && { labellingScorer: { source: logSource(header), scorer: labellingScorer } }),
+        ...(labellingScorer !== undefined &&
+          unreadable.has(labellingScorer) && {
+            unlabelled: {
+              scorer: labellingScorer,
+              runs: unreadable.get(labellingScorer)!,
+              readable: readable.filter((s) => s !== labellingScorer),
+            },
+          }),
       };
     },
   };
+}
+
+/** The log an import names in the harness's figures: Inspect's task id (or run id, or task). */
+const logSource = (header: InspectHeader) => header.eval.task_id ?? header.eval.run_id ?? header.eval.task;
+
+/**
+ * The log's `results.scores` as figures by the scorer a sample's `scores` names: an entry named after
+ * a sample scorer is that scorer's; an entry named after a key of a dict-valued scorer's value is its
+ * scorer's, the metric named `key/metric`; a reducer named when one scorer has several entries.
+ */
+function harnessMetricsOf(header: InspectHeader, sampleScorers: ReadonlySet<string>): HarnessMetric[] {
+  const entries = header.results?.scores ?? [];
+  return entries.flatMap((entry) => {
+    const ownName = sampleScorers.has(entry.name) || !entry.scorer;
+    const scorer = ownName ? entry.name : entry.scorer!;
+    const keyPrefix = ownName ? "" : `${entry.name}/`;
+    const reduced = entry.reducer && entries.filter((other) => other.name === entry.name).length > 1 ? `${entry.reducer} ` : "";
+    return Object.entries(entry.metrics ?? {}).flatMap(([metric, { value }]) =>
+      value === null ? [] : [{ source: logSource(header), scorer, metric: `${reduced}${keyPrefix}${metric}`, value }],
+    );
+  });
 }
 
 /** An Inspect log held whole → its runs. Throws SkippedLog when no run can come of it. */

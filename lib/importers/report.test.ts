@@ -10,6 +10,7 @@ describe("import reports added up", () => {
       skipped: [{ file: "a.txt", reason: "not JSON" }],
       failed: [],
       incomplete: [],
+      unlabelled: [{ file: "a.json", scorer: "rubric", runs: 3, readable: ["match"] }],
       runs: 3,
       evaluations: [{ id: "e1", name: "one", runs: 3 }],
       policyVersions: [{ evaluation: "one", version: 2, adopted: { send_money: "async_handle" as const } }],
@@ -22,6 +23,7 @@ describe("import reports added up", () => {
       skipped: [],
       failed: [{ file: "b.json", error: "bug" }],
       incomplete: [{ file: "b.eval", expected: 100, found: 99, missing: ["17 epoch 1"] }],
+      unlabelled: [],
       runs: 5,
       evaluations: [
         { id: "e1", name: "one", runs: 1 },
@@ -40,6 +42,7 @@ describe("import reports added up", () => {
       skipped: [{ file: "a.txt", reason: "not JSON" }],
       failed: [{ file: "b.json", error: "bug" }],
       incomplete: [{ file: "b.eval", expected: 100, found: 99, missing: ["17 epoch 1"] }],
+      unlabelled: [{ file: "a.json", scorer: "rubric", runs: 3, readable: ["match"] }],
       runs: 8,
       evaluations: [
         { id: "e1", name: "one", runs: 4 },

@@ -9,13 +9,27 @@ export const importReportSchema = z.strictObject({
   imported: z.number().int(),
   unchanged: z.number().int(),
   /** Not importable, with a reason a person can act on. */
-  skipped: z.array(z.strictObject({ file: z.string(), reason: z.string() })),
+  skipped: z.array(
+    z.strictObject({
+      file: z.string(),
+      reason: z.string(),
+      /** The import's option the file was refused for (`scorer`: the log has no scorer of that name). */
+      field: z.string().optional(),
+    }),
+  ),
   /** A bug in the importer: the file should have imported. */
   failed: z.array(z.strictObject({ file: z.string(), error: z.string() })),
   /** Imported, but the log holds fewer samples than it says it completed: how many, and which where it names them. */
   incomplete: z.array(
     z.strictObject({ file: z.string(), expected: z.number().int(), found: z.number().int(), missing: z.array(z.string()) }),
   ),
+  /**
+   * Runs imported without a label because their labelling scorer (the one named, else the first) recorded a value that is
+   * no label (a dict, a list, text): by file, with the scorers whose values are readable, one of which the import may name.
+   */
+  unlabelled: z
+    .array(z.strictObject({ file: z.string(), scorer: z.string(), runs: z.number().int(), readable: z.array(z.string()) }))
+    .default([]),
   /** Runs in the imported and unchanged files. */
   runs: z.number().int(),
   evaluations: z.array(z.strictObject({ id: z.string(), name: z.string(), runs: z.number().int() })),
@@ -49,6 +63,7 @@ export const emptyImportReport = (): ImportReport => ({
   skipped: [],
   failed: [],
   incomplete: [],
+  unlabelled: [],
   runs: 0,
   evaluations: [],
   policyVersions: [],
@@ -75,6 +90,7 @@ export function addImportReports(a: ImportReport, b: ImportReport): ImportReport
     skipped: [...a.skipped, ...b.skipped],
     failed: [...a.failed, ...b.failed],
     incomplete: [...a.incomplete, ...b.incomplete],
+    unlabelled: [...a.unlabelled, ...b.unlabelled],
     runs: a.runs + b.runs,
     evaluations: addRunsBy(a.evaluations, b.evaluations, (e) => e.id),
     policyVersions: [...a.policyVersions, ...b.policyVersions],

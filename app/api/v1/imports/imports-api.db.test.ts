@@ -6,17 +6,19 @@ import { readServerEnv } from "@/lib/env";
 import { importReportSchema } from "@/lib/importers/report";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 import { AGENTDOJO_RUNS, INSPECT_LOGS } from "@/lib/testing/importer-fixtures";
+import { evaluationSummarySchema } from "@/lib/evaluations/read-schemas";
+import { RUBRIC, twoScorerLedgerLog } from "@/lib/testing/two-scorer-inspect-log";
 import { zipArchive } from "@/lib/testing/zip";
 
 // The import route against its handler (auth, query parsing, the body streamed to the importer) on a real PostgreSQL.
 let database: TestDatabase;
 let upload: (query: string, body: BodyInit | null, role?: "editor" | "viewer") => Promise<Response>;
+const keys = new Map<string, string>();
 
 beforeAll(async () => {
   database = await createTestDatabase(inject("embeddedAdminUrl"));
   Object.assign(process.env, { DATABASE_URL: database.url, BETTER_AUTH_SECRET: "s".repeat(40), BOUNDARY_LAB_URL: "http://localhost:3999" });
   const auth = createAuth(database.db, readServerEnv(), database.url);
-  const keys = new Map<string, string>();
   for (const role of ["editor", "viewer"] as const) {
     const account = await createAccount(auth, { email: `${role}@example.test`, password: "a password long enough", role });
     keys.set(role, (await createApiKey(auth, account.id, "import")).key);
@@ -83,5 +85,40 @@ describe("POST /api/v1/imports", () => {
     expect(missing.status).toBe(400);
     expect(((await missing.json()) as { error: { field: string } }).error.field).toBe("file");
     expect((await upload("file=x.json&threshold=high", "{}")).status).toBe(400);
+  });
+
+  it("scorer: a log without it is refused naming the field, nothing stored; with it, its values label the runs and the summary gives every scorer's rate", async () => {
+    const { eval: body } = await twoScorerLedgerLog();
+    const refused = await upload("file=ledger.eval&evaluation=by scorer&scorer=includes", new Uint8Array(body));
+    expect(refused.status).toBe(400);
+    expect(await refused.json()).toEqual({
+      error: {
+        code: "invalid_request",
+        message: `scorer: this log has no scorer named includes (its scorers: ${RUBRIC}, match): nothing of it was imported`,
+        field: "scorer",
+      },
+    });
+    expect(await database.db.evaluation.count({ where: { name: "by scorer" } })).toBe(0);
+
+    const report = importReportSchema.parse(
+      await (await upload("file=ledger.eval&evaluation=by scorer&scorer=match", new Uint8Array(body))).json(),
+    );
+    expect(report).toMatchObject({ imported: 1, unlabelled: [], evaluations: [{ name: "by scorer", runs: 24 }] });
+    const { GET } = await import("@/app/api/v1/evaluations/[id]/summary/route");
+    const answer = await GET(
+      new Request(`http://localhost:3999/api/v1/evaluations/${report.evaluations[0]!.id}/summary`, {
+        headers: { authorization: `Bearer ${keys.get("viewer")}` },
+      }),
+      { params: Promise.resolve({ id: report.evaluations[0]!.id }) },
+    );
+    expect(answer.status).toBe(200);
+    const summary = evaluationSummarySchema.parse(await answer.json());
+    expect(summary.scorers.map(({ name, labelling, successes, n, unreadable }) => ({ name, labelling, successes, n, unreadable }))).toEqual(
+      [
+        { name: "match", labelling: true, successes: summary.reported.successes, n: summary.reported.n, unreadable: 0 },
+        { name: RUBRIC, labelling: false, successes: 0, n: 0, unreadable: summary.reported.n },
+      ],
+    );
+    expect(summary.scorers[0]!.metrics).toEqual({ accuracy: 0.6, stderr: 0.24494897427831783 });
   });
 });

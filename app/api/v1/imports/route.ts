@@ -1,6 +1,7 @@
 import { z } from "zod";
 import { getDb } from "@/lib/db/client";
 import { EVALUATION_NAME_MAX } from "@/lib/evaluations/schemas";
+import { invalid } from "@/lib/errors";
 import { optional } from "@/lib/http/pagination";
 import { apiRoute } from "@/lib/web/api-route";
 import { importUpload } from "@/lib/importers/import-upload";
@@ -14,16 +15,25 @@ const importQuerySchema = z.strictObject({
   file: text("file", 500),
   evaluation: optional(text("evaluation", EVALUATION_NAME_MAX)),
   threshold: optional(z.coerce.number("threshold must be a number").finite("threshold must be a number")),
+  /** The scorer whose values label the runs (an Inspect log's `scores` key); the first scorer when absent. */
+  scorer: optional(text("scorer", 200)),
 });
 
 /**
- * Imports one log file sent as the raw body (`POST /api/v1/imports?file=NAME[&evaluation=NAME][&threshold=X]`):
- * answers the report of `npm run import` for that file (docs/importers.md).
+ * Imports one log file sent as the raw body (`POST /api/v1/imports?file=NAME[&evaluation=NAME][&threshold=X][&scorer=NAME]`):
+ * answers the report of `npm run import` for that file (docs/importers.md); 400 naming `scorer` when no log of it has that
+ * scorer (nothing imported).
  */
 export const POST = apiRoute({ permission: "evaluation:write", query: importQuerySchema }, async ({ request, principal, query }) => {
   const length = request.headers.get("content-length");
   const upload = { body: request.body, declaredBytes: length === null ? null : Number(length), fileName: query.file };
-  return Response.json(
-    await importUpload(getDb(), upload, { evaluationName: query.evaluation, threshold: query.threshold, createdById: principal.userId }),
-  );
+  const report = await importUpload(getDb(), upload, {
+    evaluationName: query.evaluation,
+    threshold: query.threshold,
+    scorer: query.scorer,
+    createdById: principal.userId,
+  });
+  const withoutScorer = report.skipped.find((s) => s.field === "scorer");
+  if (withoutScorer && report.imported + report.unchanged === 0) throw invalid(withoutScorer.reason, "scorer");
+  return Response.json(report);
 });
