@@ -81,6 +81,13 @@ export const evaluationSummarySchema = z.object({
       unresolved: z.object({ n: count, byReason: z.partialRecord(z.enum(UNRESOLVED_REASONS), count) }),
     })
     .default(() => ({ reported: { successes: 0, n: 0 }, final: { successes: 0, n: 0 }, unresolved: { n: 0, byReason: {} } })),
+  /**
+   * The model calls' tokens over every run (the runs' sums added up): input and output over the `runsWithTokens` runs whose
+   * calls report them, of all `runs`; `modelCalls` over the `runsWithModelCalls` runs that recorded any.
+   */
+  tokens: z
+    .object({ input: count, output: count, runsWithTokens: count, modelCalls: count, runsWithModelCalls: count, runs: count })
+    .default({ input: 0, output: 0, runsWithTokens: 0, modelCalls: 0, runsWithModelCalls: 0, runs: 0 }),
 });
 export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;
 
@@ -144,4 +151,8 @@ export interface EvaluationRunListItem {
   disagreement: boolean;
   analysisUnit: string | null;
   inheritedState: InheritedState;
+  /** Its model calls' tokens summed (null when none of its calls reports them), and how many calls it recorded (null: none recorded). */
+  inputTokens: number | null;
+  outputTokens: number | null;
+  modelCallCount: number | null;
 }

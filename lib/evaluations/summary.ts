@@ -44,6 +44,10 @@ const attackRowsSchema = z.array(
   }),
 );
 
+const tokenRowsSchema = z.array(
+  z.object({ input: z.number(), output: z.number(), runs_with_tokens: int, model_calls: int, runs_with_model_calls: int }),
+);
+
 /** The summary of one evaluation, every figure under one applied policy version; throws notFound for an unknown id. */
 export async function evaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
   return underOneAppliedVersion(db, evaluationId, () => readEvaluationSummary(db, evaluationId));
@@ -51,7 +55,7 @@ export async function evaluationSummary(db: SqlClient, evaluationId: string): Pr
 
 /** The summary without a version check of its own: for a caller whose whole read is under underOneAppliedVersion already. */
 export async function readEvaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
-  const [rows, unresolvedRows, largestRows, basisRows, attackRows] = await Promise.all([
+  const [rows, unresolvedRows, largestRows, basisRows, attackRows, tokenRows] = await Promise.all([
     // From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
     db.$queryRaw`
       SELECT e.effect_policy_version AS version, e.pending_policy_version AS pending_version, r.runs_done, r.runs_total, r.requested_at, counts.*
@@ -90,6 +94,14 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
         FROM evaluation_runs
        WHERE evaluation_id = ${evaluationId}::uuid AND labels ? 'security' AND finality <> 'unscored'
        GROUP BY unresolved_reason`,
+    // The runs' model-call sums (kept on each run's row at write time), through the partial index of runs with model
+    // calls (migration model_calls): nothing for an evaluation without any, never the calls themselves.
+    db.$queryRaw`
+      SELECT coalesce(sum(input_tokens), 0)::float8 AS input, coalesce(sum(output_tokens), 0)::float8 AS output,
+             count(*) FILTER (WHERE input_tokens IS NOT NULL OR output_tokens IS NOT NULL) AS runs_with_tokens,
+             coalesce(sum(model_calls), 0) AS model_calls, count(*) AS runs_with_model_calls
+        FROM evaluation_runs
+       WHERE evaluation_id = ${evaluationId}::uuid AND model_calls IS NOT NULL`,
   ]);
   const t = totalsRows.parse(rows)[0];
   if (!t) throw notFound("evaluation");
@@ -115,6 +127,7 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
     finalSucceeded: sum("final_succeeded"),
     unresolvedByReason: attack.flatMap(({ reason, unresolved }) => (reason !== null && unresolved > 0 ? [{ reason, n: unresolved }] : [])),
   });
+  const tokens = tokenRowsSchema.parse(tokenRows)[0]!;
   // Unscored runs have no label: every rate's population is the scored runs; they are counted on their own.
   const scored = t.runs - t.unscored;
   return {
@@ -142,5 +155,13 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
     finalBasis,
     harnessDesigns: [...designRuns].map(([design, runs]) => ({ design, ...HARNESS_DESIGNS[design], runs })),
     attackSuccess,
+    tokens: {
+      input: tokens.input,
+      output: tokens.output,
+      runsWithTokens: tokens.runs_with_tokens,
+      modelCalls: tokens.model_calls,
+      runsWithModelCalls: tokens.runs_with_model_calls,
+      runs: t.runs,
+    },
   };
 }

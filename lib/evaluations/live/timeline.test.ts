@@ -12,7 +12,7 @@ const empty: StoredEvidence = {
   startedAtMs: T0,
   effects: new Map(),
   statuses: new Map(),
-  counts: { effect_requested: 0, touch: 0, reset: 0 },
+  counts: { effect_requested: 0, touch: 0, reset: 0, model_call: 0 },
   storedById: new Map(),
 };
 const requested = (eventId: string, effectId: string, s: number, extra: object = {}) => ({
@@ -200,7 +200,7 @@ describe("admitEvents", () => {
   });
 
   it("refuses events over the record's limits, naming the limit", () => {
-    const full: StoredEvidence = { ...empty, counts: { effect_requested: 1_000, touch: 10_000, reset: 0 } };
+    const full: StoredEvidence = { ...empty, counts: { effect_requested: 1_000, touch: 10_000, reset: 0, model_call: 0 } };
     const admission = admitEvents(full, [
       requested("e1", "t1", 1),
       { eventId: "e2", type: "touch", at: at(1), surface: "s", op: "read" },

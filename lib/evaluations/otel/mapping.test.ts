@@ -227,7 +227,7 @@ describe("planTraces", () => {
       {
         spanId: "ccccccccccccccc1",
         reason:
-          "trace 1af7651916cd43dd8448eb211c80319c is not an agent run (no gen_ai.operation.name, ai.toolCall span or boundary_lab data)",
+          "trace 1af7651916cd43dd8448eb211c80319c is not an agent run (no gen_ai.operation.name, AI SDK tool or model-call span, or boundary_lab data)",
       },
     ]);
   });

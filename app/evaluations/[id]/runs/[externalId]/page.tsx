@@ -32,6 +32,7 @@ import { getLiveRun } from "@/lib/evaluations/live/live-runs";
 import { liveRunRecorders, recorderFlags, type RecorderFlag } from "@/lib/evaluations/live/recorders";
 import type { LiveRunRecorder } from "@/lib/evaluations/live/schemas";
 import { MESSAGES_PAGE, runMessages } from "@/lib/evaluations/run-messages";
+import { placeModelCalls } from "@/lib/evaluations/model-calls";
 import { MAX_SPANS_SHOWN, runSpans } from "@/lib/evaluations/otel/run-spans";
 import { spanTimeline } from "@/lib/evaluations/otel/span-timeline";
 import { effectIntervals, evaluationRunTimeline, explainEvaluationRun } from "@/lib/evaluations/run-timeline";
@@ -91,6 +92,7 @@ export default async function EvaluationRunPage({
   const explanation = explainEvaluationRun(run, classOf);
   const intervals = new Map(effectIntervals(run).map((i) => [i.effectId, i]));
   const transcript = await runMessages(db, run.id, messagesFrom, MESSAGES_PAGE);
+  const modelCalls = { ...placeModelCalls(run.modelCalls), startMs: start };
   const audits = new Map(
     run.effects.flatMap((effect) => {
       if (!effect.call_id) return [];
@@ -145,6 +147,7 @@ export default async function EvaluationRunPage({
             ["Scored", since(run.scoredAt)],
             ["Ended", since(run.endedAt)],
             run.score !== null ? ["Score", `${run.score}${run.threshold !== null ? ` (threshold ${run.threshold})` : ""}`] : null,
+            ["Model calls", modelCallsText(run), "run-model-calls"],
           ]}
         />
         <Facts
@@ -205,11 +208,12 @@ export default async function EvaluationRunPage({
       <Section
         id="transcript"
         title={`Transcript (${transcript.messageCount} messages)`}
-        description="The conversation as the harness logged it; each tool call shows the effect it made and how the audit counts it."
+        description="The conversation as the harness logged it; each model call shows with the message it produced, and each tool call the effect it made and how the audit counts it."
       >
         <Transcript
           page={transcript}
           audits={audits}
+          modelCalls={modelCalls}
           pageHref={(from) => `/evaluations/${id}/runs/${encoded}?messages=${from}#transcript`}
         />
       </Section>
@@ -377,6 +381,20 @@ function RecordersSection({ recorders, flags }: { recorders: LiveRunRecorder[]; 
       </DataTable>
     </Section>
   );
+}
+
+/** The run's model calls and their tokens summed, saying how many calls reported tokens when not all did. */
+function modelCallsText(run: { modelCalls: { inputTokens: number | null; outputTokens: number | null }[] }): string {
+  const calls = run.modelCalls;
+  if (calls.length === 0) return "none recorded";
+  const count = (n: number) => n.toLocaleString("en-US");
+  const sum = (key: "inputTokens" | "outputTokens") => {
+    const known = calls.flatMap((c) => (c[key] === null ? [] : [c[key]]));
+    return known.length === 0
+      ? "not recorded"
+      : `${count(known.reduce((a, b) => a + b, 0))}${known.length < calls.length ? ` (${known.length}/${calls.length} calls)` : ""}`;
+  };
+  return `${count(calls.length)}; tokens in ${sum("inputTokens")}, out ${sum("outputTokens")}`;
 }
 
 /** The attack's outcome (AgentDojo's `security` label), final exactly when the run's label is. */
