@@ -56,11 +56,11 @@ test("a run whose model calls are tied to no message lists them in time order, a
       externalId: "traced",
       taskId: "t",
       startedAt: at(0),
-      scoredAt: at(10_000),
+      scoredAt: at(10),
       endpointLabel: "success",
       modelCalls: [
-        { model: "gpt-4o", startedAt: at(3_000), durationMs: 250, inputTokens: 1_300, outputTokens: 12 },
-        { model: "gpt-4o", startedAt: at(1_000), durationMs: 500, error: "429 rate limited" },
+        { model: "gpt-4o", startedAt: at(3), durationMs: 250, inputTokens: 1_300, outputTokens: 12 },
+        { model: "gpt-4o", startedAt: at(1), durationMs: 500, error: "429 rate limited" },
       ],
     },
   ]);
