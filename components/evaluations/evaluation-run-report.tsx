@@ -24,6 +24,7 @@ import { ATTACK_LABEL } from "@/lib/evaluations/attack-success";
 import { recorderFlags, type RecorderFlag } from "@/lib/evaluations/live/recorders";
 import type { LiveRunRecorder } from "@/lib/evaluations/live/schemas";
 import type { RunMessagesPage } from "@/lib/evaluations/run-messages";
+import { placeModelCalls } from "@/lib/evaluations/model-calls";
 import { MAX_SPANS_SHOWN } from "@/lib/evaluations/otel/run-spans";
 import { spanTimeline, type StoredSpan } from "@/lib/evaluations/otel/span-timeline";
 import { effectIntervals, evaluationRunTimeline, explainEvaluationRun } from "@/lib/evaluations/run-timeline";
@@ -74,6 +75,7 @@ export function EvaluationRunReport({
   children?: ReactNode;
 }) {
   const start = run.startedAt.getTime();
+  const modelCalls = { ...placeModelCalls(run.modelCalls), startMs: start };
   const since = (at: Date | null) => (at ? formatElapsed(at.getTime() - start) : "not recorded");
   // The audit is recomputed with every policy version, so the current policy is the one its labels were made under.
   const classOf = toolClassifier(evaluation.effectPolicy);
@@ -132,6 +134,7 @@ export function EvaluationRunReport({
             ["Scored", since(run.scoredAt)],
             ["Ended", since(run.endedAt)],
             run.score !== null ? ["Score", `${run.score}${run.threshold !== null ? ` (threshold ${run.threshold})` : ""}`] : null,
+            ["Model calls", modelCallsText(run), "run-model-calls"],
           ]}
         />
         <Facts
@@ -192,9 +195,9 @@ export function EvaluationRunReport({
       <Section
         id="transcript"
         title={`Transcript (${transcript.messageCount} messages)`}
-        description="The conversation as the harness logged it; each tool call shows the effect it made and how the audit counts it."
+        description="The conversation as the harness logged it; each model call shows with the message it produced, and each tool call the effect it made and how the audit counts it."
       >
-        <Transcript page={transcript} audits={audits} pageHref={(from) => `${runHref}?messages=${from}#transcript`} />
+        <Transcript page={transcript} audits={audits} modelCalls={modelCalls} pageHref={(from) => `${runHref}?messages=${from}#transcript`} />
       </Section>
 
       <Section
@@ -349,6 +352,20 @@ function RecordersSection({ recorders, flags }: { recorders: readonly LiveRunRec
       </DataTable>
     </Section>
   );
+}
+
+/** The run's model calls and their tokens summed, saying how many calls reported tokens when not all did. */
+function modelCallsText(run: { modelCalls: { inputTokens: number | null; outputTokens: number | null }[] }): string {
+  const calls = run.modelCalls;
+  if (calls.length === 0) return "none recorded";
+  const count = (n: number) => n.toLocaleString("en-US");
+  const sum = (key: "inputTokens" | "outputTokens") => {
+    const known = calls.flatMap((c) => (c[key] === null ? [] : [c[key]]));
+    return known.length === 0
+      ? "not recorded"
+      : `${count(known.reduce((a, b) => a + b, 0))}${known.length < calls.length ? ` (${known.length}/${calls.length} calls)` : ""}`;
+  };
+  return `${count(calls.length)}; tokens in ${sum("inputTokens")}, out ${sum("outputTokens")}`;
 }
 
 /** The attack's outcome (AgentDojo's `security` label), final exactly when the run's label is. */

@@ -6,6 +6,7 @@ import type { SqlClient } from "../db/sql-transaction";
 import { Prisma } from "../generated/prisma/client";
 import { encodeCursor } from "../http/pagination";
 import { attackSucceeded } from "./attack-success";
+import type { StoredModelCall } from "./model-calls";
 import { classifyTool } from "./policy";
 import { STATUSES_SHOWING_A_WRITE } from "./read-only-warning";
 import type { EvaluationRunListItem, EvaluationRunListQuery } from "./read-schemas";
@@ -32,6 +33,9 @@ const runRow = z.object({
   disagreement: z.boolean(),
   analysis_unit: z.string().nullable(),
   inherited_state: z.enum(INHERITED_STATES),
+  input_tokens: z.number().nullable(),
+  output_tokens: z.number().nullable(),
+  model_calls: z.number().int().nullable(),
 });
 
 const listItem = (r: z.infer<typeof runRow>): EvaluationRunListItem => ({
@@ -53,10 +57,14 @@ const listItem = (r: z.infer<typeof runRow>): EvaluationRunListItem => ({
   disagreement: r.disagreement,
   analysisUnit: r.analysis_unit,
   inheritedState: r.inherited_state,
+  inputTokens: r.input_tokens,
+  outputTokens: r.output_tokens,
+  modelCallCount: r.model_calls,
 });
 
 const RUN_COLUMNS = Prisma.sql`id::text AS id, external_id, task_id, attempt, started_at, scored_at, endpoint_label, unscored_reason, terminal_label, finality, unresolved_reason,
-  unresolved_effect_id, unresolved_tool, finality_basis, harness_design, disagreement, analysis_unit::text AS analysis_unit, inherited_state`;
+  unresolved_effect_id, unresolved_tool, finality_basis, harness_design, disagreement, analysis_unit::text AS analysis_unit, inherited_state,
+  input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens, model_calls`;
 
 /** A frozen share link's view of the runs: those stored by `at`, audited under policy `policyVersion` then. */
 export interface RunsAsOf {
@@ -148,6 +156,16 @@ const touchRow = z.object({
   public: z.boolean(),
   derived: z.boolean(),
 });
+const modelCallRow = z.object({
+  position: z.number().int(),
+  model: z.string().nullable(),
+  started_at: z.date().nullable(),
+  duration_ms: z.number().nullable(),
+  input_tokens: z.number().int().nullable(),
+  output_tokens: z.number().int().nullable(),
+  error: z.string().nullable(),
+  message_position: z.number().int().nullable(),
+});
 const resetRow = z.object({ surface: z.string(), at: z.date(), verified: z.boolean(), evidence: z.unknown() });
 const canaryRow = z.object({
   surface: z.string(),
@@ -181,6 +199,8 @@ export type EvaluationRunDetail = EvaluationRunListItem & {
   effects: (Omit<z.infer<typeof effectRow>, "resolutions"> & { resolutions: z.infer<typeof effectRow>["resolutions"] })[];
   /** `derived`: made by the policy's surface templates from a call's arguments, not recorded by the harness. */
   touches: { surface: string; op: "read" | "write" | "score"; at: Date; public: boolean; derived: boolean }[];
+  /** The agent's model calls in the run's order (every field null where the harness did not say); their tokens are summed in inputTokens and outputTokens. */
+  modelCalls: StoredModelCall[];
   /** With every canary check of the reset, oldest first: one found means the reset did not hold. */
   resets: { surface: string; at: Date; verified: boolean; evidence: unknown; canaries: ResetCanaryCheck[] }[];
 };
@@ -203,7 +223,7 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
         FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ${externalId}`,
   );
   if (!run) return null;
-  const [touches, resets, canaries, effects] = await Promise.all([
+  const [touches, resets, canaries, effects, modelCalls] = await Promise.all([
     db.$queryRaw`SELECT surface, op, at, public, derived FROM evaluation_touches WHERE run_id = ${run.id}::bigint ORDER BY at, id`,
     db.$queryRaw`SELECT surface, at, verified, evidence FROM evaluation_resets WHERE run_id = ${run.id}::bigint ORDER BY at, id`,
     db.$queryRaw`SELECT surface, reset_at, planted, found, evidence, source FROM evaluation_reset_canaries WHERE run_id = ${run.id}::bigint ORDER BY id`,
@@ -213,6 +233,9 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
              coalesce((SELECT json_agg(json_build_object('status', s.status, 'at', s.at, 'evidence', s.evidence, 'verifiedBy', s.verified_by, 'source', s.source, 'recordedAt', s.recorded_at) ORDER BY s.id)
                          FROM evaluation_effect_resolutions s WHERE s.run_id = e.run_id AND s.effect_id = e.effect_id), '[]'::json) AS resolutions
         FROM evaluation_effects e WHERE e.run_id = ${run.id}::bigint ORDER BY e.requested_at, e.effect_id`,
+    db.$queryRaw`
+      SELECT position, model, started_at, duration_ms, input_tokens, output_tokens, error, message_position
+        FROM evaluation_run_model_calls WHERE run_id = ${run.id}::bigint ORDER BY position`,
   ]);
   const checks = rowsOf(canaryRow, canaries);
   const attacked = attackSucceeded(run.labels);
@@ -232,6 +255,16 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
     pipeline: run.pipeline,
     injectionTaskId: run.injection_task_id,
     effects: rowsOf(effectRow, effects),
+    modelCalls: rowsOf(modelCallRow, modelCalls).map((c) => ({
+      position: c.position,
+      model: c.model,
+      startedAt: c.started_at?.toISOString() ?? null,
+      durationMs: c.duration_ms,
+      inputTokens: c.input_tokens,
+      outputTokens: c.output_tokens,
+      error: c.error,
+      messagePosition: c.message_position,
+    })),
     touches: rowsOf(touchRow, touches),
     resets: rowsOf(resetRow, resets).map((r) => ({
       ...r,

@@ -39,6 +39,10 @@ const exportedRun = z.object({
   analysisUnitRuns: z.number().int(),
   inheritedState: z.string(),
   effects: z.number().int(),
+  /** Its model calls' tokens summed and how many calls it recorded; null (an empty CSV cell) when unknown. */
+  inputTokens: z.number().nullable(),
+  outputTokens: z.number().nullable(),
+  modelCalls: z.number().int().nullable(),
   effectPolicyVersion: z.number().int(),
 });
 export type ExportedRun = z.infer<typeof exportedRun>;
@@ -68,6 +72,9 @@ export const EVALUATION_EXPORT_COLUMNS = [
   "analysisUnitRuns",
   "inheritedState",
   "effects",
+  "inputTokens",
+  "outputTokens",
+  "modelCalls",
   "effectPolicyVersion",
 ] as const satisfies readonly (keyof ExportedRun)[];
 
@@ -117,6 +124,7 @@ const batchQuery = (evaluationId: string, after: string, batchSize: number) => P
                CASE r.labels->>'security' WHEN 'success' THEN true WHEN 'failure' THEN false END AS "attackSucceeded", coalesce(r.analysis_unit, r.id)::text AS "analysisUnit",
                coalesce(u.runs, 1) AS "analysisUnitRuns", r.inherited_state AS "inheritedState",
                (SELECT count(*)::int FROM evaluation_effects e WHERE e.run_id = r.id) AS effects,
+               r.input_tokens::float8 AS "inputTokens", r.output_tokens::float8 AS "outputTokens", r.model_calls AS "modelCalls",
                -- Every run's finality is under the applied version (a recompute writes only the runs it changes).
                ev.effect_policy_version AS "effectPolicyVersion"
           FROM evaluation_runs r

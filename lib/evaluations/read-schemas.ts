@@ -111,6 +111,13 @@ export const evaluationSummarySchema = z.object({
       }),
     )
     .default([]),
+  /**
+   * The model calls' tokens over every run (the runs' sums added up): input and output over the `runsWithTokens` runs whose
+   * calls report them, of all `runs`; `modelCalls` over the `runsWithModelCalls` runs that recorded any.
+   */
+  tokens: z
+    .object({ input: count, output: count, runsWithTokens: count, modelCalls: count, runsWithModelCalls: count, runs: count })
+    .default({ input: 0, output: 0, runsWithTokens: 0, modelCalls: 0, runsWithModelCalls: 0, runs: 0 }),
 });
 export type EvaluationSummary = z.infer<typeof evaluationSummarySchema>;
 
@@ -174,4 +181,8 @@ export interface EvaluationRunListItem {
   disagreement: boolean;
   analysisUnit: string | null;
   inheritedState: InheritedState;
+  /** Its model calls' tokens summed (null when none of its calls reports them), and how many calls it recorded (null: none recorded). */
+  inputTokens: number | null;
+  outputTokens: number | null;
+  modelCallCount: number | null;
 }

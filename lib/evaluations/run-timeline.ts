@@ -3,12 +3,13 @@
 import type { TimelineEvent } from "../experiments/read/timeline";
 import { CLASS_EXPLANATIONS, REASON_LABELS } from "./display";
 import type { EvaluationRunDetail } from "./evaluation-runs";
+import { modelCallText } from "./model-calls";
 import type { ToolClass } from "./schemas";
 
 type Draft = Omit<TimelineEvent, "offsetMs" | "actor">;
 const RESOLUTION_KINDS = { completed: "application", failed: "failure", cancelled: "cancellation", unknown: "inconclusive" } as const;
 
-/** Every timed event of the record (start, tool calls, effects with their resolutions, touches, resets, scoring, end), in order, offsets in ms from the start. */
+/** Every timed event of the record (start, model and tool calls, effects with their resolutions, touches, resets, scoring, end), in order, offsets in ms from the start. */
 export function evaluationRunTimeline(run: EvaluationRunDetail): TimelineEvent[] {
   const drafts: Draft[] = [{ kind: "trace", atMs: run.startedAt.getTime(), label: "The run started" }];
   for (const call of Array.isArray(run.toolCalls) ? (run.toolCalls as { tool?: unknown; at?: unknown; callId?: unknown }[]) : []) {
@@ -19,6 +20,9 @@ export function evaluationRunTimeline(run: EvaluationRunDetail): TimelineEvent[]
         label: `Tool call ${String(call.tool)}${call.callId ? ` (${String(call.callId)})` : ""}`,
       });
   }
+  for (const call of run.modelCalls)
+    if (call.startedAt !== null)
+      drafts.push({ kind: "trace", atMs: Date.parse(call.startedAt), label: `Model call: ${modelCallText(call)}` });
   for (const effect of run.effects) {
     drafts.push({
       kind: "request",

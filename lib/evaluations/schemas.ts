@@ -358,6 +358,29 @@ export type MessageRecord = z.infer<typeof messageSchema>;
 /** Messages one run may hold. */
 export const MAX_RUN_MESSAGES = 2_000;
 
+/** Model calls one run may hold. */
+export const MAX_RUN_MODEL_CALLS = 2_000;
+/**
+ * One call of the agent's model (an Inspect model event, an OpenTelemetry chat span): which model,
+ * when it started and how long it took, the tokens it read and wrote, and the error of an attempt
+ * that failed. Every field may be unknown. `messagePosition`: the assistant message of `messages`
+ * (0-based) the call produced, which the transcript shows it beside. Kept to be read, not audited.
+ */
+export const modelCallSchema = z.strictObject({
+  model: text("model", 200).optional(),
+  startedAt: time("startedAt").optional(),
+  durationMs: z
+    .number("durationMs must be a number")
+    .finite("durationMs must be a finite number")
+    .min(0, "durationMs must be at least 0")
+    .optional(),
+  inputTokens: int4("inputTokens").optional(),
+  outputTokens: int4("outputTokens").optional(),
+  error: text("error", 4_000).optional(),
+  messagePosition: int4("messagePosition").optional(),
+});
+export type ModelCallRecord = z.infer<typeof modelCallSchema>;
+
 /**
  * One run as the harness recorded it. Refused (with the field named): times out of order (scored,
  * ended or an effect requested before the run started; acknowledged or resolved before requested),
@@ -406,6 +429,8 @@ export const runRecordSchema = z
     toolCalls: z.array(toolCallSchema).max(1_000).optional(),
     /** The conversation (the transcript the run page shows), in order. */
     messages: z.array(messageSchema).max(MAX_RUN_MESSAGES, `messages may hold at most ${MAX_RUN_MESSAGES}`).optional(),
+    /** The agent's model calls, in order (their tokens are summed on the run). */
+    modelCalls: z.array(modelCallSchema).max(MAX_RUN_MODEL_CALLS, `modelCalls may hold at most ${MAX_RUN_MODEL_CALLS}`).optional(),
     effects: z.array(effectRecordSchema).max(1_000).optional(),
     touches: z.array(touchSchema).max(10_000).optional(),
     resets: z.array(resetSchema).max(1_000).optional(),
@@ -439,6 +464,16 @@ export const runRecordSchema = z
     }
     if (run.scoredAt !== undefined && ms(run.scoredAt) < started) before(["scoredAt"], "startedAt");
     if (run.endedAt !== undefined && ms(run.endedAt) < started) before(["endedAt"], "startedAt");
+    run.modelCalls?.forEach((call, i) => {
+      if (call.messagePosition === undefined) return;
+      const message = run.messages?.[call.messagePosition];
+      if (message?.role !== "assistant")
+        ctx.addIssue({
+          code: "custom",
+          path: ["modelCalls", i, "messagePosition"],
+          message: `messagePosition must name an assistant message of messages (0-based): message ${call.messagePosition} is ${message ? `a ${message.role} message` : "not in messages"}`,
+        });
+    });
     const seen = new Set<string>();
     run.effects?.forEach((effect, i) => {
       const requested = ms(effect.requestedAt);

@@ -46,6 +46,10 @@ const labelRowsSchema = z.array(
   }),
 );
 
+const tokenRowsSchema = z.array(
+  z.object({ input: z.number(), output: z.number(), runs_with_tokens: int, model_calls: int, runs_with_model_calls: int }),
+);
+
 /** The summary of one evaluation, every figure under one applied policy version; throws notFound for an unknown id. */
 export async function evaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
   return underOneAppliedVersion(db, evaluationId, () => readEvaluationSummary(db, evaluationId));
@@ -53,7 +57,7 @@ export async function evaluationSummary(db: SqlClient, evaluationId: string): Pr
 
 /** The summary without a version check of its own: for a caller whose whole read is under underOneAppliedVersion already. */
 export async function readEvaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
-  const [rows, unresolvedRows, largestRows, basisRows, labelRows, scorerFigures] = await Promise.all([
+  const [rows, unresolvedRows, largestRows, basisRows, labelRows, scorerFigures, tokenRows] = await Promise.all([
     // From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
     db.$queryRaw`
       SELECT e.effect_policy_version AS version, e.pending_policy_version AS pending_version, r.runs_done, r.runs_total, r.requested_at, counts.*
@@ -93,6 +97,14 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
        WHERE r.evaluation_id = ${evaluationId}::uuid AND r.labels IS NOT NULL AND r.finality <> 'unscored'
        GROUP BY 1, 2`,
     readScorerFigures(db, evaluationId),
+    // The runs' model-call sums (kept on each run's row at write time), through the partial index of runs with model
+    // calls (migration model_calls): nothing for an evaluation without any, never the calls themselves.
+    db.$queryRaw`
+      SELECT coalesce(sum(input_tokens), 0)::float8 AS input, coalesce(sum(output_tokens), 0)::float8 AS output,
+             count(*) FILTER (WHERE input_tokens IS NOT NULL OR output_tokens IS NOT NULL) AS runs_with_tokens,
+             coalesce(sum(model_calls), 0) AS model_calls, count(*) AS runs_with_model_calls
+        FROM evaluation_runs
+       WHERE evaluation_id = ${evaluationId}::uuid AND model_calls IS NOT NULL`,
   ]);
   const t = totalsRows.parse(rows)[0];
   if (!t) throw notFound("evaluation");
@@ -126,6 +138,7 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
   }
   const attackSuccess =
     outcomes[ATTACK_LABEL] ?? labelOutcomeFigures({ runs: 0, succeeded: 0, final: 0, finalSucceeded: 0, unresolvedByReason: [] });
+  const tokens = tokenRowsSchema.parse(tokenRows)[0]!;
   // Unscored runs have no label: every rate's population is the scored runs; they are counted on their own.
   const scored = t.runs - t.unscored;
   return {
@@ -155,5 +168,13 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
     attackSuccess,
     outcomes,
     scorers: scorerRates(scorerFigures.counts, scorerFigures.metrics, scorerFigures.labelling),
+    tokens: {
+      input: tokens.input,
+      output: tokens.output,
+      runsWithTokens: tokens.runs_with_tokens,
+      modelCalls: tokens.model_calls,
+      runsWithModelCalls: tokens.runs_with_model_calls,
+      runs: t.runs,
+    },
   };
 }

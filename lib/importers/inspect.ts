@@ -2,6 +2,7 @@
 // and epoch. Inspect says nothing about what its tools change, so every tool call becomes an effect
 // of an `unclassified` tool (the evaluation's policy names none) until the user classifies it.
 import { z } from "zod";
+import { modelCallsOfSample } from "./inspect-model-calls";
 import { boundedContent, boundedMessages, contentText, roleOf } from "./transcript";
 import { runRecordSchema, type EffectRecord, type MessageRecord, type RunRecord, type ToolCallRecord } from "../evaluations/schemas";
 import type { HarnessMetric } from "../evaluations/harness-metrics";
@@ -391,6 +392,8 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
     };
   });
   const taskRun = header.eval.task_id ?? header.eval.run_id ?? header.eval.task;
+  const messages = transcriptOf(sample.messages ?? []);
+  const modelCalls = modelCallsOfSample(events, sample.messages ?? [], messages);
   const run = runRecordSchema.safeParse({
     externalId: `${taskRun}/${sample.id}/epoch ${sample.epoch}`,
     taskId: `${header.eval.task}/${sample.id}`,
@@ -419,7 +422,8 @@ function runOfSample(header: InspectHeader, sample: InspectSample, threshold: nu
       ...(c.arguments && { arguments: c.arguments }),
       ...callOutcome(c),
     })),
-    messages: transcriptOf(sample.messages ?? []),
+    messages,
+    ...(modelCalls.length > 0 && { modelCalls }),
     effects,
   } satisfies RunRecord);
   // The log's own values can exceed the record's limits (a 300-character sample id): that sample is left out, saying which.

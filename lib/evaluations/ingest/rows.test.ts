@@ -107,7 +107,60 @@ describe("a run's children", () => {
       evaluation_resets: 0,
       evaluation_reset_canaries: 0,
       evaluation_run_messages: 0,
+      evaluation_run_model_calls: 0,
       evaluation_run_traces: 0,
+    });
+  });
+
+  it("of a run with model calls are one row a call in its order, unknown fields null; its row has their sums", () => {
+    const run = {
+      ...worked(0),
+      modelCalls: [
+        { model: "gpt-4o", startedAt: "2026-12-01T10:00:01.000Z", durationMs: 812.5, inputTokens: 100, outputTokens: 7 },
+        { model: "gpt-4o", error: "rate limited" },
+        { inputTokens: 40 },
+      ],
+    };
+    expect(childRows("ev", "7", run, []).evaluation_run_model_calls).toEqual([
+      {
+        run_id: "7",
+        position: 0,
+        model: "gpt-4o",
+        started_at: "2026-12-01T10:00:01.000Z",
+        duration_ms: 812.5,
+        input_tokens: 100,
+        output_tokens: 7,
+        error: null,
+        message_position: null,
+      },
+      {
+        run_id: "7",
+        position: 1,
+        model: "gpt-4o",
+        started_at: null,
+        duration_ms: null,
+        input_tokens: null,
+        output_tokens: null,
+        error: "rate limited",
+        message_position: null,
+      },
+      {
+        run_id: "7",
+        position: 2,
+        model: null,
+        started_at: null,
+        duration_ms: null,
+        input_tokens: 40,
+        output_tokens: null,
+        error: null,
+        message_position: null,
+      },
+    ]);
+    expect(runColumns(valid(run), classOf, new Map())).toMatchObject({ input_tokens: 140, output_tokens: 7, model_calls: 3 });
+    expect(runColumns(valid(worked(0)), classOf, new Map())).toMatchObject({
+      input_tokens: null,
+      output_tokens: null,
+      model_calls: null,
     });
   });
 

@@ -3,6 +3,7 @@
 import type { ColumnType } from "../../db/unnest-rows";
 import { disagrees } from "../../replay/rules/labels";
 import { auditFinality, finalityBasis, type FinalityEffect, type FinalityResolution, type RunFinality } from "../finality";
+import { modelCallRow, modelCallTotals } from "../model-calls";
 import type { FinalityBasis, RunRecord, ToolClass, TouchRecord } from "../schemas";
 import type { CallSurface } from "../surface-templates";
 import type { ValidRun } from "./validate";
@@ -149,6 +150,7 @@ export function runColumns(
     run_class: run.runClass ?? "completed",
     run_class_evidence: run.runClassEvidence ?? null,
     scorer_values: run.scorerValues ?? null,
+    ...modelCallColumns(run),
     content_hash: hash,
     // An unscored run has no label to disagree with, and no scoring time to audit finality at.
     disagreement: run.endpointLabel !== undefined && disagrees(run.endpointLabel, run.terminalLabel ?? null),
@@ -157,6 +159,12 @@ export function runColumns(
       ? UNSCORED_COLUMNS
       : auditedColumns({ scoredAtMs: ms(run.scoredAt), effects }, classOf, run.harnessDesign !== undefined)),
   };
+}
+
+/** The run's model-call sums (model-calls.ts), kept on its row for the lists, the exports and the summary's totals. */
+function modelCallColumns(run: RunRecord) {
+  const totals = modelCallTotals(run.modelCalls);
+  return { input_tokens: totals.inputTokens, output_tokens: totals.outputTokens, model_calls: totals.modelCalls };
 }
 
 export const RUN_COLUMNS: Record<string, ColumnType> = {
@@ -179,6 +187,9 @@ export const RUN_COLUMNS: Record<string, ColumnType> = {
   run_class: "text",
   run_class_evidence: "text",
   scorer_values: "jsonb",
+  input_tokens: "bigint",
+  output_tokens: "bigint",
+  model_calls: "int",
   content_hash: "text",
   finality: "text",
   unresolved_reason: "text",
@@ -249,6 +260,17 @@ export const CHILD_COLUMNS = {
     source: "text",
   },
   evaluation_run_messages: { run_id: "bigint", chunk: "int", first_position: "int", count: "int", messages: "jsonb" },
+  evaluation_run_model_calls: {
+    run_id: "bigint",
+    position: "int",
+    model: "text",
+    started_at: "timestamptz",
+    duration_ms: "float8",
+    input_tokens: "int",
+    output_tokens: "int",
+    error: "text",
+    message_position: "int",
+  },
   /** A run with calls awaits its trace (lib/evaluations/record-traces.ts): trace_id is left null. */
   evaluation_run_traces: { run_id: "bigint", evaluation_id: "uuid" },
 } as const satisfies Record<string, Record<string, ColumnType>>;
@@ -261,13 +283,14 @@ export const DETACHED_CHILD_TABLES = [
   "evaluation_resets",
   "evaluation_reset_canaries",
   "evaluation_run_messages",
+  "evaluation_run_model_calls",
   "evaluation_run_traces",
 ] as const satisfies readonly ChildTable[];
 
 /**
  * A run's effects, their record's resolutions, touches (scoredOn as `score` touches at scoredAt; `derived`, those its policy's
  * templates make: policyTouches), resets and their canary checks,
- * its messages, and its trace link when it made calls, as rows.
+ * its messages and model calls, and its trace link when it made calls, as rows.
  */
 export function childRows(
   evaluationId: string,
@@ -355,6 +378,7 @@ export function childRows(
       const messages = run.messages!.slice(chunk * MESSAGES_PER_CHUNK, (chunk + 1) * MESSAGES_PER_CHUNK);
       return { run_id: id, chunk, first_position: chunk * MESSAGES_PER_CHUNK, count: messages.length, messages };
     }),
+    evaluation_run_model_calls: (run.modelCalls ?? []).map((call, position) => modelCallRow(id, position, call)),
     evaluation_run_traces: (run.toolCalls ?? []).length > 0 ? [{ run_id: id, evaluation_id: evaluationId }] : [],
   };
 }

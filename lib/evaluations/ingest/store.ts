@@ -179,6 +179,7 @@ async function deleteDetachedChildren(tx: CopyTx, unused: readonly string[]): Pr
          touches AS (DELETE FROM evaluation_touches WHERE run_id = ANY(${unused}::bigint[])),
          resets AS (DELETE FROM evaluation_resets WHERE run_id = ANY(${unused}::bigint[])),
          messages AS (DELETE FROM evaluation_run_messages WHERE run_id = ANY(${unused}::bigint[])),
+         model_calls AS (DELETE FROM evaluation_run_model_calls WHERE run_id = ANY(${unused}::bigint[])),
          links AS (DELETE FROM evaluation_run_traces WHERE run_id = ANY(${unused}::bigint[]))
     DELETE FROM evaluation_reset_canaries WHERE run_id = ANY(${unused}::bigint[])`;
 }
@@ -248,12 +249,12 @@ async function storeWithChanges(
          CROSS JOIN LATERAL (SELECT id, tool_calls FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = x.external_id OFFSET 0) r
       ), written AS (
       INSERT INTO evaluation_runs (id, analysis_unit, evaluation_id, external_id, task_id, group_id, attempt, started_at, ended_at, scored_at, endpoint_label,
-                                   unscored_reason, terminal_label, score, threshold, tool_calls, labels, pipeline, injection_task_id, run_class, run_class_evidence, scorer_values, content_hash, finality,
-                                   unresolved_reason, unresolved_effect_id, unresolved_tool, finality_basis, harness_design, disagreement, audit_policy_version)
+                                   unscored_reason, terminal_label, score, threshold, tool_calls, labels, pipeline, injection_task_id, run_class, run_class_evidence, scorer_values,
+                                   input_tokens, output_tokens, model_calls, content_hash, finality, unresolved_reason, unresolved_effect_id, unresolved_tool, finality_basis, harness_design, disagreement, audit_policy_version)
       -- A new run starts as its own analysis unit; the separation audit below merges the connected ones.
       SELECT x.id, x.id, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
-             x.unscored_reason, x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.pipeline, x.injection_task_id, x.run_class, x.run_class_evidence, x.scorer_values, x.content_hash, x.finality,
-             x.unresolved_reason, x.unresolved_effect_id, x.unresolved_tool, x.finality_basis, x.harness_design, x.disagreement, ${policyVersion}
+             x.unscored_reason, x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.pipeline, x.injection_task_id, x.run_class, x.run_class_evidence, x.scorer_values,
+             x.input_tokens, x.output_tokens, x.model_calls, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id, x.unresolved_tool, x.finality_basis, x.harness_design, x.disagreement, ${policyVersion}
         FROM (SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id')) AS id, x.* FROM ${unnestRows(runRows, RUN_COLUMNS)}) AS x
       ON CONFLICT (evaluation_id, external_id) DO UPDATE
          SET task_id = EXCLUDED.task_id, group_id = EXCLUDED.group_id, attempt = EXCLUDED.attempt, started_at = EXCLUDED.started_at,
@@ -261,6 +262,7 @@ async function storeWithChanges(
              terminal_label = EXCLUDED.terminal_label, score = EXCLUDED.score, threshold = EXCLUDED.threshold, tool_calls = EXCLUDED.tool_calls, labels = EXCLUDED.labels,
              pipeline = EXCLUDED.pipeline, injection_task_id = EXCLUDED.injection_task_id,
              run_class = EXCLUDED.run_class, run_class_evidence = EXCLUDED.run_class_evidence, scorer_values = EXCLUDED.scorer_values,
+             input_tokens = EXCLUDED.input_tokens, output_tokens = EXCLUDED.output_tokens, model_calls = EXCLUDED.model_calls,
              content_hash = EXCLUDED.content_hash, finality = EXCLUDED.finality, unresolved_reason = EXCLUDED.unresolved_reason,
              unresolved_effect_id = EXCLUDED.unresolved_effect_id, unresolved_tool = EXCLUDED.unresolved_tool,
              finality_basis = EXCLUDED.finality_basis, harness_design = EXCLUDED.harness_design,
@@ -289,6 +291,7 @@ async function storeWithChanges(
   await tx.$executeRaw`DELETE FROM evaluation_effect_resolutions WHERE run_id = ANY(${updated}::bigint[]) AND source = 'record'`;
   await tx.$executeRaw`DELETE FROM evaluation_reset_canaries WHERE run_id = ANY(${updated}::bigint[]) AND source = 'record'`;
   await tx.$executeRaw`DELETE FROM evaluation_run_messages WHERE run_id = ANY(${updated}::bigint[])`;
+  await tx.$executeRaw`DELETE FROM evaluation_run_model_calls WHERE run_id = ANY(${updated}::bigint[])`;
   // A re-sent run keeps its trace link while its calls are the same; one whose calls changed gets a new row (a trace
   // pass that read the old one finds it deleted and leaves it) for the next pass (lib/evaluations/record-traces.ts).
   const relinked = new Set(upserted.filter((w) => w.calls_changed).map((w) => w.id));

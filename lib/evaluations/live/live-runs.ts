@@ -278,7 +278,12 @@ export async function recordEventsIn(
         startedAtMs: row.started_at.getTime(),
         effects,
         statuses,
-        counts: { effect_requested: count("effect_requested"), touch: count("touch"), reset: count("reset") },
+        counts: {
+          effect_requested: count("effect_requested"),
+          touch: count("touch"),
+          reset: count("reset"),
+          model_call: count("model_call"),
+        },
         storedById: new Map(reused.map((r) => [r.event_id, canonicalJson(r.body)])),
         held,
       },

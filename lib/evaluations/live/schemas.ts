@@ -4,7 +4,7 @@
 // Names are a contract: harnesses write them.
 import { z } from "zod";
 import { int4, UnparsedItems } from "../../http/storable";
-import { EFFECT_STATUSES, evidenceSchema, FINALITIES, LABELS, text, time } from "../schemas";
+import { EFFECT_STATUSES, evidenceSchema, FINALITIES, LABELS, modelCallSchema, text, time } from "../schemas";
 
 /** Open until the harness scores it (`scored`) or closes it without a score (`unscored`), or until its timeout stores it unscored (`expired`). */
 export const LIVE_RUN_STATES = ["open", "scored", "unscored", "expired"] as const;
@@ -83,10 +83,17 @@ export const resetEventSchema = z.strictObject({
   evidence: evidenceSchema.optional(),
 });
 
-export const LIVE_EVENT_TYPES = ["effect_requested", "effect_status", "touch", "reset"] as const;
+/** A call of the agent's model, started at `at` (the run record's modelCalls item: model, duration, tokens, a failed attempt's error). */
+export const modelCallEventSchema = modelCallSchema.omit({ startedAt: true, messagePosition: true }).extend({
+  eventId,
+  type: z.literal("model_call"),
+  at: time("at"),
+});
+
+export const LIVE_EVENT_TYPES = ["effect_requested", "effect_status", "touch", "reset", "model_call"] as const;
 export const liveEventSchema = z.discriminatedUnion(
   "type",
-  [effectRequestedEventSchema, effectStatusEventSchema, touchEventSchema, resetEventSchema],
+  [effectRequestedEventSchema, effectStatusEventSchema, touchEventSchema, resetEventSchema, modelCallEventSchema],
   `type must be one of ${LIVE_EVENT_TYPES.join(", ")}`,
 );
 export type LiveEvent = z.infer<typeof liveEventSchema>;

@@ -12,7 +12,7 @@ const empty: StoredEvidence = {
   startedAtMs: T0,
   effects: new Map(),
   statuses: new Map(),
-  counts: { effect_requested: 0, touch: 0, reset: 0 },
+  counts: { effect_requested: 0, touch: 0, reset: 0, model_call: 0 },
   storedById: new Map(),
 };
 const requested = (eventId: string, effectId: string, s: number, extra: object = {}) => ({
@@ -200,7 +200,7 @@ describe("admitEvents", () => {
   });
 
   it("refuses events over the record's limits, naming the limit", () => {
-    const full: StoredEvidence = { ...empty, counts: { effect_requested: 1_000, touch: 10_000, reset: 0 } };
+    const full: StoredEvidence = { ...empty, counts: { effect_requested: 1_000, touch: 10_000, reset: 0, model_call: 0 } };
     const admission = admitEvents(full, [
       requested("e1", "t1", 1),
       { eventId: "e2", type: "touch", at: at(1), surface: "s", op: "read" },
@@ -433,5 +433,40 @@ describe("liveRunRecord over random runs", () => {
       );
       expect(runRecordSchema.parse(record), `run ${run}: ${JSON.stringify(list)}`).toEqual(record);
     }
+  });
+});
+
+describe("a live run's model calls", () => {
+  const modelCall = (eventId: string, s: number, extra: object = {}) => ({ eventId, type: "model_call", at: at(s), ...extra });
+
+  it("are the record's modelCalls in time order, each started at its event's time", () => {
+    const list = [
+      modelCall("m2", 4, { model: "gpt-4o", durationMs: 250, inputTokens: 1_300, outputTokens: 12 }),
+      modelCall("m1", 1, { model: "gpt-4o", durationMs: 500, error: "429 rate limited" }),
+    ];
+    const record = liveRunRecord(head, events(list), { scoredAtMs: T0 + 5000, endpointLabel: "success" });
+    expect(record.modelCalls).toEqual([
+      { model: "gpt-4o", durationMs: 500, error: "429 rate limited", startedAt: at(1) },
+      { model: "gpt-4o", durationMs: 250, inputTokens: 1_300, outputTokens: 12, startedAt: at(4) },
+    ]);
+    expect(runRecordSchema.parse(record)).toEqual(record);
+    expect(liveRunRecord(head, [], { unscoredReason: "x" }).modelCalls).toBeUndefined();
+  });
+
+  it("are refused one by one naming the field, and past the 2,000 a run holds", () => {
+    const admission = admitEvents(empty, [
+      modelCall("m1", 1, { inputTokens: -1 }),
+      modelCall("m2", 1, { messagePosition: 0 }),
+      modelCall("m3", 2),
+    ]);
+    expect(admission.errors.map((e) => [e.index, e.field])).toEqual([
+      [0, "events.0.inputTokens"],
+      [1, "events.1.messagePosition"],
+    ]);
+    expect(admission.accepted.map((a) => a.index)).toEqual([2]);
+    const full = admitEvents({ ...empty, counts: { ...empty.counts, model_call: 2_000 } }, [modelCall("m4", 1)]);
+    expect(full.errors).toEqual([
+      { index: 0, code: "too_many_events", message: "events.0.type: a run holds at most 2000 model calls", field: "events.0.type" },
+    ]);
   });
 });

@@ -4,12 +4,12 @@
 import { canonicalJson } from "../../content-hash";
 import { issueMessage } from "../../http/input";
 import { findUnstorable, printable } from "../../http/storable";
-import type { EffectRecord, ResolutionStatus, RunRecord, StatusAtScoring } from "../schemas";
+import { MAX_RUN_MODEL_CALLS, type EffectRecord, type ResolutionStatus, type RunRecord, type StatusAtScoring } from "../schemas";
 import { isTerminalStatus } from "../finality";
 import { liveEventSchema, type EventRefusal, type LiveEvent } from "./schemas";
 
 /** The record's own limits (runRecordSchema): a live run that passed them could never be stored. */
-export const LIVE_RUN_LIMITS = { effect_requested: 1_000, touch: 10_000, reset: 1_000 } as const;
+export const LIVE_RUN_LIMITS = { effect_requested: 1_000, touch: 10_000, reset: 1_000, model_call: MAX_RUN_MODEL_CALLS } as const;
 
 export interface StatusPoint {
   status: StatusAtScoring;
@@ -70,7 +70,7 @@ export interface Admission {
   dropped: DroppedStatus[];
 }
 
-const LIMIT_NOUN = { effect_requested: "effects", touch: "touches", reset: "resets" } as const;
+const LIMIT_NOUN = { effect_requested: "effects", touch: "touches", reset: "resets", model_call: "model calls" } as const;
 
 /**
  * Which of a request's events a run admits, in any order: each is parsed on its own, effects
@@ -328,6 +328,9 @@ export function liveRunRecord(head: LiveRunHead, events: readonly LiveEvent[], o
         at,
         ...(event.public !== undefined && { public: event.public }),
       });
+    } else if (event.type === "model_call") {
+      const { eventId: _eventId, type: _type, at: _at, ...call } = event;
+      (record.modelCalls ??= []).push({ ...call, startedAt: at });
     } else if (event.type === "reset") {
       record.resets!.push({
         surface: event.surface,

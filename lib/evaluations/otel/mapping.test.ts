@@ -227,7 +227,7 @@ describe("planTraces", () => {
       {
         spanId: "ccccccccccccccc1",
         reason:
-          "trace 1af7651916cd43dd8448eb211c80319c is not an agent run (no gen_ai.operation.name, ai.toolCall span or boundary_lab data)",
+          "trace 1af7651916cd43dd8448eb211c80319c is not an agent run (no gen_ai.operation.name, AI SDK tool or model-call span, or boundary_lab data)",
       },
     ]);
   });
@@ -282,5 +282,88 @@ describe("readScore", () => {
     expect(refused.rejected[0]!.reason).toMatch(
       /^the resource attribute boundary_lab\.label_map is not a label map \(a labelMap value must be success or failure\)/,
     );
+  });
+});
+
+describe("model-call spans", () => {
+  const chat = (spanId: string, attributes: Record<string, string | number>, fields: Partial<OtlpSpan> = {}) =>
+    span(spanId, { name: "chat gpt-4o", attributes: { "gen_ai.operation.name": "chat", ...attributes }, ...fields });
+  const calls = (batch: OtlpResourceSpans[]) =>
+    only(batch).trace.events.flatMap(({ spanId, event }) => (event.type === "model_call" ? [{ spanId, event }] : []));
+
+  it("a GenAI chat span is a model call: start, duration, the response's model, tokens; an error status a failed attempt", () => {
+    expect(
+      calls(
+        resource([
+          chat("aaaaaaaaaaaaaaa1", {
+            "gen_ai.request.model": "gpt-4o",
+            "gen_ai.response.model": "gpt-4o-2024-08-06",
+            "gen_ai.usage.input_tokens": 1_200,
+            "gen_ai.usage.output_tokens": 40,
+          }),
+          chat("aaaaaaaaaaaaaaa2", { "gen_ai.request.model": "gpt-4o" }, { startMs: T0 + 500, endMs: T0 + 750, statusCode: 2 }),
+        ]),
+      ),
+    ).toEqual([
+      {
+        spanId: "aaaaaaaaaaaaaaa1",
+        event: {
+          eventId: "aaaaaaaaaaaaaaa1.model",
+          type: "model_call",
+          at: new Date(T0).toISOString(),
+          model: "gpt-4o-2024-08-06",
+          durationMs: 100,
+          inputTokens: 1_200,
+          outputTokens: 40,
+        },
+      },
+      {
+        spanId: "aaaaaaaaaaaaaaa2",
+        event: {
+          eventId: "aaaaaaaaaaaaaaa2.model",
+          type: "model_call",
+          at: new Date(T0 + 500).toISOString(),
+          model: "gpt-4o",
+          durationMs: 250,
+          error: "the span ended with an error status",
+        },
+      },
+    ]);
+  });
+
+  it("the AI SDK's doGenerate and doStream spans are calls (their older usage names too), its outer generateText span not; a call nested in a call once", () => {
+    const found = calls(
+      resource([
+        span("aaaaaaaaaaaaaaa1", { name: "ai.generateText", attributes: { "ai.usage.inputTokens": 30, "boundary_lab.run.id": "r" } }),
+        span("aaaaaaaaaaaaaaa2", {
+          name: "ai.generateText.doGenerate",
+          parentSpanId: "aaaaaaaaaaaaaaa1",
+          attributes: { "ai.model.id": "mock-model-id", "ai.usage.inputTokens": 10, "ai.usage.outputTokens": 5 },
+        }),
+        span("aaaaaaaaaaaaaaa3", {
+          name: "ai.streamText.doStream",
+          parentSpanId: "aaaaaaaaaaaaaaa1",
+          attributes: { "ai.model.id": "mock-model-id", "ai.usage.promptTokens": 20, "ai.usage.completionTokens": 7 },
+        }),
+        chat("aaaaaaaaaaaaaaa4", { "gen_ai.usage.input_tokens": 20 }, { parentSpanId: "aaaaaaaaaaaaaaa3" }),
+      ]),
+    );
+    expect(found.map(({ spanId, event }) => [spanId, "inputTokens" in event ? event.inputTokens : null])).toEqual([
+      ["aaaaaaaaaaaaaaa2", 10],
+      ["aaaaaaaaaaaaaaa3", 20],
+    ]);
+  });
+
+  it("a trace of model calls alone is an agent run; a token count that is not a whole number rejects its span, naming it", () => {
+    const { trace, rejected } = only(
+      resource([chat("aaaaaaaaaaaaaaa1", { "gen_ai.usage.output_tokens": 2.5 }), chat("aaaaaaaaaaaaaaa2", {})]),
+    );
+    expect(rejected).toEqual([
+      {
+        spanId: "aaaaaaaaaaaaaaa1",
+        reason: "gen_ai.usage.output_tokens must be a whole number of tokens from 0 to 2147483647 (span aaaaaaaaaaaaaaa1)",
+      },
+    ]);
+    expect(trace.events.map((e) => e.event.eventId)).toEqual(["aaaaaaaaaaaaaaa2.model"]);
   });
 });

@@ -12,6 +12,11 @@
 // - Span events: `boundary_lab.effect.status` (a later status; `boundary_lab.effect.id` names the
 //   effect when the event is not on its own span), `boundary_lab.touch`, `boundary_lab.reset`, and
 //   `gen_ai.evaluation.result`, the run's score (its label, else its value against a threshold).
+// - A model call is a GenAI inference span (`gen_ai.operation.name` chat, text_completion or
+//   generate_content) or an AI SDK `ai.generateText.doGenerate` / `ai.streamText.doStream` (and
+//   `…Object` alike) span: started at the span's start, lasting to its end, with its model and tokens.
+//   One nested in another model-call span of the request (a provider's instrumentation under the AI
+//   SDK's) is the same call, counted once.
 // - Each event's id is made from its span's id, so a span sent again adds nothing.
 // A trace with none of this is not an agent run: its spans are counted as rejected, with the reason.
 import type { ScoreLiveRunBody } from "../live/schemas";
@@ -20,6 +25,7 @@ import { EFFECT_STATUSES, labelMapSchema, LABELS, type EffectStatus, type LabelM
 type Label = (typeof LABELS)[number];
 import type { LiveEvent } from "../live/schemas";
 import type { AttributeValue, Attributes, OtlpResourceSpans, OtlpSpan } from "./spans";
+import { INT4_MAX } from "../../http/storable";
 
 export const ATTR = {
   evaluation: "boundary_lab.evaluation",
@@ -46,7 +52,28 @@ export const ATTR = {
   aiToolName: "ai.toolCall.name",
   aiToolCallId: "ai.toolCall.id",
   aiToolArgs: "ai.toolCall.args",
+  requestModel: "gen_ai.request.model",
+  responseModel: "gen_ai.response.model",
+  inputTokens: "gen_ai.usage.input_tokens",
+  outputTokens: "gen_ai.usage.output_tokens",
+  aiModelId: "ai.model.id",
+  aiResponseModel: "ai.response.model",
+  aiInputTokens: "ai.usage.inputTokens",
+  aiOutputTokens: "ai.usage.outputTokens",
+  aiPromptTokens: "ai.usage.promptTokens",
+  aiCompletionTokens: "ai.usage.completionTokens",
+  aiOperationId: "ai.operationId",
 } as const;
+
+/** The GenAI conventions' inference operations: each span is one call of a model. */
+const INFERENCE_OPERATIONS = ["chat", "text_completion", "generate_content"];
+/** The AI SDK's spans of one call of the provider's model (its outer `ai.generateText` span spans every step's call). */
+const AI_SDK_MODEL_CALLS = [
+  "ai.generateText.doGenerate",
+  "ai.streamText.doStream",
+  "ai.generateObject.doGenerate",
+  "ai.streamObject.doStream",
+];
 
 export const EVENT = {
   effectStatus: "boundary_lab.effect.status",
@@ -127,8 +154,13 @@ const iso = (ms: number) => new Date(ms).toISOString();
 
 const isToolSpan = (span: OtlpSpan) =>
   span.attributes[ATTR.operation] === "execute_tool" || span.name === "ai.toolCall" || span.attributes["ai.operationId"] === "ai.toolCall";
+export const isModelCallSpan = (span: Pick<OtlpSpan, "name" | "attributes">) =>
+  INFERENCE_OPERATIONS.includes(span.attributes[ATTR.operation] as string) ||
+  AI_SDK_MODEL_CALLS.includes(span.name) ||
+  AI_SDK_MODEL_CALLS.includes(span.attributes[ATTR.aiOperationId] as string);
 const isAgentData = (span: OtlpSpan) =>
   isToolSpan(span) ||
+  isModelCallSpan(span) ||
   typeof span.attributes[ATTR.operation] === "string" ||
   Object.keys(span.attributes).some((key) => key.startsWith("boundary_lab.") || key.startsWith("ai.telemetry.metadata.boundary_lab.")) ||
   span.events.some((event) => Object.values(EVENT).includes(event.name as never));
@@ -147,9 +179,53 @@ function argumentsOf(span: OtlpSpan): Record<string, unknown> | undefined {
 const statusOf = (value: AttributeValue | undefined): EffectStatus | undefined =>
   typeof value === "string" && (EFFECT_STATUSES as readonly string[]).includes(value) ? (value as EffectStatus) : undefined;
 
-/** The events one span adds to its run; a refusal (the whole span) when it cannot be used as sent. */
-function eventsOfSpan(span: OtlpSpan): { events: LiveEvent[]; score?: PlannedScore; asyncTool?: string } | { refusal: string } {
+/** A token count as a model call takes it: the first of `names` the span sets; a refusal naming it when it is not a whole number ≥ 0. */
+function tokenCount(span: OtlpSpan, names: readonly string[]): { value?: number } | { refusal: string } {
+  const name = names.find((n) => span.attributes[n] !== undefined && span.attributes[n] !== null);
+  if (name === undefined) return {};
+  const value = span.attributes[name];
+  if (typeof value === "number" && Number.isInteger(value) && value >= 0 && value <= INT4_MAX) return { value };
+  return { refusal: `${name} must be a whole number of tokens from 0 to ${INT4_MAX} (span ${span.spanId})` };
+}
+
+/** A model-call span as its run's model_call event (its id `<spanId>.model`), or why it cannot be one. */
+function modelCallOfSpan(span: OtlpSpan): LiveEvent | { refusal: string } {
+  const input = tokenCount(span, [ATTR.inputTokens, ATTR.aiInputTokens, ATTR.aiPromptTokens]);
+  if ("refusal" in input) return input;
+  const output = tokenCount(span, [ATTR.outputTokens, ATTR.aiOutputTokens, ATTR.aiCompletionTokens]);
+  if ("refusal" in output) return output;
+  const model =
+    text(span.attributes[ATTR.responseModel]) ??
+    text(span.attributes[ATTR.aiResponseModel]) ??
+    text(span.attributes[ATTR.requestModel]) ??
+    text(span.attributes[ATTR.aiModelId]);
+  const error = span.statusCode === 2 ? (span.statusMessage?.trim() || "the span ended with an error status").slice(0, 4_000) : undefined;
+  return {
+    eventId: `${span.spanId}.model`,
+    type: "model_call",
+    at: iso(span.startMs),
+    ...(model && { model: model.slice(0, 200) }),
+    durationMs: Math.max(0, span.endMs - span.startMs),
+    ...(input.value !== undefined && { inputTokens: input.value }),
+    ...(output.value !== undefined && { outputTokens: output.value }),
+    ...(error && { error }),
+  };
+}
+
+/**
+ * The events one span adds to its run; a refusal (the whole span) when it cannot be used as sent.
+ * `nestedCall`: the span is a model call inside another model-call span of the request (the same call).
+ */
+function eventsOfSpan(
+  span: OtlpSpan,
+  nestedCall = false,
+): { events: LiveEvent[]; score?: PlannedScore; asyncTool?: string } | { refusal: string } {
   const events: LiveEvent[] = [];
+  if (isModelCallSpan(span) && !nestedCall) {
+    const call = modelCallOfSpan(span);
+    if ("refusal" in call) return call;
+    events.push(call);
+  }
   let score: PlannedScore | undefined;
   let ownEffect: string | undefined;
   let asyncTool: string | undefined;
@@ -248,7 +324,12 @@ export function planTraces(batch: readonly OtlpResourceSpans[]): Plan {
   const traces = new Map<string, TracePlan>();
   const agentTraces = new Set<string>();
   const rejected: SpanRefusal[] = [];
-  for (const { spans } of batch) for (const span of spans) if (isAgentData(span)) agentTraces.add(span.traceId);
+  const modelCallSpans = new Set<string>();
+  for (const { spans } of batch)
+    for (const span of spans) {
+      if (isAgentData(span)) agentTraces.add(span.traceId);
+      if (isModelCallSpan(span)) modelCallSpans.add(`${span.traceId}:${span.spanId}`);
+    }
   const seen = new Set<string>();
   for (const { resource, spans } of batch) {
     const evaluation = text(resource[ATTR.evaluation]);
@@ -261,7 +342,7 @@ export function planTraces(batch: readonly OtlpResourceSpans[]): Plan {
       if (!agentTraces.has(span.traceId)) {
         rejected.push({
           spanId: span.spanId,
-          reason: `trace ${span.traceId} is not an agent run (no gen_ai.operation.name, ai.toolCall span or boundary_lab data)`,
+          reason: `trace ${span.traceId} is not an agent run (no gen_ai.operation.name, AI SDK tool or model-call span, or boundary_lab data)`,
         });
         continue;
       }
@@ -306,7 +387,7 @@ export function planTraces(batch: readonly OtlpResourceSpans[]): Plan {
         statusCode: span.statusCode,
         attributes: span.attributes,
       });
-      const made = eventsOfSpan(span);
+      const made = eventsOfSpan(span, span.parentSpanId !== null && modelCallSpans.has(`${span.traceId}:${span.parentSpanId}`));
       if ("refusal" in made) {
         rejected.push({ spanId: span.spanId, reason: made.refusal });
         continue;

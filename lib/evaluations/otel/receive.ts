@@ -217,7 +217,7 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
         startedAtMs: trace.startedAtMs,
         effects: new Map(),
         statuses: new Map(),
-        counts: { effect_requested: 0, touch: 0, reset: 0 },
+        counts: { effect_requested: 0, touch: 0, reset: 0, model_call: 0 },
         storedById: new Map(),
       },
       trace.events.map((e) => e.event),

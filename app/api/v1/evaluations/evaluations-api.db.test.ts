@@ -135,6 +135,8 @@ describe("the evaluation API", () => {
       // No run carries a security label: none was under attack.
       attackSuccess: { reported: { successes: 0, n: 0 }, final: { successes: 0, n: 0 }, unresolved: { n: 0, byReason: {} } },
       outcomes: {},
+      // No run recorded a model call: no tokens, of 3 runs.
+      tokens: { input: 0, output: 0, runsWithTokens: 0, modelCalls: 0, runsWithModelCalls: 0, runs: 3 },
     };
     expect(await viewer.summary(id)).toEqual(expected);
 
@@ -282,6 +284,9 @@ describe("the evaluation API", () => {
         { role: "assistant", content: "paying", toolCalls: [{ id: "c1", tool: "bank.transfer", arguments: { to: "acct-1" } }] },
         { role: "tool", content: "done", toolCallId: "c1" },
       ],
+      modelCalls: [
+        { model: "gpt-4o", startedAt: at(1), durationMs: 500, inputTokens: 10, outputTokens: 2, error: "rate limited", messagePosition: 0 },
+      ],
       effects: [
         {
           effectId: "e-full",
@@ -405,6 +410,7 @@ describe("the evaluation API", () => {
     await refuse({ ...scored, attempt: 2_147_483_648 }, "runs.0.attempt");
     await refuse({ ...scored, attempt: Number.MAX_SAFE_INTEGER }, "runs.0.attempt");
     await refuse({ ...scored, effects: [{ ...scored.effects[0]!, tracePosition: 2 ** 40 }] }, "runs.0.effects.0.tracePosition");
+    await refuse({ ...scored, modelCalls: [{ inputTokens: 2 ** 31 }] }, "runs.0.modelCalls.0.inputTokens");
     const stored = await db.evaluationRun.findMany({ where: { evaluationId: id }, select: { externalId: true } });
     expect(stored.map((r) => r.externalId).sort()).toEqual(Array.from({ length: good }, (_, i) => `good-${i + 1}`).sort());
     // The two good fields themselves are storable: the full runs go in.
