@@ -197,7 +197,12 @@ export function EvaluationRunReport({
         title={`Transcript (${transcript.messageCount} messages)`}
         description="The conversation as the harness logged it; each model call shows with the message it produced, and each tool call the effect it made and how the audit counts it."
       >
-        <Transcript page={transcript} audits={audits} modelCalls={modelCalls} pageHref={(from) => `${runHref}?messages=${from}#transcript`} />
+        <Transcript
+          page={transcript}
+          audits={audits}
+          modelCalls={modelCalls}
+          pageHref={(from) => `${runHref}?messages=${from}#transcript`}
+        />
       </Section>
 
       <Section

@@ -20,7 +20,7 @@ import { ratio } from "@/lib/format/numbers";
 import { getDb } from "@/lib/db/client";
 import { FIELD_INFO, REVIEW_FIELDS } from "@/lib/review/codes";
 import { lookUpShareLink } from "@/lib/share/access";
-import { shareRefusal, type ShareRefusal } from "@/lib/share/refusal";
+import { shareRefusal } from "@/lib/share/refusal";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Shared result", robots: { index: false, follow: false }, referrer: "no-referrer" };
