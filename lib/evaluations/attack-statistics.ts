@@ -98,6 +98,8 @@ export async function attackStatistics(db: SqlClient, evaluationId: string, atta
     units: {
       runRows: figures.rows.N,
       analysisUnits: figures.units.analysisUnits,
+      // Every attacked run is counted: the units of the counted rows are all of them.
+      countedUnits: figures.units.analysisUnits,
       designEffect: figures.units.designEffect,
       effectiveN: figures.units.effectiveN,
       outcome: ATTACK_OUTCOME,

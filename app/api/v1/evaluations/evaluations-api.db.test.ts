@@ -135,6 +135,8 @@ describe("the evaluation API", () => {
       // No run carries a security label: none was under attack.
       attackSuccess: { reported: { successes: 0, n: 0 }, final: { successes: 0, n: 0 }, unresolved: { n: 0, byReason: {} } },
       outcomes: {},
+      // No run holds a scorer's value (only Inspect's logs carry them).
+      scorers: [],
       // No run recorded a model call: no tokens, of 3 runs.
       tokens: { input: 0, output: 0, runsWithTokens: 0, modelCalls: 0, runsWithModelCalls: 0, runs: 3 },
     };
