@@ -59,6 +59,21 @@ export async function untilServiceTime(ctx: ReplayContext, atMs: number): Promis
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, Math.ceil(wait)));
 }
 
+/**
+ * Reads a key once the service's own clock has passed atMs. The wait is aimed by the local estimate
+ * (serviceNow), which can be off by a few milliseconds (each process's clock origin is sampled apart
+ * from its monotonic clock, further apart on a loaded machine): a read the service took too early is
+ * made again, so that whether it came after atMs never depends on that estimate.
+ */
+export async function readEvidenceAfter(ctx: ReplayContext, namespace: string, key: string, atMs: number): Promise<ReadEvidence> {
+  await untilServiceTime(ctx, atMs);
+  for (;;) {
+    const read = await readEvidence(ctx, namespace, key);
+    if (read.readAtMs >= atMs) return read;
+    await new Promise((resolve) => setTimeout(resolve, Math.ceil(atMs - read.readAtMs)));
+  }
+}
+
 /** When an operation became terminal on the service clock, or null while it is pending. */
 export function terminalAtMs(op: Operation): number | null {
   return op.appliedAtMs ?? op.cancelledAtMs ?? op.failedAtMs;
