@@ -42,7 +42,7 @@ async function main(): Promise<number> {
         console.error(`replay: ${config.traces.length} traces: ${config.traces.map((t) => t.taskId).join(", ")}`);
       }
       console.error(`replay: replaying against ${serviceUrl}, concurrency ${config.concurrency}`);
-      const summary = await replayExperiment(db, config, serviceUrl, whenInterrupted);
+      const summary = await replayExperiment(db, config, serviceUrl, whenInterrupted, (line) => console.error(`replay: ${line}`));
       console.log(formatTable2(summary));
       const perTrace = selection
         ? await experimentTraceResults(

@@ -9,7 +9,7 @@ import type { ReplayConfig } from "../replay/rules/config";
 import type { ReplayContext } from "../replay/run/context";
 import type { Trace } from "../replay/rules/trace";
 import { finalizeExperiment, unitStored } from "../replay/store/persist";
-import { attemptsPerRun, runUnitWithRule } from "../replay/run/run-grid";
+import { attemptsPerRun, runUnitWithRule, voidedAttemptLine } from "../replay/run/run-grid";
 import { recordImportedTraces } from "../evaluations/record-traces";
 import { RECOMPUTE_POLICY_JOB, recomputePolicyPayloadSchema } from "../evaluations/policy-recompute/job";
 import { applyPendingPolicy } from "../evaluations/policy-recompute/recompute";
@@ -95,7 +95,10 @@ export function replayTaskList(deps: TaskDependencies): TaskList {
     scoringMarginMs: config.scoringMarginMs,
     serviceTimeOrigin: deps.clock.origin,
     serviceNow: deps.clock.now,
-    onHarnessLate: () => deps.slots.harnessLate(),
+    onHarnessLate: (voided) => {
+      deps.slots.harnessLate();
+      deps.log(`experiment ${experimentId}: ${voidedAttemptLine(voided)}`);
+    },
     beforeUnreachableRetry: deps.clock.beforeUnreachableRetry,
   });
 

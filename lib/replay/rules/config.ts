@@ -40,9 +40,10 @@ export const replayConfigSchema = z.strictObject({
   /**
    * Predeclared rule for the replay's own lag: how often a trial whose harness was late for its delay
    * (its labels would measure our lag, not the policy) is retried before it is recorded as an
-   * environment failure.
+   * environment failure. Six, with pauses that double (run-grid.ts): at three, a unit on a loaded machine
+   * was late on every attempt and its cell came out one run short.
    */
-  harnessLateRetries: z.number().int().min(0).max(10).default(3),
+  harnessLateRetries: z.number().int().min(0).max(10).default(6),
   /**
    * The traces replayed, each under the whole grid: by default the paper's one trace. Library
    * selections (lib/traces/) are resolved into this list when the experiment is created, so that a

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { T0, snapshotPending } from "../../testing/test-support";
+import { T0, cancelledPending, snapshotPending } from "../../testing/test-support";
 import { harnessLateness } from "./harness-timing";
 import type { FinalityEvidence, RunRecord } from "./records";
 
@@ -38,6 +38,27 @@ function twoWriteTrial(secondReadMs: number): RunRecord {
   };
 }
 
+/** A verified cancellation at 25 ms (due +25.4) whose cancellation the service took at `cancelledAtMs`, answering `outcome`. */
+function cancellationTrial(cancelledAtMs: number | null, outcome: "cancelled" | "too_late_completed"): RunRecord {
+  const run = cancelledPending();
+  const evidence = run.evidence as FinalityEvidence;
+  const confirmed = { ...evidence.cancel!.confirmed, cancelledAtMs };
+  return {
+    ...run,
+    taskId: "banking/user_task_3",
+    groupId: "g",
+    scheduleId: 1,
+    repetition: 1,
+    namespace: "bl/x/fin",
+    key: "k",
+    score: 0,
+    measuredDelayMs: null,
+    inheritedState: "none",
+    endpointAtMs: T0 + 1.2,
+    evidence: { ...evidence, cancel: { outcome, confirmed } },
+  };
+}
+
 describe("harnessLateness", () => {
   it("passes a trial whose every endpoint read precedes every write's due time", () => {
     expect(harnessLateness([twoWriteTrial(12)])).toEqual({ cases: 2, late: [] });
@@ -46,5 +67,18 @@ describe("harnessLateness", () => {
   it("voids a trial whose last endpoint read came after its first write was due, though each write's own read was in time", () => {
     // Scored at +30 (the last endpoint read): the first write came due at +25.4 and may be applied before scoring.
     expect(harnessLateness([twoWriteTrial(30)])).toEqual({ cases: 2, late: ["op_snap endpoint read 4.600 ms after due"] });
+  });
+
+  it("voids a cancellation the service took after the write was due, even when it still found the write pending", () => {
+    expect(harnessLateness([cancellationTrial(T0 + 1.6, "cancelled")])).toEqual({ cases: 1, late: [] });
+    // A starved service had not applied the write yet, so it answered "cancelled": the schedule had landed it 2 ms before.
+    expect(harnessLateness([cancellationTrial(T0 + 27.4, "cancelled")])).toEqual({
+      cases: 1,
+      late: ["op_cancel cancellation 2.000 ms after due, still pending on a late service"],
+    });
+    expect(harnessLateness([cancellationTrial(null, "too_late_completed")])).toEqual({
+      cases: 1,
+      late: ["op_cancel cancellation after due (too_late_completed)"],
+    });
   });
 });

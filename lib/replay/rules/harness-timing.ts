@@ -4,8 +4,9 @@ import { writesOf, type RunRecord } from "./records";
  * The replay's own timing precondition for one unit. Every nonzero delay races something the
  * harness does: a finality trial's endpoint read (and, under verified cancellation, its cancel)
  * and a separation pair's initialisation of B must reach the service before the delayed write
- * comes due. A unit that missed it measured the harness's lag, not the policy: its labels would
- * flip for our sake. `cases` counts the races in the unit, `late` names each one lost.
+ * comes due, each judged by the service's own clock (when it read, cancelled or initialised). A
+ * unit that missed it measured the harness's lag, not the policy: its labels would flip for our
+ * sake. `cases` counts the races in the unit, `late` names each one lost.
  */
 export function harnessLateness(runs: RunRecord[]): { cases: number; late: string[] } {
   const late: string[] = [];
@@ -21,7 +22,17 @@ export function harnessLateness(runs: RunRecord[]): { cases: number; late: strin
         if (w.ack.mode !== "async" || w.ack.delayMs === 0) continue;
         cases++;
         if (endpointMs >= w.ack.dueAtMs) late.push(`${w.ack.handle} endpoint read ${(endpointMs - w.ack.dueAtMs).toFixed(3)} ms after due`);
-        if (w.cancel && w.cancel.outcome !== "cancelled") late.push(`${w.ack.handle} cancellation after due`);
+        if (w.cancel) {
+          // Judged by when the service took the cancellation, not by its answer: a starved service applies a
+          // write late, so a cancellation that came after the due time can still find it pending and answer
+          // "cancelled" where the schedule had already landed it (a cancellation that lost the race, read as won).
+          const cancelledAtMs = w.cancel.outcome === "cancelled" ? w.cancel.confirmed.cancelledAtMs : null;
+          if (cancelledAtMs === null) late.push(`${w.ack.handle} cancellation after due (${w.cancel.outcome})`);
+          else if (cancelledAtMs >= w.ack.dueAtMs)
+            late.push(
+              `${w.ack.handle} cancellation ${(cancelledAtMs - w.ack.dueAtMs).toFixed(3)} ms after due, still pending on a late service`,
+            );
+        }
       }
     } else if (ev.kind === "separation" && run.role === "B") {
       // B-before-A and verified reset do not race A's write: B is scored first, or after a verified reset.

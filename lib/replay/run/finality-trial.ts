@@ -2,7 +2,7 @@ import type { Operation } from "../../delayed-write/schemas";
 import { isTerminal } from "../../delayed-write/schemas";
 import { classifyRun } from "../rules/classification";
 import type { FinalityPolicy } from "../rules/config";
-import { followToTerminal, readEvidence, terminalAtMs, untilServiceTime, writeValue, type ReplayContext } from "./context";
+import { followToTerminal, readEvidence, readEvidenceAfter, terminalAtMs, writeValue, type ReplayContext } from "./context";
 import { unitGroupId, unitNamespace, type ReplayUnit } from "../rules/grid";
 import { finalAtScoring, labelForAll, recordedLabel, scoreOf, terminalLabelForAll } from "../rules/labels";
 import { openEffectRecord } from "./open-effect";
@@ -61,9 +61,10 @@ export async function runFinalityTrial(ctx: ReplayContext, unit: FinalityUnit, a
       const terminalRead = terminal !== ack || policy !== "snapshot" ? await readEvidence(ctx, namespace, write.key) : endpointRead;
       let afterDue: FinalityWrite["afterDue"] = null;
       if (terminal.status === "cancelled") {
-        // A confirmed cancellation must hold: re-read after the write would have been due.
-        await untilServiceTime(ctx, terminal.dueAtMs + ctx.scoringMarginMs);
-        afterDue = { operation: (await ctx.client.operation(ack.handle)).operation, read: await readEvidence(ctx, namespace, write.key) };
+        // A confirmed cancellation must hold: re-read after the write would have been due, by the service's clock;
+        // the operation is read after the value, so after that time too.
+        const read = await readEvidenceAfter(ctx, namespace, write.key, terminal.dueAtMs + ctx.scoringMarginMs);
+        afterDue = { operation: (await ctx.client.operation(ack.handle)).operation, read };
       }
       return {
         key: write.key,

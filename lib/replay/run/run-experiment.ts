@@ -5,7 +5,7 @@ import type { ReplayContext } from "./context";
 import { UnitResultWriter } from "../store/batch-writer";
 import { markExperimentInterrupted, ownExperiment, sweepInterruptedExperiments } from "./in-process-runner";
 import { createExperiment, finalizeExperiment, markExperimentFailed, markExperimentStarted, recordService } from "../store/persist";
-import { runGrid } from "./run-grid";
+import { runGrid, voidedAttemptLine } from "./run-grid";
 import { warmUp } from "./warmup";
 import { experimentSummary } from "../store/summary";
 import type { ReplaySummary } from "../rules/summary-schema";
@@ -36,13 +36,14 @@ export type WhenInterrupted = (hook: (signal: NodeJS.Signals) => Promise<void>) 
  * an experiment, each unit as it finishes; the checks then run on the evidence as stored. A process
  * interrupted mid-grid keeps what ran: on SIGINT/SIGTERM it stores what is batched and marks the
  * experiment interrupted; after a SIGKILL, the next replay, worker or listing finds its runner gone
- * (in-process-runner.ts) and does so.
+ * (in-process-runner.ts) and does so. `log` hears of every attempt voided because its harness was late.
  */
 export async function replayExperiment(
   db: Db,
   config: ReplayConfig,
   serviceUrl: string,
   whenInterrupted: WhenInterrupted = () => {},
+  log: (line: string) => void = () => {},
 ): Promise<ReplaySummary> {
   await sweepInterruptedExperiments(db);
   const experimentId = await createExperiment(db, config);
@@ -64,7 +65,7 @@ export async function replayExperiment(
     await markExperimentStarted(db, experimentId);
     let storeFailure: unknown = null;
     const stored: Array<Promise<unknown>> = [];
-    await runGrid(ctx, config, (result) => {
+    await runGrid({ ...ctx, onHarnessLate: (voided) => log(voidedAttemptLine(voided)) }, config, (result) => {
       // Caught at once (and rethrown below): a rejection left waiting for the grid would end the process.
       stored.push(writer.write({ experimentId, result }).catch((error: unknown) => (storeFailure ??= error)));
     });

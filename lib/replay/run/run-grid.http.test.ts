@@ -85,6 +85,21 @@ describe("a small grid against a real service process", () => {
     await ctx.client.close();
   });
 
+  it("re-reads a confirmed cancellation after its due time by the service's clock, even when the local estimate of it runs ahead", async () => {
+    const ctx = context(service.url);
+    const { timeOrigin } = await ctx.client.clock();
+    // The estimate 100 ms ahead of the service: waiting by it alone re-read the value ~95 ms before the write was due.
+    ctx.serviceNow = () => performance.now() + performance.timeOrigin - timeOrigin + 100;
+    const unit = { test: "finality", trace: 0, condition: "verified_cancellation", scheduleId: 1, delayMs: 250, repetition: 1 } as const;
+    const { runs } = await runUnitWithRule(ctx, unit, { environmentFailureRetries: 0, harnessLateRetries: 3 });
+    const evidence = runs[0]!.evidence;
+    if (evidence.kind !== "finality" || !evidence.afterDue) throw new Error(`expected a confirmed cancellation, got ${evidence.kind}`);
+    expect(evidence.cancel?.outcome).toBe("cancelled");
+    expect(evidence.afterDue.read.readAtMs).toBeGreaterThanOrEqual(evidence.ack.dueAtMs + ctx.scoringMarginMs);
+    expect([evidence.afterDue.operation.status, evidence.afterDue.read.entry]).toEqual(["cancelled", null]);
+    await ctx.client.close();
+  });
+
   it("passes every check, and the checks fail when evidence is tampered with", async () => {
     const config = replayConfigSchema.parse({ delaysMs: [0, 25], schedules: 1, repetitions: 2, concurrency: 8 });
     const ctx = context(service.url);

@@ -3,7 +3,7 @@ import { AdmissionControl } from "./admission";
 import { ServiceFailure } from "../../delayed-write/client";
 import { classifyRun } from "../rules/classification";
 import type { ReplayConfig } from "../rules/config";
-import type { ReplayContext } from "./context";
+import type { ReplayContext, VoidedAttempt } from "./context";
 import { runFinalityTrial } from "./finality-trial";
 import { harnessLateness } from "../rules/harness-timing";
 import { gridUnits, unitGroupId, unitNamespace, type ReplayUnit } from "../rules/grid";
@@ -18,8 +18,21 @@ export function runUnit(ctx: ReplayContext, unit: ReplayUnit, attempt: number): 
 
 /** Detail prefix of a failure that was the replay's own lag (harness-timing.ts), not the service's. */
 export const HARNESS_LATE = "harness late";
-/** A late unit's retry waits this long (up to twice, jittered), so that the load that made it late can drain. */
+/**
+ * A late unit's first retry waits this long (up to twice, jittered), so that the load that made it late
+ * can drain; each further retry waits twice as long, up to HARNESS_RETRY_PAUSE_MAX_MS. Load comes in
+ * bursts longer than one pause: beside a CPU hog, a unit retried at a fixed 250–500 ms was late four
+ * times running and ended as an environment failure, one run short in its cell.
+ */
 const HARNESS_RETRY_PAUSE_MS = 250;
+const HARNESS_RETRY_PAUSE_MAX_MS = 4_000;
+
+/** What a replay says of an attempt it voided because its harness was late (the evidence keeps the same detail). */
+export function voidedAttemptLine(voided: VoidedAttempt): string {
+  const then =
+    voided.retryInMs === null ? "out of retries: stored as an environment failure" : `retried in ${Math.round(voided.retryInMs)} ms`;
+  return `${unitGroupId(voided.unit)} attempt ${voided.attempt} voided, ${voided.detail}; ${then}`;
+}
 
 /** The predeclared retry rule of an experiment (its config's fields of the same names). */
 export type RetryRule = Pick<ReplayConfig, "environmentFailureRetries" | "harnessLateRetries">;
@@ -43,15 +56,21 @@ export async function runUnitWithRule(ctx: ReplayContext, unit: ReplayUnit, rule
       const result = await runUnit(ctx, unit, attempt);
       const { late } = harnessLateness(result.runs);
       if (late.length === 0) {
-        for (const run of result.runs) run.evidence.serviceFailures.push(...failures);
+        // A pair's two runs share one evidence object: each failed attempt is listed once.
+        for (const evidence of new Set(result.runs.map((run) => run.evidence))) evidence.serviceFailures.push(...failures);
         return result;
       }
       // The harness lost a race against its own delay: the attempt is void, kept as evidence.
-      failures.push({ request: "replay harness timing", detail: `${HARNESS_LATE}: ${late.join("; ")}`, atMs: ctx.serviceNow(), attempt });
-      ctx.onHarnessLate?.();
-      if (lateRetries-- === 0) break;
+      const detail = `${HARNESS_LATE}: ${late.join("; ")}`;
+      failures.push({ request: "replay harness timing", detail, atMs: ctx.serviceNow(), attempt });
+      const lateRetry = rule.harnessLateRetries - lateRetries;
       // Retrying at once would meet the same load that made it late.
-      await new Promise((resolve) => setTimeout(resolve, HARNESS_RETRY_PAUSE_MS * (1 + Math.random())));
+      const retryInMs =
+        lateRetries === 0 ? null : Math.min(HARNESS_RETRY_PAUSE_MS * 2 ** lateRetry, HARNESS_RETRY_PAUSE_MAX_MS) * (1 + Math.random());
+      ctx.onHarnessLate?.({ unit, attempt, detail, retryInMs });
+      if (retryInMs === null) break;
+      lateRetries--;
+      await new Promise((resolve) => setTimeout(resolve, retryInMs));
     } catch (error) {
       if (!(error instanceof ServiceFailure)) throw error;
       failures.push({ request: error.request, detail: error.detail, status: error.status, atMs: ctx.serviceNow(), attempt });
@@ -127,8 +146,8 @@ export async function runGrid(
 ): Promise<UnitResult[]> {
   const limit = pLimit(config.concurrency);
   const admission = new AdmissionControl(config.concurrency);
-  const onHarnessLate = () => {
-    ctx.onHarnessLate?.();
+  const onHarnessLate = (voided: VoidedAttempt) => {
+    ctx.onHarnessLate?.(voided);
     limit.concurrency = admission.recordLate();
   };
   const step = RAMP_MS / config.concurrency;
