@@ -4,10 +4,10 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import type { SqlClient } from "../db/sql-transaction";
 import { Prisma } from "../generated/prisma/client";
-import { encodeCursor } from "../http/pagination";
+import { encodeCursor, likeContaining } from "../http/pagination";
 import { attackSucceeded } from "./attack-success";
 import { classifyTool } from "./policy";
-import type { EvaluationRunListItem, EvaluationRunListQuery } from "./read-schemas";
+import type { EvaluationRunListItem, EvaluationRunListQuery, RunListCursor, RunSort } from "./read-schemas";
 import { FINALITIES, FINALITY_BASES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS, type EffectPolicy, type ToolClass } from "./schemas";
 import { onlyRowOf, rowsOf } from "../db/rows";
 import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/rules/classification";
@@ -31,9 +31,13 @@ const runRow = z.object({
   disagreement: z.boolean(),
   analysis_unit: z.string().nullable(),
   inherited_state: z.enum(INHERITED_STATES),
+  duration_ms: z.coerce.number().nullable(),
+  score: z.number().nullable(),
+  tool_call_count: z.number().int(),
+  open_effects: z.number().int(),
 });
 
-const listItem = (r: z.infer<typeof runRow>): EvaluationRunListItem => ({
+const listItem = (r: z.infer<typeof runRow>, unitLabels: ReadonlyMap<string, string>): EvaluationRunListItem => ({
   id: r.id,
   externalId: r.external_id,
   taskId: r.task_id,
@@ -51,32 +55,164 @@ const listItem = (r: z.infer<typeof runRow>): EvaluationRunListItem => ({
   harnessDesign: r.harness_design,
   disagreement: r.disagreement,
   analysisUnit: r.analysis_unit,
+  unitLabel: r.analysis_unit === null ? null : (unitLabels.get(r.analysis_unit) ?? null),
   inheritedState: r.inherited_state,
+  durationMs: r.duration_ms,
+  score: r.score,
+  toolCallCount: r.tool_call_count,
+  openEffects: r.open_effects,
 });
 
-const RUN_COLUMNS = Prisma.sql`id::text AS id, external_id, task_id, attempt, started_at, scored_at, endpoint_label, unscored_reason, terminal_label, finality, unresolved_reason,
-  unresolved_effect_id, unresolved_tool, finality_basis, harness_design, disagreement, analysis_unit::text AS analysis_unit, inherited_state`;
+const DURATION_MS = Prisma.sql`evaluation_run_duration_ms(started_at, ended_at, scored_at)`;
+const TOOL_CALL_COUNT = Prisma.sql`evaluation_run_tool_call_count(tool_calls)`;
 
-/** One page of an evaluation's runs under the filters, in stored order: `{runs, nextCursor}`. */
-export async function listEvaluationRuns(
-  db: Db,
-  evaluationId: string,
-  query: Omit<EvaluationRunListQuery, "limit"> & { limit: number },
-): Promise<{ runs: EvaluationRunListItem[]; nextCursor: string | null }> {
+const RUN_COLUMNS = Prisma.sql`id::text AS id, external_id, task_id, attempt, started_at, scored_at, endpoint_label, unscored_reason, terminal_label, finality, unresolved_reason,
+  unresolved_effect_id, unresolved_tool, finality_basis, harness_design, disagreement, analysis_unit::text AS analysis_unit, inherited_state,
+  ${DURATION_MS} AS duration_ms, score, ${TOOL_CALL_COUNT} AS tool_call_count, open_effects`;
+
+/**
+ * What each sort orders by, and the type its cursor's value (PostgreSQL's text of it) is read back as: each has an index
+ * (evaluation_id, it, id). Columns are qualified: in ORDER BY a bare name is the selected column (analysis_unit's text).
+ */
+const SORT_KEYS: Record<Exclude<RunSort, "stored">, { value: Prisma.Sql; type: Prisma.Sql }> = {
+  start: { value: Prisma.sql`evaluation_runs.started_at`, type: Prisma.sql`timestamptz` },
+  duration: { value: DURATION_MS, type: Prisma.sql`bigint` },
+  score: { value: Prisma.sql`evaluation_runs.score`, type: Prisma.sql`float8` },
+  label: { value: Prisma.sql`evaluation_runs.endpoint_label`, type: Prisma.sql`text` },
+  finality: { value: Prisma.sql`evaluation_runs.finality`, type: Prisma.sql`text` },
+  unit: { value: Prisma.sql`evaluation_runs.analysis_unit`, type: Prisma.sql`bigint` },
+  toolCalls: { value: TOOL_CALL_COUNT, type: Prisma.sql`int` },
+  openEffects: { value: Prisma.sql`evaluation_runs.open_effects`, type: Prisma.sql`int` },
+};
+
+/** The query's filters and text search as SQL conditions on evaluation_runs. */
+function runConditions(evaluationId: string, query: EvaluationRunListFilters): Prisma.Sql[] {
   const conditions: Prisma.Sql[] = [Prisma.sql`evaluation_id = ${evaluationId}::uuid`];
   if (query.finality) conditions.push(Prisma.sql`finality = ${query.finality}`);
   if (query.reason) conditions.push(Prisma.sql`unresolved_reason = ${query.reason}`);
   if (query.tool) conditions.push(Prisma.sql`unresolved_tool = ${query.tool}`);
+  if (query.label)
+    conditions.push(query.label === "none" ? Prisma.sql`endpoint_label IS NULL` : Prisma.sql`endpoint_label = ${query.label}`);
   if (query.unit) conditions.push(Prisma.sql`analysis_unit = ${query.unit}::bigint`);
   if (query.inherited) conditions.push(Prisma.sql`inherited_state = ${query.inherited}`);
-  if (query.cursor) conditions.push(Prisma.sql`id > ${query.cursor[0]}::bigint`);
-  const rows = z
-    .array(runRow)
-    .parse(
-      await db.$queryRaw`SELECT ${RUN_COLUMNS} FROM evaluation_runs WHERE ${Prisma.join(conditions, " AND ")} ORDER BY evaluation_runs.id LIMIT ${query.limit + 1}`,
-    );
-  const runs = rows.slice(0, query.limit).map(listItem);
-  return { runs, nextCursor: rows.length > query.limit ? encodeCursor([runs.at(-1)!.id]) : null };
+  if (query.startedFrom) conditions.push(Prisma.sql`started_at >= ${query.startedFrom}::timestamptz`);
+  if (query.startedTo) conditions.push(Prisma.sql`started_at <= ${query.startedTo}::timestamptz`);
+  if (query.durationMin !== undefined) conditions.push(Prisma.sql`${DURATION_MS} >= ${query.durationMin}::bigint`);
+  if (query.durationMax !== undefined) conditions.push(Prisma.sql`${DURATION_MS} <= ${query.durationMax}::bigint`);
+  if (query.scoreMin !== undefined) conditions.push(Prisma.sql`score >= ${query.scoreMin}::float8`);
+  if (query.scoreMax !== undefined) conditions.push(Prisma.sql`score <= ${query.scoreMax}::float8`);
+  if (query.toolCallsMin !== undefined) conditions.push(Prisma.sql`${TOOL_CALL_COUNT} >= ${query.toolCallsMin}::int`);
+  if (query.toolCallsMax !== undefined) conditions.push(Prisma.sql`${TOOL_CALL_COUNT} <= ${query.toolCallsMax}::int`);
+  if (query.openEffectsMin !== undefined) conditions.push(Prisma.sql`open_effects >= ${query.openEffectsMin}::int`);
+  if (query.openEffectsMax !== undefined) conditions.push(Prisma.sql`open_effects <= ${query.openEffectsMax}::int`);
+  if (query.q) {
+    // Both halves read a trigram index (migration runs_list_search): the run's own text, and its transcript's chunks.
+    const pattern = likeContaining(query.q);
+    conditions.push(Prisma.sql`id IN (
+      SELECT id FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND evaluation_run_search_text(external_id, task_id, tool_calls) ILIKE ${pattern}
+      UNION SELECT run_id FROM evaluation_run_messages WHERE json_search_text(messages) ILIKE ${pattern})`);
+  }
+  return conditions;
+}
+
+type EvaluationRunListFilters = Omit<EvaluationRunListQuery, "limit" | "cursor" | "sort" | "order">;
+
+/**
+ * One page of an evaluation's runs under the filters and text search, in the query's sort (stored order: by run id) and
+ * order, the run id breaking ties: `{runs, nextCursor}`. A sort's runs without a value (no score, say) come last in
+ * ascending order and first in descending, which is the ascending order reversed. Each page is a keyset range of an
+ * index (evaluation_id, value, id): as fast on the last page of a million runs as on the first.
+ */
+export async function listEvaluationRuns(
+  db: Db,
+  evaluationId: string,
+  query: Omit<EvaluationRunListQuery, "limit" | "sort" | "order"> & { limit: number; sort?: RunSort; order?: "asc" | "desc" },
+): Promise<{ runs: EvaluationRunListItem[]; nextCursor: string | null }> {
+  const sort = query.sort ?? "stored";
+  const desc = query.order === "desc";
+  const where = Prisma.join(runConditions(evaluationId, query), " AND ");
+  const limit = query.limit + 1;
+  const cursor = query.cursor;
+  let rows: z.infer<typeof runRow>[];
+  let sortValues: (string | null)[];
+  if (sort === "stored") {
+    const after = cursor ? (desc ? Prisma.sql`AND id < ${cursor[2]}::bigint` : Prisma.sql`AND id > ${cursor[2]}::bigint`) : Prisma.empty;
+    rows = z
+      .array(runRow)
+      .parse(
+        await db.$queryRaw`SELECT ${RUN_COLUMNS} FROM evaluation_runs WHERE ${where} ${after} ORDER BY evaluation_runs.id ${desc ? Prisma.sql`DESC` : Prisma.sql`ASC`} LIMIT ${limit}`,
+      );
+    sortValues = rows.map(() => null);
+  } else {
+    const key = SORT_KEYS[sort];
+    const selected = (condition: Prisma.Sql, order: Prisma.Sql) =>
+      Prisma.sql`(SELECT ${RUN_COLUMNS}, (${key.value})::text AS sort_value, (${key.value}) IS NULL AS sort_null, ${key.value} AS sort_key
+                    FROM evaluation_runs WHERE ${where} AND ${condition} ORDER BY ${order} LIMIT ${limit})`;
+    // Qualified: a bare id in ORDER BY is the selected id, its text.
+    const ascending = Prisma.sql`${key.value} ASC, evaluation_runs.id ASC`;
+    const descending = Prisma.sql`${key.value} DESC, evaluation_runs.id DESC`;
+    // Each part is one range of the sort's index; the runs without a value are a range of their own (IS NULL).
+    const parts: Prisma.Sql[] = [];
+    if (!cursor) parts.push(selected(Prisma.sql`TRUE`, desc ? descending : ascending));
+    else if (!desc && cursor[1] !== null) {
+      parts.push(selected(Prisma.sql`(${key.value}, id) > (${cursor[1]}::${key.type}, ${cursor[2]}::bigint)`, ascending));
+      parts.push(selected(Prisma.sql`${key.value} IS NULL`, ascending));
+    } else if (!desc) parts.push(selected(Prisma.sql`${key.value} IS NULL AND id > ${cursor[2]}::bigint`, ascending));
+    else if (cursor[1] === null) {
+      parts.push(selected(Prisma.sql`${key.value} IS NULL AND id < ${cursor[2]}::bigint`, descending));
+      parts.push(selected(Prisma.sql`${key.value} IS NOT NULL`, descending));
+    } else parts.push(selected(Prisma.sql`(${key.value}, id) < (${cursor[1]}::${key.type}, ${cursor[2]}::bigint)`, descending));
+    const order = desc
+      ? Prisma.sql`sort_null DESC, sort_key DESC, id::bigint DESC`
+      : Prisma.sql`sort_null ASC, sort_key ASC, id::bigint ASC`;
+    const found = z
+      .array(runRow.extend({ sort_value: z.string().nullable() }))
+      .parse(await db.$queryRaw`SELECT * FROM (${Prisma.join(parts, " UNION ALL ")}) AS page ORDER BY ${order} LIMIT ${limit}`);
+    rows = found;
+    sortValues = found.map((r) => r.sort_value);
+  }
+  const shown = rows.slice(0, query.limit);
+  const labels = await unitLabels(
+    db,
+    evaluationId,
+    shown.map((r) => r.analysis_unit),
+  );
+  const runs = shown.map((r) => listItem(r, labels));
+  const last = runs.at(-1);
+  return {
+    runs,
+    nextCursor:
+      rows.length > query.limit && last
+        ? encodeCursor([sort, sortValues[shown.length - 1] ?? null, last.id] satisfies RunListCursor)
+        : null,
+  };
+}
+
+/** U1, U2, …: an analysis unit's label within its evaluation, by the order of the units' first runs. */
+export const unitLabelOf = (ordinal: number) => `U${ordinal}`;
+
+const ordinalRows = z.array(z.object({ unit: z.string(), ordinal: z.coerce.number().int() }));
+
+/**
+ * The evaluation-local label of each unit named (its id is its first run's id): the units whose first run was stored
+ * before it, counted, plus one. One count up to the smallest unit named, then one numbered range to the largest, both
+ * on the index of first runs (evaluation_id, id WHERE analysis_unit = id).
+ */
+export async function unitLabels(db: SqlClient, evaluationId: string, units: readonly (string | null)[]): Promise<Map<string, string>> {
+  const named = [...new Set(units.filter((u): u is string => u !== null))];
+  if (named.length === 0) return new Map();
+  const rows = ordinalRows.parse(
+    await db.$queryRaw`
+      WITH named AS (SELECT unnest(${named}::bigint[]) AS unit),
+           bounds AS (SELECT min(unit) AS low, max(unit) AS high FROM named),
+           before AS (SELECT count(*) AS n FROM evaluation_runs, bounds
+                       WHERE evaluation_id = ${evaluationId}::uuid AND analysis_unit = id AND id < bounds.low),
+           numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS k FROM evaluation_runs, bounds
+                         WHERE evaluation_id = ${evaluationId}::uuid AND analysis_unit = id AND id BETWEEN bounds.low AND bounds.high)
+      SELECT numbered.id::text AS unit, (before.n + numbered.k)::int AS ordinal
+        FROM numbered JOIN named ON named.unit = numbered.id CROSS JOIN before`,
+  );
+  return new Map(rows.map((r) => [r.unit, unitLabelOf(r.ordinal)]));
 }
 
 const effectRow = z.object({
@@ -113,7 +249,6 @@ const detailRow = runRow.extend({
   run_class: z.enum(RUN_CLASSIFICATIONS),
   run_class_evidence: z.string().nullable(),
   ended_at: z.date().nullable(),
-  score: z.number().nullable(),
   threshold: z.number().nullable(),
   tool_calls: z.unknown(),
   labels: z.record(z.string(), z.enum(LABELS)).nullable(),
@@ -168,7 +303,7 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
   const [run] = rowsOf(
     detailRow,
     await db.$queryRaw`
-      SELECT ${RUN_COLUMNS}, group_id, run_class, run_class_evidence, ended_at, score, threshold, tool_calls, labels
+      SELECT ${RUN_COLUMNS}, group_id, run_class, run_class_evidence, ended_at, threshold, tool_calls, labels
         FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ${externalId}`,
   );
   if (!run) return null;
@@ -186,7 +321,7 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
   const checks = rowsOf(canaryRow, canaries);
   const attacked = attackSucceeded(run.labels);
   return {
-    ...listItem(run),
+    ...listItem(run, await unitLabels(db, evaluationId, [run.analysis_unit])),
     groupId: run.group_id,
     runClass: run.run_class,
     runClassEvidence: run.run_class_evidence,
