@@ -359,17 +359,27 @@ export async function resetsOverriddenByCanary(db: SqlClient, evaluationId: stri
 const unitRows = z.array(z.object({ unit: z.string(), runs: z.coerce.number().int(), surfaces: z.array(z.string()) }));
 const toolCountRows = z.array(z.object({ tool: z.string(), effects: z.coerce.number().int(), calls: z.coerce.number().int() }));
 
-/** The largest analysis units with more than one run: their unit id (smallest run id), size, and the surfaces that connect them (kept on the unit). */
+/**
+ * The largest analysis units with more than one run: their unit id (smallest run id), label within the evaluation (U1, …),
+ * size, and the surfaces that connect them (kept on the unit).
+ */
 export async function largestUnits(
   db: SqlClient,
   evaluationId: string,
   limit = 10,
-): Promise<{ unit: string; runs: number; surfaces: string[] }[]> {
-  const rows = await db.$queryRaw`
+): Promise<{ unit: string; label: string; runs: number; surfaces: string[] }[]> {
+  const rows = unitRows.parse(
+    await db.$queryRaw`
     SELECT unit::text AS unit, runs, coalesce(surfaces, '{}') AS surfaces FROM evaluation_units
      WHERE evaluation_id = ${evaluationId}::uuid
-     ORDER BY runs DESC, unit LIMIT ${limit}`;
-  return unitRows.parse(rows);
+     ORDER BY runs DESC, unit LIMIT ${limit}`,
+  );
+  const labels = await unitLabels(
+    db,
+    evaluationId,
+    rows.map((r) => r.unit),
+  );
+  return rows.map((row) => ({ ...row, label: labels.get(row.unit) ?? `unit ${row.unit}` }));
 }
 
 /**

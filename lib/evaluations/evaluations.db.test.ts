@@ -44,7 +44,7 @@ describe("an evaluation, stored and audited", () => {
     const r1 = (
       await db.evaluationRun.findUniqueOrThrow({ where: { evaluationId_externalId: { evaluationId: id, externalId: "r1" } } })
     ).id.toString();
-    expect(await largestUnits(db, id)).toEqual([{ unit: r1, runs: 2, surfaces: [SURFACE] }]);
+    expect(await largestUnits(db, id)).toEqual([{ unit: r1, label: "U1", runs: 2, surfaces: [SURFACE] }]);
     // r1's write settled at 10:00:08 only now that evidence came; the posted resolution survived the update.
     expect(await db.evaluationEffectResolution.count({ where: { evaluationId: id, source: "posted" } })).toBe(1);
 

@@ -1,7 +1,7 @@
 // Twelve runs for the runs list's tests (API and browser), sent in the order r1 … r12 (text order would be r1, r10, r11,
 // r12, r2, …). They start in reverse order, last 1 to 12 s in a scrambled order, score i/10 (r5 none), fail when odd;
 // r12 is unscored. r3 and r7 leave one effect pending at scoring, r9 two. r6 writes a surface r2 reads later: one unit.
-// Text to find: "Marguerite" in r4's and r8's transcripts, "zeppelin" in r10's tool call arguments, r11's task.
+// Text to find: "Marguerite" in r4's transcript (once) and r8's (twice), "zeppelin" in r10's tool call arguments, r11's task.
 import type { MessageRecord } from "../evaluations/schemas";
 
 export const RUNS_LIST_POLICY = { tools: { "bank.transfer": "async_handle", "search.*": "read_only" } } as const;
@@ -19,6 +19,7 @@ function messagesOf(i: number): MessageRecord[] {
     messages.push(
       { role: "assistant", content: "Looking it up.", toolCalls: [{ id: "c1", tool: "search.orders", arguments: { query: "ticket" } }] },
       { role: "tool", content: "Ticket closed by MARGUERITE, refund sent.", toolCallId: "c1" },
+      { role: "assistant", content: "Marguerite confirmed the refund." },
     );
   messages.push({ role: "assistant", content: `Order ${i} handled.` });
   return messages;

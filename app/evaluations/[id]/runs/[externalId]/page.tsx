@@ -8,6 +8,7 @@ import { LiveRunView } from "@/components/runs/live-run-view";
 import { LabelExplanation } from "@/components/runs/run-labels";
 import { RunTimeline } from "@/components/runs/run-timeline";
 import { Transcript } from "@/components/runs/transcript";
+import { TranscriptSearch } from "@/components/runs/transcript-search";
 import { SpanTimeline } from "@/components/runs/span-timeline";
 import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -58,7 +59,10 @@ export default async function EvaluationRunPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const { id, externalId: encoded } = await params;
-  const messagesFrom = Number(/^\d{1,9}$/.exec(String((await searchParams).messages ?? ""))?.[0] ?? 0);
+  const search = await searchParams;
+  const messagesFrom = Number(/^\d{1,9}$/.exec(String(search.messages ?? ""))?.[0] ?? 0);
+  // The text the runs list was searched for: marked in the transcript (a repeated or overlong one is not a search).
+  const searched = typeof search.q === "string" ? search.q.slice(0, 200) : "";
   const externalId = decodeURIComponent(encoded);
   const principal = await requirePagePermission("results:read", `/evaluations/${id}/runs/${encoded}`);
   const db = getDb();
@@ -184,8 +188,8 @@ export default async function EvaluationRunPage({
             [
               "Analysis unit",
               run.analysisUnit ? (
-                <Link key="u" href={`/evaluations/${id}/runs?unit=${run.analysisUnit}`}>
-                  unit {run.analysisUnit}
+                <Link key="u" href={`/evaluations/${id}/runs?unit=${run.analysisUnit}`} data-testid="run-unit">
+                  {run.unitLabel ?? `unit ${run.analysisUnit}`}
                 </Link>
               ) : (
                 "its own"
@@ -207,11 +211,15 @@ export default async function EvaluationRunPage({
         title={`Transcript (${transcript.messageCount} messages)`}
         description="The conversation as the harness logged it; each tool call shows the effect it made and how the audit counts it."
       >
-        <Transcript
-          page={transcript}
-          audits={audits}
-          pageHref={(from) => `/evaluations/${id}/runs/${encoded}?messages=${from}#transcript`}
-        />
+        <TranscriptSearch initial={searched}>
+          <Transcript
+            page={transcript}
+            audits={audits}
+            pageHref={(from) =>
+              `/evaluations/${id}/runs/${encoded}?${new URLSearchParams({ messages: String(from), ...(searched ? { q: searched } : {}) })}#transcript`
+            }
+          />
+        </TranscriptSearch>
       </Section>
 
       <Section
