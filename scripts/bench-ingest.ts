@@ -7,7 +7,7 @@
 //  2. Evaluation A, created over HTTP with a policy naming most tools. N runs (default 1,000,000),
 //     generated deterministically per run (0, 1 or 2 effects, one on average, most with a handle and
 //     evidence; 0 to 4 surface touches, two on average, a tenth of them on surfaces shared across
-//     tasks; two to four tool calls), sent in batches of 1,000 by CLIENTS concurrent clients
+//     tasks; two to four tool calls; a transcript of four messages), sent in batches of 1,000 by CLIENTS concurrent clients
 //     (default 4) as the typed client (lib/evaluations/client.ts) sends them, the bodies serialised
 //     before the clock starts: validation, the audit and storage all run, as for any harness.
 //     ingestRunsPerSecond = N / wall time of the whole ingest. With `--web W` (default 1) W web
@@ -21,10 +21,12 @@
 //     statements are timed. copyRunsPerSecond = N / their summed time. B's summary must equal A's.
 //  4. GET /evaluations/<A> and GET /api/v1/evaluations/<A>/summary, 50 times each after 5 warm-up
 //     requests, one at a time on one keep-alive connection (lib/testing/bench-web.ts measureGets);
-//     then the first-load JavaScript of each evaluation page (scripts/first-load-js.ts), printed.
+//     then the first-load JavaScript of each evaluation page (scripts/first-load-js.ts), printed. Then
+//     the runs list API (GET …/runs) 20 times each after 2 warm-ups: text searches from one run's text to a
+//     word in every transcript, and two sorted pages (target p95 ≤ 300 ms).
 //
 // Writes FILE as {runs, ingestRunsPerSecond, copyRunsPerSecond, ratio, page: {p50Ms, p95Ms, bytes},
-// summaryApi: {p50Ms, p95Ms, bytes}, policyChangeRequestMs (the PUT), policyChangeCompleteMs (from the PUT
+// summaryApi: {p50Ms, p95Ms, bytes}, runsList: [{query, what, runsOnFirstPage, p50Ms, p95Ms}], policyChangeRequestMs (the PUT), policyChangeCompleteMs (from the PUT
 // until the recompute job, run in process, applied the version; also policyChangeMs), policyApplyMs (the
 // apply's transaction, which holds ingestion back), policyTraceRelinkMs, ingestDuringRecompute: {batches,
 // p50Ms, maxMs} (an API client ingesting meanwhile), recordTracesMs, webProcesses,
@@ -54,7 +56,13 @@ import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "
 import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { copyFrom, copyText } from "../lib/db/pg-copy";
-import { POLICY, syntheticRun } from "../lib/testing/synthetic-evaluation-runs";
+import {
+  POLICY,
+  syntheticCustomer,
+  syntheticLedgerReference,
+  syntheticRun,
+  syntheticTranscript,
+} from "../lib/testing/synthetic-evaluation-runs";
 import { recordImportedTraces } from "../lib/evaluations/record-traces";
 import { applyPendingPolicy } from "../lib/evaluations/policy-recompute/recompute";
 import { firstLoadJsGzipBytes } from "./first-load-js";
@@ -72,6 +80,11 @@ const WEB_PROCESSES = values.web;
 const BATCH = 1_000;
 const COPY_CHUNK_RUNS = 20_000;
 const REQUESTS = 50;
+/** Each text search of the runs list is asked this many times (after two warm-ups): four of them, at 1,000,000 runs. */
+const SEARCH_REQUESTS = 20;
+
+/** Run `i` with its conversation: the runs list's search reads transcripts. */
+const benchRun = (i: number) => ({ ...syntheticRun(i), messages: syntheticTranscript(i) });
 const WARMUP_REQUESTS = 5;
 
 requireProductionBuild("bench:ingest", log);
@@ -183,7 +196,7 @@ async function main(): Promise<void> {
   // They are kept gzipped (1 MB a batch is 10 GB at 10,000,000 runs, 128 KB gzipped) and unzipped
   // as each is sent, ~2.5 ms a batch.
   const bodies = Array.from({ length: batches }, (_, b) =>
-    gzipSync(JSON.stringify({ runs: Array.from({ length: Math.min(BATCH, RUNS - b * BATCH) }, (_, k) => syntheticRun(b * BATCH + k)) }), {
+    gzipSync(JSON.stringify({ runs: Array.from({ length: Math.min(BATCH, RUNS - b * BATCH) }, (_, k) => benchRun(b * BATCH + k)) }), {
       level: 1,
     }),
   );
@@ -318,6 +331,29 @@ async function main(): Promise<void> {
     check: () => {},
   });
 
+  // The runs list's text search (target p95 ≤ 300 ms each), from the rarest text to one in every transcript, and two sorted pages.
+  const middle = Math.floor(RUNS / 2);
+  const runsListQueries: [string, string][] = [
+    ["one run's ledger reference (a tool's answer)", `q=${encodeURIComponent(syntheticLedgerReference(middle))}`],
+    ["a customer's name (about 1 run in 500)", `q=${encodeURIComponent(syntheticCustomer(middle))}`],
+    ["a task id (1 run in 2,000)", `q=task-${middle % 2_000}`],
+    ["a word in every transcript", "q=reconcile"],
+    ["sorted by duration, longest first", "sort=duration&order=desc"],
+    ["unresolved runs sorted by score", "finality=unresolved&sort=score"],
+  ];
+  const runsList: { query: string; what: string; runsOnFirstPage: number; p50Ms: number; p95Ms: number }[] = [];
+  for (const [what, query] of runsListQueries) {
+    let runsOnFirstPage = 0;
+    const figures = await measureGets(pool, `/api/v1/evaluations/${viaApi}/runs?${query}`, {
+      apiKey: key,
+      warmup: 2,
+      requests: SEARCH_REQUESTS,
+      check: (body) => (runsOnFirstPage = (JSON.parse(body.toString("utf8")) as { runs: unknown[] }).runs.length),
+    });
+    runsList.push({ query, what, runsOnFirstPage, p50Ms: figures.p50Ms, p95Ms: figures.p95Ms });
+    log(`runs list ${query} (${what}): ${runsOnFirstPage} runs on the first page, p50 ${figures.p50Ms} ms, p95 ${figures.p95Ms} ms`);
+  }
+
   // 5. A new policy version on the ingested evaluation (files.write, unclassified so far, declared external), through
   // the API: the request saves it and enqueues its recompute; the recompute job then runs here, in process, as
   // a worker would run it (none runs here), while a client goes on ingesting batches of new runs through the
@@ -336,7 +372,7 @@ async function main(): Promise<void> {
   const batchesDuring: number[] = [];
   const ingesting = (async () => {
     for (let b = 0; recomputing; b++) {
-      const runs = Array.from({ length: BATCH }, (_, k) => syntheticRun(RUNS + 100_000 + b * BATCH + k));
+      const runs = Array.from({ length: BATCH }, (_, k) => benchRun(RUNS + 100_000 + b * BATCH + k));
       const started = performance.now();
       await client.ingestRuns(viaApi, runs);
       batchesDuring.push(performance.now() - started);
@@ -389,7 +425,7 @@ async function main(): Promise<void> {
 
   // Where a batch's time goes: after the measurements, one more batch of 1,000 new runs taken apart
   // in this process (JSON round trip, the schema alone, ingestRuns on the database), and one through HTTP.
-  const profileRuns = (from: number) => Array.from({ length: BATCH }, (_, k) => syntheticRun(RUNS + from + k));
+  const profileRuns = (from: number) => Array.from({ length: BATCH }, (_, k) => benchRun(RUNS + from + k));
   const batch = profileRuns(0);
   const jsonMs = await step(() => JSON.parse(JSON.stringify({ runs: batch })));
   const schemaMs = await step(() => batch.forEach((run) => runRecordSchema.parse(run)));
@@ -408,6 +444,7 @@ async function main(): Promise<void> {
     ratio,
     page,
     summaryApi: summary,
+    runsList,
     // Since recomputes are jobs, policyChangeMs is the time until the new version is applied (it was the request's, which recomputed).
     policyChangeMs: policyChangeCompleteMs,
     policyChangeRequestMs,
@@ -427,6 +464,10 @@ async function main(): Promise<void> {
       `ingest through the API ${ingestRunsPerSecond} runs/s, COPY ${copyRunsPerSecond} runs/s: ratio ${ratio} (target ≥ 0.5): ${verdict(ratio >= 0.5)}`,
       `page p50 ${page.p50Ms} ms, p95 ${page.p95Ms} ms, ${page.bytes} bytes${pageShowsIt ? "" : " (the page did NOT show the evaluation)"} (target p95 ≤ 200 ms, ≤ 150 KB): ${verdict(within(page))}`,
       `summary API p50 ${summary.p50Ms} ms, p95 ${summary.p95Ms} ms, ${summary.bytes} bytes (same target): ${verdict(within(summary))}`,
+      ...runsList.map(
+        (r) =>
+          `runs list ${r.query}: p50 ${r.p50Ms} ms, p95 ${r.p95Ms} ms (${r.runsOnFirstPage} runs; target p95 ≤ 300 ms): ${verdict(r.p95Ms <= 300)}`,
+      ),
     ].join("\n"),
   );
   if (values.json) {

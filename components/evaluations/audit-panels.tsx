@@ -90,7 +90,7 @@ export function UnitsPanel({
 }: {
   runsHref: string;
   units: EvaluationSummary["units"];
-  largest: { unit: string; runs: number; surfaces: string[] }[];
+  largest: { unit: string; label?: string; runs: number; surfaces: string[] }[];
   /** Verified resets whose canary was found after them: they break no route. */
   resetsOverriddenByCanary?: number;
 }) {
@@ -116,7 +116,7 @@ export function UnitsPanel({
       ) : (
         <DataTable
           caption={`The largest connected groups (${largest.length} shown)`}
-          columns={["Unit (its first run's id)", "Runs", "Connecting surfaces"]}
+          columns={["Unit (by its first run)", "Runs", "Connecting surfaces"]}
           numericColumns={[1]}
           testId="largest-units"
         >
@@ -124,7 +124,7 @@ export function UnitsPanel({
             <tr key={u.unit}>
               <RowHead>
                 <RunsLink runsHref={runsHref} filter={{ unit: u.unit }}>
-                  unit {u.unit}
+                  {u.label ?? `unit ${u.unit}`}
                 </RunsLink>
               </RowHead>
               <Td numeric>{u.runs}</Td>

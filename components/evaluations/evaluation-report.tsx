@@ -43,7 +43,7 @@ export function EvaluationReport({
 }: {
   evaluation: Pick<EvaluationDetail, "id" | "effectPolicyVersion" | "effectPolicy" | "pendingPolicy">;
   summary: EvaluationSummary;
-  largestUnits: { unit: string; runs: number; surfaces: string[] }[];
+  largestUnits: { unit: string; label?: string; runs: number; surfaces: string[] }[];
   tools: { tool: string; class: ToolClass; effects: number; calls: number }[];
   versions?: { version: number; tools: Record<string, ToolEntry>; createdAt: Date }[];
   /** On the evaluation's own page; a share link's content is the audit alone. */

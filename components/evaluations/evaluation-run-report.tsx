@@ -5,6 +5,7 @@ import { EffectIdentityCells } from "@/components/effects/effect-identity-cells"
 import { LabelExplanation } from "@/components/runs/run-labels";
 import { RunTimeline } from "@/components/runs/run-timeline";
 import { Transcript } from "@/components/runs/transcript";
+import { TranscriptSearch } from "@/components/runs/transcript-search";
 import { SpanTimeline } from "@/components/runs/span-timeline";
 import { Badge } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
@@ -57,6 +58,7 @@ export function EvaluationRunReport({
   runHref,
   actions,
   notice,
+  searched = "",
   children,
 }: {
   evaluation: { effectPolicy: EffectPolicy };
@@ -72,6 +74,8 @@ export function EvaluationRunReport({
   actions?: ReactNode;
   /** Shown under the header: what the reader sees (a share link's banner). */
   notice?: ReactNode;
+  /** The text the runs list was searched for: marked in the transcript, with a step through its matches. */
+  searched?: string;
   children?: ReactNode;
 }) {
   const start = run.startedAt.getTime();
@@ -174,8 +178,8 @@ export function EvaluationRunReport({
             [
               "Analysis unit",
               run.analysisUnit ? (
-                <Link key="u" href={`${runsHref}?unit=${run.analysisUnit}`}>
-                  unit {run.analysisUnit}
+                <Link key="u" href={`${runsHref}?unit=${run.analysisUnit}`} data-testid="run-unit">
+                  {run.unitLabel ?? `unit ${run.analysisUnit}`}
                 </Link>
               ) : (
                 "its own"
@@ -197,12 +201,16 @@ export function EvaluationRunReport({
         title={`Transcript (${transcript.messageCount} messages)`}
         description="The conversation as the harness logged it; each model call shows with the message it produced, and each tool call the effect it made and how the audit counts it."
       >
-        <Transcript
-          page={transcript}
-          audits={audits}
-          modelCalls={modelCalls}
-          pageHref={(from) => `${runHref}?messages=${from}#transcript`}
-        />
+        <TranscriptSearch initial={searched}>
+          <Transcript
+            page={transcript}
+            audits={audits}
+            modelCalls={modelCalls}
+            pageHref={(from) =>
+              `${runHref}?${new URLSearchParams({ messages: String(from), ...(searched ? { q: searched } : {}) })}#transcript`
+            }
+          />
+        </TranscriptSearch>
       </Section>
 
       <Section

@@ -60,7 +60,7 @@ export function EvaluationRunsGrid({
               ? { text: r.unresolvedReason, title: REASON_LABELS[r.unresolvedReason] }
               : (r.unscoredReason ?? ""),
           !changed && r.unresolvedTool ? { code: r.unresolvedTool } : "",
-          r.analysisUnit ? { href: unitHref(r.analysisUnit), text: r.analysisUnit } : "",
+          r.analysisUnit ? { href: unitHref(r.analysisUnit), text: r.unitLabel ?? r.analysisUnit } : "",
           r.inheritedState === "none" ? "none" : { badge: "danger" as const, text: r.inheritedState },
         ];
         const sort = [

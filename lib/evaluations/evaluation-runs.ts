@@ -4,12 +4,12 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import type { SqlClient } from "../db/sql-transaction";
 import { Prisma } from "../generated/prisma/client";
-import { encodeCursor } from "../http/pagination";
+import { encodeCursor, likeContaining } from "../http/pagination";
 import { attackSucceeded } from "./attack-success";
 import type { StoredModelCall } from "./model-calls";
 import { classifyTool } from "./policy";
 import { STATUSES_SHOWING_A_WRITE } from "./read-only-warning";
-import type { EvaluationRunListItem, EvaluationRunListQuery } from "./read-schemas";
+import type { EvaluationRunListItem, EvaluationRunListQuery, RunListCursor, RunSort } from "./read-schemas";
 import { FINALITIES, FINALITY_BASES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS, type EffectPolicy, type ToolClass } from "./schemas";
 import { onlyRowOf, rowsOf } from "../db/rows";
 import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/rules/classification";
@@ -36,9 +36,13 @@ const runRow = z.object({
   input_tokens: z.number().nullable(),
   output_tokens: z.number().nullable(),
   model_calls: z.number().int().nullable(),
+  duration_ms: z.coerce.number().nullable(),
+  score: z.number().nullable(),
+  tool_call_count: z.number().int(),
+  open_effects: z.number().int(),
 });
 
-const listItem = (r: z.infer<typeof runRow>): EvaluationRunListItem => ({
+const listItem = (r: z.infer<typeof runRow>, unitLabels: ReadonlyMap<string, string>): EvaluationRunListItem => ({
   id: r.id,
   externalId: r.external_id,
   taskId: r.task_id,
@@ -56,14 +60,23 @@ const listItem = (r: z.infer<typeof runRow>): EvaluationRunListItem => ({
   harnessDesign: r.harness_design,
   disagreement: r.disagreement,
   analysisUnit: r.analysis_unit,
+  unitLabel: r.analysis_unit === null ? null : (unitLabels.get(r.analysis_unit) ?? null),
   inheritedState: r.inherited_state,
+  durationMs: r.duration_ms,
+  score: r.score,
+  toolCallCount: r.tool_call_count,
+  openEffects: r.open_effects,
   inputTokens: r.input_tokens,
   outputTokens: r.output_tokens,
   modelCallCount: r.model_calls,
 });
 
+const DURATION_MS = Prisma.sql`evaluation_run_duration_ms(started_at, ended_at, scored_at)`;
+const TOOL_CALL_COUNT = Prisma.sql`evaluation_run_tool_call_count(tool_calls)`;
+
 const RUN_COLUMNS = Prisma.sql`id::text AS id, external_id, task_id, attempt, started_at, scored_at, endpoint_label, unscored_reason, terminal_label, finality, unresolved_reason,
   unresolved_effect_id, unresolved_tool, finality_basis, harness_design, disagreement, analysis_unit::text AS analysis_unit, inherited_state,
+  ${DURATION_MS} AS duration_ms, score, ${TOOL_CALL_COUNT} AS tool_call_count, open_effects,
   input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens, model_calls`;
 
 /** A frozen share link's view of the runs: those stored by `at`, audited under policy `policyVersion` then. */
@@ -73,17 +86,26 @@ export interface RunsAsOf {
 }
 
 /**
- * One page of an evaluation's runs under the filters, in stored order: `{runs, nextCursor}`. With
- * `asOf`, only the runs stored by then; its filters on the audit (finality, reason, tool) also keep
- * the runs whose audit may have moved since (evidence recorded later, a newer policy), for the caller
- * to audit as of then and keep or drop (lib/share/frozen-runs.ts).
+ * What each sort orders by, and the type its cursor's value (PostgreSQL's text of it) is read back as: each has an index
+ * (evaluation_id, it, id). Columns are qualified: in ORDER BY a bare name is the selected column (analysis_unit's text).
  */
-export async function listEvaluationRuns(
-  db: Db,
-  evaluationId: string,
-  query: Omit<EvaluationRunListQuery, "limit"> & { limit: number },
-  { asOf }: { asOf?: RunsAsOf } = {},
-): Promise<{ runs: EvaluationRunListItem[]; nextCursor: string | null }> {
+const SORT_KEYS: Record<Exclude<RunSort, "stored">, { value: Prisma.Sql; type: Prisma.Sql }> = {
+  start: { value: Prisma.sql`evaluation_runs.started_at`, type: Prisma.sql`timestamptz` },
+  duration: { value: DURATION_MS, type: Prisma.sql`bigint` },
+  score: { value: Prisma.sql`evaluation_runs.score`, type: Prisma.sql`float8` },
+  label: { value: Prisma.sql`evaluation_runs.endpoint_label`, type: Prisma.sql`text` },
+  finality: { value: Prisma.sql`evaluation_runs.finality`, type: Prisma.sql`text` },
+  unit: { value: Prisma.sql`evaluation_runs.analysis_unit`, type: Prisma.sql`bigint` },
+  toolCalls: { value: TOOL_CALL_COUNT, type: Prisma.sql`int` },
+  openEffects: { value: Prisma.sql`evaluation_runs.open_effects`, type: Prisma.sql`int` },
+};
+
+/**
+ * The query's filters and text search as SQL conditions on evaluation_runs. With `asOf`, only the runs stored by then;
+ * its filters on the audit (finality, reason, tool) also keep the runs whose audit may have moved since (evidence recorded
+ * later, a newer policy), for the caller to audit as of then and keep or drop (lib/share/frozen-runs.ts).
+ */
+function runConditions(evaluationId: string, query: EvaluationRunListFilters, asOf?: RunsAsOf): Prisma.Sql[] {
   const conditions: Prisma.Sql[] = [Prisma.sql`evaluation_id = ${evaluationId}::uuid`];
   if (asOf) conditions.push(Prisma.sql`created_at <= ${asOf.at}`);
   const movedSince =
@@ -94,16 +116,129 @@ export async function listEvaluationRuns(
   if (query.finality) conditions.push(onAudit(Prisma.sql`finality = ${query.finality}`));
   if (query.reason) conditions.push(onAudit(Prisma.sql`unresolved_reason = ${query.reason}`));
   if (query.tool) conditions.push(onAudit(Prisma.sql`unresolved_tool = ${query.tool}`));
+  if (query.label)
+    conditions.push(query.label === "none" ? Prisma.sql`endpoint_label IS NULL` : Prisma.sql`endpoint_label = ${query.label}`);
   if (query.unit) conditions.push(Prisma.sql`analysis_unit = ${query.unit}::bigint`);
   if (query.inherited) conditions.push(Prisma.sql`inherited_state = ${query.inherited}`);
-  if (query.cursor) conditions.push(Prisma.sql`id > ${query.cursor[0]}::bigint`);
-  const rows = z
-    .array(runRow)
-    .parse(
-      await db.$queryRaw`SELECT ${RUN_COLUMNS} FROM evaluation_runs WHERE ${Prisma.join(conditions, " AND ")} ORDER BY evaluation_runs.id LIMIT ${query.limit + 1}`,
-    );
-  const runs = rows.slice(0, query.limit).map(listItem);
-  return { runs, nextCursor: rows.length > query.limit ? encodeCursor([runs.at(-1)!.id]) : null };
+  if (query.startedFrom) conditions.push(Prisma.sql`started_at >= ${query.startedFrom}::timestamptz`);
+  if (query.startedTo) conditions.push(Prisma.sql`started_at <= ${query.startedTo}::timestamptz`);
+  if (query.durationMin !== undefined) conditions.push(Prisma.sql`${DURATION_MS} >= ${query.durationMin}::bigint`);
+  if (query.durationMax !== undefined) conditions.push(Prisma.sql`${DURATION_MS} <= ${query.durationMax}::bigint`);
+  if (query.scoreMin !== undefined) conditions.push(Prisma.sql`score >= ${query.scoreMin}::float8`);
+  if (query.scoreMax !== undefined) conditions.push(Prisma.sql`score <= ${query.scoreMax}::float8`);
+  if (query.toolCallsMin !== undefined) conditions.push(Prisma.sql`${TOOL_CALL_COUNT} >= ${query.toolCallsMin}::int`);
+  if (query.toolCallsMax !== undefined) conditions.push(Prisma.sql`${TOOL_CALL_COUNT} <= ${query.toolCallsMax}::int`);
+  if (query.openEffectsMin !== undefined) conditions.push(Prisma.sql`open_effects >= ${query.openEffectsMin}::int`);
+  if (query.openEffectsMax !== undefined) conditions.push(Prisma.sql`open_effects <= ${query.openEffectsMax}::int`);
+  if (query.q) {
+    // Both halves read a trigram index (migration runs_list_search): the run's own text, and its transcript's chunks.
+    const pattern = likeContaining(query.q);
+    conditions.push(Prisma.sql`id IN (
+      SELECT id FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND evaluation_run_search_text(external_id, task_id, tool_calls) ILIKE ${pattern}
+      UNION SELECT run_id FROM evaluation_run_messages WHERE json_search_text(messages) ILIKE ${pattern})`);
+  }
+  return conditions;
+}
+
+type EvaluationRunListFilters = Omit<EvaluationRunListQuery, "limit" | "cursor" | "sort" | "order">;
+
+/**
+ * One page of an evaluation's runs under the filters and text search, in the query's sort (stored order: by run id) and
+ * order, the run id breaking ties: `{runs, nextCursor}`. A sort's runs without a value (no score, say) come last in
+ * ascending order and first in descending, which is the ascending order reversed. Each page is a keyset range of an
+ * index (evaluation_id, value, id): as fast on the last page of a million runs as on the first.
+ */
+export async function listEvaluationRuns(
+  db: Db,
+  evaluationId: string,
+  query: Omit<EvaluationRunListQuery, "limit" | "sort" | "order"> & { limit: number; sort?: RunSort; order?: "asc" | "desc" },
+  { asOf }: { asOf?: RunsAsOf } = {},
+): Promise<{ runs: EvaluationRunListItem[]; nextCursor: string | null }> {
+  const sort = query.sort ?? "stored";
+  const desc = query.order === "desc";
+  const where = Prisma.join(runConditions(evaluationId, query, asOf), " AND ");
+  const limit = query.limit + 1;
+  const cursor = query.cursor;
+  let rows: z.infer<typeof runRow>[];
+  let sortValues: (string | null)[];
+  if (sort === "stored") {
+    const after = cursor ? (desc ? Prisma.sql`AND id < ${cursor[2]}::bigint` : Prisma.sql`AND id > ${cursor[2]}::bigint`) : Prisma.empty;
+    rows = z
+      .array(runRow)
+      .parse(
+        await db.$queryRaw`SELECT ${RUN_COLUMNS} FROM evaluation_runs WHERE ${where} ${after} ORDER BY evaluation_runs.id ${desc ? Prisma.sql`DESC` : Prisma.sql`ASC`} LIMIT ${limit}`,
+      );
+    sortValues = rows.map(() => null);
+  } else {
+    const key = SORT_KEYS[sort];
+    const selected = (condition: Prisma.Sql, order: Prisma.Sql) =>
+      Prisma.sql`(SELECT ${RUN_COLUMNS}, (${key.value})::text AS sort_value, (${key.value}) IS NULL AS sort_null, ${key.value} AS sort_key
+                    FROM evaluation_runs WHERE ${where} AND ${condition} ORDER BY ${order} LIMIT ${limit})`;
+    // Qualified: a bare id in ORDER BY is the selected id, its text.
+    const ascending = Prisma.sql`${key.value} ASC, evaluation_runs.id ASC`;
+    const descending = Prisma.sql`${key.value} DESC, evaluation_runs.id DESC`;
+    // Each part is one range of the sort's index; the runs without a value are a range of their own (IS NULL).
+    const parts: Prisma.Sql[] = [];
+    if (!cursor) parts.push(selected(Prisma.sql`TRUE`, desc ? descending : ascending));
+    else if (!desc && cursor[1] !== null) {
+      parts.push(selected(Prisma.sql`(${key.value}, id) > (${cursor[1]}::${key.type}, ${cursor[2]}::bigint)`, ascending));
+      parts.push(selected(Prisma.sql`${key.value} IS NULL`, ascending));
+    } else if (!desc) parts.push(selected(Prisma.sql`${key.value} IS NULL AND id > ${cursor[2]}::bigint`, ascending));
+    else if (cursor[1] === null) {
+      parts.push(selected(Prisma.sql`${key.value} IS NULL AND id < ${cursor[2]}::bigint`, descending));
+      parts.push(selected(Prisma.sql`${key.value} IS NOT NULL`, descending));
+    } else parts.push(selected(Prisma.sql`(${key.value}, id) < (${cursor[1]}::${key.type}, ${cursor[2]}::bigint)`, descending));
+    const order = desc
+      ? Prisma.sql`sort_null DESC, sort_key DESC, id::bigint DESC`
+      : Prisma.sql`sort_null ASC, sort_key ASC, id::bigint ASC`;
+    const found = z
+      .array(runRow.extend({ sort_value: z.string().nullable() }))
+      .parse(await db.$queryRaw`SELECT * FROM (${Prisma.join(parts, " UNION ALL ")}) AS page ORDER BY ${order} LIMIT ${limit}`);
+    rows = found;
+    sortValues = found.map((r) => r.sort_value);
+  }
+  const shown = rows.slice(0, query.limit);
+  const labels = await unitLabels(
+    db,
+    evaluationId,
+    shown.map((r) => r.analysis_unit),
+  );
+  const runs = shown.map((r) => listItem(r, labels));
+  const last = runs.at(-1);
+  return {
+    runs,
+    nextCursor:
+      rows.length > query.limit && last
+        ? encodeCursor([sort, sortValues[shown.length - 1] ?? null, last.id] satisfies RunListCursor)
+        : null,
+  };
+}
+
+/** U1, U2, …: an analysis unit's label within its evaluation, by the order of the units' first runs. */
+export const unitLabelOf = (ordinal: number) => `U${ordinal}`;
+
+const ordinalRows = z.array(z.object({ unit: z.string(), ordinal: z.coerce.number().int() }));
+
+/**
+ * The evaluation-local label of each unit named (its id is its first run's id): the units whose first run was stored
+ * before it, counted, plus one. One count up to the smallest unit named, then one numbered range to the largest, both
+ * on the index of first runs (evaluation_id, id WHERE analysis_unit = id).
+ */
+export async function unitLabels(db: SqlClient, evaluationId: string, units: readonly (string | null)[]): Promise<Map<string, string>> {
+  const named = [...new Set(units.filter((u): u is string => u !== null))];
+  if (named.length === 0) return new Map();
+  const rows = ordinalRows.parse(
+    await db.$queryRaw`
+      WITH named AS (SELECT unnest(${named}::bigint[]) AS unit),
+           bounds AS (SELECT min(unit) AS low, max(unit) AS high FROM named),
+           before AS (SELECT count(*) AS n FROM evaluation_runs, bounds
+                       WHERE evaluation_id = ${evaluationId}::uuid AND analysis_unit = id AND id < bounds.low),
+           numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS k FROM evaluation_runs, bounds
+                         WHERE evaluation_id = ${evaluationId}::uuid AND analysis_unit = id AND id BETWEEN bounds.low AND bounds.high)
+      SELECT numbered.id::text AS unit, (before.n + numbered.k)::int AS ordinal
+        FROM numbered JOIN named ON named.unit = numbered.id CROSS JOIN before`,
+  );
+  return new Map(rows.map((r) => [r.unit, unitLabelOf(r.ordinal)]));
 }
 
 const effectRow = z.object({
@@ -140,7 +275,6 @@ const detailRow = runRow.extend({
   run_class: z.enum(RUN_CLASSIFICATIONS),
   run_class_evidence: z.string().nullable(),
   ended_at: z.date().nullable(),
-  score: z.number().nullable(),
   threshold: z.number().nullable(),
   tool_calls: z.unknown(),
   labels: z.record(z.string(), z.enum(LABELS)).nullable(),
@@ -218,7 +352,7 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
   const [run] = rowsOf(
     detailRow,
     await db.$queryRaw`
-      SELECT ${RUN_COLUMNS}, group_id, run_class, run_class_evidence, ended_at, score, threshold, tool_calls, labels, created_at, updated_at,
+      SELECT ${RUN_COLUMNS}, group_id, run_class, run_class_evidence, ended_at, threshold, tool_calls, labels, created_at, updated_at,
              pipeline, injection_task_id
         FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ${externalId}`,
   );
@@ -240,7 +374,7 @@ export async function getEvaluationRun(db: Db, evaluationId: string, externalId:
   const checks = rowsOf(canaryRow, canaries);
   const attacked = attackSucceeded(run.labels);
   return {
-    ...listItem(run),
+    ...listItem(run, await unitLabels(db, evaluationId, [run.analysis_unit])),
     groupId: run.group_id,
     runClass: run.run_class,
     runClassEvidence: run.run_class_evidence,
@@ -293,17 +427,27 @@ const unitRows = z.array(z.object({ unit: z.string(), runs: z.coerce.number().in
 const toolCountRows = z.array(z.object({ tool: z.string(), effects: z.coerce.number().int(), calls: z.coerce.number().int() }));
 const toolWriteRows = z.array(z.object({ tool: z.string(), writes: z.coerce.number().int() }));
 
-/** The largest analysis units with more than one run: their unit id (smallest run id), size, and the surfaces that connect them (kept on the unit). */
+/**
+ * The largest analysis units with more than one run: their unit id (smallest run id), label within the evaluation (U1, …),
+ * size, and the surfaces that connect them (kept on the unit).
+ */
 export async function largestUnits(
   db: SqlClient,
   evaluationId: string,
   limit = 10,
-): Promise<{ unit: string; runs: number; surfaces: string[] }[]> {
-  const rows = await db.$queryRaw`
+): Promise<{ unit: string; label: string; runs: number; surfaces: string[] }[]> {
+  const rows = unitRows.parse(
+    await db.$queryRaw`
     SELECT unit::text AS unit, runs, coalesce(surfaces, '{}') AS surfaces FROM evaluation_units
      WHERE evaluation_id = ${evaluationId}::uuid
-     ORDER BY runs DESC, unit LIMIT ${limit}`;
-  return unitRows.parse(rows);
+     ORDER BY runs DESC, unit LIMIT ${limit}`,
+  );
+  const labels = await unitLabels(
+    db,
+    evaluationId,
+    rows.map((r) => r.unit),
+  );
+  return rows.map((row) => ({ ...row, label: labels.get(row.unit) ?? `unit ${row.unit}` }));
 }
 
 /**

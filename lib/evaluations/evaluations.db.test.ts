@@ -13,6 +13,7 @@ import { ingestRuns } from "./ingest/ingest-runs";
 import { setEffectPolicy } from "./set-effect-policy";
 import { applyPendingPolicy } from "./policy-recompute/recompute";
 import { evaluationSummary } from "./summary";
+import type { RunListCursor } from "./read-schemas";
 
 // The worked example of docs/evaluations.md, stored and audited on a real PostgreSQL.
 let db: Db;
@@ -43,7 +44,7 @@ describe("an evaluation, stored and audited", () => {
     const r1 = (
       await db.evaluationRun.findUniqueOrThrow({ where: { evaluationId_externalId: { evaluationId: id, externalId: "r1" } } })
     ).id.toString();
-    expect(await largestUnits(db, id)).toEqual([{ unit: r1, runs: 2, surfaces: [SURFACE] }]);
+    expect(await largestUnits(db, id)).toEqual([{ unit: r1, label: "U1", runs: 2, surfaces: [SURFACE] }]);
     // r1's write settled at 10:00:08 only now that evidence came; the posted resolution survived the update.
     expect(await db.evaluationEffectResolution.count({ where: { evaluationId: id, source: "posted" } })).toBe(1);
 
@@ -249,12 +250,12 @@ describe("an evaluation, stored and audited", () => {
       { traces: "caller" },
     );
     const seen: { id: string; externalId: string }[] = [];
-    let cursor: [string] | undefined;
+    let cursor: RunListCursor | undefined;
     for (let page = 0; page < 10; page++) {
       const { runs, nextCursor } = await listEvaluationRuns(db, id, { limit: 4, cursor });
       seen.push(...runs);
       if (!nextCursor) break;
-      cursor = [runs.at(-1)!.id];
+      cursor = ["stored", null, runs.at(-1)!.id];
     }
     // Ids with fewer digits sort after longer ones as text ("9" > "10"): a list ordered so lost runs at every page.
     expect(seen.map((r) => r.externalId).sort()).toEqual(names);

@@ -2,7 +2,7 @@
 // of the read routes (the summary, the detail, a run as the lists show it). One schema each, shared
 // by the API routes, the typed client and the pages; the bodies the routes accept are in ./schemas.ts.
 import { z } from "zod";
-import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
+import { cursorOf, oneOf, optional, pageSize, wholeNumber } from "../http/pagination";
 import { bigintDigits, pgTime } from "../http/storable";
 import { INHERITED_STATES, type InheritedState } from "../replay/rules/inherited-state";
 import {
@@ -146,16 +146,87 @@ export const evaluationDetailSchema = z.object({
 });
 export type EvaluationDetail = z.infer<typeof evaluationDetailSchema>;
 
-/** GET /api/v1/evaluations/{id}/runs: by finality, reason, the open effect's tool, analysis unit and inherited state; in stored order, paged by run id. */
-export const evaluationRunListQuerySchema = z.strictObject({
-  finality: optional(oneOf("finality", FINALITIES)),
-  reason: optional(oneOf("reason", UNRESOLVED_REASONS)),
-  tool: optional(text("tool", 200)),
-  unit: optional(bigintDigits("unit", "a run id")),
-  inherited: optional(oneOf("inherited", INHERITED_STATES)),
-  cursor: optional(cursorOf(z.tuple([bigintDigits("cursor")]))),
-  limit: pageSize,
-});
+/** The runs list's sorts: stored order (run id), or a column's value with the run id breaking ties. */
+export const RUN_SORTS = ["stored", "start", "duration", "score", "label", "finality", "unit", "toolCalls", "openEffects"] as const;
+export type RunSort = (typeof RUN_SORTS)[number];
+export const SORT_ORDERS = ["asc", "desc"] as const;
+/** The endpoint label a run was scored with; `none`: unscored. */
+export const RUN_LABEL_FILTERS = ["success", "failure", "none"] as const;
+/** Text search reads trigrams: a shorter text could not use its index. */
+export const SEARCH_MIN_CHARACTERS = 3;
+
+const wholeBound = (field: string) => optional(wholeNumber(field));
+const decimal = (field: string) =>
+  optional(
+    z
+      .string(`${field} must be a number`)
+      .regex(/^-?\d{1,15}(\.\d{1,15})?$/, `${field} must be a number, e.g. 0.5`)
+      .transform(Number),
+  );
+/** A start bound: an ISO time with its zone, or a date (its first instant in UTC). */
+const startBound = (field: string) =>
+  optional(
+    z.preprocess(
+      (value) => (typeof value === "string" && /^\d{4}-\d{2}-\d{2}$/.test(value) ? `${value}T00:00:00.000Z` : value),
+      pgTime(field, `${field} must be a date (YYYY-MM-DD) or an ISO time with a zone, e.g. 2026-12-01T10:00:00Z`),
+    ),
+  );
+
+/**
+ * The keyset position of a page's last run: the sort it was made under, that run's sort value (as PostgreSQL's text of it,
+ * null when the run has none) and its id.
+ */
+export const runListCursorSchema = z.tuple([z.enum(RUN_SORTS), z.string().max(100).nullable(), bigintDigits("cursor")]);
+export type RunListCursor = z.infer<typeof runListCursorSchema>;
+
+/**
+ * GET /api/v1/evaluations/{id}/runs: searched by text (`q`: transcript, tool calls, task, id), filtered by each column, sorted by
+ * one (`sort`, `order`; stored order by default), paged by a keyset cursor of that sort.
+ */
+export const evaluationRunListQuerySchema = z
+  .strictObject({
+    q: optional(text("q", 200).pipe(z.string().min(SEARCH_MIN_CHARACTERS, `q must be at least ${SEARCH_MIN_CHARACTERS} characters`))),
+    sort: optional(oneOf("sort", RUN_SORTS)).transform((sort) => sort ?? "stored"),
+    order: optional(oneOf("order", SORT_ORDERS)).transform((order) => order ?? "asc"),
+    finality: optional(oneOf("finality", FINALITIES)),
+    reason: optional(oneOf("reason", UNRESOLVED_REASONS)),
+    tool: optional(text("tool", 200)),
+    label: optional(oneOf("label", RUN_LABEL_FILTERS)),
+    unit: optional(bigintDigits("unit", "a run id")),
+    inherited: optional(oneOf("inherited", INHERITED_STATES)),
+    startedFrom: startBound("startedFrom"),
+    startedTo: startBound("startedTo"),
+    durationMin: wholeBound("durationMin"),
+    durationMax: wholeBound("durationMax"),
+    scoreMin: decimal("scoreMin"),
+    scoreMax: decimal("scoreMax"),
+    toolCallsMin: wholeBound("toolCallsMin"),
+    toolCallsMax: wholeBound("toolCallsMax"),
+    openEffectsMin: wholeBound("openEffectsMin"),
+    openEffectsMax: wholeBound("openEffectsMax"),
+    cursor: optional(cursorOf(runListCursorSchema)),
+    limit: pageSize,
+  })
+  .superRefine((query, ctx) => {
+    for (const [min, max] of [
+      ["durationMin", "durationMax"],
+      ["scoreMin", "scoreMax"],
+      ["toolCallsMin", "toolCallsMax"],
+      ["openEffectsMin", "openEffectsMax"],
+    ] as const) {
+      const [low, high] = [query[min], query[max]];
+      if (low !== undefined && high !== undefined && low > high)
+        ctx.addIssue({ code: "custom", path: [min], message: `${min} must not exceed ${max}` });
+    }
+    if (query.startedFrom && query.startedTo && Date.parse(query.startedFrom) > Date.parse(query.startedTo))
+      ctx.addIssue({ code: "custom", path: ["startedFrom"], message: "startedFrom must not be after startedTo" });
+    if (query.cursor && query.cursor[0] !== query.sort)
+      ctx.addIssue({
+        code: "custom",
+        path: ["cursor"],
+        message: `cursor belongs to the sort ${query.cursor[0]}, not ${query.sort}: start again without it`,
+      });
+  });
 export type EvaluationRunListQuery = z.infer<typeof evaluationRunListQuerySchema>;
 
 /** One run of an evaluation as the lists show it. */
@@ -180,9 +251,18 @@ export interface EvaluationRunListItem {
   harnessDesign: string | null;
   disagreement: boolean;
   analysisUnit: string | null;
+  /** The unit's label within the evaluation: U1, U2, … numbered by each unit's first run in stored order (null without a unit). */
+  unitLabel: string | null;
   inheritedState: InheritedState;
   /** Its model calls' tokens summed (null when none of its calls reports them), and how many calls it recorded (null: none recorded). */
   inputTokens: number | null;
   outputTokens: number | null;
   modelCallCount: number | null;
+  /** From its start to its end (or its scoring when no end was recorded), in milliseconds; null when neither was recorded. */
+  durationMs: number | null;
+  score: number | null;
+  /** Tool calls its record holds. */
+  toolCallCount: number;
+  /** Effects its record says were still pending or unknown at scoring. */
+  openEffects: number;
 }

@@ -104,7 +104,7 @@ export function explainEvaluationRun(run: EvaluationRunDetail, classOf: (tool: s
   }
   if (run.inheritedState !== "none")
     notes.push(
-      `It received another run's state (${run.inheritedState}), so it shares analysis unit ${run.analysisUnit} with the runs that reached it.`,
+      `It received another run's state (${run.inheritedState}), so it shares analysis unit ${run.unitLabel ?? run.analysisUnit} with the runs that reached it.`,
     );
   if (run.finality === "unscored")
     return {

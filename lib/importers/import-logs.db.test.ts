@@ -297,9 +297,10 @@ describe("an Inspect log with unscored samples", () => {
     expect(rates.get("reported success rate")).toBe("1/1");
     expect(rates.get("unresolved rate")).toBe("1/1");
     const listed = await listEvaluationRuns(db, evaluationId, { finality: "unscored", limit: 50 });
+    // In stored order, the order the log holds them (epoch 1's samples before epoch 2's), not their ids' text order.
     expect(listed.runs.map((r) => [r.externalId, r.scoredAt, r.endpointLabel])).toEqual([
-      ["UNSCORED-VARIANT/1/epoch 2", null, null],
       ["UNSCORED-VARIANT/2/epoch 1", null, null],
+      ["UNSCORED-VARIANT/1/epoch 2", null, null],
     ]);
   });
 

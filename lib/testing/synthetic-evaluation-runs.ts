@@ -1,7 +1,7 @@
 // The synthetic runs of bench:ingest: run `i` is the same every time (its own random sequence), with
 // realistic shapes: 0, 1 or 2 effects (one on average), 0 to 4 touches (two on average, a tenth on
 // surfaces shared across tasks), two to four tool calls.
-import type { RunRecord } from "../evaluations/schemas";
+import type { MessageRecord, RunRecord } from "../evaluations/schemas";
 import { seededRandom } from "./seeded-random";
 
 export const POLICY = {
@@ -71,4 +71,78 @@ export function syntheticRun(i: number): RunRecord & { scoredAt: string } {
     effects,
     touches,
   };
+}
+
+const FIRST_NAMES = [
+  "Ada",
+  "Bram",
+  "Chiara",
+  "Dmitri",
+  "Elif",
+  "Farid",
+  "Greta",
+  "Hiro",
+  "Ines",
+  "Jonas",
+  "Kaia",
+  "Luca",
+  "Maren",
+  "Nils",
+  "Olga",
+  "Pavel",
+  "Quinn",
+  "Rosa",
+  "Sven",
+  "Tomas",
+];
+const LAST_NAMES = [
+  "Abara",
+  "Brandt",
+  "Castell",
+  "Dubois",
+  "Eklund",
+  "Ferraz",
+  "Gallo",
+  "Haddad",
+  "Ivanova",
+  "Jansen",
+  "Kowalski",
+  "Lindqvist",
+  "Moreau",
+  "Novak",
+  "Okafor",
+  "Petrov",
+  "Quist",
+  "Rossi",
+  "Sato",
+  "Tanaka",
+  "Ulloa",
+  "Varga",
+  "Weber",
+  "Yilmaz",
+  "Zeller",
+];
+
+/** The customer run `i`'s transcript names: one of 500 names, each in one run of 500 or so. */
+export function syntheticCustomer(i: number): string {
+  const random = seededRandom(i + 7_000_001);
+  return `${FIRST_NAMES[Math.floor(random() * FIRST_NAMES.length)]} ${LAST_NAMES[Math.floor(random() * LAST_NAMES.length)]}`;
+}
+
+/** The ledger reference run `i`'s tool answers with: its own. */
+export const syntheticLedgerReference = (i: number) => `LR-${(i * 7_919 + 104_729).toString(36).toUpperCase()}`;
+
+/** Run `i`'s conversation, the same every time: a request naming its customer and task, a search call, its answer, the outcome. */
+export function syntheticTranscript(i: number): MessageRecord[] {
+  const customer = syntheticCustomer(i);
+  return [
+    { role: "user", content: `Please reconcile order ${i} for ${customer} (task-${i % 2_000}).` },
+    {
+      role: "assistant",
+      content: `Looking up the open orders of ${customer}.`,
+      toolCalls: [{ id: "c0", tool: "search.orders", arguments: { customer, status: "open" } }],
+    },
+    { role: "tool", content: `Found ${1 + (i % 4)} open orders; ledger reference ${syntheticLedgerReference(i)}.`, toolCallId: "c0" },
+    { role: "assistant", content: `Reconciled: a refund of ${(i % 900) + 100} EUR was issued to ${customer}.` },
+  ];
 }

@@ -155,6 +155,7 @@ export function runColumns(
     // An unscored run has no label to disagree with, and no scoring time to audit finality at.
     disagreement: run.endpointLabel !== undefined && disagrees(run.endpointLabel, run.terminalLabel ?? null),
     harness_design: run.harnessDesign ?? null,
+    open_effects: effects.filter((e) => OPEN_AT_SCORING.has(e.statusAtScoring)).length,
     ...(run.scoredAt === undefined
       ? UNSCORED_COLUMNS
       : auditedColumns({ scoredAtMs: ms(run.scoredAt), effects }, classOf, run.harnessDesign !== undefined)),
@@ -166,6 +167,9 @@ function modelCallColumns(run: RunRecord) {
   const totals = modelCallTotals(run.modelCalls);
   return { input_tokens: totals.inputTokens, output_tokens: totals.outputTokens, model_calls: totals.modelCalls };
 }
+
+/** Statuses at scoring that say the effect had not ended yet (the runs list's "open effects"): the record's word, under every policy. */
+const OPEN_AT_SCORING = new Set<string>(["pending", "unknown"]);
 
 export const RUN_COLUMNS: Record<string, ColumnType> = {
   external_id: "text",
@@ -198,6 +202,7 @@ export const RUN_COLUMNS: Record<string, ColumnType> = {
   finality_basis: "text",
   harness_design: "text",
   disagreement: "boolean",
+  open_effects: "int",
 };
 
 export const CHILD_COLUMNS = {

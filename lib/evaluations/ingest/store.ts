@@ -143,12 +143,7 @@ async function prepareNewRuns(
   surfacer: CallSurfacer,
   valid: readonly ValidRun[],
 ): Promise<PreparedRun[]> {
-  const ids = z
-    .array(z.object({ id: z.string() }))
-    .parse(
-      await tx.$queryRaw`SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id'))::text AS id FROM generate_series(1, ${valid.length}::int)`,
-    )
-    .map((r) => r.id);
+  const ids = await idsInSentOrder(tx, valid);
   const prepared: PreparedRun[] = [];
   await inSlices(valid, (v, k) => {
     const id = ids[k]!;
@@ -170,6 +165,24 @@ async function prepareNewRuns(
     });
   });
   return prepared;
+}
+
+/**
+ * A run id for each of `valid` (in its order): ascending in the order the runs were sent, so that the stored order (by id)
+ * is the sender's, while the rows are written in externalId order (for the locks). A run found stored leaves its id unused.
+ */
+async function idsInSentOrder(tx: CopyTx, valid: readonly ValidRun[]): Promise<string[]> {
+  const drawn = z
+    .array(z.object({ id: z.string() }))
+    .parse(
+      await tx.$queryRaw`
+        SELECT drawn.id::text AS id FROM (SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id')) AS id FROM generate_series(1, ${valid.length}::int)) AS drawn
+         ORDER BY drawn.id`,
+    )
+    .map((r) => r.id);
+  const ids: string[] = new Array<string>(valid.length);
+  [...valid.keys()].sort((a, b) => valid[a]!.index - valid[b]!.index).forEach((k, rank) => (ids[k] = drawn[rank]!));
+  return ids;
 }
 
 /** The rows copied before the lock for prepared runs that proved unused (DETACHED_CHILD_TABLES), in one statement. */
@@ -240,7 +253,8 @@ async function storeWithChanges(
     const key = `${p.external_id}\u0000${p.effect_id}`;
     postedFor.set(key, [...(postedFor.get(key) ?? []), { status: p.status, atMs: p.at_ms }]);
   }
-  const runRows = valid.map((v) => runColumns(v, classOf, postedFor));
+  const ids = await idsInSentOrder(tx, valid);
+  const runRows = valid.map((v, k) => ({ id: ids[k]!, ...runColumns(v, classOf, postedFor) }));
   // `before` reads the runs as they were before the statement (its CTEs share one snapshot): whether a re-sent run's calls changed.
   const upserted = upsertedRows.parse(
     await tx.$queryRaw`
@@ -250,12 +264,14 @@ async function storeWithChanges(
       ), written AS (
       INSERT INTO evaluation_runs (id, analysis_unit, evaluation_id, external_id, task_id, group_id, attempt, started_at, ended_at, scored_at, endpoint_label,
                                    unscored_reason, terminal_label, score, threshold, tool_calls, labels, pipeline, injection_task_id, run_class, run_class_evidence, scorer_values,
-                                   input_tokens, output_tokens, model_calls, content_hash, finality, unresolved_reason, unresolved_effect_id, unresolved_tool, finality_basis, harness_design, disagreement, audit_policy_version)
+                                   input_tokens, output_tokens, model_calls, content_hash, finality, unresolved_reason, unresolved_effect_id, unresolved_tool, finality_basis, harness_design,
+                                   disagreement, open_effects, audit_policy_version)
       -- A new run starts as its own analysis unit; the separation audit below merges the connected ones.
       SELECT x.id, x.id, ${evaluationId}::uuid, x.external_id, x.task_id, x.group_id, x.attempt, x.started_at, x.ended_at, x.scored_at, x.endpoint_label,
              x.unscored_reason, x.terminal_label, x.score, x.threshold, x.tool_calls, x.labels, x.pipeline, x.injection_task_id, x.run_class, x.run_class_evidence, x.scorer_values,
-             x.input_tokens, x.output_tokens, x.model_calls, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id, x.unresolved_tool, x.finality_basis, x.harness_design, x.disagreement, ${policyVersion}
-        FROM (SELECT nextval(pg_get_serial_sequence('evaluation_runs', 'id')) AS id, x.* FROM ${unnestRows(runRows, RUN_COLUMNS)}) AS x
+             x.input_tokens, x.output_tokens, x.model_calls, x.content_hash, x.finality, x.unresolved_reason, x.unresolved_effect_id, x.unresolved_tool, x.finality_basis, x.harness_design,
+             x.disagreement, x.open_effects, ${policyVersion}
+        FROM ${unnestRows(runRows, { id: "bigint", ...RUN_COLUMNS })}
       ON CONFLICT (evaluation_id, external_id) DO UPDATE
          SET task_id = EXCLUDED.task_id, group_id = EXCLUDED.group_id, attempt = EXCLUDED.attempt, started_at = EXCLUDED.started_at,
              ended_at = EXCLUDED.ended_at, scored_at = EXCLUDED.scored_at, endpoint_label = EXCLUDED.endpoint_label, unscored_reason = EXCLUDED.unscored_reason,
@@ -266,7 +282,7 @@ async function storeWithChanges(
              content_hash = EXCLUDED.content_hash, finality = EXCLUDED.finality, unresolved_reason = EXCLUDED.unresolved_reason,
              unresolved_effect_id = EXCLUDED.unresolved_effect_id, unresolved_tool = EXCLUDED.unresolved_tool,
              finality_basis = EXCLUDED.finality_basis, harness_design = EXCLUDED.harness_design,
-             disagreement = EXCLUDED.disagreement, audit_policy_version = EXCLUDED.audit_policy_version, updated_at = now()
+             disagreement = EXCLUDED.disagreement, open_effects = EXCLUDED.open_effects, audit_policy_version = EXCLUDED.audit_policy_version, updated_at = now()
        WHERE evaluation_runs.content_hash <> EXCLUDED.content_hash
       RETURNING id, external_id, (xmax = 0) AS inserted, tool_calls)
       SELECT w.id::text AS id, w.external_id, w.inserted, b.tool_calls IS DISTINCT FROM w.tool_calls AS calls_changed

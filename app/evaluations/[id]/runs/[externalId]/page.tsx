@@ -29,7 +29,10 @@ export default async function EvaluationRunPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const { id, externalId: encoded } = await params;
-  const messagesFrom = Number(/^\d{1,9}$/.exec(String((await searchParams).messages ?? ""))?.[0] ?? 0);
+  const search = await searchParams;
+  const messagesFrom = Number(/^\d{1,9}$/.exec(String(search.messages ?? ""))?.[0] ?? 0);
+  // The text the runs list was searched for: marked in the transcript (a repeated or overlong one is not a search).
+  const searched = typeof search.q === "string" ? search.q.slice(0, 200) : "";
   const externalId = decodeURIComponent(encoded);
   const principal = await requirePagePermission("results:read", `/evaluations/${id}/runs/${encoded}`);
   const db = getDb();
@@ -58,6 +61,7 @@ export default async function EvaluationRunPage({
   const transcript = await runMessages(db, run.id, messagesFrom, MESSAGES_PAGE);
   return (
     <EvaluationRunReport
+      searched={searched}
       evaluation={evaluation}
       run={run}
       transcript={transcript}

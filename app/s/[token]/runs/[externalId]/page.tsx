@@ -31,7 +31,10 @@ export default async function SharedRunPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const { token, externalId: encoded } = await params;
-  const messagesFrom = Number(/^\d{1,9}$/.exec(String((await searchParams).messages ?? ""))?.[0] ?? 0);
+  const search = await searchParams;
+  const messagesFrom = Number(/^\d{1,9}$/.exec(String(search.messages ?? ""))?.[0] ?? 0);
+  // The text the runs list was searched for: marked in the transcript (a repeated or overlong one is not a search).
+  const searched = typeof search.q === "string" ? search.q.slice(0, 200) : "";
   const externalId = decodeURIComponent(encoded);
   const db = getDb();
   const shared = await openSharedEvaluation(db, await headers(), token);
@@ -75,6 +78,7 @@ export default async function SharedRunPage({
   ]);
   return (
     <EvaluationRunReport
+      searched={searched}
       evaluation={evaluation}
       run={run}
       transcript={transcript}
