@@ -123,11 +123,12 @@ describe("model calls through the ingest API", () => {
       modelCallCount: null,
     });
 
+    // In stored order: the order the runs were sent.
     const list = await json("GET", "/runs");
     expect(list.body.runs.map((r: Record<string, unknown>) => [r.externalId, r.inputTokens, r.outputTokens, r.modelCallCount])).toEqual([
-      ["no-calls", null, null, null],
-      ["untokened", null, null, 1],
       ["with-calls", 3_548, 54, 4],
+      ["untokened", null, null, 1],
+      ["no-calls", null, null, null],
     ]);
 
     const summary = await json("GET", "/summary");
