@@ -75,8 +75,9 @@ test("a reviewer without an account opens the unresolved runs of a frozen evalua
   await expect(reader.getByTestId("run-effects")).not.toContainText("ledger entry 8812");
   await expect(reader.getByTestId("transcript")).toContainText("The rent is paid.");
   await expect(reader.getByTestId("transcript-call-audit")).toContainText("effect e1: async_handle, pending at scoring");
-  // Read-only: no control that writes, no account.
-  await expect(reader.getByRole("button")).toHaveCount(0);
+  // Read-only: no control that writes, no account. The only buttons step through the transcript's search matches.
+  await expect(reader.getByRole("button")).toHaveText(["Previous", "Next"]);
+  await expect(reader.locator("form[method='post'], form:not([method])")).toHaveCount(0);
   await expect(reader.getByText("Record resolution evidence")).toHaveCount(0);
   await expect(reader.getByTestId("signed-in-as")).toHaveCount(0);
   expect(await seriousViolations(reader)).toEqual([]);
