@@ -1,7 +1,6 @@
-import { intervalText } from "@/components/statistics/statistics-panel";
+import { intervalText, UnitsTable } from "@/components/statistics/statistics-panel";
 import { Section } from "@/components/ui/page-header";
 import { RowsTable } from "@/components/ui/rows-table";
-import { DataTable, RowHead, Td } from "@/components/ui/table";
 import type { AttackStatistics } from "@/lib/evaluations/attack-statistics";
 import type { Figure, OutcomeFigures } from "@/lib/evaluations/attack-success";
 import { percent, ratio } from "@/lib/format/numbers";
@@ -72,27 +71,11 @@ export function AttackPanel({ attack }: { attack: AttackStatistics }) {
         testId="attack-injection-tasks"
         rows={attack.byInjectionTask.map((t) => [t.injectionTaskId, ...outcomeCells(t.attackSuccess)])}
       />
-      <DataTable
-        caption={`Attack success against analysis units: ${units.rows.N} runs under attack in ${units.analysisUnits} analysis units; design effect ${units.designEffect === null ? "—" : units.designEffect.toFixed(2)}`}
-        columns={["Counted over", "n/N", "Rate", "Effective N", "95% Wilson"]}
-        numericColumns={[1, 2, 3, 4]}
+      <UnitsTable
+        units={units}
         testId="attack-units"
-      >
-        <tr>
-          <RowHead>rows (every run a separate trial)</RowHead>
-          <Td numeric>{ratio(units.rows.n, units.rows.N)}</Td>
-          <Td numeric>{percent(units.rows.n, units.rows.N)}</Td>
-          <Td numeric>{units.rows.N}</Td>
-          <Td numeric>{intervalText(units.rows.wilson95)}</Td>
-        </tr>
-        <tr>
-          <RowHead>analysis units (N / design effect)</RowHead>
-          <Td numeric>{ratio(units.rows.n, units.rows.N)}</Td>
-          <Td numeric>{percent(units.rows.n, units.rows.N)}</Td>
-          <Td numeric>{units.effectiveN.toFixed(2)}</Td>
-          <Td numeric>{intervalText(units.unitBasedWilson95)}</Td>
-        </tr>
-      </DataTable>
+        caption={`Attack success against analysis units: ${units.rows.N} runs under attack in ${units.analysisUnits} analysis units; design effect ${units.designEffect === null ? "—" : units.designEffect.toFixed(2)}`}
+      />
     </Section>
   );
 }

@@ -82,27 +82,11 @@ export function StatisticsPanel({
           <p>{legalActions.reason}.</p>
         </Alert>
       ) : null}
-      <DataTable
-        caption={`Rows against analysis units (${units.outcome}): N = ${units.rows.N} rows counted under the rule, in ${units.countedUnits} analysis units (the effective N is at most that); of ${units.runRows} stored run rows, scored or not, in ${units.analysisUnits} analysis units; design effect ${units.designEffect === null ? "—" : units.designEffect.toFixed(2)}`}
-        columns={["Counted over", "n/N", "Rate", "Effective N", "95% Wilson"]}
-        numericColumns={[1, 2, 3, 4]}
+      <UnitsTable
+        units={units}
         testId="statistics-units"
-      >
-        <tr>
-          <RowHead>rows (every run a separate trial)</RowHead>
-          <Td numeric>{ratio(units.rows.n, units.rows.N)}</Td>
-          <Td numeric>{percent(units.rows.n, units.rows.N)}</Td>
-          <Td numeric>{units.rows.N}</Td>
-          <Td numeric>{intervalText(units.rows.wilson95)}</Td>
-        </tr>
-        <tr>
-          <RowHead>analysis units (N / design effect)</RowHead>
-          <Td numeric>{ratio(units.rows.n, units.rows.N)}</Td>
-          <Td numeric>{percent(units.rows.n, units.rows.N)}</Td>
-          <Td numeric>{units.effectiveN.toFixed(2)}</Td>
-          <Td numeric>{intervalText(units.unitBasedWilson95)}</Td>
-        </tr>
-      </DataTable>
+        caption={`Rows against analysis units (${units.outcome}): N = ${units.rows.N} rows counted under the rule, in ${units.countedUnits} analysis units (the effective N is at most that); of ${units.runRows} stored run rows, scored or not, in ${units.analysisUnits} analysis units; design effect ${units.designEffect === null ? "—" : units.designEffect.toFixed(2)}`}
+      />
       {passK.available ? (
         <DataTable
           caption="pass^k and pass@k (τ-bench), every trial its own unit"
@@ -204,4 +188,39 @@ function ruleWords(rule: ExclusionRule): string {
     ...(rule.eligiblePopulation ? [`eligible: ${rule.eligiblePopulation}`] : []),
     ...(rule.threshold === undefined ? [] : [`target ${(100 * rule.threshold).toFixed(1)}%`]),
   ].join("; ");
+}
+
+/** A rate counted over rows (every run a trial) and over analysis units (N / design effect), with its Wilson interval each. */
+export function UnitsTable({
+  units,
+  caption,
+  testId,
+}: {
+  units: Pick<UnitsAnswer, "rows" | "effectiveN" | "unitBasedWilson95">;
+  caption: string;
+  testId: string;
+}) {
+  return (
+    <DataTable
+      caption={caption}
+      columns={["Counted over", "n/N", "Rate", "Effective N", "95% Wilson"]}
+      numericColumns={[1, 2, 3, 4]}
+      testId={testId}
+    >
+      <tr>
+        <RowHead>rows (every run a separate trial)</RowHead>
+        <Td numeric>{ratio(units.rows.n, units.rows.N)}</Td>
+        <Td numeric>{percent(units.rows.n, units.rows.N)}</Td>
+        <Td numeric>{units.rows.N}</Td>
+        <Td numeric>{intervalText(units.rows.wilson95)}</Td>
+      </tr>
+      <tr>
+        <RowHead>analysis units (N / design effect)</RowHead>
+        <Td numeric>{ratio(units.rows.n, units.rows.N)}</Td>
+        <Td numeric>{percent(units.rows.n, units.rows.N)}</Td>
+        <Td numeric>{units.effectiveN.toFixed(2)}</Td>
+        <Td numeric>{intervalText(units.unitBasedWilson95)}</Td>
+      </tr>
+    </DataTable>
+  );
 }

@@ -21,6 +21,18 @@ export const runMessagesQuerySchema = z.strictObject({
 });
 export type RunMessagesQuery = z.infer<typeof runMessagesQuerySchema>;
 
+/**
+ * A run page's own query: the transcript page it opens at (`messages`, a message position) and the text the runs list
+ * was searched for (`q`: marked in the transcript). Read leniently: a link's bad or repeated value opens the first page
+ * and marks nothing.
+ */
+export function runPageView(search: Record<string, string | string[] | undefined>): { messagesFrom: number; searched: string } {
+  return {
+    messagesFrom: Number(/^\d{1,9}$/.exec(String(search.messages ?? ""))?.[0] ?? 0),
+    searched: typeof search.q === "string" ? search.q.slice(0, 200) : "",
+  };
+}
+
 export interface RunMessagesPage {
   messages: (MessageRecord & { position: number })[];
   /** Messages the run holds in all. */

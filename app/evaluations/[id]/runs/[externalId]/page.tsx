@@ -14,7 +14,7 @@ import { toolClassifier } from "@/lib/evaluations/policy";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
 import { getLiveRun } from "@/lib/evaluations/live/live-runs";
 import { liveRunRecorders } from "@/lib/evaluations/live/recorders";
-import { MESSAGES_PAGE, runMessages } from "@/lib/evaluations/run-messages";
+import { MESSAGES_PAGE, runMessages, runPageView } from "@/lib/evaluations/run-messages";
 import { MAX_SPANS_SHOWN, runSpans } from "@/lib/evaluations/otel/run-spans";
 import { spanTimeline } from "@/lib/evaluations/otel/span-timeline";
 
@@ -29,10 +29,7 @@ export default async function EvaluationRunPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const { id, externalId: encoded } = await params;
-  const search = await searchParams;
-  const messagesFrom = Number(/^\d{1,9}$/.exec(String(search.messages ?? ""))?.[0] ?? 0);
-  // The text the runs list was searched for: marked in the transcript (a repeated or overlong one is not a search).
-  const searched = typeof search.q === "string" ? search.q.slice(0, 200) : "";
+  const { messagesFrom, searched } = runPageView(await searchParams);
   const externalId = decodeURIComponent(encoded);
   const principal = await requirePagePermission("results:read", `/evaluations/${id}/runs/${encoded}`);
   const db = getDb();

@@ -10,7 +10,7 @@ import { getDb } from "@/lib/db/client";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
 import { liveRunRecorders } from "@/lib/evaluations/live/recorders";
 import { runSpans } from "@/lib/evaluations/otel/run-spans";
-import { MESSAGES_PAGE, runMessages } from "@/lib/evaluations/run-messages";
+import { MESSAGES_PAGE, runMessages, runPageView } from "@/lib/evaluations/run-messages";
 import { frozenRunState, runDetailAtFreeze } from "@/lib/share/frozen-runs";
 import { openSharedEvaluation } from "@/lib/share/shared-evaluation";
 
@@ -31,10 +31,7 @@ export default async function SharedRunPage({
   searchParams: Promise<Record<string, string | string[] | undefined>>;
 }) {
   const { token, externalId: encoded } = await params;
-  const search = await searchParams;
-  const messagesFrom = Number(/^\d{1,9}$/.exec(String(search.messages ?? ""))?.[0] ?? 0);
-  // The text the runs list was searched for: marked in the transcript (a repeated or overlong one is not a search).
-  const searched = typeof search.q === "string" ? search.q.slice(0, 200) : "";
+  const { messagesFrom, searched } = runPageView(await searchParams);
   const externalId = decodeURIComponent(encoded);
   const db = getDb();
   const shared = await openSharedEvaluation(db, await headers(), token);
