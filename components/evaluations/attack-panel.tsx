@@ -16,6 +16,19 @@ export const rangeText = ({ justifiedRange: { lower, upper, wilson95 } }: Outcom
 /** The three columns one outcome takes in a table: reported, final-only, justified range. */
 export const outcomeCells = (o: OutcomeFigures) => [figureText(o.reported), figureText(o.finalOnly), rangeText(o)];
 
+/** The nine columns of utility, utility under attack and attack success (`outcomeCells` of each, in this order). */
+export const TRADE_OFF_COLUMNS = [
+  "Utility, reported",
+  "Utility, final-only",
+  "Utility, justified range",
+  "Under attack, reported",
+  "Under attack, final-only",
+  "Under attack, justified range",
+  "Attack success, reported",
+  "Attack success, final-only",
+  "Attack success, justified range",
+];
+
 /**
  * Under attack (runs with a security label, AgentDojo's): per pipeline, utility without attack, utility
  * under attack and attack success, each reported, final-only and in its justified range; attack success
@@ -41,19 +54,7 @@ export function AttackPanel({ attack }: { attack: AttackStatistics }) {
     >
       <RowsTable
         caption="Per pipeline: utility without attack, utility under attack and attack success (n/N rate [95% Wilson])"
-        columns={[
-          "Pipeline",
-          "Runs",
-          "Utility, reported",
-          "Utility, final-only",
-          "Utility, justified range",
-          "Under attack, reported",
-          "Under attack, final-only",
-          "Under attack, justified range",
-          "Attack success, reported",
-          "Attack success, final-only",
-          "Attack success, justified range",
-        ]}
+        columns={["Pipeline", "Runs", ...TRADE_OFF_COLUMNS]}
         numericColumns={[1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}
         testId="attack-pipelines"
         rows={attack.byPipeline.map((p) => [

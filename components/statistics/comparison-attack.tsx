@@ -1,4 +1,4 @@
-import { outcomeCells } from "@/components/evaluations/attack-panel";
+import { outcomeCells, TRADE_OFF_COLUMNS } from "@/components/evaluations/attack-panel";
 import { Section } from "@/components/ui/page-header";
 import { RowsTable } from "@/components/ui/rows-table";
 import type { ComparisonAnswer } from "@/lib/evaluations/compare";
@@ -19,18 +19,7 @@ export function ComparisonAttack({ evaluations }: { evaluations: ComparisonAnswe
     >
       <RowsTable
         caption="Utility without attack, utility under attack and attack success (n/N rate [95% Wilson]; justified range: unresolved runs as failures, then as successes)"
-        columns={[
-          "Evaluation",
-          "Utility, reported",
-          "Utility, final-only",
-          "Utility, justified range",
-          "Under attack, reported",
-          "Under attack, final-only",
-          "Under attack, justified range",
-          "Attack success, reported",
-          "Attack success, final-only",
-          "Attack success, justified range",
-        ]}
+        columns={["Evaluation", ...TRADE_OFF_COLUMNS]}
         numericColumns={[1, 2, 3, 4, 5, 6, 7, 8, 9]}
         testId="comparison-attack"
         rows={evaluations.map((e) => [
