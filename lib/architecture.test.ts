@@ -134,6 +134,7 @@ export const LIB_LAYERS = [
   "lib/replay/run",
   "lib/replay/store",
   "lib/format",
+  "lib/search",
   "lib/replay/rules",
   "lib/jobs",
   "lib/delayed-write",

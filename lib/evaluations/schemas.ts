@@ -12,6 +12,9 @@ import { HARNESS_DESIGN_KEYS } from "./harness-design";
 import { changeExclusionRuleBodySchema, exclusionRuleDeclarationSchema } from "../statistics/exclusion-rule";
 import { parseSurfaceTemplate } from "./surface-templates";
 
+/** The default threshold: a score counts as success at full credit (Inspect's `C`, `true`, 1). */
+export const DEFAULT_SCORE_THRESHOLD = 1;
+
 /** How a tool's effects end (issue 10 §1). A tool the policy does not name is `unclassified`, never read-only. */
 export const EFFECT_CLASSES = ["read_only", "sync_confirmed", "async_handle", "external"] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];

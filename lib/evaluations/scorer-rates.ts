@@ -2,11 +2,11 @@
 // `scores`), one of which labels it. Each scorer's successes are counted in SQL over the values kept with
 // the runs (scorer_values, read by score_as_number against each run's threshold); its metrics are the ones
 // the harness computed itself for each log (evaluation_harness_metrics). Pure assembly here, SQL counts.
+import { DEFAULT_SCORE_THRESHOLD } from "./schemas";
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import type { SqlClient } from "../db/sql-transaction";
 import { rowsOf } from "../db/rows";
-import { DEFAULT_SCORE_THRESHOLD } from "../importers/inspect";
 import type { HarnessMetric } from "./harness-metrics";
 import type { EvaluationSummary } from "./read-schemas";
 

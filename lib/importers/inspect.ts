@@ -4,15 +4,19 @@
 import { z } from "zod";
 import { modelCallsOfSample } from "./inspect-model-calls";
 import { boundedContent, boundedMessages, contentText, roleOf } from "./transcript";
-import { runRecordSchema, type EffectRecord, type MessageRecord, type RunRecord, type ToolCallRecord } from "../evaluations/schemas";
+import {
+  DEFAULT_SCORE_THRESHOLD,
+  runRecordSchema,
+  type EffectRecord,
+  type MessageRecord,
+  type RunRecord,
+  type ToolCallRecord,
+} from "../evaluations/schemas";
 import type { HarnessMetric } from "../evaluations/harness-metrics";
 import { SkippedLog, firstIssue, type ImportedLog, type LogFormat } from "./imported-log";
 
 /** Inspect's log versions this importer reads (2 in `.json`, 2 or 3 in `.eval` headers). */
 export const INSPECT_LOG_VERSIONS = [1, 2, 3];
-
-/** The default threshold: a score counts as success at full credit (Inspect's `C`, `true`, 1). */
-export const DEFAULT_SCORE_THRESHOLD = 1;
 
 const timeSchema = z.string().refine((s) => Number.isFinite(Date.parse(s)), "not a time");
 /** A log-level time: Inspect writes `""` for one it has not recorded yet (a `.json` log's `stats` until its eval finishes). */
