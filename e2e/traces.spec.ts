@@ -33,16 +33,18 @@ test("an imported run's call sequence is an imported trace with its writes marke
 
   // The API answers it too, with the source and the hash, and the run among its linked runs.
   const listed = await (await editorApi.get("/api/v1/traces?source=imported&task=banking/user_task_13")).json();
-  expect(listed.traces.find((t: { id: string }) => t.id === id)).toMatchObject({
+  const trace = listed.traces.find((t: { id: string }) => t.id === id);
+  // Other specs import the same real log into evaluations of their own, whose runs link to this trace too.
+  expect(trace.linkedRuns).toBeGreaterThanOrEqual(1);
+  expect(trace).toMatchObject({
     source: "imported",
     stateChangingCount: 2,
-    linkedRuns: 1,
     contentHash: expect.stringMatching(/^[0-9a-f]{64}$/),
   });
   const detail = await (await editorApi.get(`/api/v1/traces/${id}`)).json();
-  expect(detail.linkedRuns.runs.map((r: { externalId: string }) => r.externalId)).toEqual([EXTERNAL_ID]);
+  expect(detail.linkedRuns.runs.map((r: { externalId: string }) => r.externalId)).toContain(EXTERNAL_ID);
 
-  await page.getByTestId("trace-runs").getByRole("link", { name: EXTERNAL_ID }).click();
+  await page.getByTestId("trace-runs").getByRole("link", { name: EXTERNAL_ID }).first().click();
   await expect(page).toHaveURL(/\/evaluations\/[0-9a-f-]{36}\/runs\//);
 });
 
