@@ -101,7 +101,7 @@ const SORT_KEYS: Record<Exclude<RunSort, "stored">, { value: Prisma.Sql; type: P
 };
 
 /**
- * The query's filters and text search as SQL conditions on evaluation_runs. With `asOf`, only the runs stored by then;
+ * The query's filters (all but the text search) as SQL conditions on evaluation_runs. With `asOf`, only the runs stored by then;
  * its filters on the audit (finality, reason, tool) also keep the runs whose audit may have moved since (evidence recorded
  * later, a newer policy), for the caller to audit as of then and keep or drop (lib/share/frozen-runs.ts).
  */
@@ -130,72 +130,105 @@ function runConditions(evaluationId: string, query: EvaluationRunListFilters, as
   if (query.toolCallsMax !== undefined) conditions.push(Prisma.sql`${TOOL_CALL_COUNT} <= ${query.toolCallsMax}::int`);
   if (query.openEffectsMin !== undefined) conditions.push(Prisma.sql`open_effects >= ${query.openEffectsMin}::int`);
   if (query.openEffectsMax !== undefined) conditions.push(Prisma.sql`open_effects <= ${query.openEffectsMax}::int`);
-  if (query.q) {
-    // Both halves read a trigram index (migration runs_list_search): the run's own text, and its transcript's chunks.
-    const pattern = likeContaining(query.q);
-    conditions.push(Prisma.sql`id IN (
-      SELECT id FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND evaluation_run_search_text(external_id, task_id, tool_calls) ILIKE ${pattern}
-      UNION SELECT run_id FROM evaluation_run_messages WHERE json_search_text(messages) ILIKE ${pattern})`);
-  }
   return conditions;
 }
 
 type EvaluationRunListFilters = Omit<EvaluationRunListQuery, "limit" | "cursor" | "sort" | "order">;
 
 /**
+ * Whether run `runId` holds the text: in its own row (id, task, tool calls' names, arguments and errors) or in its
+ * transcript's chunks (messages, tool arguments and results).
+ */
+const holdsText = (runId: Prisma.Sql, pattern: string) =>
+  Prisma.sql`(EXISTS (SELECT 1 FROM evaluation_runs r WHERE r.id = ${runId} AND evaluation_run_search_text(r.external_id, r.task_id, r.tool_calls) ILIKE ${pattern})
+    OR EXISTS (SELECT 1 FROM evaluation_run_messages m WHERE m.run_id = ${runId} AND json_search_text(m.messages) ILIKE ${pattern}))`;
+
+/** Every run of the evaluation holding the text, read from the two trigram indexes (migration runs_list_search). */
+const holdsTextByIndex = (evaluationId: string, pattern: string) =>
+  Prisma.sql`id IN (
+    SELECT id FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND evaluation_run_search_text(external_id, task_id, tool_calls) ILIKE ${pattern}
+    UNION SELECT run_id FROM evaluation_run_messages WHERE json_search_text(messages) ILIKE ${pattern})`;
+
+/**
+ * How many runs, in the list's order, a text search reads one by one before it asks the indexes. The indexes find a
+ * rare text at once but collect every match before a page can be cut: a word in every transcript of a million runs
+ * would be a million matches. Reading the next runs in order finds a common text's page in a few runs, and costs a
+ * rare text only this window before the indexes answer (docs/evaluations.md, "Search").
+ */
+export const SEARCH_WINDOW_RUNS = 2_000;
+
+const pageRow = runRow.extend({ sort_value: z.string().nullable() });
+
+/**
+ * The SQL of one page (at most `limit` runs) under `where`, in the sort's order, the run id breaking ties; each row
+ * with its sort value (PostgreSQL's text of it, the cursor's) and `order`, the page's order on its own columns.
+ */
+function pageQuery(where: Prisma.Sql, sort: RunSort, desc: boolean, cursor: RunListCursor | undefined, limit: number) {
+  if (sort === "stored") {
+    const after = cursor ? (desc ? Prisma.sql`AND id < ${cursor[2]}::bigint` : Prisma.sql`AND id > ${cursor[2]}::bigint`) : Prisma.empty;
+    const direction = desc ? Prisma.sql`DESC` : Prisma.sql`ASC`;
+    return {
+      sql: Prisma.sql`SELECT ${RUN_COLUMNS}, NULL::text AS sort_value FROM evaluation_runs WHERE ${where} ${after} ORDER BY evaluation_runs.id ${direction} LIMIT ${limit}`,
+      order: Prisma.sql`id::bigint ${direction}`,
+    };
+  }
+  const key = SORT_KEYS[sort];
+  const selected = (condition: Prisma.Sql, order: Prisma.Sql) =>
+    Prisma.sql`(SELECT ${RUN_COLUMNS}, (${key.value})::text AS sort_value, (${key.value}) IS NULL AS sort_null, ${key.value} AS sort_key
+                  FROM evaluation_runs WHERE ${where} AND ${condition} ORDER BY ${order} LIMIT ${limit})`;
+  // Qualified: a bare id in ORDER BY is the selected id, its text.
+  const ascending = Prisma.sql`${key.value} ASC, evaluation_runs.id ASC`;
+  const descending = Prisma.sql`${key.value} DESC, evaluation_runs.id DESC`;
+  // Each part is one range of the sort's index; the runs without a value are a range of their own (IS NULL).
+  const parts: Prisma.Sql[] = [];
+  if (!cursor) parts.push(selected(Prisma.sql`TRUE`, desc ? descending : ascending));
+  else if (!desc && cursor[1] !== null) {
+    parts.push(selected(Prisma.sql`(${key.value}, id) > (${cursor[1]}::${key.type}, ${cursor[2]}::bigint)`, ascending));
+    parts.push(selected(Prisma.sql`${key.value} IS NULL`, ascending));
+  } else if (!desc) parts.push(selected(Prisma.sql`${key.value} IS NULL AND id > ${cursor[2]}::bigint`, ascending));
+  else if (cursor[1] === null) {
+    parts.push(selected(Prisma.sql`${key.value} IS NULL AND id < ${cursor[2]}::bigint`, descending));
+    parts.push(selected(Prisma.sql`${key.value} IS NOT NULL`, descending));
+  } else parts.push(selected(Prisma.sql`(${key.value}, id) < (${cursor[1]}::${key.type}, ${cursor[2]}::bigint)`, descending));
+  const order = desc ? Prisma.sql`sort_null DESC, sort_key DESC, id::bigint DESC` : Prisma.sql`sort_null ASC, sort_key ASC, id::bigint ASC`;
+  return {
+    sql: Prisma.sql`SELECT * FROM (${Prisma.join(parts, " UNION ALL ")}) AS page ORDER BY ${order} LIMIT ${limit}`,
+    order,
+  };
+}
+
+/**
  * One page of an evaluation's runs under the filters and text search, in the query's sort (stored order: by run id) and
  * order, the run id breaking ties: `{runs, nextCursor}`. A sort's runs without a value (no score, say) come last in
  * ascending order and first in descending, which is the ascending order reversed. Each page is a keyset range of an
- * index (evaluation_id, value, id): as fast on the last page of a million runs as on the first.
+ * index (evaluation_id, value, id): as fast on the last page of a million runs as on the first. A text search first reads
+ * the next SEARCH_WINDOW_RUNS runs in order and keeps those holding the text; when they hold a page, that is the page
+ * (the first matches in order are the first matches of all), and otherwise the indexes give every match.
  */
 export async function listEvaluationRuns(
   db: Db,
   evaluationId: string,
   query: Omit<EvaluationRunListQuery, "limit" | "sort" | "order"> & { limit: number; sort?: RunSort; order?: "asc" | "desc" },
-  { asOf }: { asOf?: RunsAsOf } = {},
+  { asOf, searchWindowRuns = SEARCH_WINDOW_RUNS }: { asOf?: RunsAsOf; searchWindowRuns?: number } = {},
 ): Promise<{ runs: EvaluationRunListItem[]; nextCursor: string | null }> {
   const sort = query.sort ?? "stored";
   const desc = query.order === "desc";
-  const where = Prisma.join(runConditions(evaluationId, query, asOf), " AND ");
+  const conditions = runConditions(evaluationId, query, asOf);
   const limit = query.limit + 1;
-  const cursor = query.cursor;
-  let rows: z.infer<typeof runRow>[];
-  let sortValues: (string | null)[];
-  if (sort === "stored") {
-    const after = cursor ? (desc ? Prisma.sql`AND id < ${cursor[2]}::bigint` : Prisma.sql`AND id > ${cursor[2]}::bigint`) : Prisma.empty;
-    rows = z
-      .array(runRow)
-      .parse(
-        await db.$queryRaw`SELECT ${RUN_COLUMNS} FROM evaluation_runs WHERE ${where} ${after} ORDER BY evaluation_runs.id ${desc ? Prisma.sql`DESC` : Prisma.sql`ASC`} LIMIT ${limit}`,
-      );
-    sortValues = rows.map(() => null);
-  } else {
-    const key = SORT_KEYS[sort];
-    const selected = (condition: Prisma.Sql, order: Prisma.Sql) =>
-      Prisma.sql`(SELECT ${RUN_COLUMNS}, (${key.value})::text AS sort_value, (${key.value}) IS NULL AS sort_null, ${key.value} AS sort_key
-                    FROM evaluation_runs WHERE ${where} AND ${condition} ORDER BY ${order} LIMIT ${limit})`;
-    // Qualified: a bare id in ORDER BY is the selected id, its text.
-    const ascending = Prisma.sql`${key.value} ASC, evaluation_runs.id ASC`;
-    const descending = Prisma.sql`${key.value} DESC, evaluation_runs.id DESC`;
-    // Each part is one range of the sort's index; the runs without a value are a range of their own (IS NULL).
-    const parts: Prisma.Sql[] = [];
-    if (!cursor) parts.push(selected(Prisma.sql`TRUE`, desc ? descending : ascending));
-    else if (!desc && cursor[1] !== null) {
-      parts.push(selected(Prisma.sql`(${key.value}, id) > (${cursor[1]}::${key.type}, ${cursor[2]}::bigint)`, ascending));
-      parts.push(selected(Prisma.sql`${key.value} IS NULL`, ascending));
-    } else if (!desc) parts.push(selected(Prisma.sql`${key.value} IS NULL AND id > ${cursor[2]}::bigint`, ascending));
-    else if (cursor[1] === null) {
-      parts.push(selected(Prisma.sql`${key.value} IS NULL AND id < ${cursor[2]}::bigint`, descending));
-      parts.push(selected(Prisma.sql`${key.value} IS NOT NULL`, descending));
-    } else parts.push(selected(Prisma.sql`(${key.value}, id) < (${cursor[1]}::${key.type}, ${cursor[2]}::bigint)`, descending));
-    const order = desc
-      ? Prisma.sql`sort_null DESC, sort_key DESC, id::bigint DESC`
-      : Prisma.sql`sort_null ASC, sort_key ASC, id::bigint ASC`;
-    const found = z
-      .array(runRow.extend({ sort_value: z.string().nullable() }))
-      .parse(await db.$queryRaw`SELECT * FROM (${Prisma.join(parts, " UNION ALL ")}) AS page ORDER BY ${order} LIMIT ${limit}`);
-    rows = found;
-    sortValues = found.map((r) => r.sort_value);
+  const page = (where: Prisma.Sql[], size: number) => pageQuery(Prisma.join(where, " AND "), sort, desc, query.cursor, size);
+  const readRows = async (sql: Prisma.Sql) => z.array(pageRow).parse(await db.$queryRaw(sql));
+  let rows: z.infer<typeof pageRow>[];
+  if (!query.q) rows = await readRows(page(conditions, limit).sql);
+  else {
+    const pattern = likeContaining(query.q);
+    const window = page(conditions, searchWindowRuns);
+    const found = z.array(pageRow.extend({ window_runs: z.coerce.number().int() })).parse(
+      await db.$queryRaw`WITH win AS MATERIALIZED (${window.sql})
+        SELECT win.*, (SELECT count(*) FROM win) AS window_runs FROM win WHERE ${holdsText(Prisma.sql`win.id::bigint`, pattern)}
+         ORDER BY ${window.order} LIMIT ${limit}`,
+    );
+    const windowHoldsThePage = found.length === limit || (found[0] !== undefined && found[0].window_runs < searchWindowRuns);
+    rows = windowHoldsThePage ? found : await readRows(page([...conditions, holdsTextByIndex(evaluationId, pattern)], limit).sql);
   }
   const shown = rows.slice(0, query.limit);
   const labels = await unitLabels(
@@ -204,13 +237,10 @@ export async function listEvaluationRuns(
     shown.map((r) => r.analysis_unit),
   );
   const runs = shown.map((r) => listItem(r, labels));
-  const last = runs.at(-1);
+  const last = shown.at(-1);
   return {
     runs,
-    nextCursor:
-      rows.length > query.limit && last
-        ? encodeCursor([sort, sortValues[shown.length - 1] ?? null, last.id] satisfies RunListCursor)
-        : null,
+    nextCursor: rows.length > query.limit && last ? encodeCursor([sort, last.sort_value, last.id] satisfies RunListCursor) : null,
   };
 }
 
