@@ -143,11 +143,26 @@ const holdsText = (runId: Prisma.Sql, pattern: string) =>
   Prisma.sql`(EXISTS (SELECT 1 FROM evaluation_runs r WHERE r.id = ${runId} AND evaluation_run_search_text(r.external_id, r.task_id, r.tool_calls) ILIKE ${pattern})
     OR EXISTS (SELECT 1 FROM evaluation_run_messages m WHERE m.run_id = ${runId} AND json_search_text(m.messages) ILIKE ${pattern}))`;
 
-/** Every run of the evaluation holding the text, read from the two trigram indexes (migration runs_list_search). */
-const holdsTextByIndex = (evaluationId: string, pattern: string) =>
-  Prisma.sql`id IN (
-    SELECT id FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND evaluation_run_search_text(external_id, task_id, tool_calls) ILIKE ${pattern}
-    UNION SELECT run_id FROM evaluation_run_messages WHERE json_search_text(messages) ILIKE ${pattern})`;
+/**
+ * The text without its spaces and punctuation, as the trigram indexes read a run's text (migration runs_search_keys):
+ * pg_trgm splits words at those, so "task-0" would ask for the trigrams of "task" alone, found in every run.
+ */
+const searchKey = (text: Prisma.Sql) => Prisma.sql`regexp_replace(${text}, '[^[:alnum:]]+', '', 'g')`;
+
+/**
+ * Every run of the evaluation holding the text: the two trigram indexes find the runs whose text holds it without
+ * separators (every run holding it, and a few more), then the text itself is checked.
+ */
+const holdsTextByIndex = (evaluationId: string, text: string) => {
+  // The key has no LIKE wildcards to escape: %, _ and \ are punctuation, gone from it.
+  const key = Prisma.sql`'%' || ${searchKey(Prisma.sql`${text}::text`)} || '%'`;
+  const pattern = likeContaining(text);
+  const runText = Prisma.sql`evaluation_run_search_text(external_id, task_id, tool_calls)`;
+  const messagesText = Prisma.sql`json_search_text(messages)`;
+  return Prisma.sql`id IN (
+    SELECT id FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND ${searchKey(runText)} ILIKE ${key} AND ${runText} ILIKE ${pattern}
+    UNION SELECT run_id FROM evaluation_run_messages WHERE ${searchKey(messagesText)} ILIKE ${key} AND ${messagesText} ILIKE ${pattern})`;
+};
 
 /**
  * How many runs, in the list's order, a text search reads one by one before it asks the indexes. The indexes find a
@@ -228,7 +243,7 @@ export async function listEvaluationRuns(
          ORDER BY ${window.order} LIMIT ${limit}`,
     );
     const windowHoldsThePage = found.length === limit || (found[0] !== undefined && found[0].window_runs < searchWindowRuns);
-    rows = windowHoldsThePage ? found : await readRows(page([...conditions, holdsTextByIndex(evaluationId, pattern)], limit).sql);
+    rows = windowHoldsThePage ? found : await readRows(page([...conditions, holdsTextByIndex(evaluationId, query.q)], limit).sql);
   }
   const shown = rows.slice(0, query.limit);
   const labels = await unitLabels(

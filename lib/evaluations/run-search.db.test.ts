@@ -42,11 +42,15 @@ describe("the runs list's text search", () => {
   it("finds by the indexes alone (a window of none) what the text is in", async () => {
     expect(await everyPage("handled", "stored", "asc", 5, 0)).toEqual(Array.from({ length: 12 }, (_, k) => `r${k + 1}`));
     expect(await everyPage("REFUND", "stored", "asc", 5, 0)).toEqual(["r4", "r8", "r11"]);
+    expect(await everyPage("task-1", "stored", "asc", 5, 0)).toEqual(["r1", "r4", "r7", "r10"]);
+    // The indexes read the text without separators ("task1"); the text itself, separators included, is then checked.
+    expect(await everyPage("task 1", "stored", "asc", 5, 0)).toEqual([]);
+    expect(await everyPage("ma%ite", "stored", "asc", 5, 0)).toEqual([]);
     expect(await everyPage("task-", "stored", "desc", 5, 0)).toEqual(["r12", "r10", "r9", "r8", "r7", "r6", "r5", "r4", "r3", "r2", "r1"]);
   });
 
   it("gives the same pages whatever the window, in every sort and order, for common and rare text", async () => {
-    for (const q of ["handled", "task-", "refund", "zeppelin", "order 1"])
+    for (const q of ["handled", "task-", "task-1", "refund", "zeppelin", "order 1", "billing/refund-zz9"])
       for (const sort of RUN_SORTS)
         for (const order of ["asc", "desc"] as const)
           for (const limit of [1, 4]) {
