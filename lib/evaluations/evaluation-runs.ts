@@ -137,11 +137,14 @@ type EvaluationRunListFilters = Omit<EvaluationRunListQuery, "limit" | "cursor" 
 
 /**
  * Whether run `runId` holds the text: in its own row (id, task, tool calls' names, arguments and errors) or in its
- * transcript's chunks (messages, tool arguments and results).
+ * transcript's chunks (messages, tool arguments and results). An aggregate, so that it is asked run by run on the primary
+ * keys: as EXISTS, the planner may trade it for one scan of every transcript of every evaluation when it guesses the text
+ * is rare.
  */
 const holdsText = (runId: Prisma.Sql, pattern: string) =>
-  Prisma.sql`(EXISTS (SELECT 1 FROM evaluation_runs r WHERE r.id = ${runId} AND evaluation_run_search_text(r.external_id, r.task_id, r.tool_calls) ILIKE ${pattern})
-    OR EXISTS (SELECT 1 FROM evaluation_run_messages m WHERE m.run_id = ${runId} AND json_search_text(m.messages) ILIKE ${pattern}))`;
+  Prisma.sql`(SELECT bool_or(hit) FROM (
+      SELECT evaluation_run_search_text(r.external_id, r.task_id, r.tool_calls) ILIKE ${pattern} AS hit FROM evaluation_runs r WHERE r.id = ${runId}
+      UNION ALL SELECT json_search_text(m.messages) ILIKE ${pattern} FROM evaluation_run_messages m WHERE m.run_id = ${runId}) AS parts)`;
 
 /**
  * The text without its spaces and punctuation, as the trigram indexes read a run's text (migration runs_search_keys):
@@ -239,7 +242,8 @@ export async function listEvaluationRuns(
     const window = page(conditions, searchWindowRuns);
     const found = z.array(pageRow.extend({ window_runs: z.coerce.number().int() })).parse(
       await db.$queryRaw`WITH win AS MATERIALIZED (${window.sql})
-        SELECT win.*, (SELECT count(*) FROM win) AS window_runs FROM win WHERE ${holdsText(Prisma.sql`win.id::bigint`, pattern)}
+        SELECT win.*, (SELECT count(*) FROM win) AS window_runs
+          FROM win CROSS JOIN LATERAL ${holdsText(Prisma.sql`win.id::bigint`, pattern)} AS matched (hit) WHERE matched.hit
          ORDER BY ${window.order} LIMIT ${limit}`,
     );
     const windowHoldsThePage = found.length === limit || (found[0] !== undefined && found[0].window_runs < searchWindowRuns);
