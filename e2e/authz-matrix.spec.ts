@@ -519,6 +519,7 @@ const PAGES: PageCase[] = [
   { url: () => `/evaluations/${evaluationId}/compare-runs?a=r1&b=r1`, allowed: SIGNED_IN },
   { url: () => `/s/${evaluationShareToken}/runs`, allowed: EVERYONE },
   { url: () => `/s/${evaluationShareToken}/runs/r1`, allowed: EVERYONE },
+  { url: () => `/s/${evaluationShareToken}/compare-runs?a=r1&b=r1`, allowed: EVERYONE },
 ];
 
 const clients = new Map<Caller, APIRequestContext>();

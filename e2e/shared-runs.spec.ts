@@ -8,19 +8,30 @@ import { at, workedExample } from "../lib/testing/evaluation-example";
 // a revoked link refuses every run page; two runs side by side show where they differ.
 test.describe.configure({ mode: "serial" });
 
-/** The worked example with a conversation: r1's transfer is pending at scoring, r2's completed before it. */
+const RENT_PROMPT = "Pay the rent to the landlord.";
+
+/**
+ * The worked example with a conversation: r1's transfer is pending at scoring, r2's completed before it. Their ends
+ * differ, so that sorting by duration orders them: r3 (5 s to scoring), r1 (7 s), r2 (9 s).
+ */
 function runsWithTranscripts() {
   const [r1, r2, r3] = workedExample();
   const conversation = (callId: string, reply: string) => [
-    { role: "user", content: "Pay the rent to the landlord." },
+    { role: "user", content: RENT_PROMPT },
     { role: "assistant", content: "", toolCalls: [{ id: callId, tool: "bank.transfer", arguments: { to: "landlord", amount: 1200 } }] },
     { role: "tool", content: "accepted", toolCallId: callId },
     { role: "assistant", content: reply },
   ];
   return [
-    { ...r1!, messages: conversation("c1", "The rent is paid."), effects: r1!.effects!.map((e) => ({ ...e, callId: "c1" })) },
+    {
+      ...r1!,
+      endedAt: at(7),
+      messages: conversation("c1", "The rent is paid."),
+      effects: r1!.effects!.map((e) => ({ ...e, callId: "c1" })),
+    },
     {
       ...r2!,
+      endedAt: at(19),
       messages: conversation("c2", "Done: the transfer went through."),
       effects: r2!.effects!.map((e) => ({ ...e, callId: "c2" })),
     },
@@ -49,10 +60,21 @@ test("a reviewer without an account opens the unresolved runs of a frozen evalua
   const { url, link } = (await created.json()) as { url: string; link: { id: string } };
   const token = new URL(url).pathname.split("/").pop()!;
 
-  // After the freeze: r1's transfer gets late evidence, and a fourth run is stored.
+  // After the freeze: r1's transfer gets late evidence, and a fourth run is stored, its transcript with the same prompt.
   const client = evaluationClient({ baseUrl: BASE_URL, apiKey: accounts().users.editor.apiKey });
   await client.appendResolution(evaluationId, "e1", { status: "completed", at: at(8), evidence: "ledger entry 8812" });
-  await client.ingestRuns(evaluationId, [{ ...workedExample()[2]!, externalId: "r4", startedAt: at(30), scoredAt: at(35) }]);
+  await client.ingestRuns(evaluationId, [
+    {
+      ...workedExample()[2]!,
+      externalId: "r4",
+      startedAt: at(30),
+      scoredAt: at(35),
+      messages: [
+        { role: "user", content: RENT_PROMPT },
+        { role: "assistant", content: "I will not pay it." },
+      ],
+    },
+  ]);
 
   const anonymous = await browser.newContext();
   const reader = await anonymous.newPage();
@@ -87,13 +109,54 @@ test("a reviewer without an account opens the unresolved runs of a frozen evalua
   await reader.goto(`/s/${token}/runs`);
   await expect(reader.getByTestId("evaluation-run-link")).toHaveText(["r1", "r2", "r3"]);
   expect((await reader.goto(`/s/${token}/runs/r4`))?.status()).toBe(404);
+
+  // The owner's search, sorts and filters under the link: a phrase of the transcript finds r1 and r2, not r4 (stored
+  // after the freeze) though its transcript holds it too; sorted by duration, longest first; every link stays under the link.
+  await reader.goto(`/s/${token}/runs`);
+  await reader.getByLabel("Search transcripts, tool calls, tasks and run ids").fill("rent to the landlord");
+  await reader.getByRole("button", { name: "Search" }).click();
+  await expect(reader).toHaveURL(new RegExp(`/s/${token}/runs\\?q=rent`));
+  await expect(reader.getByTestId("evaluation-runs-count")).toContainText("2 runs on this page matching “rent to the landlord”");
+  await expect(reader.getByTestId("evaluation-run-link")).toHaveText(["r1", "r2"]);
+  await reader.getByLabel("Sort by").selectOption("duration");
+  await reader.getByLabel("Order").selectOption("desc");
+  await reader.getByRole("button", { name: "Apply filters" }).click();
+  await expect(reader).toHaveURL(/sort=duration&order=desc/);
+  await expect(reader.getByTestId("evaluation-run-link")).toHaveText(["r2", "r1"]);
+  const hrefs = await reader.locator("main a[href]").evaluateAll((links) => links.map((a) => a.getAttribute("href")!));
+  expect(hrefs.length).toBeGreaterThan(0);
+  expect(hrefs.filter((href) => !href.startsWith(`/s/${token}`))).toEqual([]);
+  expect(await seriousViolations(reader)).toEqual([]);
+  await reader.screenshot({ path: "test-results/shared-runs-list.png", fullPage: true });
+  await reader.getByRole("link", { name: "r1", exact: true }).click();
+  await expect(reader).toHaveURL(new RegExp(`/s/${token}/runs/r1\\?q=rent`));
+  await expect(reader.getByTestId("transcript")).toContainText("The rent is paid.");
+
+  // Two runs picked on the list open side by side under the link, as frozen: r1's transfer still open at scoring, pending.
+  await reader.goto(`/s/${token}/runs`);
+  await reader.getByRole("checkbox", { name: "Compare run r1" }).check();
+  await reader.getByRole("checkbox", { name: "Compare run r2" }).check();
+  await reader.getByTestId("compare-runs-submit").click();
+  await expect(reader).toHaveURL(new RegExp(`/s/${token}/compare-runs\\?a=r1&b=r2$`));
+  await expect(reader.getByTestId("share-frozen-note")).toBeVisible();
+  const turns = reader.getByTestId("compare-turn");
+  await expect(turns).toHaveCount(3);
+  await expect(turns.nth(1).getByTestId("call-audit").first()).toContainText("pending at scoring; open at scoring: pending_at_scoring");
+  await expect(turns.nth(1).getByTestId("call-audit").last()).toContainText("terminal at scoring (final)");
+  await expect(reader.getByRole("link", { name: "run a (r1)" })).toHaveAttribute("href", `/s/${token}/runs/r1`);
+  expect(await seriousViolations(reader)).toEqual([]);
+  await reader.screenshot({ path: "test-results/shared-compare-runs.png", fullPage: true });
+  // r4, stored after the freeze, is not found here either.
+  await reader.goto(`/s/${token}/compare-runs?a=r1&b=r4`);
+  await expect(reader.getByTestId("compare-runs-error")).toContainText("b: no stored run “r4” in this evaluation");
+  await expect(reader.getByTestId("compare-turn")).toHaveCount(0);
   // The evaluation's own pages still want an account.
   await reader.goto(`/evaluations/${evaluationId}/runs/r1`);
   await expect(reader).toHaveURL(/\/login\?next=/);
 
   // Revoked: the link's top page and every run page refuse, each checking the token itself.
   expect((await editor.post(`/api/v1/share-links/${link.id}/revoke`)).status()).toBe(200);
-  for (const path of [`/s/${token}/runs/r1`, `/s/${token}/runs?finality=unresolved`, `/s/${token}`]) {
+  for (const path of [`/s/${token}/runs/r1`, `/s/${token}/runs?finality=unresolved`, `/s/${token}/compare-runs?a=r1&b=r2`, `/s/${token}`]) {
     await reader.goto(path);
     await expect(reader.getByRole("heading", { name: "Link revoked" }), path).toBeVisible();
     await expect(reader.getByTestId("share-refusal"), path).toHaveAttribute("data-code", "link_revoked");
@@ -121,7 +184,16 @@ test("a live link shows the runs as they are now, and a run's link opens no eval
   await expect(reader.getByTestId("run-effects")).toContainText("ledger entry 8812");
   await reader.goto(`${liveUrl}/runs`);
   await expect(reader.getByTestId("evaluation-run-link")).toHaveText(["r1", "r2", "r3", "r4"]);
-  for (const path of [`/s/${runToken}/runs`, `/s/${runToken}/runs/r1`]) expect((await reader.goto(path))?.status(), path).toBe(404);
+  await reader.goto(`${liveUrl}/runs?q=${encodeURIComponent("rent to the landlord")}`);
+  await expect(reader.getByTestId("evaluation-run-link")).toHaveText(["r1", "r2", "r4"]);
+  // Live, side by side: r1's transfer as it stands now, and r4 found.
+  await reader.goto(`${liveUrl}/compare-runs?a=r1&b=r4`);
+  await expect(reader.getByTestId("compare-runs-facts")).toBeVisible();
+  await expect(reader.getByTestId("compare-turn").nth(1).getByTestId("call-audit").first()).toContainText(
+    "open at scoring: resolved_after_scoring",
+  );
+  for (const path of [`/s/${runToken}/runs`, `/s/${runToken}/runs/r1`, `/s/${runToken}/compare-runs?a=r1&b=r2`])
+    expect((await reader.goto(path))?.status(), path).toBe(404);
   await anonymous.close();
   await editor.dispose();
 });

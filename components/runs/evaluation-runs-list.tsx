@@ -20,6 +20,7 @@ import {
 import { FINALITIES, INHERITED_STATES, UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
 import { formatDuration } from "@/lib/format/time";
 import { DEFAULT_PAGE_SIZE } from "@/lib/http/pagination";
+import type { FrozenRunState } from "@/lib/share/frozen-runs";
 
 /** The query's keys a link to another page of the same view keeps (all but the cursor and page size). */
 export const RUN_VIEW_KEYS = [
@@ -56,10 +57,16 @@ const SORT_LABELS: Record<RunSort, string> = {
   openEffects: "open effects",
 };
 
+/** A run as listed; behind a frozen share link, with how it stands as of the freeze. */
+type ListedRun = EvaluationRunListItem & { frozenState?: FrozenRunState };
+
 /** A column of the list: its heading and its cell for a run. The list is sorted by the server (the form's "Sort by"), not per page. */
 interface RunColumn extends GridColumn {
-  cell: (run: EvaluationRunListItem) => GridCell | ReactElement;
+  cell: (run: ListedRun) => GridCell | ReactElement;
 }
+
+/** Re-sent after a frozen share link was made: its audit then is not kept, so the list says so instead of an audit. */
+const changedAfterFreeze = (run: ListedRun) => run.frozenState === "changed_after_freeze";
 
 const COMPARE_FORM = "compare-runs-form";
 
@@ -103,7 +110,8 @@ export function EvaluationRunsList({
   /** The parsed query; null when it was refused (then `error` says why). */
   query: EvaluationRunListQuery | null;
   error: string | null;
-  page: { runs: EvaluationRunListItem[]; nextCursor: string | null } | null;
+  /** One keyset page: it may hold no run and still have a next (a frozen share link keeps only the runs that match as audited then). */
+  page: { runs: ListedRun[]; nextCursor: string | null } | null;
   /** Shown when no run matches an unfiltered list. */
   empty?: ReactNode;
   /** The compare-runs page: given, each run has a box to tick and "Compare" opens two ticked runs side by side. */
@@ -143,13 +151,28 @@ export function EvaluationRunsList({
     {
       header: "Finality",
       cell: (r) =>
-        r.finality === "final" ? "final" : r.finality === "unscored" ? { badge: "warning", text: "unscored" } : labelCell("unresolved"),
+        changedAfterFreeze(r)
+          ? { badge: "warning", text: "re-sent after the link was frozen" }
+          : r.finality === "final"
+            ? "final"
+            : r.finality === "unscored"
+              ? { badge: "warning", text: "unscored" }
+              : labelCell("unresolved"),
     },
     {
       header: "Why unresolved",
-      cell: (r) => (r.unresolvedReason ? { text: r.unresolvedReason, title: REASON_LABELS[r.unresolvedReason] } : (r.unscoredReason ?? "")),
+      cell: (r) =>
+        changedAfterFreeze(r)
+          ? ""
+          : r.unresolvedReason
+            ? { text: r.unresolvedReason, title: REASON_LABELS[r.unresolvedReason] }
+            : (r.unscoredReason ?? ""),
     },
-    { header: "Open effect's tool", hidden: true, cell: (r) => (r.unresolvedTool ? { code: r.unresolvedTool } : "") },
+    {
+      header: "Open effect's tool",
+      hidden: true,
+      cell: (r) => (!changedAfterFreeze(r) && r.unresolvedTool ? { code: r.unresolvedTool } : ""),
+    },
     {
       header: "Unit",
       cell: (r) =>
@@ -231,7 +254,7 @@ export function EvaluationRunsList({
       </FilterForm>
       {error !== null ? (
         <FilterError message={error} resetHref={path} resetLabel="Show every run" />
-      ) : page && page.runs.length === 0 ? (
+      ) : page && page.runs.length === 0 && !page.nextCursor ? (
         <EmptyState
           icon={ListX}
           title={

@@ -1,5 +1,14 @@
 import { describe, expect, it } from "vitest";
-import { alignRuns, callDifferences, effectsOfCalls, pairCalls, turnsOf, type CallEffect, type ComparedCall } from "./compare-runs";
+import {
+  alignRuns,
+  callDifferences,
+  effectsOfCalls,
+  pairCalls,
+  runsToCompare,
+  turnsOf,
+  type CallEffect,
+  type ComparedCall,
+} from "./compare-runs";
 import type { MessageRecord } from "./schemas";
 
 const transcript = (...messages: MessageRecord[]) => messages.map((m, position) => ({ ...m, position }));
@@ -116,5 +125,24 @@ describe("alignRuns", () => {
   });
   it("aligns two empty transcripts to no turn", () => {
     expect(alignRuns([], [], () => null)).toEqual([]);
+  });
+});
+
+describe("runsToCompare", () => {
+  it("takes a and b, and turns two ticked runs into an address with a and b", () => {
+    expect(runsToCompare({ a: " r1 ", b: "r2" })).toEqual({ status: "ok", a: "r1", b: "r2" });
+    expect(runsToCompare({ runs: ["r 1", "r2"] })).toEqual({ status: "redirect", query: "a=r+1&b=r2" });
+  });
+
+  it("names what is missing: a run not given, or not exactly two ticked", () => {
+    expect(runsToCompare({ a: "r1" })).toEqual({
+      status: "problem",
+      message: "b is required: the external id of the second run to compare",
+    });
+    expect(runsToCompare({ runs: "r1" })).toEqual({ status: "problem", message: "runs: tick exactly two runs to compare (1 ticked)" });
+    expect(runsToCompare({ runs: ["r1", "r2", "r3"] })).toMatchObject({
+      status: "problem",
+      message: expect.stringContaining("(3 ticked)"),
+    });
   });
 });

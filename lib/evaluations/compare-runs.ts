@@ -22,6 +22,24 @@ export const tickedRunsSchema = z
   .length(2, "runs: tick exactly two runs to compare")
   .transform(([a, b]) => ({ a: a!, b: b! }));
 
+/**
+ * Which two runs a compare-runs request names: `a` and `b`, or the runs list's two ticked `runs`, which the page
+ * turns into an address with `a` and `b` (`redirect`, its query); otherwise why not.
+ */
+export function runsToCompare(
+  search: Record<string, string | string[] | undefined>,
+): { status: "ok"; a: string; b: string } | { status: "redirect"; query: string } | { status: "problem"; message: string } {
+  if (search.runs !== undefined && search.a === undefined && search.b === undefined) {
+    const ticked = tickedRunsSchema.safeParse([search.runs].flat());
+    if (ticked.success) return { status: "redirect", query: new URLSearchParams(ticked.data).toString() };
+    return { status: "problem", message: `${ticked.error.issues[0]!.message} (${[search.runs].flat().length} ticked)` };
+  }
+  const parsed = compareRunsQuerySchema.safeParse(search);
+  return parsed.success
+    ? { status: "ok", ...parsed.data }
+    : { status: "problem", message: parsed.error.issues.map((i) => i.message).join("; ") };
+}
+
 /** The effect a tool call made, as the audit counts it. */
 export interface CallEffect {
   effectId: string;

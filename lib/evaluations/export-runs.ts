@@ -1,4 +1,4 @@
-// An evaluation's runs as a download (issue 26): one row per run with its audit and its analysis
+// An evaluation's runs as a download: one row per run with its audit and its analysis
 // unit, in stored order, read in keyset batches so that memory holds one batch whatever the size.
 import { z } from "zod";
 import { poolOf, type Db } from "../db/prisma";
@@ -6,6 +6,7 @@ import { Prisma } from "../generated/prisma/client";
 import { rowsOf } from "../db/rows";
 import { oneOf } from "../http/pagination";
 import { timesRecorded } from "./display";
+import { unitLabelOf } from "./evaluation-runs";
 
 export const evaluationExportQuerySchema = z.strictObject({ format: oneOf("format", ["csv", "json"]).default("csv") });
 
@@ -36,6 +37,8 @@ const exportedRun = z.object({
   /** Under attack (a `security` label): whether the attack succeeded; null (an empty CSV cell) when the run was not under attack. */
   attackSucceeded: z.boolean().nullable(),
   analysisUnit: z.string(),
+  /** The unit's label within the evaluation (U1, U2, … by the units' first runs, as the runs list shows it); null (an empty CSV cell) for a run alone. */
+  unitLabel: z.string().nullable(),
   analysisUnitRuns: z.number().int(),
   inheritedState: z.string(),
   effects: z.number().int(),
@@ -46,6 +49,16 @@ const exportedRun = z.object({
   effectPolicyVersion: z.number().int(),
 });
 export type ExportedRun = z.infer<typeof exportedRun>;
+
+/** A batch's row: the run's id (the keyset) and its unit's ordinal, labelled here as the runs list labels it. */
+const batchRow = exportedRun.extend({
+  id: z.string(),
+  unitLabel: z
+    .number()
+    .int()
+    .nullable()
+    .transform((ordinal) => (ordinal === null ? null : unitLabelOf(ordinal))),
+});
 
 export const EVALUATION_EXPORT_COLUMNS = [
   "externalId",
@@ -69,6 +82,7 @@ export const EVALUATION_EXPORT_COLUMNS = [
   "disagreement",
   "attackSucceeded",
   "analysisUnit",
+  "unitLabel",
   "analysisUnitRuns",
   "inheritedState",
   "effects",
@@ -82,7 +96,7 @@ export const EVALUATION_EXPORT_COLUMNS = [
  * Every run of the evaluation, `batchSize` at a time, in stored order, all read in one snapshot (a
  * read-only REPEATABLE READ transaction on a connection of its own, held until the last batch or until
  * the consumer stops): a policy version applied while a large evaluation streams out changes none of
- * its rows, so no export mixes two versions (issue 25 item 1), and runs ingested meanwhile are not in it.
+ * its rows, so no export mixes two versions, and runs ingested meanwhile are not in it.
  */
 export async function* evaluationRunBatches(db: Db, evaluationId: string, batchSize = 1_000): AsyncGenerator<ExportedRun[]> {
   const client = await poolOf(db).connect();
@@ -94,7 +108,7 @@ export async function* evaluationRunBatches(db: Db, evaluationId: string, batchS
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     for (let after = "0"; ;) {
       const batch = batchQuery(evaluationId, after, batchSize);
-      const rows = rowsOf(exportedRun.extend({ id: z.string() }), (await client.query(batch.text, batch.values as unknown[])).rows);
+      const rows = rowsOf(batchRow, (await client.query(batch.text, batch.values as unknown[])).rows);
       if (rows.length > 0) yield rows.map(({ id: _id, ...run }) => withoutStandInTimes(run));
       if (rows.length < batchSize) break;
       after = rows.at(-1)!.id;
@@ -115,20 +129,32 @@ function withoutStandInTimes(run: ExportedRun): ExportedRun {
   return { ...run, startedAt: null, scoredAt: null, endedAt: null };
 }
 
+/**
+ * One batch: the runs after `after` in stored order, each unit's ordinal within the evaluation beside it, counted in SQL
+ * as evaluation-runs.ts `unitLabels` counts it (the first runs before the batch's smallest unit, then one numbered
+ * range up to its largest, both on the index of first runs), so no batch reads the evaluation's other runs.
+ */
 const batchQuery = (evaluationId: string, after: string, batchSize: number) => Prisma.sql`
+        WITH batch AS (SELECT * FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND id > ${after}::bigint ORDER BY id LIMIT ${batchSize}),
+             bounds AS (SELECT min(analysis_unit) AS low, max(analysis_unit) AS high FROM batch),
+             before AS (SELECT count(*) AS n FROM evaluation_runs f, bounds
+                         WHERE f.evaluation_id = ${evaluationId}::uuid AND f.analysis_unit = f.id AND f.id < bounds.low),
+             numbered AS (SELECT f.id, row_number() OVER (ORDER BY f.id) AS k FROM evaluation_runs f, bounds
+                           WHERE f.evaluation_id = ${evaluationId}::uuid AND f.analysis_unit = f.id AND f.id BETWEEN bounds.low AND bounds.high)
         SELECT r.id::text, r.external_id AS "externalId", r.task_id AS "taskId", r.group_id AS "groupId", r.attempt, r.run_class AS "runClass",
                r.run_class_evidence AS "runClassEvidence", r.started_at AS "startedAt", r.scored_at AS "scoredAt", r.ended_at AS "endedAt",
                r.endpoint_label AS "endpointLabel", r.unscored_reason AS "unscoredReason", r.score, r.threshold, r.terminal_label AS "terminalLabel",
                r.finality, r.unresolved_reason AS "unresolvedReason", r.unresolved_effect_id AS "unresolvedEffectId",
                r.unresolved_tool AS "unresolvedTool", r.disagreement,
                CASE r.labels->>'security' WHEN 'success' THEN true WHEN 'failure' THEN false END AS "attackSucceeded", coalesce(r.analysis_unit, r.id)::text AS "analysisUnit",
-               coalesce(u.runs, 1) AS "analysisUnitRuns", r.inherited_state AS "inheritedState",
+               (before.n + numbered.k)::int AS "unitLabel", coalesce(u.runs, 1) AS "analysisUnitRuns", r.inherited_state AS "inheritedState",
                (SELECT count(*)::int FROM evaluation_effects e WHERE e.run_id = r.id) AS effects,
                r.input_tokens::float8 AS "inputTokens", r.output_tokens::float8 AS "outputTokens", r.model_calls AS "modelCalls",
                -- Every run's finality is under the applied version (a recompute writes only the runs it changes).
                ev.effect_policy_version AS "effectPolicyVersion"
-          FROM evaluation_runs r
+          FROM batch r
           JOIN evaluations ev ON ev.id = r.evaluation_id
           LEFT JOIN evaluation_units u ON u.evaluation_id = r.evaluation_id AND u.unit = r.analysis_unit
-         WHERE r.evaluation_id = ${evaluationId}::uuid AND r.id > ${after}::bigint
-         ORDER BY r.id LIMIT ${batchSize}`;
+          LEFT JOIN numbered ON numbered.id = r.analysis_unit
+          CROSS JOIN before
+         ORDER BY r.id`;

@@ -143,11 +143,18 @@ describe("GET /api/v1/evaluations/{id}/export", () => {
       externalId: "a1",
       taskId: "t1",
       finality: "final",
+      unitLabel: "U1",
       analysisUnitRuns: 2,
       inheritedState: "none",
       effects: 0,
     });
-    expect(a2).toMatchObject({ externalId: "a2", analysisUnit: a1!.analysisUnit, analysisUnitRuns: 2, inheritedState: "internal" });
+    expect(a2).toMatchObject({
+      externalId: "a2",
+      analysisUnit: a1!.analysisUnit,
+      unitLabel: "U1",
+      analysisUnitRuns: 2,
+      inheritedState: "internal",
+    });
     expect(b1).toMatchObject({
       externalId: "b1",
       finality: "unresolved",
@@ -156,6 +163,7 @@ describe("GET /api/v1/evaluations/{id}/export", () => {
       score: 0.9,
       threshold: 0.5,
       runClass: "completed",
+      unitLabel: "U2",
       analysisUnitRuns: 1,
       effects: 1,
       effectPolicyVersion: 1,
