@@ -23,7 +23,7 @@ import type { TestDatabase } from "@/lib/testing/database";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";
 import { serveRoutes } from "@/lib/testing/route-server";
 
-// Issue 24: OTLP in, through OpenTelemetry's own SDK and exporters (protobuf and JSON) over real HTTP
+// OTLP in (docs/otel.md), through OpenTelemetry's own SDK and exporters (protobuf and JSON) over real HTTP
 // into the route handler on a real PostgreSQL. An agent loop whose transfer tool writes through the
 // delayed-write service, the write still pending when the run is scored at the endpoint.
 let database: TestDatabase;

@@ -19,7 +19,7 @@ import { routeTestDatabase } from "@/lib/testing/route-test-database";
 import { serveRoutes } from "@/lib/testing/route-server";
 import { until } from "@/lib/testing/until";
 
-// Issue 23 §4, the proof on a real agent loop: an agent built on the MCP SDK's client talks to the
+// The MCP recorder (docs/recording.md) proved on a real agent loop: an agent built on the MCP SDK's client talks to the
 // tests' own bank (lib/testing/mcp-bank.ts, transfers applied by the delayed-write service after a
 // delay) through `workers/mcp-record.ts` as its own process, over stdio and in Streamable HTTP mode
 // (§2: `--listen PORT --upstream URL`, the bank's POSTs answered with SSE streams or JSON bodies);
