@@ -3,7 +3,6 @@ import type { Db } from "../db/prisma";
 import { refusal, TEST_PASSWORD as PASSWORD, useAuthTestDatabase } from "../testing/auth-test-database";
 import { createAccount, createApiKey, createFirstAdmin, listApiKeys, revokeApiKey, setAccountRole } from "./accounts";
 import type { Auth } from "./auth";
-import type { Role } from "./permissions";
 import { siblingMessageSchema, type ForgetPrincipals } from "./sibling-messages";
 import { PrincipalResolver, resolvePrincipal } from "./principal";
 

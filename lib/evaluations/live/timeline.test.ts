@@ -1,7 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../content-hash";
-import { at, empty, requested, status, T0 } from "../../testing/live-timeline-events";
-import { admitEvents } from "./timeline";
+import { runRecordSchema } from "../schemas";
+import { at, empty, events, head, requested, status, T0 } from "../../testing/live-timeline-events";
+import { admitEvents, liveRunRecord, type StoredEvidence } from "./timeline";
 
 // Which events a live run admits (timeline.ts's admitEvents); the record they make is timeline-record.test.ts's.
 
