@@ -31,7 +31,7 @@ const KINDS: ReadonlyArray<readonly [ExperimentKind, string, string]> = [
   [
     "canary",
     "Canary reset check",
-    "Run A plants a random canary in every surface it can write; after the condition's reset, run B searches every surface it can reach (seeds/002).",
+    "Run A plants a random canary in every surface it can write; after the condition's reset, run B searches every surface it can reach (the paper, §4.1: verified reset).",
   ],
 ];
 

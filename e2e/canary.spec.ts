@@ -1,7 +1,7 @@
 import { apiAs, expect, storageStateFor, test } from "./fixtures";
 import { seriousViolations } from "./page-checks";
 
-// The canary reset check (issue 12 item 8) in Chromium: an editor starts a canary experiment from
+// The canary reset check (docs/replay.md) in Chromium: an editor starts a canary experiment from
 // the new-experiment form; the worker runs it against the delayed-write service; its page shows,
 // per condition and surface, found n/N, the evidence and held n/N; the API answers the same.
 

@@ -2,7 +2,7 @@ import { request } from "@playwright/test";
 import { accounts, bearer, PASSWORD } from "./accounts";
 import { apiAs, BASE_URL, expect, storageStateFor, test } from "./fixtures";
 
-// The controls issue 14 added, in Chromium: cancel an experiment from its page, name one and find it
+// The controls (docs/dashboard.md), in Chromium: cancel an experiment from its page, name one and find it
 // by name, share, copy and revoke a link from the experiment page, and deactivate a user whose API
 // key is then refused.
 // Independent tests: one failing does not skip the others.

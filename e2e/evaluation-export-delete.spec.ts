@@ -4,7 +4,7 @@ import { apiAs, BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { evaluationClient } from "../lib/evaluations/client";
 import { at } from "../lib/testing/evaluation-example";
 
-// Issue 26 item 8: an evaluation can be exported and, after a confirmation that names its run count,
+// Export and delete (docs/evaluations.md): an evaluation can be exported and, after a confirmation that names its run count,
 // deleted from its page; the deletion is in the admins' audit log, and its share links answer 410.
 test.use({ storageState: async ({}, use) => use(await storageStateFor("editor")) });
 

@@ -5,7 +5,7 @@ import { checkGoodRuns, prepareCorpusTargets } from "../lib/testing/hostile-corp
 import { accounts, bearer } from "./accounts";
 import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 
-// Issue 28: a corpus of malformed, hostile and oversize requests (lib/testing/hostile-corpus/corpus.ts)
+// Hostile input (docs/accounts.md, Hardening): a corpus of malformed, hostile and oversize requests (lib/testing/hostile-corpus/corpus.ts)
 // against the built app. None may answer 5xx or drop the connection, and the good run of every
 // mixed ingest batch must be stored whatever its bad neighbour holds.
 test("no hostile request answers 5xx, and every mixed batch stores its good run", async () => {

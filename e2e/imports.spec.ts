@@ -149,7 +149,7 @@ test("logs uploaded into an evaluation that exists keep the importer's tool clas
 
   await page.goto("/evaluations/import");
   await page.getByTestId("import-files").setInputFiles([
-    // Not traces.spec's log: a trace is filed under the suite of the evaluation that made it first (issue 26 item 6, open).
+    // Not traces.spec's log: a trace is filed under the suite of the evaluation that made it first (docs/importers.md, The trace library).
     `${AGENTDOJO_RUNS}runs__gpt-4o-2024-05-13__banking__user_task_0__none__none.json`,
     `${AGENTDOJO_RUNS}runs__gemini-2.0-flash-001__travel__user_task_0__none__none.json`,
   ]);

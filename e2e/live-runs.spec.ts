@@ -3,7 +3,7 @@ import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { seriousViolations } from "./page-checks";
 import { evaluationClient } from "../lib/evaluations/client";
 
-// A live run in Chromium (issue 23 §1): while it is open its page shows its effects at their current
+// A live run in Chromium (docs/recording.md, Live runs): while it is open its page shows its effects at their current
 // status and follows new events by itself; once scored it is an ordinary audited run.
 test.use({ storageState: async ({}, use) => use(await storageStateFor("viewer")) });
 

@@ -5,7 +5,7 @@ import { seriousViolations } from "./page-checks";
 import { evaluationClient } from "../lib/evaluations/client";
 import { WORKED_POLICY, workedExample } from "../lib/testing/evaluation-example";
 
-// Density and navigation (issue 26) on a 1440x900 laptop screen: the experiment and evaluation pages
+// Density and navigation (docs/dashboard.md) on a 1440x900 laptop screen: the experiment and evaluation pages
 // open on their headline figures and main table, a sticky contents bar jumps to each group of
 // sections without hiding the heading it jumps to and marks the group being read, and each long
 // explanation waits behind a "How to read this" disclosure.
@@ -104,7 +104,7 @@ test("the experiment page: headline and Table 2 on the first screen, a contents 
 
 test("the experiment page's statistics come from its API after the page; tables of runs and effects travel as data", async ({ page }) => {
   const { experimentId } = accounts();
-  // The page's HTML holds the section's heading, not its tables (issue 25: a page's HTML within 150 KB).
+  // The page's HTML holds the section's heading, not its tables (the pages' budget: HTML within 150 KB).
   const html = await (await page.request.get(`/experiments/${experimentId}`)).text();
   expect(html).toContain('data-testid="statistics-pending"');
   expect(html).not.toContain('data-testid="statistics-rates"');

@@ -4,7 +4,7 @@ import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { seriousViolations } from "./page-checks";
 import { evaluationClient } from "../lib/evaluations/client";
 
-// A run received over OTLP in Chromium (issue 24 §3): its page shows its spans as a waterfall beside
+// A run received over OTLP in Chromium (docs/otel.md): its page shows its spans as a waterfall beside
 // the open-effects record, the pending write unresolved.
 test.use({ storageState: async ({}, use) => use(await storageStateFor("viewer")) });
 

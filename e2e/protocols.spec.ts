@@ -4,7 +4,7 @@ import { accounts, bearer } from "./accounts";
 import { apiAs, BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { seriousViolations } from "./page-checks";
 
-// A team's own protocol in Chromium (issue 13): an editor adds it, two reviewers code it blind, the
+// A team's own protocol in Chromium (docs/review.md): an editor adds it, two reviewers code it blind, the
 // editor reconciles, writes the completion argument's four answers with two routes and a canary
 // experiment as evidence, sees the flags, exports the Markdown and shares the argument; a viewer
 // opens the shared page read-only.

@@ -12,7 +12,7 @@ import {
   type ImportGraph,
 } from "./testing/import-graph";
 
-// The dependency rules the README's architecture section states, checked on every import of the
+// The dependency rules docs/architecture.md states, checked on every import of the
 // tree (TypeScript's parser, not a regex): a violation fails the test, naming the import chain.
 
 /** The paper's rules and the product's other pure cores: no database, HTTP or framework code. */
@@ -113,7 +113,7 @@ const RULES: DependencyRules = {
 };
 
 /**
- * lib/'s folders from the top down, as the README's architecture section lists them: a folder's
+ * lib/'s folders from the top down (docs/architecture.md lists them bottom up): a folder's
  * production code imports only its own folder and folders below it. Shells (app/, components/,
  * workers/, scripts/) sit above all of lib/; "lib" is the files directly in lib/.
  */

@@ -19,7 +19,7 @@
 //   env. failures  runs stored as environment failures; voided attempts (retried, kept as evidence).
 // Between rounds it waits until every child runs and the queue is empty.
 //
-// Then `--recompute-rounds N` (default 2) rounds of a killed policy recompute (issue 25 item 1): an
+// Then `--recompute-rounds N` (default 2) rounds of a killed policy recompute: an
 // evaluation of 200,000 synthetic runs (ingested in process), a new effect-policy version saved, and
 // once a random share (25-75%) of its runs is computed, every replay worker SIGKILLed (the job's
 // holder among them). Per round: the share computed at the kill, the time from the kill to the version

@@ -1,5 +1,5 @@
 // `npm run bench:hostile -- [--json FILE]`: the hostile-input corpus (lib/testing/hostile-corpus/corpus.ts),
-// timed, and how long each request held the web server's one thread (issue 28: none may hold it
+// timed, and how long each request held the web server's one thread (docs/accounts.md, Hardening: none may hold it
 // more than 100 ms).
 //
 //  1. A fresh embedded PostgreSQL in a temp folder, migrated; the delayed-write service; a small

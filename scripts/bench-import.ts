@@ -12,7 +12,7 @@
 // Writes FILE as {files, zstandardArchives, seconds, filesPerSecond, runsPerSecond, peakRssMb,
 // messages, transcriptBytesPerRun} (the first import; peakRssMb is this process's maximum resident set,
 // PostgreSQL apart; transcriptBytesPerRun is the messages table with its TOAST and index over the runs
-// stored, issue 26) and prints them with the targets (≥ 1,000 files/s (issue 27), < 1 GB), never asserted.
+// stored) and prints them with the targets (≥ 1,000 files/s, < 1 GB), never asserted.
 import { parseBenchFlags } from "../lib/testing/bench-flags";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

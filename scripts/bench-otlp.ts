@@ -1,4 +1,4 @@
-// `npm run bench:otlp -- --json FILE [--runs N] [--batch N] [--clients N]`: OTLP in (issue 24) against
+// `npm run bench:otlp -- --json FILE [--runs N] [--batch N] [--clients N]`: OTLP in (docs/otel.md) against
 // the JSON ingest API, for the same runs, in the same process.
 //
 //  1. A fresh embedded PostgreSQL in a temp folder, migrated; the web server (workers/web.ts, the

@@ -1,4 +1,4 @@
-// First-load JavaScript of a page as Chromium downloads it (issue 25): every script response the page
+// First-load JavaScript of a page as Chromium downloads it (docs/dashboard.md): every script response the page
 // fetches, counted in served bytes (the body as sent: gzip when the server compressed it, else the
 // gzip of the body, as a CDN would serve it), split into those finished by the load event and those
 // finished by network idle (lazy charts and editors a page fetches itself after load). The page's

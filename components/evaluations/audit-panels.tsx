@@ -105,7 +105,8 @@ export function UnitsPanel({
         <Alert tone="warning" className="mb-3" data-testid="canary-overridden-resets">
           <p>
             {resetsOverriddenByCanary} reset(s) recorded as verified count as not verified: a canary planted before each was found after it
-            (seeds/002), so they break no route and the runs they would have separated stay connected.
+            (the paper, §4.1: a reset counts only when verified), so they break no route and the runs they would have separated stay
+            connected.
           </p>
         </Alert>
       ) : null}

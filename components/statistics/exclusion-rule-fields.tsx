@@ -57,7 +57,7 @@ export function fieldsOfRule(rule: ExclusionRule): RuleFieldsValue {
 }
 
 /**
- * The exclusion rule, declared with the experiment or evaluation before its runs (issue 12): each
+ * The exclusion rule, declared with the experiment or evaluation before its runs (docs/statistics.md): each
  * run class's treatment (an evaluation's completed runs are always kept), the unresolved label's,
  * the eligible population and a target for the headline rate.
  */

@@ -5,7 +5,7 @@ import { Button } from "./button";
 
 /**
  * A section's editor behind a button: its module (a form with its schemas) is fetched when the reader
- * opens it, not with the page (issue 25: ≤ 300 KB of JavaScript by network idle). Opened, it stays
+ * opens it, not with the page (the pages' budget: ≤ 300 KB of JavaScript by network idle, docs/dashboard.md). Opened, it stays
  * open across refreshes of the page, and the reader lands in it.
  */
 export function OpenOnRequest({ label, testId, children }: { label: string; testId: string; children: ReactNode }) {

@@ -2,7 +2,7 @@ import { z } from "zod";
 import type { SeparationCondition } from "../replay/rules/config";
 
 /**
- * The canary reset check (seeds/002): the separation conditions whose key space the lab controls,
+ * The canary reset check (docs/replay.md, The canary reset check): the separation conditions whose key space the lab controls,
  * by the replay's own names, and the surfaces run B searches.
  */
 export const CANARY_CONDITIONS = ["shared", "namespaced", "verified_reset"] as const satisfies readonly SeparationCondition[];

@@ -29,7 +29,7 @@ export function copyFrom(client: pg.Client, statement: string, chunks: readonly 
 const COPY_ESCAPES: Readonly<Record<string, string>> = { "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r" };
 const NEEDS_ESCAPE = /[\\\t\n\r]/;
 
-/** One value in COPY's text format: NULL as \N; backslash, tab, newline and carriage return escaped (tested first: most values have none, and replace's callback cost ingestion ~10 ms a batch). */
+/** One value in COPY's text format: NULL as \N; backslash, tab, newline and carriage return escaped (tested first: most values have none, and replace's callback per value was a cost of every batch). */
 export const copyText = (value: string | null) =>
   value === null ? "\\N" : NEEDS_ESCAPE.test(value) ? value.replace(/[\\\t\n\r]/g, (c) => COPY_ESCAPES[c]!) : value;
 

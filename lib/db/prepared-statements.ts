@@ -1,7 +1,7 @@
 // The web process's statements run as named prepared statements: PostgreSQL then keeps each one's
 // plan on the connection, and after five runs plans it once for all (a generic plan) instead of on
-// every run. The evaluation page's 18 statements cost PostgreSQL ~8 ms of CPU a request, mostly
-// planning, on the cores the web processes render on; named, ~3 ms (docs/dashboard.md, "Serving rate").
+// every run. The evaluation page's statements cost PostgreSQL more CPU in planning than in running, on
+// the cores the web processes render on; named, about a third of it (docs/dashboard.md, "Serving rate").
 import { createHash } from "node:crypto";
 
 /**

@@ -1,7 +1,7 @@
 // A transaction on a node-postgres connection that answers Prisma's raw-query calls ($queryRaw,
 // $executeRaw with tagged templates or Prisma.sql), for writers whose statements carry large
-// parameters: Prisma's client engine spent ~100 ms passing one 1,000-row parameter that
-// node-postgres sends in a few. Rows come back as node-postgres types them (int8 and numeric as
+// parameters: Prisma's client engine spent far longer passing one 1,000-row parameter
+// than node-postgres does (docs/evaluations.md, The fast path). Rows come back as node-postgres types them (int8 and numeric as
 // strings): callers parse them with coercing schemas, as they do Prisma's BigInt and Decimal.
 import type pg from "pg";
 import { Prisma } from "../generated/prisma/client";

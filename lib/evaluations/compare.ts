@@ -1,4 +1,4 @@
-// The comparison of stored evaluations (issue 12 item 7): their counts aggregated in PostgreSQL
+// The comparison of stored evaluations (docs/statistics.md, Comparisons that survive the bounds): their counts aggregated in PostgreSQL
 // (the trigger-maintained evaluation_run_counts, one row per evaluation), compared by the pure
 // compareEvaluations under one rule. One query schema for the API and the page; one answer schema.
 import { z } from "zod";

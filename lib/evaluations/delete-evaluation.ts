@@ -1,4 +1,4 @@
-// Deleting an evaluation (issue 26): a mistaken import is undone from the product, not the database.
+// Deleting an evaluation (docs/evaluations.md, Export, delete, and the audit log): a mistaken import is undone from the product, not the database.
 // One transaction: the evaluation locked (ingestion, which holds it FOR SHARE, finishes first or finds
 // it gone), its runs counted, every row of it removed by the schema's cascades, and a line in the audit
 // log saying who deleted what and how many runs went with it. Share links to it then answer 410.

@@ -1,4 +1,4 @@
-// An evaluation's statistics (issue 12): its rates with their populations and Wilson intervals,
+// An evaluation's statistics (docs/statistics.md, The evaluation's answer): its rates with their populations and Wilson intervals,
 // rows against analysis units (the audit's connected components) with the design effect, pass^k
 // over its tasks where their trials are separate units, the exclusion rule's identity and the
 // sensitivity to its alternatives. Counts are SQL aggregates over the stored audit (the summary's
@@ -28,7 +28,7 @@ import type { EvaluationSummary } from "./read-schemas";
 import { INHERITED_STATES } from "./schemas";
 import { evaluationSummary } from "./summary";
 
-/** GET /api/v1/evaluations/{id}/statistics: issue 12's contract (`rates`, `units`, `passK`, `exclusionRule`, `sensitivity`). */
+/** GET /api/v1/evaluations/{id}/statistics: docs/statistics.md's contract (`rates`, `units`, `passK`, `exclusionRule`, `sensitivity`). */
 export const evaluationStatisticsSchema = z.object({
   evaluationId: z.uuid(),
   /** The effect-policy version the audit behind every figure used. */

@@ -1,4 +1,4 @@
-// An evaluation's runs as a download: one row per run with its audit and its analysis
+// An evaluation's runs as a download (docs/evaluations.md, Export, delete, and the audit log): one row per run with its audit and its analysis
 // unit, in stored order, read in keyset batches so that memory holds one batch whatever the size.
 import { z } from "zod";
 import { poolOf, type Db } from "../db/prisma";
@@ -96,7 +96,7 @@ export const EVALUATION_EXPORT_COLUMNS = [
  * Every run of the evaluation, `batchSize` at a time, in stored order, all read in one snapshot (a
  * read-only REPEATABLE READ transaction on a connection of its own, held until the last batch or until
  * the consumer stops): a policy version applied while a large evaluation streams out changes none of
- * its rows, so no export mixes two versions, and runs ingested meanwhile are not in it.
+ * its rows, so no export mixes two versions (docs/evaluations.md, A new policy version is a job), and runs ingested meanwhile are not in it.
  */
 export async function* evaluationRunBatches(db: Db, evaluationId: string, batchSize = 1_000): AsyncGenerator<ExportedRun[]> {
   const client = await poolOf(db).connect();

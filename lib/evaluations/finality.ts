@@ -1,4 +1,4 @@
-// Outcome finality for ingested runs (paper §3, issue 10 §3): a run's label is final only when every
+// Outcome finality for ingested runs (the paper, §3; docs/evaluations.md, Rule 1): a run's label is final only when every
 // relevant effect (by the declared policy) was terminal at scoring; otherwise it is unresolved, with
 // the reason, and it is not a failure. Pure: times are epoch milliseconds passed in as values. A disagreement is
 // counted by lib/replay/rules/labels.ts's `disagrees`, exactly as Table 2 counts it.

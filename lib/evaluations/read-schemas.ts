@@ -1,4 +1,4 @@
-// The evaluation's read boundaries (issue 10, docs/evaluations.md): the list queries and the answers
+// The evaluation's read boundaries (docs/evaluations.md): the list queries and the answers
 // of the read routes (the summary, the detail, a run as the lists show it). One schema each, shared
 // by the API routes, the typed client and the pages; the bodies the routes accept are in ./schemas.ts.
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// Imported runs' call sequences in the trace library (issue 11 item 4): one trace of source
+// Imported runs' call sequences in the trace library (docs/importers.md, The trace library): one trace of source
 // `imported` per distinct ordered (function, arguments, stateChanging) sequence, shared by every run
 // that made it, and each run's link (evaluation_run_traces) pointing at it. A trace's write marks are part of its
 // identity (its content_hash, the SQL function imported_trace_hash): two evaluations whose policies

@@ -10,7 +10,7 @@ import { evaluationRunTimeline, explainEvaluationRun } from "./run-timeline";
 import { ingestRuns } from "./ingest/ingest-runs";
 import { evaluationSummary } from "./summary";
 
-// Canary checks of ingested resets (seeds/002), on a real PostgreSQL: the worked example of
+// Canary checks of ingested resets (docs/evaluations.md, Rule 2), on a real PostgreSQL: the worked example of
 // docs/evaluations.md with r1's transfer settled at 10:00:08 and a verified reset of the surface
 // before r3 at 10:00:20, which makes r3 its own unit unless a canary survived the reset.
 let db: Db;

@@ -1,4 +1,4 @@
-// A run's transcript a page at a time (issue 26): the run page and GET …/runs/{externalId} read the
+// A run's transcript a page at a time (docs/evaluations.md, Transcripts): the run page and GET …/runs/{externalId} read the
 // messages by position, so that a long conversation is never loaded whole.
 import { z } from "zod";
 import type { Db } from "../db/prisma";

@@ -1,4 +1,4 @@
-// The evaluation's write boundaries (issue 10, docs/evaluations.md) and its shared vocabularies: the
+// The evaluation's write boundaries (docs/evaluations.md) and its shared vocabularies: the
 // create body, the effect policy, the ingest body (one run record per item, the paper's Table C.1
 // open-effects records inside) and its answer, a late resolution, a reset's canary. One schema each,
 // shared by the API routes, the typed client, the CLI and the pages; `/api/v1/schema/ingest.json` is
@@ -15,7 +15,7 @@ import { parseSurfaceTemplate } from "./surface-templates";
 /** The default threshold: a score counts as success at full credit (Inspect's `C`, `true`, 1). */
 export const DEFAULT_SCORE_THRESHOLD = 1;
 
-/** How a tool's effects end (issue 10 §1). A tool the policy does not name is `unclassified`, never read-only. */
+/** How a tool's effects end (docs/evaluations.md, The effect policy). A tool the policy does not name is `unclassified`, never read-only. */
 export const EFFECT_CLASSES = ["read_only", "sync_confirmed", "async_handle", "external"] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
 export type ToolClass = EffectClass | "unclassified";
@@ -59,7 +59,7 @@ export type UnresolvedReason = (typeof UNRESOLVED_REASONS)[number];
 export const FINALITY_BASES = ["recorded_evidence", "harness_design", "policy_class", "no_effects"] as const;
 export type FinalityBasis = (typeof FINALITY_BASES)[number];
 
-/** seeds/002: what a run could have inherited from other runs (one order, lib/replay/rules/inherited-state.ts). */
+/** What a run could have inherited from other runs (one order, lib/replay/rules/inherited-state.ts). */
 export { INHERITED_STATES, type InheritedState };
 
 export const MAX_RUNS_PER_BATCH = 1_000;
@@ -271,7 +271,7 @@ export const effectRecordSchema = z
     relevantUntil: time("relevantUntil").optional(),
     /** Cross-run route, in the harness's words. */
     crossRunRoute: text("crossRunRoute", 1_000).optional(),
-    /** The surface is public (seeds/002: a wiki page, a paste, a public bucket). */
+    /** The surface is public (a wiki page, a paste, a public bucket). */
     public: z.boolean("public must be true or false").optional(),
     notes: text("notes", 4_000).optional(),
     resolution: resolutionSchema.optional(),
@@ -296,7 +296,7 @@ export const touchSchema = z.strictObject({
 export type TouchRecord = z.infer<typeof touchSchema>;
 
 /**
- * A canary check of a reset (seeds/002): a unique token planted on `surface` before the reset, then
+ * A canary check of a reset (docs/evaluations.md, Rule 2): a unique token planted on `surface` before the reset, then
  * searched for after it. Found means the reset did not hold, whatever its `verified` says.
  */
 export const canaryCheckSchema = z.strictObject({
@@ -416,7 +416,7 @@ export const runRecordSchema = z
     /** The injection task an attacked run carried (AgentDojo's injection_task_id): attack success per injection task. */
     injectionTaskId: text("injectionTaskId", 200).optional(),
     /**
-     * What became of the run (seed 003's five classes; `completed` when absent): the declared exclusion
+     * What became of the run (the five run classes; `completed` when absent): the declared exclusion
      * rule treats each class as it says (an environment failure is excluded by default), whatever its label.
      */
     runClass: z.enum(RUN_CLASSIFICATIONS, `runClass must be one of ${RUN_CLASSIFICATIONS.join(", ")}`).optional(),

@@ -1,4 +1,4 @@
-// Cross-unit separation for ingested runs (paper §3, issue 10 §3). Two runs are connected through a
+// Cross-unit separation for ingested runs (the paper, §3; docs/evaluations.md, Rule 2). Two runs are connected through a
 // surface when one writes it and the other reads it, or is scored on it, later, with no verified
 // reset of it in between; a run is scored on the surfaces it wrote (so two writers are connected
 // when either is scored after the other's write) and on those its scorer read (`scoredOn`). A
@@ -21,7 +21,7 @@ export interface SurfaceWrite {
 /** Everything that happened on one surface, from every run of the evaluation. */
 export interface SurfaceHistory {
   surface: string;
-  /** A touch or effect marked the surface public (seeds/002). */
+  /** A touch or effect marked the surface public (docs/evaluations.md, Rule 2). */
   public: boolean;
   writes: readonly SurfaceWrite[];
   /** Reads, and the scoring of runs whose scorer read it (`scoredOn`). */
@@ -33,7 +33,7 @@ export interface SurfaceHistory {
 export interface ResetFacts {
   atMs: number;
   verified: boolean;
-  /** A canary check of this reset found its canary (seeds/002). */
+  /** A canary check of this reset found its canary (docs/evaluations.md, Rule 2). */
   canarySurvived?: boolean;
 }
 

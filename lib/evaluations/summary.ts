@@ -1,4 +1,4 @@
-// The headline figures of an evaluation (issue 10 §3), each an SQL aggregate over the audit stored
+// The headline figures of an evaluation (docs/evaluations.md, The figures), each an SQL aggregate over the audit stored
 // on its runs (counted by triggers into evaluation_run_counts): never rows pulled into JavaScript to count.
 import { z } from "zod";
 import type { SqlClient } from "../db/sql-transaction";

@@ -1,4 +1,4 @@
-// Tool classes a recorder suggests (issue 23 §2): the MCP recorder reads each tool's annotations and
+// Tool classes a recorder suggests (docs/recording.md, Tool classes suggested by recorders): the MCP recorder reads each tool's annotations and
 // sees which calls are answered with a task. A suggestion changes no figure: it is shown beside the
 // effect policy, and a user accepts it by saving it into a new policy version.
 import { z } from "zod";

@@ -1,4 +1,4 @@
-// The experiment's statistics (issue 12): every rate with its population and Wilson interval, the
+// The experiment's statistics (docs/statistics.md, The experiment's answer): every rate with its population and Wilson interval, the
 // rows-based and unit-based figures with the design effect, pass^k where trials are separate
 // units, the exclusion rule's identity and the sensitivity to its alternatives. The counts are
 // aggregated in PostgreSQL (the summary's count tables, and two GROUP BYs over the runs that

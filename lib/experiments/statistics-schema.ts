@@ -1,5 +1,5 @@
 // GET /api/v1/experiments/{id}/statistics: the answer other tools read. `rates`, `units`, `passK`,
-// `exclusionRule` and `sensitivity` (with these field names) are the contract of issue 12;
+// `exclusionRule` and `sensitivity` (with these field names) are the contract of docs/statistics.md;
 // `conditions` gives units and pass^k per policy or condition.
 import { z } from "zod";
 import {

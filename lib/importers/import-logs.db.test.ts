@@ -181,7 +181,7 @@ describe("importing the fixture folders", () => {
   });
 });
 
-describe("importing into an evaluation that exists (issue 26 item 2)", () => {
+describe("importing into an evaluation that exists", () => {
   it("keeps the evaluation's own classes and adds the importer's for the tools its policy leaves unclassified, as a version the report names", async () => {
     const { createEvaluation } = await import("../evaluations/create-evaluation");
     const { getEvaluation } = await import("../evaluations/get-evaluation");

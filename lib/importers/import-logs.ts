@@ -2,7 +2,7 @@
 // runs stored through the evaluations' own ingestion (createEvaluation, ingestRuns). A bad file is
 // skipped or failed on its own and the rest proceed. Files are read a few at a time ahead of the
 // writer, and the runs of consecutive files of one evaluation are stored together, one transaction
-// per batch (the per-file transaction made 26 files/s; see README, bench:import). A file's runs
+// per batch (a transaction per file was far slower: docs/benchmarks.md, bench:import). A file's runs
 // are never split across batches, and a batch that the database refuses is stored again file by
 // file, so nothing partial is stored for a file; importing a file again finds its runs unchanged.
 import { readdir, rm, stat } from "node:fs/promises";
@@ -167,7 +167,7 @@ export async function importLogs(db: Db, paths: readonly ImportPath[], options: 
   /**
    * An evaluation that existed before the log (named on the form, or an earlier import's) keeps its
    * policy, and gains the importer's classes for the tools that policy leaves unclassified, as a new
-   * version the report names: imported runs keep the classes the importer knows (issue 26 item 2).
+   * version the report names: imported runs keep the classes the importer knows (docs/importers.md).
    */
   const adoptImporterClasses = async (evaluation: Evaluation, log: ImportedLog) => {
     const offered = log.evaluation.effectPolicy?.tools ?? {};

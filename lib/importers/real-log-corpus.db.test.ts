@@ -1,4 +1,4 @@
-// Issue 27's corpus: the ways today's harnesses write logs that the importer once misread, each made
+// The real-log corpus (docs/importers.md, Bad input): the ways today's harnesses write logs that the importer once misread, each made
 // from a real log of lib/testing/fixtures/ (MIT, READMEs there): unmodified where the real file shows
 // the case (the Zstandard archive), else derived as each case says. Imported together into a real
 // PostgreSQL: the report, and what was stored.

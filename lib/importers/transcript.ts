@@ -1,4 +1,4 @@
-// The messages a log holds, as the run's transcript (issue 26): each importer maps its harness's
+// The messages a log holds, as the run's transcript (docs/evaluations.md, Transcripts): each importer maps its harness's
 // message shape to lib/evaluations/schemas.ts's messageSchema with these helpers. Pure.
 import { MAX_RUN_MESSAGES, MESSAGE_CONTENT_MAX, MESSAGE_ROLES, type MessageRecord } from "../evaluations/schemas";
 

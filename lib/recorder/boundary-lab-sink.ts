@@ -1,4 +1,4 @@
-// Where the recorder's events go: the live-run routes of a Boundary Lab instance (issue 23 §1), and
+// Where the recorder's events go: the live-run routes of a Boundary Lab instance (docs/recording.md, Live runs), and
 // its tool-class suggestions to …/tool-suggestions. The run is opened before its first events are
 // sent; a run already closed takes them as later evidence. Anything but a 2xx throws, so that the
 // outbox keeps the batch and sends it again.

@@ -1,4 +1,4 @@
-// The MCP recorder in Streamable HTTP mode (issue 23 §2, `--listen PORT --upstream URL`): a reverse
+// The MCP recorder in Streamable HTTP mode (docs/recording.md, `--listen PORT --upstream URL`): a reverse
 // proxy in front of an MCP server's HTTP endpoint. Every request goes to the upstream's origin at the
 // same path and query, with its headers and body as they came; every answer (JSON or an SSE stream)
 // goes back byte for byte while a copy is read. Forwarding comes first and reading after, so the

@@ -1,4 +1,4 @@
-// The protocol review's vocabulary, as the paper defines it (seeds/001, section 5; seeds/000, Tables 3 and A.1).
+// The protocol review's vocabulary, as the paper defines it (the paper, §5, Table 3 and Table A.1).
 
 export const REVIEW_FIELDS = ["open_work", "reset_or_retention", "separate_evidence"] as const;
 export type ReviewField = (typeof REVIEW_FIELDS)[number];

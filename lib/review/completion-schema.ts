@@ -1,4 +1,4 @@
-// A protocol's completion argument (the paper's section 6; issue 13): the four questions, each
+// A protocol's completion argument (the paper, §6; docs/review.md): the four questions, each
 // answered with its ledger, question 3's routes, and question 4's evidence links. One zod schema
 // for the form, the route and the store. Pure: no database.
 import { z } from "zod";

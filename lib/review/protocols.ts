@@ -1,4 +1,4 @@
-// Protocols as data (issue 13): a team adds its own protocols beside the paper's ten, renames,
+// Protocols as data (docs/review.md, Your own protocols): a team adds its own protocols beside the paper's ten, renames,
 // edits and retires them. Every change appends a revision; nothing is deleted. Permission checks
 // are the caller's (lib/auth/guard.ts).
 import { z } from "zod";

@@ -1,10 +1,10 @@
-// The paper's own review data (seeds/000 and seeds/001), loaded on first start and marked as the
-// paper's. Only what the seeds give: codes and ledger rows they do not give stay uncoded.
+// The paper's own review data (§5, Tables A.1 and A.2, References), loaded on first start and marked
+// as the paper's. Only what the paper gives: codes and ledger rows it does not give stay uncoded.
 import type { ReviewCode, ReviewField } from "./codes";
 
 export interface ReferenceProtocol {
   name: string;
-  /** The paper's reference number and the reference as printed (seeds/001, References). */
+  /** The paper's reference number and the reference as printed (the paper, References). */
   referenceNumber: number;
   citation: string;
 }

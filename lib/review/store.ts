@@ -219,7 +219,7 @@ export async function setConsensus(db: Db, actorId: string, input: ConsensusInpu
   });
 }
 
-const PAPER_REASON = "loaded from the paper (seeds/000: Table A.1 codes, Table A.2 ledger rows)";
+const PAPER_REASON = "loaded from the paper (Table A.1 codes, Table A.2 ledger rows)";
 
 /**
  * Loads the paper's reference data once: its ten protocols, its codes for the six Table A.1 gives

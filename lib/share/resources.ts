@@ -40,7 +40,7 @@ export interface ExperimentShareContent {
   unresolved: number;
 }
 
-/** A canary experiment (issue 12, item 8) as shared: its per-surface results instead of the replay's summary. */
+/** A canary experiment (docs/replay.md, The canary reset check) as shared: its per-surface results instead of the replay's summary. */
 export interface CanaryExperimentShareContent {
   kind: "canary_experiment";
   experiment: Omit<ExperimentShareContent["experiment"], "config" | "wallMs">;
@@ -62,7 +62,7 @@ export interface ProtocolMatrixShareContent {
   /** How many reviewers coded each cell (absent from links made before it was shared): a consensus resting on one is marked. */
   consensusReviewers?: CellReviewers;
   table3: Table3Row[];
-  /** Each protocol's completion argument, where one is written (links made before issue 13 have none). */
+  /** Each protocol's completion argument, where one is written (links made before teams could write arguments have none). */
   arguments?: CompletionArgumentShareContent[];
 }
 

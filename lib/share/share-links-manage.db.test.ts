@@ -109,7 +109,7 @@ describe("share links on the embedded PostgreSQL", () => {
       "not_found",
     );
     expect(unknown.field).toBe("resourceIds");
-    // One evaluation deleted: both links are gone, the frozen one too (deleting an evaluation takes back what was shared of it: issue 26).
+    // One evaluation deleted: both links are gone, the frozen one too (deleting an evaluation takes back what was shared of it: docs/accounts.md, Share links).
     await db.evaluation.delete({ where: { id: first } });
     expect(await openShareLink(db, live.token, at(2 * HOUR))).toEqual({ status: "gone" });
     expect(await openShareLink(db, frozen.token, at(2 * HOUR))).toEqual({ status: "gone" });

@@ -297,7 +297,7 @@ function refusalOf(link: { revokedAt: Date | null; expiresAt: Date | null }, now
   }
 }
 
-/** Resources whose deletion takes back their frozen links too: an evaluation, and a comparison of evaluations (issue 26). */
+/** Resources whose deletion takes back their frozen links too: an evaluation, and a comparison of evaluations (docs/accounts.md, Share links). */
 const FROZEN_GONE_WITH_RESOURCE: ReadonlySet<string> = new Set(["evaluation", "comparison"]);
 
 /**

@@ -1,4 +1,4 @@
-// The parts of a statistics answer that experiments and evaluations share (issue 12's contract:
+// The parts of a statistics answer that experiments and evaluations share (docs/statistics.md's contract:
 // `rates`, `units`, `passK`, `exclusionRule`, `sensitivity`, with these field names), one schema
 // for the routes, the pages and the tests.
 import { z } from "zod";

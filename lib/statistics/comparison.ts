@@ -1,4 +1,4 @@
-// Comparisons that survive the bounds (issue 12 item 7; seed 001 §3: "the bound supports a
+// Comparisons that survive the bounds (docs/statistics.md; the paper, §3: "the bound supports a
 // definitive conclusion only when every value in the justified range leads to the same result").
 // Two or more evaluations under one exclusion rule: each one's reported rate, final-only rate,
 // justified range (its unresolved runs counted as failures, then as successes) and interval; the

@@ -1,4 +1,4 @@
-// Declared exclusion rules in PostgreSQL (issue 12 item 4): every experiment and evaluation has a
+// Declared exclusion rules in PostgreSQL (docs/statistics.md, Declared exclusion rules): every experiment and evaluation has a
 // version 1 (the migration's trigger stores the default rule; a declaration at creation replaces
 // it in the creating transaction); changing the rule appends the next version with who, when and
 // why, from the version the editor saw (a stale one is refused, 409). Old versions are kept.

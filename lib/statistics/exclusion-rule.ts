@@ -1,4 +1,4 @@
-// Declared exclusion rules (seed 003): every started run keeps one of the five run classes, and
+// Declared exclusion rules (docs/statistics.md, Declared exclusion rules): every started run keeps one of the five run classes, and
 // the rule says, before the runs, what each class (and the unresolved label) does to a headline
 // rate. An excluded class is not dropped: it is reported under its own name with its own
 // denominator. The rule is hashed in a thin shell (exclusion-rule-hash.ts): the canonical JSON
@@ -26,7 +26,7 @@ export const exclusionRuleDeclarationSchema = z.strictObject({
     missing_evidence: classTreatment("classes.missing_evidence"),
   } satisfies Record<RunClassification, z.ZodType<ClassTreatment>>),
   unresolved: z.enum(UNRESOLVED_TREATMENTS, `unresolved must be one of ${UNRESOLVED_TREATMENTS.join(", ")}`),
-  /** The eligible population in words (seed 003: declared with the rule, before the runs); absent: every run that entered the protocol. */
+  /** The eligible population in words (declared with the rule, before the runs); absent: every run that entered the protocol. */
   eligiblePopulation: z
     .string("eligiblePopulation must be text")
     .trim()
@@ -66,12 +66,12 @@ export type ChangeExclusionRuleBody = z.infer<typeof changeExclusionRuleBodySche
 export const DEFAULT_ELIGIBLE_POPULATION = "every run that entered the protocol";
 
 /**
- * The rule every experiment uses until rules are declared per experiment (seed 003's table):
+ * The rule every experiment uses until rules are declared per experiment (docs/replay.md, Run accounting and environment failures):
  * completed, agent failures and protocol stops stay in the denominator with their labels;
  * environment failures (the service, not the agent, made the run unusable, after the replay's
  * predeclared retries) are excluded and reported apart; missing evidence is kept, so its
  * unresolved label counts; an unresolved label counts as a failure, because a success needs
- * evidence that fixes the outcome (seed 001 §3, rule for final labels).
+ * evidence that fixes the outcome (the paper, §3, rule for final labels).
  */
 export const DEFAULT_EXPERIMENT_RULE: ExclusionRule = {
   version: 1,

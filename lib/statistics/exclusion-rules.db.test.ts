@@ -17,8 +17,8 @@ import { exclusionRuleIdentity } from "./exclusion-rule-hash";
 import { changeExclusionRule, exclusionRuleHistory } from "./exclusion-rule-store";
 import { wilsonInterval } from "./wilson";
 
-// Declared exclusion rules stored, frozen and versioned on a real PostgreSQL (issue 12 item 4), and
-// the legal-action rate over the calls ingested runs carry (item 6).
+// Declared exclusion rules stored, frozen and versioned on a real PostgreSQL, and
+// the legal-action rate over the calls ingested runs carry (docs/statistics.md).
 let db: Db;
 
 useTestDatabase((database) => (db = database.db));

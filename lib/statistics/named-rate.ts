@@ -1,4 +1,4 @@
-// Each measure with its own population (seed 003): a completion rate over eligible runs, a
+// Each measure with its own population (docs/statistics.md, Each measure with its own population): a completion rate over eligible runs, a
 // legal-action rate over attempted tool calls, and any narrower rate under its own name and
 // denominator, never in place of the all-eligible-run figure. Always n/N with its interval.
 import { RUN_CLASSIFICATIONS, type RunClassification } from "../replay/rules/classification";

@@ -2,7 +2,7 @@
 // tool-agent-user interaction in real-world domains", arXiv:2406.12045): for a task with n trials
 // and c successes, pass^k = C(c, k)/C(n, k) (all of k i.i.d. trials succeed) and
 // pass@k = 1 − C(n − c, k)/C(n, k) (at least one does), each averaged over tasks. Both assume the
-// trials are separate units; where one trial could change another (seeds 001 §3, 002) the figure
+// trials are separate units; where one trial could change another (the paper, §3; docs/evaluations.md, Rule 2) the figure
 // is refused with the reason, never computed.
 import { morePublic, type InheritedState } from "../replay/rules/inherited-state";
 import { binomial, exactRatio } from "./exact";

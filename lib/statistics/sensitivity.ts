@@ -1,5 +1,5 @@
-// Sensitivity (seed 003: "show sensitivity when a reasonable alternative exclusion rule changes the
-// conclusion"; seed 001 §3: a bound supports a conclusion only when every value in the justified
+// Sensitivity (docs/statistics.md, Sensitivity and verdicts: "show sensitivity when a reasonable alternative exclusion rule changes the
+// conclusion"; the paper, §3: a bound supports a conclusion only when every value in the justified
 // range leads to the same result). A headline rate under the declared rule and every reasonable
 // alternative, and a verdict on whether a conclusion survives them.
 import {

@@ -1,4 +1,4 @@
-// Rates over connected runs (seed 001 §6.2: connected runs are one observation): the rows-based
+// Rates over connected runs (the paper, §6.2: connected runs are one observation): the rows-based
 // figure beside a unit-based one. The unit-based interval is Wilson's on Kish's effective sample
 // size (Kish 1965, Survey Sampling, §8.2: n_eff = N / deff), with the design effect estimated as
 // the ratio of the cluster-robust variance of the rate to the simple binomial variance:

@@ -1,4 +1,4 @@
-// The tests' own MCP server (issue 23 §4): a bank whose accounts live in the delayed-write service
+// The tests' own MCP server (docs/recording.md, The MCP recorder): a bank whose accounts live in the delayed-write service
 // (DELAYED_WRITE_URL, namespace BANK_NAMESPACE). `get_balance` is read-only; `send_money` is
 // task-based (MCP 2025-11-25 tasks): it is acknowledged with a task at once, and the delayed-write
 // service applies the new balances TRANSFER_DELAY_MS later, so the task says `working` until then and

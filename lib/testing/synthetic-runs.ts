@@ -74,7 +74,7 @@ const CHECK_NAMES = [
  * Per unit: a deterministic unit number `unit`, pseudo-random draws u1..u3 in [0, 1) from
  * hashint8, the environment-failure and protocol-stop flags, and the service-clock times.
  * Measured delay = nominal + overhead: a few microseconds, with a tail of up to 4 ms for 2 %
- * (the README's measured figures).
+ * (docs/benchmarks.md, bench:replay).
  */
 const UNIT_DRAWS = `
   (hashint8(unit * 4 + 1) & 2147483647)::float8 / 2147483648 AS u1,

@@ -1,6 +1,6 @@
 // The web server's one thread serves every request: a request that holds it holds back all the
-// others (issue 28: a tool pattern matched with backtracking held it 13 s, /api/health meanwhile
-// too). A timer that should fire every TICK_MS measures how late it fires; a late tick is a hold.
+// others (a tool pattern matched with backtracking once held it for seconds, /api/health meanwhile
+// too: docs/accounts.md, Hardening). A timer that should fire every TICK_MS measures how late it fires; a late tick is a hold.
 import { performance } from "node:perf_hooks";
 
 export const TICK_MS = 10;

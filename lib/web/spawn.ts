@@ -3,8 +3,8 @@ import path from "node:path";
 
 /**
  * Rendering a page allocates megabytes of short-lived objects (React's payload and HTML, Prisma's
- * rows): with V8's default 16 MB semi-spaces the web process spent 12% of its time in GC under 20
- * connections. 128 MB semi-spaces: the pages' rates +13 to +28% in bench:api (docs/dashboard.md).
+ * rows): with V8's default 16 MB semi-spaces the web process spent much of its time in GC under load;
+ * 128 MB semi-spaces raised the pages' rates (docs/dashboard.md, docs/benchmarks.md).
  */
 export const WEB_YOUNG_GENERATION = "--max-semi-space-size=128";
 

@@ -12,8 +12,7 @@ const TERMINAL = ["completed", "failed", "cancelled"];
  * Recomputes the finality of stored runs from their effects and every resolution appended for them,
  * under `policy` (version `version`): the runs named, or every run of the evaluation, CHUNK runs a
  * statement. The rule is auditFinality's (lib/evaluations/finality.ts: openReason per effect, the
- * earliest open one by request time, then id) written in SQL, so that no run is read into this process:
- * a million runs' effects read, audited here and written back took 86 µs a run. The tools' classes come
+ * earliest open one by request time, then id) written in SQL, so that no run is read into this process (its cost a run: docs/benchmarks.md). The tools' classes come
  * from the policy's own classifier (its patterns), passed in; the caller holds what keeps new effects
  * out meanwhile (the policy's row lock, or the evaluation's audit lock). Effect ids tie-break in code
  * point order (COLLATE "C"), the rule's JavaScript order for every id without characters past U+FFFF.
@@ -34,7 +33,7 @@ export async function recomputeFinality(
       await tx.$queryRaw`
         WITH ${auditedChunk(evaluationId, policy.policy, tools, after, ids)}, updated AS (
           -- Only the runs whose finality changes are written: rewriting a run (its row, every index, the
-          -- count triggers' transition tables) cost 45 µs, most of a recompute where few runs change.
+          -- count triggers' transition tables) is most of a recompute where few runs change.
           UPDATE evaluation_runs r
              SET finality = a.finality, unresolved_reason = a.reason, unresolved_effect_id = a.effect_id, unresolved_tool = a.tool,
                  finality_basis = a.basis, audit_policy_version = ${policy.version}
@@ -85,7 +84,7 @@ export function auditedChunk(
 ): Prisma.Sql {
   const classOf = toolClassifier(policy);
   // A chunk's effects as one range of the effects' key: joined to the chunk alone, the planner hashed every
-  // effect of the table for each chunk (650 against 410 ms a chunk of 50,000 runs at 1,000,000).
+  // effect of the table for each chunk.
   const effectsOfRange =
     ids === null ? Prisma.sql`AND e.run_id > ${after}::bigint AND e.run_id <= (SELECT max(id) FROM chunk)` : Prisma.empty;
   return Prisma.sql`chunk AS (

@@ -102,7 +102,7 @@ export async function storedLinkCandidates(
     write_hi: isoOrNull(r.writeHiMs),
     explicit: r.explicit,
   }));
-  // Prepared, and planned once a connection: planning it took ~10 ms, more than running it, once a batch; its
+  // Prepared, and planned once a connection: planning it took longer than running it, once a batch; its
   // shape is fixed by its LATERAL probes whatever the parameters (left to choose, PostgreSQL planned it anew each time).
   await tx.$executeRaw`SELECT set_config('plan_cache_mode', 'force_generic_plan', true)`;
   const found = z

@@ -1,7 +1,7 @@
 // A trace's first OTLP request is kept whole on its live run (first_events, first_spans: one JSON
 // array each, as text), not a row per event and span: most traces arrive in one request and are
-// scored in it, and ~23 rows a run were most of PostgreSQL's share of the receiver's time (bench:otlp
-// at 6,000 runs: 0.32 → 0.36 of the ingest API's runs/s). When more events come to the run, the
+// scored in it, and ~23 rows a run were most of PostgreSQL's share of the receiver's time (docs/benchmarks.md,
+// bench:otlp). When more events come to the run, the
 // arrays move into live_run_events and live_run_spans first, so everything after works on rows as before.
 import type { CopyTx } from "../../db/sql-transaction";
 

@@ -12,7 +12,7 @@ import { expireLiveRun, getLiveRun, openLiveRun, openLiveRuns, recordLiveEvents,
 import { liveRunRecorders, recorderFlags, recorderHeartbeat, SCORE_WAITS_FOR_RECORDERS_MS } from "./recorders";
 
 // Live runs on a real PostgreSQL: recorded as they happen, they are audited exactly as the same
-// runs ingested after the fact; later evidence, timeouts and refusals as issue 23 §1 states them.
+// runs ingested after the fact; later evidence, timeouts and refusals as docs/recording.md states them.
 let db: Db;
 useTestDatabase((database) => (db = database.db));
 

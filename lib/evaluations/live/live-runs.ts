@@ -1,4 +1,4 @@
-// Live runs in PostgreSQL (issue 23 §1): opened, sent events, scored; the rules are timeline.ts's.
+// Live runs in PostgreSQL (docs/recording.md, Live runs): opened, sent events, scored; the rules are timeline.ts's.
 // Each call is one transaction holding the run's row: once the run is scored (or stored unscored)
 // its record is remade from every event and stored through ingestion's own step (storeBatchIn) in
 // that same transaction, so a crash at any point leaves the events and the audited run in step.

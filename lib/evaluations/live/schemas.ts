@@ -1,4 +1,4 @@
-// Live runs' boundaries (issue 23 §1, docs/recording.md): a harness opens a run, sends its events as
+// Live runs' boundaries (docs/recording.md, Live runs): a harness opens a run, sends its events as
 // they happen (in any order, more than once), then scores it. One schema each, shared by the routes,
 // the typed client, the MCP recorder and the OTLP receiver (which turns spans into these events).
 // Names are a contract: harnesses write them.

@@ -1,4 +1,4 @@
-// The live-run rules (issue 23 §1), pure: which events a run admits, and the run record its events
+// The live-run rules (docs/recording.md, Live runs), pure: which events a run admits, and the run record its events
 // make once it is scored. The record then goes through ingestion's own steps, so a live run is
 // audited exactly as an ingested one (same rules, same figures). Times are epoch milliseconds.
 import { canonicalJson } from "../../content-hash";

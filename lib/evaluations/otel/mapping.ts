@@ -1,4 +1,4 @@
-// From OpenTelemetry spans to live-run evidence (issue 24 §2), pure. The table in docs/otel.md is
+// From OpenTelemetry spans to live-run evidence, pure. The table in docs/otel.md is
 // this file's; the GenAI semantic conventions it reads are those of semconv 1.38 (Development status).
 //
 // - A run is a trace. Its name is `boundary_lab.run.id` (on any of its spans, or the resource; the

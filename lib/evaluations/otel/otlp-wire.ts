@@ -1,4 +1,4 @@
-// OTLP/HTTP on the wire (issue 24 §1): a request body in either encoding (application/x-protobuf or
+// OTLP/HTTP on the wire (docs/otel.md, The receiver): a request body in either encoding (application/x-protobuf or
 // application/json, gzip or not) to the OTLP/JSON shape spans.ts checks, and the answers back in the
 // request's own encoding. The protobuf messages are OpenTelemetry's: the protobufjs code generated
 // from opentelemetry-proto that @opentelemetry/otlp-transformer 0.214 ships (later versions carry no

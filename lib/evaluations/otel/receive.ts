@@ -1,4 +1,4 @@
-// The OTLP receiver's store (issue 24): a request's traces into the live-run store (lib/evaluations/live/),
+// The OTLP receiver's store (docs/otel.md): a request's traces into the live-run store (lib/evaluations/live/),
 // so a trace is a live run under the same rules as one sent through the live-run routes. A trace
 // seen for the first time whose run is new takes the quick way: its events admitted against an empty
 // run (pure), its run opened with its events and spans kept whole on it (lib/evaluations/live/first-batch.ts)
@@ -243,7 +243,7 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
   const created = new Map(
     rowsOf(
       z.object({ id: z.string(), external_id: z.string(), expires_at: z.date() }),
-      // Prepared: planning it took ~4.5 ms a request.
+      // Prepared: planning it cost more than running it.
       await tx.$queryPrepared(
         "otel-open-runs",
         Prisma.sql`

@@ -1,4 +1,4 @@
-// A run's OpenTelemetry spans as the run page's timeline rows (issue 24 §3), pure: each span under
+// A run's OpenTelemetry spans as the run page's timeline rows (docs/otel.md), pure: each span under
 // its parent (depth-first, siblings by start), placed by its start and length within the trace.
 export interface StoredSpan {
   spanId: string;

@@ -1,4 +1,4 @@
-// OTLP trace requests (issue 24 §1) as the receiver reads them: the OTLP/JSON shape of
+// OTLP trace requests (docs/otel.md, The receiver) as the receiver reads them: the OTLP/JSON shape of
 // ExportTraceServiceRequest (opentelemetry-proto 1.x, the protobuf decoded into the same shape by
 // otlp-decode.ts) checked with one zod schema, then made plain: hex ids, times in epoch
 // milliseconds, attributes as a flat record of values. Unknown fields are ignored, as OTLP asks.

@@ -17,7 +17,7 @@ async function appliedVersion(db: SqlClient, evaluationId: string): Promise<numb
  * `read` (several queries, in parallel or not) under one applied policy version: the version is read
  * before and after, and the whole read repeated when a new version was applied between them. The
  * version only moves forward, so equal readings mean every query's snapshot saw the same one: no
- * answer mixes figures of two versions (issue 25 item 1). Each query may still see runs ingested
+ * answer mixes figures of two versions (docs/evaluations.md, A new policy version is a job). Each query may still see runs ingested
  * meanwhile, as any read of a growing evaluation does.
  */
 export async function underOneAppliedVersion<T>(db: SqlClient, evaluationId: string, read: () => Promise<T>): Promise<T> {

@@ -18,7 +18,7 @@ import { RECOMPUTE_POLICY_JOB, recomputePolicyJobKey } from "./job";
 import { underOneAppliedVersion } from "./read";
 import { applyPendingPolicy, type RecomputeStep } from "./recompute";
 
-// A new effect-policy version applied by its job on a real PostgreSQL (issue 25 item 1): the request
+// A new effect-policy version applied by its job on a real PostgreSQL: the request
 // only saves it; the figures stay under the applied version until the job applies the new one at once;
 // runs ingested and resolutions appended while it computes end up under it; a job killed between
 // chunks goes on from the last one; a newer version supersedes a pending one. Each run's columns are

@@ -1,4 +1,4 @@
-// A new effect-policy version applied in the background (issue 25 item 1). Saving it stores the
+// A new effect-policy version applied in the background (docs/evaluations.md, A new policy version is a job). Saving it stores the
 // version as pending (set-effect-policy.ts); this job computes every scored run's finality under it,
 // one chunk a transaction, keeping the runs it changes (evaluation_recomputed_finality) and what each
 // chunk saw (evaluation_recompute_chunks), without the audit's locks, so that
@@ -113,7 +113,7 @@ async function applyVersion(tx: Tx, evaluationId: string, version: number): Prom
     z.object({ again: z.array(z.string()) }),
     await tx.$queryRaw`
       WITH chunks AS (
-        -- One read of each chunk's range for both figures (two subqueries read every run twice: 1.8 s at 1,000,000).
+        -- One read of each chunk's range for both figures (two subqueries read every run twice).
         SELECT c.after_run_id, c.last_run_id, c.runs, c.content_xor, now.runs_now, now.xor_now
           FROM evaluation_recompute_chunks c
          CROSS JOIN LATERAL (SELECT count(*) AS runs_now, coalesce(bit_xor(hashtextextended(r.content_hash, 0)), 0) AS xor_now FROM evaluation_runs r
@@ -206,7 +206,7 @@ async function relinkTraces(db: Db, evaluationId: string): Promise<void> {
  * its trace was made under a version applied since the last one whose links were moved (or version 1),
  * and one of those classes a called tool as changing state where `policy` does not, or the reverse.
  * When none does (the usual new version: a tool moved between two classes that both change state),
- * the unlink's read of every linked trace's calls (25 s at 1,000,000 runs) is skipped.
+ * the unlink's read of every linked trace's calls (the recompute's longest step) is skipped.
  */
 async function marksMayDiffer(tx: Tx, evaluationId: string, version: number, policy: EffectPolicy): Promise<boolean> {
   const { tools, earlier } = onlyRowOf(

@@ -11,7 +11,7 @@ export interface Ratio {
 export interface Table2Row {
   test: "Finality" | "Separation";
   condition: string;
-  /** The figure as the paper prints it (seeds/000, Table 2). */
+  /** The figure as the paper prints it (the paper, Table 2). */
   published: string;
   /** The same figure from this experiment, null when the experiment lacks the conditions it needs. */
   reproduced: string | null;
@@ -23,7 +23,7 @@ const fmt = (r: Ratio) => `${r.n}/${r.of}`;
 
 /**
  * The paper's Table 2, row by row, beside this experiment's figures computed the same way. The
- * published values are the paper's own (seeds/000); nothing here is derived from our replay.
+ * published values are the paper's own (Table 2); nothing here is derived from our replay.
  */
 export function paperTable2Comparison(summary: Pick<ReplaySummary, "finality" | "separation">): Table2Row[] {
   const policy = (p: string) => summary.finality.find((f) => f.policy === p);

@@ -1,4 +1,4 @@
-/** Run accounting (seeds/003): every started run keeps one of these, none is dropped. */
+/** Run accounting (docs/replay.md, Run accounting and environment failures): every started run keeps one of these, none is dropped. */
 export const RUN_CLASSIFICATIONS = ["completed", "agent_failure", "protocol_stop", "environment_failure", "missing_evidence"] as const;
 export type RunClassification = (typeof RUN_CLASSIFICATIONS)[number];
 

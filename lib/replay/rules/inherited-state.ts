@@ -1,4 +1,4 @@
-// What a run could have inherited from other runs (seed 002: `inherited_state = none | internal |
+// What a run could have inherited from other runs (docs/evaluations.md, Rule 2: `inherited_state = none | internal |
 // public`), ranked from the least to the most public: a run's state is the most public it received.
 // The one definition of that rank: the replay's separation rules, ingested evaluations' units and
 // pass^k's refusal rank by it, and SQL that needs it is rendered from it.

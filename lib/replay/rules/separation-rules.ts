@@ -17,7 +17,7 @@ export function sharesKeySpace(condition: SeparationCondition): boolean {
   return condition !== "namespaced";
 }
 
-/** What a run could have inherited from earlier runs (seeds/002): `internal` when another run's write could reach its scored value. */
+/** What a run could have inherited from earlier runs (docs/evaluations.md, Rule 2: separation): `internal` when another run's write could reach its scored value. */
 export function inheritedStateFor(condition: SeparationCondition | "finality", role: "single" | "A" | "B"): InheritedState {
   if (role !== "B") return "none";
   // shared and grouped leave a route from A's pending write to B's value; the others block it or have nothing on it

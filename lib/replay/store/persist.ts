@@ -110,8 +110,8 @@ export async function saveUnitResults(db: Db, units: StoredUnit[]): Promise<Arra
       if (effects.length) {
         await tx.$executeRaw`INSERT INTO open_effects SELECT * FROM jsonb_populate_recordset(NULL::open_effects, ${JSON.stringify(effects)}::jsonb)`;
       }
-      // Prisma's default 2 s wait for a connection failed the last batch of a 43,200-run replay
-      // (12 banking traces) on a loaded machine, failing the whole experiment after 11 minutes.
+      // Prisma's default 2 s wait for a connection failed the last batch of a long replay on a loaded
+      // machine, failing the whole experiment.
     }, STORE_TRANSACTION);
     return units.map(() => "stored");
   } catch (error) {

@@ -8,7 +8,7 @@ import { databaseBeforeMigration, type TestDatabase } from "@/lib/testing/databa
 import { routeTestDatabase } from "@/lib/testing/route-test-database";
 import { AGENTDOJO_RUNS } from "@/lib/testing/importer-fixtures";
 
-// Evaluation names are unique (issue 28), on a real PostgreSQL: the create route's 409 naming the
+// Evaluation names are unique, on a real PostgreSQL: the create route's 409 naming the
 // evaluation that has the name, two imports racing to create one name, and the migration that
 // renames the duplicates a database stored before the rule.
 let database: TestDatabase;

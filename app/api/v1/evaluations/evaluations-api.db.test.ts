@@ -5,43 +5,32 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createAccount, createApiKey } from "@/lib/auth/accounts";
-import { createAuth } from "@/lib/auth/auth";
+import { afterAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db/prisma";
-import { readServerEnv } from "@/lib/env";
 import { MAX_JSON_DEPTH } from "@/lib/http/input";
-import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
+import {
+  apiRefusal as refusal,
+  HANDLERS_ORIGIN as BASE_URL,
+  storedCounts,
+  useEvaluationApiHandlers,
+} from "@/lib/testing/evaluation-api-handlers";
 import { at, SURFACE, WORKED_POLICY as POLICY, workedExample } from "@/lib/testing/evaluation-example";
-import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
+import type { EvaluationClient } from "@/lib/evaluations/client";
 import { applyPendingPolicy } from "@/lib/evaluations/policy-recompute/recompute";
 
 // The evaluation API through its typed client, against the route handlers themselves (auth,
 // parsing, error mapping) on a real PostgreSQL: the worked example of docs/evaluations.md, idempotence,
-// a late resolution, and every refusal of the issue's "Bad input" section; and `npm run ingest`
-// against those handlers served over real HTTP.
-let database: TestDatabase;
+// a late resolution, and the refusals of bad input (text PostgreSQL cannot store:
+// evaluations-api-storable.db.test.ts); and `npm run ingest` against those handlers served over real HTTP.
 let db: Db;
 let editor: EvaluationClient;
 let viewer: EvaluationClient;
 let send: (request: Request) => Promise<Response>;
 let editorAuthorization: string;
 let editorKey: string;
-const BASE_URL = "http://localhost:3999";
 
-type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
-
-beforeAll(async () => {
-  database = await createTestDatabase(inject("embeddedAdminUrl"));
-  db = database.db;
-  Object.assign(process.env, { DATABASE_URL: database.url, BETTER_AUTH_SECRET: "s".repeat(40), BOUNDARY_LAB_URL: BASE_URL });
-  const auth = createAuth(db, readServerEnv(), database.url);
-  const keyOf = async (role: "editor" | "viewer") => {
-    const account = await createAccount(auth, { email: `${role}@example.test`, password: "a password long enough", role });
-    return (await createApiKey(auth, account.id, "ingest")).key;
-  };
-  // Imported once the environment names the test database: the route handlers' getDb() reads it.
-  const routes: [RegExp, string[], Record<string, unknown>][] = [
+useEvaluationApiHandlers(
+  async () => [
     [/^\/api\/v1\/evaluations$/, [], await import("@/app/api/v1/evaluations/route")],
     [/^\/api\/v1\/evaluations\/([^/]+)$/, ["id"], await import("@/app/api/v1/evaluations/[id]/route")],
     [/^\/api\/v1\/evaluations\/([^/]+)\/runs$/, ["id"], await import("@/app/api/v1/evaluations/[id]/runs/route")],
@@ -53,46 +42,15 @@ beforeAll(async () => {
       await import("@/app/api/v1/evaluations/[id]/effects/[effectId]/resolutions/route"),
     ],
     [/^\/api\/v1\/schema\/ingest\.json$/, [], await import("@/app/api/v1/schema/ingest.json/route")],
-  ];
-  send = async (request) => {
-    const path = new URL(request.url).pathname;
-    for (const [pattern, names, module] of routes) {
-      const match = pattern.exec(path);
-      const handler = match && (module[request.method] as Handler | undefined);
-      if (handler)
-        return handler(request, {
-          params: Promise.resolve(Object.fromEntries(names.map((name, i) => [name, decodeURIComponent(match[i + 1]!)]))),
-        });
-    }
-    return new Response(null, { status: 404 });
-  };
-  editorKey = await keyOf("editor");
-  editorAuthorization = `Bearer ${editorKey}`;
-  editor = evaluationClient({ baseUrl: BASE_URL, apiKey: editorKey, fetch: send });
-  viewer = evaluationClient({ baseUrl: BASE_URL, apiKey: await keyOf("viewer"), fetch: send });
-});
+  ],
+  (handlers) => ({ db, editor, viewer, send, editorAuthorization, editorKey } = handlers),
+);
 afterAll(async () => {
   // The route handlers' own client and API-key usage counters: written and closed before the database goes.
   await (await import("@/lib/auth/server")).getPrincipalResolver().flushUsage();
   await (await import("@/lib/db/client")).getDb().$disconnect();
-  await database?.drop();
 });
-
-const refusal = (promise: Promise<unknown>) =>
-  promise.then(
-    () => null,
-    (error: unknown) => (error instanceof EvaluationApiError ? { status: error.status, code: error.code, field: error.field } : error),
-  );
-
-async function stored(evaluationId: string) {
-  const where = { where: { evaluationId } };
-  return {
-    runs: await db.evaluationRun.count(where),
-    effects: await db.evaluationEffect.count(where),
-    resolutions: await db.evaluationEffectResolution.count(where),
-    touches: await db.evaluationTouch.count(where),
-  };
-}
+const stored = (evaluationId: string) => storedCounts(db, evaluationId);
 
 describe("the evaluation API", () => {
   it("ingests the worked example, changes nothing on a resend, appends a late resolution, and answers the figures computed by hand", async () => {
@@ -258,188 +216,6 @@ describe("the evaluation API", () => {
     });
     expect(await raw("{not json")).toEqual({ status: 400, code: "malformed_json" });
     expect(await stored(id)).toEqual(afterMixed);
-  });
-
-  it("refuses a run holding text PostgreSQL cannot store in any stored field, naming the field, and stores the batch's good runs", async () => {
-    const { id } = await editor.createEvaluation({ name: "storable text", effectPolicy: POLICY });
-    // Every string the ingest schema stores, once each: the JSON Schema's string fields must all appear here.
-    const scored = {
-      externalId: "full",
-      taskId: "t-full",
-      groupId: "g1",
-      attempt: 1,
-      startedAt: at(0),
-      endedAt: at(9),
-      scoredAt: at(8),
-      endpointLabel: "success",
-      terminalLabel: "success",
-      score: 1,
-      threshold: 0.5,
-      scoredOn: [SURFACE],
-      labels: { security: "failure" },
-      pipeline: "gpt-guarded",
-      injectionTaskId: "banking/injection_task_1",
-      runClass: "agent_failure",
-      runClassEvidence: "the agent gave up",
-      toolCalls: [{ callId: "c1", tool: "bank.transfer", at: at(1), arguments: { to: "acct-1" }, outcome: "ok", error: "timeout" }],
-      messages: [
-        { role: "assistant", content: "paying", toolCalls: [{ id: "c1", tool: "bank.transfer", arguments: { to: "acct-1" } }] },
-        { role: "tool", content: "done", toolCallId: "c1" },
-      ],
-      modelCalls: [
-        { model: "gpt-4o", startedAt: at(1), durationMs: 500, inputTokens: 10, outputTokens: 2, error: "rate limited", messagePosition: 0 },
-      ],
-      effects: [
-        {
-          effectId: "e-full",
-          tool: "bank.transfer",
-          callId: "c1",
-          tracePosition: 0,
-          arguments: { amount: "10" },
-          surface: SURFACE,
-          controller: "bank",
-          handle: "tx-full",
-          requestedAt: at(1),
-          acknowledgedAt: at(2),
-          statusAtScoring: "pending",
-          possibleTransitions: ["completed"],
-          relevantUntil: at(30),
-          crossRunRoute: "the balance",
-          public: false,
-          notes: "a note",
-          resolution: { status: "completed", at: at(3), evidence: { ledger: "l-1" }, verifiedBy: "reconciler" },
-        },
-      ],
-      touches: [{ surface: SURFACE, op: "read", at: at(1), public: false }],
-      resets: [
-        {
-          surface: SURFACE,
-          at: at(7),
-          verified: true,
-          evidence: "read back",
-          canary: { surface: SURFACE, planted: "canary-1", found: false, evidence: "searched" },
-        },
-      ],
-    };
-    const unscored = {
-      externalId: "unscored",
-      taskId: "t-full",
-      startedAt: at(0),
-      unscoredReason: "the scorer crashed",
-      effects: [
-        {
-          effectId: "e-text",
-          tool: "bank.read",
-          requestedAt: at(1),
-          statusAtScoring: "completed",
-          resolution: { status: "completed", at: at(2), evidence: "ledger entry" },
-        },
-      ],
-    };
-    const stringPaths = (value: unknown, path: string[] = []): string[] =>
-      typeof value === "string"
-        ? [path.join(".")]
-        : value && typeof value === "object"
-          ? Object.entries(value).flatMap(([k, v]) => stringPaths(v, [...path, k]))
-          : [];
-    const generic = (p: string) => p.replace(/\.\d+(?=\.|$)/g, ".*");
-    const covered = new Set([...stringPaths(scored), ...stringPaths(unscored)].map(generic));
-    // The schema's string properties, by path (arrays as *; enums and free-form records' values left out: the records are walked below).
-    const schemaStrings = (node: Record<string, unknown>, path: string[]): string[] => {
-      const variants = (["anyOf", "oneOf"] as const).flatMap((k) => (node[k] as Record<string, unknown>[] | undefined) ?? []);
-      if (node.type === "string" && !node.enum) return [path.join(".")];
-      if (node.type === "array") return schemaStrings(node.items as Record<string, unknown>, [...path, "*"]);
-      const properties = Object.entries((node.properties as Record<string, Record<string, unknown>> | undefined) ?? {}).flatMap(([k, v]) =>
-        schemaStrings(v, [...path, k]),
-      );
-      return [...properties, ...variants.flatMap((v) => schemaStrings(v, path))];
-    };
-    const runSchema = (
-      (await (await send(new Request(`${BASE_URL}/api/v1/schema/ingest.json`))).json()) as {
-        properties: { runs: { items: Record<string, unknown> } };
-      }
-    ).properties.runs.items;
-    const missing = [...new Set(schemaStrings(runSchema, []))].filter((p) => !covered.has(p));
-    expect(missing).toEqual([]);
-
-    let good = 0;
-    const refuse = async (bad: unknown, field: string) => {
-      const goodRun = { ...workedExample()[2]!, externalId: `good-${++good}` };
-      const results = (await editor.ingestRuns(id, [bad, goodRun])).results;
-      expect(
-        results.map((r) => [r.status, r.error?.field]),
-        field,
-      ).toEqual([
-        ["error", field],
-        ["created", undefined],
-      ]);
-    };
-    const withValue = (run: unknown, path: string[], replace: (old: unknown) => unknown): unknown => {
-      const copy = structuredClone(run) as Record<string, unknown>;
-      const parent = path.slice(0, -1).reduce((o, k) => (o as Record<string, unknown>)[k], copy as unknown) as Record<string, unknown>;
-      parent[path.at(-1)!] = replace(parent[path.at(-1)!]);
-      return copy;
-    };
-    for (const run of [scored, unscored]) {
-      for (const field of stringPaths(run)) {
-        await refuse(
-          withValue(run, field.split("."), (v) => `${v as string}\u0000`),
-          `runs.0.${field}`,
-        );
-        await refuse(
-          withValue(run, field.split("."), (v) => `${v as string}\ud800`),
-          `runs.0.${field}`,
-        );
-      }
-    }
-    // Keys of the free-form records, stored as jsonb.
-    for (const record of [
-      "labels",
-      "toolCalls.0.arguments",
-      "messages.0.toolCalls.0.arguments",
-      "effects.0.arguments",
-      "effects.0.resolution.evidence",
-    ]) {
-      const path = record.split(".");
-      await refuse(
-        withValue(scored, path, (v) => ({ ...(v as object), "bad\u0000key": "x" })),
-        `runs.0.${record}.bad\\u0000key`,
-      );
-    }
-    // Times PostgreSQL refuses, integers past their column.
-    await refuse({ ...scored, startedAt: "0000-01-01T00:00:00Z" }, "runs.0.startedAt");
-    await refuse({ ...scored, scoredAt: "2026-12-01T10:00:08+16:00" }, "runs.0.scoredAt");
-    await refuse({ ...scored, attempt: 2_147_483_648 }, "runs.0.attempt");
-    await refuse({ ...scored, attempt: Number.MAX_SAFE_INTEGER }, "runs.0.attempt");
-    await refuse({ ...scored, effects: [{ ...scored.effects[0]!, tracePosition: 2 ** 40 }] }, "runs.0.effects.0.tracePosition");
-    await refuse({ ...scored, modelCalls: [{ inputTokens: 2 ** 31 }] }, "runs.0.modelCalls.0.inputTokens");
-    const stored = await db.evaluationRun.findMany({ where: { evaluationId: id }, select: { externalId: true } });
-    expect(stored.map((r) => r.externalId).sort()).toEqual(Array.from({ length: good }, (_, i) => `good-${i + 1}`).sort());
-    // The two good fields themselves are storable: the full runs go in.
-    expect((await editor.ingestRuns(id, [scored, unscored])).results.map((r) => r.status)).toEqual(["created", "created"]);
-
-    // Other routes: a 400 naming the field, nothing written.
-    const refusals: [() => Promise<unknown>, string][] = [
-      [() => editor.createEvaluation({ name: "nul\u0000name" }), "name"],
-      [() => editor.createEvaluation({ name: "ok", description: "lone \udc00" }), "description"],
-      [
-        () => editor.createEvaluation({ name: "ok", effectPolicy: { tools: { "bank\u0000*": "external" } } }),
-        "effectPolicy.tools.bank\\u0000*",
-      ],
-      [() => editor.setEffectPolicy(id, { tools: { "bank.read": "read_only", "x\ud800": "external" } }), "tools.x\\ud800"],
-      [() => editor.appendResolution(id, "e-full", { status: "completed", at: at(31), evidence: { "k\u0000": 1 } }), "evidence.k\\u0000"],
-      [() => editor.appendResolution(id, "e-full", { status: "completed", at: at(31), evidence: "seen\u0000" }), "evidence"],
-      [() => editor.appendResolution(id, "e-full", { status: "completed", at: "0000-06-01T00:00:00Z", evidence: "x" }), "at"],
-    ];
-    for (const [request, field] of refusals) expect(await refusal(request()), field).toMatchObject({ status: 400, field });
-    const runs = async (query: string) =>
-      (
-        await send(new Request(`${BASE_URL}/api/v1/evaluations/${id}/runs?${query}`, { headers: { authorization: editorAuthorization } }))
-      ).json();
-    expect(await runs("unit=9223372036854775808")).toMatchObject({ error: { code: "invalid_request", field: "unit" } });
-    expect(await runs("unit=9223372036854775807")).toEqual({ runs: [], nextCursor: null });
-    expect(await runs(`tool=${encodeURIComponent("bank\u0000")}`)).toMatchObject({ error: { field: "tool" } });
-    expect(await db.evaluation.count({ where: { name: { in: ["ok", "nul\u0000name".replace("\u0000", "")] } } })).toBe(0);
   });
 
   it("stores a run sent with unscoredReason instead of scoredAt and endpointLabel as unscored, in no rate's population", async () => {

@@ -5,7 +5,7 @@ import type { Db } from "@/lib/db/prisma";
 import { readServerEnv } from "@/lib/env";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 
-// The protocol routes of issue 13 through their handlers (auth, parsing, error mapping) on a real
+// The protocol routes (docs/review.md, Your own protocols) through their handlers (auth, parsing, error mapping) on a real
 // PostgreSQL: POST /api/v1/protocols answers 201 {id} and the protocol is listed; the completion
 // argument is written, refused when stale or too long, and exported.
 let database: TestDatabase;

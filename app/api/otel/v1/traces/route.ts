@@ -1,4 +1,4 @@
-// OTLP/HTTP traces in (issue 24): `OTEL_EXPORTER_OTLP_ENDPOINT=http://HOST:3000/api/otel` and
+// OTLP/HTTP traces in (docs/otel.md): `OTEL_EXPORTER_OTLP_ENDPOINT=http://HOST:3000/api/otel` and
 // `OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer KEY` point any OpenTelemetry exporter here.
 // Not apiRoute: OTLP answers in the request's own encoding, errors as google.rpc.Status.
 import { authenticateRequest } from "@/lib/auth/guard";

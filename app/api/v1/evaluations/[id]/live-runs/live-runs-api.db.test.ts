@@ -5,7 +5,7 @@ import type { TestDatabase } from "@/lib/testing/database";
 import { ROUTE_TEST_ORIGIN, routeTestDatabase } from "@/lib/testing/route-test-database";
 import { at, WORKED_POLICY } from "@/lib/testing/evaluation-example";
 
-// The live-run routes exactly as issue 23 writes them, through the typed client and the route
+// The live-run routes exactly as docs/recording.md writes them, through the typed client and the route
 // handlers (auth, parsing, error mapping) on a real PostgreSQL.
 let database: TestDatabase;
 let client: EvaluationClient;
