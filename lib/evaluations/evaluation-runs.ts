@@ -269,23 +269,24 @@ export const unitLabelOf = (ordinal: number) => `U${ordinal}`;
 const ordinalRows = z.array(z.object({ unit: z.string(), ordinal: z.coerce.number().int() }));
 
 /**
- * The evaluation-local label of each unit named (its id is its first run's id): the units whose first run was stored
- * before it, counted, plus one. One count up to the smallest unit named, then one numbered range to the largest, both
- * on the index of first runs (evaluation_id, id WHERE analysis_unit = id).
+ * `SELECT unit, ordinal` for the units that `named` selects (a unit's id is its first run's id): the evaluation's
+ * first runs stored before it, counted, plus one. Each unit counts only the first runs since the unit before it, on the
+ * index of first runs (evaluation_id, id WHERE analysis_unit = id), and a running sum adds them up: one pass up to the
+ * largest unit named, with neither sort nor window over the runs it passes.
  */
+export const unitOrdinalsSql = (evaluationId: string, named: Prisma.Sql) => Prisma.sql`
+  SELECT unit, (sum(since_previous) OVER (ORDER BY unit) + 1)::int AS ordinal FROM (
+    SELECT unit, (SELECT count(*) FROM evaluation_runs f
+                   WHERE f.evaluation_id = ${evaluationId}::uuid AND f.analysis_unit = f.id AND f.id < unit AND f.id >= coalesce(previous, 0)) AS since_previous
+      FROM (SELECT unit, lag(unit) OVER (ORDER BY unit) AS previous FROM (SELECT DISTINCT unit FROM (${named}) AS named (unit) WHERE unit IS NOT NULL) AS units) AS gaps
+  ) AS counted`;
+
+/** The evaluation-local label of each unit named (unitOrdinalsSql). */
 export async function unitLabels(db: SqlClient, evaluationId: string, units: readonly (string | null)[]): Promise<Map<string, string>> {
   const named = [...new Set(units.filter((u): u is string => u !== null))];
   if (named.length === 0) return new Map();
   const rows = ordinalRows.parse(
-    await db.$queryRaw`
-      WITH named AS (SELECT unnest(${named}::bigint[]) AS unit),
-           bounds AS (SELECT min(unit) AS low, max(unit) AS high FROM named),
-           before AS (SELECT count(*) AS n FROM evaluation_runs, bounds
-                       WHERE evaluation_id = ${evaluationId}::uuid AND analysis_unit = id AND id < bounds.low),
-           numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS k FROM evaluation_runs, bounds
-                         WHERE evaluation_id = ${evaluationId}::uuid AND analysis_unit = id AND id BETWEEN bounds.low AND bounds.high)
-      SELECT numbered.id::text AS unit, (before.n + numbered.k)::int AS ordinal
-        FROM numbered JOIN named ON named.unit = numbered.id CROSS JOIN before`,
+    await db.$queryRaw`SELECT unit::text, ordinal FROM (${unitOrdinalsSql(evaluationId, Prisma.sql`SELECT unnest(${named}::bigint[])`)}) AS o`,
   );
   return new Map(rows.map((r) => [r.unit, unitLabelOf(r.ordinal)]));
 }

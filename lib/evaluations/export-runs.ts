@@ -6,7 +6,7 @@ import { Prisma } from "../generated/prisma/client";
 import { rowsOf } from "../db/rows";
 import { oneOf } from "../http/pagination";
 import { timesRecorded } from "./display";
-import { unitLabelOf } from "./evaluation-runs";
+import { unitLabelOf, unitOrdinalsSql } from "./evaluation-runs";
 
 export const evaluationExportQuerySchema = z.strictObject({ format: oneOf("format", ["csv", "json"]).default("csv") });
 
@@ -131,23 +131,19 @@ function withoutStandInTimes(run: ExportedRun): ExportedRun {
 
 /**
  * One batch: the runs after `after` in stored order, each unit's ordinal within the evaluation beside it, counted in SQL
- * as evaluation-runs.ts `unitLabels` counts it (the first runs before the batch's smallest unit, then one numbered
- * range up to its largest, both on the index of first runs), so no batch reads the evaluation's other runs.
+ * as the runs list counts it (evaluation-runs.ts `unitOrdinalsSql`, on the index of first runs), so no batch reads the
+ * evaluation's other runs.
  */
 const batchQuery = (evaluationId: string, after: string, batchSize: number) => Prisma.sql`
         WITH batch AS (SELECT * FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND id > ${after}::bigint ORDER BY id LIMIT ${batchSize}),
-             bounds AS (SELECT min(analysis_unit) AS low, max(analysis_unit) AS high FROM batch),
-             before AS (SELECT count(*) AS n FROM evaluation_runs f, bounds
-                         WHERE f.evaluation_id = ${evaluationId}::uuid AND f.analysis_unit = f.id AND f.id < bounds.low),
-             numbered AS (SELECT f.id, row_number() OVER (ORDER BY f.id) AS k FROM evaluation_runs f, bounds
-                           WHERE f.evaluation_id = ${evaluationId}::uuid AND f.analysis_unit = f.id AND f.id BETWEEN bounds.low AND bounds.high)
+             ordinals AS (${unitOrdinalsSql(evaluationId, Prisma.sql`SELECT analysis_unit FROM batch`)})
         SELECT r.id::text, r.external_id AS "externalId", r.task_id AS "taskId", r.group_id AS "groupId", r.attempt, r.run_class AS "runClass",
                r.run_class_evidence AS "runClassEvidence", r.started_at AS "startedAt", r.scored_at AS "scoredAt", r.ended_at AS "endedAt",
                r.endpoint_label AS "endpointLabel", r.unscored_reason AS "unscoredReason", r.score, r.threshold, r.terminal_label AS "terminalLabel",
                r.finality, r.unresolved_reason AS "unresolvedReason", r.unresolved_effect_id AS "unresolvedEffectId",
                r.unresolved_tool AS "unresolvedTool", r.disagreement,
                CASE r.labels->>'security' WHEN 'success' THEN true WHEN 'failure' THEN false END AS "attackSucceeded", coalesce(r.analysis_unit, r.id)::text AS "analysisUnit",
-               (before.n + numbered.k)::int AS "unitLabel", coalesce(u.runs, 1) AS "analysisUnitRuns", r.inherited_state AS "inheritedState",
+               ordinals.ordinal AS "unitLabel", coalesce(u.runs, 1) AS "analysisUnitRuns", r.inherited_state AS "inheritedState",
                (SELECT count(*)::int FROM evaluation_effects e WHERE e.run_id = r.id) AS effects,
                r.input_tokens::float8 AS "inputTokens", r.output_tokens::float8 AS "outputTokens", r.model_calls AS "modelCalls",
                -- Every run's finality is under the applied version (a recompute writes only the runs it changes).
@@ -155,6 +151,5 @@ const batchQuery = (evaluationId: string, after: string, batchSize: number) => P
           FROM batch r
           JOIN evaluations ev ON ev.id = r.evaluation_id
           LEFT JOIN evaluation_units u ON u.evaluation_id = r.evaluation_id AND u.unit = r.analysis_unit
-          LEFT JOIN numbered ON numbered.id = r.analysis_unit
-          CROSS JOIN before
+          LEFT JOIN ordinals ON ordinals.unit = r.analysis_unit
          ORDER BY r.id`;
