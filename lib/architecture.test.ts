@@ -33,7 +33,7 @@ const PURE_MODULES = [
   "lib/review/completion-schema.ts",
   "lib/review/completion-status.ts",
   "lib/review/completion-export.ts",
-  "lib/delayed-write/store.ts",
+  "lib/delayed-write/delayed-write-store.ts",
   "lib/replay/run/admission.ts",
   "lib/http/input.ts",
   "lib/http/storable.ts",
@@ -66,7 +66,7 @@ const PURE_MODULES = [
   "lib/importers/log-file.ts",
   "lib/importers/report.ts",
   "lib/traces/ground-truth.ts",
-  "lib/traces/schemas.ts",
+  "lib/traces/trace-schemas.ts",
 ];
 
 const RULES: DependencyRules = {
@@ -90,10 +90,10 @@ const RULES: DependencyRules = {
   ],
   impureFiles: (file) =>
     /^lib\/(db|generated|auth|share|worker\/replay-worker|jobs)\//.test(file) ||
-    file === "lib/delayed-write/client.ts" ||
-    file === "lib/web/api-route.ts",
+    file === "lib/delayed-write/delayed-write-client.ts" ||
+    file === "lib/http/route/api-route.ts",
   serverOnlyMarkers: (edge) =>
-    edge.specifier === "next/headers" || edge.target === "lib/db/client.ts" || edge.target === "lib/auth/server.ts",
+    edge.specifier === "next/headers" || edge.target === "lib/db/web-process-db.ts" || edge.target === "lib/auth/server.ts",
   serverPackages: [
     "pg",
     "@prisma",
@@ -207,11 +207,11 @@ describe("dependency rules", () => {
       [
         "lib/dashboard/page-data.ts",
         file([
-          ["../db/client", "lib/db/client.ts"],
+          ["../db/client", "lib/db/web-process-db.ts"],
           ["../../app/page", "app/page.tsx", true],
         ]),
       ],
-      ["lib/db/client.ts", file([["server-only", null]])],
+      ["lib/db/web-process-db.ts", file([["server-only", null]])],
       ["components/chart.tsx", file([["@/lib/dashboard/page-data", "lib/dashboard/page-data.ts"]], true)],
       [
         "workers/start.ts",
@@ -234,8 +234,8 @@ describe("dependency rules", () => {
       "pure module lib/replay/gone.ts does not exist (update the list)",
       "lib imports from app/: lib/dashboard/page-data.ts → app/page.tsx",
       'web-server module without import "server-only": lib/dashboard/page-data.ts',
-      "client component reaches server code: components/chart.tsx → lib/dashboard/page-data.ts → lib/db/client.ts",
-      "process entry point loads a server-only module (it would throw): workers/start.ts → lib/dashboard/page-data.ts → lib/db/client.ts",
+      "client component reaches server code: components/chart.tsx → lib/dashboard/page-data.ts → lib/db/web-process-db.ts",
+      "process entry point loads a server-only module (it would throw): workers/start.ts → lib/dashboard/page-data.ts → lib/db/web-process-db.ts",
       "production code imports a test helper: workers/start.ts → lib/testing/fixture.ts",
     ]);
   });

@@ -20,7 +20,7 @@
 //     20,000 runs a chunk, one connection. The chunks are formatted before their COPY; only the COPY
 //     statements are timed. copyRunsPerSecond = N / their summed time. B's summary must equal A's.
 //  4. GET /evaluations/<A> and GET /api/v1/evaluations/<A>/summary, 50 times each after 5 warm-up
-//     requests, one at a time on one keep-alive connection (lib/testing/bench-web.ts measureGets);
+//     requests, one at a time on one keep-alive connection (lib/bench/bench-web.ts measureGets);
 //     then the first-load JavaScript of each evaluation page (scripts/first-load-js.ts), printed. Then
 //     the runs list API (GET …/runs) 20 times each after 2 warm-ups: text searches from one run's text to a
 //     word in every transcript, and two sorted pages (target p95 ≤ 300 ms).
@@ -52,8 +52,8 @@ import { getEvaluation, listEffectPolicyVersions } from "../lib/evaluations/get-
 import { ingestRuns } from "../lib/evaluations/ingest/ingest-runs";
 import { ingestResponseSchema, runRecordSchema } from "../lib/evaluations/schemas";
 import { evaluationSummary } from "../lib/evaluations/summary";
-import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
-import { parseBenchFlags } from "../lib/testing/bench-flags";
+import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/bench/bench-web";
+import { parseBenchFlags } from "../lib/bench/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { copyFrom, copyText } from "../lib/db/pg-copy";
 import {

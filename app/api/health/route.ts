@@ -1,4 +1,4 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { getServiceClient } from "@/lib/delayed-write/web-client";
 import { readServerEnv } from "@/lib/env";
 import { healthReport, type ProbeResult } from "@/lib/supervisor/health-status";

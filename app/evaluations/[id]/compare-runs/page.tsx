@@ -11,7 +11,7 @@ import { Input, Label } from "@/components/ui/field";
 import { PageHeader, Section } from "@/components/ui/page-header";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { requirePagePermission } from "@/lib/auth/guard";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import {
   alignRuns,
   compareRunsQuerySchema,

@@ -9,7 +9,7 @@ import { FilterError, FilterForm, ListSummary, Pager } from "@/components/runs/l
 import { SharedRefusal, SharedRunsBanner } from "@/components/share/shared-notice";
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
 import { evaluationRunListQuerySchema, type EvaluationRunListQuery } from "@/lib/evaluations/read-schemas";
 import { FINALITIES, INHERITED_STATES, UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";

@@ -9,7 +9,7 @@ import { generateText, stepCountIs, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { DelayedWriteClient } from "@/lib/delayed-write/client";
+import { DelayedWriteClient } from "@/lib/delayed-write/delayed-write-client";
 import type { ServiceProcess } from "@/lib/delayed-write/spawn";
 import { spawnDelayedWriteService } from "@/lib/delayed-write/spawn";
 import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
