@@ -23,7 +23,7 @@ export interface Upload {
   fileName: string;
 }
 
-const tooLarge = () => new DomainError("too_large", "payload_too_large", `a log can be at most ${MAX_UPLOAD_BYTES} bytes`);
+const tooLarge = () => new DomainError("too_large", "body_too_large", `a log can be at most ${MAX_UPLOAD_BYTES} bytes`);
 
 /**
  * Imports one uploaded file (a log, or a zip of logs); the report names the file, or the zip's
