@@ -19,7 +19,8 @@ import { EVALUATION_NAME_MAX, MAX_RUNS_PER_BATCH } from "../evaluations/schemas"
 import { findUnstorable, truncateText } from "../http/storable";
 import { SkippedLog, type ImportedLog } from "./imported-log";
 import { UnknownScorer, type InspectOptions } from "./inspect";
-import { readLogFile, type LogBundle } from "./log-file";
+import { type LogBundle } from "./log-archive";
+import { readLogFile } from "./log-file";
 import { storeHarnessMetrics } from "../evaluations/harness-metrics";
 import { storeLabellingScorers } from "../evaluations/scorer-rates";
 import { runsHeldElsewhere } from "./elsewhere";

@@ -10,7 +10,7 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { Db } from "../db/prisma";
 import { DomainError, invalid } from "../errors";
 import { importLogs, type ImportOptions } from "./import-logs";
-import { MAX_ARCHIVE_BYTES } from "./log-file";
+import { MAX_ARCHIVE_BYTES } from "./log-file-limits";
 import type { ImportReport } from "./report";
 
 /** An upload may be as large as an archive this importer reads. */
