@@ -91,7 +91,7 @@ CMD ["node", "--import", "tsx", "workers/replay-worker.ts"]
 # ---------------------------------------------------------------------------------------------
 FROM build AS web-build
 # Needs app/ (or pages/) with at least one route. Pages that read the database must render
-# dynamically: no DATABASE_URL is set here (lib/db/client.ts creates its client on first use).
+# dynamically: no DATABASE_URL is set here (lib/db/web-process-db.ts creates its client on first use).
 RUN npx next build \
  && rm -rf .next/cache
 

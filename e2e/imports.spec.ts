@@ -285,7 +285,7 @@ test("a 12 MB log uploaded from the import page imports whole", async ({ page })
 
 test("an upload past the 1 GB cap gets a JSON 413 naming the cap, while it is still being sent", async () => {
   test.setTimeout(180_000);
-  const refusal = { error: { code: "payload_too_large", message: `a log can be at most ${MAX_UPLOAD_BYTES} bytes` } };
+  const refusal = { error: { code: "body_too_large", message: `a log can be at most ${MAX_UPLOAD_BYTES} bytes` } };
   // A declared length past the cap: refused before the body is read.
   const declared = await postImport("file=declared.json", zeros(64 * 1024), { "content-length": String(MAX_UPLOAD_BYTES + 1) });
   expect(declared).toMatchObject({ status: 413, body: refusal });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect, storageStateFor, test } from "./fixtures";
 import { seriousViolations } from "./page-checks";
-import { scoreAsNumber } from "../lib/importers/inspect";
+import { scoreAsNumber } from "../lib/importers/inspect-scores";
 import { RUBRIC, twoScorerLedgerLog } from "../lib/testing/two-scorer-inspect-log";
 
 // A task scored by two scorers, the first dict-valued, uploaded from the import page: a scorer the log

@@ -15,13 +15,13 @@ import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma } from "../lib/db/prisma";
 import { spawnDelayedWriteService } from "../lib/delayed-write/spawn";
 import { replayConfigSchema } from "../lib/replay/rules/config";
-import { loadPaperReference } from "../lib/review/store";
+import { loadPaperReference } from "../lib/review/review-codes-store";
 import { loadGroundTruthTraces } from "../lib/traces/library";
 import { formatTable2 } from "../lib/format/numbers";
 import { replayExperiment } from "../lib/replay/run/run-experiment";
 import { readServerEnv } from "../lib/env";
 import { startReplayWorker } from "../lib/worker/job-worker";
-import { spawnWebServer } from "../lib/web/spawn";
+import { spawnWebServer } from "../lib/web-server/spawn-web-server";
 import { ACCOUNTS_FILE, PASSWORD, type E2eAccounts } from "./accounts";
 import { orderedShutdown, stopChild } from "../lib/testing/ordered-shutdown";
 

@@ -1,6 +1,6 @@
 // The errors the product's code throws to refuse a caller, with no HTTP in them: each has a kind
 // (what went wrong, in the domain's words) and the wire code callers read. The edges choose the
-// answer: the web API (lib/web/api-route.ts) and the delayed-write service (lib/delayed-write/server.ts)
+// answer: the web API (lib/http/route/api-route.ts) and the delayed-write service (lib/delayed-write/server.ts)
 // map the kind to an HTTP status (lib/http/errors.ts); pages and CLIs branch on the kind.
 
 /**

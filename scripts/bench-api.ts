@@ -39,10 +39,10 @@ import { replayConfigSchema } from "../lib/replay/rules/config";
 import { table2Mismatches } from "../lib/replay/rules/expected-table2";
 import { replayExperiment } from "../lib/replay/run/run-experiment";
 import { createShareLink } from "../lib/share/share-links";
-import { importBenchEvaluation, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
-import { parseBenchFlags } from "../lib/testing/bench-flags";
+import { importBenchEvaluation, requireProductionBuild, startBenchWeb } from "../lib/bench/bench-web";
+import { parseBenchFlags } from "../lib/bench/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
-import { treeCpuMs } from "../lib/testing/process-cpu";
+import { treeCpuMs } from "../lib/bench/process-cpu";
 import { startReplayWorker } from "../lib/worker/job-worker";
 
 const log = (line: string) => console.error(`bench:api: ${line}`);

@@ -6,7 +6,7 @@
 //     replay stored as an experiment; the trace library and the paper's protocols; an account per
 //     role with an API key and a session.
 //  2. The web server (workers/web.ts, the production build: run `npx next build` first), logging
-//     every hold of its thread of HOLD_LOG_MS or more (EVENT_LOOP_STALL_MS, lib/web/event-loop-watch.ts).
+//     every hold of its thread of HOLD_LOG_MS or more (EVENT_LOOP_STALL_MS, lib/web-server/event-loop-watch.ts).
 //  3. The corpus, one request at a time; after each answer a pause of two of the watch's ticks,
 //     so that a hold it caused is logged before the next request starts, and attributed to it.
 //
@@ -24,15 +24,15 @@ import { createPrisma } from "../lib/db/prisma";
 import { spawnDelayedWriteService } from "../lib/delayed-write/spawn";
 import { replayConfigSchema } from "../lib/replay/rules/config";
 import { replayExperiment } from "../lib/replay/run/run-experiment";
-import { loadPaperReference } from "../lib/review/store";
-import { percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
-import { parseBenchFlags } from "../lib/testing/bench-flags";
+import { loadPaperReference } from "../lib/review/review-codes-store";
+import { percentile, requireProductionBuild, startBenchWeb } from "../lib/bench/bench-web";
+import { parseBenchFlags } from "../lib/bench/bench-flags";
 import { hostileCorpus } from "../lib/testing/hostile-corpus/corpus";
 import { sendHostile, type Caller, type HostileResult } from "../lib/testing/hostile-corpus/requests";
 import { checkGoodRuns, prepareCorpusTargets } from "../lib/testing/hostile-corpus/targets";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 import { loadGroundTruthTraces } from "../lib/traces/library";
-import { STALL_LINE, TICK_MS } from "../lib/web/event-loop-watch";
+import { STALL_LINE, TICK_MS } from "../lib/web-server/event-loop-watch";
 
 const log = (line: string) => console.error(`bench:hostile: ${line}`);
 const values = parseBenchFlags("bench:hostile", {});

@@ -4,7 +4,7 @@
 //  2. N run logs (default 20,000) written to the temp folder by lib/testing/agentdojo-corpus.ts: the
 //     five real fixtures mutated into every variant of their README, 29 pipelines, one file each,
 //     a tenth of them error files that are skipped; and N/100 more, Inspect `.eval` archives with
-//     Zstandard entries (lib/testing/zstandard-corpus.ts: current Inspect's, each its own log). Not timed.
+//     Zstandard entries (lib/bench/zstandard-corpus.ts: current Inspect's, each its own log). Not timed.
 //  3. `importLogs` on the folder, as `npm run import` runs it (the same process, one database
 //     client): seconds = wall time of the whole import, from walking the folder to the report.
 //  4. The same import again (every file unchanged), timed apart.
@@ -13,7 +13,7 @@
 // messages, transcriptBytesPerRun} (the first import; peakRssMb is this process's maximum resident set,
 // PostgreSQL apart; transcriptBytesPerRun is the messages table with its TOAST and index over the runs
 // stored) and prints them with the targets (≥ 1,000 files/s, < 1 GB), never asserted.
-import { parseBenchFlags } from "../lib/testing/bench-flags";
+import { parseBenchFlags } from "../lib/bench/bench-flags";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -22,7 +22,7 @@ import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma } from "../lib/db/prisma";
 import { importLogs } from "../lib/importers/import-logs";
 import { CORPUS_VARIANTS, writeAgentDojoCorpus } from "../lib/testing/agentdojo-corpus";
-import { writeZstandardEvalCopies } from "../lib/testing/zstandard-corpus";
+import { writeZstandardEvalCopies } from "../lib/bench/zstandard-corpus";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 
 const log = (line: string) => console.error(`bench:import: ${line}`);

@@ -20,7 +20,7 @@
 //     20,000 runs a chunk, one connection. The chunks are formatted before their COPY; only the COPY
 //     statements are timed. copyRunsPerSecond = N / their summed time. B's summary must equal A's.
 //  4. GET /evaluations/<A> and GET /api/v1/evaluations/<A>/summary, 50 times each after 5 warm-up
-//     requests, one at a time on one keep-alive connection (lib/testing/bench-web.ts measureGets);
+//     requests, one at a time on one keep-alive connection (lib/bench/bench-web.ts measureGets);
 //     then the first-load JavaScript of each evaluation page (scripts/first-load-js.ts), printed. Then
 //     the runs list API (GET …/runs) 20 times each after 2 warm-ups: text searches from one run's text to a
 //     word in every transcript, and two sorted pages (target p95 ≤ 300 ms).
@@ -39,12 +39,11 @@ import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { gunzipSync, gzipSync } from "node:zlib";
 import pg from "pg";
-import { z } from "zod";
 import { Pool } from "undici";
 import { createAccount, createApiKey } from "../lib/auth/accounts";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { ensureMigrated } from "../lib/db/migrate";
-import { createPrisma, type Db } from "../lib/db/prisma";
+import { createPrisma } from "../lib/db/prisma";
 import { evaluationClient } from "../lib/evaluations/client";
 import { createEvaluation } from "../lib/evaluations/create-evaluation";
 import { evaluationTools, largestUnits } from "../lib/evaluations/evaluation-runs";
@@ -52,10 +51,11 @@ import { getEvaluation, listEffectPolicyVersions } from "../lib/evaluations/get-
 import { ingestRuns } from "../lib/evaluations/ingest/ingest-runs";
 import { ingestResponseSchema, runRecordSchema } from "../lib/evaluations/schemas";
 import { evaluationSummary } from "../lib/evaluations/summary";
-import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
-import { parseBenchFlags } from "../lib/testing/bench-flags";
+import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/bench/bench-web";
+import { parseBenchFlags } from "../lib/bench/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
-import { copyFrom, copyText } from "../lib/db/pg-copy";
+import { copyEvaluationRows } from "../lib/bench/copy-evaluation-rows";
+import { databaseSize, sizeGrowth } from "../lib/bench/database-size";
 import {
   POLICY,
   syntheticCustomer,
@@ -90,75 +90,6 @@ const WARMUP_REQUESTS = 5;
 requireProductionBuild("bench:ingest", log);
 const dataDir = mkdtempSync(path.join(tmpdir(), "bl-bench-ingest-"));
 const stack = orderedShutdown({ dataDir, stopTimeoutMs: 15_000, log, signalExitCode: 130, logReasonOnSuccess: false });
-
-/** Every row of evaluation `from` in the tables a run fills, as COPY text for evaluation `to`, run ids shifted by `offset`. */
-const COPIED_TABLES = [
-  "evaluation_runs",
-  "evaluation_effects",
-  "evaluation_effect_resolutions",
-  "evaluation_touches",
-  "evaluation_resets",
-  "evaluation_surface_links",
-  "evaluation_units",
-  "evaluation_surfaces",
-  "evaluation_run_traces",
-] as const;
-/** Columns holding a run id: shifted with the runs. */
-const RUN_ID_COLUMNS = new Set(["run_id", "analysis_unit", "link_group", "unit", "first_writer", "last_reader"]);
-/** The run id a table's rows are chunked by (a surface's stats by its first writer, or its last reader). */
-const CHUNK_COLUMN: Record<(typeof COPIED_TABLES)[number], string> = {
-  evaluation_runs: "id",
-  evaluation_effects: "run_id",
-  evaluation_effect_resolutions: "run_id",
-  evaluation_touches: "run_id",
-  evaluation_resets: "run_id",
-  evaluation_surface_links: "run_id",
-  evaluation_units: "unit",
-  evaluation_surfaces: "coalesce(first_writer, last_reader)",
-  evaluation_run_traces: "run_id",
-};
-
-async function copyStatements(client: pg.Client): Promise<Map<string, string[]>> {
-  const columns = new Map<string, string[]>();
-  for (const table of COPIED_TABLES) {
-    const { rows } = await client.query<{ column_name: string }>(
-      "SELECT column_name FROM information_schema.columns WHERE table_name = $1 ORDER BY ordinal_position",
-      [table],
-    );
-    // Serial ids of the child tables are left to their sequences; a run's id is kept (shifted) for its children.
-    columns.set(
-      table,
-      rows.map((r) => r.column_name).filter((c) => c !== "id" || table === "evaluation_runs"),
-    );
-  }
-  return columns;
-}
-
-/** The database's size, and each table's (with its TOAST) and index's, in bytes: one query. */
-async function databaseSize(db: Db): Promise<{ total: number; relations: Map<string, { kind: "table" | "index"; bytes: number }> }> {
-  const rows = z
-    .array(z.object({ name: z.string(), kind: z.enum(["table", "index"]), bytes: z.coerce.number(), total: z.coerce.number() }))
-    .parse(
-      await db.$queryRaw`
-        SELECT c.relname AS name, CASE c.relkind WHEN 'i' THEN 'index' ELSE 'table' END AS kind,
-               CASE c.relkind WHEN 'i' THEN pg_relation_size(c.oid) ELSE pg_table_size(c.oid) END AS bytes,
-               pg_database_size(current_database()) AS total
-          FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-         WHERE n.nspname = 'public' AND c.relkind IN ('r', 'i')`,
-    );
-  return { total: rows[0]?.total ?? 0, relations: new Map(rows.map((r) => [r.name, { kind: r.kind, bytes: r.bytes }])) };
-}
-
-/** What RUNS runs added: in all, and the eight relations that grew most, each per million runs. */
-function sizeGrowth(before: Awaited<ReturnType<typeof databaseSize>>, after: Awaited<ReturnType<typeof databaseSize>>) {
-  const perMillion = (bytes: number) => Math.round((bytes * 1_000_000) / RUNS);
-  const largestRelations = [...after.relations]
-    .map(([name, { kind, bytes }]) => ({ name, kind, grew: bytes - (before.relations.get(name)?.bytes ?? 0) }))
-    .sort((a, b) => b.grew - a.grew)
-    .slice(0, 8)
-    .map(({ name, kind, grew }) => ({ name, kind, bytesPerMillionRuns: perMillion(grew) }));
-  return { databaseBytes: after.total, bytesPerMillionRuns: perMillion(after.total - before.total), largestRelations };
-}
 
 async function main(): Promise<void> {
   const database = await startEmbeddedPostgres(dataDir, log);
@@ -242,7 +173,7 @@ async function main(): Promise<void> {
     `API: ${RUNS.toLocaleString("en-US")} runs in ${(ingestMs / 1000).toFixed(1)} s, ${ingestRunsPerSecond} runs/s (${WEB_PROCESSES} web process${WEB_PROCESSES > 1 ? "es" : ""})`,
   );
   // What the ingested runs take on disk (before the COPY's copy of them), and where it grows.
-  const storage = sizeGrowth(sizeBefore, await databaseSize(db));
+  const storage = sizeGrowth(sizeBefore, await databaseSize(db), RUNS);
   log(
     `the ingested runs take ${Math.round(storage.bytesPerMillionRuns / 1e6).toLocaleString("en-US")} MB per million runs; largest growth:`,
   );
@@ -254,42 +185,7 @@ async function main(): Promise<void> {
   const pgClient = new pg.Client({ connectionString: database.url });
   await pgClient.connect();
   stack.onStop("COPY connection", () => pgClient.end());
-  const columns = await copyStatements(pgClient);
-  const { rows: bounds } = await pgClient.query<{ lo: string; hi: string }>(
-    "SELECT min(id)::text AS lo, max(id)::text AS hi FROM evaluation_runs WHERE evaluation_id = $1",
-    [viaApi],
-  );
-  const offset = BigInt(bounds[0]!.hi) - BigInt(bounds[0]!.lo) + 1n;
-  await pgClient.query(`SELECT setval(pg_get_serial_sequence('evaluation_runs', 'id'), $1::bigint)`, [
-    (BigInt(bounds[0]!.hi) + offset).toString(),
-  ]);
-  let copyMs = 0;
-  for (let lo = BigInt(bounds[0]!.lo); lo <= BigInt(bounds[0]!.hi); lo += BigInt(COPY_CHUNK_RUNS)) {
-    const hi = lo + BigInt(COPY_CHUNK_RUNS) - 1n;
-    for (const table of COPIED_TABLES) {
-      const names = columns.get(table)!;
-      const runColumn = CHUNK_COLUMN[table];
-      const select = names
-        .map((c) =>
-          c === "evaluation_id"
-            ? "$1::text"
-            : RUN_ID_COLUMNS.has(c) || (table === "evaluation_runs" && c === "id")
-              ? `(${c} + $4)::text`
-              : `${c}::text`,
-        )
-        .join(", ");
-      const { rows } = await pgClient.query<string[]>({
-        text: `SELECT ${select} FROM ${table} WHERE evaluation_id = $2 AND ${runColumn} BETWEEN $3 AND $5`,
-        values: [viaCopy, viaApi, lo.toString(), offset.toString(), hi.toString()],
-        rowMode: "array",
-      });
-      if (!rows.length) continue;
-      const text = Buffer.from(`${rows.map((row) => row.map(copyText).join("\t")).join("\n")}\n`);
-      const copyStarted = performance.now();
-      await copyFrom(pgClient, `COPY ${table} (${names.join(", ")}) FROM STDIN`, [text]);
-      copyMs += performance.now() - copyStarted;
-    }
-  }
+  const copyMs = await copyEvaluationRows(pgClient, viaApi, viaCopy, COPY_CHUNK_RUNS);
   const copyRunsPerSecond = Math.round(RUNS / (copyMs / 1000));
   log(`COPY: ${RUNS.toLocaleString("en-US")} runs with their rows in ${(copyMs / 1000).toFixed(1)} s, ${copyRunsPerSecond} runs/s`);
   const [summaryApi, summaryCopy] = await Promise.all([evaluationSummary(db, viaApi), evaluationSummary(db, viaCopy)]);

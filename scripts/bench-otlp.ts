@@ -25,8 +25,8 @@ import { liveRunRecord } from "../lib/evaluations/live/timeline";
 import { planTraces, readScore } from "../lib/evaluations/otel/mapping";
 import { encodeTraceRequest } from "../lib/evaluations/otel/otlp-wire";
 import { spansOfRequest } from "../lib/evaluations/otel/spans";
-import { parseBenchFlags } from "../lib/testing/bench-flags";
-import { reportFigures, requireProductionBuild, startBenchApi } from "../lib/testing/bench-web";
+import { parseBenchFlags } from "../lib/bench/bench-flags";
+import { reportFigures, requireProductionBuild, startBenchApi } from "../lib/bench/bench-web";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
 
 const log = (line: string) => console.error(`bench:otlp: ${line}`);

@@ -6,7 +6,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { createAccount, createApiKey } from "../lib/auth/accounts";
 import { createAuth } from "../lib/auth/auth";
-import { newUserSchema } from "../lib/auth/schemas";
+import { newUserSchema } from "../lib/auth/account-schemas";
 import { openDatabase } from "../lib/db/database";
 import { createPrisma } from "../lib/db/prisma";
 import { readServerEnv } from "../lib/env";

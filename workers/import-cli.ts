@@ -10,7 +10,8 @@ import { z } from "zod";
 import { openDatabase } from "../lib/db/database";
 import { createPrisma } from "../lib/db/prisma";
 import { EVALUATION_NAME_MAX } from "../lib/evaluations/schemas";
-import { importLogs, type FileOutcome } from "../lib/importers/import-logs";
+import { importLogs } from "../lib/importers/import-logs";
+import type { FileOutcome } from "../lib/importers/report";
 
 const flagsSchema = z.strictObject({
   evaluation: z.string().trim().min(1, "--evaluation must not be empty").max(EVALUATION_NAME_MAX).optional(),

@@ -9,7 +9,7 @@ import { openDatabase } from "../lib/db/database";
 import { freePort } from "../lib/db/free-port";
 import { createPrisma } from "../lib/db/prisma";
 import { baseUrlOf, readServerEnv } from "../lib/env";
-import { loadPaperReference } from "../lib/review/store";
+import { loadPaperReference } from "../lib/review/review-codes-store";
 import { GROUND_TRUTH_VERSION, loadGroundTruthTraces } from "../lib/traces/library";
 import { settlesWithin } from "../lib/supervisor/settles-within";
 import { stackChildren, type ChildSpec } from "../lib/supervisor/stack-children";

@@ -19,7 +19,7 @@ import { withDrainedRequests } from "../lib/http/drained-requests";
 import { withJsonMethodRefusals } from "../lib/http/method-refusals";
 import { SECURITY_HEADERS } from "../lib/http/security-headers";
 import { withWellFormedPaths } from "../lib/http/well-formed-path";
-import { stallLine, watchEventLoop } from "../lib/web/event-loop-watch";
+import { stallLine, watchEventLoop } from "../lib/web-server/event-loop-watch";
 import { runWebProcesses } from "../lib/supervisor/web-processes";
 import { stopWithSupervisor } from "../lib/supervisor/with-supervisor";
 

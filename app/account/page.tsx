@@ -2,14 +2,14 @@ import type { Metadata } from "next";
 import { ApiKeysTable } from "@/components/account/api-keys-table";
 import { NewApiKeyForm } from "@/components/account/api-key-form";
 import { PasswordForm } from "@/components/account/password-form";
-import { ShareLinksTable } from "@/components/share-links-table";
+import { ShareLinksTable } from "@/components/share/share-links-table";
 import { Facts } from "@/components/ui/facts";
 import { PageHeader, Section } from "@/components/ui/page-header";
 import { listApiKeys } from "@/lib/auth/accounts";
 import { requirePagePermission } from "@/lib/auth/guard";
-import { MIN_PASSWORD_LENGTH } from "@/lib/auth/schemas";
+import { MIN_PASSWORD_LENGTH } from "@/lib/auth/account-schemas";
 import { can } from "@/lib/auth/permissions";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { listShareLinks } from "@/lib/share/share-links";
 
 export const dynamic = "force-dynamic";

@@ -10,7 +10,7 @@ import { requirePagePermission } from "@/lib/auth/guard";
 import { experimentsWithEffects, listEffects } from "@/lib/experiments/read/effects";
 import { effectFiltersOf, effectListQuerySchema, parsePageQuery, searchString, viewQuery } from "@/lib/experiments/read/filters";
 import type { SearchParams } from "@/lib/http/input";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Open effects" };

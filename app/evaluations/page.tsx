@@ -13,7 +13,7 @@ import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import type { SearchParams } from "@/lib/http/input";
 import { listEvaluations } from "@/lib/evaluations/list-evaluations";
 import { evaluationListQuerySchema, type EvaluationListQuery } from "@/lib/evaluations/read-schemas";

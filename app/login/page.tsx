@@ -1,9 +1,9 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { LoginForm } from "@/components/login-form";
+import { LoginForm } from "@/components/account/login-form";
 import { Card } from "@/components/ui/card";
 import { pagePrincipal } from "@/lib/auth/guard";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Sign in" };

@@ -1,8 +1,8 @@
 import type { Metadata } from "next";
 import { redirect } from "next/navigation";
-import { SetupForm } from "@/components/setup-form";
+import { SetupForm } from "@/components/account/setup-form";
 import { Card } from "@/components/ui/card";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "First-run setup" };

@@ -13,12 +13,12 @@ import { PageLoading } from "@/components/ui/skeleton";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import type { SearchParams } from "@/lib/http/input";
 import { AGENTDOJO_SUITES } from "@/lib/traces/agentdojo-tools";
 import { ratio } from "@/lib/format/numbers";
 import { listTraces, suiteCounts } from "@/lib/traces/library";
-import { SOURCE_LABELS, TRACE_KINDS, TRACE_SOURCES, traceListQuerySchema, type TraceListQuery } from "@/lib/traces/schemas";
+import { SOURCE_LABELS, TRACE_KINDS, TRACE_SOURCES, traceListQuerySchema, type TraceListQuery } from "@/lib/traces/trace-schemas";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Trace library" };

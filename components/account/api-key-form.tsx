@@ -3,7 +3,7 @@
 import { KeyRound } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { callApi } from "@/components/api-client";
+import { callApi } from "@/components/ui/call-api";
 import { Alert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CopyButton } from "@/components/ui/copy-button";
@@ -20,7 +20,7 @@ export function NewApiKeyForm() {
     const formElement = event.currentTarget;
     const input = { name: String(new FormData(formElement).get("keyName")) };
     setError(null);
-    const { newApiKeySchema } = await import("@/lib/auth/schemas");
+    const { newApiKeySchema } = await import("@/lib/auth/account-schemas");
     const parsed = newApiKeySchema.safeParse(input);
     if (!parsed.success)
       return setError(

@@ -24,7 +24,10 @@ export function PasswordForm({ minLength }: { minLength: number }) {
     setErrors({});
     setDone(false);
     const input = { currentPassword: String(form.get("currentPassword")), newPassword: String(form.get("newPassword")) };
-    const [{ changePasswordSchema }, { authClient }] = await Promise.all([import("@/lib/auth/schemas"), import("@/lib/auth/client")]);
+    const [{ changePasswordSchema }, { authClient }] = await Promise.all([
+      import("@/lib/auth/account-schemas"),
+      import("@/lib/auth/auth-browser-client"),
+    ]);
     const checked = changePasswordSchema.safeParse(input);
     if (!checked.success) return setErrors(fieldErrors(checked.error.issues, input, fields));
     const { error } = await authClient.changePassword({ ...checked.data, revokeOtherSessions: true });

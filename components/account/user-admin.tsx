@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import { callApi } from "@/components/api-client";
+import { callApi } from "@/components/ui/call-api";
 import { FormAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Dialog, DialogActions } from "@/components/ui/dialog";
@@ -34,7 +34,7 @@ export function NewUserForm({ minLength }: { minLength: number }) {
       role: String(form.get("newRole")),
       ...(String(form.get("newName")) ? { name: String(form.get("newName")) } : {}),
     };
-    const { newUserSchema } = await import("@/lib/auth/schemas");
+    const { newUserSchema } = await import("@/lib/auth/account-schemas");
     const parsed = newUserSchema.safeParse(input);
     if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues, input, fields));
     const result = await callApi("/api/v1/users", "POST", parsed.data);

@@ -3,7 +3,7 @@ import { Badge } from "@/components/ui/badge";
 import { Panel } from "@/components/ui/card";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { conditionLabel } from "@/lib/format/runs";
-import type { CanaryResults, CanarySurfaceResult } from "@/lib/canary/store";
+import type { CanaryResults, CanarySurfaceResult } from "@/lib/canary/canary-results-store";
 import type { CanaryPlant, CanaryMatch } from "@/lib/canary/rules";
 
 const SURFACE_LABELS: Record<CanarySurfaceResult["surface"], string> = {

@@ -2,11 +2,11 @@
 
 import { useState } from "react";
 import { z } from "zod";
-import { callApi } from "@/components/api-client";
+import { callApi } from "@/components/ui/call-api";
 import { FormAlert } from "@/components/ui/alert";
 import { DialogActions } from "@/components/ui/dialog";
 import { CharacterCounter, Field, Input, Textarea, describedBy } from "@/components/ui/field";
-import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, experimentLabelsShape } from "@/lib/experiments/schemas";
+import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, experimentLabelsShape } from "@/lib/experiments/experiment-schemas";
 import { fieldErrors, serverFieldError } from "@/lib/forms/field-errors";
 
 const FIELDS = { name: { label: "Name" }, notes: { label: "Notes" } };

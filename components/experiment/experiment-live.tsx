@@ -4,7 +4,7 @@ import { QueryClient, QueryClientProvider, useQuery, useQueryClient } from "@tan
 import { CircleStop } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
-import { callApi } from "@/components/api-client";
+import { callApi } from "@/components/ui/call-api";
 import { Alert } from "@/components/ui/alert";
 import { StateBadge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";

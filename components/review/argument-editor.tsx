@@ -3,7 +3,7 @@
 import { Plus, Trash2 } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import { callApi } from "@/components/api-client";
+import { callApi } from "@/components/ui/call-api";
 import { Alert, FormAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { CharacterCounter, Field, Input, Select, Textarea } from "@/components/ui/field";

@@ -3,7 +3,7 @@
 import { History } from "lucide-react";
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import { callApi } from "@/components/api-client";
+import { callApi } from "@/components/ui/call-api";
 import { FormAlert } from "@/components/ui/alert";
 import { Badge } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";

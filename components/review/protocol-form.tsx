@@ -2,7 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
-import { callApi } from "@/components/api-client";
+import { callApi } from "@/components/ui/call-api";
 import { FormAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, Input, Textarea, describedBy } from "@/components/ui/field";
@@ -51,7 +51,7 @@ export function ProtocolForm({ existing }: { existing?: Existing }) {
       ? { ...fields, expectedVersion: existing.version, reason: text("reason"), ...(retired === undefined ? {} : { retired }) }
       : fields;
     // The API's own schemas, fetched on the first submit: zod stays out of the page's first load.
-    const { createProtocolSchema, updateProtocolSchema } = await import("@/lib/review/schemas");
+    const { createProtocolSchema, updateProtocolSchema } = await import("@/lib/review/review-schemas");
     const schema = existing ? updateProtocolSchema : createProtocolSchema;
     const parsed = schema.safeParse(body);
     if (!parsed.success) return setErrors(fieldErrors(parsed.error.issues, body, FIELDS));

@@ -2,7 +2,7 @@
 
 import { Link2, Share2 } from "lucide-react";
 import { useCallback, useEffect, useId, useState } from "react";
-import { callApi } from "@/components/api-client";
+import { callApi } from "@/components/ui/call-api";
 import { FormAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Panel } from "@/components/ui/card";
@@ -15,7 +15,7 @@ import { Skeleton } from "@/components/ui/skeleton";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { useToast } from "@/components/ui/toast";
-import type { ShareResourceType } from "@/lib/share/schemas";
+import type { ShareResourceType } from "@/lib/share/share-link-schemas";
 import { ShareLinkCells } from "./share-link-cells";
 
 type ResourceType = ShareResourceType;

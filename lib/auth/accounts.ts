@@ -6,7 +6,7 @@ import type { Prisma, User } from "../generated/prisma/client";
 import type { Auth } from "./auth";
 import { can, type Role } from "./permissions";
 import type { Principal } from "./principal";
-import type { NewApiKey, NewUser } from "./schemas";
+import type { NewApiKey, NewUser } from "./account-schemas";
 
 export interface AccountView {
   id: string;

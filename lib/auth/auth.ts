@@ -9,7 +9,7 @@ import { adminAc, userAc } from "better-auth/plugins/admin/access";
 import type { Db } from "../db/prisma";
 import { isLimitReached, postgresRateLimiter } from "../db/rate-limiter";
 import { baseUrlOf, type ServerEnv } from "../env";
-import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./schemas";
+import { MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH } from "./account-schemas";
 import { betterAuthLog } from "./log";
 import { authSecret } from "./secret";
 

@@ -1,6 +1,6 @@
 // The web process's Better Auth instance and principal resolver. Server code only.
 import "server-only";
-import { databaseUrl, getDb } from "../db/client";
+import { databaseUrl, getDb } from "../db/web-process-db";
 import { readServerEnv } from "../env";
 import { createAuth, type Auth } from "./auth";
 import { onSiblingMessage, tellSiblings } from "./sibling-messages";

@@ -6,7 +6,7 @@ import { spawnDelayedWriteService, type ServiceProcess } from "../delayed-write/
 import { createCanaryExperiment } from "../experiments/create-canary-experiment";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { canaryConfigSchema, expectedCanaryResults } from "./config";
-import { canaryResults } from "./store";
+import { canaryResults } from "./canary-results-store";
 
 // A worker process SIGKILLed in the middle of a canary experiment: another worker takes its jobs
 // over (the heartbeat hands back a dead pool's locks) and the experiment completes with every

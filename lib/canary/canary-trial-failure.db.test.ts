@@ -1,6 +1,6 @@
 import { createServer } from "node:net";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { DelayedWriteClient, ServiceFailure } from "../delayed-write/client";
+import { DelayedWriteClient, ServiceFailure } from "../delayed-write/delayed-write-client";
 import { createCanaryExperiment } from "../experiments/create-canary-experiment";
 import { UNIT_MAX_ATTEMPTS } from "../replay/run/jobs";
 import type { TestDatabase } from "../testing/database";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { DelayedWriteClient } from "../delayed-write/client";
+import { DelayedWriteClient } from "../delayed-write/delayed-write-client";
 import { spawnDelayedWriteService, type ServiceProcess } from "../delayed-write/spawn";
 import { createCanaryExperiment } from "../experiments/create-canary-experiment";
 import { experimentStatus } from "../experiments/progress";
@@ -9,7 +9,7 @@ import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { startReplayWorker, type ReplayWorker } from "../worker/job-worker";
 import { CANARY_SURFACES, canaryConfigSchema } from "./config";
 import { loadShareContent } from "../share/resources";
-import { canaryResults } from "./store";
+import { canaryResults } from "./canary-results-store";
 import { runCanaryTrialJob } from "./trial-job";
 
 // The canary reset check as it runs in production: jobs in the PostgreSQL queue, a replay worker,

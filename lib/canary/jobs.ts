@@ -1,11 +1,8 @@
 import { z } from "zod";
-import type { SqlTx } from "../db/sql-transaction";
-import { addKeyedJobs } from "../jobs/queue";
+import { defineJob } from "../jobs/job-definition";
 import { experimentJobKeyPrefix, UNIT_MAX_ATTEMPTS } from "../replay/run/jobs";
 import { CANARY_CONDITIONS } from "./config";
 
-/** One canary trial (lib/canary/): A plants, the condition's reset runs, B searches; stored once per (experiment, condition, trial). */
-export const CANARY_TRIAL_JOB = "canary_trial";
 export const canaryTrialPayloadSchema = z.strictObject({
   experimentId: z.uuid(),
   condition: z.enum(CANARY_CONDITIONS),
@@ -16,12 +13,10 @@ export type CanaryTrialPayload = z.infer<typeof canaryTrialPayloadSchema>;
 export const canaryJobKey = (payload: CanaryTrialPayload) =>
   `${experimentJobKeyPrefix(payload.experimentId)}canary:${payload.condition}:${payload.trial}`;
 
-/** Enqueues one job per canary trial, keyed by (experiment, condition, trial); inside the caller's transaction. */
-export async function enqueueCanaryJobs(tx: Pick<SqlTx, "$queryRaw">, payloads: readonly CanaryTrialPayload[]): Promise<void> {
-  await addKeyedJobs(
-    tx,
-    CANARY_TRIAL_JOB,
-    payloads.map((payload) => ({ payload, key: canaryJobKey(payload) })),
-    UNIT_MAX_ATTEMPTS,
-  );
-}
+/** One canary trial (lib/canary/): A plants, the condition's reset runs, B searches; stored once per (experiment, condition, trial). */
+export const canaryTrialJob = defineJob({
+  name: "canary_trial",
+  payload: canaryTrialPayloadSchema,
+  maxAttempts: UNIT_MAX_ATTEMPTS,
+  key: canaryJobKey,
+});

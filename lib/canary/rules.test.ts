@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { Operation, StoredEntry } from "../delayed-write/schemas";
+import type { Operation, StoredEntry } from "../delayed-write/delayed-write-schemas";
 import { canaryExpectationHeld, canaryExpectedFound, canaryResetVerified, findCanary, plantedFor, type CanaryPlant } from "./rules";
 
 const CANARY = "canary-1234";

@@ -1,4 +1,4 @@
-import type { Operation, StoredEntry } from "../delayed-write/schemas";
+import type { Operation, StoredEntry } from "../delayed-write/delayed-write-schemas";
 import type { CanaryCondition, CanarySurface } from "./config";
 
 // The canary reset check's rules, pure: what each condition is expected to let through, where a

@@ -1,10 +1,10 @@
 import { randomUUID } from "node:crypto";
 import type { Db } from "../db/prisma";
-import type { DelayedWriteClient } from "../delayed-write/client";
+import type { DelayedWriteClient } from "../delayed-write/delayed-write-client";
 import { UNIT_MAX_ATTEMPTS } from "../replay/run/jobs";
 import type { CanaryTrialPayload } from "./jobs";
 import { markExperimentFailed, markExperimentStarted, recordService } from "../replay/store/persist";
-import { canaryTrialStored, completeCanaryExperimentIfDone, saveCanaryTrial } from "./store";
+import { canaryTrialStored, completeCanaryExperimentIfDone, saveCanaryTrial } from "./canary-results-store";
 import { runCanaryTrial } from "./trial";
 
 /**

@@ -1,4 +1,4 @@
-import type { DelayedWriteClient } from "../delayed-write/client";
+import type { DelayedWriteClient } from "../delayed-write/delayed-write-client";
 import { PAPER_TRACE, routedWrites } from "../replay/rules/trace";
 import type { CanaryCondition } from "./config";
 import {

@@ -8,7 +8,7 @@ export type Db = PrismaClient;
 const POOLS = Symbol.for("boundary-lab.prisma-pools");
 
 // On globalThis: Next bundles this module more than once (pages, route handlers), and getDb's one
-// client (lib/db/client.ts) may have been made by another copy than the one asking for its pool.
+// client (lib/db/web-process-db.ts) may have been made by another copy than the one asking for its pool.
 // A client that follows another (followingPrisma) finds its pool when asked, so each entry is a lookup.
 const holder = globalThis as typeof globalThis & { [POOLS]?: WeakMap<PrismaClient, () => pg.Pool> };
 const pools = (holder[POOLS] ??= new WeakMap<PrismaClient, () => pg.Pool>());

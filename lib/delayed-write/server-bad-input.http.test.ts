@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ServiceFailure } from "./client";
-import { MAX_BODY_BYTES, MAX_DELAY_MS, MAX_WAIT_MS } from "./schemas";
+import { ServiceFailure } from "./delayed-write-client";
+import { MAX_BODY_BYTES, MAX_DELAY_MS, MAX_WAIT_MS } from "./delayed-write-schemas";
 import {
   type RawOptions,
   client,

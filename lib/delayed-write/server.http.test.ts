@@ -1,9 +1,9 @@
 import type { ChildProcess } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { DelayedWriteClient } from "./client";
-import { operationResponseSchema, type Operation } from "./schemas";
+import { DelayedWriteClient } from "./delayed-write-client";
+import { operationResponseSchema, type Operation } from "./delayed-write-schemas";
 import { spawnDelayedWriteService } from "./spawn";
-import { MAX_KEYS_PER_NAMESPACE } from "./store";
+import { MAX_KEYS_PER_NAMESPACE } from "./delayed-write-store";
 import {
   client,
   expectError,

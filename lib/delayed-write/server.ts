@@ -10,11 +10,11 @@ import {
   resetRequestSchema,
   valueQuerySchema,
   writeRequestSchema,
-} from "./schemas";
+} from "./delayed-write-schemas";
 import { DomainError, invalid } from "../errors";
 import { errorBody, INTERNAL_ERROR_BODY, statusOf } from "../http/errors";
 import { parseInput as parse, parseJsonText } from "../http/input";
-import { CapacityError, DelayedWriteStore } from "./store";
+import { CapacityError, DelayedWriteStore } from "./delayed-write-store";
 import { monotonicNowMs, PreciseScheduler } from "./precise-timer";
 
 async function readJson(req: IncomingMessage): Promise<unknown> {

@@ -1,7 +1,7 @@
 // The web process's client of the delayed-write service. Server code only.
 import "server-only";
 import { readServerEnv } from "../env";
-import { DelayedWriteClient } from "./client";
+import { DelayedWriteClient } from "./delayed-write-client";
 
 const holder = globalThis as typeof globalThis & { boundaryLabService?: DelayedWriteClient };
 

@@ -8,7 +8,7 @@ import { ingestRuns } from "./ingest/ingest-runs";
 import type { EffectPolicy } from "./schemas";
 import { setEffectPolicy } from "./set-effect-policy";
 import { applyPendingPolicy } from "./policy-recompute/recompute";
-import { RECORD_TRACES_JOB, recordTracesJobKey } from "./record-traces-job";
+import { recordTracesJob, recordTracesJobKey } from "./record-traces-job";
 import { runnableJobCount } from "../jobs/queue";
 import { at } from "../testing/evaluation-example";
 import { useTestDatabase } from "../testing/use-test-database";
@@ -67,7 +67,7 @@ describe("imported traces kept in step with runs and policies", () => {
 
     await runOnce({
       connectionString: url,
-      taskList: { [RECORD_TRACES_JOB]: recordTracesTask(db, () => {}) },
+      taskList: { [recordTracesJob.name]: recordTracesTask(db, () => {}) },
       logger: new Logger(() => () => {}),
     });
     expect(Object.values(await links(id)).every((trace) => trace !== null)).toBe(true);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { importLogs } from "../importers/import-logs";
-import { scoreAsNumber } from "../importers/inspect";
+import { scoreAsNumber } from "../importers/inspect-scores";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { RUBRIC, twoScorerLedgerLog } from "../testing/two-scorer-inspect-log";
 import { evaluationSummarySchema } from "./read-schemas";

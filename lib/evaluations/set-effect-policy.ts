@@ -3,7 +3,7 @@ import type { Db } from "../db/prisma";
 import { onlyRowOf } from "../db/rows";
 import { samePolicy } from "./policy";
 import { conflict, notFound } from "../errors";
-import { enqueuePolicyRecompute } from "./policy-recompute/job";
+import { recomputePolicyJob } from "./policy-recompute/job";
 import { effectPolicySchema, type EffectPolicyConflict, type SetEffectPolicyAnswer, type SetEffectPolicyBody } from "./schemas";
 
 /**
@@ -78,7 +78,7 @@ export async function setEffectPolicy(
                  (SELECT coalesce(max(id), 0) FROM evaluation_effect_resolutions)
           RETURNING runs_total AS "runsTotal"`,
       );
-      await enqueuePolicyRecompute(tx, evaluationId);
+      await recomputePolicyJob.enqueue(tx, { evaluationId });
       return { version, appliedVersion: locked.applied, recompute: { runsDone: 0, runsTotal } };
     },
     { timeout: 30_000, maxWait: 30_000 },

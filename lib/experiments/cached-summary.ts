@@ -40,7 +40,7 @@ async function readCacheKey(db: Db, experimentId: string): Promise<ExperimentCac
 /**
  * A per-process cache of one aggregate of finished replay experiments: `compute` runs once per
  * finished experiment, every time for the others; null when there is no such experiment, or when it
- * is of another kind (a canary experiment has its own results: lib/canary/store.ts). Given the
+ * is of another kind (a canary experiment has its own results: lib/canary/canary-results-store.ts). Given the
  * experiment's id, it reads the key; given the key, it reads nothing more.
  */
 export function finishedExperimentCache<T extends {}>(

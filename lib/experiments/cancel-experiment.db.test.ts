@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { afterAll, beforeAll, expect, inject, it } from "vitest";
-import { DelayedWriteClient } from "../delayed-write/client";
+import { DelayedWriteClient } from "../delayed-write/delayed-write-client";
 import { spawnDelayedWriteService, type ServiceProcess } from "../delayed-write/spawn";
 import { runnableJobCount } from "../jobs/queue";
 import { unitJobKey } from "../replay/run/jobs";

@@ -1,5 +1,5 @@
 import type { Db } from "../db/prisma";
-import type { DelayedWriteClient } from "../delayed-write/client";
+import type { DelayedWriteClient } from "../delayed-write/delayed-write-client";
 import { failQueuedUnitJobs, lockedExperimentJobCount } from "./experiment-jobs";
 
 export interface CancelOutcome {

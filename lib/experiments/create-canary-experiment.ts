@@ -1,7 +1,7 @@
 import type { Db } from "../db/prisma";
 import type { Prisma } from "../generated/prisma/client";
 import type { CanaryConfig } from "../canary/config";
-import { enqueueCanaryJobs, type CanaryTrialPayload } from "../canary/jobs";
+import { canaryTrialJob, type CanaryTrialPayload } from "../canary/jobs";
 
 /** Creates a canary experiment and enqueues one job per (condition, trial) in the same transaction. */
 export async function createCanaryExperiment(
@@ -25,7 +25,7 @@ export async function createCanaryExperiment(
     const payloads: CanaryTrialPayload[] = config.conditions.flatMap((condition) =>
       Array.from({ length: config.trials }, (_, i) => ({ experimentId: id, condition, trial: i + 1 })),
     );
-    await enqueueCanaryJobs(tx, payloads);
+    await canaryTrialJob.enqueueAll(tx, payloads);
     return id;
   });
 }

@@ -1,6 +1,6 @@
 import type { Db } from "../db/prisma";
 import type { Prisma } from "../generated/prisma/client";
-import { enqueueUnitJobs, type ReplayUnitPayload } from "../replay/run/jobs";
+import { replayUnitJob, type ReplayUnitPayload } from "../replay/run/jobs";
 import type { ReplayConfig } from "../replay/rules/config";
 import { gridUnits } from "../replay/rules/grid";
 import type { ExclusionRuleDeclaration } from "../statistics/exclusion-rule";
@@ -25,7 +25,7 @@ export async function createQueuedExperiment(
     });
     const payloads: ReplayUnitPayload[] = gridUnits(config).map((unit) => ({ experimentId: id, unit }));
     if (exclusionRule) await declareRuleAtCreation(tx, { kind: "experiment", id }, exclusionRule, createdById);
-    await enqueueUnitJobs(tx, payloads);
+    await replayUnitJob.enqueueAll(tx, payloads);
     return id;
   });
 }

@@ -1,13 +1,13 @@
 import type { Db } from "../db/prisma";
 import { failQueuedJobs, lockedJobCount, queuedJobCount } from "../jobs/queue";
-import { CANARY_TRIAL_JOB } from "../canary/jobs";
-import { experimentJobKeyPrefix, REPLAY_UNIT_JOB } from "../replay/run/jobs";
+import { canaryTrialJob } from "../canary/jobs";
+import { experimentJobKeyPrefix, replayUnitJob } from "../replay/run/jobs";
 
 // An experiment's jobs in the queue, of either kind: replay units and canary trials share the
 // experiment's key prefix.
 
 type Sql = Pick<Db, "$queryRaw">;
-const UNIT_TASKS = [REPLAY_UNIT_JOB, CANARY_TRIAL_JOB];
+const UNIT_TASKS = [replayUnitJob.name, canaryTrialJob.name];
 
 /** Permanently fails the experiment's unit jobs that no worker holds, so none starts; returns how many. */
 export const failQueuedUnitJobs = (db: Sql, experimentId: string, reason: string) =>

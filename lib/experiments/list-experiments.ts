@@ -5,7 +5,7 @@ import { encodeCursor, likeContaining } from "../http/pagination";
 import { replayConfigSchema } from "../replay/rules/config";
 import { sweepInterruptedExperiments } from "../replay/run/in-process-runner";
 import { expectedRunCount } from "../replay/rules/grid";
-import { EXPERIMENT_KINDS, type ExperimentKind, type ExperimentListQuery } from "./schemas";
+import { EXPERIMENT_KINDS, type ExperimentKind, type ExperimentListQuery } from "./experiment-schemas";
 
 const int = z.coerce.number().int();
 

@@ -4,7 +4,7 @@ import { canaryConfigSchema } from "../canary/config";
 import { replayConfigSchema } from "../replay/rules/config";
 import { expectedRunCount } from "../replay/rules/grid";
 import { experimentPageFacts, type ExperimentPageFacts } from "./read/experiment-facts";
-import { EXPERIMENT_STATES } from "./schemas";
+import { EXPERIMENT_STATES } from "./experiment-schemas";
 
 const int = z.coerce.number().int();
 

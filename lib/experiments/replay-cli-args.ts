@@ -1,5 +1,5 @@
 import { parseArgs } from "node:util";
-import { parseTraceSelector, SelectorError, type TraceSelection } from "../traces/schemas";
+import { parseTraceSelector, SelectorError, type TraceSelection } from "../traces/trace-schemas";
 import { replayConfigSchema, type ReplayConfig } from "../replay/rules/config";
 
 export class UsageError extends Error {}

@@ -6,7 +6,7 @@ import { parseInput } from "../http/input";
 import { replayConfigSchema } from "../replay/rules/config";
 import { useTestDatabase } from "../testing/use-test-database";
 import { experimentStatus } from "./progress";
-import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, experimentLabelsPatchSchema } from "./schemas";
+import { EXPERIMENT_NAME_MAX, EXPERIMENT_NOTES_MAX, experimentLabelsPatchSchema } from "./experiment-schemas";
 import { setExperimentLabels } from "./set-experiment-labels";
 
 // Naming and annotating an experiment on a real PostgreSQL, through the PATCH body's own schema.

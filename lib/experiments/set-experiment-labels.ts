@@ -1,5 +1,5 @@
 import type { Db } from "../db/prisma";
-import type { ExperimentLabelsPatch } from "./schemas";
+import type { ExperimentLabelsPatch } from "./experiment-schemas";
 
 export interface ExperimentLabels {
   id: string;

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
 import { replayConfigSchema } from "../replay/rules/config";
-import { experimentLabelsShape } from "../experiments/schemas";
+import { experimentLabelsShape } from "../experiments/experiment-schemas";
 import { z } from "zod";
-import { createProtocolSchema } from "../review/schemas";
+import { createProtocolSchema } from "../review/review-schemas";
 import { fieldErrors, serverFieldError } from "./field-errors";
 
 const FIELDS = {

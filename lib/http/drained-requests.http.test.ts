@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
 import { serveRoutes } from "../testing/route-server";
-import { apiRoute } from "../web/api-route";
+import { apiRoute } from "./route/api-route";
 
 // Bodies over a route's limit over real HTTP, through a real apiRoute served as Next serves it (the
 // request's body streamed, behind the web server's edge): the 413 reaches a client that sends its

@@ -1,5 +1,5 @@
 // A refusal (lib/errors.ts) as an HTTP answer: its status and JSON body. Used by the edges only: the
-// web API (lib/web/api-route.ts) and the delayed-write service (lib/delayed-write/server.ts).
+// web API (lib/http/route/api-route.ts) and the delayed-write service (lib/delayed-write/server.ts).
 import type { DomainError, ErrorKind } from "../errors";
 
 const STATUS: Record<ErrorKind, number> = {

@@ -11,7 +11,7 @@ import { evaluationSummary } from "../evaluations/summary";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { AGENTDOJO_RUNS, HAND_MADE, INSPECT_LOGS } from "../testing/importer-fixtures";
 import { importLogs } from "./import-logs";
-import { NO_SCORE_REASON } from "./inspect";
+import { NO_SCORE_REASON } from "./inspect-scores";
 import { importReportSchema, type ImportReport } from "./report";
 
 // Every fixture (the shared real logs and the hand-made variants) imported twice into a real

@@ -10,7 +10,7 @@ import type { ReadableStream as WebReadableStream } from "node:stream/web";
 import type { Db } from "../db/prisma";
 import { DomainError, invalid } from "../errors";
 import { importLogs, type ImportOptions } from "./import-logs";
-import { MAX_ARCHIVE_BYTES } from "./log-file";
+import { MAX_ARCHIVE_BYTES } from "./log-file-limits";
 import type { ImportReport } from "./report";
 
 /** An upload may be as large as an archive this importer reads. */
@@ -23,7 +23,7 @@ export interface Upload {
   fileName: string;
 }
 
-const tooLarge = () => new DomainError("too_large", "payload_too_large", `a log can be at most ${MAX_UPLOAD_BYTES} bytes`);
+const tooLarge = () => new DomainError("too_large", "body_too_large", `a log can be at most ${MAX_UPLOAD_BYTES} bytes`);
 
 /**
  * Imports one uploaded file (a log, or a zip of logs); the report names the file, or the zip's

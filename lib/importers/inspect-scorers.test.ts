@@ -10,7 +10,8 @@ import { runRecordSchema } from "../evaluations/schemas";
 import { importLogFile } from "../testing/importer-fixtures";
 import { RUBRIC, twoScorerLedgerLog } from "../testing/two-scorer-inspect-log";
 import type { ImportedLog } from "./imported-log";
-import { scoreAsNumber, UnknownScorer } from "./inspect";
+import { UnknownScorer } from "./inspect";
+import { scoreAsNumber } from "./inspect-scores";
 
 let dir: string;
 const files = { json: "", eval: "" };

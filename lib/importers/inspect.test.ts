@@ -2,7 +2,8 @@ import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { runRecordSchema } from "../evaluations/schemas";
 import { HAND_MADE, INSPECT_LOGS, importLogFile } from "../testing/importer-fixtures";
-import { importInspectLog, NO_SCORE_REASON, scoreAsNumber } from "./inspect";
+import { importInspectLog } from "./inspect";
+import { NO_SCORE_REASON, scoreAsNumber } from "./inspect-scores";
 
 const read = (path: string) => JSON.parse(readFileSync(path, "utf8")) as { samples?: unknown[] };
 const importJson = (path: string, threshold?: number) => {

@@ -3,118 +3,26 @@
 // of an `unclassified` tool (the evaluation's policy names none) until the user classifies it.
 import { z } from "zod";
 import { modelCallsOfSample } from "./inspect-model-calls";
-import { boundedContent, boundedMessages, contentText, roleOf } from "./transcript";
-import {
-  DEFAULT_SCORE_THRESHOLD,
-  runRecordSchema,
-  type EffectRecord,
-  type MessageRecord,
-  type RunRecord,
-  type ToolCallRecord,
-} from "../evaluations/schemas";
+import { DEFAULT_SCORE_THRESHOLD, runRecordSchema, type EffectRecord, type RunRecord } from "../evaluations/schemas";
 import type { HarnessMetric } from "../evaluations/harness-metrics";
 import { SkippedLog, firstIssue, type ImportedLog, type LogFormat } from "./imported-log";
-
-/** Inspect's log versions this importer reads (2 in `.json`, 2 or 3 in `.eval` headers). */
-export const INSPECT_LOG_VERSIONS = [1, 2, 3];
-
-const timeSchema = z.string().refine((s) => Number.isFinite(Date.parse(s)), "not a time");
-/** A log-level time: Inspect writes `""` for one it has not recorded yet (a `.json` log's `stats` until its eval finishes). */
-const logTimeSchema = z.preprocess((value) => (value === "" ? null : value), timeSchema.nullish());
-
-export const inspectHeaderSchema = z.looseObject({
-  version: z.number().int(),
-  status: z.string(),
-  eval: z.looseObject({
-    task: z.string().min(1),
-    task_id: z.string().nullish(),
-    run_id: z.string().nullish(),
-    model: z.string().nullish(),
-    created: logTimeSchema,
-    /** What the eval set out to run: its samples (and their ids) times its epochs. */
-    dataset: z.looseObject({ samples: z.number().int().nonnegative().nullish(), sample_ids: z.array(z.unknown()).nullish() }).nullish(),
-    config: z.looseObject({ epochs: z.number().int().positive().nullish() }).nullish(),
-    /** The task's scorers, in order (newer logs). */
-    scorers: z.array(z.looseObject({ name: z.string() })).nullish(),
-  }),
-  stats: z.looseObject({ started_at: logTimeSchema, completed_at: logTimeSchema }).nullish(),
-  error: z.looseObject({ message: z.string().nullish() }).nullish(),
-  /** How many samples the log says it completed (header.json, or the `.json` log). */
-  results: z
-    .looseObject({
-      completed_samples: z.number().int().nonnegative().nullish(),
-      /** The log's own figures per scorer (accuracy, mean, stderr...), as Inspect computed them over its scores. */
-      scores: z
-        .array(
-          z.looseObject({
-            /** The score's name: a sample's key in `scores`, or a key of a dict-valued scorer's value (its metrics given per key). */
-            name: z.string(),
-            /** The scorer that gave it (the name of the dict-valued scorer whose key `name` is). */
-            scorer: z.string().nullish(),
-            reducer: z.string().nullish(),
-            metrics: z.record(z.string(), z.looseObject({ value: z.number().nullable() })).nullish(),
-          }),
-        )
-        .nullish(),
-    })
-    .nullish(),
-});
-type InspectHeader = z.infer<typeof inspectHeaderSchema>;
-
-const toolErrorSchema = z.looseObject({ type: z.string().nullish(), message: z.string().nullish() }).nullish();
-const eventSchema = z.looseObject({ event: z.string(), timestamp: timeSchema.nullish() });
-const toolEventSchema = eventSchema.extend({
-  id: z.string().nullish(),
-  function: z.string(),
-  arguments: z.record(z.string(), z.unknown()).nullish(),
-  error: toolErrorSchema,
-  /** The tool raised (Inspect 0.3.2xx): set without an `error` when the exception ended the sample. */
-  failed: z.boolean().nullish(),
-  completed: timeSchema.nullish(),
-});
-const scoreEventSchema = eventSchema.extend({
-  score: z.looseObject({ value: z.unknown() }),
-  intermediate: z.boolean().nullish(),
-  /** The scorer that gave it (newer logs). */
-  scorer: z.string().nullish(),
-});
-const messageSchema = z.looseObject({
-  role: z.string(),
-  content: z.unknown().optional(),
-  tool_calls: z
-    .array(z.looseObject({ id: z.string().nullish(), function: z.string(), arguments: z.record(z.string(), z.unknown()).nullish() }))
-    .nullish(),
-  tool_call_id: z.string().nullish(),
-  function: z.string().nullish(),
-  error: toolErrorSchema,
-});
-
-export const inspectSampleSchema = z.looseObject({
-  id: z.union([z.string().min(1), z.number()]),
-  epoch: z.number().int().min(0),
-  scores: z.record(z.string(), z.looseObject({ value: z.unknown() })).nullish(),
-  messages: z.array(messageSchema).nullish(),
-  events: z.array(eventSchema).nullish(),
-  /** The sample raised (a model API error, a sandbox that failed): Inspect records the error instead of finishing it. */
-  error: z.looseObject({ message: z.string().nullish() }).nullish(),
-  /** The sample stopped on a declared budget (`{type: "message" | "token" | "time" | "working" | ..., limit}`). */
-  limit: z.unknown().optional(),
-  /** Older logs keep the timeline here instead of `events`. */
-  transcript: z.looseObject({ events: z.array(eventSchema).nullish() }).nullish(),
-});
-type InspectSample = z.infer<typeof inspectSampleSchema>;
-
-/** A sample's key in a log: its id and epoch, as Inspect's summaries name it. */
-const sampleKeySchema = z.looseObject({ id: z.union([z.string(), z.number()]), epoch: z.number().int() });
-const sampleKey = (sample: { id: string | number; epoch: number }) => `${sample.id} epoch ${sample.epoch}`;
+import { callOutcome, callsOfSample, statusAtScoring, transcriptOf } from "./inspect-calls";
+import {
+  INSPECT_LOG_VERSIONS,
+  inspectHeaderSchema,
+  inspectSampleSchema,
+  iso,
+  sampleKey,
+  sampleKeySchema,
+  scoreEventSchema,
+  type eventSchema,
+  type InspectHeader,
+  type InspectSample,
+} from "./inspect-log-schemas";
+import { describe, labellingScore, scoreAsNumber, unreadableLabel, unreadableScoreReason } from "./inspect-scores";
 
 /** At most this many missing samples are named (the count says how many there are). */
 const MISSING_NAMED = 20;
-
-/** An Inspect `.json` log or `.eval` header, told by its own fields. */
-export function looksLikeInspect(value: unknown): boolean {
-  return typeof value === "object" && value !== null && "eval" in value && "version" in value && "status" in value;
-}
 
 export interface InspectOptions {
   /** A numeric score at or above it is a success (DEFAULT_SCORE_THRESHOLD when not given). */
@@ -126,139 +34,6 @@ export interface InspectOptions {
 /** A log without the scorer the import named: refused whole (no run of it is stored), naming the field. */
 export class UnknownScorer extends SkippedLog {
   readonly field = "scorer";
-}
-
-/** A decimal number as text (what Python's float reads, less inf and nan): no hex, no binary. */
-const DECIMAL = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/;
-
-/**
- * A score value as a number the way Inspect's own `value_to_float` reads it: C 1, I 0, P 0.5, N 0,
- * yes/true 1, no/false 0, numbers and decimal strings as they are. null for lists, objects and
- * other text: no label can be read from those. The summary reads stored values with its SQL twin,
- * score_as_number (migration scorer_rates).
- */
-export function scoreAsNumber(value: unknown): number | null {
-  if (typeof value === "boolean") return value ? 1 : 0;
-  if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (typeof value !== "string") return null;
-  const text = value.trim().toLowerCase();
-  const named: Record<string, number> = { c: 1, i: 0, p: 0.5, n: 0, yes: 1, true: 1, no: 0, false: 0 };
-  if (text in named) return named[text]!;
-  const number = Number(text);
-  return DECIMAL.test(text) && Number.isFinite(number) ? number : null;
-}
-
-const iso = (time: string) => new Date(time).toISOString();
-const describe = (value: unknown) => (typeof value === "string" ? `"${value}"` : JSON.stringify(value));
-
-interface Call {
-  callId?: string;
-  tool: string;
-  arguments?: Record<string, unknown>;
-  requestedAt?: string;
-  completedAt?: string;
-  /** undefined: nothing says the call returned. */
-  error?: string | null;
-  /** The sample ended with the model turn that asked for it (a limit, an error): no tool event or message says it ran, and none could come. */
-  notExecuted?: boolean;
-}
-
-/**
- * A sample's tool events as calls. A call marked `failed` with no `error` raised an exception that ended
- * the sample: the sample's error is the only message the log has for it.
- */
-function callsFromEvents(events: readonly z.infer<typeof eventSchema>[], sampleError: string | undefined): Call[] {
-  return events.flatMap((raw) => {
-    if (raw.event !== "tool") return [];
-    const event = toolEventSchema.safeParse(raw);
-    if (!event.success) return [];
-    const { id, function: tool, arguments: args, error, completed, timestamp } = event.data;
-    const raised = event.data.failed
-      ? `failed: ${sampleError ? `${sampleError} (the sample's error: the call records none of its own)` : "Inspect marked the call failed and recorded no error"}`
-      : null;
-    const failed = error ? `${error.type ?? "error"}: ${error.message ?? ""}`.trim() : raised;
-    return [
-      {
-        ...(id && { callId: id }),
-        tool,
-        ...(args && { arguments: args }),
-        ...(timestamp && { requestedAt: iso(timestamp) }),
-        ...(completed && { completedAt: iso(completed) }),
-        ...(completed || failed ? { error: failed } : {}),
-      },
-    ];
-  });
-}
-
-/**
- * Older logs (and logs without tool events, as the R package vitals writes them): assistant
- * `tool_calls`, answered by `tool` messages with the same `tool_call_id`; a tool message with no call
- * before it stands for its call. The calls of a last assistant message went unexecuted: Inspect runs a
- * turn's calls, and adds their tool messages, before anything else.
- */
-function callsFromMessages(messages: readonly z.infer<typeof messageSchema>[]): Call[] {
-  const calls: Call[] = [];
-  const byId = new Map<string, Call>();
-  const last = messages.at(-1);
-  for (const message of messages) {
-    if (message.role === "assistant") {
-      for (const call of message.tool_calls ?? []) {
-        const entry: Call = {
-          ...(call.id && { callId: call.id }),
-          tool: call.function,
-          ...(call.arguments && { arguments: call.arguments }),
-          ...(message === last && { notExecuted: true }),
-        };
-        calls.push(entry);
-        if (call.id) byId.set(call.id, entry);
-      }
-    } else if (message.role === "tool") {
-      const error = message.error ? `${message.error.type ?? "error"}: ${message.error.message ?? ""}`.trim() : null;
-      const call = message.tool_call_id ? byId.get(message.tool_call_id) : undefined;
-      if (call) call.error = error;
-      else calls.push({ ...(message.tool_call_id && { callId: message.tool_call_id }), tool: message.function || "(unnamed tool)", error });
-    }
-  }
-  return calls;
-}
-
-/** The sample's messages as the run's transcript: an assistant's calls by their ids, a tool message by the call it answers (its error as its text when it failed). */
-function transcriptOf(messages: readonly z.infer<typeof messageSchema>[]): MessageRecord[] {
-  const transcript: MessageRecord[] = [];
-  for (const message of messages) {
-    const role = roleOf(message.role);
-    if (!role) continue;
-    const content = boundedContent(contentText(message.content));
-    const calls = (message.tool_calls ?? []).map((call, i) => ({
-      id: (call.id?.trim() || `call-${transcript.length}-${i}`).slice(0, 200),
-      tool: (call.function.trim() || "(unnamed tool)").slice(0, 200),
-      ...(call.arguments && { arguments: call.arguments }),
-    }));
-    const error = message.error?.message ? boundedContent(`${message.error.type ?? "error"}: ${message.error.message}`) : null;
-    transcript.push({
-      role,
-      content: role === "tool" && error && content === "" ? error : content,
-      ...(role === "assistant" && calls.length > 0 && { toolCalls: calls }),
-      ...(role === "tool" && message.tool_call_id?.trim() && { toolCallId: message.tool_call_id.trim().slice(0, 200) }),
-    });
-  }
-  return boundedMessages(transcript);
-}
-
-/**
- * A sample's calls: its tool events, and the calls its messages hold that no tool event records (never
- * one twice: a message call without an id is taken only when the timeline records no call at all).
- */
-function callsOfSample(
-  timeline: readonly z.infer<typeof eventSchema>[] | undefined,
-  messages: readonly z.infer<typeof messageSchema>[],
-  sampleError: string | undefined,
-): Call[] {
-  const fromMessages = callsFromMessages(messages);
-  const fromEvents = timeline ? callsFromEvents(timeline, sampleError) : [];
-  if (fromEvents.length === 0) return fromMessages;
-  const recorded = new Set(fromEvents.flatMap((c) => (c.callId ? [c.callId] : [])));
-  return [...fromEvents, ...fromMessages.filter((c) => c.callId !== undefined && !recorded.has(c.callId))];
 }
 
 const limitSchema = z.looseObject({ type: z.string().min(1), limit: z.number().nullish() });
@@ -276,26 +51,6 @@ function limitReached(sample: InspectSample, events: readonly z.infer<typeof eve
   return `Inspect stopped the sample at its ${limit.type} limit${value}`;
 }
 
-/** What an effect's status was when the sample was scored (an unscored sample: when its log ends). */
-function statusAtScoring(call: Call, scoredAt: string | undefined): EffectRecord["statusAtScoring"] {
-  if (call.notExecuted && call.error === undefined) return "not_executed";
-  if (call.error) return "failed";
-  if (call.completedAt !== undefined)
-    return scoredAt === undefined || Date.parse(call.completedAt) <= Date.parse(scoredAt) ? "completed" : "pending";
-  return call.error === null ? "completed" : "unknown"; // from messages: a tool message answered it
-}
-
-/** Inspect's tool error types that mean the call was refused before it ran (a malformed call, one not approved or not permitted). */
-const REFUSED_ERROR_TYPES = ["parsing", "approval", "permission"];
-
-/** The call's outcome for the legal-action rate: none when no event or message answered it. */
-function callOutcome(call: Call): Pick<ToolCallRecord, "outcome" | "error"> {
-  if (call.error === undefined) return {};
-  if (call.error === null) return { outcome: "ok" };
-  const refused = REFUSED_ERROR_TYPES.some((type) => call.error!.startsWith(`${type}:`));
-  return { outcome: refused ? "rejected" : "error", error: call.error.slice(0, 4_000) || "error" };
-}
-
 type SampleOutcome =
   | {
       run: RunRecord;
@@ -305,45 +60,6 @@ type SampleOutcome =
       unreadableScorer?: string;
     }
   | { leftOut: string };
-
-/** The scorers of a sample whose value reads as a number: those a run could be labelled by. */
-const readableScorers = (sample: InspectSample) =>
-  Object.entries(sample.scores ?? {}).flatMap(([scorer, s]) => (scoreAsNumber(s.value) === null ? [] : [scorer]));
-
-function unreadableScoreReason(scorer: string | undefined, value: unknown, sample: InspectSample): string {
-  const readable = readableScorers(sample);
-  const choose = readable.length > 0 ? `: choose the labelling scorer (--scorer; readable here: ${readable.join(", ")})` : "";
-  const shown = describe(value);
-  return `score ${shown.length > 300 ? `${shown.slice(0, 299)}…` : shown}${scorer ? ` (scorer ${scorer})` : ""} is not a label, number or boolean: no endpoint label can be read from it${choose}`;
-}
-
-const unreadableLabel = (labelling: { scorer?: string; value: unknown } | { unscoredReason: string }) =>
-  "value" in labelling && labelling.scorer !== undefined ? { unreadableScorer: labelling.scorer } : {};
-
-/** Why a sample with no score is stored unscored (finality unscored: no endpoint label, in no rate). */
-export const NO_SCORE_REASON =
-  "no score event and no score: the sample was never scored (score the log with `inspect score`, then import it again)";
-
-/** The labelling scorer's value of a sample: the named scorer's, else the first scorer's; without `scores`, the (named scorer's) last score event's. */
-function labellingScore(
-  sample: InspectSample,
-  scoreEvents: readonly z.infer<typeof scoreEventSchema>[],
-  named: string | undefined,
-): { scorer?: string; value: unknown } | { unscoredReason: string } {
-  const scores = Object.entries(sample.scores ?? {});
-  const lastScoreEvent = scoreEvents.at(-1);
-  if (named !== undefined) {
-    const entry = scores.find(([scorer]) => scorer === named);
-    if (entry) return { scorer: named, value: entry[1].value };
-    // A sample without `scores`: the named scorer's own score event, where the log names it.
-    const event = scores.length === 0 ? scoreEvents.findLast((e) => e.scorer === named) : undefined;
-    if (event) return { scorer: named, value: event.score.value };
-    return { unscoredReason: `scorer ${named} (the labelling scorer named) recorded no value for this sample` };
-  }
-  if (scores[0]) return { scorer: scores[0][0], value: scores[0][1].value };
-  if (lastScoreEvent) return { value: lastScoreEvent.score.value };
-  return { unscoredReason: NO_SCORE_REASON };
-}
 
 function runOfSample(header: InspectHeader, sample: InspectSample, threshold: number, named: string | undefined): SampleOutcome {
   const timeline = sample.events ?? sample.transcript?.events;

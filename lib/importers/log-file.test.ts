@@ -5,7 +5,8 @@ import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { AGENTDOJO_RUNS, INSPECT_LOGS, importLogFile } from "../testing/importer-fixtures";
 import { SkippedLog } from "./imported-log";
-import { MAX_WHOLE_JSON_BYTES, readLogFile } from "./log-file";
+import { readLogFile } from "./log-file";
+import { MAX_WHOLE_JSON_BYTES } from "./log-file-limits";
 import { storedEntries, zipArchive, type ZipEntry } from "../testing/zip";
 
 /** 1.1 GB: what a zip's directory claims, never written. */

@@ -2,6 +2,7 @@
 // several: the upload page sends one file per request and shows one report at the end.
 import { z } from "zod";
 import { toolEntrySchema } from "../evaluations/schemas";
+import type { ImportedLog } from "./imported-log";
 
 /** Exactly these fields. */
 export const importReportSchema = z.strictObject({
@@ -69,6 +70,26 @@ export const emptyImportReport = (): ImportReport => ({
   policyVersions: [],
   elsewhere: [],
 });
+
+/** What became of one file: imported (or found unchanged) into an evaluation, skipped with a reason, or failed. */
+export type FileOutcome =
+  | { file: string; status: "imported" | "unchanged"; log: ImportedLog; evaluation: string }
+  | { file: string; status: "skipped"; reason: string; field?: string }
+  | { file: string; status: "failed"; error: string };
+
+/** One file's outcome counted into the report (which it changes). */
+export function addOutcome(report: ImportReport, outcome: FileOutcome): void {
+  report.files += 1;
+  if (outcome.status === "skipped")
+    report.skipped.push({ file: outcome.file, reason: outcome.reason, ...(outcome.field && { field: outcome.field }) });
+  else if (outcome.status === "failed") report.failed.push({ file: outcome.file, error: outcome.error });
+  else {
+    report[outcome.status] += 1;
+    report.runs += outcome.log.runs.length;
+    if (outcome.log.incomplete) report.incomplete.push({ file: outcome.file, ...outcome.log.incomplete });
+    if (outcome.log.unlabelled) report.unlabelled.push({ file: outcome.file, ...outcome.log.unlabelled });
+  }
+}
 
 /** Two lists as one, the runs of entries with one key added up (the inputs left as they were). */
 function addRunsBy<T extends { runs: number }>(a: readonly T[], b: readonly T[], key: (entry: T) => string): T[] {

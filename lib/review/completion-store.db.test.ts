@@ -8,8 +8,8 @@ import { argumentLatex, argumentMarkdown } from "./completion-export";
 import { argumentRevisionSchema } from "./completion-schema";
 import { argumentView, saveArgument } from "./completion-store";
 import { createProtocol, updateProtocol } from "./protocols";
-import { saveCodeSchema } from "./schemas";
-import { loadPaperReference, saveCode, setConsensus } from "./store";
+import { saveCodeSchema } from "./review-schemas";
+import { loadPaperReference, saveCode, setConsensus } from "./review-codes-store";
 
 // Completion arguments on a real PostgreSQL: revisions and conflicts, evidence links checked when
 // saved and resolved when shown (an experiment cancelled later stays linked, with its state), flags.

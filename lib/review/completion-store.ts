@@ -9,7 +9,7 @@ import type { ReviewCode, ReviewField } from "./codes";
 import { argumentSchema, evidenceLinks, type ArgumentRevisionInput, type CompletionArgument, type EvidenceLink } from "./completion-schema";
 import { argumentStatus, evidenceKey, type EvidenceState } from "./completion-status";
 import { assertNotRetired } from "./protocols";
-import { visibleCodes } from "./store";
+import { visibleCodes } from "./review-codes-store";
 import type { Viewer } from "./views";
 import { rowsOf } from "../db/rows";
 

@@ -5,8 +5,8 @@ import { parseInput } from "../http/input";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { agreementCaveat } from "./agreement";
 import { createProtocol, updateProtocol } from "./protocols";
-import { createProtocolSchema, saveCodeSchema, updateProtocolSchema } from "./schemas";
-import { consensusMatrix, loadPaperReference, saveCode, setConsensus } from "./store";
+import { createProtocolSchema, saveCodeSchema, updateProtocolSchema } from "./review-schemas";
+import { consensusMatrix, loadPaperReference, saveCode, setConsensus } from "./review-codes-store";
 import { matrixView, protocolView } from "./views";
 
 // Protocols as data on a real PostgreSQL: a team's own protocol beside the paper's ten, with every

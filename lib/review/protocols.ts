@@ -5,7 +5,7 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { conflict, notFound } from "../errors";
 import { Prisma, type ReviewProtocol } from "../generated/prisma/client";
-import type { CreateProtocolInput, UpdateProtocolInput } from "./schemas";
+import type { CreateProtocolInput, UpdateProtocolInput } from "./review-schemas";
 import { rowsOf } from "../db/rows";
 
 /** A protocol's own description as revisions store it. */

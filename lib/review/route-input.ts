@@ -2,7 +2,7 @@ import { z } from "zod";
 import { can } from "../auth/permissions";
 import { queryFlag } from "../http/input";
 import type { Principal } from "../auth/principal";
-import { consensusSchema, saveCodeSchema } from "./schemas";
+import { consensusSchema, saveCodeSchema } from "./review-schemas";
 import type { Viewer } from "./views";
 
 export const protocolIdSchema = z.strictObject({ id: z.uuid("id must be a protocol id (a UUID)") });

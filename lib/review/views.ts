@@ -3,7 +3,7 @@ import type { Db } from "../db/prisma";
 import type { ReviewProtocol } from "../generated/prisma/client";
 import { fieldAgreement, type FieldAgreement } from "./agreement";
 import { REVIEW_FIELDS, type ReviewCode, type ReviewField } from "./codes";
-import { applyBlindRule, CODE_ORDER, consensusMatrix, visibleCodes } from "./store";
+import { applyBlindRule, CODE_ORDER, consensusMatrix, visibleCodes } from "./review-codes-store";
 import { computeTable3, type ConsensusMatrix } from "./table3";
 
 export interface Viewer {

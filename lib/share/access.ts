@@ -1,7 +1,7 @@
 // Opening a share link from the web: rate-limited per client, then lib/share/share-links.ts.
 import "server-only";
 import type { RateLimiterPostgres } from "rate-limiter-flexible";
-import { databaseUrl } from "../db/client";
+import { databaseUrl } from "../db/web-process-db";
 import type { Db } from "../db/prisma";
 import { isLimitReached, postgresRateLimiter } from "../db/rate-limiter";
 import { readServerEnv } from "../env";

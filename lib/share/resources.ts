@@ -13,10 +13,10 @@ import { experimentSummary } from "../replay/store/summary";
 import type { ReplaySummary } from "../replay/rules/summary-schema";
 import type { ArgumentExport } from "../review/completion-export";
 import { argumentView, SHARED_READER } from "../review/completion-store";
-import { consensusMatrix } from "../review/store";
+import { consensusMatrix } from "../review/review-codes-store";
 import { computeTable3, type CellReviewers, type ConsensusMatrix, type Table3Row } from "../review/table3";
-import type { ShareResourceType } from "./schemas";
-import { canaryResults, type CanaryResults } from "../canary/store";
+import type { ShareResourceType } from "./share-link-schemas";
+import { canaryResults, type CanaryResults } from "../canary/canary-results-store";
 
 // What a reviewer sees through a link. Plain JSON only (timestamps as ISO strings), so that the
 // snapshot stored in jsonb and hashed is exactly what is shown.

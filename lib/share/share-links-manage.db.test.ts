@@ -6,7 +6,7 @@ import { ingestRuns } from "../evaluations/ingest/ingest-runs";
 import { DEFAULT_EVALUATION_RULE, declarationOf } from "../statistics/exclusion-rule";
 import { exclusionRuleIdentity } from "../statistics/exclusion-rule-hash";
 import { loadShareContent, type ComparisonShareContent, type ExperimentShareContent, type RunShareContent } from "./resources";
-import { createShareLinkSchema, listShareLinksQuerySchema } from "./schemas";
+import { createShareLinkSchema, listShareLinksQuerySchema } from "./share-link-schemas";
 import {
   createShareLink,
   listShareLinks,

@@ -6,7 +6,7 @@ import { forbidden, notFound } from "../errors";
 import type { Prisma, ShareLink } from "../generated/prisma/client";
 import { contentHash } from "../content-hash";
 import { loadShareContent, shareResourceExists, type ShareContent } from "./resources";
-import type { CreateShareLinkInput, ListShareLinksQuery, ShareMode, ShareResourceType } from "./schemas";
+import type { CreateShareLinkInput, ListShareLinksQuery, ShareMode, ShareResourceType } from "./share-link-schemas";
 import { hashShareToken, newShareToken, shareTokenSchema } from "./token";
 import { rowsOf } from "../db/rows";
 

@@ -1,7 +1,7 @@
 import path from "node:path";
 import { delayedWriteServiceCommand, listeningUrl } from "../delayed-write/spawn";
 import { parseEventLine } from "../event-line";
-import { webServerCommand } from "../web/spawn";
+import { webServerCommand } from "../web-server/spawn-web-server";
 
 /** How the supervisor knows a child is ready: a line it prints, or its port accepting connections. */
 export type Readiness = { line: (line: string) => boolean } | { port: number; host: string };

@@ -2,8 +2,8 @@
 // client of it, raw requests, and assertions on its error contract and on what a namespace holds.
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect } from "vitest";
-import { DelayedWriteClient } from "../delayed-write/client";
-import { errorResponseSchema, writeResponseSchema, type WriteRequest } from "../delayed-write/schemas";
+import { DelayedWriteClient } from "../delayed-write/delayed-write-client";
+import { errorResponseSchema, writeResponseSchema, type WriteRequest } from "../delayed-write/delayed-write-schemas";
 import { spawnDelayedWriteService, type ServiceProcess } from "../delayed-write/spawn";
 
 export let service: ServiceProcess;

@@ -3,7 +3,7 @@
 // and SIGKILLed, it is a pool that died before its first heartbeat, holding its jobs' locks.
 import { Logger, run } from "graphile-worker";
 import { z } from "zod";
-import { REPLAY_UNIT_JOB } from "../replay/run/jobs";
+import { replayUnitJob } from "../replay/run/jobs";
 
 const [connectionString, concurrency] = z.tuple([z.url(), z.coerce.number().int().min(1)]).parse(process.argv.slice(2));
 await run({
@@ -11,6 +11,6 @@ await run({
   concurrency,
   noHandleSignals: true,
   logger: new Logger(() => () => {}),
-  taskList: { [REPLAY_UNIT_JOB]: () => new Promise<void>(() => {}) },
+  taskList: { [replayUnitJob.name]: () => new Promise<void>(() => {}) },
 });
 console.log("ghost pool running");

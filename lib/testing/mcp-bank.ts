@@ -10,7 +10,7 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { InMemoryTaskMessageQueue, InMemoryTaskStore } from "@modelcontextprotocol/sdk/experimental/tasks/stores/in-memory.js";
 import { z } from "zod";
-import { DelayedWriteClient } from "../delayed-write/client";
+import { DelayedWriteClient } from "../delayed-write/delayed-write-client";
 
 export const bankConfigSchema = z.object({
   DELAYED_WRITE_URL: z.url(),

@@ -4,7 +4,7 @@
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { NodeTracerProvider, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-node";
 import { afterAll, beforeAll, inject } from "vitest";
-import { DelayedWriteClient } from "../delayed-write/client";
+import { DelayedWriteClient } from "../delayed-write/delayed-write-client";
 import { spawnDelayedWriteService, type ServiceProcess } from "../delayed-write/spawn";
 import { evaluationClient, type EvaluationClient } from "../evaluations/client";
 import type { Db } from "../db/prisma";

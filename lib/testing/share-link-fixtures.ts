@@ -7,7 +7,7 @@ import type { Prisma } from "../generated/prisma/client";
 import { DomainError, type ErrorKind } from "../errors";
 import { replayConfigSchema } from "../replay/rules/config";
 import { createTestDatabase, type TestDatabase } from "./database";
-import { createShareLinkSchema } from "../share/schemas";
+import { createShareLinkSchema } from "../share/share-link-schemas";
 import type { OpenShareLinkResult } from "../share/share-links";
 
 export const HOUR = 3_600_000;

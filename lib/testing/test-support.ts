@@ -1,7 +1,7 @@
 // For the dashboard's tests only: run evidence as the replay writes it (records.ts), typed against the
 // real records so that a change to the evidence shape breaks these fixtures at compile time, and a
 // strict RFC 4180 reader that is independent of csv-stringify.
-import type { Operation, StoredEntry } from "../delayed-write/schemas";
+import type { Operation, StoredEntry } from "../delayed-write/delayed-write-schemas";
 import type { FinalityEvidence, RunRecord, SeparationEvidence } from "../replay/rules/records";
 
 export const T0 = 1_000;

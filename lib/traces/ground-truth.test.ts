@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { byTaskNumber, groundTruthFileSchema, groundTruthTraces } from "./ground-truth";
-import { parseTraceSelector, SelectorError } from "./schemas";
+import { parseTraceSelector, SelectorError } from "./trace-schemas";
 
 const file = groundTruthFileSchema.parse(JSON.parse(readFileSync("lib/testing/fixtures/agentdojo/ground_truth_v1.2.1.json", "utf8")));
 

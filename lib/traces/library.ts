@@ -11,7 +11,7 @@ import { Prisma } from "../generated/prisma/client";
 import { encodeCursor } from "../http/pagination";
 import type { Trace } from "../replay/rules/trace";
 import { byTaskNumber, groundTruthFileSchema, groundTruthTraces, libraryCallSchema, type LibraryCall } from "./ground-truth";
-import type { TraceListQuery, TraceSelection } from "./schemas";
+import type { TraceListQuery, TraceSelection } from "./trace-schemas";
 import { countColumn, onlyRowOf } from "../db/rows";
 
 /** AgentDojo's v1.2.1 ground truth, as released (lib/testing/fixtures/agentdojo/README.md says how it was made). */

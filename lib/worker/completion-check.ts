@@ -1,6 +1,6 @@
 import type { WorkerUtils } from "graphile-worker";
 import type { Db } from "../db/prisma";
-import { enqueueFinalizeJob } from "../replay/run/jobs";
+import { finalizeExperimentJob } from "../replay/run/jobs";
 import type { ReplayConfig } from "../replay/rules/config";
 import { expectedRunCount } from "../replay/rules/grid";
 
@@ -29,7 +29,7 @@ export class CompletionCheck {
         while (entry.again) {
           entry.again = false;
           if ((await this.db.run.count({ where: { experimentId } })) >= expectedRunCount(config))
-            await enqueueFinalizeJob(this.utils, experimentId);
+            await finalizeExperimentJob.enqueueNow(this.utils, { experimentId });
         }
       } finally {
         this.checks.delete(experimentId);

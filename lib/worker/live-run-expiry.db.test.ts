@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { queuedJobCount } from "../jobs/queue";
 import { createEvaluation } from "../evaluations/create-evaluation";
-import { EXPIRE_LIVE_RUN_JOB } from "../evaluations/live/live-run-job";
+import { expireLiveRunJob } from "../evaluations/live/live-run-job";
 import { openLiveRun } from "../evaluations/live/live-runs";
 import { evaluationSummary } from "../evaluations/summary";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
@@ -76,7 +76,7 @@ describe("live runs expired by the worker's job", () => {
     expect(await evaluationSummary(database.db, evaluationId)).toMatchObject({ runs: 3, unscored: 3 });
     expect(worker.output.filter((line) => /not scored within its timeout, stored unscored/.test(line))).toHaveLength(3);
     expect(worker.output.filter((line) => /poolOf/.test(line))).toEqual([]);
-    expect(await queuedJobCount(database.db, "expire-live-run:", [EXPIRE_LIVE_RUN_JOB])).toBe(0);
+    expect(await queuedJobCount(database.db, "expire-live-run:", [expireLiveRunJob.name])).toBe(0);
     expect(await worker.stop("SIGTERM")).toEqual({ code: 0, signal: null });
   });
 
@@ -114,7 +114,7 @@ describe("live runs expired by the worker's job", () => {
       // No job failed for good or is left waiting: the dead pool's jobs were handed back and ran.
       await waitFor(
         "no expiry job left",
-        async () => (await queuedJobCount(database.db, "expire-live-run:", [EXPIRE_LIVE_RUN_JOB])) === 0,
+        async () => (await queuedJobCount(database.db, "expire-live-run:", [expireLiveRunJob.name])) === 0,
         [rescuer],
       );
       expect(await rescuer.stop("SIGTERM")).toEqual({ code: 0, signal: null });

@@ -1,4 +1,4 @@
-import { DelayedWriteClient } from "../delayed-write/client";
+import { DelayedWriteClient } from "../delayed-write/delayed-write-client";
 import { warmUp } from "../replay/run/warmup";
 
 /** How long a unit waits for an unreachable delayed-write service before it runs anyway. */

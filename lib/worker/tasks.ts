@@ -1,9 +1,9 @@
 import type { Task, TaskList } from "graphile-worker";
 import type { Db } from "../db/prisma";
 import { runCanaryTrialJob } from "../canary/trial-job";
-import { CANARY_TRIAL_JOB, canaryTrialPayloadSchema } from "../canary/jobs";
-import { RECORD_TRACES_JOB, recordTracesPayloadSchema } from "../evaluations/record-traces-job";
-import { FINALIZE_EXPERIMENT_JOB, REPLAY_UNIT_JOB, finalizeExperimentPayloadSchema, replayUnitPayloadSchema } from "../replay/run/jobs";
+import { canaryTrialJob } from "../canary/jobs";
+import { recordTracesJob } from "../evaluations/record-traces-job";
+import { finalizeExperimentJob, replayUnitJob } from "../replay/run/jobs";
 import type { UnitResultWriter } from "../replay/store/batch-writer";
 import type { ReplayConfig } from "../replay/rules/config";
 import type { ReplayContext } from "../replay/run/context";
@@ -11,9 +11,9 @@ import type { Trace } from "../replay/rules/trace";
 import { finalizeExperiment, unitStored } from "../replay/store/persist";
 import { attemptsPerRun, runUnitWithRule, voidedAttemptLine } from "../replay/run/run-grid";
 import { recordImportedTraces } from "../evaluations/record-traces";
-import { RECOMPUTE_POLICY_JOB, recomputePolicyPayloadSchema } from "../evaluations/policy-recompute/job";
+import { recomputePolicyJob } from "../evaluations/policy-recompute/job";
 import { applyPendingPolicy } from "../evaluations/policy-recompute/recompute";
-import { EXPIRE_LIVE_RUN_JOB, expireLiveRunPayloadSchema } from "../evaluations/live/live-run-job";
+import { expireLiveRunJob } from "../evaluations/live/live-run-job";
 import { expireLiveRun } from "../evaluations/live/live-runs";
 import type { CompletionCheck } from "./completion-check";
 import type { ExperimentCache } from "./experiment-cache";
@@ -37,27 +37,16 @@ export interface TaskDependencies {
 
 /** The record_traces job: the evaluation's untraced runs into the trace library (a deleted evaluation has none). */
 export function recordTracesTask(db: Db, log: (line: string) => void): Task {
-  return async (payload, helpers) => {
-    const parsed = recordTracesPayloadSchema.safeParse(payload);
-    if (!parsed.success) {
-      log(`job ${helpers.job.id}: invalid ${RECORD_TRACES_JOB} payload, not retried`);
-      return;
-    }
-    await recordImportedTraces(db, parsed.data.evaluationId);
-  };
+  return recordTracesJob.handler(log, async ({ evaluationId }) => {
+    await recordImportedTraces(db, evaluationId);
+  });
 }
 
 /** The expire_live_run job: a live run still open at its timeout stored unscored (one scored meanwhile is left alone). */
 export function expireLiveRunTask(db: Db, log: (line: string) => void): Task {
-  return async (payload, helpers) => {
-    const parsed = expireLiveRunPayloadSchema.safeParse(payload);
-    if (!parsed.success) {
-      log(`job ${helpers.job.id}: invalid ${EXPIRE_LIVE_RUN_JOB} payload, not retried`);
-      return;
-    }
-    if (await expireLiveRun(db, parsed.data.liveRunId))
-      log(`live run ${parsed.data.liveRunId}: not scored within its timeout, stored unscored`);
-  };
+  return expireLiveRunJob.handler(log, async ({ liveRunId }) => {
+    if (await expireLiveRun(db, liveRunId)) log(`live run ${liveRunId}: not scored within its timeout, stored unscored`);
+  });
 }
 
 /**
@@ -66,19 +55,14 @@ export function expireLiveRunTask(db: Db, log: (line: string) => void): Task {
  * goes on from the last chunk committed.
  */
 export function recomputePolicyTask(db: Db, log: (line: string) => void, handedBack: () => boolean): Task {
-  return async (payload, helpers) => {
-    const parsed = recomputePolicyPayloadSchema.safeParse(payload);
-    if (!parsed.success) {
-      log(`job ${helpers.job.id}: invalid ${RECOMPUTE_POLICY_JOB} payload, not retried`);
-      return;
-    }
-    await applyPendingPolicy(db, parsed.data.evaluationId, {
+  return recomputePolicyJob.handler(log, async ({ evaluationId }) => {
+    await applyPendingPolicy(db, evaluationId, {
       afterStep: (step) => {
-        if (step === "applied") log(`evaluation ${parsed.data.evaluationId}: its pending effect-policy version is applied`);
+        if (step === "applied") log(`evaluation ${evaluationId}: its pending effect-policy version is applied`);
         if (handedBack()) throw new Error("handed back at shutdown; the recompute goes on from its last chunk");
       },
     });
-  };
+  });
 }
 
 /**
@@ -103,14 +87,7 @@ export function replayTaskList(deps: TaskDependencies): TaskList {
   });
 
   return {
-    [REPLAY_UNIT_JOB]: async (payload, helpers) => {
-      const parsed = replayUnitPayloadSchema.safeParse(payload);
-      if (!parsed.success) {
-        // An invalid payload will never become valid: log it and complete the job rather than retry.
-        deps.log(`job ${helpers.job.id}: invalid ${REPLAY_UNIT_JOB} payload, not retried: ${parsed.error.issues[0]?.message}`);
-        return;
-      }
-      const { experimentId, unit } = parsed.data;
+    [replayUnitJob.name]: replayUnitJob.handler(deps.log, async ({ experimentId, unit }, helpers) => {
       const found = await deps.experiments.get(experimentId);
       if (!found || found.state === "cancelled") return;
       const trace = found.config.traces[unit.trace];
@@ -136,31 +113,21 @@ export function replayTaskList(deps: TaskDependencies): TaskList {
         deps.unitStored();
       }
       await deps.completion.request(experimentId, found.config);
-    },
-    [CANARY_TRIAL_JOB]: async (payload, helpers) => {
-      const parsed = canaryTrialPayloadSchema.safeParse(payload);
-      if (!parsed.success) {
-        deps.log(`job ${helpers.job.id}: invalid ${CANARY_TRIAL_JOB} payload, not retried: ${parsed.error.issues[0]?.message}`);
-        return;
-      }
+    }),
+    [canaryTrialJob.name]: canaryTrialJob.handler(deps.log, async (payload, helpers) => {
       await runCanaryTrialJob(
         { db: deps.db, client: deps.clock.client, service: () => ({ url: deps.serviceUrl, timeOrigin: deps.clock.origin }) },
-        parsed.data,
+        payload,
         helpers.job.attempts,
         helpers.job.max_attempts,
       );
-    },
-    [FINALIZE_EXPERIMENT_JOB]: async (payload, helpers) => {
-      const parsed = finalizeExperimentPayloadSchema.safeParse(payload);
-      if (!parsed.success) {
-        deps.log(`job ${helpers.job.id}: invalid ${FINALIZE_EXPERIMENT_JOB} payload, not retried`);
-        return;
-      }
-      await finalizeExperiment(deps.db, parsed.data.experimentId);
-      deps.experiments.forget(parsed.data.experimentId);
-    },
-    [RECORD_TRACES_JOB]: recordTracesTask(deps.db, deps.log),
-    [EXPIRE_LIVE_RUN_JOB]: expireLiveRunTask(deps.db, deps.log),
-    [RECOMPUTE_POLICY_JOB]: recomputePolicyTask(deps.db, deps.log, deps.handedBack),
+    }),
+    [finalizeExperimentJob.name]: finalizeExperimentJob.handler(deps.log, async ({ experimentId }) => {
+      await finalizeExperiment(deps.db, experimentId);
+      deps.experiments.forget(experimentId);
+    }),
+    [recordTracesJob.name]: recordTracesTask(deps.db, deps.log),
+    [expireLiveRunJob.name]: expireLiveRunTask(deps.db, deps.log),
+    [recomputePolicyJob.name]: recomputePolicyTask(deps.db, deps.log, deps.handedBack),
   };
 }

@@ -1,5 +1,5 @@
 // Any /api/ path no route serves: the API's JSON 404, not Next's HTML page (every method).
-import { unknownApiPath } from "@/lib/web/api-route";
+import { unknownApiPath } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

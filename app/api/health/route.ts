@@ -1,6 +1,7 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { getServiceClient } from "@/lib/delayed-write/web-client";
 import { readServerEnv } from "@/lib/env";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { healthReport, type ProbeResult } from "@/lib/supervisor/health-status";
 import { readStackStatus, type ChildStatus } from "@/lib/supervisor/stack-status";
 
@@ -44,9 +45,9 @@ function supervisedChildren(): ChildStatus[] | null {
  * The web process answers; `db`: its database ran `SELECT 1`; `worker`: a replay worker's heartbeat
  * is under 5 s old ("none" when no worker runs); `delayedWrite`: the service is ready; under
  * `npm start`, `children`: each supervised process's state. `degraded` names what is not ok, and
- * the answer is then 503 (lib/supervisor/health-status.ts).
+ * the answer is then 503 (lib/supervisor/health-status.ts). Public, like every probe's target.
  */
-export async function GET(): Promise<Response> {
+export const GET = apiRoute({ permission: "public" }, async () => {
   const db = getDb();
   const [database, worker, delayedWrite] = await Promise.all([
     check("database", async () => (await db.$queryRaw`SELECT 1`, "ok")),
@@ -62,4 +63,4 @@ export async function GET(): Promise<Response> {
   ]);
   const { httpStatus, body } = healthReport({ db: database, worker, delayedWrite }, supervisedChildren());
   return Response.json(body, { status: httpStatus, headers: { "cache-control": "no-store" } });
-}
+});

@@ -14,7 +14,7 @@ import { PageLoading } from "@/components/ui/skeleton";
 import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
-import { getSql } from "@/lib/db/client";
+import { getSql } from "@/lib/db/web-process-db";
 import type { SqlClient } from "@/lib/db/sql-transaction";
 import { storedRunCount } from "@/lib/evaluations/delete-evaluation";
 import { evaluationTools, largestUnits, resetsOverriddenByCanary } from "@/lib/evaluations/evaluation-runs";

@@ -8,7 +8,7 @@ import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import { SharePanel } from "@/components/share/share-panel";
 import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { DomainError } from "@/lib/errors";
 import { compareQuerySchema, compareStoredEvaluations } from "@/lib/evaluations/compare";
 import { listEvaluations } from "@/lib/evaluations/list-evaluations";

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { ImportLogsForm } from "@/components/import-logs-form";
+import { ImportLogsForm } from "@/components/evaluations/import-logs-form";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
 

@@ -1,5 +1,5 @@
 import type { Metadata } from "next";
-import { NewExperimentForm } from "@/components/new-experiment-form";
+import { NewExperimentForm } from "@/components/experiment/new-experiment-form";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
 

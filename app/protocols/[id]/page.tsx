@@ -16,7 +16,7 @@ import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { FIELD_INFO, type ReviewCode } from "@/lib/review/codes";
 import { ledgerDiff } from "@/lib/review/diff";
 import { restsOnOneReviewer, reviewerCount } from "@/lib/review/table3";

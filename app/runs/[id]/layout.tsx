@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { runIdSchema } from "@/lib/experiments/read/filters";
 import { runExists } from "@/lib/experiments/read/runs";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 
 /**
  * Checked here, outside loading.tsx's Suspense boundary: once the loading state is sent the status is

@@ -18,7 +18,7 @@ import { conditionLabel, describeRun, experimentTitle, shortId } from "@/lib/for
 import { loadRunDetail } from "@/lib/experiments/read/runs";
 import { scoringBeforeEndpoint } from "@/lib/experiments/read/timeline";
 import { formatDuration, formatSinceStart } from "@/lib/format/time";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
 
 export const dynamic = "force-dynamic";

@@ -7,9 +7,9 @@ import { PageHeader } from "@/components/ui/page-header";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { getTrace, LINKED_RUNS_SHOWN } from "@/lib/traces/library";
-import { traceIdSchema } from "@/lib/traces/schemas";
+import { traceIdSchema } from "@/lib/traces/trace-schemas";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Trace" };

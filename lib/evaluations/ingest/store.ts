@@ -7,7 +7,7 @@ import { copyFormat } from "../../db/pg-copy";
 import { sqlTransaction, type CopyTx } from "../../db/sql-transaction";
 import { unnestRows } from "../../db/unnest-rows";
 import { notFound } from "../../errors";
-import { enqueueRecordTracesJob } from "../record-traces-job";
+import { recordTracesJob } from "../record-traces-job";
 import { batchSurfaces, type BatchSurfaces } from "../audit/links";
 import { currentPolicy, lockEvaluationAudit } from "../audit/lock";
 import { recomputeSeparation } from "../audit/separation-recompute";
@@ -96,7 +96,7 @@ export async function storeBatchIn(tx: CopyTx, evaluationId: string, valid: read
         prepared.filter((p) => !known.has(p.valid.run.externalId)),
         unused.length === 0 ? preparedSurfaces : undefined,
       );
-  if (written.length > 0 && traces === "job") await enqueueRecordTracesJob(tx, evaluationId);
+  if (written.length > 0 && traces === "job") await recordTracesJob.enqueue(tx, { evaluationId });
   return written;
 }
 

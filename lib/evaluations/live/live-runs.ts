@@ -14,7 +14,7 @@ import { storeBatchIn } from "../ingest/store";
 import { validRun } from "../ingest/validate";
 import { FINALITIES, type RunRecord, type StatusAtScoring, STATUSES_AT_SCORING } from "../schemas";
 import { moveFirstBatch } from "./first-batch";
-import { enqueueExpireLiveRunJob } from "./live-run-job";
+import { expireLiveRunJob } from "./live-run-job";
 import { awaitRecorders } from "./recorders";
 import {
   liveEventSchema,
@@ -103,7 +103,7 @@ export async function openLiveRun(db: Db, evaluationId: string, body: OpenLiveRu
         RETURNING id::text AS id, expires_at`,
     )[0];
     if (inserted) {
-      await enqueueExpireLiveRunJob(tx, inserted.id, inserted.expires_at);
+      await expireLiveRunJob.enqueue(tx, { liveRunId: inserted.id }, inserted.expires_at);
       return { externalId: body.externalId, created: true, state: "open" };
     }
     const locked = await lockRun(tx, evaluationId, body.externalId);

@@ -19,7 +19,7 @@ import { createEvaluation, EvaluationNameTakenError } from "../create-evaluation
 import { storeToolSuggestions, toolSuggestionSchema } from "../tool-suggestions";
 import { storeBatchIn } from "../ingest/store";
 import { validRun } from "../ingest/validate";
-import { enqueueExpireLiveRunJob } from "../live/live-run-job";
+import { expireLiveRunJob } from "../live/live-run-job";
 import { inTransaction, lockOpenedRun, recordEventsIn, scoreIn, type LiveRunRow } from "../live/live-runs";
 import { openLiveRunBodySchema, type ScoreLiveRunBody } from "../live/schemas";
 import { admitEvents, liveRunRecord, type LiveOutcome } from "../live/timeline";
@@ -280,7 +280,7 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
           liveOutcomeOf(score),
         ),
       });
-    else await enqueueExpireLiveRunJob(tx, run.id, run.expires_at);
+    else await expireLiveRunJob.enqueue(tx, { liveRunId: run.id }, run.expires_at);
   }
   // Traces seen before, or naming a run that exists: the live-run routes' way, one run at a time.
   const runOf = new Map<TracePlan, string>(fresh.map(({ trace, run }) => [trace, run.id]));

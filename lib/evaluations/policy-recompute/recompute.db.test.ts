@@ -14,7 +14,7 @@ import { ingestRuns } from "../ingest/ingest-runs";
 import type { EffectPolicy } from "../schemas";
 import { setEffectPolicy } from "../set-effect-policy";
 import { evaluationSummary } from "../summary";
-import { RECOMPUTE_POLICY_JOB, recomputePolicyJobKey } from "./job";
+import { recomputePolicyJob, recomputePolicyJobKey } from "./job";
 import { underOneAppliedVersion } from "./read";
 import { applyPendingPolicy, type RecomputeStep } from "./recompute";
 
@@ -190,7 +190,7 @@ describe("a new effect-policy version, recomputed by its job", () => {
     await runOnce({
       connectionString: url,
       taskList: {
-        [RECOMPUTE_POLICY_JOB]: recomputePolicyTask(
+        [recomputePolicyJob.name]: recomputePolicyTask(
           db,
           () => {},
           () => false,

@@ -1,6 +1,6 @@
 // Why a run's recorded label is what it is, in words, from its condition, labels, exposure and the
 // service evidence it stored. Pure: the run page and GET /api/v1/runs/:id show the same sentences.
-import type { Operation } from "../../delayed-write/schemas";
+import type { Operation } from "../../delayed-write/delayed-write-schemas";
 import type { FinalityPolicy, SeparationCondition } from "../../replay/rules/config";
 import { CONDITION_LABELS, POLICY_LABELS } from "../../format/replay-labels";
 import { disagrees, type Label, type TerminalLabel } from "../../replay/rules/labels";

@@ -5,7 +5,7 @@ import { DomainError } from "../../errors";
 import { parseInput, type SearchParams } from "../../http/input";
 import { cursorOf, oneOf, optional, pageSize, wholeNumber } from "../../http/pagination";
 import { int4 } from "../../http/storable";
-import type { OperationStatus } from "../../delayed-write/schemas";
+import type { OperationStatus } from "../../delayed-write/delayed-write-schemas";
 import { RUN_CLASSIFICATIONS } from "../../replay/rules/classification";
 import { FINALITY_POLICIES, SEPARATION_CONDITIONS } from "../../replay/rules/config";
 import type { EffectRecord } from "../../replay/rules/records";

@@ -1,7 +1,7 @@
 // A run's events on the service clock, derived from the evidence the replay stored (records.ts).
 // Pure: the run page, the API and the tests all call the same functions.
 import { z } from "zod";
-import { operationSchema, storedEntrySchema, type Operation, type StoredEntry } from "../../delayed-write/schemas";
+import { operationSchema, storedEntrySchema, type Operation, type StoredEntry } from "../../delayed-write/delayed-write-schemas";
 
 const readSchema = z.object({ entry: storedEntrySchema.nullable(), readAtMs: z.number() });
 const serviceFailureSchema = z.object({ request: z.string(), detail: z.string(), atMs: z.number(), attempt: z.number() });

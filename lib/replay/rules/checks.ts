@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from "node:util";
-import type { Operation } from "../../delayed-write/schemas";
+import type { Operation } from "../../delayed-write/delayed-write-schemas";
 import { expectedRunCount } from "./grid";
 import { harnessLateness } from "./harness-timing";
 import type { ReplayConfig } from "./config";

@@ -1,4 +1,4 @@
-import type { Operation, StoredEntry } from "../../delayed-write/schemas";
+import type { Operation, StoredEntry } from "../../delayed-write/delayed-write-schemas";
 import type { InheritedState } from "./inherited-state";
 import type { RunClassification } from "./classification";
 import type { Label, TerminalLabel } from "./labels";

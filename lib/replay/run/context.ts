@@ -1,6 +1,6 @@
-import type { DelayedWriteClient } from "../../delayed-write/client";
-import type { Operation, WriteRequest } from "../../delayed-write/schemas";
-import { isTerminal } from "../../delayed-write/schemas";
+import type { DelayedWriteClient } from "../../delayed-write/delayed-write-client";
+import type { Operation, WriteRequest } from "../../delayed-write/delayed-write-schemas";
+import { isTerminal } from "../../delayed-write/delayed-write-schemas";
 import type { ReplayUnit } from "../rules/grid";
 import type { ReadEvidence } from "../rules/records";
 import type { FunctionCall, Trace } from "../rules/trace";

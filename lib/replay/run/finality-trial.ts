@@ -1,5 +1,5 @@
-import type { Operation } from "../../delayed-write/schemas";
-import { isTerminal } from "../../delayed-write/schemas";
+import type { Operation } from "../../delayed-write/delayed-write-schemas";
+import { isTerminal } from "../../delayed-write/delayed-write-schemas";
 import { classifyRun } from "../rules/classification";
 import type { FinalityPolicy } from "../rules/config";
 import { followToTerminal, readEvidence, readEvidenceAfter, terminalAtMs, writeValue, type ReplayContext } from "./context";

@@ -1,5 +1,5 @@
-import type { Operation } from "../../delayed-write/schemas";
-import { isTerminal } from "../../delayed-write/schemas";
+import type { Operation } from "../../delayed-write/delayed-write-schemas";
+import { isTerminal } from "../../delayed-write/delayed-write-schemas";
 import { terminalAtMs, type ReplayContext } from "./context";
 import type { EffectRecord, ReadEvidence } from "../rules/records";
 import type { RoutedWrite } from "../rules/trace";

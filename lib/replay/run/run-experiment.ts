@@ -1,4 +1,4 @@
-import { DelayedWriteClient } from "../../delayed-write/client";
+import { DelayedWriteClient } from "../../delayed-write/delayed-write-client";
 import type { Db } from "../../db/prisma";
 import type { ReplayConfig } from "../rules/config";
 import type { ReplayContext } from "./context";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DelayedWriteClient } from "../../delayed-write/client";
+import { DelayedWriteClient } from "../../delayed-write/delayed-write-client";
 import { freePort } from "../../db/free-port";
 import { spawnDelayedWriteService, type ServiceProcess } from "../../delayed-write/spawn";
 import { replayConfigSchema } from "../rules/config";

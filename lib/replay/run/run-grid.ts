@@ -1,6 +1,6 @@
 import pLimit from "p-limit";
 import { AdmissionControl } from "./admission";
-import { ServiceFailure } from "../../delayed-write/client";
+import { ServiceFailure } from "../../delayed-write/delayed-write-client";
 import { classifyRun } from "../rules/classification";
 import type { ReplayConfig } from "../rules/config";
 import type { ReplayContext, VoidedAttempt } from "./context";

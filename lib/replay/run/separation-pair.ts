@@ -1,5 +1,5 @@
-import type { Operation } from "../../delayed-write/schemas";
-import { isTerminal } from "../../delayed-write/schemas";
+import type { Operation } from "../../delayed-write/delayed-write-schemas";
+import { isTerminal } from "../../delayed-write/delayed-write-schemas";
 import { classifyRun } from "../rules/classification";
 import { followToTerminal, readEvidence, terminalAtMs, untilServiceTime, writeValue, type ReplayContext } from "./context";
 import { unitGroupId, unitNamespace, type ReplayUnit } from "../rules/grid";

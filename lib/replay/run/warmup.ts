@@ -1,4 +1,4 @@
-import type { DelayedWriteClient } from "../../delayed-write/client";
+import type { DelayedWriteClient } from "../../delayed-write/delayed-write-client";
 
 /**
  * Exercises every request the replay makes, at the replay's concurrency, before any trial starts:

@@ -1,10 +1,10 @@
 import { createApiKeyFor, listApiKeys } from "@/lib/auth/accounts";
 import { can } from "@/lib/auth/permissions";
-import { listApiKeysQuerySchema, newApiKeySchema } from "@/lib/auth/schemas";
+import { listApiKeysQuerySchema, newApiKeySchema } from "@/lib/auth/account-schemas";
 import { getAuth } from "@/lib/auth/server";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { forbidden } from "@/lib/errors";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
 import { listEffects } from "@/lib/experiments/read/effects";
 import { effectFiltersOf, effectListQuerySchema } from "@/lib/experiments/read/filters";
-import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/web/api-route";
+import { getDb } from "@/lib/db/web-process-db";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -29,7 +29,7 @@ useEvaluationApiHandlers(
 afterAll(async () => {
   // The route handlers' own client and API-key usage counters: written and closed before the database goes.
   await (await import("@/lib/auth/server")).getPrincipalResolver().flushUsage();
-  await (await import("@/lib/db/client")).getDb().$disconnect();
+  await (await import("@/lib/db/web-process-db")).getDb().$disconnect();
 });
 
 describe("the evaluation API", () => {

@@ -48,7 +48,7 @@ useEvaluationApiHandlers(
 afterAll(async () => {
   // The route handlers' own client and API-key usage counters: written and closed before the database goes.
   await (await import("@/lib/auth/server")).getPrincipalResolver().flushUsage();
-  await (await import("@/lib/db/client")).getDb().$disconnect();
+  await (await import("@/lib/db/web-process-db")).getDb().$disconnect();
 });
 const stored = (evaluationId: string) => storedCounts(db, evaluationId);
 

@@ -1,9 +1,9 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
 import { listEvaluations } from "@/lib/evaluations/list-evaluations";
 import { evaluationListQuerySchema } from "@/lib/evaluations/read-schemas";
 import { createEvaluationBodySchema } from "@/lib/evaluations/schemas";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,9 +1,9 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { createCanaryExperiment } from "@/lib/experiments/create-canary-experiment";
 import { createQueuedExperiment } from "@/lib/experiments/create-experiment";
 import { listExperiments } from "@/lib/experiments/list-experiments";
-import { createExperimentRequestSchema, experimentListQuerySchema } from "@/lib/experiments/schemas";
-import { apiRoute } from "@/lib/web/api-route";
+import { createExperimentRequestSchema, experimentListQuerySchema } from "@/lib/experiments/experiment-schemas";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { replayConfigSchema } from "@/lib/replay/rules/config";
 import { resolveTraceSelection } from "@/lib/traces/library";
 

@@ -1,9 +1,9 @@
 import { z } from "zod";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { EVALUATION_NAME_MAX } from "@/lib/evaluations/schemas";
 import { invalid } from "@/lib/errors";
 import { optional } from "@/lib/http/pagination";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { importUpload } from "@/lib/importers/import-upload";
 
 export const dynamic = "force-dynamic";

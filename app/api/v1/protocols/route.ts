@@ -1,8 +1,8 @@
-import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/web/api-route";
+import { getDb } from "@/lib/db/web-process-db";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { createProtocol } from "@/lib/review/protocols";
 import { matrixQuerySchema, matrixShow, viewerOf } from "@/lib/review/route-input";
-import { createProtocolSchema } from "@/lib/review/schemas";
+import { createProtocolSchema } from "@/lib/review/review-schemas";
 import { matrixView } from "@/lib/review/views";
 
 export const dynamic = "force-dynamic";

@@ -1,8 +1,8 @@
 import { createFirstAdmin } from "@/lib/auth/accounts";
-import { firstAdminSchema } from "@/lib/auth/schemas";
+import { firstAdminSchema } from "@/lib/auth/account-schemas";
 import { getAuth } from "@/lib/auth/server";
-import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/web/api-route";
+import { getDb } from "@/lib/db/web-process-db";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { baseUrlOf, readServerEnv } from "@/lib/env";
-import { apiRoute } from "@/lib/web/api-route";
-import { createShareLinkSchema, listShareLinksQuerySchema } from "@/lib/share/schemas";
+import { apiRoute } from "@/lib/http/route/api-route";
+import { createShareLinkSchema, listShareLinksQuerySchema } from "@/lib/share/share-link-schemas";
 import { createShareLink, visibleShareLinks } from "@/lib/share/share-links";
 
 export const dynamic = "force-dynamic";

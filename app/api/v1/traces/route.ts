@@ -1,7 +1,7 @@
-import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/web/api-route";
+import { getDb } from "@/lib/db/web-process-db";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { listTraces } from "@/lib/traces/library";
-import { traceListQuerySchema } from "@/lib/traces/schemas";
+import { traceListQuerySchema } from "@/lib/traces/trace-schemas";
 
 export const dynamic = "force-dynamic";
 

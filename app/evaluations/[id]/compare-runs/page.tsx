@@ -3,7 +3,7 @@ import { notFound, redirect } from "next/navigation";
 import { COMPARE_RUNS_DESCRIPTION, CompareRunsView, loadComparedRuns } from "@/components/evaluations/compare-runs-view";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { runsToCompare } from "@/lib/evaluations/compare-runs";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";

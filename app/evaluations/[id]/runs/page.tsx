@@ -5,7 +5,7 @@ import { OpenLiveRuns } from "@/components/runs/open-live-runs";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
 import { openLiveRuns } from "@/lib/evaluations/live/live-runs";
 import { evaluationRunListQuerySchema } from "@/lib/evaluations/read-schemas";

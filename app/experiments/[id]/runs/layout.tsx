@@ -2,7 +2,7 @@ import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { experimentExists } from "@/lib/experiments/read/runs";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { isExperimentId } from "@/lib/experiments/experiment-id";
 
 /**

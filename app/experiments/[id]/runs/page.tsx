@@ -15,7 +15,7 @@ import { parsePageQuery, runFiltersOf, runListQuerySchema, searchString, viewQue
 import { experimentTitle } from "@/lib/format/runs";
 import type { SearchParams } from "@/lib/http/input";
 import { listRuns, runsViewExperiment } from "@/lib/experiments/read/runs";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { isExperimentId } from "@/lib/experiments/experiment-id";
 
 export const dynamic = "force-dynamic";

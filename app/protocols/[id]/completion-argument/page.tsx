@@ -11,12 +11,12 @@ import { PageHeader, Section } from "@/components/ui/page-header";
 import { Time } from "@/components/ui/time";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { FIELD_INFO, REVIEW_FIELDS } from "@/lib/review/codes";
 import { emptyArgument } from "@/lib/review/completion-schema";
 import { argumentView } from "@/lib/review/completion-store";
 import { viewerOf } from "@/lib/review/route-input";
-import { visibleCodes } from "@/lib/review/store";
+import { visibleCodes } from "@/lib/review/review-codes-store";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Completion argument" };

@@ -4,7 +4,7 @@ import { notFound, redirect } from "next/navigation";
 import { COMPARE_RUNS_DESCRIPTION, CompareRunsView, loadComparedRuns } from "@/components/evaluations/compare-runs-view";
 import { SharedRefusal, SharedRunsBanner } from "@/components/share/shared-notice";
 import { PageHeader } from "@/components/ui/page-header";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { runsToCompare } from "@/lib/evaluations/compare-runs";
 import { getEvaluationRun, type EvaluationRunDetail } from "@/lib/evaluations/evaluation-runs";
 import { toolClassifier } from "@/lib/evaluations/policy";

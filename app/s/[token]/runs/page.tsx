@@ -4,7 +4,7 @@ import { notFound } from "next/navigation";
 import { EvaluationRunsList } from "@/components/runs/evaluation-runs-list";
 import { SharedRefusal, SharedRunsBanner } from "@/components/share/shared-notice";
 import { PageHeader } from "@/components/ui/page-header";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
 import { evaluationRunListQuerySchema } from "@/lib/evaluations/read-schemas";
 import { parsePageQuery } from "@/lib/experiments/read/filters";

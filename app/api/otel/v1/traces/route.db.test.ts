@@ -4,7 +4,7 @@ import { context, trace, type Tracer } from "@opentelemetry/api";
 import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { describe, expect, it } from "vitest";
-import type { DelayedWriteClient } from "@/lib/delayed-write/client";
+import type { DelayedWriteClient } from "@/lib/delayed-write/delayed-write-client";
 import type { EvaluationClient } from "@/lib/evaluations/client";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
 import { getLiveRun } from "@/lib/evaluations/live/live-runs";

@@ -2,7 +2,7 @@
 // `OTEL_EXPORTER_OTLP_HEADERS=authorization=Bearer KEY` point any OpenTelemetry exporter here.
 // Not apiRoute: OTLP answers in the request's own encoding, errors as google.rpc.Status.
 import { authenticateRequest } from "@/lib/auth/guard";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { DomainError, invalid, type ErrorKind } from "@/lib/errors";
 import { receiveTraces } from "@/lib/evaluations/otel/receive";
 import { fieldPath } from "@/lib/evaluations/otel/spans";
@@ -18,7 +18,7 @@ import { refuseCrossSiteWrite } from "@/lib/http/cross-site";
 import { statusOf } from "@/lib/http/errors";
 import { readBodyBytes } from "@/lib/http/input";
 import { findUnstorable } from "@/lib/http/storable";
-import { configuredOrigin } from "@/lib/web/api-route";
+import { configuredOrigin } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -4,7 +4,7 @@ import { generateText, stepCountIs, tool } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
-import type { DelayedWriteClient } from "@/lib/delayed-write/client";
+import type { DelayedWriteClient } from "@/lib/delayed-write/delayed-write-client";
 import type { EvaluationClient } from "@/lib/evaluations/client";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
 import type { TestDatabase } from "@/lib/testing/database";

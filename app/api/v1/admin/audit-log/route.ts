@@ -1,6 +1,6 @@
 import { listAuditLog, auditLogQuerySchema } from "@/lib/audit-log/audit-log";
-import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/web/api-route";
+import { getDb } from "@/lib/db/web-process-db";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

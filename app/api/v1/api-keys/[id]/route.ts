@@ -1,9 +1,9 @@
 import { revokeApiKey } from "@/lib/auth/accounts";
 import { can } from "@/lib/auth/permissions";
-import { pathIdSchema } from "@/lib/auth/schemas";
+import { pathIdSchema } from "@/lib/auth/account-schemas";
 import { getPrincipalResolver } from "@/lib/auth/server";
-import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/web/api-route";
+import { getDb } from "@/lib/db/web-process-db";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

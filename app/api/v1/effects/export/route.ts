@@ -1,8 +1,8 @@
 import { exportResponse } from "@/lib/experiments/read/csv";
 import { EFFECT_EXPORT_COLUMNS, effectBatches } from "@/lib/experiments/read/effects";
 import { effectExportQuerySchema, effectFiltersOf } from "@/lib/experiments/read/filters";
-import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/web/api-route";
+import { getDb } from "@/lib/db/web-process-db";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

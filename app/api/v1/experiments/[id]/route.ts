@@ -1,9 +1,9 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
 import { experimentStatus } from "@/lib/experiments/progress";
-import { experimentIdSchema, experimentLabelsPatchSchema } from "@/lib/experiments/schemas";
+import { experimentIdSchema, experimentLabelsPatchSchema } from "@/lib/experiments/experiment-schemas";
 import { setExperimentLabels } from "@/lib/experiments/set-experiment-labels";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

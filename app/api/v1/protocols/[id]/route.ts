@@ -1,9 +1,9 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { protocolSnapshot, updateProtocol } from "@/lib/review/protocols";
 import { protocolIdSchema, viewerOf } from "@/lib/review/route-input";
-import { updateProtocolSchema } from "@/lib/review/schemas";
+import { updateProtocolSchema } from "@/lib/review/review-schemas";
 import { protocolView } from "@/lib/review/views";
 
 export const dynamic = "force-dynamic";

@@ -1,9 +1,9 @@
 import { csvResponse } from "@/lib/experiments/read/csv";
-import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/web/api-route";
+import { getDb } from "@/lib/db/web-process-db";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { tableA1Latex, table3Latex } from "@/lib/review/latex";
 import { exportQuerySchema } from "@/lib/review/route-input";
-import { consensusMatrix, reviewLedger } from "@/lib/review/store";
+import { consensusMatrix, reviewLedger } from "@/lib/review/review-codes-store";
 import { computeTable3 } from "@/lib/review/table3";
 
 export const dynamic = "force-dynamic";

@@ -1,8 +1,8 @@
 import { runIdSchema } from "@/lib/experiments/read/filters";
 import { loadRunDetail } from "@/lib/experiments/read/runs";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,5 +1,5 @@
 import { ingestJsonSchema } from "@/lib/evaluations/json-schema";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
-import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/web/api-route";
+import { getDb } from "@/lib/db/web-process-db";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { lookUpShareLink } from "@/lib/share/access";
 import { statusOf } from "@/lib/http/errors";
 import { shareRefusal } from "@/lib/share/refusal";

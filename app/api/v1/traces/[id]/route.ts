@@ -1,8 +1,8 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { getTrace } from "@/lib/traces/library";
-import { traceIdSchema } from "@/lib/traces/schemas";
+import { traceIdSchema } from "@/lib/traces/trace-schemas";
 
 export const dynamic = "force-dynamic";
 

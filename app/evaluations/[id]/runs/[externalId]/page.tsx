@@ -8,7 +8,7 @@ import { SpanTimeline } from "@/components/runs/span-timeline";
 import { Section } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
 import { toolClassifier } from "@/lib/evaluations/policy";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";

@@ -6,7 +6,7 @@ import { SharedRefusal, SharedRunsBanner } from "@/components/share/shared-notic
 import { Alert } from "@/components/ui/alert";
 import { PageHeader } from "@/components/ui/page-header";
 import { Time } from "@/components/ui/time";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
 import { liveRunRecorders } from "@/lib/evaluations/live/recorders";
 import { runSpans } from "@/lib/evaluations/otel/run-spans";

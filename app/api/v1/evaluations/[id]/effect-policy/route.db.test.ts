@@ -41,7 +41,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await (await import("@/lib/auth/server")).getPrincipalResolver().flushUsage();
-  await (await import("@/lib/db/client")).getDb().$disconnect();
+  await (await import("@/lib/db/web-process-db")).getDb().$disconnect();
   await database?.drop();
 });
 

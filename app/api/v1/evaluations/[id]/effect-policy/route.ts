@@ -1,7 +1,7 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { evaluationIdSchema, setEffectPolicyBodySchema } from "@/lib/evaluations/schemas";
 import { setEffectPolicy } from "@/lib/evaluations/set-effect-policy";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { evaluationIdSchema, evaluationRuleChangeBodySchema } from "@/lib/evaluations/schemas";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { changeExclusionRule, exclusionRuleHistory } from "@/lib/statistics/exclusion-rule-store";
 
 export const dynamic = "force-dynamic";

@@ -1,10 +1,10 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
 import { EVALUATION_EXPORT_COLUMNS, evaluationExportQuerySchema, evaluationRunBatches } from "@/lib/evaluations/export-runs";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
 import { exportResponse } from "@/lib/experiments/read/csv";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

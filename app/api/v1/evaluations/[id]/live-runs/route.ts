@@ -1,8 +1,8 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { openLiveRun } from "@/lib/evaluations/live/live-runs";
 import { openLiveRunBodySchema } from "@/lib/evaluations/live/schemas";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

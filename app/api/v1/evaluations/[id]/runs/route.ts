@@ -1,11 +1,11 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
 import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
 import { evaluationRunListQuerySchema } from "@/lib/evaluations/read-schemas";
 import { evaluationIdSchema, ingestEnvelopeSchema, MAX_INGEST_BODY_BYTES } from "@/lib/evaluations/schemas";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,8 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
 import { underOneAppliedVersion } from "@/lib/evaluations/policy-recompute/read";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

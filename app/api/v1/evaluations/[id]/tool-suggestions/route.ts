@@ -1,9 +1,9 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
 import { getEvaluation } from "@/lib/evaluations/get-evaluation";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
 import { listToolSuggestions, postToolSuggestionsBodySchema, storeToolSuggestions } from "@/lib/evaluations/tool-suggestions";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

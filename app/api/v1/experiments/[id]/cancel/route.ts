@@ -1,9 +1,9 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { getServiceClient } from "@/lib/delayed-write/web-client";
 import { conflict, DomainError, notFound } from "@/lib/errors";
 import { cancelExperiment } from "@/lib/experiments/cancel-experiment";
-import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { apiRoute } from "@/lib/web/api-route";
+import { experimentIdSchema } from "@/lib/experiments/experiment-schemas";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
-import { getDb } from "@/lib/db/client";
-import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { apiRoute } from "@/lib/web/api-route";
+import { getDb } from "@/lib/db/web-process-db";
+import { experimentIdSchema } from "@/lib/experiments/experiment-schemas";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { changeExclusionRuleBodySchema } from "@/lib/statistics/exclusion-rule";
 import { changeExclusionRule, exclusionRuleHistory } from "@/lib/statistics/exclusion-rule-store";
 

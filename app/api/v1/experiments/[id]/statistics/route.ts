@@ -1,8 +1,8 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
 import { cachedExperimentStatistics } from "@/lib/experiments/experiment-statistics";
-import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { apiRoute } from "@/lib/web/api-route";
+import { experimentIdSchema } from "@/lib/experiments/experiment-schemas";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
-import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { apiRoute } from "@/lib/web/api-route";
+import { experimentIdSchema } from "@/lib/experiments/experiment-schemas";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { storedExperimentTraceResults } from "@/lib/replay/store/trace-results";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { argumentLatex, argumentMarkdown } from "@/lib/review/completion-export";
 import { argumentQuerySchema, argumentRevisionSchema } from "@/lib/review/completion-schema";
 import { argumentView, saveArgument } from "@/lib/review/completion-store";

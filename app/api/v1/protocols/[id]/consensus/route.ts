@@ -1,7 +1,7 @@
-import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/web/api-route";
+import { getDb } from "@/lib/db/web-process-db";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { consensusBodySchema, protocolIdSchema } from "@/lib/review/route-input";
-import { setConsensus } from "@/lib/review/store";
+import { setConsensus } from "@/lib/review/review-codes-store";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,8 @@
-import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/web/api-route";
+import { getDb } from "@/lib/db/web-process-db";
+import { apiRoute } from "@/lib/http/route/api-route";
 import { reviewCodeIdSchema } from "@/lib/review/route-input";
-import { restoreSchema } from "@/lib/review/schemas";
-import { restoreCode } from "@/lib/review/store";
+import { restoreSchema } from "@/lib/review/review-schemas";
+import { restoreCode } from "@/lib/review/review-codes-store";
 
 export const dynamic = "force-dynamic";
 

@@ -1,6 +1,6 @@
-import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/web/api-route";
-import { shareLinkIdSchema } from "@/lib/share/schemas";
+import { getDb } from "@/lib/db/web-process-db";
+import { apiRoute } from "@/lib/http/route/api-route";
+import { shareLinkIdSchema } from "@/lib/share/share-link-schemas";
 import { revokeShareLink } from "@/lib/share/share-links";
 
 export const dynamic = "force-dynamic";

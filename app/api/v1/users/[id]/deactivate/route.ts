@@ -1,8 +1,8 @@
-import { deactivateUserSchema, pathIdSchema } from "@/lib/auth/schemas";
+import { deactivateUserSchema, pathIdSchema } from "@/lib/auth/account-schemas";
 import { getPrincipalResolver } from "@/lib/auth/server";
 import { setAccountActive } from "@/lib/auth/set-account-active";
-import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/web/api-route";
+import { getDb } from "@/lib/db/web-process-db";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,8 +1,8 @@
 import { resetAccountPassword } from "@/lib/auth/reset-account-password";
-import { pathIdSchema, resetPasswordSchema } from "@/lib/auth/schemas";
+import { pathIdSchema, resetPasswordSchema } from "@/lib/auth/account-schemas";
 import { getAuth, getPrincipalResolver } from "@/lib/auth/server";
-import { getDb } from "@/lib/db/client";
-import { apiRoute } from "@/lib/web/api-route";
+import { getDb } from "@/lib/db/web-process-db";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

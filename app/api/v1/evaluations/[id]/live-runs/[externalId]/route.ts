@@ -1,9 +1,9 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
 import { getLiveRun } from "@/lib/evaluations/live/live-runs";
 import { liveRunRecorders } from "@/lib/evaluations/live/recorders";
 import { liveRunPathSchema } from "@/lib/evaluations/live/schemas";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,10 +1,10 @@
 import { exportResponse } from "@/lib/experiments/read/csv";
 import { runExportQuerySchema, runFiltersOf } from "@/lib/experiments/read/filters";
 import { experimentExists, RUN_EXPORT_COLUMNS, runBatches } from "@/lib/experiments/read/runs";
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
-import { experimentIdSchema } from "@/lib/experiments/schemas";
-import { apiRoute } from "@/lib/web/api-route";
+import { experimentIdSchema } from "@/lib/experiments/experiment-schemas";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -1,7 +1,7 @@
-import { getDb } from "@/lib/db/client";
+import { getDb } from "@/lib/db/web-process-db";
 import { recorderHeartbeat } from "@/lib/evaluations/live/recorders";
 import { liveRunRecorderPathSchema, recorderHeartbeatBodySchema } from "@/lib/evaluations/live/schemas";
-import { apiRoute } from "@/lib/web/api-route";
+import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
 

@@ -4,8 +4,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { decompress } from "fzstd";
-import { INSPECT_LOGS } from "./importer-fixtures";
-import { storedEntries, zipArchive, type ZipEntry } from "./zip";
+import { INSPECT_LOGS } from "../testing/importer-fixtures";
+import { storedEntries, zipArchive, type ZipEntry } from "../testing/zip";
 
 export const ZSTANDARD_EVAL = `${INSPECT_LOGS}tests__helpers_fixtures_legacy_retry-2-then-success.eval`;
 

@@ -7,7 +7,7 @@ import { Prisma, type ReviewCode } from "../generated/prisma/client";
 import { REVIEW_FIELDS, type ReviewCode as Code, type ReviewField } from "./codes";
 import { assertNotRetired } from "./protocols";
 import { PAPER_SOURCES_READ_ON, REFERENCE_PROTOCOLS, TABLE_A1, TABLE_A2 } from "./reference-data";
-import type { ConsensusInput, Ledger, SaveCodeInput } from "./schemas";
+import type { ConsensusInput, Ledger, SaveCodeInput } from "./review-schemas";
 import { rowsOf } from "../db/rows";
 import type { CellReviewers } from "./table3";
 

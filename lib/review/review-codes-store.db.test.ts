@@ -4,8 +4,8 @@ import { DomainError } from "../errors";
 import { parseInput } from "../http/input";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { REFERENCE_PROTOCOLS } from "./reference-data";
-import { saveCodeSchema, type SaveCodeInput } from "./schemas";
-import { codeHistory, consensusMatrix, loadPaperReference, restoreCode, saveCode, setConsensus, visibleCodes } from "./store";
+import { saveCodeSchema, type SaveCodeInput } from "./review-schemas";
+import { codeHistory, consensusMatrix, loadPaperReference, restoreCode, saveCode, setConsensus, visibleCodes } from "./review-codes-store";
 import { computeTable3 } from "./table3";
 
 // The protocol review's storage on a real PostgreSQL: reference data, revisions, restore, edit

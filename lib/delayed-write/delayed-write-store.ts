@@ -8,7 +8,7 @@ import {
   type ResetOperations,
   type StoredEntry,
   type WriteRequest,
-} from "./schemas";
+} from "./delayed-write-schemas";
 
 export interface StoreClock {
   now(): number;

@@ -13,14 +13,14 @@ import {
   createCanaryExperimentBodySchema,
   createExperimentBodySchema,
   type ExperimentKind,
-} from "@/lib/experiments/schemas";
+} from "@/lib/experiments/experiment-schemas";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
 import { AGENTDOJO_SUITES } from "@/lib/traces/agentdojo-tools";
 import { FINALITY_POLICIES, PAPER_DELAYS_MS, SEPARATION_CONDITIONS } from "@/lib/replay/rules/config";
 import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/format/replay-labels";
 import { PAPER_TRACE } from "@/lib/replay/rules/trace";
-import { callApi } from "./api-client";
-import { DEFAULT_RULE_FIELDS, ExclusionRuleFields, ruleFromFields, type RuleFieldsValue } from "./statistics/exclusion-rule-fields";
+import { callApi } from "../ui/call-api";
+import { DEFAULT_RULE_FIELDS, ExclusionRuleFields, ruleFromFields, type RuleFieldsValue } from "../statistics/exclusion-rule-fields";
 
 /** The form's own schemas: the API's body for each kind, exactly as the route parses it. */
 const formSchema = createExperimentBodySchema;

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { WriteRequest } from "./schemas";
-import { CapacityError, DelayedWriteStore, MAX_KEYS_PER_NAMESPACE, type StoreClock } from "./store";
+import type { WriteRequest } from "./delayed-write-schemas";
+import { CapacityError, DelayedWriteStore, MAX_KEYS_PER_NAMESPACE, type StoreClock } from "./delayed-write-store";
 
 /**
  * A clock the test drives by hand: now() returns `t`, and runAt only records the callback so the

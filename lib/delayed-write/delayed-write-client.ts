@@ -13,7 +13,7 @@ import {
   type OperationStatus,
   type ResetOperations,
   type WriteRequest,
-} from "./schemas";
+} from "./delayed-write-schemas";
 
 /**
  * The service could not be reached or answered outside its contract. The replay classifies the

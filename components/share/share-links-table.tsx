@@ -2,8 +2,8 @@ import Link from "next/link";
 import { EmptyState } from "@/components/ui/empty-state";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import type { ShareLinkView } from "@/lib/share/share-links";
-import { ActionButton } from "./account/action-button";
-import { ShareLinkCells } from "./share/share-link-cells";
+import { ActionButton } from "../account/action-button";
+import { ShareLinkCells } from "./share-link-cells";
 
 /** Share links with their status, use count and last use; active ones can be revoked at once. */
 export function ShareLinksTable({ links, showCreator }: { links: ShareLinkView[]; showCreator: boolean }) {

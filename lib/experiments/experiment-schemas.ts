@@ -6,7 +6,7 @@ import { cursorOf, oneOf, optional, pageSize } from "../http/pagination";
 import { pgTime } from "../http/storable";
 import { canaryConfigSchema } from "../canary/config";
 import { replayConfigSchema } from "../replay/rules/config";
-import { traceSelectionSchema } from "../traces/schemas";
+import { traceSelectionSchema } from "../traces/trace-schemas";
 
 /** `interrupted`: an in-process replay (`npm run replay`) stopped mid-grid; its stored runs are kept. */
 export const EXPERIMENT_STATES = ["queued", "running", "completed", "failed", "cancelled", "interrupted"] as const;

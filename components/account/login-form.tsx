@@ -2,10 +2,10 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { authClient } from "@/lib/auth/client";
-import { FormAlert } from "./ui/alert";
-import { Button } from "./ui/button";
-import { Field, Input } from "./ui/field";
+import { authClient } from "@/lib/auth/auth-browser-client";
+import { FormAlert } from "../ui/alert";
+import { Button } from "../ui/button";
+import { Field, Input } from "../ui/field";
 
 /** Email and password sign-in; on success, back to where the visitor was going. */
 export function LoginForm({ next }: { next: string }) {

@@ -3,14 +3,14 @@
 // the route's zod schemas, hands the handler a typed principal and typed inputs, and maps errors.
 import "server-only";
 import type { z } from "zod";
-import { authenticateRequest } from "../auth/guard";
-import type { Permission } from "../auth/permissions";
-import type { Principal } from "../auth/principal";
-import { readServerEnv } from "../env";
-import { DomainError, invalid, notFound } from "../errors";
-import { refuseCrossSiteWrite } from "../http/cross-site";
-import { errorBody, INTERNAL_ERROR_BODY, statusOf } from "../http/errors";
-import { DEFAULT_MAX_BODY_BYTES, parseInput, queryObject, readJsonBody } from "../http/input";
+import { authenticateRequest } from "../../auth/guard";
+import type { Permission } from "../../auth/permissions";
+import type { Principal } from "../../auth/principal";
+import { readServerEnv } from "../../env";
+import { DomainError, invalid, notFound } from "../../errors";
+import { refuseCrossSiteWrite } from "../cross-site";
+import { errorBody, INTERNAL_ERROR_BODY, statusOf } from "../errors";
+import { DEFAULT_MAX_BODY_BYTES, parseInput, queryObject, readJsonBody } from "../input";
 
 /** "public": no account needed (the handler gets no principal); otherwise the permission the caller's role must hold. */
 export type RouteAccess = Permission | "public";

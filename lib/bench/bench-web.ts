@@ -12,9 +12,9 @@ import { freePort } from "../db/free-port";
 import { ensureMigrated } from "../db/migrate";
 import { createPrisma, type Db } from "../db/prisma";
 import { readServerEnv, serverEnvSchema } from "../env";
-import { spawnWebServer } from "../web/spawn";
-import { AGENTDOJO_RUNS } from "./importer-fixtures";
-import { stopChild, type orderedShutdown } from "./ordered-shutdown";
+import { spawnWebServer } from "../web-server/spawn-web-server";
+import { AGENTDOJO_RUNS } from "../testing/importer-fixtures";
+import { stopChild, type orderedShutdown } from "../testing/ordered-shutdown";
 
 const BUILD_ID = path.resolve(".next/BUILD_ID");
 const READY_TIMEOUT_MS = 60_000;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { DomainError } from "../errors";
 import { parseInput } from "../http/input";
-import { createShareLinkSchema, listShareLinksQuerySchema, shareLinkIdSchema } from "./schemas";
+import { createShareLinkSchema, listShareLinksQuerySchema, shareLinkIdSchema } from "./share-link-schemas";
 
 const id = "0b6c3a52-7a61-4f0e-9d8e-2c4a1f5b7e90";
 

@@ -2,13 +2,13 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { authClient } from "@/lib/auth/client";
-import { firstAdminSchema, MIN_PASSWORD_LENGTH } from "@/lib/auth/schemas";
+import { authClient } from "@/lib/auth/auth-browser-client";
+import { firstAdminSchema, MIN_PASSWORD_LENGTH } from "@/lib/auth/account-schemas";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
-import { callApi } from "./api-client";
-import { FormAlert } from "./ui/alert";
-import { Button } from "./ui/button";
-import { Field, Input, describedBy } from "./ui/field";
+import { callApi } from "../ui/call-api";
+import { FormAlert } from "../ui/alert";
+import { Button } from "../ui/button";
+import { Field, Input, describedBy } from "../ui/field";
 
 const FIELDS: Record<string, FieldSpec> = {
   name: { label: "Name", allowed: "1 to 100 characters" },
