@@ -274,7 +274,7 @@ const ordinalRows = z.array(z.object({ unit: z.string(), ordinal: z.coerce.numbe
  * index of first runs (evaluation_id, id WHERE analysis_unit = id), and a running sum adds them up: one pass up to the
  * largest unit named, with neither sort nor window over the runs it passes.
  */
-export const unitOrdinalsSql = (evaluationId: string, named: Prisma.Sql) => Prisma.sql`
+const unitOrdinalsSql = (evaluationId: string, named: Prisma.Sql) => Prisma.sql`
   SELECT unit, (sum(since_previous) OVER (ORDER BY unit) + 1)::int AS ordinal FROM (
     SELECT unit, (SELECT count(*) FROM evaluation_runs f
                    WHERE f.evaluation_id = ${evaluationId}::uuid AND f.analysis_unit = f.id AND f.id < unit AND f.id >= coalesce(previous, 0)) AS since_previous

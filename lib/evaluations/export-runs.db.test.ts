@@ -23,9 +23,9 @@ afterAll(async () => {
   await database?.drop();
 });
 
-async function exported(batchSize: number) {
+async function exported(batchSize: number, rememberedUnits?: number) {
   const rows = [];
-  for await (const batch of evaluationRunBatches(database.db, evaluation, batchSize)) rows.push(...batch);
+  for await (const batch of evaluationRunBatches(database.db, evaluation, batchSize, rememberedUnits)) rows.push(...batch);
   return rows;
 }
 
@@ -35,11 +35,12 @@ describe("evaluationRunBatches: unitLabel", () => {
     const listLabels = listed.runs.map((r) => [r.externalId, r.unitLabel]);
     // r6 wrote what r2 read later: one unit, the second by its first run (r2); every other run its own.
     expect(listLabels.map(([, label]) => label)).toEqual(["U1", "U2", "U3", "U4", "U5", "U2", "U6", "U7", "U8", "U9", "U10", "U11"]);
-    for (const batchSize of [1, 5, 1_000]) {
-      const rows = await exported(batchSize);
+    // Remembering no unit, a batch counts back to the unit its run's unit began with in an earlier batch.
+    for (const [batchSize, rememberedUnits] of [[1], [5], [1_000], [1, 0], [3, 0], [5, 0]]) {
+      const rows = await exported(batchSize!, rememberedUnits);
       expect(
         rows.map((r) => [r.externalId, r.unitLabel]),
-        `batches of ${batchSize}`,
+        `batches of ${batchSize}, ${rememberedUnits ?? "every"} unit remembered`,
       ).toEqual(listLabels);
       const [r2, r6] = [rows[1]!, rows[5]!];
       expect(r6).toMatchObject({ unitLabel: "U2", analysisUnit: r2.analysisUnit, analysisUnitRuns: 2 });
