@@ -19,8 +19,8 @@
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { evaluationClient } from "../lib/evaluations/client";
-import { liveEventSchema } from "../lib/evaluations/live/schemas";
+import { evaluationClient } from "../lib/evaluations/api-client";
+import { liveEventSchema } from "../lib/evaluations/live/live-run-schemas";
 import { liveRunRecord } from "../lib/evaluations/live/timeline";
 import { planTraces, readScore } from "../lib/evaluations/otel/mapping";
 import { encodeTraceRequest } from "../lib/evaluations/otel/otlp-wire";

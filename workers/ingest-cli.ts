@@ -8,7 +8,7 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { evaluationClient } from "../lib/evaluations/client";
+import { evaluationClient } from "../lib/evaluations/api-client";
 import { MAX_INGEST_BODY_BYTES, MAX_RUNS_PER_BATCH, type IngestResult } from "../lib/evaluations/schemas";
 
 const flagsSchema = z.strictObject({

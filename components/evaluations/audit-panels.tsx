@@ -3,8 +3,8 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Section } from "@/components/ui/page-header";
 import { Alert } from "@/components/ui/alert";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
-import { REASON_LABELS } from "@/lib/evaluations/display";
-import type { EvaluationSummary } from "@/lib/evaluations/read-schemas";
+import { REASON_LABELS } from "@/lib/evaluations/read/display";
+import type { EvaluationSummary } from "@/lib/evaluations/read/read-boundary";
 import { UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
 import { ratio } from "@/lib/format/numbers";
 

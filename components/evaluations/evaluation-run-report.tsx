@@ -14,21 +14,21 @@ import { PageHeader, Section } from "@/components/ui/page-header";
 import { DataTable, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { formatDuration, formatElapsed } from "@/lib/format/time";
-import { CLASS_EXPLANATIONS, INHERITED_LABELS, REASON_LABELS, runBasisText, timesRecorded } from "@/lib/evaluations/display";
+import { CLASS_EXPLANATIONS, INHERITED_LABELS, REASON_LABELS, runBasisText, timesRecorded } from "@/lib/evaluations/read/display";
 import { isTerminalStatus } from "@/lib/evaluations/finality";
 import { callSurfacer, toolClassifier } from "@/lib/evaluations/policy";
 import { callSurfaceText } from "@/lib/evaluations/surface-templates";
 import type { EffectPolicy, Finality, ToolClass } from "@/lib/evaluations/schemas";
 import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
-import type { EvaluationRunDetail } from "@/lib/evaluations/evaluation-runs";
-import { ATTACK_LABEL } from "@/lib/evaluations/attack-success";
+import type { EvaluationRunDetail } from "@/lib/evaluations/read/evaluation-runs";
+import { ATTACK_LABEL } from "@/lib/evaluations/read/attack-success";
 import { recorderFlags, type RecorderFlag } from "@/lib/evaluations/live/recorders";
-import type { LiveRunRecorder } from "@/lib/evaluations/live/schemas";
-import type { RunMessagesPage } from "@/lib/evaluations/run-messages";
+import type { LiveRunRecorder } from "@/lib/evaluations/live/live-run-schemas";
+import type { RunMessagesPage } from "@/lib/evaluations/read/run-messages";
 import { placeModelCalls } from "@/lib/evaluations/model-calls";
 import { MAX_SPANS_SHOWN } from "@/lib/evaluations/otel/run-spans";
 import { spanTimeline, type StoredSpan } from "@/lib/evaluations/otel/span-timeline";
-import { effectIntervals, evaluationRunTimeline, explainEvaluationRun } from "@/lib/evaluations/run-timeline";
+import { effectIntervals, evaluationRunTimeline, explainEvaluationRun } from "@/lib/evaluations/read/run-timeline";
 
 const evidenceText = (evidence: unknown) => (typeof evidence === "string" ? evidence : JSON.stringify(evidence));
 

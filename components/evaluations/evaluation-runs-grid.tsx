@@ -1,7 +1,7 @@
 import { labelCell } from "@/components/runs/label-text";
 import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
-import { REASON_LABELS } from "@/lib/evaluations/display";
-import type { EvaluationRunListItem } from "@/lib/evaluations/read-schemas";
+import { REASON_LABELS } from "@/lib/evaluations/read/display";
+import type { EvaluationRunListItem } from "@/lib/evaluations/read/read-boundary";
 import type { FrozenRunState } from "@/lib/share/frozen-runs";
 
 const COLUMNS: GridColumn[] = [

@@ -15,7 +15,7 @@ import {
   type EffectPolicyConflict,
 } from "@/lib/evaluations/schemas";
 import { fieldErrors, messageAfterField, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
-import type { TemplateSuggestion } from "@/lib/evaluations/template-suggestions";
+import type { TemplateSuggestion } from "@/lib/evaluations/read/template-suggestions";
 import { EffectPolicyEditor } from "./effect-policy-editor";
 
 const FIELDS: Record<string, FieldSpec> = {

@@ -8,7 +8,7 @@ import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
 import { EmptyState } from "@/components/ui/empty-state";
 import type { GridCell } from "@/components/ui/grid-cell";
 import { Input, Label } from "@/components/ui/field";
-import { REASON_LABELS, timesRecorded } from "@/lib/evaluations/display";
+import { REASON_LABELS, timesRecorded } from "@/lib/evaluations/read/display";
 import {
   RUN_LABEL_FILTERS,
   RUN_SORTS,
@@ -16,7 +16,7 @@ import {
   type EvaluationRunListItem,
   type EvaluationRunListQuery,
   type RunSort,
-} from "@/lib/evaluations/read-schemas";
+} from "@/lib/evaluations/read/read-boundary";
 import { FINALITIES, INHERITED_STATES, UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
 import { formatDuration } from "@/lib/format/time";
 import { DEFAULT_PAGE_SIZE } from "@/lib/http/pagination";

@@ -2,7 +2,7 @@ import { Badge, type Tone } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
 import { formatElapsed } from "@/lib/format/time";
 import { modelCallText, type StoredModelCall } from "@/lib/evaluations/model-calls";
-import type { RunMessagesPage } from "@/lib/evaluations/run-messages";
+import type { RunMessagesPage } from "@/lib/evaluations/read/run-messages";
 import type { MessageRecord } from "@/lib/evaluations/schemas";
 
 /** Longer texts show their first part and open the rest on request (a fetched page as a tool's output). */

@@ -7,7 +7,7 @@ import { onlyRowOf } from "../db/rows";
 // The job queue through graphile-worker's public interface only: its `jobs` view, job keys and its
 // SQL functions (its `_private_*` tables may change with any release). Each feature names its own
 // jobs and payload schemas beside its code (lib/replay/run/jobs.ts, lib/canary/jobs.ts,
-// lib/evaluations/record-traces-job.ts); jobs are found again by key, since the view has no payload.
+// lib/evaluations/record-traces/job.ts); jobs are found again by key, since the view has no payload.
 
 type Sql = Pick<Db, "$queryRaw">;
 type Tx = Pick<SqlTx, "$queryRaw">;

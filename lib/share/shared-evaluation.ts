@@ -9,7 +9,7 @@ import type { EffectPolicy } from "../evaluations/schemas";
 import { lookUpShareLink } from "./access";
 import { auditAtFreeze, frozenRunState, type FreezeEffect, type FrozenRunState, type RunsFreeze } from "./frozen-runs";
 import { shareRefusal, type ShareRefusal } from "./refusal";
-import type { EvaluationRunListItem } from "../evaluations/read-schemas";
+import type { EvaluationRunListItem } from "../evaluations/read/read-boundary";
 
 export interface SharedEvaluation {
   status: "ok";

@@ -4,7 +4,7 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { RESOLUTION_STATUSES, STATUSES_AT_SCORING, type EffectPolicy, type RunRecord } from "../evaluations/schemas";
-import { appendResolution } from "../evaluations/append-resolution";
+import { appendResolution } from "../evaluations/audit/append-resolution";
 import { seededRandom } from "./seeded-random";
 
 export const TOOLS = ["bank.send", "bank.read", "files.write", "mail.send", "deploy.run", "x.unknown"];

@@ -4,7 +4,7 @@ import { queuedJobCount } from "../jobs/queue";
 import { createEvaluation } from "../evaluations/create-evaluation";
 import { EXPIRE_LIVE_RUN_JOB } from "../evaluations/live/live-run-job";
 import { openLiveRun } from "../evaluations/live/live-runs";
-import { evaluationSummary } from "../evaluations/summary";
+import { evaluationSummary } from "../evaluations/read/summary";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { WORKED_POLICY } from "../testing/evaluation-example";
 import { service, sleep, startWorker, useWorkerProcesses, type WorkerProcess } from "../testing/worker-processes";

@@ -2,7 +2,7 @@ import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { getSql } from "@/lib/db/client";
-import { evaluationExists } from "@/lib/evaluations/get-evaluation";
+import { evaluationExists } from "@/lib/evaluations/read/get-evaluation";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
 
 /**

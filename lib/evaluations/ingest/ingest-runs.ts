@@ -10,12 +10,12 @@ import type { Db } from "../../db/prisma";
 import { retryOnTransactionConflict, storeIsolatingRefusals } from "../../db/isolate-refusals";
 import { notFound } from "../../errors";
 import type { IngestResult } from "../schemas";
-import { storeBatch, type TracesBy } from "./store";
+import { storeBatch, type TracesBy } from "./write-runs";
 import { validate } from "./validate";
 
 export interface IngestOptions {
   /**
-   * Who records the stored runs' call sequences in the trace library (lib/evaluations/record-traces.ts): a
+   * Who records the stored runs' call sequences in the trace library (lib/evaluations/record-traces/record-traces.ts): a
    * record_traces job the batch enqueues (the default; its key merges the jobs of batches that
    * arrive while one waits), or the caller, which calls recordImportedTraces itself (the importer,
    * which may run where no worker does).

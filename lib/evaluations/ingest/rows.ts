@@ -276,7 +276,7 @@ export const CHILD_COLUMNS = {
     error: "text",
     message_position: "int",
   },
-  /** A run with calls awaits its trace (lib/evaluations/record-traces.ts): trace_id is left null. */
+  /** A run with calls awaits its trace (lib/evaluations/record-traces/record-traces.ts): trace_id is left null. */
   evaluation_run_traces: { run_id: "bigint", evaluation_id: "uuid" },
 } as const satisfies Record<string, Record<string, ColumnType>>;
 export type ChildTable = keyof typeof CHILD_COLUMNS;

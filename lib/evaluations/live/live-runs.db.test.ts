@@ -5,9 +5,9 @@ import { DomainError } from "../../errors";
 import { useTestDatabase } from "../../testing/use-test-database";
 import { at, SURFACE, WORKED_POLICY, workedExample } from "../../testing/evaluation-example";
 import { createEvaluation } from "../create-evaluation";
-import { getEvaluationRun } from "../evaluation-runs";
+import { getEvaluationRun } from "../read/evaluation-runs";
 import { ingestRuns } from "../ingest/ingest-runs";
-import { evaluationSummary } from "../summary";
+import { evaluationSummary } from "../read/summary";
 import { expireLiveRun, getLiveRun, openLiveRun, openLiveRuns, recordLiveEvents, scoreLiveRun } from "./live-runs";
 import { liveRunRecorders, recorderFlags, recorderHeartbeat, SCORE_WAITS_FOR_RECORDERS_MS } from "./recorders";
 

@@ -10,7 +10,7 @@ import { countColumn, onlyRowOf, rowsOf } from "../../db/rows";
 import { unstorableTextReason } from "../../http/storable";
 import { sqlTransaction, type CopyTx, type SqlClient } from "../../db/sql-transaction";
 import { conflict, DomainError, notFound } from "../../errors";
-import { storeBatchIn } from "../ingest/store";
+import { storeBatchIn } from "../ingest/write-runs";
 import { validRun } from "../ingest/validate";
 import { FINALITIES, type RunRecord, type StatusAtScoring, STATUSES_AT_SCORING } from "../schemas";
 import { moveFirstBatch } from "./first-batch";
@@ -27,7 +27,7 @@ import {
   type OpenLiveRunBody,
   type ScoreLiveRunAnswer,
   type ScoreLiveRunBody,
-} from "./schemas";
+} from "./live-run-schemas";
 import {
   admitEvents,
   liveRunRecord,

@@ -4,7 +4,7 @@ import { auditFinality, type FinalityEffect } from "../finality";
 import { runRecordSchema, type RunRecord, type ToolClass } from "../schemas";
 import { seededRandom } from "../../testing/seeded-random";
 import { admitEvents, liveRunRecord, type AdmissionOptions, type StoredEvidence } from "./timeline";
-import type { LiveEvent } from "./schemas";
+import type { LiveEvent } from "./live-run-schemas";
 
 const T0 = Date.parse("2026-12-04T10:00:00.000Z");
 const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();

@@ -19,11 +19,11 @@
 //   SDK's) is the same call, counted once.
 // - Each event's id is made from its span's id, so a span sent again adds nothing.
 // A trace with none of this is not an agent run: its spans are counted as rejected, with the reason.
-import type { ScoreLiveRunBody } from "../live/schemas";
+import type { ScoreLiveRunBody } from "../live/live-run-schemas";
 import { EFFECT_STATUSES, labelMapSchema, LABELS, type EffectStatus, type LabelMap } from "../schemas";
 
 type Label = (typeof LABELS)[number];
-import type { LiveEvent } from "../live/schemas";
+import type { LiveEvent } from "../live/live-run-schemas";
 import type { AttributeValue, Attributes, OtlpResourceSpans, OtlpSpan } from "./spans";
 import { INT4_MAX } from "../../http/storable";
 

@@ -13,7 +13,7 @@ import { readServerEnv } from "@/lib/env";
 import { MAX_JSON_DEPTH } from "@/lib/http/input";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 import { at, SURFACE, WORKED_POLICY as POLICY, workedExample } from "@/lib/testing/evaluation-example";
-import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
+import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/api-client";
 import { applyPendingPolicy } from "@/lib/evaluations/policy-recompute/recompute";
 
 // The evaluation API through its typed client, against the route handlers themselves (auth,

@@ -12,8 +12,8 @@ import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-t
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { NodeTracerProvider, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-node";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
-import type { EvaluationRunListItem } from "@/lib/evaluations/read-schemas";
+import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/api-client";
+import type { EvaluationRunListItem } from "@/lib/evaluations/read/read-boundary";
 import type { RunRecord } from "@/lib/evaluations/schemas";
 import type { TestDatabase } from "@/lib/testing/database";
 import { FIVE_WAY_POLICY, SCENARIO, evidenceOf, iso, timesOf, type ScenarioRun } from "@/lib/testing/five-ways/scenario";

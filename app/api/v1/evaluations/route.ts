@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
-import { listEvaluations } from "@/lib/evaluations/list-evaluations";
-import { evaluationListQuerySchema } from "@/lib/evaluations/read-schemas";
+import { listEvaluations } from "@/lib/evaluations/read/list-evaluations";
+import { evaluationListQuerySchema } from "@/lib/evaluations/read/read-boundary";
 import { createEvaluationBodySchema } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
 

@@ -20,12 +20,12 @@ import {
   type AlignedTurn,
   type CallEffect,
   type ComparedCall,
-} from "@/lib/evaluations/compare-runs";
-import { getEvaluationRun, type EvaluationRunDetail } from "@/lib/evaluations/evaluation-runs";
+} from "@/lib/evaluations/read/compare-runs";
+import { getEvaluationRun, type EvaluationRunDetail } from "@/lib/evaluations/read/evaluation-runs";
 import { openReason, type FinalityEffect } from "@/lib/evaluations/finality";
-import { getEvaluation } from "@/lib/evaluations/get-evaluation";
+import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
 import { toolClassifier } from "@/lib/evaluations/policy";
-import { MESSAGES_PAGE, runMessages, type RunMessagesPage } from "@/lib/evaluations/run-messages";
+import { MESSAGES_PAGE, runMessages, type RunMessagesPage } from "@/lib/evaluations/read/run-messages";
 import type { ResolutionStatus, StatusAtScoring, ToolClass } from "@/lib/evaluations/schemas";
 import { formatDuration } from "@/lib/format/time";
 import type { SearchParams } from "@/lib/http/input";

@@ -10,8 +10,8 @@ import { SharedRefusal, SharedRunsBanner } from "@/components/share/shared-notic
 import { EmptyState } from "@/components/ui/empty-state";
 import { PageHeader } from "@/components/ui/page-header";
 import { getDb } from "@/lib/db/client";
-import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
-import { evaluationRunListQuerySchema, type EvaluationRunListQuery } from "@/lib/evaluations/read-schemas";
+import { listEvaluationRuns } from "@/lib/evaluations/read/evaluation-runs";
+import { evaluationRunListQuerySchema, type EvaluationRunListQuery } from "@/lib/evaluations/read/read-boundary";
 import { FINALITIES, INHERITED_STATES, UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
 import { parsePageQuery } from "@/lib/experiments/read/filters";
 import type { SearchParams } from "@/lib/http/input";

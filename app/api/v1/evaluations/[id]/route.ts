@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { deleteEvaluation, deleteEvaluationQuerySchema } from "@/lib/evaluations/delete-evaluation";
-import { getEvaluation, updateEvaluationScoring } from "@/lib/evaluations/get-evaluation";
+import { getEvaluation, updateEvaluationScoring } from "@/lib/evaluations/read/get-evaluation";
 import { evaluationIdSchema, updateEvaluationScoringBodySchema } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
 

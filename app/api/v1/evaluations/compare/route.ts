@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { compareQuerySchema, compareStoredEvaluations } from "@/lib/evaluations/compare";
+import { compareQuerySchema, compareStoredEvaluations } from "@/lib/evaluations/read/compare";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

@@ -9,12 +9,12 @@ import { Section } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
-import { getEvaluation } from "@/lib/evaluations/get-evaluation";
+import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
 import { toolClassifier } from "@/lib/evaluations/policy";
-import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
+import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-runs";
 import { getLiveRun } from "@/lib/evaluations/live/live-runs";
 import { liveRunRecorders } from "@/lib/evaluations/live/recorders";
-import { MESSAGES_PAGE, runMessages, runPageView } from "@/lib/evaluations/run-messages";
+import { MESSAGES_PAGE, runMessages, runPageView } from "@/lib/evaluations/read/run-messages";
 import { MAX_SPANS_SHOWN, runSpans } from "@/lib/evaluations/otel/run-spans";
 import { spanTimeline } from "@/lib/evaluations/otel/span-timeline";
 

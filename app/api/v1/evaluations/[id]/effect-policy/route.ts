@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { evaluationIdSchema, setEffectPolicyBodySchema } from "@/lib/evaluations/schemas";
-import { setEffectPolicy } from "@/lib/evaluations/set-effect-policy";
+import { setEffectPolicy } from "@/lib/evaluations/policy-recompute/set-effect-policy";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { openLiveRun } from "@/lib/evaluations/live/live-runs";
-import { openLiveRunBodySchema } from "@/lib/evaluations/live/schemas";
+import { openLiveRunBodySchema } from "@/lib/evaluations/live/live-run-schemas";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
 

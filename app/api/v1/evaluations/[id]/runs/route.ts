@@ -1,9 +1,9 @@
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
-import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
-import { getEvaluation } from "@/lib/evaluations/get-evaluation";
+import { listEvaluationRuns } from "@/lib/evaluations/read/evaluation-runs";
+import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
-import { evaluationRunListQuerySchema } from "@/lib/evaluations/read-schemas";
+import { evaluationRunListQuerySchema } from "@/lib/evaluations/read/read-boundary";
 import { evaluationIdSchema, ingestEnvelopeSchema, MAX_INGEST_BODY_BYTES } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
 

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
-import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
-import { underOneAppliedVersion } from "@/lib/evaluations/policy-recompute/read";
+import { evaluationStatistics } from "@/lib/evaluations/read/evaluation-statistics";
+import { underOneAppliedVersion } from "@/lib/evaluations/read/under-one-applied-version";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
 

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
-import { evaluationSummary } from "@/lib/evaluations/summary";
+import { evaluationSummary } from "@/lib/evaluations/read/summary";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

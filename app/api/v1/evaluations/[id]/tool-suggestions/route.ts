@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
-import { getEvaluation } from "@/lib/evaluations/get-evaluation";
+import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
 import { listToolSuggestions, postToolSuggestionsBodySchema, storeToolSuggestions } from "@/lib/evaluations/tool-suggestions";
 import { apiRoute } from "@/lib/web/api-route";

@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
-import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
-import { runMessages, runMessagesQuerySchema } from "@/lib/evaluations/run-messages";
+import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-runs";
+import { runMessages, runMessagesQuerySchema } from "@/lib/evaluations/read/run-messages";
 import { evaluationRunPathSchema } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
 

@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { appendResolution } from "@/lib/evaluations/append-resolution";
+import { appendResolution } from "@/lib/evaluations/audit/append-resolution";
 import { effectResolutionPathSchema, postResolutionBodySchema } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
 

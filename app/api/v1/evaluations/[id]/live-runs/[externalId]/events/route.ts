@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { recordLiveEvents } from "@/lib/evaluations/live/live-runs";
-import { liveEventsEnvelopeSchema, liveRunPathSchema, MAX_LIVE_EVENTS_BODY_BYTES } from "@/lib/evaluations/live/schemas";
+import { liveEventsEnvelopeSchema, liveRunPathSchema, MAX_LIVE_EVENTS_BODY_BYTES } from "@/lib/evaluations/live/live-run-schemas";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { scoreLiveRun } from "@/lib/evaluations/live/live-runs";
-import { liveRunPathSchema, scoreLiveRunBodySchema } from "@/lib/evaluations/live/schemas";
+import { liveRunPathSchema, scoreLiveRunBodySchema } from "@/lib/evaluations/live/live-run-schemas";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

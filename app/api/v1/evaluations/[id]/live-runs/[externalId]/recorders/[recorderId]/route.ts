@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { recorderHeartbeat } from "@/lib/evaluations/live/recorders";
-import { liveRunRecorderPathSchema, recorderHeartbeatBodySchema } from "@/lib/evaluations/live/schemas";
+import { liveRunRecorderPathSchema, recorderHeartbeatBodySchema } from "@/lib/evaluations/live/live-run-schemas";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

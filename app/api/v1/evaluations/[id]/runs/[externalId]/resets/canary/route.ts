@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { appendResetCanary } from "@/lib/evaluations/append-reset-canary";
+import { appendResetCanary } from "@/lib/evaluations/audit/append-reset-canary";
 import { evaluationRunPathSchema, postResetCanaryBodySchema } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
 

@@ -1,0 +1,482 @@
+// An evaluation's runs for the lists and the run page: keyset pages under filters, one run with its
+// open-effects records, resolutions, touches and resets, the largest analysis units, the tools seen.
+import { z } from "zod";
+import type { Db } from "../../db/prisma";
+import type { SqlClient } from "../../db/sql-transaction";
+import { Prisma } from "../../generated/prisma/client";
+import { encodeCursor, likeContaining } from "../../http/pagination";
+import { attackSucceeded } from "./attack-success";
+import type { StoredModelCall } from "../model-calls";
+import { classifyTool } from "../policy";
+import { STATUSES_SHOWING_A_WRITE } from "../read-only-warning";
+import type { EvaluationRunListItem, EvaluationRunListQuery, RunListCursor, RunSort } from "./read-boundary";
+import { FINALITIES, FINALITY_BASES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS, type EffectPolicy, type ToolClass } from "../schemas";
+import { onlyRowOf, rowsOf } from "../../db/rows";
+import { RUN_CLASSIFICATIONS, type RunClassification } from "../../replay/rules/classification";
+
+const runRow = z.object({
+  id: z.string(),
+  external_id: z.string(),
+  task_id: z.string(),
+  attempt: z.number().int().nullable(),
+  started_at: z.date(),
+  scored_at: z.date().nullable(),
+  endpoint_label: z.enum(LABELS).nullable(),
+  unscored_reason: z.string().nullable(),
+  terminal_label: z.enum(LABELS).nullable(),
+  finality: z.enum(FINALITIES),
+  unresolved_reason: z.enum(UNRESOLVED_REASONS).nullable(),
+  unresolved_effect_id: z.string().nullable(),
+  unresolved_tool: z.string().nullable(),
+  finality_basis: z.enum(FINALITY_BASES).nullable(),
+  harness_design: z.string().nullable(),
+  disagreement: z.boolean(),
+  analysis_unit: z.string().nullable(),
+  inherited_state: z.enum(INHERITED_STATES),
+  input_tokens: z.number().nullable(),
+  output_tokens: z.number().nullable(),
+  model_calls: z.number().int().nullable(),
+  duration_ms: z.coerce.number().nullable(),
+  score: z.number().nullable(),
+  tool_call_count: z.number().int(),
+  open_effects: z.number().int(),
+});
+
+const listItem = (r: z.infer<typeof runRow>, unitLabels: ReadonlyMap<string, string>): EvaluationRunListItem => ({
+  id: r.id,
+  externalId: r.external_id,
+  taskId: r.task_id,
+  attempt: r.attempt,
+  startedAt: r.started_at,
+  scoredAt: r.scored_at,
+  endpointLabel: r.endpoint_label,
+  unscoredReason: r.unscored_reason,
+  terminalLabel: r.terminal_label,
+  finality: r.finality,
+  unresolvedReason: r.unresolved_reason,
+  unresolvedEffectId: r.unresolved_effect_id,
+  unresolvedTool: r.unresolved_tool,
+  finalityBasis: r.finality_basis,
+  harnessDesign: r.harness_design,
+  disagreement: r.disagreement,
+  analysisUnit: r.analysis_unit,
+  unitLabel: r.analysis_unit === null ? null : (unitLabels.get(r.analysis_unit) ?? null),
+  inheritedState: r.inherited_state,
+  durationMs: r.duration_ms,
+  score: r.score,
+  toolCallCount: r.tool_call_count,
+  openEffects: r.open_effects,
+  inputTokens: r.input_tokens,
+  outputTokens: r.output_tokens,
+  modelCallCount: r.model_calls,
+});
+
+const DURATION_MS = Prisma.sql`evaluation_run_duration_ms(started_at, ended_at, scored_at)`;
+const TOOL_CALL_COUNT = Prisma.sql`evaluation_run_tool_call_count(tool_calls)`;
+
+const RUN_COLUMNS = Prisma.sql`id::text AS id, external_id, task_id, attempt, started_at, scored_at, endpoint_label, unscored_reason, terminal_label, finality, unresolved_reason,
+  unresolved_effect_id, unresolved_tool, finality_basis, harness_design, disagreement, analysis_unit::text AS analysis_unit, inherited_state,
+  ${DURATION_MS} AS duration_ms, score, ${TOOL_CALL_COUNT} AS tool_call_count, open_effects,
+  input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens, model_calls`;
+
+/** A frozen share link's view of the runs: those stored by `at`, audited under policy `policyVersion` then. */
+export interface RunsAsOf {
+  at: Date;
+  policyVersion: number;
+}
+
+/**
+ * What each sort orders by, and the type its cursor's value (PostgreSQL's text of it) is read back as: each has an index
+ * (evaluation_id, it, id). Columns are qualified: in ORDER BY a bare name is the selected column (analysis_unit's text).
+ */
+const SORT_KEYS: Record<Exclude<RunSort, "stored">, { value: Prisma.Sql; type: Prisma.Sql }> = {
+  start: { value: Prisma.sql`evaluation_runs.started_at`, type: Prisma.sql`timestamptz` },
+  duration: { value: DURATION_MS, type: Prisma.sql`bigint` },
+  score: { value: Prisma.sql`evaluation_runs.score`, type: Prisma.sql`float8` },
+  label: { value: Prisma.sql`evaluation_runs.endpoint_label`, type: Prisma.sql`text` },
+  finality: { value: Prisma.sql`evaluation_runs.finality`, type: Prisma.sql`text` },
+  unit: { value: Prisma.sql`evaluation_runs.analysis_unit`, type: Prisma.sql`bigint` },
+  toolCalls: { value: TOOL_CALL_COUNT, type: Prisma.sql`int` },
+  openEffects: { value: Prisma.sql`evaluation_runs.open_effects`, type: Prisma.sql`int` },
+};
+
+/**
+ * The query's filters and text search as SQL conditions on evaluation_runs. With `asOf`, only the runs stored by then;
+ * its filters on the audit (finality, reason, tool) also keep the runs whose audit may have moved since (evidence recorded
+ * later, a newer policy), for the caller to audit as of then and keep or drop (lib/share/frozen-runs.ts).
+ */
+function runConditions(evaluationId: string, query: EvaluationRunListFilters, asOf?: RunsAsOf): Prisma.Sql[] {
+  const conditions: Prisma.Sql[] = [Prisma.sql`evaluation_id = ${evaluationId}::uuid`];
+  if (asOf) conditions.push(Prisma.sql`created_at <= ${asOf.at}`);
+  const movedSince =
+    asOf &&
+    Prisma.sql`(audit_policy_version <> ${asOf.policyVersion}
+      OR EXISTS (SELECT 1 FROM evaluation_effect_resolutions s WHERE s.run_id = evaluation_runs.id AND s.recorded_at > ${asOf.at}))`;
+  const onAudit = (condition: Prisma.Sql) => (movedSince ? Prisma.sql`(${condition} OR ${movedSince})` : condition);
+  if (query.finality) conditions.push(onAudit(Prisma.sql`finality = ${query.finality}`));
+  if (query.reason) conditions.push(onAudit(Prisma.sql`unresolved_reason = ${query.reason}`));
+  if (query.tool) conditions.push(onAudit(Prisma.sql`unresolved_tool = ${query.tool}`));
+  if (query.label)
+    conditions.push(query.label === "none" ? Prisma.sql`endpoint_label IS NULL` : Prisma.sql`endpoint_label = ${query.label}`);
+  if (query.unit) conditions.push(Prisma.sql`analysis_unit = ${query.unit}::bigint`);
+  if (query.inherited) conditions.push(Prisma.sql`inherited_state = ${query.inherited}`);
+  if (query.startedFrom) conditions.push(Prisma.sql`started_at >= ${query.startedFrom}::timestamptz`);
+  if (query.startedTo) conditions.push(Prisma.sql`started_at <= ${query.startedTo}::timestamptz`);
+  if (query.durationMin !== undefined) conditions.push(Prisma.sql`${DURATION_MS} >= ${query.durationMin}::bigint`);
+  if (query.durationMax !== undefined) conditions.push(Prisma.sql`${DURATION_MS} <= ${query.durationMax}::bigint`);
+  if (query.scoreMin !== undefined) conditions.push(Prisma.sql`score >= ${query.scoreMin}::float8`);
+  if (query.scoreMax !== undefined) conditions.push(Prisma.sql`score <= ${query.scoreMax}::float8`);
+  if (query.toolCallsMin !== undefined) conditions.push(Prisma.sql`${TOOL_CALL_COUNT} >= ${query.toolCallsMin}::int`);
+  if (query.toolCallsMax !== undefined) conditions.push(Prisma.sql`${TOOL_CALL_COUNT} <= ${query.toolCallsMax}::int`);
+  if (query.openEffectsMin !== undefined) conditions.push(Prisma.sql`open_effects >= ${query.openEffectsMin}::int`);
+  if (query.openEffectsMax !== undefined) conditions.push(Prisma.sql`open_effects <= ${query.openEffectsMax}::int`);
+  if (query.q) {
+    // Both halves read a trigram index (migration runs_list_search): the run's own text, and its transcript's chunks.
+    const pattern = likeContaining(query.q);
+    conditions.push(Prisma.sql`id IN (
+      SELECT id FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND evaluation_run_search_text(external_id, task_id, tool_calls) ILIKE ${pattern}
+      UNION SELECT run_id FROM evaluation_run_messages WHERE json_search_text(messages) ILIKE ${pattern})`);
+  }
+  return conditions;
+}
+
+type EvaluationRunListFilters = Omit<EvaluationRunListQuery, "limit" | "cursor" | "sort" | "order">;
+
+/**
+ * One page of an evaluation's runs under the filters and text search, in the query's sort (stored order: by run id) and
+ * order, the run id breaking ties: `{runs, nextCursor}`. A sort's runs without a value (no score, say) come last in
+ * ascending order and first in descending, which is the ascending order reversed. Each page is a keyset range of an
+ * index (evaluation_id, value, id): as fast on the last page of a million runs as on the first.
+ */
+export async function listEvaluationRuns(
+  db: Db,
+  evaluationId: string,
+  query: Omit<EvaluationRunListQuery, "limit" | "sort" | "order"> & { limit: number; sort?: RunSort; order?: "asc" | "desc" },
+  { asOf }: { asOf?: RunsAsOf } = {},
+): Promise<{ runs: EvaluationRunListItem[]; nextCursor: string | null }> {
+  const sort = query.sort ?? "stored";
+  const desc = query.order === "desc";
+  const where = Prisma.join(runConditions(evaluationId, query, asOf), " AND ");
+  const limit = query.limit + 1;
+  const cursor = query.cursor;
+  let rows: z.infer<typeof runRow>[];
+  let sortValues: (string | null)[];
+  if (sort === "stored") {
+    const after = cursor ? (desc ? Prisma.sql`AND id < ${cursor[2]}::bigint` : Prisma.sql`AND id > ${cursor[2]}::bigint`) : Prisma.empty;
+    rows = z
+      .array(runRow)
+      .parse(
+        await db.$queryRaw`SELECT ${RUN_COLUMNS} FROM evaluation_runs WHERE ${where} ${after} ORDER BY evaluation_runs.id ${desc ? Prisma.sql`DESC` : Prisma.sql`ASC`} LIMIT ${limit}`,
+      );
+    sortValues = rows.map(() => null);
+  } else {
+    const key = SORT_KEYS[sort];
+    const selected = (condition: Prisma.Sql, order: Prisma.Sql) =>
+      Prisma.sql`(SELECT ${RUN_COLUMNS}, (${key.value})::text AS sort_value, (${key.value}) IS NULL AS sort_null, ${key.value} AS sort_key
+                    FROM evaluation_runs WHERE ${where} AND ${condition} ORDER BY ${order} LIMIT ${limit})`;
+    // Qualified: a bare id in ORDER BY is the selected id, its text.
+    const ascending = Prisma.sql`${key.value} ASC, evaluation_runs.id ASC`;
+    const descending = Prisma.sql`${key.value} DESC, evaluation_runs.id DESC`;
+    // Each part is one range of the sort's index; the runs without a value are a range of their own (IS NULL).
+    const parts: Prisma.Sql[] = [];
+    if (!cursor) parts.push(selected(Prisma.sql`TRUE`, desc ? descending : ascending));
+    else if (!desc && cursor[1] !== null) {
+      parts.push(selected(Prisma.sql`(${key.value}, id) > (${cursor[1]}::${key.type}, ${cursor[2]}::bigint)`, ascending));
+      parts.push(selected(Prisma.sql`${key.value} IS NULL`, ascending));
+    } else if (!desc) parts.push(selected(Prisma.sql`${key.value} IS NULL AND id > ${cursor[2]}::bigint`, ascending));
+    else if (cursor[1] === null) {
+      parts.push(selected(Prisma.sql`${key.value} IS NULL AND id < ${cursor[2]}::bigint`, descending));
+      parts.push(selected(Prisma.sql`${key.value} IS NOT NULL`, descending));
+    } else parts.push(selected(Prisma.sql`(${key.value}, id) < (${cursor[1]}::${key.type}, ${cursor[2]}::bigint)`, descending));
+    const order = desc
+      ? Prisma.sql`sort_null DESC, sort_key DESC, id::bigint DESC`
+      : Prisma.sql`sort_null ASC, sort_key ASC, id::bigint ASC`;
+    const found = z
+      .array(runRow.extend({ sort_value: z.string().nullable() }))
+      .parse(await db.$queryRaw`SELECT * FROM (${Prisma.join(parts, " UNION ALL ")}) AS page ORDER BY ${order} LIMIT ${limit}`);
+    rows = found;
+    sortValues = found.map((r) => r.sort_value);
+  }
+  const shown = rows.slice(0, query.limit);
+  const labels = await unitLabels(
+    db,
+    evaluationId,
+    shown.map((r) => r.analysis_unit),
+  );
+  const runs = shown.map((r) => listItem(r, labels));
+  const last = runs.at(-1);
+  return {
+    runs,
+    nextCursor:
+      rows.length > query.limit && last
+        ? encodeCursor([sort, sortValues[shown.length - 1] ?? null, last.id] satisfies RunListCursor)
+        : null,
+  };
+}
+
+/** U1, U2, …: an analysis unit's label within its evaluation, by the order of the units' first runs. */
+export const unitLabelOf = (ordinal: number) => `U${ordinal}`;
+
+const ordinalRows = z.array(z.object({ unit: z.string(), ordinal: z.coerce.number().int() }));
+
+/**
+ * The evaluation-local label of each unit named (its id is its first run's id): the units whose first run was stored
+ * before it, counted, plus one. One count up to the smallest unit named, then one numbered range to the largest, both
+ * on the index of first runs (evaluation_id, id WHERE analysis_unit = id).
+ */
+export async function unitLabels(db: SqlClient, evaluationId: string, units: readonly (string | null)[]): Promise<Map<string, string>> {
+  const named = [...new Set(units.filter((u): u is string => u !== null))];
+  if (named.length === 0) return new Map();
+  const rows = ordinalRows.parse(
+    await db.$queryRaw`
+      WITH named AS (SELECT unnest(${named}::bigint[]) AS unit),
+           bounds AS (SELECT min(unit) AS low, max(unit) AS high FROM named),
+           before AS (SELECT count(*) AS n FROM evaluation_runs, bounds
+                       WHERE evaluation_id = ${evaluationId}::uuid AND analysis_unit = id AND id < bounds.low),
+           numbered AS (SELECT id, row_number() OVER (ORDER BY id) AS k FROM evaluation_runs, bounds
+                         WHERE evaluation_id = ${evaluationId}::uuid AND analysis_unit = id AND id BETWEEN bounds.low AND bounds.high)
+      SELECT numbered.id::text AS unit, (before.n + numbered.k)::int AS ordinal
+        FROM numbered JOIN named ON named.unit = numbered.id CROSS JOIN before`,
+  );
+  return new Map(rows.map((r) => [r.unit, unitLabelOf(r.ordinal)]));
+}
+
+const effectRow = z.object({
+  effect_id: z.string(),
+  tool: z.string(),
+  call_id: z.string().nullable(),
+  trace_position: z.number().int().nullable(),
+  arguments: z.unknown(),
+  surface: z.string().nullable(),
+  controller: z.string().nullable(),
+  handle: z.string().nullable(),
+  requested_at: z.date(),
+  acknowledged_at: z.date().nullable(),
+  status_at_scoring: z.string(),
+  possible_transitions: z.array(z.string()).nullable(),
+  relevant_until: z.date().nullable(),
+  cross_run_route: z.string().nullable(),
+  public: z.boolean(),
+  notes: z.string().nullable(),
+  resolutions: z.array(
+    z.object({
+      status: z.string(),
+      at: z.string(),
+      evidence: z.unknown(),
+      verifiedBy: z.string().nullable(),
+      source: z.string(),
+      recordedAt: z.string(),
+    }),
+  ),
+});
+
+const detailRow = runRow.extend({
+  group_id: z.string().nullable(),
+  run_class: z.enum(RUN_CLASSIFICATIONS),
+  run_class_evidence: z.string().nullable(),
+  ended_at: z.date().nullable(),
+  threshold: z.number().nullable(),
+  tool_calls: z.unknown(),
+  labels: z.record(z.string(), z.enum(LABELS)).nullable(),
+  created_at: z.date(),
+  updated_at: z.date(),
+  pipeline: z.string().nullable(),
+  injection_task_id: z.string().nullable(),
+});
+const touchRow = z.object({
+  surface: z.string(),
+  op: z.enum(["read", "write", "score"]),
+  at: z.date(),
+  public: z.boolean(),
+  derived: z.boolean(),
+});
+const modelCallRow = z.object({
+  position: z.number().int(),
+  model: z.string().nullable(),
+  started_at: z.date().nullable(),
+  duration_ms: z.number().nullable(),
+  input_tokens: z.number().int().nullable(),
+  output_tokens: z.number().int().nullable(),
+  error: z.string().nullable(),
+  message_position: z.number().int().nullable(),
+});
+const resetRow = z.object({ surface: z.string(), at: z.date(), verified: z.boolean(), evidence: z.unknown() });
+const canaryRow = z.object({
+  surface: z.string(),
+  reset_at: z.date(),
+  planted: z.string(),
+  found: z.boolean(),
+  evidence: z.unknown(),
+  source: z.string(),
+});
+
+export type EvaluationRunDetail = EvaluationRunListItem & {
+  groupId: string | null;
+  /** What became of the run (seed 003's classes; completed unless its record said otherwise), and why. */
+  runClass: RunClassification;
+  runClassEvidence: string | null;
+  endedAt: Date | null;
+  score: number | null;
+  threshold: number | null;
+  toolCalls: unknown;
+  /** Other labels the harness recorded beside the endpoint label, by name (AgentDojo's `security`), or null. */
+  labels: Record<string, "success" | "failure"> | null;
+  /** Under attack (a `security` label): whether the attack succeeded (the injection task's goal was achieved); absent otherwise. */
+  attackSucceeded?: boolean;
+  /** When the run was first stored, and last re-sent with changes (a share link frozen between them no longer holds its record). */
+  createdAt: Date;
+  updatedAt: Date;
+  /** The agent configuration (model and defence) that ran it, or null when the harness named none. */
+  pipeline: string | null;
+  /** The injection task an attacked run carried, or null. */
+  injectionTaskId: string | null;
+  effects: (Omit<z.infer<typeof effectRow>, "resolutions"> & { resolutions: z.infer<typeof effectRow>["resolutions"] })[];
+  /** `derived`: made by the policy's surface templates from a call's arguments, not recorded by the harness. */
+  touches: { surface: string; op: "read" | "write" | "score"; at: Date; public: boolean; derived: boolean }[];
+  /** The agent's model calls in the run's order (every field null where the harness did not say); their tokens are summed in inputTokens and outputTokens. */
+  modelCalls: StoredModelCall[];
+  /** With every canary check of the reset, oldest first: one found means the reset did not hold. */
+  resets: { surface: string; at: Date; verified: boolean; evidence: unknown; canaries: ResetCanaryCheck[] }[];
+};
+
+export interface ResetCanaryCheck {
+  planted: string;
+  found: boolean;
+  evidence: unknown;
+  source: string;
+}
+
+/** One run by its external id, with its open-effects records (every resolution, oldest first), touches and resets; or null. */
+// Raw SQL throughout: the run's page reads it on every request, and Prisma compiles a model query on every call (~0.5 ms of CPU).
+export async function getEvaluationRun(db: Db, evaluationId: string, externalId: string): Promise<EvaluationRunDetail | null> {
+  const [run] = rowsOf(
+    detailRow,
+    await db.$queryRaw`
+      SELECT ${RUN_COLUMNS}, group_id, run_class, run_class_evidence, ended_at, threshold, tool_calls, labels, created_at, updated_at,
+             pipeline, injection_task_id
+        FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ${externalId}`,
+  );
+  if (!run) return null;
+  const [touches, resets, canaries, effects, modelCalls] = await Promise.all([
+    db.$queryRaw`SELECT surface, op, at, public, derived FROM evaluation_touches WHERE run_id = ${run.id}::bigint ORDER BY at, id`,
+    db.$queryRaw`SELECT surface, at, verified, evidence FROM evaluation_resets WHERE run_id = ${run.id}::bigint ORDER BY at, id`,
+    db.$queryRaw`SELECT surface, reset_at, planted, found, evidence, source FROM evaluation_reset_canaries WHERE run_id = ${run.id}::bigint ORDER BY id`,
+    db.$queryRaw`
+      SELECT e.effect_id, e.tool, e.call_id, e.trace_position, e.arguments, e.surface, e.controller, e.handle, e.requested_at, e.acknowledged_at,
+             e.status_at_scoring, e.possible_transitions, e.relevant_until, e.cross_run_route, e.public, e.notes,
+             coalesce((SELECT json_agg(json_build_object('status', s.status, 'at', s.at, 'evidence', s.evidence, 'verifiedBy', s.verified_by, 'source', s.source, 'recordedAt', s.recorded_at) ORDER BY s.id)
+                         FROM evaluation_effect_resolutions s WHERE s.run_id = e.run_id AND s.effect_id = e.effect_id), '[]'::json) AS resolutions
+        FROM evaluation_effects e WHERE e.run_id = ${run.id}::bigint ORDER BY e.requested_at, e.effect_id`,
+    db.$queryRaw`
+      SELECT position, model, started_at, duration_ms, input_tokens, output_tokens, error, message_position
+        FROM evaluation_run_model_calls WHERE run_id = ${run.id}::bigint ORDER BY position`,
+  ]);
+  const checks = rowsOf(canaryRow, canaries);
+  const attacked = attackSucceeded(run.labels);
+  return {
+    ...listItem(run, await unitLabels(db, evaluationId, [run.analysis_unit])),
+    groupId: run.group_id,
+    runClass: run.run_class,
+    runClassEvidence: run.run_class_evidence,
+    endedAt: run.ended_at,
+    score: run.score,
+    threshold: run.threshold,
+    toolCalls: run.tool_calls,
+    labels: run.labels,
+    createdAt: run.created_at,
+    updatedAt: run.updated_at,
+    ...(attacked !== undefined && { attackSucceeded: attacked }),
+    pipeline: run.pipeline,
+    injectionTaskId: run.injection_task_id,
+    effects: rowsOf(effectRow, effects),
+    modelCalls: rowsOf(modelCallRow, modelCalls).map((c) => ({
+      position: c.position,
+      model: c.model,
+      startedAt: c.started_at?.toISOString() ?? null,
+      durationMs: c.duration_ms,
+      inputTokens: c.input_tokens,
+      outputTokens: c.output_tokens,
+      error: c.error,
+      messagePosition: c.message_position,
+    })),
+    touches: rowsOf(touchRow, touches),
+    resets: rowsOf(resetRow, resets).map((r) => ({
+      ...r,
+      canaries: checks
+        .filter((c) => c.surface === r.surface && c.reset_at.getTime() === r.at.getTime())
+        .map(({ planted, found, evidence, source }) => ({ planted, found, evidence, source })),
+    })),
+  };
+}
+
+const countRow = z.object({ n: z.number() });
+
+/** Verified resets that a canary check found did not hold, in the evaluation: they break no route. */
+export async function resetsOverriddenByCanary(db: SqlClient, evaluationId: string): Promise<number> {
+  const { n } = onlyRowOf(
+    countRow,
+    await db.$queryRaw`
+    SELECT count(*)::int AS n FROM evaluation_resets x
+     WHERE x.evaluation_id = ${evaluationId}::uuid AND x.verified
+       AND EXISTS (SELECT 1 FROM evaluation_reset_canaries c WHERE c.run_id = x.run_id AND c.surface = x.surface AND c.reset_at = x.at AND c.found)`,
+  );
+  return n;
+}
+
+const unitRows = z.array(z.object({ unit: z.string(), runs: z.coerce.number().int(), surfaces: z.array(z.string()) }));
+const toolCountRows = z.array(z.object({ tool: z.string(), effects: z.coerce.number().int(), calls: z.coerce.number().int() }));
+const toolWriteRows = z.array(z.object({ tool: z.string(), writes: z.coerce.number().int() }));
+
+/**
+ * The largest analysis units with more than one run: their unit id (smallest run id), label within the evaluation (U1, …),
+ * size, and the surfaces that connect them (kept on the unit).
+ */
+export async function largestUnits(
+  db: SqlClient,
+  evaluationId: string,
+  limit = 10,
+): Promise<{ unit: string; label: string; runs: number; surfaces: string[] }[]> {
+  const rows = unitRows.parse(
+    await db.$queryRaw`
+    SELECT unit::text AS unit, runs, coalesce(surfaces, '{}') AS surfaces FROM evaluation_units
+     WHERE evaluation_id = ${evaluationId}::uuid
+     ORDER BY runs DESC, unit LIMIT ${limit}`,
+  );
+  const labels = await unitLabels(
+    db,
+    evaluationId,
+    rows.map((r) => r.unit),
+  );
+  return rows.map((row) => ({ ...row, label: labels.get(row.unit) ?? `unit ${row.unit}` }));
+}
+
+/**
+ * The tools seen in the evaluation's effects and tool calls, each with how many effects and calls
+ * name it and its class under `policy` (unclassified when it names none): from the counts triggers
+ * keep (evaluation_tool_counts), not a scan of every run. `countWrites` (for those who edit the
+ * policy): also how many of each tool's effects show a write (read-only-warning.ts), one scan of the
+ * evaluation's effects.
+ */
+export async function evaluationTools(
+  db: SqlClient,
+  evaluationId: string,
+  policy: EffectPolicy,
+  { countWrites = false } = {},
+): Promise<{ tool: string; class: ToolClass; effects: number; calls: number; writes?: number }[]> {
+  const [rows, writes] = await Promise.all([
+    db.$queryRaw`
+      SELECT tool, effects, calls FROM evaluation_tool_counts
+       WHERE evaluation_id = ${evaluationId}::uuid AND (effects > 0 OR calls > 0) ORDER BY tool`,
+    countWrites
+      ? db.$queryRaw`
+      SELECT tool, count(*) AS writes FROM evaluation_effects
+       WHERE evaluation_id = ${evaluationId}::uuid
+         AND (surface IS NOT NULL OR handle IS NOT NULL OR status_at_scoring = ANY(${[...STATUSES_SHOWING_A_WRITE]}::text[]))
+       GROUP BY tool`
+      : [],
+  ]);
+  const writesOf = new Map(toolWriteRows.parse(writes).map((row) => [row.tool, row.writes]));
+  return toolCountRows
+    .parse(rows)
+    .map((row) => ({ ...row, class: classifyTool(policy, row.tool), ...(countWrites && { writes: writesOf.get(row.tool) ?? 0 }) }));
+}
