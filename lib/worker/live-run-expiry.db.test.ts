@@ -3,7 +3,7 @@ import { z } from "zod";
 import { queuedJobCount } from "../jobs/queue";
 import { createEvaluation } from "../evaluations/create-evaluation";
 import { EXPIRE_LIVE_RUN_JOB } from "../evaluations/live/live-run-job";
-import { openLiveRun } from "../evaluations/live/live-runs";
+import { openLiveRun } from "../evaluations/live/open-live-run";
 import { evaluationSummary } from "../evaluations/read/summary";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { WORKED_POLICY } from "../testing/evaluation-example";

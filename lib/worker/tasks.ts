@@ -14,7 +14,7 @@ import { recordImportedTraces } from "../evaluations/record-traces/record-traces
 import { RECOMPUTE_POLICY_JOB, recomputePolicyPayloadSchema } from "../evaluations/policy-recompute/job";
 import { applyPendingPolicy } from "../evaluations/policy-recompute/recompute";
 import { EXPIRE_LIVE_RUN_JOB, expireLiveRunPayloadSchema } from "../evaluations/live/live-run-job";
-import { expireLiveRun } from "../evaluations/live/live-runs";
+import { expireLiveRun } from "../evaluations/live/expire-live-runs";
 import type { CompletionCheck } from "./completion-check";
 import type { ExperimentCache } from "./experiment-cache";
 import type { ReplaySlots } from "./replay-slots";

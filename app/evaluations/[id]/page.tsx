@@ -28,7 +28,7 @@ import { templateSuggestions, type TemplateSuggestion } from "@/lib/evaluations/
 import { toolClassifier } from "@/lib/evaluations/policy";
 import type { EffectPolicy } from "@/lib/evaluations/schemas";
 import { listHarnessMetrics } from "@/lib/evaluations/harness-metrics";
-import { openLiveRuns } from "@/lib/evaluations/live/live-runs";
+import { openLiveRuns } from "@/lib/evaluations/read/live-runs";
 import { OpenLiveRunsNote } from "@/components/evaluations/open-live-runs-note";
 
 export const dynamic = "force-dynamic";

@@ -8,7 +8,11 @@ import { createEvaluation } from "../create-evaluation";
 import { getEvaluationRun } from "../read/evaluation-runs";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { evaluationSummary } from "../read/summary";
-import { expireLiveRun, getLiveRun, openLiveRun, openLiveRuns, recordLiveEvents, scoreLiveRun } from "./live-runs";
+import { expireLiveRun } from "./expire-live-runs";
+import { getLiveRun, openLiveRuns } from "../read/live-runs";
+import { openLiveRun } from "./open-live-run";
+import { recordLiveEvents } from "./record-live-events";
+import { scoreLiveRun } from "./score-live-run";
 import { liveRunRecorders, recorderFlags, recorderHeartbeat, SCORE_WAITS_FOR_RECORDERS_MS } from "./recorders";
 
 // Live runs on a real PostgreSQL: recorded as they happen, they are audited exactly as the same

@@ -20,7 +20,10 @@ import { storeToolSuggestions, toolSuggestionSchema } from "../tool-suggestions"
 import { storeBatchIn } from "../ingest/write-runs";
 import { validRun } from "../ingest/validate";
 import { enqueueExpireLiveRunJob } from "../live/live-run-job";
-import { inTransaction, lockOpenedRun, recordEventsIn, scoreIn, type LiveRunRow } from "../live/live-runs";
+import { inTransaction, lockOpenedRun } from "../live/run-lock";
+import { recordEventsIn } from "../live/record-live-events";
+import { scoreIn } from "../live/score-live-run";
+import { type LiveRunRow } from "../live/run-record";
 import { openLiveRunBodySchema, type ScoreLiveRunBody } from "../live/live-run-schemas";
 import { admitEvents, liveRunRecord, type LiveOutcome } from "../live/timeline";
 import { createEvaluationBodySchema, labelMapSchema, type CreateEvaluationBody, type LabelMap, type RunRecord } from "../schemas";

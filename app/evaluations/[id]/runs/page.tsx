@@ -7,7 +7,7 @@ import { requirePagePermission } from "@/lib/auth/guard";
 import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
 import { getDb } from "@/lib/db/client";
 import { listEvaluationRuns } from "@/lib/evaluations/read/evaluation-runs";
-import { openLiveRuns } from "@/lib/evaluations/live/live-runs";
+import { openLiveRuns } from "@/lib/evaluations/read/live-runs";
 import { evaluationRunListQuerySchema } from "@/lib/evaluations/read/read-boundary";
 import type { SearchParams } from "@/lib/http/input";
 

@@ -14,7 +14,7 @@ import type { ServiceProcess } from "@/lib/delayed-write/spawn";
 import { spawnDelayedWriteService } from "@/lib/delayed-write/spawn";
 import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/api-client";
 import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-runs";
-import { getLiveRun } from "@/lib/evaluations/live/live-runs";
+import { getLiveRun } from "@/lib/evaluations/read/live-runs";
 import { runSpans } from "@/lib/evaluations/otel/run-spans";
 import { encodeTraceRequest } from "@/lib/evaluations/otel/otlp-wire";
 import { OTLP_REQUEST_LIMITS } from "@/lib/evaluations/otel/spans";

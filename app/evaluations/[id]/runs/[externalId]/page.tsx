@@ -12,7 +12,7 @@ import { getDb } from "@/lib/db/client";
 import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
 import { toolClassifier } from "@/lib/evaluations/policy";
 import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-runs";
-import { getLiveRun } from "@/lib/evaluations/live/live-runs";
+import { getLiveRun } from "@/lib/evaluations/read/live-runs";
 import { liveRunRecorders } from "@/lib/evaluations/live/recorders";
 import { MESSAGES_PAGE, runMessages, runPageView } from "@/lib/evaluations/read/run-messages";
 import { MAX_SPANS_SHOWN, runSpans } from "@/lib/evaluations/otel/run-spans";

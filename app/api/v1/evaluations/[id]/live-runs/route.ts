@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { openLiveRun } from "@/lib/evaluations/live/live-runs";
+import { openLiveRun } from "@/lib/evaluations/live/open-live-run";
 import { openLiveRunBodySchema } from "@/lib/evaluations/live/live-run-schemas";
 import { evaluationIdSchema } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
-import { getLiveRun } from "@/lib/evaluations/live/live-runs";
+import { getLiveRun } from "@/lib/evaluations/read/live-runs";
 import { liveRunRecorders } from "@/lib/evaluations/live/recorders";
 import { liveRunPathSchema } from "@/lib/evaluations/live/live-run-schemas";
 import { apiRoute } from "@/lib/web/api-route";

@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { recordLiveEvents } from "@/lib/evaluations/live/live-runs";
+import { recordLiveEvents } from "@/lib/evaluations/live/record-live-events";
 import { liveEventsEnvelopeSchema, liveRunPathSchema, MAX_LIVE_EVENTS_BODY_BYTES } from "@/lib/evaluations/live/live-run-schemas";
 import { apiRoute } from "@/lib/web/api-route";
 

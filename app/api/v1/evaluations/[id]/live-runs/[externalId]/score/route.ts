@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { scoreLiveRun } from "@/lib/evaluations/live/live-runs";
+import { scoreLiveRun } from "@/lib/evaluations/live/score-live-run";
 import { liveRunPathSchema, scoreLiveRunBodySchema } from "@/lib/evaluations/live/live-run-schemas";
 import { apiRoute } from "@/lib/web/api-route";
 
