@@ -10,7 +10,7 @@ import type { Db } from "../../db/prisma";
 import { retryOnTransactionConflict, storeIsolatingRefusals } from "../../db/isolate-refusals";
 import { notFound } from "../../errors";
 import type { IngestResult } from "../schemas";
-import { storeBatch, type TracesBy } from "./write-runs";
+import { writeRuns, type TracesBy } from "./write-runs";
 import { validate } from "./validate";
 
 export interface IngestOptions {
@@ -44,7 +44,7 @@ export async function ingestRuns(
   valid.sort((a, b) => (a.run.externalId < b.run.externalId ? -1 : a.run.externalId > b.run.externalId ? 1 : 0));
   const traces = options.traces ?? "job";
   const { stored, refused } = await storeIsolatingRefusals(valid, (runs) =>
-    retryOnTransactionConflict(() => storeBatch(db, evaluationId, runs, traces)),
+    retryOnTransactionConflict(() => writeRuns(db, evaluationId, runs, traces)),
   );
   const statusOf = new Map(stored.map((w) => [w.external_id, w.inserted ? ("created" as const) : ("updated" as const)]));
   for (const { index, run } of valid) results[index] = { externalId: run.externalId, status: statusOf.get(run.externalId) ?? "unchanged" };

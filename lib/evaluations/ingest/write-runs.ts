@@ -1,6 +1,12 @@
-// Step 3 of ingestion: the batch's valid runs stored in one transaction (storeBatch, in the order it
-// runs), one multi-row statement or COPY per table, idempotent on (evaluation, externalId) by a
-// content hash, and audited before commit (lib/evaluations/audit/). Its rows come from rows.ts.
+// Step 3 of ingestion: the batch's valid runs written in one transaction (writeRuns), one multi-row
+// statement or COPY per table, idempotent on (evaluation, externalId) by a content hash, and audited
+// before commit (lib/evaluations/audit/). Its rows come from rows.ts. Under the evaluation's audit
+// lock it takes one of two paths:
+// - the append path (appendNewRuns): no run of the batch is stored with other content, so its new
+//   runs are copied in once, prepared before the lock, their units decided incrementally;
+// - the upsert path (upsertChangedRuns): a run is re-sent with changes, so the batch is upserted by
+//   content hash, the changed runs' children replaced, and the separation of every surface they
+//   touch recomputed from its history.
 import { z } from "zod";
 import { poolOf, type Db } from "../../db/prisma";
 import { copyFormat } from "../../db/pg-copy";
@@ -46,13 +52,13 @@ const CHILD_FORMATS = Object.fromEntries(CHILD_TABLES.map((table) => [table, cop
  * One transaction storing valid runs, or none of them: answers the runs written (created or
  * updated); the others were stored unchanged already.
  */
-export async function storeBatch(db: Db, evaluationId: string, valid: readonly ValidRun[], traces: TracesBy): Promise<Written[]> {
+export async function writeRuns(db: Db, evaluationId: string, valid: readonly ValidRun[], traces: TracesBy): Promise<Written[]> {
   // On node-postgres directly: Prisma's engine passed the batch's large parameters several times slower.
-  return sqlTransaction(poolOf(db), (tx) => storeBatchIn(tx, evaluationId, valid, traces));
+  return sqlTransaction(poolOf(db), (tx) => writeRunsIn(tx, evaluationId, valid, traces));
 }
 
-/** storeBatch inside the caller's transaction (a live run stores its record with its events: lib/evaluations/live/). */
-export async function storeBatchIn(tx: CopyTx, evaluationId: string, valid: readonly ValidRun[], traces: TracesBy): Promise<Written[]> {
+/** writeRuns inside the caller's transaction (a live run stores its record with its events: lib/evaluations/live/). */
+export async function writeRunsIn(tx: CopyTx, evaluationId: string, valid: readonly ValidRun[], traces: TracesBy): Promise<Written[]> {
   // Short, indexed statements: compiling them (JIT, on by default above a cost the planner's guesses
   // for unnested or json_to_recordset rows cross) took ~100 ms each, more than running them.
   await tx.$executeRaw`SELECT set_config('jit', 'off', true)`;
@@ -83,14 +89,14 @@ export async function storeBatchIn(tx: CopyTx, evaluationId: string, valid: read
   // Which runs are stored already, and with which content: under the lock no other batch of this evaluation writes.
   const known = await storedHashes(tx, evaluationId, valid);
   const resent = valid.some((v) => known.has(v.run.externalId) && known.get(v.run.externalId) !== v.hash);
-  // Prepared runs another batch stored meanwhile, or every prepared run when the changed path stores the batch
+  // Prepared runs another batch stored meanwhile, or every prepared run when the upsert path stores the batch
   // itself: the rows copied for them before the lock go.
   const unused = prepared.filter((p) => resent || known.has(p.valid.run.externalId)).map((p) => p.id);
   if (unused.length > 0) await deleteDetachedChildren(tx, unused);
   // The surfaces made before the lock are the batch's while none of its prepared runs proved stored.
   const written = resent
-    ? await storeWithChanges(tx, evaluationId, policy.version, classOf, surfacer, valid)
-    : await storeNewRuns(
+    ? await upsertChangedRuns(tx, evaluationId, policy.version, classOf, surfacer, valid)
+    : await appendNewRuns(
         tx,
         evaluationId,
         prepared.filter((p) => !known.has(p.valid.run.externalId)),
@@ -198,11 +204,16 @@ async function deleteDetachedChildren(tx: CopyTx, unused: readonly string[]): Pr
 }
 
 /**
- * The fast path, a batch of runs none of which is stored: their ids are drawn first, so that the
+ * The append path, a batch of runs none of which is stored: their ids are drawn first, so that the
  * separation audit (addRunsToSeparation: no surface's history read) decides each run's unit and
  * inherited state before the run is written, and every row is inserted once, never updated.
  */
-async function storeNewRuns(tx: CopyTx, evaluationId: string, fresh: readonly PreparedRun[], surfaces?: BatchSurfaces): Promise<Written[]> {
+async function appendNewRuns(
+  tx: CopyTx,
+  evaluationId: string,
+  fresh: readonly PreparedRun[],
+  surfaces?: BatchSurfaces,
+): Promise<Written[]> {
   if (fresh.length === 0) return [];
   const runs = fresh.map((p) => ({ id: p.id, run: p.audited }));
   const { audit, slow } = await addRunsToSeparation(tx, evaluationId, runs, surfaces);
@@ -225,11 +236,11 @@ async function storeNewRuns(tx: CopyTx, evaluationId: string, fresh: readonly Pr
 const upsertedRows = z.array(z.object({ id: z.string(), external_id: z.string(), inserted: z.boolean(), calls_changed: z.boolean() }));
 
 /**
- * A batch that re-sends stored runs with changes (and perhaps new ones): upserted by content hash,
+ * The upsert path, a batch that re-sends stored runs with changes (and perhaps new ones): upserted by content hash,
  * the changed runs' children replaced, and the separation of every surface they touch, before and
  * after, recomputed from its history (a change may break links).
  */
-async function storeWithChanges(
+async function upsertChangedRuns(
   tx: CopyTx,
   evaluationId: string,
   policyVersion: number,

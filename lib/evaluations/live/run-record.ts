@@ -1,10 +1,10 @@
 // A live run's row and its record: the row as a write locks it, and the closed run's record remade
-// from every event and stored through ingestion's own step (storeBatchIn) in the writer's transaction,
+// from every event and stored through ingestion's own step (writeRunsIn) in the writer's transaction,
 // so a crash at any point leaves the events and the audited run in step. The rules are timeline.ts's.
 import { z } from "zod";
 import type { CopyTx } from "../../db/sql-transaction";
 import { rowsOf } from "../../db/rows";
-import { storeBatchIn } from "../ingest/write-runs";
+import { writeRunsIn } from "../ingest/write-runs";
 import { validRun } from "../ingest/validate";
 import type { RunRecord } from "../schemas";
 import { liveEventSchema, LIVE_RUN_STATES, scoreLiveRunBodySchema, type LiveEvent } from "./live-run-schemas";
@@ -67,6 +67,6 @@ export const outcomeOf = (row: LiveRunRow): LiveOutcome => {
 /** The closed run's record remade from all its events and stored as an ingested run's (created, updated, or unchanged). */
 export async function storeRecord(tx: CopyTx, evaluationId: string, row: LiveRunRow): Promise<RunRecord> {
   const record = liveRunRecord(head(row), await eventsOf(tx, row.id), outcomeOf(row));
-  await storeBatchIn(tx, evaluationId, [validRun(0, record)], "job");
+  await writeRunsIn(tx, evaluationId, [validRun(0, record)], "job");
   return record;
 }

@@ -17,7 +17,7 @@ import { DomainError, invalid, notFound } from "../../errors";
 import { Prisma } from "../../generated/prisma/client";
 import { createEvaluation, EvaluationNameTakenError } from "../create-evaluation";
 import { storeToolSuggestions, toolSuggestionSchema } from "../tool-suggestions";
-import { storeBatchIn } from "../ingest/write-runs";
+import { writeRunsIn } from "../ingest/write-runs";
 import { validRun } from "../ingest/validate";
 import { enqueueExpireLiveRunJob } from "../live/live-run-job";
 import { inTransaction, lockOpenedRun } from "../live/run-lock";
@@ -359,7 +359,7 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
   const addedTo = new Set(traces.filter((t) => runOf.has(t) && !freshSet.has(t)).map((t) => runOf.get(t)!));
   const stored = records.filter((r) => !addedTo.has(r.runId));
   if (stored.length > 0)
-    await storeBatchIn(
+    await writeRunsIn(
       tx,
       evaluation.id,
       stored.map(({ record }, i) => validRun(i, record)),

@@ -3,7 +3,7 @@ import { poolOf, type Db } from "../../db/prisma";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { currentPolicy, lockEvaluationAudit } from "../audit/lock";
 import { createEvaluation } from "../create-evaluation";
-import { storeBatch } from "../ingest/write-runs";
+import { writeRuns } from "../ingest/write-runs";
 import { validate } from "../ingest/validate";
 import { recordImportedTraces, recordImportedTracesInTransaction } from "./record-traces";
 import type { EffectPolicy } from "../schemas";
@@ -52,12 +52,12 @@ describe("record_traces passes beside audit writers", () => {
     const failures: unknown[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       // Untraced links for the pass to take, then the same runs re-sent with other calls beside it.
-      await storeBatch(db, id, await batch(round, 0), "job");
+      await writeRuns(db, id, await batch(round, 0), "job");
       const resent = await batch(round, 1);
       const delay = (round % 10) * STAGGER_MS;
       const later = () => new Promise((resolve) => setTimeout(resolve, delay));
       const outcomes = await Promise.allSettled([
-        storeBatch(db, id, resent, "job"),
+        writeRuns(db, id, resent, "job"),
         later().then(() => recordImportedTraces(db, id)),
         sqlTransaction(poolOf(db), async (tx) => {
           await currentPolicy(tx, id, "update");
