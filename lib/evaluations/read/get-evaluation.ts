@@ -1,9 +1,10 @@
+// An evaluation as its pages and the API read it: its detail with its current effect policy, every
+// version of that policy, whether it exists, and how many runs it stores.
 import { z } from "zod";
-import { existsAnswer } from "../../db/rows";
+import { existsAnswer, onlyRowOf } from "../../db/rows";
 import type { SqlClient } from "../../db/sql-transaction";
-import { notFound } from "../../errors";
 import type { EvaluationDetail } from "./read-boundary";
-import { effectPolicySchema, labelMapSchema, toolEntrySchema, type ToolEntry, type UpdateEvaluationScoringBody } from "../schemas";
+import { effectPolicySchema, labelMapSchema, toolEntrySchema, type ToolEntry } from "../schemas";
 
 const evaluationRow = z.object({
   id: z.string(),
@@ -79,17 +80,12 @@ export async function evaluationExists(db: SqlClient, evaluationId: string): Pro
   return existsAnswer(await db.$queryRaw`SELECT EXISTS (SELECT 1 FROM evaluations WHERE id = ${evaluationId}::uuid) AS exists`);
 }
 
-/** Sets how the evaluation reads scores sent without a success/failure label (PATCH /api/v1/evaluations/{id}); 404 for an unknown one. */
-export async function updateEvaluationScoring(
-  db: SqlClient,
-  evaluationId: string,
-  body: UpdateEvaluationScoringBody,
-): Promise<EvaluationDetail> {
-  const updated = await db.$queryRaw`
-    UPDATE evaluations
-       SET score_threshold = CASE WHEN ${body.scoreThreshold !== undefined} THEN ${body.scoreThreshold ?? null}::float8 ELSE score_threshold END,
-           label_map = CASE WHEN ${body.labelMap !== undefined} THEN ${body.labelMap === undefined || body.labelMap === null ? null : JSON.stringify(body.labelMap)}::jsonb ELSE label_map END
-     WHERE id = ${evaluationId}::uuid RETURNING id`;
-  if (z.array(z.unknown()).parse(updated).length === 0) throw notFound(`evaluation ${evaluationId}`);
-  return (await getEvaluation(db, evaluationId))!;
+const runsRow = z.object({ runs: z.number() });
+
+/** The evaluation's stored runs, from the trigger-kept counts (exact in the writer's transaction, flat in the number of runs). */
+export async function storedRunCount(db: Pick<SqlClient, "$queryRaw">, id: string): Promise<number> {
+  return onlyRowOf(
+    runsRow,
+    await db.$queryRaw`SELECT coalesce(sum(n), 0)::int AS runs FROM evaluation_run_counts WHERE evaluation_id = ${id}::uuid`,
+  ).runs;
 }

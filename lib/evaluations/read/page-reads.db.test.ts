@@ -5,16 +5,12 @@ import { useTestDatabase } from "../../testing/use-test-database";
 import { at, SURFACE, WORKED_POLICY, workedExample as worked } from "../../testing/evaluation-example";
 import { appendResolution } from "../audit/append-resolution";
 import { createEvaluation } from "../create-evaluation";
-import { storedRunCount } from "../delete-evaluation";
-import { evaluationStatistics } from "./evaluation-statistics";
-import { evaluationTools, largestUnits, resetsOverriddenByCanary } from "./evaluation-runs";
-import { evaluationExists, getEvaluation, listEffectPolicyVersions } from "./get-evaluation";
-import { listHarnessMetrics, storeHarnessMetrics } from "../harness-metrics";
+import { loadEvaluationPage } from "./evaluation-page";
+import { evaluationExists, getEvaluation } from "./get-evaluation";
+import { storeHarnessMetrics } from "../harness-metrics";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { setEffectPolicy } from "../policy-recompute/set-effect-policy";
-import { evaluationSummary } from "./summary";
-import { listToolSuggestions, storeToolSuggestions } from "../tool-suggestions";
-import { exclusionRuleHistory } from "../../statistics/exclusion-rule-store";
+import { storeToolSuggestions } from "../tool-suggestions";
 
 // The evaluation page reads through node-postgres (getSql), not Prisma's client: the same reads must
 // answer the same through both, though node-postgres returns int8 and numeric as text.
@@ -22,23 +18,10 @@ let db: Db;
 
 useTestDatabase((database) => (db = database.db));
 
-/** Every read of the evaluation page, through `sql`. */
+/** Every read of the evaluation page (its loader's, for an editor), through `sql`. */
 async function pageReads(sql: SqlClient, id: string) {
-  const evaluation = await getEvaluation(sql, id);
-  return {
-    exists: await evaluationExists(sql, id),
-    evaluation,
-    runs: await storedRunCount(sql, id),
-    summary: await evaluationSummary(sql, id),
-    units: await largestUnits(sql, id),
-    tools: await evaluationTools(sql, id, evaluation!.effectPolicy),
-    versions: await listEffectPolicyVersions(sql, id),
-    statistics: await evaluationStatistics(sql, id),
-    overridden: await resetsOverriddenByCanary(sql, id),
-    rules: await exclusionRuleHistory(sql, { kind: "evaluation", id }),
-    suggestions: await listToolSuggestions(sql, id),
-    metrics: await listHarnessMetrics(sql, id),
-  };
+  const page = loadEvaluationPage(sql, id, { edits: true });
+  return { exists: await evaluationExists(sql, id), header: await page.header, audit: await page.audit, open: await page.openLiveRuns };
 }
 
 describe("the evaluation page's reads", () => {
@@ -63,18 +46,22 @@ describe("the evaluation page's reads", () => {
     const throughPrisma = await pageReads(db, id);
     expect(throughPg).toEqual(throughPrisma);
     // What the comparison covers: runs, a unit of two, a second (pending) policy version, a suggestion, a metric.
-    expect(throughPg.runs).toBe(3);
-    expect(throughPg.units).toHaveLength(1);
-    expect(throughPg.versions.map((v) => v.version)).toEqual([1, 2]);
-    expect(throughPg.evaluation?.pendingPolicy?.version).toBe(2);
-    expect(throughPg.suggestions).toHaveLength(1);
-    expect(throughPg.metrics).toEqual([{ source: "task-1", scorer: "match", metric: "accuracy", value: 0.75 }]);
-    expect(throughPg.summary.runs).toBe(3);
+    expect(throughPg.header?.runs).toBe(3);
+    expect(throughPg.header?.evaluation).toEqual(throughPg.audit?.evaluation);
+    expect(throughPg.audit?.largestUnits).toHaveLength(1);
+    expect(throughPg.audit?.versions.map((v) => v.version)).toEqual([1, 2]);
+    expect(throughPg.header?.evaluation.pendingPolicy?.version).toBe(2);
+    expect(throughPg.audit?.suggestions).toHaveLength(1);
+    expect(throughPg.audit?.harnessMetrics).toEqual([{ source: "task-1", scorer: "match", metric: "accuracy", value: 0.75 }]);
+    expect(throughPg.audit?.summary.runs).toBe(3);
+    expect(throughPg.open.total).toBe(0);
   });
 
   it("find no evaluation for an unknown id through node-postgres", async () => {
     const sql = poolSql(poolOf(db));
     expect(await evaluationExists(sql, "00000000-0000-4000-8000-000000000000")).toBe(false);
     expect(await getEvaluation(sql, "00000000-0000-4000-8000-000000000000")).toBeNull();
+    expect(await loadEvaluationPage(sql, "00000000-0000-4000-8000-000000000000", { edits: true }).header).toBeNull();
+    expect(await loadEvaluationPage(sql, "not-an-id", { edits: true }).header).toBeNull();
   });
 });

@@ -1,7 +1,8 @@
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { deleteEvaluation, deleteEvaluationQuerySchema } from "@/lib/evaluations/delete-evaluation";
-import { getEvaluation, updateEvaluationScoring } from "@/lib/evaluations/read/get-evaluation";
+import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
+import { updateEvaluationScoring } from "@/lib/evaluations/update-evaluation-scoring";
 import { evaluationIdSchema, updateEvaluationScoringBodySchema } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
 
