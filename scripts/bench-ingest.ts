@@ -47,7 +47,7 @@ import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma, type Db } from "../lib/db/prisma";
 import { evaluationClient } from "../lib/evaluations/api-client";
 import { createEvaluation } from "../lib/evaluations/create-evaluation";
-import { evaluationTools, largestUnits } from "../lib/evaluations/read/evaluation-runs";
+import { evaluationTools, largestUnits } from "../lib/evaluations/read/units-and-tools";
 import { getEvaluation, listEffectPolicyVersions } from "../lib/evaluations/read/get-evaluation";
 import { ingestRuns } from "../lib/evaluations/ingest/ingest-runs";
 import { ingestResponseSchema, runRecordSchema } from "../lib/evaluations/schemas";

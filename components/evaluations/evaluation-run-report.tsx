@@ -20,7 +20,7 @@ import { callSurfacer, toolClassifier } from "@/lib/evaluations/policy";
 import { callSurfaceText } from "@/lib/evaluations/surface-templates";
 import type { EffectPolicy, Finality, ToolClass } from "@/lib/evaluations/schemas";
 import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
-import type { EvaluationRunDetail } from "@/lib/evaluations/read/evaluation-runs";
+import type { EvaluationRunDetail } from "@/lib/evaluations/read/evaluation-run";
 import { ATTACK_LABEL } from "@/lib/evaluations/read/attack-success";
 import { recorderFlags, type RecorderFlag } from "@/lib/evaluations/live/recorders";
 import type { LiveRunRecorder } from "@/lib/evaluations/live/live-run-schemas";

@@ -3,7 +3,7 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { useTestDatabase } from "../testing/use-test-database";
 import { createEvaluation } from "./create-evaluation";
-import { getEvaluationRun } from "./read/evaluation-runs";
+import { getEvaluationRun } from "./read/evaluation-run";
 import { ingestRuns } from "./ingest/ingest-runs";
 import { openLiveRun } from "./live/open-live-run";
 import { recordLiveEvents } from "./live/record-live-events";

@@ -7,7 +7,7 @@
 // Times are the rows' own (created_at and recorded_at are their transaction's start): a batch whose
 // transaction began before the freeze and committed after it reads as stored by then.
 import { auditFinality, finalityBasis, type FinalityEffect } from "../evaluations/finality";
-import type { EvaluationRunDetail } from "../evaluations/read/evaluation-runs";
+import type { EvaluationRunDetail } from "../evaluations/read/evaluation-run";
 import type { EvaluationRunListItem } from "../evaluations/read/read-boundary";
 import { classifyTool } from "../evaluations/policy";
 import type { EffectPolicy, ResolutionStatus, StatusAtScoring } from "../evaluations/schemas";

@@ -4,7 +4,7 @@ import { Prisma, type OpenEffect, type Run } from "../generated/prisma/client";
 import { finalityByDelay, unresolvedRuns, type FinalityDelayRow } from "../experiments/read/experiment-aggregates";
 import { DomainError } from "../errors";
 import { compareStoredEvaluations, type ComparisonAnswer } from "../evaluations/read/compare";
-import { evaluationTools, largestUnits } from "../evaluations/read/evaluation-runs";
+import { evaluationTools, largestUnits } from "../evaluations/read/units-and-tools";
 import { getEvaluation } from "../evaluations/read/get-evaluation";
 import type { EvaluationSummary } from "../evaluations/read/read-boundary";
 import type { EffectPolicy, ToolClass } from "../evaluations/schemas";

@@ -5,7 +5,7 @@ import { DomainError } from "../../errors";
 import { useTestDatabase } from "../../testing/use-test-database";
 import { at, SURFACE, WORKED_POLICY, workedExample } from "../../testing/evaluation-example";
 import { createEvaluation } from "../create-evaluation";
-import { getEvaluationRun } from "../read/evaluation-runs";
+import { getEvaluationRun } from "../read/evaluation-run";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { evaluationSummary } from "../read/summary";
 import { expireLiveRun } from "./expire-live-runs";

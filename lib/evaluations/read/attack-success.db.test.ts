@@ -9,7 +9,7 @@ import { exportResponse } from "../../experiments/read/csv";
 import { importLogs } from "../../importers/import-logs";
 import { createTestDatabase, type TestDatabase } from "../../testing/database";
 import { AGENTDOJO_RUNS } from "../../testing/importer-fixtures";
-import { getEvaluationRun } from "./evaluation-runs";
+import { getEvaluationRun } from "./evaluation-run";
 import { EVALUATION_EXPORT_COLUMNS, evaluationRunBatches } from "./export-runs";
 import { applyPendingPolicy } from "../policy-recompute/recompute";
 import { setEffectPolicy } from "../policy-recompute/set-effect-policy";

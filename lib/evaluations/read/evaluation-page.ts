@@ -11,7 +11,7 @@ import { toolClassifier } from "../policy";
 import type { EffectPolicy, ToolEntry } from "../schemas";
 import { listToolSuggestions, type StoredToolSuggestion, type ToolAnnotations } from "../tool-suggestions";
 import { evaluationStatistics, type EvaluationStatistics } from "./evaluation-statistics";
-import { evaluationTools, largestUnits, resetsOverriddenByCanary } from "./evaluation-runs";
+import { evaluationTools, largestUnits, resetsOverriddenByCanary } from "./units-and-tools";
 import { getEvaluation, listEffectPolicyVersions, storedRunCount } from "./get-evaluation";
 import { openLiveRuns, type OpenLiveRuns } from "./live-runs";
 import type { EvaluationDetail, EvaluationSummary } from "./read-boundary";

@@ -1,20 +1,14 @@
-// An evaluation's runs for the lists and the run page: keyset pages under filters, one run with its
-// open-effects records, resolutions, touches and resets, the largest analysis units, the tools seen.
+// An evaluation's runs as the lists show them: keyset pages under filters and text search, and the
+// analysis units' labels. One run in full is evaluation-run.ts's; the units and tools, units-and-tools.ts's.
 import { z } from "zod";
 import type { Db } from "../../db/prisma";
 import type { SqlClient } from "../../db/sql-transaction";
 import { Prisma } from "../../generated/prisma/client";
 import { encodeCursor, likeContaining } from "../../http/pagination";
-import { attackSucceeded } from "./attack-success";
-import type { StoredModelCall } from "../model-calls";
-import { classifyTool } from "../policy";
-import { STATUSES_SHOWING_A_WRITE } from "../read-only-warning";
 import type { EvaluationRunListItem, EvaluationRunListQuery, RunListCursor, RunSort } from "./read-boundary";
-import { FINALITIES, FINALITY_BASES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS, type EffectPolicy, type ToolClass } from "../schemas";
-import { onlyRowOf, rowsOf } from "../../db/rows";
-import { RUN_CLASSIFICATIONS, type RunClassification } from "../../replay/rules/classification";
+import { FINALITIES, FINALITY_BASES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS } from "../schemas";
 
-const runRow = z.object({
+export const runRow = z.object({
   id: z.string(),
   external_id: z.string(),
   task_id: z.string(),
@@ -42,7 +36,7 @@ const runRow = z.object({
   open_effects: z.number().int(),
 });
 
-const listItem = (r: z.infer<typeof runRow>, unitLabels: ReadonlyMap<string, string>): EvaluationRunListItem => ({
+export const listItem = (r: z.infer<typeof runRow>, unitLabels: ReadonlyMap<string, string>): EvaluationRunListItem => ({
   id: r.id,
   externalId: r.external_id,
   taskId: r.task_id,
@@ -74,7 +68,7 @@ const listItem = (r: z.infer<typeof runRow>, unitLabels: ReadonlyMap<string, str
 const DURATION_MS = Prisma.sql`evaluation_run_duration_ms(started_at, ended_at, scored_at)`;
 const TOOL_CALL_COUNT = Prisma.sql`evaluation_run_tool_call_count(tool_calls)`;
 
-const RUN_COLUMNS = Prisma.sql`id::text AS id, external_id, task_id, attempt, started_at, scored_at, endpoint_label, unscored_reason, terminal_label, finality, unresolved_reason,
+export const RUN_COLUMNS = Prisma.sql`id::text AS id, external_id, task_id, attempt, started_at, scored_at, endpoint_label, unscored_reason, terminal_label, finality, unresolved_reason,
   unresolved_effect_id, unresolved_tool, finality_basis, harness_design, disagreement, analysis_unit::text AS analysis_unit, inherited_state,
   ${DURATION_MS} AS duration_ms, score, ${TOOL_CALL_COUNT} AS tool_call_count, open_effects,
   input_tokens::float8 AS input_tokens, output_tokens::float8 AS output_tokens, model_calls`;
@@ -239,244 +233,4 @@ export async function unitLabels(db: SqlClient, evaluationId: string, units: rea
         FROM numbered JOIN named ON named.unit = numbered.id CROSS JOIN before`,
   );
   return new Map(rows.map((r) => [r.unit, unitLabelOf(r.ordinal)]));
-}
-
-const effectRow = z.object({
-  effect_id: z.string(),
-  tool: z.string(),
-  call_id: z.string().nullable(),
-  trace_position: z.number().int().nullable(),
-  arguments: z.unknown(),
-  surface: z.string().nullable(),
-  controller: z.string().nullable(),
-  handle: z.string().nullable(),
-  requested_at: z.date(),
-  acknowledged_at: z.date().nullable(),
-  status_at_scoring: z.string(),
-  possible_transitions: z.array(z.string()).nullable(),
-  relevant_until: z.date().nullable(),
-  cross_run_route: z.string().nullable(),
-  public: z.boolean(),
-  notes: z.string().nullable(),
-  resolutions: z.array(
-    z.object({
-      status: z.string(),
-      at: z.string(),
-      evidence: z.unknown(),
-      verifiedBy: z.string().nullable(),
-      source: z.string(),
-      recordedAt: z.string(),
-    }),
-  ),
-});
-
-const detailRow = runRow.extend({
-  group_id: z.string().nullable(),
-  run_class: z.enum(RUN_CLASSIFICATIONS),
-  run_class_evidence: z.string().nullable(),
-  ended_at: z.date().nullable(),
-  threshold: z.number().nullable(),
-  tool_calls: z.unknown(),
-  labels: z.record(z.string(), z.enum(LABELS)).nullable(),
-  created_at: z.date(),
-  updated_at: z.date(),
-  pipeline: z.string().nullable(),
-  injection_task_id: z.string().nullable(),
-});
-const touchRow = z.object({
-  surface: z.string(),
-  op: z.enum(["read", "write", "score"]),
-  at: z.date(),
-  public: z.boolean(),
-  derived: z.boolean(),
-});
-const modelCallRow = z.object({
-  position: z.number().int(),
-  model: z.string().nullable(),
-  started_at: z.date().nullable(),
-  duration_ms: z.number().nullable(),
-  input_tokens: z.number().int().nullable(),
-  output_tokens: z.number().int().nullable(),
-  error: z.string().nullable(),
-  message_position: z.number().int().nullable(),
-});
-const resetRow = z.object({ surface: z.string(), at: z.date(), verified: z.boolean(), evidence: z.unknown() });
-const canaryRow = z.object({
-  surface: z.string(),
-  reset_at: z.date(),
-  planted: z.string(),
-  found: z.boolean(),
-  evidence: z.unknown(),
-  source: z.string(),
-});
-
-export type EvaluationRunDetail = EvaluationRunListItem & {
-  groupId: string | null;
-  /** What became of the run (seed 003's classes; completed unless its record said otherwise), and why. */
-  runClass: RunClassification;
-  runClassEvidence: string | null;
-  endedAt: Date | null;
-  score: number | null;
-  threshold: number | null;
-  toolCalls: unknown;
-  /** Other labels the harness recorded beside the endpoint label, by name (AgentDojo's `security`), or null. */
-  labels: Record<string, "success" | "failure"> | null;
-  /** Under attack (a `security` label): whether the attack succeeded (the injection task's goal was achieved); absent otherwise. */
-  attackSucceeded?: boolean;
-  /** When the run was first stored, and last re-sent with changes (a share link frozen between them no longer holds its record). */
-  createdAt: Date;
-  updatedAt: Date;
-  /** The agent configuration (model and defence) that ran it, or null when the harness named none. */
-  pipeline: string | null;
-  /** The injection task an attacked run carried, or null. */
-  injectionTaskId: string | null;
-  effects: (Omit<z.infer<typeof effectRow>, "resolutions"> & { resolutions: z.infer<typeof effectRow>["resolutions"] })[];
-  /** `derived`: made by the policy's surface templates from a call's arguments, not recorded by the harness. */
-  touches: { surface: string; op: "read" | "write" | "score"; at: Date; public: boolean; derived: boolean }[];
-  /** The agent's model calls in the run's order (every field null where the harness did not say); their tokens are summed in inputTokens and outputTokens. */
-  modelCalls: StoredModelCall[];
-  /** With every canary check of the reset, oldest first: one found means the reset did not hold. */
-  resets: { surface: string; at: Date; verified: boolean; evidence: unknown; canaries: ResetCanaryCheck[] }[];
-};
-
-export interface ResetCanaryCheck {
-  planted: string;
-  found: boolean;
-  evidence: unknown;
-  source: string;
-}
-
-/** One run by its external id, with its open-effects records (every resolution, oldest first), touches and resets; or null. */
-// Raw SQL throughout: the run's page reads it on every request, and Prisma compiles a model query on every call (~0.5 ms of CPU).
-export async function getEvaluationRun(db: Db, evaluationId: string, externalId: string): Promise<EvaluationRunDetail | null> {
-  const [run] = rowsOf(
-    detailRow,
-    await db.$queryRaw`
-      SELECT ${RUN_COLUMNS}, group_id, run_class, run_class_evidence, ended_at, threshold, tool_calls, labels, created_at, updated_at,
-             pipeline, injection_task_id
-        FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND external_id = ${externalId}`,
-  );
-  if (!run) return null;
-  const [touches, resets, canaries, effects, modelCalls] = await Promise.all([
-    db.$queryRaw`SELECT surface, op, at, public, derived FROM evaluation_touches WHERE run_id = ${run.id}::bigint ORDER BY at, id`,
-    db.$queryRaw`SELECT surface, at, verified, evidence FROM evaluation_resets WHERE run_id = ${run.id}::bigint ORDER BY at, id`,
-    db.$queryRaw`SELECT surface, reset_at, planted, found, evidence, source FROM evaluation_reset_canaries WHERE run_id = ${run.id}::bigint ORDER BY id`,
-    db.$queryRaw`
-      SELECT e.effect_id, e.tool, e.call_id, e.trace_position, e.arguments, e.surface, e.controller, e.handle, e.requested_at, e.acknowledged_at,
-             e.status_at_scoring, e.possible_transitions, e.relevant_until, e.cross_run_route, e.public, e.notes,
-             coalesce((SELECT json_agg(json_build_object('status', s.status, 'at', s.at, 'evidence', s.evidence, 'verifiedBy', s.verified_by, 'source', s.source, 'recordedAt', s.recorded_at) ORDER BY s.id)
-                         FROM evaluation_effect_resolutions s WHERE s.run_id = e.run_id AND s.effect_id = e.effect_id), '[]'::json) AS resolutions
-        FROM evaluation_effects e WHERE e.run_id = ${run.id}::bigint ORDER BY e.requested_at, e.effect_id`,
-    db.$queryRaw`
-      SELECT position, model, started_at, duration_ms, input_tokens, output_tokens, error, message_position
-        FROM evaluation_run_model_calls WHERE run_id = ${run.id}::bigint ORDER BY position`,
-  ]);
-  const checks = rowsOf(canaryRow, canaries);
-  const attacked = attackSucceeded(run.labels);
-  return {
-    ...listItem(run, await unitLabels(db, evaluationId, [run.analysis_unit])),
-    groupId: run.group_id,
-    runClass: run.run_class,
-    runClassEvidence: run.run_class_evidence,
-    endedAt: run.ended_at,
-    score: run.score,
-    threshold: run.threshold,
-    toolCalls: run.tool_calls,
-    labels: run.labels,
-    createdAt: run.created_at,
-    updatedAt: run.updated_at,
-    ...(attacked !== undefined && { attackSucceeded: attacked }),
-    pipeline: run.pipeline,
-    injectionTaskId: run.injection_task_id,
-    effects: rowsOf(effectRow, effects),
-    modelCalls: rowsOf(modelCallRow, modelCalls).map((c) => ({
-      position: c.position,
-      model: c.model,
-      startedAt: c.started_at?.toISOString() ?? null,
-      durationMs: c.duration_ms,
-      inputTokens: c.input_tokens,
-      outputTokens: c.output_tokens,
-      error: c.error,
-      messagePosition: c.message_position,
-    })),
-    touches: rowsOf(touchRow, touches),
-    resets: rowsOf(resetRow, resets).map((r) => ({
-      ...r,
-      canaries: checks
-        .filter((c) => c.surface === r.surface && c.reset_at.getTime() === r.at.getTime())
-        .map(({ planted, found, evidence, source }) => ({ planted, found, evidence, source })),
-    })),
-  };
-}
-
-const countRow = z.object({ n: z.number() });
-
-/** Verified resets that a canary check found did not hold, in the evaluation: they break no route. */
-export async function resetsOverriddenByCanary(db: SqlClient, evaluationId: string): Promise<number> {
-  const { n } = onlyRowOf(
-    countRow,
-    await db.$queryRaw`
-    SELECT count(*)::int AS n FROM evaluation_resets x
-     WHERE x.evaluation_id = ${evaluationId}::uuid AND x.verified
-       AND EXISTS (SELECT 1 FROM evaluation_reset_canaries c WHERE c.run_id = x.run_id AND c.surface = x.surface AND c.reset_at = x.at AND c.found)`,
-  );
-  return n;
-}
-
-const unitRows = z.array(z.object({ unit: z.string(), runs: z.coerce.number().int(), surfaces: z.array(z.string()) }));
-const toolCountRows = z.array(z.object({ tool: z.string(), effects: z.coerce.number().int(), calls: z.coerce.number().int() }));
-const toolWriteRows = z.array(z.object({ tool: z.string(), writes: z.coerce.number().int() }));
-
-/**
- * The largest analysis units with more than one run: their unit id (smallest run id), label within the evaluation (U1, …),
- * size, and the surfaces that connect them (kept on the unit).
- */
-export async function largestUnits(
-  db: SqlClient,
-  evaluationId: string,
-  limit = 10,
-): Promise<{ unit: string; label: string; runs: number; surfaces: string[] }[]> {
-  const rows = unitRows.parse(
-    await db.$queryRaw`
-    SELECT unit::text AS unit, runs, coalesce(surfaces, '{}') AS surfaces FROM evaluation_units
-     WHERE evaluation_id = ${evaluationId}::uuid
-     ORDER BY runs DESC, unit LIMIT ${limit}`,
-  );
-  const labels = await unitLabels(
-    db,
-    evaluationId,
-    rows.map((r) => r.unit),
-  );
-  return rows.map((row) => ({ ...row, label: labels.get(row.unit) ?? `unit ${row.unit}` }));
-}
-
-/**
- * The tools seen in the evaluation's effects and tool calls, each with how many effects and calls
- * name it and its class under `policy` (unclassified when it names none): from the counts triggers
- * keep (evaluation_tool_counts), not a scan of every run. `countWrites` (for those who edit the
- * policy): also how many of each tool's effects show a write (read-only-warning.ts), one scan of the
- * evaluation's effects.
- */
-export async function evaluationTools(
-  db: SqlClient,
-  evaluationId: string,
-  policy: EffectPolicy,
-  { countWrites = false } = {},
-): Promise<{ tool: string; class: ToolClass; effects: number; calls: number; writes?: number }[]> {
-  const [rows, writes] = await Promise.all([
-    db.$queryRaw`
-      SELECT tool, effects, calls FROM evaluation_tool_counts
-       WHERE evaluation_id = ${evaluationId}::uuid AND (effects > 0 OR calls > 0) ORDER BY tool`,
-    countWrites
-      ? db.$queryRaw`
-      SELECT tool, count(*) AS writes FROM evaluation_effects
-       WHERE evaluation_id = ${evaluationId}::uuid
-         AND (surface IS NOT NULL OR handle IS NOT NULL OR status_at_scoring = ANY(${[...STATUSES_SHOWING_A_WRITE]}::text[]))
-       GROUP BY tool`
-      : [],
-  ]);
-  const writesOf = new Map(toolWriteRows.parse(writes).map((row) => [row.tool, row.writes]));
-  return toolCountRows
-    .parse(rows)
-    .map((row) => ({ ...row, class: classifyTool(policy, row.tool), ...(countWrites && { writes: writesOf.get(row.tool) ?? 0 }) }));
 }

@@ -2,7 +2,7 @@
 // run page reads the stored record through these.
 import type { TimelineEvent } from "../../experiments/read/timeline";
 import { CLASS_EXPLANATIONS, REASON_LABELS } from "./display";
-import type { EvaluationRunDetail } from "./evaluation-runs";
+import type { EvaluationRunDetail } from "./evaluation-run";
 import { modelCallText } from "../model-calls";
 import type { ToolClass } from "../schemas";
 

@@ -21,7 +21,7 @@ import {
   type CallEffect,
   type ComparedCall,
 } from "@/lib/evaluations/read/compare-runs";
-import { getEvaluationRun, type EvaluationRunDetail } from "@/lib/evaluations/read/evaluation-runs";
+import { getEvaluationRun, type EvaluationRunDetail } from "@/lib/evaluations/read/evaluation-run";
 import { openReason, type FinalityEffect } from "@/lib/evaluations/finality";
 import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
 import { toolClassifier } from "@/lib/evaluations/policy";

@@ -13,7 +13,7 @@ import { DelayedWriteClient } from "@/lib/delayed-write/client";
 import type { ServiceProcess } from "@/lib/delayed-write/spawn";
 import { spawnDelayedWriteService } from "@/lib/delayed-write/spawn";
 import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/api-client";
-import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-runs";
+import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-run";
 import { getLiveRun } from "@/lib/evaluations/read/live-runs";
 import { runSpans } from "@/lib/evaluations/otel/run-spans";
 import { encodeTraceRequest } from "@/lib/evaluations/otel/otlp-wire";

@@ -11,7 +11,7 @@ import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/client";
 import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
 import { toolClassifier } from "@/lib/evaluations/policy";
-import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-runs";
+import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-run";
 import { getLiveRun } from "@/lib/evaluations/read/live-runs";
 import { liveRunRecorders } from "@/lib/evaluations/live/recorders";
 import { MESSAGES_PAGE, runMessages, runPageView } from "@/lib/evaluations/read/run-messages";

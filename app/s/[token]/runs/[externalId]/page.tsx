@@ -7,7 +7,7 @@ import { Alert } from "@/components/ui/alert";
 import { PageHeader } from "@/components/ui/page-header";
 import { Time } from "@/components/ui/time";
 import { getDb } from "@/lib/db/client";
-import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-runs";
+import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-run";
 import { liveRunRecorders } from "@/lib/evaluations/live/recorders";
 import { runSpans } from "@/lib/evaluations/otel/run-spans";
 import { MESSAGES_PAGE, runMessages, runPageView } from "@/lib/evaluations/read/run-messages";

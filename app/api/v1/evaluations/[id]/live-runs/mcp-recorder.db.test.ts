@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { ServiceProcess } from "@/lib/delayed-write/spawn";
 import { spawnDelayedWriteService } from "@/lib/delayed-write/spawn";
 import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/api-client";
-import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-runs";
+import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-run";
 import type { LiveRunRecorder } from "@/lib/evaluations/live/live-run-schemas";
 import { spoolFileOf } from "@/lib/recorder/flags";
 import type { TestDatabase } from "@/lib/testing/database";

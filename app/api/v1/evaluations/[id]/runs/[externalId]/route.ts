@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
-import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-runs";
+import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-run";
 import { runMessages, runMessagesQuerySchema } from "@/lib/evaluations/read/run-messages";
 import { evaluationRunPathSchema } from "@/lib/evaluations/schemas";
 import { apiRoute } from "@/lib/web/api-route";
