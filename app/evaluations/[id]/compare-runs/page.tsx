@@ -21,11 +21,11 @@ import {
   type CallEffect,
   type ComparedCall,
 } from "@/lib/evaluations/read/compare-runs";
-import { getEvaluationRun, type EvaluationRunDetail } from "@/lib/evaluations/read/evaluation-run";
+import type { EvaluationRunDetail } from "@/lib/evaluations/read/evaluation-run";
+import { loadCompareRunsPage } from "@/lib/evaluations/read/compare-runs-page";
 import { openReason, type FinalityEffect } from "@/lib/evaluations/finality";
-import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
 import { toolClassifier } from "@/lib/evaluations/policy";
-import { MESSAGES_PAGE, runMessages, type RunMessagesPage } from "@/lib/evaluations/read/run-messages";
+import { MESSAGES_PAGE, type RunMessagesPage } from "@/lib/evaluations/read/run-messages";
 import type { ResolutionStatus, StatusAtScoring, ToolClass } from "@/lib/evaluations/schemas";
 import { formatDuration } from "@/lib/format/time";
 import type { SearchParams } from "@/lib/http/input";
@@ -59,14 +59,12 @@ export default async function CompareRunsPage({
     if (ticked.success) redirect(`${path}?${new URLSearchParams(ticked.data)}`);
     problem = `${ticked.error.issues[0]!.message} (${[search.runs].flat().length} ticked)`;
   }
-  const db = getDb();
-  const evaluation = await getEvaluation(db, id);
-  if (!evaluation) notFound();
   const parsed = compareRunsQuerySchema.safeParse(search);
+  const page = await loadCompareRunsPage(getDb(), id, parsed.success ? parsed.data : null);
+  if (!page) notFound();
+  const { evaluation, messages } = page;
   if (!problem && !parsed.success) problem = parsed.error.issues.map((i) => i.message).join("; ");
-  const [runA, runB] = parsed.success
-    ? await Promise.all([getEvaluationRun(db, id, parsed.data.a), getEvaluationRun(db, id, parsed.data.b)])
-    : [null, null];
+  const { a: runA, b: runB } = page.runs ?? { a: null, b: null };
   if (!problem && parsed.success) {
     const missing = [
       ...(runA ? [] : [`a: no stored run “${parsed.data.a}” in this evaluation`]),
@@ -100,7 +98,7 @@ export default async function CompareRunsPage({
       </Button>
     </form>
   );
-  if (problem || !runA || !runB)
+  if (problem || !runA || !runB || !messages)
     return (
       <>
         {header}
@@ -117,10 +115,7 @@ export default async function CompareRunsPage({
     );
 
   const classOf = toolClassifier(evaluation.effectPolicy);
-  const [messagesA, messagesB] = await Promise.all([
-    runMessages(db, runA.id, 0, MESSAGES_PAGE),
-    runMessages(db, runB.id, 0, MESSAGES_PAGE),
-  ]);
+  const { a: messagesA, b: messagesB } = messages;
   const effectsA = callEffects(runA, messagesA, classOf);
   const effectsB = callEffects(runB, messagesB, classOf);
   const turns = alignRuns(messagesA.messages, messagesB.messages, (run, callId) => (run === "a" ? effectsA : effectsB).get(callId) ?? null);
