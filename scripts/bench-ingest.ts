@@ -50,7 +50,7 @@ import { createEvaluation } from "../lib/evaluations/create-evaluation";
 import { evaluationTools, largestUnits } from "../lib/evaluations/read/units-and-tools";
 import { getEvaluation, listEffectPolicyVersions } from "../lib/evaluations/read/get-evaluation";
 import { ingestRuns } from "../lib/evaluations/ingest/ingest-runs";
-import { ingestResponseSchema, runRecordSchema } from "../lib/evaluations/schemas";
+import { ingestResponseSchema, runRecordSchema } from "../lib/evaluations/run-record-schema";
 import { evaluationSummary } from "../lib/evaluations/read/summary";
 import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/testing/bench-web";
 import { parseBenchFlags } from "../lib/testing/bench-flags";

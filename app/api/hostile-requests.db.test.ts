@@ -6,7 +6,7 @@ import { createEvaluation } from "@/lib/evaluations/create-evaluation";
 import { encodeTraceRequest } from "@/lib/evaluations/otel/otlp-wire";
 import { OTLP_REQUEST_LIMITS } from "@/lib/evaluations/otel/spans";
 import { MAX_EVENTS_PER_REQUEST } from "@/lib/evaluations/live/live-run-schemas";
-import { MAX_LABEL_MAP_ENTRIES } from "@/lib/evaluations/schemas";
+import { MAX_LABEL_MAP_ENTRIES } from "@/lib/evaluations/evaluation-requests";
 import { onlyRowOf } from "@/lib/db/rows";
 import type { TestDatabase } from "@/lib/testing/database";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";

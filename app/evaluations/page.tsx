@@ -17,7 +17,7 @@ import { getDb } from "@/lib/db/client";
 import type { SearchParams } from "@/lib/http/input";
 import { listEvaluations } from "@/lib/evaluations/read/list-evaluations";
 import { evaluationListQuerySchema, type EvaluationListQuery } from "@/lib/evaluations/read/read-boundary";
-import { EVALUATION_NAME_MAX } from "@/lib/evaluations/schemas";
+import { EVALUATION_NAME_MAX } from "@/lib/evaluations/vocabulary";
 import { ratio } from "@/lib/format/numbers";
 
 export const dynamic = "force-dynamic";

@@ -18,7 +18,8 @@ import { CLASS_EXPLANATIONS, INHERITED_LABELS, REASON_LABELS, runBasisText, time
 import { isTerminalStatus } from "@/lib/evaluations/finality";
 import { callSurfacer, toolClassifier } from "@/lib/evaluations/policy";
 import { callSurfaceText } from "@/lib/evaluations/surface-templates";
-import type { EffectPolicy, Finality, ToolClass } from "@/lib/evaluations/schemas";
+import type { EffectPolicy } from "@/lib/evaluations/effect-policy-schema";
+import type { Finality, ToolClass } from "@/lib/evaluations/vocabulary";
 import { CLASSIFICATION_LABELS } from "@/lib/format/replay-labels";
 import type { EvaluationRunDetail } from "@/lib/evaluations/read/evaluation-run";
 import { ATTACK_LABEL } from "@/lib/evaluations/read/attack-success";

@@ -13,7 +13,7 @@ import {
   setEffectPolicyBodySchema,
   type EffectPolicy,
   type EffectPolicyConflict,
-} from "@/lib/evaluations/schemas";
+} from "@/lib/evaluations/effect-policy-schema";
 import { fieldErrors, messageAfterField, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
 import type { TemplateSuggestion } from "@/lib/evaluations/read/template-suggestions";
 import { EffectPolicyEditor } from "./effect-policy-editor";

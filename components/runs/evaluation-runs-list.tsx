@@ -17,7 +17,7 @@ import {
   type EvaluationRunListQuery,
   type RunSort,
 } from "@/lib/evaluations/read/read-boundary";
-import { FINALITIES, INHERITED_STATES, UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
+import { FINALITIES, INHERITED_STATES, UNRESOLVED_REASONS } from "@/lib/evaluations/vocabulary";
 import { formatDuration } from "@/lib/format/time";
 import { DEFAULT_PAGE_SIZE } from "@/lib/http/pagination";
 

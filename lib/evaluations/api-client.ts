@@ -4,16 +4,14 @@ import { z } from "zod";
 import { comparisonAnswerSchema, type ComparisonAnswer } from "./read/compare";
 import { evaluationStatisticsSchema, type EvaluationStatistics } from "./read/evaluation-statistics";
 import { evaluationDetailSchema, evaluationSummarySchema, type EvaluationDetail, type EvaluationSummary } from "./read/read-boundary";
+import { ingestResponseSchema, type IngestResponse } from "./run-record-schema";
 import {
-  ingestResponseSchema,
   setEffectPolicyAnswerSchema,
-  type CreateEvaluationBody,
   type EffectPolicy,
-  type IngestResponse,
-  type PostResolutionBody,
   type SetEffectPolicyAnswer,
   type SetEffectPolicyBody,
-} from "./schemas";
+} from "./effect-policy-schema";
+import { type CreateEvaluationBody, type PostResolutionBody } from "./evaluation-requests";
 import {
   liveEventsAnswerSchema,
   openLiveRunAnswerSchema,

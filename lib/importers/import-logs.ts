@@ -15,7 +15,7 @@ import { classesToAdopt } from "../evaluations/policy";
 import { setEffectPolicy } from "../evaluations/policy-recompute/set-effect-policy";
 import { ingestRuns } from "../evaluations/ingest/ingest-runs";
 import { recordImportedTraces, UnlinkedRunsError } from "../evaluations/record-traces/record-traces";
-import { EVALUATION_NAME_MAX, MAX_RUNS_PER_BATCH } from "../evaluations/schemas";
+import { EVALUATION_NAME_MAX, MAX_RUNS_PER_BATCH } from "../evaluations/vocabulary";
 import { findUnstorable, truncateText } from "../http/storable";
 import { SkippedLog, type ImportedLog } from "./imported-log";
 import { UnknownScorer, type InspectOptions } from "./inspect";

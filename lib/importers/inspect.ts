@@ -4,14 +4,14 @@
 import { z } from "zod";
 import { modelCallsOfSample } from "./inspect-model-calls";
 import { boundedContent, boundedMessages, contentText, roleOf } from "./transcript";
+import { DEFAULT_SCORE_THRESHOLD } from "../evaluations/vocabulary";
 import {
-  DEFAULT_SCORE_THRESHOLD,
   runRecordSchema,
   type EffectRecord,
   type MessageRecord,
   type RunRecord,
   type ToolCallRecord,
-} from "../evaluations/schemas";
+} from "../evaluations/run-record-schema";
 import type { HarnessMetric } from "../evaluations/harness-metrics";
 import { SkippedLog, firstIssue, type ImportedLog, type LogFormat } from "./imported-log";
 

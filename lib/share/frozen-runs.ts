@@ -10,7 +10,8 @@ import { auditFinality, finalityBasis, type FinalityEffect } from "../evaluation
 import type { EvaluationRunDetail } from "../evaluations/read/evaluation-run";
 import type { EvaluationRunListItem } from "../evaluations/read/read-boundary";
 import { classifyTool } from "../evaluations/policy";
-import type { EffectPolicy, ResolutionStatus, StatusAtScoring } from "../evaluations/schemas";
+import type { EffectPolicy } from "../evaluations/effect-policy-schema";
+import type { ResolutionStatus, StatusAtScoring } from "../evaluations/vocabulary";
 
 /** When a frozen link was made and the policy its figures were taken under. */
 export interface RunsFreeze {

@@ -7,7 +7,8 @@ import { compareStoredEvaluations, type ComparisonAnswer } from "../evaluations/
 import { evaluationTools, largestUnits } from "../evaluations/read/units-and-tools";
 import { getEvaluation } from "../evaluations/read/get-evaluation";
 import type { EvaluationSummary } from "../evaluations/read/read-boundary";
-import type { EffectPolicy, ToolClass } from "../evaluations/schemas";
+import type { EffectPolicy } from "../evaluations/effect-policy-schema";
+import type { ToolClass } from "../evaluations/vocabulary";
 import { evaluationSummary } from "../evaluations/read/summary";
 import { experimentSummary } from "../replay/store/summary";
 import type { ReplaySummary } from "../replay/rules/summary-schema";

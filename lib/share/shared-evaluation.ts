@@ -5,7 +5,7 @@ import "server-only";
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { rowsOf } from "../db/rows";
-import type { EffectPolicy } from "../evaluations/schemas";
+import type { EffectPolicy } from "../evaluations/effect-policy-schema";
 import { lookUpShareLink } from "./access";
 import { auditAtFreeze, frozenRunState, type FreezeEffect, type FrozenRunState, type RunsFreeze } from "./frozen-runs";
 import { shareRefusal, type ShareRefusal } from "./refusal";

@@ -5,7 +5,7 @@ import { createEvaluation } from "../evaluations/create-evaluation";
 import { evaluationStatistics } from "../evaluations/read/evaluation-statistics";
 import { ingestRuns } from "../evaluations/ingest/ingest-runs";
 import { evaluationSummary } from "../evaluations/read/summary";
-import { createEvaluationBodySchema, evaluationRuleChangeBodySchema } from "../evaluations/schemas";
+import { createEvaluationBodySchema, evaluationRuleChangeBodySchema } from "../evaluations/evaluation-requests";
 import { createQueuedExperiment } from "../experiments/create-experiment";
 import { experimentStatistics } from "../experiments/experiment-statistics";
 import { DomainError } from "../errors";

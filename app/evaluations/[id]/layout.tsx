@@ -3,7 +3,7 @@ import type { ReactNode } from "react";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { getSql } from "@/lib/db/client";
 import { evaluationExists } from "@/lib/evaluations/read/get-evaluation";
-import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
 
 /**
  * Checked here, outside the pages' Suspense boundaries: once a loading state is sent the status is

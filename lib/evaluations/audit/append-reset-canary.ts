@@ -4,7 +4,7 @@ import { conflict, DomainError, notFound } from "../../errors";
 import type { Prisma } from "../../generated/prisma/client";
 import { currentPolicy, lockEvaluationAudit } from "./lock";
 import { recomputeSeparation } from "./separation-recompute";
-import type { PostResetCanaryBody } from "../schemas";
+import type { PostResetCanaryBody } from "../evaluation-requests";
 import { onlyRowOf } from "../../db/rows";
 
 const resetRows = z.array(z.object({ run_id: z.string(), at: z.date(), verified: z.boolean() }));

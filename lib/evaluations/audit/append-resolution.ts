@@ -5,7 +5,7 @@ import type { Prisma } from "../../generated/prisma/client";
 import { recomputeFinality } from "./finality-store";
 import { currentPolicy, lockEvaluationAudit } from "./lock";
 import { recomputeSeparation } from "./separation-recompute";
-import type { PostResolutionBody } from "../schemas";
+import type { PostResolutionBody } from "../evaluation-requests";
 
 /**
  * Appends late evidence for an effect (never overwriting what is stored) and recomputes its run's

@@ -3,7 +3,7 @@
 // is an SQL aggregate. Every writer of an evaluation's audit first takes the locks below.
 import { z } from "zod";
 import type { SqlTx } from "../../db/sql-transaction";
-import { toolEntrySchema, type EffectPolicy } from "../schemas";
+import { toolEntrySchema, type EffectPolicy } from "../effect-policy-schema";
 
 /** Prisma's interactive transactions, or ingestion's own on node-postgres (lib/db/sql-transaction.ts). */
 export type Tx = SqlTx;

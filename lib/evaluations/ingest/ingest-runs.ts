@@ -9,7 +9,7 @@
 import type { Db } from "../../db/prisma";
 import { retryOnTransactionConflict, storeIsolatingRefusals } from "../../db/isolate-refusals";
 import { notFound } from "../../errors";
-import type { IngestResult } from "../schemas";
+import type { IngestResult } from "../run-record-schema";
 import { writeRuns, type TracesBy } from "./write-runs";
 import { validate } from "./validate";
 

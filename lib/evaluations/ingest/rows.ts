@@ -4,7 +4,8 @@ import type { ColumnType } from "../../db/unnest-rows";
 import { disagrees } from "../../replay/rules/labels";
 import { auditFinality, finalityBasis, type FinalityEffect, type FinalityResolution, type RunFinality } from "../finality";
 import { modelCallRow, modelCallTotals } from "../model-calls";
-import type { FinalityBasis, RunRecord, ToolClass, TouchRecord } from "../schemas";
+import type { FinalityBasis, ToolClass } from "../vocabulary";
+import type { RunRecord, TouchRecord } from "../run-record-schema";
 import type { CallSurface } from "../surface-templates";
 import type { ValidRun } from "./validate";
 

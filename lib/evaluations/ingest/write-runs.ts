@@ -21,7 +21,8 @@ import { addRunsToSeparation } from "../audit/separation-incremental";
 import { refreshSurfaceStats } from "../audit/surface-stats-store";
 import type { FinalityResolution } from "../finality";
 import { callSurfacer, toolClassifier } from "../policy";
-import { RESOLUTION_STATUSES, type RunRecord, type ToolClass, type TouchRecord } from "../schemas";
+import { RESOLUTION_STATUSES, type ToolClass } from "../vocabulary";
+import { type RunRecord, type TouchRecord } from "../run-record-schema";
 import { inSlices } from "./in-slices";
 import {
   CHILD_COLUMNS,

@@ -4,7 +4,8 @@
 // Names are a contract: harnesses write them.
 import { z } from "zod";
 import { int4, UnparsedItems } from "../../http/storable";
-import { EFFECT_STATUSES, evidenceSchema, FINALITIES, LABELS, modelCallSchema, text, time } from "../schemas";
+import { EFFECT_STATUSES, FINALITIES, LABELS, text, time } from "../vocabulary";
+import { evidenceSchema, modelCallSchema } from "../run-record-schema";
 
 /** Open until the harness scores it (`scored`) or closes it without a score (`unscored`), or until its timeout stores it unscored (`expired`). */
 export const LIVE_RUN_STATES = ["open", "scored", "unscored", "expired"] as const;

@@ -6,7 +6,7 @@ import type { Db } from "../../db/prisma";
 import { countColumn, rowsOf } from "../../db/rows";
 import { unstorableTextReason } from "../../http/storable";
 import type { CopyTx } from "../../db/sql-transaction";
-import { type StatusAtScoring, STATUSES_AT_SCORING } from "../schemas";
+import { type StatusAtScoring, STATUSES_AT_SCORING } from "../vocabulary";
 import { moveFirstBatch } from "./first-batch";
 import type { LiveEventsAnswer } from "./live-run-schemas";
 import { inTransaction, lockOpenedRun } from "./run-lock";

@@ -6,7 +6,7 @@ import type { CopyTx } from "../../db/sql-transaction";
 import { rowsOf } from "../../db/rows";
 import { writeRunsIn } from "../ingest/write-runs";
 import { validRun } from "../ingest/validate";
-import type { RunRecord } from "../schemas";
+import type { RunRecord } from "../run-record-schema";
 import { liveEventSchema, LIVE_RUN_STATES, scoreLiveRunBodySchema, type LiveEvent } from "./live-run-schemas";
 import { liveRunRecord, type LiveOutcome, type LiveRunHead } from "./timeline";
 

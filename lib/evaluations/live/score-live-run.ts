@@ -5,7 +5,7 @@ import type { Db } from "../../db/prisma";
 import { onlyRowOf } from "../../db/rows";
 import type { CopyTx } from "../../db/sql-transaction";
 import { DomainError } from "../../errors";
-import { FINALITIES } from "../schemas";
+import { FINALITIES } from "../vocabulary";
 import type { LiveRunState, ScoreLiveRunAnswer, ScoreLiveRunBody } from "./live-run-schemas";
 import { openLiveRun } from "./open-live-run";
 import { awaitRecorders } from "./recorders";

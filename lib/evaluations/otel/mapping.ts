@@ -20,7 +20,8 @@
 // - Each event's id is made from its span's id, so a span sent again adds nothing.
 // A trace with none of this is not an agent run: its spans are counted as rejected, with the reason.
 import type { ScoreLiveRunBody } from "../live/live-run-schemas";
-import { EFFECT_STATUSES, labelMapSchema, LABELS, type EffectStatus, type LabelMap } from "../schemas";
+import { EFFECT_STATUSES, LABELS, type EffectStatus } from "../vocabulary";
+import { labelMapSchema, type LabelMap } from "../evaluation-requests";
 
 type Label = (typeof LABELS)[number];
 import type { LiveEvent } from "../live/live-run-schemas";

@@ -26,7 +26,8 @@ import { scoreIn } from "../live/score-live-run";
 import { type LiveRunRow } from "../live/run-record";
 import { openLiveRunBodySchema, type ScoreLiveRunBody } from "../live/live-run-schemas";
 import { admitEvents, liveRunRecord, type LiveOutcome } from "../live/timeline";
-import { createEvaluationBodySchema, labelMapSchema, type CreateEvaluationBody, type LabelMap, type RunRecord } from "../schemas";
+import { createEvaluationBodySchema, labelMapSchema, type CreateEvaluationBody, type LabelMap } from "../evaluation-requests";
+import { type RunRecord } from "../run-record-schema";
 import { ATTR, EVENT, planTraces, readScore, type SpanRefusal, type TracePlan } from "./mapping";
 import type { OtlpResourceSpans } from "./spans";
 

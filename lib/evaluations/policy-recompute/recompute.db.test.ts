@@ -11,7 +11,7 @@ import { recomputePolicyTask } from "../../worker/tasks";
 import { createEvaluation } from "../create-evaluation";
 import { evaluationRunBatches, type ExportedRun } from "../read/export-runs";
 import { ingestRuns } from "../ingest/ingest-runs";
-import type { EffectPolicy } from "../schemas";
+import type { EffectPolicy } from "../effect-policy-schema";
 import { setEffectPolicy } from "./set-effect-policy";
 import { evaluationSummary } from "../read/summary";
 import { RECOMPUTE_POLICY_JOB, recomputePolicyJobKey } from "./job";

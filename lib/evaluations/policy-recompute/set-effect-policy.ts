@@ -4,7 +4,12 @@ import { onlyRowOf } from "../../db/rows";
 import { samePolicy } from "../policy";
 import { conflict, notFound } from "../../errors";
 import { enqueuePolicyRecompute } from "./job";
-import { effectPolicySchema, type EffectPolicyConflict, type SetEffectPolicyAnswer, type SetEffectPolicyBody } from "../schemas";
+import {
+  effectPolicySchema,
+  type EffectPolicyConflict,
+  type SetEffectPolicyAnswer,
+  type SetEffectPolicyBody,
+} from "../effect-policy-schema";
 
 /**
  * Stores a new effect-policy version (the previous ones stay) as the evaluation's pending version and

@@ -18,7 +18,7 @@ import { createEvaluation } from "../create-evaluation";
 import { evaluationStatistics } from "./evaluation-statistics";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { applyPendingPolicy } from "../policy-recompute/recompute";
-import { runRecordSchema } from "../schemas";
+import { runRecordSchema } from "../run-record-schema";
 import { setEffectPolicy } from "../policy-recompute/set-effect-policy";
 import { evaluationSummary } from "./summary";
 

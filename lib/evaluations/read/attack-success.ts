@@ -8,7 +8,7 @@ import { wilson95Schema } from "../../statistics/answer-schema";
 import { namedRate, type NamedRate } from "../../statistics/named-rate";
 import { wilsonInterval } from "../../statistics/wilson";
 import type { EvaluationSummary } from "./read-boundary";
-import type { UnresolvedReason } from "../schemas";
+import type { UnresolvedReason } from "../vocabulary";
 
 /** The label a harness records for the attack's outcome on a run under attack (AgentDojo's name for it). */
 export const ATTACK_LABEL = "security";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { alignRuns, callDifferences, effectsOfCalls, pairCalls, turnsOf, type CallEffect, type ComparedCall } from "./compare-runs";
-import type { MessageRecord } from "../schemas";
+import type { MessageRecord } from "../run-record-schema";
 
 const transcript = (...messages: MessageRecord[]) => messages.map((m, position) => ({ ...m, position }));
 const user = (content: string): MessageRecord => ({ role: "user", content });

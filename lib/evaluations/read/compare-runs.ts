@@ -1,7 +1,7 @@
 // Two runs side by side: their transcripts aligned by turn, each tool call beside the call of the
 // other run it matches, with the effect it made and how the audit counts it. Pure.
 import { z } from "zod";
-import type { MessageRecord } from "../schemas";
+import type { MessageRecord } from "../run-record-schema";
 
 const runId = (name: "a" | "b", which: string) =>
   z

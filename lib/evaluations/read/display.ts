@@ -1,7 +1,7 @@
 // The audit's words as the pages say them. Pure.
 import { HARNESS_DESIGNS, isHarnessDesign } from "../harness-design";
 import type { EvaluationSummary } from "./read-boundary";
-import type { FinalityBasis, InheritedState, ToolClass, UnresolvedReason } from "../schemas";
+import type { FinalityBasis, InheritedState, ToolClass, UnresolvedReason } from "../vocabulary";
 
 /** Why a label is not final, in a reader's words (docs/evaluations.md, Rule 1). */
 export const REASON_LABELS: Record<UnresolvedReason, string> = {

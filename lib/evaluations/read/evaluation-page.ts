@@ -8,7 +8,7 @@ import type { RuleVersion } from "../../statistics/answer-schema";
 import { exclusionRuleHistory } from "../../statistics/exclusion-rule-store";
 import { listHarnessMetrics, type HarnessMetric } from "../harness-metrics";
 import { toolClassifier } from "../policy";
-import type { EffectPolicy, ToolEntry } from "../schemas";
+import type { EffectPolicy, ToolEntry } from "../effect-policy-schema";
 import { listToolSuggestions, type StoredToolSuggestion, type ToolAnnotations } from "../tool-suggestions";
 import { evaluationStatistics, type EvaluationStatistics } from "./evaluation-statistics";
 import { evaluationTools, largestUnits, resetsOverriddenByCanary } from "./units-and-tools";

@@ -5,7 +5,7 @@ import type { Db } from "../../db/prisma";
 import { rowsOf } from "../../db/rows";
 import { RUN_CLASSIFICATIONS, type RunClassification } from "../../replay/rules/classification";
 import type { StoredModelCall } from "../model-calls";
-import { LABELS } from "../schemas";
+import { LABELS } from "../vocabulary";
 import { attackSucceeded } from "./attack-success";
 import { listItem, RUN_COLUMNS, runRow, unitLabels } from "./evaluation-runs";
 import type { EvaluationRunListItem } from "./read-boundary";

@@ -6,7 +6,7 @@ import type { SqlClient } from "../../db/sql-transaction";
 import { Prisma } from "../../generated/prisma/client";
 import { encodeCursor, likeContaining } from "../../http/pagination";
 import type { EvaluationRunListItem, EvaluationRunListQuery, RunListCursor, RunSort } from "./read-boundary";
-import { FINALITIES, FINALITY_BASES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS } from "../schemas";
+import { FINALITIES, FINALITY_BASES, INHERITED_STATES, LABELS, UNRESOLVED_REASONS } from "../vocabulary";
 
 export const runRow = z.object({
   id: z.string(),

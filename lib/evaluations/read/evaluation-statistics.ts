@@ -25,7 +25,7 @@ import { unitLevelFigures } from "../../statistics/unit-level";
 import { attackStatistics, attackStatisticsSchema } from "./attack-statistics";
 import { labelRates } from "./attack-success";
 import type { EvaluationSummary } from "./read-boundary";
-import { INHERITED_STATES } from "../schemas";
+import { INHERITED_STATES } from "../vocabulary";
 import { evaluationSummary } from "./summary";
 
 /** GET /api/v1/evaluations/{id}/statistics: issue 12's contract (`rates`, `units`, `passK`, `exclusionRule`, `sensitivity`). */

@@ -4,7 +4,8 @@ import { z } from "zod";
 import { existsAnswer, onlyRowOf } from "../../db/rows";
 import type { SqlClient } from "../../db/sql-transaction";
 import type { EvaluationDetail } from "./read-boundary";
-import { effectPolicySchema, labelMapSchema, toolEntrySchema, type ToolEntry } from "../schemas";
+import { effectPolicySchema, toolEntrySchema, type ToolEntry } from "../effect-policy-schema";
+import { labelMapSchema } from "../evaluation-requests";
 
 const evaluationRow = z.object({
   id: z.string(),

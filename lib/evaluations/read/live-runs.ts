@@ -7,7 +7,7 @@ import { sqlTransaction, type SqlClient } from "../../db/sql-transaction";
 import type { LiveRunState } from "../live/live-run-schemas";
 import { eventsOf, head, liveRunRow, outcomeOf } from "../live/run-record";
 import { liveRunRecord } from "../live/timeline";
-import type { RunRecord } from "../schemas";
+import type { RunRecord } from "../run-record-schema";
 
 export interface LiveRunView {
   externalId: string;

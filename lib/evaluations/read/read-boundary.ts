@@ -1,6 +1,6 @@
 // The evaluation's read boundaries (issue 10, docs/evaluations.md): the list queries and the answers
 // of the read routes (the summary, the detail, a run as the lists show it). One schema each, shared
-// by the API routes, the typed client and the pages; the bodies the routes accept are in ./schemas.ts.
+// by the API routes, the typed client and the pages; the bodies the routes accept are in ../evaluation-requests.ts and ../run-record-schema.ts.
 import { z } from "zod";
 import { cursorOf, oneOf, optional, pageSize, wholeNumber } from "../../http/pagination";
 import { bigintDigits, pgTime } from "../../http/storable";
@@ -11,12 +11,12 @@ import {
   FINALITY_BASES,
   LABELS,
   UNRESOLVED_REASONS,
-  effectPolicySchema,
   text,
   type Finality,
   type FinalityBasis,
   type UnresolvedReason,
-} from "../schemas";
+} from "../vocabulary";
+import { effectPolicySchema } from "../effect-policy-schema";
 
 /** Evaluations are listed newest first: the keyset position is (created_at, id). */
 export const evaluationCursorSchema = z.tuple([pgTime("cursor", "cursor"), z.uuid()]);

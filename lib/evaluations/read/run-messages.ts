@@ -5,7 +5,7 @@ import type { Db } from "../../db/prisma";
 import { onlyRowOf, rowsOf } from "../../db/rows";
 import { optional, wholeNumber } from "../../http/pagination";
 import { MESSAGES_PER_CHUNK } from "../ingest/rows";
-import { messageSchema, type MessageRecord } from "../schemas";
+import { messageSchema, type MessageRecord } from "../run-record-schema";
 
 export const MESSAGES_PAGE = 200;
 export const MAX_MESSAGES_PAGE = 500;

@@ -4,7 +4,7 @@ import type { TimelineEvent } from "../../experiments/read/timeline";
 import { CLASS_EXPLANATIONS, REASON_LABELS } from "./display";
 import type { EvaluationRunDetail } from "./evaluation-run";
 import { modelCallText } from "../model-calls";
-import type { ToolClass } from "../schemas";
+import type { ToolClass } from "../vocabulary";
 
 type Draft = Omit<TimelineEvent, "offsetMs" | "actor">;
 const RESOLUTION_KINDS = { completed: "application", failed: "failure", cancelled: "cancellation", unknown: "inconclusive" } as const;

@@ -2,7 +2,7 @@
 // `scores`), one of which labels it. Each scorer's successes are counted in SQL over the values kept with
 // the runs (scorer_values, read by score_as_number against each run's threshold); its metrics are the ones
 // the harness computed itself for each log (evaluation_harness_metrics). Pure assembly here, SQL counts.
-import { DEFAULT_SCORE_THRESHOLD } from "../schemas";
+import { DEFAULT_SCORE_THRESHOLD } from "../vocabulary";
 import { z } from "zod";
 import type { Db } from "../../db/prisma";
 import type { SqlClient } from "../../db/sql-transaction";

@@ -9,7 +9,7 @@ import { trueRateBounds } from "../finality";
 import { underOneAppliedVersion } from "./under-one-applied-version";
 import type { EvaluationSummary } from "./read-boundary";
 import { HARNESS_DESIGNS, isHarnessDesign, type HarnessDesign } from "../harness-design";
-import { FINALITY_BASES, UNRESOLVED_REASONS } from "../schemas";
+import { FINALITY_BASES, UNRESOLVED_REASONS } from "../vocabulary";
 
 const int = z.coerce.number().int();
 const totals = z.object({

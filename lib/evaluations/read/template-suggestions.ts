@@ -6,7 +6,8 @@ import { z } from "zod";
 import type { SqlClient } from "../../db/sql-transaction";
 import { rowsOf } from "../../db/rows";
 import { entryTemplates, toolEntry } from "../policy";
-import type { EffectPolicy, ToolClass } from "../schemas";
+import type { EffectPolicy } from "../effect-policy-schema";
+import type { ToolClass } from "../vocabulary";
 import type { ToolAnnotations } from "../tool-suggestions";
 
 /** The last word of an argument's name (snake, kebab, camel or dotted) that marks it as naming state, and the surface kind it names. */

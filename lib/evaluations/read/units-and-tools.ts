@@ -5,7 +5,8 @@ import type { SqlClient } from "../../db/sql-transaction";
 import { onlyRowOf } from "../../db/rows";
 import { classifyTool } from "../policy";
 import { STATUSES_SHOWING_A_WRITE } from "../read-only-warning";
-import type { EffectPolicy, ToolClass } from "../schemas";
+import type { EffectPolicy } from "../effect-policy-schema";
+import type { ToolClass } from "../vocabulary";
 import { unitLabels } from "./evaluation-runs";
 
 const countRow = z.object({ n: z.number() });

@@ -6,7 +6,7 @@ import { createEvaluation } from "../create-evaluation";
 import { writeRuns } from "../ingest/write-runs";
 import { validate } from "../ingest/validate";
 import { recordImportedTraces, recordImportedTracesInTransaction } from "./record-traces";
-import type { EffectPolicy } from "../schemas";
+import type { EffectPolicy } from "../effect-policy-schema";
 import { at } from "../../testing/evaluation-example";
 import { useTestDatabase } from "../../testing/use-test-database";
 

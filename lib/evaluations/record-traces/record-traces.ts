@@ -12,7 +12,8 @@ import type { SqlTx } from "../../db/sql-transaction";
 import { Prisma } from "../../generated/prisma/client";
 import { lockEvaluationAudit } from "../audit/lock";
 import { toolClassifier } from "../policy";
-import { toolEntrySchema, type EffectPolicy, type ToolClass } from "../schemas";
+import { toolEntrySchema, type EffectPolicy } from "../effect-policy-schema";
+import { type ToolClass } from "../vocabulary";
 
 /**
  * Classes whose calls change state, or may: read_only alone does not. An unclassified tool counts as

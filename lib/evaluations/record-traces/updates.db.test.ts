@@ -5,7 +5,7 @@ import { poolOf, type Db } from "../../db/prisma";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { createEvaluation } from "../create-evaluation";
 import { ingestRuns } from "../ingest/ingest-runs";
-import type { EffectPolicy } from "../schemas";
+import type { EffectPolicy } from "../effect-policy-schema";
 import { setEffectPolicy } from "../policy-recompute/set-effect-policy";
 import { applyPendingPolicy } from "../policy-recompute/recompute";
 import { RECORD_TRACES_JOB, recordTracesJobKey } from "./job";

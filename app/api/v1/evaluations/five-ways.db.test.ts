@@ -14,7 +14,7 @@ import { NodeTracerProvider, SimpleSpanProcessor, type SpanExporter } from "@ope
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/api-client";
 import type { EvaluationRunListItem } from "@/lib/evaluations/read/read-boundary";
-import type { RunRecord } from "@/lib/evaluations/schemas";
+import type { RunRecord } from "@/lib/evaluations/run-record-schema";
 import type { TestDatabase } from "@/lib/testing/database";
 import { FIVE_WAY_POLICY, SCENARIO, evidenceOf, iso, timesOf, type ScenarioRun } from "@/lib/testing/five-ways/scenario";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";

@@ -2,7 +2,7 @@ import { getDb } from "@/lib/db/client";
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
 import { listEvaluations } from "@/lib/evaluations/read/list-evaluations";
 import { evaluationListQuerySchema } from "@/lib/evaluations/read/read-boundary";
-import { createEvaluationBodySchema } from "@/lib/evaluations/schemas";
+import { createEvaluationBodySchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

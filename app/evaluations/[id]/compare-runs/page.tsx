@@ -26,7 +26,7 @@ import { loadCompareRunsPage } from "@/lib/evaluations/read/compare-runs-page";
 import { openReason, type FinalityEffect } from "@/lib/evaluations/finality";
 import { toolClassifier } from "@/lib/evaluations/policy";
 import { MESSAGES_PAGE, type RunMessagesPage } from "@/lib/evaluations/read/run-messages";
-import type { ResolutionStatus, StatusAtScoring, ToolClass } from "@/lib/evaluations/schemas";
+import type { ResolutionStatus, StatusAtScoring, ToolClass } from "@/lib/evaluations/vocabulary";
 import { formatDuration } from "@/lib/format/time";
 import type { SearchParams } from "@/lib/http/input";
 

@@ -12,7 +12,7 @@ import { PageHeader } from "@/components/ui/page-header";
 import { getDb } from "@/lib/db/client";
 import { listEvaluationRuns } from "@/lib/evaluations/read/evaluation-runs";
 import { evaluationRunListQuerySchema, type EvaluationRunListQuery } from "@/lib/evaluations/read/read-boundary";
-import { FINALITIES, INHERITED_STATES, UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
+import { FINALITIES, INHERITED_STATES, UNRESOLVED_REASONS } from "@/lib/evaluations/vocabulary";
 import { parsePageQuery } from "@/lib/experiments/read/filters";
 import type { SearchParams } from "@/lib/http/input";
 import { matchesAuditAtFreeze } from "@/lib/share/frozen-runs";

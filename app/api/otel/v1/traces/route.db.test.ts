@@ -18,7 +18,7 @@ import { getLiveRun } from "@/lib/evaluations/read/live-runs";
 import { runSpans } from "@/lib/evaluations/otel/run-spans";
 import { encodeTraceRequest } from "@/lib/evaluations/otel/otlp-wire";
 import { OTLP_REQUEST_LIMITS } from "@/lib/evaluations/otel/spans";
-import { EVALUATION_NAME_MAX } from "@/lib/evaluations/schemas";
+import { EVALUATION_NAME_MAX } from "@/lib/evaluations/vocabulary";
 import type { TestDatabase } from "@/lib/testing/database";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";
 import { serveRoutes } from "@/lib/testing/route-server";

@@ -3,7 +3,7 @@ import { notFound } from "@/lib/errors";
 import { deleteEvaluation, deleteEvaluationQuerySchema } from "@/lib/evaluations/delete-evaluation";
 import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
 import { updateEvaluationScoring } from "@/lib/evaluations/update-evaluation-scoring";
-import { evaluationIdSchema, updateEvaluationScoringBodySchema } from "@/lib/evaluations/schemas";
+import { evaluationIdSchema, updateEvaluationScoringBodySchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

@@ -5,7 +5,7 @@ import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/l
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
 import { applyPendingPolicy } from "@/lib/evaluations/policy-recompute/recompute";
-import type { EffectPolicy } from "@/lib/evaluations/schemas";
+import type { EffectPolicy } from "@/lib/evaluations/effect-policy-schema";
 import { evaluationSummary } from "@/lib/evaluations/read/summary";
 import type { TestDatabase } from "@/lib/testing/database";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";

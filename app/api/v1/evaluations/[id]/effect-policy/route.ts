@@ -1,5 +1,6 @@
 import { getDb } from "@/lib/db/client";
-import { evaluationIdSchema, setEffectPolicyBodySchema } from "@/lib/evaluations/schemas";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
+import { setEffectPolicyBodySchema } from "@/lib/evaluations/effect-policy-schema";
 import { setEffectPolicy } from "@/lib/evaluations/policy-recompute/set-effect-policy";
 import { apiRoute } from "@/lib/web/api-route";
 

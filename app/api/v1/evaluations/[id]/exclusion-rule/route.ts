@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { evaluationIdSchema, evaluationRuleChangeBodySchema } from "@/lib/evaluations/schemas";
+import { evaluationIdSchema, evaluationRuleChangeBodySchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/web/api-route";
 import { changeExclusionRule, exclusionRuleHistory } from "@/lib/statistics/exclusion-rule-store";
 

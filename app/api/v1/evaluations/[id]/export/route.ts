@@ -2,7 +2,7 @@ import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { EVALUATION_EXPORT_COLUMNS, evaluationExportQuerySchema, evaluationRunBatches } from "@/lib/evaluations/read/export-runs";
 import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
-import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
 import { exportResponse } from "@/lib/experiments/read/csv";
 import { apiRoute } from "@/lib/web/api-route";
 

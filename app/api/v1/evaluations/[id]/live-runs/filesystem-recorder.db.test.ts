@@ -6,7 +6,7 @@ import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotoc
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/api-client";
 import type { EvaluationRunListItem } from "@/lib/evaluations/read/read-boundary";
-import type { EffectPolicy } from "@/lib/evaluations/schemas";
+import type { EffectPolicy } from "@/lib/evaluations/effect-policy-schema";
 import type { TestDatabase } from "@/lib/testing/database";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";
 import { serveRoutes } from "@/lib/testing/route-server";

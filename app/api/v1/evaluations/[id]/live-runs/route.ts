@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { openLiveRun } from "@/lib/evaluations/live/open-live-run";
 import { openLiveRunBodySchema } from "@/lib/evaluations/live/live-run-schemas";
-import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

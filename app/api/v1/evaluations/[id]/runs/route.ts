@@ -4,7 +4,9 @@ import { listEvaluationRuns } from "@/lib/evaluations/read/evaluation-runs";
 import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
 import { evaluationRunListQuerySchema } from "@/lib/evaluations/read/read-boundary";
-import { evaluationIdSchema, ingestEnvelopeSchema, MAX_INGEST_BODY_BYTES } from "@/lib/evaluations/schemas";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
+import { ingestEnvelopeSchema } from "@/lib/evaluations/run-record-schema";
+import { MAX_INGEST_BODY_BYTES } from "@/lib/evaluations/vocabulary";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

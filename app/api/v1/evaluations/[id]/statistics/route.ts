@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { evaluationStatistics } from "@/lib/evaluations/read/evaluation-statistics";
 import { underOneAppliedVersion } from "@/lib/evaluations/read/under-one-applied-version";
-import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/client";
-import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
 import { evaluationSummary } from "@/lib/evaluations/read/summary";
 import { apiRoute } from "@/lib/web/api-route";
 

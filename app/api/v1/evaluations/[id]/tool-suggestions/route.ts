@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
-import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
 import { listToolSuggestions, postToolSuggestionsBodySchema, storeToolSuggestions } from "@/lib/evaluations/tool-suggestions";
 import { apiRoute } from "@/lib/web/api-route";
 

@@ -2,7 +2,7 @@ import { getDb } from "@/lib/db/client";
 import { notFound } from "@/lib/errors";
 import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-run";
 import { runMessages, runMessagesQuerySchema } from "@/lib/evaluations/read/run-messages";
-import { evaluationRunPathSchema } from "@/lib/evaluations/schemas";
+import { evaluationRunPathSchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { appendResolution } from "@/lib/evaluations/audit/append-resolution";
-import { effectResolutionPathSchema, postResolutionBodySchema } from "@/lib/evaluations/schemas";
+import { effectResolutionPathSchema, postResolutionBodySchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/client";
 import { appendResetCanary } from "@/lib/evaluations/audit/append-reset-canary";
-import { evaluationRunPathSchema, postResetCanaryBodySchema } from "@/lib/evaluations/schemas";
+import { evaluationRunPathSchema, postResetCanaryBodySchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/web/api-route";
 
 export const dynamic = "force-dynamic";

@@ -1,241 +1,23 @@
-// The evaluation's write boundaries (issue 10, docs/evaluations.md) and its shared vocabularies: the
-// create body, the effect policy, the ingest body (one run record per item, the paper's Table C.1
-// open-effects records inside) and its answer, a late resolution, a reset's canary. One schema each,
-// shared by the API routes, the typed client, the CLI and the pages; `/api/v1/schema/ingest.json` is
-// generated from `ingestBodySchema`. Names are a contract: harnesses write them. The list queries and
-// the read answers are in ./read-schemas.ts.
+// One run as a harness records it (the paper's Table C.1 open-effects records inside: effects with
+// their resolutions, touches, resets with canary checks, tool calls, messages, model calls) and the
+// ingest body of up to 1,000 of them with its answer. `/api/v1/schema/ingest.json` is generated from
+// `ingestBodySchema`; the batch API, the CLI, the importers and live runs all produce this record.
 import { z } from "zod";
-import { int4, pgTime, UnparsedItems } from "../http/storable";
+import { int4, UnparsedItems } from "../http/storable";
 import { RUN_CLASSIFICATIONS } from "../replay/rules/classification";
-import { INHERITED_STATES, type InheritedState } from "../replay/rules/inherited-state";
 import { HARNESS_DESIGN_KEYS } from "./harness-design";
-import { changeExclusionRuleBodySchema, exclusionRuleDeclarationSchema } from "../statistics/exclusion-rule";
-import { parseSurfaceTemplate } from "./surface-templates";
+import {
+  LABELS,
+  MAX_RUNS_PER_BATCH,
+  RESOLUTION_STATUSES,
+  STATUSES_AT_SCORING,
+  text,
+  time,
+  timeMessage,
+} from "./vocabulary";
 
-/** The default threshold: a score counts as success at full credit (Inspect's `C`, `true`, 1). */
-export const DEFAULT_SCORE_THRESHOLD = 1;
-
-/** How a tool's effects end (issue 10 §1). A tool the policy does not name is `unclassified`, never read-only. */
-export const EFFECT_CLASSES = ["read_only", "sync_confirmed", "async_handle", "external"] as const;
-export type EffectClass = (typeof EFFECT_CLASSES)[number];
-export type ToolClass = EffectClass | "unclassified";
-
-/** What a harness can see of a call it ran (a live run's effect_status, an OTLP span's). */
-export const EFFECT_STATUSES = ["pending", "completed", "failed", "cancelled", "unknown"] as const;
-export type EffectStatus = (typeof EFFECT_STATUSES)[number];
-/**
- * What the harness saw of an effect when the run was scored. `not_executed`: the harness never ran
- * the call (AgentDojo's last turn, left when its loop stopped; an Inspect call with no result after a
- * limit): it leaves nothing open and touches no surface.
- */
-export const STATUSES_AT_SCORING = [...EFFECT_STATUSES, "not_executed"] as const;
-export type StatusAtScoring = (typeof STATUSES_AT_SCORING)[number];
-
-/** How an effect ended, by system evidence; `cancelled` means confirmed cancelled (unable to commit), `unknown` that the check could not tell. */
-export const RESOLUTION_STATUSES = ["completed", "failed", "cancelled", "unknown"] as const;
-export type ResolutionStatus = (typeof RESOLUTION_STATUSES)[number];
-
-export const LABELS = ["success", "failure"] as const;
-/** `unscored`: the harness recorded no score (no scoring time, no endpoint label); such a run is in no rate's population. */
-export const FINALITIES = ["final", "unresolved", "unscored"] as const;
-export type Finality = (typeof FINALITIES)[number];
-
-/** Why a run's label is not final: its first open relevant effect's reason (lib/evaluations/finality.ts). */
-export const UNRESOLVED_REASONS = [
-  "pending_at_scoring",
-  "resolved_after_scoring",
-  "never_resolved",
-  "unverifiable",
-  "unclassified_tool",
-] as const;
-export type UnresolvedReason = (typeof UNRESOLVED_REASONS)[number];
-
-/**
- * What a final run's finality rests on (finality.ts finalityBasis): evidence recorded for its effects
- * (`recorded_evidence`); the harness's own word, under a design the run declares (`harness_design`);
- * the policy's class alone, a read-only tool or a sync_confirmed tool's returned status
- * (`policy_class`); or nothing to wait for, no effect that ran (`no_effects`).
- */
-export const FINALITY_BASES = ["recorded_evidence", "harness_design", "policy_class", "no_effects"] as const;
-export type FinalityBasis = (typeof FINALITY_BASES)[number];
-
-/** seeds/002: what a run could have inherited from other runs (one order, lib/replay/rules/inherited-state.ts). */
-export { INHERITED_STATES, type InheritedState };
-
-export const MAX_RUNS_PER_BATCH = 1_000;
-/** A batch of 1,000 runs with their effects and touches fits well inside this. */
-export const MAX_INGEST_BODY_BYTES = 16 * 1024 * 1024;
-
-/** A text field of the evaluation contract: trimmed, not empty, at most `max` characters. */
-export const text = (field: string, max = 500) =>
-  z.string(`${field} must be text`).trim().min(1, `${field} must not be empty`).max(max, `${field} must be at most ${max} characters`);
-const timeMessage = (field: string) => `${field} must be an ISO-8601 time with a zone, e.g. 2026-12-01T10:00:00.000Z`;
 const SCORED_AT_MESSAGE = timeMessage("scoredAt");
-/** A time field of the evaluation contract: ISO-8601 with a zone, one PostgreSQL can store. */
-export const time = (field: string) => pgTime(field, timeMessage(field));
 const ms = (iso: string) => Date.parse(iso);
-
-export const EVALUATION_NAME_MAX = 200;
-export const EVALUATION_DESCRIPTION_MAX = 4_000;
-
-/** Wildcards a tool pattern may hold: matching is linear in the name's length per part (policy.ts), and no real pattern needs more. */
-export const MAX_PATTERN_WILDCARDS = 16;
-
-/** A tool's name, or a pattern where `*` matches any run of characters (the longest matching pattern wins; an exact name beats any pattern). */
-export const toolPatternSchema = text("tool name", 200).superRefine((pattern, ctx) => {
-  const wildcards = pattern.split("*").length - 1;
-  if (wildcards > MAX_PATTERN_WILDCARDS)
-    ctx.addIssue({
-      code: "custom",
-      message: `a tool pattern may hold at most ${MAX_PATTERN_WILDCARDS} wildcards (*); this one holds ${wildcards}`,
-    });
-});
-
-const effectClassSchema = z.enum(EFFECT_CLASSES, `an effect class must be one of ${EFFECT_CLASSES.join(", ")}`);
-
-/** A surface template (surface-templates.ts): text with `{argument}` names, refused with why when its braces do not pair or a name is blank. */
-const surfaceTemplateSchema = text("a surface template").superRefine((template, ctx) => {
-  const parsed = parseSurfaceTemplate(template);
-  if ("problem" in parsed)
-    ctx.addIssue({ code: "custom", message: `a surface template's braces must pair around an argument's name: ${parsed.problem}` });
-});
-
-/** A class with the surfaces its calls touch, by templates over their arguments: `{"class": "sync_confirmed", "writes": "fs:{path}"}`. */
-const toolSurfacesSchema = z.strictObject({
-  class: effectClassSchema,
-  reads: surfaceTemplateSchema.optional(),
-  writes: surfaceTemplateSchema.optional(),
-});
-type ToolSurfaces = z.infer<typeof toolSurfacesSchema>;
-export type ToolEntry = EffectClass | ToolSurfaces;
-
-/**
- * A policy entry: a class, or an object with a class and templates. Dispatched on the value's type
- * rather than a union, so that a refusal names the entry's own field (`tools.write_file.writes`)
- * with its own message instead of the union's "Invalid input".
- */
-export const toolEntrySchema = z.unknown().transform((value, ctx): ToolEntry => {
-  const schema = typeof value === "object" && value !== null && !Array.isArray(value) ? toolSurfacesSchema : effectClassSchema;
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  // Forwarded as they are (an unknown key stays unrecognized_keys, which parseInput names by its path).
-  for (const issue of parsed.error.issues) ctx.addIssue(issue as z.core.$ZodRawIssue);
-  return z.NEVER;
-});
-
-/**
- * `{tools: {NAME or PATTERN: CLASS or {class, reads?, writes?}}}`; every stored version is kept
- * (evaluation_effect_policies), each entry as it was sent.
- */
-export const effectPolicySchema = z.strictObject({ tools: z.record(toolPatternSchema, toolEntrySchema) });
-export type EffectPolicy = z.infer<typeof effectPolicySchema>;
-
-/**
- * PUT /api/v1/evaluations/{id}/effect-policy: the policy, and the version it was edited from. With
- * `baseVersion` a change made meanwhile is refused (409 edit_conflict); without it the policy
- * applies whatever the current version is, as `{tools}` alone always did.
- */
-export const setEffectPolicyBodySchema = effectPolicySchema.extend({
-  baseVersion: z
-    .int("baseVersion must be the version you edited from (a whole number)")
-    .min(1, "baseVersion must be at least 1")
-    .optional(),
-});
-export type SetEffectPolicyBody = z.infer<typeof setEffectPolicyBodySchema>;
-
-/**
- * PUT …/effect-policy's answer: the version saved (or the latest, `unchanged`), the version every figure
- * is under until the new one is applied (`appliedVersion`), and the recompute's progress in scored runs
- * (null when nothing is pending). GET …/summary's `pendingPolicy` follows it until it is applied.
- */
-export const setEffectPolicyAnswerSchema = z.object({
-  version: z.number().int().min(1),
-  unchanged: z.literal(true).optional(),
-  appliedVersion: z.number().int().min(1),
-  recompute: z.object({ runsDone: z.number().int(), runsTotal: z.number().int() }).nullable(),
-});
-export type SetEffectPolicyAnswer = z.infer<typeof setEffectPolicyAnswerSchema>;
-
-/** The 409's `details` when baseVersion is stale: the current version with its policy, and the policy refused. */
-export const effectPolicyConflictSchema = z.object({
-  current: z.object({ version: z.number().int().min(1), policy: effectPolicySchema }),
-  yours: effectPolicySchema,
-});
-export type EffectPolicyConflict = z.infer<typeof effectPolicyConflictSchema>;
-
-/** An evaluation's rule: a run whose record gives no class is completed, so completed runs must be kept. */
-export const evaluationRuleDeclarationSchema = exclusionRuleDeclarationSchema.refine((rule) => rule.classes.completed === "keep", {
-  path: ["classes", "completed"],
-  message:
-    "classes.completed must be keep for an evaluation: every ingested run without a runClass is completed, so any other treatment would drop or fail them all",
-});
-
-/** PUT /api/v1/evaluations/{id}/exclusion-rule: the change body with the evaluation's rule. */
-export const evaluationRuleChangeBodySchema = changeExclusionRuleBodySchema.extend({ rule: evaluationRuleDeclarationSchema });
-
-/** How long a live run (./live/) may stay open before it is stored unscored, unless the evaluation declares otherwise. */
-export const DEFAULT_LIVE_RUN_TIMEOUT_SECONDS = 3_600;
-/** A week: a declared timeout beyond it is a mistake, and its expiry job would outlive most deployments. */
-export const MAX_LIVE_RUN_TIMEOUT_SECONDS = 7 * 24 * 3_600;
-export const liveRunTimeoutSecondsSchema = z
-  .int("liveRunTimeoutSeconds must be a whole number of seconds")
-  .min(1, "liveRunTimeoutSeconds must be at least 1")
-  .max(MAX_LIVE_RUN_TIMEOUT_SECONDS, `liveRunTimeoutSeconds must be at most ${MAX_LIVE_RUN_TIMEOUT_SECONDS} (a week)`);
-
-/** Most labels one labelMap may name. */
-export const MAX_LABEL_MAP_ENTRIES = 100;
-
-/**
- * How an evaluator's own labels read as success or failure (OpenTelemetry's gen_ai.evaluation.result
- * carries free text, e.g. `relevant`): `{LABEL: "success" | "failure"}`, labels compared trimmed and
- * in lower case. Given on the evaluation, or per trace by the resource attribute `boundary_lab.label_map`.
- */
-export const labelMapSchema = z
-  .record(
-    text("labelMap label", 200).transform((label) => label.toLowerCase()),
-    z.enum(LABELS, "a labelMap value must be success or failure"),
-  )
-  .refine((map) => Object.keys(map).length <= MAX_LABEL_MAP_ENTRIES, `labelMap may name at most ${MAX_LABEL_MAP_ENTRIES} labels`);
-export type LabelMap = z.infer<typeof labelMapSchema>;
-
-/** POST /api/v1/evaluations */
-export const createEvaluationBodySchema = z.strictObject({
-  name: text("name", EVALUATION_NAME_MAX),
-  description: z
-    .string("description must be text")
-    .max(EVALUATION_DESCRIPTION_MAX, `description must be at most ${EVALUATION_DESCRIPTION_MAX} characters`)
-    .optional(),
-  harness: text("harness", 200).optional(),
-  benchmark: text("benchmark", 200).optional(),
-  effectPolicy: effectPolicySchema.optional(),
-  /** The declared exclusion rule (stored as version 1, then frozen); absent: the default rule. */
-  exclusionRule: evaluationRuleDeclarationSchema.optional(),
-  /** How long a live run may stay open before it is stored unscored (default 3,600). */
-  liveRunTimeoutSeconds: liveRunTimeoutSecondsSchema.optional(),
-  /** A run's score at or above which it is a success, for scores sent without a label (OTLP's gen_ai.evaluation.result). */
-  scoreThreshold: z.number("scoreThreshold must be a number").finite("scoreThreshold must be a finite number").optional(),
-  /** The evaluator's own labels as success or failure, for scores sent with a free-text label (OTLP's gen_ai.evaluation.result). */
-  labelMap: labelMapSchema.optional(),
-});
-export type CreateEvaluationBody = z.infer<typeof createEvaluationBodySchema>;
-
-/** PATCH /api/v1/evaluations/{id}: how scores sent without a success/failure label are read; null clears one. */
-export const updateEvaluationScoringBodySchema = z
-  .strictObject({
-    scoreThreshold: z.number("scoreThreshold must be a number").finite("scoreThreshold must be a finite number").nullable().optional(),
-    labelMap: labelMapSchema.nullable().optional(),
-  })
-  .refine((body) => body.scoreThreshold !== undefined || body.labelMap !== undefined, {
-    message: "give scoreThreshold or labelMap (null clears one)",
-    path: ["labelMap"],
-  });
-export type UpdateEvaluationScoringBody = z.infer<typeof updateEvaluationScoringBodySchema>;
-
-export const evaluationIdSchema = z.strictObject({ id: z.uuid("id must be an evaluation id (a UUID)") });
-export const effectResolutionPathSchema = z.strictObject({
-  id: z.uuid("id must be an evaluation id (a UUID)"),
-  effectId: text("effectId", 200),
-});
 
 export const evidenceSchema = z.union([text("evidence", 4_000), z.record(z.string(), z.unknown())], "evidence must be text or an object");
 
@@ -527,19 +309,3 @@ export const ingestResultSchema = z.object({
 export type IngestResult = z.infer<typeof ingestResultSchema>;
 export const ingestResponseSchema = z.object({ results: z.array(ingestResultSchema) });
 export type IngestResponse = z.infer<typeof ingestResponseSchema>;
-
-/** POST /api/v1/evaluations/{id}/effects/{effectId}/resolutions: appended, never overwriting. `runExternalId` is needed only when several runs use the effectId. */
-export const postResolutionBodySchema = resolutionSchema.extend({ runExternalId: text("runExternalId", 200).optional() });
-export type PostResolutionBody = z.infer<typeof postResolutionBodySchema>;
-
-/**
- * POST /api/v1/evaluations/{id}/runs/{externalId}/resets/canary: a canary check of one of the run's
- * resets, appended. `surface` names the reset; `at` its time, needed only when the run reset that
- * surface more than once.
- */
-export const postResetCanaryBodySchema = canaryCheckSchema.extend({ at: time("at").optional() });
-export type PostResetCanaryBody = z.infer<typeof postResetCanaryBodySchema>;
-export const evaluationRunPathSchema = z.strictObject({
-  id: z.uuid("id must be an evaluation id (a UUID)"),
-  externalId: text("externalId", 200),
-});
