@@ -28,7 +28,9 @@ import { openLiveRunBodySchema, type ScoreLiveRunBody } from "../live/live-run-s
 import { admitEvents, liveRunRecord, type LiveOutcome } from "../live/timeline";
 import { createEvaluationBodySchema, labelMapSchema, type CreateEvaluationBody, type LabelMap } from "../evaluation-requests";
 import { type RunRecord } from "../run-record-schema";
-import { ATTR, EVENT, planTraces, readScore, type SpanRefusal, type TracePlan } from "./mapping";
+import { ATTR, EVENT } from "./conventions";
+import { planTraces, type SpanRefusal, type TracePlan } from "./mapping";
+import { readScore } from "./scores";
 import type { OtlpResourceSpans } from "./spans";
 
 export interface ReceivedTraces {
