@@ -22,7 +22,7 @@ import { runRecordSchema } from "../run-record-schema";
 import { setEffectPolicy } from "../policy-recompute/set-effect-policy";
 import { evaluationSummary } from "./summary";
 
-const LOCAL_RUNS = path.join(import.meta.dirname, "../importers/fixtures/agentdojo");
+const LOCAL_RUNS = path.join(import.meta.dirname, "../../importers/fixtures/agentdojo");
 
 const logSchema = z.object({
   suite_name: z.string(),
