@@ -11,7 +11,7 @@ import {
   type SetEffectPolicyAnswer,
   type SetEffectPolicyBody,
 } from "./effect-policy-schema";
-import { type CreateEvaluationBody, type PostResolutionBody } from "./evaluation-requests";
+import type { CreateEvaluationBody, PostResolutionBody } from "./evaluation-requests";
 import {
   liveEventsAnswerSchema,
   openLiveRunAnswerSchema,

@@ -3,7 +3,7 @@
 // build their body through it.
 import { entryClass, entryTemplates } from "./policy";
 import { EFFECT_CLASSES, type EffectClass } from "./vocabulary";
-import { type EffectPolicy, type ToolEntry } from "./effect-policy-schema";
+import type { EffectPolicy, ToolEntry } from "./effect-policy-schema";
 import { parseSurfaceTemplate } from "./surface-templates";
 
 export interface PolicyRow {

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import { boundedContent, boundedMessages, contentText, roleOf } from "./transcript";
 import { runRecordSchema, type EffectRecord, type MessageRecord, type RunRecord } from "../evaluations/run-record-schema";
-import { type EffectPolicy } from "../evaluations/effect-policy-schema";
+import type { EffectPolicy } from "../evaluations/effect-policy-schema";
 import { AGENTDOJO_READ_TOOLS, AGENTDOJO_SUITES, AGENTDOJO_WRITE_TOOLS, type AgentDojoSuite } from "../traces/agentdojo-tools";
 import { SkippedLog, firstIssue, type ImportedLog } from "./imported-log";
 

@@ -8,7 +8,7 @@ import { auditFinality, finalityBasis, type FinalityEffect } from "../evaluation
 import { finalityColumns } from "../evaluations/ingest/rows";
 import { toolClassifier } from "../evaluations/policy";
 import { RESOLUTION_STATUSES, STATUSES_AT_SCORING } from "../evaluations/vocabulary";
-import { type EffectPolicy } from "../evaluations/effect-policy-schema";
+import type { EffectPolicy } from "../evaluations/effect-policy-schema";
 
 const effectRow = z.object({
   run_id: z.string(),

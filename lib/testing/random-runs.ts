@@ -4,8 +4,8 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { RESOLUTION_STATUSES, STATUSES_AT_SCORING } from "../evaluations/vocabulary";
-import { type EffectPolicy } from "../evaluations/effect-policy-schema";
-import { type RunRecord } from "../evaluations/run-record-schema";
+import type { EffectPolicy } from "../evaluations/effect-policy-schema";
+import type { RunRecord } from "../evaluations/run-record-schema";
 import { appendResolution } from "../evaluations/audit/append-resolution";
 import { seededRandom } from "./seeded-random";
 

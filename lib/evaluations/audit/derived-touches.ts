@@ -9,7 +9,7 @@ import { policyTouches, CHILD_COLUMNS, touchRow } from "../ingest/rows";
 import { callSurfacer } from "../policy";
 import { STATUSES_AT_SCORING } from "../vocabulary";
 import { TOOL_CALL_OUTCOMES, type RunRecord } from "../run-record-schema";
-import { type EffectPolicy } from "../effect-policy-schema";
+import type { EffectPolicy } from "../effect-policy-schema";
 import type { Tx } from "./lock";
 import { recomputeSeparation } from "./separation-recompute";
 import { refreshSurfaceStats } from "./surface-stats-store";

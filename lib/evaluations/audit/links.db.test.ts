@@ -7,7 +7,7 @@ import { useTestDatabase } from "../../testing/use-test-database";
 import { createEvaluation } from "../create-evaluation";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { INHERITED_STATES, type InheritedState } from "../vocabulary";
-import { type RunRecord } from "../run-record-schema";
+import type { RunRecord } from "../run-record-schema";
 import { morePublic, mostPublicInheritedSql } from "../../replay/rules/inherited-state";
 import { surfaceRunSpans } from "../separation";
 import { linkCandidateRuns, type LinkableRange } from "./links";

@@ -22,7 +22,7 @@ import { refreshSurfaceStats } from "../audit/surface-stats-store";
 import type { FinalityResolution } from "../finality";
 import { callSurfacer, toolClassifier } from "../policy";
 import { RESOLUTION_STATUSES, type ToolClass } from "../vocabulary";
-import { type RunRecord, type TouchRecord } from "../run-record-schema";
+import type { RunRecord, TouchRecord } from "../run-record-schema";
 import { inSlices } from "./in-slices";
 import {
   CHILD_COLUMNS,

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../content-hash";
 import { auditFinality, type FinalityEffect } from "../finality";
 import { runRecordSchema, type RunRecord } from "../run-record-schema";
-import { type ToolClass } from "../vocabulary";
+import type { ToolClass } from "../vocabulary";
 import { seededRandom } from "../../testing/seeded-random";
 import { admitEvents, liveRunRecord, type AdmissionOptions, type StoredEvidence } from "./timeline";
 import type { LiveEvent } from "./live-run-schemas";

@@ -5,7 +5,7 @@ import { canonicalJson } from "../../content-hash";
 import { issueMessage } from "../../http/input";
 import { findUnstorable, printable } from "../../http/storable";
 import { MAX_RUN_MODEL_CALLS, type EffectRecord, type RunRecord } from "../run-record-schema";
-import { type ResolutionStatus, type StatusAtScoring } from "../vocabulary";
+import type { ResolutionStatus, StatusAtScoring } from "../vocabulary";
 import { isTerminalStatus } from "../finality";
 import { liveEventSchema, type EventRefusal, type LiveEvent } from "./live-run-schemas";
 

@@ -13,7 +13,7 @@ import { Prisma } from "../../generated/prisma/client";
 import { lockEvaluationAudit } from "../audit/lock";
 import { toolClassifier } from "../policy";
 import { toolEntrySchema, type EffectPolicy } from "../effect-policy-schema";
-import { type ToolClass } from "../vocabulary";
+import type { ToolClass } from "../vocabulary";
 
 /**
  * Classes whose calls change state, or may: read_only alone does not. An unclassified tool counts as
