@@ -53,7 +53,7 @@ export const effectRecordSchema = z
     relevantUntil: time("relevantUntil").optional(),
     /** Cross-run route, in the harness's words. */
     crossRunRoute: text("crossRunRoute", 1_000).optional(),
-    /** The surface is public (seeds/002: a wiki page, a paste, a public bucket). */
+    /** The surface is public (a wiki page, a paste, a public bucket). */
     public: z.boolean("public must be true or false").optional(),
     notes: text("notes", 4_000).optional(),
     resolution: resolutionSchema.optional(),
@@ -78,7 +78,7 @@ export const touchSchema = z.strictObject({
 export type TouchRecord = z.infer<typeof touchSchema>;
 
 /**
- * A canary check of a reset (seeds/002): a unique token planted on `surface` before the reset, then
+ * A canary check of a reset (docs/evaluations.md, Rule 2): a unique token planted on `surface` before the reset, then
  * searched for after it. Found means the reset did not hold, whatever its `verified` says.
  */
 export const canaryCheckSchema = z.strictObject({
@@ -198,7 +198,7 @@ export const runRecordSchema = z
     /** The injection task an attacked run carried (AgentDojo's injection_task_id): attack success per injection task. */
     injectionTaskId: text("injectionTaskId", 200).optional(),
     /**
-     * What became of the run (seed 003's five classes; `completed` when absent): the declared exclusion
+     * What became of the run (the five run classes; `completed` when absent): the declared exclusion
      * rule treats each class as it says (an environment failure is excluded by default), whatever its label.
      */
     runClass: z.enum(RUN_CLASSIFICATIONS, `runClass must be one of ${RUN_CLASSIFICATIONS.join(", ")}`).optional(),

@@ -9,7 +9,7 @@ import { INHERITED_STATES, type InheritedState } from "../replay/rules/inherited
 /** The default threshold: a score counts as success at full credit (Inspect's `C`, `true`, 1). */
 export const DEFAULT_SCORE_THRESHOLD = 1;
 
-/** How a tool's effects end (issue 10 §1). A tool the policy does not name is `unclassified`, never read-only. */
+/** How a tool's effects end (docs/evaluations.md, The effect policy). A tool the policy does not name is `unclassified`, never read-only. */
 export const EFFECT_CLASSES = ["read_only", "sync_confirmed", "async_handle", "external"] as const;
 export type EffectClass = (typeof EFFECT_CLASSES)[number];
 export type ToolClass = EffectClass | "unclassified";
@@ -53,7 +53,7 @@ export type UnresolvedReason = (typeof UNRESOLVED_REASONS)[number];
 export const FINALITY_BASES = ["recorded_evidence", "harness_design", "policy_class", "no_effects"] as const;
 export type FinalityBasis = (typeof FINALITY_BASES)[number];
 
-/** seeds/002: what a run could have inherited from other runs (one order, lib/replay/rules/inherited-state.ts). */
+/** What a run could have inherited from other runs (one order, lib/replay/rules/inherited-state.ts). */
 export { INHERITED_STATES, type InheritedState };
 
 export const MAX_RUNS_PER_BATCH = 1_000;

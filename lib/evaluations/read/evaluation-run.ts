@@ -81,7 +81,7 @@ const canaryRow = z.object({
 
 export type EvaluationRunDetail = EvaluationRunListItem & {
   groupId: string | null;
-  /** What became of the run (seed 003's classes; completed unless its record said otherwise), and why. */
+  /** What became of the run (the run classes of lib/replay/rules/classification.ts; completed unless its record said otherwise), and why. */
   runClass: RunClassification;
   runClassEvidence: string | null;
   endedAt: Date | null;
