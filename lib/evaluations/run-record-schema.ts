@@ -6,15 +6,7 @@ import { z } from "zod";
 import { int4, UnparsedItems } from "../http/storable";
 import { RUN_CLASSIFICATIONS } from "../replay/rules/classification";
 import { HARNESS_DESIGN_KEYS } from "./harness-design";
-import {
-  LABELS,
-  MAX_RUNS_PER_BATCH,
-  RESOLUTION_STATUSES,
-  STATUSES_AT_SCORING,
-  text,
-  time,
-  timeMessage,
-} from "./vocabulary";
+import { LABELS, MAX_RUNS_PER_BATCH, RESOLUTION_STATUSES, STATUSES_AT_SCORING, text, time, timeMessage } from "./vocabulary";
 
 const SCORED_AT_MESSAGE = timeMessage("scoredAt");
 const ms = (iso: string) => Date.parse(iso);
