@@ -38,7 +38,7 @@ import { freePort } from "../lib/db/free-port";
 import { createPrisma, type Db } from "../lib/db/prisma";
 import { createEvaluation } from "../lib/evaluations/create-evaluation";
 import { ingestRuns } from "../lib/evaluations/ingest/ingest-runs";
-import { setEffectPolicy } from "../lib/evaluations/set-effect-policy";
+import { setEffectPolicy } from "../lib/evaluations/policy-recompute/set-effect-policy";
 import { createQueuedExperiment } from "../lib/experiments/create-experiment";
 import { runnableJobCount } from "../lib/jobs/queue";
 import { replayConfigSchema } from "../lib/replay/rules/config";

@@ -19,10 +19,11 @@
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { evaluationClient } from "../lib/evaluations/client";
-import { liveEventSchema } from "../lib/evaluations/live/schemas";
+import { evaluationClient } from "../lib/evaluations/api-client";
+import { liveEventSchema } from "../lib/evaluations/live/live-run-schemas";
 import { liveRunRecord } from "../lib/evaluations/live/timeline";
-import { planTraces, readScore } from "../lib/evaluations/otel/mapping";
+import { planTraces } from "../lib/evaluations/otel/mapping";
+import { readScore } from "../lib/evaluations/otel/scores";
 import { encodeTraceRequest } from "../lib/evaluations/otel/otlp-wire";
 import { spansOfRequest } from "../lib/evaluations/otel/spans";
 import { parseBenchFlags } from "../lib/bench/bench-flags";

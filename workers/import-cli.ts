@@ -9,7 +9,7 @@ import { parseArgs } from "node:util";
 import { z } from "zod";
 import { openDatabase } from "../lib/db/database";
 import { createPrisma } from "../lib/db/prisma";
-import { EVALUATION_NAME_MAX } from "../lib/evaluations/schemas";
+import { EVALUATION_NAME_MAX } from "../lib/evaluations/vocabulary";
 import { importLogs } from "../lib/importers/import-logs";
 import type { FileOutcome } from "../lib/importers/report";
 

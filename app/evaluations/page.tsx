@@ -15,9 +15,9 @@ import { can } from "@/lib/auth/permissions";
 import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
 import { getDb } from "@/lib/db/web-process-db";
 import type { SearchParams } from "@/lib/http/input";
-import { listEvaluations } from "@/lib/evaluations/list-evaluations";
-import { evaluationListQuerySchema, type EvaluationListQuery } from "@/lib/evaluations/read-schemas";
-import { EVALUATION_NAME_MAX } from "@/lib/evaluations/schemas";
+import { listEvaluations } from "@/lib/evaluations/read/list-evaluations";
+import { evaluationListQuerySchema, type EvaluationListQuery } from "@/lib/evaluations/read/read-boundary";
+import { EVALUATION_NAME_MAX } from "@/lib/evaluations/vocabulary";
 import { ratio } from "@/lib/format/numbers";
 
 export const dynamic = "force-dynamic";

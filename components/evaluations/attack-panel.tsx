@@ -1,8 +1,8 @@
 import { intervalText, UnitsTable } from "@/components/statistics/statistics-panel";
 import { Section } from "@/components/ui/page-header";
 import { RowsTable } from "@/components/ui/rows-table";
-import type { AttackStatistics } from "@/lib/evaluations/attack-statistics";
-import type { Figure, OutcomeFigures } from "@/lib/evaluations/attack-success";
+import type { AttackStatistics } from "@/lib/evaluations/read/attack-statistics";
+import type { Figure, OutcomeFigures } from "@/lib/evaluations/read/attack-success";
 import { percent, ratio } from "@/lib/format/numbers";
 
 /** "7/12 58.3% [31.9%, 80.7%]": n/N, its rate and 95% Wilson interval; "0/0 (no runs)" without runs. */

@@ -3,9 +3,9 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Section } from "@/components/ui/page-header";
 import { Alert } from "@/components/ui/alert";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
-import { REASON_LABELS } from "@/lib/evaluations/display";
-import type { EvaluationSummary } from "@/lib/evaluations/read-schemas";
-import { UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
+import { REASON_LABELS } from "@/lib/evaluations/read/display";
+import type { EvaluationSummary } from "@/lib/evaluations/read/read-boundary";
+import { UNRESOLVED_REASONS } from "@/lib/evaluations/vocabulary";
 import { ratio } from "@/lib/format/numbers";
 
 /** A count that opens the runs it counts (the evaluation's runs list, or its share link's). */

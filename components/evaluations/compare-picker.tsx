@@ -1,6 +1,6 @@
 import { Scale } from "lucide-react";
 import { buttonClass } from "@/components/ui/button";
-import type { EvaluationListItem } from "@/lib/evaluations/list-evaluations";
+import type { EvaluationListItem } from "@/lib/evaluations/read/list-evaluations";
 
 /**
  * The compare page without a usable `ids`: the newest evaluations to tick (those already named stay

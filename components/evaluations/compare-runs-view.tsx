@@ -8,12 +8,12 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Input, Label } from "@/components/ui/field";
 import { Section } from "@/components/ui/page-header";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
-import { alignRuns, effectsOfCalls, type AlignedTurn, type CallEffect, type ComparedCall } from "@/lib/evaluations/compare-runs";
-import type { EvaluationRunDetail } from "@/lib/evaluations/evaluation-runs";
+import { alignRuns, effectsOfCalls, type AlignedTurn, type CallEffect, type ComparedCall } from "@/lib/evaluations/read/compare-runs";
+import type { EvaluationRunDetail } from "@/lib/evaluations/read/evaluation-run";
 import { openReason, type FinalityEffect } from "@/lib/evaluations/finality";
 import type { Db } from "@/lib/db/prisma";
-import { MESSAGES_PAGE, runMessages, type RunMessagesPage } from "@/lib/evaluations/run-messages";
-import type { ResolutionStatus, StatusAtScoring, ToolClass } from "@/lib/evaluations/schemas";
+import { MESSAGES_PAGE, runMessages, type RunMessagesPage } from "@/lib/evaluations/read/run-messages";
+import type { ResolutionStatus, StatusAtScoring, ToolClass } from "@/lib/evaluations/vocabulary";
 import { formatDuration } from "@/lib/format/time";
 import type { SearchParams } from "@/lib/http/input";
 

@@ -4,7 +4,7 @@ import { Plus, Trash2 } from "lucide-react";
 import { Button } from "@/components/ui/button";
 import { Fieldset, Input, Select } from "@/components/ui/field";
 import { policyFromRows, type PolicyRow } from "@/lib/evaluations/policy-rows";
-import { EFFECT_CLASSES, type EffectClass } from "@/lib/evaluations/schemas";
+import { EFFECT_CLASSES, type EffectClass } from "@/lib/evaluations/vocabulary";
 
 const CLASS_MEANINGS: Record<EffectClass, string> = {
   read_only: "read_only: changes nothing",

@@ -2,11 +2,12 @@ import { EmptyState } from "@/components/ui/empty-state";
 import { Section } from "@/components/ui/page-header";
 import { RowsTable } from "@/components/ui/rows-table";
 import { Time } from "@/components/ui/time";
-import type { EvaluationDetail } from "@/lib/evaluations/read-schemas";
+import type { EvaluationDetail } from "@/lib/evaluations/read/read-boundary";
 import { describeEntry, entryClass, entryTemplates, toolClassifier } from "@/lib/evaluations/policy";
-import type { ToolClass, ToolEntry } from "@/lib/evaluations/schemas";
+import type { ToolClass } from "@/lib/evaluations/vocabulary";
+import type { ToolEntry } from "@/lib/evaluations/effect-policy-schema";
 import type { StoredToolSuggestion } from "@/lib/evaluations/tool-suggestions";
-import type { TemplateSuggestion } from "@/lib/evaluations/template-suggestions";
+import type { TemplateSuggestion } from "@/lib/evaluations/read/template-suggestions";
 import { OpenOnRequest } from "@/components/ui/open-on-request";
 import { LazyPolicyVersionForm } from "./lazy-policy-version-form";
 

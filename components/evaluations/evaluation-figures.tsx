@@ -1,9 +1,9 @@
 import { ChartFigure } from "@/components/experiment/chart-figure";
 import { Section } from "@/components/ui/page-header";
 import { StatCard, StatGrid } from "@/components/ui/stat-card";
-import { finalBasisSentence, REASON_LABELS, separationBasisSentence } from "@/lib/evaluations/display";
-import type { EvaluationSummary } from "@/lib/evaluations/read-schemas";
-import { UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
+import { finalBasisSentence, REASON_LABELS, separationBasisSentence } from "@/lib/evaluations/read/display";
+import type { EvaluationSummary } from "@/lib/evaluations/read/read-boundary";
+import { UNRESOLVED_REASONS } from "@/lib/evaluations/vocabulary";
 import { percent, ratio } from "@/lib/format/numbers";
 import { formatWilson95 } from "@/lib/statistics/wilson";
 

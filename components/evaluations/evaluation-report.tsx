@@ -1,11 +1,12 @@
 import { StatisticsPanel } from "@/components/statistics/statistics-panel";
 import type { PageContents } from "@/lib/format/contents";
-import type { EvaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
+import type { EvaluationStatistics } from "@/lib/evaluations/read/evaluation-statistics";
 import type { RuleVersion } from "@/lib/statistics/answer-schema";
-import type { EvaluationDetail, EvaluationSummary } from "@/lib/evaluations/read-schemas";
-import type { ToolClass, ToolEntry } from "@/lib/evaluations/schemas";
+import type { EvaluationDetail, EvaluationSummary } from "@/lib/evaluations/read/read-boundary";
+import type { ToolClass } from "@/lib/evaluations/vocabulary";
+import type { ToolEntry } from "@/lib/evaluations/effect-policy-schema";
 import type { StoredToolSuggestion } from "@/lib/evaluations/tool-suggestions";
-import type { TemplateSuggestion } from "@/lib/evaluations/template-suggestions";
+import type { TemplateSuggestion } from "@/lib/evaluations/read/template-suggestions";
 import { AttackPanel } from "./attack-panel";
 import { UnitsPanel, UnresolvedPanel } from "./audit-panels";
 import { EffectPolicyPanel } from "./effect-policy-panel";

@@ -8,7 +8,8 @@ import { Button } from "@/components/ui/button";
 import { CharacterCounter, Field, Input, Textarea, describedBy } from "@/components/ui/field";
 import { useFieldErrors } from "@/components/ui/use-field-errors";
 import { policyFromRows, type PolicyRow } from "@/lib/evaluations/policy-rows";
-import { EVALUATION_DESCRIPTION_MAX, EVALUATION_NAME_MAX, createEvaluationBodySchema } from "@/lib/evaluations/schemas";
+import { EVALUATION_DESCRIPTION_MAX, EVALUATION_NAME_MAX } from "@/lib/evaluations/vocabulary";
+import { createEvaluationBodySchema } from "@/lib/evaluations/evaluation-requests";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
 import {
   DEFAULT_RULE_FIELDS,

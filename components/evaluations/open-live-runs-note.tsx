@@ -1,6 +1,6 @@
 import Link from "next/link";
 import { Alert } from "@/components/ui/alert";
-import type { OpenLiveRuns } from "@/lib/evaluations/live/live-runs";
+import type { OpenLiveRuns } from "@/lib/evaluations/read/live-runs";
 
 /**
  * The evaluation's live runs still open: in none of the figures below until scored, so said here

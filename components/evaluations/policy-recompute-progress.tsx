@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { Alert } from "@/components/ui/alert";
-import type { PendingPolicy } from "@/lib/evaluations/read-schemas";
+import type { PendingPolicy } from "@/lib/evaluations/read/read-boundary";
 
 const POLL_MS = 1_500;
 

@@ -13,9 +13,9 @@ import {
   setEffectPolicyBodySchema,
   type EffectPolicy,
   type EffectPolicyConflict,
-} from "@/lib/evaluations/schemas";
+} from "@/lib/evaluations/effect-policy-schema";
 import { fieldErrors, messageAfterField, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
-import type { TemplateSuggestion } from "@/lib/evaluations/template-suggestions";
+import type { TemplateSuggestion } from "@/lib/evaluations/read/template-suggestions";
 import { EffectPolicyEditor } from "./effect-policy-editor";
 
 const FIELDS: Record<string, FieldSpec> = {

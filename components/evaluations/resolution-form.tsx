@@ -8,7 +8,8 @@ import { Button } from "@/components/ui/button";
 import { Field, Input, Select, Textarea, describedBy } from "@/components/ui/field";
 import { useFieldErrors } from "@/components/ui/use-field-errors";
 import { useToast } from "@/components/ui/toast";
-import { postResolutionBodySchema, RESOLUTION_STATUSES } from "@/lib/evaluations/schemas";
+import { postResolutionBodySchema } from "@/lib/evaluations/evaluation-requests";
+import { RESOLUTION_STATUSES } from "@/lib/evaluations/vocabulary";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
 
 const FIELDS: Record<string, FieldSpec> = {

@@ -1,6 +1,6 @@
 import { Section } from "@/components/ui/page-header";
 import { DataTable, Td } from "@/components/ui/table";
-import type { EvaluationSummary } from "@/lib/evaluations/read-schemas";
+import type { EvaluationSummary } from "@/lib/evaluations/read/read-boundary";
 import { percent, ratio } from "@/lib/format/numbers";
 
 const metricsText = (metrics: Record<string, number>) =>

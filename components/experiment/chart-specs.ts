@@ -2,8 +2,8 @@
 // and its text alternative: the same n/N figures in words, so no number lives only in a picture.
 import type { FinalityDelayRow } from "@/lib/experiments/read/experiment-aggregates";
 import { CONDITION_LABELS, POLICY_LABELS } from "@/lib/format/replay-labels";
-import type { ComparisonAnswer } from "@/lib/evaluations/compare";
-import type { EvaluationSummary } from "@/lib/evaluations/read-schemas";
+import type { ComparisonAnswer } from "@/lib/evaluations/read/compare";
+import type { EvaluationSummary } from "@/lib/evaluations/read/read-boundary";
 import { intervalWords, wilsonInterval } from "@/lib/statistics/wilson";
 import type { ReplaySummary } from "@/lib/replay/rules/summary-schema";
 

@@ -8,7 +8,7 @@ import { DataGrid, type GridColumn } from "@/components/ui/data-grid";
 import { EmptyState } from "@/components/ui/empty-state";
 import type { GridCell } from "@/components/ui/grid-cell";
 import { Input, Label } from "@/components/ui/field";
-import { REASON_LABELS, timesRecorded } from "@/lib/evaluations/display";
+import { REASON_LABELS, timesRecorded } from "@/lib/evaluations/read/display";
 import {
   RUN_LABEL_FILTERS,
   RUN_SORTS,
@@ -16,8 +16,8 @@ import {
   type EvaluationRunListItem,
   type EvaluationRunListQuery,
   type RunSort,
-} from "@/lib/evaluations/read-schemas";
-import { FINALITIES, INHERITED_STATES, UNRESOLVED_REASONS } from "@/lib/evaluations/schemas";
+} from "@/lib/evaluations/read/read-boundary";
+import { FINALITIES, INHERITED_STATES, UNRESOLVED_REASONS } from "@/lib/evaluations/vocabulary";
 import { formatDuration } from "@/lib/format/time";
 import { DEFAULT_PAGE_SIZE } from "@/lib/http/pagination";
 import type { FrozenRunState } from "@/lib/share/frozen-runs";

@@ -7,7 +7,7 @@ import { PageHeader, Section } from "@/components/ui/page-header";
 import { DataTable, Td } from "@/components/ui/table";
 import { Time } from "@/components/ui/time";
 import { formatElapsed } from "@/lib/format/time";
-import type { LiveRunView as LiveRun } from "@/lib/evaluations/live/live-runs";
+import type { LiveRunView as LiveRun } from "@/lib/evaluations/read/live-runs";
 import { RefreshWhileOpen } from "./refresh-while-open";
 
 const evidenceText = (evidence: unknown) => (typeof evidence === "string" ? evidence : JSON.stringify(evidence));

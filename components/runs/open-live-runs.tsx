@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Alert } from "@/components/ui/alert";
 import { Time } from "@/components/ui/time";
-import type { OpenLiveRuns as Open } from "@/lib/evaluations/live/live-runs";
+import type { OpenLiveRuns as Open } from "@/lib/evaluations/read/live-runs";
 
 /** The live runs still open: in no figure until scored; each links to its page, which follows its events. */
 export function OpenLiveRuns({ evaluationId, open }: { evaluationId: string; open: Open }) {

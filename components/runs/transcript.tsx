@@ -2,8 +2,8 @@ import { Badge, type Tone } from "@/components/ui/badge";
 import { EmptyState } from "@/components/ui/empty-state";
 import { formatElapsed } from "@/lib/format/time";
 import { modelCallText, type StoredModelCall } from "@/lib/evaluations/model-calls";
-import type { RunMessagesPage } from "@/lib/evaluations/run-messages";
-import type { MessageRecord } from "@/lib/evaluations/schemas";
+import type { RunMessagesPage } from "@/lib/evaluations/read/run-messages";
+import type { MessageRecord } from "@/lib/evaluations/run-record-schema";
 
 /** Longer texts show their first part and open the rest on request (a fetched page as a tool's output). */
 const SHOWN_CHARACTERS = 1_200;

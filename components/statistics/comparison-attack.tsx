@@ -1,7 +1,7 @@
 import { outcomeCells, TRADE_OFF_COLUMNS } from "@/components/evaluations/attack-panel";
 import { Section } from "@/components/ui/page-header";
 import { RowsTable } from "@/components/ui/rows-table";
-import type { ComparisonAnswer } from "@/lib/evaluations/compare";
+import type { ComparisonAnswer } from "@/lib/evaluations/read/compare";
 
 /**
  * The compared evaluations (one pipeline each, as AgentDojo's import makes them) side by side on what a

@@ -4,7 +4,7 @@ import { Alert } from "@/components/ui/alert";
 import { Badge, type Tone } from "@/components/ui/badge";
 import { Section } from "@/components/ui/page-header";
 import { DataTable, RowHead, Td } from "@/components/ui/table";
-import type { ComparisonAnswer } from "@/lib/evaluations/compare";
+import type { ComparisonAnswer } from "@/lib/evaluations/read/compare";
 import { percent, ratio } from "@/lib/format/numbers";
 import type { Verdict } from "@/lib/statistics/sensitivity";
 import { ComparisonAttack } from "./comparison-attack";

@@ -7,7 +7,7 @@ import { Alert, FormAlert } from "@/components/ui/alert";
 import { Button } from "@/components/ui/button";
 import { Field, Textarea } from "@/components/ui/field";
 import { useFieldErrors } from "@/components/ui/use-field-errors";
-import { evaluationRuleChangeBodySchema } from "@/lib/evaluations/schemas";
+import { evaluationRuleChangeBodySchema } from "@/lib/evaluations/evaluation-requests";
 import { ruleControlError } from "@/lib/forms/exclusion-rule-fields";
 import { fieldErrors, serverFieldError, type FieldSpec } from "@/lib/forms/field-errors";
 import type { RuleVersion } from "@/lib/statistics/answer-schema";

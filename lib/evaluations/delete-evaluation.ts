@@ -5,9 +5,9 @@
 import { z } from "zod";
 import { recordAudit, type AuditActor } from "../audit-log/audit-log";
 import type { Db } from "../db/prisma";
-import type { SqlClient } from "../db/sql-transaction";
 import { onlyRowOf, rowsOf } from "../db/rows";
 import { conflict, notFound } from "../errors";
+import { storedRunCount } from "./read/get-evaluation";
 
 export const deleteEvaluationQuerySchema = z.strictObject({
   /** The run count the confirmation named: when the evaluation holds another number now, nothing is deleted (409). */
@@ -27,16 +27,6 @@ export interface DeletedEvaluation {
   /** Live runs still open when it was deleted. */
   openLiveRuns: number;
   deletedAt: string;
-}
-
-const runsRow = z.object({ runs: z.number() });
-
-/** The evaluation's stored runs, from the trigger-kept counts (exact in the writer's transaction, flat in the number of runs). */
-export async function storedRunCount(db: Pick<SqlClient, "$queryRaw">, id: string): Promise<number> {
-  return onlyRowOf(
-    runsRow,
-    await db.$queryRaw`SELECT coalesce(sum(n), 0)::int AS runs FROM evaluation_run_counts WHERE evaluation_id = ${id}::uuid`,
-  ).runs;
 }
 
 export async function deleteEvaluation(db: Db, actor: AuditActor, id: string, query: DeleteEvaluationQuery): Promise<DeletedEvaluation> {

@@ -2,18 +2,19 @@ import { describe, expect, it } from "vitest";
 import { poolOf, type Db } from "../db/prisma";
 import { useTestDatabase } from "../testing/use-test-database";
 import { at, SURFACE, WORKED_POLICY, workedExample as worked } from "../testing/evaluation-example";
-import { appendResolution } from "./append-resolution";
+import { appendResolution } from "./audit/append-resolution";
 import { createEvaluation } from "./create-evaluation";
 import { syntheticRun } from "../testing/synthetic-evaluation-runs";
 import { recomputeSeparation } from "./audit/separation-recompute";
 import { refreshSurfaceStats } from "./audit/surface-stats-store";
-import { evaluationStatistics } from "./evaluation-statistics";
-import { evaluationTools, largestUnits, listEvaluationRuns } from "./evaluation-runs";
+import { evaluationStatistics } from "./read/evaluation-statistics";
+import { evaluationTools, largestUnits } from "./read/units-and-tools";
+import { listEvaluationRuns } from "./read/evaluation-runs";
 import { ingestRuns } from "./ingest/ingest-runs";
-import { setEffectPolicy } from "./set-effect-policy";
+import { setEffectPolicy } from "./policy-recompute/set-effect-policy";
 import { applyPendingPolicy } from "./policy-recompute/recompute";
-import { evaluationSummary } from "./summary";
-import type { RunListCursor } from "./read-schemas";
+import { evaluationSummary } from "./read/summary";
+import type { RunListCursor } from "./read/read-boundary";
 
 // The worked example of docs/evaluations.md, stored and audited on a real PostgreSQL.
 let db: Db;

@@ -2,7 +2,7 @@
 // relevant effect (by the declared policy) was terminal at scoring; otherwise it is unresolved, with
 // the reason, and it is not a failure. Pure: times are epoch milliseconds passed in as values. A disagreement is
 // counted by lib/replay/rules/labels.ts's `disagrees`, exactly as Table 2 counts it.
-import type { FinalityBasis, ResolutionStatus, StatusAtScoring, ToolClass, UnresolvedReason } from "./schemas";
+import type { FinalityBasis, ResolutionStatus, StatusAtScoring, ToolClass, UnresolvedReason } from "./vocabulary";
 
 export interface FinalityResolution {
   status: ResolutionStatus;

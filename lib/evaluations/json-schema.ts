@@ -1,5 +1,5 @@
 import { z } from "zod";
-import { ingestBodySchema, runRecordSchema } from "./schemas";
+import { ingestBodySchema, runRecordSchema } from "./run-record-schema";
 
 /** A scored run names its scoring time and endpoint label; an unscored one says why instead (runRecordSchema's refinement, which zod cannot write as JSON Schema). */
 const SCORED_OR_UNSCORED = [

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { modelCallTotals, modelCallText, placeModelCalls, type StoredModelCall } from "./model-calls";
-import { runRecordSchema } from "./schemas";
+import { runRecordSchema } from "./run-record-schema";
 
 const stored = (position: number, fields: Partial<StoredModelCall> = {}): StoredModelCall => ({
   position,

@@ -1,7 +1,7 @@
 // A run's model calls (an Inspect model event, an OpenTelemetry chat span, the record's modelCalls):
 // their sums kept on the run's row, and where the transcript shows each. Pure.
 import { formatDuration } from "../format/time";
-import type { ModelCallRecord } from "./schemas";
+import type { ModelCallRecord } from "./run-record-schema";
 
 /** A model call as read back: every field null where the harness did not say. */
 export interface StoredModelCall {

@@ -2,7 +2,8 @@
 // calls read and write) and the policy they make. Pure: the create form and the new-version form both
 // build their body through it.
 import { entryClass, entryTemplates } from "./policy";
-import { EFFECT_CLASSES, type EffectClass, type EffectPolicy, type ToolEntry } from "./schemas";
+import { EFFECT_CLASSES, type EffectClass } from "./vocabulary";
+import type { EffectPolicy, ToolEntry } from "./effect-policy-schema";
 import { parseSurfaceTemplate } from "./surface-templates";
 
 export interface PolicyRow {

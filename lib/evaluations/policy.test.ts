@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { classesToAdopt, classifyTool, describeEntry, globMatches, samePolicy, sameTemplates } from "./policy";
-import type { EffectPolicy } from "./schemas";
+import type { EffectPolicy } from "./effect-policy-schema";
 
 describe("effect policy", () => {
   const policy = {

@@ -1,6 +1,7 @@
 // The declared effect policy: which class each tool's effects belong to, and the surfaces
 // its calls touch by templates over their arguments (surface-templates.ts). Pure.
-import type { EffectClass, EffectPolicy, ToolClass, ToolEntry } from "./schemas";
+import type { EffectClass, ToolClass } from "./vocabulary";
+import type { EffectPolicy, ToolEntry } from "./effect-policy-schema";
 import { renderSurfaceTemplate, templateParts, type CallSurface, type TemplatePart } from "./surface-templates";
 
 /**

@@ -6,7 +6,7 @@
 // reset waits until the operation is terminal); an unverified one, or one whose canary survived, breaks nothing. Connected
 // components are the analysis units. Pure: times are epoch milliseconds; run ids are opaque strings.
 import { INHERITED_RANK, type InheritedState } from "../replay/rules/inherited-state";
-import type { ResolutionStatus, StatusAtScoring } from "./schemas";
+import type { ResolutionStatus, StatusAtScoring } from "./vocabulary";
 import { isTerminalStatus } from "./finality";
 
 export interface SurfaceWrite {

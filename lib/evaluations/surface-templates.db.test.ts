@@ -3,15 +3,18 @@ import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { useTestDatabase } from "../testing/use-test-database";
 import { createEvaluation } from "./create-evaluation";
-import { getEvaluationRun } from "./evaluation-runs";
+import { getEvaluationRun } from "./read/evaluation-run";
 import { ingestRuns } from "./ingest/ingest-runs";
-import { openLiveRun, recordLiveEvents, scoreLiveRun } from "./live/live-runs";
+import { openLiveRun } from "./live/open-live-run";
+import { recordLiveEvents } from "./live/record-live-events";
+import { scoreLiveRun } from "./live/score-live-run";
 import { toolClassifier } from "./policy";
 import { applyPendingPolicy } from "./policy-recompute/recompute";
-import type { EffectPolicy, RunRecord } from "./schemas";
-import { setEffectPolicy } from "./set-effect-policy";
-import { evaluationSummary } from "./summary";
-import { templateSuggestions } from "./template-suggestions";
+import type { EffectPolicy } from "./effect-policy-schema";
+import type { RunRecord } from "./run-record-schema";
+import { setEffectPolicy } from "./policy-recompute/set-effect-policy";
+import { evaluationSummary } from "./read/summary";
+import { templateSuggestions } from "./read/template-suggestions";
 
 // Surfaces from a tool's arguments on a real PostgreSQL: run fs-1 writes a.txt (write_file, then
 // edit_file), run fs-2, with no reset between, reads it (read_text_file). Nothing in either record

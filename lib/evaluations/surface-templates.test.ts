@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { callSurfacer } from "./policy";
-import { effectPolicySchema } from "./schemas";
+import { effectPolicySchema } from "./effect-policy-schema";
 import { callSurfaceText, parseSurfaceTemplate, renderSurfaceTemplate, SURFACE_MAX, templateParts } from "./surface-templates";
 
 describe("a surface template", () => {

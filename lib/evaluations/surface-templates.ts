@@ -1,6 +1,6 @@
 // Surfaces from a tool's arguments: a policy entry's `reads` and `writes` templates (`fs:{path}`)
 // name the state a call touches, `{name}` standing for the call's top-level argument `name`. Pure:
-// parsed when a policy is saved (schemas.ts refuses a bad one), rendered when a run's rows are made
+// parsed when a policy is saved (effect-policy-schema.ts refuses a bad one), rendered when a run's rows are made
 // (ingest/rows.ts) and when the run page says what each call touched.
 
 /** A template as literal text and the arguments it names, in order. */

@@ -6,7 +6,7 @@ import type { SqlClient } from "../db/sql-transaction";
 import { rowsOf } from "../db/rows";
 import type { SqlTx } from "../db/sql-transaction";
 import { notFound } from "../errors";
-import { EFFECT_CLASSES, text } from "./schemas";
+import { EFFECT_CLASSES, text } from "./vocabulary";
 
 export const MAX_SUGGESTIONS_PER_REQUEST = 1_000;
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { runRecordSchema, type RunRecord } from "../evaluations/schemas";
+import { runRecordSchema, type RunRecord } from "../evaluations/run-record-schema";
 import { AGENTDOJO_RUNS, HAND_MADE } from "../testing/importer-fixtures";
 import { EMPTY_TOOL_NAME, agentDojoEffectPolicy, importAgentDojoLog, pipelineOf } from "./agentdojo";
 import { SkippedLog } from "./imported-log";

@@ -5,7 +5,8 @@
 // environment, so effects name no shared surface.
 import { z } from "zod";
 import { boundedContent, boundedMessages, contentText, roleOf } from "./transcript";
-import { runRecordSchema, type EffectPolicy, type EffectRecord, type MessageRecord, type RunRecord } from "../evaluations/schemas";
+import { runRecordSchema, type EffectRecord, type MessageRecord, type RunRecord } from "../evaluations/run-record-schema";
+import type { EffectPolicy } from "../evaluations/effect-policy-schema";
 import { AGENTDOJO_READ_TOOLS, AGENTDOJO_SUITES, AGENTDOJO_WRITE_TOOLS, type AgentDojoSuite } from "../traces/agentdojo-tools";
 import { SkippedLog, firstIssue, type ImportedLog } from "./imported-log";
 

@@ -3,11 +3,11 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "../db/prisma";
-import { evaluationStatistics } from "../evaluations/evaluation-statistics";
-import { listEvaluationRuns } from "../evaluations/evaluation-runs";
-import { setEffectPolicy } from "../evaluations/set-effect-policy";
+import { evaluationStatistics } from "../evaluations/read/evaluation-statistics";
+import { listEvaluationRuns } from "../evaluations/read/evaluation-runs";
+import { setEffectPolicy } from "../evaluations/policy-recompute/set-effect-policy";
 import { applyPendingPolicy } from "../evaluations/policy-recompute/recompute";
-import { evaluationSummary } from "../evaluations/summary";
+import { evaluationSummary } from "../evaluations/read/summary";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { AGENTDOJO_RUNS, HAND_MADE, INSPECT_LOGS } from "../testing/importer-fixtures";
 import { importLogs } from "./import-logs";
@@ -184,7 +184,7 @@ describe("importing the fixture folders", () => {
 describe("importing into an evaluation that exists", () => {
   it("keeps the evaluation's own classes and adds the importer's for the tools its policy leaves unclassified, as a version the report names", async () => {
     const { createEvaluation } = await import("../evaluations/create-evaluation");
-    const { getEvaluation } = await import("../evaluations/get-evaluation");
+    const { getEvaluation } = await import("../evaluations/read/get-evaluation");
     const { agentDojoEffectPolicy } = await import("./agentdojo");
     const id = await createEvaluation(db, { name: "named on the form", effectPolicy: { tools: { send_money: "external" } } }, null);
     const report = importReportSchema.parse(await importLogs(db, [AGENTDOJO_RUNS], { evaluationName: "named on the form" }));

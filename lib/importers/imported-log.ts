@@ -1,8 +1,9 @@
 // What every importer turns one log file into: the runs to ingest (the run record of
-// lib/evaluations/schemas.ts, nothing more), the evaluation they belong to by default, and what a
+// lib/evaluations/run-record-schema.ts, nothing more), the evaluation they belong to by default, and what a
 // person should know about the mapping (notes, tools the harness does not know, samples left out).
 import type { HarnessMetric } from "../evaluations/harness-metrics";
-import type { CreateEvaluationBody, RunRecord } from "../evaluations/schemas";
+import type { CreateEvaluationBody } from "../evaluations/evaluation-requests";
+import type { RunRecord } from "../evaluations/run-record-schema";
 
 export const LOG_FORMATS = ["agentdojo", "inspect-json", "inspect-eval"] as const;
 export type LogFormat = (typeof LOG_FORMATS)[number];

@@ -11,7 +11,7 @@ import type { Db } from "../db/prisma";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { INSPECT_LOGS } from "../testing/importer-fixtures";
 import { inspectJsonOf } from "../testing/zip";
-import { evaluationStatistics } from "../evaluations/evaluation-statistics";
+import { evaluationStatistics } from "../evaluations/read/evaluation-statistics";
 import { importLogs } from "./import-logs";
 import { importReportSchema, type ImportReport } from "./report";
 

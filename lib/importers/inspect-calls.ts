@@ -1,7 +1,7 @@
 // An Inspect sample's tool calls (from its tool events, else its messages), what became of each by
 // the time the sample was scored, and its messages as the run's transcript. Pure.
 import { z } from "zod";
-import type { EffectRecord, MessageRecord, ToolCallRecord } from "../evaluations/schemas";
+import type { EffectRecord, MessageRecord, ToolCallRecord } from "../evaluations/run-record-schema";
 import { eventSchema, iso, messageSchema, toolEventSchema } from "./inspect-log-schemas";
 import { boundedContent, boundedMessages, contentText, roleOf } from "./transcript";
 

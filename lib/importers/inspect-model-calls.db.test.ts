@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "../db/prisma";
-import { getEvaluationRun } from "../evaluations/evaluation-runs";
-import { evaluationSummary } from "../evaluations/summary";
+import { getEvaluationRun } from "../evaluations/read/evaluation-run";
+import { evaluationSummary } from "../evaluations/read/summary";
 import { createTestDatabase, type TestDatabase } from "../testing/database";
 import { INSPECT_LOGS } from "../testing/importer-fixtures";
 import { inspectJsonOf } from "../testing/zip";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { runRecordSchema, type RunRecord } from "../evaluations/schemas";
+import { runRecordSchema, type RunRecord } from "../evaluations/run-record-schema";
 import { INSPECT_LOGS, importLogFile } from "../testing/importer-fixtures";
 import { inspectJsonOf } from "../testing/zip";
 import { importInspectLog } from "./inspect";

@@ -6,7 +6,7 @@
 // A failed attempt goes with the next call that succeeded. Pure.
 import { z } from "zod";
 import { INT4_MAX } from "../http/storable";
-import { MAX_RUN_MODEL_CALLS, type MessageRecord, type ModelCallRecord } from "../evaluations/schemas";
+import { MAX_RUN_MODEL_CALLS, type MessageRecord, type ModelCallRecord } from "../evaluations/run-record-schema";
 import { roleOf } from "./transcript";
 
 const timeSchema = z.string().refine((s) => Number.isFinite(Date.parse(s)), "not a time");

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runRecordSchema } from "../evaluations/schemas";
+import { runRecordSchema } from "../evaluations/run-record-schema";
 import { importLogFile } from "../testing/importer-fixtures";
 import { RUBRIC, twoScorerLedgerLog } from "../testing/two-scorer-inspect-log";
 import type { ImportedLog } from "./imported-log";

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { runRecordSchema } from "../evaluations/schemas";
+import { runRecordSchema } from "../evaluations/run-record-schema";
 import { HAND_MADE, INSPECT_LOGS, importLogFile } from "../testing/importer-fixtures";
 import { importInspectLog } from "./inspect";
 import { NO_SCORE_REASON, scoreAsNumber } from "./inspect-scores";

@@ -3,7 +3,8 @@
 // of an `unclassified` tool (the evaluation's policy names none) until the user classifies it.
 import { z } from "zod";
 import { modelCallsOfSample } from "./inspect-model-calls";
-import { DEFAULT_SCORE_THRESHOLD, runRecordSchema, type EffectRecord, type RunRecord } from "../evaluations/schemas";
+import { DEFAULT_SCORE_THRESHOLD } from "../evaluations/vocabulary";
+import { runRecordSchema, type EffectRecord, type RunRecord } from "../evaluations/run-record-schema";
 import type { HarnessMetric } from "../evaluations/harness-metrics";
 import { SkippedLog, firstIssue, type ImportedLog, type LogFormat } from "./imported-log";
 import { callOutcome, callsOfSample, statusAtScoring, transcriptOf } from "./inspect-calls";

@@ -1,7 +1,7 @@
 // The import report (`npm run import`, `POST /api/v1/imports`, the upload page), and the sum of
 // several: the upload page sends one file per request and shows one report at the end.
 import { z } from "zod";
-import { toolEntrySchema } from "../evaluations/schemas";
+import { toolEntrySchema } from "../evaluations/effect-policy-schema";
 import type { ImportedLog } from "./imported-log";
 
 /** Exactly these fields. */

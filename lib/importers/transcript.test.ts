@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_RUN_MESSAGES, MESSAGE_CONTENT_MAX } from "../evaluations/schemas";
+import { MAX_RUN_MESSAGES, MESSAGE_CONTENT_MAX } from "../evaluations/run-record-schema";
 import { boundedContent, boundedMessages, contentText, roleOf } from "./transcript";
 
 describe("transcripts from logs", () => {

@@ -3,7 +3,7 @@
 // sent; a run already closed takes them as later evidence. Anything but a 2xx throws, so that the
 // outbox keeps the batch and sends it again.
 import { z } from "zod";
-import { liveEventsAnswerSchema, type RecorderHeartbeatBody } from "../evaluations/live/schemas";
+import { liveEventsAnswerSchema, type RecorderHeartbeatBody } from "../evaluations/live/live-run-schemas";
 import type { ToolSuggestion } from "../evaluations/tool-suggestions";
 import type { RecordedEvent } from "./observer";
 

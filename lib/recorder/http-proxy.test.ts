@@ -9,7 +9,7 @@ import { startHttpRecorder } from "./http-proxy";
 import type { RecordedEvent } from "./observer";
 import { EventOutbox } from "./outbox";
 import { RecorderPresence } from "./presence";
-import type { RecorderHeartbeatBody } from "../evaluations/live/schemas";
+import type { RecorderHeartbeatBody } from "../evaluations/live/live-run-schemas";
 
 // The Streamable HTTP recorder over real sockets, in front of a hand-written MCP endpoint that answers
 // the way servers may: a session id on initialize, a gzip-encoded JSON batch, an SSE stream cut in the

@@ -1,6 +1,6 @@
 // What the MCP recorder reads from the traffic it passes on (docs/recording.md, The MCP recorder), pure: each JSON-RPC
 // message between the agent and its MCP server, with the time it passed, becomes live-run events
-// (lib/evaluations/live/schemas.ts), tasks to poll, and tool-class suggestions. It never changes a
+// (lib/evaluations/live/live-run-schemas.ts), tasks to poll, and tool-class suggestions. It never changes a
 // message: the proxy forwards every one as it came (stdio-proxy.ts).
 //
 // - tools/list: each tool's annotations; read-only → read_only, open-world → external, otherwise

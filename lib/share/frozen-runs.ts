@@ -7,10 +7,11 @@
 // Times are the rows' own (created_at and recorded_at are their transaction's start): a batch whose
 // transaction began before the freeze and committed after it reads as stored by then.
 import { auditFinality, finalityBasis, type FinalityEffect } from "../evaluations/finality";
-import type { EvaluationRunDetail } from "../evaluations/evaluation-runs";
-import type { EvaluationRunListItem } from "../evaluations/read-schemas";
+import type { EvaluationRunDetail } from "../evaluations/read/evaluation-run";
+import type { EvaluationRunListItem } from "../evaluations/read/read-boundary";
 import { classifyTool } from "../evaluations/policy";
-import type { EffectPolicy, ResolutionStatus, StatusAtScoring } from "../evaluations/schemas";
+import type { EffectPolicy } from "../evaluations/effect-policy-schema";
+import type { ResolutionStatus, StatusAtScoring } from "../evaluations/vocabulary";
 
 /** When a frozen link was made and the policy its figures were taken under. */
 export interface RunsFreeze {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
-import { appendResolution } from "../evaluations/append-resolution";
+import { appendResolution } from "../evaluations/audit/append-resolution";
 import { createEvaluation } from "../evaluations/create-evaluation";
-import { getEvaluationRun, listEvaluationRuns } from "../evaluations/evaluation-runs";
+import { getEvaluationRun } from "../evaluations/read/evaluation-run";
+import { listEvaluationRuns } from "../evaluations/read/evaluation-runs";
 import { ingestRuns } from "../evaluations/ingest/ingest-runs";
 import { at, WORKED_POLICY, workedExample } from "../testing/evaluation-example";
 import { useTestDatabase } from "../testing/use-test-database";

@@ -5,11 +5,11 @@ import "server-only";
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { rowsOf } from "../db/rows";
-import type { EffectPolicy } from "../evaluations/schemas";
+import type { EffectPolicy } from "../evaluations/effect-policy-schema";
 import { lookUpShareLink } from "./access";
 import { auditAtFreeze, frozenRunState, type FreezeEffect, type FrozenRunState, type RunsFreeze } from "./frozen-runs";
 import { shareRefusal, type ShareRefusal } from "./refusal";
-import type { EvaluationRunListItem } from "../evaluations/read-schemas";
+import type { EvaluationRunListItem } from "../evaluations/read/read-boundary";
 
 export interface SharedEvaluation {
   status: "ok";

@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
-import { compareStoredEvaluations } from "../evaluations/compare";
+import { compareStoredEvaluations } from "../evaluations/read/compare";
 import { createEvaluation } from "../evaluations/create-evaluation";
-import { evaluationStatistics } from "../evaluations/evaluation-statistics";
+import { evaluationStatistics } from "../evaluations/read/evaluation-statistics";
 import { ingestRuns } from "../evaluations/ingest/ingest-runs";
-import { evaluationSummary } from "../evaluations/summary";
-import { createEvaluationBodySchema, evaluationRuleChangeBodySchema } from "../evaluations/schemas";
+import { evaluationSummary } from "../evaluations/read/summary";
+import { createEvaluationBodySchema, evaluationRuleChangeBodySchema } from "../evaluations/evaluation-requests";
 import { createQueuedExperiment } from "../experiments/create-experiment";
 import { experimentStatistics } from "../experiments/experiment-statistics";
 import { DomainError } from "../errors";

@@ -7,7 +7,8 @@ import type { Db } from "../db/prisma";
 import { auditFinality, finalityBasis, type FinalityEffect } from "../evaluations/finality";
 import { finalityColumns } from "../evaluations/ingest/rows";
 import { toolClassifier } from "../evaluations/policy";
-import { RESOLUTION_STATUSES, STATUSES_AT_SCORING, type EffectPolicy } from "../evaluations/schemas";
+import { RESOLUTION_STATUSES, STATUSES_AT_SCORING } from "../evaluations/vocabulary";
+import type { EffectPolicy } from "../evaluations/effect-policy-schema";
 
 const effectRow = z.object({
   run_id: z.string(),

@@ -2,7 +2,7 @@
 // started at T0, effects requested and their statuses at seconds after it, admitted against no
 // stored evidence.
 import { admitEvents, type AdmissionOptions, type StoredEvidence } from "../evaluations/live/timeline";
-import type { LiveEvent } from "../evaluations/live/schemas";
+import type { LiveEvent } from "../evaluations/live/live-run-schemas";
 
 export const T0 = Date.parse("2026-12-04T10:00:00.000Z");
 export const at = (seconds: number) => new Date(T0 + seconds * 1000).toISOString();

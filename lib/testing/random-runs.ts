@@ -3,8 +3,10 @@
 // rule applied in JavaScript (lib/testing/finality-reference.ts).
 import { z } from "zod";
 import type { Db } from "../db/prisma";
-import { RESOLUTION_STATUSES, STATUSES_AT_SCORING, type EffectPolicy, type RunRecord } from "../evaluations/schemas";
-import { appendResolution } from "../evaluations/append-resolution";
+import { RESOLUTION_STATUSES, STATUSES_AT_SCORING } from "../evaluations/vocabulary";
+import type { EffectPolicy } from "../evaluations/effect-policy-schema";
+import type { RunRecord } from "../evaluations/run-record-schema";
+import { appendResolution } from "../evaluations/audit/append-resolution";
 import { seededRandom } from "./seeded-random";
 
 export const TOOLS = ["bank.send", "bank.read", "files.write", "mail.send", "deploy.run", "x.unknown"];

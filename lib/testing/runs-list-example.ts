@@ -2,7 +2,7 @@
 // r12, r2, …). They start in reverse order, last 1 to 12 s in a scrambled order, score i/10 (r5 none), fail when odd;
 // r12 is unscored. r3 and r7 leave one effect pending at scoring, r9 two. r6 writes a surface r2 reads later: one unit.
 // Text to find: "Marguerite" in r4's transcript (once) and r8's (twice), "zeppelin" in r10's tool call arguments, r11's task.
-import type { MessageRecord } from "../evaluations/schemas";
+import type { MessageRecord } from "../evaluations/run-record-schema";
 
 export const RUNS_LIST_POLICY = { tools: { "bank.transfer": "async_handle", "search.*": "read_only" } } as const;
 const SHARED_SURFACE = "db:orders/shared";

@@ -1,7 +1,7 @@
 // The synthetic runs of bench:ingest: run `i` is the same every time (its own random sequence), with
 // realistic shapes: 0, 1 or 2 effects (one on average), 0 to 4 touches (two on average, a tenth on
 // surfaces shared across tasks), two to four tool calls.
-import type { MessageRecord, RunRecord } from "../evaluations/schemas";
+import type { MessageRecord, RunRecord } from "../evaluations/run-record-schema";
 import { seededRandom } from "./seeded-random";
 
 export const POLICY = {

@@ -61,7 +61,7 @@ describe("the trace library", () => {
     expect(all.traces.findIndex((t) => t.kind === "injection")).toBe(16);
   });
 
-  // The import also records the runs' own call sequences as imported traces (lib/evaluations/record-traces.db.test.ts): these look at ground truth.
+  // The import also records the runs' own call sequences as imported traces (lib/evaluations/record-traces/record-traces.db.test.ts): these look at ground truth.
   it("links imported AgentDojo runs to their task's trace, and shows the calls in order with the writes marked", async () => {
     const report = await importLogs(db, [AGENTDOJO_RUNS]);
     expect(report.failed).toEqual([]);

@@ -1,7 +1,7 @@
 // The trace library in PostgreSQL: loading AgentDojo's ground truth (idempotent, on first start),
 // listing and reading traces with the imported runs that used them, and resolving a selection of
 // traces into the replay's traces. Ground-truth rows come from lib/traces/ground-truth.ts, imported
-// ones from lib/evaluations/record-traces.ts.
+// ones from lib/evaluations/record-traces/record-traces.ts.
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
@@ -22,7 +22,7 @@ export const GROUND_TRUTH_VERSION = "v1.2.1";
  * The imported runs that used a trace (`t`): an imported trace's are the runs whose call sequence it is
  * (their link in evaluation_run_traces); a ground-truth trace's are the runs whose task id starts with its `suite/task`
  * (an attacked run's goes on with its attack and injection task), whatever their evaluation's
- * free-text benchmark says: that shape is AgentDojo's (lib/evaluations/record-traces.ts files them so).
+ * free-text benchmark says: that shape is AgentDojo's (lib/evaluations/record-traces/record-traces.ts files them so).
  */
 const LINKED_RUNS = Prisma.sql`evaluation_runs er JOIN evaluations e ON e.id = er.evaluation_id`;
 /** Kept apart per source so that each count uses its index (evaluation_run_traces_trace_idx, or the user task's expression: migration 20261204110000_user_task_index). */

@@ -2,8 +2,8 @@ import { notFound } from "next/navigation";
 import type { ReactNode } from "react";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { getSql } from "@/lib/db/web-process-db";
-import { evaluationExists } from "@/lib/evaluations/get-evaluation";
-import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { evaluationExists } from "@/lib/evaluations/read/get-evaluation";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
 
 /**
  * Checked here, outside the pages' Suspense boundaries: once a loading state is sent the status is

@@ -10,8 +10,8 @@ import { SharePanel } from "@/components/share/share-panel";
 import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
 import { getDb } from "@/lib/db/web-process-db";
 import { DomainError } from "@/lib/errors";
-import { compareQuerySchema, compareStoredEvaluations } from "@/lib/evaluations/compare";
-import { listEvaluations } from "@/lib/evaluations/list-evaluations";
+import { compareQuerySchema, compareStoredEvaluations } from "@/lib/evaluations/read/compare";
+import { listEvaluations } from "@/lib/evaluations/read/list-evaluations";
 import type { SearchParams } from "@/lib/http/input";
 
 export const dynamic = "force-dynamic";

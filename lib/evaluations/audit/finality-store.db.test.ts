@@ -4,10 +4,10 @@ import { finalityReference } from "../../testing/finality-reference";
 import { FIRST, postLateResolutions, randomRuns, SECOND, storedFinality } from "../../testing/random-runs";
 import { useTestDatabase } from "../../testing/use-test-database";
 import { createEvaluation } from "../create-evaluation";
-import { evaluationRunBatches } from "../export-runs";
+import { evaluationRunBatches } from "../read/export-runs";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { applyPendingPolicy } from "../policy-recompute/recompute";
-import { setEffectPolicy } from "../set-effect-policy";
+import { setEffectPolicy } from "../policy-recompute/set-effect-policy";
 
 // recomputeFinality is the finality rule (auditFinality) written in SQL. It must give every run the
 // columns the rule gives it in JavaScript (lib/testing/finality-reference.ts), whatever the runs hold:

@@ -3,7 +3,7 @@
 import { z } from "zod";
 import { Prisma } from "../../generated/prisma/client";
 import { toolClassifier } from "../policy";
-import type { EffectPolicy } from "../schemas";
+import type { EffectPolicy } from "../effect-policy-schema";
 import type { Tx } from "./lock";
 
 const TERMINAL = ["completed", "failed", "cancelled"];

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { seededRandom } from "../../testing/seeded-random";
-import type { InheritedState, RunRecord } from "../schemas";
+import type { InheritedState } from "../vocabulary";
+import type { RunRecord } from "../run-record-schema";
 import { INHERITED_RANK, mostPublicInheritedSql } from "../../replay/rules/inherited-state";
 import {
   addToSurfaceStats,

@@ -3,7 +3,7 @@
 // stored runs new stats may newly link, which links pass more state, what a group is named, and what a
 // surface's link groups store. Pure: the paper's rules themselves are separation.ts's, used here.
 import { INHERITED_RANK, morePublic, type InheritedState } from "../../replay/rules/inherited-state";
-import type { RunRecord } from "../schemas";
+import type { RunRecord } from "../run-record-schema";
 import {
   compareRunIds,
   linkWithoutResets,

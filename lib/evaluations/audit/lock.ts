@@ -3,7 +3,7 @@
 // is an SQL aggregate. Every writer of an evaluation's audit first takes the locks below.
 import { z } from "zod";
 import type { SqlTx } from "../../db/sql-transaction";
-import { toolEntrySchema, type EffectPolicy } from "../schemas";
+import { toolEntrySchema, type EffectPolicy } from "../effect-policy-schema";
 
 /** Prisma's interactive transactions, or ingestion's own on node-postgres (lib/db/sql-transaction.ts). */
 export type Tx = SqlTx;
@@ -22,7 +22,7 @@ const policyRow = z.tuple([z.object({ tools: z.record(z.string(), toolEntrySchem
  *   3. the rows of runs, their children and links.
  * Nothing takes 2 without 1 first, nor 1 while holding 2: a record_traces pass that took its own
  * advisory lock before the row deadlocked (40P01) with a writer holding the row and linking in its
- * transaction (lib/evaluations/record-traces-lock-order.db.test.ts runs them side by side).
+ * transaction (lib/evaluations/record-traces/lock-order.db.test.ts runs them side by side).
  */
 export async function lockEvaluationAudit(tx: Tx, evaluationId: string): Promise<void> {
   await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`evaluation-audit:${evaluationId}`}, 0))`;

@@ -6,7 +6,8 @@ import { z } from "zod";
 import type { CopyTx } from "../../db/sql-transaction";
 import { unnestRows } from "../../db/unnest-rows";
 import { Prisma } from "../../generated/prisma/client";
-import type { InheritedState, RunRecord } from "../schemas";
+import type { InheritedState } from "../vocabulary";
+import type { RunRecord } from "../run-record-schema";
 import { addToSurfaceStats } from "../separation";
 import {
   batchLinks,

@@ -9,13 +9,13 @@
 import type { Db } from "../../db/prisma";
 import { retryOnTransactionConflict, storeIsolatingRefusals } from "../../db/isolate-refusals";
 import { notFound } from "../../errors";
-import type { IngestResult } from "../schemas";
-import { storeBatch, type TracesBy } from "./store";
+import type { IngestResult } from "../run-record-schema";
+import { writeRuns, type TracesBy } from "./write-runs";
 import { validate } from "./validate";
 
 export interface IngestOptions {
   /**
-   * Who records the stored runs' call sequences in the trace library (lib/evaluations/record-traces.ts): a
+   * Who records the stored runs' call sequences in the trace library (lib/evaluations/record-traces/record-traces.ts): a
    * record_traces job the batch enqueues (the default; its key merges the jobs of batches that
    * arrive while one waits), or the caller, which calls recordImportedTraces itself (the importer,
    * which may run where no worker does).
@@ -44,7 +44,7 @@ export async function ingestRuns(
   valid.sort((a, b) => (a.run.externalId < b.run.externalId ? -1 : a.run.externalId > b.run.externalId ? 1 : 0));
   const traces = options.traces ?? "job";
   const { stored, refused } = await storeIsolatingRefusals(valid, (runs) =>
-    retryOnTransactionConflict(() => storeBatch(db, evaluationId, runs, traces)),
+    retryOnTransactionConflict(() => writeRuns(db, evaluationId, runs, traces)),
   );
   const statusOf = new Map(stored.map((w) => [w.external_id, w.inserted ? ("created" as const) : ("updated" as const)]));
   for (const { index, run } of valid) results[index] = { externalId: run.externalId, status: statusOf.get(run.externalId) ?? "unchanged" };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { at, SURFACE, WORKED_POLICY, workedExample } from "../../testing/evaluation-example";
 import { callSurfacer, toolClassifier } from "../policy";
-import type { RunRecord } from "../schemas";
+import type { RunRecord } from "../run-record-schema";
 import { childRows, policyTouches, runColumns, surfacesOf, withDerivedTouches } from "./rows";
 
 const classOf = toolClassifier(WORKED_POLICY);

@@ -4,7 +4,8 @@ import type { ColumnType } from "../../db/unnest-rows";
 import { disagrees } from "../../replay/rules/labels";
 import { auditFinality, finalityBasis, type FinalityEffect, type FinalityResolution, type RunFinality } from "../finality";
 import { modelCallRow, modelCallTotals } from "../model-calls";
-import type { FinalityBasis, RunRecord, ToolClass, TouchRecord } from "../schemas";
+import type { FinalityBasis, ToolClass } from "../vocabulary";
+import type { RunRecord, TouchRecord } from "../run-record-schema";
 import type { CallSurface } from "../surface-templates";
 import type { ValidRun } from "./validate";
 
@@ -276,7 +277,7 @@ export const CHILD_COLUMNS = {
     error: "text",
     message_position: "int",
   },
-  /** A run with calls awaits its trace (lib/evaluations/record-traces.ts): trace_id is left null. */
+  /** A run with calls awaits its trace (lib/evaluations/record-traces/record-traces.ts): trace_id is left null. */
   evaluation_run_traces: { run_id: "bigint", evaluation_id: "uuid" },
 } as const satisfies Record<string, Record<string, ColumnType>>;
 export type ChildTable = keyof typeof CHILD_COLUMNS;

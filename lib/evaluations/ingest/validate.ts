@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import type { z } from "zod";
 import { issueMessage } from "../../http/input";
 import { findUnstorable, printable } from "../../http/storable";
-import { runRecordSchema, type IngestResult, type RunRecord } from "../schemas";
+import { runRecordSchema, type IngestResult, type RunRecord } from "../run-record-schema";
 import { inSlices } from "./in-slices";
 
 export interface ValidRun {

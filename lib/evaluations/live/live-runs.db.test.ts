@@ -5,10 +5,14 @@ import { DomainError } from "../../errors";
 import { useTestDatabase } from "../../testing/use-test-database";
 import { at, SURFACE, WORKED_POLICY, workedExample } from "../../testing/evaluation-example";
 import { createEvaluation } from "../create-evaluation";
-import { getEvaluationRun } from "../evaluation-runs";
+import { getEvaluationRun } from "../read/evaluation-run";
 import { ingestRuns } from "../ingest/ingest-runs";
-import { evaluationSummary } from "../summary";
-import { expireLiveRun, getLiveRun, openLiveRun, openLiveRuns, recordLiveEvents, scoreLiveRun } from "./live-runs";
+import { evaluationSummary } from "../read/summary";
+import { expireLiveRun } from "./expire-live-runs";
+import { getLiveRun, openLiveRuns } from "../read/live-runs";
+import { openLiveRun } from "./open-live-run";
+import { recordLiveEvents } from "./record-live-events";
+import { scoreLiveRun } from "./score-live-run";
 import { liveRunRecorders, recorderFlags, recorderHeartbeat, SCORE_WAITS_FOR_RECORDERS_MS } from "./recorders";
 
 // Live runs on a real PostgreSQL: recorded as they happen, they are audited exactly as the same

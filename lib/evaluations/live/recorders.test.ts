@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RECORDER_SILENT_AFTER_MS, recorderFlags } from "./recorders";
-import type { LiveRunRecorder } from "./schemas";
+import type { LiveRunRecorder } from "./live-run-schemas";
 
 const T = Date.parse("2026-12-07T10:00:00.000Z");
 const iso = (ms: number) => new Date(T + ms).toISOString();

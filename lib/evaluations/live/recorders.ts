@@ -6,7 +6,7 @@ import { z } from "zod";
 import type { Db } from "../../db/prisma";
 import { rowsOf } from "../../db/rows";
 import { notFound } from "../../errors";
-import type { LiveRunRecorder, RecorderHeartbeatBody } from "./schemas";
+import type { LiveRunRecorder, RecorderHeartbeatBody } from "./live-run-schemas";
 
 /** How long a score waits at the most for a live recorder to deliver what it saw up to the score's time. */
 export const SCORE_WAITS_FOR_RECORDERS_MS = 5_000;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { auditFinality, type FinalityEffect } from "../finality";
-import { runRecordSchema, type RunRecord, type ToolClass } from "../schemas";
+import { runRecordSchema, type RunRecord } from "../run-record-schema";
+import type { ToolClass } from "../vocabulary";
 import { seededRandom } from "../../testing/seeded-random";
 import { at, empty, events, head, requested, status, T0 } from "../../testing/live-timeline-events";
 import { admitEvents, liveRunRecord } from "./timeline";

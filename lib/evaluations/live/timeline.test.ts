@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { canonicalJson } from "../../content-hash";
-import { runRecordSchema } from "../schemas";
+import { runRecordSchema } from "../run-record-schema";
 import { at, empty, events, head, requested, status, T0 } from "../../testing/live-timeline-events";
 import { admitEvents, liveRunRecord, type StoredEvidence } from "./timeline";
 

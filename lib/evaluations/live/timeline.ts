@@ -4,9 +4,10 @@
 import { canonicalJson } from "../../content-hash";
 import { issueMessage } from "../../http/input";
 import { findUnstorable, printable } from "../../http/storable";
-import { MAX_RUN_MODEL_CALLS, type EffectRecord, type ResolutionStatus, type RunRecord, type StatusAtScoring } from "../schemas";
+import { MAX_RUN_MODEL_CALLS, type EffectRecord, type RunRecord } from "../run-record-schema";
+import type { ResolutionStatus, StatusAtScoring } from "../vocabulary";
 import { isTerminalStatus } from "../finality";
-import { liveEventSchema, type EventRefusal, type LiveEvent } from "./schemas";
+import { liveEventSchema, type EventRefusal, type LiveEvent } from "./live-run-schemas";
 
 /** The record's own limits (runRecordSchema): a live run that passed them could never be stored. */
 export const LIVE_RUN_LIMITS = { effect_requested: 1_000, touch: 10_000, reset: 1_000, model_call: MAX_RUN_MODEL_CALLS } as const;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { planTraces, readScore, type PlannedScore } from "./mapping";
+import { planTraces } from "./mapping";
+import { readScore, type PlannedScore } from "./scores";
 import type { OtlpResourceSpans, OtlpSpan } from "./spans";
 
 // The OTLP mapping (docs/otel.md's table), span by span, with no database and no network.

@@ -19,82 +19,14 @@
 //   SDK's) is the same call, counted once.
 // - Each event's id is made from its span's id, so a span sent again adds nothing.
 // A trace with none of this is not an agent run: its spans are counted as rejected, with the reason.
-import type { ScoreLiveRunBody } from "../live/schemas";
-import { EFFECT_STATUSES, labelMapSchema, LABELS, type EffectStatus, type LabelMap } from "../schemas";
-
-type Label = (typeof LABELS)[number];
-import type { LiveEvent } from "../live/schemas";
-import type { AttributeValue, Attributes, OtlpResourceSpans, OtlpSpan } from "./spans";
+// The names it reads are conventions.ts's; how a score reads is scores.ts's.
 import { INT4_MAX } from "../../http/storable";
-
-export const ATTR = {
-  evaluation: "boundary_lab.evaluation",
-  runId: "boundary_lab.run.id",
-  taskId: "boundary_lab.task.id",
-  effectId: "boundary_lab.effect.id",
-  effectStatus: "boundary_lab.effect.status",
-  effectHandle: "boundary_lab.effect.handle",
-  effectSurface: "boundary_lab.effect.surface",
-  surface: "boundary_lab.surface",
-  op: "boundary_lab.op",
-  verified: "boundary_lab.verified",
-  evidence: "boundary_lab.evidence",
-  labelMap: "boundary_lab.label_map",
-  serviceName: "service.name",
-  operation: "gen_ai.operation.name",
-  agentName: "gen_ai.agent.name",
-  toolName: "gen_ai.tool.name",
-  toolCallId: "gen_ai.tool.call.id",
-  toolCallArguments: "gen_ai.tool.call.arguments",
-  evaluationName: "gen_ai.evaluation.name",
-  scoreLabel: "gen_ai.evaluation.score.label",
-  scoreValue: "gen_ai.evaluation.score.value",
-  aiToolName: "ai.toolCall.name",
-  aiToolCallId: "ai.toolCall.id",
-  aiToolArgs: "ai.toolCall.args",
-  requestModel: "gen_ai.request.model",
-  responseModel: "gen_ai.response.model",
-  inputTokens: "gen_ai.usage.input_tokens",
-  outputTokens: "gen_ai.usage.output_tokens",
-  aiModelId: "ai.model.id",
-  aiResponseModel: "ai.response.model",
-  aiInputTokens: "ai.usage.inputTokens",
-  aiOutputTokens: "ai.usage.outputTokens",
-  aiPromptTokens: "ai.usage.promptTokens",
-  aiCompletionTokens: "ai.usage.completionTokens",
-  aiOperationId: "ai.operationId",
-} as const;
-
-/** The GenAI conventions' inference operations: each span is one call of a model. */
-const INFERENCE_OPERATIONS = ["chat", "text_completion", "generate_content"];
-/** The AI SDK's spans of one call of the provider's model (its outer `ai.generateText` span spans every step's call). */
-const AI_SDK_MODEL_CALLS = [
-  "ai.generateText.doGenerate",
-  "ai.streamText.doStream",
-  "ai.generateObject.doGenerate",
-  "ai.streamObject.doStream",
-];
-
-export const EVENT = {
-  effectStatus: "boundary_lab.effect.status",
-  touch: "boundary_lab.touch",
-  reset: "boundary_lab.reset",
-  evaluationResult: "gen_ai.evaluation.result",
-} as const;
-
-/** Labels other than success/failure that evaluators write for the same two outcomes. */
-const LABEL_WORDS: Record<string, Label> = {
-  success: "success",
-  pass: "success",
-  passed: "success",
-  correct: "success",
-  true: "success",
-  failure: "failure",
-  fail: "failure",
-  failed: "failure",
-  incorrect: "failure",
-  false: "failure",
-};
+import type { LabelMap } from "../evaluation-requests";
+import type { LiveEvent } from "../live/live-run-schemas";
+import { EFFECT_STATUSES, type EffectStatus } from "../vocabulary";
+import { ATTR, EVENT, isAgentData, isModelCallSpan, isToolSpan } from "./conventions";
+import { resourceLabelMap, type PlannedScore } from "./scores";
+import type { AttributeValue, Attributes, OtlpResourceSpans, OtlpSpan } from "./spans";
 
 export interface SpanRow {
   spanId: string;
@@ -104,15 +36,6 @@ export interface SpanRow {
   endMs: number;
   statusCode: 0 | 1 | 2;
   attributes: Attributes;
-}
-
-export interface PlannedScore {
-  spanId: string;
-  atMs: number;
-  name?: string;
-  /** `gen_ai.evaluation.score.label` as sent, trimmed and in lower case: read by readScore against the label maps. */
-  label?: string;
-  value?: number;
 }
 
 /** One trace of one request: the run it is, the events it adds, its score if it has one. */
@@ -151,19 +74,6 @@ const own = (attributes: Attributes, name: string): AttributeValue | undefined =
 const text = (value: AttributeValue | undefined): string | undefined =>
   typeof value === "string" ? value.trim() || undefined : typeof value === "number" ? String(value) : undefined;
 const iso = (ms: number) => new Date(ms).toISOString();
-
-const isToolSpan = (span: OtlpSpan) =>
-  span.attributes[ATTR.operation] === "execute_tool" || span.name === "ai.toolCall" || span.attributes["ai.operationId"] === "ai.toolCall";
-export const isModelCallSpan = (span: Pick<OtlpSpan, "name" | "attributes">) =>
-  INFERENCE_OPERATIONS.includes(span.attributes[ATTR.operation] as string) ||
-  AI_SDK_MODEL_CALLS.includes(span.name) ||
-  AI_SDK_MODEL_CALLS.includes(span.attributes[ATTR.aiOperationId] as string);
-const isAgentData = (span: OtlpSpan) =>
-  isToolSpan(span) ||
-  isModelCallSpan(span) ||
-  typeof span.attributes[ATTR.operation] === "string" ||
-  Object.keys(span.attributes).some((key) => key.startsWith("boundary_lab.") || key.startsWith("ai.telemetry.metadata.boundary_lab.")) ||
-  span.events.some((event) => Object.values(EVENT).includes(event.name as never));
 
 function argumentsOf(span: OtlpSpan): Record<string, unknown> | undefined {
   const raw = span.attributes[ATTR.toolCallArguments] ?? span.attributes[ATTR.aiToolArgs];
@@ -398,51 +308,4 @@ export function planTraces(batch: readonly OtlpResourceSpans[]): Plan {
     }
   }
   return { traces: [...traces.values()], rejected };
-}
-
-/** A resource's `boundary_lab.label_map` (a JSON object of labels to success or failure), or why its spans cannot be used. */
-function resourceLabelMap(value: AttributeValue | undefined): { map?: LabelMap } | { refusal: string } {
-  if (value === undefined) return {};
-  const refusal = (why: string) => ({
-    refusal: `the resource attribute ${ATTR.labelMap} ${why}, e.g. {"relevant": "success", "irrelevant": "failure"}`,
-  });
-  if (typeof value !== "string") return refusal("must be a JSON object as a string");
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(value);
-  } catch {
-    return refusal("is not JSON");
-  }
-  const map = labelMapSchema.safeParse(parsed);
-  return map.success ? { map: map.data } : refusal(`is not a label map (${map.error.issues[0]!.message})`);
-}
-
-/**
- * How a trace's gen_ai.evaluation.result scores its run: its label by the trace's label map, then the
- * evaluation's, then the conventions' words (pass, fail, ...); else its value against the evaluation's
- * threshold. A result none of these can read closes the run unscored with the reason, never leaves it
- * open (an open run is in no figure until its timeout).
- */
-export function readScore(
-  score: PlannedScore,
-  evaluation: { labelMap: LabelMap | null; scoreThreshold: number | null },
-  traceMap?: LabelMap,
-): ScoreLiveRunBody {
-  const at = new Date(score.atMs).toISOString();
-  const word = score.label;
-  const label = word === undefined ? undefined : (traceMap?.[word] ?? evaluation.labelMap?.[word] ?? LABEL_WORDS[word]);
-  const value = score.value === undefined ? {} : { score: score.value };
-  if (label) return { endpointLabel: label, at, ...value };
-  if (score.value !== undefined && evaluation.scoreThreshold !== null)
-    return {
-      endpointLabel: score.value >= evaluation.scoreThreshold ? "success" : "failure",
-      at,
-      ...value,
-      threshold: evaluation.scoreThreshold,
-    };
-  const unread =
-    word === undefined
-      ? `${ATTR.scoreValue} ${score.value} has no label, and the evaluation declares no scoreThreshold to judge it by`
-      : `${ATTR.scoreLabel} "${word}" is in no labelMap (the evaluation's, or the resource's ${ATTR.labelMap}) and is neither ${LABELS.join(" nor ")} (nor ${Object.keys(LABEL_WORDS).join(", ")})${score.value === undefined ? "" : ", and the evaluation declares no scoreThreshold for its value"}`;
-  return { unscoredReason: `${unread} (span ${score.spanId})`.slice(0, 1_000), at };
 }

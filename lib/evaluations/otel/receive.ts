@@ -17,14 +17,20 @@ import { DomainError, invalid, notFound } from "../../errors";
 import { Prisma } from "../../generated/prisma/client";
 import { createEvaluation, EvaluationNameTakenError } from "../create-evaluation";
 import { storeToolSuggestions, toolSuggestionSchema } from "../tool-suggestions";
-import { storeBatchIn } from "../ingest/store";
+import { writeRunsIn } from "../ingest/write-runs";
 import { validRun } from "../ingest/validate";
 import { expireLiveRunJob } from "../live/live-run-job";
-import { inTransaction, lockOpenedRun, recordEventsIn, scoreIn, type LiveRunRow } from "../live/live-runs";
-import { openLiveRunBodySchema, type ScoreLiveRunBody } from "../live/schemas";
+import { inTransaction, lockOpenedRun } from "../live/run-lock";
+import { recordEventsIn } from "../live/record-live-events";
+import { scoreIn } from "../live/score-live-run";
+import type { LiveRunRow } from "../live/run-record";
+import { openLiveRunBodySchema, type ScoreLiveRunBody } from "../live/live-run-schemas";
 import { admitEvents, liveRunRecord, type LiveOutcome } from "../live/timeline";
-import { createEvaluationBodySchema, labelMapSchema, type CreateEvaluationBody, type LabelMap, type RunRecord } from "../schemas";
-import { ATTR, EVENT, planTraces, readScore, type SpanRefusal, type TracePlan } from "./mapping";
+import { createEvaluationBodySchema, labelMapSchema, type CreateEvaluationBody, type LabelMap } from "../evaluation-requests";
+import type { RunRecord } from "../run-record-schema";
+import { ATTR, EVENT } from "./conventions";
+import { planTraces, type SpanRefusal, type TracePlan } from "./mapping";
+import { readScore } from "./scores";
 import type { OtlpResourceSpans } from "./spans";
 
 export interface ReceivedTraces {
@@ -356,7 +362,7 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
   const addedTo = new Set(traces.filter((t) => runOf.has(t) && !freshSet.has(t)).map((t) => runOf.get(t)!));
   const stored = records.filter((r) => !addedTo.has(r.runId));
   if (stored.length > 0)
-    await storeBatchIn(
+    await writeRunsIn(
       tx,
       evaluation.id,
       stored.map(({ record }, i) => validRun(i, record)),

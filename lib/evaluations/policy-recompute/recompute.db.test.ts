@@ -9,13 +9,13 @@ import { FIRST, postLateResolutions, randomRuns, SECOND, storedFinality } from "
 import { useTestDatabase } from "../../testing/use-test-database";
 import { recomputePolicyTask } from "../../worker/tasks";
 import { createEvaluation } from "../create-evaluation";
-import { evaluationRunBatches, type ExportedRun } from "../export-runs";
+import { evaluationRunBatches, type ExportedRun } from "../read/export-runs";
 import { ingestRuns } from "../ingest/ingest-runs";
-import type { EffectPolicy } from "../schemas";
-import { setEffectPolicy } from "../set-effect-policy";
-import { evaluationSummary } from "../summary";
+import type { EffectPolicy } from "../effect-policy-schema";
+import { setEffectPolicy } from "./set-effect-policy";
+import { evaluationSummary } from "../read/summary";
 import { recomputePolicyJob, recomputePolicyJobKey } from "./job";
-import { underOneAppliedVersion } from "./read";
+import { underOneAppliedVersion } from "../read/under-one-applied-version";
 import { applyPendingPolicy, type RecomputeStep } from "./recompute";
 
 // A new effect-policy version applied by its job on a real PostgreSQL: the request

@@ -14,8 +14,8 @@ import { auditedChunk, chunkResult, effectTools, FINALITY_CHUNK, recomputeFinali
 import { lockEvaluationAudit, type Tx } from "../audit/lock";
 import { rederiveTouches } from "../audit/derived-touches";
 import { sameTemplates, toolClassifier } from "../policy";
-import { recordImportedTraces, stateChangingTools, unlinkRunsWithOtherMarks } from "../record-traces";
-import { effectPolicySchema, type EffectPolicy } from "../schemas";
+import { recordImportedTraces, stateChangingTools, unlinkRunsWithOtherMarks } from "../record-traces/record-traces";
+import { effectPolicySchema, type EffectPolicy } from "../effect-policy-schema";
 
 /** A step's transaction: a chunk of 50,000 runs, or the apply at a million runs, on a loaded machine. */
 const STEP_TRANSACTION = { timeout: 600_000, maxWait: 60_000 };

@@ -4,11 +4,15 @@ import { z } from "zod";
 import type { Db } from "../../db/prisma";
 import { Prisma, type OpenEffect } from "../../generated/prisma/client";
 import { RUN_CLASSIFICATIONS } from "../../replay/rules/classification";
+import { disagreesSql } from "../../replay/rules/labels";
 import { agreementOf, explainRun, type RunExplanation } from "./explain";
 import { RUN_CONDITIONS, RUN_ROLES, type RunCursor, type RunFilters } from "./filters";
 import { encodeCursor } from "../../http/pagination";
 import { runTimeline, writeIntervals, type TimelineEvent, type WriteInterval } from "./timeline";
 import { existsAnswer, rowsOf } from "../../db/rows";
+
+const DISAGREES = Prisma.raw(disagreesSql("r.endpoint_label", "r.terminal_label"));
+const AGREES = Prisma.sql`(r.endpoint_label IS NOT NULL AND r.terminal_label IS NOT NULL AND NOT ${DISAGREES})`;
 
 const nullableText = z.string().nullable();
 const nullableMs = z.number().nullable();
@@ -157,11 +161,8 @@ function runsWhere(experimentId: string, filters: RunFilters): Prisma.Sql {
   if (filters.role) clauses.push(Prisma.sql`r.role = ${filters.role}`);
   if (filters.label)
     clauses.push(filters.label === "none" ? Prisma.sql`r.recorded_label IS NULL` : Prisma.sql`r.recorded_label = ${filters.label}`);
-  // A NULL label makes either comparison NULL: such runs neither agree nor disagree (labels.ts `disagrees`).
-  if (filters.agreement)
-    clauses.push(
-      filters.agreement === "agree" ? Prisma.sql`r.endpoint_label = r.terminal_label` : Prisma.sql`r.endpoint_label <> r.terminal_label`,
-    );
+  // The disagreement rule's own SQL (labels.ts): a run missing either label neither agrees nor disagrees.
+  if (filters.agreement) clauses.push(filters.agreement === "agree" ? AGREES : DISAGREES);
   if (filters.exposure) clauses.push(Prisma.sql`r.exposure = ${filters.exposure === "exposed"}::boolean`);
   if (filters.classification) clauses.push(Prisma.sql`r.classification = ${filters.classification}`);
   return Prisma.join(clauses, " AND ");

@@ -2,7 +2,7 @@
 // way's driver reads these runs and says them in its own words. Runs touch the ledger's accounts
 // only through their calls' arguments: the policy's templates name the surfaces, the same on every
 // way in. Each way's effect ids, handles and times are its own; the order of what happens is this.
-import type { EffectPolicy } from "@/lib/evaluations/schemas";
+import type { EffectPolicy } from "@/lib/evaluations/effect-policy-schema";
 
 /** How a call is answered: it returns, or an MCP task (a handle) that completes before the run is scored, after it, or never. */
 export type Answer = "returns" | "settles_before_scoring" | "settles_after_scoring" | "never_settles";

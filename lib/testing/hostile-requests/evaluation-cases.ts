@@ -1,6 +1,6 @@
 // Hostile requests to an evaluation's scoring (PATCH) and its effect policy (PUT …/effect-policy).
 import { expect } from "vitest";
-import { MAX_LABEL_MAP_ENTRIES } from "../../evaluations/schemas";
+import { MAX_LABEL_MAP_ENTRIES } from "../../evaluations/evaluation-requests";
 import { UNKNOWN_UUID, evaluationPath, patch, policy, scoringOf, apiError, type HostileCase } from "./requests";
 
 /** PATCH /api/v1/evaluations/{id}: how scores without a label are read. */

@@ -1,6 +1,6 @@
 // Hostile requests to a live run's routes: its recorders' heartbeats, its events, its score.
 import { expect } from "vitest";
-import { MAX_EVENTS_PER_REQUEST } from "../../evaluations/live/schemas";
+import { MAX_EVENTS_PER_REQUEST } from "../../evaluations/live/live-run-schemas";
 import {
   T,
   EXPIRING_RUN,

@@ -1,8 +1,8 @@
 import { getDb } from "@/lib/db/web-process-db";
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
-import { listEvaluations } from "@/lib/evaluations/list-evaluations";
-import { evaluationListQuerySchema } from "@/lib/evaluations/read-schemas";
-import { createEvaluationBodySchema } from "@/lib/evaluations/schemas";
+import { listEvaluations } from "@/lib/evaluations/read/list-evaluations";
+import { evaluationListQuerySchema } from "@/lib/evaluations/read/read-boundary";
+import { createEvaluationBodySchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";

@@ -6,7 +6,7 @@ import { readServerEnv } from "@/lib/env";
 import { importReportSchema } from "@/lib/importers/report";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 import { AGENTDOJO_RUNS, INSPECT_LOGS } from "@/lib/testing/importer-fixtures";
-import { evaluationSummarySchema } from "@/lib/evaluations/read-schemas";
+import { evaluationSummarySchema } from "@/lib/evaluations/read/read-boundary";
 import { RUBRIC, twoScorerLedgerLog } from "@/lib/testing/two-scorer-inspect-log";
 import { zipArchive } from "@/lib/testing/zip";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { getDb } from "@/lib/db/web-process-db";
-import { EVALUATION_NAME_MAX } from "@/lib/evaluations/schemas";
+import { EVALUATION_NAME_MAX } from "@/lib/evaluations/vocabulary";
 import { invalid } from "@/lib/errors";
 import { optional } from "@/lib/http/pagination";
 import { apiRoute } from "@/lib/http/route/api-route";

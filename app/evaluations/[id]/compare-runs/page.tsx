@@ -1,12 +1,11 @@
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
-import { COMPARE_RUNS_DESCRIPTION, CompareRunsView, loadComparedRuns } from "@/components/evaluations/compare-runs-view";
+import { COMPARE_RUNS_DESCRIPTION, CompareRunsView } from "@/components/evaluations/compare-runs-view";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { getDb } from "@/lib/db/web-process-db";
-import { runsToCompare } from "@/lib/evaluations/compare-runs";
-import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
-import { getEvaluation } from "@/lib/evaluations/get-evaluation";
+import { runsToCompare } from "@/lib/evaluations/read/compare-runs";
+import { loadCompareRunsPage } from "@/lib/evaluations/read/compare-runs-page";
 import { toolClassifier } from "@/lib/evaluations/policy";
 import type { SearchParams } from "@/lib/http/input";
 
@@ -27,19 +26,20 @@ export default async function CompareRunsPage({
   await requirePagePermission("results:read", path);
   const chosen = runsToCompare(search);
   if (chosen.status === "redirect") redirect(`${path}?${chosen.query}`);
-  const db = getDb();
-  const evaluation = await getEvaluation(db, id);
-  if (!evaluation) notFound();
-  const [runA, runB] =
-    chosen.status === "ok" ? await Promise.all([getEvaluationRun(db, id, chosen.a), getEvaluationRun(db, id, chosen.b)]) : [null, null];
+  const page = await loadCompareRunsPage(getDb(), id, chosen.status === "ok" ? { a: chosen.a, b: chosen.b } : null);
+  if (!page) notFound();
+  const { evaluation, runs, messages } = page;
   const missing =
     chosen.status === "ok"
       ? [
-          ...(runA ? [] : [`a: no stored run “${chosen.a}” in this evaluation`]),
-          ...(runB ? [] : [`b: no stored run “${chosen.b}” in this evaluation`]),
+          ...(runs?.a ? [] : [`a: no stored run “${chosen.a}” in this evaluation`]),
+          ...(runs?.b ? [] : [`b: no stored run “${chosen.b}” in this evaluation`]),
         ].join("; ")
       : chosen.message;
-  const compared = runA && runB ? await loadComparedRuns(db, runA, runB, toolClassifier(evaluation.effectPolicy)) : { problem: missing };
+  const compared =
+    runs?.a && runs.b && messages
+      ? { a: runs.a, b: runs.b, messagesA: messages.a, messagesB: messages.b, classOf: toolClassifier(evaluation.effectPolicy) }
+      : { problem: missing };
   const listHref = `/evaluations/${id}/runs`;
 
   return (

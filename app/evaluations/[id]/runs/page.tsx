@@ -6,9 +6,8 @@ import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { parsePageQuery, searchString } from "@/lib/experiments/read/filters";
 import { getDb } from "@/lib/db/web-process-db";
-import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
-import { openLiveRuns } from "@/lib/evaluations/live/live-runs";
-import { evaluationRunListQuerySchema } from "@/lib/evaluations/read-schemas";
+import { loadEvaluationRunsPage } from "@/lib/evaluations/read/runs-page";
+import { evaluationRunListQuerySchema } from "@/lib/evaluations/read/read-boundary";
 import type { SearchParams } from "@/lib/http/input";
 
 export const dynamic = "force-dynamic";
@@ -25,21 +24,20 @@ export default async function EvaluationRunsPage({
   const search = await searchParams;
   const path = `/evaluations/${id}/runs`;
   await requirePagePermission("results:read", `${path}${searchString(search)}`);
-  const db = getDb();
-  const evaluation = await db.evaluation.findUnique({ where: { id }, select: { name: true } });
-  if (!evaluation) notFound();
   const parsed = parsePageQuery(evaluationRunListQuerySchema, search);
   const query = parsed.ok ? parsed.query : null;
-  const [page, open] = await Promise.all([query ? listEvaluationRuns(db, id, query) : null, openLiveRuns(db, id)]);
+  const loaded = await loadEvaluationRunsPage(getDb(), id, query);
+  if (!loaded) notFound();
+  const { name, page, open } = loaded;
 
   return (
     <>
       <PageHeader
         crumbs={[
           { href: "/evaluations", label: "Evaluations" },
-          { href: `/evaluations/${id}`, label: evaluation.name },
+          { href: `/evaluations/${id}`, label: name },
         ]}
-        title={<>Runs of “{evaluation.name}”</>}
+        title={<>Runs of “{name}”</>}
         description="In the order they were stored, unless sorted otherwise. A run is final when every relevant effect was terminal at scoring; otherwise unresolved (not failed), with its earliest open effect's reason and tool. Runs connected through shared state share a unit, labelled U1, U2, … by each unit's first run."
       />
       <div className="space-y-4">

@@ -5,8 +5,8 @@ import { COMPARE_RUNS_DESCRIPTION, CompareRunsView, loadComparedRuns } from "@/c
 import { SharedRefusal, SharedRunsBanner } from "@/components/share/shared-notice";
 import { PageHeader } from "@/components/ui/page-header";
 import { getDb } from "@/lib/db/web-process-db";
-import { runsToCompare } from "@/lib/evaluations/compare-runs";
-import { getEvaluationRun, type EvaluationRunDetail } from "@/lib/evaluations/evaluation-runs";
+import { runsToCompare } from "@/lib/evaluations/read/compare-runs";
+import { getEvaluationRun, type EvaluationRunDetail } from "@/lib/evaluations/read/evaluation-run";
 import { toolClassifier } from "@/lib/evaluations/policy";
 import type { SearchParams } from "@/lib/http/input";
 import { frozenRunState, runDetailAtFreeze } from "@/lib/share/frozen-runs";

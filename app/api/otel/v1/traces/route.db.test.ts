@@ -5,9 +5,9 @@ import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { describe, expect, it } from "vitest";
 import type { DelayedWriteClient } from "@/lib/delayed-write/delayed-write-client";
-import type { EvaluationClient } from "@/lib/evaluations/client";
-import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
-import { getLiveRun } from "@/lib/evaluations/live/live-runs";
+import type { EvaluationClient } from "@/lib/evaluations/api-client";
+import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-run";
+import { getLiveRun } from "@/lib/evaluations/read/live-runs";
 import { runSpans } from "@/lib/evaluations/otel/run-spans";
 import { encodeTraceRequest } from "@/lib/evaluations/otel/otlp-wire";
 import type { TestDatabase } from "@/lib/testing/database";

@@ -1,11 +1,11 @@
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { EvaluationClient } from "@/lib/evaluations/client";
-import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
+import type { EvaluationClient } from "@/lib/evaluations/api-client";
+import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-run";
 import { encodeTraceRequest } from "@/lib/evaluations/otel/otlp-wire";
 import { OTLP_REQUEST_LIMITS } from "@/lib/evaluations/otel/spans";
-import { EVALUATION_NAME_MAX } from "@/lib/evaluations/schemas";
+import { EVALUATION_NAME_MAX } from "@/lib/evaluations/vocabulary";
 import type { TestDatabase } from "@/lib/testing/database";
 import { evaluationIdOf, useOtlpRoutes } from "@/lib/testing/otlp-routes";
 

@@ -1,8 +1,9 @@
 import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
 import { deleteEvaluation, deleteEvaluationQuerySchema } from "@/lib/evaluations/delete-evaluation";
-import { getEvaluation, updateEvaluationScoring } from "@/lib/evaluations/get-evaluation";
-import { evaluationIdSchema, updateEvaluationScoringBodySchema } from "@/lib/evaluations/schemas";
+import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
+import { updateEvaluationScoring } from "@/lib/evaluations/update-evaluation-scoring";
+import { evaluationIdSchema, updateEvaluationScoringBodySchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/web-process-db";
-import { compareQuerySchema, compareStoredEvaluations } from "@/lib/evaluations/compare";
+import { compareQuerySchema, compareStoredEvaluations } from "@/lib/evaluations/read/compare";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";

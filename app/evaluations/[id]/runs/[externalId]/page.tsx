@@ -9,13 +9,10 @@ import { Section } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
 import { getDb } from "@/lib/db/web-process-db";
-import { getEvaluation } from "@/lib/evaluations/get-evaluation";
 import { toolClassifier } from "@/lib/evaluations/policy";
-import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
-import { getLiveRun } from "@/lib/evaluations/live/live-runs";
-import { liveRunRecorders } from "@/lib/evaluations/live/recorders";
-import { MESSAGES_PAGE, runMessages, runPageView } from "@/lib/evaluations/run-messages";
-import { MAX_SPANS_SHOWN, runSpans } from "@/lib/evaluations/otel/run-spans";
+import { loadEvaluationRunPage } from "@/lib/evaluations/read/run-page";
+import { runPageView } from "@/lib/evaluations/read/run-messages";
+import { MAX_SPANS_SHOWN } from "@/lib/evaluations/otel/run-spans";
 import { spanTimeline } from "@/lib/evaluations/otel/span-timeline";
 
 export const dynamic = "force-dynamic";
@@ -32,18 +29,11 @@ export default async function EvaluationRunPage({
   const { messagesFrom, searched } = runPageView(await searchParams);
   const externalId = decodeURIComponent(encoded);
   const principal = await requirePagePermission("results:read", `/evaluations/${id}/runs/${encoded}`);
-  const db = getDb();
-  const [evaluation, run, spans, recorders] = await Promise.all([
-    getEvaluation(db, id),
-    getEvaluationRun(db, id, externalId),
-    runSpans(db, id, externalId),
-    liveRunRecorders(db, id, externalId),
-  ]);
-  if (!evaluation) notFound();
-  if (!run) {
+  const page = await loadEvaluationRunPage(getDb(), id, externalId, messagesFrom);
+  if (!page) notFound();
+  if (page.kind === "live") {
     // A live run still open has no stored record yet: its events so far.
-    const live = await getLiveRun(db, id, externalId);
-    if (!live) notFound();
+    const { evaluation, live, spans } = page;
     return (
       <LiveRunView evaluation={{ id, name: evaluation.name }} run={live}>
         {spans.length > 0 ? (
@@ -54,8 +44,8 @@ export default async function EvaluationRunPage({
       </LiveRunView>
     );
   }
+  const { evaluation, run, transcript, spans, recorders } = page;
   const classOf = toolClassifier(evaluation.effectPolicy);
-  const transcript = await runMessages(db, run.id, messagesFrom, MESSAGES_PAGE);
   return (
     <EvaluationRunReport
       searched={searched}

@@ -1,12 +1,12 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "@/lib/db/prisma";
-import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
+import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/api-client";
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
 import { applyPendingPolicy } from "@/lib/evaluations/policy-recompute/recompute";
-import type { EffectPolicy } from "@/lib/evaluations/schemas";
-import { evaluationSummary } from "@/lib/evaluations/summary";
+import type { EffectPolicy } from "@/lib/evaluations/effect-policy-schema";
+import { evaluationSummary } from "@/lib/evaluations/read/summary";
 import type { TestDatabase } from "@/lib/testing/database";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";
 import { WORKED_POLICY, workedExample } from "@/lib/testing/evaluation-example";

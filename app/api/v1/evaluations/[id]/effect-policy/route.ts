@@ -1,6 +1,7 @@
 import { getDb } from "@/lib/db/web-process-db";
-import { evaluationIdSchema, setEffectPolicyBodySchema } from "@/lib/evaluations/schemas";
-import { setEffectPolicy } from "@/lib/evaluations/set-effect-policy";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
+import { setEffectPolicyBodySchema } from "@/lib/evaluations/effect-policy-schema";
+import { setEffectPolicy } from "@/lib/evaluations/policy-recompute/set-effect-policy";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";

@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/web-process-db";
-import { evaluationIdSchema, evaluationRuleChangeBodySchema } from "@/lib/evaluations/schemas";
+import { evaluationIdSchema, evaluationRuleChangeBodySchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/http/route/api-route";
 import { changeExclusionRule, exclusionRuleHistory } from "@/lib/statistics/exclusion-rule-store";
 

@@ -1,8 +1,8 @@
 import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
-import { EVALUATION_EXPORT_COLUMNS, evaluationExportQuerySchema, evaluationRunBatches } from "@/lib/evaluations/export-runs";
-import { getEvaluation } from "@/lib/evaluations/get-evaluation";
-import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { EVALUATION_EXPORT_COLUMNS, evaluationExportQuerySchema, evaluationRunBatches } from "@/lib/evaluations/read/export-runs";
+import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
 import { exportResponse } from "@/lib/experiments/read/csv";
 import { apiRoute } from "@/lib/http/route/api-route";
 

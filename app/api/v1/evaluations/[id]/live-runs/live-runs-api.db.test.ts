@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/client";
+import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/api-client";
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
 import type { TestDatabase } from "@/lib/testing/database";
 import { ROUTE_TEST_ORIGIN, routeTestDatabase } from "@/lib/testing/route-test-database";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, describe, expect, it } from "vitest";
-import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
+import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-run";
 import { spoolFileOf } from "@/lib/recorder/flags";
 import { serveBankOverHttp } from "@/lib/testing/mcp-bank";
 import {

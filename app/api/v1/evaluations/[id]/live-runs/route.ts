@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/web-process-db";
-import { openLiveRun } from "@/lib/evaluations/live/live-runs";
-import { openLiveRunBodySchema } from "@/lib/evaluations/live/schemas";
-import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { openLiveRun } from "@/lib/evaluations/live/open-live-run";
+import { openLiveRunBodySchema } from "@/lib/evaluations/live/live-run-schemas";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";

@@ -4,7 +4,7 @@ import { createAuth } from "@/lib/auth/auth";
 import { readServerEnv } from "@/lib/env";
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
-import type { EvaluationRunListItem, RunSort } from "@/lib/evaluations/read-schemas";
+import type { EvaluationRunListItem, RunSort } from "@/lib/evaluations/read/read-boundary";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 import { RUNS_LIST_POLICY, runsListDuration, runsListExample } from "@/lib/testing/runs-list-example";
 

@@ -1,10 +1,12 @@
 import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
-import { listEvaluationRuns } from "@/lib/evaluations/evaluation-runs";
-import { getEvaluation } from "@/lib/evaluations/get-evaluation";
+import { listEvaluationRuns } from "@/lib/evaluations/read/evaluation-runs";
+import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
-import { evaluationRunListQuerySchema } from "@/lib/evaluations/read-schemas";
-import { evaluationIdSchema, ingestEnvelopeSchema, MAX_INGEST_BODY_BYTES } from "@/lib/evaluations/schemas";
+import { evaluationRunListQuerySchema } from "@/lib/evaluations/read/read-boundary";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
+import { ingestEnvelopeSchema } from "@/lib/evaluations/run-record-schema";
+import { MAX_INGEST_BODY_BYTES } from "@/lib/evaluations/vocabulary";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";

@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/web-process-db";
-import { evaluationStatistics } from "@/lib/evaluations/evaluation-statistics";
-import { underOneAppliedVersion } from "@/lib/evaluations/policy-recompute/read";
-import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { evaluationStatistics } from "@/lib/evaluations/read/evaluation-statistics";
+import { underOneAppliedVersion } from "@/lib/evaluations/read/under-one-applied-version";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/web-process-db";
-import { evaluationIdSchema } from "@/lib/evaluations/schemas";
-import { evaluationSummary } from "@/lib/evaluations/summary";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
+import { evaluationSummary } from "@/lib/evaluations/read/summary";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";

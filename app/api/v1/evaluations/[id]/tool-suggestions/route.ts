@@ -1,7 +1,7 @@
 import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
-import { getEvaluation } from "@/lib/evaluations/get-evaluation";
-import { evaluationIdSchema } from "@/lib/evaluations/schemas";
+import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
+import { evaluationIdSchema } from "@/lib/evaluations/evaluation-requests";
 import { listToolSuggestions, postToolSuggestionsBodySchema, storeToolSuggestions } from "@/lib/evaluations/tool-suggestions";
 import { apiRoute } from "@/lib/http/route/api-route";
 

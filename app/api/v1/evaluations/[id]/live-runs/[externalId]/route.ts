@@ -1,8 +1,8 @@
 import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
-import { getLiveRun } from "@/lib/evaluations/live/live-runs";
+import { getLiveRun } from "@/lib/evaluations/read/live-runs";
 import { liveRunRecorders } from "@/lib/evaluations/live/recorders";
-import { liveRunPathSchema } from "@/lib/evaluations/live/schemas";
+import { liveRunPathSchema } from "@/lib/evaluations/live/live-run-schemas";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";

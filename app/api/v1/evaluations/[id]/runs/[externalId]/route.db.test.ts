@@ -4,7 +4,7 @@ import { createAuth } from "@/lib/auth/auth";
 import { readServerEnv } from "@/lib/env";
 import { createEvaluation } from "@/lib/evaluations/create-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
-import type { MessageRecord } from "@/lib/evaluations/schemas";
+import type { MessageRecord } from "@/lib/evaluations/run-record-schema";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 import { at } from "@/lib/testing/evaluation-example";
 

@@ -1,8 +1,8 @@
 import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
-import { getEvaluationRun } from "@/lib/evaluations/evaluation-runs";
-import { runMessages, runMessagesQuerySchema } from "@/lib/evaluations/run-messages";
-import { evaluationRunPathSchema } from "@/lib/evaluations/schemas";
+import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-run";
+import { runMessages, runMessagesQuerySchema } from "@/lib/evaluations/read/run-messages";
+import { evaluationRunPathSchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";

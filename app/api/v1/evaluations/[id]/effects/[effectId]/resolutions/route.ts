@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/web-process-db";
-import { appendResolution } from "@/lib/evaluations/append-resolution";
-import { effectResolutionPathSchema, postResolutionBodySchema } from "@/lib/evaluations/schemas";
+import { appendResolution } from "@/lib/evaluations/audit/append-resolution";
+import { effectResolutionPathSchema, postResolutionBodySchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";

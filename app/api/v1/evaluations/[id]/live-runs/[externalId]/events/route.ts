@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/web-process-db";
-import { recordLiveEvents } from "@/lib/evaluations/live/live-runs";
-import { liveEventsEnvelopeSchema, liveRunPathSchema, MAX_LIVE_EVENTS_BODY_BYTES } from "@/lib/evaluations/live/schemas";
+import { recordLiveEvents } from "@/lib/evaluations/live/record-live-events";
+import { liveEventsEnvelopeSchema, liveRunPathSchema, MAX_LIVE_EVENTS_BODY_BYTES } from "@/lib/evaluations/live/live-run-schemas";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";

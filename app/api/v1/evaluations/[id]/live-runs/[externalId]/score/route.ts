@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/web-process-db";
-import { scoreLiveRun } from "@/lib/evaluations/live/live-runs";
-import { liveRunPathSchema, scoreLiveRunBodySchema } from "@/lib/evaluations/live/schemas";
+import { scoreLiveRun } from "@/lib/evaluations/live/score-live-run";
+import { liveRunPathSchema, scoreLiveRunBodySchema } from "@/lib/evaluations/live/live-run-schemas";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/web-process-db";
 import { recorderHeartbeat } from "@/lib/evaluations/live/recorders";
-import { liveRunRecorderPathSchema, recorderHeartbeatBodySchema } from "@/lib/evaluations/live/schemas";
+import { liveRunRecorderPathSchema, recorderHeartbeatBodySchema } from "@/lib/evaluations/live/live-run-schemas";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";

@@ -1,6 +1,6 @@
 import { getDb } from "@/lib/db/web-process-db";
-import { appendResetCanary } from "@/lib/evaluations/append-reset-canary";
-import { evaluationRunPathSchema, postResetCanaryBodySchema } from "@/lib/evaluations/schemas";
+import { appendResetCanary } from "@/lib/evaluations/audit/append-reset-canary";
+import { evaluationRunPathSchema, postResetCanaryBodySchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/http/route/api-route";
 
 export const dynamic = "force-dynamic";
