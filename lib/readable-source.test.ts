@@ -3,7 +3,8 @@ import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
 
 // A reader of the repository has the code, docs/ and the paper, not the tracker or the source texts
-// the work started from: code and the text users see cite docs/<page>.md or the paper's section.
+// the work started from: code and the text users see cite docs/<page>.md or the paper's section. And
+// no source file is longer than a reader holds in mind at once (docs/architecture.md).
 
 const ROOT = join(__dirname, "..");
 const SOURCE_FOLDERS = ["lib", "app", "components", "workers", "scripts", "e2e"];
@@ -55,5 +56,20 @@ describe("citations", () => {
     expect(files.length).toBeGreaterThan(100);
     const found = files.flatMap((path) => citationsIn(relative(ROOT, join(ROOT, path)), readFileSync(join(ROOT, path), "utf8")));
     expect(found).toEqual([]);
+  });
+});
+
+/** The longest a source file under lib/, app/, components/, workers/ or scripts/ may be, in lines. */
+const MAX_LINES = 400;
+
+describe("file length", () => {
+  it(`no file under lib/, app/, components/, workers/ or scripts/ is over ${MAX_LINES} lines`, () => {
+    const files = ["lib", "app", "components", "workers", "scripts"].flatMap(sourceFiles);
+    expect(files.length).toBeGreaterThan(100);
+    const long = files
+      .map((path) => ({ path, lines: readFileSync(join(ROOT, path), "utf8").split("\n").length - 1 }))
+      .filter(({ lines }) => lines > MAX_LINES)
+      .map(({ path, lines }) => `${path}: ${lines} lines`);
+    expect(long).toEqual([]);
   });
 });
