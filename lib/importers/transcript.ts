@@ -1,5 +1,5 @@
 // The messages a log holds, as the run's transcript (docs/evaluations.md, Transcripts): each importer maps its harness's
-// message shape to lib/evaluations/schemas.ts's messageSchema with these helpers. Pure.
+// message shape to lib/evaluations/run-record-schema.ts's messageSchema with these helpers. Pure.
 import { MAX_RUN_MESSAGES, MESSAGE_CONTENT_MAX, MESSAGE_ROLES, type MessageRecord } from "../evaluations/run-record-schema";
 
 /** Text cut to the limit a message holds, saying so (a fetched page as a tool's output can run to megabytes). */

@@ -158,7 +158,7 @@ describe("liveRunRecord", () => {
 });
 
 describe("liveRunRecord over random runs", () => {
-  // Stored without a second parse (receive.ts, live-runs.ts): whatever events were admitted, the record is valid as it is.
+  // Stored without a second parse (receive.ts, score-live-run.ts): whatever events were admitted, the record is valid as it is.
   it("makes a record runRecordSchema accepts unchanged from any admitted events, scored or not", () => {
     const rand = seededRandom(24);
     const pick = <T>(items: readonly T[]) => items[Math.floor(rand() * items.length)]!;
