@@ -1,7 +1,7 @@
 import { accounts } from "./accounts";
 import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { seriousViolations } from "./page-checks";
-import { evaluationClient } from "../lib/evaluations/api-client";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
 import { AGENTDOJO_RUNS } from "../lib/testing/importer-fixtures";
 
 // Attack success beside utility, end to end: AgentDojo's own logs uploaded from the import page, the

@@ -1,7 +1,7 @@
 import { accounts } from "./accounts";
 import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { seriousViolations } from "./page-checks";
-import { evaluationClient } from "../lib/evaluations/api-client";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
 import { COMPARISON_POLICY, comparisonExample } from "../lib/testing/comparison-example";
 
 // The comparison end to end: three evaluations ingested through the typed client, chosen from the

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { accounts } from "./accounts";
 import { apiAs, BASE_URL, expect, storageStateFor, test } from "./fixtures";
-import { evaluationClient } from "../lib/evaluations/api-client";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
 import { at } from "../lib/testing/evaluation-example";
 
 // Export and delete (docs/evaluations.md): an evaluation can be exported and, after a confirmation that names its run count,

@@ -4,7 +4,7 @@ import { promisify } from "node:util";
 import { accounts } from "./accounts";
 import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { drawCharts, seriousViolations, timeProblems } from "./page-checks";
-import { evaluationClient } from "../lib/evaluations/api-client";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
 import { at, workedExample } from "../lib/testing/evaluation-example";
 
 // An evaluation end to end in Chromium: an editor creates it in the form (the effect policy in the

@@ -1,6 +1,6 @@
 import { accounts } from "./accounts";
 import { apiAs, BASE_URL, expect, storageStateFor, test } from "./fixtures";
-import { evaluationClient } from "../lib/evaluations/api-client";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
 import { at } from "../lib/testing/evaluation-example";
 
 // The walkthrough's other leftovers in Chromium: counts that agree on one screen, an effective N

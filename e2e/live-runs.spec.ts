@@ -1,7 +1,7 @@
 import { accounts } from "./accounts";
 import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { seriousViolations } from "./page-checks";
-import { evaluationClient } from "../lib/evaluations/api-client";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
 
 // A live run in Chromium (docs/recording.md, Live runs): while it is open its page shows its effects at their current
 // status and follows new events by itself; once scored it is an ordinary audited run.

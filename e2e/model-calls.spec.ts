@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { accounts } from "./accounts";
 import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { seriousViolations } from "./page-checks";
-import { evaluationClient } from "../lib/evaluations/api-client";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
 import { at } from "../lib/testing/evaluation-example";
 import { INSPECT_LOGS } from "../lib/testing/importer-fixtures";
 

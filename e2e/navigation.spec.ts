@@ -2,7 +2,7 @@ import type { Locator, Page } from "@playwright/test";
 import { accounts } from "./accounts";
 import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { seriousViolations } from "./page-checks";
-import { evaluationClient } from "../lib/evaluations/api-client";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
 import { WORKED_POLICY, workedExample } from "../lib/testing/evaluation-example";
 
 // Density and navigation (docs/dashboard.md) on a 1440x900 laptop screen: the experiment and evaluation pages

@@ -2,7 +2,7 @@ import { readFileSync } from "node:fs";
 import { accounts } from "./accounts";
 import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { seriousViolations } from "./page-checks";
-import { evaluationClient } from "../lib/evaluations/api-client";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
 
 // A run received over OTLP in Chromium (docs/otel.md): its page shows its spans as a waterfall beside
 // the open-effects record, the pending write unresolved.

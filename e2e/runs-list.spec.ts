@@ -2,7 +2,7 @@ import type { Page } from "@playwright/test";
 import { accounts } from "./accounts";
 import { BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { seriousViolations } from "./page-checks";
-import { evaluationClient } from "../lib/evaluations/api-client";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
 import { RUNS_LIST_POLICY, runsListDuration, runsListExample } from "../lib/testing/runs-list-example";
 
 // An evaluation's runs list and run page in Chromium: runs in the order they were sent, units labelled within the evaluation,

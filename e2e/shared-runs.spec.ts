@@ -1,7 +1,7 @@
 import { accounts } from "./accounts";
 import { apiAs, BASE_URL, expect, storageStateFor, test } from "./fixtures";
 import { seriousViolations } from "./page-checks";
-import { evaluationClient } from "../lib/evaluations/api-client";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
 import { at, workedExample } from "../lib/testing/evaluation-example";
 
 // An evaluation's share link opens its runs in Chromium without an account, frozen as the link is;

@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { existsSync, statSync } from "node:fs";
 import {
   dependencyViolations,
+  folderCycles,
   layerOf,
   layerViolations,
   readImports,
@@ -87,7 +88,7 @@ const PURE_MODULES = [
   "lib/evaluations/live/timeline.ts",
   "lib/evaluations/model-calls.ts",
   "lib/evaluations/otel/mapping.ts",
-  "lib/evaluations/otel/span-timeline.ts",
+  "lib/evaluations/read/span-timeline.ts",
   "lib/evaluations/policy-rows.ts",
   "lib/evaluations/read-only-warning.ts",
   "lib/evaluations/read/run-timeline.ts",
@@ -209,11 +210,29 @@ describe("dependency rules", () => {
     // lib/bench/ is no production code (nothing shipped may import it) but keeps its place in the order too.
     const ordered = (file: string) => RULES.production(file) || (file.startsWith("lib/bench/") && !file.endsWith(".test.ts"));
     expect(layerViolations(graph, LIB_LAYERS, ordered, (folder) => existsSync(folder) && statSync(folder).isDirectory())).toEqual([]);
+    expect(folderCycles(graph, ordered)).toEqual([]);
     // This file's own examples below are the one exception.
     const sources = [...graph.keys()]
       .filter((file) => file !== "lib/architecture.test.ts")
       .map((file) => [file, readFileSync(file, "utf8")] as const);
     expect(queueSqlOutsideJobs(new Map(sources))).toEqual([]);
+  });
+
+  it("name each circle of folders, subfolders included, once", () => {
+    const file = (imports: string[]) => ({
+      imports: imports.map((target) => ({ specifier: target, target, typeOnly: false })),
+      client: false,
+    });
+    const graph: ImportGraph = new Map([
+      ["lib/a/x.ts", file(["lib/a/read/y.ts", "lib/b/z.ts"])],
+      ["lib/a/read/y.ts", file(["lib/a/w.ts"])],
+      ["lib/a/w.ts", file([])],
+      ["lib/b/z.ts", file(["lib/c/v.ts"])],
+      ["lib/c/v.ts", file(["lib/b/u.ts"])],
+      ["lib/b/u.ts", file([])],
+      ["lib/c/v.test.ts", file(["lib/a/x.ts"])],
+    ]);
+    expect(folderCycles(graph, (f) => !f.endsWith(".test.ts"))).toEqual(["lib/a → lib/a/read → lib/a", "lib/b → lib/c → lib/b"]);
   });
 
   it("keep graphile-worker SQL in lib/jobs/", () => {

@@ -36,7 +36,7 @@ import { z } from "zod";
 import { spawnEmbeddedPostgres, type EmbeddedProcess } from "../lib/db/embedded-process";
 import { freePort } from "../lib/db/free-port";
 import { createPrisma, type Db } from "../lib/db/prisma";
-import { createEvaluation } from "../lib/evaluations/create-evaluation";
+import { createEvaluation } from "../lib/evaluations/manage/create-evaluation";
 import { ingestRuns } from "../lib/evaluations/ingest/ingest-runs";
 import { setEffectPolicy } from "../lib/evaluations/policy-recompute/set-effect-policy";
 import { createQueuedExperiment } from "../lib/experiments/create-experiment";

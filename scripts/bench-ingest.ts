@@ -8,7 +8,7 @@
 //     generated deterministically per run (0, 1 or 2 effects, one on average, most with a handle and
 //     evidence; 0 to 4 surface touches, two on average, a tenth of them on surfaces shared across
 //     tasks; two to four tool calls; a transcript of four messages), sent in batches of 1,000 by CLIENTS concurrent clients
-//     (default 4) as the typed client (lib/evaluations/api-client.ts) sends them, the bodies serialised
+//     (default 4) as the typed client (lib/evaluations/client/api-client.ts) sends them, the bodies serialised
 //     before the clock starts: validation, the audit and storage all run, as for any harness.
 //     ingestRunsPerSecond = N / wall time of the whole ingest. With `--web W` (default 1) W web
 //     processes of one instance (one secret, one database) serve the clients, client c the (c mod W)th,
@@ -44,8 +44,8 @@ import { createAccount, createApiKey } from "../lib/auth/accounts";
 import { startEmbeddedPostgres } from "../lib/db/embedded";
 import { ensureMigrated } from "../lib/db/migrate";
 import { createPrisma } from "../lib/db/prisma";
-import { evaluationClient } from "../lib/evaluations/api-client";
-import { createEvaluation } from "../lib/evaluations/create-evaluation";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
+import { createEvaluation } from "../lib/evaluations/manage/create-evaluation";
 import { evaluationTools, largestUnits } from "../lib/evaluations/read/units-and-tools";
 import { getEvaluation, listEffectPolicyVersions } from "../lib/evaluations/read/get-evaluation";
 import { ingestRuns } from "../lib/evaluations/ingest/ingest-runs";

@@ -23,7 +23,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { evaluationClient } from "../lib/evaluations/api-client";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
 import { liveEventsAnswerSchema } from "../lib/evaluations/live/live-run-schemas";
 import { parseBenchFlags } from "../lib/bench/bench-flags";
 import { serveBankOverHttp } from "../lib/testing/mcp-bank";

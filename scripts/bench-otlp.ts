@@ -19,7 +19,7 @@
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
-import { evaluationClient } from "../lib/evaluations/api-client";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
 import { liveEventSchema } from "../lib/evaluations/live/live-run-schemas";
 import { liveRunRecord } from "../lib/evaluations/live/timeline";
 import { planTraces } from "../lib/evaluations/otel/mapping";

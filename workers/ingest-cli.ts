@@ -8,7 +8,7 @@ import { createReadStream } from "node:fs";
 import { createInterface } from "node:readline";
 import { parseArgs } from "node:util";
 import { z } from "zod";
-import { evaluationClient } from "../lib/evaluations/api-client";
+import { evaluationClient } from "../lib/evaluations/client/api-client";
 import { MAX_INGEST_BODY_BYTES, MAX_RUNS_PER_BATCH } from "../lib/evaluations/vocabulary";
 import type { IngestResult } from "../lib/evaluations/run-record-schema";
 

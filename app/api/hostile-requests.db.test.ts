@@ -2,7 +2,7 @@ import { once } from "node:events";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
-import { createEvaluation } from "@/lib/evaluations/create-evaluation";
+import { createEvaluation } from "@/lib/evaluations/manage/create-evaluation";
 import { onlyRowOf } from "@/lib/db/rows";
 import type { TestDatabase } from "@/lib/testing/database";
 import { effectPolicyCases, scoringCases } from "@/lib/testing/hostile-requests/evaluation-cases";

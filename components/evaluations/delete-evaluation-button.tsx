@@ -6,7 +6,7 @@ import { callApi } from "@/components/ui/call-api";
 import { Button } from "@/components/ui/button";
 import { ConfirmDialog } from "@/components/ui/confirm-dialog";
 import { useToast } from "@/components/ui/toast";
-import type { DeletedEvaluation } from "@/lib/evaluations/delete-evaluation";
+import type { DeletedEvaluation } from "@/lib/evaluations/manage/delete-evaluation";
 
 const runsNoun = (n: number) => `${n.toLocaleString("en-US")} run${n === 1 ? "" : "s"}`;
 

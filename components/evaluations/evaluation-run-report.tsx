@@ -27,8 +27,8 @@ import { recorderFlags, type RecorderFlag } from "@/lib/evaluations/live/recorde
 import type { LiveRunRecorder } from "@/lib/evaluations/live/live-run-schemas";
 import type { RunMessagesPage } from "@/lib/evaluations/read/run-messages";
 import { placeModelCalls } from "@/lib/evaluations/model-calls";
-import { MAX_SPANS_SHOWN } from "@/lib/evaluations/otel/run-spans";
-import { spanTimeline, type StoredSpan } from "@/lib/evaluations/otel/span-timeline";
+import { MAX_SPANS_SHOWN } from "@/lib/evaluations/read/run-spans";
+import { spanTimeline, type StoredSpan } from "@/lib/evaluations/read/span-timeline";
 import { effectIntervals, evaluationRunTimeline, explainEvaluationRun } from "@/lib/evaluations/read/run-timeline";
 
 const evidenceText = (evidence: unknown) => (typeof evidence === "string" ? evidence : JSON.stringify(evidence));

@@ -1,7 +1,7 @@
 import { DataTable, RowHead, Td } from "@/components/ui/table";
 import { cn } from "@/components/ui/cn";
 import { formatDuration, formatElapsed } from "@/lib/format/time";
-import type { SpanRow } from "@/lib/evaluations/otel/span-timeline";
+import type { SpanRow } from "@/lib/evaluations/read/span-timeline";
 
 const STATUS = ["unset", "ok", "error"] as const;
 

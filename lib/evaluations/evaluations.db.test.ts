@@ -3,7 +3,7 @@ import { poolOf, type Db } from "../db/prisma";
 import { useTestDatabase } from "../testing/use-test-database";
 import { at, SURFACE, WORKED_POLICY, workedExample as worked } from "../testing/evaluation-example";
 import { appendResolution } from "./audit/append-resolution";
-import { createEvaluation } from "./create-evaluation";
+import { createEvaluation } from "./manage/create-evaluation";
 import { syntheticRun } from "../testing/synthetic-evaluation-runs";
 import { recomputeSeparation } from "./audit/separation-recompute";
 import { refreshSurfaceStats } from "./audit/surface-stats-store";

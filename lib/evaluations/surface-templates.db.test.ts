@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { useTestDatabase } from "../testing/use-test-database";
-import { createEvaluation } from "./create-evaluation";
+import { createEvaluation } from "./manage/create-evaluation";
 import { getEvaluationRun } from "./read/evaluation-run";
 import { ingestRuns } from "./ingest/ingest-runs";
 import { openLiveRun } from "./live/open-live-run";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { useTestDatabase } from "../testing/use-test-database";
-import { createEvaluation } from "./create-evaluation";
+import { createEvaluation } from "./manage/create-evaluation";
 import { listToolSuggestions, storeToolSuggestions } from "./tool-suggestions";
 
 // Recorders' tool-class suggestions on a real PostgreSQL: stored per tool and source, replaced by a

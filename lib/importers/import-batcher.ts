@@ -5,7 +5,7 @@
 // again finds its runs unchanged.
 import type { Db } from "../db/prisma";
 import { DomainError } from "../errors";
-import { createEvaluation, EvaluationNameTakenError } from "../evaluations/create-evaluation";
+import { createEvaluation, EvaluationNameTakenError } from "../evaluations/manage/create-evaluation";
 import { getEvaluation } from "../evaluations/read/get-evaluation";
 import { storeHarnessMetrics } from "../evaluations/harness-metrics";
 import { ingestRuns } from "../evaluations/ingest/ingest-runs";

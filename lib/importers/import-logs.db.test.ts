@@ -183,7 +183,7 @@ describe("importing the fixture folders", () => {
 
 describe("importing into an evaluation that exists", () => {
   it("keeps the evaluation's own classes and adds the importer's for the tools its policy leaves unclassified, as a version the report names", async () => {
-    const { createEvaluation } = await import("../evaluations/create-evaluation");
+    const { createEvaluation } = await import("../evaluations/manage/create-evaluation");
     const { getEvaluation } = await import("../evaluations/read/get-evaluation");
     const { agentDojoEffectPolicy } = await import("./agentdojo");
     const id = await createEvaluation(db, { name: "named on the form", effectPolicy: { tools: { send_money: "external" } } }, null);
@@ -206,7 +206,7 @@ describe("importing into an evaluation that exists", () => {
   });
 
   it("a policy saved unchanged makes no version", async () => {
-    const { createEvaluation } = await import("../evaluations/create-evaluation");
+    const { createEvaluation } = await import("../evaluations/manage/create-evaluation");
     const id = await createEvaluation(
       db,
       { name: "saved unchanged", effectPolicy: { tools: { a: "read_only", "b.*": "external" } } },

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Principal } from "../auth/principal";
 import { contentHash } from "../content-hash";
-import { createEvaluation } from "../evaluations/create-evaluation";
+import { createEvaluation } from "../evaluations/manage/create-evaluation";
 import { ingestRuns } from "../evaluations/ingest/ingest-runs";
 import { DEFAULT_EVALUATION_RULE, declarationOf } from "../statistics/exclusion-rule";
 import { exclusionRuleIdentity } from "../statistics/exclusion-rule-hash";

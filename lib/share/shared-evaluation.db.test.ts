@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { appendResolution } from "../evaluations/audit/append-resolution";
-import { createEvaluation } from "../evaluations/create-evaluation";
+import { createEvaluation } from "../evaluations/manage/create-evaluation";
 import { getEvaluationRun } from "../evaluations/read/evaluation-run";
 import { listEvaluationRuns } from "../evaluations/read/evaluation-runs";
 import { ingestRuns } from "../evaluations/ingest/ingest-runs";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Db } from "../db/prisma";
 import { compareStoredEvaluations } from "../evaluations/read/compare";
-import { createEvaluation } from "../evaluations/create-evaluation";
+import { createEvaluation } from "../evaluations/manage/create-evaluation";
 import { evaluationStatistics } from "../evaluations/read/evaluation-statistics";
 import { ingestRuns } from "../evaluations/ingest/ingest-runs";
 import { evaluationSummary } from "../evaluations/read/summary";

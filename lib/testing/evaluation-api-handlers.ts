@@ -8,7 +8,7 @@ import { createAccount, createApiKey } from "../auth/accounts";
 import { createAuth } from "../auth/auth";
 import type { Db } from "../db/prisma";
 import { readServerEnv } from "../env";
-import { EvaluationApiError, evaluationClient, type EvaluationClient } from "../evaluations/api-client";
+import { EvaluationApiError, evaluationClient, type EvaluationClient } from "../evaluations/client/api-client";
 import { createTestDatabase, type TestDatabase } from "./database";
 
 export const HANDLERS_ORIGIN = "http://localhost:3999";

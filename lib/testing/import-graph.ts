@@ -247,3 +247,37 @@ export function layerViolations(
   }
   return found;
 }
+
+/**
+ * The folders of lib/ whose production files import one another round in a circle, each circle as "a → b → a": the
+ * structure a reader draws from the imports, one room per folder (subfolders included), must have none.
+ */
+export function folderCycles(graph: ImportGraph, production: (file: string) => boolean): string[] {
+  const edges = new Map<string, Set<string>>();
+  for (const [file, source] of graph) {
+    if (!file.startsWith("lib/") || !production(file)) continue;
+    const from = path.posix.dirname(file);
+    for (const edge of source.imports) {
+      if (!edge.target?.startsWith("lib/") || !production(edge.target)) continue;
+      const to = path.posix.dirname(edge.target);
+      if (to !== from) edges.set(from, (edges.get(from) ?? new Set()).add(to));
+    }
+  }
+  // Depth first from each folder in turn: a folder met again on the current path closes a circle.
+  const found = new Set<string>();
+  const done = new Set<string>();
+  const walk = (folder: string, trail: string[]) => {
+    const at = trail.indexOf(folder);
+    if (at >= 0) {
+      const circle = trail.slice(at);
+      const first = circle.indexOf([...circle].sort()[0]!);
+      found.add([...circle.slice(first), ...circle.slice(0, first), circle[first]].join(" → "));
+      return;
+    }
+    if (done.has(folder)) return;
+    for (const next of [...(edges.get(folder) ?? [])].sort()) walk(next, [...trail, folder]);
+    done.add(folder);
+  };
+  for (const folder of [...edges.keys()].sort()) walk(folder, []);
+  return [...found];
+}

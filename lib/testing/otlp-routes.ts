@@ -6,7 +6,7 @@ import { NodeTracerProvider, SimpleSpanProcessor, type SpanExporter } from "@ope
 import { afterAll, beforeAll, inject } from "vitest";
 import { DelayedWriteClient } from "../delayed-write/delayed-write-client";
 import { spawnDelayedWriteService, type ServiceProcess } from "../delayed-write/spawn";
-import { evaluationClient, type EvaluationClient } from "../evaluations/api-client";
+import { evaluationClient, type EvaluationClient } from "../evaluations/client/api-client";
 import type { Db } from "../db/prisma";
 import type { TestDatabase } from "./database";
 import { routeTestDatabase } from "./route-test-database";

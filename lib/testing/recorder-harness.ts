@@ -9,7 +9,7 @@ import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import type { ChildProcess } from "node:child_process";
 import { afterAll, beforeAll, expect, inject } from "vitest";
 import { spawnDelayedWriteService, type ServiceProcess } from "../delayed-write/spawn";
-import { evaluationClient, type EvaluationClient } from "../evaluations/api-client";
+import { evaluationClient, type EvaluationClient } from "../evaluations/client/api-client";
 import type { LiveRunRecorder } from "../evaluations/live/live-run-schemas";
 import type { TestDatabase } from "./database";
 import { routeTestDatabase } from "./route-test-database";

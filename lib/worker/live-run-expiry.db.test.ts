@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { z } from "zod";
 import { queuedJobCount } from "../jobs/queue";
-import { createEvaluation } from "../evaluations/create-evaluation";
+import { createEvaluation } from "../evaluations/manage/create-evaluation";
 import { expireLiveRunJob } from "../evaluations/live/live-run-job";
 import { openLiveRun } from "../evaluations/live/open-live-run";
 import { evaluationSummary } from "../evaluations/read/summary";

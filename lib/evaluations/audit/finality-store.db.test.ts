@@ -3,7 +3,7 @@ import type { Db } from "../../db/prisma";
 import { finalityReference } from "../../testing/finality-reference";
 import { FIRST, postLateResolutions, randomRuns, SECOND, storedFinality } from "../../testing/random-runs";
 import { useTestDatabase } from "../../testing/use-test-database";
-import { createEvaluation } from "../create-evaluation";
+import { createEvaluation } from "../manage/create-evaluation";
 import { evaluationRunBatches } from "../read/export-runs";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { applyPendingPolicy } from "../policy-recompute/recompute";

@@ -4,7 +4,7 @@ import { sqlTransaction } from "../../db/sql-transaction";
 import { Prisma } from "../../generated/prisma/client";
 import { seededRandom } from "../../testing/seeded-random";
 import { useTestDatabase } from "../../testing/use-test-database";
-import { createEvaluation } from "../create-evaluation";
+import { createEvaluation } from "../manage/create-evaluation";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { INHERITED_STATES, type InheritedState } from "../vocabulary";
 import type { RunRecord } from "../run-record-schema";

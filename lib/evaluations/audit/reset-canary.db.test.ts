@@ -4,7 +4,7 @@ import { DomainError } from "../../errors";
 import { useTestDatabase } from "../../testing/use-test-database";
 import { at, SURFACE, WORKED_POLICY, workedExample } from "../../testing/evaluation-example";
 import { appendResetCanary } from "./append-reset-canary";
-import { createEvaluation } from "../create-evaluation";
+import { createEvaluation } from "../manage/create-evaluation";
 import { getEvaluationRun } from "../read/evaluation-run";
 import { resetsOverriddenByCanary } from "../read/units-and-tools";
 import { evaluationRunTimeline, explainEvaluationRun } from "../read/run-timeline";

@@ -4,7 +4,7 @@ import type { Db } from "../../db/prisma";
 import type { TestDatabase } from "../../testing/database";
 import { POLICY, syntheticRun } from "../../testing/synthetic-evaluation-runs";
 import { useTestDatabase } from "../../testing/use-test-database";
-import { createEvaluation } from "../create-evaluation";
+import { createEvaluation } from "../manage/create-evaluation";
 import { ingestRuns } from "./ingest-runs";
 
 // An ingest whose connection is lost mid-transaction (a PostgreSQL restart, a failover, an admin's

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { Db } from "../../db/prisma";
 import { useTestDatabase } from "../../testing/use-test-database";
 import { at, WORKED_POLICY, workedExample } from "../../testing/evaluation-example";
-import { createEvaluation } from "../create-evaluation";
+import { createEvaluation } from "../manage/create-evaluation";
 import { ingestRuns } from "./ingest-runs";
 import { evaluationSummary } from "../read/summary";
 

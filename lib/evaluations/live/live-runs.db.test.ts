@@ -4,7 +4,7 @@ import type { Db } from "../../db/prisma";
 import { DomainError } from "../../errors";
 import { useTestDatabase } from "../../testing/use-test-database";
 import { at, SURFACE, WORKED_POLICY, workedExample } from "../../testing/evaluation-example";
-import { createEvaluation } from "../create-evaluation";
+import { createEvaluation } from "../manage/create-evaluation";
 import { getEvaluationRun } from "../read/evaluation-run";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { evaluationSummary } from "../read/summary";

@@ -15,7 +15,7 @@ import { rowsOf } from "../../db/rows";
 import type { CopyTx } from "../../db/sql-transaction";
 import { DomainError, invalid, notFound } from "../../errors";
 import { Prisma } from "../../generated/prisma/client";
-import { createEvaluation, EvaluationNameTakenError } from "../create-evaluation";
+import { createEvaluation, EvaluationNameTakenError } from "../manage/create-evaluation";
 import { storeToolSuggestions, toolSuggestionSchema } from "../tool-suggestions";
 import { writeRunsIn } from "../ingest/write-runs";
 import { validRun } from "../ingest/validate";

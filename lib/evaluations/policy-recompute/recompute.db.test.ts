@@ -8,7 +8,7 @@ import { finalityReference } from "../../testing/finality-reference";
 import { FIRST, postLateResolutions, randomRuns, SECOND, storedFinality } from "../../testing/random-runs";
 import { useTestDatabase } from "../../testing/use-test-database";
 import { recomputePolicyTask } from "../../worker/tasks";
-import { createEvaluation } from "../create-evaluation";
+import { createEvaluation } from "../manage/create-evaluation";
 import { evaluationRunBatches, type ExportedRun } from "../read/export-runs";
 import { ingestRuns } from "../ingest/ingest-runs";
 import type { EffectPolicy } from "../effect-policy-schema";

@@ -12,7 +12,7 @@ import type { Db } from "../../db/prisma";
 import { onlyRowOf } from "../../db/rows";
 import { auditedChunk, chunkResult, effectTools, FINALITY_CHUNK, recomputeFinality } from "../audit/finality-store";
 import { lockEvaluationAudit, type Tx } from "../audit/lock";
-import { rederiveTouches } from "../audit/derived-touches";
+import { rederiveTouches } from "./derived-touches";
 import { sameTemplates, toolClassifier } from "../policy";
 import { recordImportedTraces, stateChangingTools, unlinkRunsWithOtherMarks } from "../record-traces/record-traces";
 import { effectPolicySchema, type EffectPolicy } from "../effect-policy-schema";

@@ -14,7 +14,7 @@ import { AGENTDOJO_RUNS } from "../../testing/importer-fixtures";
 import { wilsonInterval } from "../../statistics/wilson";
 import { outcomeFigures, type LabelCounts } from "./attack-success";
 import { compareStoredEvaluations } from "./compare";
-import { createEvaluation } from "../create-evaluation";
+import { createEvaluation } from "../manage/create-evaluation";
 import { evaluationStatistics } from "./evaluation-statistics";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { applyPendingPolicy } from "../policy-recompute/recompute";

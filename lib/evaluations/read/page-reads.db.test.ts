@@ -4,7 +4,7 @@ import { poolSql, type SqlClient } from "../../db/sql-transaction";
 import { useTestDatabase } from "../../testing/use-test-database";
 import { at, SURFACE, WORKED_POLICY, workedExample as worked } from "../../testing/evaluation-example";
 import { appendResolution } from "../audit/append-resolution";
-import { createEvaluation } from "../create-evaluation";
+import { createEvaluation } from "../manage/create-evaluation";
 import { loadEvaluationPage } from "./evaluation-page";
 import { evaluationExists, getEvaluation } from "./get-evaluation";
 import { storeHarnessMetrics } from "../harness-metrics";

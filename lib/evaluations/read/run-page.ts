@@ -4,8 +4,8 @@
 import type { Db } from "../../db/prisma";
 import { liveRunRecorders } from "../live/recorders";
 import type { LiveRunRecorder } from "../live/live-run-schemas";
-import { runSpans } from "../otel/run-spans";
-import type { StoredSpan } from "../otel/span-timeline";
+import { runSpans } from "./run-spans";
+import type { StoredSpan } from "./span-timeline";
 import { getEvaluationRun, type EvaluationRunDetail } from "./evaluation-run";
 import { getEvaluation } from "./get-evaluation";
 import { getLiveRun, type LiveRunView } from "./live-runs";

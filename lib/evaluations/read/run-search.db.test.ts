@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { cursorOf } from "../../http/pagination";
 import { createTestDatabase, type TestDatabase } from "../../testing/database";
 import { RUNS_LIST_POLICY, runsListExample } from "../../testing/runs-list-example";
-import { createEvaluation } from "../create-evaluation";
+import { createEvaluation } from "../manage/create-evaluation";
 import { listEvaluationRuns } from "./evaluation-runs";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { RUN_SORTS, runListCursorSchema } from "./read-boundary";

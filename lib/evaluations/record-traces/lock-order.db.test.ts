@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { poolOf, type Db } from "../../db/prisma";
 import { sqlTransaction } from "../../db/sql-transaction";
 import { currentPolicy, lockEvaluationAudit } from "../audit/lock";
-import { createEvaluation } from "../create-evaluation";
+import { createEvaluation } from "../manage/create-evaluation";
 import { writeRuns } from "../ingest/write-runs";
 import { validate } from "../ingest/validate";
 import { recordImportedTraces, recordImportedTracesInTransaction } from "./record-traces";

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
 import type { Db } from "../../db/prisma";
-import { createEvaluation } from "../create-evaluation";
+import { createEvaluation } from "../manage/create-evaluation";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { useTestDatabase } from "../../testing/use-test-database";
 import { POLICY, syntheticRun } from "../../testing/synthetic-evaluation-runs";

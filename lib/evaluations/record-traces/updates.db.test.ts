@@ -3,7 +3,7 @@ import { Logger, runOnce } from "graphile-worker";
 import { describe, expect, it } from "vitest";
 import { poolOf, type Db } from "../../db/prisma";
 import { sqlTransaction } from "../../db/sql-transaction";
-import { createEvaluation } from "../create-evaluation";
+import { createEvaluation } from "../manage/create-evaluation";
 import { ingestRuns } from "../ingest/ingest-runs";
 import type { EffectPolicy } from "../effect-policy-schema";
 import { setEffectPolicy } from "../policy-recompute/set-effect-policy";

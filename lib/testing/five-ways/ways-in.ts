@@ -15,7 +15,7 @@ import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-t
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { NodeTracerProvider, SimpleSpanProcessor, type SpanExporter } from "@opentelemetry/sdk-trace-node";
 import { expect } from "vitest";
-import type { EvaluationClient } from "@/lib/evaluations/api-client";
+import type { EvaluationClient } from "@/lib/evaluations/client/api-client";
 import type { EvaluationRunListItem } from "@/lib/evaluations/read/read-boundary";
 import type { RunRecord } from "@/lib/evaluations/run-record-schema";
 import { SCENARIO, evidenceOf, iso, timesOf, type ScenarioRun } from "./scenario";

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { Db } from "@/lib/db/prisma";
 import { apiRefusal as refusal, HANDLERS_ORIGIN as BASE_URL, useEvaluationApiHandlers } from "@/lib/testing/evaluation-api-handlers";
 import { at, SURFACE, WORKED_POLICY as POLICY, workedExample } from "@/lib/testing/evaluation-example";
-import type { EvaluationClient } from "@/lib/evaluations/api-client";
+import type { EvaluationClient } from "@/lib/evaluations/client/api-client";
 
 // Text PostgreSQL cannot store, in every field the ingest body stores, through the evaluation API's
 // typed client and its route handlers on a real PostgreSQL: each refused naming its field, the

@@ -15,7 +15,7 @@ import {
   useEvaluationApiHandlers,
 } from "@/lib/testing/evaluation-api-handlers";
 import { at, SURFACE, WORKED_POLICY as POLICY, workedExample } from "@/lib/testing/evaluation-example";
-import type { EvaluationClient } from "@/lib/evaluations/api-client";
+import type { EvaluationClient } from "@/lib/evaluations/client/api-client";
 import { applyPendingPolicy } from "@/lib/evaluations/policy-recompute/recompute";
 
 // The evaluation API through its typed client, against the route handlers themselves (auth,

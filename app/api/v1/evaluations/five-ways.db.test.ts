@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/api-client";
+import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/client/api-client";
 import type { TestDatabase } from "@/lib/testing/database";
 import { FIVE_WAY_POLICY, SCENARIO } from "@/lib/testing/five-ways/scenario";
 import { runsOf, waysIn } from "@/lib/testing/five-ways/ways-in";

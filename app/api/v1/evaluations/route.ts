@@ -1,5 +1,5 @@
 import { getDb } from "@/lib/db/web-process-db";
-import { createEvaluation } from "@/lib/evaluations/create-evaluation";
+import { createEvaluation } from "@/lib/evaluations/manage/create-evaluation";
 import { listEvaluations } from "@/lib/evaluations/read/list-evaluations";
 import { evaluationListQuerySchema } from "@/lib/evaluations/read/read-boundary";
 import { createEvaluationBodySchema } from "@/lib/evaluations/evaluation-requests";

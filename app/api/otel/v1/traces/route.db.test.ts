@@ -5,10 +5,10 @@ import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace
 import { OTLPTraceExporter as ProtobufExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { describe, expect, it } from "vitest";
 import type { DelayedWriteClient } from "@/lib/delayed-write/delayed-write-client";
-import type { EvaluationClient } from "@/lib/evaluations/api-client";
+import type { EvaluationClient } from "@/lib/evaluations/client/api-client";
 import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-run";
 import { getLiveRun } from "@/lib/evaluations/read/live-runs";
-import { runSpans } from "@/lib/evaluations/otel/run-spans";
+import { runSpans } from "@/lib/evaluations/read/run-spans";
 import { encodeTraceRequest } from "@/lib/evaluations/otel/otlp-wire";
 import type { TestDatabase } from "@/lib/testing/database";
 import { evaluationIdOf, tracerProvider, useOtlpRoutes } from "@/lib/testing/otlp-routes";

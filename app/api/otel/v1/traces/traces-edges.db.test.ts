@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { gzipSync } from "node:zlib";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { EvaluationClient } from "@/lib/evaluations/api-client";
+import type { EvaluationClient } from "@/lib/evaluations/client/api-client";
 import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-run";
 import { encodeTraceRequest } from "@/lib/evaluations/otel/otlp-wire";
 import { OTLP_REQUEST_LIMITS } from "@/lib/evaluations/otel/spans";

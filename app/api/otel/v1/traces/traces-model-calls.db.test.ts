@@ -5,7 +5,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { z } from "zod";
 import type { DelayedWriteClient } from "@/lib/delayed-write/delayed-write-client";
-import type { EvaluationClient } from "@/lib/evaluations/api-client";
+import type { EvaluationClient } from "@/lib/evaluations/client/api-client";
 import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-run";
 import type { TestDatabase } from "@/lib/testing/database";
 import { tracerProvider, useOtlpRoutes } from "@/lib/testing/otlp-routes";

@@ -3,7 +3,7 @@ import { createApiKey, createAccount } from "@/lib/auth/accounts";
 import { createAuth } from "@/lib/auth/auth";
 import type { Principal } from "@/lib/auth/principal";
 import { readServerEnv } from "@/lib/env";
-import { createEvaluation } from "@/lib/evaluations/create-evaluation";
+import { createEvaluation } from "@/lib/evaluations/manage/create-evaluation";
 import { EVALUATION_EXPORT_COLUMNS } from "@/lib/evaluations/read/export-runs";
 import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
 import { openLiveRun } from "@/lib/evaluations/live/open-live-run";

@@ -1,8 +1,8 @@
 import { getDb } from "@/lib/db/web-process-db";
 import { notFound } from "@/lib/errors";
-import { deleteEvaluation, deleteEvaluationQuerySchema } from "@/lib/evaluations/delete-evaluation";
+import { deleteEvaluation, deleteEvaluationQuerySchema } from "@/lib/evaluations/manage/delete-evaluation";
 import { getEvaluation } from "@/lib/evaluations/read/get-evaluation";
-import { updateEvaluationScoring } from "@/lib/evaluations/update-evaluation-scoring";
+import { updateEvaluationScoring } from "@/lib/evaluations/manage/update-evaluation-scoring";
 import { evaluationIdSchema, updateEvaluationScoringBodySchema } from "@/lib/evaluations/evaluation-requests";
 import { apiRoute } from "@/lib/http/route/api-route";
 

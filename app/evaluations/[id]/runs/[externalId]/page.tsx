@@ -12,8 +12,8 @@ import { getDb } from "@/lib/db/web-process-db";
 import { toolClassifier } from "@/lib/evaluations/policy";
 import { loadEvaluationRunPage } from "@/lib/evaluations/read/run-page";
 import { runPageView } from "@/lib/evaluations/read/run-messages";
-import { MAX_SPANS_SHOWN } from "@/lib/evaluations/otel/run-spans";
-import { spanTimeline } from "@/lib/evaluations/otel/span-timeline";
+import { MAX_SPANS_SHOWN } from "@/lib/evaluations/read/run-spans";
+import { spanTimeline } from "@/lib/evaluations/read/span-timeline";
 
 export const dynamic = "force-dynamic";
 export const metadata: Metadata = { title: "Evaluation run" };

@@ -9,7 +9,7 @@ import { Time } from "@/components/ui/time";
 import { getDb } from "@/lib/db/web-process-db";
 import { getEvaluationRun } from "@/lib/evaluations/read/evaluation-run";
 import { liveRunRecorders } from "@/lib/evaluations/live/recorders";
-import { runSpans } from "@/lib/evaluations/otel/run-spans";
+import { runSpans } from "@/lib/evaluations/read/run-spans";
 import { MESSAGES_PAGE, runMessages, runPageView } from "@/lib/evaluations/read/run-messages";
 import { frozenRunState, runDetailAtFreeze } from "@/lib/share/frozen-runs";
 import { openSharedEvaluation } from "@/lib/share/shared-evaluation";

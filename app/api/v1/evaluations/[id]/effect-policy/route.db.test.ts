@@ -1,8 +1,8 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Db } from "@/lib/db/prisma";
-import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/api-client";
-import { createEvaluation } from "@/lib/evaluations/create-evaluation";
+import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/client/api-client";
+import { createEvaluation } from "@/lib/evaluations/manage/create-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
 import { applyPendingPolicy } from "@/lib/evaluations/policy-recompute/recompute";
 import type { EffectPolicy } from "@/lib/evaluations/effect-policy-schema";

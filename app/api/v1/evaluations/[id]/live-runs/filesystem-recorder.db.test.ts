@@ -4,7 +4,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/api-client";
+import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/client/api-client";
 import type { EvaluationRunListItem } from "@/lib/evaluations/read/read-boundary";
 import type { EffectPolicy } from "@/lib/evaluations/effect-policy-schema";
 import type { TestDatabase } from "@/lib/testing/database";

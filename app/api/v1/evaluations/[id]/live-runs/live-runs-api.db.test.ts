@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/api-client";
-import { createEvaluation } from "@/lib/evaluations/create-evaluation";
+import { EvaluationApiError, evaluationClient, type EvaluationClient } from "@/lib/evaluations/client/api-client";
+import { createEvaluation } from "@/lib/evaluations/manage/create-evaluation";
 import type { TestDatabase } from "@/lib/testing/database";
 import { ROUTE_TEST_ORIGIN, routeTestDatabase } from "@/lib/testing/route-test-database";
 import { at, WORKED_POLICY } from "@/lib/testing/evaluation-example";

@@ -5,7 +5,7 @@ import path from "node:path";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport, getDefaultEnvironment } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, inject, it, onTestFinished } from "vitest";
-import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/api-client";
+import { evaluationClient, type EvaluationClient } from "@/lib/evaluations/client/api-client";
 import type { LiveRunRecorder } from "@/lib/evaluations/live/live-run-schemas";
 import type { TestDatabase } from "@/lib/testing/database";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { createEvaluation } from "@/lib/evaluations/create-evaluation";
+import { createEvaluation } from "@/lib/evaluations/manage/create-evaluation";
 import type { TestDatabase } from "@/lib/testing/database";
 import { at } from "@/lib/testing/evaluation-example";
 import { routeTestDatabase } from "@/lib/testing/route-test-database";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createApiKey, createAccount } from "@/lib/auth/accounts";
 import { createAuth } from "@/lib/auth/auth";
 import { readServerEnv } from "@/lib/env";
-import { createEvaluation } from "@/lib/evaluations/create-evaluation";
+import { createEvaluation } from "@/lib/evaluations/manage/create-evaluation";
 import { ingestRuns } from "@/lib/evaluations/ingest/ingest-runs";
 import { createTestDatabase, type TestDatabase } from "@/lib/testing/database";
 import { at } from "@/lib/testing/evaluation-example";

@@ -3,11 +3,11 @@
 // it gone), its runs counted, every row of it removed by the schema's cascades, and a line in the audit
 // log saying who deleted what and how many runs went with it. Share links to it then answer 410.
 import { z } from "zod";
-import { recordAudit, type AuditActor } from "../audit-log/audit-log";
-import type { Db } from "../db/prisma";
-import { onlyRowOf, rowsOf } from "../db/rows";
-import { conflict, notFound } from "../errors";
-import { storedRunCount } from "./read/get-evaluation";
+import { recordAudit, type AuditActor } from "../../audit-log/audit-log";
+import type { Db } from "../../db/prisma";
+import { onlyRowOf, rowsOf } from "../../db/rows";
+import { conflict, notFound } from "../../errors";
+import { storedRunCount } from "../read/get-evaluation";
 
 export const deleteEvaluationQuerySchema = z.strictObject({
   /** The run count the confirmation named: when the evaluation holds another number now, nothing is deleted (409). */

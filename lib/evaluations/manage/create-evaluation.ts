@@ -1,8 +1,8 @@
-import type { Db } from "../db/prisma";
-import { DomainError } from "../errors";
-import { Prisma } from "../generated/prisma/client";
-import { declareRuleAtCreation } from "../statistics/exclusion-rule-store";
-import type { CreateEvaluationBody } from "./evaluation-requests";
+import type { Db } from "../../db/prisma";
+import { DomainError } from "../../errors";
+import { Prisma } from "../../generated/prisma/client";
+import { declareRuleAtCreation } from "../../statistics/exclusion-rule-store";
+import type { CreateEvaluationBody } from "../evaluation-requests";
 
 /** 409: the name is another evaluation's (names are unique, compared exactly); `existing` names it. */
 export class EvaluationNameTakenError extends DomainError {

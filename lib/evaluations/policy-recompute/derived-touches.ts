@@ -10,9 +10,9 @@ import { callSurfacer } from "../policy";
 import { STATUSES_AT_SCORING } from "../vocabulary";
 import { TOOL_CALL_OUTCOMES, type RunRecord } from "../run-record-schema";
 import type { EffectPolicy } from "../effect-policy-schema";
-import type { Tx } from "./lock";
-import { recomputeSeparation } from "./separation-recompute";
-import { refreshSurfaceStats } from "./surface-stats-store";
+import type { Tx } from "../audit/lock";
+import { recomputeSeparation } from "../audit/separation-recompute";
+import { refreshSurfaceStats } from "../audit/surface-stats-store";
 
 /** Runs read a statement: their calls' arguments are the largest thing the apply reads. */
 const DERIVE_CHUNK = 2_000;

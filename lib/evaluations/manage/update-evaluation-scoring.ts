@@ -1,10 +1,10 @@
 // Changing how an evaluation reads scores sent without a success/failure label (its threshold and label map).
 import { z } from "zod";
-import type { SqlClient } from "../db/sql-transaction";
-import { notFound } from "../errors";
-import { getEvaluation } from "./read/get-evaluation";
-import type { EvaluationDetail } from "./read/read-boundary";
-import type { UpdateEvaluationScoringBody } from "./evaluation-requests";
+import type { SqlClient } from "../../db/sql-transaction";
+import { notFound } from "../../errors";
+import { getEvaluation } from "../read/get-evaluation";
+import type { EvaluationDetail } from "../read/read-boundary";
+import type { UpdateEvaluationScoringBody } from "../evaluation-requests";
 
 /** Sets how the evaluation reads scores sent without a success/failure label (PATCH /api/v1/evaluations/{id}); 404 for an unknown one. */
 export async function updateEvaluationScoring(

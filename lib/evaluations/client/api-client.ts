@@ -1,17 +1,17 @@
 // A small typed client of the evaluation API, for the tests, the ingest CLI and harnesses. It sends
 // an API key as a bearer token and checks every answer against the same zod schemas the server uses.
 import { z } from "zod";
-import { comparisonAnswerSchema, type ComparisonAnswer } from "./read/compare";
-import { evaluationStatisticsSchema, type EvaluationStatistics } from "./read/evaluation-statistics";
-import { evaluationDetailSchema, evaluationSummarySchema, type EvaluationDetail, type EvaluationSummary } from "./read/read-boundary";
-import { ingestResponseSchema, type IngestResponse } from "./run-record-schema";
+import { comparisonAnswerSchema, type ComparisonAnswer } from "../read/compare";
+import { evaluationStatisticsSchema, type EvaluationStatistics } from "../read/evaluation-statistics";
+import { evaluationDetailSchema, evaluationSummarySchema, type EvaluationDetail, type EvaluationSummary } from "../read/read-boundary";
+import { ingestResponseSchema, type IngestResponse } from "../run-record-schema";
 import {
   setEffectPolicyAnswerSchema,
   type EffectPolicy,
   type SetEffectPolicyAnswer,
   type SetEffectPolicyBody,
-} from "./effect-policy-schema";
-import type { CreateEvaluationBody, PostResolutionBody } from "./evaluation-requests";
+} from "../effect-policy-schema";
+import type { CreateEvaluationBody, PostResolutionBody } from "../evaluation-requests";
 import {
   liveEventsAnswerSchema,
   openLiveRunAnswerSchema,
@@ -21,8 +21,8 @@ import {
   type OpenLiveRunBody,
   type ScoreLiveRunAnswer,
   type ScoreLiveRunBody,
-} from "./live/live-run-schemas";
-import { toolSuggestionsAnswerSchema, type PostToolSuggestionsBody, type StoredToolSuggestion } from "./tool-suggestions";
+} from "../live/live-run-schemas";
+import { toolSuggestionsAnswerSchema, type PostToolSuggestionsBody, type StoredToolSuggestion } from "../tool-suggestions";
 
 /** An answer that was not 2xx: its status and the API's `{error: {code, message, field?, details?}}`. */
 export class EvaluationApiError extends Error {
