@@ -78,6 +78,14 @@ function tokensCell(run: EvaluationRunListItem): GridCell {
 }
 
 /** The view's query string (its page size too, when not the default), with `extra` set over it (a cursor, a unit); keys left empty are left out. */
+/** What the runs list says of itself, on the owner's page and a share link's alike. */
+export const RUNS_LIST_DESCRIPTION =
+  "In the order they were stored, unless sorted otherwise. A run is final when every relevant effect was terminal at scoring; otherwise unresolved (not failed), with its earliest open effect's reason and tool. Runs connected through shared state share a unit, labelled U1, U2, … by each unit's first run.";
+
+/** A run's page under the list's own path (`…/runs/ID`), carrying the search text for the run page to mark. */
+export const runPageUnder = (path: string) => (externalId: string, q: string | undefined) =>
+  `${path}/${encodeURIComponent(externalId)}${q ? `?${new URLSearchParams({ q })}` : ""}`;
+
 export function runViewQuery(query: Partial<EvaluationRunListQuery> | null, extra: Record<string, string | undefined> = {}): string {
   const params = new URLSearchParams();
   for (const key of RUN_VIEW_KEYS) {

@@ -1,6 +1,6 @@
 import type { Metadata } from "next";
 import { notFound } from "next/navigation";
-import { EvaluationRunsList } from "@/components/runs/evaluation-runs-list";
+import { EvaluationRunsList, RUNS_LIST_DESCRIPTION, runPageUnder } from "@/components/runs/evaluation-runs-list";
 import { OpenLiveRuns } from "@/components/runs/open-live-runs";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
@@ -38,13 +38,13 @@ export default async function EvaluationRunsPage({
           { href: `/evaluations/${id}`, label: name },
         ]}
         title={<>Runs of “{name}”</>}
-        description="In the order they were stored, unless sorted otherwise. A run is final when every relevant effect was terminal at scoring; otherwise unresolved (not failed), with its earliest open effect's reason and tool. Runs connected through shared state share a unit, labelled U1, U2, … by each unit's first run."
+        description={RUNS_LIST_DESCRIPTION}
       />
       <div className="space-y-4">
         <OpenLiveRuns evaluationId={id} open={open} />
         <EvaluationRunsList
           path={path}
-          runHref={(externalId, q) => `${path}/${encodeURIComponent(externalId)}${q ? `?${new URLSearchParams({ q })}` : ""}`}
+          runHref={runPageUnder(path)}
           query={query}
           error={parsed.ok ? null : parsed.message}
           page={page}

@@ -1,7 +1,7 @@
 import type { Metadata } from "next";
 import { headers } from "next/headers";
 import { notFound } from "next/navigation";
-import { EvaluationRunsList } from "@/components/runs/evaluation-runs-list";
+import { EvaluationRunsList, RUNS_LIST_DESCRIPTION, runPageUnder } from "@/components/runs/evaluation-runs-list";
 import { SharedRefusal, SharedRunsBanner } from "@/components/share/shared-notice";
 import { PageHeader } from "@/components/ui/page-header";
 import { getDb } from "@/lib/db/web-process-db";
@@ -55,11 +55,11 @@ export default async function SharedRunsPage({
       <PageHeader
         crumbs={[{ href: `/s/${token}`, label: shared.evaluation.name }]}
         title={<>Runs of “{shared.evaluation.name}”</>}
-        description="In the order they were stored, unless sorted otherwise. A run is final when every relevant effect was terminal at scoring; otherwise unresolved (not failed), with its earliest open effect's reason and tool. Runs connected through shared state share a unit, labelled U1, U2, … by each unit's first run."
+        description={RUNS_LIST_DESCRIPTION}
       />
       <EvaluationRunsList
         path={path}
-        runHref={(externalId, q) => `${path}/${encodeURIComponent(externalId)}${q ? `?${new URLSearchParams({ q })}` : ""}`}
+        runHref={runPageUnder(path)}
         query={query}
         error={parsed.ok ? null : parsed.message}
         page={page}
