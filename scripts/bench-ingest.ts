@@ -23,10 +23,11 @@
 //     requests, one at a time on one keep-alive connection (lib/bench/bench-web.ts measureGets);
 //     then the first-load JavaScript of each evaluation page (scripts/first-load-js.ts), printed. Then
 //     the runs list API (GET …/runs) 20 times each after 2 warm-ups: text searches from one run's text to a
-//     word in every transcript, and two sorted pages (target p95 ≤ 300 ms).
+//     word in every transcript, and two sorted pages (target p95 ≤ 300 ms); then the pages a reader opens from
+//     there (lib/bench/reading-pages.ts): the runs page searched, two runs side by side, a share link's runs searched.
 //
 // Writes FILE as {runs, ingestRunsPerSecond, copyRunsPerSecond, ratio, page: {p50Ms, p95Ms, bytes},
-// summaryApi: {p50Ms, p95Ms, bytes}, runsList: [{query, what, runsOnFirstPage, p50Ms, p95Ms}], policyChangeRequestMs (the PUT), policyChangeCompleteMs (from the PUT
+// summaryApi: {p50Ms, p95Ms, bytes}, runsList: [{query, what, runsOnFirstPage, p50Ms, p95Ms}], pages: [{path, what, p50Ms, p95Ms}], policyChangeRequestMs (the PUT), policyChangeCompleteMs (from the PUT
 // until the recompute job, run in process, applied the version; also policyChangeMs), policyApplyMs (the
 // apply's transaction, which holds ingestion back), policyTraceRelinkMs, ingestDuringRecompute: {batches,
 // p50Ms, maxMs} (an API client ingesting meanwhile), recordTracesMs, webProcesses,
@@ -51,6 +52,7 @@ import { getEvaluation, listEffectPolicyVersions } from "../lib/evaluations/read
 import { ingestRuns } from "../lib/evaluations/ingest/ingest-runs";
 import { ingestResponseSchema, runRecordSchema } from "../lib/evaluations/run-record-schema";
 import { evaluationSummary } from "../lib/evaluations/read/summary";
+import { measureReadingPages } from "../lib/bench/reading-pages";
 import { measureGets, percentile, requireProductionBuild, startBenchWeb } from "../lib/bench/bench-web";
 import { parseBenchFlags } from "../lib/bench/bench-flags";
 import { orderedShutdown } from "../lib/testing/ordered-shutdown";
@@ -250,6 +252,8 @@ async function main(): Promise<void> {
     log(`runs list ${query} (${what}): ${runsOnFirstPage} runs on the first page, p50 ${figures.p50Ms} ms, p95 ${figures.p95Ms} ms`);
   }
 
+  const pages = await measureReadingPages({ origin, pool, apiKey: key, evaluationId: viaApi, middle, requests: SEARCH_REQUESTS, log });
+
   // 5. A new policy version on the ingested evaluation (files.write, unclassified so far, declared external), through
   // the API: the request saves it and enqueues its recompute; the recompute job then runs here, in process, as
   // a worker would run it (none runs here), while a client goes on ingesting batches of new runs through the
@@ -341,6 +345,7 @@ async function main(): Promise<void> {
     page,
     summaryApi: summary,
     runsList,
+    pages,
     // Since recomputes are jobs, policyChangeMs is the time until the new version is applied (it was the request's, which recomputed).
     policyChangeMs: policyChangeCompleteMs,
     policyChangeRequestMs,
