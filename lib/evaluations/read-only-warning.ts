@@ -1,5 +1,5 @@
 // When the policy form warns that a read-only row hides writes. Pure: the form calls it, the tests
-// check it, and the SQL that counts a tool's effects (evaluation-runs.ts) uses the same statuses.
+// check it, and the effects' triggers that count each tool's writes (migration tool_write_counts) use the same statuses.
 import { globMatches } from "./policy";
 import type { PolicyRow } from "./policy-rows";
 

@@ -60,12 +60,17 @@ export function loadEvaluationPage(db: SqlClient, id: string, { edits }: { edits
   let showFirstRead!: (evaluation: EvaluationDetail | null) => void;
   let failFirstRead!: (error: unknown) => void;
   const firstRead = new Promise<EvaluationDetail | null>((resolve, reject) => ((showFirstRead = resolve), (failFirstRead = reject)));
+  let firstPassStarted = false;
   const audit = underOneAppliedVersion(db, id, () => {
     const evaluation = getEvaluation(db, id);
-    evaluation.then(showFirstRead, failFirstRead); // the first pass's read settles the header; later ones are no-ops
+    // The first pass's read settles the header, whatever the audit's other reads do (an unknown id: null, not their error).
+    if (!firstPassStarted) evaluation.then(showFirstRead, failFirstRead);
+    firstPassStarted = true;
     return auditUnder(db, id, evaluation, edits);
   });
-  audit.catch(failFirstRead); // a failure before the first pass's read fails the header too
+  audit.catch((error: unknown) => {
+    if (!firstPassStarted) failFirstRead(error); // a failure before any pass read the evaluation fails the header too
+  });
   const header = Promise.all([firstRead, edits ? storedRunCount(db, id) : null]).then(([evaluation, runs]) =>
     evaluation ? { evaluation, runs } : null,
   );

@@ -4,7 +4,6 @@ import { z } from "zod";
 import type { SqlClient } from "../../db/sql-transaction";
 import { onlyRowOf } from "../../db/rows";
 import { classifyTool } from "../policy";
-import { STATUSES_SHOWING_A_WRITE } from "../read-only-warning";
 import type { EffectPolicy } from "../effect-policy-schema";
 import type { ToolClass } from "../vocabulary";
 import { unitLabels } from "./evaluation-runs";
@@ -24,8 +23,9 @@ export async function resetsOverriddenByCanary(db: SqlClient, evaluationId: stri
 }
 
 const unitRows = z.array(z.object({ unit: z.string(), runs: z.coerce.number().int(), surfaces: z.array(z.string()) }));
-const toolCountRows = z.array(z.object({ tool: z.string(), effects: z.coerce.number().int(), calls: z.coerce.number().int() }));
-const toolWriteRows = z.array(z.object({ tool: z.string(), writes: z.coerce.number().int() }));
+const toolCountRows = z.array(
+  z.object({ tool: z.string(), effects: z.coerce.number().int(), calls: z.coerce.number().int(), writes: z.coerce.number().int() }),
+);
 
 /**
  * The largest analysis units with more than one run: their unit id (smallest run id), label within the evaluation (U1, …),
@@ -63,20 +63,12 @@ export async function evaluationTools(
   policy: EffectPolicy,
   { countWrites = false } = {},
 ): Promise<{ tool: string; class: ToolClass; effects: number; calls: number; writes?: number }[]> {
-  const [rows, writes] = await Promise.all([
-    db.$queryRaw`
-      SELECT tool, effects, calls FROM evaluation_tool_counts
-       WHERE evaluation_id = ${evaluationId}::uuid AND (effects > 0 OR calls > 0) ORDER BY tool`,
-    countWrites
-      ? db.$queryRaw`
-      SELECT tool, count(*) AS writes FROM evaluation_effects
-       WHERE evaluation_id = ${evaluationId}::uuid
-         AND (surface IS NOT NULL OR handle IS NOT NULL OR status_at_scoring = ANY(${[...STATUSES_SHOWING_A_WRITE]}::text[]))
-       GROUP BY tool`
-      : [],
-  ]);
-  const writesOf = new Map(toolWriteRows.parse(writes).map((row) => [row.tool, row.writes]));
+  // Each tool's effects showing a write are counted by the effects' triggers (migration tool_write_counts), by the rule
+  // effectShowsAWrite states: read here in one row a tool, whatever the evaluation's size.
+  const rows = await db.$queryRaw`
+      SELECT tool, effects, calls, writes FROM evaluation_tool_counts
+       WHERE evaluation_id = ${evaluationId}::uuid AND (effects > 0 OR calls > 0) ORDER BY tool`;
   return toolCountRows
     .parse(rows)
-    .map((row) => ({ ...row, class: classifyTool(policy, row.tool), ...(countWrites && { writes: writesOf.get(row.tool) ?? 0 }) }));
+    .map(({ writes, ...row }) => ({ ...row, class: classifyTool(policy, row.tool), ...(countWrites && { writes }) }));
 }
