@@ -79,7 +79,11 @@ export async function templateSuggestions(
   const rows = rowsOf(
     z.object({ tool: z.string(), names: z.array(z.string()) }),
     await db.$queryRaw`
-      WITH recent AS (SELECT id, tool_calls FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid ORDER BY id DESC LIMIT ${SAMPLED_RUNS}),
+      -- The bound starts the backward scan at the evaluation's last run: without it the planner may walk the primary key down
+      -- through every later evaluation's runs first (a million of them after a bulk load).
+      WITH recent AS (SELECT id, tool_calls FROM evaluation_runs
+                       WHERE evaluation_id = ${evaluationId}::uuid AND id <= (SELECT max(id) FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid)
+                       ORDER BY id DESC LIMIT ${SAMPLED_RUNS}),
       calls AS (
         SELECT c->>'tool' AS tool, c->'arguments' AS args FROM recent CROSS JOIN LATERAL jsonb_array_elements(recent.tool_calls) AS c
          WHERE jsonb_typeof(recent.tool_calls) = 'array'
