@@ -175,9 +175,24 @@ const pageRow = runRow.extend({ sort_value: z.string().nullable() });
  * The SQL of one page (at most `limit` runs) under `where`, in the sort's order, the run id breaking ties; each row
  * with its sort value (PostgreSQL's text of it, the cursor's) and `order`, the page's order on its own columns.
  */
-function pageQuery(where: Prisma.Sql, sort: RunSort, desc: boolean, cursor: RunListCursor | undefined, limit: number) {
+function pageQuery(
+  evaluationId: string,
+  where: Prisma.Sql,
+  sort: RunSort,
+  desc: boolean,
+  cursor: RunListCursor | undefined,
+  limit: number,
+) {
   if (sort === "stored") {
-    const after = cursor ? (desc ? Prisma.sql`AND id < ${cursor[2]}::bigint` : Prisma.sql`AND id > ${cursor[2]}::bigint`) : Prisma.empty;
+    // From the cursor, or else from the evaluation's own first (last) run: the planner may walk the primary key from its
+    // end, through every run of the evaluations stored before (after) this one, a million after a bulk load.
+    const after = cursor
+      ? desc
+        ? Prisma.sql`AND id < ${cursor[2]}::bigint`
+        : Prisma.sql`AND id > ${cursor[2]}::bigint`
+      : desc
+        ? Prisma.sql`AND id <= (SELECT max(id) FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid)`
+        : Prisma.sql`AND id >= (SELECT min(id) FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid)`;
     const direction = desc ? Prisma.sql`DESC` : Prisma.sql`ASC`;
     return {
       sql: Prisma.sql`SELECT ${RUN_COLUMNS}, NULL::text AS sort_value FROM evaluation_runs WHERE ${where} ${after} ORDER BY evaluation_runs.id ${direction} LIMIT ${limit}`,
@@ -227,7 +242,7 @@ export async function listEvaluationRuns(
   const desc = query.order === "desc";
   const conditions = runConditions(evaluationId, query, asOf);
   const limit = query.limit + 1;
-  const page = (where: Prisma.Sql[], size: number) => pageQuery(Prisma.join(where, " AND "), sort, desc, query.cursor, size);
+  const page = (where: Prisma.Sql[], size: number) => pageQuery(evaluationId, Prisma.join(where, " AND "), sort, desc, query.cursor, size);
   const readRows = async (sql: Prisma.Sql) => z.array(pageRow).parse(await db.$queryRaw(sql));
   let rows: z.infer<typeof pageRow>[];
   if (!query.q) rows = await readRows(page(conditions, limit).sql);
