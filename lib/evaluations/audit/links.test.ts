@@ -18,12 +18,14 @@ import {
   linkCandidateRuns,
   linkGroupNames,
   linkGroupsOfRows,
+  linkGrowth,
   newlyLinkableRange,
   separationPaths,
   storedRunLink,
   surfaceLinkRows,
   surfacesMadePublic,
   type LinkableRange,
+  type LinkRow,
 } from "./links";
 
 const S = "db:orders/1";
@@ -335,5 +337,48 @@ describe("link rows", () => {
     expect(mostPublicInheritedSql("inherited")).toBe(
       "CASE max(CASE inherited WHEN 'public' THEN 2 WHEN 'internal' THEN 1 ELSE 0 END) WHEN 2 THEN 'public' WHEN 1 THEN 'internal' ELSE 'none' END",
     );
+  });
+});
+
+describe("links that only grew", () => {
+  const rows = (...specs: string[]): LinkRow[] =>
+    specs.map((spec) => {
+      const [surface, group, run, inherited] = spec.split(/[/:]/) as [string, string, string, InheritedState];
+      return { surface, link_group: group, run_id: run, inherited };
+    });
+  const stored = rows("s/2:2:none", "s/2:5:internal", "s/7:7:none", "s/7:9:internal", "t/3:3:none", "t/3:4:public");
+
+  it("answer the rows to write and, per changed group, the runs whose units it joins", () => {
+    // Run 11 reads s after 5 and 9 wrote it: groups 2 and 7 merge under 2; t is as it was.
+    const growth = linkGrowth(
+      stored,
+      rows("s/2:2:none", "s/2:5:internal", "s/2:7:none", "s/2:9:internal", "s/2:11:internal", "t/3:3:none", "t/3:4:public"),
+    );
+    expect(growth!.changed.map((r) => `${r.surface}/${r.link_group}:${r.run_id}:${r.inherited}`)).toEqual([
+      "s/2:7:none",
+      "s/2:9:internal",
+      "s/2:11:internal",
+    ]);
+    expect(growth!.joins).toEqual([["s", ["2", "7", "9", "11"]]]);
+  });
+
+  it("answer a state passed more publicly as a change, and nothing when nothing changed", () => {
+    expect(linkGrowth(stored, rows("s/2:2:none", "s/2:5:public", "s/7:7:none", "s/7:9:internal", "t/3:3:none", "t/3:4:public"))).toEqual({
+      changed: rows("s/2:5:public"),
+      joins: [["s", ["2", "5"]]],
+    });
+    expect(linkGrowth(stored, stored)).toEqual({ changed: [], joins: [] });
+  });
+
+  it("refuse a lost link, a state passed less publicly, and a group that split", () => {
+    expect(linkGrowth(stored, rows("s/2:2:none", "s/2:5:internal", "t/3:3:none", "t/3:4:public"))).toBeNull();
+    expect(linkGrowth(stored, rows("s/2:2:none", "s/2:5:none", "s/7:7:none", "s/7:9:internal", "t/3:3:none", "t/3:4:public"))).toBeNull();
+    // Group 2 of s split: 2 stays with 7's group, 5 is in a group of its own with 8.
+    expect(
+      linkGrowth(
+        stored,
+        rows("s/2:2:none", "s/2:7:none", "s/2:9:internal", "s/5:5:internal", "s/5:8:internal", "t/3:3:none", "t/3:4:public"),
+      ),
+    ).toBeNull();
   });
 });

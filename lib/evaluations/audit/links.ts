@@ -222,10 +222,16 @@ export function batchRunAudit(
   return audit;
 }
 
+/** A row of evaluation_surface_links: a run in a surface's link group (named by a run of it), and what it receives there. */
+export interface LinkRow {
+  surface: string;
+  run_id: string;
+  link_group: string;
+  inherited: InheritedState;
+}
+
 /** A surface's link groups as rows of evaluation_surface_links: each group named by its first (smallest) run. */
-export function surfaceLinkRows(
-  groups: readonly SurfaceLinkGroup[],
-): { surface: string; run_id: string; link_group: string; inherited: InheritedState }[] {
+export function surfaceLinkRows(groups: readonly SurfaceLinkGroup[]): LinkRow[] {
   return groups.flatMap((group) =>
     group.members.map((member) => ({
       surface: group.surface,
@@ -237,9 +243,7 @@ export function surfaceLinkRows(
 }
 
 /** Stored link rows back as link groups, one per (group, surface). */
-export function linkGroupsOfRows(
-  rows: readonly { surface: string; link_group: string; run_id: string; inherited: InheritedState }[],
-): SurfaceLinkGroup[] {
+export function linkGroupsOfRows(rows: readonly LinkRow[]): SurfaceLinkGroup[] {
   const byGroup = new Map<string, SurfaceLinkGroup>();
   for (const link of rows) {
     const key = `${link.link_group}\u0000${link.surface}`;
@@ -248,4 +252,41 @@ export function linkGroupsOfRows(
     group.members.push({ runId: link.run_id, inherited: link.inherited });
   }
   return [...byGroup.values()];
+}
+
+/**
+ * How recomputed link rows differ from the stored ones of the same surfaces, when they only grew: no
+ * stored link is gone, none passes less state, and the runs of each stored group are still in one
+ * group. Then units can only merge (unit-store.ts, mergeUnits) and only the rows in `changed` need
+ * writing. `joins`: per group that changed, its surface and the runs whose units it joins (its changed
+ * runs and the run that names it: a group that kept its name holds every stored group merged into it
+ * under that name, and the others' runs changed name). null when a link was lost or a group split: the
+ * units must be recomputed from their links.
+ */
+export function linkGrowth(
+  stored: readonly LinkRow[],
+  recomputed: readonly LinkRow[],
+): { changed: LinkRow[]; joins: [surface: string, runs: string[]][] } | null {
+  const key = (surface: string, id: string) => `${surface}\u0000${id}`;
+  const now = new Map(recomputed.map((row) => [key(row.surface, row.run_id), row]));
+  const groupNow = new Map<string, string>();
+  for (const before of stored) {
+    const after = now.get(key(before.surface, before.run_id));
+    if (!after || INHERITED_RANK[after.inherited] < INHERITED_RANK[before.inherited]) return null;
+    const group = key(before.surface, before.link_group);
+    if ((groupNow.get(group) ?? after.link_group) !== after.link_group) return null;
+    groupNow.set(group, after.link_group);
+  }
+  const was = new Map(stored.map((row) => [key(row.surface, row.run_id), row]));
+  const changed = recomputed.filter((row) => {
+    const before = was.get(key(row.surface, row.run_id));
+    return !before || before.link_group !== row.link_group || before.inherited !== row.inherited;
+  });
+  const joins = new Map<string, [surface: string, runs: string[]]>();
+  for (const row of changed) {
+    const group = key(row.surface, row.link_group);
+    const join = joins.get(group) ?? joins.set(group, [row.surface, [row.link_group]]).get(group)!;
+    if (row.run_id !== row.link_group) join[1].push(row.run_id);
+  }
+  return { changed, joins: [...joins.values()] };
 }

@@ -205,7 +205,7 @@ async function insertLinks(tx: Tx, evaluationId: string, links: readonly NewLink
 }
 
 /** Stored runs take the most public state their links now pass (separation.ts's rank, as SQL: links.ts, mostPublicInheritedSql). */
-async function updateInheritedStates(tx: Tx, runIds: readonly string[]): Promise<void> {
+export async function updateInheritedStates(tx: Tx, runIds: readonly string[]): Promise<void> {
   await tx.$executeRaw`
     UPDATE evaluation_runs r SET inherited_state = x.state
       FROM (SELECT run_id, ${Prisma.raw(mostPublicInheritedSql("inherited"))} AS state

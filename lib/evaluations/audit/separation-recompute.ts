@@ -1,12 +1,15 @@
 // Separation recomputed from the history of the surfaces a change touched (a verified reset, a run
 // re-sent with changes, a late resolution or canary): their link groups by the sweep
-// (separation.ts, surfaceLinkGroups), then the analysis units of every run they reach. Bounded work:
-// only those surfaces, and the units that reach them.
+// (separation.ts, surfaceLinkGroups), then the analysis units of every run they reach, or, when the
+// links only grew, the units they join merged. Bounded work: only those surfaces, and the units that
+// reach them; the history of those surfaces is still read whole.
 import { z } from "zod";
 import { analysisUnits, effectSettledAtMs, surfaceLinkGroups, type SurfaceHistory } from "../separation";
-import { linkGroupsOfRows, surfaceLinkRows } from "./links";
+import { linkGroupsOfRows, linkGrowth, surfaceLinkRows, type LinkRow } from "./links";
 import type { Tx } from "./lock";
+import { updateInheritedStates } from "./separation-incremental";
 import { msNumber } from "./surface-stats-store";
+import { mergeUnits } from "./unit-store";
 import { recomputedUnitRows } from "./units";
 
 const surfaceEvent = z.object({
@@ -90,7 +93,9 @@ const linkRow = z.object({
  * Recomputes separation after a change to `changedSurfaces` (and to the stored runs `runIds`, whose old
  * units may have held others): the link groups of those surfaces are replaced, then the analysis
  * units of every run they reach, or reached before, are recomputed over all their links. A run
- * new to the evaluation and connected to none is already its own unit. Call under lockEvaluationAudit.
+ * new to the evaluation and connected to none is already its own unit. When no stored run changed and
+ * the links only grew (links.ts, linkGrowth), only the changed links are written and the units they
+ * join merged, as the fast path does. Call under lockEvaluationAudit.
  */
 export async function recomputeSeparation(
   tx: Tx,
@@ -116,6 +121,16 @@ export async function recomputeSeparation(
     .map((row) => row.surface);
   const groups = (await surfaceHistories(tx, evaluationId, surfaces)).flatMap(surfaceLinkGroups);
   const links = surfaceLinkRows(groups);
+  // A change that only added links (a new run, most resets) merges units: only what changed is written.
+  if (runIds.length === 0) {
+    const stored = z
+      .array(linkRow)
+      .parse(
+        await tx.$queryRaw`SELECT surface, link_group::text AS link_group, run_id::text AS run_id, inherited FROM evaluation_surface_links WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${surfaces}::text[])`,
+      );
+    const growth = linkGrowth(stored, links);
+    if (growth && (await addLinks(tx, evaluationId, growth.changed, growth.joins))) return;
+  }
   const before = z
     .array(z.object({ run_id: z.string() }))
     .parse(
@@ -157,4 +172,32 @@ export async function recomputeSeparation(
       INSERT INTO evaluation_units (evaluation_id, unit, runs, surfaces)
       SELECT ${evaluationId}::uuid, x.unit, x.runs, x.surfaces FROM json_to_recordset(${JSON.stringify(grouped)}::json) AS x(unit bigint, runs int, surfaces text[])`;
   }
+}
+
+/**
+ * Writes links that only grew (links.ts, linkGrowth): the changed rows, the units their groups join
+ * merged, the changed runs' state. Writes nothing and answers false if a run it reaches has no unit.
+ */
+async function addLinks(tx: Tx, evaluationId: string, changed: readonly LinkRow[], joins: readonly [string, string[]][]): Promise<boolean> {
+  const runs = [...new Set(joins.flatMap(([, ids]) => ids))];
+  const units = memberRows.parse(
+    await tx.$queryRaw`SELECT id::text AS id, analysis_unit::text AS unit FROM evaluation_runs WHERE id = ANY(${runs}::bigint[])`,
+  );
+  if (units.some((u) => u.unit === null)) return false;
+  const unitOf = new Map(units.map((u) => [u.id, u.unit!]));
+  if (changed.length === 0) return true;
+  await tx.$executeRaw`
+    INSERT INTO evaluation_surface_links (evaluation_id, surface, run_id, link_group, inherited)
+    SELECT ${evaluationId}::uuid, x.surface, x.run_id, x.link_group, x.inherited
+      FROM json_to_recordset(${JSON.stringify(changed)}::json) AS x(surface text, run_id bigint, link_group bigint, inherited text)
+     ORDER BY x.surface, x.run_id
+    ON CONFLICT (evaluation_id, surface, run_id) DO UPDATE SET link_group = EXCLUDED.link_group, inherited = EXCLUDED.inherited`;
+  await mergeUnits(
+    tx,
+    evaluationId,
+    joins.map(([surface, ids]) => [surface, new Set(ids.map((id) => unitOf.get(id)!))] as const),
+    new Set(),
+  );
+  await updateInheritedStates(tx, [...new Set(changed.map((row) => row.run_id))]);
+  return true;
 }

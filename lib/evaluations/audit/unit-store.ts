@@ -1,10 +1,10 @@
 // evaluation_units as a batch's links merge them (the decisions: units.ts, mergedUnits).
 import { z } from "zod";
 import type { Tx } from "./lock";
-import { mergedUnits, unitsJoined } from "./units";
+import { mergedUnits, unitsJoined, type UnitJoins } from "./units";
 
 /**
- * Merges analysis units that a batch connected: per surface, the units its group now joins. Every
+ * Merges analysis units that a batch connected: per link group, the units it now joins. Every
  * component takes its smallest unit id, the others' runs are relabelled, the sizes add up, and each
  * unit keeps every surface that connects it. Runs not yet written (`unstored`) take their unit when
  * they are. Answers each unit id's component.
@@ -12,7 +12,7 @@ import { mergedUnits, unitsJoined } from "./units";
 export async function mergeUnits(
   tx: Tx,
   evaluationId: string,
-  unitsOn: ReadonlyMap<string, ReadonlySet<string>>,
+  unitsOn: UnitJoins,
   unstored: ReadonlySet<string>,
 ): Promise<Map<string, { unit: string }>> {
   const nodes = unitsJoined(unitsOn);

@@ -9,13 +9,19 @@ export interface StoredUnit {
   surfaces: readonly string[] | null;
 }
 
+/**
+ * Per link group, its surface and the units it now joins: a Map by surface (one group a surface, the
+ * fast path), or a list of entries (a recompute, where a surface may hold several groups).
+ */
+export type UnitJoins = ReadonlyMap<string, ReadonlySet<string>> | readonly (readonly [string, ReadonlySet<string>])[];
+
 /** The units a batch's links join, over every surface: the nodes of the merge. */
-export function unitsJoined(unitsOn: ReadonlyMap<string, ReadonlySet<string>>): string[] {
-  return [...new Set([...unitsOn.values()].flatMap((units) => [...units]))];
+export function unitsJoined(unitsOn: UnitJoins): string[] {
+  return [...new Set([...unitsOn].flatMap(([, units]) => [...units]))];
 }
 
 /**
- * Merges the units a batch connected (per surface, the units its group now joins), transitively: every
+ * Merges the units a batch connected (per link group, its surface and the units it now joins), transitively: every
  * component takes its smallest unit id, the sizes add up (a unit not stored is one new run), and the
  * unit keeps every surface that connects it. Answers each unit's component; the rows of
  * evaluation_units that change (a surface already connecting its unit, with no merge, changes none);
@@ -23,7 +29,7 @@ export function unitsJoined(unitsOn: ReadonlyMap<string, ReadonlySet<string>>): 
  * written, in `unstored`, takes its unit when it is); and the stored unit rows merged away (`gone`).
  */
 export function mergedUnits(
-  unitsOn: ReadonlyMap<string, ReadonlySet<string>>,
+  unitsOn: UnitJoins,
   stored: ReadonlyMap<string, StoredUnit>,
   unstored: ReadonlySet<string>,
 ): {
