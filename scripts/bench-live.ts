@@ -1,14 +1,17 @@
-// `npm run bench:live -- --json FILE [--runs N] [--events N] [--clients N]`: live runs through the HTTP routes.
+// `npm run bench:live -- --json FILE [--runs N] [--events N] [--clients N] [--prefill N]`: live runs through the HTTP routes.
 //
 //  1. A fresh embedded PostgreSQL in a temp folder, migrated; the web server (workers/web.ts, the
 //     production build: run `npx next build` first) on a free loopback port; an editor's API key.
-//  2. An evaluation whose policy classes the transfer tool async_handle. RUNS live runs (default
+//  2. An evaluation whose policy classes the transfer tool async_handle. PREFILL runs (default 0) are
+//     ingested first, through the ingest API in batches of 1,000: each the record a live run of the
+//     same events makes (timeline.ts, liveRunRecord), so that the scores below are timed in an
+//     evaluation of PREFILL + RUNS runs without scoring every one of them live. RUNS live runs (default
 //     1,000) are opened, then each run's EVENTS events (default 100: effects requested, pending, most
 //     completed; touches; a reset) are sent in one request per run by CLIENTS concurrent clients
 //     (default 4), the bodies made before the clock starts. eventsPerSecond = RUNS·EVENTS / the wall
 //     time of that phase (every event admitted and stored, none refused: checked).
-//  3. Every run scored, CLIENTS at a time; scoreP95Ms is the 95th percentile of those requests (each
-//     makes the run's record from its events and audits it, as ingestion does).
+//  3. Every live run scored, CLIENTS at a time; scoreP50Ms / P95Ms / P99Ms are percentiles of those
+//     requests (each makes the run's record from its events and audits it, as ingestion does).
 //  4. recorderOverheadP50Ms / P99Ms: the MCP recorder's added latency per tool call against a local
 //     server: CALLS calls (default 2,000) of the tests' bank's `ping` (no I/O) from an MCP SDK client,
 //     one at a time, straight to the server over stdio and then through `workers/mcp-record.ts`
@@ -16,15 +19,17 @@
 //     of the two latency percentiles. recorderHttpOverheadP50Ms / P99Ms: the same over Streamable HTTP
 //     (the bank served in this process, the recorder in `--listen 0 --upstream` mode as its own process).
 //
-// Writes FILE as {runs, events, eventsPerSecond, scoreP95Ms, scoreP50Ms, recorderOverheadP50Ms,
+// Writes FILE as {prefilled, runs, events, eventsPerSecond, scoreP50Ms, scoreP95Ms, scoreP99Ms, recorderOverheadP50Ms,
 // recorderOverheadP99Ms, recorderHttpOverheadP50Ms, recorderHttpOverheadP99Ms, load} and prints it
-// with the targets (≥ 5,000 events/s; recorder ≤ 2 ms p50, ≤ 10 ms p99), never asserted.
+// with the targets (≥ 5,000 events/s; score p95 ≤ 50 ms and p99 ≤ 150 ms; recorder ≤ 2 ms p50, ≤ 10 ms
+// p99), never asserted.
 import { spawn } from "node:child_process";
 import { mkdtempSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import path from "node:path";
 import { evaluationClient } from "../lib/evaluations/client/api-client";
-import { liveEventsAnswerSchema } from "../lib/evaluations/live/live-run-schemas";
+import { liveEventSchema, liveEventsAnswerSchema } from "../lib/evaluations/live/live-run-schemas";
+import { liveRunRecord } from "../lib/evaluations/live/timeline";
 import { parseBenchFlags } from "../lib/bench/bench-flags";
 import { serveBankOverHttp } from "../lib/testing/mcp-bank";
 import { percentile, reportFigures, requireProductionBuild, startBenchApi } from "../lib/bench/bench-web";
@@ -39,6 +44,7 @@ const values = parseBenchFlags("bench:live", {
   runs: { default: 1_000, min: 1, max: 100_000 },
   events: { default: 100, min: 4, max: 5_000 },
   clients: { default: 4, min: 1, max: 64 },
+  prefill: { default: 0, min: 0, max: 1_000_000 },
   calls: { default: 2_000, min: 10, max: 100_000 },
 });
 
@@ -101,6 +107,17 @@ async function main(): Promise<void> {
   const client = evaluationClient({ baseUrl: origin, apiKey: key });
   const { id } = await client.createEvaluation({ name: "bench:live", effectPolicy: { tools: { "bank.send_money": "async_handle" } } });
 
+  for (let from = 0; from < values.prefill; from += 1_000) {
+    const batch = Array.from({ length: Math.min(1_000, values.prefill - from) }, (_, k) => {
+      const run = values.runs + from + k;
+      const head = { externalId: `prefilled-${run}`, taskId: `task-${run % 10}`, groupId: null, attempt: null, startedAtMs: T0 };
+      const events = eventsOf(run, values.events).map((event) => liveEventSchema.parse(event));
+      return liveRunRecord(head, events, { scoredAtMs: T0 + 1_000, endpointLabel: "success" });
+    });
+    const refused = (await client.ingestRuns(id, batch)).results.filter((r) => r.status !== "created");
+    if (refused.length > 0) throw new Error(`prefilled runs were not created: ${JSON.stringify(refused.slice(0, 3))}`);
+    if ((from / 1_000) % 10 === 9) log(`prefilled ${from + batch.length} runs`);
+  }
   const runs = Array.from({ length: values.runs }, (_, i) => `live-${i}`);
   await concurrently(runs, values.clients, async (externalId) => {
     await client.openLiveRun(id, { externalId, taskId: `task-${externalId.length % 10}`, startedAt: iso(0) });
@@ -178,11 +195,13 @@ async function main(): Promise<void> {
   );
 
   const result = {
+    prefilled: values.prefill,
     runs: values.runs,
     events: values.runs * values.events,
     eventsPerSecond: Math.round((values.runs * values.events) / eventsSeconds),
     scoreP50Ms: Number(percentile(scores, 50).toFixed(1)),
     scoreP95Ms: Number(percentile(scores, 95).toFixed(1)),
+    scoreP99Ms: Number(percentile(scores, 99).toFixed(1)),
     recorderOverheadP50Ms: Number((percentile(throughRecorder, 50) - percentile(direct, 50)).toFixed(2)),
     recorderOverheadP99Ms: Number((percentile(throughRecorder, 99) - percentile(direct, 99)).toFixed(2)),
     recorderHttpOverheadP50Ms: Number((percentile(httpThroughRecorder, 50) - percentile(httpDirect, 50)).toFixed(2)),
@@ -191,7 +210,7 @@ async function main(): Promise<void> {
   };
   reportFigures(result, values.json, log);
   console.log(
-    `targets: eventsPerSecond ≥ 5,000 (${result.eventsPerSecond.toLocaleString("en-US")}); recorder overhead (stdio and HTTP) ≤ 2 ms p50, ≤ 10 ms p99`,
+    `targets: eventsPerSecond ≥ 5,000 (${result.eventsPerSecond.toLocaleString("en-US")}); score p95 ≤ 50 ms (${result.scoreP95Ms}), p99 ≤ 150 ms (${result.scoreP99Ms}) at ${(values.prefill + values.runs).toLocaleString("en-US")} runs; recorder overhead (stdio and HTTP) ≤ 2 ms p50, ≤ 10 ms p99`,
   );
   await stack.shutdown(0, "done");
 }
