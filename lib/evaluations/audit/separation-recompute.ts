@@ -27,7 +27,10 @@ const surfaceEvent = z.object({
   canary_survived: z.boolean().nullable(),
 });
 
-/** Everything stored on the given surfaces: writes (touches and effects), reads and scorings, resets. */
+/**
+ * Everything stored on the given surfaces: writes (touches and effects), reads and scorings, resets. The runs
+ * are read by evaluation too: joined by id alone, the hash join seen built its table from every run, other evaluations' too.
+ */
 export async function surfaceHistories(tx: Tx, evaluationId: string, surfaces: readonly string[]): Promise<SurfaceHistory[]> {
   const rows = z.array(surfaceEvent).parse(
     await tx.$queryRaw`
@@ -35,12 +38,12 @@ export async function surfaceHistories(tx: Tx, evaluationId: string, surfaces: r
              extract(epoch FROM t.at) * 1000 AS at_ms, extract(epoch FROM r.scored_at) * 1000 AS scored_ms, t.public,
              NULL::numeric AS acknowledged_ms, NULL::text AS status_at_scoring, NULL::text AS res_status, NULL::numeric AS res_ms, NULL::boolean AS verified,
              NULL::boolean AS canary_survived
-        FROM evaluation_touches t JOIN evaluation_runs r ON r.id = t.run_id
+        FROM evaluation_touches t JOIN evaluation_runs r ON r.id = t.run_id AND r.evaluation_id = ${evaluationId}::uuid
        WHERE t.evaluation_id = ${evaluationId}::uuid AND t.surface = ANY(${surfaces}::text[])
       UNION ALL
       SELECT 'effect', e.surface, e.run_id::text, extract(epoch FROM e.requested_at) * 1000, extract(epoch FROM r.scored_at) * 1000, e.public,
              extract(epoch FROM e.acknowledged_at) * 1000, e.status_at_scoring, last.status, extract(epoch FROM last.at) * 1000, NULL, NULL
-        FROM evaluation_effects e JOIN evaluation_runs r ON r.id = e.run_id
+        FROM evaluation_effects e JOIN evaluation_runs r ON r.id = e.run_id AND r.evaluation_id = ${evaluationId}::uuid
         LEFT JOIN LATERAL (SELECT s.status, s.at FROM evaluation_effect_resolutions s WHERE s.run_id = e.run_id AND s.effect_id = e.effect_id ORDER BY s.id DESC LIMIT 1) last ON TRUE
        WHERE e.evaluation_id = ${evaluationId}::uuid AND e.surface = ANY(${surfaces}::text[])
       UNION ALL
