@@ -179,7 +179,13 @@ export async function* evaluationRunBatches(
   try {
     await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
     const unitOrdinals = new UnitOrdinals(client, evaluationId, rememberedUnits);
-    for (let after = "0"; ;) {
+    // From just before the evaluation's own first run: from 0, the planner may walk the primary key through every run
+    // of the evaluations stored before this one, a million after a bulk load.
+    const [first] = rowsOf(
+      z.object({ after: z.string().nullable() }),
+      (await client.query("SELECT (min(id) - 1)::text AS after FROM evaluation_runs WHERE evaluation_id = $1::uuid", [evaluationId])).rows,
+    );
+    for (let after = first?.after ?? "0"; ;) {
       const batch = batchQuery(evaluationId, after, batchSize);
       const rows = rowsOf(batchRow, (await client.query(batch.text, batch.values as unknown[])).rows);
       const labels = await unitOrdinals.label(rows, after);
