@@ -27,7 +27,7 @@ import { sameTemplates, toolClassifier } from "../policy";
 import { recordImportedTraces, stateChangingTools, unlinkRunsWithOtherMarks } from "../record-traces/record-traces";
 import { effectPolicySchema, type EffectPolicy } from "../effect-policy-schema";
 
-/** A step's transaction: a chunk of 50,000 runs, or the apply at a million runs, on a loaded machine. */
+/** A step's transaction: a chunk of 25,000 runs, or the apply at a million runs, on a loaded machine. */
 const STEP_TRANSACTION = { timeout: 600_000, maxWait: 60_000 };
 
 const pendingRow = z.object({
