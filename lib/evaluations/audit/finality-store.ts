@@ -16,7 +16,8 @@ export const MAX_RUN_ID = "9223372036854775807";
  * Recomputes the finality of stored runs from their effects and every resolution appended for them,
  * under `policy` (version `version`): the runs named, or every run of the evaluation, CHUNK runs a
  * statement. The rule is auditFinality's (lib/evaluations/finality.ts: openReason per effect, the
- * earliest open one by request time, then id) written in SQL, so that no run is read into this process (its cost a run: docs/benchmarks.md). The tools' classes come
+ * earliest open one by request time, then id) written in SQL, so that no run's effects are read into this process (its cost a run:
+ * docs/benchmarks.md); only the changed runs' new columns come back, written by a statement of their own. The tools' classes come
  * from the policy's own classifier (its patterns), passed in; the caller holds what keeps new effects
  * out meanwhile (the policy's row lock, or the evaluation's audit lock). Effect ids tie-break in code
  * point order (COLLATE "C"), the rule's JavaScript order for every id without characters past U+FFFF.
