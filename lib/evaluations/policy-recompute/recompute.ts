@@ -10,14 +10,24 @@
 import { z } from "zod";
 import type { Db } from "../../db/prisma";
 import { onlyRowOf } from "../../db/rows";
-import { auditedChunk, chunkResult, effectTools, FINALITY_CHUNK, recomputeFinality } from "../audit/finality-store";
+import { Prisma } from "../../generated/prisma/client";
+import {
+  auditedChunk,
+  chunkResult,
+  effectTools,
+  FINALITY_CHUNK,
+  MAX_RUN_ID,
+  recomputeFinality,
+  scoredRunRange,
+  underFixedPlan,
+} from "../audit/finality-store";
 import { lockEvaluationAudit, type Tx } from "../audit/lock";
 import { rederiveTouches } from "./derived-touches";
 import { sameTemplates, toolClassifier } from "../policy";
 import { recordImportedTraces, stateChangingTools, unlinkRunsWithOtherMarks } from "../record-traces/record-traces";
 import { effectPolicySchema, type EffectPolicy } from "../effect-policy-schema";
 
-/** A step's transaction: a chunk of 50,000 runs, or the apply at a million runs, on a loaded machine. */
+/** A step's transaction: a chunk of 25,000 runs, or the apply at a million runs, on a loaded machine. */
 const STEP_TRANSACTION = { timeout: 600_000, maxWait: 60_000 };
 
 const pendingRow = z.object({
@@ -75,23 +85,31 @@ async function computeChunk(
   chunkRuns: number,
 ): Promise<void> {
   const tools = await effectTools(tx, evaluationId, null);
-  const [chunk] = chunkResult.parse(
-    await tx.$queryRaw`
-      WITH ${auditedChunk(evaluationId, pending.policy, tools, pending.after_run_id, null, chunkRuns)}, stored AS (
-        INSERT INTO evaluation_recomputed_finality
-               (evaluation_id, version, run_id, finality, unresolved_reason, unresolved_effect_id, unresolved_tool, finality_basis)
-        SELECT ${evaluationId}::uuid, ${pending.version}, id, finality, reason, effect_id, tool, basis FROM audited WHERE changed
-      ), covered AS (
-        INSERT INTO evaluation_recompute_chunks (evaluation_id, version, after_run_id, last_run_id, runs, content_xor)
-        SELECT ${evaluationId}::uuid, ${pending.version}, ${pending.after_run_id}::bigint, max(id), count(*), bit_xor(hashtextextended(content_hash, 0))
-          FROM chunk HAVING count(*) > 0
-      )
-      SELECT count(*)::int AS runs, max(id)::text AS last FROM chunk`,
-  );
+  const [chunk] = chunkResult.parse(await underFixedPlan(tx, () => tx.$queryRaw(chunkStatement(evaluationId, pending, tools, chunkRuns))));
   await tx.$executeRaw`
     UPDATE evaluation_policy_recomputes
        SET runs_done = runs_done + ${chunk.runs}, after_run_id = coalesce(${chunk.last}::bigint, after_run_id), computed = ${chunk.runs < chunkRuns}
      WHERE evaluation_id = ${evaluationId}::uuid AND version = ${pending.version}`;
+}
+
+/** A chunk's statement (run it underFixedPlan): its runs audited under the pending version, those it changes and what it saw kept. */
+export function chunkStatement(
+  evaluationId: string,
+  pending: { version: number; policy: EffectPolicy; after_run_id: string },
+  tools: readonly string[],
+  chunkRuns: number,
+): Prisma.Sql {
+  return Prisma.sql`
+    WITH ${auditedChunk(evaluationId, pending.policy, tools, pending.after_run_id, null, chunkRuns)}, stored AS (
+      INSERT INTO evaluation_recomputed_finality
+             (evaluation_id, version, run_id, finality, unresolved_reason, unresolved_effect_id, unresolved_tool, finality_basis)
+      SELECT ${evaluationId}::uuid, ${pending.version}, id, finality, reason, effect_id, tool, basis FROM audited WHERE changed
+    ), covered AS (
+      INSERT INTO evaluation_recompute_chunks (evaluation_id, version, after_run_id, last_run_id, runs, content_xor)
+      SELECT ${evaluationId}::uuid, ${pending.version}, ${pending.after_run_id}::bigint, max(id), count(*), bit_xor(hashtextextended(content_hash, 0))
+        FROM chunk HAVING count(*) > 0
+    )
+    SELECT count(*)::int AS runs, max(id)::text AS last FROM chunk`;
 }
 
 /**
@@ -106,37 +124,11 @@ async function applyVersion(tx: Tx, evaluationId: string, version: number): Prom
   const pending = await pendingVersion(tx, evaluationId, "update");
   if (pending?.version !== version) return false;
   await lockEvaluationAudit(tx, evaluationId);
-  // Runs to compute again: those of every chunk whose range holds other scored runs now than it saw (a
-  // batch committed after it, a run re-sent with other content, or scored or unscored since), those
-  // past the last chunk, and those resolved since the version was saved.
   const { again } = onlyRowOf(
     z.object({ again: z.array(z.string()) }),
-    await tx.$queryRaw`
-      WITH chunks AS (
-        -- One read of each chunk's range for both figures (two subqueries read every run twice).
-        SELECT c.after_run_id, c.last_run_id, c.runs, c.content_xor, now.runs_now, now.xor_now
-          FROM evaluation_recompute_chunks c
-         CROSS JOIN LATERAL (SELECT count(*) AS runs_now, coalesce(bit_xor(hashtextextended(r.content_hash, 0)), 0) AS xor_now FROM evaluation_runs r
-                              WHERE r.evaluation_id = ${evaluationId}::uuid AND r.id > c.after_run_id AND r.id <= c.last_run_id AND r.scored_at IS NOT NULL) now
-         WHERE c.evaluation_id = ${evaluationId}::uuid AND c.version = ${version}
-      ), stale AS (
-        SELECT after_run_id, last_run_id FROM chunks WHERE runs_now <> runs OR xor_now <> content_xor
-        UNION ALL
-        SELECT coalesce((SELECT max(last_run_id) FROM chunks), 0), 9223372036854775807
-      )
-      SELECT ARRAY(
-        SELECT r.id::text FROM stale JOIN evaluation_runs r
-            ON r.evaluation_id = ${evaluationId}::uuid AND r.id > stale.after_run_id AND r.id <= stale.last_run_id AND r.scored_at IS NOT NULL
-        UNION
-        SELECT run_id::text FROM evaluation_effect_resolutions
-         WHERE id > ${pending.resolution_high_water}::bigint AND evaluation_id = ${evaluationId}::uuid) AS again`,
+    await underFixedPlan(tx, () => tx.$queryRaw(runsToComputeAgain(evaluationId, version, pending.resolution_high_water))),
   );
-  await tx.$executeRaw`
-    UPDATE evaluation_runs r
-       SET finality = s.finality, unresolved_reason = s.unresolved_reason, unresolved_effect_id = s.unresolved_effect_id,
-           unresolved_tool = s.unresolved_tool, finality_basis = s.finality_basis, audit_policy_version = ${version}
-      FROM evaluation_recomputed_finality s
-     WHERE s.evaluation_id = ${evaluationId}::uuid AND s.version = ${version} AND r.id = s.run_id AND NOT (s.run_id = ANY(${again}::bigint[]))`;
+  await tx.$executeRaw(chunkResultsTaken(evaluationId, version, again));
   if (again.length > 0) await recomputeFinality(tx, evaluationId, { version, policy: pending.policy }, again);
   // Surfaces from arguments: made again, and separation with them, only when the templates changed (a change of classes leaves them).
   if (!sameTemplates(await appliedPolicy(tx, evaluationId), pending.policy)) await rederiveTouches(tx, evaluationId, pending.policy);
@@ -147,6 +139,50 @@ async function applyVersion(tx: Tx, evaluationId: string, version: number): Prom
       FROM (SELECT coalesce(sum(n), 0)::int AS n FROM evaluation_run_counts WHERE evaluation_id = ${evaluationId}::uuid AND finality <> 'unscored') scored
      WHERE r.evaluation_id = ${evaluationId}::uuid AND r.version = ${version}`;
   return true;
+}
+
+/**
+ * The runs the apply computes again: those of every chunk whose range holds other scored runs now than
+ * it saw (a batch committed after it, a run re-sent with other content, or scored or unscored since),
+ * those past the last chunk, and those resolved since the version was saved. Each range is read as
+ * the evaluation's own keys (scoredRunRange); run it underFixedPlan.
+ */
+export function runsToComputeAgain(evaluationId: string, version: number, resolutionHighWater: string): Prisma.Sql {
+  const ownRuns = (columns: Prisma.Sql, after: Prisma.Sql, upTo: Prisma.Sql) => scoredRunRange(evaluationId, columns, after, upTo);
+  return Prisma.sql`
+    WITH chunks AS (
+      -- One read of each chunk's range for both figures (two subqueries read every run twice).
+      SELECT c.after_run_id, c.last_run_id, c.runs, c.content_xor, now.runs_now, now.xor_now
+        FROM evaluation_recompute_chunks c
+       CROSS JOIN LATERAL (SELECT count(*) AS runs_now, coalesce(bit_xor(hashtextextended(r.content_hash, 0)), 0) AS xor_now
+                             FROM (${ownRuns(Prisma.sql`content_hash`, Prisma.sql`c.after_run_id`, Prisma.sql`c.last_run_id`)}) r) now
+       WHERE c.evaluation_id = ${evaluationId}::uuid AND c.version = ${version}
+    ), stale AS (
+      SELECT after_run_id, last_run_id FROM chunks WHERE runs_now <> runs OR xor_now <> content_xor
+      UNION ALL
+      SELECT coalesce((SELECT max(last_run_id) FROM chunks), 0), ${MAX_RUN_ID}::bigint
+    )
+    SELECT ARRAY(
+      SELECT r.id::text FROM stale CROSS JOIN LATERAL (${ownRuns(Prisma.sql`id`, Prisma.sql`stale.after_run_id`, Prisma.sql`stale.last_run_id`)}) r
+      UNION
+      SELECT run_id::text FROM evaluation_effect_resolutions
+       WHERE id > ${resolutionHighWater}::bigint AND evaluation_id = ${evaluationId}::uuid) AS again`;
+}
+
+/**
+ * Every run a chunk changed takes its result, but those computed again (`again`): each probed by its
+ * key within the chunks' range of ids (no plan reads another evaluation's runs, whatever the statistics
+ * say). Not underFixedPlan: the runs' triggers would be planned under its switches too.
+ */
+export function chunkResultsTaken(evaluationId: string, version: number, again: readonly string[]): Prisma.Sql {
+  const chunks = Prisma.sql`FROM evaluation_recompute_chunks WHERE evaluation_id = ${evaluationId}::uuid AND version = ${version}`;
+  return Prisma.sql`
+    UPDATE evaluation_runs r
+       SET finality = s.finality, unresolved_reason = s.unresolved_reason, unresolved_effect_id = s.unresolved_effect_id,
+           unresolved_tool = s.unresolved_tool, finality_basis = s.finality_basis, audit_policy_version = ${version}
+      FROM evaluation_recomputed_finality s
+     WHERE s.evaluation_id = ${evaluationId}::uuid AND s.version = ${version} AND r.id = s.run_id AND NOT (s.run_id = ANY(${again}::bigint[]))
+       AND r.id > (SELECT min(after_run_id) ${chunks}) AND r.id <= (SELECT max(last_run_id) ${chunks})`;
 }
 
 /** The version in force until the pending one is applied. */
