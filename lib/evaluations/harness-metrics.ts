@@ -2,7 +2,6 @@
 // scorer's accuracy, mean, stderr), stored by the log with the evaluation its runs went to, and
 // shown beside the success rates, which are thresholded: a mean counts partial credit in part.
 import { z } from "zod";
-import type { Db } from "../db/prisma";
 import type { SqlClient } from "../db/sql-transaction";
 import { rowsOf } from "../db/rows";
 
@@ -17,7 +16,7 @@ export interface HarnessMetric {
 const metricRow = z.object({ source: z.string(), scorer: z.string(), metric: z.string(), value: z.number() });
 
 /** Stores a log's figures, replacing what an earlier import of the same log stored (as text: a float array parameter loses the last digit). */
-export async function storeHarnessMetrics(db: Db, evaluationId: string, metrics: readonly HarnessMetric[]): Promise<void> {
+export async function storeHarnessMetrics(db: SqlClient, evaluationId: string, metrics: readonly HarnessMetric[]): Promise<void> {
   if (metrics.length === 0) return;
   await db.$executeRaw`
     INSERT INTO evaluation_harness_metrics (evaluation_id, source, scorer, metric, value)

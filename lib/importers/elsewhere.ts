@@ -1,13 +1,13 @@
 // Which of a batch's runs other evaluations hold too, with the same content: the same log imported
 // into a named evaluation and again by default lands in both, and the report says so.
 import { z } from "zod";
-import type { Db } from "../db/prisma";
+import type { SqlClient } from "../db/sql-transaction";
 import { countColumn, rowsOf } from "../db/rows";
 import type { ImportReport } from "./report";
 
 /** The evaluations other than `evaluation` holding runs equal to its runs `externalIds` (same content hash), with how many. */
 export async function runsHeldElsewhere(
-  db: Db,
+  db: SqlClient,
   evaluation: { id: string; name: string },
   externalIds: readonly string[],
 ): Promise<ImportReport["elsewhere"]> {

@@ -4,7 +4,6 @@
 // the harness computed itself for each log (evaluation_harness_metrics). Pure assembly here, SQL counts.
 import { DEFAULT_SCORE_THRESHOLD } from "../vocabulary";
 import { z } from "zod";
-import type { Db } from "../../db/prisma";
 import type { SqlClient } from "../../db/sql-transaction";
 import { rowsOf } from "../../db/rows";
 import type { HarnessMetric } from "../harness-metrics";
@@ -19,7 +18,7 @@ export interface LabellingScorer {
 }
 
 /** Stores which scorer labelled each log, replacing what an earlier import of the same log stored. */
-export async function storeLabellingScorers(db: Db, evaluationId: string, scorers: readonly LabellingScorer[]): Promise<void> {
+export async function storeLabellingScorers(db: SqlClient, evaluationId: string, scorers: readonly LabellingScorer[]): Promise<void> {
   if (scorers.length === 0) return;
   await db.$executeRaw`
     INSERT INTO evaluation_labelling_scorers (evaluation_id, source, scorer)

@@ -7,8 +7,8 @@
 // without a trace yet, so it is idempotent, heals a run an earlier pass left unlinked, and costs one
 // query when nothing is new. Runs without tool calls have no link row and get no trace.
 import { z } from "zod";
-import type { Db } from "../../db/prisma";
-import type { SqlTx } from "../../db/sql-transaction";
+import { poolOf, type Db } from "../../db/prisma";
+import { sqlTransaction, type SqlTx } from "../../db/sql-transaction";
 import { Prisma } from "../../generated/prisma/client";
 import { lockEvaluationAudit } from "../audit/lock";
 import { toolClassifier } from "../policy";
@@ -34,9 +34,6 @@ export function stateChangingTools(tools: readonly string[], classOf: (tool: str
   return tools.filter((tool) => STATE_CHANGING.has(classOf(tool))).sort();
 }
 
-/** Long enough for a pass over PASS_RUNS runs on a loaded machine (Prisma's default is 5 s). */
-const PASS_TRANSACTION = { timeout: 120_000, maxWait: 60_000 };
-
 /**
  * Untraced runs one pass takes at most. An evaluation ingested while no worker ran holds all its
  * runs untraced: one pass over 1,000,000 of them outlived its transaction's 120 s, and the job
@@ -54,8 +51,9 @@ const PASS_RUNS = 5_000;
  * which cannot change during a pass (a share lock; setEffectPolicy takes it exclusively).
  */
 export async function recordImportedTraces(db: Db, evaluationId: string): Promise<number> {
-  // One transaction per pass, so that a pass repeated after a lost race holds no trace of its own uncommitted.
-  return untilAllLinked(evaluationId, () => db.$transaction((tx) => linkUntracedRuns(tx, evaluationId), PASS_TRANSACTION));
+  // One transaction per pass, so that a pass repeated after a lost race holds no trace of its own uncommitted. On
+  // node-postgres: Prisma's client spent more CPU on a pass's few statements than PostgreSQL did on an import's small batch.
+  return untilAllLinked(evaluationId, () => sqlTransaction(poolOf(db), (tx) => linkUntracedRuns(tx, evaluationId)));
 }
 
 /** recordImportedTraces inside the caller's transaction (every pass in it): for a caller that changes the evaluation's runs or policy in the same transaction. */
