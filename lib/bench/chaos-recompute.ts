@@ -3,6 +3,7 @@
 import { z } from "zod";
 import type { Db } from "../db/prisma";
 import { onlyRowOf } from "../db/rows";
+import { jobOfKey } from "../jobs/queue";
 import { recomputePolicyJobKey } from "../evaluations/policy-recompute/job";
 
 /** The target printed beside each round (never asserted): the version applied within this of the kill. */
@@ -77,14 +78,11 @@ export async function recomputeState(db: Db, evaluationId: string, version: numb
       computed: z.boolean(),
       applied: z.boolean(),
       chunks: z.number(),
-      job: z.object({ attempts: z.number(), max_attempts: z.number(), locked: z.boolean(), last_error: z.string().nullable() }).nullable(),
       running_s: z.number().nullable(),
     }),
     await db.$queryRaw`
       SELECT r.runs_done, r.runs_total, r.computed, r.applied_at IS NOT NULL AS applied,
              (SELECT count(*)::int FROM evaluation_recompute_chunks c WHERE c.evaluation_id = r.evaluation_id AND c.version = r.version) AS chunks,
-             (SELECT json_build_object('attempts', j.attempts, 'max_attempts', j.max_attempts, 'locked', j.locked_at IS NOT NULL, 'last_error', j.last_error)
-                FROM graphile_worker.jobs j WHERE j.key = ${recomputePolicyJobKey(evaluationId)}) AS job,
              (SELECT round(extract(epoch FROM max(now() - a.query_start)))::int FROM pg_stat_activity a
                WHERE a.state = 'active' AND a.pid <> pg_backend_pid() AND a.query LIKE '%evaluation_recompute%') AS running_s
         FROM evaluation_policy_recomputes r
@@ -96,12 +94,7 @@ export async function recomputeState(db: Db, evaluationId: string, version: numb
     computed: row.computed,
     applied: row.applied,
     chunks: row.chunks,
-    job: row.job && {
-      attempts: row.job.attempts,
-      maxAttempts: row.job.max_attempts,
-      locked: row.job.locked,
-      lastError: row.job.last_error,
-    },
+    job: await jobOfKey(db, recomputePolicyJobKey(evaluationId)),
     runningStatementS: row.running_s,
   };
 }

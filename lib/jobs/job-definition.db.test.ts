@@ -5,7 +5,7 @@ import { poolOf, type Db } from "../db/prisma";
 import { sqlTransaction } from "../db/sql-transaction";
 import { useTestDatabase } from "../testing/use-test-database";
 import { defineJob } from "./job-definition";
-import { queuedJobCount, runnableJobCount } from "./queue";
+import { jobOfKey, queuedJobCount, runnableJobCount } from "./queue";
 
 // A job defined once, on a real PostgreSQL and graphile-worker: enqueued through its definition (key
 // and attempts from it), handled through it with the payload parsed by its schema, and a payload its
@@ -44,9 +44,8 @@ describe("defineJob", () => {
     });
     expect(greetJob.keyOf({ who: "ada", times: 2 }, 1)).toBe("greet:ada:1");
     expect(await runnableJobCount(db, ["greet:ada:0", "greet:ada:1", "greet:bob:0"])).toBe(3);
-    const attempts = await db.$queryRaw<{ max_attempts: number }[]>`
-      SELECT max_attempts FROM graphile_worker.jobs WHERE key = 'greet:bob:0'`;
-    expect(attempts).toEqual([{ max_attempts: 4 }]);
+    expect(await jobOfKey(db, "greet:bob:0")).toEqual({ attempts: 0, maxAttempts: 4, locked: false, lastError: null });
+    expect(await jobOfKey(db, "greet:nobody:0")).toBeNull();
 
     const handled: unknown[] = [];
     const lines: string[] = [];

@@ -54,6 +54,19 @@ export async function failQueuedJobs(db: Sql, keyPrefix: string, tasks: readonly
   return failed;
 }
 
+/** The job with `key` as the queue holds it: its attempts, whether a worker holds it, its last error; null when none is queued. */
+export async function jobOfKey(
+  db: Sql,
+  key: string,
+): Promise<{ attempts: number; maxAttempts: number; locked: boolean; lastError: string | null } | null> {
+  const [job] = z
+    .array(z.object({ attempts: z.number(), max_attempts: z.number(), locked: z.boolean(), last_error: z.string().nullable() }))
+    .parse(
+      await db.$queryRaw`SELECT attempts, max_attempts, locked_at IS NOT NULL AS locked, last_error FROM graphile_worker.jobs WHERE key = ${key}`,
+    );
+  return job ? { attempts: job.attempts, maxAttempts: job.max_attempts, locked: job.locked, lastError: job.last_error } : null;
+}
+
 /** Jobs keyed under `keyPrefix` that a worker holds right now. */
 export async function lockedJobCount(db: Sql, keyPrefix: string): Promise<number> {
   const { locked } = onlyRowOf(
