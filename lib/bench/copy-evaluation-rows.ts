@@ -11,11 +11,16 @@ const COPIED_TABLES = [
   "evaluation_effect_resolutions",
   "evaluation_touches",
   "evaluation_resets",
+  "evaluation_reset_canaries",
   "evaluation_surface_links",
   "evaluation_units",
   "evaluation_surfaces",
   "evaluation_run_traces",
+  "evaluation_run_messages",
+  "evaluation_run_model_calls",
 ] as const;
+/** Tables keyed by run alone (no evaluation column): their rows are found through their runs. */
+const RUN_ONLY_TABLES = new Set<string>(["evaluation_run_messages", "evaluation_run_model_calls"]);
 /** Columns holding a run id: shifted with the runs. */
 const RUN_ID_COLUMNS = new Set(["run_id", "analysis_unit", "link_group", "unit", "first_writer", "last_reader"]);
 /** The run id a table's rows are chunked by (a surface's stats by its first writer, or its last reader). */
@@ -25,10 +30,13 @@ const CHUNK_COLUMN: Record<(typeof COPIED_TABLES)[number], string> = {
   evaluation_effect_resolutions: "run_id",
   evaluation_touches: "run_id",
   evaluation_resets: "run_id",
+  evaluation_reset_canaries: "run_id",
   evaluation_surface_links: "run_id",
   evaluation_units: "unit",
   evaluation_surfaces: "coalesce(first_writer, last_reader)",
   evaluation_run_traces: "run_id",
+  evaluation_run_messages: "run_id",
+  evaluation_run_model_calls: "run_id",
 };
 
 /** Each copied table's columns, in order. */
@@ -68,18 +76,23 @@ export async function copyEvaluationRows(pgClient: pg.Client, from: string, to: 
     for (const table of COPIED_TABLES) {
       const names = columns.get(table)!;
       const runColumn = CHUNK_COLUMN[table];
+      // $1 the evaluation copied, $2..$4 the chunk's first run, the shift and its last run, $5 (only where used) the copy's evaluation.
       const select = names
         .map((c) =>
           c === "evaluation_id"
-            ? "$1::text"
+            ? "$5::text"
             : RUN_ID_COLUMNS.has(c) || (table === "evaluation_runs" && c === "id")
-              ? `(${c} + $4)::text`
+              ? `(${c} + $3)::text`
               : `${c}::text`,
         )
         .join(", ");
+      const runOnly = RUN_ONLY_TABLES.has(table);
+      const ofFrom = runOnly
+        ? `EXISTS (SELECT 1 FROM evaluation_runs r WHERE r.id = ${table}.run_id AND r.evaluation_id = $1)`
+        : "evaluation_id = $1";
       const { rows } = await pgClient.query<string[]>({
-        text: `SELECT ${select} FROM ${table} WHERE evaluation_id = $2 AND ${runColumn} BETWEEN $3 AND $5`,
-        values: [to, from, lo.toString(), offset.toString(), hi.toString()],
+        text: `SELECT ${select} FROM ${table} WHERE ${ofFrom} AND ${runColumn} BETWEEN $2 AND $4`,
+        values: [from, lo.toString(), offset.toString(), hi.toString(), ...(runOnly ? [] : [to])],
         rowMode: "array",
       });
       if (!rows.length) continue;
