@@ -3,6 +3,7 @@
 // the evaluation replaced from its effects' and tool calls' stored arguments, then the separation of
 // every surface they touched before or touch now recomputed from its history.
 import { z } from "zod";
+import { Prisma } from "../../generated/prisma/client";
 import { onlyRowOf } from "../../db/rows";
 import { unnestRows } from "../../db/unnest-rows";
 import { policyTouches, CHILD_COLUMNS, touchRow } from "../ingest/rows";
@@ -13,9 +14,31 @@ import type { EffectPolicy } from "../effect-policy-schema";
 import type { Tx } from "../audit/lock";
 import { recomputeSeparation } from "../audit/separation-recompute";
 import { refreshSurfaceStats } from "../audit/surface-stats-store";
+import { MAX_RUN_ID, underFixedPlan } from "../audit/finality-store";
 
 /** Runs read a statement: their calls' arguments are the largest thing the apply reads. */
 const DERIVE_CHUNK = 2_000;
+
+/**
+ * The next runs after `after` with an effect or call of a `templated` tool, with their calls and effects:
+ * a statement for underFixedPlan (the evaluation's own keys walked, effects probed by run). Planned as is,
+ * with statistics of the evaluation's runs, the EXISTS on effects became a hashed subplan that read every
+ * effect stored, of every evaluation, once a chunk.
+ */
+export function derivedTouchesChunk(evaluationId: string, templated: readonly string[], after: string): Prisma.Sql {
+  return Prisma.sql`
+        SELECT r.id::text AS id, r.started_at, r.ended_at, r.scored_at, r.tool_calls,
+               coalesce((SELECT jsonb_agg(jsonb_build_object('effectId', e.effect_id, 'tool', e.tool, 'callId', e.call_id, 'arguments', e.arguments,
+                                                             'requestedAt', e.requested_at,
+                                                             'statusAtScoring', e.status_at_scoring, 'public', e.public))
+                           FROM evaluation_effects e WHERE e.run_id = r.id), '[]'::jsonb) AS effects
+          FROM evaluation_runs r
+         WHERE (r.evaluation_id, r.id) > (${evaluationId}::uuid, ${after}::bigint) AND (r.evaluation_id, r.id) <= (${evaluationId}::uuid, ${MAX_RUN_ID}::bigint)
+           AND (EXISTS (SELECT 1 FROM evaluation_effects e WHERE e.run_id = r.id AND e.tool = ANY(${templated}::text[]))
+                OR (jsonb_typeof(r.tool_calls) = 'array'
+                    AND EXISTS (SELECT 1 FROM jsonb_array_elements(r.tool_calls) c WHERE c->>'tool' = ANY(${templated}::text[]))))
+         ORDER BY r.evaluation_id, r.id LIMIT ${DERIVE_CHUNK}`;
+}
 
 const iso = z.coerce.date().transform((d) => d.toISOString());
 const callRunRow = z.object({
@@ -69,20 +92,9 @@ export async function rederiveTouches(tx: Tx, evaluationId: string, policy: Effe
   const templated = tools.filter((tool) => surfacer(tool, undefined).length > 0);
   const made = new Set<string>();
   for (let after = "0"; templated.length > 0;) {
-    const runs = z.array(callRunRow).parse(
-      await tx.$queryRaw`
-        SELECT r.id::text AS id, r.started_at, r.ended_at, r.scored_at, r.tool_calls,
-               coalesce((SELECT jsonb_agg(jsonb_build_object('effectId', e.effect_id, 'tool', e.tool, 'callId', e.call_id, 'arguments', e.arguments,
-                                                             'requestedAt', e.requested_at,
-                                                             'statusAtScoring', e.status_at_scoring, 'public', e.public))
-                           FROM evaluation_effects e WHERE e.run_id = r.id), '[]'::jsonb) AS effects
-          FROM evaluation_runs r
-         WHERE r.evaluation_id = ${evaluationId}::uuid AND r.id > ${after}::bigint
-           AND (EXISTS (SELECT 1 FROM evaluation_effects e WHERE e.run_id = r.id AND e.tool = ANY(${templated}::text[]))
-                OR (jsonb_typeof(r.tool_calls) = 'array'
-                    AND EXISTS (SELECT 1 FROM jsonb_array_elements(r.tool_calls) c WHERE c->>'tool' = ANY(${templated}::text[]))))
-         ORDER BY r.id LIMIT ${DERIVE_CHUNK}`,
-    );
+    const runs = z
+      .array(callRunRow)
+      .parse(await underFixedPlan(tx, () => tx.$queryRaw(derivedTouchesChunk(evaluationId, templated, after))));
     if (runs.length === 0) break;
     const rows = runs.flatMap((row) => policyTouches(recordOf(row), surfacer).map((t) => touchRow(row.id, evaluationId, t, true)));
     for (const row of rows) made.add(row.surface);

@@ -12,6 +12,7 @@ import { createEvaluation } from "../manage/create-evaluation";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { applyPendingPolicy, chunkResultsTaken, chunkStatement, runsToComputeAgain } from "./recompute";
 import { setEffectPolicy } from "./set-effect-policy";
+import { derivedTouchesChunk } from "./derived-touches";
 
 // The recompute's statements keep one plan whatever the planner's statistics say. A second evaluation
 // bulk-loaded after the statistics were taken (they hold the first one's runs alone, as after a fresh
@@ -104,6 +105,9 @@ describe("the recompute's plans, with statistics of another evaluation alone", (
         [BY_OWN_KEYS, EFFECTS_BY_RUN, EVIDENCE_BY_EFFECT],
         ["evaluation_runs by evaluation_runs_pkey", EFFECTS_BY_RUN, EVIDENCE_BY_EFFECT],
       );
+
+      // rederiveTouches's chunks (a version that changes the templates): the runs with a templated tool's effect or call.
+      expectProbedByKey(await planOf(db, derivedTouchesChunk(id, tools, "0"), asPlanned), [BY_OWN_KEYS, EFFECTS_BY_RUN]);
 
       let applyPlans: PlanNode[] = [];
       await applyPendingPolicy(db, id, {
