@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { formatDuration, formatLocal, formatRelative, formatSinceStart, formatUtc, formatUtcShort, formatElapsed } from "./time";
+import { formatDuration, formatLocal, formatRelative, formatSinceStart, formatUtc, formatUtcShort, formatElapsed, isoTime } from "./time";
+import { seededRandom } from "../testing/seeded-random";
 
 describe("time", () => {
   it("writes UTC exactly, and local time in the zone asked for", () => {
@@ -37,5 +38,21 @@ describe("time", () => {
     expect(formatElapsed(4188)).toBe("+4.19 s");
     expect(formatElapsed(200_000)).toBe("+3 min 20 s");
     expect(formatElapsed(-1500)).toBe("−1.50 s");
+  });
+
+  it("writes an instant as toISOString does, at every year's edges and at random", () => {
+    const edges = ["0000-01-01T00:00:00.000Z", "0001-01-01T00:00:00.000Z", "1969-12-31T23:59:59.999Z", "1970-01-01T00:00:00.000Z"];
+    edges.push("2000-02-29T12:00:00.001Z", "2100-02-28T23:59:59.999Z", "2100-03-01T00:00:00.000Z", "9999-12-31T23:59:59.999Z");
+    for (const iso of edges) expect(isoTime(Date.parse(iso))).toBe(iso);
+    const random = seededRandom(7);
+    const [first, last] = [Date.parse("0000-01-01T00:00:00.000Z"), Date.parse("9999-12-31T23:59:59.999Z")];
+    for (let i = 0; i < 20_000; i++) {
+      const ms = Math.floor(first + random() * (last - first));
+      expect(isoTime(ms)).toBe(new Date(ms).toISOString());
+    }
+    // Outside four-digit years, and between milliseconds: toISOString itself.
+    expect(isoTime(Date.parse("+010000-01-01T00:00:00.000Z"))).toBe("+010000-01-01T00:00:00.000Z");
+    expect(isoTime(0.5)).toBe(new Date(0.5).toISOString());
+    expect(() => isoTime(Number.NaN)).toThrow(RangeError);
   });
 });

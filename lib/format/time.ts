@@ -85,3 +85,36 @@ export function formatElapsed(ms: number): string {
   if (ms === 0) return "+0 ms";
   return `${ms < 0 ? "−" : "+"}${formatDuration(Math.abs(ms))}`;
 }
+
+const pad3 = (n: number) => String(n).padStart(3, "0");
+/** Years 0000 to 9999, where toISOString writes four digits of year. */
+const FOUR_DIGIT_YEARS = { first: Date.parse("0000-01-01T00:00:00.000Z"), last: Date.parse("9999-12-31T23:59:59.999Z") };
+
+/**
+ * `new Date(ms).toISOString()`, in arithmetic: the same text, several times faster, and without a Date
+ * (the web server's Date is Next.js's wrapper, slower again to construct). Receivers format a time
+ * per event and per span. Outside years 0000 to 9999 it is toISOString itself.
+ */
+export function isoTime(ms: number): string {
+  if (!Number.isInteger(ms) || ms < FOUR_DIGIT_YEARS.first || ms > FOUR_DIGIT_YEARS.last) return new Date(ms).toISOString();
+  const days = Math.floor(ms / 86_400_000);
+  let rest = ms - days * 86_400_000;
+  // The civil date of a day count (days from civil, inverted: H. Hinnant's algorithm), in eras of 400 years from 0000-03-01.
+  const shifted = days + 719_468;
+  const era = Math.floor(shifted / 146_097);
+  const dayOfEra = shifted - era * 146_097;
+  const yearOfEra = Math.floor(
+    (dayOfEra - Math.floor(dayOfEra / 1_460) + Math.floor(dayOfEra / 36_524) - Math.floor(dayOfEra / 146_096)) / 365,
+  );
+  const dayOfYear = dayOfEra - (365 * yearOfEra + Math.floor(yearOfEra / 4) - Math.floor(yearOfEra / 100));
+  const monthFromMarch = Math.floor((5 * dayOfYear + 2) / 153);
+  const day = dayOfYear - Math.floor((153 * monthFromMarch + 2) / 5) + 1;
+  const month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9;
+  const year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0);
+  const hours = Math.floor(rest / 3_600_000);
+  rest -= hours * 3_600_000;
+  const minutes = Math.floor(rest / 60_000);
+  rest -= minutes * 60_000;
+  const seconds = Math.floor(rest / 1_000);
+  return `${String(year).padStart(4, "0")}-${pad(month)}-${pad(day)}T${pad(hours)}:${pad(minutes)}:${pad(seconds)}.${pad3(rest - seconds * 1_000)}Z`;
+}

@@ -2,6 +2,7 @@
 // make once it is scored. The record then goes through ingestion's own steps, so a live run is
 // audited exactly as an ingested one (same rules, same figures). Times are epoch milliseconds.
 import { canonicalJson } from "../../content-hash";
+import { isoTime as iso } from "../../format/time";
 import { issueMessage } from "../../http/input";
 import { findUnstorable, printable } from "../../http/storable";
 import { MAX_RUN_MODEL_CALLS, type EffectRecord, type RunRecord } from "../run-record-schema";
@@ -231,8 +232,6 @@ export type LiveOutcome =
       scoredOn?: string[];
     }
   | { unscoredReason: string };
-
-const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The source a resolution names when the status that carried its evidence did not say one. */
 export const LIVE_EVIDENCE_SOURCE = "live-run event";

@@ -23,6 +23,7 @@
 import { INT4_MAX } from "../../http/storable";
 import type { LabelMap } from "../evaluation-requests";
 import type { LiveEvent } from "../live/live-run-schemas";
+import { isoTime as iso } from "../../format/time";
 import { EFFECT_STATUSES, type EffectStatus } from "../vocabulary";
 import { ATTR, EVENT, isAgentData, isModelCallSpan, isToolSpan } from "./conventions";
 import { resourceLabelMap, type PlannedScore } from "./scores";
@@ -73,7 +74,6 @@ const own = (attributes: Attributes, name: string): AttributeValue | undefined =
 /** An attribute's text as the live-run schemas take it (trimmed): the run's names are stored as they are read here. */
 const text = (value: AttributeValue | undefined): string | undefined =>
   typeof value === "string" ? value.trim() || undefined : typeof value === "number" ? String(value) : undefined;
-const iso = (ms: number) => new Date(ms).toISOString();
 
 function argumentsOf(span: OtlpSpan): Record<string, unknown> | undefined {
   const raw = span.attributes[ATTR.toolCallArguments] ?? span.attributes[ATTR.aiToolArgs];

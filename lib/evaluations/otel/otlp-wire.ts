@@ -129,18 +129,21 @@ const nanosToMs = (nanos: Fixed64) =>
     ? Math.floor(nanos / 1_000_000)
     : Number(((BigInt(nanos.high >>> 0) << 32n) | BigInt(nanos.low >>> 0)) / 1_000_000n);
 
-function hexIdOf(bytes: Uint8Array | null | undefined, size: number, what: string, field: string): string {
+const HEX_OF_BYTE = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+/** Bytes as lowercase hex (Buffer's "hex"), without a Buffer per id. */
+function hexOf(bytes: Uint8Array): string {
+  let hex = "";
+  for (const byte of bytes) hex += HEX_OF_BYTE[byte]!;
+  return hex;
+}
+
+/** The id as hex; its field (`at` + `.` + `name`) is named only when it is refused. */
+function hexIdOf(bytes: Uint8Array | null | undefined, size: number, what: string, at: string): string {
+  if (bytes && bytes.length === size && bytes.some((b) => b !== 0)) return hexOf(bytes);
   const messages = idMessages(size, what);
-  const problem =
-    !bytes || bytes.length === 0
-      ? messages.required
-      : bytes.length !== size
-        ? messages.size
-        : bytes.every((b) => b === 0)
-          ? messages.zeros
-          : null;
-  if (problem) throw invalid(`${field}: ${problem}`, field);
-  return Buffer.from(bytes!.buffer, bytes!.byteOffset, bytes!.length).toString("hex");
+  const problem = !bytes || bytes.length === 0 ? messages.required : bytes.length !== size ? messages.size : messages.zeros;
+  const field = `${at}.${what}`;
+  throw invalid(`${field}: ${problem}`, field);
 }
 
 function attributesOfMessage(list: readonly KeyValueMessage[], where: () => string): Attributes {
@@ -170,9 +173,9 @@ function spansOfMessage(message: TraceRequestMessage): OtlpResourceSpans[] {
         if (parent && parent.length !== 0 && parent.length !== 8)
           throw invalid(`${at}.parentSpanId: ${PARENT_SPAN_ID_MESSAGE}`, `${at}.parentSpanId`);
         return {
-          traceId: hexIdOf(span.traceId, 16, "traceId", `${at}.traceId`),
-          spanId: hexIdOf(span.spanId, 8, "spanId", `${at}.spanId`),
-          parentSpanId: parent && parent.length === 8 ? Buffer.from(parent.buffer, parent.byteOffset, 8).toString("hex") : null,
+          traceId: hexIdOf(span.traceId, 16, "traceId", at),
+          spanId: hexIdOf(span.spanId, 8, "spanId", at),
+          parentSpanId: parent && parent.length === 8 ? hexOf(parent) : null,
           name: span.name,
           startMs: storableTimeMs(nanosToMs(span.startTimeUnixNano), () => `${at}.startTimeUnixNano`),
           endMs: storableTimeMs(nanosToMs(span.endTimeUnixNano), () => `${at}.endTimeUnixNano`),

@@ -10,6 +10,7 @@
 import { z } from "zod";
 import { canonicalJson } from "../../content-hash";
 import type { Db } from "../../db/prisma";
+import { isoTime } from "../../format/time";
 import { packedText, packTexts } from "../../db/packed-texts";
 import { rowsOf } from "../../db/rows";
 import type { CopyTx } from "../../db/sql-transaction";
@@ -163,8 +164,8 @@ const spanRowsOf = (trace: TracePlan) =>
     trace_id: trace.traceId,
     parent_span_id: span.parentSpanId,
     name: span.name,
-    start_at: new Date(span.startMs).toISOString(),
-    end_at: new Date(span.endMs).toISOString(),
+    start_at: isoTime(span.startMs),
+    end_at: isoTime(span.endMs),
     status_code: span.statusCode,
     attributes: span.attributes,
   }));
@@ -234,8 +235,9 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
   // As text PostgreSQL copies them; as json it parsed them all again.
   const newRuns = candidates.map(({ trace, admission }) => ({
     external_id: runName(trace),
+    trace_id: trace.traceId,
     task_id: taskOf(trace),
-    started_at: new Date(trace.startedAtMs).toISOString(),
+    started_at: isoTime(trace.startedAtMs),
     outcome: scoreOf(trace) ?? null,
     scored_at: scoreOf(trace)?.endpointLabel === undefined ? null : scoreOf(trace)!.at,
     clock_skew_events: admission.flagged.length,
@@ -249,23 +251,33 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
   const created = new Map(
     rowsOf(
       z.object({ id: z.string(), external_id: z.string(), expires_at: z.date() }),
-      // Prepared: planning it cost more than running it.
+      // Prepared: planning it cost more than running it. Each new run's trace is linked to it in the same statement.
       await tx.$queryPrepared(
         "otel-open-runs",
         Prisma.sql`
-        WITH packed AS (${firstBatches})
+        WITH packed AS (${firstBatches}),
+        x AS (
+          SELECT * FROM ROWS FROM (json_to_recordset(${JSON.stringify(newRuns)}::json)
+                          AS (external_id text, trace_id text, task_id text, started_at timestamptz, outcome jsonb, scored_at timestamptz,
+                              clock_skew_events int))
+                        WITH ORDINALITY AS x(external_id, trace_id, task_id, started_at, outcome, scored_at, clock_skew_events, n)
+        ), opened AS (
         INSERT INTO live_runs (evaluation_id, external_id, task_id, started_at, expires_at, timeout_seconds, state, outcome, scored_at, closed_at,
                                clock_skew_events, first_events, first_spans)
         SELECT ${evaluation.id}::uuid, x.external_id, x.task_id, x.started_at, now() + ${evaluation.timeoutSeconds}::int * interval '1 second',
                ${evaluation.timeoutSeconds}::int, CASE WHEN x.outcome IS NULL THEN 'open' WHEN x.outcome ? 'unscoredReason' THEN 'unscored' ELSE 'scored' END,
                x.outcome, x.scored_at,
                CASE WHEN x.outcome IS NULL THEN NULL ELSE now() END, x.clock_skew_events, ${packedText("2 * x.n - 1")}, ${packedText("2 * x.n")}
-          FROM ROWS FROM (json_to_recordset(${JSON.stringify(newRuns)}::json)
-                 AS (external_id text, task_id text, started_at timestamptz, outcome jsonb, scored_at timestamptz, clock_skew_events int))
-               WITH ORDINALITY AS x(external_id, task_id, started_at, outcome, scored_at, clock_skew_events, n), packed
+          FROM x, packed
          WHERE NOT EXISTS (SELECT 1 FROM evaluation_runs WHERE evaluation_id = ${evaluation.id}::uuid AND external_id = x.external_id)
         ON CONFLICT (evaluation_id, external_id) DO NOTHING
-        RETURNING id::text, external_id, expires_at`,
+        RETURNING id, external_id, expires_at
+        ), linked AS (
+        INSERT INTO otel_traces (evaluation_id, trace_id, live_run_id)
+        SELECT ${evaluation.id}::uuid, x.trace_id, opened.id FROM opened JOIN x ON x.external_id = opened.external_id
+        ON CONFLICT DO NOTHING
+        )
+        SELECT id::text, external_id, expires_at FROM opened`,
       ),
     ).map((r) => [r.external_id, r]),
   );
@@ -339,14 +351,15 @@ async function storeTraces(tx: CopyTx, evaluation: Evaluation, given: readonly T
       rejected.push({ spanId: trace.score!.spanId, reason: `run ${row.external_id} is ${row.state} already: its first score stands` });
   }
 
-  // Which run each trace is, and its spans for the run page's timeline.
-  const linked = traces.filter((t) => runOf.has(t) && !known.has(t.traceId));
-  await tx.$executeRaw`
+  // Which run each later trace is (a new run's trace was linked as it opened), and its spans for the run page's timeline.
+  const freshSet = new Set(fresh.map((c) => c.trace));
+  const linked = traces.filter((t) => runOf.has(t) && !known.has(t.traceId) && !freshSet.has(t));
+  if (linked.length > 0)
+    await tx.$executeRaw`
     INSERT INTO otel_traces (evaluation_id, trace_id, live_run_id)
     SELECT ${evaluation.id}::uuid, x.trace_id, x.live_run_id
       FROM unnest(${linked.map((t) => t.traceId)}::text[], ${linked.map((t) => runOf.get(t)!)}::bigint[]) AS x(trace_id, live_run_id)
     ON CONFLICT DO NOTHING`;
-  const freshSet = new Set(fresh.map((c) => c.trace));
   const later = traces
     .filter((t) => runOf.has(t) && !freshSet.has(t))
     .flatMap((trace) => spanRowsOf(trace).map((row) => ({ live_run_id: runOf.get(trace)!, ...row })));

@@ -3,6 +3,7 @@
 // evaluation's threshold; a result none can read closes the run unscored with the reason. Pure.
 import { type LabelMap, labelMapSchema } from "../evaluation-requests";
 import type { ScoreLiveRunBody } from "../live/live-run-schemas";
+import { isoTime } from "../../format/time";
 import { LABELS } from "../vocabulary";
 import { ATTR } from "./conventions";
 import type { AttributeValue } from "./spans";
@@ -60,7 +61,7 @@ export function readScore(
   evaluation: { labelMap: LabelMap | null; scoreThreshold: number | null },
   traceMap?: LabelMap,
 ): ScoreLiveRunBody {
-  const at = new Date(score.atMs).toISOString();
+  const at = isoTime(score.atMs);
   const word = score.label;
   const label = word === undefined ? undefined : (traceMap?.[word] ?? evaluation.labelMap?.[word] ?? LABEL_WORDS[word]);
   const value = score.value === undefined ? {} : { score: score.value };
