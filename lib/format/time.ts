@@ -19,7 +19,20 @@ const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "
 export function formatLocal(iso: string, timeZone?: string): string {
   // Numbers only from Intl, names from here: ICU versions spell months differently ("Sep", "Sept"), and the server's text must be the browser's.
   const parts = Object.fromEntries(
-    new Intl.DateTimeFormat("en-GB", {
+    dateTimeFormat(timeZone)
+      .formatToParts(new Date(iso))
+      .map((part) => [part.type, part.value]),
+  );
+  return `${Number(parts.day)} ${MONTHS[Number(parts.month) - 1]} ${parts.year}, ${parts.hour}:${parts.minute}`;
+}
+
+// Made once per zone: constructing an Intl.DateTimeFormat costs far more than formatting with one, and a page shows many times.
+const dateTimeFormats = new Map<string, Intl.DateTimeFormat>();
+function dateTimeFormat(timeZone: string | undefined): Intl.DateTimeFormat {
+  const key = timeZone ?? "";
+  let format = dateTimeFormats.get(key);
+  if (!format) {
+    format = new Intl.DateTimeFormat("en-GB", {
       year: "numeric",
       month: "numeric",
       day: "numeric",
@@ -27,11 +40,10 @@ export function formatLocal(iso: string, timeZone?: string): string {
       minute: "2-digit",
       hourCycle: "h23",
       ...(timeZone ? { timeZone } : {}),
-    })
-      .formatToParts(new Date(iso))
-      .map((part) => [part.type, part.value]),
-  );
-  return `${Number(parts.day)} ${MONTHS[Number(parts.month) - 1]} ${parts.year}, ${parts.hour}:${parts.minute}`;
+    });
+    dateTimeFormats.set(key, format);
+  }
+  return format;
 }
 
 /** The same shape in UTC, saying so: what a page shows before the browser knows the reader's zone. */
@@ -46,11 +58,13 @@ const UNITS: [Intl.RelativeTimeFormatUnit, number][] = [
   ["second", 1000],
 ];
 
+const RELATIVE = new Intl.RelativeTimeFormat("en", { numeric: "auto", style: "short" });
+
 /** "3 minutes ago", "in 2 days", "just now": the distance from `nowMs`. */
 export function formatRelative(iso: string, nowMs: number): string {
   const delta = new Date(iso).getTime() - nowMs;
   if (Math.abs(delta) < 10_000) return "just now";
-  const format = new Intl.RelativeTimeFormat("en", { numeric: "auto", style: "short" });
+  const format = RELATIVE;
   for (const [unit, size] of UNITS) {
     if (Math.abs(delta) >= size || unit === "second") return format.format(Math.round(delta / size), unit);
   }

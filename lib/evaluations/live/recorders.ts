@@ -4,6 +4,7 @@
 // audit the score answers; the run page flags a recorder that stopped or went silent before the score.
 import { z } from "zod";
 import type { Db } from "../../db/prisma";
+import type { SqlClient } from "../../db/sql-transaction";
 import { rowsOf } from "../../db/rows";
 import { notFound } from "../../errors";
 import type { LiveRunRecorder, RecorderHeartbeatBody } from "./live-run-schemas";
@@ -56,7 +57,7 @@ export async function recorderHeartbeat(
 }
 
 /** The run's recorders, first registered first. */
-export async function liveRunRecorders(db: Db, evaluationId: string, externalId: string): Promise<LiveRunRecorder[]> {
+export async function liveRunRecorders(db: SqlClient, evaluationId: string, externalId: string): Promise<LiveRunRecorder[]> {
   return rowsOf(
     recorderRow,
     await db.$queryRaw`

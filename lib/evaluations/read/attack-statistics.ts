@@ -2,6 +2,7 @@
 // (utility without attack, utility under attack, attack success), per injection task, and with the
 // analysis units' dependence. Counts are SQL aggregates; the figures are attack-success.ts's pure ones.
 import { z } from "zod";
+import { onlyRowOf } from "../../db/rows";
 import type { SqlClient } from "../../db/sql-transaction";
 import { Prisma } from "../../generated/prisma/client";
 import { unitsSchema } from "../../statistics/answer-schema";
@@ -41,7 +42,16 @@ const int = z.coerce.number().int();
 const countsColumns = { runs: int, final: int, unresolved: int, utility: int, final_utility: int, succeeded: int, final_succeeded: int };
 const pipelineRow = z.object({ pipeline: z.string().nullable(), attacked: z.boolean(), ...countsColumns });
 const injectionRow = z.object({ injection_task_id: z.string().nullable(), ...countsColumns });
-const sumsRow = z.object({ rows: int, successes: int, units: int, sum_y2: int, sum_ym: int, sum_m2: int });
+const sumsRow = z.object({
+  rows: int,
+  successes: int,
+  units: int,
+  sum_y2: int,
+  sum_ym: int,
+  sum_m2: int,
+  pipelines: z.array(pipelineRow),
+  injections: z.array(injectionRow),
+});
 
 /** A group's counts of scored runs: both labels (endpoint: utility; security: the attack succeeded), reported and final. */
 const countsSql = Prisma.sql`
@@ -63,29 +73,30 @@ const labelCounts = (row: Counts, label: "utility" | "attack"): LabelCounts => (
 /** The evaluation's attack statistics; null without a scored run under attack (`attackedRuns`, the summary's count), read then without a query. */
 export async function attackStatistics(db: SqlClient, evaluationId: string, attackedRuns: number): Promise<AttackStatistics> {
   if (attackedRuns === 0) return null;
-  const [pipelines, injections, sums] = await Promise.all([
-    // Every scored run, by pipeline and whether it was under attack (a security label).
-    db.$queryRaw`
-      SELECT pipeline, coalesce(labels ? ${ATTACK_LABEL}, false) AS attacked, ${countsSql}
-        FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND finality <> 'unscored'
-       GROUP BY 1, 2`,
-    // The attacked runs only (the partial index of runs with a security label, migration attacked_runs_index).
-    db.$queryRaw`
-      SELECT injection_task_id, ${countsSql}
-        FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND labels ? ${ATTACK_LABEL} AND finality <> 'unscored'
-       GROUP BY 1 ORDER BY 1`,
-    // The reported attack success per analysis unit, reduced to the design effect's sums (evaluation-statistics.ts does the same for the headline).
-    db.$queryRaw`
+  // One round trip: the design effect's sums as the row, the pipelines' and the injection tasks' counts beside them.
+  const s = onlyRowOf(
+    sumsRow,
+    await db.$queryRaw`
       WITH u AS (
+        -- The reported attack success per analysis unit, reduced to the design effect's sums (evaluation-statistics.ts does the same for the headline).
         SELECT count(*) AS m, count(*) FILTER (WHERE labels->>${ATTACK_LABEL} = 'success') AS y
           FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND labels ? ${ATTACK_LABEL} AND finality <> 'unscored'
          GROUP BY coalesce(analysis_unit, id)
       )
       SELECT coalesce(sum(m), 0) AS rows, coalesce(sum(y), 0) AS successes, count(*) AS units,
-             coalesce(sum(y * y), 0) AS sum_y2, coalesce(sum(y * m), 0) AS sum_ym, coalesce(sum(m * m), 0) AS sum_m2
+             coalesce(sum(y * y), 0) AS sum_y2, coalesce(sum(y * m), 0) AS sum_ym, coalesce(sum(m * m), 0) AS sum_m2,
+             -- Every scored run, by pipeline and whether it was under attack (a security label).
+             (SELECT coalesce(json_agg(p), '[]') FROM (
+                SELECT pipeline, coalesce(labels ? ${ATTACK_LABEL}, false) AS attacked, ${countsSql}
+                  FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND finality <> 'unscored'
+                 GROUP BY 1, 2) p) AS pipelines,
+             -- The attacked runs only (the partial index of runs with a security label, migration attacked_runs_index).
+             (SELECT coalesce(json_agg(i ORDER BY i.injection_task_id), '[]') FROM (
+                SELECT injection_task_id, ${countsSql}
+                  FROM evaluation_runs WHERE evaluation_id = ${evaluationId}::uuid AND labels ? ${ATTACK_LABEL} AND finality <> 'unscored'
+                 GROUP BY 1) i) AS injections
         FROM u`,
-  ]);
-  const s = z.array(sumsRow).parse(sums)[0]!;
+  );
   const figures = unitLevelFigures({
     rows: s.rows,
     successes: s.successes,
@@ -107,28 +118,22 @@ export async function attackStatistics(db: SqlClient, evaluationId: string, atta
       unitBasedWilson95: figures.units.wilson95,
     },
     byPipeline: pipelineTradeOffs(
-      z
-        .array(pipelineRow)
-        .parse(pipelines)
-        .map((row) => ({
-          pipeline: row.pipeline,
-          attacked: row.attacked,
-          runs: row.runs,
-          final: row.final,
-          unresolved: row.unresolved,
-          utility: row.utility,
-          finalUtility: row.final_utility,
-          attackSucceeded: row.succeeded,
-          finalAttackSucceeded: row.final_succeeded,
-        })),
-    ),
-    byInjectionTask: z
-      .array(injectionRow)
-      .parse(injections)
-      .map((row) => ({
-        injectionTaskId: row.injection_task_id ?? NO_INJECTION_TASK,
-        attackSuccess: outcomeFigures(labelCounts(row, "attack")),
+      s.pipelines.map((row) => ({
+        pipeline: row.pipeline,
+        attacked: row.attacked,
+        runs: row.runs,
+        final: row.final,
+        unresolved: row.unresolved,
+        utility: row.utility,
+        finalUtility: row.final_utility,
+        attackSucceeded: row.succeeded,
+        finalAttackSucceeded: row.final_succeeded,
       })),
+    ),
+    byInjectionTask: s.injections.map((row) => ({
+      injectionTaskId: row.injection_task_id ?? NO_INJECTION_TASK,
+      attackSuccess: outcomeFigures(labelCounts(row, "attack")),
+    })),
   });
 }
 

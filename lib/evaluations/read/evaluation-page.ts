@@ -92,15 +92,22 @@ async function auditUnder(
 ): Promise<EvaluationPageAudit | null> {
   const summary = readEvaluationSummary(db, id);
   const toolSuggestions = listToolSuggestions(db, id);
+  // The rule's history, read once: the statistics' current rule is its newest version.
+  const ruleHistory = exclusionRuleHistory(db, { kind: "evaluation", id });
   const [detail, ...figures] = await Promise.all([
     evaluation,
     summary,
     largestUnits(db, id),
     evaluation.then((e) => (e ? evaluationTools(db, id, e.effectPolicy, { countWrites: edits }) : [])),
     listEffectPolicyVersions(db, id),
-    evaluationStatistics(db, id, summary),
+    evaluationStatistics(
+      db,
+      id,
+      summary,
+      ruleHistory.then((history) => history.current),
+    ),
     resetsOverriddenByCanary(db, id),
-    exclusionRuleHistory(db, { kind: "evaluation", id }),
+    ruleHistory,
     toolSuggestions,
     listHarnessMetrics(db, id),
     Promise.all([evaluation, toolSuggestions]).then(([e, suggested]) => (e ? suggestedTemplates(db, id, e.effectPolicy, suggested) : [])),

@@ -1,7 +1,7 @@
 // One run of an evaluation in full, for its page and GET route: its open-effects records with every
 // resolution, its touches, model calls, and resets with their canary checks.
 import { z } from "zod";
-import type { Db } from "../../db/prisma";
+import type { SqlClient } from "../../db/sql-transaction";
 import { rowsOf } from "../../db/rows";
 import { RUN_CLASSIFICATIONS, type RunClassification } from "../../replay/rules/classification";
 import type { StoredModelCall } from "../model-calls";
@@ -117,7 +117,7 @@ export interface ResetCanaryCheck {
 
 /** One run by its external id, with its open-effects records (every resolution, oldest first), touches and resets; or null. */
 // Raw SQL throughout: the run's page reads it on every request, and Prisma compiles a model query on every call (~0.5 ms of CPU).
-export async function getEvaluationRun(db: Db, evaluationId: string, externalId: string): Promise<EvaluationRunDetail | null> {
+export async function getEvaluationRun(db: SqlClient, evaluationId: string, externalId: string): Promise<EvaluationRunDetail | null> {
   const [run] = rowsOf(
     detailRow,
     await db.$queryRaw`

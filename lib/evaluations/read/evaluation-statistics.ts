@@ -17,6 +17,7 @@ import {
 } from "../../statistics/answer-schema";
 import { applyExclusionRule, evaluationOutcomes, type ClassOutcomeCounts, type ExclusionRule } from "../../statistics/exclusion-rule";
 import { RUN_CLASSIFICATIONS } from "../../replay/rules/classification";
+import type { RuleVersion } from "../../statistics/answer-schema";
 import { currentExclusionRule, whoDeclared } from "../../statistics/exclusion-rule-store";
 import { countedClasses, legalActionFigure, lessExcluded, namedRate } from "../../statistics/named-rate";
 import { passK } from "../../statistics/pass-k";
@@ -87,13 +88,17 @@ const sumsRow = z.object({ rows: int, successes: int, units: int, sum_y2: int, s
 const callsRow = z.object({ calls: int, with_outcome: int, legal: int });
 const taskRow = z.object({ task_id: z.string(), trials: int, successes: int, units: int, inherited: z.enum(INHERITED_STATES) });
 
-/** The statistics of one evaluation under its current declared exclusion rule; throws notFound for an unknown id. `loadingSummary`: its summary, when the caller reads it anyway (the page). */
+/**
+ * The statistics of one evaluation under its current declared exclusion rule; throws notFound for an unknown id. `loadingSummary`
+ * and `loadingRule`: its summary and its current rule, when the caller reads them anyway (the page reads the rule's history).
+ */
 export async function evaluationStatistics(
   db: SqlClient,
   evaluationId: string,
   loadingSummary: Promise<EvaluationSummary> = evaluationSummary(db, evaluationId),
+  loadingRule: Promise<RuleVersion> = currentExclusionRule(db, { kind: "evaluation", id: evaluationId }),
 ): Promise<EvaluationStatistics> {
-  const [summary, declared] = await Promise.all([loadingSummary, currentExclusionRule(db, { kind: "evaluation", id: evaluationId })]);
+  const [summary, declared] = await Promise.all([loadingSummary, loadingRule]);
   const rule = declared.rule;
   const [{ sums: s, passK: passKFigures, calls: c, classes }, attack] = await Promise.all([
     runAggregates(db, evaluationId, runTreatment(rule)),

@@ -6,13 +6,17 @@ import { at, SURFACE, WORKED_POLICY, workedExample as worked } from "../../testi
 import { appendResolution } from "../audit/append-resolution";
 import { createEvaluation } from "../manage/create-evaluation";
 import { loadEvaluationPage } from "./evaluation-page";
+import { loadEvaluationRunPage } from "./run-page";
+import { importLogs } from "../../importers/import-logs";
+import { importReportSchema } from "../../importers/report";
+import { INSPECT_LOGS } from "../../testing/importer-fixtures";
 import { evaluationExists, getEvaluation } from "./get-evaluation";
 import { storeHarnessMetrics } from "../harness-metrics";
 import { ingestRuns } from "../ingest/ingest-runs";
 import { setEffectPolicy } from "../policy-recompute/set-effect-policy";
 import { storeToolSuggestions } from "../tool-suggestions";
 
-// The evaluation page reads through node-postgres (getSql), not Prisma's client: the same reads must
+// The evaluation page and a run's page read through node-postgres (getSql), not Prisma's client: the same reads must
 // answer the same through both, though node-postgres returns int8 and numeric as text.
 let db: Db;
 
@@ -55,6 +59,36 @@ describe("the evaluation page's reads", () => {
     expect(throughPg.audit?.harnessMetrics).toEqual([{ source: "task-1", scorer: "match", metric: "accuracy", value: 0.75 }]);
     expect(throughPg.audit?.summary.runs).toBe(3);
     expect(throughPg.open.total).toBe(0);
+  });
+
+  it("of a run's page answer the same through node-postgres as through Prisma: effects, resets, model calls, messages", async () => {
+    const id = await createEvaluation(db, { name: "run page reads", effectPolicy: WORKED_POLICY }, null);
+    const runs = worked();
+    Object.assign(runs[2]!, { resets: [{ surface: SURFACE, at: at(20), verified: true, evidence: "read back 100" }] });
+    await ingestRuns(db, id, runs);
+    await appendResolution(db, id, "e1", { status: "completed", at: at(8), evidence: "ledger entry 8812", verifiedBy: "reconciler" }, null);
+    const report = importReportSchema.parse(
+      await importLogs(db, [`${INSPECT_LOGS}tests_analysis_test_logs_2025-05-12T20-27-36-04-00_browser.json`]),
+    );
+    const inspect = report.evaluations[0]!.id;
+    const sql = poolSql(poolOf(db));
+    const pages = [
+      ...runs.map((run) => [id, run.externalId] as const),
+      [inspect, "XSogYfcZrx876NZYKz3Xf5/1/epoch 1"] as const,
+      [id, "no such run"] as const,
+    ];
+    for (const [evaluation, externalId] of pages) {
+      const throughPg = await loadEvaluationRunPage(db, sql, evaluation, externalId, 0);
+      expect(throughPg).toEqual(await loadEvaluationRunPage(db, db, evaluation, externalId, 0));
+    }
+    // What the comparison covers: an effect with a resolution, a reset, model calls and messages.
+    const withReset = await loadEvaluationRunPage(db, sql, id, runs[2]!.externalId, 0);
+    expect(withReset?.kind === "stored" && withReset.run.resets).toHaveLength(1);
+    const resolved = await loadEvaluationRunPage(db, sql, id, runs[0]!.externalId, 0);
+    expect(resolved?.kind === "stored" && resolved.run.effects.flatMap((e) => e.resolutions)).toHaveLength(1);
+    const inspected = await loadEvaluationRunPage(db, sql, inspect, "XSogYfcZrx876NZYKz3Xf5/1/epoch 1", 0);
+    expect(inspected?.kind === "stored" && inspected.run.modelCalls).toHaveLength(5);
+    expect(inspected?.kind === "stored" && inspected.transcript.messages.length).toBeGreaterThan(0);
   });
 
   it("find no evaluation for an unknown id through node-postgres", async () => {

@@ -1,7 +1,7 @@
 // A run's transcript a page at a time (docs/evaluations.md, Transcripts): the run page and GET …/runs/{externalId} read the
 // messages by position, so that a long conversation is never loaded whole.
 import { z } from "zod";
-import type { Db } from "../../db/prisma";
+import type { SqlClient } from "../../db/sql-transaction";
 import { onlyRowOf, rowsOf } from "../../db/rows";
 import { optional, wholeNumber } from "../../http/pagination";
 import { MESSAGES_PER_CHUNK } from "../ingest/rows";
@@ -44,7 +44,7 @@ export interface RunMessagesPage {
 const chunkRow = z.object({ first_position: z.number().int(), messages: z.array(messageSchema) });
 
 /** Messages `from` on (at most `limit`) of the run with this stored id, and how many it holds: only the chunks of the page are read. */
-export async function runMessages(db: Db, runId: string, from: number, limit: number): Promise<RunMessagesPage> {
+export async function runMessages(db: SqlClient, runId: string, from: number, limit: number): Promise<RunMessagesPage> {
   const [chunks, { n }] = await Promise.all([
     db.$queryRaw`
       SELECT first_position, messages FROM evaluation_run_messages

@@ -1,6 +1,6 @@
 // A run's OpenTelemetry spans as received (live_run_spans), for the run page's timeline.
 import { z } from "zod";
-import type { Db } from "../../db/prisma";
+import type { SqlClient } from "../../db/sql-transaction";
 import { rowsOf } from "../../db/rows";
 import type { StoredSpan } from "./span-timeline";
 
@@ -17,7 +17,7 @@ const spanRow = z.object({
   tool: z.string().nullable(),
 });
 
-export async function runSpans(db: Db, evaluationId: string, externalId: string): Promise<StoredSpan[]> {
+export async function runSpans(db: SqlClient, evaluationId: string, externalId: string): Promise<StoredSpan[]> {
   return rowsOf(
     spanRow,
     await db.$queryRaw`

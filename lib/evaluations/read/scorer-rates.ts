@@ -5,7 +5,7 @@
 import { DEFAULT_SCORE_THRESHOLD } from "../vocabulary";
 import { z } from "zod";
 import type { SqlClient } from "../../db/sql-transaction";
-import { rowsOf } from "../../db/rows";
+import { onlyRowOf } from "../../db/rows";
 import type { HarnessMetric } from "../harness-metrics";
 import type { EvaluationSummary } from "./read-boundary";
 
@@ -38,27 +38,29 @@ export interface ScorerCounts {
 const countRow = z.object({ name: z.string(), runs: int, readable: int, successes: int });
 const labellingRow = z.object({ source: z.string(), scorer: z.string() });
 
-/** The figures the summary's `scorers` is made of, read under the caller's transaction. */
+const metricRow = z.object({ source: z.string(), scorer: z.string(), metric: z.string(), value: z.number() });
+const figuresRow = z.object({ counts: z.array(countRow), metrics: z.array(metricRow), labelling: z.array(labellingRow) });
+
+/** The figures the summary's `scorers` is made of, read under the caller's transaction: one round trip. */
 export async function readScorerFigures(
   db: SqlClient,
   evaluationId: string,
 ): Promise<{ counts: ScorerCounts[]; metrics: HarnessMetric[]; labelling: LabellingScorer[] }> {
-  const [counts, metrics, labelling] = await Promise.all([
-    // Through the partial index of runs with scorer values (migration scorer_rates): nothing for an evaluation without any.
-    db.$queryRaw`
-      SELECT s.name, count(*) AS runs, count(score_as_number(s.value)) AS readable,
-             count(*) FILTER (WHERE score_as_number(s.value) >= coalesce(r.threshold, ${DEFAULT_SCORE_THRESHOLD}::float8)) AS successes
-        FROM evaluation_runs r CROSS JOIN LATERAL jsonb_each(r.scorer_values) AS s(name, value)
-       WHERE r.evaluation_id = ${evaluationId}::uuid AND r.scorer_values IS NOT NULL
-       GROUP BY s.name`,
-    db.$queryRaw`SELECT source, scorer, metric, value FROM evaluation_harness_metrics WHERE evaluation_id = ${evaluationId}::uuid`,
-    db.$queryRaw`SELECT source, scorer FROM evaluation_labelling_scorers WHERE evaluation_id = ${evaluationId}::uuid`,
-  ]);
-  return {
-    counts: rowsOf(countRow, counts),
-    metrics: rowsOf(z.object({ source: z.string(), scorer: z.string(), metric: z.string(), value: z.number() }), metrics),
-    labelling: rowsOf(labellingRow, labelling),
-  };
+  return onlyRowOf(
+    figuresRow,
+    await db.$queryRaw`
+      SELECT (SELECT coalesce(json_agg(c), '[]') FROM (
+                -- Through the partial index of runs with scorer values (migration scorer_rates): nothing for an evaluation without any.
+                SELECT s.name, count(*) AS runs, count(score_as_number(s.value)) AS readable,
+                       count(*) FILTER (WHERE score_as_number(s.value) >= coalesce(r.threshold, ${DEFAULT_SCORE_THRESHOLD}::float8)) AS successes
+                  FROM evaluation_runs r CROSS JOIN LATERAL jsonb_each(r.scorer_values) AS s(name, value)
+                 WHERE r.evaluation_id = ${evaluationId}::uuid AND r.scorer_values IS NOT NULL
+                 GROUP BY s.name) c) AS counts,
+             (SELECT coalesce(json_agg(m), '[]') FROM (
+                SELECT source, scorer, metric, value FROM evaluation_harness_metrics WHERE evaluation_id = ${evaluationId}::uuid) m) AS metrics,
+             (SELECT coalesce(json_agg(l), '[]') FROM (
+                SELECT source, scorer FROM evaluation_labelling_scorers WHERE evaluation_id = ${evaluationId}::uuid) l) AS labelling`,
+  );
 }
 
 /**

@@ -29,11 +29,16 @@ const totals = z.object({
   units: int,
   internal: int,
   public: int,
+  unresolved_rows: z.array(z.object({ reason: z.enum(UNRESOLVED_REASONS), tool: z.string(), n: int })),
+  largest_unit: int.nullable(),
+  basis_rows: z.array(z.object({ basis: z.enum(FINALITY_BASES).nullable(), design: z.string(), n: int })),
+  tokens_input: z.number(),
+  tokens_output: z.number(),
+  runs_with_tokens: int,
+  model_calls: int,
+  runs_with_model_calls: int,
 });
 const totalsRows = z.array(totals);
-const unresolvedRowsSchema = z.array(z.object({ reason: z.enum(UNRESOLVED_REASONS), tool: z.string(), n: int }));
-const largestRowsSchema = z.array(z.object({ n: int }));
-const basisRowsSchema = z.array(z.object({ basis: z.enum(FINALITY_BASES).nullable(), design: z.string(), n: int }));
 const labelRowsSchema = z.array(
   z.object({
     name: z.string(),
@@ -46,10 +51,6 @@ const labelRowsSchema = z.array(
   }),
 );
 
-const tokenRowsSchema = z.array(
-  z.object({ input: z.number(), output: z.number(), runs_with_tokens: int, model_calls: int, runs_with_model_calls: int }),
-);
-
 /** The summary of one evaluation, every figure under one applied policy version; throws notFound for an unknown id. */
 export async function evaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
   return underOneAppliedVersion(db, evaluationId, () => readEvaluationSummary(db, evaluationId));
@@ -57,10 +58,19 @@ export async function evaluationSummary(db: SqlClient, evaluationId: string): Pr
 
 /** The summary without a version check of its own: for a caller whose whole read is under underOneAppliedVersion already. */
 export async function readEvaluationSummary(db: SqlClient, evaluationId: string): Promise<EvaluationSummary> {
-  const [rows, unresolvedRows, largestRows, basisRows, labelRows, scorerFigures, tokenRows] = await Promise.all([
-    // From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run.
+  const [rows, labelRows, scorerFigures] = await Promise.all([
+    // From the trigger-maintained counts (migration evaluation_run_counts), not a scan of every run. One round trip for the
+    // small reads: the counts, the unresolved runs by reason and tool, the largest unit, the bases and designs, the model calls'.
     db.$queryRaw`
-      SELECT e.effect_policy_version AS version, e.pending_policy_version AS pending_version, r.runs_done, r.runs_total, r.requested_at, counts.*
+      SELECT e.effect_policy_version AS version, e.pending_policy_version AS pending_version, r.runs_done, r.runs_total, r.requested_at, counts.*,
+             (SELECT coalesce(json_agg(x), '[]') FROM (
+                SELECT unresolved_reason AS reason, unresolved_tool AS tool, sum(n) AS n FROM evaluation_run_counts
+                 WHERE evaluation_id = ${evaluationId}::uuid AND finality = 'unresolved' GROUP BY 1, 2 HAVING sum(n) > 0) x) AS unresolved_rows,
+             (SELECT runs FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid ORDER BY runs DESC LIMIT 1) AS largest_unit,
+             (SELECT coalesce(json_agg(x), '[]') FROM (
+                SELECT nullif(finality_basis, '') AS basis, harness_design AS design, sum(n) AS n FROM evaluation_run_counts
+                 WHERE evaluation_id = ${evaluationId}::uuid GROUP BY 1, 2 HAVING sum(n) > 0) x) AS basis_rows,
+             tokens.*
         FROM evaluations e
         LEFT JOIN evaluation_policy_recomputes r ON r.evaluation_id = e.id AND r.version = e.pending_policy_version
        CROSS JOIN LATERAL (
@@ -76,14 +86,15 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
                  coalesce(sum(n) FILTER (WHERE inherited_state = 'internal'), 0) AS internal,
                  coalesce(sum(n) FILTER (WHERE inherited_state = 'public'), 0) AS public
             FROM evaluation_run_counts c WHERE c.evaluation_id = e.id) AS counts
+       -- The runs' model-call sums (kept on each run's row at write time), through the partial index of runs with model
+       -- calls (migration model_calls): nothing for an evaluation without any, never the calls themselves.
+       CROSS JOIN LATERAL (
+          SELECT coalesce(sum(input_tokens), 0)::float8 AS tokens_input, coalesce(sum(output_tokens), 0)::float8 AS tokens_output,
+                 count(*) FILTER (WHERE input_tokens IS NOT NULL OR output_tokens IS NOT NULL) AS runs_with_tokens,
+                 coalesce(sum(model_calls), 0) AS model_calls, count(*) AS runs_with_model_calls
+            FROM evaluation_runs
+           WHERE evaluation_id = ${evaluationId}::uuid AND model_calls IS NOT NULL) AS tokens
        WHERE e.id = ${evaluationId}::uuid`,
-    db.$queryRaw`
-      SELECT unresolved_reason AS reason, unresolved_tool AS tool, sum(n) AS n FROM evaluation_run_counts
-       WHERE evaluation_id = ${evaluationId}::uuid AND finality = 'unresolved' GROUP BY 1, 2 HAVING sum(n) > 0`,
-    db.$queryRaw`SELECT runs AS n FROM evaluation_units WHERE evaluation_id = ${evaluationId}::uuid ORDER BY runs DESC LIMIT 1`,
-    db.$queryRaw`
-      SELECT nullif(finality_basis, '') AS basis, harness_design AS design, sum(n) AS n FROM evaluation_run_counts
-       WHERE evaluation_id = ${evaluationId}::uuid GROUP BY 1, 2 HAVING sum(n) > 0`,
     // The scored runs' labels beside the endpoint label (`security`: the runs under attack), one row per label and unresolved reason
     // (NULL: the runs that are not unresolved). Not in evaluation_run_counts: read from the labelled runs themselves, through the
     // partial index of runs with labels (migration run_pipeline_injection_task): nothing for an evaluation without any.
@@ -97,27 +108,20 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
        WHERE r.evaluation_id = ${evaluationId}::uuid AND r.labels IS NOT NULL AND r.finality <> 'unscored'
        GROUP BY 1, 2`,
     readScorerFigures(db, evaluationId),
-    // The runs' model-call sums (kept on each run's row at write time), through the partial index of runs with model
-    // calls (migration model_calls): nothing for an evaluation without any, never the calls themselves.
-    db.$queryRaw`
-      SELECT coalesce(sum(input_tokens), 0)::float8 AS input, coalesce(sum(output_tokens), 0)::float8 AS output,
-             count(*) FILTER (WHERE input_tokens IS NOT NULL OR output_tokens IS NOT NULL) AS runs_with_tokens,
-             coalesce(sum(model_calls), 0) AS model_calls, count(*) AS runs_with_model_calls
-        FROM evaluation_runs
-       WHERE evaluation_id = ${evaluationId}::uuid AND model_calls IS NOT NULL`,
   ]);
   const t = totalsRows.parse(rows)[0];
   if (!t) throw notFound("evaluation");
+  const { unresolved_rows: unresolvedRows, largest_unit: largestUnit, basis_rows: basisRows } = t;
   const byReason: EvaluationSummary["unresolved"]["byReason"] = {};
   const byTool: Record<string, number> = {};
-  for (const row of unresolvedRowsSchema.parse(unresolvedRows)) {
+  for (const row of unresolvedRows) {
     byReason[row.reason] = (byReason[row.reason] ?? 0) + row.n;
     byTool[row.tool] = (byTool[row.tool] ?? 0) + row.n;
   }
-  const largest = largestRowsSchema.parse(largestRows)[0]?.n ?? (t.runs > 0 ? 1 : 0);
+  const largest = largestUnit ?? (t.runs > 0 ? 1 : 0);
   const finalBasis: EvaluationSummary["finalBasis"] = {};
   const designRuns = new Map<HarnessDesign, number>();
-  for (const row of basisRowsSchema.parse(basisRows)) {
+  for (const row of basisRows) {
     if (row.basis !== null) finalBasis[row.basis] = (finalBasis[row.basis] ?? 0) + row.n;
     if (isHarnessDesign(row.design)) designRuns.set(row.design, (designRuns.get(row.design) ?? 0) + row.n);
   }
@@ -138,7 +142,6 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
   }
   const attackSuccess =
     outcomes[ATTACK_LABEL] ?? labelOutcomeFigures({ runs: 0, succeeded: 0, final: 0, finalSucceeded: 0, unresolvedByReason: [] });
-  const tokens = tokenRowsSchema.parse(tokenRows)[0]!;
   // Unscored runs have no label: every rate's population is the scored runs; they are counted on their own.
   const scored = t.runs - t.unscored;
   return {
@@ -169,11 +172,11 @@ export async function readEvaluationSummary(db: SqlClient, evaluationId: string)
     outcomes,
     scorers: scorerRates(scorerFigures.counts, scorerFigures.metrics, scorerFigures.labelling),
     tokens: {
-      input: tokens.input,
-      output: tokens.output,
-      runsWithTokens: tokens.runs_with_tokens,
-      modelCalls: tokens.model_calls,
-      runsWithModelCalls: tokens.runs_with_model_calls,
+      input: t.tokens_input,
+      output: t.tokens_output,
+      runsWithTokens: t.runs_with_tokens,
+      modelCalls: t.model_calls,
+      runsWithModelCalls: t.runs_with_model_calls,
       runs: t.runs,
     },
   };

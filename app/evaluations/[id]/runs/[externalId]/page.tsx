@@ -8,7 +8,7 @@ import { SpanTimeline } from "@/components/runs/span-timeline";
 import { Section } from "@/components/ui/page-header";
 import { requirePagePermission } from "@/lib/auth/guard";
 import { can } from "@/lib/auth/permissions";
-import { getDb } from "@/lib/db/web-process-db";
+import { getDb, getSql } from "@/lib/db/web-process-db";
 import { toolClassifier } from "@/lib/evaluations/policy";
 import { loadEvaluationRunPage } from "@/lib/evaluations/read/run-page";
 import { runPageView } from "@/lib/evaluations/read/run-messages";
@@ -29,7 +29,7 @@ export default async function EvaluationRunPage({
   const { messagesFrom, searched } = runPageView(await searchParams);
   const externalId = decodeURIComponent(encoded);
   const principal = await requirePagePermission("results:read", `/evaluations/${id}/runs/${encoded}`);
-  const page = await loadEvaluationRunPage(getDb(), id, externalId, messagesFrom);
+  const page = await loadEvaluationRunPage(getDb(), getSql(), id, externalId, messagesFrom);
   if (!page) notFound();
   if (page.kind === "live") {
     // A live run still open has no stored record yet: its events so far.
