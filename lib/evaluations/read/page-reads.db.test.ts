@@ -28,13 +28,19 @@ async function pageReads(sql: SqlClient, id: string) {
   return { exists: await evaluationExists(sql, id), header: await page.header, audit: await page.audit, open: await page.openLiveRuns };
 }
 
+/** An evaluation of the worked runs, one with a verified reset, and a resolution appended to one of their effects. */
+async function workedEvaluation(name: string) {
+  const id = await createEvaluation(db, { name, effectPolicy: WORKED_POLICY }, null);
+  const runs = worked();
+  Object.assign(runs[2]!, { resets: [{ surface: SURFACE, at: at(20), verified: true, evidence: "read back 100" }] });
+  await ingestRuns(db, id, runs);
+  await appendResolution(db, id, "e1", { status: "completed", at: at(8), evidence: "ledger entry 8812", verifiedBy: "reconciler" }, null);
+  return { id, runs };
+}
+
 describe("the evaluation page's reads", () => {
   it("answer the same through node-postgres as through Prisma, on an evaluation with every kind of record", async () => {
-    const id = await createEvaluation(db, { name: "page reads", effectPolicy: WORKED_POLICY }, null);
-    const runs = worked();
-    Object.assign(runs[2]!, { resets: [{ surface: SURFACE, at: at(20), verified: true, evidence: "read back 100" }] });
-    await ingestRuns(db, id, runs);
-    await appendResolution(db, id, "e1", { status: "completed", at: at(8), evidence: "ledger entry 8812", verifiedBy: "reconciler" }, null);
+    const { id } = await workedEvaluation("page reads");
     await setEffectPolicy(db, id, { tools: { ...WORKED_POLICY.tools, "mail.*": "read_only" } }, null);
     await storeToolSuggestions(db, id, {
       source: "mcp:bank",
@@ -62,11 +68,7 @@ describe("the evaluation page's reads", () => {
   });
 
   it("of a run's page answer the same through node-postgres as through Prisma: effects, resets, model calls, messages", async () => {
-    const id = await createEvaluation(db, { name: "run page reads", effectPolicy: WORKED_POLICY }, null);
-    const runs = worked();
-    Object.assign(runs[2]!, { resets: [{ surface: SURFACE, at: at(20), verified: true, evidence: "read back 100" }] });
-    await ingestRuns(db, id, runs);
-    await appendResolution(db, id, "e1", { status: "completed", at: at(8), evidence: "ledger entry 8812", verifiedBy: "reconciler" }, null);
+    const { id, runs } = await workedEvaluation("run page reads");
     const report = importReportSchema.parse(
       await importLogs(db, [`${INSPECT_LOGS}tests_analysis_test_logs_2025-05-12T20-27-36-04-00_browser.json`]),
     );
