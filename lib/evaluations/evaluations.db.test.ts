@@ -6,7 +6,9 @@ import { appendResolution } from "./audit/append-resolution";
 import { createEvaluation } from "./manage/create-evaluation";
 import { syntheticRun } from "../testing/synthetic-evaluation-runs";
 import { separationReference, storedSeparation } from "../testing/separation-reference";
-import { refreshSurfaceStats } from "./audit/surface-stats-store";
+import { refreshSurfaceStats, storedSurfaceStats } from "./audit/surface-stats-store";
+import { surfaceHistories } from "./audit/separation-recompute";
+import { epochSurfaceStats } from "./separation";
 import { evaluationStatistics } from "./read/evaluation-statistics";
 import { evaluationTools, largestUnits } from "./read/units-and-tools";
 import { listEvaluationRuns } from "./read/evaluation-runs";
@@ -211,16 +213,28 @@ describe("an evaluation, stored and audited", () => {
     const stored = await storedSeparation(db, id);
     expect(stored.units.length).toBeGreaterThan(50);
     expect(stored).toEqual(await separationReference(db, id));
-    // The surface stats the fast path kept equal those refreshed from every surface's history.
-    const stats = () =>
-      db.$queryRaw`SELECT surface, first_write_at, second_write_at, last_read_at, second_read_at, public, verified_resets FROM evaluation_surfaces
-                    WHERE evaluation_id = ${id}::uuid ORDER BY surface`;
-    const kept = await stats();
+    // The surface stats the fast path kept equal those of every surface's latest epoch, from its whole history.
     const surfaces = (
       await db.$queryRaw<{ surface: string }[]>`SELECT DISTINCT surface FROM evaluation_touches WHERE evaluation_id = ${id}::uuid`
     ).map((r) => r.surface);
+    const kept = await db.$transaction((tx) => storedSurfaceStats(tx, id, [...surfaces].sort()));
+    const histories = await db.$transaction((tx) => surfaceHistories(tx, id, surfaces));
+    let decided = 0;
+    for (const history of histories) {
+      const stats = kept.get(history.surface)!;
+      if (stats.recompute) continue;
+      decided++;
+      // A horizon may be left unknown (null), never wrong.
+      const exact = epochSurfaceStats(history);
+      expect(stats, history.surface).toEqual({ ...exact, horizonMs: stats.horizonMs === null ? null : exact.horizonMs });
+    }
+    expect(decided).toBeGreaterThan(surfaces.length / 2);
+    // Refreshed in SQL from every surface's history, a surface without an epoch keeps its stats; one with a verified reset is left to the recompute.
     await db.$transaction((tx) => refreshSurfaceStats(tx, id, surfaces));
-    expect(await stats()).toEqual(kept);
+    const refreshed = await db.$transaction((tx) => storedSurfaceStats(tx, id, [...surfaces].sort()));
+    for (const [surface, stats] of kept)
+      if (stats.epochStartMs === null && !stats.recompute) expect(refreshed.get(surface), surface).toEqual({ ...stats, horizonMs: null });
+    expect([...refreshed.values()].filter((s) => s.recompute).length).toBeGreaterThan(0);
 
     // The tool counts kept at ingestion equal a scan of every run's calls and effects.
     const scanned = await db.$queryRaw<{ tool: string; effects: bigint; calls: bigint }[]>`

@@ -161,7 +161,7 @@ describe("the fast path on a surface with no verified reset", () => {
       stats = addToSurfaceStats(
         stats,
         spans.filter((_, i) => i % batches === b),
-        { public: history.public, verifiedResets: false },
+        { public: history.public },
       );
     return spans.flatMap((span) => {
       const inherited = linkWithoutResets(stats!, span);

@@ -205,7 +205,8 @@ export function analysisUnits(
 // (a writer's scoring is a read), and all such runs form one link group (the run with the earliest
 // write is connected to every later reader). A few numbers per surface then decide any run's link
 // without its history; adding runs only lowers the earliest write and raises the latest read, so
-// links are only ever added. With a verified reset the sweep above applies.
+// links are only ever added. The same holds in a surface's latest epoch, after its latest reset that
+// breaks routes, where no write ends (SurfaceStats); elsewhere the sweep above applies.
 
 /** One run on one surface: its earliest write and its latest read (its scoring, when it wrote), or null. */
 export interface SurfaceRunSpan {
@@ -215,7 +216,7 @@ export interface SurfaceRunSpan {
 }
 
 /** What the fast path keeps per surface: the earliest write and latest read with their runs, and those of any other run. */
-export interface SurfaceStats {
+export interface LinkStats {
   firstWrite: { atMs: number; runId: string } | null;
   /** The earliest write of a run other than firstWrite's. */
   secondWriteMs: number | null;
@@ -223,7 +224,57 @@ export interface SurfaceStats {
   /** The latest read of a run other than lastRead's. */
   secondReadMs: number | null;
   public: boolean;
-  verifiedResets: boolean;
+}
+
+/**
+ * A surface's LinkStats over its latest epoch: what happened after its latest reset that breaks routes
+ * (all of its history when there is none). The fast path links by them alone when every write at or
+ * before that reset had settled by it and no run has events on both sides of it: then no write of an
+ * earlier epoch is live in this one, every write in this one stays live (no reset follows it), and the
+ * earlier epochs' links are stored and closed. `recompute` says that does not hold (or is not known):
+ * the surface is recomputed from its history.
+ */
+export interface SurfaceStats extends LinkStats {
+  epochStartMs: number | null;
+  /**
+   * The latest instant at which one of the epoch's events happened or one of its writes settled: a
+   * reset after it opens a new epoch without cutting a link. Infinity: a write may still land; -Infinity:
+   * the epoch holds no event; null: not known.
+   */
+  horizonMs: number | null;
+  recompute: boolean;
+}
+
+/** The latest epoch's stats from a surface's whole history (a recompute stores them). */
+export function epochSurfaceStats(history: SurfaceHistory): SurfaceStats {
+  const breaking = history.resets.filter(resetBreaksRoutes).map((r) => r.atMs);
+  const epochStartMs = breaking.length === 0 ? null : breaking.reduce((a, b) => Math.max(a, b));
+  const inEpoch = (atMs: number) => epochStartMs === null || atMs > epochStartMs;
+  const runsBefore = new Set<string>();
+  const runsIn = new Set<string>();
+  let horizonMs = Number.NEGATIVE_INFINITY;
+  let recompute = false;
+  const event = (runId: string, atMs: number) => {
+    if (!inEpoch(atMs)) return void runsBefore.add(runId);
+    runsIn.add(runId);
+    horizonMs = Math.max(horizonMs, atMs);
+  };
+  for (const write of history.writes) {
+    event(write.runId, write.atMs);
+    if (write.runScoredAtMs !== null) event(write.runId, write.runScoredAtMs);
+    // Evidence older than the write itself, or a write of an earlier epoch still live after it: the sweep decides.
+    if (write.settledAtMs < write.atMs || (!inEpoch(write.atMs) && inEpoch(write.settledAtMs))) recompute = true;
+    if (inEpoch(write.atMs)) horizonMs = Math.max(horizonMs, write.settledAtMs);
+  }
+  for (const read of history.reads) event(read.runId, read.atMs);
+  for (const runId of runsIn) if (runsBefore.has(runId)) recompute = true;
+  const epoch = { ...history, writes: history.writes.filter((w) => inEpoch(w.atMs)), reads: history.reads.filter((r) => inEpoch(r.atMs)) };
+  return {
+    ...addToSurfaceStats(null, surfaceRunSpans(epoch), { public: history.public }),
+    epochStartMs,
+    horizonMs,
+    recompute,
+  };
 }
 
 /** Each run's span on one surface's history. */
@@ -247,11 +298,7 @@ export function surfaceRunSpans(history: SurfaceHistory): SurfaceRunSpan[] {
  * The stats with runs added that are new to the surface (none of them already counted). Ties keep
  * the smaller run id first; which of two tied runs is first changes no link.
  */
-export function addToSurfaceStats(
-  stats: SurfaceStats | null,
-  spans: readonly SurfaceRunSpan[],
-  flags: { public: boolean; verifiedResets: boolean },
-): SurfaceStats {
+export function addToSurfaceStats(stats: LinkStats | null, spans: readonly SurfaceRunSpan[], flags: { public: boolean }): LinkStats {
   type Ranked = { atMs: number; runId: string | null };
   const best = (candidates: Ranked[], before: (a: Ranked, b: Ranked) => boolean) => {
     let first: Ranked | null = null;
@@ -286,7 +333,6 @@ export function addToSurfaceStats(
     lastRead: reads.first ? { atMs: reads.first.atMs, runId: reads.first.runId! } : null,
     secondReadMs: reads.second?.atMs ?? null,
     public: (stats?.public ?? false) || flags.public,
-    verifiedResets: (stats?.verifiedResets ?? false) || flags.verifiedResets,
   };
 }
 
@@ -294,7 +340,7 @@ export function addToSurfaceStats(
  * A run's link on a surface with no verified reset, from the surface's stats (which count it):
  * null when it is connected to no other run there; else what it inherited (none when it only wrote).
  */
-export function linkWithoutResets(stats: SurfaceStats, span: SurfaceRunSpan): InheritedState | null {
+export function linkWithoutResets(stats: LinkStats, span: SurfaceRunSpan): InheritedState | null {
   const otherFirstWrite = stats.firstWrite?.runId === span.runId ? stats.secondWriteMs : (stats.firstWrite?.atMs ?? null);
   const otherLastRead = stats.lastRead?.runId === span.runId ? stats.secondReadMs : (stats.lastRead?.atMs ?? null);
   if (span.lastReadMs !== null && otherFirstWrite !== null && otherFirstWrite < span.lastReadMs)

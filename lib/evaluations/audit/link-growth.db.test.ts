@@ -83,4 +83,48 @@ describe("a recompute after a run stored alone", () => {
     expect(final.units.length).toBeGreaterThan(0);
     expect(new Set(final.runs.map((r) => r.unit)).size).toBeGreaterThan(10);
   });
+
+  it("equals the rules when runs made one after another each reset their surfaces first, the latest epoch kept by its stats", async () => {
+    const id = await createEvaluation(db, { name: "epochs", effectPolicy: { tools: { "bank.transfer": "async_handle" } } }, null);
+    const random = seededRandom(1216);
+    const surface = () => `acct:${Math.floor(random() * 6)}`;
+    for (let i = 0; i < 80; i++) {
+      // Each run in its own window, after the one before, but one in ten lands inside an earlier window.
+      const start = random() < 0.1 ? Math.floor(random() * i) * 100 : i * 100;
+      const time = () => start + 10 + Math.floor(random() * 60);
+      const record = run(`r${i}`, {
+        scoredMs: start + 80,
+        resets: Array.from({ length: 1 + Math.floor(random() * 2) }, () => ({
+          surface: surface(),
+          at: at(start + 5),
+          verified: random() < 0.9,
+        })),
+        touches: Array.from({ length: Math.floor(random() * 4) }, () => ({
+          surface: surface(),
+          op: random() < 0.5 ? ("write" as const) : ("read" as const),
+          at: at(time()),
+        })),
+        effects: Array.from({ length: Math.floor(random() * 2) }, (_, k) => {
+          const requested = time();
+          const settled = random() < 0.85;
+          return {
+            effectId: `e${k}`,
+            tool: "bank.transfer",
+            surface: surface(),
+            handle: `h-${i}-${k}`,
+            requestedAt: at(requested),
+            acknowledgedAt: at(requested + 2),
+            statusAtScoring: settled ? ("completed" as const) : ("pending" as const),
+          };
+        }),
+      });
+      expect(await ingestRuns(db, id, [record])).toEqual([{ externalId: record.externalId, status: "created" }]);
+      if (i % 8 === 7) expect(await storedSeparation(db, id)).toEqual(await separationReference(db, id));
+    }
+    expect(await storedSeparation(db, id)).toEqual(await separationReference(db, id));
+    // The stats decide surfaces with a reset: the epoch path was taken.
+    const [epochs] = await db.$queryRaw<{ n: number }[]>`
+      SELECT count(*)::int AS n FROM evaluation_surfaces WHERE evaluation_id = ${id}::uuid AND epoch_start_at IS NOT NULL AND NOT recompute`;
+    expect(epochs!.n).toBeGreaterThan(0);
+  });
 });

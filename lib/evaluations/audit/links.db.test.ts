@@ -76,6 +76,7 @@ describe("the set-based linking SQL", () => {
       for (let k = 0; k < 25; k++) {
         const range: LinkableRange = {
           surface: history.surface,
+          epochStartMs: random() < 0.5 ? null : end(),
           readLoMs: end(),
           readHiMs: end(),
           writeLoMs: end(),

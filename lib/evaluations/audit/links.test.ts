@@ -19,6 +19,7 @@ import {
   linkGroupNames,
   linkGroupsOfRows,
   linkGrowth,
+  mergeSurfaceStats,
   newlyLinkableRange,
   separationPaths,
   storedRunLink,
@@ -59,7 +60,7 @@ const chain = (reset: NonNullable<RunRecord["resets"]>[number] | null): { id: st
 /** The batch as the fast path sees it: which way S goes, and the links the stats give on the fast surfaces. */
 const fastPath = (runs: { id: string; run: RunRecord }[]) => {
   const batch = batchSurfaces(runs);
-  const merged = new Map([...batch].map(([surface, b]) => [surface, addToSurfaceStats(null, b.spans, b)]));
+  const merged = new Map([...batch].map(([surface, b]) => [surface, mergeSurfaceStats(undefined, b)]));
   const paths = separationPaths([...batch.keys()], merged);
   return { paths, links: batchLinks(paths.fast, merged, batch, []).links.map((l) => `${l.runId}:${l.inherited}`) };
 };
@@ -120,7 +121,11 @@ describe("a batch's resets", () => {
           { runId: "8", firstWriteMs: null, lastReadMs: Date.parse(at(12_000)) },
         ],
         public: true,
-        verifiedResets: false,
+        breakingResets: null,
+        firstEventMs: Date.parse(at(2_000)),
+        // The pending effect may still land.
+        horizonMs: Number.POSITIVE_INFINITY,
+        predated: false,
       },
     });
   });
@@ -132,7 +137,9 @@ const stats = (over: Partial<SurfaceStats> = {}): SurfaceStats => ({
   lastRead: { atMs: 500, runId: "7" },
   secondReadMs: 400,
   public: false,
-  verifiedResets: false,
+  epochStartMs: null,
+  horizonMs: null,
+  recompute: false,
   ...over,
 });
 
@@ -146,6 +153,7 @@ describe("the stored runs new stats may newly link", () => {
     });
     expect(newlyLinkableRange(S, stats(), after)).toEqual({
       surface: S,
+      epochStartMs: null,
       readLoMs: 50,
       readHiMs: 100,
       writeLoMs: 500,
@@ -155,6 +163,7 @@ describe("the stored runs new stats may newly link", () => {
     // Neither end moved: only the runs the old stats named.
     expect(newlyLinkableRange(S, stats(), stats())).toEqual({
       surface: S,
+      epochStartMs: null,
       readLoMs: null,
       readHiMs: null,
       writeLoMs: null,
@@ -163,13 +172,22 @@ describe("the stored runs new stats may newly link", () => {
     });
     // No write before: every read after the new one; no read before: every write before the new read.
     const first = newlyLinkableRange(S, stats({ firstWrite: null, secondWriteMs: null, lastRead: null, secondReadMs: null }), after);
-    expect(first).toEqual({ surface: S, readLoMs: 50, readHiMs: null, writeLoMs: null, writeHiMs: 900, explicit: [] });
-    // A surface new to the evaluation has no stored run.
+    expect(first).toEqual({ surface: S, epochStartMs: null, readLoMs: 50, readHiMs: null, writeLoMs: null, writeHiMs: 900, explicit: [] });
+    // A surface new to the evaluation has no stored run, and nor has a new epoch.
     expect(newlyLinkableRange(S, undefined, after)).toBeNull();
+    expect(newlyLinkableRange(S, stats(), { ...after, epochStartMs: 40 })).toBeNull();
   });
 
   it("are the runs that read, or were scored after writing, in (readLo, readHi], or wrote in [writeLo, writeHi)", () => {
-    const range: LinkableRange = { surface: S, readLoMs: 50, readHiMs: 100, writeLoMs: 500, writeHiMs: 900, explicit: ["5"] };
+    const range: LinkableRange = {
+      surface: S,
+      epochStartMs: null,
+      readLoMs: 50,
+      readHiMs: 100,
+      writeLoMs: 500,
+      writeHiMs: 900,
+      explicit: ["5"],
+    };
     const h: SurfaceHistory = {
       surface: S,
       public: false,
@@ -190,6 +208,8 @@ describe("the stored runs new stats may newly link", () => {
     // Open-ended: every read after readLo (e's scoring at 2 s too), every write before writeHi.
     expect([...linkCandidateRuns({ ...range, readHiMs: null, writeLoMs: null }, h)].sort()).toEqual(["5", "b", "c", "d", "e", "f", "g"]);
     expect([...linkCandidateRuns({ ...range, readLoMs: null, writeHiMs: null }, h)]).toEqual(["5"]);
+    // A write at or before the epoch's start is ended: f and g wrote at 10.
+    expect([...linkCandidateRuns({ ...range, epochStartMs: 10, readLoMs: null, writeLoMs: null }, h)].sort()).toEqual(["5", "d"]);
   });
 
   it("include every stored run the new stats link anew or pass more, on random histories cut into a stored part and a batch", () => {
@@ -216,10 +236,10 @@ describe("the stored runs new stats may newly link", () => {
         writes: full.writes.filter((w) => inBatch(w.runId) === batch),
         reads: full.reads.filter((r) => inBatch(r.runId) === batch),
       });
-      const flags = { public: false, verifiedResets: false };
+      const flags = { public: false };
       const storedSpans = surfaceRunSpans(part(false));
-      const before = addToSurfaceStats(null, storedSpans, flags);
-      const after = addToSurfaceStats(before, surfaceRunSpans(part(true)), flags);
+      const before = { ...addToSurfaceStats(null, storedSpans, flags), epochStartMs: null, horizonMs: null, recompute: false };
+      const after = { ...before, ...addToSurfaceStats(before, surfaceRunSpans(part(true)), flags) };
       const candidates = linkCandidateRuns(newlyLinkableRange(S, before, after)!, part(false));
       // Linked anew, or receiving more than before (a writer that now also read another's write: none to internal).
       const rank = (state: InheritedState | null) => (state === null ? -1 : INHERITED_RANK[state]);
@@ -237,7 +257,19 @@ describe("the stored runs new stats may newly link", () => {
 describe("the links a batch adds", () => {
   it("link the batch's runs by the stats, and a stored run only when it is newly linked or receives more public state", () => {
     const merged = new Map([[S, stats({ firstWrite: { atMs: 50, runId: "20" }, secondWriteMs: 100, public: true })]]);
-    const batch = new Map([[S, { spans: [{ runId: "20", firstWriteMs: 50, lastReadMs: null }], public: true, verifiedResets: false }]]);
+    const batch = new Map([
+      [
+        S,
+        {
+          spans: [{ runId: "20", firstWriteMs: 50, lastReadMs: null }],
+          public: true,
+          breakingResets: null,
+          firstEventMs: 50,
+          horizonMs: 50,
+          predated: false,
+        },
+      ],
+    ]);
     const stored = (runId: string, inherited: "none" | "internal" | "public" | null, lastReadMs = 80) => ({
       surface: S,
       runId,

@@ -5,27 +5,48 @@
 import { INHERITED_RANK, morePublic, type InheritedState } from "../../replay/rules/inherited-state";
 import type { RunRecord } from "../run-record-schema";
 import {
+  addToSurfaceStats,
   compareRunIds,
+  effectSettledAtMs,
   linkWithoutResets,
   resetBreaksRoutes,
   surfaceRunSpans,
+  type LinkStats,
   type SurfaceHistory,
   type SurfaceLinkGroup,
   type SurfaceRunSpan,
   type SurfaceStats,
 } from "../separation";
 
-export type BatchSurfaces = Map<string, { spans: SurfaceRunSpan[]; public: boolean; verifiedResets: boolean }>;
+/** A surface as a batch of new runs mentions it. */
+export interface BatchSurface {
+  spans: SurfaceRunSpan[];
+  /** The batch marks it public. */
+  public: boolean;
+  /** The first and last of the batch's resets of it that break routes, or null. */
+  breakingResets: { firstMs: number; lastMs: number } | null;
+  /** The batch's earliest event on it (a read, a write, a writer's scoring), or null. */
+  firstEventMs: number | null;
+  /** As SurfaceStats.horizonMs, over the batch's events (-Infinity: none). */
+  horizonMs: number;
+  /** One of the batch's writes has evidence older than itself. */
+  predated: boolean;
+}
 
-/** Each surface a batch of new runs mentions, with every run's span on it and whether the batch marks it public or resets it verified. */
+export type BatchSurfaces = Map<string, BatchSurface>;
+
+/** Each surface a batch of new runs mentions, with every run's span on it and what the fast path must know of its events. */
 export function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): BatchSurfaces {
   const histories = new Map<
     string,
-    SurfaceHistory & { writes: SurfaceHistory["writes"][number][]; reads: SurfaceHistory["reads"][number][]; verified: boolean }
+    SurfaceHistory & {
+      writes: SurfaceHistory["writes"][number][];
+      reads: SurfaceHistory["reads"][number][];
+      resets: SurfaceHistory["resets"][number][];
+    }
   >();
   const on = (surface: string) =>
-    histories.get(surface) ??
-    histories.set(surface, { surface, public: false, writes: [], reads: [], resets: [], verified: false }).get(surface)!;
+    histories.get(surface) ?? histories.set(surface, { surface, public: false, writes: [], reads: [], resets: [] }).get(surface)!;
   for (const { id, run } of runs) {
     const scoredMs = run.scoredAt === undefined ? null : Date.parse(run.scoredAt);
     for (const t of run.touches ?? []) {
@@ -38,30 +59,81 @@ export function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): 
       if (!e.surface) continue;
       const h = on(e.surface);
       if (e.public) h.public = true;
-      h.writes.push({ runId: id, atMs: Date.parse(e.requestedAt), settledAtMs: Number.POSITIVE_INFINITY, runScoredAtMs: scoredMs });
+      const requestedAtMs = Date.parse(e.requestedAt);
+      const settledAtMs = effectSettledAtMs({
+        requestedAtMs,
+        acknowledgedAtMs: e.acknowledgedAt === undefined ? null : Date.parse(e.acknowledgedAt),
+        statusAtScoring: e.statusAtScoring,
+        latestResolution: e.resolution ? { status: e.resolution.status, atMs: Date.parse(e.resolution.at) } : null,
+      });
+      h.writes.push({ runId: id, atMs: requestedAtMs, settledAtMs, runScoredAtMs: scoredMs });
     }
     if (scoredMs !== null) for (const surface of run.scoredOn ?? []) on(surface).reads.push({ runId: id, atMs: scoredMs });
-    for (const r of run.resets ?? []) {
-      const h = on(r.surface);
-      if (resetBreaksRoutes({ verified: r.verified, canarySurvived: r.canary?.found })) h.verified = true;
-    }
+    for (const r of run.resets ?? [])
+      on(r.surface).resets.push({ atMs: Date.parse(r.at), verified: r.verified, canarySurvived: r.canary?.found ?? false });
   }
-  return new Map(
-    [...histories].map(([surface, h]) => [surface, { spans: surfaceRunSpans(h), public: h.public, verifiedResets: h.verified }]),
-  );
+  return new Map([...histories].map(([surface, h]) => [surface, batchSurface(h)]));
+}
+
+/** A batch's history of one surface as the fast path sees it. */
+export function batchSurface(h: SurfaceHistory): BatchSurface {
+  const breaking = h.resets.filter(resetBreaksRoutes).map((r) => r.atMs);
+  const eventTimes = [
+    ...h.reads.map((r) => r.atMs),
+    ...h.writes.flatMap((w) => (w.runScoredAtMs === null ? [w.atMs] : [w.atMs, w.runScoredAtMs])),
+  ];
+  const settled = h.writes.map((w) => w.settledAtMs);
+  return {
+    spans: surfaceRunSpans(h),
+    public: h.public,
+    breakingResets: breaking.length === 0 ? null : { firstMs: Math.min(...breaking), lastMs: Math.max(...breaking) },
+    firstEventMs: eventTimes.length === 0 ? null : eventTimes.reduce((a, b) => Math.min(a, b)),
+    horizonMs: [...eventTimes, ...settled].reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY),
+    predated: h.writes.some((w) => w.settledAtMs < w.atMs),
+  };
 }
 
 /**
- * The two ways a surface's links are kept after a batch: by its stats (`fast`: no verified reset,
- * so every write stays live and links are only ever added), or recomputed from its history once the
- * batch is written (`slow`: a reset that breaks routes, resetBreaksRoutes, may end a link; an
- * unverified reset, or one whose canary survived, breaks nothing and leaves the surface fast).
+ * A surface's stats after a batch of new runs, and whether they still decide its links
+ * (separation.ts, SurfaceStats): the batch's events must all fall in the stored epoch, or, where the
+ * batch resets the surface, open a new one: every stored event and settlement before the batch's first
+ * reset, every event of the batch after its last. A reset at the epoch's own start changes nothing.
+ * Otherwise the stats are marked `recompute`, and the surface is recomputed from its history.
+ */
+export function mergeSurfaceStats(stored: SurfaceStats | undefined, batch: BatchSurface): SurfaceStats {
+  const start = stored?.epochStartMs ?? null;
+  const merged = (base: LinkStats | null, epochStartMs: number | null, horizonMs: number | null, recompute: boolean): SurfaceStats => ({
+    ...addToSurfaceStats(base, batch.spans, { public: (stored?.public ?? false) || batch.public }),
+    epochStartMs,
+    horizonMs,
+    recompute,
+  });
+  if (stored?.recompute || batch.predated) return merged(stored ?? null, start, null, true);
+  const resets = batch.breakingResets;
+  if (resets === null || (resets.firstMs === start && resets.lastMs === start)) {
+    if (start !== null && batch.firstEventMs !== null && batch.firstEventMs <= start) return merged(stored ?? null, start, null, true);
+    const horizonMs = stored?.horizonMs === null ? null : Math.max(stored?.horizonMs ?? Number.NEGATIVE_INFINITY, batch.horizonMs);
+    return merged(stored ?? null, start, horizonMs, false);
+  }
+  const storedHorizonMs = stored ? stored.horizonMs : Number.NEGATIVE_INFINITY;
+  const opensEpoch =
+    storedHorizonMs !== null &&
+    resets.firstMs > storedHorizonMs &&
+    (start === null || resets.firstMs > start) &&
+    (batch.firstEventMs === null || batch.firstEventMs > resets.lastMs);
+  return opensEpoch ? merged(null, resets.lastMs, batch.horizonMs, false) : merged(stored ?? null, start, null, true);
+}
+
+/**
+ * The two ways a surface's links are kept after a batch: by its stats (`fast`: the batch's events fall
+ * in the surface's latest epoch, or open a new one, mergeSurfaceStats, where every write stays live and
+ * links are only ever added), or recomputed from its history once the batch is written (`slow`).
  */
 export function separationPaths(
   surfaces: readonly string[],
   merged: ReadonlyMap<string, SurfaceStats>,
 ): { fast: string[]; slow: string[] } {
-  return { slow: surfaces.filter((s) => merged.get(s)!.verifiedResets), fast: surfaces.filter((s) => !merged.get(s)!.verifiedResets) };
+  return { slow: surfaces.filter((s) => merged.get(s)!.recompute), fast: surfaces.filter((s) => !merged.get(s)!.recompute) };
 }
 
 /**
@@ -70,10 +142,12 @@ export function separationPaths(
  * was scored after writing) in (readLo, readHi] — after the new earliest write, up to the old one
  * (null readHi: no old one) — or wrote in [writeLo, writeHi) — from the old latest read (null: none)
  * to before the new one; and the runs the old stats named (`explicit`), whose "other run" changed.
- * A null readLo or writeHi: that side did not move.
+ * A null readLo or writeHi: that side did not move. Only the latest epoch counts: a write at or before
+ * its start (`epochStartMs`) is ended (separation.ts, SurfaceStats).
  */
 export interface LinkableRange {
   surface: string;
+  epochStartMs: number | null;
   readLoMs: number | null;
   readHiMs: number | null;
   writeLoMs: number | null;
@@ -81,14 +155,15 @@ export interface LinkableRange {
   explicit: string[];
 }
 
-/** The range of stored runs a surface's new stats may newly link; null on a surface new to the evaluation (no stored run on it). */
+/** The range of stored runs a surface's new stats may newly link; null where no stored run is in their epoch (a surface new to the evaluation, or a new epoch). */
 export function newlyLinkableRange(surface: string, before: SurfaceStats | undefined, after: SurfaceStats): LinkableRange | null {
-  if (!before) return null;
+  if (!before || before.epochStartMs !== after.epochStartMs) return null;
   const earlierWrite = after.firstWrite !== null && (before.firstWrite === null || after.firstWrite.atMs < before.firstWrite.atMs);
   const laterRead = after.lastRead !== null && (before.lastRead === null || after.lastRead.atMs > before.lastRead.atMs);
   const explicit = [...new Set([before.firstWrite?.runId, before.lastRead?.runId].filter((id): id is string => id !== undefined))];
   return {
     surface,
+    epochStartMs: after.epochStartMs,
     readLoMs: earlierWrite ? after.firstWrite!.atMs : null,
     readHiMs: earlierWrite ? (before.firstWrite?.atMs ?? null) : null,
     writeLoMs: laterRead ? (before.lastRead?.atMs ?? null) : null,
@@ -99,16 +174,19 @@ export function newlyLinkableRange(surface: string, before: SurfaceStats | undef
 
 /**
  * The runs of a surface's history in a LinkableRange: those that read, or were scored after writing
- * there, in (readLo, readHi], those that wrote in [writeLo, writeHi), and the explicit ones. The
- * store finds them set-based instead (storedLinkCandidates: index range scans per surface, since
- * reading every surface's history is what the fast path exists to avoid at a million runs); this is
- * the rule that SQL mirrors, and audit/links.db.test.ts checks that the two agree.
+ * there, in (readLo, readHi], those that wrote in [writeLo, writeHi) after the epoch's start, and the
+ * explicit ones. The store finds them set-based instead (storedLinkCandidates: index range scans per
+ * surface, since reading every surface's history is what the fast path exists to avoid at a million
+ * runs); this is the rule that SQL mirrors, and audit/links.db.test.ts checks that the two agree.
  */
 export function linkCandidateRuns(range: LinkableRange, history: SurfaceHistory): Set<string> {
   const inReads = (atMs: number) =>
     range.readLoMs !== null && atMs > range.readLoMs && atMs <= (range.readHiMs ?? Number.POSITIVE_INFINITY);
   const inWrites = (atMs: number) =>
-    range.writeHiMs !== null && atMs >= (range.writeLoMs ?? Number.NEGATIVE_INFINITY) && atMs < range.writeHiMs;
+    range.writeHiMs !== null &&
+    atMs > (range.epochStartMs ?? Number.NEGATIVE_INFINITY) &&
+    atMs >= (range.writeLoMs ?? Number.NEGATIVE_INFINITY) &&
+    atMs < range.writeHiMs;
   const runs = new Set(range.explicit);
   for (const read of history.reads) if (inReads(read.atMs)) runs.add(read.runId);
   for (const write of history.writes) {
@@ -137,6 +215,23 @@ export function storedRunLink(stats: SurfaceStats, candidate: LinkCandidate): In
   const inherited = linkWithoutResets(stats, candidate);
   if (inherited === null || (candidate.inherited !== null && INHERITED_RANK[candidate.inherited] >= INHERITED_RANK[inherited])) return null;
   return inherited;
+}
+
+/**
+ * Per linked surface, the stored run whose link names the group of the surface's latest epoch: the
+ * epoch's first writer, which every link in it joins (a reader after another run's write is joined
+ * with every write before that read). None where the batch opened a new epoch, or the epoch had no write.
+ */
+export function epochGroupAnchors(
+  linked: Iterable<string>,
+  stored: ReadonlyMap<string, SurfaceStats>,
+  merged: ReadonlyMap<string, SurfaceStats>,
+): { surface: string; runId: string }[] {
+  return [...linked].flatMap((surface) => {
+    const before = stored.get(surface);
+    if (!before?.firstWrite || before.epochStartMs !== merged.get(surface)!.epochStartMs) return [];
+    return [{ surface, runId: before.firstWrite.runId }];
+  });
 }
 
 /** Adds `unit` to the units a surface's group joins. */
@@ -191,8 +286,8 @@ export function surfacesMadePublic(
 }
 
 /**
- * The name of each linked surface's group: a surface's group keeps its stored name (one group per
- * surface without a verified reset); a new group is named by its smallest run.
+ * The name of each linked surface's group: the group of the surface's latest epoch keeps its stored
+ * name (epochGroupAnchors finds it); a new group is named by its smallest run.
  */
 export function linkGroupNames(stored: readonly { surface: string; linkGroup: string }[], links: readonly NewLink[]): Map<string, string> {
   const groupOf = new Map<string, string>();

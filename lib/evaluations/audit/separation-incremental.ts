@@ -8,13 +8,14 @@ import { unnestRows } from "../../db/unnest-rows";
 import { Prisma } from "../../generated/prisma/client";
 import type { InheritedState } from "../vocabulary";
 import type { RunRecord } from "../run-record-schema";
-import { addToSurfaceStats } from "../separation";
 import {
   batchLinks,
   batchRunAudit,
   batchSurfaces,
+  epochGroupAnchors,
   joinUnit,
   linkGroupNames,
+  mergeSurfaceStats,
   newlyLinkableRange,
   separationPaths,
   surfacesMadePublic,
@@ -30,12 +31,12 @@ import { mergeUnits } from "./unit-store";
 /**
  * Separation after a batch of runs new to the evaluation (none re-sent with changes), without
  * reading any surface's history: each surface's stats (evaluation_surfaces) are merged with the
- * batch, then on a surface with no verified reset the batch's runs are linked by the stats
+ * batch (links.ts, mergeSurfaceStats), then where they still decide the surface's latest epoch the batch's runs are linked by the stats
  * (separation.ts, linkWithoutResets), and so are the stored runs the new stats newly link — found
  * by time ranges on the indexes (writes after the old latest read, reads after the new earliest
  * write and before the old one). The units so joined are merged (the larger ids relabelled to the
  * smallest). Called before the batch's runs are written (their ids drawn): answers each linked new
- * run's unit and inherited state, and the surfaces with a verified reset, which the caller
+ * run's unit and inherited state, and the surfaces the stats no longer decide, which the caller
  * recomputes in full (recomputeSeparation) once the runs are written. Call under lockEvaluationAudit.
  */
 export async function addRunsToSeparation(
@@ -47,7 +48,7 @@ export async function addRunsToSeparation(
   if (batch.size === 0) return { audit: new Map(), slow: [] };
   const surfaces = [...batch.keys()].sort();
   const stored = await storedSurfaceStats(tx, evaluationId, surfaces);
-  const merged = new Map(surfaces.map((s) => [s, addToSurfaceStats(stored.get(s) ?? null, batch.get(s)!.spans, batch.get(s)!)]));
+  const merged = new Map(surfaces.map((s) => [s, mergeSurfaceStats(stored.get(s), batch.get(s)!)]));
   await writeSurfaceStats(tx, evaluationId, surfaces, stored, merged);
 
   const { fast, slow } = separationPaths(surfaces, merged);
@@ -62,7 +63,7 @@ export async function addRunsToSeparation(
   const flipped = newlyPublic.length === 0 ? [] : await passPublicState(tx, evaluationId, newlyPublic);
   let audit = new Map<string, { unit: string; inherited: InheritedState }>();
   if (links.length > 0) {
-    const existing = await storedLinkGroups(tx, evaluationId, [...unitsOn.keys()]);
+    const existing = await storedLinkGroups(tx, evaluationId, epochGroupAnchors(unitsOn.keys(), stored, merged));
     for (const e of existing) joinUnit(unitsOn, e.surface, e.unit);
     await insertLinks(tx, evaluationId, links, linkGroupNames(existing, links));
     const units = await mergeUnits(tx, evaluationId, unitsOn, batchSet);
@@ -97,6 +98,7 @@ export async function storedLinkCandidates(
 ): Promise<LinkCandidate[]> {
   const rows = ranges.map((r) => ({
     surface: r.surface,
+    epoch_start: isoOrNull(r.epochStartMs),
     read_lo: isoOrNull(r.readLoMs),
     read_hi: isoOrNull(r.readHiMs),
     write_lo: isoOrNull(r.writeLoMs),
@@ -114,7 +116,7 @@ export async function storedLinkCandidates(
         Prisma.sql`
         WITH q AS (
           SELECT * FROM json_to_recordset(${JSON.stringify(rows)}::json)
-            AS q(surface text, read_lo timestamptz, read_hi timestamptz, write_lo timestamptz, write_hi timestamptz, explicit bigint[])
+            AS q(surface text, epoch_start timestamptz, read_lo timestamptz, read_hi timestamptz, write_lo timestamptz, write_hi timestamptz, explicit bigint[])
         ), candidate AS (
           -- Per surface, index range scans only (LATERAL keeps the planner from hashing every touch of the evaluation).
           SELECT DISTINCT q.surface, x.run_id FROM q CROSS JOIN LATERAL (
@@ -128,9 +130,11 @@ export async function storedLinkCandidates(
             UNION ALL
             SELECT t.run_id FROM evaluation_touches t
              WHERE q.write_hi IS NOT NULL AND t.evaluation_id = ${evaluationId}::uuid AND t.surface = q.surface AND t.at >= coalesce(q.write_lo, '-infinity') AND t.at < q.write_hi AND t.op = 'write'
+               AND t.at > coalesce(q.epoch_start, '-infinity')
             UNION ALL
             SELECT e.run_id FROM evaluation_effects e
              WHERE q.write_hi IS NOT NULL AND e.evaluation_id = ${evaluationId}::uuid AND e.surface = q.surface AND e.requested_at >= coalesce(q.write_lo, '-infinity') AND e.requested_at < q.write_hi
+               AND e.requested_at > coalesce(q.epoch_start, '-infinity')
             UNION ALL
             SELECT unnest(q.explicit)
           ) x
@@ -173,20 +177,20 @@ async function passPublicState(tx: Tx, evaluationId: string, surfaces: readonly 
     .map((r) => r.run_id);
 }
 
-/** The stored group of each linked surface (one per surface without a verified reset), and the unit of the run that names it. */
+/** The stored group of each linked surface's latest epoch, found through its anchor (links.ts, epochGroupAnchors), and the unit of the run that names it. */
 async function storedLinkGroups(
   tx: Tx,
   evaluationId: string,
-  linked: readonly string[],
+  anchors: readonly { surface: string; runId: string }[],
 ): Promise<{ surface: string; linkGroup: string; unit: string }[]> {
   return z
     .array(z.object({ surface: z.string(), link_group: z.string(), unit: z.string() }))
     .parse(
       await tx.$queryRaw`
-        SELECT s.surface, g.link_group::text AS link_group, r.analysis_unit::text AS unit
-          FROM unnest(${linked}::text[]) AS s(surface)
-          CROSS JOIN LATERAL (SELECT link_group FROM evaluation_surface_links l WHERE l.evaluation_id = ${evaluationId}::uuid AND l.surface = s.surface LIMIT 1) g
-          JOIN evaluation_runs r ON r.id = g.link_group`,
+        SELECT a.surface, l.link_group::text AS link_group, r.analysis_unit::text AS unit
+          FROM unnest(${anchors.map((a) => a.surface)}::text[], ${anchors.map((a) => a.runId)}::bigint[]) AS a(surface, run_id)
+          JOIN evaluation_surface_links l ON l.evaluation_id = ${evaluationId}::uuid AND l.surface = a.surface AND l.run_id = a.run_id
+          JOIN evaluation_runs r ON r.id = l.link_group`,
     )
     .map((e) => ({ surface: e.surface, linkGroup: e.link_group, unit: e.unit }));
 }

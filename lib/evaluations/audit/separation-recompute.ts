@@ -1,14 +1,14 @@
-// Separation recomputed from the history of the surfaces a change touched (a verified reset, a run
-// re-sent with changes, a late resolution or canary): their link groups by the sweep
+// Separation recomputed from the history of the surfaces a change touched (a reset the surface stats
+// cannot place, a run re-sent with changes, a late resolution or canary): their link groups by the sweep
 // (separation.ts, surfaceLinkGroups), then the analysis units of every run they reach, or, when the
 // links only grew, the units they join merged. Bounded work: only those surfaces, and the units that
 // reach them; the history of those surfaces is still read whole.
 import { z } from "zod";
-import { analysisUnits, effectSettledAtMs, surfaceLinkGroups, type SurfaceHistory } from "../separation";
+import { analysisUnits, effectSettledAtMs, epochSurfaceStats, surfaceLinkGroups, type SurfaceHistory } from "../separation";
 import { linkGroupsOfRows, linkGrowth, surfaceLinkRows, type LinkRow } from "./links";
 import type { Tx } from "./lock";
 import { updateInheritedStates } from "./separation-incremental";
-import { msNumber } from "./surface-stats-store";
+import { msNumber, storeRecomputedStats } from "./surface-stats-store";
 import { mergeUnits } from "./unit-store";
 import { recomputedUnitRows } from "./units";
 
@@ -122,7 +122,16 @@ export async function recomputeSeparation(
         SELECT DISTINCT surface FROM evaluation_surface_links WHERE evaluation_id = ${evaluationId}::uuid AND surface = ANY(${changedSurfaces}::text[])`,
     )
     .map((row) => row.surface);
-  const groups = (await surfaceHistories(tx, evaluationId, surfaces)).flatMap(surfaceLinkGroups);
+  const histories = await surfaceHistories(tx, evaluationId, surfaces);
+  // The surfaces read whole leave their latest epoch's stats, from which later batches are linked without reading them again.
+  const recomputed = new Map(histories.map((history) => [history.surface, epochSurfaceStats(history)]));
+  await storeRecomputedStats(
+    tx,
+    evaluationId,
+    recomputed,
+    changedSurfaces.filter((surface) => !recomputed.has(surface)),
+  );
+  const groups = histories.flatMap(surfaceLinkGroups);
   const links = surfaceLinkRows(groups);
   // A change that only added links (a new run, most resets) merges units: only what changed is written.
   if (runIds.length === 0) {
