@@ -123,10 +123,12 @@ export async function storedLinkCandidates(
             SELECT t.run_id FROM evaluation_touches t
              WHERE q.read_lo IS NOT NULL AND t.evaluation_id = ${evaluationId}::uuid AND t.surface = q.surface AND t.at > q.read_lo AND t.at <= coalesce(q.read_hi, 'infinity') AND t.op <> 'write'
             UNION ALL
-            -- a writer's scoring is a read: scanned only when the earliest write moved earlier, which ordered ingestion makes rare
-            SELECT w.run_id FROM (SELECT t.run_id FROM evaluation_touches t WHERE q.read_lo IS NOT NULL AND t.evaluation_id = ${evaluationId}::uuid AND t.surface = q.surface AND t.op = 'write'
-                                  UNION SELECT e.run_id FROM evaluation_effects e WHERE q.read_lo IS NOT NULL AND e.evaluation_id = ${evaluationId}::uuid AND e.surface = q.surface) w
-              JOIN evaluation_runs r ON r.id = w.run_id AND r.scored_at > q.read_lo AND r.scored_at <= coalesce(q.read_hi, 'infinity')
+            -- a writer's scoring is a read: scanned only when the earliest write moved earlier, which ordered ingestion makes rare.
+            -- The guard gates the whole arm, and each writer's run is probed by key: joined, the planner scanned every run stored once per surface.
+            SELECT w.run_id FROM (SELECT t.run_id FROM evaluation_touches t WHERE t.evaluation_id = ${evaluationId}::uuid AND t.surface = q.surface AND t.op = 'write'
+                                  UNION SELECT e.run_id FROM evaluation_effects e WHERE e.evaluation_id = ${evaluationId}::uuid AND e.surface = q.surface) w
+             CROSS JOIN LATERAL (SELECT 1 FROM evaluation_runs r WHERE r.id = w.run_id AND r.scored_at > q.read_lo AND r.scored_at <= coalesce(q.read_hi, 'infinity') OFFSET 0) r
+             WHERE q.read_lo IS NOT NULL
             UNION ALL
             SELECT t.run_id FROM evaluation_touches t
              WHERE q.write_hi IS NOT NULL AND t.evaluation_id = ${evaluationId}::uuid AND t.surface = q.surface AND t.at >= coalesce(q.write_lo, '-infinity') AND t.at < q.write_hi AND t.op = 'write'
