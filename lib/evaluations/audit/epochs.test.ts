@@ -8,7 +8,8 @@ import {
   type SurfaceHistory,
   type SurfaceStats,
 } from "../separation";
-import { batchSurface, mergeSurfaceStats } from "./links";
+import type { RunRecord } from "../run-record-schema";
+import { batchSurface, batchSurfaces, mergeSurfaceStats } from "./links";
 
 // The fast path on a surface with resets that break routes: the stats of its latest epoch decide the
 // links of the runs in it, and a batch either falls in that epoch, opens a new one, or sends the surface
@@ -67,7 +68,40 @@ describe("a surface's latest epoch", () => {
   });
 });
 
+const at = (ms: number) => new Date(Date.UTC(2026, 11, 1) + ms).toISOString();
+
 describe("a batch on a surface with an epoch", () => {
+  it("collects each run's span and the batch's public marks per surface (an effect's write, scoredOn as a read at scoring)", () => {
+    const runs: { id: string; run: RunRecord }[] = [
+      {
+        id: "7",
+        run: {
+          externalId: "a",
+          taskId: "t",
+          startedAt: at(0),
+          scoredAt: at(9_000),
+          endpointLabel: "success",
+          effects: [{ effectId: "e", tool: "x", surface: "p", requestedAt: at(2_000), statusAtScoring: "pending", public: true }],
+        },
+      },
+      { id: "8", run: { externalId: "b", taskId: "t", startedAt: at(0), scoredAt: at(12_000), endpointLabel: "failure", scoredOn: ["p"] } },
+    ];
+    expect(Object.fromEntries(batchSurfaces(runs))).toEqual({
+      p: {
+        spans: [
+          { runId: "7", firstWriteMs: Date.parse(at(2_000)), lastReadMs: Date.parse(at(9_000)) },
+          { runId: "8", firstWriteMs: null, lastReadMs: Date.parse(at(12_000)) },
+        ],
+        public: true,
+        breakingResets: null,
+        firstEventMs: Date.parse(at(2_000)),
+        // The pending effect may still land.
+        horizonMs: Number.POSITIVE_INFINITY,
+        predated: false,
+      },
+    });
+  });
+
   const stored = epochSurfaceStats(history([w("1", 30, 40)], [{ runId: "2", atMs: 50 }], [verified(20)]));
   const merged = (batch: SurfaceHistory) => mergeSurfaceStats(stored, batchSurface(batch));
 

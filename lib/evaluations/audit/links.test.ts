@@ -98,37 +98,6 @@ describe("a batch's resets", () => {
       slow: [S],
     });
   });
-
-  it("collects each run's span and the batch's public marks per surface (an effect's write, scoredOn as a read at scoring)", () => {
-    const runs: { id: string; run: RunRecord }[] = [
-      {
-        id: "7",
-        run: {
-          externalId: "a",
-          taskId: "t",
-          startedAt: at(0),
-          scoredAt: at(9_000),
-          endpointLabel: "success",
-          effects: [{ effectId: "e", tool: "x", surface: "p", requestedAt: at(2_000), statusAtScoring: "pending", public: true }],
-        },
-      },
-      { id: "8", run: { externalId: "b", taskId: "t", startedAt: at(0), scoredAt: at(12_000), endpointLabel: "failure", scoredOn: ["p"] } },
-    ];
-    expect(Object.fromEntries(batchSurfaces(runs))).toEqual({
-      p: {
-        spans: [
-          { runId: "7", firstWriteMs: Date.parse(at(2_000)), lastReadMs: Date.parse(at(9_000)) },
-          { runId: "8", firstWriteMs: null, lastReadMs: Date.parse(at(12_000)) },
-        ],
-        public: true,
-        breakingResets: null,
-        firstEventMs: Date.parse(at(2_000)),
-        // The pending effect may still land.
-        horizonMs: Number.POSITIVE_INFINITY,
-        predated: false,
-      },
-    });
-  });
 });
 
 const stats = (over: Partial<SurfaceStats> = {}): SurfaceStats => ({
