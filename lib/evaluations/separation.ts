@@ -252,29 +252,40 @@ export function epochSurfaceStats(history: SurfaceHistory): SurfaceStats {
   const inEpoch = (atMs: number) => epochStartMs === null || atMs > epochStartMs;
   const runsBefore = new Set<string>();
   const runsIn = new Set<string>();
-  let horizonMs = Number.NEGATIVE_INFINITY;
-  let recompute = false;
-  const event = (runId: string, atMs: number) => {
-    if (!inEpoch(atMs)) return void runsBefore.add(runId);
-    runsIn.add(runId);
-    horizonMs = Math.max(horizonMs, atMs);
-  };
-  for (const write of history.writes) {
-    event(write.runId, write.atMs);
-    if (write.runScoredAtMs !== null) event(write.runId, write.runScoredAtMs);
-    // Evidence older than the write itself, or a write of an earlier epoch still live after it: the sweep decides.
-    if (write.settledAtMs < write.atMs || (!inEpoch(write.atMs) && inEpoch(write.settledAtMs))) recompute = true;
-    if (inEpoch(write.atMs)) horizonMs = Math.max(horizonMs, write.settledAtMs);
-  }
-  for (const read of history.reads) event(read.runId, read.atMs);
-  for (const runId of runsIn) if (runsBefore.has(runId)) recompute = true;
+  for (const { runId, atMs } of surfaceEvents(history)) (inEpoch(atMs) ? runsIn : runsBefore).add(runId);
+  // Evidence older than a write itself, a write of an earlier epoch still live in this one, or a run on both sides of its start: the sweep decides.
+  const recompute =
+    history.writes.some((w) => w.settledAtMs < w.atMs || (!inEpoch(w.atMs) && inEpoch(w.settledAtMs))) ||
+    [...runsIn].some((runId) => runsBefore.has(runId));
   const epoch = { ...history, writes: history.writes.filter((w) => inEpoch(w.atMs)), reads: history.reads.filter((r) => inEpoch(r.atMs)) };
   return {
     ...addToSurfaceStats(null, surfaceRunSpans(epoch), { public: history.public }),
     epochStartMs,
-    horizonMs,
+    horizonMs: historyHorizonMs(history, inEpoch),
     recompute,
   };
+}
+
+/** Every event of a surface's history, by its run: each read, each write, and the scoring of each run that wrote there (a read). */
+export function surfaceEvents(history: Pick<SurfaceHistory, "writes" | "reads">): readonly { runId: string; atMs: number }[] {
+  return [
+    ...history.reads,
+    ...history.writes.flatMap((w) => (w.runScoredAtMs === null ? [w] : [w, { runId: w.runId, atMs: w.runScoredAtMs }])),
+  ];
+}
+
+/**
+ * SurfaceStats.horizonMs over a history, or over the part of it in an epoch: the latest of the events
+ * `inEpoch` takes and of the settlements of the writes it takes (-Infinity: none).
+ */
+export function historyHorizonMs(
+  history: Pick<SurfaceHistory, "writes" | "reads">,
+  inEpoch: (atMs: number) => boolean = () => true,
+): number {
+  let horizonMs = Number.NEGATIVE_INFINITY;
+  for (const { atMs } of surfaceEvents(history)) if (inEpoch(atMs)) horizonMs = Math.max(horizonMs, atMs);
+  for (const write of history.writes) if (inEpoch(write.atMs)) horizonMs = Math.max(horizonMs, write.settledAtMs);
+  return horizonMs;
 }
 
 /** Each run's span on one surface's history. */

@@ -8,8 +8,10 @@ import {
   addToSurfaceStats,
   compareRunIds,
   effectSettledAtMs,
+  historyHorizonMs,
   linkWithoutResets,
   resetBreaksRoutes,
+  surfaceEvents,
   surfaceRunSpans,
   type LinkStats,
   type SurfaceHistory,
@@ -78,17 +80,13 @@ export function batchSurfaces(runs: readonly { id: string; run: RunRecord }[]): 
 /** A batch's history of one surface as the fast path sees it. */
 export function batchSurface(h: SurfaceHistory): BatchSurface {
   const breaking = h.resets.filter(resetBreaksRoutes).map((r) => r.atMs);
-  const eventTimes = [
-    ...h.reads.map((r) => r.atMs),
-    ...h.writes.flatMap((w) => (w.runScoredAtMs === null ? [w.atMs] : [w.atMs, w.runScoredAtMs])),
-  ];
-  const settled = h.writes.map((w) => w.settledAtMs);
+  const eventTimes = surfaceEvents(h).map((e) => e.atMs);
   return {
     spans: surfaceRunSpans(h),
     public: h.public,
     breakingResets: breaking.length === 0 ? null : { firstMs: Math.min(...breaking), lastMs: Math.max(...breaking) },
     firstEventMs: eventTimes.length === 0 ? null : eventTimes.reduce((a, b) => Math.min(a, b)),
-    horizonMs: [...eventTimes, ...settled].reduce((a, b) => Math.max(a, b), Number.NEGATIVE_INFINITY),
+    horizonMs: historyHorizonMs(h),
     predated: h.writes.some((w) => w.settledAtMs < w.atMs),
   };
 }
